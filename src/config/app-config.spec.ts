@@ -1,0 +1,65 @@
+import { ConfigError, loadConfig } from './app-config';
+
+describe('loadConfig', () => {
+  it('applies the defaults of decisions.md §1', () => {
+    const config = loadConfig({}, '/srv/app');
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '0.0.0.0',
+      publicBaseUrl: 'http://localhost:3000',
+      assetServerUrl: 'http://localhost:3000',
+      wsServerUrl: 'ws://localhost:3000/ws',
+      databaseUrl: null,
+      dataDir: '/srv/app/data',
+      redisUrl: null,
+      adminToken: null,
+      identityProviderUrl: 'https://sessionserver.mojang.com',
+      resourceDir: '/srv/app/resources',
+      cdnBaseUrl: null,
+      serverTokenTtlSeconds: 600,
+      serverTokenRefreshGraceSeconds: 60,
+      playerTokenTtlSeconds: 600,
+      resumeTokenTtlSeconds: 604800,
+      throttleLoginLimit: 20,
+      throttleLoginTtlSeconds: 60,
+      tlsCertFile: null,
+      tlsKeyFile: null,
+      logLevel: 'info',
+    });
+  });
+
+  it('derives the advertised addresses from PUBLIC_BASE_URL', () => {
+    const config = loadConfig({ PUBLIC_BASE_URL: 'https://rhythm.example.org/' });
+    expect(config.publicBaseUrl).toBe('https://rhythm.example.org');
+    expect(config.assetServerUrl).toBe('https://rhythm.example.org');
+    expect(config.wsServerUrl).toBe('wss://rhythm.example.org/ws');
+  });
+
+  it('refuses one TLS file without the other, naming the missing one', () => {
+    expect(() => loadConfig({ TLS_CERT_FILE: '/etc/cert.pem' })).toThrow(/^Invalid configuration: TLS_KEY_FILE /);
+    expect(() => loadConfig({ TLS_KEY_FILE: '/etc/key.pem' })).toThrow(/^Invalid configuration: TLS_CERT_FILE /);
+  });
+
+  it('treats empty values as unset', () => {
+    expect(loadConfig({ DATABASE_URL: '', REDIS_URL: '  ', PORT: '' }).databaseUrl).toBeNull();
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['PUBLIC_BASE_URL', 'not a url'],
+    ['PUBLIC_BASE_URL', 'ftp://x'],
+    ['WS_SERVER_URL', 'http://x/ws'],
+    ['DATABASE_URL', 'mysql://x/y'],
+    ['REDIS_URL', 'http://x'],
+    ['SERVER_TOKEN_TTL_SECONDS', '0'],
+    ['PLAYER_TOKEN_TTL_SECONDS', '1.5'],
+    ['THROTTLE_LOGIN_LIMIT', '-3'],
+    ['LOG_LEVEL', 'loud'],
+    ['ADMIN_TOKEN', 'short'],
+    ['REDIS_KEY_PREFIX', 'has space'],
+  ])('refuses %s=%s with a message naming the variable', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^Invalid configuration: ${name} `));
+  });
+});

@@ -1,0 +1,132 @@
+import { isAbsolute, resolve } from 'node:path';
+
+/** Typed, validated configuration. Built once at boot from the environment (decisions.md §1). */
+export interface AppConfig {
+  port: number;
+  host: string;
+  publicBaseUrl: string;
+  assetServerUrl: string;
+  wsServerUrl: string;
+  databaseUrl: string | null;
+  dataDir: string;
+  redisUrl: string | null;
+  /** Prefix of every Redis key and channel, so deployments (or test runs) can share one Redis. */
+  redisKeyPrefix: string;
+  adminToken: string | null;
+  identityProviderUrl: string;
+  resourceDir: string;
+  cdnBaseUrl: string | null;
+  serverTokenTtlSeconds: number;
+  /** How long after expiry a server token may still be refreshed (decisions.md §3: 60 s). */
+  serverTokenRefreshGraceSeconds: number;
+  playerTokenTtlSeconds: number;
+  resumeTokenTtlSeconds: number;
+  throttleLoginLimit: number;
+  throttleLoginTtlSeconds: number;
+  tlsCertFile: string | null;
+  tlsKeyFile: string | null;
+  logLevel: LogLevel;
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, detail: string) {
+    super(`Invalid configuration: ${variable} ${detail}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** DI token of the AppConfig object. */
+export const APP_CONFIG = Symbol('APP_CONFIG');
+
+type Env = Record<string, string | undefined>;
+
+function raw(env: Env, name: string): string | undefined {
+  const value = env[name];
+  if (value === undefined) return undefined;
+  const trimmed = value.trim();
+  return trimmed === '' ? undefined : trimmed;
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const value = raw(env, name);
+  if (value === undefined) return fallback;
+  if (!/^-?\d+$/.test(value)) throw new ConfigError(name, `must be an integer, got "${value}"`);
+  const parsed = Number(value);
+  if (parsed < min || parsed > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${parsed}`);
+  return parsed;
+}
+
+function url(env: Env, name: string, fallback: string | null, protocols: string[]): string | null {
+  const value = raw(env, name);
+  if (value === undefined) return fallback;
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new ConfigError(name, `must be an absolute URL, got "${value}"`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
+  }
+  return value.replace(/\/+$/, '');
+}
+
+function prefix(env: Env, name: string, fallback: string): string {
+  const value = raw(env, name) ?? fallback;
+  if (!/^[A-Za-z0-9:_.-]{1,64}$/.test(value)) throw new ConfigError(name, `must be 1-64 characters of A-Z a-z 0-9 : _ . -, got "${value}"`);
+  return value;
+}
+
+function path(env: Env, name: string, fallback: string, cwd: string): string {
+  const value = raw(env, name) ?? fallback;
+  return isAbsolute(value) ? value : resolve(cwd, value);
+}
+
+export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): AppConfig {
+  const port = int(env, 'PORT', 3000, 0, 65535);
+  const host = raw(env, 'HOST') ?? '0.0.0.0';
+  const tlsCertFile = raw(env, 'TLS_CERT_FILE') ?? null;
+  const tlsKeyFile = raw(env, 'TLS_KEY_FILE') ?? null;
+  if ((tlsCertFile === null) !== (tlsKeyFile === null)) {
+    throw new ConfigError(tlsCertFile === null ? 'TLS_CERT_FILE' : 'TLS_KEY_FILE', 'must be set together with the other TLS file');
+  }
+  const defaultScheme = tlsCertFile ? 'https' : 'http';
+  const publicBaseUrl = url(env, 'PUBLIC_BASE_URL', `${defaultScheme}://localhost:${port}`, ['http:', 'https:']) as string;
+  const wsDefault = `${publicBaseUrl.replace(/^http/, 'ws')}/ws`;
+  const logLevel = (raw(env, 'LOG_LEVEL') ?? 'info').toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
+  const adminToken = raw(env, 'ADMIN_TOKEN') ?? null;
+  if (adminToken !== null && adminToken.length < 16) {
+    throw new ConfigError('ADMIN_TOKEN', 'must be at least 16 characters long');
+  }
+
+  return {
+    port,
+    host,
+    publicBaseUrl,
+    assetServerUrl: url(env, 'ASSET_SERVER_URL', publicBaseUrl, ['http:', 'https:']) as string,
+    wsServerUrl: url(env, 'WS_SERVER_URL', wsDefault, ['ws:', 'wss:']) as string,
+    databaseUrl: url(env, 'DATABASE_URL', null, ['postgres:', 'postgresql:']),
+    dataDir: path(env, 'DATA_DIR', './data', cwd),
+    redisUrl: url(env, 'REDIS_URL', null, ['redis:', 'rediss:']),
+    redisKeyPrefix: prefix(env, 'REDIS_KEY_PREFIX', 'rhythmc:'),
+    adminToken,
+    identityProviderUrl: url(env, 'IDENTITY_PROVIDER_URL', 'https://sessionserver.mojang.com', ['http:', 'https:']) as string,
+    resourceDir: path(env, 'RESOURCE_DIR', './resources', cwd),
+    cdnBaseUrl: url(env, 'CDN_BASE_URL', null, ['http:', 'https:']),
+    serverTokenTtlSeconds: int(env, 'SERVER_TOKEN_TTL_SECONDS', 600, 1, 86_400),
+    serverTokenRefreshGraceSeconds: int(env, 'SERVER_TOKEN_REFRESH_GRACE_SECONDS', 60, 0, 3_600),
+    playerTokenTtlSeconds: int(env, 'PLAYER_TOKEN_TTL_SECONDS', 600, 1, 86_400),
+    resumeTokenTtlSeconds: int(env, 'RESUME_TOKEN_TTL_SECONDS', 604_800, 1, 31_536_000),
+    throttleLoginLimit: int(env, 'THROTTLE_LOGIN_LIMIT', 20, 1, 1_000_000),
+    throttleLoginTtlSeconds: int(env, 'THROTTLE_LOGIN_TTL_SECONDS', 60, 1, 86_400),
+    tlsCertFile: tlsCertFile === null ? null : path(env, 'TLS_CERT_FILE', tlsCertFile, cwd),
+    tlsKeyFile: tlsKeyFile === null ? null : path(env, 'TLS_KEY_FILE', tlsKeyFile, cwd),
+    logLevel: logLevel as LogLevel,
+  };
+}
