@@ -1,0 +1,98 @@
+/**
+ * Errors that carry their wire code (decisions.md §2). Services throw these; the global
+ * filter (and the WebSocket gateway) turn them into `{error, message, ...extra}`.
+ */
+export type ErrorCode =
+  | 'BAD_REQUEST'
+  | 'UNAUTHORIZED'
+  | 'MAINTENANCE'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'SESSION_CONFLICT'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UPGRADE_REQUIRED'
+  | 'RATE_LIMITED'
+  | 'BANNED'
+  | 'INTERNAL_ERROR'
+  | 'UNAVAILABLE';
+
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    /** Extra fields of the error body (e.g. toVersion/downUrl for 426, reason/until for 430). */
+    readonly extra: Record<string, unknown> = {},
+    /** Extra response headers (e.g. Retry-After). */
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export class BadRequestError extends AppError {
+  constructor(message: string) {
+    super(400, 'BAD_REQUEST', message);
+  }
+}
+
+export class UnauthorizedError extends AppError {
+  constructor(message = 'Authentication failed') {
+    super(401, 'UNAUTHORIZED', message);
+  }
+}
+
+export class MaintenanceError extends AppError {
+  constructor(message: string) {
+    super(401, 'MAINTENANCE', message);
+  }
+}
+
+export class ForbiddenError extends AppError {
+  constructor(message = 'Not permitted') {
+    super(403, 'FORBIDDEN', message);
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor(message = 'Not found') {
+    super(404, 'NOT_FOUND', message);
+  }
+}
+
+export class SessionConflictError extends AppError {
+  constructor(message = 'The account already has an active session') {
+    super(409, 'SESSION_CONFLICT', message);
+  }
+}
+
+export class PayloadTooLargeError extends AppError {
+  constructor(limitBytes: number) {
+    super(413, 'PAYLOAD_TOO_LARGE', `Request body exceeds ${limitBytes} bytes`);
+  }
+}
+
+export class UpgradeRequiredError extends AppError {
+  constructor(message: string, toVersion: number, downUrl: string) {
+    super(426, 'UPGRADE_REQUIRED', message, { toVersion, downUrl });
+  }
+}
+
+export class RateLimitedError extends AppError {
+  constructor(retryAfterSeconds: number) {
+    super(429, 'RATE_LIMITED', `Too many requests; retry in ${retryAfterSeconds} s`, {}, { 'Retry-After': String(retryAfterSeconds) });
+  }
+}
+
+export class BannedError extends AppError {
+  constructor(reason: string, until: string) {
+    super(430, 'BANNED', 'This account is banned', { reason, until });
+  }
+}
+
+export class UnavailableError extends AppError {
+  constructor(message: string) {
+    super(503, 'UNAVAILABLE', message);
+  }
+}

@@ -1,0 +1,79 @@
+import { HttpException } from '@nestjs/common';
+import { ThrottlerException } from '@nestjs/throttler';
+import { QueryFailedError } from 'typeorm';
+import { AppError, ErrorCode } from './app-error';
+
+export interface ErrorBody {
+  error: ErrorCode;
+  message: string;
+  [extra: string]: unknown;
+}
+
+export interface MappedError {
+  status: number;
+  body: ErrorBody;
+  headers: Record<string, string>;
+  /** True when the cause is ours, not the caller's: log it, never show it. */
+  internal: boolean;
+}
+
+const CODE_BY_STATUS: Record<number, ErrorCode> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  409: 'SESSION_CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  426: 'UPGRADE_REQUIRED',
+  429: 'RATE_LIMITED',
+  430: 'BANNED',
+  503: 'UNAVAILABLE',
+};
+
+/** Connection-level failures of PostgreSQL/pg: the database is unreachable, not the request wrong. */
+const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', '57P01', '57P03', '53300']);
+
+function isDatabaseUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && UNAVAILABLE_ERRNOS.has(code)) return true;
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Query read timeout/i.test(error.message);
+}
+
+/** One mapping from any thrown value to the wire error (decisions.md §2), shared by HTTP and WebSocket. */
+export function mapError(error: unknown): MappedError {
+  if (error instanceof AppError) {
+    return {
+      status: error.status,
+      body: { error: error.code, message: error.message, ...error.extra },
+      headers: error.headers,
+      internal: false,
+    };
+  }
+  if (error instanceof ThrottlerException) {
+    return { status: 429, body: { error: 'RATE_LIMITED', message: 'Too many requests' }, headers: {}, internal: false };
+  }
+  if (error instanceof HttpException) {
+    const status = error.getStatus();
+    const code = CODE_BY_STATUS[status] ?? (status >= 500 ? 'INTERNAL_ERROR' : 'BAD_REQUEST');
+    if (status >= 500 && status !== 503) {
+      return { status: 500, body: { error: 'INTERNAL_ERROR', message: 'Internal server error' }, headers: {}, internal: true };
+    }
+    return { status, body: { error: code, message: httpExceptionMessage(error, status) }, headers: {}, internal: false };
+  }
+  if (isDatabaseUnavailable(error) || (error instanceof QueryFailedError && isDatabaseUnavailable(error.driverError))) {
+    return { status: 503, body: { error: 'UNAVAILABLE', message: 'The database cannot be reached' }, headers: {}, internal: true };
+  }
+  return { status: 500, body: { error: 'INTERNAL_ERROR', message: 'Internal server error' }, headers: {}, internal: true };
+}
+
+function httpExceptionMessage(error: HttpException, status: number): string {
+  if (status === 404) return 'Not found';
+  if (status === 503) return 'Service unavailable';
+  const response = error.getResponse();
+  if (typeof response === 'string') return response;
+  const message = (response as { message?: unknown }).message;
+  if (Array.isArray(message)) return message.map(String).join('; ');
+  if (typeof message === 'string') return message;
+  return error.message;
+}

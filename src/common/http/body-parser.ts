@@ -1,0 +1,31 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { json } from 'express';
+
+/** decisions.md §2: bodies over 256 KiB are refused with 413. */
+export const MAX_BODY_BYTES = 256 * 1024;
+
+export function jsonBodyParser(): RequestHandler {
+  return json({ limit: MAX_BODY_BYTES, strict: true });
+}
+
+/** Turns body-parser failures into the error body (they happen before Nest's filter sees the request). */
+export function bodyParserErrorHandler(error: unknown, _req: Request, res: Response, next: NextFunction): void {
+  const type = (error as { type?: unknown } | null)?.type;
+  if (type === 'entity.too.large') {
+    res.status(413).json({ error: 'PAYLOAD_TOO_LARGE', message: `Request body exceeds ${MAX_BODY_BYTES} bytes` });
+    return;
+  }
+  if (type === 'entity.parse.failed') {
+    res.status(400).json({ error: 'BAD_REQUEST', message: 'Malformed JSON body' });
+    return;
+  }
+  if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
+    res.status(400).json({ error: 'BAD_REQUEST', message: 'Unsupported body encoding' });
+    return;
+  }
+  if (type === 'request.aborted' || type === 'request.size.invalid' || type === 'stream.encoding.set') {
+    res.status(400).json({ error: 'BAD_REQUEST', message: 'Invalid request body' });
+    return;
+  }
+  next(error);
+}

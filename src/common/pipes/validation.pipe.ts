@@ -1,0 +1,37 @@
+import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
+import { BadRequestError } from '../errors/app-error';
+
+function describe(errors: ValidationError[], parent = ''): string[] {
+  return errors.flatMap((error) => {
+    const path = parent ? `${parent}.${error.property}` : error.property;
+    const own = Object.values(error.constraints ?? {}).map((text) =>
+      // class-validator messages start with the bare property name; show the full path instead.
+      text.startsWith(`${error.property} `) ? `${path}${text.slice(error.property.length)}` : `${path}: ${text}`,
+    );
+    return [...own, ...describe(error.children ?? [], path)];
+  });
+}
+
+/** A JSON array where a DTO object is expected gets one clear message instead of per-index noise. */
+class AppValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body' && metadata.metatype && metadata.metatype !== Array && typeof metadata.metatype === 'function') {
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+        throw new BadRequestError('The request body must be a JSON object');
+      }
+    }
+    return super.transform(value, metadata) as Promise<unknown>;
+  }
+}
+
+/** Whitelist, forbid unknown fields, transform; a failure is 400 BAD_REQUEST naming every bad field. */
+export function createValidationPipe(): ValidationPipe {
+  return new AppValidationPipe({
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    transform: true,
+    forbidUnknownValues: true,
+    validationError: { target: false, value: false },
+    exceptionFactory: (errors) => new BadRequestError(describe(errors).join('; ') || 'Invalid request body'),
+  });
+}
