@@ -1,0 +1,54 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { ThrottlerModule } from '@nestjs/throttler';
+import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
+import type Redis from 'ioredis';
+import { AuthGuard } from './auth/auth.guard';
+import { AuthModule } from './auth/auth.module';
+import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
+import { REDIS, RedisModule } from './common/redis/redis.module';
+import { LoginThrottlerGuard } from './common/throttle/login-throttler.guard';
+import { APP_CONFIG, AppConfig } from './config/app-config';
+import { DatabaseModule } from './database/database.module';
+import type { DatabaseTarget } from './database/database-options';
+import { HealthModule } from './health/health.module';
+import { RealtimeModule } from './realtime/realtime.module';
+import { ServerModule } from './server/server.module';
+
+@Module({})
+class ConfigModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return { module: ConfigModule, global: true, providers: [{ provide: APP_CONFIG, useValue: config }], exports: [APP_CONFIG] };
+  }
+}
+
+@Module({})
+export class AppModule {
+  static register(config: AppConfig, database: DatabaseTarget): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        DatabaseModule.forRoot(database),
+        RedisModule,
+        ThrottlerModule.forRootAsync({
+          inject: [APP_CONFIG, REDIS],
+          useFactory: (cfg: AppConfig, redis: Redis | null) => ({
+            throttlers: [{ name: 'default', limit: cfg.throttleLoginLimit, ttl: cfg.throttleLoginTtlSeconds * 1000 }],
+            storage: redis ? new ThrottlerStorageRedisService(redis) : undefined,
+          }),
+        }),
+        RealtimeModule,
+        AuthModule,
+        ServerModule,
+        HealthModule,
+      ],
+      providers: [
+        { provide: APP_FILTER, useClass: AllExceptionsFilter },
+        // Order matters: the rate limit counts attempts before authentication rejects them.
+        { provide: APP_GUARD, useClass: LoginThrottlerGuard },
+        { provide: APP_GUARD, useExisting: AuthGuard },
+      ],
+    };
+  }
+}

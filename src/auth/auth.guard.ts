@@ -1,0 +1,64 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Request } from 'express';
+import { AUTH_KIND_KEY } from '../common/decorators/auth.decorators';
+import { NotFoundError, UnauthorizedError } from '../common/errors/app-error';
+import { AuthService } from './auth.service';
+import type { AuthKind } from './auth.types';
+
+/** `Authorization: Bearer <token>` (scheme case-insensitive); null when absent or malformed. */
+export function bearerToken(header: string | string[] | undefined): string | null {
+  if (typeof header !== 'string') return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? match[1] : null;
+}
+
+/**
+ * Global, deny-by-default: a route without an auth decorator needs a live server access token.
+ * The resolved identity is put on `request.auth` for the @Current… decorators.
+ */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly auth: AuthService,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (context.getType() !== 'http') return true;
+    const kind = this.reflector.getAllAndOverride<AuthKind | undefined>(AUTH_KIND_KEY, [context.getHandler(), context.getClass()]) ?? 'server';
+    const request = context.switchToHttp().getRequest<Request>();
+    const token = bearerToken(request.headers.authorization);
+
+    switch (kind) {
+      case 'public':
+        request.auth = { kind: 'public' };
+        return true;
+      case 'admin':
+        // Without ADMIN_TOKEN the admin API does not exist (decisions.md §1).
+        if (!this.auth.adminApiEnabled) throw new NotFoundError();
+        if (token === null || !this.auth.verifyAdminToken(token)) throw new UnauthorizedError('Invalid admin token');
+        request.auth = { kind: 'admin' };
+        return true;
+      case 'bootstrap': {
+        // The legacy body field is read only when the header is absent (decisions.md §3).
+        const presented = token ?? legacyServerAuthToken(request.body);
+        if (presented === null) throw new UnauthorizedError('Missing bootstrap token');
+        request.auth = { kind: 'bootstrap', serverId: await this.auth.resolveBootstrapToken(presented) };
+        return true;
+      }
+      case 'server':
+      case 'server-refresh': {
+        if (token === null) throw new UnauthorizedError('Missing bearer server access token');
+        request.auth = { kind: 'server', session: await this.auth.resolveServerToken(token, kind === 'server-refresh') };
+        return true;
+      }
+    }
+  }
+}
+
+function legacyServerAuthToken(body: unknown): string | null {
+  if (typeof body !== 'object' || body === null) return null;
+  const value = (body as { serverAuthToken?: unknown }).serverAuthToken;
+  return typeof value === 'string' && value.length > 0 ? value : null;
+}

@@ -1,0 +1,22 @@
+/** The server session a request runs under, resolved from its bearer access token. */
+export interface ServerSessionContext {
+  sessionId: string;
+  serverId: number;
+  tokenExpiresAt: Date;
+  /** SHA-256 of the presented token (refresh rotates exactly this one). */
+  tokenHash: string;
+}
+
+export type RequestAuth =
+  | { kind: 'public' }
+  | { kind: 'admin' }
+  | { kind: 'bootstrap'; serverId: number }
+  | { kind: 'server'; session: ServerSessionContext };
+
+export type AuthKind = 'public' | 'admin' | 'bootstrap' | 'server' | 'server-refresh';
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    auth?: RequestAuth;
+  }
+}

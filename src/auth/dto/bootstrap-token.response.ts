@@ -1,0 +1,3 @@
+export class BootstrapTokenResponse {
+  bootstrapToken!: string;
+}
