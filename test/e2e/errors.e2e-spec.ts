@@ -1,0 +1,87 @@
+import { createServer } from '../factories/server.factory';
+import { startTestApp, TestApp } from '../support/test-app';
+
+describe('Error bodies, body limits and rate limits', () => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await startTestApp({ env: { THROTTLE_LOGIN_LIMIT: '3', THROTTLE_LOGIN_TTL_SECONDS: '30' } });
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('answers malformed JSON with 400 BAD_REQUEST', async () => {
+    const response = await app.http.request('PUT', '/admin/maintenance', { token: app.config.adminToken, rawBody: '{"enabled": tru' });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ error: 'BAD_REQUEST', message: 'Malformed JSON body' });
+  });
+
+  it('answers a JSON array where an object is expected with 400', async () => {
+    const response = await app.http.request('PUT', '/admin/maintenance', { token: app.config.adminToken, rawBody: '[1,2]' });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ error: 'BAD_REQUEST', message: 'The request body must be a JSON object' });
+  });
+
+  it('answers bodies over 256 KiB with 413 and stores nothing', async () => {
+    const big = JSON.stringify({ name: 'big', country: 'x'.repeat(256 * 1024) });
+    const response = await app.http.request('POST', '/admin/servers', { token: app.config.adminToken, rawBody: big });
+    expect(response.status).toBe(413);
+    expect(response.body).toEqual({ error: 'PAYLOAD_TOO_LARGE', message: 'Request body exceeds 262144 bytes' });
+    expect(await app.sql(`SELECT 1 FROM game_server WHERE name = 'big'`)).toHaveLength(0);
+  });
+
+  it('accepts a body just under 256 KiB (then validates it)', async () => {
+    const body = JSON.stringify({ enabled: true, message: 'x'.repeat(256 * 1024 - 100) });
+    const response = await app.http.request('PUT', '/admin/maintenance', { token: app.config.adminToken, rawBody: body });
+    expect(response.status).toBe(400);
+    expect(response.body.message).toContain('message must be shorter than or equal to 512 characters');
+  });
+
+  it('answers unknown routes with 404 NOT_FOUND', async () => {
+    const response = await app.http.get('/no/such/route', { token: null });
+    expect(response.status).toBe(404);
+    expect(response.body).toEqual({ error: 'NOT_FOUND', message: 'Not found' });
+  });
+
+  it('limits server login per client with 429 RATE_LIMITED and Retry-After, counting failed attempts too', async () => {
+    const server = await createServer(app);
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const token = i === 0 ? 'wrong-token' : server.bootstrapToken;
+      statuses.push((await app.http.post('/server/login', { pluginVersion: 1, pluginSHA: 'x' }, { token })).status);
+    }
+    expect(statuses).toEqual([401, 200, 200]);
+    const limited = await app.http.post('/server/login', { pluginVersion: 1, pluginSHA: 'x' }, { token: server.bootstrapToken });
+    expect(limited.status).toBe(429);
+    expect(limited.body).toEqual({ error: 'RATE_LIMITED', message: expect.stringMatching(/^Too many requests; retry in \d+ s$/) });
+    const retryAfter = Number(limited.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(30);
+    // Other routes are not limited.
+    expect((await app.http.get('/server/ping', { token: null })).status).toBe(200);
+  });
+});
+
+describe('Health', () => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('GET /health answers 200 without authentication', async () => {
+    const response = await app.http.get('/health', { token: null });
+    expect(response.status).toBe(200);
+    expect(response.body.status).toBe('ok');
+  });
+
+  it('GET /health/ready reports the database up', async () => {
+    const response = await app.http.get('/health/ready', { token: null });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ status: 'ok', info: { database: { status: 'up' } } });
+  });
+});

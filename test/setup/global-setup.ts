@@ -1,0 +1,63 @@
+import 'reflect-metadata';
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { buildDataSourceOptions } from '../../src/database/database-options';
+import { EmbeddedDatabase } from '../../src/database/embedded/embedded-database';
+import { runMigrations } from '../../src/database/migrate';
+import {
+  assertTestDatabaseName,
+  EMBEDDED_TEMPLATE_VAR,
+  PG_TEMPLATE_VAR,
+  RUN_ID_VAR,
+  TEST_TMP_ROOT,
+  testDatabaseServerUrl,
+  withDatabase,
+} from './test-env';
+
+/**
+ * Migrates one template database per run; every test app then gets a fresh copy of it
+ * (CREATE DATABASE … TEMPLATE on PostgreSQL, a copied data dir for the embedded database).
+ */
+export default async function globalSetup(): Promise<void> {
+  const runId = `${Date.now().toString(36)}_${process.pid}`;
+  process.env[RUN_ID_VAR] = runId;
+  const serverUrl = testDatabaseServerUrl();
+
+  if (serverUrl) {
+    const template = `rhythmc_test_tpl_${runId}`;
+    assertTestDatabaseName(template);
+    const admin = new Client({ connectionString: serverUrl });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE DATABASE "${template}"`);
+    } finally {
+      await admin.end();
+    }
+    const dataSource = await new DataSource(buildDataSourceOptions({ url: withDatabase(serverUrl, template), embedded: false })).initialize();
+    try {
+      await runMigrations(dataSource, false);
+    } finally {
+      await dataSource.destroy();
+    }
+    process.env[PG_TEMPLATE_VAR] = template;
+    return;
+  }
+
+  const templateDir = join(TEST_TMP_ROOT, runId, 'template');
+  rmSync(templateDir, { recursive: true, force: true });
+  mkdirSync(templateDir, { recursive: true });
+  const embedded = await EmbeddedDatabase.start(templateDir);
+  try {
+    const dataSource = await new DataSource(buildDataSourceOptions({ url: embedded.url, embedded: true })).initialize();
+    try {
+      await runMigrations(dataSource, true);
+    } finally {
+      await dataSource.destroy();
+    }
+  } finally {
+    await embedded.stop();
+  }
+  process.env[EMBEDDED_TEMPLATE_VAR] = templateDir;
+}

@@ -1,0 +1,33 @@
+import { join } from 'node:path';
+
+/** Shared between the global setup (parent process) and the test workers through the environment. */
+export const RUN_ID_VAR = 'RHYTHMC_TEST_RUN_ID';
+export const PG_TEMPLATE_VAR = 'RHYTHMC_TEST_PG_TEMPLATE';
+export const EMBEDDED_TEMPLATE_VAR = 'RHYTHMC_TEST_EMBEDDED_TEMPLATE';
+
+export const TEST_TMP_ROOT = join(__dirname, '..', '..', '.test-tmp');
+
+/** A real PostgreSQL server when DATABASE_URL is set; its own database is only used to create test databases. */
+export function testDatabaseServerUrl(): string | null {
+  const url = process.env.DATABASE_URL?.trim();
+  return url ? url : null;
+}
+
+export function testRedisUrl(): string | null {
+  const url = process.env.REDIS_URL?.trim();
+  return url ? url : null;
+}
+
+/** Replaces the database name of a postgres URL. */
+export function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
+/** Refuses to touch a database whose name does not say it is a test database. */
+export function assertTestDatabaseName(name: string): void {
+  if (!/^rhythmc_test_[a-z0-9_]+$/.test(name)) {
+    throw new Error(`Refusing to use database "${name}": test databases are named rhythmc_test_*`);
+  }
+}

@@ -1,0 +1,142 @@
+import 'reflect-metadata';
+import { cpSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import { RunningService, startService } from '../../src/app.factory';
+import { AppConfig, loadConfig } from '../../src/config/app-config';
+import {
+  assertTestDatabaseName,
+  EMBEDDED_TEMPLATE_VAR,
+  PG_TEMPLATE_VAR,
+  RUN_ID_VAR,
+  TEST_TMP_ROOT,
+  testDatabaseServerUrl,
+  testRedisUrl,
+  withDatabase,
+} from '../setup/test-env';
+import { HttpClient } from './http';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
+
+let counter = 0;
+
+/** A fresh database for one test app: a clone of the migrated template. */
+async function freshDatabase(): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
+  const runId = process.env[RUN_ID_VAR] as string;
+  const name = `${runId}_${process.pid}_${++counter}`.toLowerCase();
+  const serverUrl = testDatabaseServerUrl();
+  if (serverUrl) {
+    const database = `rhythmc_test_${name}`;
+    assertTestDatabaseName(database);
+    const admin = new Client({ connectionString: serverUrl });
+    await admin.connect();
+    try {
+      // Two clones of one template at the same instant can collide; retry briefly.
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await admin.query(`CREATE DATABASE "${database}" TEMPLATE "${process.env[PG_TEMPLATE_VAR]}"`);
+          break;
+        } catch (error) {
+          if (attempt >= 20 || !/being accessed by other users/.test(String(error))) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 200));
+        }
+      }
+    } finally {
+      await admin.end();
+    }
+    return {
+      env: { DATABASE_URL: withDatabase(serverUrl, database) },
+      drop: async () => {
+        const client = new Client({ connectionString: serverUrl });
+        await client.connect();
+        try {
+          await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+        } finally {
+          await client.end();
+        }
+      },
+    };
+  }
+  const dataDir = join(TEST_TMP_ROOT, runId, name);
+  cpSync(process.env[EMBEDDED_TEMPLATE_VAR] as string, dataDir, { recursive: true });
+  return { env: { DATABASE_URL: '', DATA_DIR: dataDir }, drop: () => Promise.resolve() };
+}
+
+export interface TestApp {
+  readonly baseUrl: string;
+  readonly config: AppConfig;
+  readonly http: HttpClient;
+  readonly admin: HttpClient;
+  /** Runs SQL on the app's database, for asserting stored state. */
+  sql<T extends Record<string, unknown> = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  /** Stops the service and starts it again on the same database (same port). */
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  /** Environment overrides (decisions.md §1 variables). */
+  env?: Record<string, string>;
+  /** Use Redis (REDIS_URL of the test environment) when it is set. Default true. */
+  redis?: boolean;
+}
+
+/** Starts the real service on a fresh database and a free port. */
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const database = await freshDatabase();
+  const redisUrl = options.redis === false ? null : testRedisUrl();
+  const env: Record<string, string> = {
+    HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ADMIN_TOKEN,
+    THROTTLE_LOGIN_LIMIT: '100000',
+    REDIS_URL: redisUrl ?? '',
+    REDIS_KEY_PREFIX: `rhythmc-test:${randomBytes(6).toString('hex')}:`,
+    IDENTITY_PROVIDER_URL: 'http://127.0.0.1:9',
+    RESOURCE_DIR: join(TEST_TMP_ROOT, 'no-resources'),
+    ...database.env,
+    ...options.env,
+  };
+  let config = loadConfig(env);
+  let service: RunningService = await startService(config);
+  // Keep the port across restarts so URLs handed out stay valid.
+  config = { ...config, port: service.port };
+  const baseUrl = `http://127.0.0.1:${service.port}`;
+  let client: Client | null = null;
+
+  const sqlClient = async (): Promise<Client> => {
+    if (!client) {
+      client = new Client({ connectionString: service.databaseUrl });
+      await client.connect();
+    }
+    return client;
+  };
+  const closeSql = async () => {
+    const current = client;
+    client = null;
+    await current?.end().catch(() => undefined);
+  };
+
+  return {
+    baseUrl,
+    config,
+    http: new HttpClient(baseUrl),
+    admin: new HttpClient(baseUrl, ADMIN_TOKEN),
+    async sql<T extends Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
+      const result = await (await sqlClient()).query<T>(text, params);
+      return result.rows;
+    },
+    async restart() {
+      await closeSql();
+      await service.close();
+      service = await startService(config);
+    },
+    async close() {
+      await closeSql();
+      await service.close();
+      await database.drop();
+    },
+  };
+}
