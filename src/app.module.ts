@@ -14,6 +14,8 @@ import type { DatabaseTarget } from './database/database-options';
 import { HealthModule } from './health/health.module';
 import { RealtimeModule } from './realtime/realtime.module';
 import { ServerModule } from './server/server.module';
+import { CatalogModule } from './catalog/catalog.module';
+import { PlayerModule } from './player/player.module';
 
 @Module({})
 class ConfigModule {
@@ -41,6 +43,8 @@ export class AppModule {
         RealtimeModule,
         AuthModule,
         ServerModule,
+        CatalogModule,
+        PlayerModule,
         HealthModule,
       ],
       providers: [

@@ -5,8 +5,9 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { NotFoundError, UnauthorizedError } from '../common/errors/app-error';
 import { isForeignKeyViolation } from '../database/pg-errors';
 import { EVENT_BUS, EventBus } from '../realtime/events';
-import { ServerSessionContext } from './auth.types';
+import { PlayerSessionContext, ServerSessionContext } from './auth.types';
 import { CredentialRepository } from './credential.repository';
+import { PlayerLoginMode, PlayerLogoutReason } from './entities/player-session.entity';
 import { ServerSessionEndReason } from './entities/server-session.entity';
 import { SessionRepository } from './session.repository';
 import { TokenService } from './token.service';
@@ -14,6 +15,11 @@ import { TokenService } from './token.service';
 export interface OpenedServerSession {
   sessionId: string;
   accessToken: string;
+  expiresIn: number;
+}
+
+export interface IssuedExpiringToken {
+  token: string;
   expiresIn: number;
 }
 
@@ -94,7 +100,8 @@ export class AuthService {
     if (!(await this.credentials.lockServer(serverId, manager))) {
       throw new UnauthorizedError('Invalid bootstrap token');
     }
-    const replacedSessionIds = await this.endSessions(serverId, 'replaced', manager);
+    const replacedSessionIds = await this.sessions.endOpenServerSessions(serverId, 'replaced', manager);
+    await this.sessions.logoutPlayersOfServerSessions(replacedSessionIds, manager);
     const { token, hash } = this.tokens.issue();
     const session = await this.sessions.createServerSession(
       { serverId, tokenHash: hash, tokenExpiresAt: this.expiry(), ...meta },
@@ -110,9 +117,11 @@ export class AuthService {
     return { accessToken: token, expiresIn: this.config.serverTokenTtlSeconds };
   }
 
-  /** Ends one session (server logout) inside the caller's transaction. */
+  /** Ends one session (server logout) and logs out its players, inside the caller's transaction. */
   async endServerSession(session: ServerSessionContext, reason: ServerSessionEndReason, manager: EntityManager): Promise<boolean> {
-    return this.sessions.endServerSession(session.sessionId, reason, manager);
+    const ended = await this.sessions.endServerSession(session.sessionId, reason, manager);
+    if (ended) await this.sessions.logoutPlayersOfServerSessions([session.sessionId], manager);
+    return ended;
   }
 
   /** Tells the realtime layer (every instance) that these sessions are over. Call after commit. */
@@ -121,8 +130,91 @@ export class AuthService {
     await this.events.publish({ type: 'server_session.ended', serverId, sessionIds, reason });
   }
 
-  private async endSessions(serverId: number, reason: ServerSessionEndReason, manager: EntityManager): Promise<string[]> {
-    return this.sessions.endOpenServerSessions(serverId, reason, manager);
+  /** Issues a new Net Token for the player; the previous one stops working. */
+  async issueNetToken(uid: string): Promise<string> {
+    const { token, hash } = this.tokens.issue();
+    try {
+      await this.credentials.putNetTokenHash(uid, hash);
+    } catch (error) {
+      if (isForeignKeyViolation(error)) throw new NotFoundError(`No player with uid ${uid}`);
+      throw error;
+    }
+    return token;
+  }
+
+  findUidByNetToken(token: string): Promise<string | null> {
+    return this.credentials.findUidByNetTokenHash(this.tokens.hash(token));
+  }
+
+  /** The uid owning an unexpired resume token, or null. */
+  async findUidByResumeToken(token: string): Promise<string | null> {
+    const row = await this.credentials.findResumeTokenByHash(this.tokens.hash(token));
+    if (!row || row.expiresAt.getTime() <= Date.now()) return null;
+    return row.uid;
+  }
+
+  /** Issues the player's one live resume token (the previous one stops working). */
+  async issueResumeToken(uid: string, manager: EntityManager): Promise<IssuedExpiringToken> {
+    const { token, hash } = this.tokens.issue();
+    const ttl = this.config.resumeTokenTtlSeconds;
+    await this.credentials.putResumeTokenHash(uid, hash, new Date(Date.now() + ttl * 1000), manager);
+    return { token, expiresIn: ttl };
+  }
+
+  revokeResumeToken(uid: string, manager: EntityManager): Promise<void> {
+    return this.credentials.deleteResumeToken(uid, manager);
+  }
+
+  /**
+   * True when the player has a session that is neither logged out nor expired. An open but
+   * expired session is closed on the way (reason `expired`) so a new one can be opened.
+   * Call with the player row locked.
+   */
+  async hasLivePlayerSession(uid: string, manager: EntityManager): Promise<boolean> {
+    const open = await this.sessions.findOpenPlayerSession(uid, manager);
+    if (!open) return false;
+    if (open.tokenExpiresAt.getTime() > Date.now()) return true;
+    await this.sessions.logoutPlayerSession(open.id, 'expired', manager);
+    return false;
+  }
+
+  /** Opens a player session bound to the server session. Call after hasLivePlayerSession() said false. */
+  async openPlayerSession(uid: string, serverSessionId: string, mode: PlayerLoginMode, manager: EntityManager): Promise<IssuedExpiringToken> {
+    const { token, hash } = this.tokens.issue();
+    const ttl = this.config.playerTokenTtlSeconds;
+    await this.sessions.createPlayerSession({ uid, serverSessionId, tokenHash: hash, tokenExpiresAt: new Date(Date.now() + ttl * 1000), mode }, manager);
+    return { token, expiresIn: ttl };
+  }
+
+  /**
+   * Resolves a player access token to its live session (401 when unknown, logged out or expired).
+   * Whether it must belong to the calling server session is the caller's rule (401 or 403).
+   */
+  async resolvePlayerToken(token: string): Promise<PlayerSessionContext> {
+    const session = await this.sessions.findPlayerSessionByTokenHash(this.tokens.hash(token));
+    if (!session || session.loggedOutAt !== null || session.tokenExpiresAt.getTime() <= Date.now()) {
+      throw new UnauthorizedError('Invalid or expired player access token');
+    }
+    return { sessionId: session.id, uid: session.uid, serverSessionId: session.serverSessionId, tokenExpiresAt: session.tokenExpiresAt };
+  }
+
+  /** Seconds left on a player session's token (for profile responses). */
+  secondsLeft(session: PlayerSessionContext): number {
+    return Math.max(0, Math.floor((session.tokenExpiresAt.getTime() - Date.now()) / 1000));
+  }
+
+  async logoutPlayerSession(session: PlayerSessionContext, reason: PlayerLogoutReason): Promise<boolean> {
+    return this.sessions.logoutPlayerSession(session.sessionId, reason);
+  }
+
+  /**
+   * Logs out every session of the player and revokes the resume token (ban), inside the caller's
+   * transaction; returns the server sessions the player was bound to.
+   */
+  async revokePlayerAccess(uid: string, reason: PlayerLogoutReason, manager: EntityManager): Promise<string[]> {
+    const serverSessionIds = await this.sessions.logoutPlayer(uid, reason, manager);
+    await this.credentials.deleteResumeToken(uid, manager);
+    return serverSessionIds;
   }
 
   private expiry(): Date {

@@ -7,6 +7,14 @@ export interface ServerSessionContext {
   tokenHash: string;
 }
 
+/** A live player session, resolved from a player access token. */
+export interface PlayerSessionContext {
+  sessionId: string;
+  uid: string;
+  serverSessionId: string;
+  tokenExpiresAt: Date;
+}
+
 export type RequestAuth =
   | { kind: 'public' }
   | { kind: 'admin' }

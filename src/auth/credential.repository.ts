@@ -1,35 +1,63 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { PlayerCredentialEntity } from './entities/player-credential.entity';
+import { PlayerResumeTokenEntity } from './entities/player-resume-token.entity';
 import { ServerCredentialEntity } from './entities/server-credential.entity';
 
+/** Long-lived credentials: server bootstrap tokens, player Net Tokens, player resume tokens. */
 @Injectable()
 export class CredentialRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  private servers(manager?: EntityManager) {
-    return (manager ?? this.dataSource.manager).getRepository(ServerCredentialEntity);
+  private repo<T extends ServerCredentialEntity | PlayerCredentialEntity | PlayerResumeTokenEntity>(
+    entity: new () => T,
+    manager?: EntityManager,
+  ) {
+    return (manager ?? this.dataSource.manager).getRepository(entity);
   }
 
   async findServerIdByBootstrapHash(tokenHash: string): Promise<number | null> {
-    const row = await this.servers().findOne({ where: { tokenHash }, select: { serverId: true } });
+    const row = await this.repo(ServerCredentialEntity).findOne({ where: { tokenHash }, select: { serverId: true } });
     return row?.serverId ?? null;
   }
 
   /** Sets the server's bootstrap token, replacing the previous one. */
   async putBootstrapHash(serverId: number, tokenHash: string, manager?: EntityManager): Promise<void> {
-    await this.servers(manager).upsert({ serverId, tokenHash, issuedAt: new Date() }, ['serverId']);
+    await this.repo(ServerCredentialEntity, manager).upsert({ serverId, tokenHash, issuedAt: new Date() }, ['serverId']);
   }
 
   /** Row lock that serialises logins of one server. */
   async lockServer(serverId: number, manager: EntityManager): Promise<boolean> {
-    const rows = await manager
-      .getRepository(ServerCredentialEntity)
+    const rows = await this.repo(ServerCredentialEntity, manager)
       .createQueryBuilder('c')
       .select('c.server_id')
       .where('c.server_id = :serverId', { serverId })
       .setLock('pessimistic_write')
       .getRawMany();
     return rows.length > 0;
+  }
+
+  async findUidByNetTokenHash(tokenHash: string): Promise<string | null> {
+    const row = await this.repo(PlayerCredentialEntity).findOne({ where: { tokenHash }, select: { uid: true } });
+    return row?.uid ?? null;
+  }
+
+  /** Sets the player's Net Token, replacing the previous one. */
+  async putNetTokenHash(uid: string, tokenHash: string): Promise<void> {
+    await this.repo(PlayerCredentialEntity).upsert({ uid, tokenHash, issuedAt: new Date() }, ['uid']);
+  }
+
+  findResumeTokenByHash(tokenHash: string): Promise<PlayerResumeTokenEntity | null> {
+    return this.repo(PlayerResumeTokenEntity).findOne({ where: { tokenHash } });
+  }
+
+  /** Sets the player's one live resume token, replacing the previous one. */
+  async putResumeTokenHash(uid: string, tokenHash: string, expiresAt: Date, manager: EntityManager): Promise<void> {
+    await this.repo(PlayerResumeTokenEntity, manager).upsert({ uid, tokenHash, expiresAt, issuedAt: new Date() }, ['uid']);
+  }
+
+  async deleteResumeToken(uid: string, manager: EntityManager): Promise<void> {
+    await this.repo(PlayerResumeTokenEntity, manager).delete({ uid });
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, IsNull } from 'typeorm';
+import { DataSource, EntityManager, In, IsNull } from 'typeorm';
+import { PlayerLoginMode, PlayerLogoutReason, PlayerSessionEntity } from './entities/player-session.entity';
 import { ServerSessionEndReason, ServerSessionEntity } from './entities/server-session.entity';
 
 export interface NewServerSession {
@@ -12,13 +13,25 @@ export interface NewServerSession {
   clientIp: string | null;
 }
 
-/** Server sessions (and, with the player issue, the player sessions bound to them). */
+export interface NewPlayerSession {
+  uid: string;
+  serverSessionId: string;
+  tokenHash: string;
+  tokenExpiresAt: Date;
+  mode: PlayerLoginMode;
+}
+
+/** Server sessions and the player sessions bound to them. */
 @Injectable()
 export class SessionRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   private serverSessions(manager?: EntityManager) {
     return (manager ?? this.dataSource.manager).getRepository(ServerSessionEntity);
+  }
+
+  private playerSessions(manager?: EntityManager) {
+    return (manager ?? this.dataSource.manager).getRepository(PlayerSessionEntity);
   }
 
   findServerSessionByTokenHash(tokenHash: string): Promise<ServerSessionEntity | null> {
@@ -57,5 +70,46 @@ export class SessionRepository {
       { tokenHash: nextHash, tokenExpiresAt: expiresAt, refreshedAt: new Date() },
     );
     return (result.affected ?? 0) > 0;
+  }
+
+  findPlayerSessionByTokenHash(tokenHash: string): Promise<PlayerSessionEntity | null> {
+    return this.playerSessions().findOne({ where: { tokenHash } });
+  }
+
+  /** The player's session that is not logged out (at most one), expired or not. */
+  findOpenPlayerSession(uid: string, manager?: EntityManager): Promise<PlayerSessionEntity | null> {
+    return this.playerSessions(manager).findOne({ where: { uid, loggedOutAt: IsNull() } });
+  }
+
+  async createPlayerSession(session: NewPlayerSession, manager: EntityManager): Promise<PlayerSessionEntity> {
+    const repo = this.playerSessions(manager);
+    return repo.save(repo.create({ ...session, loggedOutAt: null, logoutReason: null }));
+  }
+
+  async logoutPlayerSession(sessionId: string, reason: PlayerLogoutReason, manager?: EntityManager): Promise<boolean> {
+    const result = await this.playerSessions(manager).update({ id: sessionId, loggedOutAt: IsNull() }, { loggedOutAt: new Date(), logoutReason: reason });
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** Logs out every open session of the player; returns the server sessions they were bound to. */
+  async logoutPlayer(uid: string, reason: PlayerLogoutReason, manager: EntityManager): Promise<string[]> {
+    const result = await this.playerSessions(manager)
+      .createQueryBuilder()
+      .update()
+      .set({ loggedOutAt: () => 'now()', logoutReason: reason })
+      .where('uid = :uid AND logged_out_at IS NULL', { uid })
+      .returning(['server_session_id'])
+      .execute();
+    return (result.raw as Array<{ server_session_id: string }>).map((row) => row.server_session_id);
+  }
+
+  /** Logs out every player bound to the given server sessions (they ended). */
+  async logoutPlayersOfServerSessions(serverSessionIds: string[], manager: EntityManager): Promise<number> {
+    if (serverSessionIds.length === 0) return 0;
+    const result = await this.playerSessions(manager).update(
+      { serverSessionId: In(serverSessionIds), loggedOutAt: IsNull() },
+      { loggedOutAt: new Date(), logoutReason: 'server_session_ended' },
+    );
+    return result.affected ?? 0;
   }
 }

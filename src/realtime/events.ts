@@ -9,7 +9,19 @@ export interface ServerSessionEndedEvent {
   reason: 'replaced' | 'logout';
 }
 
-export type ServiceEvent = ServerSessionEndedEvent;
+/** An administrator banned a player: kick them wherever they are bound (decisions.md §7). */
+export interface PlayerKickedEvent {
+  type: 'player.kicked';
+  uid: string;
+  /** Server sessions the player was bound to when the ban was issued. */
+  serverSessionIds: string[];
+  message: string;
+  reason: string;
+  /** ISO local date-time, '' for a permanent ban. */
+  until: string;
+}
+
+export type ServiceEvent = ServerSessionEndedEvent | PlayerKickedEvent;
 
 export type ServiceEventHandler = (event: ServiceEvent) => void;
 

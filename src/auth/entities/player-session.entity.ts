@@ -1,0 +1,51 @@
+import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import type { PlayerEntity } from '../../player/entities/player.entity';
+import type { ServerSessionEntity } from './server-session.entity';
+
+export type PlayerLoginMode = 'ONLINE' | 'TOKEN' | 'OFFLINE_REFRESH';
+export type PlayerLogoutReason = 'logout' | 'server_session_ended' | 'banned' | 'expired';
+
+/**
+ * A player's login, bound to the server session it came through (`resume_session` may move it
+ * to another session of the same network). Live while `logged_out_at IS NULL` and the token has
+ * not expired; at most one row per player is not logged out (partial unique index).
+ */
+@Entity({ name: 'player_session' })
+@Index('UQ_player_session_open_per_player', ['uid'], { unique: true, where: 'logged_out_at IS NULL' })
+@Index('IDX_player_session_open_by_server_session', ['serverSessionId'], { where: 'logged_out_at IS NULL' })
+export class PlayerSessionEntity {
+  @PrimaryColumn({ type: 'uuid', default: () => 'gen_random_uuid()' })
+  id!: string;
+
+  @Column({ type: 'bigint' })
+  uid!: string;
+
+  @ManyToOne('PlayerEntity', { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'uid' })
+  player?: PlayerEntity;
+
+  @Column({ name: 'server_session_id', type: 'uuid' })
+  serverSessionId!: string;
+
+  @ManyToOne('ServerSessionEntity', { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'server_session_id' })
+  serverSession?: ServerSessionEntity;
+
+  @Column({ name: 'token_hash', type: 'char', length: 64, unique: true })
+  tokenHash!: string;
+
+  @Column({ name: 'token_expires_at', type: 'timestamptz' })
+  tokenExpiresAt!: Date;
+
+  @Column({ type: 'varchar', length: 16 })
+  mode!: PlayerLoginMode;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  @Column({ name: 'logged_out_at', type: 'timestamptz', nullable: true })
+  loggedOutAt!: Date | null;
+
+  @Column({ name: 'logout_reason', type: 'varchar', length: 24, nullable: true })
+  logoutReason!: PlayerLogoutReason | null;
+}

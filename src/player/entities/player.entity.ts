@@ -1,0 +1,57 @@
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+
+/**
+ * A player account. `uid` is the platform player id (bigint, carried as a string in code so it
+ * never loses precision). Options: `continueEnabled` is a column, `sound` and
+ * `songSelectionState` are JSON values, unknown option keys live in `extraOptions`.
+ */
+@Entity({ name: 'player' })
+export class PlayerEntity {
+  @PrimaryGeneratedColumn({ type: 'bigint' })
+  uid!: string;
+
+  /** Mojang account UUID (ONLINE players); null for accounts that only use Net Tokens. */
+  @Column({ type: 'uuid', nullable: true, unique: true })
+  uuid!: string | null;
+
+  @Column({ type: 'varchar', length: 32 })
+  username!: string;
+
+  /** '' means "same as username". */
+  @Column({ name: 'display_name', type: 'varchar', length: 64, default: '' })
+  displayName!: string;
+
+  /** Player data version stored by the last successful login. */
+  @Column({ name: 'data_version', type: 'int', default: 0 })
+  dataVersion!: number;
+
+  /** Warning level shown by the client when greater than 0. */
+  @Column({ type: 'int', default: 0 })
+  banstate!: number;
+
+  @Column({ name: 'continue_enabled', type: 'boolean', default: false })
+  continueEnabled!: boolean;
+
+  @Column({ type: 'jsonb', nullable: true })
+  sound!: Record<string, unknown> | null;
+
+  @Column({ name: 'song_selection_state', type: 'jsonb', nullable: true })
+  songSelectionState!: Record<string, unknown> | null;
+
+  @Column({ name: 'extra_options', type: 'jsonb', default: () => `'{}'::jsonb` })
+  extraOptions!: Record<string, unknown>;
+
+  /** Key of the selected prefix title collection, or null. */
+  @Column({ name: 'prefix_key', type: 'varchar', length: 128, nullable: true })
+  prefixKey!: string | null;
+
+  /** Key of the selected suffix title collection, or null. */
+  @Column({ name: 'suffix_key', type: 'varchar', length: 128, nullable: true })
+  suffixKey!: string | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt!: Date;
+}

@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
+import { CatalogModule } from '../catalog/catalog.module';
+import { IdentityProviderClient } from './identity-provider.client';
+import { PlayerAdminController } from './player-admin.controller';
+import { PlayerController } from './player.controller';
+import { PlayerRepository } from './player.repository';
+import { PlayerService } from './player.service';
+
+@Module({
+  imports: [AuthModule, CatalogModule],
+  controllers: [PlayerController, PlayerAdminController],
+  providers: [PlayerRepository, PlayerService, IdentityProviderClient],
+  exports: [PlayerService],
+})
+export class PlayerModule {}

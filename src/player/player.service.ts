@@ -1,0 +1,253 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { AuthService, IssuedExpiringToken } from '../auth/auth.service';
+import type { PlayerSessionContext, ServerSessionContext } from '../auth/auth.types';
+import { CatalogService } from '../catalog/catalog.service';
+import {
+  BadRequestError,
+  BannedError,
+  ForbiddenError,
+  NotFoundError,
+  SessionConflictError,
+  UnauthorizedError,
+} from '../common/errors/app-error';
+import { formatLocalDateTime, parseLocalDateTime } from '../common/time';
+import { isUniqueViolation } from '../database/pg-errors';
+import { TransactionService } from '../database/transaction.service';
+import { EVENT_BUS, EventBus } from '../realtime/events';
+import { BanPlayerDto, BanResponse, BanstateResponse, CreatedPlayerResponse, CreatePlayerDto } from './dto/admin-player.dto';
+import { PlayerLoginDto } from './dto/player-login.dto';
+import { PlayerLogoutDto, PlayerOptionsDto } from './dto/player-options.dto';
+import { PlayerProfileResponse } from './dto/player-profile.response';
+import { PlayerEntity } from './entities/player.entity';
+import { IdentityProviderClient } from './identity-provider.client';
+import { PlayerRepository } from './player.repository';
+
+/** Option keys with their own storage; every other key is kept as sent in `extraOptions`. */
+const CORE_OPTION_KEYS = new Set(['continueEnabled', 'sound', 'songSelectionState']);
+
+function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+@Injectable()
+export class PlayerService {
+  constructor(
+    private readonly players: PlayerRepository,
+    private readonly auth: AuthService,
+    private readonly catalog: CatalogService,
+    private readonly identity: IdentityProviderClient,
+    private readonly tx: TransactionService,
+    @Inject(EVENT_BUS) private readonly events: EventBus,
+  ) {}
+
+  /** POST /player/login: identify by mode, then ban (430) before conflict (409), then open the session. */
+  async login(server: ServerSessionContext, body: PlayerLoginDto): Promise<PlayerProfileResponse> {
+    const identified = await this.identify(body);
+    return this.tx.run(async (manager) => {
+      const player = await this.players.lockByUid(identified.uid, manager);
+      if (!player) throw new UnauthorizedError('Unknown player');
+      if (body.mode === 'OFFLINE_REFRESH' && !player.continueEnabled) {
+        throw new UnauthorizedError('Offline refresh is not enabled for this player');
+      }
+      await this.assertNotBanned(player.uid, manager);
+      if (await this.auth.hasLivePlayerSession(player.uid, manager)) throw new SessionConflictError();
+
+      const session = await this.auth.openPlayerSession(player.uid, server.sessionId, body.mode, manager);
+      const previousVersion = player.dataVersion;
+      const changes: Partial<PlayerEntity> = { dataVersion: body.version };
+      if (identified.username !== undefined && identified.username !== player.username) changes.username = identified.username;
+      await this.players.update(player.uid, changes, manager);
+      const resume = player.continueEnabled ? await this.auth.issueResumeToken(player.uid, manager) : null;
+      const collections = await this.catalog.unlockedKeys(player.uid, manager);
+      return this.toProfile({ ...player, ...changes }, previousVersion, session, resume, collections);
+    });
+  }
+
+  /** POST /player/options: merge the options, validate the titles, rotate or revoke the resume token. */
+  async updateOptions(server: ServerSessionContext, body: PlayerOptionsDto): Promise<PlayerProfileResponse> {
+    const session = await this.ownSession(server, body.accessToken, body.uid);
+    const core = this.parseCoreOptions(body.options);
+    const titleKeys = [body.playerPrefix, body.playerSuffix].filter((key): key is string => key !== undefined && key !== '');
+    if (titleKeys.length > 0) {
+      const unlocked = await this.catalog.unlockedTitles(session.uid, titleKeys);
+      const missing = titleKeys.filter((key) => !unlocked.has(key));
+      if (missing.length > 0) {
+        const fields = [body.playerPrefix, body.playerSuffix]
+          .map((key, index) => (key !== undefined && missing.includes(key) ? (index === 0 ? 'playerPrefix' : 'playerSuffix') : null))
+          .filter((field) => field !== null);
+        throw new BadRequestError(`${fields.join(', ')}: not an unlocked title collection of this player (${missing.join(', ')})`);
+      }
+    }
+
+    return this.tx.run(async (manager) => {
+      const player = await this.players.lockByUid(session.uid, manager);
+      if (!player) throw new UnauthorizedError('Unknown player');
+      const extra = { ...player.extraOptions };
+      for (const [key, value] of Object.entries(body.options)) {
+        if (!CORE_OPTION_KEYS.has(key)) extra[key] = value;
+      }
+      const changes: Partial<PlayerEntity> = {
+        extraOptions: extra,
+        ...core,
+        ...(body.playerPrefix !== undefined ? { prefixKey: body.playerPrefix || null } : {}),
+        ...(body.playerSuffix !== undefined ? { suffixKey: body.playerSuffix || null } : {}),
+      };
+      await this.players.update(player.uid, changes, manager);
+      const updated: PlayerEntity = { ...player, ...changes };
+
+      let resume: IssuedExpiringToken | null = null;
+      if (updated.continueEnabled) resume = await this.auth.issueResumeToken(player.uid, manager);
+      else await this.auth.revokeResumeToken(player.uid, manager);
+
+      const collections = await this.catalog.unlockedKeys(player.uid, manager);
+      return this.toProfile(updated, updated.dataVersion, { token: body.accessToken, expiresIn: this.auth.secondsLeft(session) }, resume, collections);
+    });
+  }
+
+  /** POST /player/logout: 401 for a dead token, 403 for a token of another server session. */
+  async logout(server: ServerSessionContext, body: PlayerLogoutDto): Promise<void> {
+    const session = await this.auth.resolvePlayerToken(body.accessToken);
+    if (session.uid !== body.uid) throw new UnauthorizedError('The access token does not belong to this uid');
+    if (session.serverSessionId !== server.sessionId) throw new ForbiddenError('The player session belongs to another server session');
+    await this.auth.logoutPlayerSession(session, 'logout');
+  }
+
+  async createPlayer(body: CreatePlayerDto): Promise<CreatedPlayerResponse> {
+    try {
+      const player = await this.players.create({ username: body.username, uuid: body.uuid?.toLowerCase() ?? null, displayName: body.displayName ?? '' });
+      return { uid: Number(player.uid), username: player.username, displayName: player.displayName || player.username, uuid: player.uuid };
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new BadRequestError(`uuid: ${body.uuid} already belongs to another player`);
+      throw error;
+    }
+  }
+
+  async issueNetToken(uid: string): Promise<string> {
+    return this.auth.issueNetToken(uid);
+  }
+
+  /** Bans the player: revokes tokens, logs sessions out, then kicks them live (decisions.md §8). */
+  async ban(uid: string, body: BanPlayerDto): Promise<BanResponse> {
+    let until: Date | null = null;
+    if (body.until !== undefined) {
+      until = parseLocalDateTime(body.until);
+      if (!until) throw new BadRequestError('until must be an ISO local date-time YYYY-MM-DDTHH:mm:ss');
+      if (until.getTime() <= Date.now()) throw new BadRequestError('until must be in the future');
+    }
+    const reason = body.reason ?? '';
+    const message = body.message || (reason ? `You are banned: ${reason}` : 'You are banned');
+    const serverSessionIds = await this.tx.run(async (manager) => {
+      if (!(await this.players.lockByUid(uid, manager))) throw new NotFoundError(`No player with uid ${uid}`);
+      await this.players.liftBan(uid, manager);
+      await this.players.insertBan({ uid, reason, message, until }, manager);
+      return this.auth.revokePlayerAccess(uid, 'banned', manager);
+    });
+    const response: BanResponse = { uid: Number(uid), reason, message, until: until ? formatLocalDateTime(until) : '' };
+    await this.events.publish({ type: 'player.kicked', uid, serverSessionIds: [...new Set(serverSessionIds)], message, reason, until: response.until });
+    return response;
+  }
+
+  async unban(uid: string): Promise<void> {
+    if (!(await this.players.findByUid(uid))) throw new NotFoundError(`No player with uid ${uid}`);
+    await this.players.liftBan(uid);
+  }
+
+  async setBanstate(uid: string, banstate: number): Promise<BanstateResponse> {
+    if (!(await this.players.findByUid(uid))) throw new NotFoundError(`No player with uid ${uid}`);
+    await this.players.update(uid, { banstate });
+    return { uid: Number(uid), banstate };
+  }
+
+  /** Finds the account a login names; 401 when the credential names none, 503 when the provider is down. */
+  private async identify(body: PlayerLoginDto): Promise<{ uid: string; username?: string }> {
+    switch (body.mode) {
+      case 'ONLINE': {
+        const uuid = (body.uuid as string).toLowerCase();
+        const profile = await this.identity.lookup(uuid);
+        if (!profile || profile.id.replace(/-/g, '').toLowerCase() !== uuid.replace(/-/g, '')) {
+          throw new UnauthorizedError('Not a genuine account');
+        }
+        if (profile.name.toLowerCase() !== (body.username as string).toLowerCase()) {
+          throw new UnauthorizedError('The username does not match the account');
+        }
+        let player = await this.players.findByUuid(uuid);
+        if (!player) {
+          await this.players.insertOnlinePlayerIfAbsent(uuid, profile.name);
+          player = await this.players.findByUuid(uuid);
+        }
+        if (!player) throw new Error('Player vanished after creation');
+        return { uid: player.uid, username: profile.name };
+      }
+      case 'TOKEN': {
+        const uid = await this.auth.findUidByNetToken(body.authToken as string);
+        if (uid === null) throw new UnauthorizedError('Invalid Net Token');
+        return { uid };
+      }
+      case 'OFFLINE_REFRESH': {
+        const uid = await this.auth.findUidByResumeToken(body.resumeToken as string);
+        if (uid === null) throw new UnauthorizedError('Invalid or expired resume token');
+        return { uid };
+      }
+    }
+  }
+
+  private async assertNotBanned(uid: string, manager: EntityManager): Promise<void> {
+    const ban = await this.players.findActiveBan(uid, manager);
+    if (ban) throw new BannedError(ban.reason, ban.until ? formatLocalDateTime(ban.until) : '');
+  }
+
+  /** The live session of the token, which must be the uid's and of the calling server session (401 otherwise). */
+  private async ownSession(server: ServerSessionContext, accessToken: string, uid: string): Promise<PlayerSessionContext> {
+    const session = await this.auth.resolvePlayerToken(accessToken);
+    if (session.uid !== uid) throw new UnauthorizedError('The access token does not belong to this uid');
+    if (session.serverSessionId !== server.sessionId) throw new UnauthorizedError('The player session belongs to another server session');
+    return session;
+  }
+
+  private parseCoreOptions(options: Record<string, unknown>): Partial<PlayerEntity> {
+    const core: Partial<PlayerEntity> = {};
+    if ('continueEnabled' in options) {
+      if (typeof options.continueEnabled !== 'boolean') throw new BadRequestError('options.continueEnabled must be a boolean');
+      core.continueEnabled = options.continueEnabled;
+    }
+    if ('sound' in options) {
+      if (!isJsonObject(options.sound)) throw new BadRequestError('options.sound must be an object');
+      core.sound = options.sound;
+    }
+    if ('songSelectionState' in options) {
+      if (!isJsonObject(options.songSelectionState)) throw new BadRequestError('options.songSelectionState must be an object');
+      core.songSelectionState = options.songSelectionState;
+    }
+    return core;
+  }
+
+  private toProfile(
+    player: PlayerEntity,
+    version: number,
+    access: IssuedExpiringToken,
+    resume: IssuedExpiringToken | null,
+    collections: string[],
+  ): PlayerProfileResponse {
+    return {
+      uid: Number(player.uid),
+      username: player.username,
+      displayName: player.displayName || player.username,
+      version,
+      banstate: player.banstate,
+      accessToken: access.token,
+      expiresIn: access.expiresIn,
+      resumeToken: resume?.token ?? '',
+      resumeExpiresIn: resume?.expiresIn ?? 0,
+      playerPrefix: player.prefixKey ?? '',
+      playerSuffix: player.suffixKey ?? '',
+      options: {
+        ...player.extraOptions,
+        continueEnabled: player.continueEnabled,
+        sound: player.sound ?? {},
+        songSelectionState: player.songSelectionState ?? {},
+      },
+      data: { collections },
+    };
+  }
+}
