@@ -1,0 +1,77 @@
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { AddressInfo } from 'node:net';
+
+export interface RecordedLookup {
+  path: string;
+  authorization: string | undefined;
+}
+
+/**
+ * A real HTTP server speaking the Mojang-compatible profile lookup
+ * (`GET /session/minecraft/profile/{uuid without dashes}`), started by the tests.
+ */
+export class FakeIdentityProvider {
+  private server: Server | null = null;
+  private readonly profiles = new Map<string, { id: string; name: string }>();
+  private readonly behaviours = new Map<string, 'hang' | 'error' | 'garbage' | 'missing'>();
+  private readonly hanging = new Set<ServerResponse>();
+  readonly lookups: RecordedLookup[] = [];
+  url = '';
+
+  /** Registers a genuine account. */
+  addAccount(uuid: string, name: string): void {
+    this.profiles.set(uuid.replace(/-/g, '').toLowerCase(), { id: uuid.replace(/-/g, '').toLowerCase(), name });
+  }
+
+  /** Makes lookups of this uuid never answer, answer 500, malformed JSON, or 404. */
+  misbehave(uuid: string, behaviour: 'hang' | 'error' | 'garbage' | 'missing'): void {
+    this.behaviours.set(uuid.replace(/-/g, '').toLowerCase(), behaviour);
+  }
+
+  async start(): Promise<string> {
+    this.server = createServer((req, res) => this.handle(req, res));
+    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this.url;
+  }
+
+  async stop(): Promise<void> {
+    for (const res of this.hanging) res.destroy();
+    this.hanging.clear();
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  private handle(req: IncomingMessage, res: ServerResponse): void {
+    this.lookups.push({ path: req.url ?? '', authorization: req.headers.authorization });
+    const match = /^\/session\/minecraft\/profile\/([0-9a-f]{32})$/.exec(req.url ?? '');
+    if (!match) {
+      res.writeHead(404).end();
+      return;
+    }
+    const key = match[1];
+    const behaviour = this.behaviours.get(key);
+    if (behaviour === 'hang') {
+      this.hanging.add(res);
+      return;
+    }
+    if (behaviour === 'error') {
+      res.writeHead(500).end('oops');
+      return;
+    }
+    if (behaviour === 'missing') {
+      res.writeHead(404, { 'Content-Type': 'application/json' }).end('{"error":"Not Found"}');
+      return;
+    }
+    if (behaviour === 'garbage') {
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{not json');
+      return;
+    }
+    const profile = this.profiles.get(key);
+    if (!profile) {
+      res.writeHead(204).end();
+      return;
+    }
+    res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ ...profile, properties: [] }));
+  }
+}
