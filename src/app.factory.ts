@@ -8,6 +8,7 @@ import { createValidationPipe } from './common/pipes/validation.pipe';
 import { AppConfig, LogLevel } from './config/app-config';
 import type { DatabaseTarget } from './database/database-options';
 import { EmbeddedDatabase } from './database/embedded/embedded-database';
+import { RealtimeWsAdapter } from './realtime/realtime-ws.adapter';
 
 const NEST_LEVELS: Record<LogLevel, NestLogLevel[]> = {
   trace: ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'],
@@ -42,6 +43,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
     app.disable('x-powered-by');
     app.use(jsonBodyParser(), bodyParserErrorHandler);
     app.useGlobalPipes(createValidationPipe());
+    app.useWebSocketAdapter(new RealtimeWsAdapter(app));
     await app.listen(config.port, config.host);
   } catch (error) {
     await embedded?.stop();

@@ -12,6 +12,7 @@ import { APP_CONFIG, AppConfig } from './config/app-config';
 import { DatabaseModule } from './database/database.module';
 import type { DatabaseTarget } from './database/database-options';
 import { HealthModule } from './health/health.module';
+import { EventBusModule } from './common/events/event-bus.module';
 import { RealtimeModule } from './realtime/realtime.module';
 import { ServerModule } from './server/server.module';
 import { CatalogModule } from './catalog/catalog.module';
@@ -40,11 +41,12 @@ export class AppModule {
             storage: redis ? new ThrottlerStorageRedisService(redis) : undefined,
           }),
         }),
-        RealtimeModule,
+        EventBusModule,
         AuthModule,
         ServerModule,
         CatalogModule,
         PlayerModule,
+        RealtimeModule,
         HealthModule,
       ],
       providers: [

@@ -4,7 +4,7 @@ import { EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { NotFoundError, UnauthorizedError } from '../common/errors/app-error';
 import { isForeignKeyViolation } from '../database/pg-errors';
-import { EVENT_BUS, EventBus } from '../realtime/events';
+import { EVENT_BUS, EventBus } from '../common/events/events';
 import { PlayerSessionContext, ServerSessionContext } from './auth.types';
 import { CredentialRepository } from './credential.repository';
 import { PlayerLoginMode, PlayerLogoutReason } from './entities/player-session.entity';
@@ -215,6 +215,26 @@ export class AuthService {
     const serverSessionIds = await this.sessions.logoutPlayer(uid, reason, manager);
     await this.credentials.deleteResumeToken(uid, manager);
     return serverSessionIds;
+  }
+
+  /**
+   * `resume_session` (decisions.md §7): binds the player's live session to this server session
+   * and renews its token for PLAYER_TOKEN_TTL_SECONDS; returns that lifetime. 401 for a dead token
+   * or one of another uid.
+   */
+  async renewPlayerSession(token: string, uid: string, server: ServerSessionContext): Promise<number> {
+    const session = await this.resolvePlayerToken(token);
+    if (session.uid !== uid) throw new UnauthorizedError('The access token does not belong to this uid');
+    const ttl = this.config.playerTokenTtlSeconds;
+    const renewed = await this.sessions.renewPlayerSession(session.sessionId, server.sessionId, new Date(Date.now() + ttl * 1000));
+    if (!renewed) throw new UnauthorizedError('Invalid or expired player access token');
+    return ttl;
+  }
+
+  /** True when the player has a live (open, unexpired) session bound to this server session. */
+  async isPlayerBoundTo(uid: string, serverSessionId: string): Promise<boolean> {
+    const open = await this.sessions.findOpenPlayerSession(uid);
+    return open !== null && open.serverSessionId === serverSessionId && open.tokenExpiresAt.getTime() > Date.now();
   }
 
   private expiry(): Date {

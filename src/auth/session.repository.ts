@@ -86,6 +86,18 @@ export class SessionRepository {
     return repo.save(repo.create({ ...session, loggedOutAt: null, logoutReason: null }));
   }
 
+  /** Moves an open player session to a live server session and extends its token. */
+  async renewPlayerSession(sessionId: string, serverSessionId: string, expiresAt: Date): Promise<boolean> {
+    const result = await this.playerSessions()
+      .createQueryBuilder()
+      .update()
+      .set({ serverSessionId, tokenExpiresAt: expiresAt })
+      .where('id = :sessionId AND logged_out_at IS NULL', { sessionId })
+      .andWhere('EXISTS (SELECT 1 FROM server_session s WHERE s.id = :serverSessionId AND s.ended_at IS NULL)', { serverSessionId })
+      .execute();
+    return (result.affected ?? 0) > 0;
+  }
+
   async logoutPlayerSession(sessionId: string, reason: PlayerLogoutReason, manager?: EntityManager): Promise<boolean> {
     const result = await this.playerSessions(manager).update({ id: sessionId, loggedOutAt: IsNull() }, { loggedOutAt: new Date(), logoutReason: reason });
     return (result.affected ?? 0) > 0;
@@ -98,7 +110,7 @@ export class SessionRepository {
       .update()
       .set({ loggedOutAt: () => 'now()', logoutReason: reason })
       .where('uid = :uid AND logged_out_at IS NULL', { uid })
-      .returning(['server_session_id'])
+      .returning(['serverSessionId'])
       .execute();
     return (result.raw as Array<{ server_session_id: string }>).map((row) => row.server_session_id);
   }

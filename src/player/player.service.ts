@@ -3,6 +3,7 @@ import { EntityManager } from 'typeorm';
 import { AuthService, IssuedExpiringToken } from '../auth/auth.service';
 import type { PlayerSessionContext, ServerSessionContext } from '../auth/auth.types';
 import { CatalogService } from '../catalog/catalog.service';
+import type { TitleInfo } from '../catalog/catalog.types';
 import {
   BadRequestError,
   BannedError,
@@ -14,7 +15,7 @@ import {
 import { formatLocalDateTime, parseLocalDateTime } from '../common/time';
 import { isUniqueViolation } from '../database/pg-errors';
 import { TransactionService } from '../database/transaction.service';
-import { EVENT_BUS, EventBus } from '../realtime/events';
+import { EVENT_BUS, EventBus } from '../common/events/events';
 import { BanPlayerDto, BanResponse, BanstateResponse, CreatedPlayerResponse, CreatePlayerDto } from './dto/admin-player.dto';
 import { PlayerLoginDto } from './dto/player-login.dto';
 import { PlayerLogoutDto, PlayerOptionsDto } from './dto/player-options.dto';
@@ -22,6 +23,14 @@ import { PlayerProfileResponse } from './dto/player-profile.response';
 import { PlayerEntity } from './entities/player.entity';
 import { IdentityProviderClient } from './identity-provider.client';
 import { PlayerRepository } from './player.repository';
+
+export interface ChatIdentity {
+  uid: number;
+  username: string;
+  displayName: string;
+  prefix: TitleInfo | null;
+  suffix: TitleInfo | null;
+}
 
 /** Option keys with their own storage; every other key is kept as sent in `extraOptions`. */
 const CORE_OPTION_KEYS = new Set(['continueEnabled', 'sound', 'songSelectionState']);
@@ -111,6 +120,27 @@ export class PlayerService {
     if (session.uid !== body.uid) throw new UnauthorizedError('The access token does not belong to this uid');
     if (session.serverSessionId !== server.sessionId) throw new ForbiddenError('The player session belongs to another server session');
     await this.auth.logoutPlayerSession(session, 'logout');
+  }
+
+  /**
+   * Who is chatting (decisions.md §7): the player must have a live session bound to the calling
+   * server session (401 otherwise); answers names and the selected titles' metadata.
+   */
+  async chatIdentity(uid: string, serverSessionId: string): Promise<ChatIdentity> {
+    if (!(await this.auth.isPlayerBoundTo(uid, serverSessionId))) {
+      throw new UnauthorizedError('The player has no live session on this server');
+    }
+    const player = await this.players.findByUid(uid);
+    if (!player) throw new UnauthorizedError('Unknown player');
+    const keys = [player.prefixKey, player.suffixKey].filter((key): key is string => key !== null);
+    const titles = await this.catalog.unlockedTitles(uid, keys);
+    return {
+      uid: Number(player.uid),
+      username: player.username,
+      displayName: player.displayName || player.username,
+      prefix: player.prefixKey ? (titles.get(player.prefixKey) ?? null) : null,
+      suffix: player.suffixKey ? (titles.get(player.suffixKey) ?? null) : null,
+    };
   }
 
   async createPlayer(body: CreatePlayerDto): Promise<CreatedPlayerResponse> {

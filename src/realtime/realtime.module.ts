@@ -1,10 +1,19 @@
-import { Global, Module } from '@nestjs/common';
-import { EVENT_BUS } from './events';
-import { InProcessEventBus } from './in-process-event-bus';
+import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
+import { PlayerModule } from '../player/player.module';
+import { ServerModule } from '../server/server.module';
+import { RealtimeController } from './realtime.controller';
+import { RealtimeGateway } from './realtime.gateway';
+import { RealtimeRepository } from './realtime.repository';
+import { RealtimeService } from './realtime.service';
 
-@Global()
+/**
+ * The WebSocket edge. It depends on the domain modules it serves (auth, player, server); no
+ * domain module depends on it — they publish on the event bus (src/common/events).
+ */
 @Module({
-  providers: [{ provide: EVENT_BUS, useFactory: () => new InProcessEventBus() }],
-  exports: [EVENT_BUS],
+  imports: [AuthModule, PlayerModule, ServerModule],
+  controllers: [RealtimeController],
+  providers: [RealtimeRepository, RealtimeService, RealtimeGateway],
 })
 export class RealtimeModule {}

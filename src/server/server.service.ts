@@ -75,6 +75,11 @@ export class ServerService {
     }
   }
 
+  /** The registered name of a server (the WebSocket layer decorates chat with it). */
+  async serverName(serverId: number): Promise<string> {
+    return (await this.servers.findServerById(serverId))?.name ?? '';
+  }
+
   async getMaintenance(): Promise<MaintenanceSetting> {
     return (await this.servers.getSetting<MaintenanceSetting>('maintenance')) ?? DEFAULT_MAINTENANCE;
   }

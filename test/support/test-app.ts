@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { Type } from '@nestjs/common';
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -65,11 +66,15 @@ async function freshDatabase(): Promise<{ env: Record<string, string>; drop(): P
 
 export interface TestApp {
   readonly baseUrl: string;
+  /** The environment the app was started with (a second instance can share its database and Redis prefix). */
+  readonly env: Readonly<Record<string, string>>;
   readonly config: AppConfig;
   readonly http: HttpClient;
   readonly admin: HttpClient;
   /** Runs SQL on the app's database, for asserting stored state. */
   sql<T extends Record<string, unknown> = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  /** A provider of the running app (for service methods no route exposes yet). */
+  get<T>(type: Type<T>): T;
   /** Stops the service and starts it again on the same database (same port). */
   restart(): Promise<void>;
   close(): Promise<void>;
@@ -80,11 +85,20 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   /** Use Redis (REDIS_URL of the test environment) when it is set. Default true. */
   redis?: boolean;
+  /** Start a second instance on the same database and Redis prefix (PostgreSQL only). */
+  shareWith?: TestApp;
 }
+
+/** Two instances need a real PostgreSQL and Redis (the embedded database is single-process). */
+export const multiInstanceAvailable = (): boolean => testDatabaseServerUrl() !== null && testRedisUrl() !== null;
 
 /** Starts the real service on a fresh database and a free port. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const database = await freshDatabase();
+  const shared = options.shareWith;
+  if (shared && !multiInstanceAvailable()) throw new Error('shareWith needs DATABASE_URL and REDIS_URL');
+  const database = shared
+    ? { env: { DATABASE_URL: shared.env.DATABASE_URL, REDIS_KEY_PREFIX: shared.env.REDIS_KEY_PREFIX }, drop: () => Promise.resolve() }
+    : await freshDatabase();
   const redisUrl = options.redis === false ? null : testRedisUrl();
   const env: Record<string, string> = {
     HOST: '127.0.0.1',
@@ -121,12 +135,16 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
 
   return {
     baseUrl,
+    env,
     config,
     http: new HttpClient(baseUrl),
     admin: new HttpClient(baseUrl, ADMIN_TOKEN),
     async sql<T extends Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
       const result = await (await sqlClient()).query<T>(text, params);
       return result.rows;
+    },
+    get<T>(type: Type<T>): T {
+      return service.app.get(type);
     },
     async restart() {
       await closeSql();

@@ -1,6 +1,6 @@
 /**
- * Events that domain modules publish and the realtime gateway delivers. The bus knows no
- * domain module: events are plain data.
+ * Events that domain modules publish and the realtime gateway delivers, on this instance or,
+ * through Redis, on every instance. The bus knows no domain module: events are plain data.
  */
 export interface ServerSessionEndedEvent {
   type: 'server_session.ended';
@@ -21,7 +21,30 @@ export interface PlayerKickedEvent {
   until: string;
 }
 
-export type ServiceEvent = ServerSessionEndedEvent | PlayerKickedEvent;
+/** A chat line from one game server, decorated for every game server (decisions.md §7). */
+export interface ChatEvent {
+  type: 'chat';
+  data: {
+    uid: number;
+    username: string;
+    displayName: string;
+    message: string;
+    serverID: number;
+    serverName: string;
+    prefix: ChatTitle | null;
+    suffix: ChatTitle | null;
+  };
+}
+
+export interface ChatTitle {
+  key: string;
+  title: string;
+  description: string | string[];
+  rarity: string;
+  position: boolean;
+}
+
+export type ServiceEvent = ServerSessionEndedEvent | PlayerKickedEvent | ChatEvent;
 
 export type ServiceEventHandler = (event: ServiceEvent) => void;
 

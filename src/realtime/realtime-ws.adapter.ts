@@ -1,0 +1,64 @@
+import { INestApplicationContext } from '@nestjs/common';
+import { WsAdapter } from '@nestjs/platform-ws';
+import type { IncomingMessage } from 'node:http';
+import { EMPTY, Observable, of } from 'rxjs';
+import { mapError } from '../common/errors/error-body';
+import { RealtimeService } from './realtime.service';
+
+/** Frames above this size close the socket (1009); chat and resume frames are tiny. */
+const MAX_FRAME_BYTES = 64 * 1024;
+
+type VerifyClientCallback = (verified: boolean, code?: number, message?: string, headers?: Record<string, string>) => void;
+type MessageHandler = { message: string; callback: (data: unknown, event: string) => unknown };
+
+/**
+ * Nest's ws adapter with two changes the contract needs (decisions.md §7):
+ * - the upgrade is authenticated (server access token) and refused with HTTP 401 before any frame;
+ * - a malformed frame or an unknown event is answered with an `error` frame instead of being dropped.
+ */
+export class RealtimeWsAdapter extends WsAdapter {
+  constructor(private readonly app: INestApplicationContext) {
+    super(app);
+  }
+
+  override create(port: number, options: Record<string, unknown> = {}): unknown {
+    const realtime = this.app.get(RealtimeService, { strict: false });
+    return super.create(port, {
+      ...options,
+      maxPayload: MAX_FRAME_BYTES,
+      verifyClient: (info: { req: IncomingMessage }, done: VerifyClientCallback) => {
+        realtime.authenticateUpgrade(info.req).then(
+          () => done(true),
+          (error: unknown) => {
+            const mapped = mapError(error);
+            done(false, mapped.status, JSON.stringify(mapped.body), { 'Content-Type': 'application/json' });
+          },
+        );
+      },
+    });
+  }
+
+  override bindMessageHandler(buffer: { data: unknown }, handlers: Map<string, MessageHandler>, transform: (data: unknown) => Observable<unknown>): Observable<unknown> {
+    let frame: unknown;
+    try {
+      frame = JSON.parse(String(buffer.data));
+    } catch {
+      return of(errorFrame('Malformed frame: not JSON'));
+    }
+    if (typeof frame !== 'object' || frame === null || Array.isArray(frame)) return of(errorFrame('Malformed frame: expected {"event", "data"}'));
+    const { event, data } = frame as { event?: unknown; data?: unknown };
+    if (typeof event !== 'string') return of(errorFrame('Malformed frame: event must be a string'));
+    const handler = handlers.get(event);
+    if (!handler) return of(errorFrame(`Unknown event "${event}"`));
+    if (typeof data !== 'object' || data === null || Array.isArray(data)) return of(errorFrame(`Malformed frame: data of "${event}" must be an object`));
+    try {
+      return transform(handler.callback(data, event));
+    } catch {
+      return EMPTY;
+    }
+  }
+}
+
+function errorFrame(message: string) {
+  return { event: 'error', data: { error: 'BAD_REQUEST', message } };
+}

@@ -1,0 +1,29 @@
+import { ConnectedSocket, MessageBody, OnGatewayConnection, OnGatewayDisconnect, SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
+import type { IncomingMessage } from 'node:http';
+import type { WebSocket } from 'ws';
+import { Frame } from './dto/realtime.dto';
+import { RealtimeService } from './realtime.service';
+
+/** The one WebSocket endpoint, at /ws on the HTTP port (decisions.md §7). Frames go to RealtimeService. */
+@WebSocketGateway({ path: '/ws' })
+export class RealtimeGateway implements OnGatewayConnection, OnGatewayDisconnect {
+  constructor(private readonly realtime: RealtimeService) {}
+
+  async handleConnection(socket: WebSocket, request: IncomingMessage): Promise<void> {
+    await this.realtime.register(socket, request);
+  }
+
+  handleDisconnect(socket: WebSocket): void {
+    this.realtime.unregister(socket);
+  }
+
+  @SubscribeMessage('resume_session')
+  resumeSession(@ConnectedSocket() socket: WebSocket, @MessageBody() data: Record<string, unknown>): Promise<Frame> {
+    return this.realtime.resumeSession(socket, data);
+  }
+
+  @SubscribeMessage('chat')
+  chat(@ConnectedSocket() socket: WebSocket, @MessageBody() data: Record<string, unknown>): Promise<Frame | undefined> {
+    return this.realtime.chat(socket, data);
+  }
+}

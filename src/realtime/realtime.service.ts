@@ -1,0 +1,241 @@
+import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { WebSocket } from 'ws';
+import { bearerToken } from '../auth/auth.guard';
+import { AuthService } from '../auth/auth.service';
+import type { ServerSessionContext } from '../auth/auth.types';
+import { BadRequestError, UnauthorizedError } from '../common/errors/app-error';
+import { mapError } from '../common/errors/error-body';
+import { EVENT_BUS, EventBus, ServiceEvent } from '../common/events/events';
+import { formatLocalDateTime } from '../common/time';
+import { PlayerService } from '../player/player.service';
+import { ServerService } from '../server/server.service';
+import { Frame, OpenConnectionResponse } from './dto/realtime.dto';
+import { RealtimeRepository } from './realtime.repository';
+
+/** Close codes (decisions.md §3). */
+export const CLOSE_TOKEN_EXPIRING = 4001;
+export const CLOSE_SESSION_ENDED = 4002;
+export const CLOSE_GOING_AWAY = 1001;
+
+/** The socket is closed this long before its token expires, so the plugin refreshes in time. */
+const EXPIRY_MARGIN_MS = 30_000;
+const PING_INTERVAL_MS = 30_000;
+const MAX_CHAT_LENGTH = 256;
+
+interface Connection {
+  id: string;
+  socket: WebSocket;
+  session: ServerSessionContext;
+  serverName: string;
+  alive: boolean;
+  expiryTimer: NodeJS.Timeout;
+}
+
+type UpgradeRequest = IncomingMessage & { rhythmcSession?: ServerSessionContext };
+
+const UID = /^[1-9]\d{0,17}$/;
+
+function uidOf(data: Record<string, unknown>): string {
+  const uid = data.uid;
+  const text = typeof uid === 'number' && Number.isSafeInteger(uid) ? String(uid) : uid;
+  if (typeof text !== 'string' || !UID.test(text)) throw new BadRequestError('uid must be a positive integer');
+  return text;
+}
+
+/**
+ * The game servers connected to this instance, and what reaches them: acks of their frames,
+ * kicks, chat and session closes from the event bus (which, with Redis, spans every instance).
+ */
+@Injectable()
+export class RealtimeService implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('Realtime');
+  private readonly instanceId = randomUUID();
+  private readonly connections = new Map<WebSocket, Connection>();
+  private unsubscribe: (() => void) | null = null;
+  private pingTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly auth: AuthService,
+    private readonly players: PlayerService,
+    private readonly servers: ServerService,
+    private readonly repository: RealtimeRepository,
+    @Inject(EVENT_BUS) private readonly events: EventBus,
+  ) {}
+
+  onModuleInit(): void {
+    this.unsubscribe = this.events.subscribe((event) => this.onEvent(event));
+    this.pingTimer = setInterval(() => this.pingAll(), PING_INTERVAL_MS);
+    this.pingTimer.unref();
+  }
+
+  /** Closes every socket with 1001 (going away) when the service stops. */
+  onApplicationShutdown(): void {
+    this.unsubscribe?.();
+    if (this.pingTimer) clearInterval(this.pingTimer);
+    for (const connection of this.connections.values()) this.close(connection, CLOSE_GOING_AWAY, 'Service shutting down');
+  }
+
+  /** Upgrade check: a live server access token in the Authorization header; throws (→ HTTP 401) otherwise. */
+  async authenticateUpgrade(request: UpgradeRequest): Promise<void> {
+    const token = bearerToken(request.headers.authorization);
+    if (token === null) throw new UnauthorizedError('Missing bearer server access token');
+    request.rhythmcSession = await this.auth.resolveServerToken(token);
+  }
+
+  async register(socket: WebSocket, request: UpgradeRequest): Promise<void> {
+    const session = request.rhythmcSession;
+    if (!session) {
+      socket.close(1008, 'Unauthenticated');
+      return;
+    }
+    const delay = Math.max(0, session.tokenExpiresAt.getTime() - EXPIRY_MARGIN_MS - Date.now());
+    const connection: Connection = {
+      id: randomUUID(),
+      socket,
+      session,
+      serverName: '',
+      alive: true,
+      expiryTimer: setTimeout(() => this.close(connection, CLOSE_TOKEN_EXPIRING, 'Token expiring; refresh and reconnect'), delay),
+    };
+    this.connections.set(socket, connection);
+    socket.on('pong', () => {
+      connection.alive = true;
+    });
+    connection.serverName = await this.servers.serverName(session.serverId);
+    await this.repository
+      .recordOpen({
+        id: connection.id,
+        instanceId: this.instanceId,
+        serverId: session.serverId,
+        serverSessionId: session.sessionId,
+        remoteAddress: request.socket.remoteAddress ?? null,
+        connectedAt: new Date(),
+      })
+      .catch((error: unknown) => this.logger.warn(`Recording a connection failed: ${String(error)}`));
+  }
+
+  unregister(socket: WebSocket): void {
+    const connection = this.connections.get(socket);
+    if (!connection) return;
+    clearTimeout(connection.expiryTimer);
+    this.connections.delete(socket);
+    void this.repository.recordClose(connection.id, socket.readyState === socket.CLOSED ? 1000 : 1006).catch(() => undefined);
+  }
+
+  /** `resume_session` {uid, accessToken}: bind the player here and renew the token's TTL. */
+  async resumeSession(socket: WebSocket, data: Record<string, unknown>): Promise<Frame> {
+    const connection = this.connections.get(socket);
+    const uidValue = typeof data.uid === 'number' || typeof data.uid === 'string' ? data.uid : null;
+    try {
+      if (!connection) throw new UnauthorizedError('Unknown connection');
+      const uid = uidOf(data);
+      if (typeof data.accessToken !== 'string' || data.accessToken.length === 0 || data.accessToken.length > 512) {
+        throw new BadRequestError('accessToken must be a non-empty string');
+      }
+      const expiresIn = await this.auth.renewPlayerSession(data.accessToken, uid, connection.session);
+      return { event: 'resume_session', data: { uid: Number(uid), ok: true, expiresIn } };
+    } catch (error) {
+      const { body } = this.mapped(error);
+      return { event: 'resume_session', data: { uid: uidValue === null ? null : Number(uidValue), ok: false, ...body } };
+    }
+  }
+
+  /** `chat` {uid, message}: decorated and delivered to every connected game server. Nothing is answered on success. */
+  async chat(socket: WebSocket, data: Record<string, unknown>): Promise<Frame | undefined> {
+    const connection = this.connections.get(socket);
+    try {
+      if (!connection) throw new UnauthorizedError('Unknown connection');
+      const uid = uidOf(data);
+      if (typeof data.message !== 'string' || data.message.trim().length === 0 || data.message.length > MAX_CHAT_LENGTH) {
+        throw new BadRequestError(`message must be a non-empty string of at most ${MAX_CHAT_LENGTH} characters`);
+      }
+      const sender = await this.players.chatIdentity(uid, connection.session.sessionId);
+      await this.events.publish({
+        type: 'chat',
+        data: {
+          uid: sender.uid,
+          username: sender.username,
+          displayName: sender.displayName,
+          message: data.message,
+          serverID: connection.session.serverId,
+          serverName: connection.serverName,
+          prefix: sender.prefix,
+          suffix: sender.suffix,
+        },
+      });
+      return undefined;
+    } catch (error) {
+      return { event: 'error', data: this.mapped(error).body };
+    }
+  }
+
+  async listConnections(): Promise<OpenConnectionResponse[]> {
+    const rows = await this.repository.listOpen();
+    return rows.map((row) => ({
+      connectionId: row.id,
+      serverID: row.serverId,
+      instanceId: row.instanceId,
+      remoteAddress: row.remoteAddress,
+      connectedAt: formatLocalDateTime(row.connectedAt),
+    }));
+  }
+
+  private onEvent(event: ServiceEvent): void {
+    switch (event.type) {
+      case 'server_session.ended':
+        for (const connection of this.connectionsOf(event.sessionIds)) {
+          this.close(connection, CLOSE_SESSION_ENDED, event.reason === 'logout' ? 'Server logged out' : 'Session replaced by a new login');
+        }
+        return;
+      case 'player.kicked': {
+        const frame = { event: 'kick_player', data: { uid: Number(event.uid), message: event.message, reason: event.reason, until: event.until } };
+        for (const connection of this.connectionsOf(event.serverSessionIds)) this.send(connection, frame);
+        return;
+      }
+      case 'chat': {
+        const frame = { event: 'chat', data: event.data };
+        for (const connection of this.connections.values()) this.send(connection, frame);
+        return;
+      }
+    }
+  }
+
+  private connectionsOf(sessionIds: string[]): Connection[] {
+    const wanted = new Set(sessionIds);
+    return [...this.connections.values()].filter((connection) => wanted.has(connection.session.sessionId));
+  }
+
+  private send(connection: Connection, frame: Frame): void {
+    if (connection.socket.readyState === connection.socket.OPEN) connection.socket.send(JSON.stringify(frame));
+  }
+
+  private close(connection: Connection, code: number, reason: string): void {
+    clearTimeout(connection.expiryTimer);
+    if (connection.socket.readyState === connection.socket.OPEN || connection.socket.readyState === connection.socket.CONNECTING) {
+      connection.socket.close(code, reason);
+    }
+    void this.repository.recordClose(connection.id, code).catch(() => undefined);
+  }
+
+  private pingAll(): void {
+    for (const connection of this.connections.values()) {
+      if (!connection.alive) {
+        connection.socket.terminate();
+        continue;
+      }
+      connection.alive = false;
+      connection.socket.ping();
+    }
+    if (this.connections.size > 0) {
+      void this.repository.touchInstance(this.instanceId).catch((error: unknown) => this.logger.warn(`Heartbeat failed: ${String(error)}`));
+    }
+  }
+
+  private mapped(error: unknown) {
+    const mapped = mapError(error);
+    if (mapped.internal) this.logger.error(`WebSocket frame failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    return mapped;
+  }
+}

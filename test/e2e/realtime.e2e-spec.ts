@@ -1,0 +1,313 @@
+import { loginServer, onlineServer } from '../factories/server.factory';
+import { createPlayer, loginPlayer, onlinePlayer } from '../factories/player.factory';
+import { multiInstanceAvailable, startTestApp, TestApp } from '../support/test-app';
+import { WsClient } from '../support/ws-client';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function grantTitle(app: TestApp, uid: number, key: string, properties: Record<string, unknown>): Promise<void> {
+  await app.sql(`INSERT INTO collection (key, type, unlock_method, properties) VALUES ($1, 'title', '{"type":"MANUAL"}', $2) ON CONFLICT (key) DO NOTHING`, [
+    key,
+    JSON.stringify(properties),
+  ]);
+  await app.sql('INSERT INTO player_collection (uid, collection_key) VALUES ($1, $2) ON CONFLICT DO NOTHING', [uid, key]);
+}
+
+describe('Realtime WebSocket', () => {
+  let app: TestApp;
+  const clients: WsClient[] = [];
+  const connect = async (token: string) => {
+    const client = await WsClient.connect(app.baseUrl, token);
+    clients.push(client);
+    return client;
+  };
+
+  beforeAll(async () => {
+    app = await startTestApp();
+  });
+  afterEach(() => {
+    for (const client of clients.splice(0)) client.socket.terminate();
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  describe('upgrade', () => {
+    it('is refused with HTTP 401 and the error body without a valid server access token', async () => {
+      const session = await onlineServer(app);
+      expect(await WsClient.refused(app.baseUrl, null)).toEqual({ status: 401, body: { error: 'UNAUTHORIZED', message: 'Missing bearer server access token' } });
+      expect(await WsClient.refused(app.baseUrl, 'forged')).toEqual({ status: 401, body: { error: 'UNAUTHORIZED', message: 'Invalid or expired server access token' } });
+      expect((await WsClient.refused(app.baseUrl, session.server.bootstrapToken)).status).toBe(401);
+    });
+
+    it('is accepted with a live server token and listed by the admin API', async () => {
+      const session = await onlineServer(app);
+      await connect(session.accessToken);
+      await sleep(100);
+      const listed = await app.admin.get('/admin/realtime/connections');
+      expect(listed.status).toBe(200);
+      expect(listed.body).toEqual(
+        expect.arrayContaining([
+          { connectionId: expect.any(String), serverID: session.serverID, instanceId: expect.any(String), remoteAddress: expect.any(String), connectedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/) },
+        ]),
+      );
+    });
+  });
+
+  describe('frames', () => {
+    it('answers malformed and unknown frames with an error frame and keeps the connection', async () => {
+      const session = await onlineServer(app);
+      const client = await connect(session.accessToken);
+      const cases: Array<[string, string]> = [
+        ['not json', 'Malformed frame: not JSON'],
+        ['[1,2]', 'Malformed frame: expected {"event", "data"}'],
+        ['{"data":{}}', 'Malformed frame: event must be a string'],
+        ['{"event":"dance","data":{}}', 'Unknown event "dance"'],
+        ['{"event":"chat","data":"hi"}', 'Malformed frame: data of "chat" must be an object'],
+      ];
+      for (const [raw, message] of cases) {
+        const from = client.frames.length;
+        client.sendRaw(raw);
+        const frame = await client.next((f) => f.event === 'error', 5000, from);
+        expect(frame).toEqual({ event: 'error', data: { error: 'BAD_REQUEST', message } });
+      }
+      const player = await onlinePlayer(app, session);
+      const ack = await client.request('resume_session', { uid: player.uid, accessToken: player.accessToken });
+      expect(ack.data.ok).toBe(true);
+    });
+  });
+
+  describe('resume_session', () => {
+    it('acknowledges and answers ok:false with the error code for a bad token or uid', async () => {
+      const session = await onlineServer(app);
+      const player = await onlinePlayer(app, session);
+      const client = await connect(session.accessToken);
+      expect(await client.request('resume_session', { uid: player.uid, accessToken: player.accessToken })).toEqual({
+        event: 'resume_session',
+        data: { uid: player.uid, ok: true, expiresIn: 600 },
+      });
+      expect(await client.request('resume_session', { uid: player.uid, accessToken: 'dead' })).toEqual({
+        event: 'resume_session',
+        data: { uid: player.uid, ok: false, error: 'UNAUTHORIZED', message: 'Invalid or expired player access token' },
+      });
+      expect((await client.request('resume_session', { uid: player.uid + 1, accessToken: player.accessToken })).data).toEqual({
+        uid: player.uid + 1,
+        ok: false,
+        error: 'UNAUTHORIZED',
+        message: 'The access token does not belong to this uid',
+      });
+      expect((await client.request('resume_session', { uid: 'x', accessToken: player.accessToken })).data).toEqual({
+        uid: null,
+        ok: false,
+        error: 'BAD_REQUEST',
+        message: 'uid must be a positive integer',
+      });
+    });
+
+    it('binds the player to the server session of the socket', async () => {
+      const a = await onlineServer(app);
+      const b = await onlineServer(app);
+      const player = await onlinePlayer(app, a);
+      const client = await connect(b.accessToken);
+      expect((await client.request('resume_session', { uid: player.uid, accessToken: player.accessToken })).data.ok).toBe(true);
+      const [row] = await app.sql<{ server_id: number }>(
+        'SELECT ss.server_id FROM player_session ps JOIN server_session ss ON ss.id = ps.server_session_id WHERE ps.uid = $1',
+        [player.uid],
+      );
+      expect(row.server_id).toBe(b.serverID);
+      const viaB = await app.http.post('/player/options', { uid: player.uid, accessToken: player.accessToken, options: {} }, { token: b.accessToken });
+      expect(viaB.status).toBe(200);
+    });
+  });
+
+  describe('kick_player', () => {
+    it('reaches the game server where the player is bound when an admin bans them, and only that one', async () => {
+      const a = await onlineServer(app);
+      const b = await onlineServer(app);
+      const player = await onlinePlayer(app, a);
+      const onA = await connect(a.accessToken);
+      const onB = await connect(b.accessToken);
+      await app.admin.post(`/admin/players/${player.uid}/ban`, { reason: 'griefing', until: '2099-05-06T07:08:09', message: 'Banned for griefing' });
+      const kick = await onA.next((frame) => frame.event === 'kick_player');
+      expect(kick).toEqual({ event: 'kick_player', data: { uid: player.uid, message: 'Banned for griefing', reason: 'griefing', until: '2099-05-06T07:08:09' } });
+      await sleep(200);
+      expect(onB.frames.filter((frame) => frame.event === 'kick_player')).toEqual([]);
+    });
+  });
+
+  describe('chat', () => {
+    it('reaches every connected game server, decorated with the selected titles', async () => {
+      const a = await onlineServer(app);
+      const b = await onlineServer(app);
+      const player = await onlinePlayer(app, a, { displayName: 'Rin' });
+      await grantTitle(app, player.uid, 'rhythmc:title.chat_star', { title: '&6Star', description: ['Shines', 'bright'], rarity: 'EPIC', position: true });
+      const set = await app.http.post('/player/options', { uid: player.uid, accessToken: player.accessToken, options: {}, playerPrefix: 'rhythmc:title.chat_star' }, { token: a.accessToken });
+      expect(set.status).toBe(200);
+      const onA = await connect(a.accessToken);
+      const onB = await connect(b.accessToken);
+      await sleep(100);
+
+      onA.send('chat', { uid: player.uid, message: 'hello network' });
+      const expected = {
+        event: 'chat',
+        data: {
+          uid: player.uid,
+          username: player.username,
+          displayName: 'Rin',
+          message: 'hello network',
+          serverID: a.serverID,
+          serverName: a.server.serverName,
+          prefix: { key: 'rhythmc:title.chat_star', title: '&6Star', description: ['Shines', 'bright'], rarity: 'EPIC', position: true },
+          suffix: null,
+        },
+      };
+      expect(await onB.next((frame) => frame.event === 'chat' && frame.data.message === 'hello network')).toEqual(expected);
+      expect(await onA.next((frame) => frame.event === 'chat' && frame.data.message === 'hello network')).toEqual(expected);
+    });
+
+    it('refuses chat from a player not bound to this server, and invalid messages', async () => {
+      const a = await onlineServer(app);
+      const b = await onlineServer(app);
+      const player = await onlinePlayer(app, a);
+      const onB = await connect(b.accessToken);
+      expect(await onB.request('chat', { uid: player.uid, message: 'hi' }, 'error')).toEqual({
+        event: 'error',
+        data: { error: 'UNAUTHORIZED', message: 'The player has no live session on this server' },
+      });
+      expect((await onB.request('chat', { uid: player.uid, message: '' }, 'error')).data.message).toBe('message must be a non-empty string of at most 256 characters');
+      expect((await onB.request('chat', { uid: player.uid, message: 'x'.repeat(257) }, 'error')).data.error).toBe('BAD_REQUEST');
+    });
+  });
+
+  describe('session lifecycle', () => {
+    it('closes the socket with 4002 when a new login replaces the session', async () => {
+      const session = await onlineServer(app);
+      const client = await connect(session.accessToken);
+      await loginServer(app, session.server);
+      expect(await client.closed).toEqual({ code: 4002, reason: 'Session replaced by a new login' });
+    });
+
+    it('closes the socket with 4002 on server logout', async () => {
+      const session = await onlineServer(app);
+      const client = await connect(session.accessToken);
+      expect((await app.http.post('/server/logout', undefined, { token: session.accessToken })).status).toBe(204);
+      expect(await client.closed).toEqual({ code: 4002, reason: 'Server logged out' });
+    });
+  });
+});
+
+describe('Realtime with a short server token lifetime', () => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await startTestApp({ env: { SERVER_TOKEN_TTL_SECONDS: '32' } });
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('closes the socket with 4001 thirty seconds before the server token expires', async () => {
+    const session = await onlineServer(app);
+    const client = await WsClient.connect(app.baseUrl, session.accessToken);
+    const started = Date.now();
+    expect(await client.closed).toEqual({ code: 4001, reason: 'Token expiring; refresh and reconnect' });
+    const elapsed = Date.now() - started;
+    expect(elapsed).toBeGreaterThan(1000);
+    expect(elapsed).toBeLessThan(4000);
+  });
+});
+
+describe('Realtime with a short player token lifetime', () => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await startTestApp({ env: { PLAYER_TOKEN_TTL_SECONDS: '2' } });
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('keeps a resumed player token valid past its original TTL, and lets an unresumed one expire', async () => {
+    const session = await onlineServer(app);
+    const resumed = await onlinePlayer(app, session);
+    const idle = await onlinePlayer(app, session);
+    const client = await WsClient.connect(app.baseUrl, session.accessToken);
+    await sleep(1200);
+    expect((await client.request('resume_session', { uid: resumed.uid, accessToken: resumed.accessToken })).data).toEqual({ uid: resumed.uid, ok: true, expiresIn: 2 });
+    await sleep(1200);
+    // 2.4 s after login: past the original 2 s TTL.
+    const ok = await app.http.post('/player/options', { uid: resumed.uid, accessToken: resumed.accessToken, options: {} }, { token: session.accessToken });
+    expect(ok.status).toBe(200);
+    const expired = await app.http.post('/player/options', { uid: idle.uid, accessToken: idle.accessToken, options: {} }, { token: session.accessToken });
+    expect(expired.status).toBe(401);
+    client.socket.terminate();
+  });
+});
+
+(multiInstanceAvailable() ? describe : describe.skip)('Two service instances on one PostgreSQL and Redis', () => {
+  let a: TestApp;
+  let b: TestApp;
+  const clients: WsClient[] = [];
+
+  beforeAll(async () => {
+    a = await startTestApp({ env: { THROTTLE_LOGIN_LIMIT: '1000' } });
+    b = await startTestApp({ shareWith: a, env: { THROTTLE_LOGIN_LIMIT: '1000' } });
+  });
+  afterEach(() => {
+    for (const client of clients.splice(0)) client.socket.terminate();
+  });
+  afterAll(async () => {
+    await b.close();
+    await a.close();
+  });
+
+  it('a ban issued through instance A kicks the player on a game server connected to instance B', async () => {
+    const session = await onlineServer(a);
+    const player = await onlinePlayer(a, session);
+    const onB = await WsClient.connect(b.baseUrl, session.accessToken);
+    clients.push(onB);
+    await a.admin.post(`/admin/players/${player.uid}/ban`, { reason: 'x' });
+    expect(await onB.next((frame) => frame.event === 'kick_player')).toEqual({ event: 'kick_player', data: { uid: player.uid, message: 'You are banned: x', reason: 'x', until: '' } });
+  });
+
+  it('chat sent on A reaches a game server connected to B', async () => {
+    const s1 = await onlineServer(a);
+    const s2 = await onlineServer(a);
+    const player = await onlinePlayer(a, s1);
+    const onA = await WsClient.connect(a.baseUrl, s1.accessToken);
+    const onB = await WsClient.connect(b.baseUrl, s2.accessToken);
+    clients.push(onA, onB);
+    await sleep(100);
+    onA.send('chat', { uid: player.uid, message: 'across instances' });
+    const frame = await onB.next((f) => f.event === 'chat' && f.data.message === 'across instances');
+    expect(frame.data).toMatchObject({ uid: player.uid, serverID: s1.serverID });
+    await sleep(200);
+    // Delivered once per game server, not once per instance.
+    expect(onB.frames.filter((f) => f.event === 'chat' && f.data.message === 'across instances')).toHaveLength(1);
+  });
+
+  it('a re-login through B closes the socket held on A with 4002', async () => {
+    const session = await onlineServer(a);
+    const onA = await WsClient.connect(a.baseUrl, session.accessToken);
+    clients.push(onA);
+    const relogin = await b.http.post('/server/login', { pluginVersion: 1, pluginSHA: 'x' }, { token: session.server.bootstrapToken });
+    expect(relogin.status).toBe(200);
+    expect((await onA.closed).code).toBe(4002);
+  });
+
+  it('shares the login rate limit', async () => {
+    const limitedA = await startTestApp({ env: { THROTTLE_LOGIN_LIMIT: '3' } });
+    const limitedB = await startTestApp({ shareWith: limitedA, env: { THROTTLE_LOGIN_LIMIT: '3' } });
+    try {
+      const player = await createPlayer(limitedA);
+      const session = await onlineServer(limitedA);
+      const attempt = (app: TestApp) => app.http.post('/player/login', { mode: 'TOKEN', version: 1, authToken: 'wrong' }, { token: session.accessToken });
+      const statuses = [(await attempt(limitedA)).status, (await attempt(limitedB)).status, (await attempt(limitedA)).status, (await attempt(limitedB)).status];
+      expect(statuses).toEqual([401, 401, 401, 429]);
+      expect((await loginPlayer(limitedA, session, player).catch((error: Error) => error.message))).toMatch(/^loginPlayer: 429/);
+    } finally {
+      await limitedB.close();
+      await limitedA.close();
+    }
+  });
+});
