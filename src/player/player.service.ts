@@ -77,17 +77,7 @@ export class PlayerService {
   async updateOptions(server: ServerSessionContext, body: PlayerOptionsDto): Promise<PlayerProfileResponse> {
     const session = await this.ownSession(server, body.accessToken, body.uid);
     const core = this.parseCoreOptions(body.options);
-    const titleKeys = [body.playerPrefix, body.playerSuffix].filter((key): key is string => key !== undefined && key !== '');
-    if (titleKeys.length > 0) {
-      const unlocked = await this.catalog.unlockedTitles(session.uid, titleKeys);
-      const missing = titleKeys.filter((key) => !unlocked.has(key));
-      if (missing.length > 0) {
-        const fields = [body.playerPrefix, body.playerSuffix]
-          .map((key, index) => (key !== undefined && missing.includes(key) ? (index === 0 ? 'playerPrefix' : 'playerSuffix') : null))
-          .filter((field) => field !== null);
-        throw new BadRequestError(`${fields.join(', ')}: not an unlocked title collection of this player (${missing.join(', ')})`);
-      }
-    }
+    await this.assertUnlockedTitles(session.uid, { playerPrefix: body.playerPrefix, playerSuffix: body.playerSuffix });
 
     return this.tx.run(async (manager) => {
       const player = await this.players.lockByUid(session.uid, manager);
@@ -233,6 +223,19 @@ export class PlayerService {
     if (session.uid !== uid) throw new UnauthorizedError('The access token does not belong to this uid');
     if (session.serverSessionId !== server.sessionId) throw new UnauthorizedError('The player session belongs to another server session');
     return session;
+  }
+
+  /** playerPrefix / playerSuffix must name `title` collections the player has unlocked, or be '' (decisions.md §4). */
+  private async assertUnlockedTitles(uid: string, selection: Record<'playerPrefix' | 'playerSuffix', string | undefined>): Promise<void> {
+    const chosen = Object.entries(selection).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== '');
+    if (chosen.length === 0) return;
+    const unlocked = await this.catalog.unlockedTitles(uid, chosen.map(([, key]) => key));
+    const refused = chosen.filter(([, key]) => !unlocked.has(key));
+    if (refused.length > 0) {
+      throw new BadRequestError(
+        `${refused.map(([field]) => field).join(', ')}: not an unlocked title collection of this player (${refused.map(([, key]) => key).join(', ')})`,
+      );
+    }
   }
 
   private parseCoreOptions(options: Record<string, unknown>): Partial<PlayerEntity> {

@@ -103,6 +103,9 @@ export class RealtimeService implements OnModuleInit, OnApplicationShutdown {
     socket.on('pong', () => {
       connection.alive = true;
     });
+    socket.once('close', (code: number) => {
+      void this.repository.recordClose(connection.id, code).catch(() => undefined);
+    });
     connection.serverName = await this.servers.serverName(session.serverId);
     await this.repository
       .recordOpen({
@@ -121,7 +124,6 @@ export class RealtimeService implements OnModuleInit, OnApplicationShutdown {
     if (!connection) return;
     clearTimeout(connection.expiryTimer);
     this.connections.delete(socket);
-    void this.repository.recordClose(connection.id, socket.readyState === socket.CLOSED ? 1000 : 1006).catch(() => undefined);
   }
 
   /** `resume_session` {uid, accessToken}: bind the player here and renew the token's TTL. */
@@ -216,7 +218,6 @@ export class RealtimeService implements OnModuleInit, OnApplicationShutdown {
     if (connection.socket.readyState === connection.socket.OPEN || connection.socket.readyState === connection.socket.CONNECTING) {
       connection.socket.close(code, reason);
     }
-    void this.repository.recordClose(connection.id, code).catch(() => undefined);
   }
 
   private pingAll(): void {

@@ -192,6 +192,12 @@ describe('Realtime WebSocket', () => {
       const client = await connect(session.accessToken);
       expect((await app.http.post('/server/logout', undefined, { token: session.accessToken })).status).toBe(204);
       expect(await client.closed).toEqual({ code: 4002, reason: 'Server logged out' });
+      await sleep(100);
+      expect(await app.sql('SELECT close_code, closed_at IS NOT NULL AS closed FROM ws_connection WHERE server_id = $1', [session.serverID])).toEqual([
+        { close_code: 4002, closed: true },
+      ]);
+      const listed = await app.admin.get('/admin/realtime/connections');
+      expect(listed.body.filter((c: { serverID: number }) => c.serverID === session.serverID)).toEqual([]);
     });
   });
 });
