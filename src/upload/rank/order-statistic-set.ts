@@ -1,0 +1,180 @@
+/**
+ * A set of keys (a, b, c) — three numbers compared in that order, ascending — that answers "how
+ * many keys are below this one" in O(log n).
+ *
+ * Layout: sorted blocks of at most 512 keys, each a Float64Array of consecutive triples (24 bytes
+ * a key, no object per key, so a million keys cost about 32 MB), plus a Fenwick tree over the
+ * block sizes. A lookup binary-searches the block ends, then inside the block; the keys below are
+ * the Fenwick prefix of the earlier blocks plus the position in the block: O(log n). An insert or
+ * delete shifts at most one block (≤ 512 keys); a block that grows past 512 splits in two and an
+ * empty one is dropped, both rebuilding the Fenwick tree (O(n / 512), once per ~256 inserts).
+ */
+const MAX_BLOCK = 512;
+const INITIAL_CAPACITY = 8;
+
+export class OrderStatisticSet {
+  private blocks: Float64Array[] = [];
+  private counts: number[] = [];
+  /** Fenwick tree over `counts`, 1-based. */
+  private tree: number[] = [0];
+  private total = 0;
+
+  get size(): number {
+    return this.total;
+  }
+
+  /** Number of keys strictly below (a, b, c). */
+  countBelow(a: number, b: number, c: number): number {
+    const block = this.blockFor(a, b, c);
+    if (block < 0) return this.total;
+    return this.prefix(block) + this.lowerBound(block, a, b, c);
+  }
+
+  has(a: number, b: number, c: number): boolean {
+    const block = this.blockFor(a, b, c);
+    if (block < 0) return false;
+    const pos = this.lowerBound(block, a, b, c);
+    return pos < this.counts[block] && this.equalsAt(block, pos, a, b, c);
+  }
+
+  /** Adds the key; false when it was there already. */
+  insert(a: number, b: number, c: number): boolean {
+    if (this.blocks.length === 0) {
+      this.blocks.push(new Float64Array(INITIAL_CAPACITY * 3));
+      this.counts.push(0);
+      this.rebuildTree();
+    }
+    let block = this.blockFor(a, b, c);
+    if (block < 0) block = this.blocks.length - 1;
+    const count = this.counts[block];
+    const pos = this.lowerBound(block, a, b, c);
+    if (pos < count && this.equalsAt(block, pos, a, b, c)) return false;
+
+    let data = this.blocks[block];
+    if ((count + 1) * 3 > data.length) {
+      const grown = new Float64Array(Math.min(Math.max(data.length * 2, INITIAL_CAPACITY * 3), (MAX_BLOCK + 1) * 3));
+      grown.set(data.subarray(0, count * 3));
+      this.blocks[block] = data = grown;
+    }
+    data.copyWithin((pos + 1) * 3, pos * 3, count * 3);
+    data[pos * 3] = a;
+    data[pos * 3 + 1] = b;
+    data[pos * 3 + 2] = c;
+    this.counts[block] = count + 1;
+    this.total++;
+    if (count + 1 > MAX_BLOCK) this.split(block);
+    else this.add(block, 1);
+    return true;
+  }
+
+  /** Removes the key; false when it was not there. */
+  delete(a: number, b: number, c: number): boolean {
+    const block = this.blockFor(a, b, c);
+    if (block < 0) return false;
+    const count = this.counts[block];
+    const pos = this.lowerBound(block, a, b, c);
+    if (pos >= count || !this.equalsAt(block, pos, a, b, c)) return false;
+    const data = this.blocks[block];
+    data.copyWithin(pos * 3, (pos + 1) * 3, count * 3);
+    this.counts[block] = count - 1;
+    this.total--;
+    if (count - 1 === 0 && this.blocks.length > 1) {
+      this.blocks.splice(block, 1);
+      this.counts.splice(block, 1);
+      this.rebuildTree();
+    } else {
+      this.add(block, -1);
+    }
+    return true;
+  }
+
+  clear(): void {
+    this.blocks = [];
+    this.counts = [];
+    this.tree = [0];
+    this.total = 0;
+  }
+
+  /** Every key in order (tests and diagnostics). */
+  *keys(): IterableIterator<[number, number, number]> {
+    for (let block = 0; block < this.blocks.length; block++) {
+      const data = this.blocks[block];
+      for (let i = 0; i < this.counts[block]; i++) yield [data[i * 3], data[i * 3 + 1], data[i * 3 + 2]];
+    }
+  }
+
+  /** The first block whose last key is ≥ (a, b, c), or -1 when every key is below it. */
+  private blockFor(a: number, b: number, c: number): number {
+    let lo = 0;
+    let hi = this.blocks.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const count = this.counts[mid];
+      if (count === 0 || compareAt(this.blocks[mid], count - 1, a, b, c) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < this.blocks.length ? lo : -1;
+  }
+
+  /** Position of the first key ≥ (a, b, c) inside the block. */
+  private lowerBound(block: number, a: number, b: number, c: number): number {
+    const data = this.blocks[block];
+    let lo = 0;
+    let hi = this.counts[block];
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compareAt(data, mid, a, b, c) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  private equalsAt(block: number, pos: number, a: number, b: number, c: number): boolean {
+    return compareAt(this.blocks[block], pos, a, b, c) === 0;
+  }
+
+  private split(block: number): void {
+    const data = this.blocks[block];
+    const count = this.counts[block];
+    const half = count >>> 1;
+    const upper = new Float64Array((MAX_BLOCK + 1) * 3);
+    upper.set(data.subarray(half * 3, count * 3));
+    this.blocks.splice(block + 1, 0, upper);
+    this.counts.splice(block + 1, 0, count - half);
+    this.counts[block] = half;
+    this.rebuildTree();
+  }
+
+  private rebuildTree(): void {
+    const n = this.counts.length;
+    const tree = new Array<number>(n + 1).fill(0);
+    for (let i = 1; i <= n; i++) {
+      tree[i] += this.counts[i - 1];
+      const parent = i + (i & -i);
+      if (parent <= n) tree[parent] += tree[i];
+    }
+    this.tree = tree;
+  }
+
+  private add(block: number, delta: number): void {
+    for (let i = block + 1; i < this.tree.length; i += i & -i) this.tree[i] += delta;
+  }
+
+  /** Keys in the blocks before `block`. */
+  private prefix(block: number): number {
+    let sum = 0;
+    for (let i = block; i > 0; i -= i & -i) sum += this.tree[i];
+    return sum;
+  }
+}
+
+function compareAt(data: Float64Array, pos: number, a: number, b: number, c: number): number {
+  const offset = pos * 3;
+  const x = data[offset];
+  if (x !== a) return x < a ? -1 : 1;
+  const y = data[offset + 1];
+  if (y !== b) return y < b ? -1 : 1;
+  const z = data[offset + 2];
+  if (z !== c) return z < c ? -1 : 1;
+  return 0;
+}

@@ -1,0 +1,54 @@
+/**
+ * The play rating and ATP of decisions.md §5, as pure functions (the upload path and the admin
+ * recompute share them, so both always agree).
+ */
+
+/** ATP averages the best ratings of this many charts. */
+export const ATP_CHART_COUNT = 30;
+
+/** ATP and the answered play rating carry this many decimals. */
+export const RATING_DECIMALS = 4;
+
+const SCALE = 10 ** RATING_DECIMALS;
+
+/**
+ * Rating of one counted (pass: true) play with accuracy `acc` (0–100) on a chart of constant `constant`:
+ * acc ≥ 100: C + 2; 98 ≤ acc < 100: C + 1 + (acc − 98)/2; 95 ≤ acc < 98: C + (acc − 95)/3;
+ * acc < 95: max(0, C − (95 − acc)/5). A placeholder chart has C = 0.
+ */
+export function playRating(constant: number, acc: number): number {
+  if (acc >= 100) return constant + 2;
+  if (acc >= 98) return constant + 1 + (acc - 98) / 2;
+  if (acc >= 95) return constant + (acc - 95) / 3;
+  return Math.max(0, constant - (95 - acc) / 5);
+}
+
+/**
+ * `value` in ten-thousandths, rounded half up. The product is first cut to 12 significant digits
+ * so that binary noise does not decide the rounding (1.00005 × 10⁴ is 10000.499999999998 in
+ * binary; it rounds to 10001 as the decimal reading says).
+ */
+export function toTenThousandths(value: number): number {
+  return Math.round(Number((value * SCALE).toPrecision(12)));
+}
+
+/** `value` rounded half up to 4 decimals. */
+export function roundRating(value: number): number {
+  return toTenThousandths(value) / SCALE;
+}
+
+/**
+ * ATP in ten-thousandths (an exact integer, so orderings never compare binary fractions): the
+ * sum of the 30 highest per-chart best ratings, divided by 30, rounded to 4 decimals. The ratings
+ * are summed from the highest down, so the same set always gives the same sum.
+ */
+export function atpTenThousandths(bestRatings: readonly number[]): number {
+  const top = [...bestRatings].sort((a, b) => b - a).slice(0, ATP_CHART_COUNT);
+  const sum = top.reduce((total, rating) => total + rating, 0);
+  return toTenThousandths(sum / ATP_CHART_COUNT);
+}
+
+/** ATP as answered on the wire (4 decimals). */
+export function atpOf(bestRatings: readonly number[]): number {
+  return atpTenThousandths(bestRatings) / SCALE;
+}
