@@ -227,7 +227,7 @@ describe('Realtime with a short player token lifetime', () => {
   let app: TestApp;
 
   beforeAll(async () => {
-    app = await startTestApp({ env: { PLAYER_TOKEN_TTL_SECONDS: '2' } });
+    app = await startTestApp({ env: { PLAYER_TOKEN_TTL_SECONDS: '4' } });
   });
   afterAll(async () => {
     await app.close();
@@ -235,13 +235,16 @@ describe('Realtime with a short player token lifetime', () => {
 
   it('keeps a resumed player token valid past its original TTL, and lets an unresumed one expire', async () => {
     const session = await onlineServer(app);
-    const resumed = await onlinePlayer(app, session);
-    const idle = await onlinePlayer(app, session);
     const client = await WsClient.connect(app.baseUrl, session.accessToken);
-    await sleep(1200);
-    expect((await client.request('resume_session', { uid: resumed.uid, accessToken: resumed.accessToken })).data).toEqual({ uid: resumed.uid, ok: true, expiresIn: 2 });
-    await sleep(1200);
-    // 2.4 s after login: past the original 2 s TTL.
+    const idle = await onlinePlayer(app, session);
+    const loggedInAt = Date.now();
+    const resumed = await onlinePlayer(app, session);
+    const until = (ms: number) => sleep(Math.max(0, loggedInAt + ms - Date.now()));
+
+    await until(1500);
+    expect((await client.request('resume_session', { uid: resumed.uid, accessToken: resumed.accessToken })).data).toEqual({ uid: resumed.uid, ok: true, expiresIn: 4 });
+    // Past the original 4 s TTL of both tokens; the resumed one now lives until about 5.5 s.
+    await until(4300);
     const ok = await app.http.post('/player/options', { uid: resumed.uid, accessToken: resumed.accessToken, options: {} }, { token: session.accessToken });
     expect(ok.status).toBe(200);
     const expired = await app.http.post('/player/options', { uid: idle.uid, accessToken: idle.accessToken, options: {} }, { token: session.accessToken });
