@@ -17,6 +17,7 @@ import { RealtimeModule } from './realtime/realtime.module';
 import { ServerModule } from './server/server.module';
 import { CatalogModule } from './catalog/catalog.module';
 import { PlayerModule } from './player/player.module';
+import { EconomyModule } from './economy/economy.module';
 
 @Module({})
 class ConfigModule {
@@ -46,6 +47,7 @@ export class AppModule {
         ServerModule,
         CatalogModule,
         PlayerModule,
+        EconomyModule,
         RealtimeModule,
         HealthModule,
       ],

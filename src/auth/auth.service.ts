@@ -198,6 +198,17 @@ export class AuthService {
     return { sessionId: session.id, uid: session.uid, serverSessionId: session.serverSessionId, tokenExpiresAt: session.tokenExpiresAt };
   }
 
+  /**
+   * The live session of a player token that belongs to `uid` and to the calling server session;
+   * 401 otherwise (interface.md: collections and economy sync).
+   */
+  async resolveBoundPlayerToken(token: string, uid: string, server: ServerSessionContext): Promise<PlayerSessionContext> {
+    const session = await this.resolvePlayerToken(token);
+    if (session.uid !== uid) throw new UnauthorizedError('The access token does not belong to this uid');
+    if (session.serverSessionId !== server.sessionId) throw new UnauthorizedError('The player session belongs to another server session');
+    return session;
+  }
+
   /** Seconds left on a player session's token (for profile responses). */
   secondsLeft(session: PlayerSessionContext): number {
     return Math.max(0, Math.floor((session.tokenExpiresAt.getTime() - Date.now()) / 1000));

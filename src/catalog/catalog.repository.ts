@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { ASSET_TYPE, ASSET_UNLOCK_METHOD, ChartDefinition, CollectionDefinition } from './catalog.rules';
+import { ChartEntity } from './entities/chart.entity';
 import { CollectionEntity } from './entities/collection.entity';
 import { PlayerCollectionEntity } from './entities/player-collection.entity';
 
@@ -30,5 +32,119 @@ export class CatalogRepository {
       .where('c.key IN (:...keys)', { keys })
       .andWhere(`c.type = 'title'`)
       .getMany();
+  }
+
+  /** Every collection except the asset ones, by key. */
+  listListedCollections(): Promise<CollectionEntity[]> {
+    return this.manager()
+      .getRepository(CollectionEntity)
+      .createQueryBuilder('c')
+      .where('c.type <> :asset', { asset: ASSET_TYPE })
+      .orderBy('c.key', 'ASC')
+      .getMany();
+  }
+
+  /** Inserts or replaces the definitions in one statement; returns how many rows it wrote. */
+  async upsertCollections(definitions: CollectionDefinition[], manager?: EntityManager): Promise<number> {
+    if (definitions.length === 0) return 0;
+    const records = definitions.map((d) => ({ key: d.key, type: d.type, unlock_method: d.unlockMethod, properties: d.properties }));
+    const rows = await this.manager(manager).query<unknown[]>(
+      `INSERT INTO collection (key, type, unlock_method, properties)
+       SELECT t.key, t.type, t.unlock_method, t.properties
+         FROM jsonb_to_recordset($1::jsonb) AS t(key varchar, type varchar, unlock_method jsonb, properties jsonb)
+       ON CONFLICT (key) DO UPDATE
+         SET type = EXCLUDED.type, unlock_method = EXCLUDED.unlock_method, properties = EXCLUDED.properties, updated_at = now()
+       RETURNING key`,
+      [JSON.stringify(records)],
+    );
+    return rows.length;
+  }
+
+  /** The keys among `keys` that name a collection. */
+  async existingCollectionKeys(keys: string[], manager?: EntityManager): Promise<Set<string>> {
+    if (keys.length === 0) return new Set();
+    const rows = await this.manager(manager).query<{ key: string }[]>(`SELECT key FROM collection WHERE key = ANY($1::varchar[])`, [keys]);
+    return new Set(rows.map((row) => row.key));
+  }
+
+  /**
+   * Creates asset collections for the keys; keys that exist (or appear concurrently) are left
+   * alone. Rows are inserted in key order so that concurrent calls naming the same new keys in
+   * different orders wait on each other instead of deadlocking (same for grants).
+   */
+  async createAssetCollections(keys: string[], manager: EntityManager): Promise<void> {
+    if (keys.length === 0) return;
+    await manager.query(
+      `INSERT INTO collection (key, type, unlock_method, properties)
+       SELECT k, $2, $3::jsonb, '{}'::jsonb FROM unnest($1::varchar[]) AS k ORDER BY k
+       ON CONFLICT (key) DO NOTHING`,
+      [keys, ASSET_TYPE, JSON.stringify(ASSET_UNLOCK_METHOD)],
+    );
+  }
+
+  /** Grants the keys to the player; grants that exist (or appear concurrently) are kept as they are. */
+  async grantCollections(uid: string, keys: string[], manager: EntityManager): Promise<number> {
+    if (keys.length === 0) return 0;
+    const rows = await manager.query<unknown[]>(
+      `INSERT INTO player_collection (uid, collection_key)
+       SELECT $1::bigint, k FROM unnest($2::varchar[]) AS k ORDER BY k
+       ON CONFLICT (uid, collection_key) DO NOTHING
+       RETURNING collection_key`,
+      [uid, keys],
+    );
+    return rows.length;
+  }
+
+  listActiveCharts(): Promise<ChartEntity[]> {
+    return this.manager().getRepository(ChartEntity).find({ where: { active: true }, order: { levelId: 'ASC' } });
+  }
+
+  findChart(levelId: number, manager?: EntityManager): Promise<ChartEntity | null> {
+    return this.manager(manager).getRepository(ChartEntity).findOne({ where: { levelId } });
+  }
+
+  /**
+   * Inserts or replaces the charts. A chart without `createdAt` gets the current time when it is
+   * new and keeps its own when it exists; one with `createdAt` takes it either way.
+   */
+  async upsertCharts(charts: ChartDefinition[], manager: EntityManager): Promise<number> {
+    if (charts.length === 0) return 0;
+    const records = charts.map((c) => ({
+      level_id: c.levelId,
+      name: c.name,
+      difficulty_constant: c.difficultyConstant,
+      version: c.version,
+      active: c.active,
+      created_at: c.createdAt?.toISOString() ?? null,
+    }));
+    const json = JSON.stringify(records);
+    const rows = await manager.query<unknown[]>(
+      `INSERT INTO chart (level_id, name, difficulty_constant, version, active, created_at)
+       SELECT t.level_id, t.name, t.difficulty_constant, t.version, t.active, COALESCE(t.created_at, now())
+         FROM jsonb_to_recordset($1::jsonb)
+           AS t(level_id int, name varchar, difficulty_constant double precision, version varchar, active boolean, created_at timestamptz)
+       ON CONFLICT (level_id) DO UPDATE
+         SET name = EXCLUDED.name, difficulty_constant = EXCLUDED.difficulty_constant, version = EXCLUDED.version,
+             active = EXCLUDED.active, updated_at = now()
+       RETURNING level_id`,
+      [json],
+    );
+    await manager.query(
+      `UPDATE chart SET created_at = t.created_at
+         FROM jsonb_to_recordset($1::jsonb) AS t(level_id int, created_at timestamptz)
+        WHERE chart.level_id = t.level_id AND t.created_at IS NOT NULL`,
+      [json],
+    );
+    return rows.length;
+  }
+
+  /** Inserts the chart unless its level id exists (a concurrent insert of the same id wins quietly). */
+  async insertChartIfAbsent(chart: Omit<ChartDefinition, 'createdAt'>, manager?: EntityManager): Promise<void> {
+    await this.manager(manager).query(
+      `INSERT INTO chart (level_id, name, difficulty_constant, version, active)
+       VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (level_id) DO NOTHING`,
+      [chart.levelId, chart.name, chart.difficultyConstant, chart.version, chart.active],
+    );
   }
 }

@@ -1,8 +1,20 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import { AuthService } from '../auth/auth.service';
+import type { ServerSessionContext } from '../auth/auth.types';
+import { BadRequestError } from '../common/errors/app-error';
+import { formatLocalDateTime } from '../common/time';
+import { TransactionService } from '../database/transaction.service';
 import { CatalogRepository } from './catalog.repository';
-import { TitleInfo } from './catalog.types';
+import { isAssetKey, LEVEL_ID_MAX, parseChartBatch, parseCollectionBatch, placeholderChart } from './catalog.rules';
+import { ChartInfo, TitleInfo } from './catalog.types';
+import { ChartResponse, CollectionResponse, UpsertedResponse } from './dto/catalog.response';
+import { SyncCollectionsDto } from './dto/sync-collections.dto';
+import { ChartEntity } from './entities/chart.entity';
 import { CollectionEntity } from './entities/collection.entity';
+
+/** Unknown keys spelled out in one 400 answer; the rest are counted. */
+const MAX_LISTED_UNKNOWN_KEYS = 50;
 
 export function toTitleInfo(collection: CollectionEntity): TitleInfo {
   const properties = collection.properties;
@@ -16,9 +28,31 @@ export function toTitleInfo(collection: CollectionEntity): TitleInfo {
   };
 }
 
+function toCollectionResponse(collection: CollectionEntity): CollectionResponse {
+  return { key: collection.key, type: collection.type, unlockMethod: collection.unlockMethod, properties: collection.properties };
+}
+
+function toChartResponse(chart: ChartEntity): ChartResponse {
+  return {
+    levelId: chart.levelId,
+    name: chart.name,
+    difficultyConstant: chart.difficultyConstant,
+    version: chart.version,
+    createdAt: formatLocalDateTime(chart.createdAt),
+  };
+}
+
+function toChartInfo(chart: ChartEntity): ChartInfo {
+  return { levelId: chart.levelId, name: chart.name, difficultyConstant: chart.difficultyConstant, version: chart.version, active: chart.active };
+}
+
 @Injectable()
 export class CatalogService {
-  constructor(private readonly catalog: CatalogRepository) {}
+  constructor(
+    private readonly catalog: CatalogRepository,
+    private readonly auth: AuthService,
+    private readonly tx: TransactionService,
+  ) {}
 
   unlockedKeys(uid: string, manager?: EntityManager): Promise<string[]> {
     return this.catalog.unlockedKeys(uid, manager);
@@ -28,5 +62,71 @@ export class CatalogService {
   async unlockedTitles(uid: string, keys: string[], manager?: EntityManager): Promise<Map<string, TitleInfo>> {
     const titles = await this.catalog.unlockedTitles(uid, [...new Set(keys)], manager);
     return new Map(titles.map((title) => [title.key, toTitleInfo(title)]));
+  }
+
+  /** GET /server/collections: every collection but the asset ones. */
+  async listCollections(): Promise<CollectionResponse[]> {
+    return (await this.catalog.listListedCollections()).map(toCollectionResponse);
+  }
+
+  /** PUT /admin/collections: all entries valid or nothing stored. */
+  async upsertCollections(body: unknown): Promise<UpsertedResponse> {
+    const definitions = parseCollectionBatch(body);
+    return { upserted: await this.catalog.upsertCollections(definitions) };
+  }
+
+  /**
+   * POST /player/collections: grants the keys (never removes any). Unknown `rhythmc:assets.` keys
+   * become asset collections; any other unknown key fails the whole request before anything is
+   * written. Both inserts skip rows that exist, so repeated and concurrent calls are harmless.
+   */
+  async syncPlayerCollections(server: ServerSessionContext, body: SyncCollectionsDto): Promise<void> {
+    const session = await this.auth.resolveBoundPlayerToken(body.accessToken, body.uid, server);
+    const keys = [...new Set(body.collections)];
+    if (keys.length === 0) return;
+    await this.tx.run(async (manager) => {
+      const existing = await this.catalog.existingCollectionKeys(keys, manager);
+      const unknown = keys.filter((key) => !existing.has(key));
+      const refused = unknown.filter((key) => !isAssetKey(key));
+      if (refused.length > 0) {
+        const listed = refused.slice(0, MAX_LISTED_UNKNOWN_KEYS).join(', ');
+        const more = refused.length > MAX_LISTED_UNKNOWN_KEYS ? ` and ${refused.length - MAX_LISTED_UNKNOWN_KEYS} more` : '';
+        throw new BadRequestError(`collections: unknown collection keys: ${listed}${more}`);
+      }
+      await this.catalog.createAssetCollections(unknown, manager);
+      await this.catalog.grantCollections(session.uid, keys, manager);
+    });
+  }
+
+  /** GET /server/charts: active charts, by level id. */
+  async listActiveCharts(): Promise<ChartResponse[]> {
+    return (await this.catalog.listActiveCharts()).map(toChartResponse);
+  }
+
+  /** PUT /admin/charts: all entries valid or nothing stored. */
+  async upsertCharts(body: unknown): Promise<UpsertedResponse> {
+    const charts = parseChartBatch(body);
+    return { upserted: await this.tx.run((manager) => this.catalog.upsertCharts(charts, manager)) };
+  }
+
+  /** The catalog row of a level id (active or not), or null. */
+  async findChart(levelId: number, manager?: EntityManager): Promise<ChartInfo | null> {
+    const chart = await this.catalog.findChart(levelId, manager);
+    return chart ? toChartInfo(chart) : null;
+  }
+
+  /**
+   * The chart of a level id (0..2^31-1; callers validate it), creating the inactive placeholder
+   * (`Level <id>`, version `unknown`, constant 0) when the catalog has none. Safe when two uploads race on the same unknown level:
+   * the insert skips an existing row, and the row is read back afterwards.
+   */
+  async ensurePlaceholderChart(levelId: number, manager?: EntityManager): Promise<ChartInfo> {
+    if (!Number.isInteger(levelId) || levelId < 0 || levelId > LEVEL_ID_MAX) throw new RangeError(`Level id out of range: ${levelId}`);
+    const known = await this.catalog.findChart(levelId, manager);
+    if (known) return toChartInfo(known);
+    await this.catalog.insertChartIfAbsent(placeholderChart(levelId), manager);
+    const chart = await this.catalog.findChart(levelId, manager);
+    if (!chart) throw new Error(`Chart ${levelId} vanished after insert`);
+    return toChartInfo(chart);
   }
 }

@@ -6,3 +6,12 @@ export interface TitleInfo {
   rarity: string;
   position: boolean;
 }
+
+/** A chart as other modules see it (upload uses the constant for ratings). */
+export interface ChartInfo {
+  levelId: number;
+  name: string;
+  difficultyConstant: number;
+  version: string;
+  active: boolean;
+}

@@ -1,0 +1,44 @@
+import { ArrayMaxSize, IsArray, IsNotEmpty, IsString, MaxLength, ValidateBy, ValidationArguments } from 'class-validator';
+import { IsUid } from '../../common/validation/is-uid';
+import { isCollectionKey } from '../catalog.rules';
+
+export const MAX_SYNCED_KEYS = 5000;
+const MAX_KEYS_IN_MESSAGE = 20;
+
+function malformedKeys(value: unknown): string[] {
+  if (!Array.isArray(value)) return [];
+  return value.filter((key): key is string => typeof key === 'string' && !isCollectionKey(key));
+}
+
+/** Every string of the array is a collection key; the message lists the ones that are not. */
+function AreCollectionKeys() {
+  return ValidateBy({
+    name: 'areCollectionKeys',
+    validator: {
+      validate: (value: unknown) => malformedKeys(value).length === 0,
+      defaultMessage: (args?: ValidationArguments) => {
+        const bad = malformedKeys(args?.value);
+        const listed = bad.slice(0, MAX_KEYS_IN_MESSAGE).map((key) => JSON.stringify(key.slice(0, 160)));
+        const more = bad.length > MAX_KEYS_IN_MESSAGE ? ` and ${bad.length - MAX_KEYS_IN_MESSAGE} more` : '';
+        return `$property must hold keys of the form namespace:category.id; malformed: ${listed.join(', ')}${more}`;
+      },
+    },
+  });
+}
+
+/** POST /player/collections (interface.md; decisions.md §4). */
+export class SyncCollectionsDto {
+  @IsUid()
+  uid!: string;
+
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(512)
+  accessToken!: string;
+
+  @IsArray()
+  @ArrayMaxSize(MAX_SYNCED_KEYS)
+  @IsString({ each: true })
+  @AreCollectionKeys()
+  collections!: string[];
+}
