@@ -1,7 +1,6 @@
 import 'reflect-metadata';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { buildDataSourceOptions } from '../../src/database/database-options';
 import { EmbeddedDatabase } from '../../src/database/embedded/embedded-database';
@@ -13,6 +12,7 @@ import {
   RUN_ID_VAR,
   TEST_TMP_ROOT,
   testDatabaseServerUrl,
+  withAdminClient,
   withDatabase,
 } from './test-env';
 
@@ -28,13 +28,7 @@ export default async function globalSetup(): Promise<void> {
   if (serverUrl) {
     const template = `rhythmc_test_tpl_${runId}`;
     assertTestDatabaseName(template);
-    const admin = new Client({ connectionString: serverUrl });
-    await admin.connect();
-    try {
-      await admin.query(`CREATE DATABASE "${template}"`);
-    } finally {
-      await admin.end();
-    }
+    await withAdminClient(serverUrl, (admin) => admin.query(`CREATE DATABASE "${template}"`));
     const dataSource = await new DataSource(buildDataSourceOptions({ url: withDatabase(serverUrl, template), embedded: false })).initialize();
     try {
       await runMigrations(dataSource, false);

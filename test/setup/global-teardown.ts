@@ -1,7 +1,6 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from 'pg';
-import { assertTestDatabaseName, RUN_ID_VAR, TEST_TMP_ROOT, testDatabaseServerUrl } from './test-env';
+import { assertTestDatabaseName, RUN_ID_VAR, TEST_TMP_ROOT, testDatabaseServerUrl, withAdminClient } from './test-env';
 
 /** Drops every database and data dir of this run, the template included. */
 export default async function globalTeardown(): Promise<void> {
@@ -9,9 +8,7 @@ export default async function globalTeardown(): Promise<void> {
   if (!runId) return;
   const serverUrl = testDatabaseServerUrl();
   if (serverUrl) {
-    const admin = new Client({ connectionString: serverUrl });
-    await admin.connect();
-    try {
+    await withAdminClient(serverUrl, async (admin) => {
       const { rows } = await admin.query<{ datname: string }>(
         `SELECT datname FROM pg_database WHERE datname LIKE $1 OR datname = $2`,
         [`rhythmc_test_${runId}_%`, `rhythmc_test_tpl_${runId}`],
@@ -20,9 +17,7 @@ export default async function globalTeardown(): Promise<void> {
         assertTestDatabaseName(datname);
         await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
       }
-    } finally {
-      await admin.end();
-    }
+    });
   }
   rmSync(join(TEST_TMP_ROOT, runId), { recursive: true, force: true });
 }

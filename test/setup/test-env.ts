@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { Client } from 'pg';
 
 /** Shared between the global setup (parent process) and the test workers through the environment. */
 export const RUN_ID_VAR = 'RHYTHMC_TEST_RUN_ID';
@@ -29,5 +30,16 @@ export function withDatabase(url: string, database: string): string {
 export function assertTestDatabaseName(name: string): void {
   if (!/^rhythmc_test_[a-z0-9_]+$/.test(name)) {
     throw new Error(`Refusing to use database "${name}": test databases are named rhythmc_test_*`);
+  }
+}
+
+/** Runs `fn` with a client on the PostgreSQL server of `serverUrl`, always closing it. */
+export async function withAdminClient<T>(serverUrl: string, fn: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
   }
 }

@@ -14,6 +14,7 @@ import {
   TEST_TMP_ROOT,
   testDatabaseServerUrl,
   testRedisUrl,
+  withAdminClient,
   withDatabase,
 } from '../setup/test-env';
 import { HttpClient } from './http';
@@ -30,33 +31,21 @@ async function freshDatabase(): Promise<{ env: Record<string, string>; drop(): P
   if (serverUrl) {
     const database = `rhythmc_test_${name}`;
     assertTestDatabaseName(database);
-    const admin = new Client({ connectionString: serverUrl });
-    await admin.connect();
-    try {
+    await withAdminClient(serverUrl, async (admin) => {
       // Two clones of one template at the same instant can collide; retry briefly.
       for (let attempt = 0; ; attempt++) {
         try {
           await admin.query(`CREATE DATABASE "${database}" TEMPLATE "${process.env[PG_TEMPLATE_VAR]}"`);
-          break;
+          return;
         } catch (error) {
           if (attempt >= 20 || !/being accessed by other users/.test(String(error))) throw error;
           await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 200));
         }
       }
-    } finally {
-      await admin.end();
-    }
+    });
     return {
       env: { DATABASE_URL: withDatabase(serverUrl, database) },
-      drop: async () => {
-        const client = new Client({ connectionString: serverUrl });
-        await client.connect();
-        try {
-          await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
-        } finally {
-          await client.end();
-        }
-      },
+      drop: () => withAdminClient(serverUrl, (admin) => admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`)).then(() => undefined),
     };
   }
   const dataDir = join(TEST_TMP_ROOT, runId, name);
