@@ -209,6 +209,29 @@ export class AuthService {
     return session;
   }
 
+  /**
+   * The player session an upload runs under (interface.md POST /player/upload). The player token
+   * must belong to `uid`. A live token must be of the calling server session. An expired token is
+   * still accepted while its session is a *valid online session*: the very session the token was
+   * issued for, not logged out (logout, ban, the end of its server session and the player's next
+   * login all close it), and bound to the calling server session, which is live because its
+   * bearer token was just accepted. 401 otherwise.
+   */
+  async resolveUploadSession(token: string, uid: string, server: ServerSessionContext): Promise<PlayerSessionContext & { tokenExpired: boolean }> {
+    const session = await this.sessions.findPlayerSessionByTokenHash(this.tokens.hash(token));
+    if (!session || session.loggedOutAt !== null) throw new UnauthorizedError('Invalid or expired player access token');
+    if (session.uid !== uid) throw new UnauthorizedError('The access token does not belong to this uid');
+    const tokenExpired = session.tokenExpiresAt.getTime() <= Date.now();
+    if (session.serverSessionId !== server.sessionId) {
+      throw new UnauthorizedError(
+        tokenExpired
+          ? 'The player access token has expired and the player has no online session under this server session'
+          : 'The player session belongs to another server session',
+      );
+    }
+    return { sessionId: session.id, uid: session.uid, serverSessionId: session.serverSessionId, tokenExpiresAt: session.tokenExpiresAt, tokenExpired };
+  }
+
   /** Seconds left on a player session's token (for profile responses). */
   secondsLeft(session: PlayerSessionContext): number {
     return Math.max(0, Math.floor((session.tokenExpiresAt.getTime() - Date.now()) / 1000));
