@@ -18,6 +18,7 @@ import { ServerModule } from './server/server.module';
 import { CatalogModule } from './catalog/catalog.module';
 import { PlayerModule } from './player/player.module';
 import { EconomyModule } from './economy/economy.module';
+import { UploadModule } from './upload/upload.module';
 
 @Module({})
 class ConfigModule {
@@ -48,6 +49,7 @@ export class AppModule {
         CatalogModule,
         PlayerModule,
         EconomyModule,
+        UploadModule,
         RealtimeModule,
         HealthModule,
       ],

@@ -1,0 +1,44 @@
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import type { PlayerEntity } from '../../player/entities/player.entity';
+
+/**
+ * A player's best counted play on one chart, kept up to date by every upload so that ATP and
+ * track ranks never re-read the history. The best is the highest `acc`; among plays with that
+ * acc, the earliest `payload.time` ("the time it was first reached", the track-rank tie-break).
+ * `rating` is that play's rating at the chart constant of the last computation (admin recompute
+ * refreshes it after a constant changes). `version` is the player's rating version of its last
+ * change, which orders the updates of the Redis rank index.
+ */
+@Entity({ name: 'player_chart_best' })
+@Index('IDX_player_chart_best_top', ['uid', 'rating'])
+@Index('IDX_player_chart_best_track', ['levelId', 'acc', 'firstTimeMs', 'uid'])
+export class PlayerChartBestEntity {
+  @PrimaryColumn({ type: 'bigint' })
+  uid!: string;
+
+  @ManyToOne('PlayerEntity', { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'uid' })
+  player?: PlayerEntity;
+
+  @PrimaryColumn({ name: 'level_id', type: 'int' })
+  levelId!: number;
+
+  @Column({ type: 'double precision' })
+  acc!: number;
+
+  @Column({ name: 'first_time_ms', type: 'bigint' })
+  firstTimeMs!: string;
+
+  /** The play_record holding the best. */
+  @Column({ name: 'record_id', type: 'bigint' })
+  recordId!: string;
+
+  @Column({ type: 'double precision' })
+  rating!: number;
+
+  @Column({ type: 'bigint' })
+  version!: string;
+
+  @Column({ name: 'updated_at', type: 'timestamptz', default: () => 'now()' })
+  updatedAt!: Date;
+}

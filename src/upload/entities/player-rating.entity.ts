@@ -1,0 +1,29 @@
+import { Column, Entity, Index, JoinColumn, OneToOne, PrimaryColumn } from 'typeorm';
+import type { PlayerEntity } from '../../player/entities/player.entity';
+
+/**
+ * A player's ATP, maintained with every upload. A row exists exactly when the player has at least
+ * one counted play, so these rows are the site ranking's members. `atp` is exact to 4 decimals
+ * (numeric), so ties compare exactly. The row is the player's lock: every change of the player's
+ * bests and ATP runs with it locked, and bumps `version`.
+ */
+@Entity({ name: 'player_rating' })
+@Index('IDX_player_rating_site', ['atp', 'uid'])
+export class PlayerRatingEntity {
+  @PrimaryColumn({ type: 'bigint' })
+  uid!: string;
+
+  @OneToOne('PlayerEntity', { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'uid' })
+  player?: PlayerEntity;
+
+  /** numeric(10,4), carried as a string. */
+  @Column({ type: 'numeric', precision: 10, scale: 4 })
+  atp!: string;
+
+  @Column({ type: 'bigint' })
+  version!: string;
+
+  @Column({ name: 'updated_at', type: 'timestamptz', default: () => 'now()' })
+  updatedAt!: Date;
+}

@@ -1,0 +1,167 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Client } from 'pg';
+import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { toTenThousandths } from '../rating';
+import { UploadRepository } from '../upload.repository';
+import type { IndexedPositions, PlayerRankState, RankChange, TrackPosition } from '../upload.types';
+import { OrderStatisticSet } from './order-statistic-set';
+import { RankIndex, StageRankChanges } from './rank-index';
+import { ReadWriteGate } from './read-write-gate';
+
+/** Held for the life of an in-process index on PostgreSQL: one such instance per database. */
+export const RANK_INDEX_LOCK_KEY = 727_005;
+const PAGE = 20_000;
+
+/**
+ * The rank index kept in this process (no REDIS_URL): one OrderStatisticSet for the site order
+ * (key: −ATP, 0, uid) and one per chart (key: −acc, first reached, uid).
+ *
+ * It is exact only while this process is the one writer of the database:
+ * - embedded database: guaranteed, the data dir admits one process;
+ * - PostgreSQL: the instance holds a session advisory lock for its whole life; a second instance
+ *   without Redis waits for it at start (and instances with Redis take it shared), so two
+ *   processes never write ratings with one of them keeping a private index.
+ * Changes are applied inside the writing transaction, after its last write and before COMMIT,
+ * while the player's rating row is locked: the index sees each player's changes in commit order.
+ * A transaction that fails after staging (its commit outcome unknown) makes the index rebuild from
+ * the tables, under the exclusive side of a gate that every write holds shared.
+ */
+@Injectable()
+export class MemoryRankIndex extends RankIndex implements OnApplicationBootstrap, OnApplicationShutdown {
+  readonly kind = 'memory' as const;
+  private readonly logger = new Logger('RankIndex');
+  private readonly gate = new ReadWriteGate();
+  private site = new OrderStatisticSet();
+  private tracks = new Map<number, OrderStatisticSet>();
+  private ready = false;
+  private lockClient: Client | null = null;
+  private closing = false;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly repository: UploadRepository,
+  ) {
+    super();
+  }
+
+  /** Takes the writer lock (PostgreSQL) and loads the index before the service listens. */
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.config.databaseUrl !== null) await this.takeWriterLock(this.config.databaseUrl);
+    await this.rebuild();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.closing = true;
+    await this.lockClient?.end().catch(() => undefined);
+  }
+
+  async runWrite<T>(work: (stage: StageRankChanges) => Promise<T>): Promise<T> {
+    return this.gate.runShared(async () => {
+      let staged = false;
+      const stage: StageRankChanges = (changes, state) => {
+        if (!this.ready) return null;
+        staged = true;
+        for (const change of changes) this.apply(change);
+        return state ? this.positionsOf(state) : null;
+      };
+      try {
+        return await work(stage);
+      } catch (error) {
+        if (staged) {
+          this.ready = false;
+          this.logger.warn('A transaction failed after staging rank changes; rebuilding the rank index');
+          void this.rebuild().catch((rebuildError: unknown) => this.logger.error(`Rank index rebuild failed: ${String(rebuildError)}`));
+        }
+        throw error;
+      }
+    });
+  }
+
+  positions(_state: PlayerRankState, staged: IndexedPositions | null): Promise<IndexedPositions | null> {
+    return Promise.resolve(staged);
+  }
+
+  syncEntries(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** Loads both orders from the tables, with no write in flight. */
+  async rebuild(): Promise<void> {
+    await this.gate.runExclusive(async () => {
+      this.ready = false;
+      const started = Date.now();
+      const site = new OrderStatisticSet();
+      const tracks = new Map<number, OrderStatisticSet>();
+      for (let after = '0'; ; ) {
+        const page = await this.repository.pageRatings(after, PAGE);
+        for (const row of page) site.insert(-toTenThousandths(Number(row.atp)), 0, Number(row.uid));
+        if (page.length < PAGE) break;
+        after = page[page.length - 1].uid;
+      }
+      for (let after = { uid: '0', levelId: 0 }; ; ) {
+        const page = await this.repository.pageBests(after.uid, after.levelId, PAGE);
+        for (const row of page) trackSet(tracks, row.levelId).insert(-row.acc, row.firstTimeMs, Number(row.uid));
+        if (page.length < PAGE) break;
+        after = page[page.length - 1];
+      }
+      this.site = site;
+      this.tracks = tracks;
+      this.ready = this.lockClient !== null || this.config.databaseUrl === null;
+      this.logger.log(`Rank index loaded: ${site.size} ranked players, ${tracks.size} charts, in ${Date.now() - started} ms`);
+    });
+  }
+
+  private apply(change: RankChange): void {
+    const uid = Number(change.uid);
+    if (change.site) {
+      if (change.site.before !== null) this.site.delete(-change.site.before, 0, uid);
+      if (change.site.after !== null) this.site.insert(-change.site.after, 0, uid);
+    }
+    for (const track of change.tracks) {
+      const set = trackSet(this.tracks, track.levelId);
+      if (track.before) set.delete(-track.before.acc, track.before.firstTimeMs, uid);
+      if (track.after) set.insert(-track.after.acc, track.after.firstTimeMs, uid);
+    }
+  }
+
+  private positionsOf(state: PlayerRankState): IndexedPositions {
+    const uid = Number(state.uid);
+    return {
+      siteAhead: state.atpE4 === null ? null : this.site.countBelow(-state.atpE4, 0, uid),
+      trackAhead: state.best === null ? null : trackAheadOf(this.tracks.get(state.levelId), state.best, uid),
+    };
+  }
+
+  private async takeWriterLock(url: string): Promise<void> {
+    const client = new Client({ connectionString: url, application_name: 'rhythmc-rank-index' });
+    await client.connect();
+    let warned = false;
+    for (;;) {
+      const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [RANK_INDEX_LOCK_KEY]);
+      if (rows[0].locked) break;
+      if (!warned) {
+        this.logger.warn('Another instance writes ratings on this database; without REDIS_URL only one instance may run. Waiting for it to stop.');
+        warned = true;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+    // Losing the connection loses the lock: from then on another instance may write, so answer from SQL.
+    client.on('error', (error: Error) => {
+      if (this.closing) return;
+      this.ready = false;
+      this.lockClient = null;
+      this.logger.error(`Rank index writer lock lost (${error.message}); ranks are counted in SQL until restart`);
+    });
+    this.lockClient = client;
+  }
+}
+
+function trackSet(tracks: Map<number, OrderStatisticSet>, levelId: number): OrderStatisticSet {
+  let set = tracks.get(levelId);
+  if (!set) tracks.set(levelId, (set = new OrderStatisticSet()));
+  return set;
+}
+
+function trackAheadOf(set: OrderStatisticSet | undefined, best: TrackPosition, uid: number): number {
+  return set ? set.countBelow(-best.acc, best.firstTimeMs, uid) : 0;
+}

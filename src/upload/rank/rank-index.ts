@@ -1,0 +1,50 @@
+import type { IndexedPositions, PlayerRankState, RankChange } from '../upload.types';
+
+/**
+ * Applies changes inside a write transaction, after its last write and before its commit. Returns
+ * the positions of `state` when the index answers them there (the in-process index), null otherwise.
+ * Must not await anything: on the embedded database nothing may wait inside a transaction.
+ */
+export type StageRankChanges = (changes: RankChange[], state: PlayerRankState | null) => IndexedPositions | null;
+
+/**
+ * The exact order-statistic structure behind siteRank and trackRank (docs/decisions.md "Score
+ * upload"). It holds every player with a counted play, banned or not; the caller subtracts the
+ * banned players ahead, which SQL counts exactly at the moment of the answer. The tables
+ * player_rating and player_chart_best stay the source of truth: when the index cannot answer
+ * (null), ranks come from SQL, with the same result.
+ */
+export abstract class RankIndex {
+  abstract readonly kind: 'memory' | 'redis';
+
+  /** Runs one write unit (a transaction that may stage changes). */
+  abstract runWrite<T>(work: (stage: StageRankChanges) => Promise<T>): Promise<T>;
+
+  /**
+   * After the commit: the positions of `state`. `staged` is what the transaction's stage answered.
+   * The Redis index first brings the player's own entries up to `state` (versioned, so late or
+   * repeated calls never undo a newer state). null: the index cannot answer now.
+   */
+  abstract positions(state: PlayerRankState, staged: IndexedPositions | null): Promise<IndexedPositions | null>;
+
+  /**
+   * After the commit of a batch that changed many players (admin recompute): brings their entries
+   * up to the committed versions. The in-process index staged them already.
+   */
+  abstract syncEntries(entries: IndexEntries): Promise<void>;
+
+  /** Reloads the index from the tables (lost consistency). */
+  abstract rebuild(): Promise<void>;
+}
+
+/** Committed entries with their versions (the player's rating version at their last change). */
+export interface IndexEntries {
+  sites: Array<{ uid: string; version: number; atpE4: number }>;
+  tracks: Array<{ uid: string; levelId: number; version: number; acc: number; firstTimeMs: number }>;
+}
+
+/** Redis member of a uid: 19 digits, so that lexicographic order is numeric order. */
+export const uidMember = (uid: string): string => uid.padStart(19, '0');
+
+/** Redis member of a track entry: first-reached time (15 digits) then uid, both ascending. */
+export const trackMember = (uid: string, firstTimeMs: number): string => String(firstTimeMs).padStart(15, '0') + uidMember(uid);

@@ -1,0 +1,289 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import type Redis from 'ioredis';
+import { createHash } from 'node:crypto';
+import { Client } from 'pg';
+import { REDIS } from '../../common/redis/redis.module';
+import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { toTenThousandths } from '../rating';
+import { UploadRepository } from '../upload.repository';
+import type { IndexedPositions, PlayerRankState } from '../upload.types';
+import { RANK_INDEX_LOCK_KEY } from './memory-rank-index';
+import { IndexEntries, RankIndex, StageRankChanges, trackMember, uidMember } from './rank-index';
+
+const READY = 'rank:ready';
+const SITE = 'rank:site';
+const trackKey = (levelId: number) => `rank:track:${levelId}`;
+/** Per player: field `v` = version of the site entry; field `<levelId>` = "<version>|<track member>". */
+const playerKey = (uid: string) => `rank:player:${uid}`;
+const PAGE = 20_000;
+const LOAD_PIPELINE = 1_000;
+
+/**
+ * Shared by both scripts: upserts a versioned entry. A site entry is (score −ATP, member uid); a
+ * track entry is (score −acc, member first-reached + uid). An entry only moves forward: a write
+ * older than the stored version is ignored, so late, repeated and rebuild writes are harmless.
+ */
+const UPSERT_LUA = `
+local function upsert_site(site, player, member, version, score)
+  local stored = tonumber(redis.call('HGET', player, 'v') or '-1')
+  if version > stored then
+    redis.call('ZADD', site, score, member)
+    redis.call('HSET', player, 'v', version)
+    return version
+  end
+  return stored
+end
+local function upsert_track(track, player, level, version, score, member)
+  local stored = redis.call('HGET', player, level)
+  local stored_version, stored_member = -1, false
+  if stored then
+    local bar = string.find(stored, '|', 1, true)
+    stored_version = tonumber(string.sub(stored, 1, bar - 1))
+    stored_member = string.sub(stored, bar + 1)
+  end
+  if version > stored_version then
+    if stored_member then redis.call('ZREM', track, stored_member) end
+    redis.call('ZADD', track, score, member)
+    redis.call('HSET', player, level, version .. '|' .. member)
+    return version, member
+  end
+  return stored_version, stored_member
+end
+`;
+
+/**
+ * KEYS: ready, site, player, track. ARGV: uid member, version, site score ('' = not ranked),
+ * level ('' = no best there), best version, track score, track member.
+ * Returns {site ahead, track ahead} (-1: not ranked), or -2 when the index is not built.
+ * When the player's stored entry is newer than the state asked about (a later upload of the same
+ * player got there first), the answer is still the asked state's position: a temporary member
+ * just after it is ranked and removed, and the player's own newer entry is not counted.
+ */
+const SYNC_AND_RANK_LUA = `${UPSERT_LUA}
+local function ahead(zset, score, member, own)
+  local probe = member .. '~'
+  redis.call('ZADD', zset, score, probe)
+  local rank = redis.call('ZRANK', zset, probe)
+  redis.call('ZREM', zset, probe)
+  if own then
+    local own_rank = redis.call('ZRANK', zset, own)
+    if own_rank and own_rank < rank then rank = rank - 1 end
+  end
+  return rank
+end
+if redis.call('EXISTS', KEYS[1]) == 0 then return -2 end
+local site, track = -1, -1
+if ARGV[3] ~= '' then
+  local version = tonumber(ARGV[2])
+  if upsert_site(KEYS[2], KEYS[3], ARGV[1], version, ARGV[3]) == version then
+    site = redis.call('ZRANK', KEYS[2], ARGV[1])
+  else
+    site = ahead(KEYS[2], ARGV[3], ARGV[1], ARGV[1])
+  end
+end
+if ARGV[4] ~= '' then
+  local version = tonumber(ARGV[5])
+  local stored_version, stored_member = upsert_track(KEYS[4], KEYS[3], ARGV[4], version, ARGV[6], ARGV[7])
+  if stored_version == version then
+    track = redis.call('ZRANK', KEYS[4], ARGV[7])
+  else
+    track = ahead(KEYS[4], ARGV[6], ARGV[7], stored_member)
+  end
+end
+return {site, track}
+`;
+
+/** KEYS: site or track, player. ARGV: 'site', uid member, version, score | 'track', level, version, score, member. */
+const LOAD_LUA = `${UPSERT_LUA}
+if ARGV[1] == 'site' then
+  upsert_site(KEYS[1], KEYS[2], ARGV[2], tonumber(ARGV[3]), ARGV[4])
+else
+  upsert_track(KEYS[1], KEYS[2], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5])
+end
+return 1
+`;
+
+const sha1 = (text: string) => createHash('sha1').update(text).digest('hex');
+
+/**
+ * The rank index in Redis sorted sets (REDIS_URL set), shared by every instance: ZRANK is
+ * O(log n) and a member's position among equal scores is its lexicographic order, which the
+ * fixed-width members turn into the required tie-breaks (uid asc; first reached asc, then uid asc).
+ *
+ * Writes happen after the commit, in one script call that also answers the ranks. Each entry
+ * carries the version of the player's rating row at its change, and the script only moves an
+ * entry forward, so uploads of one player that finish out of order, repeated calls and a rebuild
+ * running beside live uploads all converge on the committed state. Every answer first re-syncs
+ * the player's own entries, so a lost write (a crash between commit and script) heals at that
+ * player's next upload; `POST /admin/ratings/recompute` rebuilds everything.
+ * When Redis fails, or the index is not built (`rank:ready` missing: first start, flushed Redis),
+ * this instance answers from SQL and rebuilds in the background.
+ */
+@Injectable()
+export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap, OnApplicationShutdown {
+  readonly kind = 'redis' as const;
+  private readonly logger = new Logger('RankIndex');
+  private readonly syncSha = sha1(SYNC_AND_RANK_LUA);
+  private readonly loadSha = sha1(LOAD_LUA);
+  private ready = false;
+  private rebuilding: Promise<void> | null = null;
+  private lockClient: Client | null = null;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(REDIS) private readonly redis: Redis,
+    private readonly repository: UploadRepository,
+  ) {
+    super();
+  }
+
+  /** Announces a Redis-backed writer (PostgreSQL) and builds the index when Redis does not have it. */
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.config.databaseUrl !== null) await this.takeSharedWriterLock(this.config.databaseUrl);
+    if ((await this.redis.exists(READY)) === 1) this.ready = true;
+    else await this.rebuild();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.rebuilding?.catch(() => undefined);
+    await this.lockClient?.end().catch(() => undefined);
+  }
+
+  runWrite<T>(work: (stage: StageRankChanges) => Promise<T>): Promise<T> {
+    return work(() => null);
+  }
+
+  async positions(state: PlayerRankState): Promise<IndexedPositions | null> {
+    if (!this.ready) return null;
+    const keys = [READY, SITE, playerKey(state.uid), trackKey(state.levelId)];
+    const args = [
+      uidMember(state.uid),
+      String(state.version),
+      state.atpE4 === null ? '' : String(-state.atpE4),
+      state.best === null ? '' : String(state.levelId),
+      String(state.best?.version ?? 0),
+      state.best === null ? '' : String(-state.best.acc),
+      state.best === null ? '' : trackMember(state.uid, state.best.firstTimeMs),
+    ];
+    let result: unknown;
+    try {
+      result = await this.script(this.syncSha, SYNC_AND_RANK_LUA, keys, args);
+    } catch (error) {
+      this.lost(`Redis rank update failed (${error instanceof Error ? error.message : String(error)})`);
+      return null;
+    }
+    if (result === -2) {
+      this.lost('The Redis rank index is gone (flushed or evicted)');
+      return null;
+    }
+    const [site, track] = result as [number, number];
+    return { siteAhead: site < 0 ? null : site, trackAhead: track < 0 ? null : track };
+  }
+
+  /**
+   * Writes every rating and best into Redis with its version (never undoing a newer entry), then
+   * marks the index ready. Runs beside live uploads; this instance answers from SQL meanwhile.
+   */
+  rebuild(): Promise<void> {
+    this.rebuilding ??= this.load().finally(() => (this.rebuilding = null));
+    return this.rebuilding;
+  }
+
+  private async load(): Promise<void> {
+    this.ready = false;
+    const started = Date.now();
+    await this.redis.script('LOAD', LOAD_LUA);
+    let players = 0;
+    let bests = 0;
+    for (let after = '0'; ; ) {
+      const page = await this.repository.pageRatings(after, PAGE);
+      await this.syncEntries({ sites: page.map((row) => ({ uid: row.uid, version: row.version, atpE4: toTenThousandths(Number(row.atp)) })), tracks: [] });
+      players += page.length;
+      if (page.length < PAGE) break;
+      after = page[page.length - 1].uid;
+    }
+    for (let after = { uid: '0', levelId: 0 }; ; ) {
+      const page = await this.repository.pageBests(after.uid, after.levelId, PAGE);
+      await this.syncEntries({ sites: [], tracks: page });
+      bests += page.length;
+      if (page.length < PAGE) break;
+      after = page[page.length - 1];
+    }
+    await this.redis.set(READY, String(Date.now()));
+    this.ready = true;
+    this.logger.log(`Redis rank index built: ${players} ranked players, ${bests} bests, in ${Date.now() - started} ms`);
+  }
+
+  /** Versioned writes of committed entries, pipelined (rebuild, admin recompute batches). */
+  async syncEntries(entries: IndexEntries): Promise<void> {
+    const commands: Array<Array<string | number>> = [
+      ...entries.sites.map((e) => [2, SITE, playerKey(e.uid), 'site', uidMember(e.uid), e.version, String(-e.atpE4)]),
+      ...entries.tracks.map((e) => [
+        2,
+        trackKey(e.levelId),
+        playerKey(e.uid),
+        'track',
+        String(e.levelId),
+        e.version,
+        String(-e.acc),
+        trackMember(e.uid, e.firstTimeMs),
+      ]),
+    ];
+    for (let i = 0; i < commands.length; i += LOAD_PIPELINE) {
+      const pipeline = this.redis.pipeline();
+      for (const args of commands.slice(i, i + LOAD_PIPELINE)) pipeline.evalsha(this.loadSha, ...(args as [number, ...string[]]));
+      const results = (await pipeline.exec()) ?? [];
+      const failed = results.find(([error]) => error);
+      if (failed?.[0] instanceof Error && failed[0].message.includes('NOSCRIPT')) {
+        await this.redis.script('LOAD', LOAD_LUA);
+        i -= LOAD_PIPELINE; // the writes are versioned: running the chunk again is harmless
+      } else if (failed) {
+        throw failed[0] as Error;
+      }
+    }
+  }
+
+  private async script(sha: string, source: string, keys: string[], args: string[]): Promise<unknown> {
+    try {
+      return await this.redis.evalsha(sha, keys.length, ...keys, ...args);
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.includes('NOSCRIPT')) throw error;
+      return this.redis.eval(source, keys.length, ...keys, ...args);
+    }
+  }
+
+  /** Stops answering from Redis on this instance and rebuilds in the background. */
+  private lost(reason: string): void {
+    if (!this.ready) return;
+    this.ready = false;
+    this.logger.warn(`${reason}; ranks are counted in SQL while the index is rebuilt`);
+    const retry = () => {
+      this.rebuild().catch((error: unknown) => {
+        this.logger.warn(`Rank index rebuild failed (${error instanceof Error ? error.message : String(error)}); retrying in 5 s`);
+        setTimeout(retry, 5_000).unref();
+      });
+    };
+    retry();
+  }
+
+  /**
+   * Instances with Redis share the index, so they hold the writer lock shared: an instance without
+   * Redis (exclusive) cannot start beside them, nor they beside it.
+   */
+  private async takeSharedWriterLock(url: string): Promise<void> {
+    const client = new Client({ connectionString: url, application_name: 'rhythmc-rank-index' });
+    await client.connect();
+    let warned = false;
+    for (;;) {
+      const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock_shared($1) AS locked', [RANK_INDEX_LOCK_KEY]);
+      if (rows[0].locked) break;
+      if (!warned) {
+        this.logger.warn('An instance without REDIS_URL writes ratings on this database. Waiting for it to stop.');
+        warned = true;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+    client.on('error', (error: Error) => this.logger.warn(`Rank index writer lock connection lost: ${error.message}`));
+    this.lockClient = client;
+  }
+}

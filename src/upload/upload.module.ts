@@ -1,0 +1,33 @@
+import { Module } from '@nestjs/common';
+import type Redis from 'ioredis';
+import { AuthModule } from '../auth/auth.module';
+import { CatalogModule } from '../catalog/catalog.module';
+import { REDIS } from '../common/redis/redis.module';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { MemoryRankIndex } from './rank/memory-rank-index';
+import { RankIndex } from './rank/rank-index';
+import { RedisRankIndex } from './rank/redis-rank-index';
+import { UploadAdminController } from './upload-admin.controller';
+import { UploadController } from './upload.controller';
+import { UploadRepository } from './upload.repository';
+import { UploadService } from './upload.service';
+
+/**
+ * Score records, ratings and ranks. Depends on Auth (player identity) and Catalog (charts);
+ * nothing depends on it. The rank index lives in Redis when REDIS_URL is set, in process otherwise.
+ */
+@Module({
+  imports: [AuthModule, CatalogModule],
+  controllers: [UploadController, UploadAdminController],
+  providers: [
+    UploadRepository,
+    UploadService,
+    {
+      provide: RankIndex,
+      inject: [APP_CONFIG, REDIS, UploadRepository],
+      useFactory: (config: AppConfig, redis: Redis | null, repository: UploadRepository): RankIndex =>
+        redis ? new RedisRankIndex(config, redis, repository) : new MemoryRankIndex(config, repository),
+    },
+  ],
+})
+export class UploadModule {}

@@ -1,0 +1,408 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { activeBanPredicate } from '../player/player.repository';
+import { ATP_CHART_COUNT } from './rating';
+import type { TrackPosition } from './upload.types';
+
+/** A record as stored, every field of the upload plus where it came from. */
+export interface NewPlayRecord {
+  uid: string;
+  levelId: number;
+  timeMs: number;
+  playerTimestampMs: number;
+  acc: number;
+  pass: boolean;
+  fullCombo: boolean;
+  allPerfect: boolean;
+  isNewRecord: boolean;
+  maxCombo: number;
+  isRival: boolean;
+  isWin: boolean;
+  rivalUid: number;
+  rivalAcc: number;
+  /** tap, hold, dodge, look × perfect, great, miss. */
+  counters: [number, number, number, number, number, number, number, number, number, number, number, number];
+  playerArena: string;
+  serverId: number;
+  serverName: string;
+  serverCountry: string;
+  serverSessionId: string;
+  playerSessionId: string;
+}
+
+export interface StoredRecord {
+  id: string;
+  acc: number;
+  pass: boolean;
+  timeMs: number;
+}
+
+export interface BestRow extends TrackPosition {
+  recordId: string;
+  rating: number;
+  version: number;
+}
+
+export interface LockedRating {
+  atp: string;
+  version: number;
+}
+
+/** What an upload reads of the player: rating row (atp null: no counted play), best on the chart, the other charts' top ratings, the chart's constant, the banned players ahead. */
+export interface StateRead {
+  atp: string | null;
+  version: number;
+  best: BestRow | null;
+  others: number[];
+  /** null: the catalog has no row for the level yet. */
+  constant: number | null;
+  bans: BannedAhead;
+}
+
+/** A recomputed best of one player on one chart. */
+export interface ComputedBest extends TrackPosition {
+  uid: string;
+  levelId: number;
+  recordId: string;
+  constant: number;
+}
+
+export interface StoredBest extends BestRow {
+  uid: string;
+  levelId: number;
+}
+
+/** Actively banned players ahead of the player's positions, and whether the player is banned. */
+export interface BannedAhead {
+  selfBanned: boolean;
+  siteAhead: number;
+  trackAhead: number;
+}
+
+interface BannedAheadRow {
+  self_banned: boolean;
+  site_ahead: number;
+  track_ahead: number;
+}
+
+const toBannedAhead = (row: BannedAheadRow): BannedAhead => ({ selfBanned: row.self_banned, siteAhead: row.site_ahead, trackAhead: row.track_ahead });
+
+/** The set of players under an active ban, driven by the (small) set of unlifted bans. */
+const ACTIVE_BANS = `SELECT u.uid FROM player_ban u WHERE u.lifted_at IS NULL AND ${activeBanPredicate('u')}`;
+
+/** Site order: a row of player_rating `r` ahead of ($atp, $uid). */
+const SITE_AHEAD = (atp: string, uid: string) => `(r.atp > ${atp} OR (r.atp = ${atp} AND r.uid < ${uid}))`;
+
+/** Track order: a row of player_chart_best `c` ahead of ($acc, $time, $uid). */
+const TRACK_AHEAD = (acc: string, time: string, uid: string) =>
+  `(c.acc > ${acc} OR (c.acc = ${acc} AND (c.first_time_ms < ${time} OR (c.first_time_ms = ${time} AND c.uid < ${uid}))))`;
+
+/**
+ * Select-list columns counting the banned players ahead of (uid, atp) and (level, acc, time),
+ * over the CTE `banned`. Driven by the unlifted bans (a partial unique index), so the cost grows
+ * with the number of bans, not of players. A null atp or acc counts 0.
+ */
+const BANNED_AHEAD = (uid: string, atp: string, level: string, acc: string, time: string) => `
+  EXISTS (SELECT 1 FROM banned WHERE banned.uid = ${uid}) AS self_banned,
+  (SELECT count(*) FROM banned x JOIN player_rating r ON r.uid = x.uid
+    WHERE ${atp} IS NOT NULL AND ${SITE_AHEAD(atp, uid)})::int AS site_ahead,
+  (SELECT count(*) FROM banned x JOIN player_chart_best c ON c.uid = x.uid AND c.level_id = ${level}
+    WHERE ${acc} IS NOT NULL AND ${TRACK_AHEAD(acc, time, uid)})::int AS track_ahead`;
+
+interface BestSqlRow {
+  acc: number;
+  first_time_ms: string;
+  record_id: string;
+  rating: number;
+  version: string;
+}
+
+/**
+ * The player's state ($1 uid, $2 level) in the statement's snapshot: CTE `me` holds the rating row
+ * and the best on the chart (both may be missing); STATE_SELECT adds the chart constant (read from
+ * the catalog's table, null when there is no row), the other charts' top ratings (ATP needs 30)
+ * and the banned players ahead.
+ */
+const STATE_CTES = `banned AS (${ACTIVE_BANS}),
+  me AS (
+    SELECT r.atp, r.version AS rating_version, b.acc, b.first_time_ms, b.record_id, b.rating, b.version
+      FROM (VALUES (1)) AS one
+      LEFT JOIN player_rating r ON r.uid = $1
+      LEFT JOIN player_chart_best b ON b.uid = $1 AND b.level_id = $2
+  )`;
+const STATE_SELECT = `me.*,
+  (SELECT difficulty_constant FROM chart WHERE level_id = $2) AS constant,
+  ARRAY(SELECT o.rating FROM player_chart_best o WHERE o.uid = $1 AND o.level_id <> $2 ORDER BY o.rating DESC LIMIT ${ATP_CHART_COUNT}) AS others,
+  ${BANNED_AHEAD('$1::bigint', 'me.atp', '$2::int', 'me.acc', 'me.first_time_ms')}`;
+
+type StateSqlRow = Partial<BestSqlRow> & BannedAheadRow & { atp: string | null; rating_version: string | null; constant: number | null; others: number[] };
+
+const toStateRead = (row: StateSqlRow): StateRead => ({
+  atp: row.atp,
+  version: Number(row.rating_version ?? 0),
+  best: row.record_id ? toBest(row as BestSqlRow) : null,
+  others: row.others,
+  constant: row.constant,
+  bans: toBannedAhead(row),
+});
+
+const toBest = (row: BestSqlRow): BestRow => ({
+  acc: row.acc,
+  firstTimeMs: Number(row.first_time_ms),
+  recordId: row.record_id,
+  rating: row.rating,
+  version: Number(row.version),
+});
+
+/**
+ * Score records, per-chart bests and ratings. Reads the bans of the player module (through its
+ * predicate) and the chart constants of the catalog for the recompute; writes only its own tables.
+ */
+@Injectable()
+export class UploadRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  private manager(manager?: EntityManager): EntityManager {
+    return manager ?? this.dataSource.manager;
+  }
+
+  /**
+   * One statement for the common upload: stores the record unless the same one (player, level,
+   * time) is stored, locks the player's rating row, and reads the player's state: rating, best on
+   * the chart, the other charts' top ratings, the chart's constant, and the banned players ahead.
+   *
+   * The state is read in the statement's snapshot, the lock returns the row's latest committed
+   * version: when another upload of the player committed while this one waited for the lock, the
+   * two versions differ (every change of a player's bests bumps the version under that lock) and
+   * the caller reads the state again with readLockedState.
+   */
+  async insertRecordAndReadState(record: NewPlayRecord, manager: EntityManager): Promise<{ recordId: string | null; locked: LockedRating | null; state: StateRead }> {
+    const rows = await manager.query<Array<StateSqlRow & { id: string | null; locked_atp: string | null; locked_version: string | null }>>(
+      `WITH inserted AS (
+         INSERT INTO play_record (uid, level_id, time_ms, player_timestamp_ms, acc, pass, full_combo, all_perfect, is_new_record,
+           max_combo, is_rival, is_win, rival_uid, rival_acc,
+           tap_perfect, tap_great, tap_miss, hold_perfect, hold_great, hold_miss,
+           dodge_perfect, dodge_great, dodge_miss, look_perfect, look_great, look_miss,
+           player_arena, server_id, server_name, server_country, server_session_id, player_session_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
+           $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32)
+         ON CONFLICT (uid, level_id, time_ms) DO NOTHING
+         RETURNING id
+       ), ${STATE_CTES}
+       SELECT (SELECT id FROM inserted) AS id, l.atp AS locked_atp, l.version AS locked_version, ${STATE_SELECT}
+         FROM me LEFT JOIN LATERAL (SELECT atp, version FROM player_rating WHERE uid = $1 FOR UPDATE) AS l ON true`,
+      [
+        record.uid,
+        record.levelId,
+        record.timeMs,
+        record.playerTimestampMs,
+        record.acc,
+        record.pass,
+        record.fullCombo,
+        record.allPerfect,
+        record.isNewRecord,
+        record.maxCombo,
+        record.isRival,
+        record.isWin,
+        record.rivalUid,
+        record.rivalAcc,
+        ...record.counters,
+        record.playerArena,
+        record.serverId,
+        record.serverName,
+        record.serverCountry,
+        record.serverSessionId,
+        record.playerSessionId,
+      ],
+    );
+    const row = rows[0];
+    return {
+      recordId: row.id,
+      locked: row.locked_version === null ? null : { atp: row.locked_atp as string, version: Number(row.locked_version) },
+      state: toStateRead(row),
+    };
+  }
+
+  /** The player's state as insertRecordAndReadState reads it, in a statement of its own (call with the rating row locked). */
+  async readLockedState(uid: string, levelId: number, manager: EntityManager): Promise<StateRead> {
+    const rows = await manager.query<StateSqlRow[]>(`WITH ${STATE_CTES} SELECT ${STATE_SELECT} FROM me`, [uid, levelId]);
+    return toStateRead(rows[0]);
+  }
+
+  async findRecord(uid: string, levelId: number, timeMs: number, manager: EntityManager): Promise<StoredRecord | null> {
+    const rows = await manager.query<{ id: string; acc: number; pass: boolean; time_ms: string }[]>(
+      'SELECT id, acc, pass, time_ms FROM play_record WHERE uid = $1 AND level_id = $2 AND time_ms = $3',
+      [uid, levelId, timeMs],
+    );
+    return rows.length > 0 ? { id: rows[0].id, acc: rows[0].acc, pass: rows[0].pass, timeMs: Number(rows[0].time_ms) } : null;
+  }
+
+  /** Creates the rating row of a player's first counted play (ATP 0, version 0) and locks it. */
+  async createAndLockRating(uid: string, manager: EntityManager): Promise<LockedRating> {
+    await manager.query('INSERT INTO player_rating (uid, atp, version) VALUES ($1, 0, 0) ON CONFLICT (uid) DO NOTHING', [uid]);
+    const rows = await manager.query<Array<{ atp: string; version: string }>>('SELECT atp, version FROM player_rating WHERE uid = $1 FOR UPDATE', [uid]);
+    return { atp: rows[0].atp, version: Number(rows[0].version) };
+  }
+
+  /**
+   * Writes the player's new best on the chart and the new ATP, and counts the actively banned
+   * players ahead of the new positions, in one statement.
+   */
+  async writeBestAndRating(uid: string, levelId: number, best: BestRow, atp: string, manager: EntityManager): Promise<BannedAhead> {
+    const rows = await manager.query<BannedAheadRow[]>(
+      `WITH banned AS (${ACTIVE_BANS}),
+       best AS (
+         INSERT INTO player_chart_best (uid, level_id, acc, first_time_ms, record_id, rating, version, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, now())
+         ON CONFLICT (uid, level_id) DO UPDATE
+           SET acc = EXCLUDED.acc, first_time_ms = EXCLUDED.first_time_ms, record_id = EXCLUDED.record_id,
+               rating = EXCLUDED.rating, version = EXCLUDED.version, updated_at = now()
+       ),
+       rating AS (UPDATE player_rating SET atp = $8, version = $7, updated_at = now() WHERE uid = $1)
+       SELECT ${BANNED_AHEAD('$1::bigint', '$8::numeric', '$2::int', '$3::float8', '$4::bigint')}`,
+      [uid, levelId, best.acc, best.firstTimeMs, best.recordId, best.rating, best.version, atp],
+    );
+    return toBannedAhead(rows[0]);
+  }
+
+  /**
+   * Unbanned players ahead, counted in SQL: exact, but it walks every row ahead (O(rank)). Used
+   * when the rank index cannot answer, and by the tests as the reference.
+   */
+  async unbannedAhead(uid: string, atp: string | null, levelId: number, best: TrackPosition | null): Promise<{ siteAhead: number; trackAhead: number }> {
+    const rows = await this.manager().query<Array<{ site_ahead: number; track_ahead: number }>>(
+      `SELECT (SELECT count(*) FROM player_rating r
+                WHERE $2::numeric IS NOT NULL AND ${SITE_AHEAD('$2::numeric', '$1::bigint')} AND NOT ${activeBanPredicate('r')})::int AS site_ahead,
+              (SELECT count(*) FROM player_chart_best c
+                WHERE c.level_id = $3 AND $4::float8 IS NOT NULL AND ${TRACK_AHEAD('$4::float8', '$5::bigint', '$1::bigint')}
+                  AND NOT ${activeBanPredicate('c')})::int AS track_ahead`,
+      [uid, atp, levelId, best?.acc ?? null, best?.firstTimeMs ?? null],
+    );
+    return { siteAhead: rows[0].site_ahead, trackAhead: rows[0].track_ahead };
+  }
+
+  /** One page of ratings by uid (index loading). */
+  async pageRatings(afterUid: string, limit: number): Promise<Array<{ uid: string; atp: string; version: number }>> {
+    const rows = await this.manager().query<Array<{ uid: string; atp: string; version: string }>>(
+      'SELECT uid, atp, version FROM player_rating WHERE uid > $1 ORDER BY uid LIMIT $2',
+      [afterUid, limit],
+    );
+    return rows.map((row) => ({ uid: row.uid, atp: row.atp, version: Number(row.version) }));
+  }
+
+  /** One page of bests by (uid, level) (index loading). */
+  async pageBests(afterUid: string, afterLevel: number, limit: number): Promise<StoredBest[]> {
+    const rows = await this.manager().query<Array<BestSqlRow & { uid: string; level_id: number }>>(
+      `SELECT uid, level_id, acc, first_time_ms, record_id, rating, version FROM player_chart_best
+        WHERE (uid, level_id) > ($1::bigint, $2::int) ORDER BY uid, level_id LIMIT $3`,
+      [afterUid, afterLevel, limit],
+    );
+    return rows.map((row) => ({ uid: row.uid, levelId: row.level_id, ...toBest(row) }));
+  }
+
+  /** The next players (by uid) that have stored records, for the recompute batches. */
+  async nextPlayersWithRecords(afterUid: string, limit: number): Promise<string[]> {
+    const rows = await this.manager().query<Array<{ uid: string }>>(
+      'SELECT DISTINCT uid FROM play_record WHERE uid > $1 ORDER BY uid LIMIT $2',
+      [afterUid, limit],
+    );
+    return rows.map((row) => row.uid);
+  }
+
+  /** Locks the rating rows of the players (uid order, so batches and uploads never deadlock), creating missing ones. */
+  async lockRatings(uids: string[], manager: EntityManager): Promise<Map<string, { atp: string; version: number }>> {
+    await manager.query(
+      `INSERT INTO player_rating (uid, atp, version) SELECT u, 0, 0 FROM unnest($1::bigint[]) AS u ORDER BY u ON CONFLICT (uid) DO NOTHING`,
+      [uids],
+    );
+    const rows = await manager.query<Array<{ uid: string; atp: string; version: string }>>(
+      'SELECT uid, atp, version FROM player_rating WHERE uid = ANY($1::bigint[]) ORDER BY uid FOR UPDATE',
+      [uids],
+    );
+    return new Map(rows.map((row) => [row.uid, { atp: row.atp, version: Number(row.version) }]));
+  }
+
+  /**
+   * The best counted play of each of the players on each chart, from the stored records: highest
+   * acc, then earliest time, then lowest record id; with the chart's current constant (0 when the
+   * chart row is missing, as for a placeholder).
+   */
+  async computeBests(uids: string[], manager: EntityManager): Promise<ComputedBest[]> {
+    const rows = await manager.query<Array<{ uid: string; level_id: number; acc: number; time_ms: string; id: string; constant: number | null }>>(
+      `SELECT best.uid, best.level_id, best.acc, best.time_ms, best.id, c.difficulty_constant AS constant
+         FROM (SELECT DISTINCT ON (uid, level_id) uid, level_id, acc, time_ms, id
+                 FROM play_record
+                WHERE uid = ANY($1::bigint[]) AND pass
+                ORDER BY uid, level_id, acc DESC, time_ms ASC, id ASC) AS best
+         LEFT JOIN chart c ON c.level_id = best.level_id`,
+      [uids],
+    );
+    return rows.map((row) => ({
+      uid: row.uid,
+      levelId: row.level_id,
+      acc: row.acc,
+      firstTimeMs: Number(row.time_ms),
+      recordId: row.id,
+      constant: row.constant ?? 0,
+    }));
+  }
+
+  async readBests(uids: string[], manager: EntityManager): Promise<StoredBest[]> {
+    const rows = await manager.query<Array<BestSqlRow & { uid: string; level_id: number }>>(
+      'SELECT uid, level_id, acc, first_time_ms, record_id, rating, version FROM player_chart_best WHERE uid = ANY($1::bigint[])',
+      [uids],
+    );
+    return rows.map((row) => ({ uid: row.uid, levelId: row.level_id, ...toBest(row) }));
+  }
+
+  /** Replaces the bests of the listed (uid, level) keys and deletes `removed`, in bulk. */
+  async replaceBests(upserts: StoredBest[], removed: Array<{ uid: string; levelId: number }>, manager: EntityManager): Promise<void> {
+    if (upserts.length > 0) {
+      await manager.query(
+        `INSERT INTO player_chart_best (uid, level_id, acc, first_time_ms, record_id, rating, version, updated_at)
+         SELECT t.uid, t.level_id, t.acc, t.first_time_ms, t.record_id, t.rating, t.version, now()
+           FROM jsonb_to_recordset($1::jsonb)
+             AS t(uid bigint, level_id int, acc float8, first_time_ms bigint, record_id bigint, rating float8, version bigint)
+         ON CONFLICT (uid, level_id) DO UPDATE
+           SET acc = EXCLUDED.acc, first_time_ms = EXCLUDED.first_time_ms, record_id = EXCLUDED.record_id,
+               rating = EXCLUDED.rating, version = EXCLUDED.version, updated_at = now()`,
+        [
+          JSON.stringify(
+            upserts.map((b) => ({
+              uid: b.uid,
+              level_id: b.levelId,
+              acc: b.acc,
+              first_time_ms: b.firstTimeMs,
+              record_id: b.recordId,
+              rating: b.rating,
+              version: b.version,
+            })),
+          ),
+        ],
+      );
+    }
+    if (removed.length > 0) {
+      await manager.query(
+        `DELETE FROM player_chart_best b USING jsonb_to_recordset($1::jsonb) AS t(uid bigint, level_id int)
+          WHERE b.uid = t.uid AND b.level_id = t.level_id`,
+        [JSON.stringify(removed.map((key) => ({ uid: key.uid, level_id: key.levelId })))],
+      );
+    }
+  }
+
+  /** Sets ATP and version of the listed players and deletes the rating rows of `unranked` (no counted play left). */
+  async replaceRatings(updates: Array<{ uid: string; atp: string; version: number }>, unranked: string[], manager: EntityManager): Promise<void> {
+    if (updates.length > 0) {
+      await manager.query(
+        `UPDATE player_rating r SET atp = t.atp, version = t.version, updated_at = now()
+           FROM jsonb_to_recordset($1::jsonb) AS t(uid bigint, atp numeric, version bigint)
+          WHERE r.uid = t.uid`,
+        [JSON.stringify(updates)],
+      );
+    }
+    if (unranked.length > 0) {
+      await manager.query('DELETE FROM player_rating WHERE uid = ANY($1::bigint[])', [unranked]);
+    }
+  }
+}
