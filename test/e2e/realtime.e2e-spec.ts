@@ -197,7 +197,7 @@ describe('Realtime WebSocket', () => {
         { close_code: 4002, closed: true },
       ]);
       const listed = await app.admin.get('/admin/realtime/connections');
-      expect(listed.body.filter((c: { serverID: number }) => c.serverID === session.serverID)).toEqual([]);
+      expect((listed.body as Array<{ serverID: number }>).filter((c) => c.serverID === session.serverID)).toEqual([]);
     });
   });
 });
