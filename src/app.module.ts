@@ -14,6 +14,7 @@ import type { DatabaseTarget } from './database/database-options';
 import { HealthModule } from './health/health.module';
 import { EventBusModule } from './common/events/event-bus.module';
 import { RealtimeModule } from './realtime/realtime.module';
+import { ResourcesModule } from './resources/resources.module';
 import { ServerModule } from './server/server.module';
 import { CatalogModule } from './catalog/catalog.module';
 import { PlayerModule } from './player/player.module';
@@ -46,6 +47,7 @@ export class AppModule {
         EventBusModule,
         AuthModule,
         ServerModule,
+        ResourcesModule,
         CatalogModule,
         PlayerModule,
         EconomyModule,

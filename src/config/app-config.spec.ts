@@ -16,6 +16,7 @@ describe('loadConfig', () => {
       identityProviderUrl: 'https://sessionserver.mojang.com',
       resourceDir: '/srv/app/resources',
       cdnBaseUrl: null,
+      resourceLinkTtlSeconds: 3600,
       serverTokenTtlSeconds: 600,
       serverTokenRefreshGraceSeconds: 60,
       playerTokenTtlSeconds: 600,
@@ -58,6 +59,7 @@ describe('loadConfig', () => {
     ['LOG_LEVEL', 'loud'],
     ['ADMIN_TOKEN', 'short'],
     ['REDIS_KEY_PREFIX', 'has space'],
+    ['RESOURCE_LINK_TTL_SECONDS', '59'],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^Invalid configuration: ${name} `));

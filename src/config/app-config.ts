@@ -16,6 +16,8 @@ export interface AppConfig {
   identityProviderUrl: string;
   resourceDir: string;
   cdnBaseUrl: string | null;
+  /** Lifetime of the signed resource links the service hands out without CDN_BASE_URL. */
+  resourceLinkTtlSeconds: number;
   serverTokenTtlSeconds: number;
   /** How long after expiry a server token may still be refreshed (decisions.md §3: 60 s). */
   serverTokenRefreshGraceSeconds: number;
@@ -119,6 +121,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     identityProviderUrl: url(env, 'IDENTITY_PROVIDER_URL', 'https://sessionserver.mojang.com', ['http:', 'https:']) as string,
     resourceDir: path(env, 'RESOURCE_DIR', './resources', cwd),
     cdnBaseUrl: url(env, 'CDN_BASE_URL', null, ['http:', 'https:']),
+    resourceLinkTtlSeconds: int(env, 'RESOURCE_LINK_TTL_SECONDS', 3_600, 60, 604_800),
     serverTokenTtlSeconds: int(env, 'SERVER_TOKEN_TTL_SECONDS', 600, 1, 86_400),
     serverTokenRefreshGraceSeconds: int(env, 'SERVER_TOKEN_REFRESH_GRACE_SECONDS', 60, 0, 3_600),
     playerTokenTtlSeconds: int(env, 'PLAYER_TOKEN_TTL_SECONDS', 600, 1, 86_400),

@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'SESSION_CONFLICT'
   | 'PAYLOAD_TOO_LARGE'
   | 'UPGRADE_REQUIRED'
+  | 'RANGE_NOT_SATISFIABLE'
   | 'RATE_LIMITED'
   | 'BANNED'
   | 'INTERNAL_ERROR'
@@ -76,6 +77,13 @@ export class PayloadTooLargeError extends AppError {
 export class UpgradeRequiredError extends AppError {
   constructor(message: string, toVersion: number, downUrl: string) {
     super(426, 'UPGRADE_REQUIRED', message, { toVersion, downUrl });
+  }
+}
+
+/** 416 of the signed resource-file route, with the file size in Content-Range (RFC 9110 §15.5.17). */
+export class RangeNotSatisfiableError extends AppError {
+  constructor(message: string, size: number) {
+    super(416, 'RANGE_NOT_SATISFIABLE', message, {}, { 'Content-Range': `bytes */${size}` });
   }
 }
 

@@ -1,0 +1,41 @@
+import { randomBytes } from 'node:crypto';
+import { checkResourceLink, signResourceLink } from './link-signature';
+
+describe('resource link signatures', () => {
+  const key = randomBytes(32);
+  const path = 'data/songs/1/chart.json';
+  const now = 1_800_000_000;
+
+  it('signs with 256 bits in base64url and accepts its own signature until the expiry', () => {
+    const sig = signResourceLink(key, path, now + 60);
+    expect(sig).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(checkResourceLink(key, path, String(now + 60), sig, now)).toBe('ok');
+    expect(checkResourceLink(key, path, String(now + 60), sig, now + 59)).toBe('ok');
+    expect(checkResourceLink(key, path, String(now + 60), sig, now + 60)).toBe('expired');
+  });
+
+  it('binds the signature to the path, the expiry and the key', () => {
+    const sig = signResourceLink(key, path, now + 60);
+    expect(checkResourceLink(key, 'data/songs/1/chart.jsonx', String(now + 60), sig, now)).toBe('bad-signature');
+    expect(checkResourceLink(key, path, String(now + 61), sig, now)).toBe('bad-signature');
+    expect(checkResourceLink(randomBytes(32), path, String(now + 60), sig, now)).toBe('bad-signature');
+  });
+
+  it('reports an altered expiry as a bad signature even when it lies in the past', () => {
+    const sig = signResourceLink(key, path, now + 60);
+    expect(checkResourceLink(key, path, String(now - 60), sig, now)).toBe('bad-signature');
+  });
+
+  it.each([
+    [undefined, 'x'],
+    ['123', undefined],
+    [['123'], 'x'],
+    ['12a', 'A'.repeat(43)],
+    ['-1', 'A'.repeat(43)],
+    ['1'.repeat(13), 'A'.repeat(43)],
+    ['123', 'A'.repeat(42)],
+    ['123', `${'A'.repeat(42)}=`],
+  ])('calls expires=%j sig=%j malformed', (expires, sig) => {
+    expect(checkResourceLink(key, path, expires, sig, now)).toBe('malformed');
+  });
+});
