@@ -1,0 +1,134 @@
+/**
+ * Resource index and manifest benchmark (issue 6). Starts the real service (embedded database,
+ * or a scratch database on the PostgreSQL of DATABASE_URL), then over loopback HTTP:
+ *   1. first index of 20,000 files (POST /admin/resources/rescan, every file hashed),
+ *   2. a rescan with nothing changed (target: no file re-hashed, under 10 % of the first),
+ *   3. GET /resources/manifest?lang=true throughput (bounded loop, fixed concurrency),
+ *   4. POST /resources/down for 1,000 paths.
+ *
+ *   npm run bench:resources                      # embedded PGlite
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench:resources
+ *   BENCH_FILES=5000 BENCH_REQUESTS=100 npm run bench:resources
+ */
+import 'reflect-metadata';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { startService } from '../../src/app.factory';
+import { loadConfig } from '../../src/config/app-config';
+import { generateResourceTree } from './generate';
+
+const FILES = Number(process.env.BENCH_FILES ?? 20_000);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
+const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
+
+async function call(base: string, method: string, path: string, token: string, body?: unknown): Promise<{ status: number; text: string }> {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'User-Agent': 'rhythmc-bench/1.0 node/20' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 200)}`);
+  return { status: response.status, text };
+}
+
+async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
+  const started = process.hrtime.bigint();
+  const result = await fn();
+  return [result, Number(process.hrtime.bigint() - started) / 1e6];
+}
+
+async function scratchDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `rhythmc_bench_${Date.now()}`;
+  const admin = new Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new Client({ connectionString: serverUrl });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), 'rhythmc-bench-'));
+  const resourceDir = join(work, 'resources');
+  const serverUrl = process.env.DATABASE_URL?.trim() || null;
+  const database = serverUrl ? await scratchDatabase(serverUrl) : null;
+  try {
+    // The service starts on a RESOURCE_DIR that does not exist yet, so the first index is timed alone.
+    const config = loadConfig({
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+      ADMIN_TOKEN,
+      DATA_DIR: join(work, 'data'),
+      DATABASE_URL: database?.url ?? '',
+      RESOURCE_DIR: resourceDir,
+      THROTTLE_LOGIN_LIMIT: '100000',
+    });
+    const service = await startService(config);
+    const base = `http://127.0.0.1:${service.port}`;
+    const sql = new Client({ connectionString: service.databaseUrl });
+    try {
+      const [tree, generateMs] = await timed(() => Promise.resolve(generateResourceTree(resourceDir, FILES)));
+      console.log(`generated ${tree.files} files, ${(tree.bytes / 1024 / 1024).toFixed(1)} MiB in ${generateMs.toFixed(0)} ms`);
+
+      const [first, firstMs] = await timed(() => call(base, 'POST', '/admin/resources/rescan', ADMIN_TOKEN));
+      console.log(`first index: ${firstMs.toFixed(0)} ms ${first.text}`);
+
+      await sql.connect();
+      const marker = (await sql.query<{ now: Date }>('SELECT now() AS now')).rows[0].now;
+      const [, rescanMs] = await timed(() => call(base, 'POST', '/admin/resources/rescan', ADMIN_TOKEN));
+      const rehashed = (await sql.query<{ n: number }>('SELECT count(*)::int AS n FROM resource_file WHERE hashed_at >= $1', [marker])).rows[0].n;
+      console.log(`unchanged rescan: ${rescanMs.toFixed(0)} ms (${((rescanMs / firstMs) * 100).toFixed(1)} % of the first index), ${rehashed} files re-hashed`);
+
+      const server = JSON.parse((await call(base, 'POST', '/admin/servers', ADMIN_TOKEN, { name: 'bench', country: 'DE' })).text) as { bootstrapToken: string };
+      const login = JSON.parse((await call(base, 'POST', '/server/login', server.bootstrapToken, { pluginVersion: 1, pluginSHA: 'bench' })).text) as { accessToken: string };
+      const token = login.accessToken;
+
+      const sample = await call(base, 'GET', '/resources/manifest?lang=true', token);
+      const manifest = JSON.parse(sample.text) as { Data: Array<{ path: string }>; Lang: unknown[] };
+      let issued = 0;
+      const [, manifestMs] = await timed(() =>
+        Promise.all(
+          Array.from({ length: CONCURRENCY }, async () => {
+            while (issued < REQUESTS) {
+              issued++;
+              await call(base, 'GET', '/resources/manifest?lang=true', token);
+            }
+          }),
+        ),
+      );
+      console.log(
+        `manifest (${manifest.Data.length} Data + ${manifest.Lang.length} Lang entries, ${(sample.text.length / 1024).toFixed(0)} KiB): ` +
+          `${REQUESTS} requests at concurrency ${CONCURRENCY} in ${manifestMs.toFixed(0)} ms = ${((REQUESTS / manifestMs) * 1000).toFixed(1)} requests/s`,
+      );
+
+      const paths = manifest.Data.slice(0, 1_000).map((entry) => entry.path);
+      const [, downMs] = await timed(() => call(base, 'POST', '/resources/down', token, paths));
+      console.log(`down of ${paths.length} paths: ${downMs.toFixed(0)} ms`);
+    } finally {
+      await sql.end();
+      await service.close();
+    }
+  } finally {
+    await database?.drop();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
