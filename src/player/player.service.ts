@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AuthService, IssuedExpiringToken } from '../auth/auth.service';
-import type { PlayerSessionContext, ServerSessionContext } from '../auth/auth.types';
+import type { ServerSessionContext } from '../auth/auth.types';
 import { CatalogService } from '../catalog/catalog.service';
 import type { TitleInfo } from '../catalog/catalog.types';
 import {
@@ -75,7 +75,7 @@ export class PlayerService {
 
   /** POST /player/options: merge the options, validate the titles, rotate or revoke the resume token. */
   async updateOptions(server: ServerSessionContext, body: PlayerOptionsDto): Promise<PlayerProfileResponse> {
-    const session = await this.ownSession(server, body.accessToken, body.uid);
+    const session = await this.auth.resolveBoundPlayerToken(body.accessToken, body.uid, server);
     const core = this.parseCoreOptions(body.options);
     await this.assertUnlockedTitles(session.uid, { playerPrefix: body.playerPrefix, playerSuffix: body.playerSuffix });
 
@@ -215,14 +215,6 @@ export class PlayerService {
   private async assertNotBanned(uid: string, manager: EntityManager): Promise<void> {
     const ban = await this.players.findActiveBan(uid, manager);
     if (ban) throw new BannedError(ban.reason, ban.until ? formatLocalDateTime(ban.until) : '');
-  }
-
-  /** The live session of the token, which must be the uid's and of the calling server session (401 otherwise). */
-  private async ownSession(server: ServerSessionContext, accessToken: string, uid: string): Promise<PlayerSessionContext> {
-    const session = await this.auth.resolvePlayerToken(accessToken);
-    if (session.uid !== uid) throw new UnauthorizedError('The access token does not belong to this uid');
-    if (session.serverSessionId !== server.sessionId) throw new UnauthorizedError('The player session belongs to another server session');
-    return session;
   }
 
   /** playerPrefix / playerSuffix must name `title` collections the player has unlocked, or be '' (decisions.md §4). */

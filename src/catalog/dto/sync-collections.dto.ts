@@ -1,5 +1,5 @@
-import { ArrayMaxSize, IsArray, IsNotEmpty, IsString, MaxLength, ValidateBy, ValidationArguments } from 'class-validator';
-import { IsUid } from '../../common/validation/is-uid';
+import { ArrayMaxSize, IsArray, IsString, ValidateBy, ValidationArguments } from 'class-validator';
+import { PlayerCredentialsDto } from '../../common/validation/player-credentials.dto';
 import { isCollectionKey } from '../catalog.rules';
 
 export const MAX_SYNCED_KEYS = 5000;
@@ -27,15 +27,7 @@ function AreCollectionKeys() {
 }
 
 /** POST /player/collections (interface.md; decisions.md §4). */
-export class SyncCollectionsDto {
-  @IsUid()
-  uid!: string;
-
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(512)
-  accessToken!: string;
-
+export class SyncCollectionsDto extends PlayerCredentialsDto {
   @IsArray()
   @ArrayMaxSize(MAX_SYNCED_KEYS)
   @IsString({ each: true })

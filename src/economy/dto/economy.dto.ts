@@ -1,19 +1,11 @@
-import { IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'class-validator';
-import { IsUid } from '../../common/validation/is-uid';
+import { IsInt, Max, Min } from 'class-validator';
+import { PlayerCredentialsDto } from '../../common/validation/player-credentials.dto';
 
 /** The largest balance: a "long" that a JSON number still carries exactly (2^53 - 1). */
 export const MAX_WATT_HOUR = Number.MAX_SAFE_INTEGER;
 
 /** POST /player/economy: the complete new balance, not a delta. */
-export class SyncEconomyDto {
-  @IsUid()
-  uid!: string;
-
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(512)
-  accessToken!: string;
-
+export class SyncEconomyDto extends PlayerCredentialsDto {
   @IsInt({ message: 'wattHour must be an integer' })
   @Min(0, { message: 'wattHour must not be below 0' })
   @Max(MAX_WATT_HOUR, { message: `wattHour must not be above ${MAX_WATT_HOUR}` })

@@ -1,16 +1,8 @@
-import { IsNotEmpty, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
-import { IsUid } from '../../common/validation/is-uid';
+import { IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import { PlayerCredentialsDto } from '../../common/validation/player-credentials.dto';
 
 /** POST /player/options. `options` is merged key by key into the stored options. */
-export class PlayerOptionsDto {
-  @IsUid()
-  uid!: string;
-
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(512)
-  accessToken!: string;
-
+export class PlayerOptionsDto extends PlayerCredentialsDto {
   @IsObject()
   options!: Record<string, unknown>;
 
@@ -26,12 +18,4 @@ export class PlayerOptionsDto {
   playerSuffix?: string;
 }
 
-export class PlayerLogoutDto {
-  @IsUid()
-  uid!: string;
-
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(512)
-  accessToken!: string;
-}
+export class PlayerLogoutDto extends PlayerCredentialsDto {}
