@@ -218,7 +218,7 @@ export class AuthService {
    * bearer token was just accepted. 401 otherwise.
    */
   async resolveUploadSession(token: string, uid: string, server: ServerSessionContext): Promise<PlayerSessionContext & { tokenExpired: boolean }> {
-    const session = await this.sessions.findPlayerSessionByTokenHash(this.tokens.hash(token));
+    const session = await this.sessions.findPlayerSessionIdentity(this.tokens.hash(token));
     if (!session || session.loggedOutAt !== null) throw new UnauthorizedError('Invalid or expired player access token');
     if (session.uid !== uid) throw new UnauthorizedError('The access token does not belong to this uid');
     const tokenExpired = session.tokenExpiresAt.getTime() <= Date.now();

@@ -87,6 +87,20 @@ export class SessionRepository {
     return this.playerSessions().findOne({ where: { tokenHash } });
   }
 
+  /**
+   * The fields of a player session that identity checks need, by token hash, in one plain query:
+   * the upload's hot path (building a TypeORM find costs more CPU than the query).
+   */
+  async findPlayerSessionIdentity(tokenHash: string): Promise<Pick<PlayerSessionEntity, 'id' | 'uid' | 'serverSessionId' | 'tokenExpiresAt' | 'loggedOutAt'> | null> {
+    const rows = await this.dataSource.query<Array<{ id: string; uid: string; server_session_id: string; token_expires_at: Date; logged_out_at: Date | null }>>(
+      'SELECT id, uid, server_session_id, token_expires_at, logged_out_at FROM player_session WHERE token_hash = $1',
+      [tokenHash],
+    );
+    if (rows.length === 0) return null;
+    const row = rows[0];
+    return { id: row.id, uid: row.uid, serverSessionId: row.server_session_id, tokenExpiresAt: row.token_expires_at, loggedOutAt: row.logged_out_at };
+  }
+
   /** The player's session that is not logged out (at most one), expired or not. */
   findOpenPlayerSession(uid: string, manager?: EntityManager): Promise<PlayerSessionEntity | null> {
     return this.playerSessions(manager).findOne({ where: { uid, loggedOutAt: IsNull() } });

@@ -264,6 +264,21 @@ describe('POST /player/upload', () => {
       }
     });
 
+    it('ten concurrent copies of a better record of a ranked player queue on the rating row (no deadlock)', async () => {
+      for (let round = 0; round < 3; round++) {
+        const player = await onlinePlayer(app, server);
+        expect((await upload(app, server, record(server, player, gameplay(102, { acc: 95 })))).status).toBe(200);
+        const body = record(server, player, gameplay(102, { acc: 99.5 }));
+        const responses = await Promise.all(Array.from({ length: 10 }, () => upload(app, server, body)));
+        expect(responses.map((r) => r.status)).toEqual(Array(10).fill(200));
+        // 12.5 + 1 + 0.75 = 14.25; 14.25 / 30 = 0.475
+        const expected = { atp: 0.475, personalBest: true, playRating: 14.25, ...(await referenceRanks(app, player.uid, 102)) };
+        expect(responses.map((r) => r.body as unknown)).toEqual(Array(10).fill(expected));
+        expect(await app.sql('SELECT count(*)::int AS n FROM play_record WHERE uid = $1', [player.uid])).toEqual([{ n: 2 }]);
+        expect(await app.sql('SELECT version FROM player_rating WHERE uid = $1', [player.uid])).toEqual([{ version: '2' }]);
+      }
+    });
+
     it('concurrent uploads of one player on twelve charts lose no best and no ATP update', async () => {
       const player = await onlinePlayer(app, server);
       const levels = Array.from({ length: 12 }, (_, i) => 6_000 + i);

@@ -90,20 +90,28 @@ export class MemoryRankIndex extends RankIndex implements OnApplicationBootstrap
     await this.gate.runExclusive(async () => {
       this.ready = false;
       const started = Date.now();
-      const site = new OrderStatisticSet();
-      const tracks = new Map<number, OrderStatisticSet>();
+      // Keys are collected per order and built sorted in one go (no per-key shifting).
+      const siteKeys: number[] = [];
       for (let after = '0'; ; ) {
         const page = await this.repository.pageRatings(after, PAGE);
-        for (const row of page) site.insert(-toTenThousandths(Number(row.atp)), 0, Number(row.uid));
+        for (const row of page) siteKeys.push(-toTenThousandths(Number(row.atp)), 0, Number(row.uid));
         if (page.length < PAGE) break;
         after = page[page.length - 1].uid;
       }
+      const trackKeys = new Map<number, number[]>();
       for (let after = { uid: '0', levelId: 0 }; ; ) {
         const page = await this.repository.pageBests(after.uid, after.levelId, PAGE);
-        for (const row of page) trackSet(tracks, row.levelId).insert(-row.acc, row.firstTimeMs, Number(row.uid));
+        for (const row of page) {
+          let keys = trackKeys.get(row.levelId);
+          if (!keys) trackKeys.set(row.levelId, (keys = []));
+          keys.push(-row.acc, row.firstTimeMs, Number(row.uid));
+        }
         if (page.length < PAGE) break;
         after = page[page.length - 1];
       }
+      const site = OrderStatisticSet.fromTriples(Float64Array.from(siteKeys));
+      const tracks = new Map<number, OrderStatisticSet>();
+      for (const [levelId, keys] of trackKeys) tracks.set(levelId, OrderStatisticSet.fromTriples(Float64Array.from(keys)));
       this.site = site;
       this.tracks = tracks;
       this.ready = this.lockClient !== null || this.config.databaseUrl === null;

@@ -115,3 +115,35 @@ describe('OrderStatisticSet', () => {
     expect(perQueryMicros).toBeLessThan(50);
   });
 });
+
+describe('OrderStatisticSet.fromTriples', () => {
+  it('builds the same set as inserting the keys one by one, duplicates once, and keeps working after', () => {
+    const next = random(3);
+    const keys: Key[] = Array.from({ length: 5_000 }, () => [-Math.floor(next() * 40), Math.floor(next() * 10), Math.floor(next() * 100)]);
+    const triples = new Float64Array(keys.flat());
+    const built = OrderStatisticSet.fromTriples(triples);
+    const inserted = new OrderStatisticSet();
+    for (const key of keys) inserted.insert(...key);
+    expect(built.size).toBe(inserted.size);
+    expect([...built.keys()]).toEqual([...inserted.keys()]);
+    for (let i = 0; i < 200; i++) {
+      const probe: Key = [-Math.floor(next() * 41), Math.floor(next() * 11), Math.floor(next() * 101)];
+      expect(built.countBelow(...probe)).toBe(inserted.countBelow(...probe));
+    }
+    for (const key of keys.slice(0, 1_000)) {
+      built.delete(...key);
+      inserted.delete(...key);
+    }
+    built.insert(-100, 0, 0);
+    inserted.insert(-100, 0, 0);
+    expect([...built.keys()]).toEqual([...inserted.keys()]);
+  });
+
+  it('builds an empty set from no keys', () => {
+    const set = OrderStatisticSet.fromTriples(new Float64Array(0));
+    expect(set.size).toBe(0);
+    expect(set.countBelow(1, 2, 3)).toBe(0);
+    expect(set.insert(1, 2, 3)).toBe(true);
+    expect(set.countBelow(5, 0, 0)).toBe(1);
+  });
+});

@@ -13,6 +13,45 @@ const MAX_BLOCK = 512;
 const INITIAL_CAPACITY = 8;
 
 export class OrderStatisticSet {
+  /**
+   * Builds a set from keys given as consecutive triples in any order (duplicates kept once), in
+   * O(n log n) with no per-key shifting: how an index is loaded at start-up. Blocks are filled to
+   * half their capacity, so the first inserts after loading rarely split.
+   */
+  static fromTriples(triples: Float64Array): OrderStatisticSet {
+    const set = new OrderStatisticSet();
+    const count = triples.length / 3;
+    const order = new Uint32Array(count);
+    for (let i = 0; i < count; i++) order[i] = i;
+    order.sort((x, y) => {
+      const a = triples[x * 3] - triples[y * 3];
+      if (a !== 0) return a;
+      const b = triples[x * 3 + 1] - triples[y * 3 + 1];
+      return b !== 0 ? b : triples[x * 3 + 2] - triples[y * 3 + 2];
+    });
+    const fill = MAX_BLOCK >>> 1;
+    let block: Float64Array | null = null;
+    let used = 0;
+    let previous = -1;
+    for (let i = 0; i < count; i++) {
+      const at = order[i] * 3;
+      if (previous >= 0 && compareAt(triples, previous, triples[at], triples[at + 1], triples[at + 2]) === 0) continue;
+      previous = order[i];
+      if (!block || used === fill) {
+        block = new Float64Array((MAX_BLOCK + 1) * 3);
+        set.blocks.push(block);
+        set.counts.push(0);
+        used = 0;
+      }
+      block.set(triples.subarray(at, at + 3), used * 3);
+      used++;
+      set.counts[set.counts.length - 1] = used;
+      set.total++;
+    }
+    set.rebuildTree();
+    return set;
+  }
+
   private blocks: Float64Array[] = [];
   private counts: number[] = [];
   /** Fenwick tree over `counts`, 1-based. */
