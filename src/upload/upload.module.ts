@@ -4,6 +4,7 @@ import { AuthModule } from '../auth/auth.module';
 import { CatalogModule } from '../catalog/catalog.module';
 import { REDIS } from '../common/redis/redis.module';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { BanView } from './rank/ban-view';
 import { MemoryRankIndex } from './rank/memory-rank-index';
 import { RankIndex } from './rank/rank-index';
 import { RedisRankIndex } from './rank/redis-rank-index';
@@ -22,6 +23,7 @@ import { UploadService } from './upload.service';
   providers: [
     UploadRepository,
     UploadService,
+    BanView,
     {
       provide: RankIndex,
       inject: [APP_CONFIG, REDIS, UploadRepository],

@@ -51,7 +51,7 @@ export interface LockedRating {
   version: number;
 }
 
-/** What an upload reads of the player: rating row (atp null: no counted play), best on the chart, the other charts' top ratings, the chart's constant, the banned players ahead. */
+/** What an upload reads of the player: rating row (atp null: no counted play), best on the chart, the other charts' top ratings, the chart's constant, the ban check. */
 export interface StateRead {
   atp: string | null;
   version: number;
@@ -59,7 +59,7 @@ export interface StateRead {
   others: number[];
   /** null: the catalog has no row for the level yet. */
   constant: number | null;
-  bans: BannedAhead;
+  bans: BanCheck;
 }
 
 /** A recomputed best of one player on one chart. */
@@ -75,23 +75,31 @@ export interface StoredBest extends BestRow {
   levelId: number;
 }
 
-/** Actively banned players ahead of the player's positions, and whether the player is banned. */
-export interface BannedAhead {
+/** What an upload needs to know about bans: whether the player is banned, and which ban generation its snapshot saw. */
+export interface BanCheck {
   selfBanned: boolean;
-  siteAhead: number;
-  trackAhead: number;
+  /** rank_ban_generation at the statement's snapshot. */
+  generation: number;
+  /** The database's clock (epoch ms), against which bans run out. */
+  dbNowMs: number;
 }
 
-interface BannedAheadRow {
+interface BanCheckRow {
   self_banned: boolean;
-  site_ahead: number;
-  track_ahead: number;
+  ban_generation: string;
+  db_now: Date;
 }
 
-const toBannedAhead = (row: BannedAheadRow): BannedAhead => ({ selfBanned: row.self_banned, siteAhead: row.site_ahead, trackAhead: row.track_ahead });
+const toBanCheck = (row: BanCheckRow): BanCheck => ({ selfBanned: row.self_banned, generation: Number(row.ban_generation), dbNowMs: row.db_now.getTime() });
 
-/** The set of players under an active ban, driven by the (small) set of unlifted bans. */
-const ACTIVE_BANS = `SELECT u.uid FROM player_ban u WHERE u.lifted_at IS NULL AND ${activeBanPredicate('u')}`;
+/** The banned players' rank keys: ratings, and bests on every chart; the earliest end of their bans. */
+export interface BannedKeys {
+  generation: number;
+  /** Epoch ms of the first ban of the set to run out; null when all are permanent. */
+  firstUntilMs: number | null;
+  sites: Array<{ uid: string; atp: string }>;
+  tracks: Array<{ uid: string; levelId: number; acc: number; firstTimeMs: number }>;
+}
 
 /** Site order: a row of player_rating `r` ahead of ($atp, $uid). */
 const SITE_AHEAD = (atp: string, uid: string) => `(r.atp > ${atp} OR (r.atp = ${atp} AND r.uid < ${uid}))`;
@@ -100,17 +108,10 @@ const SITE_AHEAD = (atp: string, uid: string) => `(r.atp > ${atp} OR (r.atp = ${
 const TRACK_AHEAD = (acc: string, time: string, uid: string) =>
   `(c.acc > ${acc} OR (c.acc = ${acc} AND (c.first_time_ms < ${time} OR (c.first_time_ms = ${time} AND c.uid < ${uid}))))`;
 
-/**
- * Select-list columns counting the banned players ahead of (uid, atp) and (level, acc, time),
- * over the CTE `banned`. Driven by the unlifted bans (a partial unique index), so the cost grows
- * with the number of bans, not of players. A null atp or acc counts 0.
- */
-const BANNED_AHEAD = (uid: string, atp: string, level: string, acc: string, time: string) => `
-  EXISTS (SELECT 1 FROM banned WHERE banned.uid = ${uid}) AS self_banned,
-  (SELECT count(*) FROM banned x JOIN player_rating r ON r.uid = x.uid
-    WHERE ${atp} IS NOT NULL AND ${SITE_AHEAD(atp, uid)})::int AS site_ahead,
-  (SELECT count(*) FROM banned x JOIN player_chart_best c ON c.uid = x.uid AND c.level_id = ${level}
-    WHERE ${acc} IS NOT NULL AND ${TRACK_AHEAD(acc, time, uid)})::int AS track_ahead`;
+/** Select-list columns: whether $1 is under an active ban, the ban generation, and the database clock. */
+const BAN_CHECK = `(SELECT ${activeBanPredicate('me_uid')} FROM (SELECT $1::bigint AS uid) AS me_uid) AS self_banned,
+  (SELECT generation FROM rank_ban_generation WHERE id = 1) AS ban_generation,
+  now() AS db_now`;
 
 interface BestSqlRow {
   acc: number;
@@ -124,10 +125,9 @@ interface BestSqlRow {
  * The player's state ($1 uid, $2 level) in the statement's snapshot: CTE `me` holds the rating row
  * and the best on the chart (both may be missing); STATE_SELECT adds the chart constant (read from
  * the catalog's table, null when there is no row), the other charts' top ratings (ATP needs 30)
- * and the banned players ahead.
+ * and the ban check.
  */
-const STATE_CTES = `banned AS (${ACTIVE_BANS}),
-  me AS (
+const STATE_CTES = `me AS (
     SELECT r.atp, r.version AS rating_version, b.acc, b.first_time_ms, b.record_id, b.rating, b.version
       FROM (VALUES (1)) AS one
       LEFT JOIN player_rating r ON r.uid = $1
@@ -136,9 +136,9 @@ const STATE_CTES = `banned AS (${ACTIVE_BANS}),
 const STATE_SELECT = `me.*,
   (SELECT difficulty_constant FROM chart WHERE level_id = $2) AS constant,
   ARRAY(SELECT o.rating FROM player_chart_best o WHERE o.uid = $1 AND o.level_id <> $2 ORDER BY o.rating DESC LIMIT ${ATP_CHART_COUNT}) AS others,
-  ${BANNED_AHEAD('$1::bigint', 'me.atp', '$2::int', 'me.acc', 'me.first_time_ms')}`;
+  ${BAN_CHECK}`;
 
-type StateSqlRow = Partial<BestSqlRow> & BannedAheadRow & { atp: string | null; rating_version: string | null; constant: number | null; others: number[] };
+type StateSqlRow = Partial<BestSqlRow> & BanCheckRow & { atp: string | null; rating_version: string | null; constant: number | null; others: number[] };
 
 const toStateRead = (row: StateSqlRow): StateRead => ({
   atp: row.atp,
@@ -146,7 +146,7 @@ const toStateRead = (row: StateSqlRow): StateRead => ({
   best: row.record_id ? toBest(row as BestSqlRow) : null,
   others: row.others,
   constant: row.constant,
-  bans: toBannedAhead(row),
+  bans: toBanCheck(row),
 });
 
 const toBest = (row: BestSqlRow): BestRow => ({
@@ -278,27 +278,63 @@ export class UploadRepository {
     return { atp: rows[0].atp, version: Number(rows[0].version) };
   }
 
-  /**
-   * Writes the player's new best on the chart and the new ATP, and counts the actively banned
-   * players ahead of the new positions, in one statement.
-   */
-  async writeBestAndRating(uid: string, levelId: number, best: BestRow, atp: string, manager: EntityManager): Promise<BannedAhead> {
-    const rows = await this.hot<BannedAheadRow>(
+  /** Writes the player's new best on the chart and the new ATP, one statement. */
+  async writeBestAndRating(uid: string, levelId: number, best: BestRow, atp: string, manager: EntityManager): Promise<void> {
+    await this.hot(
       manager,
       'write_best',
-      `WITH banned AS (${ACTIVE_BANS}),
-       best AS (
+      `WITH best AS (
          INSERT INTO player_chart_best (uid, level_id, acc, first_time_ms, record_id, rating, version, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, now())
          ON CONFLICT (uid, level_id) DO UPDATE
            SET acc = EXCLUDED.acc, first_time_ms = EXCLUDED.first_time_ms, record_id = EXCLUDED.record_id,
                rating = EXCLUDED.rating, version = EXCLUDED.version, updated_at = now()
-       ),
-       rating AS (UPDATE player_rating SET atp = $8, version = $7, updated_at = now() WHERE uid = $1)
-       SELECT ${BANNED_AHEAD('$1::bigint', '$8::numeric', '$2::int', '$3::float8', '$4::bigint')}`,
+       )
+       UPDATE player_rating SET atp = $8, version = $7, updated_at = now() WHERE uid = $1`,
       [uid, levelId, best.acc, best.firstTimeMs, best.recordId, best.rating, best.version, atp],
     );
-    return toBannedAhead(rows[0]);
+  }
+
+  /** Marks every instance's view of the banned players' rank keys stale (a banned player's keys changed). */
+  async bumpBanGeneration(manager: EntityManager): Promise<void> {
+    await manager.query('UPDATE rank_ban_generation SET generation = generation + 1 WHERE id = 1');
+  }
+
+  /** The players among `uids` under an active ban. */
+  async activelyBanned(uids: string[], manager: EntityManager): Promise<string[]> {
+    if (uids.length === 0) return [];
+    const rows = await manager.query<Array<{ uid: string }>>(
+      `SELECT x.uid FROM unnest($1::bigint[]) AS x(uid) WHERE ${activeBanPredicate('x')}`,
+      [uids],
+    );
+    return rows.map((row) => row.uid);
+  }
+
+  /**
+   * The rank keys of every player under an active ban, in one statement (one snapshot): their
+   * ATP, their bests, the ban generation, and when the first of those bans runs out. O(bans
+   * and their charts); read again only when the generation moves or a ban runs out.
+   */
+  async bannedKeys(): Promise<BannedKeys> {
+    const rows = await this.manager().query<
+      Array<{ generation: string; first_until: Date | null; sites: Array<{ uid: string; atp: string }> | null; tracks: Array<{ uid: string; level_id: number; acc: number; first_time_ms: string }> | null }>
+    >(
+      `WITH banned AS (
+         SELECT u.uid, u.until FROM player_ban u WHERE u.lifted_at IS NULL AND ${activeBanPredicate('u')}
+       )
+       SELECT (SELECT generation FROM rank_ban_generation WHERE id = 1) AS generation,
+              (SELECT min(until) FROM banned) AS first_until,
+              (SELECT json_agg(json_build_object('uid', r.uid::text, 'atp', r.atp::text)) FROM banned x JOIN player_rating r ON r.uid = x.uid) AS sites,
+              (SELECT json_agg(json_build_object('uid', c.uid::text, 'level_id', c.level_id, 'acc', c.acc, 'first_time_ms', c.first_time_ms::text))
+                 FROM banned x JOIN player_chart_best c ON c.uid = x.uid) AS tracks`,
+    );
+    const row = rows[0];
+    return {
+      generation: Number(row.generation),
+      firstUntilMs: row.first_until ? row.first_until.getTime() : null,
+      sites: row.sites ?? [],
+      tracks: (row.tracks ?? []).map((t) => ({ uid: t.uid, levelId: t.level_id, acc: t.acc, firstTimeMs: Number(t.first_time_ms) })),
+    };
   }
 
   /**

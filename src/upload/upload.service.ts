@@ -7,9 +7,10 @@ import { BadRequestError } from '../common/errors/app-error';
 import { TransactionService } from '../database/transaction.service';
 import { UploadRecordDto } from './dto/upload-record.dto';
 import { RecomputeResponse, UploadResponse } from './dto/upload.response';
+import { BanView } from './rank/ban-view';
 import { IndexEntries, RankIndex } from './rank/rank-index';
 import { atpTenThousandths, playRating, roundRating, toTenThousandths } from './rating';
-import { BannedAhead, BestRow, NewPlayRecord, StateRead, StoredBest, StoredRecord, UploadRepository } from './upload.repository';
+import { BanCheck, BestRow, NewPlayRecord, StateRead, StoredBest, StoredRecord, UploadRepository } from './upload.repository';
 import type { IndexedPositions, PlayerRankState, RankChange, TrackPosition } from './upload.types';
 
 /** Players per recompute transaction: short transactions, so the embedded database keeps serving. */
@@ -38,7 +39,6 @@ const samePosition = (a: TrackPosition | null, b: TrackPosition | null) =>
 
 interface Counted {
   state: PlayerRankState;
-  bans: BannedAhead;
   change: RankChange;
 }
 
@@ -46,7 +46,7 @@ interface UploadOutcome {
   record: StoredRecord;
   constant: number;
   state: PlayerRankState;
-  bans: BannedAhead;
+  bans: BanCheck;
   staged: IndexedPositions | null;
 }
 
@@ -57,6 +57,7 @@ export class UploadService {
     private readonly auth: AuthService,
     private readonly catalog: CatalogService,
     private readonly index: RankIndex,
+    private readonly bans: BanView,
     private readonly tx: TransactionService,
   ) {}
 
@@ -102,11 +103,12 @@ export class UploadService {
             counted = await this.countPlay(record.uid, record.levelId, stored, constant, current, manager);
           }
         }
+        // A banned player's keys changed (an upload that raced its ban): every ban view must reload.
+        if (counted && current.bans.selfBanned) await this.records.bumpBanGeneration(manager);
         // A duplicate, a failed play or a play below the best changes nothing: the answer comes from the stored state.
         const state = counted?.state ?? this.toRankState(record.uid, record.levelId, current);
-        const bans = counted?.bans ?? current.bans;
         const staged = stage(counted ? [counted.change] : [], state);
-        return { record: stored, constant, state, bans, staged };
+        return { record: stored, constant, state, bans: current.bans, staged };
       }),
     );
 
@@ -159,10 +161,9 @@ export class UploadService {
     const version = current.version + 1;
     const next: BestRow = { ...position, recordId: play.id, rating: playRating(constant, play.acc), version };
     const atpE4 = atpTenThousandths([...current.others, next.rating]);
-    const bans = await this.records.writeBestAndRating(uid, levelId, next, atpText(atpE4), manager);
+    await this.records.writeBestAndRating(uid, levelId, next, atpText(atpE4), manager);
     return {
       state: { uid, version, atpE4, levelId, best: next },
-      bans,
       change: {
         uid,
         ...(previousAtp === atpE4 ? {} : { site: { before: previousAtp, after: atpE4 } }),
@@ -176,18 +177,20 @@ export class UploadService {
   }
 
   /**
-   * Ranks = 1 + entries ahead in the rank index − actively banned players ahead (SQL, exact at
-   * this moment). A banned player has no rank. Without an index answer, SQL counts the unbanned
-   * players ahead directly: the same numbers, in O(rank).
+   * Ranks = 1 + entries ahead in the rank index − banned players ahead (this instance's ban view,
+   * brought up to the ban generation the upload saw). A banned player has no rank. When the index
+   * or the ban view cannot answer, SQL counts the unbanned players ahead directly: the same
+   * numbers, in O(rank).
    */
   private async ranks(outcome: UploadOutcome): Promise<{ siteRank: number | null; trackRank: number | null }> {
     const { state, bans } = outcome;
     if (bans.selfBanned) return { siteRank: null, trackRank: null };
     const indexed = await this.index.positions(state, outcome.staged);
-    if (indexed) {
+    const banned = indexed ? await this.bans.ensure(bans.generation, bans.dbNowMs).then(() => this.bans.bannedAhead(state), () => null) : null;
+    if (indexed && banned) {
       return {
-        siteRank: state.atpE4 === null || indexed.siteAhead === null ? null : indexed.siteAhead - bans.siteAhead + 1,
-        trackRank: state.best === null || indexed.trackAhead === null ? null : indexed.trackAhead - bans.trackAhead + 1,
+        siteRank: state.atpE4 === null || indexed.siteAhead === null ? null : indexed.siteAhead - banned.siteAhead + 1,
+        trackRank: state.best === null || indexed.trackAhead === null ? null : indexed.trackAhead - banned.trackAhead + 1,
       };
     }
     const counted = await this.records.unbannedAhead(state.uid, state.atpE4 === null ? null : atpText(state.atpE4), state.levelId, state.best);
@@ -251,6 +254,8 @@ export class UploadService {
 
     await this.records.replaceBests(upserts, removed, manager);
     await this.records.replaceRatings(updates, unranked, manager);
+    // The ban views hold banned players' keys: if one of them changed, every view must reload.
+    if ((await this.records.activelyBanned(changes.map((change) => change.uid), manager)).length > 0) await this.records.bumpBanGeneration(manager);
     return { changes, entries, bests: computed.length, atpChanged };
   }
 

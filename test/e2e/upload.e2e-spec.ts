@@ -625,6 +625,23 @@ describe('Upload ranks', () => {
     expect((await app.admin.post('/admin/ratings/recompute')).body).toEqual({ players: 5, bests: 5, atpChanged: 0, batches: 1 });
   });
 
+  it('keeps the banned correction exact when a recompute changes a banned player\'s rating', async () => {
+    // P3 (0.7333) leads the site. Banned, then 202 (P3's 95 %) drops to 0, then a recompute: P3's
+    // ATP falls below P0..P2 while banned. Lifted, P3 must come back at its new place.
+    expect((await app.admin.post(`/admin/players/${players[3].uid}/ban`, {})).status).toBe(200);
+    expect(await look(0, 201)).toMatchObject({ siteRank: 1 });
+    await putCharts(app, [[202, 0]]);
+    expect((await app.admin.post('/admin/ratings/recompute')).body).toEqual({ players: 5, bests: 5, atpChanged: 1, batches: 1 });
+    expect(await look(0, 201)).toEqual({ atp: 0.4167, ...(await referenceRanks(app, players[0].uid, 201)), playRating: 0, personalBest: false });
+    expect(await look(0, 201)).toMatchObject({ siteRank: 1, trackRank: 1 });
+    expect((await app.admin.delete(`/admin/players/${players[3].uid}/ban`)).status).toBe(204);
+    // P3: 12 (99 % on 201 at 10.5) + 0 (95 % on 202 at 0) = 0.4; behind the three 0.4167.
+    expect(await look(0, 201)).toMatchObject({ siteRank: 1, trackRank: 1 });
+    expect(await look(2, 201)).toEqual({ atp: 0.4167, siteRank: 3, trackRank: 3, playRating: 0, personalBest: false });
+    players[3] = await loginPlayer(app, server, players[3]);
+    expect(await look(3, 201)).toEqual({ atp: 0.4, siteRank: 4, trackRank: 4, playRating: 0, personalBest: false });
+  });
+
   it('needs the admin token for the recompute', async () => {
     const response = await app.http.post('/admin/ratings/recompute', undefined, { token: server.accessToken });
     expect(response.status).toBe(401);

@@ -16,7 +16,9 @@ const trackKey = (levelId: number) => `rank:track:${levelId}`;
 /** Per player: field `v` = version of the site entry; field `<levelId>` = "<version>|<track member>". */
 const playerKey = (uid: string) => `rank:player:${uid}`;
 const PAGE = 20_000;
-const LOAD_PIPELINE = 1_000;
+/** Entries per LOAD script call, and script calls per pipeline. */
+const LOAD_BATCH = 250;
+const LOAD_PIPELINE = 8;
 
 /**
  * Shared by both scripts: upserts a versioned entry. A site entry is (score −ATP, member uid); a
@@ -93,14 +95,24 @@ end
 return {site, track}
 `;
 
-/** KEYS: site or track, player. ARGV: 'site', uid member, version, score | 'track', level, version, score, member. */
+/**
+ * Versioned writes of many committed entries in one call. KEYS: a (sorted set, player hash) pair
+ * per entry. ARGV: 'site' then (uid member, version, score) per entry, or 'track' then (level,
+ * version, score, member) per entry.
+ */
 const LOAD_LUA = `${UPSERT_LUA}
-if ARGV[1] == 'site' then
-  upsert_site(KEYS[1], KEYS[2], ARGV[2], tonumber(ARGV[3]), ARGV[4])
-else
-  upsert_track(KEYS[1], KEYS[2], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5])
+local entries = #KEYS / 2
+for i = 1, entries do
+  local zset, player = KEYS[2 * i - 1], KEYS[2 * i]
+  if ARGV[1] == 'site' then
+    local at = 1 + (i - 1) * 3
+    upsert_site(zset, player, ARGV[at + 1], tonumber(ARGV[at + 2]), ARGV[at + 3])
+  else
+    local at = 1 + (i - 1) * 4
+    upsert_track(zset, player, ARGV[at + 1], tonumber(ARGV[at + 2]), ARGV[at + 3], ARGV[at + 4])
+  end
 end
-return 1
+return entries
 `;
 
 const sha1 = (text: string) => createHash('sha1').update(text).digest('hex');
@@ -214,24 +226,30 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
     this.logger.log(`Redis rank index built: ${players} ranked players, ${bests} bests, in ${Date.now() - started} ms`);
   }
 
-  /** Versioned writes of committed entries, pipelined (rebuild, admin recompute batches). */
+  /** Versioned writes of committed entries, LOAD_BATCH a script call, pipelined (rebuild, admin recompute batches). */
   async syncEntries(entries: IndexEntries): Promise<void> {
-    const commands: Array<Array<string | number>> = [
-      ...entries.sites.map((e) => [2, SITE, playerKey(e.uid), 'site', uidMember(e.uid), e.version, String(-e.atpE4)]),
-      ...entries.tracks.map((e) => [
-        2,
-        trackKey(e.levelId),
-        playerKey(e.uid),
+    const calls: Array<Array<string | number>> = [];
+    for (let i = 0; i < entries.sites.length; i += LOAD_BATCH) {
+      const batch = entries.sites.slice(i, i + LOAD_BATCH);
+      calls.push([
+        batch.length * 2,
+        ...batch.flatMap((e) => [SITE, playerKey(e.uid)]),
+        'site',
+        ...batch.flatMap((e) => [uidMember(e.uid), e.version, String(-e.atpE4)]),
+      ]);
+    }
+    for (let i = 0; i < entries.tracks.length; i += LOAD_BATCH) {
+      const batch = entries.tracks.slice(i, i + LOAD_BATCH);
+      calls.push([
+        batch.length * 2,
+        ...batch.flatMap((e) => [trackKey(e.levelId), playerKey(e.uid)]),
         'track',
-        String(e.levelId),
-        e.version,
-        String(-e.acc),
-        trackMember(e.uid, e.firstTimeMs),
-      ]),
-    ];
-    for (let i = 0; i < commands.length; i += LOAD_PIPELINE) {
+        ...batch.flatMap((e) => [String(e.levelId), e.version, String(-e.acc), trackMember(e.uid, e.firstTimeMs)]),
+      ]);
+    }
+    for (let i = 0; i < calls.length; i += LOAD_PIPELINE) {
       const pipeline = this.redis.pipeline();
-      for (const args of commands.slice(i, i + LOAD_PIPELINE)) pipeline.evalsha(this.loadSha, ...(args as [number, ...string[]]));
+      for (const args of calls.slice(i, i + LOAD_PIPELINE)) pipeline.evalsha(this.loadSha, ...(args as [number, ...string[]]));
       const results = (await pipeline.exec()) ?? [];
       const failed = results.find(([error]) => error);
       if (failed?.[0] instanceof Error && failed[0].message.includes('NOSCRIPT')) {
