@@ -5,7 +5,7 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { NotFoundError, UnauthorizedError } from '../common/errors/app-error';
 import { isForeignKeyViolation } from '../database/pg-errors';
 import { EVENT_BUS, EventBus } from '../common/events/events';
-import { PlayerSessionContext, ServerSessionContext } from './auth.types';
+import { PlayerSessionContext, ServerSessionContext, UploadSessionRow } from './auth.types';
 import { CredentialRepository } from './credential.repository';
 import { PlayerLoginMode, PlayerLogoutReason } from './entities/player-session.entity';
 import { ServerSessionEndReason } from './entities/server-session.entity';
@@ -209,16 +209,23 @@ export class AuthService {
     return session;
   }
 
+  /** The stored form of a player access token, for lookups folded into another module's statement. */
+  playerTokenHash(token: string): string {
+    return this.tokens.hash(token);
+  }
+
   /**
-   * The player session an upload runs under (interface.md POST /player/upload). The player token
-   * must belong to `uid`. A live token must be of the calling server session. An expired token is
-   * still accepted while its session is a *valid online session*: the very session the token was
-   * issued for, not logged out (logout, ban, the end of its server session and the player's next
-   * login all close it), and bound to the calling server session, which is live because its
-   * bearer token was just accepted. 401 otherwise.
+   * The player session an upload runs under (interface.md POST /player/upload), judged from the
+   * session row its token hash found (null: none). The upload reads that row inside its own first
+   * statement, saving a round trip; the rule stays here. The player token must belong to `uid`. A
+   * live token must be of the calling server session. An expired token is still accepted while its
+   * session is a *valid online session*: the very session the token was issued for, not logged out
+   * (logout, ban, the end of its server session and the player's next login all close it), and
+   * bound to the calling server session, which is live because its bearer token was just
+   * accepted. 401 otherwise. The upload statement stores a record only under the same conditions
+   * (uploadSessionAccepted in session.repository.ts), so a refused upload stores nothing even before its rollback.
    */
-  async resolveUploadSession(token: string, uid: string, server: ServerSessionContext): Promise<PlayerSessionContext & { tokenExpired: boolean }> {
-    const session = await this.sessions.findPlayerSessionIdentity(this.tokens.hash(token));
+  checkUploadSession(session: UploadSessionRow | null, uid: string, server: ServerSessionContext): PlayerSessionContext & { tokenExpired: boolean } {
     if (!session || session.loggedOutAt !== null) throw new UnauthorizedError('Invalid or expired player access token');
     if (session.uid !== uid) throw new UnauthorizedError('The access token does not belong to this uid');
     const tokenExpired = session.tokenExpiresAt.getTime() <= Date.now();

@@ -15,6 +15,15 @@ export interface PlayerSessionContext {
   tokenExpiresAt: Date;
 }
 
+/** A player session as an upload's statement reads it by token hash (SessionRepository's upload fragments). */
+export interface UploadSessionRow {
+  id: string;
+  uid: string;
+  serverSessionId: string;
+  tokenExpiresAt: Date;
+  loggedOutAt: Date | null;
+}
+
 export type RequestAuth =
   | { kind: 'public' }
   | { kind: 'admin' }

@@ -24,6 +24,17 @@ export interface NewPlayerSession {
 export type ServerSessionLookup = Pick<ServerSessionEntity, 'id' | 'serverId' | 'tokenExpiresAt' | 'endedAt'>;
 
 /** Server sessions and the player sessions bound to them. */
+/**
+ * SQL for a statement of another module that must check a player token in the same round trip
+ * (the score upload, its hot path): a CTE `name` with the session row of the token hash, and the
+ * condition under which AuthService.checkUploadSession accepts that row, so the statement writes
+ * nothing for a session the check will refuse.
+ */
+export const playerSessionByTokenHashCte = (name: string, tokenHashParam: string): string =>
+  `${name} AS (SELECT id, uid, server_session_id, token_expires_at, logged_out_at FROM player_session WHERE token_hash = ${tokenHashParam})`;
+export const uploadSessionAccepted = (alias: string, uidParam: string, serverSessionParam: string): string =>
+  `(${alias}.uid = ${uidParam} AND ${alias}.logged_out_at IS NULL AND ${alias}.server_session_id = ${serverSessionParam})`;
+
 @Injectable()
 export class SessionRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -85,20 +96,6 @@ export class SessionRepository {
 
   findPlayerSessionByTokenHash(tokenHash: string): Promise<PlayerSessionEntity | null> {
     return this.playerSessions().findOne({ where: { tokenHash } });
-  }
-
-  /**
-   * The fields of a player session that identity checks need, by token hash, in one plain query:
-   * the upload's hot path (building a TypeORM find costs more CPU than the query).
-   */
-  async findPlayerSessionIdentity(tokenHash: string): Promise<Pick<PlayerSessionEntity, 'id' | 'uid' | 'serverSessionId' | 'tokenExpiresAt' | 'loggedOutAt'> | null> {
-    const rows = await this.dataSource.query<Array<{ id: string; uid: string; server_session_id: string; token_expires_at: Date; logged_out_at: Date | null }>>(
-      'SELECT id, uid, server_session_id, token_expires_at, logged_out_at FROM player_session WHERE token_hash = $1',
-      [tokenHash],
-    );
-    if (rows.length === 0) return null;
-    const row = rows[0];
-    return { id: row.id, uid: row.uid, serverSessionId: row.server_session_id, tokenExpiresAt: row.token_expires_at, loggedOutAt: row.logged_out_at };
   }
 
   /** The player's session that is not logged out (at most one), expired or not. */

@@ -3,6 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { QueryResult } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import type { UploadSessionRow } from '../auth/auth.types';
+import { playerSessionByTokenHashCte, uploadSessionAccepted } from '../auth/session.repository';
 import { activeBanPredicate } from '../player/player.repository';
 import { ATP_CHART_COUNT } from './rating';
 import type { TrackPosition } from './upload.types';
@@ -30,7 +32,6 @@ export interface NewPlayRecord {
   serverName: string;
   serverCountry: string;
   serverSessionId: string;
-  playerSessionId: string;
 }
 
 export interface StoredRecord {
@@ -193,20 +194,38 @@ export class UploadRepository {
   }
 
   /**
-   * One statement for the common upload: stores the record unless the same one (player, level,
-   * time) is stored, locks the player's rating row, and reads the player's state: rating, best on
-   * the chart, the other charts' top ratings, the chart's constant, and the banned players ahead.
+   * One statement for the common upload: reads the session of the player token (the caller judges
+   * it with AuthService.checkUploadSession; the record is inserted only under the same conditions),
+   * stores the record unless the same one (player, level, time) is stored, locks the player's
+   * rating row, and reads the player's state: rating, best on the chart, the other charts' top
+   * ratings, the chart's constant, and the ban check.
    *
    * The state is read in the statement's snapshot, the lock returns the row's latest committed
    * version: when another upload of the player committed while this one waited for the lock, the
    * two versions differ (every change of a player's bests bumps the version under that lock) and
    * the caller reads the state again with readLockedState.
    */
-  async insertRecordAndReadState(record: NewPlayRecord, manager: EntityManager): Promise<{ recordId: string | null; locked: LockedRating | null; state: StateRead }> {
-    const rows = await this.hot<StateSqlRow & { id: string | null; locked_atp: string | null; locked_version: string | null }>(
+  async insertRecordAndReadState(
+    record: NewPlayRecord,
+    playerTokenHash: string,
+    manager: EntityManager,
+  ): Promise<{ session: UploadSessionRow | null; recordId: string | null; locked: LockedRating | null; state: StateRead }> {
+    const rows = await this.hot<
+      StateSqlRow & {
+        id: string | null;
+        locked_atp: string | null;
+        locked_version: string | null;
+        s_id: string | null;
+        s_uid: string | null;
+        s_server_session_id: string | null;
+        s_token_expires_at: Date | null;
+        s_logged_out_at: Date | null;
+      }
+    >(
       manager,
       'insert_and_read',
-      `WITH locked AS (SELECT atp, version FROM player_rating WHERE uid = $1 FOR UPDATE),
+      `WITH ${playerSessionByTokenHashCte('sess', '$32')},
+       locked AS (SELECT atp, version FROM player_rating WHERE uid = $1 FOR UPDATE),
        inserted AS (
          INSERT INTO play_record (uid, level_id, time_ms, player_timestamp_ms, acc, pass, full_combo, all_perfect, is_new_record,
            max_combo, is_rival, is_win, rival_uid, rival_acc,
@@ -215,16 +234,20 @@ export class UploadRepository {
            player_arena, server_id, server_name, server_country, server_session_id, player_session_id)
          -- Selecting from "locked" takes the lock before the insert, in every plan: two copies of
          -- one record then queue on the rating row instead of deadlocking on it and the record key.
+         -- Nothing is inserted unless the player token's session is one the upload accepts.
          SELECT $1::bigint, $2::int, $3::bigint, $4::bigint, $5::float8, $6::boolean, $7::boolean, $8::boolean, $9::boolean,
            $10::int, $11::boolean, $12::boolean, $13::bigint, $14::float8,
            $15::int, $16::int, $17::int, $18::int, $19::int, $20::int, $21::int, $22::int, $23::int, $24::int, $25::int, $26::int,
-           $27::varchar, $28::int, $29::varchar, $30::varchar, $31::uuid, $32::uuid
-           FROM (SELECT count(*) FROM locked) AS after_lock
+           $27::varchar, $28::int, $29::varchar, $30::varchar, $31::uuid, sess.id
+           FROM sess, (SELECT count(*) FROM locked) AS after_lock
+          WHERE ${uploadSessionAccepted('sess', '$1::bigint', '$31::uuid')}
          ON CONFLICT (uid, level_id, time_ms) DO NOTHING
          RETURNING id
        ), ${STATE_CTES}
-       SELECT (SELECT id FROM inserted) AS id, (SELECT atp FROM locked) AS locked_atp, (SELECT version FROM locked) AS locked_version, ${STATE_SELECT}
-         FROM me`,
+       SELECT (SELECT id FROM inserted) AS id, (SELECT atp FROM locked) AS locked_atp, (SELECT version FROM locked) AS locked_version,
+         s.id AS s_id, s.uid AS s_uid, s.server_session_id AS s_server_session_id, s.token_expires_at AS s_token_expires_at,
+         s.logged_out_at AS s_logged_out_at, ${STATE_SELECT}
+         FROM me LEFT JOIN sess s ON true`,
       [
         record.uid,
         record.levelId,
@@ -246,11 +269,21 @@ export class UploadRepository {
         record.serverName,
         record.serverCountry,
         record.serverSessionId,
-        record.playerSessionId,
+        playerTokenHash,
       ],
     );
     const row = rows[0];
     return {
+      session:
+        row.s_id === null
+          ? null
+          : {
+              id: row.s_id,
+              uid: row.s_uid as string,
+              serverSessionId: row.s_server_session_id as string,
+              tokenExpiresAt: row.s_token_expires_at as Date,
+              loggedOutAt: row.s_logged_out_at,
+            },
       recordId: row.id,
       locked: row.locked_version === null ? null : { atp: row.locked_atp as string, version: Number(row.locked_version) },
       state: toStateRead(row),

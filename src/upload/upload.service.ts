@@ -63,21 +63,24 @@ export class UploadService {
 
   /**
    * POST /player/upload. Order of checks: body (400, the pipe) → server.serverID (400) → player
-   * token or online session (401). Then one transaction: the chart (placeholder when unknown), the
-   * record (stored once), and for a new counted play the player's best and ATP under the lock of
-   * the player's rating row. The answer of a duplicate is computed from the stored record and the
+   * token or online session (401, judged from the transaction's first statement, which stores
+   * nothing for a refused session). Then, in that one transaction: the chart (placeholder when
+   * unknown), the record (stored once), and for a new counted play the player's best and ATP
+   * under the lock of the player's rating row. The answer of a duplicate is computed from the stored record and the
    * current state the same way, so with nothing changed in between it is the same answer.
    */
   async upload(server: ServerSessionContext, body: UploadRecordDto): Promise<UploadResponse> {
     if (body.server.serverID !== server.serverId) {
       throw new BadRequestError(`server.serverID: ${body.server.serverID} is not the server of this session`);
     }
-    const session = await this.auth.resolveUploadSession(body.player.accessToken, body.player.playerUID, server);
-    const record = this.toRecord(body, server, session.sessionId, session.uid);
+    const record = this.toRecord(body, server);
+    const tokenHash = this.auth.playerTokenHash(body.player.accessToken);
 
     const outcome = await this.index.runWrite((stage) =>
       this.tx.run(async (manager): Promise<UploadOutcome> => {
-        const first = await this.records.insertRecordAndReadState(record, manager);
+        const first = await this.records.insertRecordAndReadState(record, tokenHash, manager);
+        // 401 rolls back; the statement has stored nothing for a session the check refuses.
+        this.auth.checkUploadSession(first.session, record.uid, server);
         let current = first.state;
         // Another upload of the player committed while this one waited for the lock: read again.
         if (first.locked && first.locked.version !== current.version) current = await this.records.readLockedState(record.uid, record.levelId, manager);
@@ -259,10 +262,10 @@ export class UploadService {
     return { changes, entries, bests: computed.length, atpChanged };
   }
 
-  private toRecord(body: UploadRecordDto, server: ServerSessionContext, playerSessionId: string, uid: string): NewPlayRecord {
+  private toRecord(body: UploadRecordDto, server: ServerSessionContext): NewPlayRecord {
     const p = body.payload;
     return {
-      uid,
+      uid: body.player.playerUID,
       levelId: p.levelID,
       timeMs: p.time,
       playerTimestampMs: body.player.timestamp,
@@ -295,7 +298,6 @@ export class UploadService {
       serverName: body.server.serverName,
       serverCountry: body.server.country,
       serverSessionId: server.sessionId,
-      playerSessionId,
     };
   }
 }

@@ -422,9 +422,13 @@ describe('POST /player/upload', () => {
 
     it('answers 401 for an unknown player token', async () => {
       const player = await onlinePlayer(app, server);
-      const response = await upload(app, server, record(server, { uid: player.uid, accessToken: 'forged' }, gameplay(101)));
+      // An unknown level: a refused upload must not create its placeholder chart either.
+      const response = await upload(app, server, record(server, { uid: player.uid, accessToken: 'forged' }, gameplay(424242)));
       expect(response.status).toBe(401);
       expect(response.body).toEqual({ error: 'UNAUTHORIZED', message: 'Invalid or expired player access token' });
+      expect(await app.sql('SELECT 1 FROM play_record WHERE uid = $1', [player.uid])).toEqual([]);
+      expect(await app.sql('SELECT 1 FROM chart WHERE level_id = 424242')).toEqual([]);
+      expect(await app.sql('SELECT 1 FROM player_rating WHERE uid = $1', [player.uid])).toEqual([]);
     });
 
     it('answers 401 when playerUID does not own the token', async () => {
@@ -441,6 +445,7 @@ describe('POST /player/upload', () => {
       const foreign = await upload(app, server, record(server, player, gameplay(101)));
       expect(foreign.status).toBe(401);
       expect(foreign.body).toEqual({ error: 'UNAUTHORIZED', message: 'The player session belongs to another server session' });
+      expect(await app.sql('SELECT 1 FROM play_record WHERE uid = $1', [player.uid])).toEqual([]);
 
       expect((await app.http.post('/player/logout', { uid: player.uid, accessToken: player.accessToken }, { token: elsewhere.accessToken })).status).toBe(204);
       const loggedOut = await upload(app, elsewhere, record(elsewhere, player, gameplay(101)));
