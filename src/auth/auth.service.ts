@@ -9,6 +9,7 @@ import { PlayerSessionContext, ServerSessionContext, UploadSessionRow } from './
 import { CredentialRepository } from './credential.repository';
 import { PlayerLoginMode, PlayerLogoutReason } from './entities/player-session.entity';
 import { ServerSessionEndReason } from './entities/server-session.entity';
+import { ServerSessionCache } from './server-session.cache';
 import { SessionRepository } from './session.repository';
 import { TokenService } from './token.service';
 
@@ -40,6 +41,7 @@ export class AuthService {
     private readonly tokens: TokenService,
     private readonly credentials: CredentialRepository,
     private readonly sessions: SessionRepository,
+    private readonly sessionCache: ServerSessionCache,
   ) {
     this.adminTokenHash = config.adminToken === null ? null : createHash('sha256').update(config.adminToken).digest();
   }
@@ -74,11 +76,17 @@ export class AuthService {
 
   /**
    * Resolves a server access token. With `allowGrace` (refresh only) a token that expired at
-   * most SERVER_TOKEN_REFRESH_GRACE_SECONDS ago is accepted while its session is live.
+   * most SERVER_TOKEN_REFRESH_GRACE_SECONDS ago is accepted while its session is live. Live
+   * sessions are memoised per instance for a second (ServerSessionCache says what that may miss).
    */
   async resolveServerToken(token: string, allowGrace = false): Promise<ServerSessionContext> {
     const tokenHash = this.tokens.hash(token);
-    const session = await this.sessions.findServerSessionByTokenHash(tokenHash);
+    let session = this.sessionCache.get(tokenHash);
+    if (!session) {
+      const ticket = this.sessionCache.ticket();
+      session = await this.sessions.findServerSessionByTokenHash(tokenHash);
+      if (session) this.sessionCache.remember(tokenHash, session, ticket);
+    }
     if (!session || session.endedAt !== null) throw new UnauthorizedError('Invalid or expired server access token');
     const graceMs = allowGrace ? this.config.serverTokenRefreshGraceSeconds * 1000 : 0;
     if (session.tokenExpiresAt.getTime() + graceMs <= Date.now()) {
@@ -113,6 +121,7 @@ export class AuthService {
   async refreshServerSession(session: ServerSessionContext): Promise<{ accessToken: string; expiresIn: number }> {
     const { token, hash } = this.tokens.issue();
     const rotated = await this.sessions.rotateServerToken(session.sessionId, session.tokenHash, hash, this.expiry());
+    this.sessionCache.forgetToken(session.tokenHash);
     if (!rotated) throw new UnauthorizedError('Invalid or expired server access token');
     return { accessToken: token, expiresIn: this.config.serverTokenTtlSeconds };
   }
@@ -127,6 +136,8 @@ export class AuthService {
   /** Tells the realtime layer (every instance) that these sessions are over. Call after commit. */
   async announceEndedSessions(serverId: number, sessionIds: string[], reason: ServerSessionEndReason): Promise<void> {
     if (sessionIds.length === 0) return;
+    // This instance forgets them now; the others when the event arrives.
+    this.sessionCache.forgetSessions(sessionIds);
     await this.events.publish({ type: 'server_session.ended', serverId, sessionIds, reason });
   }
 

@@ -295,13 +295,20 @@ describe('Realtime with a short player token lifetime', () => {
     expect(onB.frames.filter((f) => f.event === 'chat' && f.data.message === 'across instances')).toHaveLength(1);
   });
 
-  it('a re-login through B closes the socket held on A with 4002', async () => {
+  it('a re-login through B closes the socket held on A with 4002, and A refuses the old token from then on', async () => {
     const session = await onlineServer(a);
     const onA = await WsClient.connect(a.baseUrl, session.accessToken);
     clients.push(onA);
+    // A has looked the token up (and memoised the live session).
+    expect((await a.http.get('/server/collections', { token: session.accessToken })).status).toBe(200);
     const relogin = await b.http.post('/server/login', { pluginVersion: 1, pluginSHA: 'x' }, { token: session.server.bootstrapToken });
     expect(relogin.status).toBe(200);
     expect((await onA.closed).code).toBe(4002);
+    // The event that closed the socket also made A forget the session: no second of grace.
+    const old = await a.http.get('/server/collections', { token: session.accessToken });
+    expect(old.status).toBe(401);
+    expect(old.body).toEqual({ error: 'UNAUTHORIZED', message: 'Invalid or expired server access token' });
+    expect((await a.http.get('/server/collections', { token: relogin.body.accessToken as string })).status).toBe(200);
   });
 
   it('shares the login rate limit', async () => {
