@@ -4,6 +4,13 @@ import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
+const NO_REALTIME = { group: ['**/realtime/*'], message: 'Nothing depends on the realtime module: publish on the event bus (src/common/events).' };
+const NO_FOREIGN_REPOSITORY = {
+  group: ['../*/*.repository', '../../*/*.repository'],
+  message: "Call the other module's service; its repository is its own.",
+};
+const CATALOG_IS_UPSTREAM = { group: ['**/upload/*', '**/economy/*'], message: 'Upload and economy call the catalog, not the reverse.' };
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'data/**', '.test-tmp/**', 'eslint.config.mjs', 'jest.config.js', '**/*.worker.js'] },
   eslint.configs.recommended,
@@ -21,6 +28,22 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'off',
       'no-console': 'error',
     },
+  },
+  // Module boundaries (docs/architecture.md): nothing depends on the realtime module but the app's
+  // wiring; a service, controller or guard reaches another module through that module's service,
+  // never its repository (repositories may share SQL fragments); the catalog knows neither uploads
+  // nor economy. ESLint applies one no-restricted-imports per file, so each group lists all it needs.
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/realtime/**', 'src/**/*.repository.ts', 'src/app.module.ts', 'src/app.factory.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [NO_REALTIME, NO_FOREIGN_REPOSITORY] }] },
+  },
+  { files: ['src/**/*.repository.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [NO_REALTIME] }] } },
+  { files: ['src/realtime/**/*.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [NO_FOREIGN_REPOSITORY] }] } },
+  {
+    files: ['src/catalog/**/*.ts'],
+    ignores: ['src/**/*.repository.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [NO_REALTIME, NO_FOREIGN_REPOSITORY, CATALOG_IS_UPSTREAM] }] },
   },
   {
     files: ['test/**/*.ts', 'bench/**/*.ts', '**/*.spec.ts'],
