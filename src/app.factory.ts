@@ -8,6 +8,7 @@ import { createValidationPipe } from './common/pipes/validation.pipe';
 import { AppConfig, LogLevel } from './config/app-config';
 import type { DatabaseTarget } from './database/database-options';
 import { EmbeddedDatabase } from './database/embedded/embedded-database';
+import { setupOpenApi } from './openapi/openapi';
 import { RealtimeWsAdapter } from './realtime/realtime-ws.adapter';
 
 const NEST_LEVELS: Record<LogLevel, NestLogLevel[]> = {
@@ -44,6 +45,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
     app.use(jsonBodyParser(), bodyParserErrorHandler);
     app.useGlobalPipes(createValidationPipe());
     app.useWebSocketAdapter(new RealtimeWsAdapter(app));
+    setupOpenApi(app, config);
     await app.listen(config.port, config.host);
   } catch (error) {
     await embedded?.stop();

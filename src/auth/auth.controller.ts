@@ -1,10 +1,14 @@
 import { Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from '../common/decorators/api-errors.decorator';
 import { AdminAuth } from '../common/decorators/auth.decorators';
 import { ParseIntIdPipe } from '../common/pipes/parse-id.pipe';
+import { API_TAGS } from '../openapi/api-tags';
 import { AuthService } from './auth.service';
 import { BootstrapTokenResponse } from './dto/bootstrap-token.response';
 
 /** Credential administration (decisions.md §8). */
+@ApiTags(API_TAGS.admin)
 @Controller('admin')
 @AdminAuth()
 export class AuthController {
@@ -12,6 +16,13 @@ export class AuthController {
 
   @Post('servers/:serverID/bootstrap-token')
   @HttpCode(201)
+  @ApiOperation({ summary: "Rotate a server's bootstrap token", description: 'The old token stops working; live sessions stay.' })
+  @ApiParam({ name: 'serverID', schema: { type: 'integer', minimum: 1, maximum: 2_147_483_647 } })
+  @ApiCreatedResponse({ type: BootstrapTokenResponse })
+  @ApiErrors({
+    400: 'serverID is not a positive integer',
+    404: { description: 'No server with this serverID, or the admin API is disabled', code: 'NOT_FOUND', message: 'No server with serverID 7' },
+  })
   async rotateBootstrapToken(@Param('serverID', new ParseIntIdPipe('serverID')) serverId: number): Promise<BootstrapTokenResponse> {
     return { bootstrapToken: await this.auth.issueBootstrapToken(serverId) };
   }

@@ -1,10 +1,15 @@
 import { Controller, Get, Param } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from '../common/decorators/api-errors.decorator';
 import { AdminAuth } from '../common/decorators/auth.decorators';
 import { QueryInt } from '../common/decorators/query-int.decorator';
 import { ParseBigIdPipe } from '../common/pipes/parse-id.pipe';
+import { ApiUidParam } from '../common/validation/is-uid';
+import { API_TAGS } from '../openapi/api-tags';
 import { AdminEconomyResponse } from './dto/economy.dto';
 import { EconomyService, HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT } from './economy.service';
 
+@ApiTags(API_TAGS.admin)
 @Controller('admin/players')
 @AdminAuth()
 export class EconomyAdminController {
@@ -12,6 +17,20 @@ export class EconomyAdminController {
 
   /** The balance and its history, newest first, `limit` per page; `before` pages to older changes. */
   @Get(':uid/economy')
+  @ApiOperation({ summary: "A player's balance and its history", description: 'Newest change first, `limit` per page; `before` pages to older changes.' })
+  @ApiUidParam()
+  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: HISTORY_MAX_LIMIT, default: HISTORY_DEFAULT_LIMIT } })
+  @ApiQuery({
+    name: 'before',
+    required: false,
+    description: 'Only changes with a smaller id (nextBefore of the previous page)',
+    schema: { type: 'integer', format: 'int64', minimum: 1 },
+  })
+  @ApiOkResponse({ type: AdminEconomyResponse })
+  @ApiErrors({
+    400: { description: 'uid, limit or before is not an integer in its range', message: `limit must be an integer from 1 to ${HISTORY_MAX_LIMIT}` },
+    404: { description: 'No player with this uid, or the admin API is disabled', message: 'No player with uid 1001' },
+  })
   getEconomy(
     @Param('uid', new ParseBigIdPipe('uid')) uid: string,
     @QueryInt({ name: 'limit', min: 1, max: HISTORY_MAX_LIMIT, default: HISTORY_DEFAULT_LIMIT }) limit: number,

@@ -1,8 +1,12 @@
 import { Controller, Get } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from '../common/decorators/api-errors.decorator';
 import { AdminAuth } from '../common/decorators/auth.decorators';
+import { API_TAGS } from '../openapi/api-tags';
 import { OpenConnectionResponse } from './dto/realtime.dto';
 import { RealtimeService } from './realtime.service';
 
+@ApiTags(API_TAGS.admin)
 @Controller('admin/realtime')
 @AdminAuth()
 export class RealtimeController {
@@ -10,6 +14,9 @@ export class RealtimeController {
 
   /** Game servers connected over WebSocket, on every instance. */
   @Get('connections')
+  @ApiOperation({ summary: 'Game servers connected over WebSocket', description: 'On every instance (rows seen in the last 90 s).' })
+  @ApiOkResponse({ type: [OpenConnectionResponse] })
+  @ApiErrors({})
   connections(): Promise<OpenConnectionResponse[]> {
     return this.realtime.listConnections();
   }

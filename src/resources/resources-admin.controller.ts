@@ -1,6 +1,10 @@
 import { Body, Controller, Delete, HttpCode, Param, Post, Put } from '@nestjs/common';
+import { ApiBody, ApiExtraModels, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { UpsertedResponse } from '../common/dto/upserted.response';
+import { ApiErrors } from '../common/decorators/api-errors.decorator';
 import { AdminAuth } from '../common/decorators/auth.decorators';
-import { PackDto, UpsertedResponse } from './dto/pack.dto';
+import { API_TAGS } from '../openapi/api-tags';
+import { PackDto } from './dto/pack.dto';
 import { RescanResponse } from './dto/rescan.response';
 import { DtoArrayPipe } from './pipes/dto-array.pipe';
 import { ResourcesService } from './resources.service';
@@ -9,6 +13,8 @@ import { ResourcesService } from './resources.service';
 const MAX_PACKS_PER_REQUEST = 1_000;
 
 /** Resource administration (decisions.md §8). */
+@ApiTags(API_TAGS.admin)
+@ApiExtraModels(PackDto)
 @Controller('admin')
 @AdminAuth()
 export class ResourcesAdminController {
@@ -16,17 +22,37 @@ export class ResourcesAdminController {
 
   @Post('resources/rescan')
   @HttpCode(200)
+  @ApiOperation({
+    summary: 'Re-index RESOURCE_DIR',
+    description: 'Only changed files are hashed again; a scan that fails (500) leaves the previous index in place. No body.',
+  })
+  @ApiOkResponse({ type: RescanResponse })
+  @ApiErrors({})
   rescan(): Promise<RescanResponse> {
     return this.resources.rescan();
   }
 
   @Put('packs')
+  @ApiOperation({ summary: 'Describe resource packs', description: 'Upsert by name; the whole batch is checked first, then stored in one transaction.' })
+  @ApiBody({ schema: { type: 'array', items: { $ref: getSchemaPath(PackDto) }, maxItems: MAX_PACKS_PER_REQUEST } })
+  @ApiOkResponse({ type: UpsertedResponse })
+  @ApiErrors({
+    400: {
+      description: 'The body is not an array, has too many entries, or an entry is invalid, repeats a name, or names a file that is not an indexed packs/*.zip; nothing is stored',
+      message: '[0].file: "packs/missing.zip" is not in the resource index',
+    },
+    413: 'The body is over 256 KiB',
+  })
   upsertPacks(@Body(new DtoArrayPipe(PackDto, MAX_PACKS_PER_REQUEST)) packs: PackDto[]): Promise<UpsertedResponse> {
     return this.resources.upsertPacks(packs);
   }
 
   @Delete('packs/:name')
   @HttpCode(204)
+  @ApiOperation({ summary: 'Remove a pack description', description: 'The file stays in RESOURCE_DIR.' })
+  @ApiParam({ name: 'name', type: String, description: 'Pack name' })
+  @ApiNoContentResponse({ description: 'The pack is no longer described' })
+  @ApiErrors({ 404: { description: 'No pack with this name, or the admin API is disabled', message: 'No pack named "chapter-1"' } })
   deletePack(@Param('name') name: string): Promise<void> {
     return this.resources.deletePack(name);
   }

@@ -1,8 +1,12 @@
 import { Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from '../common/decorators/api-errors.decorator';
 import { AdminAuth } from '../common/decorators/auth.decorators';
+import { API_TAGS } from '../openapi/api-tags';
 import { RecomputeResponse } from './dto/upload.response';
 import { UploadService } from './upload.service';
 
+@ApiTags(API_TAGS.admin)
 @Controller('admin/ratings')
 @AdminAuth()
 export class UploadAdminController {
@@ -11,6 +15,9 @@ export class UploadAdminController {
   /** Recomputes every player's bests and ATP from the stored records (after chart constants change). */
   @Post('recompute')
   @HttpCode(200)
+  @ApiOperation({ summary: 'Recompute every rating', description: "Every player's bests and ATP from the stored records, after chart constants changed. No body." })
+  @ApiOkResponse({ type: RecomputeResponse })
+  @ApiErrors({})
   recompute(): Promise<RecomputeResponse> {
     return this.uploads.recompute();
   }

@@ -1,6 +1,7 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsString, ValidateBy, ValidationArguments } from 'class-validator';
 import { PlayerCredentialsDto } from '../../common/validation/player-credentials.dto';
-import { isCollectionKey } from '../catalog.rules';
+import { COLLECTION_KEY_MAX_LENGTH, COLLECTION_KEY_PATTERN, isCollectionKey } from '../catalog.rules';
 
 export const MAX_SYNCED_KEYS = 5000;
 const MAX_KEYS_IN_MESSAGE = 20;
@@ -28,6 +29,15 @@ function AreCollectionKeys() {
 
 /** POST /player/collections (interface.md; decisions.md §4). */
 export class SyncCollectionsDto extends PlayerCredentialsDto {
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'string', pattern: COLLECTION_KEY_PATTERN.source, maxLength: COLLECTION_KEY_MAX_LENGTH },
+    maxItems: MAX_SYNCED_KEYS,
+    description:
+      'Keys to grant (never removes any). Unknown keys starting with `rhythmc:assets.` are created as asset collections; ' +
+      'any other unknown key makes the whole request 400',
+    example: ['rhythmc:titles.champion', 'rhythmc:assets.songs.12'],
+  })
   @IsArray()
   @ArrayMaxSize(MAX_SYNCED_KEYS)
   @IsString({ each: true })

@@ -1,18 +1,39 @@
-import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { ApiBearerAuth, ApiSecurity } from '@nestjs/swagger';
 import type { Request } from 'express';
 import type { AuthKind, ServerSessionContext } from '../../auth/auth.types';
+import { ApiErrors } from './api-errors.decorator';
 
 export const AUTH_KIND_KEY = 'rhythmc:auth-kind';
 
+/** OpenAPI security schemes, one per kind of bearer token (declared in src/openapi/openapi.ts). */
+export const SERVER_TOKEN_SCHEME = 'serverAccessToken';
+export const BOOTSTRAP_TOKEN_SCHEME = 'bootstrapToken';
+export const ADMIN_TOKEN_SCHEME = 'adminToken';
+
 /**
  * Every route needs a server access token unless it says otherwise (deny by default).
- * These decorators are the only opt-outs.
+ * These decorators are the only opt-outs; each also documents its scheme in the OpenAPI
+ * document (a route without one gets the server scheme there, as it does in the guard).
  */
-export const Public = () => SetMetadata(AUTH_KIND_KEY, 'public' satisfies AuthKind);
-export const AdminAuth = () => SetMetadata(AUTH_KIND_KEY, 'admin' satisfies AuthKind);
-export const BootstrapAuth = () => SetMetadata(AUTH_KIND_KEY, 'bootstrap' satisfies AuthKind);
+export const Public = () =>
+  // An empty requirement: no token (the OpenAPI builder writes it as `security: []`).
+  applyDecorators(SetMetadata(AUTH_KIND_KEY, 'public' satisfies AuthKind), ApiSecurity({}));
+export const AdminAuth = () =>
+  applyDecorators(
+    SetMetadata(AUTH_KIND_KEY, 'admin' satisfies AuthKind),
+    ApiBearerAuth(ADMIN_TOKEN_SCHEME),
+    ApiErrors(
+      {
+        401: { description: 'Missing or wrong admin token', code: 'UNAUTHORIZED', message: 'Invalid admin token' },
+        404: { description: 'The admin API is disabled (ADMIN_TOKEN is unset)', code: 'NOT_FOUND', message: 'Not found' },
+      },
+      { database: false },
+    ),
+  );
+export const BootstrapAuth = () => applyDecorators(SetMetadata(AUTH_KIND_KEY, 'bootstrap' satisfies AuthKind), ApiBearerAuth(BOOTSTRAP_TOKEN_SCHEME));
 /** A server access token that expired at most the refresh grace ago, while its session is live. */
-export const ServerRefreshAuth = () => SetMetadata(AUTH_KIND_KEY, 'server-refresh' satisfies AuthKind);
+export const ServerRefreshAuth = () => applyDecorators(SetMetadata(AUTH_KIND_KEY, 'server-refresh' satisfies AuthKind), ApiBearerAuth(SERVER_TOKEN_SCHEME));
 
 /** The server session resolved by the guard. */
 export const CurrentServer = createParamDecorator((_: unknown, ctx: ExecutionContext): ServerSessionContext => {

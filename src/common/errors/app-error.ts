@@ -2,20 +2,22 @@
  * Errors that carry their wire code (decisions.md §2). Services throw these; the global
  * filter (and the WebSocket gateway) turn them into `{error, message, ...extra}`.
  */
-export type ErrorCode =
-  | 'BAD_REQUEST'
-  | 'UNAUTHORIZED'
-  | 'MAINTENANCE'
-  | 'FORBIDDEN'
-  | 'NOT_FOUND'
-  | 'SESSION_CONFLICT'
-  | 'PAYLOAD_TOO_LARGE'
-  | 'UPGRADE_REQUIRED'
-  | 'RANGE_NOT_SATISFIABLE'
-  | 'RATE_LIMITED'
-  | 'BANNED'
-  | 'INTERNAL_ERROR'
-  | 'UNAVAILABLE';
+export const ERROR_CODES = [
+  'BAD_REQUEST',
+  'UNAUTHORIZED',
+  'MAINTENANCE',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'SESSION_CONFLICT',
+  'PAYLOAD_TOO_LARGE',
+  'UPGRADE_REQUIRED',
+  'RANGE_NOT_SATISFIABLE',
+  'RATE_LIMITED',
+  'BANNED',
+  'INTERNAL_ERROR',
+  'UNAVAILABLE',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export class AppError extends Error {
   constructor(

@@ -1,21 +1,32 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsIn, IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'class-validator';
 import { PACK_TYPES, PackType } from '../entities/resource-pack.entity';
 
 /** One entry of PUT /admin/packs (decisions.md §8). */
 export class PackDto {
+  @ApiProperty({ type: String, minLength: 1, maxLength: 128, description: 'Unique pack name (unique within the batch too)', example: 'chapter-1' })
   @IsString()
   @IsNotEmpty()
   @MaxLength(128)
   name!: string;
 
+  @ApiProperty({ type: String, minLength: 1, maxLength: 256, example: 'Chapter 1: Overworld' })
   @IsString()
   @IsNotEmpty()
   @MaxLength(256)
   displayName!: string;
 
+  @ApiProperty({ enum: PACK_TYPES, enumName: 'PackType', example: 'CHAPTER' })
   @IsIn(PACK_TYPES, { message: `type must be one of ${PACK_TYPES.join(', ')}` })
   type!: PackType;
 
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'integer', minimum: 0, maximum: 2_147_483_647 },
+    maxItems: 100_000,
+    description: 'Ids of the songs the pack covers (duplicates are dropped)',
+    example: [1, 2, 3],
+  })
   @IsArray()
   @ArrayMaxSize(100_000)
   @IsInt({ each: true, message: 'availableSongs must contain only integers' })
@@ -24,23 +35,43 @@ export class PackDto {
   availableSongs!: number[];
 
   /** A `.zip` directly under `packs/`, present in the index. */
+  @ApiProperty({
+    type: String,
+    minLength: 1,
+    maxLength: 1024,
+    description: 'A .zip directly under packs/ that is in the resource index (rescan after adding it)',
+    example: 'packs/chapter-1.zip',
+  })
   @IsString()
   @IsNotEmpty()
   @MaxLength(1024)
   file!: string;
 }
 
-export class UpsertedResponse {
-  upserted!: number;
-}
-
 /** interface.md "Resource-pack entry". */
 export class PackManifestEntry {
+  @ApiProperty({ type: String, example: 'chapter-1' })
   name!: string;
+
+  @ApiProperty({ type: String, example: 'Chapter 1: Overworld' })
   displayName!: string;
+
+  @ApiProperty({ enum: PACK_TYPES, enumName: 'PackType', example: 'CHAPTER' })
   type!: PackType;
+
+  @ApiProperty({ type: 'array', items: { type: 'integer' }, description: 'Ids of the songs covered', example: [1, 2, 3] })
   availableSongs!: number[];
+
+  @ApiProperty({ type: 'integer', format: 'int64', description: 'Size in bytes, computed from the file', example: 104857600 })
   size!: number;
+
+  @ApiProperty({ type: String, pattern: '^[0-9a-f]{40}$', description: 'SHA-1 of the file', example: '2fd4e1c67a2d28fced849ee1bb76e7391b93eb12' })
   sha1!: string;
+
+  @ApiProperty({
+    type: String,
+    description: 'Direct download address (CDN or signed link); never carries a token',
+    example: 'https://rhythmc.example.org/resources/files/packs/chapter-1.zip?expires=1774003600&sig=3q2-7wT0bYpQ1cG0mN8rVfJ5sK2xL9aE4dH6uZ1oWiA',
+  })
   url!: string;
 }

@@ -1,7 +1,8 @@
 import { applyDecorators } from '@nestjs/common';
+import { ApiProperty } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { Equals, IsBoolean, IsNotEmpty, IsObject, IsString, MaxLength, ValidateBy, ValidateNested } from 'class-validator';
-import { IsUid } from '../../common/validation/is-uid';
+import { IsUid, UID_REQUEST_SCHEMA } from '../../common/validation/is-uid';
 
 /** The last millisecond of the year 9999: larger "epoch milliseconds" are not a time. */
 export const MAX_EPOCH_MS = 253_402_300_799_999;
@@ -48,27 +49,43 @@ const IsNested = (type: () => new () => object) =>
     ValidateNested(),
   );
 
+const EPOCH_MS = { type: 'integer', format: 'int64', minimum: 1, maximum: MAX_EPOCH_MS } as const;
+const COUNTER = { type: 'integer', minimum: 0, maximum: MAX_INT32 } as const;
+const PERCENT = { type: 'number', minimum: 0, maximum: 100 } as const;
+
 export class UploadPlayerDto {
+  @ApiProperty({ ...UID_REQUEST_SCHEMA, description: 'Player uid; must own accessToken', example: 1001 })
   @IsUid()
   playerUID!: string;
 
+  @ApiProperty({
+    type: String,
+    minLength: 1,
+    maxLength: 512,
+    description: 'Player access token; an expired one is accepted while its session is still open under the calling server session',
+    example: 'pl4yerAcc3ssT0kenExample0123456789abcdefABCD',
+  })
   @IsString()
   @IsNotEmpty()
   @MaxLength(512)
   accessToken!: string;
 
+  @ApiProperty({ ...EPOCH_MS, description: 'Client time of sending, epoch milliseconds', example: 1774000000000 })
   @IsEpochMs()
   timestamp!: number;
 }
 
 export class UploadServerDto {
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_INT32, description: "Must be the calling session's serverID", example: 1 })
   @IsIntegerFrom(1, MAX_INT32)
   serverID!: number;
 
+  @ApiProperty({ type: String, maxLength: 64, example: 'lobby-1' })
   @IsString()
   @MaxLength(64)
   serverName!: string;
 
+  @ApiProperty({ type: String, maxLength: 64, example: 'DE' })
   @IsString()
   @MaxLength(64)
   country!: string;
@@ -76,84 +93,108 @@ export class UploadServerDto {
 
 /** Perfect / great / miss counts of one judgement kind. */
 export class JudgementStatsDto {
+  @ApiProperty({ ...COUNTER, example: 120 })
   @IsCounter()
   perfect!: number;
 
+  @ApiProperty({ ...COUNTER, example: 4 })
   @IsCounter()
   great!: number;
 
+  @ApiProperty({ ...COUNTER, example: 1 })
   @IsCounter()
   miss!: number;
 }
 
 export class GameplayPayloadDto {
   /** The only payload type the interface shows. */
+  @ApiProperty({ type: String, enum: ['gameplay'], description: 'The only payload type', example: 'gameplay' })
   @Equals('gameplay', { message: "$property must be 'gameplay'" })
   type!: 'gameplay';
 
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_INT32, description: 'Chart level id; an unknown one creates an inactive placeholder chart', example: 12 })
   @IsIntegerFrom(1, MAX_INT32)
   levelID!: number;
 
+  @ApiProperty({ ...PERCENT, description: 'Accuracy in percent', example: 98.75 })
   @IsPercent()
   acc!: number;
 
+  @ApiProperty({ type: Boolean, example: false })
   @IsBoolean()
   isRival!: boolean;
 
+  @ApiProperty({ type: Boolean, example: false })
   @IsBoolean()
   isWin!: boolean;
 
   /** The rival's uid; 0 when there is none. */
+  @ApiProperty({ type: 'integer', format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'The rival uid; 0 when there is none', example: 0 })
   @IsIntegerFrom(0, Number.MAX_SAFE_INTEGER)
   rivalUID!: number;
 
+  @ApiProperty({ ...PERCENT, example: 0 })
   @IsPercent()
   rivalAcc!: number;
 
+  @ApiProperty({ type: JudgementStatsDto })
   @IsNested(() => JudgementStatsDto)
   tapStats!: JudgementStatsDto;
 
+  @ApiProperty({ type: JudgementStatsDto })
   @IsNested(() => JudgementStatsDto)
   holdStats!: JudgementStatsDto;
 
+  @ApiProperty({ type: JudgementStatsDto })
   @IsNested(() => JudgementStatsDto)
   dodgeStats!: JudgementStatsDto;
 
+  @ApiProperty({ type: JudgementStatsDto })
   @IsNested(() => JudgementStatsDto)
   lookStats!: JudgementStatsDto;
 
+  @ApiProperty({ ...COUNTER, example: 310 })
   @IsCounter()
   maxCombo!: number;
 
+  @ApiProperty({ type: Boolean, description: 'Only passed plays count for ratings', example: true })
   @IsBoolean()
   pass!: boolean;
 
+  @ApiProperty({ type: Boolean, example: false })
   @IsBoolean()
   fullCombo!: boolean;
 
+  @ApiProperty({ type: Boolean, example: false })
   @IsBoolean()
   allPerfect!: boolean;
 
   /** Stored, never trusted: the service decides personal bests itself. */
+  @ApiProperty({ type: Boolean, description: 'Stored, never trusted: the service decides personal bests itself', example: true })
   @IsBoolean()
   isNewRecord!: boolean;
 
+  @ApiProperty({ type: String, maxLength: 64, example: 'arena-3' })
   @IsString()
   @MaxLength(64)
   player_arena!: string;
 
+  @ApiProperty({ ...EPOCH_MS, description: 'When the play ended, epoch milliseconds; with the player and levelID it identifies the record (a resend is stored once)', example: 1773999990000 })
   @IsEpochMs()
   time!: number;
 }
 
 /** POST /player/upload: one record (interface.md "Upload record"). */
 export class UploadRecordDto {
+  @ApiProperty({ type: UploadPlayerDto })
   @IsNested(() => UploadPlayerDto)
   player!: UploadPlayerDto;
 
+  @ApiProperty({ type: UploadServerDto })
   @IsNested(() => UploadServerDto)
   server!: UploadServerDto;
 
+  @ApiProperty({ type: GameplayPayloadDto })
   @IsNested(() => GameplayPayloadDto)
   payload!: GameplayPayloadDto;
 }

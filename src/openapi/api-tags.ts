@@ -1,0 +1,23 @@
+/** Tags, in the order /docs shows them. */
+export const API_TAGS = {
+  server: 'Server',
+  player: 'Player',
+  catalog: 'Catalog',
+  economy: 'Economy',
+  resources: 'Resources',
+  upload: 'Upload',
+  admin: 'Admin',
+  health: 'Health',
+} as const;
+
+export const TAG_DESCRIPTIONS: Record<string, string> = {
+  [API_TAGS.server]: 'Server login with the bootstrap token, token refresh, logout, ping.',
+  [API_TAGS.player]: 'Player login (ONLINE, TOKEN, OFFLINE_REFRESH), options and logout; bound to the calling server session.',
+  [API_TAGS.catalog]: 'Collections and charts for the game server; the player unlock sync.',
+  [API_TAGS.economy]: 'wattHour balance sync and the wealth ranking.',
+  [API_TAGS.resources]:
+    'Resource manifest, download links and the pack manifest, served at `assetServer`. Download links (CDN or signed) never carry a token.',
+  [API_TAGS.upload]: 'Score upload and its ranking answer.',
+  [API_TAGS.admin]: 'Administration with `ADMIN_TOKEN` (the whole `/admin` API answers 404 while it is unset).',
+  [API_TAGS.health]: 'Liveness and readiness for load balancers and orchestrators.',
+};

@@ -1,0 +1,74 @@
+import type { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { ADMIN_TOKEN_SCHEME, BOOTSTRAP_TOKEN_SCHEME, SERVER_TOKEN_SCHEME } from '../common/decorators/auth.decorators';
+import type { AppConfig } from '../config/app-config';
+import { TAG_DESCRIPTIONS } from './api-tags';
+import { WEBSOCKET_DESCRIPTION } from './websocket.description';
+
+/** Where the API docs are served (outside Nest's router: no guard, no token). */
+export const DOCS_PATH = '/docs';
+export const OPENAPI_JSON_PATH = '/docs/openapi.json';
+
+const DESCRIPTION = `The remote backend of the rhythmc game-server plugin.
+
+Every body is JSON (UTF-8, at most 256 KiB). Every non-2xx answer has the body \`{"error": CODE, "message": text}\`
+(schema \`ErrorResponse\`); 426 adds \`toVersion\` and \`downUrl\`, 430 adds \`reason\` and \`until\`, 429 sends \`Retry-After\`.
+Times are ISO 8601 local date-times without zone (\`YYYY-MM-DDTHH:mm:ss\`).
+
+Authentication is a bearer token in \`Authorization\`. Routes need the **server access token** unless they say otherwise:
+the **bootstrap token** is accepted by \`POST /server/login\` only, the **admin token** by \`/admin\` only, and a few
+routes (ping, health, signed resource files, these docs) are public.
+
+${WEBSOCKET_DESCRIPTION}`;
+
+function packageVersion(): string {
+  // src/openapi (ts-node, jest) and dist/src/openapi (built) sit at different depths.
+  for (let dir = __dirname; dir !== dirname(dir); dir = dirname(dir)) {
+    const file = join(dir, 'package.json');
+    if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { version?: string }).version ?? '0.0.0';
+  }
+  return '0.0.0';
+}
+
+type Operation = { security?: Record<string, string[]>[] };
+
+/**
+ * The OpenAPI 3 document of every HTTP route, built from the controllers' and DTOs' decorators.
+ * A route without an auth decorator gets the server-token scheme here, as it does in the guard.
+ */
+export function buildOpenApiDocument(app: INestApplication, config: AppConfig): OpenAPIObject {
+  const builder = new DocumentBuilder()
+    .setTitle('rhythmc backend')
+    .setDescription(DESCRIPTION)
+    .setVersion(packageVersion())
+    .addServer(config.publicBaseUrl)
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Server access token from POST /server/login or GET /server/refresh' }, SERVER_TOKEN_SCHEME)
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Bootstrap token of one game server (POST /server/login only)' }, BOOTSTRAP_TOKEN_SCHEME)
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN of the service (/admin only)' }, ADMIN_TOKEN_SCHEME);
+  for (const [name, description] of Object.entries(TAG_DESCRIPTIONS)) builder.addTag(name, description);
+
+  const document = SwaggerModule.createDocument(app, builder.build(), {
+    operationIdFactory: (controllerKey, methodKey) => `${controllerKey.replace(/Controller$/, '')}_${methodKey}`,
+  });
+  for (const path of Object.values(document.paths)) {
+    for (const operation of Object.values(path) as Operation[]) {
+      if (typeof operation !== 'object' || operation === null) continue;
+      if (operation.security === undefined) operation.security = [{ [SERVER_TOKEN_SCHEME]: [] }];
+      // @Public() records an empty requirement; no requirement at all says the same more plainly.
+      else if (operation.security.every((requirement) => Object.keys(requirement).length === 0)) operation.security = [];
+    }
+  }
+  return document;
+}
+
+/** Serves the UI at /docs and the document at /docs/openapi.json. The document is built once, at start. */
+export function setupOpenApi(app: INestApplication, config: AppConfig): void {
+  const document = buildOpenApiDocument(app, config);
+  SwaggerModule.setup(DOCS_PATH, app, document, {
+    jsonDocumentUrl: OPENAPI_JSON_PATH,
+    raw: ['json'],
+    customSiteTitle: 'rhythmc backend API',
+  });
+}

@@ -1,0 +1,33 @@
+/**
+ * The WebSocket protocol (decisions.md §7) in the OpenAPI description: it is not HTTP, so no
+ * operation can carry it, but a plugin developer reading /docs needs it.
+ */
+export const WEBSOCKET_DESCRIPTION = `## WebSocket \`/ws\`
+
+The address is \`wsServer\` from \`POST /server/login\`. The upgrade request carries \`Authorization: Bearer <server access token>\`;
+without a live token the upgrade is refused with HTTP **401** and the usual \`{"error", "message"}\` body, before any frame.
+
+Frames are JSON text \`{"event": string, "data": object}\`, at most 64 KiB (a larger frame closes the socket with 1009).
+A frame that is not JSON, has no string \`event\`, names an unknown event or has a non-object \`data\` is answered
+\`{"event": "error", "data": {"error": "BAD_REQUEST", "message": "…"}}\`; the connection stays open.
+
+| event | direction | data |
+|---|---|---|
+| \`resume_session\` | plugin → service | \`{uid, accessToken}\`: binds the player to this server session and renews the player token for \`PLAYER_TOKEN_TTL_SECONDS\`; send it after each player sync and every 240 s |
+| \`resume_session\` | service → plugin | \`{uid, ok: true, expiresIn}\`, or \`{uid, ok: false, error, message}\` (\`uid\` is \`null\` when the frame's uid was not an integer) |
+| \`chat\` | plugin → service | \`{uid, message}\`: 1–256 characters; the player needs a live session bound to this server session. Not acknowledged: the sender receives the line like every other server |
+| \`chat\` | service → plugin | \`{uid, username, displayName, message, serverID, serverName, prefix, suffix}\`; \`prefix\`/\`suffix\` are \`null\` or \`{key, title, description, rarity, position}\` |
+| \`kick_player\` | service → plugin | \`{uid, message, reason, until}\`: the player was banned; kick them with \`message\` (\`until\` is \`""\` for a permanent ban) |
+| \`error\` | service → plugin | \`{error, message}\`: a malformed frame, or a \`chat\` that was refused |
+
+Close codes:
+
+| code | meaning | what the plugin does |
+|---|---|---|
+| 4001 | the token the socket was opened with expires in 30 s | \`GET /server/refresh\`, then reconnect |
+| 4002 | the server session ended (a new login for this serverID, or logout) | full \`POST /server/login\` |
+| 1001 | the service is shutting down | reconnect (after a refresh if needed) |
+| 1009 | a frame over 64 KiB | reconnect; send smaller frames |
+
+The service pings every 30 s; a socket that missed a pong is terminated. With \`REDIS_URL\`, events reach a game server on
+whichever instance it is connected to.`;

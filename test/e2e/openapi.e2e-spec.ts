@@ -1,0 +1,296 @@
+import { HttpAdapterHost, ModulesContainer } from '@nestjs/core';
+import { METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { RequestMethod } from '@nestjs/common';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
+import { AUTH_KIND_KEY } from '../../src/common/decorators/auth.decorators';
+import { ERROR_CODES } from '../../src/common/errors/app-error';
+import { DOCS_PATH, OPENAPI_JSON_PATH } from '../../src/openapi/openapi';
+import { createPlayer, loginPlayer } from '../factories/player.factory';
+import { createServer, onlineServer } from '../factories/server.factory';
+import { startTestApp, TestApp } from '../support/test-app';
+
+type Schema = { $ref?: string; type?: string; properties?: Record<string, Schema>; required?: string[]; items?: Schema; allOf?: Schema[]; [key: string]: unknown };
+type Media = { schema?: Schema };
+type Operation = {
+  operationId: string;
+  security?: Record<string, string[]>[];
+  parameters?: { name: string; in: string; required?: boolean; schema?: Schema }[];
+  requestBody?: { content: Record<string, Media> };
+  responses: Record<string, { description: string; content?: Record<string, Media> }>;
+};
+type Document = {
+  openapi: string;
+  info: { title: string; description: string; version: string };
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, Schema>; securitySchemes: Record<string, { type: string; scheme: string }> };
+};
+
+const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+
+/**
+ * Routes of the running app that are not API routes and so are not in the document: the
+ * documentation itself (the UI page, its init script, its assets and the JSON), mounted under
+ * /docs by SwaggerModule.setup. Nothing else may be left out.
+ */
+const isDocsRoute = (path: string) => path === DOCS_PATH || path.startsWith(`${DOCS_PATH}/`);
+
+/** Express path syntax to OpenAPI: `:uid` and `*path` become `{uid}` and `{path}`. */
+const toOpenApiPath = (path: string) => path.replace(/[:*]([A-Za-z0-9_]+)/g, '{$1}');
+
+interface ExpressLayer {
+  name: string;
+  route?: { path: string | string[]; methods: Record<string, boolean> };
+}
+
+/** Every method + path registered on the Express router of the running app. */
+function registeredRoutes(app: TestApp): { method: string; path: string }[] {
+  const express = app.get(HttpAdapterHost).httpAdapter.getInstance<{ router: { stack: ExpressLayer[] } }>();
+  const routes: { method: string; path: string }[] = [];
+  for (const layer of express.router.stack) {
+    // A mounted sub-router hides its routes from this walk: make it fail loudly rather than pass.
+    if (layer.name === 'router') throw new Error('A sub-router is mounted; extend registeredRoutes() to walk it');
+    if (!layer.route) continue;
+    const paths = Array.isArray(layer.route.path) ? layer.route.path : [layer.route.path];
+    for (const path of paths) {
+      for (const method of Object.keys(layer.route.methods)) routes.push({ method, path });
+    }
+  }
+  return routes;
+}
+
+interface Handler {
+  operationId: string;
+  method: string;
+  takesBody: boolean;
+  authKind: string;
+}
+
+/** Every controller handler Nest knows, with what the OpenAPI document must say about it. */
+function nestHandlers(app: TestApp): Handler[] {
+  const handlers: Handler[] = [];
+  for (const module of app.get(ModulesContainer).values()) {
+    for (const wrapper of module.controllers.values()) {
+      const controller = wrapper.metatype as (new (...args: unknown[]) => unknown) | null;
+      if (!controller) continue;
+      for (const name of Object.getOwnPropertyNames(controller.prototype)) {
+        const handler = (controller.prototype as Record<string, unknown>)[name];
+        if (name === 'constructor' || typeof handler !== 'function' || Reflect.getMetadata(PATH_METADATA, handler) === undefined) continue;
+        const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, name) ?? {}) as Record<string, unknown>;
+        handlers.push({
+          operationId: `${controller.name.replace(/Controller$/, '')}_${name}`,
+          method: RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod].toLowerCase(),
+          takesBody: Object.keys(args).some((key) => key.startsWith(`${RouteParamtypes.BODY}:`)),
+          // The guard's rule: the handler's decorator, else the controller's, else a server token.
+          authKind: (Reflect.getMetadata(AUTH_KIND_KEY, handler) ?? Reflect.getMetadata(AUTH_KIND_KEY, controller) ?? 'server') as string,
+        });
+      }
+    }
+  }
+  return handlers;
+}
+
+describe('API docs (OpenAPI at /docs)', () => {
+  let app: TestApp;
+  let document: Document;
+  let operations: { method: string; path: string; operation: Operation }[];
+
+  const schemaOf = (ref: string | undefined): Schema => {
+    const name = ref?.replace('#/components/schemas/', '') ?? '';
+    const schema = document.components.schemas[name];
+    if (!schema) throw new Error(`No schema ${ref}`);
+    return schema;
+  };
+  const operation = (method: string, path: string): Operation => {
+    const found = document.paths[path]?.[method];
+    if (!found) throw new Error(`${method} ${path} is not documented`);
+    return found;
+  };
+  const jsonSchema = (media: Record<string, Media> | undefined): Schema | undefined => media?.['application/json']?.schema;
+  const isErrorSchema = (schema: Schema | undefined) => {
+    if (!schema?.$ref) return false;
+    const resolved = schemaOf(schema.$ref);
+    return ['error', 'message'].every((field) => resolved.required?.includes(field) && resolved.properties?.[field] !== undefined);
+  };
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    const response = await app.http.get(OPENAPI_JSON_PATH, { token: null });
+    expect(response.status).toBe(200);
+    document = response.body as Document;
+    operations = Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, operation]) => ({ method, path, operation })),
+    );
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('serves an OpenAPI 3 document at /docs/openapi.json without a token', async () => {
+    const response = await app.http.get(OPENAPI_JSON_PATH, { token: 'not-a-token' });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(document.openapi).toMatch(/^3\./);
+    expect(document.info.title).toBe('rhythmc backend');
+    expect(Object.keys(document.paths).length).toBeGreaterThan(0);
+  });
+
+  it('serves the UI at /docs as HTML without a token', async () => {
+    const response = await app.http.get(DOCS_PATH, { token: null });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(response.text).toContain('swagger-ui');
+  });
+
+  it('opens nothing but the docs: other routes still need their token, unknown /docs paths are 404 error bodies', async () => {
+    const charts = await app.http.get('/server/charts', { token: null });
+    expect(charts.status).toBe(401);
+    expect(charts.body).toEqual({ error: 'UNAUTHORIZED', message: 'Missing bearer server access token' });
+    const unknown = await app.http.get(`${DOCS_PATH}/no-such-file`, { token: null });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual({ error: 'NOT_FOUND', message: 'Not found' });
+  });
+
+  it('documents every route the running app has registered, and nothing it has not', () => {
+    const registered = registeredRoutes(app).filter((route) => !isDocsRoute(route.path));
+    expect(registered.length).toBeGreaterThan(30);
+    for (const route of registered) expect(HTTP_METHODS).toContain(route.method);
+    const actual = registered.map((route) => `${route.method.toUpperCase()} ${toOpenApiPath(route.path)}`).sort();
+    const documented = operations.map(({ method, path }) => `${method.toUpperCase()} ${path}`).sort();
+    expect(documented).toEqual(actual);
+    // The health routes and the signed resource download are among them (a spot check of the walk).
+    expect(actual).toEqual(expect.arrayContaining(['GET /health', 'GET /health/ready', 'GET /resources/files/{path}', 'GET /server/ping']));
+  });
+
+  it('documents every controller handler with the guard\'s scheme and a body exactly where the handler reads one', () => {
+    const byId = new Map(operations.map((entry) => [entry.operation.operationId, entry]));
+    const handlers = nestHandlers(app);
+    expect(handlers.length).toBe(operations.length);
+    const expectedSecurity: Record<string, Record<string, string[]>[]> = {
+      public: [],
+      admin: [{ adminToken: [] }],
+      bootstrap: [{ bootstrapToken: [] }],
+      server: [{ serverAccessToken: [] }],
+      'server-refresh': [{ serverAccessToken: [] }],
+    };
+    for (const handler of handlers) {
+      const entry = byId.get(handler.operationId);
+      expect({ handler: handler.operationId, documented: entry !== undefined }).toEqual({ handler: handler.operationId, documented: true });
+      expect({ handler: handler.operationId, method: entry?.method }).toEqual({ handler: handler.operationId, method: handler.method });
+      expect({ handler: handler.operationId, security: entry?.operation.security }).toEqual({ handler: handler.operationId, security: expectedSecurity[handler.authKind] });
+      expect({ handler: handler.operationId, body: entry?.operation.requestBody !== undefined }).toEqual({ handler: handler.operationId, body: handler.takesBody });
+    }
+    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['adminToken', 'bootstrapToken', 'serverAccessToken']);
+    for (const scheme of Object.values(document.components.securitySchemes)) expect(scheme).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+
+  it('gives every operation a 2xx answer with a schema (or no content)', () => {
+    for (const { method, path, operation } of operations) {
+      const success = Object.keys(operation.responses).filter((status) => /^2\d\d$/.test(status));
+      expect({ route: `${method} ${path}`, success: success.length > 0 }).toEqual({ route: `${method} ${path}`, success: true });
+      for (const status of success) {
+        const content = operation.responses[status].content;
+        const schema = content && Object.values(content)[0]?.schema;
+        expect({ route: `${method} ${path}`, status, hasSchema: status === '204' ? content === undefined : schema !== undefined }).toEqual({
+          route: `${method} ${path}`,
+          status,
+          hasSchema: true,
+        });
+      }
+    }
+  });
+
+  it('documents the error answers with the shared {error, message} schema', () => {
+    for (const { method, path, operation } of operations) {
+      const route = `${method} ${path}`;
+      const errors = Object.entries(operation.responses).filter(([status]) => /^[45]\d\d$/.test(status));
+      for (const [status, response] of errors) {
+        expect({ route, status, errorSchema: isErrorSchema(jsonSchema(response.content)) }).toEqual({ route, status, errorSchema: true });
+      }
+      // Only a public route without any input (ping, health) has no client error to answer.
+      const takesInput = (operation.parameters ?? []).length > 0 || operation.requestBody !== undefined || (operation.security ?? []).length > 0;
+      const clientErrors = errors.filter(([status]) => status.startsWith('4'));
+      expect({ route, clientErrors: clientErrors.length > 0 }).toEqual({ route, clientErrors: takesInput });
+      // Every JSON body can be malformed or too large.
+      if (operation.requestBody) expect({ route, statuses: Object.keys(operation.responses) }).toEqual({ route, statuses: expect.arrayContaining(['400', '413']) });
+    }
+    const codes = document.components.schemas.ErrorCode;
+    expect(codes.enum).toEqual([...ERROR_CODES]);
+  });
+
+  it('describes POST /server/login exactly: request fields, the answer of interface.md, 426 and 401', async () => {
+    const login = operation('post', '/server/login');
+    const request = schemaOf(jsonSchema(login.requestBody?.content)?.$ref);
+    expect(request.required).toEqual(['pluginVersion', 'pluginSHA']);
+    expect(request.properties?.pluginVersion).toMatchObject({ type: 'integer', minimum: 0 });
+    expect(request.properties?.pluginSHA).toMatchObject({ type: 'string', maxLength: 128 });
+    expect(request.properties?.serverAuthToken).toMatchObject({ type: 'string', deprecated: true });
+
+    const answer = schemaOf(jsonSchema(login.responses['200'].content)?.$ref);
+    const fields = ['serverID', 'serverName', 'assetServer', 'serverIP', 'country', 'wsServer', 'accessToken', 'expiresIn'];
+    expect(Object.keys(answer.properties ?? {})).toEqual(fields);
+    expect(answer.required).toEqual(fields);
+    expect(answer.properties?.serverID.type).toBe('integer');
+    expect(answer.properties?.expiresIn.type).toBe('integer');
+
+    const upgrade = schemaOf(jsonSchema(login.responses['426'].content)?.$ref);
+    expect(upgrade.required).toEqual(['error', 'message', 'toVersion', 'downUrl']);
+    expect(Object.keys(login.responses).sort()).toEqual(['200', '400', '401', '413', '426', '429', '500', '503']);
+
+    // The documented answer is the real one.
+    const server = await createServer(app);
+    const real = await app.http.post('/server/login', { pluginVersion: 1, pluginSHA: 'abc' }, { token: server.bootstrapToken });
+    expect(real.status).toBe(200);
+    expect(Object.keys(real.body).sort()).toEqual([...fields].sort());
+  });
+
+  it('describes player login with its ban answer, economy with wattHour ≥ 0, baltop with its limit', () => {
+    const playerLogin = operation('post', '/player/login');
+    expect(Object.keys(playerLogin.responses).sort()).toEqual(['200', '400', '401', '409', '413', '429', '430', '500', '503']);
+    expect(schemaOf(jsonSchema(playerLogin.responses['430'].content)?.$ref).required).toEqual(['error', 'message', 'reason', 'until']);
+    const loginBody = schemaOf(jsonSchema(playerLogin.requestBody?.content)?.$ref);
+    expect(loginBody.required).toEqual(['mode', 'version']);
+    expect(schemaOf((loginBody.properties?.mode.allOf as Schema[])[0].$ref).enum).toEqual(['ONLINE', 'TOKEN', 'OFFLINE_REFRESH']);
+
+    const economy = schemaOf(jsonSchema(operation('post', '/player/economy').requestBody?.content)?.$ref);
+    expect(economy.required).toEqual(['uid', 'accessToken', 'wattHour']);
+    expect(economy.properties?.wattHour).toMatchObject({ type: 'integer', minimum: 0 });
+
+    const baltop = operation('get', '/server/baltop');
+    expect(baltop.parameters).toEqual([expect.objectContaining({ name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 10 } })]);
+    expect(jsonSchema(baltop.responses['200'].content)).toEqual({ type: 'array', items: { $ref: '#/components/schemas/RankingEntryResponse' } });
+    expect(Object.keys(schemaOf('#/components/schemas/RankingEntryResponse').properties ?? {})).toEqual(['rank', 'uid', 'username', 'displayName', 'wattHour']);
+
+    const upload = schemaOf(jsonSchema(operation('post', '/player/upload').requestBody?.content)?.$ref);
+    expect(upload.required).toEqual(['player', 'server', 'payload']);
+    expect(schemaOf(upload.properties?.player.$ref).required).toEqual(['playerUID', 'accessToken', 'timestamp']);
+    expect(schemaOf(upload.properties?.payload.$ref).properties?.levelID).toMatchObject({ type: 'integer' });
+  });
+
+  it('documents the answers the service really gives (player profile, balance, ranking)', async () => {
+    const fieldsOf = (schema: Schema) => ({ properties: Object.keys(schema.properties ?? {}).sort(), required: [...(schema.required ?? [])].sort() });
+    const server = await onlineServer(app);
+    const player = await loginPlayer(app, server, await createPlayer(app));
+
+    const profile = fieldsOf(schemaOf(jsonSchema(operation('post', '/player/login').responses['200'].content)?.$ref));
+    expect(Object.keys(player.profile).sort()).toEqual(profile.properties);
+    expect(profile.required).toEqual(profile.properties);
+    const options = schemaOf('#/components/schemas/PlayerProfileResponse').properties?.options as Schema;
+    expect(Object.keys(player.profile.options)).toEqual(expect.arrayContaining(options.required ?? []));
+
+    const balance = await app.http.post('/player/economy', { uid: player.uid, accessToken: player.accessToken, wattHour: 5 }, { token: server.accessToken });
+    expect(balance.status).toBe(200);
+    expect(Object.keys(balance.body).sort()).toEqual(fieldsOf(schemaOf(jsonSchema(operation('post', '/player/economy').responses['200'].content)?.$ref)).properties);
+
+    const ranking = await app.http.get('/server/baltop', { token: server.accessToken });
+    expect(ranking.status).toBe(200);
+    expect(ranking.body).toHaveLength(1);
+    expect(Object.keys(ranking.body[0]).sort()).toEqual(fieldsOf(schemaOf('#/components/schemas/RankingEntryResponse')).required);
+  });
+
+  it('describes the WebSocket protocol in the document description', () => {
+    const description = document.info.description;
+    for (const needle of ['/ws', 'Authorization: Bearer', '401', 'resume_session', 'chat', 'kick_player', '4001', '4002', '1001']) {
+      expect({ needle, found: description.includes(needle) }).toEqual({ needle, found: true });
+    }
+  });
+});
