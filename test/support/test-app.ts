@@ -75,6 +75,9 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** What the factories need: the two HTTP clients of a service (a TestApp, or a service in a child process). */
+export type TestClients = Pick<TestApp, 'http' | 'admin'>;
+
 export interface TestAppOptions {
   /** Environment overrides (decisions.md §1 variables). */
   env?: Record<string, string>;
