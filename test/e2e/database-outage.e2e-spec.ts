@@ -136,6 +136,8 @@ describeOnPostgres(
     it('answers 503 after the connect timeout when the database does not answer at all (black-holed network)', async () => {
       const fresh = await createPlayer(app);
       await proxy.stall();
+      // Let the pool notice that its open connections are gone: the request must open a new one.
+      await sleep(500);
       try {
         const answer = await timed(() => app.http.post('/player/login', { mode: 'TOKEN', version: 1, authToken: fresh.netToken }, { token: session.accessToken }));
         expect({ status: answer.status, body: answer.body }).toEqual({ status: 503, body: UNAVAILABLE });
