@@ -10,7 +10,7 @@ export function stopOnSignals(service: RunningService, logger: LoggerService): v
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) {
-      logger.warn?.(`${signal} received again, exiting without waiting`);
+      logger.warn(`${signal} received again, exiting without waiting`);
       process.exit(signal === 'SIGINT' ? 130 : 143);
     }
     stopping = true;
