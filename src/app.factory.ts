@@ -4,6 +4,8 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AddressInfo } from 'node:net';
 import { AppModule } from './app.module';
 import { bodyParserErrorHandler, jsonBodyParser } from './common/http/body-parser';
+import { HttpDrain } from './common/lifecycle/http-drain';
+import { httpsOptionsOf } from './common/lifecycle/tls-options';
 import { createValidationPipe } from './common/pipes/validation.pipe';
 import { AppConfig, LogLevel } from './config/app-config';
 import type { DatabaseTarget } from './database/database-options';
@@ -24,7 +26,7 @@ const NEST_LEVELS: Record<LogLevel, NestLogLevel[]> = {
 /** A started service: the Nest app listening, plus the embedded database when there is one. */
 export interface RunningService {
   app: NestExpressApplication;
-  /** The address the HTTP server is bound to (useful with PORT=0). */
+  /** The port the HTTP(S) server is bound to (useful with PORT=0). */
   port: number;
   databaseUrl: string;
   close(): Promise<void>;
@@ -32,11 +34,14 @@ export interface RunningService {
 
 /** Builds, configures and starts the service; the same path for `npm start` and the e2e tests. */
 export async function startService(config: AppConfig): Promise<RunningService> {
+  const httpsOptions = httpsOptionsOf(config);
   const embedded = config.databaseUrl === null ? await EmbeddedDatabase.start(config.dataDir) : null;
   const database: DatabaseTarget = embedded ? { url: embedded.url, embedded: true } : { url: config.databaseUrl as string, embedded: false };
   let app: NestExpressApplication;
+  let drain: HttpDrain;
   try {
     app = await NestFactory.create<NestExpressApplication>(AppModule.register(config, database), {
+      httpsOptions,
       bodyParser: false,
       logger: NEST_LEVELS[config.logLevel],
       abortOnError: false,
@@ -46,6 +51,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
     app.useGlobalPipes(createValidationPipe());
     app.useWebSocketAdapter(new RealtimeWsAdapter(app));
     setupOpenApi(app, config);
+    drain = new HttpDrain(app.getHttpServer());
     await app.listen(config.port, config.host);
   } catch (error) {
     await embedded?.stop();
@@ -59,8 +65,11 @@ export async function startService(config: AppConfig): Promise<RunningService> {
     port,
     databaseUrl: database.url,
     close: () => {
+      // Order: stop accepting and finish the requests in flight (their transactions commit), then
+      // Nest's shutdown: WebSockets closed with 1001, then the database pool and Redis.
       closing ??= (async () => {
         try {
+          await drain.drain(config.shutdownTimeoutSeconds * 1_000);
           await app.close();
         } finally {
           await embedded?.stop();

@@ -1,12 +1,12 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
-import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
 import type Redis from 'ioredis';
 import { AuthGuard } from './auth/auth.guard';
 import { AuthModule } from './auth/auth.module';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
 import { REDIS, RedisModule } from './common/redis/redis.module';
+import { FailoverThrottlerStorage } from './common/throttle/failover-throttler-storage';
 import { LoginThrottlerGuard } from './common/throttle/login-throttler.guard';
 import { APP_CONFIG, AppConfig } from './config/app-config';
 import { DatabaseModule } from './database/database.module';
@@ -41,7 +41,7 @@ export class AppModule {
           inject: [APP_CONFIG, REDIS],
           useFactory: (cfg: AppConfig, redis: Redis | null) => ({
             throttlers: [{ name: 'default', limit: cfg.throttleLoginLimit, ttl: cfg.throttleLoginTtlSeconds * 1000 }],
-            storage: redis ? new ThrottlerStorageRedisService(redis) : undefined,
+            storage: redis ? new FailoverThrottlerStorage(redis) : undefined,
           }),
         }),
         EventBusModule,

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { startService } from './app.factory';
+import { stopOnSignals } from './common/lifecycle/shutdown-signals';
 import { ConfigError, loadConfig } from './config/app-config';
 
 async function main(): Promise<void> {
@@ -21,18 +22,7 @@ async function main(): Promise<void> {
     `rhythmc-backend listening on ${config.host}:${service.port} (${config.databaseUrl ? 'PostgreSQL' : `embedded database in ${config.dataDir}`}${config.redisUrl ? ', Redis' : ''})`,
   );
 
-  const shutdown = (signal: string) => {
-    logger.log(`${signal} received, shutting down`);
-    service.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error(`Shutdown failed: ${String(error)}`);
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  stopOnSignals(service, logger);
 }
 
 main().catch((error: unknown) => {

@@ -23,6 +23,7 @@ describe('loadConfig', () => {
       resumeTokenTtlSeconds: 604800,
       throttleLoginLimit: 20,
       throttleLoginTtlSeconds: 60,
+      shutdownTimeoutSeconds: 10,
       tlsCertFile: null,
       tlsKeyFile: null,
       logLevel: 'info',
@@ -39,6 +40,10 @@ describe('loadConfig', () => {
   it('refuses one TLS file without the other, naming the missing one', () => {
     expect(() => loadConfig({ TLS_CERT_FILE: '/etc/cert.pem' })).toThrow(/^Invalid configuration: TLS_KEY_FILE /);
     expect(() => loadConfig({ TLS_KEY_FILE: '/etc/key.pem' })).toThrow(/^Invalid configuration: TLS_CERT_FILE /);
+  });
+
+  it('reads SHUTDOWN_TIMEOUT_SECONDS', () => {
+    expect(loadConfig({ SHUTDOWN_TIMEOUT_SECONDS: '45' }).shutdownTimeoutSeconds).toBe(45);
   });
 
   it('treats empty values as unset', () => {
@@ -60,6 +65,8 @@ describe('loadConfig', () => {
     ['ADMIN_TOKEN', 'short'],
     ['REDIS_KEY_PREFIX', 'has space'],
     ['RESOURCE_LINK_TTL_SECONDS', '59'],
+    ['SHUTDOWN_TIMEOUT_SECONDS', '0'],
+    ['SHUTDOWN_TIMEOUT_SECONDS', '601'],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^Invalid configuration: ${name} `));

@@ -25,6 +25,8 @@ export interface AppConfig {
   resumeTokenTtlSeconds: number;
   throttleLoginLimit: number;
   throttleLoginTtlSeconds: number;
+  /** How long a stopping service waits for in-flight requests before it closes their connections. */
+  shutdownTimeoutSeconds: number;
   tlsCertFile: string | null;
   tlsKeyFile: string | null;
   logLevel: LogLevel;
@@ -128,6 +130,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     resumeTokenTtlSeconds: int(env, 'RESUME_TOKEN_TTL_SECONDS', 604_800, 1, 31_536_000),
     throttleLoginLimit: int(env, 'THROTTLE_LOGIN_LIMIT', 20, 1, 1_000_000),
     throttleLoginTtlSeconds: int(env, 'THROTTLE_LOGIN_TTL_SECONDS', 60, 1, 86_400),
+    shutdownTimeoutSeconds: int(env, 'SHUTDOWN_TIMEOUT_SECONDS', 10, 1, 600),
     tlsCertFile: tlsCertFile === null ? null : path(env, 'TLS_CERT_FILE', tlsCertFile, cwd),
     tlsKeyFile: tlsKeyFile === null ? null : path(env, 'TLS_KEY_FILE', tlsKeyFile, cwd),
     logLevel: logLevel as LogLevel,

@@ -1,5 +1,22 @@
 import { join } from 'node:path';
+import { Client, ClientConfig } from 'pg';
 import type { DataSourceOptions } from 'typeorm';
+
+/** Opening a connection (TCP + startup) gives up after this; an unreachable database answers 503 this fast. */
+export const CONNECT_TIMEOUT_MS = 2_000;
+/** Waiting for a free pooled connection gives up after this (a saturated pool, not a dead database). */
+export const ACQUIRE_TIMEOUT_MS = 5_000;
+
+/**
+ * pg-pool uses its connectionTimeoutMillis both for waiting for a free client and for opening a new
+ * one. A dead database should fail fast while a busy pool may queue longer, so the client opens
+ * its connection under its own, shorter bound.
+ */
+class QuickConnectClient extends Client {
+  constructor(config: ClientConfig) {
+    super({ ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  }
+}
 
 export interface DatabaseTarget {
   url: string;
@@ -30,7 +47,8 @@ export function buildDataSourceOptions(target: DatabaseTarget): DataSourceOption
       // two parameterised queries in flight steal each other's unnamed statement ("portal does
       // not exist") and can wedge its queue. PGlite executes one query at a time anyway.
       max: target.embedded ? 1 : 10,
-      connectionTimeoutMillis: 5_000,
+      Client: QuickConnectClient,
+      connectionTimeoutMillis: ACQUIRE_TIMEOUT_MS,
       // Client-side backstop: PGlite ignores statement_timeout, and a hung query must not hang a request.
       query_timeout: 15_000,
       application_name: 'rhythmc-backend',

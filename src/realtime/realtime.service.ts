@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
@@ -23,6 +23,8 @@ export const CLOSE_GOING_AWAY = 1001;
 const EXPIRY_MARGIN_MS = 30_000;
 const PING_INTERVAL_MS = 30_000;
 const MAX_CHAT_LENGTH = 256;
+/** How long a stopping service waits for the peers to answer its 1001 close frames. */
+const SHUTDOWN_CLOSE_WAIT_MS = 2_000;
 
 interface Connection {
   id: string;
@@ -49,7 +51,7 @@ function uidOf(data: Record<string, unknown>): string {
  * kicks, chat and session closes from the event bus (which, with Redis, spans every instance).
  */
 @Injectable()
-export class RealtimeService implements OnModuleInit, OnApplicationShutdown {
+export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger('Realtime');
   private readonly instanceId = randomUUID();
   private readonly connections = new Map<WebSocket, Connection>();
@@ -70,11 +72,20 @@ export class RealtimeService implements OnModuleInit, OnApplicationShutdown {
     this.pingTimer.unref();
   }
 
-  /** Closes every socket with 1001 (going away) when the service stops. */
-  onApplicationShutdown(): void {
+  /**
+   * Closes every socket with 1001 (going away) when the service stops, and waits briefly for the
+   * closing handshakes. It runs before Nest disposes of the ws server, which terminates whatever
+   * is still open without a close frame (the peer would only see 1006).
+   */
+  async beforeApplicationShutdown(): Promise<void> {
     this.unsubscribe?.();
     if (this.pingTimer) clearInterval(this.pingTimer);
+    const sockets = [...this.connections.values()].map((connection) => connection.socket);
+    const closed = sockets.map((socket) => new Promise<void>((resolve) => (socket.readyState === socket.CLOSED ? resolve() : socket.once('close', () => resolve()))));
     for (const connection of this.connections.values()) this.close(connection, CLOSE_GOING_AWAY, 'Service shutting down');
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(closed), new Promise<void>((resolve) => (timer = setTimeout(resolve, SHUTDOWN_CLOSE_WAIT_MS)))]);
+    clearTimeout(timer);
   }
 
   /** Upgrade check: a live server access token in the Authorization header; throws (→ HTTP 401) otherwise. */

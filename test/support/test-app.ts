@@ -23,8 +23,14 @@ export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 
 let counter = 0;
 
+export interface TestDatabase {
+  /** DATABASE_URL (PostgreSQL) or DATA_DIR (embedded, DATABASE_URL empty). */
+  env: Record<string, string>;
+  drop(): Promise<void>;
+}
+
 /** A fresh database for one test app: a clone of the migrated template. */
-async function freshDatabase(): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
+export async function freshDatabase(): Promise<TestDatabase> {
   const runId = process.env[RUN_ID_VAR] as string;
   const name = `${runId}_${process.pid}_${++counter}`.toLowerCase();
   const serverUrl = testDatabaseServerUrl();
@@ -69,9 +75,14 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** What the factories need: the two HTTP clients of a service (a TestApp, or a service in a child process). */
+export type TestClients = Pick<TestApp, 'http' | 'admin'>;
+
 export interface TestAppOptions {
   /** Environment overrides (decisions.md §1 variables). */
   env?: Record<string, string>;
+  /** Rewrites the DATABASE_URL the service connects to (e.g. through a TCP proxy); `sql()` stays direct. */
+  databaseUrl?: (url: string) => string;
   /** Use Redis (REDIS_URL of the test environment) when it is set. Default true. */
   redis?: boolean;
   /** Start a second instance on the same database and Redis prefix (PostgreSQL only). */
@@ -81,15 +92,9 @@ export interface TestAppOptions {
 /** Two instances need a real PostgreSQL and Redis (the embedded database is single-process). */
 export const multiInstanceAvailable = (): boolean => testDatabaseServerUrl() !== null && testRedisUrl() !== null;
 
-/** Starts the real service on a fresh database and a free port. */
-export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const shared = options.shareWith;
-  if (shared && !multiInstanceAvailable()) throw new Error('shareWith needs DATABASE_URL and REDIS_URL');
-  const database = shared
-    ? { env: { DATABASE_URL: shared.env.DATABASE_URL, REDIS_KEY_PREFIX: shared.env.REDIS_KEY_PREFIX }, drop: () => Promise.resolve() }
-    : await freshDatabase();
-  const redisUrl = options.redis === false ? null : testRedisUrl();
-  const env: Record<string, string> = {
+/** The environment of a test service, without its database (see freshDatabase). */
+export function testServiceEnv(redisUrl: string | null = testRedisUrl()): Record<string, string> {
+  return {
     HOST: '127.0.0.1',
     PORT: '0',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
@@ -99,19 +104,29 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     REDIS_KEY_PREFIX: `rhythmc-test:${randomBytes(6).toString('hex')}:`,
     IDENTITY_PROVIDER_URL: 'http://127.0.0.1:9',
     RESOURCE_DIR: join(TEST_TMP_ROOT, 'no-resources'),
-    ...database.env,
-    ...options.env,
   };
-  let config = loadConfig(env);
+}
+
+/** Starts the real service on a fresh database and a free port. */
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const shared = options.shareWith;
+  if (shared && !multiInstanceAvailable()) throw new Error('shareWith needs DATABASE_URL and REDIS_URL');
+  const database = shared
+    ? { env: { DATABASE_URL: shared.env.DATABASE_URL, REDIS_KEY_PREFIX: shared.env.REDIS_KEY_PREFIX }, drop: () => Promise.resolve() }
+    : await freshDatabase();
+  const redisUrl = options.redis === false ? null : testRedisUrl();
+  const env: Record<string, string> = { ...testServiceEnv(redisUrl), ...database.env, ...options.env };
+  const serviceEnv = options.databaseUrl && env.DATABASE_URL ? { ...env, DATABASE_URL: options.databaseUrl(env.DATABASE_URL) } : env;
+  let config = loadConfig(serviceEnv);
   let service: RunningService = await startService(config);
   // Keep the port across restarts so URLs handed out stay valid.
   config = { ...config, port: service.port };
-  const baseUrl = `http://127.0.0.1:${service.port}`;
+  const baseUrl = `${config.tlsCertFile ? 'https' : 'http'}://127.0.0.1:${service.port}`;
   let client: Client | null = null;
 
   const sqlClient = async (): Promise<Client> => {
     if (!client) {
-      client = new Client({ connectionString: service.databaseUrl });
+      client = new Client({ connectionString: env.DATABASE_URL || service.databaseUrl });
       await client.connect();
     }
     return client;

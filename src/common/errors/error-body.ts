@@ -30,14 +30,43 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
   503: 'UNAVAILABLE',
 };
 
-/** Connection-level failures of PostgreSQL/pg: the database is unreachable, not the request wrong. */
-const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', '57P01', '57P03', '53300']);
+/**
+ * Connection-level failures of PostgreSQL/pg: the database is unreachable, not the request wrong.
+ * Socket errnos, SQLSTATE class 08 (connection exception), 57P01-57P03 (shutdown, crash, starting
+ * up) and 53300 (too many connections).
+ */
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+]);
 
+/** pg and pg-pool report lost or refused connections with these messages and no code. */
+const UNAVAILABLE_MESSAGE =
+  /Connection terminated|connection timeout|timeout exceeded when trying to connect|timeout expired|Query read timeout|Client has encountered a connection error|Cannot use a pool after calling end/i;
+
+/** Read without `instanceof Error`: socket errors are made by Node's core, in another realm under jest. */
 function isDatabaseUnavailable(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && UNAVAILABLE_ERRNOS.has(code)) return true;
-  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Query read timeout/i.test(error.message);
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, message, errors } = error as { code?: unknown; message?: unknown; errors?: unknown };
+  if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
+  // A host name with several addresses (localhost: ::1 and 127.0.0.1) fails with one error per address.
+  if (Array.isArray(errors) && errors.some(isDatabaseUnavailable)) return true;
+  return typeof message === 'string' && UNAVAILABLE_MESSAGE.test(message);
 }
 
 /** One mapping from any thrown value to the wire error (decisions.md §2), shared by HTTP and WebSocket. */

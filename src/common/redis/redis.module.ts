@@ -5,6 +5,8 @@ import { APP_CONFIG, AppConfig } from '../../config/app-config';
 /** The shared ioredis client, or null when REDIS_URL is unset (single-process mode). */
 export const REDIS = Symbol('REDIS');
 
+export const REDIS_COMMAND_TIMEOUT_MS = 2_000;
+
 @Global()
 @Module({
   providers: [
@@ -14,11 +16,17 @@ export const REDIS = Symbol('REDIS');
       useFactory: (config: AppConfig): Redis | null => {
         if (config.redisUrl === null) return null;
         const logger = new Logger('Redis');
+        // Redis down must never hang a request: callers check `status` and fall back at once
+        // (rate limits in memory, events delivered locally, ranks from SQL); a command sent anyway
+        // fails after one reconnect attempt or REDIS_COMMAND_TIMEOUT_MS. The offline queue stays on
+        // for the start, when commands are issued before the connection is ready. ioredis keeps
+        // reconnecting (at most every 2 s) and resubscribes when Redis is back.
         const client = new Redis(config.redisUrl, {
           keyPrefix: config.redisKeyPrefix,
-          maxRetriesPerRequest: 2,
+          maxRetriesPerRequest: 1,
           enableOfflineQueue: true,
-          connectTimeout: 5_000,
+          connectTimeout: 2_000,
+          commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
         });
         client.on('error', (error: Error) => logger.warn(`Redis error: ${error.message}`));
         return client;

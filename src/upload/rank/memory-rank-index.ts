@@ -1,5 +1,4 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { Client } from 'pg';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { toTenThousandths } from '../rating';
 import { UploadRepository } from '../upload.repository';
@@ -7,10 +6,10 @@ import type { IndexedPositions, PlayerRankState, RankChange, TrackPosition } fro
 import { OrderStatisticSet } from './order-statistic-set';
 import { RankIndex, StageRankChanges } from './rank-index';
 import { ReadWriteGate } from './read-write-gate';
+import { WriterLock } from './writer-lock';
 
-/** Held for the life of an in-process index on PostgreSQL: one such instance per database. */
-export const RANK_INDEX_LOCK_KEY = 727_005;
 const PAGE = 20_000;
+const REBUILD_RETRY_MS = 5_000;
 
 /**
  * The rank index kept in this process (no REDIS_URL): one OrderStatisticSet for the site order
@@ -24,7 +23,9 @@ const PAGE = 20_000;
  * Changes are applied inside the writing transaction, after its last write and before COMMIT,
  * while the player's rating row is locked: the index sees each player's changes in commit order.
  * A transaction that fails after staging (its commit outcome unknown) makes the index rebuild from
- * the tables, under the exclusive side of a gate that every write holds shared.
+ * the tables, under the exclusive side of a gate that every write holds shared (retried until the
+ * database answers). Losing the lock's connection (a database outage) switches to SQL counts until
+ * the lock is taken again, then the index is rebuilt: no restart needed.
  */
 @Injectable()
 export class MemoryRankIndex extends RankIndex implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -34,7 +35,7 @@ export class MemoryRankIndex extends RankIndex implements OnApplicationBootstrap
   private site = new OrderStatisticSet();
   private tracks = new Map<number, OrderStatisticSet>();
   private ready = false;
-  private lockClient: Client | null = null;
+  private lock: WriterLock | null = null;
   private closing = false;
 
   constructor(
@@ -46,13 +47,32 @@ export class MemoryRankIndex extends RankIndex implements OnApplicationBootstrap
 
   /** Takes the writer lock (PostgreSQL) and loads the index before the service listens. */
   async onApplicationBootstrap(): Promise<void> {
-    if (this.config.databaseUrl !== null) await this.takeWriterLock(this.config.databaseUrl);
+    if (this.config.databaseUrl !== null) {
+      this.lock = new WriterLock(
+        this.config.databaseUrl,
+        'exclusive',
+        this.logger,
+        {
+          // Another instance may write from now on: answer from SQL until the lock is back.
+          lost: (error) => {
+            this.ready = false;
+            this.logger.error(`Rank index writer lock lost (${error.message}); ranks are counted in SQL until it is taken again`);
+          },
+          regained: () => {
+            this.logger.log('Rank index writer lock taken again; reloading the index');
+            this.rebuildInBackground();
+          },
+        },
+        'Another instance writes ratings on this database; without REDIS_URL only one instance may run. Waiting for it to stop.',
+      );
+      await this.lock.acquire();
+    }
     await this.rebuild();
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.closing = true;
-    await this.lockClient?.end().catch(() => undefined);
+    await this.lock?.release();
   }
 
   async runWrite<T>(work: (stage: StageRankChanges) => Promise<T>): Promise<T> {
@@ -70,7 +90,7 @@ export class MemoryRankIndex extends RankIndex implements OnApplicationBootstrap
         if (staged) {
           this.ready = false;
           this.logger.warn('A transaction failed after staging rank changes; rebuilding the rank index');
-          void this.rebuild().catch((rebuildError: unknown) => this.logger.error(`Rank index rebuild failed: ${String(rebuildError)}`));
+          this.rebuildInBackground();
         }
         throw error;
       }
@@ -114,8 +134,17 @@ export class MemoryRankIndex extends RankIndex implements OnApplicationBootstrap
       for (const [levelId, keys] of trackKeys) tracks.set(levelId, OrderStatisticSet.fromTriples(Float64Array.from(keys)));
       this.site = site;
       this.tracks = tracks;
-      this.ready = this.lockClient !== null || this.config.databaseUrl === null;
+      this.ready = this.config.databaseUrl === null || this.lock?.held === true;
       this.logger.log(`Rank index loaded: ${site.size} ranked players, ${tracks.size} charts, in ${Date.now() - started} ms`);
+    });
+  }
+
+  /** Rebuilds until it succeeds (the database may be down right now); ranks come from SQL meanwhile. */
+  private rebuildInBackground(): void {
+    if (this.closing) return;
+    this.rebuild().catch((error: unknown) => {
+      this.logger.warn(`Rank index rebuild failed (${error instanceof Error ? error.message : String(error)}); retrying in ${REBUILD_RETRY_MS / 1000} s`);
+      setTimeout(() => this.rebuildInBackground(), REBUILD_RETRY_MS).unref();
     });
   }
 
@@ -138,29 +167,6 @@ export class MemoryRankIndex extends RankIndex implements OnApplicationBootstrap
       siteAhead: state.atpE4 === null ? null : this.site.countBelow(-state.atpE4, 0, uid),
       trackAhead: state.best === null ? null : trackAheadOf(this.tracks.get(state.levelId), state.best, uid),
     };
-  }
-
-  private async takeWriterLock(url: string): Promise<void> {
-    const client = new Client({ connectionString: url, application_name: 'rhythmc-rank-index' });
-    await client.connect();
-    let warned = false;
-    for (;;) {
-      const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [RANK_INDEX_LOCK_KEY]);
-      if (rows[0].locked) break;
-      if (!warned) {
-        this.logger.warn('Another instance writes ratings on this database; without REDIS_URL only one instance may run. Waiting for it to stop.');
-        warned = true;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-    }
-    // Losing the connection loses the lock: from then on another instance may write, so answer from SQL.
-    client.on('error', (error: Error) => {
-      if (this.closing) return;
-      this.ready = false;
-      this.lockClient = null;
-      this.logger.error(`Rank index writer lock lost (${error.message}); ranks are counted in SQL until restart`);
-    });
-    this.lockClient = client;
   }
 }
 

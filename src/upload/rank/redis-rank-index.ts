@@ -1,14 +1,13 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { createHash } from 'node:crypto';
-import { Client } from 'pg';
 import { REDIS } from '../../common/redis/redis.module';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { toTenThousandths } from '../rating';
 import { UploadRepository } from '../upload.repository';
 import type { IndexedPositions, PlayerRankState } from '../upload.types';
-import { RANK_INDEX_LOCK_KEY } from './memory-rank-index';
 import { IndexEntries, RankIndex, StageRankChanges, trackMember, uidMember } from './rank-index';
+import { WriterLock } from './writer-lock';
 
 const READY = 'rank:ready';
 const SITE = 'rank:site';
@@ -139,7 +138,9 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
   private readonly loadSha = sha1(LOAD_LUA);
   private ready = false;
   private rebuilding: Promise<void> | null = null;
-  private lockClient: Client | null = null;
+  private retrying = false;
+  private closed = false;
+  private lock: WriterLock | null = null;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -149,16 +150,36 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
     super();
   }
 
-  /** Announces a Redis-backed writer (PostgreSQL) and builds the index when Redis does not have it. */
+  /**
+   * Announces a Redis-backed writer (PostgreSQL) and builds the index when Redis does not have it.
+   * With Redis unreachable the instance still starts: ranks come from SQL until the index is built.
+   */
   async onApplicationBootstrap(): Promise<void> {
-    if (this.config.databaseUrl !== null) await this.takeSharedWriterLock(this.config.databaseUrl);
-    if ((await this.redis.exists(READY)) === 1) this.ready = true;
-    else await this.rebuild();
+    if (this.config.databaseUrl !== null) {
+      this.lock = new WriterLock(
+        this.config.databaseUrl,
+        'shared',
+        this.logger,
+        {
+          lost: (error) => this.logger.warn(`Rank index writer lock lost (${error.message}); taking it again when the database answers`),
+          regained: () => this.logger.log('Rank index writer lock taken again'),
+        },
+        'An instance without REDIS_URL writes ratings on this database. Waiting for it to stop.',
+      );
+      await this.lock.acquire();
+    }
+    try {
+      if ((await this.redis.exists(READY)) === 1) this.ready = true;
+      else await this.rebuild();
+    } catch (error) {
+      this.lost(`Redis cannot build the rank index now (${error instanceof Error ? error.message : String(error)})`);
+    }
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.closed = true;
     await this.rebuilding?.catch(() => undefined);
-    await this.lockClient?.end().catch(() => undefined);
+    await this.lock?.release();
   }
 
   runWrite<T>(work: (stage: StageRankChanges) => Promise<T>): Promise<T> {
@@ -166,7 +187,15 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
   }
 
   async positions(state: PlayerRankState): Promise<IndexedPositions | null> {
-    if (!this.ready) return null;
+    if (!this.ready) {
+      // A rebuild may have read this player's page before this commit: write the entries anyway.
+      await this.syncOwnEntries(state);
+      return null;
+    }
+    if (this.redis.status !== 'ready') {
+      this.lost(`Redis is ${this.redis.status}`);
+      return null;
+    }
     const keys = [READY, SITE, playerKey(state.uid), trackKey(state.levelId)];
     const args = [
       uidMember(state.uid),
@@ -261,6 +290,15 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
     }
   }
 
+  /** Best effort: the player's committed entries, versioned, while the index is not answering. */
+  private async syncOwnEntries(state: PlayerRankState): Promise<void> {
+    if (this.redis.status !== 'ready') return;
+    const entries: IndexEntries = { sites: [], tracks: [] };
+    if (state.atpE4 !== null) entries.sites.push({ uid: state.uid, version: state.version, atpE4: state.atpE4 });
+    if (state.best !== null) entries.tracks.push({ uid: state.uid, levelId: state.levelId, version: state.best.version, acc: state.best.acc, firstTimeMs: state.best.firstTimeMs });
+    await this.syncEntries(entries).catch(() => undefined);
+  }
+
   private async script(sha: string, source: string, keys: string[], args: string[]): Promise<unknown> {
     try {
       return await this.redis.evalsha(sha, keys.length, ...keys, ...args);
@@ -270,38 +308,22 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
     }
   }
 
-  /** Stops answering from Redis on this instance and rebuilds in the background. */
+  /** Stops answering from Redis on this instance and rebuilds in the background until it succeeds. */
   private lost(reason: string): void {
-    if (!this.ready) return;
     this.ready = false;
+    if (this.retrying) return;
+    this.retrying = true;
     this.logger.warn(`${reason}; ranks are counted in SQL while the index is rebuilt`);
     const retry = () => {
-      this.rebuild().catch((error: unknown) => {
-        this.logger.warn(`Rank index rebuild failed (${error instanceof Error ? error.message : String(error)}); retrying in 5 s`);
-        setTimeout(retry, 5_000).unref();
-      });
+      if (this.closed) return;
+      this.rebuild().then(
+        () => (this.retrying = false),
+        (error: unknown) => {
+          this.logger.warn(`Rank index rebuild failed (${error instanceof Error ? error.message : String(error)}); retrying in 5 s`);
+          setTimeout(retry, 5_000).unref();
+        },
+      );
     };
     retry();
-  }
-
-  /**
-   * Instances with Redis share the index, so they hold the writer lock shared: an instance without
-   * Redis (exclusive) cannot start beside them, nor they beside it.
-   */
-  private async takeSharedWriterLock(url: string): Promise<void> {
-    const client = new Client({ connectionString: url, application_name: 'rhythmc-rank-index' });
-    await client.connect();
-    let warned = false;
-    for (;;) {
-      const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock_shared($1) AS locked', [RANK_INDEX_LOCK_KEY]);
-      if (rows[0].locked) break;
-      if (!warned) {
-        this.logger.warn('An instance without REDIS_URL writes ratings on this database. Waiting for it to stop.');
-        warned = true;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-    }
-    client.on('error', (error: Error) => this.logger.warn(`Rank index writer lock connection lost: ${error.message}`));
-    this.lockClient = client;
   }
 }

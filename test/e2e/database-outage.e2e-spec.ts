@@ -1,0 +1,154 @@
+import { createPlayer, loginPlayer, onlinePlayer, TestPlayerSession } from '../factories/player.factory';
+import { onlineServer, TestServer, TestServerSession } from '../factories/server.factory';
+import { HttpResponse } from '../support/http';
+import { TcpProxy } from '../support/tcp-proxy';
+import { startTestApp, TestApp } from '../support/test-app';
+import { WsClient } from '../support/ws-client';
+import { testDatabaseServerUrl } from '../setup/test-env';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const UNAVAILABLE = { error: 'UNAVAILABLE', message: 'The database cannot be reached' };
+/**
+ * A request against an unreachable database must fail, not wait: a refused connection fails at
+ * once and a silent one after the 2 s connect timeout. This bound only separates "answers" from
+ * "hangs until the 15 s query timeout or forever"; it is not a performance figure.
+ */
+const NO_HANG_MS = 10_000;
+
+/** Polls `probe` until it returns true (the service recovering by itself). */
+async function eventually(probe: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
+    await sleep(200);
+  }
+}
+
+const postgres = testDatabaseServerUrl();
+const describeOnPostgres = postgres ? describe : describe.skip;
+
+describeOnPostgres(
+  postgres
+    ? 'PostgreSQL outage: 503 UNAVAILABLE at once, readiness failing, recovery without a restart'
+    : 'PostgreSQL outage (skipped: needs DATABASE_URL; the embedded database runs inside the process and cannot become unreachable)',
+  () => {
+    let proxy: TcpProxy;
+    let app: TestApp;
+    let session: TestServerSession & { server: TestServer };
+    let player: TestPlayerSession;
+
+    /** Sends the request and records how long the answer took. */
+    const timed = async (send: () => Promise<HttpResponse>) => {
+      const started = Date.now();
+      const response = await send();
+      return { status: response.status, body: response.body as unknown, ms: Date.now() - started };
+    };
+    const economy = (wattHour: number) =>
+      app.http.post('/player/economy', { uid: player.uid, accessToken: player.accessToken, wattHour }, { token: session.accessToken });
+    const upload = (levelID: number, acc: number, time: number, who: TestPlayerSession = player) =>
+      app.http.post(
+        '/player/upload',
+        {
+          server: { serverID: session.serverID, serverName: 'outage', country: 'DE' },
+          player: { playerUID: who.uid, accessToken: who.accessToken, timestamp: time },
+          payload: {
+            type: 'gameplay', levelID, acc, pass: true, fullCombo: false, allPerfect: false, isNewRecord: false, maxCombo: 10, isRival: false, isWin: false,
+            rivalUID: 0, rivalAcc: 0, time, player_arena: '',
+            tapStats: { perfect: 1, great: 0, miss: 0 }, holdStats: { perfect: 0, great: 0, miss: 0 },
+            dodgeStats: { perfect: 0, great: 0, miss: 0 }, lookStats: { perfect: 0, great: 0, miss: 0 },
+          },
+        },
+        { token: session.accessToken },
+      );
+
+    beforeAll(async () => {
+      const target = new URL(postgres as string);
+      proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 5432) });
+      app = await startTestApp({ databaseUrl: (url) => proxy.rewrite(url) });
+      session = await onlineServer(app);
+      player = await onlinePlayer(app, session);
+    });
+    afterAll(async () => {
+      await proxy?.restore();
+      await app?.close();
+      await proxy?.close();
+    });
+
+    it('answers 503 UNAVAILABLE without waiting while the database refuses connections, and recovers when it is back', async () => {
+      expect((await economy(100)).status).toBe(200);
+      expect((await upload(101, 95.5, 1_700_000_000_000)).status).toBe(200);
+      await proxy.cut();
+
+      // Token checks need the database: 503, never a 401 that would make the plugin log in again.
+      const answers = {
+        economy: await timed(() => economy(200)),
+        baltop: await timed(() => app.http.get('/server/baltop', { token: session.accessToken })),
+        upload: await timed(() => upload(102, 90, 1_700_000_001_000)),
+        serverLogin: await timed(() => app.http.post('/server/login', { pluginVersion: 10, pluginSHA: 'sha-test' }, { token: session.server.bootstrapToken })),
+        adminPlayer: await timed(() => app.admin.post('/admin/players', { username: 'during_outage' })),
+      };
+      for (const [name, answer] of Object.entries(answers)) {
+        expect({ name, status: answer.status, body: answer.body }).toEqual({ name, status: 503, body: UNAVAILABLE });
+        expect(answer.ms).toBeLessThan(NO_HANG_MS);
+      }
+      const ready = await timed(() => app.http.get('/health/ready'));
+      expect({ status: ready.status, body: ready.body }).toEqual({ status: 503, body: { error: 'UNAVAILABLE', message: 'Service unavailable' } });
+      expect(ready.ms).toBeLessThan(NO_HANG_MS);
+      // Liveness stays up: restarting the process would not bring the database back.
+      expect((await app.http.get('/health')).status).toBe(200);
+      // The WebSocket upgrade checks the token in the database too.
+      expect(await WsClient.refused(app.baseUrl, session.accessToken)).toEqual({ status: 503, body: UNAVAILABLE });
+
+      await proxy.restore();
+      await eventually(async () => (await app.http.get('/health/ready')).status === 200, '/health/ready answers 200 again');
+
+      // Same process, same tokens: everything works again and is stored.
+      expect((await economy(300)).body).toEqual({ uid: player.uid, wattHour: 300 });
+      expect(await app.sql('SELECT watt_hour::int AS "wattHour" FROM player_balance WHERE uid = $1', [player.uid])).toEqual([{ wattHour: 300 }]);
+      expect((await app.admin.post('/admin/players', { username: 'after_outage' })).status).toBe(201);
+      const socket = await WsClient.connect(app.baseUrl, session.accessToken);
+      socket.socket.terminate();
+      // Nothing of the failed requests was written.
+      expect(await app.sql('SELECT count(*)::int AS n FROM balance_history WHERE uid = $1 AND watt_hour = 200', [player.uid])).toEqual([{ n: 0 }]);
+      expect(await app.sql(`SELECT count(*)::int AS n FROM player WHERE username = 'during_outage'`)).toEqual([{ n: 0 }]);
+    });
+
+    it('ranks stay exact through the outage, and the rank index takes its writer lock again without a restart', async () => {
+      const other = await onlinePlayer(app, session);
+      expect((await upload(201, 99, 1_700_000_010_000, other)).body).toMatchObject({ trackRank: 1 });
+      await proxy.cut();
+      expect((await upload(201, 50, 1_700_000_011_000)).status).toBe(503);
+      await proxy.restore();
+      await eventually(async () => (await app.http.get('/health/ready')).status === 200, '/health/ready answers 200 again');
+
+      // The rank index lost its writer lock (exclusive without Redis, shared with it) with the connection; it takes it again.
+      await eventually(
+        async () =>
+          (await app.sql(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = 727005 AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`))[0].n === 1,
+        'the rank index writer lock is held again',
+      );
+      // A worse play on the chart ranks second, a better one first: the same figures as before the outage.
+      expect((await upload(201, 50, 1_700_000_012_000)).body).toMatchObject({ trackRank: 2 });
+      expect((await upload(201, 99.5, 1_700_000_013_000)).body).toMatchObject({ trackRank: 1, personalBest: true });
+    });
+
+    it('answers 503 after the connect timeout when the database does not answer at all (black-holed network)', async () => {
+      const fresh = await createPlayer(app);
+      await proxy.stall();
+      // Let the pool notice that its open connections are gone: the request must open a new one.
+      await sleep(500);
+      try {
+        const answer = await timed(() => app.http.post('/player/login', { mode: 'TOKEN', version: 1, authToken: fresh.netToken }, { token: session.accessToken }));
+        expect({ status: answer.status, body: answer.body }).toEqual({ status: 503, body: UNAVAILABLE });
+        expect(answer.ms).toBeLessThan(NO_HANG_MS);
+        const ready = await app.http.get('/health/ready');
+        expect(ready.status).toBe(503);
+      } finally {
+        await proxy.restore();
+      }
+      await eventually(async () => (await app.http.get('/health/ready')).status === 200, '/health/ready answers 200 again');
+      expect((await loginPlayer(app, session, fresh)).uid).toBe(fresh.uid);
+    });
+  },
+);
