@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { createServer } from '../factories/server.factory';
 import { startTestApp, TestApp } from '../support/test-app';
 
@@ -15,6 +16,27 @@ describe('Error bodies, body limits and rate limits', () => {
     const response = await app.http.request('PUT', '/admin/maintenance', { token: app.config.adminToken, rawBody: '{"enabled": tru' });
     expect(response.status).toBe(400);
     expect(response.body).toEqual({ error: 'BAD_REQUEST', message: 'Malformed JSON body' });
+  });
+
+  it.each(['gzip', 'deflate', 'br'])('answers a body that does not decompress as %s with 400 and stores nothing', async (encoding) => {
+    const response = await app.http.request('POST', '/admin/servers', {
+      token: app.config.adminToken,
+      rawBody: JSON.stringify({ name: `raw-${encoding}`, country: 'DE' }),
+      headers: { 'Content-Encoding': encoding },
+    });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ error: 'BAD_REQUEST', message: 'The request body could not be decompressed' });
+    expect(await app.sql(`SELECT 1 FROM game_server WHERE name = $1`, [`raw-${encoding}`])).toHaveLength(0);
+  });
+
+  it('still reads a gzip-compressed JSON body', async () => {
+    const response = await app.http.request('PUT', '/admin/maintenance', {
+      token: app.config.adminToken,
+      rawBody: gzipSync(JSON.stringify({ enabled: false, message: 'zipped' })),
+      headers: { 'Content-Encoding': 'gzip' },
+    });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ enabled: false, message: 'zipped' });
   });
 
   it('answers a JSON array where an object is expected with 400', async () => {

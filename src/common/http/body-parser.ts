@@ -9,7 +9,7 @@ export function jsonBodyParser(): RequestHandler {
 }
 
 /** Turns body-parser failures into the error body (they happen before Nest's filter sees the request). */
-export function bodyParserErrorHandler(error: unknown, _req: Request, res: Response, next: NextFunction): void {
+export function bodyParserErrorHandler(error: unknown, req: Request, res: Response, next: NextFunction): void {
   const type = (error as { type?: unknown } | null)?.type;
   if (type === 'entity.too.large') {
     res.status(413).json({ error: 'PAYLOAD_TOO_LARGE', message: `Request body exceeds ${MAX_BODY_BYTES} bytes` });
@@ -25,6 +25,14 @@ export function bodyParserErrorHandler(error: unknown, _req: Request, res: Respo
   }
   if (type === 'request.aborted' || type === 'request.size.invalid' || type === 'stream.encoding.set') {
     res.status(400).json({ error: 'BAD_REQUEST', message: 'Invalid request body' });
+    return;
+  }
+  // A body that does not inflate (Content-Encoding gzip/deflate/br over other bytes) is a zlib
+  // error wrapped in a 400 without a type; any other 4xx of the parser is the caller's too.
+  const status = (error as { status?: unknown } | null)?.status;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    const encoded = (req.headers['content-encoding'] ?? 'identity').toLowerCase() !== 'identity';
+    res.status(400).json({ error: 'BAD_REQUEST', message: encoded ? 'The request body could not be decompressed' : 'Invalid request body' });
     return;
   }
   next(error);
