@@ -39,6 +39,25 @@ describe('Error bodies, body limits and rate limits', () => {
     expect(response.body).toEqual({ enabled: false, message: 'zipped' });
   });
 
+  it('refuses a NUL character anywhere in a JSON body with 400 naming it, and stores nothing', async () => {
+    const response = await app.http.post('/admin/servers', { name: 'nul\u0000name', country: 'DE' }, { token: app.config.adminToken });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ error: 'BAD_REQUEST', message: 'name must not contain the NUL character (\\u0000)' });
+    expect(await app.sql(`SELECT 1 FROM game_server WHERE name LIKE 'nul%'`)).toHaveLength(0);
+
+    const maintenance = await app.http.put('/admin/maintenance', { enabled: true, message: 'down\u0000' }, { token: app.config.adminToken });
+    expect(maintenance.status).toBe(400);
+    expect(maintenance.body).toEqual({ error: 'BAD_REQUEST', message: 'message must not contain the NUL character (\\u0000)' });
+    expect(await app.sql(`SELECT 1 FROM service_setting WHERE key = 'maintenance' AND value->>'message' LIKE 'down%'`)).toHaveLength(0);
+  });
+
+  it('refuses a lone surrogate in a JSON body with 400 instead of storing a replacement character', async () => {
+    const response = await app.http.request('POST', '/admin/servers', { token: app.config.adminToken, rawBody: '{"name":"half\\ud83c","country":"DE"}' });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ error: 'BAD_REQUEST', message: 'name must not contain a lone surrogate (\\ud800-\\udfff)' });
+    expect(await app.sql(`SELECT 1 FROM game_server WHERE name LIKE 'half%'`)).toHaveLength(0);
+  });
+
   it('answers a JSON array where an object is expected with 400', async () => {
     const response = await app.http.request('PUT', '/admin/maintenance', { token: app.config.adminToken, rawBody: '[1,2]' });
     expect(response.status).toBe(400);

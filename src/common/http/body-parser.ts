@@ -1,11 +1,27 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { json } from 'express';
+import { jsonBodyProblem } from './json-body-check';
 
 /** decisions.md §2: bodies over 256 KiB are refused with 413. */
 export const MAX_BODY_BYTES = 256 * 1024;
 
+/** express.json, then the rules every JSON body must meet (json-body-check.ts): 400 when one fails. */
 export function jsonBodyParser(): RequestHandler {
-  return json({ limit: MAX_BODY_BYTES, strict: true });
+  const parse = json({ limit: MAX_BODY_BYTES, strict: true });
+  return (req, res, next) => {
+    parse(req, res, (error?: unknown) => {
+      if (error !== undefined && error !== null) {
+        next(error);
+        return;
+      }
+      const problem = req.body === undefined ? null : jsonBodyProblem(req.body);
+      if (problem !== null) {
+        res.status(400).json({ error: 'BAD_REQUEST', message: problem });
+        return;
+      }
+      next();
+    });
+  };
 }
 
 /** Turns body-parser failures into the error body (they happen before Nest's filter sees the request). */

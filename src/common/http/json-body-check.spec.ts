@@ -1,0 +1,19 @@
+import { jsonBodyProblem } from './json-body-check';
+
+describe('jsonBodyProblem', () => {
+  it('accepts ordinary JSON, astral characters included', () => {
+    expect(jsonBodyProblem({ name: 'lobby 🎵', list: ['a', { b: [1, null, true] }], 'key with space': 'é' })).toBeNull();
+    expect(jsonBodyProblem([])).toBeNull();
+  });
+
+  it.each([
+    [{ name: 'a\u0000b' }, 'name must not contain the NUL character (\\u0000)'],
+    [{ options: { sound: { x: ['ok', '\u0000'] } } }, 'options.sound.x[1] must not contain the NUL character (\\u0000)'],
+    [[{ name: 'ok' }, { name: 'x\ud800' }], '[1].name must not contain a lone surrogate (\\ud800-\\udfff)'],
+    [{ 'a b': '\udc00' }, '["a b"] must not contain a lone surrogate (\\ud800-\\udfff)'],
+    ['\u0000', 'the request body must not contain the NUL character (\\u0000)'],
+    [{ options: { 'k\u0000': 1 } }, 'The key "k\\u0000" in options must not contain the NUL character (\\u0000)'],
+  ])('names the string in %j', (body, message) => {
+    expect(jsonBodyProblem(body)).toBe(message);
+  });
+});
