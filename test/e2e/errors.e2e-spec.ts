@@ -58,6 +58,24 @@ describe('Error bodies, body limits and rate limits', () => {
     expect(await app.sql(`SELECT 1 FROM game_server WHERE name LIKE 'half%'`)).toHaveLength(0);
   });
 
+  it.each(['__proto__', 'constructor', 'prototype'])('refuses the key %s in a JSON body with 400 instead of dropping it silently', async (key) => {
+    const response = await app.http.request('POST', '/admin/servers', {
+      token: app.config.adminToken,
+      rawBody: `{"name":"reserved-${key}","country":"DE","${key}":{"isAdmin":true}}`,
+    });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ error: 'BAD_REQUEST', message: `The key "${key}" in the request body is not accepted` });
+    expect(await app.sql(`SELECT 1 FROM game_server WHERE name = $1`, [`reserved-${key}`])).toHaveLength(0);
+
+    const nested = await app.http.request('PUT', '/admin/charts', {
+      token: app.config.adminToken,
+      rawBody: `[{"levelId":1,"name":"x","difficultyConstant":1,"version":"1","active":true,"${key}":1}]`,
+    });
+    expect(nested.status).toBe(400);
+    expect(nested.body).toEqual({ error: 'BAD_REQUEST', message: `The key "${key}" in [0] is not accepted` });
+    expect(await app.sql(`SELECT 1 FROM chart WHERE level_id = 1`)).toHaveLength(0);
+  });
+
   it('answers a JSON array where an object is expected with 400', async () => {
     const response = await app.http.request('PUT', '/admin/maintenance', { token: app.config.adminToken, rawBody: '[1,2]' });
     expect(response.status).toBe(400);

@@ -16,4 +16,16 @@ describe('jsonBodyProblem', () => {
   ])('names the string in %j', (body, message) => {
     expect(jsonBodyProblem(body)).toBe(message);
   });
+
+  it.each([
+    ['{"name":"x","__proto__":{"admin":true}}', 'The key "__proto__" in the request body is not accepted'],
+    ['{"options":{"constructor":1}}', 'The key "constructor" in options is not accepted'],
+    ['[{"unlockMethod":{"prototype":{}}}]', 'The key "prototype" in [0].unlockMethod is not accepted'],
+  ])('refuses the reserved key in %s', (text, message) => {
+    expect(jsonBodyProblem(JSON.parse(text))).toBe(message);
+  });
+
+  it('accepts those words as values and inside longer keys', () => {
+    expect(jsonBodyProblem({ kind: 'constructor', __proto__x: 1, prototypes: ['__proto__'] })).toBeNull();
+  });
 });

@@ -2,8 +2,13 @@
  * Rules every JSON body must meet whatever the route, checked once after parsing (decisions in
  * docs/decisions.md "Errors"):
  * - no string (value or key) holds the NUL character: PostgreSQL text and jsonb cannot store it;
- * - every string is well-formed Unicode (no lone surrogate): it could not be stored as sent.
+ * - every string is well-formed Unicode (no lone surrogate): it could not be stored as sent;
+ * - no key is `__proto__`, `constructor` or `prototype`: Nest's ValidationPipe deletes those keys
+ *   silently (so `{"name": …, "__proto__": …}` passed the unknown-field check, and an option with
+ *   such a key was dropped), and they are the keys of prototype pollution.
  */
+
+const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
@@ -51,6 +56,7 @@ export function jsonBodyProblem(body: unknown): string | null {
     }
     const entries = Object.entries(value);
     for (const [key] of entries) {
+      if (RESERVED_KEYS.has(key)) return `The key ${JSON.stringify(key)} in ${pathOf(visit)} is not accepted`;
       const problem = stringProblem(key);
       if (problem !== null) return `The key ${JSON.stringify(key)} in ${pathOf(visit)} ${problem}`;
     }
