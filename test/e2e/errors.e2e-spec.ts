@@ -76,6 +76,26 @@ describe('Error bodies, body limits and rate limits', () => {
     expect(await app.sql(`SELECT 1 FROM chart WHERE level_id = 1`)).toHaveLength(0);
   });
 
+  it('refuses a body nested deeper than 64 levels with 400 (it exhausted the stack: 500)', async () => {
+    const deep = (levels: number) => '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
+    const response = await app.http.request('PUT', '/admin/maintenance', { token: app.config.adminToken, rawBody: `{"enabled":true,"x":${deep(5000)}}` });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ error: 'BAD_REQUEST', message: expect.stringMatching(/^The request body nests deeper than 64 levels \(at x(\.a)+\)$/) });
+    const collections = await app.http.request('PUT', '/admin/collections', {
+      token: app.config.adminToken,
+      rawBody: `[{"key":"deep:rule.x","type":"title","unlockMethod":{"type":"MANUAL","info":${deep(10000)}},"properties":{"title":"x"}}]`,
+    });
+    expect(collections.status).toBe(400);
+    expect(collections.body.message).toMatch(/^The request body nests deeper than 64 levels \(at \[0\]\.unlockMethod\.info(\.a)+\)$/);
+    expect(await app.sql(`SELECT 1 FROM collection WHERE key = 'deep:rule.x'`)).toHaveLength(0);
+    // 64 levels are still taken.
+    const fine = await app.http.request('PUT', '/admin/collections', {
+      token: app.config.adminToken,
+      rawBody: `[{"key":"deep:rule.y","type":"title","unlockMethod":{"type":"MANUAL","info":${deep(61)}},"properties":{"title":"x"}}]`,
+    });
+    expect(fine.status).toBe(200);
+  });
+
   it('answers a JSON array where an object is expected with 400', async () => {
     const response = await app.http.request('PUT', '/admin/maintenance', { token: app.config.adminToken, rawBody: '[1,2]' });
     expect(response.status).toBe(400);

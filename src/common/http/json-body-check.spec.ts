@@ -1,4 +1,4 @@
-import { jsonBodyProblem } from './json-body-check';
+import { jsonBodyProblem, MAX_JSON_DEPTH } from './json-body-check';
 
 describe('jsonBodyProblem', () => {
   it('accepts ordinary JSON, astral characters included', () => {
@@ -27,5 +27,21 @@ describe('jsonBodyProblem', () => {
 
   it('accepts those words as values and inside longer keys', () => {
     expect(jsonBodyProblem({ kind: 'constructor', __proto__x: 1, prototypes: ['__proto__'] })).toBeNull();
+  });
+
+  const nested = (levels: number): unknown => {
+    let value: unknown = 1;
+    for (let level = 0; level < levels; level++) value = level % 2 ? [value] : { a: value };
+    return value;
+  };
+
+  it(`accepts ${MAX_JSON_DEPTH} levels of objects and arrays and refuses one more`, () => {
+    expect(jsonBodyProblem(nested(MAX_JSON_DEPTH))).toBeNull();
+    expect(jsonBodyProblem(nested(MAX_JSON_DEPTH + 1))).toMatch(new RegExp(`^The request body nests deeper than ${MAX_JSON_DEPTH} levels \\(at (\\[0\\]|\\.?a)+\\)$`));
+  });
+
+  it('walks a body of 200,000 levels without exhausting the stack', () => {
+    expect(JSON.parse('['.repeat(200_000) + ']'.repeat(200_000))).toBeDefined();
+    expect(jsonBodyProblem(JSON.parse('['.repeat(200_000) + ']'.repeat(200_000)))).toMatch(/^The request body nests deeper than 64 levels/);
   });
 });

@@ -5,8 +5,13 @@
  * - every string is well-formed Unicode (no lone surrogate): it could not be stored as sent;
  * - no key is `__proto__`, `constructor` or `prototype`: Nest's ValidationPipe deletes those keys
  *   silently (so `{"name": …, "__proto__": …}` passed the unknown-field check, and an option with
- *   such a key was dropped), and they are the keys of prototype pollution.
+ *   such a key was dropped), and they are the keys of prototype pollution;
+ * - nesting is at most MAX_JSON_DEPTH levels: the validation pipe, class-transformer and the
+ *   jsonb encoder all recurse, and a few thousand levels exhausted the stack (a 500).
  */
+
+/** Objects and arrays inside one another; no body of the interface needs more than a handful. */
+export const MAX_JSON_DEPTH = 64;
 
 const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
@@ -20,6 +25,8 @@ function stringProblem(text: string): string | null {
 
 interface Visit {
   value: unknown;
+  /** 1 for the body itself. */
+  depth: number;
   parent: Visit | null;
   key: string | number | null;
 }
@@ -40,7 +47,7 @@ function pathOf(visit: Visit): string {
 /** The first problem found in a parsed JSON body, as a 400 message; null when there is none. */
 export function jsonBodyProblem(body: unknown): string | null {
   // Iterative, so a hostile nesting depth cannot exhaust the stack here.
-  const pending: Visit[] = [{ value: body, parent: null, key: null }];
+  const pending: Visit[] = [{ value: body, depth: 1, parent: null, key: null }];
   while (pending.length > 0) {
     const visit = pending.pop() as Visit;
     const { value } = visit;
@@ -50,8 +57,10 @@ export function jsonBodyProblem(body: unknown): string | null {
       continue;
     }
     if (typeof value !== 'object' || value === null) continue;
+    if (visit.depth > MAX_JSON_DEPTH) return `The request body nests deeper than ${MAX_JSON_DEPTH} levels (at ${pathOf(visit)})`;
+    const depth = visit.depth + 1;
     if (Array.isArray(value)) {
-      for (let index = value.length - 1; index >= 0; index--) pending.push({ value: value[index], parent: visit, key: index });
+      for (let index = value.length - 1; index >= 0; index--) pending.push({ value: value[index], depth, parent: visit, key: index });
       continue;
     }
     const entries = Object.entries(value);
@@ -60,7 +69,7 @@ export function jsonBodyProblem(body: unknown): string | null {
       const problem = stringProblem(key);
       if (problem !== null) return `The key ${JSON.stringify(key)} in ${pathOf(visit)} ${problem}`;
     }
-    for (let index = entries.length - 1; index >= 0; index--) pending.push({ value: entries[index][1], parent: visit, key: entries[index][0] });
+    for (let index = entries.length - 1; index >= 0; index--) pending.push({ value: entries[index][1], depth, parent: visit, key: entries[index][0] });
   }
   return null;
 }
