@@ -3,6 +3,7 @@ import { AdminAuth } from '../common/decorators/auth.decorators';
 import { PackDto, UpsertedResponse } from './dto/pack.dto';
 import { RescanResponse } from './dto/rescan.response';
 import { DtoArrayPipe } from './pipes/dto-array.pipe';
+import { PackNamePipe } from './pipes/pack-name.pipe';
 import { ResourcesService } from './resources.service';
 
 /** Most packs one PUT /admin/packs may describe. */
@@ -27,7 +28,7 @@ export class ResourcesAdminController {
 
   @Delete('packs/:name')
   @HttpCode(204)
-  deletePack(@Param('name') name: string): Promise<void> {
+  deletePack(@Param('name', PackNamePipe) name: string): Promise<void> {
     return this.resources.deletePack(name);
   }
 }

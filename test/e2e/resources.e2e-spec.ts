@@ -633,6 +633,15 @@ describe('Resources: rescan, packs and restarts', () => {
     expect((await api().get('/resources/packmanifest')).body).toEqual([]);
   });
 
+  it.each([
+    ['a NUL character', 'nul%00name'],
+    ['129 characters', 'x'.repeat(129)],
+  ])('answers DELETE /admin/packs/{name} with a name no pack can have (%s) with 400', async (_label, name) => {
+    const response = await app.admin.delete(`/admin/packs/${name}`);
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ error: 'BAD_REQUEST', message: 'name must be 1 to 128 characters without the NUL character' });
+  });
+
   it('keeps links valid across a restart (the signing key is stored) and rescans at start-up', async () => {
     const [entry] = (await api().post('/resources/down', ['data/b.json'])).body;
     fixture.write('data/new.json', '{"new":true}');

@@ -1,11 +1,12 @@
 import { ArrayMaxSize, IsArray, IsIn, IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'class-validator';
 import { PACK_TYPES, PackType } from '../entities/resource-pack.entity';
+import { MAX_PACK_NAME_LENGTH } from '../pipes/pack-name.pipe';
 
 /** One entry of PUT /admin/packs (decisions.md §8). */
 export class PackDto {
   @IsString()
   @IsNotEmpty()
-  @MaxLength(128)
+  @MaxLength(MAX_PACK_NAME_LENGTH)
   name!: string;
 
   @IsString()
