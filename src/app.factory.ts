@@ -4,6 +4,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AddressInfo } from 'node:net';
 import { AppModule } from './app.module';
 import { bodyParserErrorHandler, jsonBodyParser } from './common/http/body-parser';
+import { answerClientError } from './common/http/client-error';
 import { createValidationPipe } from './common/pipes/validation.pipe';
 import { AppConfig, LogLevel } from './config/app-config';
 import type { DatabaseTarget } from './database/database-options';
@@ -42,6 +43,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
     });
     app.disable('x-powered-by');
     app.use(jsonBodyParser(), bodyParserErrorHandler);
+    app.getHttpServer().on('clientError', answerClientError);
     app.useGlobalPipes(createValidationPipe());
     app.useWebSocketAdapter(new RealtimeWsAdapter(app));
     await app.listen(config.port, config.host);

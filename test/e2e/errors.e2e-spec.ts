@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { createServer } from '../factories/server.factory';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -115,6 +116,32 @@ describe('Error bodies, body limits and rate limits', () => {
     const response = await app.http.request('PUT', '/admin/maintenance', { token: app.config.adminToken, rawBody: body });
     expect(response.status).toBe(400);
     expect(response.body.message).toContain('message must be shorter than or equal to 512 characters');
+  });
+
+  /** Sends raw bytes and reads the whole answer (node's client refuses to send most of these). */
+  function rawHttp(request: Buffer): Promise<{ status: number; head: string; body: string }> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(Number(new URL(app.baseUrl).port), '127.0.0.1', () => socket.end(request));
+      const chunks: Buffer[] = [];
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      socket.on('error', reject);
+      socket.on('close', () => {
+        const text = Buffer.concat(chunks).toString('latin1');
+        const [head, body = ''] = text.split('\r\n\r\n');
+        resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]), head, body });
+      });
+    });
+  }
+
+  it.each([
+    ['a raw non-ASCII byte in the request target', Buffer.from('GET /server/ping?q=\xe9 HTTP/1.1\r\nHost: x\r\n\r\n', 'latin1'), 400, 'Malformed HTTP request'],
+    ['a malformed request line', Buffer.from('GET /server/ping HTTP/1.1 extra\r\nHost: x\r\n\r\n', 'latin1'), 400, 'Malformed HTTP request'],
+    ['headers over 16 KiB', Buffer.from(`GET /server/ping HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${'a'.repeat(20_000)}\r\n\r\n`, 'latin1'), 431, 'Request headers are too large'],
+  ])('answers %s (refused by the HTTP parser) with the error body', async (_label, request, status, message) => {
+    const response = await rawHttp(request);
+    expect(response.status).toBe(status);
+    expect(response.head).toMatch(/\r\nContent-Type: application\/json; charset=utf-8\r\n/);
+    expect(JSON.parse(response.body)).toEqual({ error: 'BAD_REQUEST', message });
   });
 
   it('answers unknown routes with 404 NOT_FOUND', async () => {
