@@ -144,6 +144,13 @@ describe('Error bodies, body limits and rate limits', () => {
     expect(JSON.parse(response.body)).toEqual({ error: 'BAD_REQUEST', message });
   });
 
+  it('answers a HEAD request refused by the HTTP parser without a body', async () => {
+    const response = await rawHttp(Buffer.from('HEAD /server/ping?q=\xe9 HTTP/1.1\r\nHost: x\r\n\r\n', 'latin1'));
+    expect(response.status).toBe(400);
+    expect(response.head).toMatch(/\r\nContent-Length: \d+\r\n/);
+    expect(response.body).toBe('');
+  });
+
   it('answers unknown routes with 404 NOT_FOUND', async () => {
     const response = await app.http.get('/no/such/route', { token: null });
     expect(response.status).toBe(404);
