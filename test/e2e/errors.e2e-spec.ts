@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
-import { createServer } from '../factories/server.factory';
+import { createServer, onlineServer } from '../factories/server.factory';
 import { startTestApp, TestApp } from '../support/test-app';
 
 describe('Error bodies, body limits and rate limits', () => {
@@ -149,6 +149,13 @@ describe('Error bodies, body limits and rate limits', () => {
     expect(response.status).toBe(400);
     expect(response.head).toMatch(/\r\nContent-Length: \d+\r\n/);
     expect(response.body).toBe('');
+  });
+
+  it('states a field problem once when two rules of the field share the message', async () => {
+    const server = await onlineServer(app);
+    const response = await app.http.post('/player/economy', { uid: 0, accessToken: 'x', wattHour: 1 }, { token: server.accessToken });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ error: 'BAD_REQUEST', message: 'uid must be a positive integer' });
   });
 
   it('answers unknown routes with 404 NOT_FOUND', async () => {

@@ -41,6 +41,7 @@ export function createValidationPipe(): ValidationPipe {
     transform: true,
     forbidUnknownValues: true,
     validationError: { target: false, value: false },
-    exceptionFactory: (errors) => new BadRequestError(describe(errors).join('; ') || 'Invalid request body'),
+    // Two rules of one field can share a message (IsUid: "must be a positive integer"); say it once.
+    exceptionFactory: (errors) => new BadRequestError([...new Set(describe(errors))].join('; ') || 'Invalid request body'),
   });
 }
