@@ -151,13 +151,6 @@ describe('Error bodies, body limits and rate limits', () => {
     expect(response.body).toBe('');
   });
 
-  it('states a field problem once when two rules of the field share the message', async () => {
-    const server = await onlineServer(app);
-    const response = await app.http.post('/player/economy', { uid: 0, accessToken: 'x', wattHour: 1 }, { token: server.accessToken });
-    expect(response.status).toBe(400);
-    expect(response.body).toEqual({ error: 'BAD_REQUEST', message: 'uid must be a positive integer' });
-  });
-
   it('answers unknown routes with 404 NOT_FOUND', async () => {
     const response = await app.http.get('/no/such/route', { token: null });
     expect(response.status).toBe(404);
@@ -180,6 +173,24 @@ describe('Error bodies, body limits and rate limits', () => {
     expect(retryAfter).toBeLessThanOrEqual(30);
     // Other routes are not limited.
     expect((await app.http.get('/server/ping', { token: null })).status).toBe(200);
+  });
+});
+
+describe('Validation messages', () => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('states a field problem once when two rules of the field share the message', async () => {
+    const server = await onlineServer(app);
+    const response = await app.http.post('/player/economy', { uid: 0, accessToken: 'x', wattHour: 1 }, { token: server.accessToken });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ error: 'BAD_REQUEST', message: 'uid must be a positive integer' });
   });
 });
 

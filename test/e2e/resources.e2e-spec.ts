@@ -240,7 +240,9 @@ describe('Resources: manifest, downloads and signed links', () => {
       [['/data/songs/1/chart.json'], '[0] "/data/songs/1/chart.json" must be relative (no leading "/")'],
       [['data\\songs\\1\\chart.json'], '[0] "data\\\\songs\\\\1\\\\chart.json" must use "/" separators (no backslash)'],
       [['data/songs/1/chart.json', ''], '[1] "" must not be empty'],
-      [['data/a\u0000b'], '[0] "data/a\\u0000b" must not contain control characters'],
+      [['data/a\u0001b'], '[0] "data/a\\u0001b" must not contain control characters'],
+      // NUL is refused for every JSON body, before the route (decisions.md "Errors").
+      [['data/a\u0000b'], '[0] must not contain the NUL character (\\u0000)'],
       [['data/songs/1/chart.json', 7], '[1] must be a string'],
       [[null], '[0] must be a string'],
       [[['data/songs/1/chart.json']], '[0] must be a string'],
