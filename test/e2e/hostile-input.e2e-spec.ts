@@ -21,11 +21,11 @@ import { ADMIN_TOKEN, startTestApp, TestApp } from '../support/test-app';
  * ingredient; they may answer 2xx. A second phase sends well-formed bodies with extreme but valid
  * values to the writing routes (they may store): no 5xx, and the error body whenever they refuse.
  *
- * Runs per route: HOSTILE_RUNS (default 150; half of it in the second phase). A failure prints
+ * Runs per route: HOSTILE_RUNS (default 100; half of it in the second phase). A failure prints
  * fast-check's seed and path; HOSTILE_SEED=<seed> replays it.
  */
 
-const RUNS = Number(process.env.HOSTILE_RUNS ?? 150);
+const RUNS = Number(process.env.HOSTILE_RUNS ?? 100);
 const SEED = process.env.HOSTILE_SEED === undefined ? undefined : Number(process.env.HOSTILE_SEED);
 
 /** decisions.md §2, plus RANGE_NOT_SATISFIABLE of the signed file route and 431 (docs/decisions.md). */
