@@ -6,6 +6,7 @@ import { AppModule } from './app.module';
 import { bodyParserErrorHandler, jsonBodyParser } from './common/http/body-parser';
 import { HttpDrain } from './common/lifecycle/http-drain';
 import { httpsOptionsOf } from './common/lifecycle/tls-options';
+import { answerClientError } from './common/http/client-error';
 import { createValidationPipe } from './common/pipes/validation.pipe';
 import { AppConfig, LogLevel } from './config/app-config';
 import type { DatabaseTarget } from './database/database-options';
@@ -48,6 +49,7 @@ export async function startService(config: AppConfig): Promise<RunningService> {
     });
     app.disable('x-powered-by');
     app.use(jsonBodyParser(), bodyParserErrorHandler);
+    app.getHttpServer().on('clientError', answerClientError);
     app.useGlobalPipes(createValidationPipe());
     app.useWebSocketAdapter(new RealtimeWsAdapter(app));
     setupOpenApi(app, config);

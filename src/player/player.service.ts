@@ -32,6 +32,19 @@ export interface ChatIdentity {
   suffix: TitleInfo | null;
 }
 
+/** player_ban.message is varchar(512); the kick message shown in game. */
+const MAX_KICK_MESSAGE_LENGTH = 512;
+
+/**
+ * `You are banned[: reason]`, cut to the column's 512 characters (counted as PostgreSQL does, in
+ * code points) with an ellipsis: a reason of up to 512 characters would not fit after the prefix.
+ */
+export function defaultKickMessage(reason: string): string {
+  const message = reason ? `You are banned: ${reason}` : 'You are banned';
+  const characters = Array.from(message);
+  return characters.length <= MAX_KICK_MESSAGE_LENGTH ? message : `${characters.slice(0, MAX_KICK_MESSAGE_LENGTH - 1).join('')}…`;
+}
+
 /** Option keys with their own storage; every other key is kept as sent in `extraOptions`. */
 const CORE_OPTION_KEYS = new Set(['continueEnabled', 'sound', 'songSelectionState']);
 
@@ -156,7 +169,7 @@ export class PlayerService {
       if (until.getTime() <= Date.now()) throw new BadRequestError('until must be in the future');
     }
     const reason = body.reason ?? '';
-    const message = body.message || (reason ? `You are banned: ${reason}` : 'You are banned');
+    const message = body.message || defaultKickMessage(reason);
     const serverSessionIds = await this.tx.run(async (manager) => {
       if (!(await this.players.lockByUid(uid, manager))) throw new NotFoundError(`No player with uid ${uid}`);
       await this.players.liftBan(uid, manager);

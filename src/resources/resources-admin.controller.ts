@@ -7,6 +7,7 @@ import { API_TAGS } from '../openapi/api-tags';
 import { PackDto } from './dto/pack.dto';
 import { RescanResponse } from './dto/rescan.response';
 import { DtoArrayPipe } from './pipes/dto-array.pipe';
+import { PackNamePipe } from './pipes/pack-name.pipe';
 import { ResourcesService } from './resources.service';
 
 /** Most packs one PUT /admin/packs may describe. */
@@ -52,8 +53,11 @@ export class ResourcesAdminController {
   @ApiOperation({ summary: 'Remove a pack description', description: 'The file stays in RESOURCE_DIR.' })
   @ApiParam({ name: 'name', type: String, description: 'Pack name' })
   @ApiNoContentResponse({ description: 'The pack is no longer described' })
-  @ApiErrors({ 404: { description: 'No pack with this name, or the admin API is disabled', message: 'No pack named "chapter-1"' } })
-  deletePack(@Param('name') name: string): Promise<void> {
+  @ApiErrors({
+    400: { description: 'Not a pack name (empty, too long, or with a NUL)', message: 'name must be 1 to 128 characters without the NUL character' },
+    404: { description: 'No pack with this name, or the admin API is disabled', message: 'No pack named "chapter-1"' },
+  })
+  deletePack(@Param('name', PackNamePipe) name: string): Promise<void> {
     return this.resources.deletePack(name);
   }
 }

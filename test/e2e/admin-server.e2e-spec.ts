@@ -96,6 +96,20 @@ describe('Admin API: servers, maintenance, plugin policy', () => {
         expect(response.body).toEqual({ error: 'BAD_REQUEST', message: 'serverID must be a positive integer' });
       }
     });
+
+    it('takes only the decimal digits of an existing id, not another spelling of it (nothing rotates)', async () => {
+      const server = await createServer(app);
+      const id = server.serverID;
+      for (const spelling of [`+${id}`, `%2B${id}`, `%20${id}`, `${id}%20`, `${id}.0`, `${id}e0`, `0x${id.toString(16)}`, `0${id}e0`]) {
+        const response = await app.admin.post(`/admin/servers/${spelling}/bootstrap-token`);
+        expect({ spelling, status: response.status, body: response.body }).toEqual({
+          spelling,
+          status: 400,
+          body: { error: 'BAD_REQUEST', message: 'serverID must be a positive integer' },
+        });
+      }
+      expect(await app.sql('SELECT token_hash FROM server_credential WHERE server_id = $1', [id])).toEqual([{ token_hash: sha256(server.bootstrapToken) }]);
+    });
   });
 
   describe('PUT /admin/maintenance', () => {

@@ -386,6 +386,16 @@ describe('Player identity', () => {
       });
     });
 
+    it('cuts the default kick message to 512 characters when the reason is long (it was a 500)', async () => {
+      const player = await createPlayer(app);
+      const reason = 'é'.repeat(500) + '🎵'.repeat(6);
+      const ban = await app.admin.post(`/admin/players/${player.uid}/ban`, { reason });
+      expect(ban.status).toBe(200);
+      const message = `You are banned: ${'é'.repeat(495)}…`;
+      expect(ban.body).toEqual({ uid: player.uid, reason, message, until: '' });
+      expect(await app.sql('SELECT reason, message, char_length(message) AS length FROM player_ban WHERE uid = $1', [player.uid])).toEqual([{ reason, message, length: 512 }]);
+    });
+
     it('checks the ban before the session conflict', async () => {
       const session = await onlinePlayer(app, server);
       // A ban stored while a session is live (the admin API would have logged it out).

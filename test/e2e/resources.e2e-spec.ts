@@ -240,7 +240,9 @@ describe('Resources: manifest, downloads and signed links', () => {
       [['/data/songs/1/chart.json'], '[0] "/data/songs/1/chart.json" must be relative (no leading "/")'],
       [['data\\songs\\1\\chart.json'], '[0] "data\\\\songs\\\\1\\\\chart.json" must use "/" separators (no backslash)'],
       [['data/songs/1/chart.json', ''], '[1] "" must not be empty'],
-      [['data/a\u0000b'], '[0] "data/a\\u0000b" must not contain control characters'],
+      [['data/a\u0001b'], '[0] "data/a\\u0001b" must not contain control characters'],
+      // NUL is refused for every JSON body, before the route (decisions.md "Errors").
+      [['data/a\u0000b'], '[0] must not contain the NUL character (\\u0000)'],
       [['data/songs/1/chart.json', 7], '[1] must be a string'],
       [[null], '[0] must be a string'],
       [[['data/songs/1/chart.json']], '[0] must be a string'],
@@ -631,6 +633,15 @@ describe('Resources: rescan, packs and restarts', () => {
     expect(again.status).toBe(404);
     expect(again.body).toEqual({ error: 'NOT_FOUND', message: 'No pack named "base"' });
     expect((await api().get('/resources/packmanifest')).body).toEqual([]);
+  });
+
+  it.each([
+    ['a NUL character', 'nul%00name'],
+    ['129 characters', 'x'.repeat(129)],
+  ])('answers DELETE /admin/packs/{name} with a name no pack can have (%s) with 400', async (_label, name) => {
+    const response = await app.admin.delete(`/admin/packs/${name}`);
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ error: 'BAD_REQUEST', message: 'name must be 1 to 128 characters without the NUL character' });
   });
 
   it('keeps links valid across a restart (the signing key is stored) and rescans at start-up', async () => {

@@ -1,15 +1,31 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { json } from 'express';
+import { jsonBodyProblem } from './json-body-check';
 
 /** decisions.md §2: bodies over 256 KiB are refused with 413. */
 export const MAX_BODY_BYTES = 256 * 1024;
 
+/** express.json, then the rules every JSON body must meet (json-body-check.ts): 400 when one fails. */
 export function jsonBodyParser(): RequestHandler {
-  return json({ limit: MAX_BODY_BYTES, strict: true });
+  const parse = json({ limit: MAX_BODY_BYTES, strict: true });
+  return (req, res, next) => {
+    parse(req, res, (error?: unknown) => {
+      if (error !== undefined && error !== null) {
+        next(error);
+        return;
+      }
+      const problem = req.body === undefined ? null : jsonBodyProblem(req.body);
+      if (problem !== null) {
+        res.status(400).json({ error: 'BAD_REQUEST', message: problem });
+        return;
+      }
+      next();
+    });
+  };
 }
 
 /** Turns body-parser failures into the error body (they happen before Nest's filter sees the request). */
-export function bodyParserErrorHandler(error: unknown, _req: Request, res: Response, next: NextFunction): void {
+export function bodyParserErrorHandler(error: unknown, req: Request, res: Response, next: NextFunction): void {
   const type = (error as { type?: unknown } | null)?.type;
   if (type === 'entity.too.large') {
     res.status(413).json({ error: 'PAYLOAD_TOO_LARGE', message: `Request body exceeds ${MAX_BODY_BYTES} bytes` });
@@ -25,6 +41,14 @@ export function bodyParserErrorHandler(error: unknown, _req: Request, res: Respo
   }
   if (type === 'request.aborted' || type === 'request.size.invalid' || type === 'stream.encoding.set') {
     res.status(400).json({ error: 'BAD_REQUEST', message: 'Invalid request body' });
+    return;
+  }
+  // A body that does not inflate (Content-Encoding gzip/deflate/br over other bytes) is a zlib
+  // error wrapped in a 400 without a type; any other 4xx of the parser is the caller's too.
+  const status = (error as { status?: unknown } | null)?.status;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    const encoded = (req.headers['content-encoding'] ?? 'identity').toLowerCase() !== 'identity';
+    res.status(400).json({ error: 'BAD_REQUEST', message: encoded ? 'The request body could not be decompressed' : 'Invalid request body' });
     return;
   }
   next(error);

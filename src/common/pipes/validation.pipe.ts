@@ -22,6 +22,15 @@ class AppValidationPipe extends ValidationPipe {
     }
     return super.transform(value, metadata) as Promise<unknown>;
   }
+
+  /**
+   * Path and query values reach the route's own pipe as sent. Nest would turn `+1`, ` 1`, `1.0`,
+   * `1e0` or `0x1` into the number 1 for a `number` parameter before that pipe (ParseIntIdPipe)
+   * could refuse them, so `/admin/servers/0x1/bootstrap-token` rotated server 1's token.
+   */
+  protected override transformPrimitive(value: unknown): unknown {
+    return value;
+  }
 }
 
 /** Whitelist, forbid unknown fields, transform; a failure is 400 BAD_REQUEST naming every bad field. */
@@ -32,6 +41,7 @@ export function createValidationPipe(): ValidationPipe {
     transform: true,
     forbidUnknownValues: true,
     validationError: { target: false, value: false },
-    exceptionFactory: (errors) => new BadRequestError(describe(errors).join('; ') || 'Invalid request body'),
+    // Two rules of one field can share a message (IsUid: "must be a positive integer"); say it once.
+    exceptionFactory: (errors) => new BadRequestError([...new Set(describe(errors))].join('; ') || 'Invalid request body'),
   });
 }

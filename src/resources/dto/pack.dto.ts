@@ -1,13 +1,14 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsIn, IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'class-validator';
 import { PACK_TYPES, PackType } from '../entities/resource-pack.entity';
+import { MAX_PACK_NAME_LENGTH } from '../pipes/pack-name.pipe';
 
 /** One entry of PUT /admin/packs (decisions.md §8). */
 export class PackDto {
   @ApiProperty({ type: String, minLength: 1, maxLength: 128, description: 'Unique pack name (unique within the batch too)', example: 'chapter-1' })
   @IsString()
   @IsNotEmpty()
-  @MaxLength(128)
+  @MaxLength(MAX_PACK_NAME_LENGTH)
   name!: string;
 
   @ApiProperty({ type: String, minLength: 1, maxLength: 256, example: 'Chapter 1: Overworld' })

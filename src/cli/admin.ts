@@ -1,0 +1,529 @@
+/**
+ * The admin CLI: `npm run admin -- <group> <action> [arguments] [options]` calls the admin API
+ * (decisions.md §8) of a running service, for admins who would rather not write curl.
+ *
+ * - The token comes from ADMIN_TOKEN in the environment only (a command-line flag would end up
+ *   in the shell history and in `ps`); it is never printed.
+ * - The service address is `--url`, else the service's own PUBLIC_BASE_URL rule
+ *   (`http://localhost:$PORT`, `https` with TLS files), from the same environment variables.
+ * - The answer is printed as JSON on stdout (indented; `--json` for one line). A refusal prints
+ *   the service's `{error, message}` on stderr and exits 1; a usage mistake prints the usage and
+ *   exits 2.
+ *
+ * Node built-ins only. node:http rather than fetch: fetch gives up waiting for the answer after
+ * 300 s, and a rescan or a recompute of a large network can take longer.
+ */
+import { readFileSync } from 'node:fs';
+import { request as httpRequest, IncomingMessage, RequestOptions } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from '../config/app-config';
+
+type OptionSpec = { type: 'string'; multiple?: boolean; value: string; help: string; required?: boolean } | { type: 'boolean'; help: string };
+
+interface Call {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  path: string;
+  /** JSON text of the body. */
+  body?: string;
+}
+
+interface Parsed {
+  positionals: string[];
+  values: Record<string, string | boolean | (string | boolean)[] | undefined>;
+}
+
+interface Command {
+  /** `<group> <action>` */
+  name: string;
+  /** Positional arguments, in order. */
+  args: string[];
+  options: Record<string, OptionSpec>;
+  summary: string;
+  /** Longer help: what it calls and what it answers. */
+  details: string;
+  build(parsed: Parsed): Call;
+}
+
+/** A mistake in the command line: usage text, exit 2. */
+class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly command: Command | null = null,
+    /** Shown instead of the command's (or the general) usage. */
+    readonly usage: string | null = null,
+  ) {
+    super(message);
+  }
+}
+
+const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
+  url: { type: 'string', value: '<url>', help: 'service address (default: PUBLIC_BASE_URL, else http://localhost:$PORT)' },
+  json: { type: 'boolean', help: 'print the answer on one line' },
+  help: { type: 'boolean', help: 'show this help' },
+};
+
+const segment = (value: string) => encodeURIComponent(value);
+
+/** A decimal integer argument, sent as a JSON number. */
+function integer(value: string | undefined, what: string, command: Command): number {
+  if (value === undefined || !/^-?\d{1,15}$/.test(value)) throw new UsageError(`${what} must be an integer, got ${JSON.stringify(value ?? '')}`, command);
+  return Number(value);
+}
+
+function text(values: Parsed['values'], name: string): string | undefined {
+  const value = values[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** The JSON of a file (`-` for stdin), checked here so a typo gets a line number, not a 400. */
+function jsonFile(path: string, command: Command): string {
+  let content: string;
+  try {
+    content = readFileSync(path === '-' ? 0 : path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`, command);
+  }
+  try {
+    JSON.parse(content);
+  } catch (error) {
+    throw new UsageError(`${path} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`, command);
+  }
+  return content;
+}
+
+function importCommand(group: 'charts' | 'collections' | 'packs', what: string): Command {
+  const command: Command = {
+    name: `${group} import`,
+    args: ['<file.json>'],
+    options: {},
+    summary: `upsert ${what} from a JSON array (PUT /admin/${group})`,
+    details:
+      `The file (or - for stdin) holds the array PUT /admin/${group} takes. The whole batch is checked\n` +
+      `first and stored in one transaction, or nothing is: at most 1,000 entries and 256 KiB per call.\n` +
+      `Answers {"upserted": n}.`,
+    build: ({ positionals: [file] }) => ({ method: 'PUT', path: `/admin/${group}`, body: jsonFile(file, command) }),
+  };
+  return command;
+}
+
+const COMMANDS: Command[] = [
+  {
+    name: 'servers create',
+    args: [],
+    options: {
+      name: { type: 'string', value: '<name>', help: 'unique server name (1-64 characters)', required: true },
+      country: { type: 'string', value: '<country>', help: 'country or region shown to players', required: true },
+      ip: { type: 'string', value: '<address>', help: 'public IP address (default: the address its logins come from)' },
+    },
+    summary: 'register a game server and print its first bootstrap token',
+    details: 'POST /admin/servers. Answers {"serverID", "serverName", "bootstrapToken"}: put the token in the plugin configuration.',
+    build: ({ values }) => ({
+      method: 'POST',
+      path: '/admin/servers',
+      body: JSON.stringify({ name: text(values, 'name'), country: text(values, 'country'), ...(values.ip !== undefined ? { ip: text(values, 'ip') } : {}) }),
+    }),
+  },
+  {
+    name: 'servers rotate-bootstrap',
+    args: ['<serverID>'],
+    options: {},
+    summary: 'issue a new bootstrap token (the old one stops working)',
+    details: 'POST /admin/servers/{serverID}/bootstrap-token. Answers {"bootstrapToken"}.',
+    build: ({ positionals: [serverId] }) => ({ method: 'POST', path: `/admin/servers/${segment(serverId)}/bootstrap-token` }),
+  },
+  {
+    name: 'players create',
+    args: [],
+    options: {
+      username: { type: 'string', value: '<name>', help: '1-32 characters of A-Z a-z 0-9 _', required: true },
+      uuid: { type: 'string', value: '<uuid>', help: 'Minecraft UUID (8-4-4-4-12 hex)' },
+      'display-name': { type: 'string', value: '<name>', help: 'display name (default: the username)' },
+    },
+    summary: 'create a player (for Net Token logins)',
+    details: 'POST /admin/players. Answers {"uid", "username", "displayName", "uuid"}.',
+    build: ({ values }) => ({
+      method: 'POST',
+      path: '/admin/players',
+      body: JSON.stringify({
+        username: text(values, 'username'),
+        ...(values.uuid !== undefined ? { uuid: text(values, 'uuid') } : {}),
+        ...(values['display-name'] !== undefined ? { displayName: text(values, 'display-name') } : {}),
+      }),
+    }),
+  },
+  {
+    name: 'players net-token',
+    args: ['<uid>'],
+    options: {},
+    summary: "issue the player's Net Token (the old one stops working)",
+    details: 'POST /admin/players/{uid}/net-token. Answers {"netToken"}: the player enters it at a TOKEN login.',
+    build: ({ positionals: [uid] }) => ({ method: 'POST', path: `/admin/players/${segment(uid)}/net-token` }),
+  },
+  {
+    name: 'players ban',
+    args: ['<uid>'],
+    options: {
+      reason: { type: 'string', value: '<text>', help: 'shown to the player at login (430)' },
+      until: { type: 'string', value: '<YYYY-MM-DDTHH:mm:ss>', help: "end of the ban in the service's time zone (default: permanent)" },
+      message: { type: 'string', value: '<text>', help: 'kick message (default: "You are banned: <reason>")' },
+    },
+    summary: 'ban a player; online sessions are kicked and tokens revoked',
+    details: 'POST /admin/players/{uid}/ban. A new ban replaces the current one. Answers {"uid", "reason", "message", "until"}.',
+    build: ({ positionals: [uid], values }) => ({
+      method: 'POST',
+      path: `/admin/players/${segment(uid)}/ban`,
+      body: JSON.stringify({
+        ...(values.reason !== undefined ? { reason: text(values, 'reason') } : {}),
+        ...(values.until !== undefined ? { until: text(values, 'until') } : {}),
+        ...(values.message !== undefined ? { message: text(values, 'message') } : {}),
+      }),
+    }),
+  },
+  {
+    name: 'players unban',
+    args: ['<uid>'],
+    options: {},
+    summary: "lift the player's ban (nothing to lift is fine)",
+    details: 'DELETE /admin/players/{uid}/ban. Answers nothing (204): the command prints nothing and exits 0.',
+    build: ({ positionals: [uid] }) => ({ method: 'DELETE', path: `/admin/players/${segment(uid)}/ban` }),
+  },
+  {
+    name: 'players banstate',
+    args: ['<uid>', '<value>'],
+    options: {},
+    summary: 'set the warning level the client shows (0 = none)',
+    details: 'PUT /admin/players/{uid}/banstate. Answers {"uid", "banstate"}.',
+    build(parsed) {
+      const [uid, value] = parsed.positionals;
+      return { method: 'PUT', path: `/admin/players/${segment(uid)}/banstate`, body: JSON.stringify({ banstate: integer(value, 'value', this) }) };
+    },
+  },
+  {
+    name: 'economy show',
+    args: ['<uid>'],
+    options: {
+      limit: { type: 'string', value: '<n>', help: 'history entries per page, 1-500 (default 50)' },
+      before: { type: 'string', value: '<id>', help: 'page before this entry (the previous answer\'s "nextBefore")' },
+    },
+    summary: "a player's wattHour balance and its change history, newest first",
+    details: 'GET /admin/players/{uid}/economy. Answers {"uid", "wattHour", "updatedAt", "history", "nextBefore"}.',
+    build: ({ positionals: [uid], values }) => {
+      const query = new URLSearchParams();
+      if (values.limit !== undefined) query.set('limit', text(values, 'limit') ?? '');
+      if (values.before !== undefined) query.set('before', text(values, 'before') ?? '');
+      const search = query.toString();
+      return { method: 'GET', path: `/admin/players/${segment(uid)}/economy${search ? `?${search}` : ''}` };
+    },
+  },
+  ...(['on', 'off'] as const).map(
+    (state): Command => ({
+      name: `maintenance ${state}`,
+      args: [],
+      options: { message: { type: 'string', value: '<text>', help: 'shown on the game server console at a refused login' } },
+      summary: state === 'on' ? 'refuse server logins (401 MAINTENANCE) until maintenance is off' : 'accept server logins again',
+      details: 'PUT /admin/maintenance. Answers {"enabled", "message"}.',
+      build: ({ values }) => ({
+        method: 'PUT',
+        path: '/admin/maintenance',
+        body: JSON.stringify({ enabled: state === 'on', ...(values.message !== undefined ? { message: text(values, 'message') } : {}) }),
+      }),
+    }),
+  ),
+  {
+    name: 'plugin-policy set',
+    args: [],
+    options: {
+      min: { type: 'string', value: '<version>', help: 'lowest plugin version accepted at server login', required: true },
+      latest: { type: 'string', value: '<version>', help: 'version an outdated plugin is told to install', required: true },
+      sha: { type: 'string', multiple: true, value: '<sha>', help: 'an accepted plugin build SHA (repeat; none = any build)' },
+      'down-url': { type: 'string', value: '<url>', help: 'where an outdated plugin downloads the latest (default "")' },
+    },
+    summary: 'set the plugin versions and builds server logins accept (else 426)',
+    details: 'PUT /admin/plugin-policy. Replaces the whole policy. Answers {"minPluginVersion", "latestPluginVersion", "allowedPluginSHAs", "downUrl"}.',
+    build(parsed) {
+      const { values } = parsed;
+      const shas = values.sha;
+      const allowed = Array.isArray(shas) ? shas.filter((sha): sha is string => typeof sha === 'string') : [];
+      return {
+        method: 'PUT',
+        path: '/admin/plugin-policy',
+        body: JSON.stringify({
+          minPluginVersion: integer(text(values, 'min'), '--min', this),
+          latestPluginVersion: integer(text(values, 'latest'), '--latest', this),
+          allowedPluginSHAs: allowed,
+          downUrl: text(values, 'down-url') ?? '',
+        }),
+      };
+    },
+  },
+  importCommand('charts', 'charts'),
+  importCommand('collections', 'collection definitions'),
+  importCommand('packs', 'resource-pack descriptions'),
+  {
+    name: 'packs delete',
+    args: ['<name>'],
+    options: {},
+    summary: 'withdraw a resource-pack description',
+    details: 'DELETE /admin/packs/{name}. Answers nothing (204): the command prints nothing and exits 0.',
+    build: ({ positionals: [name] }) => ({ method: 'DELETE', path: `/admin/packs/${segment(name)}` }),
+  },
+  {
+    name: 'resources rescan',
+    args: [],
+    options: {},
+    summary: 'index RESOURCE_DIR again (only changed files are hashed)',
+    details: 'POST /admin/resources/rescan. Answers {"data", "lang", "packs", "bytes"} of the whole index.',
+    build: () => ({ method: 'POST', path: '/admin/resources/rescan' }),
+  },
+  {
+    name: 'ratings recompute',
+    args: [],
+    options: {},
+    summary: "recompute every player's bests and ATP (after chart constants changed)",
+    details: 'POST /admin/ratings/recompute. Answers {"players", "bests", "atpChanged", "batches"} when done.',
+    build: () => ({ method: 'POST', path: '/admin/ratings/recompute' }),
+  },
+  {
+    name: 'realtime connections',
+    args: [],
+    options: {},
+    summary: 'game servers connected over WebSocket, on every instance',
+    details: 'GET /admin/realtime/connections.',
+    build: () => ({ method: 'GET', path: '/admin/realtime/connections' }),
+  },
+];
+
+function optionUsage(name: string, spec: OptionSpec): string {
+  const flag = spec.type === 'string' ? `--${name} ${spec.value}` : `--${name}`;
+  return spec.type === 'string' && spec.required ? flag : `[${flag}]`;
+}
+
+function commandLine(command: Command): string {
+  return [command.name, ...command.args, ...Object.entries(command.options).map(([name, spec]) => optionUsage(name, spec))].join(' ');
+}
+
+function optionLines(options: Record<string, OptionSpec>): string[] {
+  return Object.entries(options).map(([name, spec]) => `  ${`--${name}${spec.type === 'string' ? ` ${spec.value}` : ''}`.padEnd(36)} ${spec.help}`);
+}
+
+/** `command line` then its summary, indented, for lists of commands. */
+function commandList(commands: Command[]): string[] {
+  return commands.flatMap((command) => [`  ${commandLine(command)}`, `      ${command.summary}`]);
+}
+
+function generalUsage(): string {
+  return [
+    'Usage: npm run admin -- <command> [arguments] [options]',
+    '',
+    'Calls the admin API of a running rhythmc-backend with the token in ADMIN_TOKEN.',
+    '',
+    'Commands:',
+    ...commandList(COMMANDS),
+    '  help [<command>]',
+    '      this help, or the help of one command (also: <command> --help)',
+    '',
+    'Options of every command:',
+    ...optionLines(GLOBAL_OPTIONS),
+    '',
+    'Exit status: 0 done, 1 refused by the service (its {error, message} on stderr) or unreachable, 2 usage.',
+  ].join('\n');
+}
+
+function commandUsage(command: Command): string {
+  const options = optionLines(command.options);
+  return [
+    `Usage: npm run admin -- ${commandLine(command)}`,
+    '',
+    `${command.summary[0].toUpperCase()}${command.summary.slice(1)}.`,
+    command.details,
+    ...(options.length > 0 ? ['', 'Options:', ...options] : []),
+    '',
+    'Options of every command:',
+    ...optionLines(GLOBAL_OPTIONS),
+  ].join('\n');
+}
+
+function findCommand(words: string[]): Command | null {
+  return COMMANDS.find((command) => command.name === words.slice(0, 2).join(' ')) ?? null;
+}
+
+interface Output {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+interface Invocation {
+  command: Command;
+  call: Call;
+  url: string;
+  compact: boolean;
+}
+
+/** Reads the command line; null when it only asked for help (already printed). */
+function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv, output: Output): Invocation | null {
+  if (argv.length === 0) throw new UsageError('missing command');
+  if (argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
+    const asked = argv[0] === 'help' ? argv.slice(1) : [];
+    if (asked.length === 0) {
+      output.out(generalUsage());
+      return null;
+    }
+    const command = findCommand(asked);
+    if (!command) throw new UsageError(`unknown command "${asked.join(' ')}"`);
+    output.out(commandUsage(command));
+    return null;
+  }
+  const command = findCommand(argv);
+  if (!command) {
+    const group = COMMANDS.filter((candidate) => candidate.name.startsWith(`${argv[0]} `));
+    if (group.length > 0 && (argv[1] === undefined || argv[1] === '--help' || argv[1] === '-h')) {
+      const list = [`Usage: npm run admin -- ${argv[0]} <action> [arguments] [options]`, '', 'Actions (add --help to one for its options):', ...commandList(group)].join('\n');
+      if (argv[1] === undefined) throw new UsageError(`"${argv[0]}" needs an action`, null, list);
+      output.out(list);
+      return null;
+    }
+    throw new UsageError(argv[0].startsWith('-') ? 'the command comes first: npm run admin -- <command> [options]' : `unknown command "${argv.slice(0, 2).join(' ')}"`);
+  }
+
+  const options = { ...GLOBAL_OPTIONS, ...command.options };
+  let parsed: Parsed;
+  try {
+    parsed = parseArgs({
+      args: argv.slice(2),
+      options: Object.fromEntries(Object.entries(options).map(([name, spec]) => [name, { type: spec.type, ...(spec.type === 'string' && spec.multiple ? { multiple: true } : {}) }])),
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error), command);
+  }
+  if (parsed.values.help === true) {
+    output.out(commandUsage(command));
+    return null;
+  }
+  if (parsed.positionals.length !== command.args.length) {
+    const expected = command.args.length === 0 ? 'no arguments' : command.args.join(' ');
+    throw new UsageError(`expected ${expected}, got ${parsed.positionals.length === 0 ? 'none' : parsed.positionals.map((value) => JSON.stringify(value)).join(' ')}`, command);
+  }
+  for (const [name, spec] of Object.entries(command.options)) {
+    if (spec.type === 'string' && spec.required && parsed.values[name] === undefined) throw new UsageError(`--${name} is required`, command);
+  }
+  const call = command.build(parsed);
+  return { command, call, url: serviceUrl(text(parsed.values, 'url'), env, command), compact: parsed.values.json === true };
+}
+
+/** `--url`, else the address the service advertises by the same rule (decisions.md §1). */
+function serviceUrl(flag: string | undefined, env: NodeJS.ProcessEnv, command: Command): string {
+  let url = flag;
+  if (url === undefined) {
+    try {
+      url = loadConfig(env).publicBaseUrl;
+    } catch (error) {
+      if (error instanceof ConfigError) throw new UsageError(`${error.message} (or pass --url)`, command);
+      throw error;
+    }
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError(`--url must be an absolute http(s) URL, got ${JSON.stringify(url)}`, command);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new UsageError(`--url must use http or https, got ${JSON.stringify(url)}`, command);
+  return url.replace(/\/+$/, '');
+}
+
+interface Answer {
+  status: number;
+  text: string;
+}
+
+function send(base: string, token: string, call: Call): Promise<Answer> {
+  const url = new URL(base + call.path);
+  const body = call.body === undefined ? undefined : Buffer.from(call.body, 'utf8');
+  const options: RequestOptions = {
+    method: call.method,
+    headers: {
+      Authorization: `Bearer ${token}`,
+      Accept: 'application/json',
+      'User-Agent': 'rhythmc-admin-cli/1.0',
+      ...(body ? { 'Content-Type': 'application/json', 'Content-Length': String(body.length) } : {}),
+    },
+  };
+  return new Promise((resolve, reject) => {
+    const callback = (response: IncomingMessage) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      response.on('error', reject);
+    };
+    const request = url.protocol === 'https:' ? httpsRequest(url, options, callback) : httpRequest(url, options, callback);
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+function printJson(write: (text: string) => void, value: unknown, compact: boolean): void {
+  write(compact ? JSON.stringify(value) : JSON.stringify(value, null, 2));
+}
+
+/** Runs one command line; returns the exit status. */
+export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv, output: Output): Promise<number> {
+  let invocation: Invocation | null;
+  try {
+    invocation = parseCommandLine(argv, env, output);
+    if (invocation === null) return 0;
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    output.err(`error: ${error.message}\n\n${error.usage ?? (error.command ? commandUsage(error.command) : generalUsage())}`);
+    return 2;
+  }
+  const token = env.ADMIN_TOKEN?.trim();
+  if (!token) {
+    output.err('error: ADMIN_TOKEN is not set (the CLI reads the admin token from the environment, like the service)');
+    return 2;
+  }
+
+  let answer: Answer;
+  try {
+    answer = await send(invocation.url, token, invocation.call);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    const reason = typeof code === 'string' ? code : error instanceof Error ? error.message : String(error);
+    printJson(output.err, { error: 'UNAVAILABLE', message: `cannot reach ${invocation.url}: ${reason}` }, invocation.compact);
+    return 1;
+  }
+  let body: unknown = undefined;
+  if (answer.text.length > 0) {
+    try {
+      body = JSON.parse(answer.text);
+    } catch {
+      body = undefined;
+    }
+  }
+  if (answer.status >= 200 && answer.status < 300) {
+    if (body !== undefined) printJson(output.out, body, invocation.compact);
+    else if (answer.text.length > 0) output.out(answer.text);
+    return 0;
+  }
+  const refusal =
+    typeof body === 'object' && body !== null && 'error' in body ? body : { error: `HTTP_${answer.status}`, message: answer.text.slice(0, 500) || `HTTP ${answer.status} without a body` };
+  printJson(output.err, refusal, invocation.compact);
+  return 1;
+}
+
+if (require.main === module) {
+  runAdminCli(process.argv.slice(2), process.env, {
+    out: (text) => process.stdout.write(`${text}\n`),
+    err: (text) => process.stderr.write(`${text}\n`),
+  }).then(
+    (status) => {
+      process.exitCode = status;
+    },
+    (error: unknown) => {
+      process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

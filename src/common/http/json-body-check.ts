@@ -1,0 +1,75 @@
+/**
+ * Rules every JSON body must meet whatever the route, checked once after parsing (decisions in
+ * docs/decisions.md "Errors"):
+ * - no string (value or key) holds the NUL character: PostgreSQL text and jsonb cannot store it;
+ * - every string is well-formed Unicode (no lone surrogate): it could not be stored as sent;
+ * - no key is `__proto__`, `constructor` or `prototype`: Nest's ValidationPipe deletes those keys
+ *   silently (so `{"name": …, "__proto__": …}` passed the unknown-field check, and an option with
+ *   such a key was dropped), and they are the keys of prototype pollution;
+ * - nesting is at most MAX_JSON_DEPTH levels: the validation pipe, class-transformer and the
+ *   jsonb encoder all recurse, and a few thousand levels exhausted the stack (a 500).
+ */
+
+/** Objects and arrays inside one another; no body of the interface needs more than a handful. */
+export const MAX_JSON_DEPTH = 64;
+
+const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+function stringProblem(text: string): string | null {
+  if (text.includes('\u0000')) return 'must not contain the NUL character (\\u0000)';
+  if (LONE_SURROGATE.test(text)) return 'must not contain a lone surrogate (\\ud800-\\udfff)';
+  return null;
+}
+
+interface Visit {
+  value: unknown;
+  /** 1 for the body itself. */
+  depth: number;
+  parent: Visit | null;
+  key: string | number | null;
+}
+
+/** `options.sound.volume`, `[3].name`, `options["a b"]`; the root is "the request body". */
+function pathOf(visit: Visit): string {
+  const keys: (string | number)[] = [];
+  for (let at: Visit | null = visit; at !== null && at.key !== null; at = at.parent) keys.push(at.key);
+  let path = '';
+  for (const key of keys.reverse()) {
+    if (typeof key === 'number') path += `[${key}]`;
+    else if (/^[A-Za-z_$][\w$]*$/.test(key)) path += path === '' ? key : `.${key}`;
+    else path += `[${JSON.stringify(key)}]`;
+  }
+  return path === '' ? 'the request body' : path;
+}
+
+/** The first problem found in a parsed JSON body, as a 400 message; null when there is none. */
+export function jsonBodyProblem(body: unknown): string | null {
+  // Iterative, so a hostile nesting depth cannot exhaust the stack here.
+  const pending: Visit[] = [{ value: body, depth: 1, parent: null, key: null }];
+  while (pending.length > 0) {
+    const visit = pending.pop() as Visit;
+    const { value } = visit;
+    if (typeof value === 'string') {
+      const problem = stringProblem(value);
+      if (problem !== null) return `${pathOf(visit)} ${problem}`;
+      continue;
+    }
+    if (typeof value !== 'object' || value === null) continue;
+    if (visit.depth > MAX_JSON_DEPTH) return `The request body nests deeper than ${MAX_JSON_DEPTH} levels (at ${pathOf(visit)})`;
+    const depth = visit.depth + 1;
+    if (Array.isArray(value)) {
+      for (let index = value.length - 1; index >= 0; index--) pending.push({ value: value[index], depth, parent: visit, key: index });
+      continue;
+    }
+    const entries = Object.entries(value);
+    for (const [key] of entries) {
+      if (RESERVED_KEYS.has(key)) return `The key ${JSON.stringify(key)} in ${pathOf(visit)} is not accepted`;
+      const problem = stringProblem(key);
+      if (problem !== null) return `The key ${JSON.stringify(key)} in ${pathOf(visit)} ${problem}`;
+    }
+    for (let index = entries.length - 1; index >= 0; index--) pending.push({ value: entries[index][1], depth, parent: visit, key: entries[index][0] });
+  }
+  return null;
+}

@@ -1,0 +1,247 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createPlayer } from '../factories/player.factory';
+import { createServer, uniqueName } from '../factories/server.factory';
+import { ADMIN_TOKEN, startTestApp, TestApp } from '../support/test-app';
+
+const ROOT = join(__dirname, '..', '..');
+const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the admin CLI as a child process from its TypeScript source (no build needed), with only
+ * the environment given here.
+ */
+function cli(args: string[], env: Record<string, string> = {}, stdin = ''): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      process.execPath,
+      ['-r', 'ts-node/register/transpile-only', 'src/cli/admin.ts', ...args],
+      { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
+        resolve({ code, stdout, stderr });
+      },
+    );
+    child.stdin?.end(stdin);
+  });
+}
+
+describe('Admin CLI (npm run admin)', () => {
+  let app: TestApp;
+  let files: string;
+  /** The CLI against the test app, with the admin token. */
+  const admin = (...args: string[]) => cli([...args, '--url', app.baseUrl], { ADMIN_TOKEN });
+  const json = (result: CliResult): any => JSON.parse(result.stdout);
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    files = mkdtempSync(join(tmpdir(), 'rhythmc-cli-'));
+  });
+  afterAll(async () => {
+    await app.close();
+    rmSync(files, { recursive: true, force: true });
+  });
+
+  describe('servers', () => {
+    it('creates a server and prints the answer as indented JSON', async () => {
+      const name = uniqueName('cli');
+      const result = await admin('servers', 'create', '--name', name, '--country', 'DE', '--ip', '203.0.113.7');
+      expect(result).toMatchObject({ code: 0, stderr: '' });
+      const body = json(result);
+      expect(body).toEqual({ serverID: expect.any(Number), serverName: name, bootstrapToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+      expect(result.stdout).toBe(`${JSON.stringify(body, null, 2)}\n`);
+      expect(await app.sql('SELECT name, country, ip FROM game_server WHERE id = $1', [body.serverID])).toEqual([{ name, country: 'DE', ip: '203.0.113.7' }]);
+      expect(await app.sql('SELECT token_hash FROM server_credential WHERE server_id = $1', [body.serverID])).toEqual([{ token_hash: sha256(body.bootstrapToken) }]);
+    });
+
+    it('rotates a bootstrap token, on one line with --json', async () => {
+      const server = await createServer(app);
+      const result = await admin('servers', 'rotate-bootstrap', String(server.serverID), '--json');
+      expect(result.code).toBe(0);
+      const body = json(result);
+      expect(result.stdout).toBe(`${JSON.stringify(body)}\n`);
+      expect(await app.sql('SELECT token_hash FROM server_credential WHERE server_id = $1', [server.serverID])).toEqual([{ token_hash: sha256(body.bootstrapToken) }]);
+    });
+  });
+
+  describe('players', () => {
+    it('creates a player and issues its Net Token', async () => {
+      const created = await admin('players', 'create', '--username', 'cli_player', '--uuid', '0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0', '--display-name', 'CLI Player');
+      expect(created.code).toBe(0);
+      const player = json(created);
+      expect(player).toEqual({ uid: expect.any(Number), username: 'cli_player', displayName: 'CLI Player', uuid: '0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0' });
+
+      const token = await admin('players', 'net-token', String(player.uid));
+      expect(token.code).toBe(0);
+      expect(await app.sql('SELECT token_hash FROM player_credential WHERE uid = $1', [player.uid])).toEqual([{ token_hash: sha256(json(token).netToken) }]);
+    });
+
+    it('bans, sets the banstate and unbans', async () => {
+      const player = await createPlayer(app);
+      const ban = await admin('players', 'ban', String(player.uid), '--reason', 'cheating', '--until', '2099-01-02T03:04:05', '--message', 'Bye');
+      expect(ban.code).toBe(0);
+      expect(json(ban)).toEqual({ uid: player.uid, reason: 'cheating', message: 'Bye', until: '2099-01-02T03:04:05' });
+      expect(await app.sql('SELECT reason, message, lifted_at FROM player_ban WHERE uid = $1', [player.uid])).toEqual([{ reason: 'cheating', message: 'Bye', lifted_at: null }]);
+
+      const banstate = await admin('players', 'banstate', String(player.uid), '2');
+      expect(banstate.code).toBe(0);
+      expect(json(banstate)).toEqual({ uid: player.uid, banstate: 2 });
+      expect(await app.sql('SELECT banstate FROM player WHERE uid = $1', [player.uid])).toEqual([{ banstate: 2 }]);
+
+      // 204: nothing to print.
+      expect(await admin('players', 'unban', String(player.uid))).toEqual({ code: 0, stdout: '', stderr: '' });
+      expect(await app.sql('SELECT 1 FROM player_ban WHERE uid = $1 AND lifted_at IS NULL', [player.uid])).toHaveLength(0);
+    });
+
+    it("shows a player's economy", async () => {
+      const player = await createPlayer(app);
+      const result = await admin('economy', 'show', String(player.uid), '--limit', '5');
+      expect(result.code).toBe(0);
+      expect(json(result)).toEqual({ uid: player.uid, wattHour: null, updatedAt: null, history: [], nextBefore: null });
+    });
+  });
+
+  describe('settings', () => {
+    it('turns maintenance on and off', async () => {
+      const on = await admin('maintenance', 'on', '--message', 'Back at 18:00');
+      expect(on.code).toBe(0);
+      expect(json(on)).toEqual({ enabled: true, message: 'Back at 18:00' });
+      expect(await app.sql(`SELECT value FROM service_setting WHERE key = 'maintenance'`)).toEqual([{ value: { enabled: true, message: 'Back at 18:00' } }]);
+
+      const off = await admin('maintenance', 'off');
+      expect(json(off)).toEqual({ enabled: false, message: '' });
+      expect(await app.sql(`SELECT value FROM service_setting WHERE key = 'maintenance'`)).toEqual([{ value: { enabled: false, message: '' } }]);
+    });
+
+    it('sets the plugin policy with repeated --sha', async () => {
+      const result = await admin('plugin-policy', 'set', '--min', '3', '--latest', '5', '--sha', 'aaa', '--sha', 'bbb', '--down-url', 'https://example.org/p.jar');
+      expect(result.code).toBe(0);
+      const policy = { minPluginVersion: 3, latestPluginVersion: 5, allowedPluginSHAs: ['aaa', 'bbb'], downUrl: 'https://example.org/p.jar' };
+      expect(json(result)).toEqual(policy);
+      expect(await app.sql(`SELECT value FROM service_setting WHERE key = 'plugin_policy'`)).toEqual([{ value: policy }]);
+      // Leave logins open for the other tests.
+      expect((await admin('plugin-policy', 'set', '--min', '0', '--latest', '0')).code).toBe(0);
+    });
+  });
+
+  describe('catalogs and maintenance jobs', () => {
+    it('imports charts and collections from files, and from stdin with -', async () => {
+      const charts = join(files, 'charts.json');
+      writeFileSync(charts, JSON.stringify([{ levelId: 77, name: 'Seventy-seven', difficultyConstant: 12.5, version: '1.0', active: true }]));
+      const imported = await admin('charts', 'import', charts);
+      expect(imported.code).toBe(0);
+      expect(json(imported)).toEqual({ upserted: 1 });
+      expect(await app.sql('SELECT name, difficulty_constant, active FROM chart WHERE level_id = 77')).toEqual([{ name: 'Seventy-seven', difficulty_constant: 12.5, active: true }]);
+
+      const collections = join(files, 'collections.json');
+      writeFileSync(collections, JSON.stringify([{ key: 'rhythmc:title.cli', type: 'title', unlockMethod: { type: 'MANUAL' }, properties: { title: 'CLI' } }]));
+      expect(json(await admin('collections', 'import', collections))).toEqual({ upserted: 1 });
+      expect(await app.sql(`SELECT type FROM collection WHERE key = 'rhythmc:title.cli'`)).toEqual([{ type: 'title' }]);
+
+      const piped = JSON.stringify([{ levelId: 78, name: 'Piped', difficultyConstant: 1, version: '1', active: false }]);
+      const fromStdin = await cli(['charts', 'import', '-', '--url', app.baseUrl], { ADMIN_TOKEN }, piped);
+      expect(fromStdin.code).toBe(0);
+      expect(json(fromStdin)).toEqual({ upserted: 1 });
+      expect(await app.sql('SELECT name, active FROM chart WHERE level_id = 78')).toEqual([{ name: 'Piped', active: false }]);
+    });
+
+    it('runs a rescan, a recompute and lists connections', async () => {
+      expect(json(await admin('resources', 'rescan'))).toEqual({ data: 0, lang: 0, packs: 0, bytes: 0 });
+      expect(json(await admin('ratings', 'recompute'))).toEqual({ players: 0, bests: 0, atpChanged: 0, batches: 0 });
+      expect(json(await admin('realtime', 'connections'))).toEqual([]);
+    });
+  });
+
+  describe('errors', () => {
+    it('prints the error body of a refusal on stderr and exits 1', async () => {
+      const file = join(files, 'packs.json');
+      writeFileSync(file, JSON.stringify([{ name: 'base', displayName: 'Base', type: 'FULL', availableSongs: [1], file: 'packs/base.zip' }]));
+      const result = await admin('packs', 'import', file);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(JSON.parse(result.stderr)).toEqual({ error: 'BAD_REQUEST', message: '[0].file: "packs/base.zip" is not in the resource index' });
+      expect(await app.sql('SELECT 1 FROM resource_pack')).toHaveLength(0);
+
+      const missing = await admin('players', 'unban', '99999999', '--json');
+      expect(missing).toEqual({ code: 1, stdout: '', stderr: `${JSON.stringify({ error: 'NOT_FOUND', message: 'No player with uid 99999999' })}\n` });
+    });
+
+    it('exits 1 on a wrong admin token and never prints the token', async () => {
+      const wrong = 'wrong-admin-token-0123456789';
+      const result = await cli(['servers', 'create', '--name', 'never', '--country', 'DE', '--url', app.baseUrl], { ADMIN_TOKEN: wrong });
+      expect(result.code).toBe(1);
+      expect(JSON.parse(result.stderr)).toEqual({ error: 'UNAUTHORIZED', message: 'Invalid admin token' });
+      expect(`${result.stdout}${result.stderr}`).not.toContain(wrong);
+      expect(await app.sql(`SELECT 1 FROM game_server WHERE name = 'never'`)).toHaveLength(0);
+    });
+
+    it('exits 1 with UNAVAILABLE when the service cannot be reached', async () => {
+      const result = await cli(['realtime', 'connections', '--url', 'http://127.0.0.1:9'], { ADMIN_TOKEN });
+      expect(result.code).toBe(1);
+      expect(JSON.parse(result.stderr)).toEqual({ error: 'UNAVAILABLE', message: 'cannot reach http://127.0.0.1:9: ECONNREFUSED' });
+      expect(result.stderr).not.toContain(ADMIN_TOKEN);
+    });
+
+    it.each([
+      [[], 'error: missing command'],
+      [['servers', 'launch'], 'error: unknown command "servers launch"'],
+      [['players'], 'error: "players" needs an action'],
+      [['servers', 'create', '--name', 'x'], 'error: --country is required'],
+      [['servers', 'create', '--name', 'x', '--country', 'DE', '--colour', 'red'], "error: Unknown option '--colour'"],
+      [['players', 'ban'], 'error: expected <uid>, got none'],
+      [['players', 'banstate', '5', 'high'], 'error: value must be an integer, got "high"'],
+      [['plugin-policy', 'set', '--min', '1.5', '--latest', '2'], 'error: --min must be an integer, got "1.5"'],
+      [['charts', 'import', '/no/such/file.json'], 'error: cannot read /no/such/file.json'],
+      [['--url', 'http://x', 'resources', 'rescan'], 'error: the command comes first'],
+    ])('exits 2 with the usage for %j', async (args, message) => {
+      const result = await cli(args, { ADMIN_TOKEN });
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr.startsWith(message)).toBe(true);
+      expect(result.stderr).toContain('Usage: npm run admin --');
+    });
+
+    it('exits 2 when the import file is not JSON, naming the file', async () => {
+      const file = join(files, 'broken.json');
+      writeFileSync(file, '[{"levelId": 1,]');
+      const result = await admin('charts', 'import', file);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(new RegExp(`^error: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not valid JSON: `));
+    });
+
+    it('exits 2 without ADMIN_TOKEN', async () => {
+      const result = await cli(['realtime', 'connections', '--url', app.baseUrl]);
+      expect(result).toEqual({ code: 2, stdout: '', stderr: 'error: ADMIN_TOKEN is not set (the CLI reads the admin token from the environment, like the service)\n' });
+    });
+  });
+
+  describe('addresses and help', () => {
+    it('defaults the address to PUBLIC_BASE_URL, then to http://localhost:$PORT', async () => {
+      const byBase = await cli(['realtime', 'connections'], { ADMIN_TOKEN, PUBLIC_BASE_URL: app.baseUrl });
+      expect(byBase).toEqual({ code: 0, stdout: '[]\n', stderr: '' });
+      const byPort = await cli(['realtime', 'connections', '--json'], { ADMIN_TOKEN, PORT: new URL(app.baseUrl).port });
+      expect(byPort).toEqual({ code: 0, stdout: '[]\n', stderr: '' });
+    });
+
+    it('prints the help of everything and of one command on stdout', async () => {
+      const all = await cli(['help']);
+      expect(all.code).toBe(0);
+      for (const command of ['servers create', 'players ban <uid>', 'maintenance on', 'plugin-policy set', 'resources rescan', 'charts import <file.json>', 'ratings recompute']) {
+        expect(all.stdout).toContain(`  ${command}`);
+      }
+      const one = await cli(['players', 'ban', '--help']);
+      expect(one.code).toBe(0);
+      expect(one.stdout).toContain('Usage: npm run admin -- players ban <uid> [--reason <text>] [--until <YYYY-MM-DDTHH:mm:ss>] [--message <text>]');
+      expect((await cli(['help', 'players', 'ban'])).stdout).toBe(one.stdout);
+    });
+  });
+});

@@ -1,0 +1,1145 @@
+import { HttpAdapterHost } from '@nestjs/core';
+import * as fc from 'fast-check';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { IncomingHttpHeaders, request as httpRequest } from 'node:http';
+import { isIP } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { createPlayer, onlinePlayer, TestPlayer, TestPlayerSession } from '../factories/player.factory';
+import { createServer, onlineServer, TestServer } from '../factories/server.factory';
+import { ADMIN_TOKEN, startTestApp, TestApp } from '../support/test-app';
+
+/**
+ * Hostile input (issue 8, item 7): generated malformed bodies, query strings, path parameters
+ * and headers against every HTTP route of the running app. Every answer must be a 4xx with the
+ * error body of decisions.md §2 (never a 5xx), and none of them may change a stored row.
+ *
+ * Each generated request carries at least one ingredient that makes it invalid by construction
+ * (junk authentication, a wrong method, a bad path parameter, a bad query parameter or a bad
+ * body), so a 2xx is a failure too. Read-only routes also get requests without such an
+ * ingredient; they may answer 2xx. A second phase sends well-formed bodies with extreme but valid
+ * values to the writing routes (they may store): no 5xx, and the error body whenever they refuse.
+ *
+ * Runs per route: HOSTILE_RUNS (default 100; half of it in the second phase). A failure prints
+ * fast-check's seed and path; HOSTILE_SEED=<seed> replays it.
+ */
+
+const RUNS = Number(process.env.HOSTILE_RUNS ?? 100);
+const SEED = process.env.HOSTILE_SEED === undefined ? undefined : Number(process.env.HOSTILE_SEED);
+
+/** decisions.md §2, plus RANGE_NOT_SATISFIABLE of the signed file route and 431 (docs/decisions.md). */
+const CODES_BY_STATUS: Record<number, string[]> = {
+  400: ['BAD_REQUEST'],
+  // Refused by node's HTTP parser (headers over 16 KiB): a 4xx without a code of its own.
+  431: ['BAD_REQUEST'],
+  401: ['UNAUTHORIZED', 'MAINTENANCE'],
+  403: ['FORBIDDEN'],
+  404: ['NOT_FOUND'],
+  409: ['SESSION_CONFLICT'],
+  413: ['PAYLOAD_TOO_LARGE'],
+  416: ['RANGE_NOT_SATISFIABLE'],
+  426: ['UPGRADE_REQUIRED'],
+  429: ['RATE_LIMITED'],
+  430: ['BANNED'],
+};
+/** The documented extra fields of some error bodies. */
+const EXTRA_FIELDS: Record<string, string[]> = { UPGRADE_REQUIRED: ['toVersion', 'downUrl'], BANNED: ['reason', 'until'] };
+
+const MAX_BODY = 256 * 1024;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+const COLLECTION_KEY = /^[a-z0-9_-]+:[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)+$/;
+const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'];
+
+// ---------------------------------------------------------------------------------------------
+// Sending
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+interface HostileRequest {
+  method: string;
+  /** Wire form: already percent-encoded path and query. */
+  path: string;
+  headers: Record<string, string | string[]>;
+  body?: Buffer;
+  /** True when something in the request makes it invalid by construction: only a 4xx is right. */
+  mustFail: boolean;
+  /** What made it invalid (for the failure report). */
+  poison: string;
+}
+
+interface RawResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+}
+
+/** node:http rather than fetch: raw bodies, any method, duplicate headers, latin-1 header values. */
+function send(port: number, request: HostileRequest): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    // node only adds Content-Length by itself for some methods (a GET body would read as a second request).
+    const headers = request.body === undefined ? request.headers : { ...request.headers, 'Content-Length': String(request.body.length) };
+    const outgoing = httpRequest({ host: '127.0.0.1', port, method: request.method, path: request.path, headers, agent: false }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      response.on('error', reject);
+    });
+    outgoing.on('error', reject);
+    outgoing.end(request.body);
+  });
+}
+
+/** The property every answer must have; throws with the request and answer otherwise. */
+function checkAnswer(request: HostileRequest, response: RawResponse): void {
+  const fail = (why: string): never => {
+    const shown = request.body === undefined ? '' : request.body.subarray(0, 300).toString('utf8');
+    throw new Error(
+      `${why}\n  request: ${request.method} ${request.path.slice(0, 300)} (poison: ${request.poison})\n  headers: ${JSON.stringify(request.headers).slice(0, 300)}\n  body: ${shown}\n  answer: ${response.status} ${response.text.slice(0, 300)}`,
+    );
+  };
+  if (response.status >= 500) fail('5xx answer');
+  if (request.mustFail && (response.status < 400 || response.status > 499)) fail('invalid request not refused with a 4xx');
+  if (response.status < 400) {
+    if (request.method !== 'HEAD' && response.status !== 204 && response.status !== 304 && response.status !== 206) {
+      if (!/^application\/(json|octet-stream)/.test(response.headers['content-type'] ?? '')) fail('2xx without a JSON content type');
+    }
+    return;
+  }
+  if (request.method === 'HEAD') return;
+  if (!(response.headers['content-type'] ?? '').startsWith('application/json')) fail('error answer without application/json');
+  let body: unknown;
+  try {
+    body = JSON.parse(response.text);
+  } catch {
+    fail('error answer is not JSON');
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return fail('error body is not an object');
+  const { error, message, ...extra } = body as Record<string, unknown>;
+  const codes = CODES_BY_STATUS[response.status];
+  if (codes === undefined) fail(`status ${response.status} is not one of decisions.md §2`);
+  if (typeof error !== 'string' || !codes.includes(error)) fail(`error code ${JSON.stringify(error)} does not belong to ${response.status}`);
+  if (typeof message !== 'string' || message.length === 0) fail('error message missing or empty');
+  const allowedExtra = EXTRA_FIELDS[error as string] ?? [];
+  if (Object.keys(extra).some((key) => !allowedExtra.includes(key))) fail(`unexpected fields ${Object.keys(extra).join(', ')}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Building blocks
+
+/** Characters node's http client lets through in a header value (it refuses control characters). */
+const headerChar = fc.integer({ min: 0x20, max: 0xff }).filter((code) => code !== 0x7f).map((code) => String.fromCharCode(code));
+const headerJunk = (maxLength = 64) => fc.string({ unit: headerChar, maxLength });
+
+/** Strings a careless parser trips over: NUL, lone surrogates, separators, huge, right-to-left, emoji. */
+const nastyString = fc.oneof(
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.string({ unit: 'grapheme', maxLength: 40 }),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\u0000',
+    'a\u0000b',
+    '\ud800',
+    'x\udc00',
+    '../../etc/passwd',
+    '%00',
+    '\\',
+    '\u202eevil',
+    '🎵🎶',
+    'null',
+    'undefined',
+    'NaN',
+    '1e309',
+    '-0',
+    "'; DROP TABLE player; --",
+    '{"a":1}',
+    '__proto__',
+    'constructor',
+  ),
+  fc.integer({ min: 1, max: 20_000 }).map((n) => 'x'.repeat(n)),
+);
+
+/** Any JSON value, with hostile strings, shallow enough to send. */
+const anyJson: fc.Arbitrary<Json> = fc.oneof(
+  { weight: 3, arbitrary: fc.jsonValue({ maxDepth: 3, stringUnit: 'binary' }) as fc.Arbitrary<Json> },
+  nastyString,
+  fc.constantFrom<Json>(0, -1, 1.5, -0.0001, 1e308, -1e308, 2 ** 53, 2 ** 63, Number.MAX_SAFE_INTEGER + 2, true, false, null, [], {}),
+);
+
+const reservedKey = fc.constantFrom('__proto__', 'constructor', 'prototype');
+
+/** A JSON text nested deeper than any body needs. */
+const deepJson = fc.integer({ min: 100, max: 20_000 }).chain((depth) =>
+  fc.constantFrom('{"a":'.repeat(depth) + '1' + '}'.repeat(depth), '['.repeat(depth) + ']'.repeat(depth)),
+);
+
+/** Text that is not JSON (checked, so it is invalid by construction; an empty body reads as {}). */
+const malformedJson = fc
+  .oneof(
+    fc.string({ unit: 'binary', maxLength: 60 }),
+    fc.constantFrom('{', '{"a":}', "{'a':1}", '[1,2', 'NaN', 'undefined', '{"a":1}}', '\u0000', '{"a":1,}', '\ufeff', '01', '{"a" 1}'),
+  )
+  .filter((text) => {
+    // An empty body (also after a byte order mark) reads as {}.
+    if (text.replace(/^\ufeff/, '').length === 0) return false;
+    try {
+      JSON.parse(text);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+
+interface BodyPart {
+  bytes: Buffer;
+  contentType: string | null;
+  contentEncoding?: string;
+}
+
+const jsonPart = (value: Json | string, raw = false): BodyPart => ({
+  bytes: Buffer.from(raw ? (value as string) : JSON.stringify(value), 'utf8'),
+  contentType: 'application/json',
+});
+
+/** Serialises with a reserved key (`__proto__` cannot be set as an own key through a JS literal). */
+function withRawKey(object: Record<string, Json>, key: string, value: Json): string {
+  const inner = JSON.stringify(object);
+  const extra = `${JSON.stringify(key)}:${JSON.stringify(value)}`;
+  return inner === '{}' ? `{${extra}}` : `${inner.slice(0, -1)},${extra}}`;
+}
+
+/** Bodies refused by the body layer whatever the route does with them. */
+const badBodyForAnyRoute: fc.Arbitrary<[string, BodyPart]> = fc.oneof(
+  malformedJson.map((text): [string, BodyPart] => ['malformed JSON', jsonPart(text, true)]),
+  deepJson.map((text): [string, BodyPart] => ['too deep', jsonPart(text, true)]),
+  fc.integer({ min: 1, max: 2000 }).map((extra): [string, BodyPart] => ['too large', jsonPart(JSON.stringify({ a: 'x'.repeat(MAX_BODY + extra) }), true)]),
+  fc.tuple(fc.constantFrom('a\u0000b', '\u0000', 'x\ud800', '\udfff'), fc.boolean()).map(([text, asKey]): [string, BodyPart] => [
+    'NUL or lone surrogate',
+    jsonPart(asKey ? { [text]: 1 } : { a: [text] }),
+  ]),
+  fc.tuple(reservedKey, anyJson).map(([key, value]): [string, BodyPart] => ['reserved key', jsonPart(withRawKey({}, key, value), true)]),
+  fc.tuple(// Not br: brotli has no header, so some byte strings do decode.
+  fc.constantFrom('gzip', 'deflate', 'compress', 'x-junk', 'gzip, gzip'), anyJson).map(([encoding, value]): [string, BodyPart] => [
+    'undecodable content encoding',
+    { bytes: Buffer.from(JSON.stringify(value) ?? 'null', 'utf8'), contentType: 'application/json', contentEncoding: encoding },
+  ]),
+  fc.constantFrom('utf-16', 'latin1', 'x-junk', 'ascii').map((charset): [string, BodyPart] => [
+    'unsupported charset',
+    { bytes: Buffer.from('{"a":1}'), contentType: `application/json; charset=${charset}` },
+  ]),
+);
+
+/** Any body at all, valid or not, in any content type. */
+const anyBody: fc.Arbitrary<BodyPart | undefined> = fc.oneof(
+  fc.constant(undefined),
+  anyJson.map((value) => jsonPart(value)),
+  fc.tuple(fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', 'application/octet-stream', '', 'application/jsonx'), anyJson).map(
+    ([contentType, value]): BodyPart => ({ bytes: Buffer.from(JSON.stringify(value) ?? '', 'utf8'), contentType }),
+  ),
+  fc.constant<BodyPart>({ bytes: Buffer.alloc(0), contentType: 'application/json' }),
+  fc.constant<BodyPart>({ bytes: gzipSync('{"a":1}'), contentType: 'application/json', contentEncoding: 'gzip' }),
+);
+
+// ---------------------------------------------------------------------------------------------
+// Field shapes: a valid value (to let the rest of a body through) and values wrong by construction
+
+type Kind =
+  /** `accepts`: the route's rule beyond the length (so wrong values can be told apart); `gen`: valid values to send. */
+  | { t: 'string'; min?: number; max: number; accepts?: (text: string) => boolean; gen?: fc.Arbitrary<string> }
+  | { t: 'int'; min: number; max: number; gen?: fc.Arbitrary<number> }
+  | { t: 'number'; min: number; max: number }
+  | { t: 'bool' }
+  | { t: 'uid'; samples: number[] }
+  | { t: 'object' }
+  | { t: 'enum'; values: string[]; gen?: string[] }
+  | { t: 'array'; of: Kind; max: number }
+  /** `open`: keys beyond `fields` are kept (free-form JSON), so an unknown key is not wrong. */
+  | { t: 'nested'; fields: Fields; open?: boolean }
+  | { t: 'any' };
+interface Field {
+  kind: Kind;
+  required: boolean;
+}
+type Fields = Record<string, Field>;
+
+const req = (kind: Kind): Field => ({ kind, required: true });
+const opt = (kind: Kind): Field => ({ kind, required: false });
+
+/** A well-formed string: no NUL, no lone surrogate (those are refused by the body layer). */
+const cleanString = (min: number, max: number) =>
+  fc.oneof(
+    fc.string({ unit: 'grapheme-composite', minLength: min, maxLength: Math.min(max, 40) }),
+    fc.string({ unit: 'grapheme-ascii', minLength: min, maxLength: Math.min(max, 40) }),
+    fc.constant('é'.repeat(max)),
+    fc.constant('🎵'.repeat(Math.floor(max / 2))),
+  )
+    .map((text) => text.split('\u0000').join(''))
+    .filter((text) => text.length >= min && text.length <= max && !LONE_SURROGATE.test(text));
+
+function validValue(kind: Kind): fc.Arbitrary<Json> {
+  switch (kind.t) {
+    case 'string':
+      return kind.gen ?? cleanString(kind.min ?? 0, kind.max);
+    case 'int':
+      return kind.gen ?? fc.oneof(fc.integer({ min: kind.min, max: Math.min(kind.max, Number.MAX_SAFE_INTEGER) }), fc.constantFrom(kind.min, kind.max));
+    case 'number':
+      return fc.oneof(fc.double({ min: kind.min, max: kind.max, noNaN: true, noDefaultInfinity: true }), fc.constantFrom(kind.min, kind.max));
+    case 'bool':
+      return fc.boolean();
+    case 'uid':
+      return fc.oneof(
+        { weight: 3, arbitrary: fc.constantFrom(...kind.samples) },
+        { weight: 1, arbitrary: fc.constantFrom(...kind.samples).map(String) },
+        { weight: 1, arbitrary: fc.bigInt({ min: 1n, max: 999_999_999_999_999_999n }).map(String) },
+      );
+    case 'object':
+      return fc.dictionary(fc.string({ maxLength: 10 }).filter((key) => !['__proto__', 'constructor', 'prototype'].includes(key) && !key.includes('\u0000')), fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Json>, { maxKeys: 4 });
+    case 'enum':
+      return fc.constantFrom(...(kind.gen ?? kind.values));
+    case 'array':
+      return fc.array(validValue(kind.of), { maxLength: Math.min(kind.max, 5) });
+    case 'nested':
+      return validObject(kind.fields);
+    case 'any':
+      return fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Json>;
+  }
+}
+
+/** Values of another JSON type than the kind accepts (null only for required fields). */
+function wrongType(kind: Kind, required: boolean): fc.Arbitrary<Json> {
+  const candidates: fc.Arbitrary<Json>[] = [];
+  const t = kind.t;
+  if (t !== 'string' && t !== 'enum' && t !== 'uid' && t !== 'any') candidates.push(nastyString);
+  if (t !== 'int' && t !== 'number' && t !== 'uid' && t !== 'any') candidates.push(fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true })));
+  if (t !== 'bool' && t !== 'any') candidates.push(fc.boolean());
+  if (t !== 'array' && t !== 'any') candidates.push(fc.array(anyJson, { maxLength: 3 }));
+  if (t !== 'object' && t !== 'nested' && t !== 'any') candidates.push(fc.dictionary(fc.string({ maxLength: 5 }), anyJson, { maxKeys: 3 }));
+  if (required && t !== 'any') candidates.push(fc.constant(null));
+  return fc.oneof(...candidates);
+}
+
+/** A value the field refuses, by construction. Null for kinds that accept anything. */
+function wrongValue(kind: Kind, required: boolean): fc.Arbitrary<Json> | null {
+  if (kind.t === 'any') return null;
+  const options: fc.Arbitrary<Json>[] = [wrongType(kind, required)];
+  switch (kind.t) {
+    case 'string':
+      options.push(fc.integer({ min: 1, max: 2000 }).map((extra) => 'x'.repeat(kind.max + extra)));
+      if ((kind.min ?? 0) > 0) options.push(fc.constant(''));
+      if (kind.accepts) options.push(nastyString.filter((text) => typeof text === 'string' && text.length <= kind.max && !kind.accepts!(text)));
+      break;
+    case 'int':
+      options.push(
+        fc.integer({ min: 1, max: 1_000_000 }).map((delta) => kind.min - delta).filter((value) => value < kind.min),
+        fc.integer({ min: 1, max: 1_000_000 }).map((delta) => kind.max + delta),
+        fc.double({ noNaN: true, noDefaultInfinity: true }).filter((value) => !Number.isInteger(value)),
+        fc.constantFrom(1e300, -1e300, 2 ** 64),
+        fc.constantFrom('1', '0', String(kind.max)),
+      );
+      break;
+    case 'number':
+      options.push(
+        fc.double({ max: kind.min, noNaN: true, noDefaultInfinity: true, maxExcluded: true }).filter((value) => value < kind.min),
+        fc.double({ min: kind.max, noNaN: true, noDefaultInfinity: true, minExcluded: true }).filter((value) => value > kind.max),
+        fc.constantFrom('50', '1e2'),
+      );
+      break;
+    case 'uid':
+      options.push(
+        fc.integer({ max: 0 }),
+        fc.double({ noNaN: true, noDefaultInfinity: true }).filter((value) => !Number.isInteger(value)),
+        fc.constantFrom(1e20, 2 ** 63, '0', '-1', '01', '1.0', '1e3', ' 1', '0x10', '9'.repeat(19), '', '１'),
+        nastyString.filter((text) => typeof text === 'string' && !/^[1-9]\d{0,17}$/.test(text)),
+      );
+      break;
+    case 'enum':
+      options.push(nastyString.filter((text) => typeof text === 'string' && !kind.values.includes(text)), fc.constantFrom(...kind.values.map((value) => value.toLowerCase() + ' ')));
+      break;
+    case 'array': {
+      const element = wrongValue(kind.of, true);
+      if (element) options.push(fc.tuple(fc.array(validValue(kind.of), { maxLength: 3 }), element).map(([items, bad]) => [...items, bad]));
+      options.push(fc.constant(Array.from({ length: kind.max + 1 }, () => 0)));
+      break;
+    }
+    case 'nested':
+      for (const option of poisonedObjectOptions(kind.fields, kind.open ?? false)) options.push(option.map(([, value]) => value));
+      break;
+    default:
+      break;
+  }
+  return fc.oneof(...options);
+}
+
+/** An object over the real field names: each present field valid or junk. */
+function junkObject(fields: Fields): fc.Arbitrary<Record<string, Json>> {
+  const entries = Object.entries(fields).map(([name, field]) =>
+    fc.option(fc.oneof({ weight: 3, arbitrary: validValue(field.kind) }, { weight: 1, arbitrary: anyJson }), { nil: undefined, freq: field.required ? 8 : 2 }).map((value) => [name, value] as const),
+  );
+  return fc.tuple(...entries).map((pairs) => {
+    const object: Record<string, Json> = {};
+    for (const [name, value] of pairs) if (value !== undefined) object[name] = value;
+    return object;
+  });
+}
+
+/** A fully valid object (every required field, some optional ones). */
+function validObject(fields: Fields): fc.Arbitrary<Record<string, Json>> {
+  const entries = Object.entries(fields).map(([name, field]) =>
+    (field.required ? validValue(field.kind) : fc.option(validValue(field.kind), { nil: undefined })).map((value) => [name, value] as const),
+  );
+  return fc.tuple(...entries).map((pairs) => {
+    const object: Record<string, Json> = {};
+    for (const [name, value] of pairs) if (value !== undefined) object[name] = value;
+    return object;
+  });
+}
+
+/**
+ * An object over the real field names that the DTO refuses by construction: a required field
+ * missing or wrong, an optional one wrong, or a key the DTO does not know. The body is a JSON
+ * text (reserved keys cannot be written through an object literal).
+ */
+function poisonedObject(fields: Fields, open = false): fc.Arbitrary<[string, Json]> {
+  return fc.oneof(...poisonedObjectOptions(fields, open));
+}
+
+function poisonedObjectOptions(fields: Fields, open: boolean): fc.Arbitrary<[string, Json]>[] {
+  const names = Object.keys(fields);
+  const options: fc.Arbitrary<[string, Json]>[] = [];
+  const poisonable = names.filter((name) => wrongValue(fields[name].kind, fields[name].required) !== null);
+  if (poisonable.length > 0) {
+    options.push(
+      fc.constantFrom(...poisonable).chain((name) =>
+        fc.tuple(junkObject(fields), wrongValue(fields[name].kind, fields[name].required)!).map(([object, bad]): [string, Json] => [`${name} wrong`, { ...object, [name]: bad }]),
+      ),
+    );
+  }
+  const required = names.filter((name) => fields[name].required);
+  if (required.length > 0) {
+    options.push(
+      fc.constantFrom(...required).chain((name) =>
+        junkObject(fields).map((object): [string, Json] => {
+          const { [name]: _dropped, ...rest } = object;
+          return [`${name} missing`, rest];
+        }),
+      ),
+    );
+  }
+  const unknownKey = fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('', ' ', 'UID', 'options ', 'extra', 'prototype')).filter((key) => !names.includes(key));
+  if (!open) options.push(fc.tuple(junkObject(fields), unknownKey, anyJson).map(([object, key, value]): [string, Json] => [`unknown key ${JSON.stringify(key)}`, { ...object, [key]: value }]));
+  return options;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Routes
+
+type Auth = 'admin' | 'server' | 'server-refresh' | 'bootstrap' | 'public';
+
+type BodySpec = { t: 'ignored' } | { t: 'object'; fields: Fields } | { t: 'array'; fields: Fields; max: number } | { t: 'paths' };
+
+interface ParamSpec {
+  /** Wire-form values that reach the handler (valid, or wrong in ways the handler must answer). */
+  any: fc.Arbitrary<string>;
+  /** Wire-form values the route refuses by construction; null when every value is acceptable. */
+  wrong: fc.Arbitrary<string> | null;
+}
+
+interface QuerySpec {
+  valid: fc.Arbitrary<string>;
+  wrong: fc.Arbitrary<string[]>;
+}
+
+interface RouteSpec {
+  auth: Auth;
+  params?: Record<string, ParamSpec>;
+  query?: Record<string, QuerySpec>;
+  body: BodySpec;
+  /** With valid authentication and nothing wrong, the route changes no stored row (so 2xx may be sent). */
+  readOnly: boolean;
+  /** Headers this route reads (junk versions are sent). */
+  extraHeaders?: Record<string, fc.Arbitrary<string>>;
+  /** Every request to it fails whatever it carries (no row it could act on exists). */
+  alwaysFails?: string;
+}
+
+interface Fixtures {
+  server: TestServer & { accessToken: string };
+  endedServerToken: string;
+  player: TestPlayerSession;
+  idle: TestPlayer;
+  /** A valid signed link (wire path and query) of the one indexed resource file. */
+  signedFile: { path: string; query: string };
+}
+
+/** Path segments, in wire form, that no id pipe or router should choke on. */
+const junkSegment: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom('%2F', 'a%2Fb', '..', '.', '%2e%2e', '%00', '1%00', '%ZZ', '%E0%A4%A', '%', '%C0%AF', '-1', '0', '+1', '1.0', '1e3', '0x10', '%201', '1%20', encodeURIComponent('９'), '9'.repeat(25), '9223372036854775808', 'null', 'NaN', '__proto__', 'constructor', '%F0%9F%8E%B5', 'é', '\u00ff'),
+  fc.string({ unit: 'grapheme', minLength: 1, maxLength: 30 }).map(encodeURIComponent),
+  fc.integer({ min: 100, max: 8_000 }).map((n) => 'a'.repeat(n)),
+);
+
+const idParam = (samples: number[], digits: number, max: bigint): ParamSpec => {
+  const isValid = (wire: string) => /^\d+$/.test(wire) && wire.length <= digits && BigInt(wire) >= 1n && BigInt(wire) <= max;
+  return {
+    any: fc.oneof(fc.constantFrom(...samples.map(String)), fc.bigInt({ min: 1n, max }).map(String), junkSegment),
+    wrong: junkSegment.filter((wire) => !isValid(wire)),
+  };
+};
+
+/** Query values in wire form: encoded junk, plus raw forms a decoder must survive. */
+const queryValue = fc.oneof(
+  fc.constantFrom('', '0', '-1', '1.5', '1e1', 'NaN', 'Infinity', '99999999999999999999', ' 5', '5 ', '0x10', 'true', 'TRUE', 'null', '\u0000', '[]', '{}').map(encodeURIComponent),
+  fc.constantFrom('%00', '%ZZ', '%', '%E0%A4%A', '+5', '5+', '[]', 'a=b', '%26', '\u00e9'),
+  fc.string({ unit: 'grapheme', maxLength: 20 }).map(encodeURIComponent),
+  fc.integer().map(String),
+);
+
+/** What the service sees of a wire-form query value (undecodable ones stay as they are). */
+function decodedQueryValue(wire: string): string {
+  try {
+    return decodeURIComponent(wire.replace(/\+/g, ' '));
+  } catch {
+    return wire;
+  }
+}
+const queryKey = fc.oneof(
+  fc.constantFrom('a', 'a[]', 'a[b]', 'a[b][c]', '__proto__', 'constructor', 'limit[]', 'lang[x]', '%00', '', 'expires[]', 'sig[0]', 'before[]'),
+  fc.string({ unit: 'grapheme', maxLength: 10 }).map(encodeURIComponent),
+);
+const noiseQuery = fc.array(fc.tuple(queryKey, queryValue), { maxLength: 4 });
+
+/** Wrong values of a strict decimal query parameter in [min, max], or the parameter repeated. */
+function wrongInteger(min: number, max: number): fc.Arbitrary<string[]> {
+  return fc.oneof(
+    queryValue
+      .filter((wire) => {
+        const value = decodedQueryValue(wire);
+        return !(/^\d{1,16}$/.test(value) && Number(value) >= min && Number(value) <= max);
+      })
+      .map((value) => [value]),
+    fc.tuple(fc.integer({ min, max }), fc.integer({ min, max })).map(([a, b]) => [String(a), String(b)]),
+  );
+}
+
+function routeTable(fx: Fixtures): Record<string, RouteSpec> {
+  const uids = [fx.player.uid, fx.idle.uid];
+  const uid = idParam(uids, 19, 9_223_372_036_854_775_807n);
+  const serverId = idParam([fx.server.serverID], 10, 2_147_483_647n);
+  const uidKind: Kind = { t: 'uid', samples: uids };
+  const accessToken: Kind = { t: 'string', min: 1, max: 512, gen: fc.oneof({ weight: 4, arbitrary: fc.constant(fx.player.accessToken) }, { weight: 1, arbitrary: cleanString(1, 512) }) };
+  const matching = (pattern: RegExp, gen: fc.Arbitrary<string> = fc.stringMatching(pattern)) => ({ accepts: (text: string) => pattern.test(text), gen });
+  const uuid = matching(UUID);
+  const stats: Kind = { t: 'nested', fields: { perfect: req({ t: 'int', min: 0, max: 2 ** 31 - 1 }), great: req({ t: 'int', min: 0, max: 2 ** 31 - 1 }), miss: req({ t: 'int', min: 0, max: 2 ** 31 - 1 }) } };
+  const epochMs: Kind = { t: 'int', min: 1, max: 253_402_300_799_999 };
+  const localDateTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
+  const signed = new URLSearchParams(fx.signedFile.query);
+
+  return {
+    'GET /server/ping': { auth: 'public', body: { t: 'ignored' }, readOnly: true },
+    'GET /health': { auth: 'public', body: { t: 'ignored' }, readOnly: true },
+    'GET /health/ready': { auth: 'public', body: { t: 'ignored' }, readOnly: true },
+    'GET /docs/openapi.json': { auth: 'public', body: { t: 'ignored' }, readOnly: true },
+    'POST /server/login': {
+      auth: 'bootstrap',
+      body: {
+        t: 'object',
+        fields: {
+          pluginVersion: req({ t: 'int', min: 0, max: 2 ** 31 - 1 }),
+          pluginSHA: req({ t: 'string', min: 1, max: 128 }),
+          serverAuthToken: opt({ t: 'string', max: 512 }),
+        },
+      },
+      readOnly: false,
+    },
+    'GET /server/refresh': { auth: 'server-refresh', body: { t: 'ignored' }, readOnly: false },
+    'POST /server/logout': { auth: 'server', body: { t: 'ignored' }, readOnly: false },
+    'GET /server/collections': { auth: 'server', body: { t: 'ignored' }, readOnly: true },
+    'GET /server/charts': { auth: 'server', body: { t: 'ignored' }, readOnly: true },
+    'GET /server/baltop': { auth: 'server', query: { limit: { valid: fc.integer({ min: 1, max: 100 }).map(String), wrong: wrongInteger(1, 100) } }, body: { t: 'ignored' }, readOnly: true },
+    'POST /player/login': {
+      auth: 'server',
+      body: {
+        t: 'object',
+        fields: {
+          // ONLINE would ask the identity provider (unreachable here: 503); phase 2 sends the others.
+          mode: req({ t: 'enum', values: ['ONLINE', 'TOKEN', 'OFFLINE_REFRESH'], gen: ['TOKEN', 'OFFLINE_REFRESH'] }),
+          version: req({ t: 'int', min: 0, max: 2 ** 31 - 1 }),
+          uuid: opt({ t: 'string', max: 36, ...uuid }),
+          username: opt({ t: 'string', max: 16, ...matching(/^[A-Za-z0-9_]{1,16}$/) }),
+          authToken: opt({ t: 'string', min: 1, max: 512, gen: fc.oneof(fc.constant(fx.idle.netToken), cleanString(1, 512)) }),
+          resumeToken: opt({ t: 'string', min: 1, max: 512 }),
+        },
+      },
+      readOnly: false,
+    },
+    'POST /player/options': {
+      auth: 'server',
+      body: {
+        t: 'object',
+        fields: {
+          uid: req(uidKind),
+          accessToken: req(accessToken),
+          options: req({ t: 'object' }),
+          // Only '' or an unlocked title key pass: mostly ''.
+          playerPrefix: opt({ t: 'string', max: 128, gen: fc.oneof({ weight: 3, arbitrary: fc.constant('') }, { weight: 1, arbitrary: cleanString(0, 128) }) }),
+          playerSuffix: opt({ t: 'string', max: 128, gen: fc.oneof({ weight: 3, arbitrary: fc.constant('') }, { weight: 1, arbitrary: cleanString(0, 128) }) }),
+        },
+      },
+      readOnly: false,
+    },
+    'POST /player/logout': { auth: 'server', body: { t: 'object', fields: { uid: req(uidKind), accessToken: req(accessToken) } }, readOnly: false },
+    'POST /player/collections': {
+      auth: 'server',
+      body: {
+        t: 'object',
+        fields: {
+          uid: req(uidKind),
+          accessToken: req(accessToken),
+          collections: req({ t: 'array', of: { t: 'string', max: 128, ...matching(COLLECTION_KEY, fc.stringMatching(/^rhythmc:assets\.[a-z0-9]{1,8}$/)) }, max: 5000 }),
+        },
+      },
+      readOnly: false,
+    },
+    'POST /player/economy': {
+      auth: 'server',
+      body: { t: 'object', fields: { uid: req(uidKind), accessToken: req(accessToken), wattHour: req({ t: 'int', min: 0, max: Number.MAX_SAFE_INTEGER }) } },
+      readOnly: false,
+    },
+    'POST /player/upload': {
+      auth: 'server',
+      body: {
+        t: 'object',
+        fields: {
+          player: req({ t: 'nested', fields: { playerUID: req(uidKind), accessToken: req(accessToken), timestamp: req(epochMs) } }),
+          server: req({
+            t: 'nested',
+            fields: {
+              serverID: req({ t: 'int', min: 1, max: 2 ** 31 - 1, gen: fc.oneof({ weight: 4, arbitrary: fc.constant(fx.server.serverID) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 2 ** 31 - 1 }) }) }),
+              serverName: req({ t: 'string', max: 64 }),
+              country: req({ t: 'string', max: 64 }),
+            },
+          }),
+          payload: req({
+            t: 'nested',
+            fields: {
+              type: req({ t: 'enum', values: ['gameplay'] }),
+              levelID: req({ t: 'int', min: 1, max: 2 ** 31 - 1 }),
+              acc: req({ t: 'number', min: 0, max: 100 }),
+              isRival: req({ t: 'bool' }),
+              isWin: req({ t: 'bool' }),
+              rivalUID: req({ t: 'int', min: 0, max: Number.MAX_SAFE_INTEGER }),
+              rivalAcc: req({ t: 'number', min: 0, max: 100 }),
+              tapStats: req(stats),
+              holdStats: req(stats),
+              dodgeStats: req(stats),
+              lookStats: req(stats),
+              maxCombo: req({ t: 'int', min: 0, max: 2 ** 31 - 1 }),
+              pass: req({ t: 'bool' }),
+              fullCombo: req({ t: 'bool' }),
+              allPerfect: req({ t: 'bool' }),
+              isNewRecord: req({ t: 'bool' }),
+              player_arena: req({ t: 'string', max: 64 }),
+              time: req(epochMs),
+            },
+          }),
+        },
+      },
+      readOnly: false,
+    },
+    'GET /resources/manifest': {
+      auth: 'server',
+      query: { lang: { valid: fc.constantFrom('true', 'false'), wrong: fc.oneof(queryValue.filter((v) => !['true', 'false'].includes(decodedQueryValue(v))).map((v) => [v]), fc.constant<string[]>(['true', 'false'])) } },
+      body: { t: 'ignored' },
+      readOnly: true,
+    },
+    'POST /resources/down': { auth: 'server', body: { t: 'paths' }, readOnly: true },
+    'GET /resources/packmanifest': { auth: 'server', body: { t: 'ignored' }, readOnly: true },
+    'GET /resources/files/*path': {
+      auth: 'public',
+      params: { path: { any: fc.constant(fx.signedFile.path), wrong: fc.array(junkSegment, { minLength: 1, maxLength: 3 }).map((segments) => segments.join('/')) } },
+      query: {
+        expires: { valid: fc.constant(signed.get('expires')!), wrong: fc.oneof(queryValue.filter((v) => v !== signed.get('expires')).map((v) => [v]), fc.constant<string[]>(['1', '2'])) },
+        sig: { valid: fc.constant(signed.get('sig')!), wrong: fc.oneof(queryValue.filter((v) => v !== signed.get('sig')).map((v) => [v]), fc.constant<string[]>(['a', 'b'])) },
+      },
+      body: { t: 'ignored' },
+      readOnly: true,
+      extraHeaders: {
+        Range: fc.oneof(headerJunk(), fc.constantFrom('bytes=0-0', 'bytes=5-1', 'bytes=-0', 'bytes=0-', 'bytes=999999-', 'bytes=0-1,2-3', 'bytes=a-b', 'items=0-1', 'bytes=-99999999999999999999')),
+        'If-Range': headerJunk(),
+        'If-None-Match': fc.oneof(headerJunk(), fc.constantFrom('*', 'W/"x"', '"', '""')),
+      },
+    },
+    'POST /admin/servers': {
+      auth: 'admin',
+      body: { t: 'object', fields: { name: req({ t: 'string', min: 1, max: 64 }), country: req({ t: 'string', min: 1, max: 64 }), ip: opt({ t: 'string', max: 45, accepts: (text) => isIP(text) !== 0, gen: fc.oneof(fc.ipV4(), fc.ipV6()) }) } },
+      readOnly: false,
+    },
+    'POST /admin/servers/:serverID/bootstrap-token': { auth: 'admin', params: { serverID: serverId }, body: { t: 'ignored' }, readOnly: false },
+    'PUT /admin/maintenance': { auth: 'admin', body: { t: 'object', fields: { enabled: req({ t: 'bool' }), message: opt({ t: 'string', max: 512 }) } }, readOnly: false },
+    'PUT /admin/plugin-policy': {
+      auth: 'admin',
+      body: {
+        t: 'object',
+        fields: {
+          minPluginVersion: req({ t: 'int', min: 0, max: 2 ** 31 - 1 }),
+          latestPluginVersion: req({ t: 'int', min: 0, max: 2 ** 31 - 1 }),
+          allowedPluginSHAs: req({ t: 'array', of: { t: 'string', min: 1, max: 128 }, max: 1000 }),
+          downUrl: req({ t: 'string', max: 2048 }),
+        },
+      },
+      readOnly: false,
+    },
+    'POST /admin/players': {
+      auth: 'admin',
+      body: {
+        t: 'object',
+        fields: {
+          username: req({ t: 'string', max: 32, ...matching(/^[A-Za-z0-9_]{1,32}$/) }),
+          uuid: opt({ t: 'string', max: 36, ...uuid }),
+          displayName: opt({ t: 'string', max: 64 }),
+        },
+      },
+      readOnly: false,
+    },
+    'POST /admin/players/:uid/net-token': { auth: 'admin', params: { uid }, body: { t: 'ignored' }, readOnly: false },
+    'POST /admin/players/:uid/ban': {
+      auth: 'admin',
+      params: { uid },
+      body: { t: 'object', fields: { reason: opt({ t: 'string', max: 512 }), until: opt({ t: 'string', max: 19, ...matching(localDateTime, fc.oneof(fc.stringMatching(localDateTime), fc.constant('2099-12-31T23:59:59'))) }), message: opt({ t: 'string', max: 512 }) } },
+      readOnly: false,
+    },
+    // An unban without a ban still bumps the ban generation (statement trigger): never sent valid.
+    'DELETE /admin/players/:uid/ban': { auth: 'admin', params: { uid }, body: { t: 'ignored' }, readOnly: false },
+    'PUT /admin/players/:uid/banstate': { auth: 'admin', params: { uid }, body: { t: 'object', fields: { banstate: req({ t: 'int', min: 0, max: 2 ** 31 - 1 }) } }, readOnly: false },
+    'GET /admin/players/:uid/economy': {
+      auth: 'admin',
+      params: { uid },
+      query: { limit: { valid: fc.integer({ min: 1, max: 500 }).map(String), wrong: wrongInteger(1, 500) }, before: { valid: fc.integer({ min: 1 }).map(String), wrong: wrongInteger(1, Number.MAX_SAFE_INTEGER) } },
+      body: { t: 'ignored' },
+      readOnly: true,
+    },
+    'PUT /admin/charts': {
+      auth: 'admin',
+      body: {
+        t: 'array',
+        max: 1000,
+        fields: {
+          levelId: req({ t: 'int', min: 0, max: 2 ** 31 - 1 }),
+          name: req({ t: 'string', min: 1, max: 128 }),
+          difficultyConstant: req({ t: 'number', min: 0, max: 1e6 }),
+          version: req({ t: 'string', min: 1, max: 64 }),
+          active: req({ t: 'bool' }),
+          createdAt: opt({ t: 'string', max: 19, ...matching(localDateTime, fc.stringMatching(/^(19|20)\d{2}-0[1-9]-[01][1-9]T[01]\d:[0-5]\d:[0-5]\d$/)) }),
+        },
+      },
+      readOnly: false,
+    },
+    'PUT /admin/collections': {
+      auth: 'admin',
+      body: {
+        t: 'array',
+        max: 1000,
+        fields: {
+          key: req({ t: 'string', max: 128, ...matching(COLLECTION_KEY, fc.stringMatching(/^[a-z]{1,5}:[a-z]{1,5}\.[a-z0-9]{1,5}$/)) }),
+          type: req({ t: 'string', max: 32, ...matching(/^[a-z][a-z0-9_]{0,31}$/, fc.constantFrom('title', 'tag', 'arena')) }),
+          unlockMethod: req({ t: 'nested', open: true, fields: { type: req({ t: 'string', min: 1, max: 64 }), mode: opt({ t: 'any' }), events: opt({ t: 'any' }), info: opt({ t: 'any' }) } }),
+          // Title rules hold only for title and tag collections: the fields are not poisoned.
+          properties: req({ t: 'nested', open: true, fields: { title: req({ t: 'any' }), description: opt({ t: 'any' }), rarity: opt({ t: 'any' }), position: opt({ t: 'any' }) } }),
+        },
+      },
+      readOnly: false,
+    },
+    'PUT /admin/packs': {
+      auth: 'admin',
+      body: {
+        t: 'array',
+        max: 1000,
+        fields: {
+          name: req({ t: 'string', min: 1, max: 128 }),
+          displayName: req({ t: 'string', min: 1, max: 256 }),
+          type: req({ t: 'enum', values: ['FULL', 'CHAPTER', 'SONG'] }),
+          availableSongs: req({ t: 'array', of: { t: 'int', min: 0, max: 2 ** 31 - 1 }, max: 100_000 }),
+          file: req({ t: 'string', min: 1, max: 1024, gen: fc.constantFrom('packs/none.zip', 'packs/../x.zip') }),
+        },
+      },
+      readOnly: false,
+    },
+    'DELETE /admin/packs/:name': {
+      auth: 'admin',
+      params: { name: { any: junkSegment, wrong: junkSegment } },
+      body: { t: 'ignored' },
+      readOnly: false,
+      alwaysFails: 'no pack is described',
+    },
+    'POST /admin/resources/rescan': { auth: 'admin', body: { t: 'ignored' }, readOnly: true },
+    'POST /admin/ratings/recompute': { auth: 'admin', body: { t: 'ignored' }, readOnly: true },
+    'GET /admin/realtime/connections': { auth: 'admin', body: { t: 'ignored' }, readOnly: true },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Requests of one route
+
+/** Authorization headers that are not the route's credential (absent, malformed, or of another kind). */
+function junkAuthorization(route: RouteSpec, fx: Fixtures): fc.Arbitrary<string[] | undefined> {
+  const otherTokens: Record<Auth, string[]> = {
+    admin: [fx.server.accessToken, fx.server.bootstrapToken, fx.player.accessToken, fx.endedServerToken],
+    server: [ADMIN_TOKEN, fx.server.bootstrapToken, fx.player.accessToken, fx.endedServerToken],
+    'server-refresh': [ADMIN_TOKEN, fx.server.bootstrapToken, fx.player.accessToken, fx.endedServerToken],
+    bootstrap: [ADMIN_TOKEN, fx.server.accessToken, fx.player.accessToken, fx.idle.netToken],
+    public: [],
+  };
+  const token = fc.oneof(
+    fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_'.split('')), minLength: 1, maxLength: 80 }),
+    fc.integer({ min: 1_000, max: 12_000 }).map((n) => 'A'.repeat(n)),
+    headerJunk().filter((text) => /\S/.test(text) && !/\s/.test(text.trim())),
+    ...(otherTokens[route.auth].length ? [fc.constantFrom(...otherTokens[route.auth])] : []),
+  );
+  const valid = validAuthorization(route, fx);
+  return fc.oneof<fc.Arbitrary<string[] | undefined>[]>(
+    fc.constant(undefined),
+    token.map((value) => [`Bearer ${value}`]),
+    fc.tuple(fc.constantFrom('Basic', 'Token', 'bearer:', 'Bearer\u00a0', 'B\u00e9arer', '', 'Bearer Bearer'), token).map(([scheme, value]) => [`${scheme} ${value}`]),
+    fc.constantFrom('Bearer', 'Bearer ', 'bearer', '   ', 'Bearer a b', 'Bearer a, Bearer b', 'Basic dXNlcjpwYXNz', '\u00ff\u00fe').map((value) => [value]),
+    // Two headers: the service reads the first one (node keeps only the first Authorization).
+    fc.tuple(token, fc.constant(valid)).map(([junk, good]) => [`Bearer ${junk}`, good ?? 'Bearer x']),
+    fc.constant<string[] | undefined>(valid === undefined ? undefined : [`${valid} ${valid.slice(7)}`]),
+  );
+}
+
+function validAuthorization(route: RouteSpec, fx: Fixtures): string | undefined {
+  switch (route.auth) {
+    case 'admin':
+      return `Bearer ${ADMIN_TOKEN}`;
+    case 'server':
+    case 'server-refresh':
+      return `Bearer ${fx.server.accessToken}`;
+    case 'bootstrap':
+      return `Bearer ${fx.server.bootstrapToken}`;
+    case 'public':
+      return undefined;
+  }
+}
+
+function bodyArbitrary(spec: BodySpec, poisoned: boolean): fc.Arbitrary<[string, BodyPart | undefined]> {
+  const any = anyBody.map((body): [string, BodyPart | undefined] => ['', body]);
+  if (!poisoned) {
+    switch (spec.t) {
+      case 'ignored':
+        return any;
+      case 'object':
+        return fc.oneof(any, junkObject(spec.fields).map((object): [string, BodyPart] => ['', jsonPart(object)]));
+      case 'array':
+        return fc.oneof(any, fc.array(junkObject(spec.fields), { maxLength: 3 }).map((items): [string, BodyPart] => ['', jsonPart(items)]));
+      case 'paths':
+        return fc.oneof(any, fc.array(fc.oneof(nastyString, fc.constantFrom('data/hostile/a.json', 'data/none.json', 'lang/x')), { maxLength: 4 }).map((items): [string, BodyPart] => ['', jsonPart(items)]));
+    }
+  }
+  const generic = badBodyForAnyRoute.map(([why, body]): [string, BodyPart | undefined] => [why, body]);
+  switch (spec.t) {
+    case 'ignored':
+      return generic;
+    case 'object':
+      return fc.oneof(
+        generic,
+        poisonedObject(spec.fields).chain(([why, object]) =>
+          reservedOrPlain(object).map((text): [string, BodyPart] => [why, jsonPart(text, true)]),
+        ),
+        anyJson.filter((value) => typeof value !== 'object' || value === null || Array.isArray(value)).map((value): [string, BodyPart] => ['not an object', jsonPart(value)]),
+        fc.tuple(fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'application/xml', 'application/jsonx', ''), validObject(spec.fields)).map(
+          ([contentType, object]): [string, BodyPart] => [`content type ${contentType}`, { bytes: Buffer.from(JSON.stringify(object)), contentType }],
+        ),
+        fc.constant<[string, undefined]>(['no body', undefined]),
+      );
+    case 'array':
+      return fc.oneof(
+        generic,
+        fc
+          .tuple(fc.array(validObject(spec.fields), { maxLength: 2 }), poisonedObject(spec.fields), fc.array(validObject(spec.fields), { maxLength: 2 }))
+          .map(([before, [why, bad], after]): [string, BodyPart] => [`entry ${why}`, jsonPart([...before, bad, ...after])]),
+        fc.tuple(fc.array(validObject(spec.fields), { maxLength: 2 }), anyJson.filter((value) => typeof value !== 'object' || value === null || Array.isArray(value))).map(
+          ([items, bad]): [string, BodyPart] => ['entry not an object', jsonPart([...items, bad])],
+        ),
+        anyJson.filter((value) => !Array.isArray(value)).map((value): [string, BodyPart] => ['not an array', jsonPart(value)]),
+        fc.constant<[string, BodyPart]>(['too many entries', jsonPart(Array.from({ length: spec.max + 1 }, () => ({})))]),
+        fc.constant<[string, undefined]>(['no body', undefined]),
+      );
+    case 'paths':
+      return fc.oneof(
+        generic,
+        fc
+          .tuple(
+            fc.array(fc.constantFrom('data/hostile/a.json', 'data/none.json'), { maxLength: 2 }),
+            fc.oneof(
+              fc.constantFrom('', '/data/a', '../x', 'data/../../x', 'data\\a', 'data/a\u0001', 'x'.repeat(5000)),
+              anyJson.filter((value) => typeof value !== 'string'),
+            ),
+          )
+          .map(([good, bad]): [string, BodyPart] => ['bad path', jsonPart([...good, bad])]),
+        anyJson.filter((value) => !Array.isArray(value)).map((value): [string, BodyPart] => ['not an array', jsonPart(value)]),
+        fc.constant<[string, undefined]>(['no body', undefined]),
+      );
+  }
+}
+
+/** Sometimes adds a reserved key to a poisoned object (it stays refused either way). */
+function reservedOrPlain(object: Json): fc.Arbitrary<string> {
+  if (typeof object !== 'object' || object === null || Array.isArray(object)) return fc.constant(JSON.stringify(object));
+  return fc.oneof(fc.constant(JSON.stringify(object)), fc.tuple(reservedKey, anyJson).map(([key, value]) => withRawKey(object, key, value)));
+}
+
+function buildQuery(pairs: [string, string][]): string {
+  return pairs.length === 0 ? '' : `?${pairs.map(([key, value]) => `${key}=${value}`).join('&')}`;
+}
+
+type Slot = 'auth' | 'method' | 'body' | `param:${string}` | `query:${string}` | 'none';
+
+function requestArbitrary(key: string, route: RouteSpec, fx: Fixtures, methodsOfPath: string[]): fc.Arbitrary<HostileRequest> {
+  const [method, pattern] = key.split(' ');
+  const slots: Slot[] = ['method', 'body'];
+  if (route.auth !== 'public') slots.push('auth');
+  for (const [name, param] of Object.entries(route.params ?? {})) if (param.wrong) slots.push(`param:${name}`);
+  for (const name of Object.keys(route.query ?? {})) slots.push(`query:${name}`);
+  if (route.readOnly || route.alwaysFails) slots.push('none');
+  const wrongMethods = METHODS.filter((candidate) => !methodsOfPath.includes(candidate) && !(candidate === 'HEAD' && methodsOfPath.includes('GET')));
+  const validAuth = validAuthorization(route, fx);
+
+  return fc.constantFrom(...slots).chain((slot) =>
+    fc
+      .record({
+        method: slot === 'method' ? fc.constantFrom(...wrongMethods) : method === 'GET' ? fc.constantFrom('GET', 'GET', 'HEAD') : fc.constant(method),
+        auth:
+          slot === 'auth'
+            ? junkAuthorization(route, fx)
+            : validAuth === undefined
+              ? junkAuthorization(route, fx)
+              : fc.oneof({ weight: 5, arbitrary: fc.constant<string[] | undefined>([validAuth]) }, { weight: 1, arbitrary: junkAuthorization(route, fx) }),
+        params: fc.record(
+          Object.fromEntries(Object.entries(route.params ?? {}).map(([name, param]) => [name, slot === `param:${name}` ? param.wrong! : param.any])) as Record<string, fc.Arbitrary<string>>,
+        ),
+        query: fc.tuple(
+          fc.tuple(
+            ...Object.entries(route.query ?? {}).map(([name, spec]) =>
+              slot === `query:${name}`
+                ? spec.wrong.map((values) => values.map((value): [string, string] => [name, value]))
+                : fc.option(spec.valid.map((value): [string, string][] => [[name, value]]), { nil: [] as [string, string][], freq: 3 }),
+            ),
+          ),
+          noiseQuery,
+        ),
+        body: bodyArbitrary(route.body, slot === 'body'),
+        headers: fc.record(
+          {
+            'User-Agent': fc.oneof(fc.constant('rhythmc-plugin-test/1.0 node/20'), headerJunk(200)),
+            Accept: fc.oneof(fc.constant('application/json'), headerJunk(), fc.constant('text/html')),
+            'X-Forwarded-For': fc.oneof(headerJunk(), fc.constant('1.2.3.4, 5.6.7.8')),
+            Cookie: headerJunk(),
+            ...(route.extraHeaders ?? {}),
+          },
+          { requiredKeys: [] },
+        ),
+      })
+      .map(({ method: sentMethod, auth, params, query: [known, noise], body: [why, body], headers }): HostileRequest => {
+        const path = pattern.replace(/\*(\w+)|:(\w+)/g, (_match, star: string | undefined, colon: string | undefined) => params[(star ?? colon)!]);
+        const all: Record<string, string | string[]> = { ...headers };
+        if (auth !== undefined) all.Authorization = auth.length === 1 ? auth[0] : auth;
+        if (body !== undefined) {
+          if (body.contentType !== null && body.contentType !== '') all['Content-Type'] = body.contentType;
+          if (body.contentEncoding !== undefined) all['Content-Encoding'] = body.contentEncoding;
+        }
+        const poison =
+          slot === 'none' ? (route.alwaysFails ?? 'none') : slot === 'body' ? `body: ${why}` : slot === 'auth' ? `auth ${JSON.stringify(auth)?.slice(0, 60)}` : slot;
+        return {
+          method: sentMethod,
+          path: path + buildQuery([...known.flat(), ...noise]),
+          headers: all,
+          body: body?.bytes,
+          mustFail: slot !== 'none' || route.alwaysFails !== undefined,
+          poison,
+        };
+      }),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stored state
+
+/** Row count and checksum of every table of the public schema. */
+async function snapshot(app: TestApp): Promise<Record<string, string>> {
+  const tables = await app.sql<{ name: string }>(`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1`);
+  const result: Record<string, string> = {};
+  for (const { name } of tables) {
+    const [row] = await app.sql<{ n: string; sum: string }>(`SELECT count(*)::text AS n, md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) AS sum FROM "${name}" t`);
+    result[name] = `${row.n} rows, ${row.sum}`;
+  }
+  return result;
+}
+
+/** `METHOD /path` of every route the Express router of the running app holds. */
+function registeredRoutes(app: TestApp): string[] {
+  const express = app.get(HttpAdapterHost).httpAdapter.getInstance<{ router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] } }>();
+  const routes: string[] = [];
+  for (const layer of express.router.stack) {
+    if (!layer.route) continue;
+    // SwaggerModule.setup's UI pages and assets under /docs read no input (openapi.e2e-spec covers
+    // them); the document itself, /docs/openapi.json, stays in the table.
+    if (layer.route.path !== '/docs/openapi.json' && (layer.route.path === '/docs' || layer.route.path.startsWith('/docs/'))) continue;
+    for (const [method, on] of Object.entries(layer.route.methods)) if (on) routes.push(`${method.toUpperCase()} ${layer.route.path}`);
+  }
+  return routes.sort();
+}
+
+// ---------------------------------------------------------------------------------------------
+
+describe('Hostile input on every route', () => {
+  let app: TestApp;
+  let fx: Fixtures;
+  let table: Record<string, RouteSpec>;
+  let before: Record<string, string>;
+  let resourceDir: string;
+  const port = () => Number(new URL(app.baseUrl).port);
+
+  beforeAll(async () => {
+    resourceDir = mkdtempSync(join(tmpdir(), 'rhythmc-hostile-'));
+    mkdirSync(join(resourceDir, 'data', 'hostile'), { recursive: true });
+    writeFileSync(join(resourceDir, 'data', 'hostile', 'a.json'), '{"hostile":true}\n'.repeat(64));
+    app = await startTestApp({ env: { RESOURCE_DIR: resourceDir } });
+
+    const main = await onlineServer(app);
+    const other = await onlineServer(app);
+    expect((await app.http.post('/server/logout', undefined, { token: other.accessToken })).status).toBe(204);
+    const player = await onlinePlayer(app, main);
+    const idle = await createPlayer(app);
+    const links = await app.http.post('/resources/down', ['data/hostile/a.json'], { token: main.accessToken });
+    expect(links.status).toBe(200);
+    const link = new URL(links.body[0].url as string);
+    fx = {
+      server: { ...main.server, accessToken: main.accessToken },
+      endedServerToken: other.accessToken,
+      player,
+      idle,
+      signedFile: { path: link.pathname.replace(/^\/resources\/files\//, ''), query: link.search },
+    };
+    table = routeTable(fx);
+
+    // Read-only routes may write once on first use (the link signing key); do that before the snapshot.
+    for (const [key, route] of Object.entries(table)) {
+      if (!route.readOnly) continue;
+      const [method, pattern] = key.split(' ');
+      const path = pattern.replace('*path', fx.signedFile.path).replace(':uid', String(fx.player.uid));
+      const auth = validAuthorization(route, fx);
+      const body = route.body.t === 'paths' ? Buffer.from('["data/hostile/a.json"]') : undefined;
+      const response = await send(port(), {
+        method,
+        path: path + (pattern.includes('*path') ? fx.signedFile.query : ''),
+        headers: { ...(auth ? { Authorization: auth } : {}), ...(body ? { 'Content-Type': 'application/json' } : {}) },
+        body,
+        mustFail: false,
+        poison: 'priming',
+      });
+      expect(response.status).toBeLessThan(300);
+    }
+    before = await snapshot(app);
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    rmSync(resourceDir, { recursive: true, force: true });
+  });
+
+  it('has a hostile-input entry for exactly the registered routes', () => {
+    expect(Object.keys(table).sort()).toEqual(registeredRoutes(app));
+  });
+
+  // The table keys are known before the app starts; the test above ties them to the router.
+  const keys = Object.keys(
+    routeTable({
+      server: { serverID: 1, serverName: '', bootstrapToken: '', accessToken: '' },
+      endedServerToken: '',
+      player: { uid: 1, username: '', netToken: '', accessToken: '', profile: {} },
+      idle: { uid: 2, username: '', netToken: '' },
+      signedFile: { path: '', query: '?expires=1&sig=x' },
+    }),
+  );
+
+  it.each(keys)('%s: refuses generated junk with a 4xx error body, never a 5xx', async (key) => {
+    const registered = registeredRoutes(app);
+    const [, pattern] = key.split(' ');
+    const methodsOfPath = registered.filter((route) => route.split(' ')[1] === pattern).map((route) => route.split(' ')[0]);
+    await fc.assert(
+      fc.asyncProperty(requestArbitrary(key, table[key], fx, methodsOfPath), async (request) => {
+        checkAnswer(request, await send(port(), request));
+      }),
+      { numRuns: RUNS, seed: SEED },
+    );
+  });
+
+  it('stored nothing', async () => {
+    expect(await snapshot(app)).toEqual(before);
+  });
+
+  // Phase 2: well-formed bodies with extreme but valid values on the writing routes. These may store.
+  // `reaches`: some generated bodies must succeed (packs name no indexed file; the login's players
+  // are banned or online).
+  const PHASE_TWO: Record<string, { uid?: 'idle'; reaches: boolean }> = {
+    'POST /admin/servers': { reaches: true },
+    'PUT /admin/maintenance': { reaches: true },
+    'PUT /admin/plugin-policy': { reaches: true },
+    'POST /admin/players': { reaches: true },
+    'POST /admin/players/:uid/ban': { uid: 'idle', reaches: true },
+    'PUT /admin/players/:uid/banstate': { uid: 'idle', reaches: true },
+    'PUT /admin/charts': { reaches: true },
+    'PUT /admin/collections': { reaches: true },
+    'PUT /admin/packs': { reaches: false },
+    'POST /player/login': { reaches: false },
+    'POST /player/options': { reaches: true },
+    'POST /player/collections': { reaches: true },
+    'POST /player/economy': { reaches: true },
+    'POST /player/upload': { reaches: true },
+    'POST /server/login': { reaches: true },
+  };
+
+  it.each(Object.keys(PHASE_TWO))('%s: answers well-formed extreme values without a 5xx', async (key) => {
+    const route = table[key];
+    const [method, pattern] = key.split(' ');
+    const uid = PHASE_TWO[key].uid === 'idle' ? fx.idle.uid : fx.player.uid;
+    let auth = validAuthorization(route, fx);
+    if (key === 'POST /server/login') {
+      // A login replaces the session it logs in: a server of its own, and no maintenance or
+      // version floor left by the admin cases above.
+      auth = `Bearer ${(await createServer(app)).bootstrapToken}`;
+      expect((await app.admin.put('/admin/maintenance', { enabled: false, message: '' })).status).toBe(200);
+      const policy = { minPluginVersion: 0, latestPluginVersion: 2 ** 31 - 1, allowedPluginSHAs: [], downUrl: '' };
+      expect((await app.admin.put('/admin/plugin-policy', policy)).status).toBe(200);
+    }
+    const body = route.body.t === 'object' ? validObject(route.body.fields) : route.body.t === 'array' ? fc.array(validObject(route.body.fields), { maxLength: 4 }) : null;
+    if (body === null) throw new Error(`${key} has no body to fill`);
+    const statuses = new Map<number, number>();
+    await fc.assert(
+      fc.asyncProperty(body, async (value) => {
+        const request: HostileRequest = {
+          method,
+          path: pattern.replace(':uid', String(uid)),
+          headers: { ...(auth ? { Authorization: auth } : {}), 'Content-Type': 'application/json' },
+          body: Buffer.from(JSON.stringify(value)),
+          mustFail: false,
+          poison: 'none (well-formed)',
+        };
+        const response = await send(port(), request);
+        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+        checkAnswer(request, response);
+      }),
+      { numRuns: Math.ceil(RUNS / 2), seed: SEED },
+    );
+    // The generator must reach the route's success path, or the property says little.
+    if (PHASE_TWO[key].reaches) expect([...statuses.keys()].some((status) => status < 300)).toBe(true);
+  });
+
+  it('still serves the fixtures (the junk did not end a session)', async () => {
+    expect((await app.http.get('/server/charts', { token: fx.server.accessToken })).status).toBe(200);
+    const economy = await app.http.post('/player/economy', { uid: fx.player.uid, accessToken: fx.player.accessToken, wattHour: 5 }, { token: fx.server.accessToken });
+    expect(economy.status).toBe(200);
+  });
+});
