@@ -13,6 +13,7 @@ describe('loadConfig', () => {
       dataDir: '/srv/app/data',
       redisUrl: null,
       adminToken: null,
+      metricsToken: null,
       identityProviderUrl: 'https://sessionserver.mojang.com',
       resourceDir: '/srv/app/resources',
       cdnBaseUrl: null,
@@ -41,6 +42,10 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ TLS_KEY_FILE: '/etc/key.pem' })).toThrow(/^Invalid configuration: TLS_CERT_FILE /);
   });
 
+  it('takes METRICS_TOKEN as given', () => {
+    expect(loadConfig({ METRICS_TOKEN: 'scrape-token-0123456789' }).metricsToken).toBe('scrape-token-0123456789');
+  });
+
   it('treats empty values as unset', () => {
     expect(loadConfig({ DATABASE_URL: '', REDIS_URL: '  ', PORT: '' }).databaseUrl).toBeNull();
   });
@@ -58,6 +63,8 @@ describe('loadConfig', () => {
     ['THROTTLE_LOGIN_LIMIT', '-3'],
     ['LOG_LEVEL', 'loud'],
     ['ADMIN_TOKEN', 'short'],
+    ['METRICS_TOKEN', 'short'],
+    ['METRICS_TOKEN', 'sixteen chars or more but spaced'],
     ['REDIS_KEY_PREFIX', 'has space'],
     ['RESOURCE_LINK_TTL_SECONDS', '59'],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
