@@ -77,6 +77,11 @@ export class RealtimeService implements OnModuleInit, OnApplicationShutdown {
     for (const connection of this.connections.values()) this.close(connection, CLOSE_GOING_AWAY, 'Service shutting down');
   }
 
+  /** Open WebSocket connections of this instance (for the metrics scrape). */
+  get connectionCount(): number {
+    return this.connections.size;
+  }
+
   /** Upgrade check: a live server access token in the Authorization header; throws (→ HTTP 401) otherwise. */
   async authenticateUpgrade(request: UpgradeRequest): Promise<void> {
     const token = bearerToken(request.headers.authorization);

@@ -1,6 +1,13 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { mapError } from '../errors/error-body';
+import { routeOf } from '../http/route';
+
+/** The wire error code of a response this filter wrote, for request metrics (login and upload outcomes). */
+export function errorCodeOf(response: Response): string | undefined {
+  const code: unknown = response.locals.errorCode;
+  return typeof code === 'string' ? code : undefined;
+}
 
 /** The one place where HTTP errors become `{error, message}` bodies; 5xx causes are logged, never sent. */
 @Catch()
@@ -14,10 +21,10 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const request = ctx.getRequest<Request>();
     const mapped = mapError(exception);
     if (mapped.internal) {
-      this.logger.error(
-        `${request.method} ${request.path} -> ${mapped.status}: ${exception instanceof Error ? (exception.stack ?? exception.message) : String(exception)}`,
-      );
+      // The line carries the request's reqId (the request logging context); never the body or query.
+      this.logger.error({ err: exception, method: request.method, route: routeOf(request), status: mapped.status }, 'Request failed');
     }
+    response.locals.errorCode = mapped.body.error;
     if (response.headersSent) return;
     for (const [name, value] of Object.entries(mapped.headers)) response.setHeader(name, value);
     response.status(mapped.status).json(mapped.body);
