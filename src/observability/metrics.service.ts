@@ -3,7 +3,6 @@ import type { Request, Response } from 'express';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { AuthService } from '../auth/auth.service';
 import { errorCodeOf } from '../common/filters/all-exceptions.filter';
-import { routeOf } from '../common/http/route';
 import { PLAYER_LOGIN_MODES } from '../player/dto/player-login.dto';
 import { RealtimeService } from '../realtime/realtime.service';
 import { processMetrics } from './process-metrics';
@@ -86,14 +85,16 @@ export class MetricsService {
     registers: [this.sessionRegistry],
   });
 
+  /** Node's process metrics, shared by the apps of the process; created at start so CPU counts from then. */
+  private readonly process = processMetrics();
+
   constructor(
     private readonly auth: AuthService,
     private readonly realtime: RealtimeService,
   ) {}
 
   /** Records one answered request; called when its response closes. Scrapes are not counted. */
-  observeRequest(request: Request, response: Response, seconds: number): void {
-    const route = routeOf(request);
+  observeRequest(request: Request, response: Response, route: string, seconds: number): void {
     if (route === METRICS_ROUTE) return;
     const labels = { method: request.method, route, status: response.writableFinished ? String(response.statusCode) : 'aborted' };
     this.requests.inc(labels);
@@ -116,7 +117,7 @@ export class MetricsService {
     } catch (error) {
       this.logger.warn(`Counting live sessions failed; the scrape goes without them: ${error instanceof Error ? error.message : String(error)}`);
     }
-    parts.push(await processMetrics().metrics());
+    parts.push(await this.process.metrics());
     return parts.join('\n');
   }
 }

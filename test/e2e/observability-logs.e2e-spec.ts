@@ -231,7 +231,7 @@ describe('structured logs', () => {
           path: '/server/refresh',
           status: 500,
           durationMs: expect.any(Number),
-          msg: 'request failed',
+          msg: 'request completed',
         },
       ]);
     } finally {

@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { mapError } from '../errors/error-body';
+import { requestIdOf } from '../http/request-id';
 import { routeOf } from '../http/route';
 
 /** The wire error code of a response this filter wrote, for request metrics (login and upload outcomes). */
@@ -21,8 +22,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const request = ctx.getRequest<Request>();
     const mapped = mapError(exception);
     if (mapped.internal) {
-      // The line carries the request's reqId (the request logging context); never the body or query.
-      this.logger.error({ err: exception, method: request.method, route: routeOf(request), status: mapped.status }, 'Request failed');
+      // With the request's id, as its completion line; never its body, headers or query.
+      this.logger.error({ reqId: requestIdOf(response), err: exception, method: request.method, route: routeOf(request), status: mapped.status }, 'Request failed');
     }
     response.locals.errorCode = mapped.body.error;
     if (response.headersSent) return;
