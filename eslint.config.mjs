@@ -30,16 +30,16 @@ export default tseslint.config(
     },
   },
   // Module boundaries (docs/architecture.md): nothing depends on the realtime module but the app's
-  // wiring; a service, controller or guard reaches another module through that module's service,
+  // wiring and observability (which reads its connection count); a service, controller or guard reaches another module through that module's service,
   // never its repository (repositories may share SQL fragments); the catalog knows neither uploads
   // nor economy. ESLint applies one no-restricted-imports per file, so each group lists all it needs.
   {
     files: ['src/**/*.ts'],
-    ignores: ['src/realtime/**', 'src/**/*.repository.ts', 'src/app.module.ts', 'src/app.factory.ts'],
+    ignores: ['src/realtime/**', 'src/observability/**', 'src/**/*.repository.ts', 'src/app.module.ts', 'src/app.factory.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [NO_REALTIME, NO_FOREIGN_REPOSITORY] }] },
   },
   { files: ['src/**/*.repository.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [NO_REALTIME] }] } },
-  { files: ['src/realtime/**/*.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [NO_FOREIGN_REPOSITORY] }] } },
+  { files: ['src/realtime/**/*.ts', 'src/observability/**/*.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [NO_FOREIGN_REPOSITORY] }] } },
   {
     files: ['src/catalog/**/*.ts'],
     ignores: ['src/**/*.repository.ts'],

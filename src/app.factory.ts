@@ -1,28 +1,20 @@
-import { LogLevel as NestLogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AddressInfo } from 'node:net';
+import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import { bodyParserErrorHandler, jsonBodyParser } from './common/http/body-parser';
 import { HttpDrain } from './common/lifecycle/http-drain';
 import { httpsOptionsOf } from './common/lifecycle/tls-options';
 import { answerClientError } from './common/http/client-error';
 import { createValidationPipe } from './common/pipes/validation.pipe';
-import { AppConfig, LogLevel } from './config/app-config';
+import { AppConfig } from './config/app-config';
 import type { DatabaseTarget } from './database/database-options';
 import { EmbeddedDatabase } from './database/embedded/embedded-database';
 import { setupOpenApi } from './openapi/openapi';
+import { createNestLogger, createRootLogger } from './observability/logging';
+import { observeRequests } from './observability/request-observer';
 import { RealtimeWsAdapter } from './realtime/realtime-ws.adapter';
-
-const NEST_LEVELS: Record<LogLevel, NestLogLevel[]> = {
-  trace: ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'],
-  debug: ['fatal', 'error', 'warn', 'log', 'debug'],
-  info: ['fatal', 'error', 'warn', 'log'],
-  warn: ['fatal', 'error', 'warn'],
-  error: ['fatal', 'error'],
-  fatal: ['fatal'],
-  silent: [],
-};
 
 /** A started service: the Nest app listening, plus the embedded database when there is one. */
 export interface RunningService {
@@ -33,9 +25,15 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
+export interface StartOptions {
+  /** Where the JSON log lines go instead of stdout (the log tests read them). */
+  logDestination?: DestinationStream;
+}
+
 /** Builds, configures and starts the service; the same path for `npm start` and the e2e tests. */
-export async function startService(config: AppConfig): Promise<RunningService> {
+export async function startService(config: AppConfig, options: StartOptions = {}): Promise<RunningService> {
   const httpsOptions = httpsOptionsOf(config);
+  const rootLogger = createRootLogger(config.logLevel, options.logDestination);
   const embedded = config.databaseUrl === null ? await EmbeddedDatabase.start(config.dataDir) : null;
   const database: DatabaseTarget = embedded ? { url: embedded.url, embedded: true } : { url: config.databaseUrl as string, embedded: false };
   let app: NestExpressApplication;
@@ -44,10 +42,11 @@ export async function startService(config: AppConfig): Promise<RunningService> {
     app = await NestFactory.create<NestExpressApplication>(AppModule.register(config, database), {
       httpsOptions,
       bodyParser: false,
-      logger: NEST_LEVELS[config.logLevel],
+      logger: createNestLogger(rootLogger),
       abortOnError: false,
     });
     app.disable('x-powered-by');
+    app.use(observeRequests(app, rootLogger));
     app.use(jsonBodyParser(), bodyParserErrorHandler);
     app.getHttpServer().on('clientError', answerClientError);
     app.useGlobalPipes(createValidationPipe());

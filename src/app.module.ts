@@ -12,6 +12,7 @@ import { APP_CONFIG, AppConfig } from './config/app-config';
 import { DatabaseModule } from './database/database.module';
 import type { DatabaseTarget } from './database/database-options';
 import { HealthModule } from './health/health.module';
+import { ObservabilityModule } from './observability/observability.module';
 import { EventBusModule } from './common/events/event-bus.module';
 import { RealtimeModule } from './realtime/realtime.module';
 import { ResourcesModule } from './resources/resources.module';
@@ -54,6 +55,7 @@ export class AppModule {
         UploadModule,
         RealtimeModule,
         HealthModule,
+        ObservabilityModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: AllExceptionsFilter },

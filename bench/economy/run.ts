@@ -43,6 +43,9 @@ function startProcess(command: string, args: string[], env: Record<string, strin
       const match = ready.exec(output);
       if (match) {
         clearTimeout(timer);
+        // The service logs a line per request at LOG_LEVEL=info: stop collecting (and re-scanning) them.
+        child.stdout?.off('data', onData);
+        child.stdout?.resume();
         resolve({ child, port: Number(match[1]) });
       }
     };

@@ -76,11 +76,17 @@ function startChild(name: string, args: string[], env: Record<string, string>, r
   });
   return new Promise((resolve, reject) => {
     let output = '';
+    let listening = false;
     child.stdout?.on('data', (chunk: Buffer) => {
       log.write(chunk);
-      output += chunk.toString();
+      // The service logs a line per request at LOG_LEVEL=info: once it listens, keep only a tail.
+      output = listening ? (output + chunk.toString()).slice(-2000) : output + chunk.toString();
+      if (listening) return;
       const match = ready.exec(output);
-      if (match) resolve({ child, port: Number(match[1]), startedMs: Date.now() - started });
+      if (match) {
+        listening = true;
+        resolve({ child, port: Number(match[1]), startedMs: Date.now() - started });
+      }
     });
     child.once('exit', (code) => reject(new Error(`${name} exited with ${code}: ${output.slice(-2000)}`)));
   });

@@ -289,6 +289,11 @@ export class AuthService {
     return open !== null && open.serverSessionId === serverSessionId && open.tokenExpiresAt.getTime() > Date.now();
   }
 
+  /** How many server and player sessions are live now (the rules of resolveServerToken / resolvePlayerToken). */
+  countLiveSessions(): Promise<{ servers: number; players: number }> {
+    return this.sessions.countLiveSessions(new Date());
+  }
+
   private expiry(): Date {
     return new Date(Date.now() + this.config.serverTokenTtlSeconds * 1000);
   }

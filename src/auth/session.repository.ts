@@ -60,6 +60,20 @@ export class SessionRepository {
     return row ? { id: row.id, serverId: row.server_id, tokenExpiresAt: row.token_expires_at, endedAt: row.ended_at } : null;
   }
 
+  /**
+   * Live sessions (not ended / logged out, token not expired at `now`), for the metrics scrape.
+   * Both counts walk the partial indexes of open sessions (`WHERE ended_at IS NULL`,
+   * `WHERE logged_out_at IS NULL`), so their cost follows the open sessions, not the history.
+   */
+  async countLiveSessions(now: Date): Promise<{ servers: number; players: number }> {
+    const rows: Array<{ servers: number; players: number }> = await this.dataSource.query(
+      `SELECT (SELECT count(*) FROM server_session WHERE ended_at IS NULL AND token_expires_at > $1)::int AS servers,
+              (SELECT count(*) FROM player_session WHERE logged_out_at IS NULL AND token_expires_at > $1)::int AS players`,
+      [now],
+    );
+    return rows[0];
+  }
+
   /** Ends every open session of the server; returns the ids of the sessions ended. */
   async endOpenServerSessions(serverId: number, reason: ServerSessionEndReason, manager: EntityManager): Promise<string[]> {
     const result = await this.serverSessions(manager)

@@ -13,6 +13,7 @@ describe('loadConfig', () => {
       dataDir: '/srv/app/data',
       redisUrl: null,
       adminToken: null,
+      metricsToken: null,
       identityProviderUrl: 'https://sessionserver.mojang.com',
       resourceDir: '/srv/app/resources',
       cdnBaseUrl: null,
@@ -46,6 +47,10 @@ describe('loadConfig', () => {
     expect(loadConfig({ SHUTDOWN_TIMEOUT_SECONDS: '45' }).shutdownTimeoutSeconds).toBe(45);
   });
 
+  it('takes METRICS_TOKEN as given', () => {
+    expect(loadConfig({ METRICS_TOKEN: 'scrape-token-0123456789' }).metricsToken).toBe('scrape-token-0123456789');
+  });
+
   it('treats empty values as unset', () => {
     expect(loadConfig({ DATABASE_URL: '', REDIS_URL: '  ', PORT: '' }).databaseUrl).toBeNull();
   });
@@ -63,6 +68,8 @@ describe('loadConfig', () => {
     ['THROTTLE_LOGIN_LIMIT', '-3'],
     ['LOG_LEVEL', 'loud'],
     ['ADMIN_TOKEN', 'short'],
+    ['METRICS_TOKEN', 'short'],
+    ['METRICS_TOKEN', 'sixteen chars or more but spaced'],
     ['REDIS_KEY_PREFIX', 'has space'],
     ['RESOURCE_LINK_TTL_SECONDS', '59'],
     ['SHUTDOWN_TIMEOUT_SECONDS', '0'],

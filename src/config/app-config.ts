@@ -13,6 +13,8 @@ export interface AppConfig {
   /** Prefix of every Redis key and channel, so deployments (or test runs) can share one Redis. */
   redisKeyPrefix: string;
   adminToken: string | null;
+  /** Bearer token required by GET /metrics; null: /metrics is open (scraped inside the private network). */
+  metricsToken: string | null;
   identityProviderUrl: string;
   resourceDir: string;
   cdnBaseUrl: string | null;
@@ -108,6 +110,10 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   if (adminToken !== null && adminToken.length < 16) {
     throw new ConfigError('ADMIN_TOKEN', 'must be at least 16 characters long');
   }
+  const metricsToken = raw(env, 'METRICS_TOKEN') ?? null;
+  if (metricsToken !== null && (metricsToken.length < 16 || /\s/.test(metricsToken))) {
+    throw new ConfigError('METRICS_TOKEN', 'must be at least 16 characters long, without spaces');
+  }
 
   return {
     port,
@@ -120,6 +126,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     redisUrl: url(env, 'REDIS_URL', null, ['redis:', 'rediss:']),
     redisKeyPrefix: prefix(env, 'REDIS_KEY_PREFIX', 'rhythmc:'),
     adminToken,
+    metricsToken,
     identityProviderUrl: url(env, 'IDENTITY_PROVIDER_URL', 'https://sessionserver.mojang.com', ['http:', 'https:']) as string,
     resourceDir: path(env, 'RESOURCE_DIR', './resources', cwd),
     cdnBaseUrl: url(env, 'CDN_BASE_URL', null, ['http:', 'https:']),

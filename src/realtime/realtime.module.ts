@@ -9,11 +9,13 @@ import { RealtimeService } from './realtime.service';
 
 /**
  * The WebSocket edge. It depends on the domain modules it serves (auth, player, server); no
- * domain module depends on it — they publish on the event bus (src/common/events).
+ * domain module depends on it — they publish on the event bus (src/common/events). Only
+ * observability reads it (the connection gauge).
  */
 @Module({
   imports: [AuthModule, PlayerModule, ServerModule],
   controllers: [RealtimeController],
   providers: [RealtimeRepository, RealtimeService, RealtimeGateway],
+  exports: [RealtimeService],
 })
 export class RealtimeModule {}

@@ -88,6 +88,11 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
     clearTimeout(timer);
   }
 
+  /** Open WebSocket connections of this instance (for the metrics scrape). */
+  get connectionCount(): number {
+    return this.connections.size;
+  }
+
   /** Upgrade check: a live server access token in the Authorization header; throws (→ HTTP 401) otherwise. */
   async authenticateUpgrade(request: UpgradeRequest): Promise<void> {
     const token = bearerToken(request.headers.authorization);

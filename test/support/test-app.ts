@@ -4,7 +4,7 @@ import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { RunningService, startService } from '../../src/app.factory';
+import { RunningService, StartOptions, startService } from '../../src/app.factory';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 import {
   assertTestDatabaseName,
@@ -87,6 +87,8 @@ export interface TestAppOptions {
   redis?: boolean;
   /** Start a second instance on the same database and Redis prefix (PostgreSQL only). */
   shareWith?: TestApp;
+  /** Where the app writes its log lines (see LogCapture); LOG_LEVEL still applies. */
+  logDestination?: StartOptions['logDestination'];
 }
 
 /** Two instances need a real PostgreSQL and Redis (the embedded database is single-process). */
@@ -118,7 +120,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const env: Record<string, string> = { ...testServiceEnv(redisUrl), ...database.env, ...options.env };
   const serviceEnv = options.databaseUrl && env.DATABASE_URL ? { ...env, DATABASE_URL: options.databaseUrl(env.DATABASE_URL) } : env;
   let config = loadConfig(serviceEnv);
-  let service: RunningService = await startService(config);
+  const startOptions: StartOptions = { logDestination: options.logDestination };
+  let service: RunningService = await startService(config, startOptions);
   // Keep the port across restarts so URLs handed out stay valid.
   config = { ...config, port: service.port };
   const baseUrl = `${config.tlsCertFile ? 'https' : 'http'}://127.0.0.1:${service.port}`;
@@ -153,7 +156,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     async restart() {
       await closeSql();
       await service.close();
-      service = await startService(config);
+      service = await startService(config, startOptions);
     },
     async close() {
       await closeSql();

@@ -1,0 +1,242 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ServerService } from '../../src/server/server.service';
+import { HttpClient, HttpResponse, RequestOptions } from '../support/http';
+import { LogCapture } from '../support/log-capture';
+import { ADMIN_TOKEN, startTestApp, TestApp } from '../support/test-app';
+import { WsClient } from '../support/ws-client';
+
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+interface Call {
+  method: string;
+  path: string;
+  route: string;
+  status: number;
+  requestId: string;
+}
+
+/**
+ * Logs are JSON lines, one per request with its id, route pattern, status and duration, and no
+ * credential of any kind ever reaches them — checked at LOG_LEVEL=trace over every kind of token
+ * the service issues or accepts.
+ */
+describe('structured logs', () => {
+  const capture = new LogCapture();
+  const resourceDir = mkdtempSync(join(tmpdir(), 'rhythmc-logs-'));
+  let app: TestApp;
+  /** Every credential issued or presented during the test. */
+  const secrets = new Set<string>([ADMIN_TOKEN]);
+  const calls: Call[] = [];
+
+  const keep = (secret: unknown): string => {
+    if (typeof secret !== 'string' || secret.length < 16) throw new Error(`expected a token, got ${JSON.stringify(secret)}`);
+    secrets.add(secret);
+    return secret;
+  };
+  const badToken = () => keep(randomBytes(32).toString('base64url'));
+
+  /** One request, its status checked and its id recorded with the route pattern it must be logged under. */
+  async function call(client: HttpClient, method: string, path: string, route: string, status: number, options: RequestOptions = {}): Promise<HttpResponse> {
+    const response = await client.request(method, path, options);
+    expect({ path, status: response.status, body: response.body }).toEqual({ path, status, body: response.body });
+    const requestId = response.headers.get('x-request-id');
+    expect(requestId).toMatch(UUID);
+    calls.push({ method, path, route, status, requestId: requestId as string });
+    return response;
+  }
+
+  /** Every line is JSON; none holds a secret or a secret's stored hash. */
+  function expectNoSecretLogged(): void {
+    const records = capture.records();
+    expect(records.length).toBeGreaterThan(0);
+    for (const secret of secrets) {
+      for (const needle of [secret, sha256(secret)]) {
+        const leaking = capture.lines.filter((line) => line.includes(needle));
+        expect({ secret: needle, leaking }).toEqual({ secret: needle, leaking: [] });
+      }
+    }
+  }
+
+  beforeAll(async () => {
+    mkdirSync(join(resourceDir, 'data'), { recursive: true });
+    writeFileSync(join(resourceDir, 'data', 'song.json'), '{"bpm":120}');
+    app = await startTestApp({ env: { LOG_LEVEL: 'trace', RESOURCE_DIR: resourceDir }, logDestination: capture });
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    rmSync(resourceDir, { recursive: true, force: true });
+  });
+
+  it('logs every request as one JSON line with its id, and no token, Net Token or resume token', async () => {
+    const admin = app.admin;
+    const created = await call(admin, 'POST', '/admin/servers', '/admin/servers', 201, { body: { name: `logs-${randomBytes(3).toString('hex')}`, country: 'DE' } });
+    keep(created.body.bootstrapToken);
+    const serverID: number = created.body.serverID;
+    const rotated = await call(admin, 'POST', `/admin/servers/${serverID}/bootstrap-token`, '/admin/servers/:serverID/bootstrap-token', 201);
+    const bootstrapToken = keep(rotated.body.bootstrapToken);
+
+    // The legacy body field carries the bootstrap token in the body.
+    const login = await call(app.http, 'POST', '/server/login', '/server/login', 200, {
+      token: null,
+      body: { pluginVersion: 10, pluginSHA: 'sha-test', serverAuthToken: bootstrapToken },
+    });
+    keep(login.body.accessToken);
+    const refreshed = await call(app.http.withToken(login.body.accessToken), 'GET', '/server/refresh', '/server/refresh', 200);
+    const server = app.http.withToken(keep(refreshed.body.accessToken));
+
+    const player = await call(admin, 'POST', '/admin/players', '/admin/players', 201, { body: { username: `log_${randomBytes(3).toString('hex')}` } });
+    const uid: number = player.body.uid;
+    const issued = await call(admin, 'POST', `/admin/players/${uid}/net-token`, '/admin/players/:uid/net-token', 201);
+    const netToken = keep(issued.body.netToken);
+
+    const tokenLogin = await call(server, 'POST', '/player/login', '/player/login', 200, { body: { mode: 'TOKEN', version: 1, authToken: netToken } });
+    const accessToken = keep(tokenLogin.body.accessToken);
+    const options = await call(server, 'POST', '/player/options', '/player/options', 200, { body: { uid, accessToken, options: { continueEnabled: true } } });
+    const resumeToken = keep(options.body.resumeToken);
+
+    const time = Date.UTC(2026, 2, 1, 12);
+    await call(server, 'POST', '/player/upload', '/player/upload', 200, {
+      body: {
+        player: { playerUID: uid, accessToken, timestamp: time + 250 },
+        server: { serverID, serverName: created.body.serverName, country: 'DE' },
+        payload: {
+          type: 'gameplay',
+          levelID: 7,
+          acc: 98.5,
+          isRival: false,
+          isWin: false,
+          rivalUID: 0,
+          rivalAcc: 0,
+          tapStats: { perfect: 10, great: 1, miss: 0 },
+          holdStats: { perfect: 1, great: 0, miss: 0 },
+          dodgeStats: { perfect: 1, great: 0, miss: 0 },
+          lookStats: { perfect: 1, great: 0, miss: 0 },
+          maxCombo: 11,
+          pass: true,
+          fullCombo: false,
+          allPerfect: false,
+          isNewRecord: true,
+          player_arena: 'arena:forest',
+          time,
+        },
+      },
+    });
+
+    const socket = await WsClient.connect(app.baseUrl, refreshed.body.accessToken);
+    try {
+      expect((await socket.request('resume_session', { uid, accessToken })).data).toMatchObject({ ok: true });
+      expect((await socket.request('resume_session', { uid, accessToken: badToken() })).data).toMatchObject({ ok: false, error: 'UNAUTHORIZED' });
+    } finally {
+      socket.close();
+      await socket.closed;
+    }
+
+    await call(server, 'POST', '/player/logout', '/player/logout', 204, { body: { uid, accessToken } });
+    const offline = await call(server, 'POST', '/player/login', '/player/login', 200, { body: { mode: 'OFFLINE_REFRESH', version: 1, resumeToken } });
+    keep(offline.body.accessToken);
+    keep(offline.body.resumeToken);
+
+    // A signed download link: its signature is in the query string, which is never logged.
+    const links = await call(server, 'POST', '/resources/down', '/resources/down', 200, { body: ['data/song.json'] });
+    const link = new URL(links.body[0].url);
+    keep(link.searchParams.get('sig'));
+    await call(app.http, 'GET', `${link.pathname}${link.search}`, '/resources/files/*path', 200, { token: null });
+
+    // Refused credentials are secrets too (a mistyped token is often a real one).
+    await call(app.http, 'GET', '/server/refresh', '/server/refresh', 401, { token: badToken() });
+    await call(server, 'POST', '/player/login', '/player/login', 401, { body: { mode: 'TOKEN', version: 1, authToken: badToken() } });
+    await call(server, 'POST', '/player/login', '/player/login', 401, { body: { mode: 'OFFLINE_REFRESH', version: 1, resumeToken: badToken() } });
+    await call(app.http, 'POST', '/admin/players', '/admin/players', 401, { token: badToken(), body: { username: 'nobody' } });
+    await call(app.http, 'POST', '/server/login', '/server/login', 401, { token: null, body: { pluginVersion: 10, pluginSHA: 'x', serverAuthToken: badToken() } });
+    // Refused before routing (malformed JSON): still one line, route "unmatched".
+    await call(server, 'POST', '/player/login', 'unmatched', 400, { rawBody: `{"mode":"TOKEN","authToken":"${badToken()}"` });
+    await call(app.http, 'GET', `/no/such/route?token=${badToken()}`, 'unmatched', 404);
+
+    for (const { method, path, route, status, requestId } of calls) {
+      const line = capture.requestLine(requestId);
+      expect(line).toEqual({
+        level: status >= 500 ? 'error' : 'info',
+        time: expect.any(String),
+        pid: process.pid,
+        hostname: expect.any(String),
+        reqId: requestId,
+        method,
+        route,
+        path: path.split('?')[0],
+        status,
+        durationMs: expect.any(Number),
+        msg: 'request completed',
+      });
+      expect(capture.records().filter((record) => record.msg === 'request completed' && record.reqId === requestId)).toHaveLength(1);
+    }
+    expectNoSecretLogged();
+  });
+
+  it('keeps a sane X-Request-Id of the caller and replaces any other', async () => {
+    const kept = await app.http.get('/server/ping', { headers: { 'X-Request-Id': 'edge-7f3a.42_x' } });
+    expect(kept.headers.get('x-request-id')).toBe('edge-7f3a.42_x');
+    expect(capture.requestLine('edge-7f3a.42_x')).toMatchObject({ route: '/server/ping', status: 200 });
+
+    for (const header of ['has space', 'x'.repeat(65), '{"json":1}']) {
+      const replaced = await app.http.get('/server/ping', { headers: { 'X-Request-Id': header } });
+      const id = replaced.headers.get('x-request-id') as string;
+      expect(id).toMatch(UUID);
+      expect(capture.requestLine(id)).toMatchObject({ route: '/server/ping', status: 200 });
+      expect(capture.lines.some((line) => line.includes(header))).toBe(false);
+    }
+  });
+
+  it('logs the cause of a 500 with the request id, and still no token', async () => {
+    const admin = app.admin;
+    const created = await admin.post('/admin/servers', { name: `logs-${randomBytes(3).toString('hex')}`, country: 'DE' });
+    const login = await app.http.post('/server/login', { pluginVersion: 10, pluginSHA: 'sha-test' }, { token: keep(created.body.bootstrapToken) });
+    const token = keep(login.body.accessToken);
+
+    // No request makes the service fail on its own; a failing service method stands in for a bug.
+    const spy = jest.spyOn(app.get(ServerService), 'refresh').mockRejectedValueOnce(new TypeError('refresh exploded'));
+    try {
+      const response = await app.http.get('/server/refresh', { token });
+      expect(response.status).toBe(500);
+      expect(response.body).toEqual({ error: 'INTERNAL_ERROR', message: 'Internal server error' });
+      const requestId = response.headers.get('x-request-id') as string;
+
+      const lines = capture.records().filter((record) => record.reqId === requestId);
+      expect(lines).toEqual([
+        {
+          level: 'error',
+          time: expect.any(String),
+          pid: process.pid,
+          hostname: expect.any(String),
+          reqId: requestId,
+          context: 'HTTP',
+          err: { type: 'TypeError', message: 'refresh exploded', stack: expect.stringContaining('TypeError: refresh exploded') },
+          method: 'GET',
+          route: '/server/refresh',
+          status: 500,
+          msg: 'Request failed',
+        },
+        {
+          level: 'error',
+          time: expect.any(String),
+          pid: process.pid,
+          hostname: expect.any(String),
+          reqId: requestId,
+          method: 'GET',
+          route: '/server/refresh',
+          path: '/server/refresh',
+          status: 500,
+          durationMs: expect.any(Number),
+          msg: 'request completed',
+        },
+      ]);
+    } finally {
+      spy.mockRestore();
+    }
+    expectNoSecretLogged();
+  });
+});
