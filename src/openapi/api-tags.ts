@@ -19,5 +19,5 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
     'Resource manifest, download links and the pack manifest, served at `assetServer`. Download links (CDN or signed) never carry a token.',
   [API_TAGS.upload]: 'Score upload and its ranking answer.',
   [API_TAGS.admin]: 'Administration with `ADMIN_TOKEN` (the whole `/admin` API answers 404 while it is unset).',
-  [API_TAGS.health]: 'Liveness and readiness for load balancers and orchestrators.',
+  [API_TAGS.health]: 'Liveness and readiness for load balancers and orchestrators; Prometheus metrics.',
 };

@@ -1,3 +1,4 @@
+import { SERVER_SESSION_CACHE_MS } from '../../src/auth/server-session.cache';
 import { createPlayer, loginPlayer, onlinePlayer, TestPlayerSession } from '../factories/player.factory';
 import { onlineServer, TestServer, TestServerSession } from '../factories/server.factory';
 import { HttpResponse } from '../support/http';
@@ -97,7 +98,9 @@ describeOnPostgres(
       expect(ready.ms).toBeLessThan(NO_HANG_MS);
       // Liveness stays up: restarting the process would not bring the database back.
       expect((await app.http.get('/health')).status).toBe(200);
-      // The WebSocket upgrade checks the token in the database too.
+      // The WebSocket upgrade checks the token in the database too, once this instance's one-second
+      // memo of the session (ServerSessionCache) has run out; within it the upgrade is accepted.
+      await sleep(SERVER_SESSION_CACHE_MS + 500);
       expect(await WsClient.refused(app.baseUrl, session.accessToken)).toEqual({ status: 503, body: UNAVAILABLE });
 
       await proxy.restore();

@@ -103,7 +103,9 @@ function checkAnswer(request: HostileRequest, response: RawResponse): void {
   if (request.mustFail && (response.status < 400 || response.status > 499)) fail('invalid request not refused with a 4xx');
   if (response.status < 400) {
     if (request.method !== 'HEAD' && response.status !== 204 && response.status !== 304 && response.status !== 206) {
-      if (!/^application\/(json|octet-stream)/.test(response.headers['content-type'] ?? '')) fail('2xx without a JSON content type');
+      // JSON, a resource file, or the Prometheus text of /metrics.
+      const expected = request.path.startsWith('/metrics') ? /^text\/plain;.*version=0\.0\.4/ : /^application\/(json|octet-stream)/;
+      if (!expected.test(response.headers['content-type'] ?? '')) fail('2xx without its content type');
     }
     return;
   }
@@ -541,6 +543,7 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
     'GET /health': { auth: 'public', body: { t: 'ignored' }, readOnly: true },
     'GET /health/ready': { auth: 'public', body: { t: 'ignored' }, readOnly: true },
     'GET /docs/openapi.json': { auth: 'public', body: { t: 'ignored' }, readOnly: true },
+    'GET /metrics': { auth: 'public', body: { t: 'ignored' }, readOnly: true },
     'POST /server/login': {
       auth: 'bootstrap',
       body: {
