@@ -91,6 +91,8 @@ interface SimServer {
   boots: number;
   /** Bumped by every successful server login: player calls started under an older session are not sent. */
   session: number;
+  /** Restarts and recoveries of this server run one after the other. */
+  lock: Promise<void>;
   /** A socket whose 4002 close is expected (the session it belonged to was replaced on purpose). */
   replacedSocket: PluginSocket | null;
   players: SimPlayer[];
@@ -176,6 +178,7 @@ export class Network {
         inFlight: 0,
         boots: 0,
         session: 0,
+        lock: Promise.resolve(),
         replacedSocket: null,
         players: [],
         joinQueue: [],
@@ -260,32 +263,47 @@ export class Network {
     const started = performance.now();
     let serversUpMs = 0;
     let syncedMs = 0;
-    let loginsDone = 0;
     let loginsMs = 0;
+    let players = 0;
     let failedLogins = 0;
-    const rejoining = chosen.reduce((sum, server) => sum + server.players.filter((p) => p.state === 'online').length, 0);
     await Promise.all(
-      chosen.map(async (server) => {
-        server.paused = true;
-        await this.drain(server);
-        const players = server.players.filter((player) => player.state === 'online');
-        for (const player of players) this.setState(player, 'joining');
-        // The restarted plugin has not closed the old socket: the new login must close it with 4002.
-        server.replacedSocket = server.socket;
-        server.socket = null;
-        server.state = 'down';
-        server.paused = false;
-        await this.bootServer(server);
-        serversUpMs = Math.max(serversUpMs, performance.now() - started);
-        await this.joinAll(players, (ok) => {
-          loginsDone++;
-          if (!ok) failedLogins++;
-          if (loginsDone === rejoining) loginsMs = performance.now() - started;
-        });
-        syncedMs = Math.max(syncedMs, performance.now() - started);
-      }),
+      chosen.map((server) =>
+        this.exclusive(server, async () => {
+          if (server.state !== 'up') return;
+          server.paused = true;
+          await this.drain(server);
+          const online = server.players.filter((player) => player.state === 'online');
+          players += online.length;
+          for (const player of online) this.setState(player, 'joining');
+          // The restarted plugin has not closed the old socket: the new login must close it with 4002.
+          server.replacedSocket = server.socket;
+          server.socket = null;
+          server.state = 'down';
+          server.paused = false;
+          await this.bootServer(server);
+          serversUpMs = Math.max(serversUpMs, performance.now() - started);
+          await this.joinAll(online, (ok) => {
+            if (!ok) failedLogins++;
+            loginsMs = Math.max(loginsMs, performance.now() - started);
+          });
+          syncedMs = Math.max(syncedMs, performance.now() - started);
+        }),
+      ),
     );
-    return { servers: chosen.length, players: rejoining, serversUpMs, loginsMs: loginsMs || syncedMs, syncedMs, failedLogins };
+    return { servers: chosen.length, players, serversUpMs, loginsMs, syncedMs, failedLogins };
+  }
+
+  /** Runs `work` for the server after any restart or recovery of it already running: they must not interleave. */
+  private async exclusive(server: SimServer, work: () => Promise<void>): Promise<void> {
+    const previous = server.lock;
+    let release = () => undefined as void;
+    server.lock = new Promise<void>((resolve) => (release = resolve));
+    await previous;
+    try {
+      await work();
+    } finally {
+      release();
+    }
   }
 
   /** Stops the ticks, waits for running calls, logs the servers out (ending their sessions) and closes everything. */
@@ -404,24 +422,28 @@ export class Network {
   }
 
   /** 4001: refresh and reconnect; 4002 (session ended elsewhere) or a failed refresh: full boot, players log in again. */
-  private async recover(server: SimServer, code: number): Promise<void> {
-    server.paused = true;
-    await this.drain(server);
-    if (code !== 4002) {
-      const refreshed = await server.http.call<{ accessToken: string }>('GET /server/refresh', 'GET', '/server/refresh', { token: server.token });
-      if (refreshed.ok) {
-        server.token = refreshed.body.accessToken;
-        server.paused = false;
-        if (await this.connect(server)) return;
-        server.paused = true;
+  private recover(server: SimServer, code: number): Promise<void> {
+    return this.exclusive(server, async () => {
+      // A restart that ran meanwhile has already given the server a new session and socket.
+      if (server.socket !== null || server.state !== 'up' || this.stopped) return;
+      server.paused = true;
+      await this.drain(server);
+      if (code !== 4002) {
+        const refreshed = await server.http.call<{ accessToken: string }>('GET /server/refresh', 'GET', '/server/refresh', { token: server.token });
+        if (refreshed.ok) {
+          server.token = refreshed.body.accessToken;
+          server.paused = false;
+          if (await this.connect(server)) return;
+          server.paused = true;
+        }
       }
-    }
-    const players = server.players.filter((player) => player.state === 'online');
-    for (const player of players) this.setState(player, 'joining');
-    server.paused = false;
-    server.state = 'down';
-    await this.bootServer(server);
-    await this.joinAll(players);
+      const players = server.players.filter((player) => player.state === 'online');
+      for (const player of players) this.setState(player, 'joining');
+      server.paused = false;
+      server.state = 'down';
+      await this.bootServer(server);
+      await this.joinAll(players);
+    });
   }
 
   // ------------------------------------------------------------------ players
