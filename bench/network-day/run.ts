@@ -23,12 +23,15 @@
  * Environment: BENCH_DATABASE_URL (rhythmc_bench_network), BENCH_REDIS_URL, PLAYERS (1000000),
  * SERVERS (100), PLAYERS_PER_SERVER (200), CONFIGS (two,one-redis,one), RATES
  * (50,100,150,200,300,400,500,600,800), STEP_SECONDS (30), P99_LIMIT_MS (50), RESOURCE_FILES (2000),
- * SKIP_BARE=1. Results: bench/.out/network-day.json and a markdown table on stdout.
+ * SKIP_BARE=1, REDIS_PREFIX / KEEP_REDIS_PREFIX=1 (reuse a built rank index). Results:
+ * bench/.out/network-day.json and a markdown table on stdout.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from 'pg';
+import { cpuDelta, CpuProbe, redisPid, sampleCpu } from '../harness/cpu';
 import { databaseExists, withClient } from '../harness/database';
 import { BENCH_ADMIN_TOKEN, BENCH_REDIS_URL, benchDatabaseUrl, databaseName, fmt, intFromEnv, listFromEnv, loadAverage, OUT_DIR, runMain } from '../harness/env';
 import { counts, generateResourceTree } from '../harness/generate';
@@ -62,7 +65,53 @@ interface Step {
   notSent: number;
   /** Everything the simulated network called in the step, per second. */
   callsPerSecond: number;
+  /** CPU used during the step, in cores: the service process(es) (or the bare handler), PostgreSQL, Redis, the simulator. */
+  cores: Cores;
   loadAverage: number;
+}
+
+interface Cores {
+  service: number;
+  db: number;
+  redis: number;
+  simulator: number;
+}
+
+/** Runs `work` and reports the CPU the deployment and the simulator used meanwhile: in core-seconds, and in cores (÷ wall time). */
+async function measureCpu<T>(probe: CpuProbe, work: () => Promise<T>): Promise<{ result: T; cpuSeconds: Cores; cores: Cores; seconds: number }> {
+  const before = await sampleCpu(probe);
+  const started = performance.now();
+  const result = await work();
+  const seconds = (performance.now() - started) / 1000;
+  const after = await sampleCpu(probe);
+  const simulator = process.cpuUsage(before.driver);
+  const cpuSeconds: Cores = {
+    service: (after.http - before.http) / 1000,
+    db: cpuDelta(before.db, after.db) / 1000,
+    redis: (after.redis - before.redis) / 1000,
+    simulator: (simulator.user + simulator.system) / 1e6,
+  };
+  const cores: Cores = { service: cpuSeconds.service / seconds, db: cpuSeconds.db / seconds, redis: cpuSeconds.redis / seconds, simulator: cpuSeconds.simulator / seconds };
+  return { result, cpuSeconds, cores, seconds };
+}
+
+const deploymentCores = (cores: Cores) => cores.service + cores.db + cores.redis;
+
+/**
+ * The upload rate at which the deployment (service, PostgreSQL, Redis) would use two whole cores,
+ * from a least-squares line through (answered uploads/s, cores used) of the steps: what a
+ * dedicated 2-core machine would sustain with this background network, whatever else ran on the
+ * shared machine during the measurement. NaN with fewer than two steps.
+ */
+function projectedRate(steps: Step[], cores = 2): number {
+  if (steps.length < 2) return NaN;
+  const xs = steps.map((step) => step.achieved);
+  const ys = steps.map((step) => deploymentCores(step.cores));
+  const mx = xs.reduce((a, b) => a + b, 0) / xs.length;
+  const my = ys.reduce((a, b) => a + b, 0) / ys.length;
+  const slope = xs.reduce((sum, x, i) => sum + (x - mx) * (ys[i] - my), 0) / xs.reduce((sum, x) => sum + (x - mx) ** 2, 0);
+  const intercept = my - slope * mx;
+  return slope > 0 ? (cores - intercept) / slope : NaN;
 }
 
 interface ConfigResult {
@@ -73,7 +122,9 @@ interface ConfigResult {
   coldStart: { ms: number; online: number; loadAverage: number };
   steps: Step[];
   sustained: Step | null;
-  burst: (BurstResult & { loginP50: number; loginP99: number; unexpected: number; loadAverage: number }) | null;
+  burst: (BurstResult & { loginP50: number; loginP99: number; unexpected: number; cpuSeconds: Cores; dedicatedSeconds: number; loadAverage: number }) | null;
+  /** projectedRate of the steps. */
+  projected2Cores: number;
   peakRssMiB: number[];
   unexpected: number;
   firstUnexpected: string[];
@@ -106,8 +157,9 @@ async function ensureData(): Promise<void> {
 }
 
 /** The bare handler at the same rate steps (no background traffic): the machine's ceiling for an insert + select. */
-async function bareSteps(): Promise<Step[]> {
+async function bareSteps(monitor: Client): Promise<Step[]> {
   const bare = await startBareServer('bench/upload/bare-server.ts', { BENCH_DATABASE_URL: DATABASE_URL }, '/health/ready');
+  const probe: CpuProbe = { httpPids: [bare.pid], monitor, redisPid: null };
   const steps: Step[] = [];
   let clock = Date.now();
   const random = Math.random;
@@ -118,7 +170,7 @@ async function bareSteps(): Promise<Step[]> {
   try {
     await openLoop({ baseUrl: bare.url, rate: 50, seconds: SETTLE_SECONDS, request });
     for (const rate of RATES) {
-      const result = await openLoop({ baseUrl: bare.url, rate, seconds: STEP_SECONDS, request, maxInFlight: 2_000 });
+      const { result, cores } = await measureCpu(probe, () => openLoop({ baseUrl: bare.url, rate, seconds: STEP_SECONDS, request, maxInFlight: 2_000 }));
       const step: Step = {
         offered: rate,
         achieved: (result.requests - result.unexpected - result.errors) / result.seconds,
@@ -127,10 +179,14 @@ async function bareSteps(): Promise<Step[]> {
         unexpected: result.unexpected + result.errors,
         notSent: result.dropped,
         callsPerSecond: result.rps,
+        cores,
         loadAverage: loadAverage(),
       };
       steps.push(step);
-      console.log(`  bare ${rate}/s: achieved ${step.achieved.toFixed(0)}/s, p50 ${step.p50.toFixed(1)} ms, p99 ${step.p99.toFixed(1)} ms, load average ${step.loadAverage}`);
+      console.log(
+        `  bare ${rate}/s: achieved ${step.achieved.toFixed(0)}/s, p50 ${step.p50.toFixed(1)} ms, p99 ${step.p99.toFixed(1)} ms; ` +
+          `cores: handler ${cores.service.toFixed(2)}, PostgreSQL ${cores.db.toFixed(2)}, driver ${cores.simulator.toFixed(2)}; load average ${step.loadAverage}`,
+      );
       if (saturated(step)) break;
     }
   } finally {
@@ -139,7 +195,7 @@ async function bareSteps(): Promise<Step[]> {
   return steps;
 }
 
-async function runConfig(config: string, idpUrl: string, resourceDir: string, redisPrefix: string): Promise<ConfigResult> {
+async function runConfig(config: string, idpUrl: string, resourceDir: string, redisPrefix: string, monitor: Client): Promise<ConfigResult> {
   const instances = config === 'two' ? 2 : 1;
   const redis = config !== 'one';
   console.log(`\n== ${config}: ${instances} instance(s), ${redis ? 'Redis' : 'no Redis (rank index in process)'}`);
@@ -177,6 +233,7 @@ async function runConfig(config: string, idpUrl: string, resourceDir: string, re
       },
       (line) => console.log(`  ${line}`),
     );
+    const probe: CpuProbe = { httpPids: started.map((instance) => instance.pid), monitor, redisPid: redis ? await redisPid(BENCH_REDIS_URL) : null };
     await network.provision();
     const cold = await network.start();
     const coldStart = { ms: cold.ms, online: network.onlinePlayers, loadAverage: loadAverage() };
@@ -188,7 +245,7 @@ async function runConfig(config: string, idpUrl: string, resourceDir: string, re
       await sleep(SETTLE_SECONDS * 1000);
       const offeredBefore = { ...network.uploads };
       const window = network.metrics.openWindow();
-      await sleep(STEP_SECONDS * 1000);
+      const { cores } = await measureCpu(probe, () => sleep(STEP_SECONDS * 1000));
       const seen = window.stop();
       const uploads = seen.latencies('POST /player/upload');
       const report = seen.report();
@@ -201,12 +258,14 @@ async function runConfig(config: string, idpUrl: string, resourceDir: string, re
         unexpected: seen.unexpectedOf('POST /player/upload'),
         notSent: network.uploads.noPlayer + network.uploads.dropped - offeredBefore.noPlayer - offeredBefore.dropped,
         callsPerSecond: report.calls.reduce((sum, call) => sum + call.count, 0) / report.seconds,
+        cores,
         loadAverage: loadAverage(),
       };
       steps.push(step);
       console.log(
         `  uploads ${rate}/s: achieved ${step.achieved.toFixed(0)}/s, p50 ${step.p50.toFixed(1)} ms, p99 ${step.p99.toFixed(1)} ms, ` +
-          `unexpected ${step.unexpected}, not sent ${step.notSent}; all calls ${step.callsPerSecond.toFixed(0)}/s; load average ${step.loadAverage}`,
+          `unexpected ${step.unexpected}, not sent ${step.notSent}; all calls ${step.callsPerSecond.toFixed(0)}/s; ` +
+          `cores: service ${cores.service.toFixed(2)}, PostgreSQL ${cores.db.toFixed(2)}, Redis ${cores.redis.toFixed(2)}, simulator ${cores.simulator.toFixed(2)}; load average ${step.loadAverage}`,
       );
       if (saturated(step)) break;
     }
@@ -216,14 +275,25 @@ async function runConfig(config: string, idpUrl: string, resourceDir: string, re
     network.setUploadRate(0);
     await sleep(SETTLE_SECONDS * 1000);
     const window = network.metrics.openWindow();
-    const burstResult = await network.restart();
+    const { result: burstResult, cpuSeconds: burstCpu } = await measureCpu(probe, () => network.restart());
     const seen = window.stop();
     const logins = ['POST /player/login ONLINE', 'POST /player/login OFFLINE_REFRESH', 'POST /player/login TOKEN'].flatMap((call) => seen.latencies(call));
     const loginLatency = summarize(logins);
-    const burst = { ...burstResult, loginP50: loginLatency.p50, loginP99: loginLatency.p99, unexpected: seen.report().unexpected, loadAverage: loadAverage() };
+    const burst = {
+      ...burstResult,
+      loginP50: loginLatency.p50,
+      loginP99: loginLatency.p99,
+      unexpected: seen.report().unexpected,
+      cpuSeconds: burstCpu,
+      // The burst's CPU spread over two dedicated cores: its length on a machine of its own.
+      dedicatedSeconds: deploymentCores(burstCpu) / 2,
+      loadAverage: loadAverage(),
+    };
     console.log(
       `  burst: ${burst.servers} servers up in ${(burst.serversUpMs / 1000).toFixed(1)} s, ${burst.players} players logged in again in ${(burst.loginsMs / 1000).toFixed(1)} s ` +
-        `(synced ${(burst.syncedMs / 1000).toFixed(1)} s; login p50 ${loginLatency.p50.toFixed(0)} ms, p99 ${loginLatency.p99.toFixed(0)} ms; failed ${burst.failedLogins}); load average ${burst.loadAverage}`,
+        `(synced ${(burst.syncedMs / 1000).toFixed(1)} s; login p50 ${loginLatency.p50.toFixed(0)} ms, p99 ${loginLatency.p99.toFixed(0)} ms; failed ${burst.failedLogins}); ` +
+        `CPU s: service ${burstCpu.service.toFixed(0)}, PostgreSQL ${burstCpu.db.toFixed(0)}, Redis ${burstCpu.redis.toFixed(0)}, simulator ${burstCpu.simulator.toFixed(0)} ` +
+        `(${burst.dedicatedSeconds.toFixed(0)} s on 2 dedicated cores); load average ${burst.loadAverage}`,
     );
 
     const peakRssMiB = started.map((instance) => mib(memoryOf(instance.pid).peakRss));
@@ -238,6 +308,7 @@ async function runConfig(config: string, idpUrl: string, resourceDir: string, re
       coldStart,
       steps,
       sustained,
+      projected2Cores: projectedRate(steps),
       burst,
       peakRssMiB,
       unexpected: report.unexpected,
@@ -255,28 +326,33 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 function table(results: ConfigResult[], bare: Step[]): string {
   const bareSustained = sustainedOf(bare);
   const bareCapacity = capacityOf(bare);
+  const bareProjected = projectedRate(bare);
   const lines = [
-    `| configuration | sustained uploads/s (p99 < ${P99_LIMIT_MS} ms) | p50 / p99 ms there | ÷ bare handler | most uploads/s answered (÷ bare) | cold start: all players online | login burst: all servers restart | peak RSS | unexpected answers | load average |`,
-    '|---|---|---|---|---|---|---|---|---|---|',
+    `| configuration | sustained uploads/s (p99 < ${P99_LIMIT_MS} ms) | p50 / p99 ms there | ÷ bare handler | most uploads/s answered (÷ bare) | uploads/s on 2 dedicated cores, projected (÷ bare) | cold start: all players online | login burst: all servers restart (on 2 dedicated cores) | peak RSS | unexpected answers | load average |`,
+    '|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of results) {
     const s = r.sustained;
     lines.push(
       `| ${r.config} (${r.instances} instance${r.instances > 1 ? 's' : ''}${r.redis ? ', Redis' : ''}) | ${s ? fmt(s.offered) : `< ${RATES[0]}`} | ${s ? `${s.p50.toFixed(1)} / ${s.p99.toFixed(1)}` : '–'} | ` +
         `${s && bareSustained ? `${((s.offered / bareSustained.offered) * 100).toFixed(0)} %` : '–'} | ${fmt(capacityOf(r.steps))}${bareCapacity ? ` (${((capacityOf(r.steps) / bareCapacity) * 100).toFixed(0)} %)` : ''} | ` +
+        `${Number.isFinite(r.projected2Cores) ? fmt(r.projected2Cores) : '–'}${Number.isFinite(r.projected2Cores) && Number.isFinite(bareProjected) ? ` (${((r.projected2Cores / bareProjected) * 100).toFixed(0)} %)` : ''} | ` +
         `${(r.coldStart.ms / 1000).toFixed(0)} s (${fmt(r.coldStart.online)}) | ` +
-        `${r.burst ? `${(r.burst.loginsMs / 1000).toFixed(0)} s (${fmt(r.burst.players)} logins, p99 ${r.burst.loginP99.toFixed(0)} ms)` : '–'} | ${r.peakRssMiB.map((m) => `${m} MiB`).join(' + ')} | ${r.unexpected} | ` +
+        `${r.burst ? `${(r.burst.loginsMs / 1000).toFixed(0)} s (${r.burst.dedicatedSeconds.toFixed(0)} s; ${fmt(r.burst.players)} logins, p99 ${r.burst.loginP99.toFixed(0)} ms)` : '–'} | ${r.peakRssMiB.map((m) => `${m} MiB`).join(' + ')} | ${r.unexpected} | ` +
         `${[...r.steps.map((step) => step.loadAverage), r.burst?.loadAverage ?? NaN].filter(Number.isFinite).map((l) => l.toFixed(0)).join('–')} |`,
     );
   }
   if (bare.length > 0) {
     lines.push(
-      `| bare Express + pg upload handler | ${bareSustained ? fmt(bareSustained.offered) : `< ${RATES[0]}`} | ${bareSustained ? `${bareSustained.p50.toFixed(1)} / ${bareSustained.p99.toFixed(1)}` : '–'} | | ${fmt(bareCapacity)} | | | | | ${bare.map((s) => s.loadAverage.toFixed(0)).join('–')} |`,
+      `| bare Express + pg upload handler | ${bareSustained ? fmt(bareSustained.offered) : `< ${RATES[0]}`} | ${bareSustained ? `${bareSustained.p50.toFixed(1)} / ${bareSustained.p99.toFixed(1)}` : '–'} | | ${fmt(bareCapacity)} | ` +
+        `${Number.isFinite(bareProjected) ? fmt(bareProjected) : '–'} | | | | | ${bare.map((s) => s.loadAverage.toFixed(0)).join('–')} |`,
     );
   }
-  lines.push('', 'Every step (offered/s: answered/s, p50 / p99 ms, load average):');
+  lines.push('', 'Every step (offered/s: answered/s, p50 / p99 ms, cores used by the service + PostgreSQL + Redis, load average):');
   for (const [name, steps] of [['bare', bare] as const, ...results.map((r) => [r.config, r.steps] as const)]) {
-    lines.push(`- ${name}: ${steps.map((step) => `${step.offered}: ${step.achieved.toFixed(0)}, ${step.p50.toFixed(1)} / ${step.p99.toFixed(1)}, ${step.loadAverage.toFixed(1)}`).join('; ')}`);
+    lines.push(
+      `- ${name}: ${steps.map((step) => `${step.offered}: ${step.achieved.toFixed(0)}, ${step.p50.toFixed(1)} / ${step.p99.toFixed(1)}, ${deploymentCores(step.cores).toFixed(2)}, ${step.loadAverage.toFixed(1)}`).join('; ')}`,
+    );
   }
   return lines.join('\n');
 }
@@ -288,24 +364,30 @@ async function main(): Promise<void> {
   const resourceDir = join(work, 'resources');
   generateResourceTree(resourceDir, RESOURCE_FILES, 256 * 1024);
   const idp = await startIdentityProvider();
-  // One prefix for the Redis configurations (they keep the rank index up to date between them), dropped at the end.
-  const redisPrefix = `rhythmc-bench-network:${randomBytes(4).toString('hex')}:`;
+  // One prefix for the Redis configurations (they keep the rank index up to date between them),
+  // dropped at the end. REDIS_PREFIX reuses the index of an earlier run (built in about 6 minutes)
+  // and KEEP_REDIS_PREFIX=1 keeps it; only sound while no run without Redis uploaded in between.
+  const redisPrefix = process.env.REDIS_PREFIX ?? `rhythmc-bench-network:${randomBytes(4).toString('hex')}:`;
   const results: ConfigResult[] = [];
   let bare: Step[] = [];
+  // Reads which PostgreSQL backends serve the benchmark database, for their CPU time.
+  const monitor = new Client({ connectionString: DATABASE_URL });
+  await monitor.connect();
   try {
     if (process.env.SKIP_BARE !== '1') {
       console.log('\n== bare Express + pg upload handler, same rate steps');
-      bare = await bareSteps();
+      bare = await bareSteps(monitor);
     }
     for (const config of CONFIGS) {
       if (!['one', 'one-redis', 'two'].includes(config)) throw new Error(`unknown configuration "${config}"`);
-      results.push(await runConfig(config, idp.url, resourceDir, redisPrefix));
+      results.push(await runConfig(config, idp.url, resourceDir, redisPrefix, monitor));
       mkdirSync(OUT_DIR, { recursive: true });
       writeFileSync(join(OUT_DIR, 'network-day.json'), JSON.stringify({ date: new Date().toISOString(), servers: SERVERS, playersPerServer: PLAYERS_PER_SERVER, players: PLAYERS, bare, results }, null, 2));
     }
   } finally {
+    await monitor.end();
     await idp.stop();
-    await dropRedisPrefix(BENCH_REDIS_URL, redisPrefix).catch(() => undefined);
+    if (process.env.KEEP_REDIS_PREFIX !== '1') await dropRedisPrefix(BENCH_REDIS_URL, redisPrefix).catch(() => undefined);
     rmSync(work, { recursive: true, force: true });
   }
   console.log(`\n${SERVERS} servers × ${PLAYERS_PER_SERVER} players, ${PLAYERS.toLocaleString('en')} registered players; done in ${((Date.now() - startedAt) / 60_000).toFixed(1)} min\n`);

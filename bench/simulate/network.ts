@@ -568,8 +568,9 @@ export class Network {
     server.inFlight++;
     try {
       const ack = await socket.resume(player.uid as number, player.accessToken);
-      // A session the service no longer knows: the plugin logs the player in again.
-      if (!ack.ok && player.state === 'online' && socket.open) {
+      // A session the service no longer knows: the plugin logs the player in again. (An ack that
+      // did not come in time is only counted: the plugin sends the next one at the next interval.)
+      if (!ack.ok && ack.data?.error === 'UNAUTHORIZED' && player.state === 'online' && socket.open) {
         this.setState(player, 'away');
         player.returnAt = Date.now();
       }
