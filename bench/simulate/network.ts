@@ -208,7 +208,8 @@ export class Network {
           wattHour: Math.floor(this.random() * 100_000),
           unlocked: [],
           nextResumeAt: 0,
-          returnAt: 0,
+          // Not before start() logs it in (the tick must not race the first logins).
+          returnAt: Number.POSITIVE_INFINITY,
           lastTime: 0,
           slot: -1,
           busy: 0,
@@ -234,12 +235,13 @@ export class Network {
   /** Boots every server and logs every player in; then the ticks (resumes, churn, chat, uploads) run. */
   async start(): Promise<{ ms: number }> {
     const started = performance.now();
+    // The ticks run from the start, so players online early keep their resume interval while the others log in.
+    this.tickTimer ??= setInterval(() => this.tick(), TICK_MS);
     await Promise.all(this.servers.map((server) => this.bootServer(server)));
     this.log(`servers up in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     await Promise.all(this.servers.map((server) => this.joinAll(server.players)));
     const ms = performance.now() - started;
     this.log(`${this.online.length} of ${this.totalPlayers} players online in ${(ms / 1000).toFixed(1)} s`);
-    this.tickTimer = setInterval(() => this.tick(), TICK_MS);
     this.setUploadRate(this.uploadRate);
     return { ms };
   }
