@@ -148,7 +148,13 @@ async function ensureData(): Promise<void> {
   if (await databaseExists(DATABASE_URL)) {
     const state = await withClient(DATABASE_URL, counts).catch(() => null);
     if (state && state.players >= PLAYERS && state.plays >= PLAYERS * 10 * 0.99) {
-      console.log(`data: ${JSON.stringify(state)} in ${databaseName(DATABASE_URL)}`);
+      // A run stopped half-way leaves its sessions open, and the next run logs the same players in (409).
+      const closed = await withClient(DATABASE_URL, async (client) => {
+        const players = await client.query(`UPDATE player_session SET logged_out_at = now(), logout_reason = 'expired' WHERE logged_out_at IS NULL`);
+        const servers = await client.query(`UPDATE server_session SET ended_at = now(), end_reason = 'logout' WHERE ended_at IS NULL`);
+        return { players: players.rowCount, servers: servers.rowCount };
+      });
+      console.log(`data: ${JSON.stringify(state)} in ${databaseName(DATABASE_URL)}; sessions left open by an earlier run closed: ${JSON.stringify(closed)}`);
       return;
     }
   }
