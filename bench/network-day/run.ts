@@ -23,11 +23,12 @@
  * Environment: BENCH_DATABASE_URL (rhythmc_bench_network), BENCH_REDIS_URL, PLAYERS (1000000),
  * SERVERS (100), PLAYERS_PER_SERVER (200), CONFIGS (two,one-redis,one), RATES
  * (50,100,150,200,300,400,500,600,800), STEP_SECONDS (30), P99_LIMIT_MS (50), RESOURCE_FILES (2000),
- * SKIP_BARE=1, REDIS_PREFIX / KEEP_REDIS_PREFIX=1 (reuse a built rank index). Results:
+ * SKIP_BARE=1, REDIS_PREFIX / KEEP_REDIS_PREFIX=1 (reuse a built rank index), REPORT_ONLY=1 (print the
+ * table of the last run again). Results:
  * bench/.out/network-day.json and a markdown table on stdout.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -103,7 +104,9 @@ const deploymentCores = (cores: Cores) => cores.service + cores.db + cores.redis
  * dedicated 2-core machine would sustain with this background network, whatever else ran on the
  * shared machine during the measurement. NaN with fewer than two steps.
  */
-function projectedRate(steps: Step[], cores = 2): number {
+function projectedRate(all: Step[], cores = 2): number {
+  // Past saturation the answered rate no longer follows the CPU spent, so those steps stay out of the line.
+  const steps = all.filter((step) => !saturated(step));
   if (steps.length < 2) return NaN;
   const xs = steps.map((step) => step.achieved);
   const ys = steps.map((step) => deploymentCores(step.cores));
@@ -364,6 +367,12 @@ function table(results: ConfigResult[], bare: Step[]): string {
 }
 
 async function main(): Promise<void> {
+  if (process.env.REPORT_ONLY === '1') {
+    // The table again from the last run's results.
+    const last = JSON.parse(readFileSync(join(OUT_DIR, 'network-day.json'), 'utf8')) as { bare: Step[]; results: ConfigResult[] };
+    console.log(table(last.results, last.bare));
+    return;
+  }
   const startedAt = Date.now();
   await ensureData();
   const work = mkdtempSync(join(tmpdir(), 'rhythmc-network-day-'));
