@@ -346,15 +346,22 @@ export class Network {
   private async request<T = any>(server: SimServer, name: string, method: string, path: string, options: CallOptions = {}): Promise<Answer<T>> {
     while (server.paused) await sleep(10);
     server.inFlight++;
+    const sentWith = server.token;
     try {
-      return await server.http.call<T>(name, method, path, { token: server.token, retries429: 5, ...options });
+      return await server.http.call<T>(name, method, path, {
+        token: () => server.token,
+        retries429: 5,
+        // A refresh makes the old token stop working at once: a call that was on its way with it is sent again with the new one.
+        retryIf: (answer) => (answer.status === 401 && server.token !== sentWith ? 'server token refreshed meanwhile' : null),
+        ...options,
+      });
     } finally {
       server.inFlight--;
     }
   }
 
   private async drain(server: SimServer): Promise<void> {
-    const deadline = Date.now() + 60_000;
+    const deadline = Date.now() + 300_000;
     while (server.inFlight > 0 && Date.now() < deadline) await sleep(10);
   }
 
@@ -423,13 +430,15 @@ export class Network {
     void this.recover(server, code);
   }
 
-  /** 4001: refresh and reconnect; 4002 (session ended elsewhere) or a failed refresh: full boot, players log in again. */
+  /**
+   * 4001: refresh at once (new calls wait; calls on their way with the old token are sent again)
+   * and reconnect. 4002 (session ended elsewhere) or a failed refresh: full boot, players log in again.
+   */
   private recover(server: SimServer, code: number): Promise<void> {
     return this.exclusive(server, async () => {
       // A restart that ran meanwhile has already given the server a new session and socket.
       if (server.socket !== null || server.state !== 'up' || this.stopped) return;
       server.paused = true;
-      await this.drain(server);
       if (code !== 4002) {
         const refreshed = await server.http.call<{ accessToken: string }>('GET /server/refresh', 'GET', '/server/refresh', { token: server.token });
         if (refreshed.ok) {
@@ -439,6 +448,7 @@ export class Network {
           server.paused = true;
         }
       }
+      await this.drain(server);
       const players = server.players.filter((player) => player.state === 'online');
       for (const player of players) this.setState(player, 'joining');
       server.paused = false;
@@ -586,7 +596,8 @@ export class Network {
   private async leave(player: SimPlayer, comeBack = true): Promise<void> {
     const session = player.server.session;
     this.setState(player, 'leaving');
-    for (let i = 0; i < 3_000 && player.busy > 0; i++) await sleep(10);
+    // Unbounded on purpose: a call still queued would otherwise reach the service after the logout.
+    while (player.busy > 0) await sleep(10);
     await this.playerCall(player, session, 'POST /player/logout', '/player/logout', { uid: player.uid, accessToken: player.accessToken }, ['leaving'], [204]);
     if (player.state === 'leaving') player.state = 'away';
     player.returnAt = comeBack ? Date.now() + 30_000 + this.random() * 90_000 : Number.POSITIVE_INFINITY;

@@ -22,12 +22,29 @@ export interface Answer<T = any> {
 }
 
 export interface CallOptions {
-  token?: string | null;
+  /** The bearer token, or a function giving the current one at each attempt. */
+  token?: string | null | (() => string | null);
   body?: unknown;
   /** Statuses that count as expected (default [200]). */
   expect?: number[];
   /** On 429, wait Retry-After and try again (as the plugin does), at most this many times. */
   retries429?: number;
+  /**
+   * Called with an unexpected answer of the first attempt: a reason to send the call once more
+   * (counted as an event, not as an answer), or null to keep the answer.
+   */
+  retryIf?: (answer: Answer) => string | null;
+}
+
+/** A transport error, with whether it happened on a kept-alive socket reused from the pool. */
+class TransportError extends Error {
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+    readonly reusedSocket: boolean,
+  ) {
+    super(message);
+  }
 }
 
 function rawRequest(agent: Agent | HttpsAgent, url: URL, method: string, headers: Record<string, string | number>, body: string | undefined) {
@@ -40,7 +57,7 @@ function rawRequest(agent: Agent | HttpsAgent, url: URL, method: string, headers
       res.on('error', reject);
     });
     outgoing.on('timeout', () => outgoing.destroy(new Error('timeout')));
-    outgoing.on('error', reject);
+    outgoing.on('error', (error: NodeJS.ErrnoException) => reject(new TransportError(error.message, error.code, outgoing.reusedSocket)));
     outgoing.end(body);
   });
 }
@@ -56,20 +73,43 @@ export class PluginHttp {
     this.agent = baseUrl.startsWith('https:') ? new HttpsAgent({ keepAlive: true, maxSockets }) : new Agent({ keepAlive: true, maxSockets });
   }
 
-  /** One call, recorded as `name`; transport failures answer status 0 (recorded as "error"). */
+  /**
+   * One call, recorded as `name`; transport failures answer status 0 (recorded as "error"). A
+   * kept-alive connection the server closed just as it was reused is retried once, as pooling
+   * HTTP clients (OkHttp, the JDK's) do.
+   */
   async call<T = any>(name: string, method: string, path: string, options: CallOptions = {}): Promise<Answer<T>> {
     const expect = options.expect ?? [200];
+    let retried = false;
     for (let attempt = 0; ; attempt++) {
-      const answer = await this.once<T>(name, method, path, options, expect);
-      if (answer.status !== 429 || attempt >= (options.retries429 ?? 0)) return answer;
-      const retryAfter = Number(answer.headers['retry-after']);
-      await new Promise((resolve) => setTimeout(resolve, (Number.isFinite(retryAfter) ? Math.min(retryAfter, 60) : 1) * 1000));
+      const answer = await this.once<T>(method, path, options);
+      const reason = retried ? null : answer.stale ? 'stale kept-alive connection' : !expect.includes(answer.status) && options.retryIf ? options.retryIf(answer) : null;
+      if (reason !== null) {
+        retried = true;
+        this.metrics.event(`${name}: sent again (${reason})`);
+        continue;
+      }
+      if (answer.status === 429 && attempt < (options.retries429 ?? 0)) {
+        this.record(name, answer, expect);
+        const retryAfter = Number(answer.headers['retry-after']);
+        await new Promise((resolve) => setTimeout(resolve, (Number.isFinite(retryAfter) ? Math.min(retryAfter, 60) : 1) * 1000));
+        continue;
+      }
+      return this.record(name, answer, expect);
     }
   }
 
-  private async once<T>(name: string, method: string, path: string, options: CallOptions, expect: number[]): Promise<Answer<T>> {
+  private record<T>(name: string, answer: Answer<T> & { stale?: boolean }, expect: number[]): Answer<T> {
+    const ok = expect.includes(answer.status);
+    const status = answer.status === 0 ? (answer.text === 'timeout' ? 'timeout' : 'error') : answer.status;
+    this.metrics.record(name, status, answer.ms, !ok, ok ? undefined : answer.text);
+    return { ...answer, ok };
+  }
+
+  private async once<T>(method: string, path: string, options: CallOptions): Promise<Answer<T> & { stale: boolean }> {
     const headers: Record<string, string | number> = { 'User-Agent': PLUGIN_USER_AGENT, 'Content-Type': 'application/json' };
-    if (options.token) headers.Authorization = `Bearer ${options.token}`;
+    const token = typeof options.token === 'function' ? options.token() : options.token;
+    if (token) headers.Authorization = `Bearer ${token}`;
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     if (body !== undefined) headers['Content-Length'] = Buffer.byteLength(body);
     const started = performance.now();
@@ -84,14 +124,12 @@ export class PluginHttp {
           // a malformed JSON body stays text; the caller's shape check reports it
         }
       }
-      const ok = expect.includes(raw.status);
-      this.metrics.record(name, raw.status, ms, !ok, ok ? undefined : raw.text);
-      return { status: raw.status, body: parsed as T, text: raw.text, ms, ok, headers: raw.headers };
+      return { status: raw.status, body: parsed as T, text: raw.text, ms, ok: true, headers: raw.headers, stale: false };
     } catch (error) {
       const ms = performance.now() - started;
       const message = error instanceof Error ? error.message : String(error);
-      this.metrics.record(name, message === 'timeout' ? 'timeout' : 'error', ms, true, message);
-      return { status: 0, body: null as T, text: message, ms, ok: false, headers: {} };
+      const stale = error instanceof TransportError && error.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE');
+      return { status: 0, body: null as T, text: message, ms, ok: false, headers: {}, stale };
     }
   }
 
@@ -127,7 +165,9 @@ export class PluginSocket {
     this.closed = new Promise((resolve) =>
       socket.on('close', (code, reason) => {
         this.isClosed = true;
-        for (const queue of this.pending.values()) for (const entry of queue) this.settle(entry, { ok: false, data: { error: 'CLOSED' } }, 'closed');
+        // The service closed the socket (4001 token refresh, 4002, shutdown) with acks pending: the
+        // plugin resends at its next interval, so these are counted as "closed", not as unexpected.
+        for (const queue of this.pending.values()) for (const entry of queue) this.settle(entry, { ok: false, data: { error: 'CLOSED' } }, 'closed', false);
         this.pending.clear();
         resolve({ code, reason: reason.toString() });
       }),
@@ -164,7 +204,7 @@ export class PluginSocket {
   }
 
   /** Sends resume_session and waits for its ack (recorded as `ws resume_session`, unexpected unless ok). */
-  resume(uid: number, accessToken: string, timeoutMs = 10_000): Promise<{ ok: boolean; data: any }> {
+  resume(uid: number, accessToken: string, timeoutMs = 30_000): Promise<{ ok: boolean; data: any }> {
     return new Promise((resolve) => {
       if (!this.open) {
         this.metrics.record('ws resume_session', 'closed', 0, true, `uid ${uid}`);
@@ -200,9 +240,9 @@ export class PluginSocket {
     this.socket.terminate();
   }
 
-  private settle(entry: PendingResume, ack: { ok: boolean; data: any }, status: string): void {
+  private settle(entry: PendingResume, ack: { ok: boolean; data: any }, status: string, unexpected = !ack.ok): void {
     clearTimeout(entry.timer);
-    this.metrics.record('ws resume_session', status, performance.now() - entry.started, !ack.ok, ack.ok ? undefined : JSON.stringify(ack.data));
+    this.metrics.record('ws resume_session', status, performance.now() - entry.started, unexpected, ack.ok ? undefined : JSON.stringify(ack.data));
     entry.resolve(ack);
   }
 
