@@ -2,15 +2,15 @@
  * The baseline: a bare Express + pg handler for GET /server/baltop running the service's own
  * ranking SQL (TOP_BALANCES_SQL) with the same pool size, and no authentication, validation
  * framework or error mapping; plus a variant that also does the service's token lookup.
- * Started by run.ts; prints `listening <port>` when ready.
+ * Started by run.ts; ready when GET /health/ready answers.
  */
 import express from 'express';
 import { createHash } from 'node:crypto';
 import { Pool } from 'pg';
 import { TOP_BALANCES_SQL, RankedBalanceRow } from '../../src/economy/economy.repository';
-import { BENCH_DATABASE_URL, intFromEnv } from './common';
+import { benchDatabaseUrl, intFromEnv } from '../harness/env';
 
-const pool = new Pool({ connectionString: BENCH_DATABASE_URL, max: 10 });
+const pool = new Pool({ connectionString: benchDatabaseUrl('rhythmc_bench_economy'), max: 10 });
 const app = express();
 
 async function baltop(limitParam: unknown): Promise<unknown[]> {
@@ -24,6 +24,11 @@ async function baltop(limitParam: unknown): Promise<unknown[]> {
     wattHour: Number(row.watt_hour),
   }));
 }
+
+/** Readiness, polled by the harness (bench/harness/process.ts). */
+app.get('/health/ready', (_req, res) => {
+  res.json({ status: 'ok' });
+});
 
 const fail = (res: express.Response) => () => res.status(500).json({ error: 'INTERNAL_ERROR', message: 'Internal error' });
 

@@ -11,66 +11,26 @@
  * (3), ROUNDS (3; bare and service alternate), LIMIT (100). Results are printed and written to
  * bench/.out/economy-baltop.json.
  */
-import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { TOP_BALANCES_SQL } from '../../src/economy/economy.repository';
-import { assertBenchDatabase, BENCH_DATABASE_URL, databaseName, intFromEnv } from './common';
-import { drive, LoadResult } from './load';
+import { AdminApi, call, expectCall } from '../harness/api';
+import { alternate, ratio } from '../harness/compare';
+import { CpuPerRequest, cpuPerRequest, sampleCpu, totalCpu } from '../harness/cpu';
+import { assertBenchDatabase, databaseName, fmt, intFromEnv, loadAverage, OUT_DIR, runMain } from '../harness/env';
+import { closedLoop, LoadResult, mean } from '../harness/load';
+import { Child, startBareServer, startServiceProcess, stopChild } from '../harness/process';
+import { ECONOMY_DATABASE_URL } from './generate';
 
-const ROOT = join(__dirname, '..', '..');
+const BENCH_DATABASE_URL = ECONOMY_DATABASE_URL;
 const CONNECTIONS = intFromEnv('CONNECTIONS', 16);
 const SECONDS = intFromEnv('DURATION_SECONDS', 10);
 const WARMUP_SECONDS = intFromEnv('WARMUP_SECONDS', 3);
 const ROUNDS = intFromEnv('ROUNDS', 3);
 const LIMIT = intFromEnv('LIMIT', 100);
-
-interface Started {
-  child: ChildProcess;
-  port: number;
-}
-
-function startProcess(command: string, args: string[], env: Record<string, string>, ready: RegExp): Promise<Started> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not start:\n${output}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = ready.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        // The service logs a line per request at LOG_LEVEL=info: stop collecting (and re-scanning) them.
-        child.stdout?.off('data', onData);
-        child.stdout?.resume();
-        resolve({ child, port: Number(match[1]) });
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${args.join(' ')} exited with ${code}:\n${output}`));
-    });
-  });
-}
-
-function stop(started: Started | null): Promise<void> {
-  if (!started || started.child.exitCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    started.child.removeAllListeners('exit');
-    started.child.once('exit', () => resolve());
-    started.child.kill('SIGTERM');
-  });
-}
-
-async function json(url: string, init: RequestInit = {}): Promise<{ status: number; body: unknown }> {
-  const response = await fetch(url, { ...init, headers: { 'Content-Type': 'application/json', ...(init.headers as Record<string, string>) } });
-  return { status: response.status, body: await response.json() };
-}
 
 /** The plan of the ranking query and its own execution time, straight from PostgreSQL. */
 async function explain(url: string): Promise<{ plan: string; executionMs: number; players: number; banned: number }> {
@@ -94,145 +54,90 @@ async function explain(url: string): Promise<{ plan: string; executionMs: number
   }
 }
 
-/** User + system CPU time of a process so far, in ms (Linux /proc; NaN elsewhere). */
-function cpuMs(pid: number | undefined): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    // utime and stime are fields 14 and 15 of the whole line, in clock ticks (100 per second on Linux).
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return NaN;
-  }
-}
-
-function cpuOf(pids: number[]): Map<number, number> {
-  return new Map(pids.map((pid) => [pid, cpuMs(pid)]));
-}
-
-/** CPU used between two readings by the processes alive at both (pool connections come and go). */
-function cpuDelta(before: Map<number, number>, after: Map<number, number>): number {
-  let sum = 0;
-  for (const [pid, start] of before) {
-    const end = after.get(pid);
-    if (end !== undefined && Number.isFinite(start) && Number.isFinite(end) && end >= start) sum += end - start;
-  }
-  return sum;
-}
-
-/** The server processes of every connection to the benchmark database but the monitor's own. */
-async function backendPids(monitor: Client): Promise<number[]> {
-  const { rows } = await monitor.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
-  return rows.map((row) => row.pid);
-}
-
-const fmt = (n: number, digits = 0) => n.toLocaleString('en', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-
 async function main(): Promise<void> {
   assertBenchDatabase(BENCH_DATABASE_URL);
-  const mainJs = join(ROOT, 'dist', 'src', 'main.js');
-  if (!existsSync(mainJs)) throw new Error('dist/src/main.js is missing: run `npm run build` first');
-
   const analysed = await explain(BENCH_DATABASE_URL);
   if (analysed.players === 0) throw new Error('The benchmark database has no balances: run `npm run bench:economy:generate` first');
 
   const adminToken = randomBytes(24).toString('hex');
-  let service: Started | null = null;
-  let bare: Started | null = null;
+  let service: Child | null = null;
+  let bare: Child | null = null;
   try {
-    service = await startProcess(
-      process.execPath,
-      [mainJs],
-      {
-        DATABASE_URL: BENCH_DATABASE_URL,
-        REDIS_URL: '',
-        HOST: '127.0.0.1',
-        PORT: '0',
-        ADMIN_TOKEN: adminToken,
+    service = await startServiceProcess({
+      databaseUrl: BENCH_DATABASE_URL,
+      adminToken,
+      source: 'dist',
+      log: 'economy-service.log',
+      env: {
         LOG_LEVEL: 'info',
         SERVER_TOKEN_TTL_SECONDS: '3600',
         DATA_DIR: mkdtempSync(join(tmpdir(), 'rhythmc-bench-')),
         RESOURCE_DIR: mkdtempSync(join(tmpdir(), 'rhythmc-bench-res-')),
       },
-      /listening on [\d.]+:(\d+)/,
-    );
-    bare = await startProcess(process.execPath, ['-r', 'ts-node/register/transpile-only', join(__dirname, 'bare-server.ts')], { PORT: '0' }, /listening (\d+)/);
+    });
+    bare = await startBareServer('bench/economy/bare-server.ts', {}, '/health/ready');
 
-    const serviceUrl = `http://127.0.0.1:${service.port}`;
-    const admin = { Authorization: `Bearer ${adminToken}` };
-    const created = await json(`${serviceUrl}/admin/servers`, { method: 'POST', headers: admin, body: JSON.stringify({ name: `bench-${randomBytes(3).toString('hex')}`, country: 'DE' }) });
-    const { bootstrapToken } = created.body as { bootstrapToken: string };
-    const login = await json(`${serviceUrl}/server/login`, { method: 'POST', headers: { Authorization: `Bearer ${bootstrapToken}` }, body: JSON.stringify({ pluginVersion: 1, pluginSHA: 'bench' }) });
-    const { accessToken } = login.body as { accessToken: string };
+    const created = await new AdminApi(service.url, adminToken).createServer(`bench-${randomBytes(3).toString('hex')}`);
+    const { accessToken } = await expectCall<{ accessToken: string }>(200, service.url, 'POST', '/server/login', created.bootstrapToken, { pluginVersion: 1, pluginSHA: 'bench' });
     const auth = { Authorization: `Bearer ${accessToken}` };
 
     const targets = {
-      bare: { url: `http://127.0.0.1:${bare.port}/server/baltop?limit=${LIMIT}`, headers: {} as Record<string, string> },
-      bareToken: { url: `http://127.0.0.1:${bare.port}/with-token-check/server/baltop?limit=${LIMIT}`, headers: auth },
-      service: { url: `${serviceUrl}/server/baltop?limit=${LIMIT}`, headers: auth },
+      bare: { baseUrl: bare.url, path: `/server/baltop?limit=${LIMIT}`, headers: {} as Record<string, string> },
+      bareToken: { baseUrl: bare.url, path: `/with-token-check/server/baltop?limit=${LIMIT}`, headers: auth },
+      service: { baseUrl: service.url, path: `/server/baltop?limit=${LIMIT}`, headers: auth },
     };
-    // Same SQL, same data: the two answers must be identical.
-    const fromService = await json(targets.service.url, { headers: auth });
-    const fromBare = await json(targets.bare.url);
-    const fromBareToken = await json(targets.bareToken.url, { headers: auth });
-    const same = JSON.stringify(fromService.body) === JSON.stringify(fromBare.body) && JSON.stringify(fromBareToken.body) === JSON.stringify(fromBare.body);
-    if (fromService.status !== 200 || !same) {
-      throw new Error(`The answers differ: service ${fromService.status} ${JSON.stringify(fromService.body).slice(0, 200)}`);
-    }
-
     type Target = keyof typeof targets;
-    type Measured = LoadResult & { cpuMsPerRequest: number; dbCpuMsPerRequest: number; driverCpuMsPerRequest: number };
-    const results: Record<Target, Measured[]> = { bare: [], bareToken: [], service: [] };
+    // Same SQL, same data: the three answers must be identical.
+    const answers = await Promise.all((Object.keys(targets) as Target[]).map((name) => call(targets[name].baseUrl, 'GET', targets[name].path, name === 'bare' ? null : accessToken)));
+    const same = answers.every((answer) => answer.status === 200 && answer.text === answers[0].text);
+    if (!same) throw new Error(`The answers differ: ${answers.map((answer) => `${answer.status} ${answer.text.slice(0, 120)}`).join(' | ')}`);
+
+    type Measured = LoadResult & { cpu: CpuPerRequest };
     const monitor = new Client({ connectionString: BENCH_DATABASE_URL });
     await monitor.connect();
-    for (let round = 1; round <= ROUNDS; round++) {
-      for (const name of ['bare', 'bareToken', 'service'] as const) {
-        await drive({ ...targets[name], connections: CONNECTIONS, seconds: WARMUP_SECONDS });
-        const pid = (name === 'service' ? service : bare).child.pid;
-        const backends = await backendPids(monitor);
-        const before = { http: cpuMs(pid), db: cpuOf(backends), driver: process.cpuUsage() };
-        const load = await drive({ ...targets[name], connections: CONNECTIONS, seconds: SECONDS });
-        const driverUsage = process.cpuUsage(before.driver);
-        // CPU spent per answered request by the HTTP process, by the PostgreSQL backends of the
-        // benchmark database and by the load driver: unlike req/s, not skewed by other load on the machine.
-        const result = {
-          ...load,
-          cpuMsPerRequest: (cpuMs(pid) - before.http) / load.requests,
-          dbCpuMsPerRequest: cpuDelta(before.db, cpuOf(backends)) / load.requests,
-          driverCpuMsPerRequest: (driverUsage.user + driverUsage.system) / 1000 / load.requests,
-        };
-        results[name].push(result);
-        process.stdout.write(
-          `round ${round} ${name.padEnd(9)} ${fmt(result.rps).padStart(7)} req/s  p50 ${fmt(result.p50, 2)} ms  p99 ${fmt(result.p99, 2)} ms  ` +
-            `CPU ms/request: http ${fmt(result.cpuMsPerRequest, 3)} db ${fmt(result.dbCpuMsPerRequest, 3)} driver ${fmt(result.driverCpuMsPerRequest, 3)}  ` +
-            `non-200 ${result.non200}  errors ${result.errors}\n`,
-        );
-      }
-    }
-
-    await monitor.end();
-    const mean = (list: Measured[], key: keyof Measured) => list.reduce((sum, r) => sum + Number(r[key]), 0) / list.length;
-    const summary = (name: Target) => ({
-      rps: mean(results[name], 'rps'),
-      p50: mean(results[name], 'p50'),
-      p90: mean(results[name], 'p90'),
-      p99: mean(results[name], 'p99'),
-      cpuMsPerRequest: mean(results[name], 'cpuMsPerRequest'),
-      dbCpuMsPerRequest: mean(results[name], 'dbCpuMsPerRequest'),
-      driverCpuMsPerRequest: mean(results[name], 'driverCpuMsPerRequest'),
-      requests: results[name].reduce((sum, r) => sum + r.requests, 0),
-      failures: results[name].reduce((sum, r) => sum + r.non200 + r.errors, 0),
+    const load = (name: Target, seconds: number) =>
+      closedLoop({ baseUrl: targets[name].baseUrl, connections: CONNECTIONS, seconds, request: () => ({ method: 'GET', path: targets[name].path, headers: targets[name].headers }) });
+    const results = await alternate<Measured>(['bare', 'bareToken', 'service'], ROUNDS, async (name, round) => {
+      const target = name as Target;
+      await load(target, WARMUP_SECONDS);
+      // CPU spent per answered request by the HTTP process, by the PostgreSQL backends of the
+      // benchmark database and by the load driver: unlike req/s, not skewed by other load on the machine.
+      const probe = { httpPids: [(target === 'service' ? service : bare)!.pid], monitor, redisPid: null };
+      const before = await sampleCpu(probe);
+      const measured = await load(target, SECONDS);
+      const result = { ...measured, cpu: await cpuPerRequest(probe, before, measured.requests) };
+      console.log(
+        `round ${round + 1} ${name.padEnd(9)} ${fmt(result.rps).padStart(7)} req/s  p50 ${fmt(result.p50, 2)} ms  p99 ${fmt(result.p99, 2)} ms  ` +
+          `CPU ms/request: http ${fmt(result.cpu.http, 3)} db ${fmt(result.cpu.db, 3)} driver ${fmt(result.cpu.driver, 3)}  ` +
+          `non-200 ${result.unexpected}  errors ${result.errors}  load average ${loadAverage()}`,
+      );
+      return result;
     });
+    await monitor.end();
+
+    const summary = (name: Target) => {
+      const runs = results[name];
+      const of = (pick: (r: Measured) => number) => mean(runs.map(pick));
+      return {
+        rps: of((r) => r.rps),
+        p50: of((r) => r.p50),
+        p90: of((r) => r.p90),
+        p99: of((r) => r.p99),
+        cpuMsPerRequest: of((r) => r.cpu.http),
+        dbCpuMsPerRequest: of((r) => r.cpu.db),
+        driverCpuMsPerRequest: of((r) => r.cpu.driver),
+        cpuTotal: of((r) => totalCpu(r.cpu)),
+        requests: runs.reduce((sum, r) => sum + r.requests, 0),
+        failures: runs.reduce((sum, r) => sum + r.unexpected + r.errors, 0),
+      };
+    };
     const bareSummary = summary('bare');
     const bareTokenSummary = summary('bareToken');
     const serviceSummary = summary('service');
-    const ratio = serviceSummary.rps / bareSummary.rps;
-    // Each round measures both back to back, so its ratio is the least disturbed by other load on the machine.
-    const roundRatios = results.service.map((result, i) => result.rps / results.bare[i].rps);
-    const medianRatio = [...roundRatios].sort((a, b) => a - b)[Math.floor(roundRatios.length / 2)];
+    const throughput = ratio(results.service.map((r) => r.rps), results.bare.map((r) => r.rps));
     const ratioToTokenCheck = serviceSummary.rps / bareTokenSummary.rps;
     // Throughput a CPU-bound machine would give, from the CPU each request costs end to end.
-    const totalCpu = (x: ReturnType<typeof summary>) => x.cpuMsPerRequest + x.dbCpuMsPerRequest + x.driverCpuMsPerRequest;
-    const cpuRatio = totalCpu(bareSummary) / totalCpu(serviceSummary);
+    const cpuRatio = bareSummary.cpuTotal / serviceSummary.cpuTotal;
 
     const report = {
       database: databaseName(BENCH_DATABASE_URL),
@@ -243,6 +148,7 @@ async function main(): Promise<void> {
       seconds: SECONDS,
       rounds: ROUNDS,
       node: process.version,
+      loadAverage: loadAverage(),
       queryExecutionMs: analysed.executionMs,
       plan: analysed.plan,
       bare: bareSummary,
@@ -250,39 +156,34 @@ async function main(): Promise<void> {
       service: serviceSummary,
       ratioToTokenCheck,
       cpuRatio,
-      ratio,
-      roundRatios,
-      medianRatio,
+      ratio: throughput.ofMeans,
+      roundRatios: throughput.perRound,
+      medianRatio: throughput.median,
       runs: results,
     };
-    mkdirSync(join(ROOT, 'bench', '.out'), { recursive: true });
-    writeFileSync(join(ROOT, 'bench', '.out', 'economy-baltop.json'), `${JSON.stringify(report, null, 2)}\n`);
+    mkdirSync(OUT_DIR, { recursive: true });
+    writeFileSync(join(OUT_DIR, 'economy-baltop.json'), `${JSON.stringify(report, null, 2)}\n`);
 
-    process.stdout.write(`\n${analysed.plan}\n\n`);
-    process.stdout.write(
-      `| target | req/s | p50 ms | p90 ms | p99 ms | CPU ms/request: HTTP process | PostgreSQL | load driver | requests | failures |\n|---|---|---|---|---|---|---|---|---|---|\n`,
-    );
+    console.log(`\n${analysed.plan}\n`);
+    console.log('| target | req/s | p50 ms | p90 ms | p99 ms | CPU ms/request: HTTP process | PostgreSQL | load driver | requests | failures |\n|---|---|---|---|---|---|---|---|---|---|');
     for (const [name, s] of [
       ['bare Express + pg', bareSummary],
       ['bare Express + pg, plus the token lookup', bareTokenSummary],
       ['rhythmc-backend', serviceSummary],
     ] as const) {
-      process.stdout.write(
-        `| ${name} | ${fmt(s.rps)} | ${fmt(s.p50, 2)} | ${fmt(s.p90, 2)} | ${fmt(s.p99, 2)} | ${fmt(s.cpuMsPerRequest, 3)} | ${fmt(s.dbCpuMsPerRequest, 3)} | ${fmt(s.driverCpuMsPerRequest, 3)} | ${fmt(s.requests)} | ${s.failures} |\n`,
+      console.log(
+        `| ${name} | ${fmt(s.rps)} | ${fmt(s.p50, 2)} | ${fmt(s.p90, 2)} | ${fmt(s.p99, 2)} | ${fmt(s.cpuMsPerRequest, 3)} | ${fmt(s.dbCpuMsPerRequest, 3)} | ${fmt(s.driverCpuMsPerRequest, 3)} | ${fmt(s.requests)} | ${s.failures} |`,
       );
     }
-    process.stdout.write(
-      `\nservice / bare throughput: ${(ratio * 100).toFixed(1)} % of the means; per round ${roundRatios.map((r) => `${(r * 100).toFixed(1)} %`).join(', ')} (median ${(medianRatio * 100).toFixed(1)} %); target ≥ 60 %\n` +
+    console.log(
+      `\nservice / bare throughput: ${(throughput.ofMeans * 100).toFixed(1)} % of the means; per round ${throughput.perRound.map((r) => `${(r * 100).toFixed(1)} %`).join(', ')} (median ${(throughput.median * 100).toFixed(1)} %); target ≥ 60 %\n` +
         `service / bare with the token lookup: ${(ratioToTokenCheck * 100).toFixed(1)} %\n` +
-        `CPU per request, bare / service (the throughput ratio of a CPU-bound machine): ${(cpuRatio * 100).toFixed(1)} %\n`,
+        `CPU per request, bare / service (the throughput ratio of a CPU-bound machine): ${(cpuRatio * 100).toFixed(1)} %`,
     );
   } finally {
-    await stop(bare);
-    await stop(service);
+    await stopChild(bare);
+    await stopChild(service);
   }
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
-});
+runMain(main);

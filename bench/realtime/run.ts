@@ -6,88 +6,35 @@
  *
  *   npm run build && npm run bench:realtime
  *
- * Needs PostgreSQL (BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/rhythmc_bench_realtime;
+ * Needs the build (dist/), PostgreSQL (BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/rhythmc_bench_realtime;
  * the database is dropped and recreated) and Redis (BENCH_REDIS_URL, default redis://127.0.0.1:6379).
  * Everything runs on loopback, with bounded counts.
  */
-import { ChildProcess, spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { Client } from 'pg';
 import WebSocket from 'ws';
+import { AdminApi, expectCall } from '../harness/api';
+import { recreateDatabase } from '../harness/database';
+import { BENCH_ADMIN_TOKEN, BENCH_REDIS_URL, benchDatabaseUrl, intFromEnv, loadAverage, runMain } from '../harness/env';
+import { summarize } from '../harness/load';
+import { Child, startServiceProcess, stopChild } from '../harness/process';
 
-const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/rhythmc_bench_realtime';
-const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const SERVERS = Number(process.env.BENCH_SERVERS ?? 200);
-const KICKS = Number(process.env.BENCH_KICKS ?? 100);
-const CHATS = Number(process.env.BENCH_CHATS ?? 50);
-const ADMIN_TOKEN = 'bench-admin-token-0123456789';
-const BASE_PORT = 38400;
-
-interface Instance {
-  url: string;
-  process: ChildProcess;
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
+const DATABASE_URL = benchDatabaseUrl('rhythmc_bench_realtime');
+const SERVERS = intFromEnv('BENCH_SERVERS', 200);
+const KICKS = intFromEnv('BENCH_KICKS', 100);
+const CHATS = intFromEnv('BENCH_CHATS', 50);
 
 function summary(values: number[]): string {
-  const sorted = [...values].sort((a, b) => a - b);
-  return `p50 ${percentile(sorted, 50).toFixed(1)} ms, p99 ${percentile(sorted, 99).toFixed(1)} ms, max ${sorted[sorted.length - 1].toFixed(1)} ms (n=${sorted.length})`;
+  const s = summarize(values);
+  return `p50 ${s.p50.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms, max ${s.max.toFixed(1)} ms (n=${s.count})`;
 }
 
-async function recreateDatabase(): Promise<void> {
-  const url = new URL(DATABASE_URL);
-  const name = decodeURIComponent(url.pathname.slice(1));
-  if (!/bench/.test(name)) throw new Error(`Refusing to recreate "${name}": the name must contain "bench"`);
-  url.pathname = '/postgres';
-  const admin = new Client({ connectionString: url.toString() });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
-}
-
-async function startInstance(index: number, redis: boolean): Promise<Instance> {
-  const port = BASE_PORT + index;
-  const child = spawn(process.execPath, [join(__dirname, '..', '..', 'dist', 'src', 'main.js')], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_URL,
-      REDIS_URL: redis ? REDIS_URL : '',
-      REDIS_KEY_PREFIX: 'rhythmc-bench:',
-      ADMIN_TOKEN,
-      THROTTLE_LOGIN_LIMIT: '1000000',
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
+function startInstance(index: number, redis: boolean): Promise<Child> {
+  return startServiceProcess({
+    name: `instance ${index}`,
+    databaseUrl: DATABASE_URL,
+    redisUrl: redis ? BENCH_REDIS_URL : '',
+    adminToken: BENCH_ADMIN_TOKEN,
+    env: { REDIS_KEY_PREFIX: 'rhythmc-bench:' },
   });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 120; i++) {
-    try {
-      if ((await fetch(`${url}/health/ready`)).ok) return { url, process: child };
-    } catch {
-      // not up yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  child.kill();
-  throw new Error(`instance ${index} did not start`);
-}
-
-async function call(url: string, method: string, path: string, token: string, body?: unknown): Promise<any> {
-  const response = await fetch(`${url}${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-  return text ? JSON.parse(text) : null;
 }
 
 interface Connected {
@@ -97,16 +44,17 @@ interface Connected {
   listeners: Array<(frame: { event: string; data: any }) => void>;
 }
 
-async function scenario(instances: Instance[], label: string): Promise<string[]> {
+async function scenario(instances: Child[], label: string): Promise<string[]> {
   const runTag = `${label.replace(/\W+/g, '')}${Date.now().toString(36)}`;
   const connected: Connected[] = [];
   for (let i = 0; i < SERVERS; i++) {
     const instance = instances[i % instances.length];
-    const created = await call(instance.url, 'POST', '/admin/servers', ADMIN_TOKEN, { name: `bench-${runTag}-${i}`, country: 'DE' });
-    const session = await call(instance.url, 'POST', '/server/login', created.bootstrapToken, { pluginVersion: 1, pluginSHA: 'bench' });
-    const player = await call(instance.url, 'POST', '/admin/players', ADMIN_TOKEN, { username: `b${i}` });
-    const { netToken } = await call(instance.url, 'POST', `/admin/players/${player.uid}/net-token`, ADMIN_TOKEN);
-    await call(instance.url, 'POST', '/player/login', session.accessToken, { mode: 'TOKEN', version: 1, authToken: netToken });
+    const admin = new AdminApi(instance.url, BENCH_ADMIN_TOKEN);
+    const created = await admin.createServer(`bench-${runTag}-${i}`);
+    const session = await expectCall<{ accessToken: string; serverID: number }>(200, instance.url, 'POST', '/server/login', created.bootstrapToken, { pluginVersion: 1, pluginSHA: 'bench' });
+    const player = await admin.createPlayer({ username: `b${i}` });
+    const netToken = await admin.netToken(player.uid);
+    await expectCall(200, instance.url, 'POST', '/player/login', session.accessToken, { mode: 'TOKEN', version: 1, authToken: netToken });
     const socket = new WebSocket(`${instance.url.replace('http', 'ws')}/ws`, { headers: { Authorization: `Bearer ${session.accessToken}` } });
     await new Promise<void>((resolve, reject) => {
       socket.once('open', () => resolve());
@@ -130,7 +78,7 @@ async function scenario(instances: Instance[], label: string): Promise<string[]>
       });
     });
     const started = performance.now();
-    await call(instances[(i + 1) % instances.length].url, 'POST', `/admin/players/${target.uid}/ban`, ADMIN_TOKEN, { reason: 'bench' });
+    await new AdminApi(instances[(i + 1) % instances.length].url, BENCH_ADMIN_TOKEN).ban(target.uid, 'bench');
     kickLatencies.push((await received) - started);
     target.listeners.length = 0;
   }
@@ -170,27 +118,23 @@ async function scenario(instances: Instance[], label: string): Promise<string[]>
 
 async function main(): Promise<void> {
   const rows: string[] = [];
-  await recreateDatabase();
+  await recreateDatabase(DATABASE_URL);
   const single = await startInstance(0, false);
   try {
     rows.push(...(await scenario([single], '1 instance, in-process bus')));
   } finally {
-    single.process.kill('SIGTERM');
+    await stopChild(single);
   }
-  await new Promise((resolve) => setTimeout(resolve, 1000));
   const pair = [await startInstance(1, true), await startInstance(2, true)];
   try {
     rows.push(...(await scenario(pair, '2 instances, Redis')));
   } finally {
-    for (const instance of pair) instance.process.kill('SIGTERM');
+    await Promise.all(pair.map((instance) => stopChild(instance)));
   }
-  console.log(`\n${SERVERS} game servers connected; ${KICKS} bans; ${CHATS} chat lines\n`);
+  console.log(`\n${SERVERS} game servers connected; ${KICKS} bans; ${CHATS} chat lines; load average ${loadAverage()}\n`);
   console.log('| setup | measure | latency |');
   console.log('|---|---|---|');
   for (const row of rows) console.log(row);
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+runMain(main);

@@ -17,12 +17,13 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { startService } from '../../src/app.factory';
 import { loadConfig } from '../../src/config/app-config';
-import { generateResourceTree } from './generate';
+import { scratchDatabase } from '../harness/database';
+import { BENCH_ADMIN_TOKEN as ADMIN_TOKEN, intFromEnv, loadAverage, runMain } from '../harness/env';
+import { generateResourceTree } from '../harness/generate';
 
-const FILES = Number(process.env.BENCH_FILES ?? 20_000);
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
-const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
+const FILES = intFromEnv('BENCH_FILES', 20_000);
+const REQUESTS = intFromEnv('BENCH_REQUESTS', 200);
+const CONCURRENCY = intFromEnv('BENCH_CONCURRENCY', 4);
 
 async function call(base: string, method: string, path: string, token: string, body?: unknown): Promise<{ status: number; text: string }> {
   const response = await fetch(`${base}${path}`, {
@@ -41,30 +42,11 @@ async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
   return [result, Number(process.hrtime.bigint() - started) / 1e6];
 }
 
-async function scratchDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `rhythmc_bench_${Date.now()}`;
-  const admin = new Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const client = new Client({ connectionString: serverUrl });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await client.end();
-    },
-  };
-}
-
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'rhythmc-bench-'));
   const resourceDir = join(work, 'resources');
   const serverUrl = process.env.DATABASE_URL?.trim() || null;
-  const database = serverUrl ? await scratchDatabase(serverUrl) : null;
+  const database = serverUrl ? await scratchDatabase(serverUrl, 'resources') : null;
   try {
     // The service starts on a RESOURCE_DIR that does not exist yet, so the first index is timed alone.
     const config = loadConfig({
@@ -118,6 +100,7 @@ async function main(): Promise<void> {
       const paths = manifest.Data.slice(0, 1_000).map((entry) => entry.path);
       const [, downMs] = await timed(() => call(base, 'POST', '/resources/down', token, paths));
       console.log(`down of ${paths.length} paths: ${downMs.toFixed(0)} ms`);
+      console.log(`load average ${loadAverage()}`);
     } finally {
       await sql.end();
       await service.close();
@@ -128,7 +111,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+runMain(main);

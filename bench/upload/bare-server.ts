@@ -2,13 +2,13 @@
  * The baseline of the upload benchmark: a bare Express + pg handler for POST /player/upload that
  * does one insert (the record, into its own table with the same unique key) and one indexed select
  * (the player's ATP), with the service's pool size and no authentication, validation framework,
- * transaction or rank. Started by run.ts; prints `listening <port>` when ready.
+ * transaction or rank. Started by run.ts and the network-day runner; ready when GET /health/ready answers.
  */
 import express from 'express';
 import { Pool } from 'pg';
-import { BENCH_DATABASE_URL } from './common';
+import { benchDatabaseUrl } from '../harness/env';
 
-const pool = new Pool({ connectionString: BENCH_DATABASE_URL, max: 10 });
+const pool = new Pool({ connectionString: benchDatabaseUrl('rhythmc_bench_upload'), max: 10 });
 const app = express();
 app.use(express.json({ limit: '256kb' }));
 
@@ -16,6 +16,11 @@ interface Body {
   player: { playerUID: number };
   payload: { levelID: number; time: number; acc: number; pass: boolean };
 }
+
+/** Readiness, polled by the harness (bench/harness/process.ts). */
+app.get('/health/ready', (_req, res) => {
+  res.json({ status: 'ok' });
+});
 
 app.post('/player/upload', (req, res) => {
   const { player, payload } = req.body as Body;

@@ -13,7 +13,9 @@ import Redis from 'ioredis';
 import { Client } from 'pg';
 import { OrderStatisticSet } from '../../src/upload/rank/order-statistic-set';
 import { toTenThousandths } from '../../src/upload/rating';
-import { BENCH_DATABASE_URL, BENCH_REDIS_URL, intFromEnv, percentile } from './common';
+import { BENCH_REDIS_URL, intFromEnv } from '../harness/env';
+import { percentile } from '../harness/load';
+import { UPLOAD_DATABASE_URL as BENCH_DATABASE_URL } from './generate';
 
 const SAMPLES = intFromEnv('SAMPLES', 200);
 const PREFIX = 'rhythmc-bench-rank:';

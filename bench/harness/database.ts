@@ -1,0 +1,66 @@
+/** Benchmark databases on a real PostgreSQL: create, migrate, drop. Every name must contain "bench". */
+import 'reflect-metadata';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { buildDataSourceOptions } from '../../src/database/database-options';
+import { runMigrations } from '../../src/database/migrate';
+import { assertBenchDatabase, databaseName, withDatabase } from './env';
+
+const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+export async function withClient<T>(url: string, work: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+async function withServer<T>(url: string, work: (client: Client) => Promise<T>): Promise<T> {
+  return withClient(withDatabase(url, 'postgres'), work);
+}
+
+export async function databaseExists(url: string): Promise<boolean> {
+  const result = await withServer(url, (client) => client.query('SELECT 1 FROM pg_database WHERE datname = $1', [databaseName(url)]));
+  return (result.rowCount ?? 0) > 0;
+}
+
+export async function migrate(url: string): Promise<void> {
+  const dataSource = await new DataSource(buildDataSourceOptions({ url, embedded: false })).initialize();
+  try {
+    await runMigrations(dataSource, false);
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+/** Creates the database when missing (dropping it first with `reset`), then applies the migrations. */
+export async function ensureDatabase(url: string, reset = false): Promise<void> {
+  assertBenchDatabase(url);
+  const name = databaseName(url);
+  await withServer(url, async (client) => {
+    if (reset) await client.query(`DROP DATABASE IF EXISTS ${quoted(name)} WITH (FORCE)`);
+    const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (exists.rowCount === 0) await client.query(`CREATE DATABASE ${quoted(name)}`);
+  });
+  await migrate(url);
+}
+
+/** Drops and recreates the database, migrated. */
+export function recreateDatabase(url: string): Promise<void> {
+  return ensureDatabase(url, true);
+}
+
+export async function dropDatabase(url: string): Promise<void> {
+  assertBenchDatabase(url);
+  await withServer(url, (client) => client.query(`DROP DATABASE IF EXISTS ${quoted(databaseName(url))} WITH (FORCE)`));
+}
+
+/** A fresh, migrated `rhythmc_bench_<tag>_<time>` on the server of `serverUrl`, for one run. */
+export async function scratchDatabase(serverUrl: string, tag: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const url = withDatabase(serverUrl, `rhythmc_bench_${tag}_${Date.now().toString(36)}`);
+  await ensureDatabase(url);
+  return { url, drop: () => dropDatabase(url) };
+}

@@ -1,0 +1,161 @@
+/**
+ * Child processes of a benchmark: the service (built dist/, or src/ through ts-node), bare
+ * handlers, and their memory. Readiness is polled over HTTP, never read from log lines, so a
+ * change of the log format cannot break a benchmark.
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { OUT_DIR, ROOT } from './env';
+
+export interface Child {
+  name: string;
+  child: ChildProcess;
+  pid: number;
+  port: number;
+  url: string;
+  /** Milliseconds from spawn to ready. */
+  startedMs: number;
+}
+
+/** A free loopback port (bound and released; the child binds it right after). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface SpawnOptions {
+  name: string;
+  /** Arguments of `node`: a script path, optionally preceded by `-r ts-node/register/transpile-only`. */
+  args: string[];
+  env: Record<string, string>;
+  port: number;
+  /** Path answered with 2xx once the process is ready. */
+  readyPath: string;
+  timeoutMs?: number;
+  /** Write the child's output to bench/.out/<log> (appending) instead of discarding it. */
+  log?: string;
+}
+
+/** Spawns `node …` and waits until `readyPath` answers 2xx; the child's exit fails the wait. */
+export async function spawnReady(options: SpawnOptions): Promise<Child> {
+  const started = Date.now();
+  const child = spawn(process.execPath, options.args, {
+    cwd: ROOT,
+    env: { ...process.env, TS_NODE_TRANSPILE_ONLY: 'true', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let tail = '';
+  const keep = (chunk: Buffer) => {
+    tail = (tail + chunk.toString()).slice(-4000);
+  };
+  if (options.log) {
+    mkdirSync(OUT_DIR, { recursive: true });
+    const stream = createWriteStream(join(OUT_DIR, options.log), { flags: 'a' });
+    child.stdout?.pipe(stream);
+    child.stderr?.pipe(stream);
+  }
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  let exited: number | null | undefined;
+  child.once('exit', (code) => (exited = code));
+
+  const url = `http://127.0.0.1:${options.port}`;
+  const deadline = Date.now() + (options.timeoutMs ?? 600_000);
+  while (Date.now() < deadline) {
+    if (exited !== undefined) throw new Error(`${options.name} exited with ${exited}:\n${tail}`);
+    try {
+      const response = await fetch(`${url}${options.readyPath}`, { signal: AbortSignal.timeout(2_000) });
+      if (response.ok) return { name: options.name, child, pid: child.pid as number, port: options.port, url, startedMs: Date.now() - started };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`${options.name} was not ready within ${options.timeoutMs ?? 600_000} ms:\n${tail}`);
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`. */
+export async function stopChild(started: Child | null | undefined, graceMs = 15_000): Promise<void> {
+  if (!started || started.child.exitCode !== null || started.child.signalCode !== null) return;
+  const exited = new Promise((resolve) => started.child.once('exit', resolve));
+  started.child.kill('SIGTERM');
+  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, graceMs))]);
+  if (started.child.exitCode === null && started.child.signalCode === null) {
+    started.child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+export interface ServiceOptions {
+  /** DATABASE_URL; empty: embedded database in DATA_DIR. */
+  databaseUrl: string;
+  redisUrl?: string;
+  adminToken: string;
+  /** `dist` (the build, default when present) or `src` (ts-node, transpile-only: the same JavaScript). */
+  source?: 'dist' | 'src';
+  port?: number;
+  /** Further variables (decisions.md §1); they win over the defaults here. */
+  env?: Record<string, string>;
+  name?: string;
+  log?: string;
+}
+
+export function serviceSource(preferred?: 'dist' | 'src'): 'dist' | 'src' {
+  if (preferred) return preferred;
+  return existsSync(join(ROOT, 'dist', 'src', 'main.js')) ? 'dist' : 'src';
+}
+
+/** Starts the real service as a child process (`node dist/src/main.js`, or src/main.ts) and waits for /health/ready. */
+export async function startServiceProcess(options: ServiceOptions): Promise<Child> {
+  const port = options.port ?? (await freePort());
+  const source = serviceSource(options.source);
+  if (source === 'dist' && !existsSync(join(ROOT, 'dist', 'src', 'main.js'))) throw new Error('dist/src/main.js is missing: run `npm run build` first');
+  const args = source === 'dist' ? [join(ROOT, 'dist', 'src', 'main.js')] : ['-r', 'ts-node/register/transpile-only', join(ROOT, 'src', 'main.ts')];
+  return spawnReady({
+    name: options.name ?? `service (${source})`,
+    args,
+    port,
+    readyPath: '/health/ready',
+    log: options.log,
+    env: {
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+      DATABASE_URL: options.databaseUrl,
+      REDIS_URL: options.redisUrl ?? '',
+      ADMIN_TOKEN: options.adminToken,
+      THROTTLE_LOGIN_LIMIT: '1000000',
+      LOG_LEVEL: 'warn',
+      ...options.env,
+    },
+  });
+}
+
+/** A bare Express + pg handler of bench/<feature>/bare-server.ts (ts-node), ready when `readyPath` answers. */
+export async function startBareServer(script: string, env: Record<string, string>, readyPath: string): Promise<Child> {
+  const port = await freePort();
+  return spawnReady({ name: `bare ${script}`, args: ['-r', 'ts-node/register/transpile-only', join(ROOT, script)], env: { ...env, PORT: String(port) }, port, readyPath });
+}
+
+/** Resident and peak resident memory of a process, in bytes (Linux /proc: VmRSS, VmHWM). */
+export function memoryOf(pid: number): { rss: number; peakRss: number } {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) * 1024;
+    return { rss: kib('VmRSS'), peakRss: kib('VmHWM') };
+  } catch {
+    return { rss: NaN, peakRss: NaN };
+  }
+}
+
+export const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);

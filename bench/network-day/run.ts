@@ -1,0 +1,413 @@
+/**
+ * The network-day benchmark: SERVERS game servers × PLAYERS_PER_SERVER players (the plugin
+ * simulator, bench/simulate) against PLAYERS registered players and their 10 plays each (the
+ * upload generator's data), on PostgreSQL, for each configuration of CONFIGS:
+ *   one       one instance, no Redis (rank index in process: the single-server deployment)
+ *   one-redis one instance with Redis
+ *   two       two instances sharing PostgreSQL and Redis, game servers spread round-robin
+ * Per configuration:
+ *   1. cold start: every server boots and every player logs in;
+ *   2. sustained uploads: the offered upload rate (open loop) steps up (RATES, STEP_SECONDS each)
+ *      while the rest of the network runs (resume_session every 240 s, syncs, churn, chat) until
+ *      saturation; the figure is the highest rate whose uploads answered with p99 under
+ *      P99_LIMIT_MS, all of them 200; also the most uploads per second answered;
+ *   3. login burst: every server restarts at once; time until all players are logged in again;
+ *   4. peak RSS of each service process (VmHWM).
+ * In the same run a bare Express + pg upload handler (bench/upload/bare-server.ts) takes the same
+ * rate steps, so the upload figure is also a ratio that holds on a noisy machine. Every figure
+ * carries the load average of the moment.
+ *
+ *   npm run build
+ *   npm run bench:network-day            # generates the data first when the database lacks it (≈ 6–12 min)
+ *
+ * Environment: BENCH_DATABASE_URL (rhythmc_bench_network), BENCH_REDIS_URL, PLAYERS (1000000),
+ * SERVERS (100), PLAYERS_PER_SERVER (200), CONFIGS (two,one-redis,one), RATES
+ * (50,100,150,200,300,400,500,600,800), STEP_SECONDS (30), P99_LIMIT_MS (50), RESOURCE_FILES (2000),
+ * SKIP_BARE=1, REDIS_PREFIX / KEEP_REDIS_PREFIX=1 (reuse a built rank index), REPORT_ONLY=1 (print the
+ * table of the last run again). Results:
+ * bench/.out/network-day.json and a markdown table on stdout.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { cpuDelta, CpuProbe, redisPid, sampleCpu } from '../harness/cpu';
+import { databaseExists, withClient } from '../harness/database';
+import { BENCH_ADMIN_TOKEN, BENCH_REDIS_URL, benchDatabaseUrl, databaseName, fmt, intFromEnv, listFromEnv, loadAverage, OUT_DIR, runMain } from '../harness/env';
+import { counts, generateResourceTree } from '../harness/generate';
+import { openLoop, summarize } from '../harness/load';
+import { gameplayRecord, randomPlay } from '../harness/payloads';
+import { Child, memoryOf, mib, startBareServer, startServiceProcess, stopChild } from '../harness/process';
+import { dropRedisPrefix } from '../harness/redis';
+import { startIdentityProvider } from '../simulate/identity-provider';
+import { BurstResult, Network } from '../simulate/network';
+import { generateUploadData } from '../upload/generate';
+
+const DATABASE_URL = benchDatabaseUrl('rhythmc_bench_network');
+const PLAYERS = intFromEnv('PLAYERS', 1_000_000);
+const SERVERS = intFromEnv('SERVERS', 100);
+const PLAYERS_PER_SERVER = intFromEnv('PLAYERS_PER_SERVER', 200);
+const CONFIGS = listFromEnv('CONFIGS', ['two', 'one-redis', 'one']);
+const RATES = listFromEnv('RATES', ['50', '100', '150', '200', '300', '400', '500', '600', '800']).map(Number);
+const STEP_SECONDS = intFromEnv('STEP_SECONDS', 30);
+const P99_LIMIT_MS = intFromEnv('P99_LIMIT_MS', 50);
+const RESOURCE_FILES = intFromEnv('RESOURCE_FILES', 2_000);
+const SETTLE_SECONDS = 5;
+
+interface Step {
+  offered: number;
+  /** Uploads answered 200 per second of the step. */
+  achieved: number;
+  p50: number;
+  p99: number;
+  unexpected: number;
+  /** Uploads not sent: no online player, or too many in flight. */
+  notSent: number;
+  /** Everything the simulated network called in the step, per second. */
+  callsPerSecond: number;
+  /** CPU used during the step, in cores: the service process(es) (or the bare handler), PostgreSQL, Redis, the simulator. */
+  cores: Cores;
+  loadAverage: number;
+}
+
+interface Cores {
+  service: number;
+  db: number;
+  redis: number;
+  simulator: number;
+}
+
+/** Runs `work` and reports the CPU the deployment and the simulator used meanwhile: in core-seconds, and in cores (÷ wall time). */
+async function measureCpu<T>(probe: CpuProbe, work: () => Promise<T>): Promise<{ result: T; cpuSeconds: Cores; cores: Cores; seconds: number }> {
+  const before = await sampleCpu(probe);
+  const started = performance.now();
+  const result = await work();
+  const seconds = (performance.now() - started) / 1000;
+  const after = await sampleCpu(probe);
+  const simulator = process.cpuUsage(before.driver);
+  const cpuSeconds: Cores = {
+    service: (after.http - before.http) / 1000,
+    db: cpuDelta(before.db, after.db) / 1000,
+    redis: (after.redis - before.redis) / 1000,
+    simulator: (simulator.user + simulator.system) / 1e6,
+  };
+  const cores: Cores = { service: cpuSeconds.service / seconds, db: cpuSeconds.db / seconds, redis: cpuSeconds.redis / seconds, simulator: cpuSeconds.simulator / seconds };
+  return { result, cpuSeconds, cores, seconds };
+}
+
+const deploymentCores = (cores: Cores) => cores.service + cores.db + cores.redis;
+
+/**
+ * The upload rate at which the deployment (service, PostgreSQL, Redis) would use two whole cores,
+ * from a least-squares line through (answered uploads/s, cores used) of the steps: what a
+ * dedicated 2-core machine would sustain with this background network, whatever else ran on the
+ * shared machine during the measurement. NaN with fewer than two steps.
+ */
+function projectedRate(all: Step[], cores = 2): number {
+  // Past saturation the answered rate no longer follows the CPU spent, so those steps stay out of the line.
+  const steps = all.filter((step) => !saturated(step));
+  if (steps.length < 2) return NaN;
+  const xs = steps.map((step) => step.achieved);
+  const ys = steps.map((step) => deploymentCores(step.cores));
+  const mx = xs.reduce((a, b) => a + b, 0) / xs.length;
+  const my = ys.reduce((a, b) => a + b, 0) / ys.length;
+  const slope = xs.reduce((sum, x, i) => sum + (x - mx) * (ys[i] - my), 0) / xs.reduce((sum, x) => sum + (x - mx) ** 2, 0);
+  const intercept = my - slope * mx;
+  return slope > 0 ? (cores - intercept) / slope : NaN;
+}
+
+interface ConfigResult {
+  config: string;
+  instances: number;
+  redis: boolean;
+  startupSeconds: number[];
+  coldStart: { ms: number; online: number; loadAverage: number };
+  steps: Step[];
+  sustained: Step | null;
+  burst: (BurstResult & { loginP50: number; loginP99: number; unexpected: number; cpuSeconds: Cores; dedicatedSeconds: number; loadAverage: number }) | null;
+  /** projectedRate of the steps. */
+  projected2Cores: number;
+  peakRssMiB: number[];
+  unexpected: number;
+  firstUnexpected: string[];
+  calls: Array<{ call: string; count: number; p50: number; p99: number; unexpected: number }>;
+  simulatorCpuSeconds: number;
+}
+
+const isSustained = (step: Step) => step.p99 < P99_LIMIT_MS && step.unexpected === 0 && step.achieved >= step.offered * 0.95;
+/**
+ * The search goes on past a step that misses the p99 limit (on a shared machine a stall of a
+ * neighbour shows in any p99) and stops at saturation: fewer than 90 % of the offered uploads
+ * answered in the step (a queue is building up).
+ */
+const saturated = (step: Step) => step.achieved < step.offered * 0.9;
+/** The highest step that met the limit. */
+const sustainedOf = (steps: Step[]) => [...steps].sort((a, b) => b.offered - a.offered).find(isSustained) ?? null;
+/** The most uploads per second answered in any step: the capacity. */
+const capacityOf = (steps: Step[]) => Math.max(0, ...steps.map((step) => step.achieved));
+
+async function ensureData(): Promise<void> {
+  if (await databaseExists(DATABASE_URL)) {
+    const state = await withClient(DATABASE_URL, counts).catch(() => null);
+    if (state && state.players >= PLAYERS && state.plays >= PLAYERS * 10 * 0.99) {
+      // A run stopped half-way leaves its sessions open, and the next run logs the same players in (409).
+      const closed = await withClient(DATABASE_URL, async (client) => {
+        const players = await client.query(`UPDATE player_session SET logged_out_at = now(), logout_reason = 'expired' WHERE logged_out_at IS NULL`);
+        const servers = await client.query(`UPDATE server_session SET ended_at = now(), end_reason = 'logout' WHERE ended_at IS NULL`);
+        return { players: players.rowCount, servers: servers.rowCount };
+      });
+      console.log(`data: ${JSON.stringify(state)} in ${databaseName(DATABASE_URL)}; sessions left open by an earlier run closed: ${JSON.stringify(closed)}`);
+      return;
+    }
+  }
+  console.log(`generating ${PLAYERS.toLocaleString('en')} players and ${(PLAYERS * 10).toLocaleString('en')} plays into ${databaseName(DATABASE_URL)}`);
+  await generateUploadData(DATABASE_URL, PLAYERS, PLAYERS, (line) => console.log(`  ${line}`));
+}
+
+/** The bare handler at the same rate steps (no background traffic): the machine's ceiling for an insert + select. */
+async function bareSteps(monitor: Client): Promise<Step[]> {
+  const bare = await startBareServer('bench/upload/bare-server.ts', { BENCH_DATABASE_URL: DATABASE_URL }, '/health/ready');
+  const probe: CpuProbe = { httpPids: [bare.pid], monitor, redisPid: null };
+  const steps: Step[] = [];
+  let clock = Date.now();
+  const random = Math.random;
+  const request = () => {
+    const uid = 1 + Math.floor(random() * PLAYERS);
+    return { method: 'POST' as const, path: '/player/upload', body: JSON.stringify(gameplayRecord({ uid, accessToken: 'bare', serverID: 1, ...randomPlay(random), time: (clock += 1) })) };
+  };
+  try {
+    await openLoop({ baseUrl: bare.url, rate: 50, seconds: SETTLE_SECONDS, request });
+    for (const rate of RATES) {
+      const { result, cores } = await measureCpu(probe, () => openLoop({ baseUrl: bare.url, rate, seconds: STEP_SECONDS, request, maxInFlight: 2_000 }));
+      const step: Step = {
+        offered: rate,
+        achieved: (result.requests - result.unexpected - result.errors) / result.seconds,
+        p50: result.p50,
+        p99: result.p99,
+        unexpected: result.unexpected + result.errors,
+        notSent: result.dropped,
+        callsPerSecond: result.rps,
+        cores,
+        loadAverage: loadAverage(),
+      };
+      steps.push(step);
+      console.log(
+        `  bare ${rate}/s: achieved ${step.achieved.toFixed(0)}/s, p50 ${step.p50.toFixed(1)} ms, p99 ${step.p99.toFixed(1)} ms; ` +
+          `cores: handler ${cores.service.toFixed(2)}, PostgreSQL ${cores.db.toFixed(2)}, driver ${cores.simulator.toFixed(2)}; load average ${step.loadAverage}`,
+      );
+      if (saturated(step)) break;
+    }
+  } finally {
+    await stopChild(bare);
+  }
+  return steps;
+}
+
+async function runConfig(config: string, idpUrl: string, resourceDir: string, redisPrefix: string, monitor: Client): Promise<ConfigResult> {
+  const instances = config === 'two' ? 2 : 1;
+  const redis = config !== 'one';
+  console.log(`\n== ${config}: ${instances} instance(s), ${redis ? 'Redis' : 'no Redis (rank index in process)'}`);
+  const started: Child[] = [];
+  const cpuBefore = process.cpuUsage();
+  try {
+    for (let i = 0; i < instances; i++) {
+      const instance = await startServiceProcess({
+        name: `${config} instance ${i + 1}`,
+        databaseUrl: DATABASE_URL,
+        redisUrl: redis ? BENCH_REDIS_URL : '',
+        adminToken: BENCH_ADMIN_TOKEN,
+        log: `network-day-${config}-${i + 1}.log`,
+        env: { REDIS_KEY_PREFIX: redisPrefix, RESOURCE_DIR: resourceDir, IDENTITY_PROVIDER_URL: idpUrl, LOG_LEVEL: 'warn' },
+      });
+      started.push(instance);
+      console.log(`  ${instance.name} ready in ${(instance.startedMs / 1000).toFixed(1)} s (RSS ${mib(memoryOf(instance.pid).rss)} MiB)`);
+    }
+    const network = new Network(
+      {
+        urls: started.map((instance) => instance.url),
+        adminToken: BENCH_ADMIN_TOKEN,
+        identityProvider: true,
+        servers: SERVERS,
+        players: PLAYERS_PER_SERVER,
+        resumeInterval: 240,
+        onlineShare: 0.5,
+        loginConcurrency: 4,
+        existingPlayers: PLAYERS,
+        churn: 0.01,
+        chatPerMinute: 1,
+        seed: 1,
+        uploadRate: 0,
+        followAdvertised: false,
+      },
+      (line) => console.log(`  ${line}`),
+    );
+    const probe: CpuProbe = { httpPids: started.map((instance) => instance.pid), monitor, redisPid: redis ? await redisPid(BENCH_REDIS_URL) : null };
+    await network.provision();
+    const cold = await network.start();
+    const coldStart = { ms: cold.ms, online: network.onlinePlayers, loadAverage: loadAverage() };
+
+    // Sustained uploads: step the offered rate up until p99 crosses the limit.
+    const steps: Step[] = [];
+    for (const rate of RATES) {
+      network.setUploadRate(rate);
+      await sleep(SETTLE_SECONDS * 1000);
+      const offeredBefore = { ...network.uploads };
+      const window = network.metrics.openWindow();
+      const { cores } = await measureCpu(probe, () => sleep(STEP_SECONDS * 1000));
+      const seen = window.stop();
+      const uploads = seen.latencies('POST /player/upload');
+      const report = seen.report();
+      const latency = summarize(uploads);
+      const step: Step = {
+        offered: rate,
+        achieved: (seen.count('POST /player/upload') - seen.unexpectedOf('POST /player/upload')) / report.seconds,
+        p50: latency.p50,
+        p99: latency.p99,
+        unexpected: seen.unexpectedOf('POST /player/upload'),
+        notSent: network.uploads.noPlayer + network.uploads.dropped - offeredBefore.noPlayer - offeredBefore.dropped,
+        callsPerSecond: report.calls.reduce((sum, call) => sum + call.count, 0) / report.seconds,
+        cores,
+        loadAverage: loadAverage(),
+      };
+      steps.push(step);
+      console.log(
+        `  uploads ${rate}/s: achieved ${step.achieved.toFixed(0)}/s, p50 ${step.p50.toFixed(1)} ms, p99 ${step.p99.toFixed(1)} ms, ` +
+          `unexpected ${step.unexpected}, not sent ${step.notSent}; all calls ${step.callsPerSecond.toFixed(0)}/s; ` +
+          `cores: service ${cores.service.toFixed(2)}, PostgreSQL ${cores.db.toFixed(2)}, Redis ${cores.redis.toFixed(2)}, simulator ${cores.simulator.toFixed(2)}; load average ${step.loadAverage}`,
+      );
+      if (saturated(step)) break;
+    }
+    const sustained = sustainedOf(steps);
+
+    // Login burst: every server restarts at once (no uploads meanwhile, for a clean figure).
+    network.setUploadRate(0);
+    await sleep(SETTLE_SECONDS * 1000);
+    const window = network.metrics.openWindow();
+    const { result: burstResult, cpuSeconds: burstCpu } = await measureCpu(probe, () => network.restart());
+    const seen = window.stop();
+    const logins = ['POST /player/login ONLINE', 'POST /player/login OFFLINE_REFRESH', 'POST /player/login TOKEN'].flatMap((call) => seen.latencies(call));
+    const loginLatency = summarize(logins);
+    const burst = {
+      ...burstResult,
+      loginP50: loginLatency.p50,
+      loginP99: loginLatency.p99,
+      unexpected: seen.report().unexpected,
+      cpuSeconds: burstCpu,
+      // The burst's CPU spread over two dedicated cores: its length on a machine of its own.
+      dedicatedSeconds: deploymentCores(burstCpu) / 2,
+      loadAverage: loadAverage(),
+    };
+    console.log(
+      `  burst: ${burst.servers} servers up in ${(burst.serversUpMs / 1000).toFixed(1)} s, ${burst.players} players logged in again in ${(burst.loginsMs / 1000).toFixed(1)} s ` +
+        `(synced ${(burst.syncedMs / 1000).toFixed(1)} s; login p50 ${loginLatency.p50.toFixed(0)} ms, p99 ${loginLatency.p99.toFixed(0)} ms; failed ${burst.failedLogins}); ` +
+        `CPU s: service ${burstCpu.service.toFixed(0)}, PostgreSQL ${burstCpu.db.toFixed(0)}, Redis ${burstCpu.redis.toFixed(0)}, simulator ${burstCpu.simulator.toFixed(0)} ` +
+        `(${burst.dedicatedSeconds.toFixed(0)} s on 2 dedicated cores); load average ${burst.loadAverage}`,
+    );
+
+    const peakRssMiB = started.map((instance) => mib(memoryOf(instance.pid).peakRss));
+    await network.stop();
+    const report = network.metrics.report();
+    const cpu = process.cpuUsage(cpuBefore);
+    return {
+      config,
+      instances,
+      redis,
+      startupSeconds: started.map((instance) => instance.startedMs / 1000),
+      coldStart,
+      steps,
+      sustained,
+      projected2Cores: projectedRate(steps),
+      burst,
+      peakRssMiB,
+      unexpected: report.unexpected,
+      firstUnexpected: report.firstUnexpected,
+      calls: report.calls.map(({ call, count, p50, p99, unexpected }) => ({ call, count, p50, p99, unexpected })),
+      simulatorCpuSeconds: (cpu.user + cpu.system) / 1e6,
+    };
+  } finally {
+    await Promise.all(started.map((instance) => stopChild(instance)));
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function table(results: ConfigResult[], bare: Step[]): string {
+  const bareSustained = sustainedOf(bare);
+  const bareCapacity = capacityOf(bare);
+  const bareProjected = projectedRate(bare);
+  const lines = [
+    `| configuration | sustained uploads/s (p99 < ${P99_LIMIT_MS} ms) | p50 / p99 ms there | ÷ bare handler | most uploads/s answered (÷ bare) | uploads/s on 2 dedicated cores, projected (÷ bare) | cold start: all players online | login burst: all servers restart (on 2 dedicated cores) | peak RSS | unexpected answers | load average |`,
+    '|---|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const r of results) {
+    const s = r.sustained;
+    lines.push(
+      `| ${r.config} (${r.instances} instance${r.instances > 1 ? 's' : ''}${r.redis ? ', Redis' : ''}) | ${s ? fmt(s.offered) : `< ${RATES[0]}`} | ${s ? `${s.p50.toFixed(1)} / ${s.p99.toFixed(1)}` : '–'} | ` +
+        `${s && bareSustained ? `${((s.offered / bareSustained.offered) * 100).toFixed(0)} %` : '–'} | ${fmt(capacityOf(r.steps))}${bareCapacity ? ` (${((capacityOf(r.steps) / bareCapacity) * 100).toFixed(0)} %)` : ''} | ` +
+        `${Number.isFinite(r.projected2Cores) ? fmt(r.projected2Cores) : '–'}${Number.isFinite(r.projected2Cores) && Number.isFinite(bareProjected) ? ` (${((r.projected2Cores / bareProjected) * 100).toFixed(0)} %)` : ''} | ` +
+        `${(r.coldStart.ms / 1000).toFixed(0)} s (${fmt(r.coldStart.online)}) | ` +
+        `${r.burst ? `${(r.burst.loginsMs / 1000).toFixed(0)} s (${r.burst.dedicatedSeconds.toFixed(0)} s; ${fmt(r.burst.players)} logins, p99 ${r.burst.loginP99.toFixed(0)} ms)` : '–'} | ${r.peakRssMiB.map((m) => `${m} MiB`).join(' + ')} | ${r.unexpected} | ` +
+        `${[...r.steps.map((step) => step.loadAverage), r.burst?.loadAverage ?? NaN].filter(Number.isFinite).map((l) => l.toFixed(0)).join('–')} |`,
+    );
+  }
+  if (bare.length > 0) {
+    lines.push(
+      `| bare Express + pg upload handler | ${bareSustained ? fmt(bareSustained.offered) : `< ${RATES[0]}`} | ${bareSustained ? `${bareSustained.p50.toFixed(1)} / ${bareSustained.p99.toFixed(1)}` : '–'} | | ${fmt(bareCapacity)} | ` +
+        `${Number.isFinite(bareProjected) ? fmt(bareProjected) : '–'} | | | | | ${bare.map((s) => s.loadAverage.toFixed(0)).join('–')} |`,
+    );
+  }
+  lines.push('', 'Every step (offered/s: answered/s, p50 / p99 ms, cores used by the service + PostgreSQL + Redis, load average):');
+  for (const [name, steps] of [['bare', bare] as const, ...results.map((r) => [r.config, r.steps] as const)]) {
+    lines.push(
+      `- ${name}: ${steps.map((step) => `${step.offered}: ${step.achieved.toFixed(0)}, ${step.p50.toFixed(1)} / ${step.p99.toFixed(1)}, ${deploymentCores(step.cores).toFixed(2)}, ${step.loadAverage.toFixed(1)}`).join('; ')}`,
+    );
+  }
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  if (process.env.REPORT_ONLY === '1') {
+    // The table again from the last run's results.
+    const last = JSON.parse(readFileSync(join(OUT_DIR, 'network-day.json'), 'utf8')) as { bare: Step[]; results: ConfigResult[] };
+    console.log(table(last.results, last.bare));
+    return;
+  }
+  const startedAt = Date.now();
+  await ensureData();
+  const work = mkdtempSync(join(tmpdir(), 'rhythmc-network-day-'));
+  const resourceDir = join(work, 'resources');
+  generateResourceTree(resourceDir, RESOURCE_FILES, 256 * 1024);
+  const idp = await startIdentityProvider();
+  // One prefix for the Redis configurations (they keep the rank index up to date between them),
+  // dropped at the end. REDIS_PREFIX reuses the index of an earlier run (built in about 6 minutes)
+  // and KEEP_REDIS_PREFIX=1 keeps it; only sound while no run without Redis uploaded in between.
+  const redisPrefix = process.env.REDIS_PREFIX ?? `rhythmc-bench-network:${randomBytes(4).toString('hex')}:`;
+  const results: ConfigResult[] = [];
+  let bare: Step[] = [];
+  // Reads which PostgreSQL backends serve the benchmark database, for their CPU time.
+  const monitor = new Client({ connectionString: DATABASE_URL });
+  await monitor.connect();
+  try {
+    if (process.env.SKIP_BARE !== '1') {
+      console.log('\n== bare Express + pg upload handler, same rate steps');
+      bare = await bareSteps(monitor);
+    }
+    for (const config of CONFIGS) {
+      if (!['one', 'one-redis', 'two'].includes(config)) throw new Error(`unknown configuration "${config}"`);
+      results.push(await runConfig(config, idp.url, resourceDir, redisPrefix, monitor));
+      mkdirSync(OUT_DIR, { recursive: true });
+      writeFileSync(join(OUT_DIR, 'network-day.json'), JSON.stringify({ date: new Date().toISOString(), servers: SERVERS, playersPerServer: PLAYERS_PER_SERVER, players: PLAYERS, bare, results }, null, 2));
+    }
+  } finally {
+    await monitor.end();
+    await idp.stop();
+    if (process.env.KEEP_REDIS_PREFIX !== '1') await dropRedisPrefix(BENCH_REDIS_URL, redisPrefix).catch(() => undefined);
+    rmSync(work, { recursive: true, force: true });
+  }
+  console.log(`\n${SERVERS} servers × ${PLAYERS_PER_SERVER} players, ${PLAYERS.toLocaleString('en')} registered players; done in ${((Date.now() - startedAt) / 60_000).toFixed(1)} min\n`);
+  console.log(table(results, bare));
+  console.log('\nresults in bench/.out/network-day.json');
+}
+
+runMain(main);
