@@ -134,6 +134,8 @@ interface ConfigResult {
   peakRssMiB: number[];
   unexpected: number;
   firstUnexpected: string[];
+  /** WebSocket closes by code, frames received, calls sent a second time. */
+  events: Record<string, number>;
   calls: Array<{ call: string; count: number; p50: number; p99: number; unexpected: number }>;
   simulatorCpuSeconds: number;
 }
@@ -325,6 +327,7 @@ async function runConfig(config: string, idpUrl: string, resourceDir: string, re
       peakRssMiB,
       unexpected: report.unexpected,
       firstUnexpected: report.firstUnexpected,
+      events: report.events,
       calls: report.calls.map(({ call, count, p50, p99, unexpected }) => ({ call, count, p50, p99, unexpected })),
       simulatorCpuSeconds: (cpu.user + cpu.system) / 1e6,
     };
