@@ -39,7 +39,7 @@ import { BENCH_ADMIN_TOKEN, BENCH_REDIS_URL, benchDatabaseUrl, databaseName, fmt
 import { counts, generateResourceTree } from '../harness/generate';
 import { openLoop, summarize } from '../harness/load';
 import { gameplayRecord, randomPlay } from '../harness/payloads';
-import { Child, memoryOf, mib, startBareServer, startServiceProcess, stopChild } from '../harness/process';
+import { Child, memoryOf, mib, startBareServer, startServiceProcess, stopAllChildren, stopChild } from '../harness/process';
 import { dropRedisPrefix } from '../harness/redis';
 import { startIdentityProvider } from '../simulate/identity-provider';
 import { BurstResult, Network } from '../simulate/network';
@@ -434,4 +434,4 @@ async function main(): Promise<void> {
   console.log('\nresults in bench/.out/network-day.json');
 }
 
-runMain(main);
+runMain(main, stopAllChildren);
