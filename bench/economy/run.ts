@@ -12,7 +12,7 @@
  * bench/.out/economy-baltop.json.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -22,7 +22,7 @@ import { alternate, ratio } from '../harness/compare';
 import { CpuPerRequest, cpuPerRequest, sampleCpu, totalCpu } from '../harness/cpu';
 import { assertBenchDatabase, databaseName, fmt, intFromEnv, loadAverage, OUT_DIR, runMain } from '../harness/env';
 import { closedLoop, LoadResult, mean } from '../harness/load';
-import { Child, startBareServer, startServiceProcess, stopChild } from '../harness/process';
+import { Child, startBareServer, startServiceProcess, stopAllChildren, stopChild } from '../harness/process';
 import { ECONOMY_DATABASE_URL } from './generate';
 
 const BENCH_DATABASE_URL = ECONOMY_DATABASE_URL;
@@ -60,6 +60,7 @@ async function main(): Promise<void> {
   if (analysed.players === 0) throw new Error('The benchmark database has no balances: run `npm run bench:economy:generate` first');
 
   const adminToken = randomBytes(24).toString('hex');
+  const work = mkdtempSync(join(tmpdir(), 'rhythmc-bench-'));
   let service: Child | null = null;
   let bare: Child | null = null;
   try {
@@ -71,8 +72,8 @@ async function main(): Promise<void> {
       env: {
         LOG_LEVEL: 'info',
         SERVER_TOKEN_TTL_SECONDS: '3600',
-        DATA_DIR: mkdtempSync(join(tmpdir(), 'rhythmc-bench-')),
-        RESOURCE_DIR: mkdtempSync(join(tmpdir(), 'rhythmc-bench-res-')),
+        DATA_DIR: join(work, 'data'),
+        RESOURCE_DIR: join(work, 'resources'),
       },
     });
     bare = await startBareServer('bench/economy/bare-server.ts', {}, '/health/ready');
@@ -183,7 +184,8 @@ async function main(): Promise<void> {
   } finally {
     await stopChild(bare);
     await stopChild(service);
+    rmSync(work, { recursive: true, force: true });
   }
 }
 
-runMain(main);
+runMain(main, stopAllChildren);

@@ -65,8 +65,17 @@ export function errorText(error: unknown): string {
   return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }
 
-/** Runs a benchmark's main and exits non-zero with the error on failure. */
-export function runMain(main: () => Promise<void>): void {
+/**
+ * Runs a benchmark's main and exits non-zero with the error on failure. `onSignal` (e.g. stopping
+ * the child processes) runs on SIGINT/SIGTERM before the process exits.
+ */
+export function runMain(main: () => Promise<void>, onSignal?: () => void): void {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      onSignal?.();
+      process.exit(130);
+    });
+  }
   main().catch((error: unknown) => {
     process.stderr.write(`${errorText(error)}\n`);
     process.exit(1);

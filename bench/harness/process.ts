@@ -45,6 +45,14 @@ export interface SpawnOptions {
   log?: string;
 }
 
+/** Children still running, so an interrupted benchmark does not leave services behind (stopAllChildren). */
+const running = new Set<ChildProcess>();
+
+/** SIGTERM to every child still running (for signal handlers: synchronous, no waiting). */
+export function stopAllChildren(): void {
+  for (const child of running) child.kill('SIGTERM');
+}
+
 /** Spawns `node …` and waits until `readyPath` answers 2xx; the child's exit fails the wait. */
 export async function spawnReady(options: SpawnOptions): Promise<Child> {
   const started = Date.now();
@@ -53,6 +61,8 @@ export async function spawnReady(options: SpawnOptions): Promise<Child> {
     env: { ...process.env, TS_NODE_TRANSPILE_ONLY: 'true', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   let tail = '';
   const keep = (chunk: Buffer) => {
     tail = (tail + chunk.toString()).slice(-4000);

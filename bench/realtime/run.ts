@@ -15,7 +15,7 @@ import { AdminApi, expectCall } from '../harness/api';
 import { recreateDatabase } from '../harness/database';
 import { BENCH_ADMIN_TOKEN, BENCH_REDIS_URL, benchDatabaseUrl, intFromEnv, loadAverage, runMain } from '../harness/env';
 import { summarize } from '../harness/load';
-import { Child, startServiceProcess, stopChild } from '../harness/process';
+import { Child, startServiceProcess, stopAllChildren, stopChild } from '../harness/process';
 
 const DATABASE_URL = benchDatabaseUrl('rhythmc_bench_realtime');
 const SERVERS = intFromEnv('BENCH_SERVERS', 200);
@@ -137,4 +137,4 @@ async function main(): Promise<void> {
   for (const row of rows) console.log(row);
 }
 
-runMain(main);
+runMain(main, stopAllChildren);

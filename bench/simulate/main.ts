@@ -11,7 +11,7 @@
  * `npm run simulate -- --help` lists every option.
  */
 import { loadAverage } from '../harness/env';
-import { mib } from '../harness/process';
+import { mib, stopAllChildren } from '../harness/process';
 import { openDeployment } from './deployment';
 import { formatReport, MetricsReport } from './metrics';
 import { BurstResult, Network } from './network';
@@ -114,6 +114,14 @@ async function main(): Promise<number> {
   } finally {
     await deployment.stop();
   }
+}
+
+// Interrupted: the service instances the simulator started must not outlive it.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    stopAllChildren();
+    process.exit(130);
+  });
 }
 
 main().then(

@@ -575,8 +575,9 @@ export class Network {
   private async resume(player: SimPlayer): Promise<boolean> {
     const server = player.server;
     const socket = server.socket;
-    player.nextResumeAt = Date.now() + this.options.resumeInterval * 1000 * (0.9 + 0.2 * this.random());
+    // No socket (reconnecting after 4001): try again at the next tick rather than a whole interval later.
     if (!socket) return false;
+    player.nextResumeAt = Date.now() + this.options.resumeInterval * 1000 * (0.9 + 0.2 * this.random());
     server.inFlight++;
     try {
       const ack = await socket.resume(player.uid as number, player.accessToken);

@@ -26,7 +26,7 @@ import { analyze, counts, deriveRatings, loadPlays } from '../harness/generate';
 import { closedLoop, mean } from '../harness/load';
 import { gameplayRecord, randomPlay } from '../harness/payloads';
 import { dropRedisPrefix, redisMemory } from '../harness/redis';
-import { Child, startBareServer, startServiceProcess, stopChild } from '../harness/process';
+import { Child, startBareServer, startServiceProcess, stopAllChildren, stopChild } from '../harness/process';
 import { generateUploadData, UPLOAD_DATABASE_URL } from './generate';
 
 const BENCH_DATABASE_URL = UPLOAD_DATABASE_URL;
@@ -234,4 +234,4 @@ async function main(): Promise<void> {
   console.log(`\ndone in ${secondsSince(started)} s; results in bench/.out/upload.json`);
 }
 
-runMain(main);
+runMain(main, stopAllChildren);
