@@ -6,8 +6,7 @@ import { TcpProxy } from '../support/tcp-proxy';
 import { startTestApp, TestApp } from '../support/test-app';
 import { WsClient } from '../support/ws-client';
 import { testDatabaseServerUrl } from '../setup/test-env';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { eventually, sleep } from '../support/wait';
 
 const UNAVAILABLE = { error: 'UNAVAILABLE', message: 'The database cannot be reached' };
 /**
@@ -16,15 +15,6 @@ const UNAVAILABLE = { error: 'UNAVAILABLE', message: 'The database cannot be rea
  * "hangs until the 15 s query timeout or forever"; it is not a performance figure.
  */
 const NO_HANG_MS = 10_000;
-
-/** Polls `probe` until it returns true (the service recovering by itself). */
-async function eventually(probe: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
-    await sleep(200);
-  }
-}
 
 const postgres = testDatabaseServerUrl();
 const describeOnPostgres = postgres ? describe : describe.skip;
@@ -104,7 +94,7 @@ describeOnPostgres(
       expect(await WsClient.refused(app.baseUrl, session.accessToken)).toEqual({ status: 503, body: UNAVAILABLE });
 
       await proxy.restore();
-      await eventually(async () => (await app.http.get('/health/ready')).status === 200, '/health/ready answers 200 again');
+      await eventually(async () => (await app.http.get('/health/ready')).status === 200, '/health/ready answers 200 again', 60_000);
 
       // Same process, same tokens: everything works again and is stored.
       expect((await economy(300)).body).toEqual({ uid: player.uid, wattHour: 300 });
@@ -123,13 +113,14 @@ describeOnPostgres(
       await proxy.cut();
       expect((await upload(201, 50, 1_700_000_011_000)).status).toBe(503);
       await proxy.restore();
-      await eventually(async () => (await app.http.get('/health/ready')).status === 200, '/health/ready answers 200 again');
+      await eventually(async () => (await app.http.get('/health/ready')).status === 200, '/health/ready answers 200 again', 60_000);
 
       // The rank index lost its writer lock (exclusive without Redis, shared with it) with the connection; it takes it again.
       await eventually(
         async () =>
           (await app.sql(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = 727005 AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`))[0].n === 1,
         'the rank index writer lock is held again',
+        60_000,
       );
       // A worse play on the chart ranks second, a better one first: the same figures as before the outage.
       expect((await upload(201, 50, 1_700_000_012_000)).body).toMatchObject({ trackRank: 2 });
@@ -150,7 +141,7 @@ describeOnPostgres(
       } finally {
         await proxy.restore();
       }
-      await eventually(async () => (await app.http.get('/health/ready')).status === 200, '/health/ready answers 200 again');
+      await eventually(async () => (await app.http.get('/health/ready')).status === 200, '/health/ready answers 200 again', 60_000);
       expect((await loginPlayer(app, session, fresh)).uid).toBe(fresh.uid);
     });
   },

@@ -2,6 +2,7 @@ import { createPlayer, loginPlayer } from '../factories/player.factory';
 import { createServer, loginServer, TestServerSession } from '../factories/server.factory';
 import { ADMIN_TOKEN, startTestApp, TestApp } from '../support/test-app';
 import { WsClient } from '../support/ws-client';
+import { sleep } from '../support/wait';
 
 type Labels = Record<string, string>;
 interface Sample {
@@ -25,8 +26,6 @@ function parseExposition(text: string): Sample[] {
 }
 
 const sameLabels = (a: Labels, b: Labels) => Object.keys(a).length === Object.keys(b).length && Object.entries(b).every(([key, value]) => a[key] === value);
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('Prometheus metrics', () => {
   let app: TestApp;

@@ -3,9 +3,9 @@ import { createServer, loginServer, onlineServer } from '../factories/server.fac
 import { createPlayer, loginPlayer, onlinePlayer, randomUuid } from '../factories/player.factory';
 import { FakeIdentityProvider } from '../support/fake-identity-provider';
 import { startTestApp, TestApp } from '../support/test-app';
+import { sleep } from '../support/wait';
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
 describe('Player identity', () => {

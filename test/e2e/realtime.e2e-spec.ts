@@ -2,8 +2,7 @@ import { loginServer, onlineServer } from '../factories/server.factory';
 import { createPlayer, loginPlayer, onlinePlayer } from '../factories/player.factory';
 import { multiInstanceAvailable, startTestApp, TestApp } from '../support/test-app';
 import { WsClient } from '../support/ws-client';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { sleep } from '../support/wait';
 
 async function grantTitle(app: TestApp, uid: number, key: string, properties: Record<string, unknown>): Promise<void> {
   await app.sql(`INSERT INTO collection (key, type, unlock_method, properties) VALUES ($1, 'title', '{"type":"MANUAL"}', $2) ON CONFLICT (key) DO NOTHING`, [

@@ -7,19 +7,10 @@ import { multiInstanceAvailable, startTestApp, TestApp } from '../support/test-a
 import { WsClient } from '../support/ws-client';
 import { testRedisUrl } from '../setup/test-env';
 import { trackMember } from '../../src/upload/rank/rank-index';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { eventually, sleep } from '../support/wait';
 
 /** Separates "answers" from "waits on a Redis that is not there"; not a performance figure. */
 const NO_HANG_MS = 10_000;
-
-async function eventually(probe: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
-    await sleep(200);
-  }
-}
 
 const redisUrl = testRedisUrl();
 const describeWithRedis = redisUrl ? describe : describe.skip;

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { createServer, loginServer, onlineServer } from '../factories/server.factory';
 import { startTestApp, TestApp } from '../support/test-app';
+import { sleep } from '../support/wait';
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('Server sessions (POST /server/login, GET /server/refresh, POST /server/logout, GET /server/ping)', () => {
   let app: TestApp;

@@ -8,8 +8,7 @@ import { HttpClient } from '../support/http';
 import { startServiceChild } from '../support/service-child';
 import { ADMIN_TOKEN, freshDatabase, testServiceEnv } from '../support/test-app';
 import { WsClient } from '../support/ws-client';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { sleep } from '../support/wait';
 
 interface Attempt {
   uid: number;

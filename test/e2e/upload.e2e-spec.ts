@@ -6,11 +6,10 @@ import { testRedisUrl } from '../setup/test-env';
 import { formatLocalDateTime } from '../../src/common/time';
 import { RankIndex } from '../../src/upload/rank/rank-index';
 import { UploadRepository } from '../../src/upload/upload.repository';
+import { sleep } from '../support/wait';
 
 /** The app's rank index (an abstract class is its DI token). */
 const rankIndexOf = (app: TestApp) => app.get(RankIndex as unknown as Type<RankIndex>);
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let clock = Date.UTC(2026, 2, 1, 12, 0, 0);
 /** A fresh payload.time for every play (the record key is player, level, time). */
