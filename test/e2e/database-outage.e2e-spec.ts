@@ -7,6 +7,7 @@ import { startTestApp, TestApp } from '../support/test-app';
 import { WsClient } from '../support/ws-client';
 import { testDatabaseServerUrl } from '../setup/test-env';
 import { eventually, sleep } from '../support/wait';
+import { gameplayPayload } from '../factories/upload.factory';
 
 const UNAVAILABLE = { error: 'UNAVAILABLE', message: 'The database cannot be reached' };
 /**
@@ -43,12 +44,7 @@ describeOnPostgres(
         {
           server: { serverID: session.serverID, serverName: 'outage', country: 'DE' },
           player: { playerUID: who.uid, accessToken: who.accessToken, timestamp: time },
-          payload: {
-            type: 'gameplay', levelID, acc, pass: true, fullCombo: false, allPerfect: false, isNewRecord: false, maxCombo: 10, isRival: false, isWin: false,
-            rivalUID: 0, rivalAcc: 0, time, player_arena: '',
-            tapStats: { perfect: 1, great: 0, miss: 0 }, holdStats: { perfect: 0, great: 0, miss: 0 },
-            dodgeStats: { perfect: 0, great: 0, miss: 0 }, lookStats: { perfect: 0, great: 0, miss: 0 },
-          },
+          payload: gameplayPayload(levelID, time, { acc }),
         },
         { token: session.accessToken },
       );

@@ -7,6 +7,7 @@ import { HttpClient, HttpResponse, RequestOptions } from '../support/http';
 import { LogCapture } from '../support/log-capture';
 import { ADMIN_TOKEN, startTestApp, TestApp } from '../support/test-app';
 import { WsClient } from '../support/ws-client';
+import { gameplayPayload } from '../factories/upload.factory';
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -104,26 +105,7 @@ describe('structured logs', () => {
       body: {
         player: { playerUID: uid, accessToken, timestamp: time + 250 },
         server: { serverID, serverName: created.body.serverName, country: 'DE' },
-        payload: {
-          type: 'gameplay',
-          levelID: 7,
-          acc: 98.5,
-          isRival: false,
-          isWin: false,
-          rivalUID: 0,
-          rivalAcc: 0,
-          tapStats: { perfect: 10, great: 1, miss: 0 },
-          holdStats: { perfect: 1, great: 0, miss: 0 },
-          dodgeStats: { perfect: 1, great: 0, miss: 0 },
-          lookStats: { perfect: 1, great: 0, miss: 0 },
-          maxCombo: 11,
-          pass: true,
-          fullCombo: false,
-          allPerfect: false,
-          isNewRecord: true,
-          player_arena: 'arena:forest',
-          time,
-        },
+        payload: gameplayPayload(7, time, { acc: 98.5, isNewRecord: true }),
       },
     });
 

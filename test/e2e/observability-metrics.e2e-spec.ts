@@ -3,6 +3,7 @@ import { createServer, loginServer, TestServerSession } from '../factories/serve
 import { ADMIN_TOKEN, startTestApp, TestApp } from '../support/test-app';
 import { WsClient } from '../support/ws-client';
 import { sleep } from '../support/wait';
+import { gameplayPayload } from '../factories/upload.factory';
 
 type Labels = Record<string, string>;
 interface Sample {
@@ -88,26 +89,7 @@ describe('Prometheus metrics', () => {
     const record = (accessToken: string) => ({
       player: { playerUID: player.uid, accessToken, timestamp: time + 250 },
       server: { serverID: session.serverID, serverName: server.serverName, country: 'DE' },
-      payload: {
-        type: 'gameplay',
-        levelID: 3,
-        acc: 97.25,
-        isRival: false,
-        isWin: false,
-        rivalUID: 0,
-        rivalAcc: 0,
-        tapStats: { perfect: 10, great: 1, miss: 0 },
-        holdStats: { perfect: 1, great: 0, miss: 0 },
-        dodgeStats: { perfect: 1, great: 0, miss: 0 },
-        lookStats: { perfect: 1, great: 0, miss: 0 },
-        maxCombo: 11,
-        pass: true,
-        fullCombo: false,
-        allPerfect: false,
-        isNewRecord: true,
-        player_arena: 'arena:forest',
-        time,
-      },
+      payload: gameplayPayload(3, time, { acc: 97.25, isNewRecord: true }),
     });
     expect((await serverApi.post('/player/upload', record(online.accessToken))).status).toBe(200);
     expect((await serverApi.post('/player/upload', record('not-the-token'))).status).toBe(401);

@@ -8,6 +8,7 @@ import { WsClient } from '../support/ws-client';
 import { testRedisUrl } from '../setup/test-env';
 import { trackMember } from '../../src/upload/rank/rank-index';
 import { eventually, sleep } from '../support/wait';
+import { gameplayPayload } from '../factories/upload.factory';
 
 /** Separates "answers" from "waits on a Redis that is not there"; not a performance figure. */
 const NO_HANG_MS = 10_000;
@@ -35,12 +36,7 @@ describeWithRedis(
         {
           server: { serverID: session.serverID, serverName: 'redis-outage', country: 'DE' },
           player: { playerUID: player.uid, accessToken: player.accessToken, timestamp: time },
-          payload: {
-            type: 'gameplay', levelID, acc, pass: true, fullCombo: false, allPerfect: false, isNewRecord: false, maxCombo: 10, isRival: false, isWin: false,
-            rivalUID: 0, rivalAcc: 0, time, player_arena: '',
-            tapStats: { perfect: 1, great: 0, miss: 0 }, holdStats: { perfect: 0, great: 0, miss: 0 },
-            dodgeStats: { perfect: 0, great: 0, miss: 0 }, lookStats: { perfect: 0, great: 0, miss: 0 },
-          },
+          payload: gameplayPayload(levelID, time, { acc }),
         },
         { token: session.accessToken },
       );

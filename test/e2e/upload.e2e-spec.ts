@@ -7,6 +7,7 @@ import { formatLocalDateTime } from '../../src/common/time';
 import { RankIndex } from '../../src/upload/rank/rank-index';
 import { UploadRepository } from '../../src/upload/upload.repository';
 import { sleep } from '../support/wait';
+import { GameplayPayload, gameplayPayload } from '../factories/upload.factory';
 
 /** The app's rank index (an abstract class is its DI token). */
 const rankIndexOf = (app: TestApp) => app.get(RankIndex as unknown as Type<RankIndex>);
@@ -15,31 +16,9 @@ let clock = Date.UTC(2026, 2, 1, 12, 0, 0);
 /** A fresh payload.time for every play (the record key is player, level, time). */
 const nextTime = () => (clock += 1_000);
 
-type Payload = Record<string, unknown> & { levelID: number; time: number };
+type Payload = GameplayPayload;
 
-function gameplay(levelID: number, overrides: Record<string, unknown> = {}): Payload {
-  return {
-    type: 'gameplay',
-    levelID,
-    acc: 99.5,
-    isRival: false,
-    isWin: false,
-    rivalUID: 0,
-    rivalAcc: 0,
-    tapStats: { perfect: 310, great: 4, miss: 1 },
-    holdStats: { perfect: 40, great: 2, miss: 0 },
-    dodgeStats: { perfect: 12, great: 0, miss: 0 },
-    lookStats: { perfect: 7, great: 1, miss: 0 },
-    maxCombo: 355,
-    pass: true,
-    fullCombo: false,
-    allPerfect: false,
-    isNewRecord: false,
-    player_arena: 'arena:forest',
-    time: nextTime(),
-    ...overrides,
-  };
-}
+const gameplay = (levelID: number, overrides: Record<string, unknown> = {}): Payload => gameplayPayload(levelID, nextTime(), overrides);
 
 function record(server: TestServerSession, player: Pick<TestPlayerSession, 'uid' | 'accessToken'>, payload: Payload) {
   return {
