@@ -12,7 +12,7 @@ const NO_FOREIGN_REPOSITORY = {
 const CATALOG_IS_UPSTREAM = { group: ['**/upload/*', '**/economy/*'], message: 'Upload and economy call the catalog, not the reverse.' };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'data/**', '.test-tmp/**', 'eslint.config.mjs', 'jest.config.js', '**/*.worker.js'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'data/**', '.test-tmp/**', 'bench/.out/**', 'eslint.config.mjs', 'jest.config.js', '**/*.worker.js'] },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

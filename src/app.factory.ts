@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AddressInfo } from 'node:net';
@@ -13,6 +14,7 @@ import type { DatabaseTarget } from './database/database-options';
 import { EmbeddedDatabase } from './database/embedded/embedded-database';
 import { setupOpenApi } from './openapi/openapi';
 import { createNestLogger, createRootLogger } from './observability/logging';
+import { MetricsService } from './observability/metrics.service';
 import { observeRequests } from './observability/request-observer';
 import { RealtimeWsAdapter } from './realtime/realtime-ws.adapter';
 
@@ -46,10 +48,19 @@ export async function startService(config: AppConfig, options: StartOptions = {}
       abortOnError: false,
     });
     app.disable('x-powered-by');
+    // TRUST_PROXY: which X-Forwarded-For hops `request.ip` believes (limits, serverIP, request log).
+    app.set('trust proxy', config.trustProxy);
     app.use(observeRequests(app, rootLogger));
     app.use(jsonBodyParser(), bodyParserErrorHandler);
     app.getHttpServer().on('clientError', answerClientError);
-    app.useGlobalPipes(createValidationPipe());
+    const metrics = app.get(MetricsService);
+    const validationLogger = new Logger('Validation');
+    app.useGlobalPipes(
+      createValidationPipe((body, fields) => {
+        metrics.countIgnoredFields(body, fields.length);
+        validationLogger.debug(`${body}: ignored unknown fields ${fields.join(', ')}`);
+      }),
+    );
     app.useWebSocketAdapter(new RealtimeWsAdapter(app));
     setupOpenApi(app, config);
     drain = new HttpDrain(app.getHttpServer());

@@ -1,13 +1,11 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
-import { ThrottlerModule } from '@nestjs/throttler';
-import type Redis from 'ioredis';
 import { AuthGuard } from './auth/auth.guard';
 import { AuthModule } from './auth/auth.module';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
-import { REDIS, RedisModule } from './common/redis/redis.module';
-import { FailoverThrottlerStorage } from './common/throttle/failover-throttler-storage';
-import { LoginThrottlerGuard } from './common/throttle/login-throttler.guard';
+import { RedisModule } from './common/redis/redis.module';
+import { CallerThrottlerGuard } from './common/throttle/caller-throttler.guard';
+import { ThrottleModule } from './common/throttle/throttle.module';
 import { APP_CONFIG, AppConfig } from './config/app-config';
 import { DatabaseModule } from './database/database.module';
 import type { DatabaseTarget } from './database/database-options';
@@ -38,13 +36,7 @@ export class AppModule {
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(database),
         RedisModule,
-        ThrottlerModule.forRootAsync({
-          inject: [APP_CONFIG, REDIS],
-          useFactory: (cfg: AppConfig, redis: Redis | null) => ({
-            throttlers: [{ name: 'default', limit: cfg.throttleLoginLimit, ttl: cfg.throttleLoginTtlSeconds * 1000 }],
-            storage: redis ? new FailoverThrottlerStorage(redis) : undefined,
-          }),
-        }),
+        ThrottleModule,
         EventBusModule,
         AuthModule,
         ServerModule,
@@ -59,9 +51,10 @@ export class AppModule {
       ],
       providers: [
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
-        // Order matters: the rate limit counts attempts before authentication rejects them.
-        { provide: APP_GUARD, useClass: LoginThrottlerGuard },
+        // Order matters: the limits are per authenticated caller, so authentication runs first
+        // (failed logins are counted by the AuthGuard itself: LoginFailureLimiter).
         { provide: APP_GUARD, useExisting: AuthGuard },
+        { provide: APP_GUARD, useClass: CallerThrottlerGuard },
       ],
     };
   }

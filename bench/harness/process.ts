@@ -144,7 +144,6 @@ export async function startServiceProcess(options: ServiceOptions): Promise<Chil
       DATABASE_URL: options.databaseUrl,
       REDIS_URL: options.redisUrl ?? '',
       ADMIN_TOKEN: options.adminToken,
-      THROTTLE_LOGIN_LIMIT: '1000000',
       LOG_LEVEL: 'warn',
       ...options.env,
     },

@@ -136,7 +136,7 @@ interface ConfigResult {
   firstUnexpected: string[];
   /** WebSocket closes by code, frames received, calls sent a second time. */
   events: Record<string, number>;
-  calls: Array<{ call: string; count: number; p50: number; p99: number; unexpected: number }>;
+  calls: Array<{ call: string; count: number; byStatus: Record<string, number>; p50: number; p99: number; unexpected: number }>;
   simulatorCpuSeconds: number;
 }
 
@@ -328,7 +328,7 @@ async function runConfig(config: string, idpUrl: string, resourceDir: string, re
       unexpected: report.unexpected,
       firstUnexpected: report.firstUnexpected,
       events: report.events,
-      calls: report.calls.map(({ call, count, p50, p99, unexpected }) => ({ call, count, p50, p99, unexpected })),
+      calls: report.calls.map(({ call, count, byStatus, p50, p99, unexpected }) => ({ call, count, byStatus, p50, p99, unexpected })),
       simulatorCpuSeconds: (cpu.user + cpu.system) / 1e6,
     };
   } finally {

@@ -22,7 +22,10 @@ export interface MetricsReport {
   calls: CallStats[];
   events: Record<string, number>;
   unexpected: number;
-  /** The first unexpected answers, each naming its call (at most 20). */
+  /**
+   * The first unexpected answers (at most 100): seconds into the run, the call, its answer and,
+   * for a player's or a server's call, their last token events (login, refresh, resume, closes).
+   */
   firstUnexpected: string[];
 }
 
@@ -51,7 +54,10 @@ export class Collector {
     entry.latencies.push(ms);
     if (unexpected) {
       entry.unexpected++;
-      if (this.unexpectedSamples.length < 20) this.unexpectedSamples.push(`${call}: ${status}${detail ? ` ${detail.slice(0, 200)}` : ''}`);
+      if (this.unexpectedSamples.length < 100) {
+        const at = ((performance.now() - this.startedMs) / 1000).toFixed(1);
+        this.unexpectedSamples.push(`t+${at}s ${call}: ${status}${detail ? ` ${detail.slice(0, 600)}` : ''}`);
+      }
     }
   }
 

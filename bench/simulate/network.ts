@@ -72,6 +72,8 @@ interface SimPlayer {
   slot: number;
   /** Calls of this player running now. */
   busy: number;
+  /** The last token events of this player (what an unexpected answer is recorded with). */
+  log: string[];
 }
 
 interface SimServer {
@@ -98,6 +100,8 @@ interface SimServer {
   players: SimPlayer[];
   joinQueue: SimPlayer[];
   joining: number;
+  /** The last token events of this server. */
+  log: string[];
 }
 
 export interface BurstResult {
@@ -121,6 +125,7 @@ export class Network {
   readonly metrics = new Metrics();
   private readonly random: () => number;
   private readonly runTag = randomBytes(4).toString('hex');
+  private readonly startedMs = performance.now();
   private readonly servers: SimServer[] = [];
   private readonly online: SimPlayer[] = [];
   private tickTimer: NodeJS.Timeout | null = null;
@@ -182,6 +187,7 @@ export class Network {
         replacedSocket: null,
         players: [],
         joinQueue: [],
+        log: [],
         joining: 0,
       };
       this.servers[i] = server;
@@ -213,6 +219,7 @@ export class Network {
           lastTime: 0,
           slot: -1,
           busy: 0,
+          log: [],
         };
         server.players.push(player);
         prepared.push(player);
@@ -353,6 +360,7 @@ export class Network {
         retries429: 5,
         // A refresh makes the old token stop working at once: a call that was on its way with it is sent again with the new one.
         retryIf: (answer) => (answer.status === 401 && server.token !== sentWith ? 'server token refreshed meanwhile' : null),
+        context: () => `server ${server.name} [${server.log.join(', ')}]`,
         ...options,
       });
     } finally {
@@ -376,6 +384,7 @@ export class Network {
         retries429: 5,
       });
       if (!login.ok) continue;
+      this.note(server, `login s${server.session + 1}`);
       server.session++;
       server.token = login.body.accessToken;
       server.serverID = login.body.serverID;
@@ -413,12 +422,16 @@ export class Network {
       this.metrics.record('ws error frame', String(frame.data?.error ?? '?'), 0, true, String(frame.data?.message ?? ''));
     } else if (frame.event === 'kick_player') {
       const player = server.players.find((p) => p.uid === Number(frame.data?.uid));
-      if (player) this.setState(player, 'kicked');
+      if (player) {
+        this.note(player, 'kicked');
+        this.setState(player, 'kicked');
+      }
     }
   }
 
   private onClose(server: SimServer, socket: PluginSocket, code: number): void {
     const expected = socket === server.replacedSocket;
+    this.note(server, `ws close ${code}`);
     this.metrics.event(`ws close ${code}${expected ? ' (replaced on purpose)' : ''}`);
     if (expected) {
       if (code !== 4002) this.metrics.record('ws close of a replaced session', code, 0, true, 'expected 4002');
@@ -441,6 +454,7 @@ export class Network {
       server.paused = true;
       if (code !== 4002) {
         const refreshed = await server.http.call<{ accessToken: string }>('GET /server/refresh', 'GET', '/server/refresh', { token: server.token });
+        this.note(server, `refresh ${refreshed.status}`);
         if (refreshed.ok) {
           server.token = refreshed.body.accessToken;
           server.paused = false;
@@ -493,7 +507,11 @@ export class Network {
     if (server.session !== session || !allowed.includes(player.state)) return null;
     player.busy++;
     try {
-      return await this.request<T>(server, name, 'POST', path, { body, expect });
+      return await this.request<T>(server, name, 'POST', path, {
+        body,
+        expect,
+        context: () => `player ${player.uid ?? '?'} ${player.state} [${player.log.join(', ')}] | server ${server.name} [${server.log.join(', ')}]`,
+      });
     } finally {
       player.busy--;
     }
@@ -535,6 +553,7 @@ export class Network {
         sent = profile !== null;
       }
     }
+    this.note(player, `login ${profile?.status ?? 'not sent'}`);
     loggedIn?.(profile?.status === 200);
     if (profile?.status !== 200) {
       if (player.state === 'joining') this.setState(player, 'away');
@@ -564,6 +583,12 @@ export class Network {
     return ack;
   }
 
+  /** Keeps the last 8 token events of a player or a server, stamped with seconds into the run. */
+  private note(target: { log: string[] }, event: string): void {
+    target.log.push(`${((performance.now() - this.startedMs) / 1000).toFixed(1)}s ${event}`);
+    if (target.log.length > 8) target.log.shift();
+  }
+
   private applyProfile(player: SimPlayer, body: any): void {
     player.uid = Number(body.uid);
     player.accessToken = String(body.accessToken);
@@ -580,7 +605,9 @@ export class Network {
     player.nextResumeAt = Date.now() + this.options.resumeInterval * 1000 * (0.9 + 0.2 * this.random());
     server.inFlight++;
     try {
+      this.note(player, 'resume sent');
       const ack = await socket.resume(player.uid as number, player.accessToken);
+      this.note(player, `resume ${ack.ok ? 'ok' : String(ack.data?.error ?? 'failed')}`);
       // A session the service no longer knows: the plugin logs the player in again. (An ack that
       // did not come in time is only counted: the plugin sends the next one at the next interval.)
       if (!ack.ok && ack.data?.error === 'UNAUTHORIZED' && player.state === 'online' && socket.open) {
@@ -599,6 +626,7 @@ export class Network {
     this.setState(player, 'leaving');
     // Unbounded on purpose: a call still queued would otherwise reach the service after the logout.
     while (player.busy > 0) await sleep(10);
+    this.note(player, 'leave');
     await this.playerCall(player, session, 'POST /player/logout', '/player/logout', { uid: player.uid, accessToken: player.accessToken }, ['leaving'], [204]);
     if (player.state === 'leaving') player.state = 'away';
     player.returnAt = comeBack ? Date.now() + 30_000 + this.random() * 90_000 : Number.POSITIVE_INFINITY;

@@ -34,6 +34,8 @@ export interface CallOptions {
    * (counted as an event, not as an answer), or null to keep the answer.
    */
   retryIf?: (answer: Answer) => string | null;
+  /** What to add to the record of an unexpected answer (the caller's last token events). */
+  context?: () => string;
 }
 
 /** A transport error, with whether it happened on a kept-alive socket reused from the pool. */
@@ -90,19 +92,19 @@ export class PluginHttp {
         continue;
       }
       if (answer.status === 429 && attempt < (options.retries429 ?? 0)) {
-        this.record(name, answer, expect);
+        this.record(name, answer, expect, options.context);
         const retryAfter = Number(answer.headers['retry-after']);
         await new Promise((resolve) => setTimeout(resolve, (Number.isFinite(retryAfter) ? Math.min(retryAfter, 60) : 1) * 1000));
         continue;
       }
-      return this.record(name, answer, expect);
+      return this.record(name, answer, expect, options.context);
     }
   }
 
-  private record<T>(name: string, answer: Answer<T> & { stale?: boolean }, expect: number[]): Answer<T> {
+  private record<T>(name: string, answer: Answer<T> & { stale?: boolean }, expect: number[], context?: () => string): Answer<T> {
     const ok = expect.includes(answer.status);
     const status = answer.status === 0 ? (answer.text === 'timeout' ? 'timeout' : 'error') : answer.status;
-    this.metrics.record(name, status, answer.ms, !ok, ok ? undefined : answer.text);
+    this.metrics.record(name, status, answer.ms, !ok, ok ? undefined : `${answer.text.slice(0, 200)}${context ? ` | ${context()}` : ''}`);
     return { ...answer, ok };
   }
 

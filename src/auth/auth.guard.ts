@@ -3,6 +3,8 @@ import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { AUTH_KIND_KEY } from '../common/decorators/auth.decorators';
 import { NotFoundError, UnauthorizedError } from '../common/errors/app-error';
+import { clientIp } from '../common/http/client-ip';
+import { LoginFailureLimiter } from '../common/throttle/login-failure.limiter';
 import { AuthService } from './auth.service';
 import type { AuthKind } from './auth.types';
 
@@ -22,6 +24,7 @@ export class AuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly auth: AuthService,
+    private readonly loginFailures: LoginFailureLimiter,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -43,8 +46,15 @@ export class AuthGuard implements CanActivate {
       case 'bootstrap': {
         // The legacy body field is read only when the header is absent (decisions.md §3).
         const presented = token ?? legacyServerAuthToken(request.body);
-        if (presented === null) throw new UnauthorizedError('Missing bootstrap token');
-        request.auth = { kind: 'bootstrap', serverId: await this.auth.resolveBootstrapToken(presented) };
+        const credentialHash = presented === null ? null : this.auth.credentialHash(presented);
+        try {
+          if (credentialHash === null) throw new UnauthorizedError('Missing bootstrap token');
+          request.auth = { kind: 'bootstrap', serverId: await this.auth.resolveBootstrapToken(credentialHash), credentialHash };
+        } catch (error) {
+          // A failure counts against the source address and the credential: over either budget, 429.
+          if (error instanceof UnauthorizedError) throw await this.loginFailures.serverLoginFailed(clientIp(request), credentialHash, error);
+          throw error;
+        }
         return true;
       }
       case 'server':

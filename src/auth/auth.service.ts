@@ -5,7 +5,7 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { NotFoundError, UnauthorizedError } from '../common/errors/app-error';
 import { isForeignKeyViolation } from '../database/pg-errors';
 import { EVENT_BUS, EventBus } from '../common/events/events';
-import { PlayerSessionContext, ServerSessionContext, UploadSessionRow } from './auth.types';
+import { PlayerSessionContext, ServerSessionContext, UploadSessionClock, UploadSessionRow } from './auth.types';
 import { CredentialRepository } from './credential.repository';
 import { PlayerLoginMode, PlayerLogoutReason } from './entities/player-session.entity';
 import { ServerSessionEndReason } from './entities/server-session.entity';
@@ -56,8 +56,13 @@ export class AuthService {
     return timingSafeEqual(presented, this.adminTokenHash);
   }
 
-  async resolveBootstrapToken(token: string): Promise<number> {
-    const serverId = await this.credentials.findServerIdByBootstrapHash(this.tokens.hash(token));
+  /** SHA-256 of a presented credential, as stored and as the login limits key it. */
+  credentialHash(token: string): string {
+    return this.tokens.hash(token);
+  }
+
+  async resolveBootstrapToken(credentialHash: string): Promise<number> {
+    const serverId = await this.credentials.findServerIdByBootstrapHash(credentialHash);
     if (serverId === null) throw new UnauthorizedError('Invalid bootstrap token');
     return serverId;
   }
@@ -226,26 +231,46 @@ export class AuthService {
   }
 
   /**
+   * The instant an upload is judged at: now, and the oldest renewal that still counts as a live
+   * player (two resync intervals back). Taken once and given to both the upload statement and
+   * checkUploadSession, so the two judge the same instant.
+   */
+  uploadSessionClock(): UploadSessionClock {
+    const now = Date.now();
+    return { now: new Date(now), liveSince: new Date(now - 2 * this.config.playerResyncIntervalSeconds * 1000) };
+  }
+
+  /**
    * The player session an upload runs under (interface.md POST /player/upload), judged from the
    * session row its token hash found (null: none). The upload reads that row inside its own first
    * statement, saving a round trip; the rule stays here. The player token must belong to `uid`. A
    * live token must be of the calling server session. An expired token is still accepted while its
    * session is a *valid online session*: the very session the token was issued for, not logged out
-   * (logout, ban, the end of its server session and the player's next login all close it), and
-   * bound to the calling server session, which is live because its bearer token was just
-   * accepted. 401 otherwise. The upload statement stores a record only under the same conditions
-   * (uploadSessionAccepted in session.repository.ts), so a refused upload stores nothing even before its rollback.
+   * (logout, ban, the end of its server session and the player's next login all close it), bound to
+   * the calling server session (live: its bearer token was just accepted), and renewed (login,
+   * resume_session, options sync) within two resync intervals — a player whose plugin stopped
+   * syncing is gone even if its logout was lost. 401 otherwise. The upload statement stores a
+   * record only under the same conditions (uploadSessionAccepted in session.repository.ts), so a
+   * refused upload stores nothing even before its rollback.
    */
-  checkUploadSession(session: UploadSessionRow | null, uid: string, server: ServerSessionContext): PlayerSessionContext & { tokenExpired: boolean } {
+  checkUploadSession(
+    session: UploadSessionRow | null,
+    uid: string,
+    server: ServerSessionContext,
+    clock: UploadSessionClock,
+  ): PlayerSessionContext & { tokenExpired: boolean } {
     if (!session || session.loggedOutAt !== null) throw new UnauthorizedError('Invalid or expired player access token');
     if (session.uid !== uid) throw new UnauthorizedError('The access token does not belong to this uid');
-    const tokenExpired = session.tokenExpiresAt.getTime() <= Date.now();
+    const tokenExpired = session.tokenExpiresAt.getTime() <= clock.now.getTime();
     if (session.serverSessionId !== server.sessionId) {
       throw new UnauthorizedError(
         tokenExpired
           ? 'The player access token has expired and the player has no online session under this server session'
           : 'The player session belongs to another server session',
       );
+    }
+    if (tokenExpired && session.renewedAt.getTime() <= clock.liveSince.getTime()) {
+      throw new UnauthorizedError('The player access token has expired and the player session was not renewed within two resync intervals');
     }
     return { sessionId: session.id, uid: session.uid, serverSessionId: session.serverSessionId, tokenExpiresAt: session.tokenExpiresAt, tokenExpired };
   }
@@ -274,6 +299,11 @@ export class AuthService {
    * and renews its token for PLAYER_TOKEN_TTL_SECONDS; returns that lifetime. 401 for a dead token
    * or one of another uid.
    */
+  /** An options sync counts as a sign of the player's liveness (expired-token uploads). */
+  markPlayerSessionRenewed(session: PlayerSessionContext, manager: EntityManager): Promise<void> {
+    return this.sessions.markPlayerSessionRenewed(session.sessionId, manager);
+  }
+
   async renewPlayerSession(token: string, uid: string, server: ServerSessionContext): Promise<number> {
     const session = await this.resolvePlayerToken(token);
     if (session.uid !== uid) throw new UnauthorizedError('The access token does not belong to this uid');

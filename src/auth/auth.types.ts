@@ -21,13 +21,21 @@ export interface UploadSessionRow {
   uid: string;
   serverSessionId: string;
   tokenExpiresAt: Date;
+  renewedAt: Date;
   loggedOutAt: Date | null;
+}
+
+/** The instant an upload's session is judged at (AuthService.uploadSessionClock). */
+export interface UploadSessionClock {
+  now: Date;
+  /** A session renewed at or before this is no longer a live player's. */
+  liveSince: Date;
 }
 
 export type RequestAuth =
   | { kind: 'public' }
   | { kind: 'admin' }
-  | { kind: 'bootstrap'; serverId: number }
+  | { kind: 'bootstrap'; serverId: number; /** SHA-256 of the presented bootstrap token: the login limit's key. */ credentialHash: string }
   | { kind: 'server'; session: ServerSessionContext };
 
 export type AuthKind = 'public' | 'admin' | 'bootstrap' | 'server' | 'server-refresh';

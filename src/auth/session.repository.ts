@@ -28,12 +28,15 @@ export type ServerSessionLookup = Pick<ServerSessionEntity, 'id' | 'serverId' | 
  * SQL for a statement of another module that must check a player token in the same round trip
  * (the score upload, its hot path): a CTE `name` with the session row of the token hash, and the
  * condition under which AuthService.checkUploadSession accepts that row, so the statement writes
- * nothing for a session the check will refuse.
+ * nothing for a session the check will refuse. Both take the same clock readings as parameters
+ * (UploadSessionClock): the check and the statement judge one instant, and test/e2e proves them
+ * equal over every kind of row.
  */
 export const playerSessionByTokenHashCte = (name: string, tokenHashParam: string): string =>
-  `${name} AS (SELECT id, uid, server_session_id, token_expires_at, logged_out_at FROM player_session WHERE token_hash = ${tokenHashParam})`;
-export const uploadSessionAccepted = (alias: string, uidParam: string, serverSessionParam: string): string =>
-  `(${alias}.uid = ${uidParam} AND ${alias}.logged_out_at IS NULL AND ${alias}.server_session_id = ${serverSessionParam})`;
+  `${name} AS (SELECT id, uid, server_session_id, token_expires_at, renewed_at, logged_out_at FROM player_session WHERE token_hash = ${tokenHashParam})`;
+export const uploadSessionAccepted = (alias: string, p: { uid: string; serverSession: string; now: string; liveSince: string }): string =>
+  `(${alias}.uid = ${p.uid} AND ${alias}.logged_out_at IS NULL AND ${alias}.server_session_id = ${p.serverSession}` +
+  ` AND (${alias}.token_expires_at > ${p.now} OR ${alias}.renewed_at > ${p.liveSince}))`;
 
 @Injectable()
 export class SessionRepository {
@@ -119,7 +122,7 @@ export class SessionRepository {
 
   async createPlayerSession(session: NewPlayerSession, manager: EntityManager): Promise<PlayerSessionEntity> {
     const repo = this.playerSessions(manager);
-    return repo.save(repo.create({ ...session, loggedOutAt: null, logoutReason: null }));
+    return repo.save(repo.create({ ...session, renewedAt: new Date(), loggedOutAt: null, logoutReason: null }));
   }
 
   /** Moves an open player session to a live server session and extends its token. */
@@ -127,11 +130,16 @@ export class SessionRepository {
     const result = await this.playerSessions()
       .createQueryBuilder()
       .update()
-      .set({ serverSessionId, tokenExpiresAt: expiresAt })
+      .set({ serverSessionId, tokenExpiresAt: expiresAt, renewedAt: new Date() })
       .where('id = :sessionId AND logged_out_at IS NULL', { sessionId })
       .andWhere('EXISTS (SELECT 1 FROM server_session s WHERE s.id = :serverSessionId AND s.ended_at IS NULL)', { serverSessionId })
       .execute();
     return (result.affected ?? 0) > 0;
+  }
+
+  /** An options sync: the player is alive (the token keeps its expiry). */
+  async markPlayerSessionRenewed(sessionId: string, manager?: EntityManager): Promise<void> {
+    await this.playerSessions(manager).update({ id: sessionId, loggedOutAt: IsNull() }, { renewedAt: new Date() });
   }
 
   async logoutPlayerSession(sessionId: string, reason: PlayerLogoutReason, manager?: EntityManager): Promise<boolean> {

@@ -1,14 +1,20 @@
-import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
 import type { ServerSessionContext } from '../auth/auth.types';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
 import { CurrentServer } from '../common/decorators/auth.decorators';
+import { sendPreparedJson } from '../common/http/prepared-json';
 import { API_TAGS } from '../openapi/api-tags';
 import { CatalogService } from './catalog.service';
 import { ChartResponse, CollectionResponse } from './dto/catalog.response';
 import { SyncCollectionsDto } from './dto/sync-collections.dto';
 
 const SERVER_TOKEN_401 = 'Missing, unknown or expired server access token';
+const CACHED_READ =
+  'Served from memory with an `ETag` (and `Cache-Control: no-cache`); an admin write is seen at once on the instance that took it ' +
+  'and within a second on every other.';
+const NOT_MODIFIED = '`If-None-Match` names the current ETag: no body';
 
 /** Catalog reads of the game server and the player unlock sync; every route needs the server access token. */
 @ApiTags(API_TAGS.catalog)
@@ -17,19 +23,24 @@ export class CatalogController {
   constructor(private readonly catalog: CatalogService) {}
 
   @Get('server/collections')
-  @ApiOperation({ summary: 'List the collections', description: 'Every collection (titles, tags, …) except the asset collections created by unlock syncs.' })
+  @ApiOperation({
+    summary: 'List the collections',
+    description: `Every collection (titles, tags, …) except the asset collections created by unlock syncs. ${CACHED_READ}`,
+  })
+  @ApiResponse({ status: 304, description: NOT_MODIFIED })
   @ApiOkResponse({ type: [CollectionResponse] })
   @ApiErrors({ 401: SERVER_TOKEN_401 })
-  listCollections(): Promise<CollectionResponse[]> {
-    return this.catalog.listCollections();
+  async listCollections(@Req() request: Request, @Res() response: Response): Promise<void> {
+    sendPreparedJson(request, response, await this.catalog.listCollections());
   }
 
   @Get('server/charts')
-  @ApiOperation({ summary: 'List the active charts', description: 'Ordered by levelId.' })
+  @ApiOperation({ summary: 'List the active charts', description: `Ordered by levelId. ${CACHED_READ}` })
+  @ApiResponse({ status: 304, description: NOT_MODIFIED })
   @ApiOkResponse({ type: [ChartResponse] })
   @ApiErrors({ 401: SERVER_TOKEN_401 })
-  listCharts(): Promise<ChartResponse[]> {
-    return this.catalog.listActiveCharts();
+  async listCharts(@Req() request: Request, @Res() response: Response): Promise<void> {
+    sendPreparedJson(request, response, await this.catalog.listActiveCharts());
   }
 
   @Post('player/collections')

@@ -95,6 +95,17 @@ export class CatalogRepository {
     return rows.length;
   }
 
+  /** The listed catalog's generation (catalog_generation). */
+  async generation(): Promise<string> {
+    const rows = await this.manager().query<Array<{ generation: string }>>('SELECT generation::text AS generation FROM catalog_generation WHERE id = 1');
+    return rows[0]?.generation ?? '0';
+  }
+
+  /** Bumps the generation in the transaction of a catalog write. */
+  async bumpGeneration(manager: EntityManager): Promise<void> {
+    await manager.query('UPDATE catalog_generation SET generation = generation + 1 WHERE id = 1');
+  }
+
   listActiveCharts(): Promise<ChartEntity[]> {
     return this.manager().getRepository(ChartEntity).find({ where: { active: true }, order: { levelId: 'ASC' } });
   }

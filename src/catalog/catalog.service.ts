@@ -9,6 +9,8 @@ import { CatalogRepository } from './catalog.repository';
 import { isAssetKey, LEVEL_ID_MAX, parseChartBatch, parseCollectionBatch, placeholderChart } from './catalog.rules';
 import { ChartInfo, TitleInfo } from './catalog.types';
 import { UpsertedResponse } from '../common/dto/upserted.response';
+import type { PreparedJson } from '../common/http/prepared-json';
+import { CatalogReadCache } from './catalog-read.cache';
 import { ChartResponse, CollectionResponse } from './dto/catalog.response';
 import { SyncCollectionsDto } from './dto/sync-collections.dto';
 import { ChartEntity } from './entities/chart.entity';
@@ -53,6 +55,7 @@ export class CatalogService {
     private readonly catalog: CatalogRepository,
     private readonly auth: AuthService,
     private readonly tx: TransactionService,
+    private readonly reads: CatalogReadCache,
   ) {}
 
   unlockedKeys(uid: string, manager?: EntityManager): Promise<string[]> {
@@ -65,15 +68,21 @@ export class CatalogService {
     return new Map(titles.map((title) => [title.key, toTitleInfo(title)]));
   }
 
-  /** GET /server/collections: every collection but the asset ones. */
-  async listCollections(): Promise<CollectionResponse[]> {
-    return (await this.catalog.listListedCollections()).map(toCollectionResponse);
+  /** GET /server/collections: every collection but the asset ones, as prepared JSON (CatalogReadCache). */
+  listCollections(): Promise<PreparedJson> {
+    return this.reads.get('collections', async () => (await this.catalog.listListedCollections()).map(toCollectionResponse));
   }
 
   /** PUT /admin/collections: all entries valid or nothing stored. */
   async upsertCollections(body: unknown): Promise<UpsertedResponse> {
     const definitions = parseCollectionBatch(body);
-    return { upserted: await this.catalog.upsertCollections(definitions) };
+    const upserted = await this.tx.run(async (manager) => {
+      const count = await this.catalog.upsertCollections(definitions, manager);
+      await this.catalog.bumpGeneration(manager);
+      return count;
+    });
+    await this.reads.changed();
+    return { upserted };
   }
 
   /**
@@ -99,15 +108,21 @@ export class CatalogService {
     });
   }
 
-  /** GET /server/charts: active charts, by level id. */
-  async listActiveCharts(): Promise<ChartResponse[]> {
-    return (await this.catalog.listActiveCharts()).map(toChartResponse);
+  /** GET /server/charts: active charts, by level id, as prepared JSON (CatalogReadCache). */
+  listActiveCharts(): Promise<PreparedJson> {
+    return this.reads.get('charts', async () => (await this.catalog.listActiveCharts()).map(toChartResponse));
   }
 
   /** PUT /admin/charts: all entries valid or nothing stored. */
   async upsertCharts(body: unknown): Promise<UpsertedResponse> {
     const charts = parseChartBatch(body);
-    return { upserted: await this.tx.run((manager) => this.catalog.upsertCharts(charts, manager)) };
+    const upserted = await this.tx.run(async (manager) => {
+      const count = await this.catalog.upsertCharts(charts, manager);
+      await this.catalog.bumpGeneration(manager);
+      return count;
+    });
+    await this.reads.changed();
+    return { upserted };
   }
 
   /** The catalog row of a level id (active or not), or null. */

@@ -21,9 +21,17 @@ describe('loadConfig', () => {
       serverTokenTtlSeconds: 600,
       serverTokenRefreshGraceSeconds: 60,
       playerTokenTtlSeconds: 600,
+      playerResyncIntervalSeconds: 240,
       resumeTokenTtlSeconds: 604800,
       throttleLoginLimit: 20,
       throttleLoginTtlSeconds: 60,
+      throttlePlayerLoginLimit: 600,
+      throttlePlayerLoginTtlSeconds: 60,
+      throttleTokenMaxFailures: 5,
+      throttleTokenLockoutSeconds: 300,
+      trustProxy: false,
+      chatLinesPerSecond: 5,
+      chatBurst: 20,
       shutdownTimeoutSeconds: 10,
       tlsCertFile: null,
       tlsKeyFile: null,
@@ -51,6 +59,16 @@ describe('loadConfig', () => {
     expect(loadConfig({ METRICS_TOKEN: 'scrape-token-0123456789' }).metricsToken).toBe('scrape-token-0123456789');
   });
 
+  it.each([
+    ['false', false],
+    ['2', 2],
+    ['loopback', ['loopback']],
+    ['10.0.0.0/8, 192.168.1.7,::1', ['10.0.0.0/8', '192.168.1.7', '::1']],
+    ['loopback,uniquelocal', ['loopback', 'uniquelocal']],
+  ])('reads TRUST_PROXY=%s in Express trust-proxy form', (value, expected) => {
+    expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toEqual(expected);
+  });
+
   it('treats empty values as unset', () => {
     expect(loadConfig({ DATABASE_URL: '', REDIS_URL: '  ', PORT: '' }).databaseUrl).toBeNull();
   });
@@ -74,6 +92,18 @@ describe('loadConfig', () => {
     ['RESOURCE_LINK_TTL_SECONDS', '59'],
     ['SHUTDOWN_TIMEOUT_SECONDS', '0'],
     ['SHUTDOWN_TIMEOUT_SECONDS', '601'],
+    ['THROTTLE_PLAYER_LOGIN_LIMIT', '0'],
+    ['THROTTLE_PLAYER_LOGIN_TTL_SECONDS', 'x'],
+    ['THROTTLE_TOKEN_MAX_FAILURES', '0'],
+    ['THROTTLE_TOKEN_LOCKOUT_SECONDS', '-1'],
+    ['PLAYER_RESYNC_INTERVAL_SECONDS', '0'],
+    ['CHAT_LINES_PER_SECOND', '0'],
+    ['CHAT_BURST', 'many'],
+    ['TRUST_PROXY', 'true'],
+    ['TRUST_PROXY', '0'],
+    ['TRUST_PROXY', '10.0.0.0/33'],
+    ['TRUST_PROXY', 'proxy.example.org'],
+    ['TRUST_PROXY', 'loopback,nonsense'],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^Invalid configuration: ${name} `));

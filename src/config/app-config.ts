@@ -1,4 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
+import proxyaddr from 'proxy-addr';
 
 /** Typed, validated configuration. Built once at boot from the environment (decisions.md §1). */
 export interface AppConfig {
@@ -24,15 +25,32 @@ export interface AppConfig {
   /** How long after expiry a server token may still be refreshed (decisions.md §3: 60 s). */
   serverTokenRefreshGraceSeconds: number;
   playerTokenTtlSeconds: number;
+  /** The plugin's resume_session interval; an expired-token upload needs a renewal within two of them. */
+  playerResyncIntervalSeconds: number;
   resumeTokenTtlSeconds: number;
+  /** Server logins per window for one presented bootstrap credential; failed ones also per source address. */
   throttleLoginLimit: number;
   throttleLoginTtlSeconds: number;
+  /** Player logins and logouts per window for one calling server session. */
+  throttlePlayerLoginLimit: number;
+  throttlePlayerLoginTtlSeconds: number;
+  /** Consecutive failed TOKEN logins for one player before that player's TOKEN logins are locked out. */
+  throttleTokenMaxFailures: number;
+  throttleTokenLockoutSeconds: number;
+  /** `chat` frames a second per WebSocket connection, and how many may come at once. */
+  chatLinesPerSecond: number;
+  chatBurst: number;
+  /** Express `trust proxy`: which X-Forwarded-For hops are believed for the client address. */
+  trustProxy: TrustProxy;
   /** How long a stopping service waits for in-flight requests before it closes their connections. */
   shutdownTimeoutSeconds: number;
   tlsCertFile: string | null;
   tlsKeyFile: string | null;
   logLevel: LogLevel;
 }
+
+/** `false`: the socket's address; a hop count; or the addresses/CIDRs/named ranges of trusted proxies. */
+export type TrustProxy = false | number | string[];
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -91,6 +109,37 @@ function path(env: Env, name: string, fallback: string, cwd: string): string {
   return isAbsolute(value) ? value : resolve(cwd, value);
 }
 
+const NAMED_PROXY_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/**
+ * TRUST_PROXY in Express `trust proxy` form: unset or `false` trusts no proxy; a number trusts that
+ * many hops from the socket; otherwise a comma-separated list of addresses, CIDR ranges and the
+ * named ranges loopback, linklocal, uniquelocal. `true` (trust every hop, so any client can pick its
+ * own address) is refused: name the hops or the proxies.
+ */
+function trustProxy(env: Env, name: string): TrustProxy {
+  const value = raw(env, name);
+  if (value === undefined || value.toLowerCase() === 'false') return false;
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (hops < 1 || hops > 32) throw new ConfigError(name, `must be a hop count from 1 to 32, got ${hops}`);
+    return hops;
+  }
+  if (value.toLowerCase() === 'true') {
+    throw new ConfigError(name, 'must not be "true" (every client could choose its own address): give a hop count or the proxies\' addresses');
+  }
+  const entries = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  for (const entry of entries) {
+    if (NAMED_PROXY_RANGES.includes(entry)) continue;
+    try {
+      proxyaddr.compile(entry);
+    } catch {
+      throw new ConfigError(name, `must be a hop count or a list of addresses, CIDR ranges, ${NAMED_PROXY_RANGES.join(', ')}; "${entry}" is none of these`);
+    }
+  }
+  return entries;
+}
+
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): AppConfig {
   const port = int(env, 'PORT', 3000, 0, 65535);
   const host = raw(env, 'HOST') ?? '0.0.0.0';
@@ -134,9 +183,17 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     serverTokenTtlSeconds: int(env, 'SERVER_TOKEN_TTL_SECONDS', 600, 1, 86_400),
     serverTokenRefreshGraceSeconds: int(env, 'SERVER_TOKEN_REFRESH_GRACE_SECONDS', 60, 0, 3_600),
     playerTokenTtlSeconds: int(env, 'PLAYER_TOKEN_TTL_SECONDS', 600, 1, 86_400),
+    playerResyncIntervalSeconds: int(env, 'PLAYER_RESYNC_INTERVAL_SECONDS', 240, 1, 86_400),
     resumeTokenTtlSeconds: int(env, 'RESUME_TOKEN_TTL_SECONDS', 604_800, 1, 31_536_000),
     throttleLoginLimit: int(env, 'THROTTLE_LOGIN_LIMIT', 20, 1, 1_000_000),
     throttleLoginTtlSeconds: int(env, 'THROTTLE_LOGIN_TTL_SECONDS', 60, 1, 86_400),
+    throttlePlayerLoginLimit: int(env, 'THROTTLE_PLAYER_LOGIN_LIMIT', 600, 1, 1_000_000),
+    throttlePlayerLoginTtlSeconds: int(env, 'THROTTLE_PLAYER_LOGIN_TTL_SECONDS', 60, 1, 86_400),
+    throttleTokenMaxFailures: int(env, 'THROTTLE_TOKEN_MAX_FAILURES', 5, 1, 1_000),
+    throttleTokenLockoutSeconds: int(env, 'THROTTLE_TOKEN_LOCKOUT_SECONDS', 300, 1, 86_400),
+    trustProxy: trustProxy(env, 'TRUST_PROXY'),
+    chatLinesPerSecond: int(env, 'CHAT_LINES_PER_SECOND', 5, 1, 10_000),
+    chatBurst: int(env, 'CHAT_BURST', 20, 1, 100_000),
     shutdownTimeoutSeconds: int(env, 'SHUTDOWN_TIMEOUT_SECONDS', 10, 1, 600),
     tlsCertFile: tlsCertFile === null ? null : path(env, 'TLS_CERT_FILE', tlsCertFile, cwd),
     tlsKeyFile: tlsKeyFile === null ? null : path(env, 'TLS_KEY_FILE', tlsKeyFile, cwd),

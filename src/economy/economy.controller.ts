@@ -27,6 +27,11 @@ export class EconomyController {
     400: { description: 'uid, accessToken or wattHour is missing or invalid, or wattHour is below 0', message: 'wattHour must not be below 0' },
     401: { description: `${SERVER_TOKEN_401}; or the player token is invalid, expired, of another uid or of another server session`, message: 'Invalid or expired player access token' },
     404: { description: 'No player with this uid', message: 'No player with uid 1001' },
+    409: {
+      description: 'CONFLICT: expectedWattHour was given and the stored balance differs; the body adds the stored `wattHour`, nothing changed',
+      code: 'CONFLICT',
+      message: 'The balance is 12500, not the expected 12000; nothing was changed',
+    },
     413: 'The body is over 256 KiB',
   })
   setBalance(@CurrentServer() server: ServerSessionContext, @Body() body: SyncEconomyDto): Promise<EconomyResponse> {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AuthService } from '../auth/auth.service';
 import type { ServerSessionContext } from '../auth/auth.types';
-import { NotFoundError } from '../common/errors/app-error';
+import { BalanceConflictError, NotFoundError } from '../common/errors/app-error';
 import { formatLocalDateTime } from '../common/time';
 import { isForeignKeyViolation } from '../database/pg-errors';
 import { TransactionService } from '../database/transaction.service';
@@ -12,6 +12,11 @@ export const BALTOP_DEFAULT_LIMIT = 10;
 export const BALTOP_MAX_LIMIT = 100;
 export const HISTORY_DEFAULT_LIMIT = 50;
 export const HISTORY_MAX_LIMIT = 500;
+
+/** The compare-and-set of an ordered balance write: null expects nothing; a player never synced holds 0. */
+function assertExpected(expected: number | null, stored: number): void {
+  if (expected !== null && expected !== stored) throw new BalanceConflictError(expected, stored);
+}
 
 @Injectable()
 export class EconomyService {
@@ -26,16 +31,20 @@ export class EconomyService {
    * the change to the history in the same transaction. 404 for a uid that names no player comes
    * before the token check (a token can only belong to an existing player). The balance row is
    * locked (or inserted) first, so concurrent calls for one player serialise: each one records
-   * the value it replaced, and the last to commit holds.
+   * the value it replaced, and the last to commit holds. With `expectedWattHour` the write is a
+   * compare-and-set under that lock: 409 CONFLICT (nothing written) unless the stored balance is
+   * the expected one, so two servers writing one player's balance cannot land out of order.
    */
   async setBalance(server: ServerSessionContext, body: SyncEconomyDto): Promise<EconomyResponse> {
     if (!(await this.economy.playerExists(body.uid))) throw new NotFoundError(`No player with uid ${body.uid}`);
     const session = await this.auth.resolveBoundPlayerToken(body.accessToken, body.uid, server);
     const uid = session.uid;
+    const expected = body.expectedWattHour ?? null;
     try {
       await this.tx.run(async (manager) => {
         let previous = await this.economy.lockBalance(uid, manager);
         if (previous === null) {
+          assertExpected(expected, 0);
           if (await this.economy.insertBalanceIfAbsent(uid, body.wattHour, manager)) {
             await this.economy.appendHistory({ uid, previous: null, wattHour: body.wattHour, serverId: server.serverId }, manager);
             return;
@@ -44,6 +53,7 @@ export class EconomyService {
           previous = await this.economy.lockBalance(uid, manager);
           if (previous === null) throw new Error('Balance row vanished after a conflicting insert');
         }
+        assertExpected(expected, Number(previous));
         await this.economy.updateBalance(uid, body.wattHour, manager);
         await this.economy.appendHistory({ uid, previous, wattHour: body.wattHour, serverId: server.serverId }, manager);
       });

@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import { Logger as NestPinoLogger, PinoLogger } from 'nestjs-pino';
 import { pino, type DestinationStream, type Level, type Logger as Pino } from 'pino';
 import type { LogLevel } from '../config/app-config';
+import { clientIp } from '../common/http/client-ip';
 import { pathOf } from '../common/http/route';
 
 /** Keys whose values are credentials (request bodies and headers use these names). */
@@ -121,6 +122,7 @@ export function logRequest(root: Pino, id: string, request: Request, response: R
       method: request.method,
       route,
       path: pathOf(request),
+      client: clientIp(request),
       status: response.statusCode,
       durationMs: Math.round(seconds * 100_000) / 100,
     },

@@ -67,6 +67,13 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly ignoredFields = new Counter({
+    name: 'rhythmc_ignored_body_fields_total',
+    help: 'Unknown fields the plugin sent in a request body and the service ignored, by body type (a plugin newer than the service).',
+    labelNames: ['body'] as const,
+    registers: [this.registry],
+  });
+
   private readonly websocketConnections = new Gauge({
     name: 'rhythmc_websocket_connections',
     help: 'Open WebSocket connections of game servers on this instance.',
@@ -103,6 +110,11 @@ export class MetricsService {
     if (route === '/server/login') this.logins.inc({ kind: 'server', mode: '-', result: resultOf(response) });
     else if (route === '/player/login') this.logins.inc({ kind: 'player', mode: loginModeOf(request.body), result: resultOf(response) });
     else if (route === '/player/upload') this.uploads.inc({ result: resultOf(response) });
+  }
+
+  /** Unknown fields of a plugin body that validation stripped. */
+  countIgnoredFields(body: string, count: number): void {
+    this.ignoredFields.inc({ body }, count);
   }
 
   /** The Prometheus text exposition: this app's metrics, the session gauges (one query) and the process's. */

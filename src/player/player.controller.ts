@@ -3,7 +3,7 @@ import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nes
 import type { ServerSessionContext } from '../auth/auth.types';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
 import { CurrentServer } from '../common/decorators/auth.decorators';
-import { LoginRateLimit } from '../common/throttle/login-rate-limit.decorator';
+import { RateLimit } from '../common/throttle/rate-limit.decorator';
 import { API_TAGS } from '../openapi/api-tags';
 import { PlayerLoginDto } from './dto/player-login.dto';
 import { PlayerLogoutDto, PlayerOptionsDto } from './dto/player-options.dto';
@@ -20,7 +20,7 @@ export class PlayerController {
 
   @Post('login')
   @HttpCode(200)
-  @LoginRateLimit()
+  @RateLimit('player-login')
   @ApiOperation({
     summary: 'Log a player in',
     description:
@@ -39,7 +39,9 @@ export class PlayerController {
     },
     409: 'The account has a session that is neither logged out nor expired',
     413: 'The body is over 256 KiB',
-    429: 'Too many logins from this address (server login, player login and player logout share the limit)',
+    429:
+      'Too many player logins and logouts through this server session (THROTTLE_PLAYER_LOGIN_LIMIT per THROTTLE_PLAYER_LOGIN_TTL_SECONDS), ' +
+      "or this player's TOKEN logins are locked out after THROTTLE_TOKEN_MAX_FAILURES wrong Net Tokens in a row",
     430: 'The account is banned',
     503: 'UNAVAILABLE: the identity provider (ONLINE) did not answer within 5 s, or the database cannot be reached',
   })
@@ -69,7 +71,7 @@ export class PlayerController {
 
   @Post('logout')
   @HttpCode(204)
-  @LoginRateLimit()
+  @RateLimit('player-login')
   @ApiOperation({ summary: 'Log a player out', description: 'Ends the player session of the token.' })
   @ApiNoContentResponse({ description: 'The player session has ended' })
   @ApiErrors({
@@ -77,7 +79,7 @@ export class PlayerController {
     401: { description: `${SERVER_TOKEN_401}; or the player token is invalid, expired or of another uid`, message: 'Invalid or expired player access token' },
     403: { description: 'The player session belongs to another server session', message: 'The player session belongs to another server session' },
     413: 'The body is over 256 KiB',
-    429: 'Too many calls from this address (server login, player login and player logout share the limit)',
+    429: 'Too many player logins and logouts through this server session (THROTTLE_PLAYER_LOGIN_LIMIT per THROTTLE_PLAYER_LOGIN_TTL_SECONDS)',
   })
   logout(@CurrentServer() server: ServerSessionContext, @Body() body: PlayerLogoutDto): Promise<void> {
     return this.players.logout(server, body);

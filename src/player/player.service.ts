@@ -12,6 +12,7 @@ import {
   SessionConflictError,
   UnauthorizedError,
 } from '../common/errors/app-error';
+import { LoginLockout } from '../common/throttle/login-lockout';
 import { formatLocalDateTime, parseLocalDateTime } from '../common/time';
 import { isUniqueViolation } from '../database/pg-errors';
 import { TransactionService } from '../database/transaction.service';
@@ -52,6 +53,20 @@ function isJsonObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** Players behind one lock-out key when a TOKEN login names no player: the key's budget is this many times larger. */
+const SHARED_TOKEN_TARGET_SCALE = 10;
+
+/**
+ * Whose wrong Net Tokens a TOKEN login counts towards (decisions.md "Rate limits"): the player the
+ * body names (`uuid`, else `username`: the plugin knows who is typing), or, when it names none, the
+ * calling server session, shared by all its players and so with a larger budget.
+ */
+export function tokenLoginTarget(server: ServerSessionContext, body: PlayerLoginDto): { key: string; scale: number } {
+  if (body.uuid !== undefined) return { key: `token-login:uuid:${body.uuid.replace(/-/g, '').toLowerCase()}`, scale: 1 };
+  if (body.username !== undefined) return { key: `token-login:username:${body.username.toLowerCase()}`, scale: 1 };
+  return { key: `token-login:server-session:${server.sessionId}`, scale: SHARED_TOKEN_TARGET_SCALE };
+}
+
 @Injectable()
 export class PlayerService {
   constructor(
@@ -61,11 +76,12 @@ export class PlayerService {
     private readonly identity: IdentityProviderClient,
     private readonly tx: TransactionService,
     @Inject(EVENT_BUS) private readonly events: EventBus,
+    private readonly lockout: LoginLockout,
   ) {}
 
   /** POST /player/login: identify by mode, then ban (430) before conflict (409), then open the session. */
   async login(server: ServerSessionContext, body: PlayerLoginDto): Promise<PlayerProfileResponse> {
-    const identified = await this.identify(body);
+    const identified = await this.identify(server, body);
     return this.tx.run(async (manager) => {
       const player = await this.players.lockByUid(identified.uid, manager);
       if (!player) throw new UnauthorizedError('Unknown player');
@@ -106,6 +122,7 @@ export class PlayerService {
         ...(body.playerSuffix !== undefined ? { suffixKey: body.playerSuffix || null } : {}),
       };
       await this.players.update(player.uid, changes, manager);
+      await this.auth.markPlayerSessionRenewed(session, manager);
       const updated: PlayerEntity = { ...player, ...changes };
 
       let resume: IssuedExpiringToken | null = null;
@@ -193,7 +210,7 @@ export class PlayerService {
   }
 
   /** Finds the account a login names; 401 when the credential names none, 503 when the provider is down. */
-  private async identify(body: PlayerLoginDto): Promise<{ uid: string; username?: string }> {
+  private async identify(server: ServerSessionContext, body: PlayerLoginDto): Promise<{ uid: string; username?: string }> {
     switch (body.mode) {
       case 'ONLINE': {
         const uuid = (body.uuid as string).toLowerCase();
@@ -213,8 +230,14 @@ export class PlayerService {
         return { uid: player.uid, username: profile.name };
       }
       case 'TOKEN': {
+        const target = tokenLoginTarget(server, body);
+        await this.lockout.assertOpen(target.key);
         const uid = await this.auth.findUidByNetToken(body.authToken as string);
-        if (uid === null) throw new UnauthorizedError('Invalid Net Token');
+        if (uid === null) {
+          await this.lockout.recordFailure(target.key, target.scale);
+          throw new UnauthorizedError('Invalid Net Token');
+        }
+        await this.lockout.recordSuccess(target.key);
         return { uid };
       }
       case 'OFFLINE_REFRESH': {

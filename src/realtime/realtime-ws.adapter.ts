@@ -26,6 +26,9 @@ export class RealtimeWsAdapter extends WsAdapter {
     return super.create(port, {
       ...options,
       maxPayload: MAX_FRAME_BYTES,
+      // One message event per tick per socket: a socket that sends many frames in one TCP read
+      // cannot hold the event loop while every other connection waits.
+      allowSynchronousEvents: false,
       verifyClient: (info: { req: IncomingMessage }, done: VerifyClientCallback) => {
         realtime.authenticateUpgrade(info.req).then(
           () => done(true),

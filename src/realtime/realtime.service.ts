@@ -5,12 +5,15 @@ import type { WebSocket } from 'ws';
 import { bearerToken } from '../auth/auth.guard';
 import { AuthService } from '../auth/auth.service';
 import type { ServerSessionContext } from '../auth/auth.types';
-import { BadRequestError, UnauthorizedError } from '../common/errors/app-error';
+import { BadRequestError, RateLimitedError, UnauthorizedError } from '../common/errors/app-error';
 import { mapError } from '../common/errors/error-body';
 import { EVENT_BUS, EventBus, ServiceEvent } from '../common/events/events';
+import { clientAddressOf, compileTrustProxy, TrustFunction } from '../common/http/client-ip';
 import { formatLocalDateTime } from '../common/time';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { PlayerService } from '../player/player.service';
 import { ServerService } from '../server/server.service';
+import { ChatBudget } from './chat-budget';
 import { Frame, OpenConnectionResponse } from './dto/realtime.dto';
 import { RealtimeRepository } from './realtime.repository';
 
@@ -33,6 +36,9 @@ interface Connection {
   serverName: string;
   alive: boolean;
   expiryTimer: NodeJS.Timeout;
+  chatBudget: ChatBudget;
+  /** The last chat line of this connection still being delivered: lines are published in the order they came. */
+  chatTail: Promise<void>;
 }
 
 type UpgradeRequest = IncomingMessage & { rhythmcSession?: ServerSessionContext };
@@ -57,6 +63,8 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
   private readonly connections = new Map<WebSocket, Connection>();
   private unsubscribe: (() => void) | null = null;
   private pingTimer: NodeJS.Timeout | null = null;
+  /** TRUST_PROXY, for the address recorded with each connection. */
+  private readonly trustProxy: TrustFunction;
 
   constructor(
     private readonly auth: AuthService,
@@ -64,7 +72,10 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
     private readonly servers: ServerService,
     private readonly repository: RealtimeRepository,
     @Inject(EVENT_BUS) private readonly events: EventBus,
-  ) {}
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    this.trustProxy = compileTrustProxy(config.trustProxy);
+  }
 
   onModuleInit(): void {
     this.unsubscribe = this.events.subscribe((event) => this.onEvent(event));
@@ -113,6 +124,8 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
       session,
       serverName: '',
       alive: true,
+      chatBudget: new ChatBudget(this.config.chatLinesPerSecond, this.config.chatBurst),
+      chatTail: Promise.resolve(),
       expiryTimer: setTimeout(() => this.close(connection, CLOSE_TOKEN_EXPIRING, 'Token expiring; refresh and reconnect'), delay),
     };
     this.connections.set(socket, connection);
@@ -129,7 +142,7 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
         instanceId: this.instanceId,
         serverId: session.serverId,
         serverSessionId: session.sessionId,
-        remoteAddress: request.socket.remoteAddress ?? null,
+        remoteAddress: clientAddressOf(request, this.trustProxy),
         connectedAt: new Date(),
       })
       .catch((error: unknown) => this.logger.warn(`Recording a connection failed: ${String(error)}`));
@@ -165,28 +178,39 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
     const connection = this.connections.get(socket);
     try {
       if (!connection) throw new UnauthorizedError('Unknown connection');
+      // Before any lookup: a flood is refused for nothing and never fanned out.
+      if (!connection.chatBudget.take()) throw new RateLimitedError(connection.chatBudget.secondsUntilNext());
       const uid = uidOf(data);
       if (typeof data.message !== 'string' || data.message.trim().length === 0 || data.message.length > MAX_CHAT_LENGTH) {
         throw new BadRequestError(`message must be a non-empty string of at most ${MAX_CHAT_LENGTH} characters`);
       }
-      const sender = await this.players.chatIdentity(uid, connection.session.sessionId);
-      await this.events.publish({
-        type: 'chat',
-        data: {
-          uid: sender.uid,
-          username: sender.username,
-          displayName: sender.displayName,
-          message: data.message,
-          serverID: connection.session.serverId,
-          serverName: connection.serverName,
-          prefix: sender.prefix,
-          suffix: sender.suffix,
-        },
-      });
+      const message = data.message;
+      // Each line waits for the one before it from this connection (the identity lookups of two
+      // lines can finish in either order); lines of other connections do not wait.
+      const delivery = connection.chatTail.then(() => this.deliverChat(connection, uid, message));
+      connection.chatTail = delivery.catch(() => undefined);
+      await delivery;
       return undefined;
     } catch (error) {
       return { event: 'error', data: this.mapped(error).body };
     }
+  }
+
+  private async deliverChat(connection: Connection, uid: string, message: string): Promise<void> {
+    const sender = await this.players.chatIdentity(uid, connection.session.sessionId);
+    await this.events.publish({
+      type: 'chat',
+      data: {
+        uid: sender.uid,
+        username: sender.username,
+        displayName: sender.displayName,
+        message,
+        serverID: connection.session.serverId,
+        serverName: connection.serverName,
+        prefix: sender.prefix,
+        suffix: sender.suffix,
+      },
+    });
   }
 
   async listConnections(): Promise<OpenConnectionResponse[]> {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { checkResourceLink, signResourceLink } from './link-signature';
+import { checkPackLink, checkResourceLink, signPackLink, signResourceLink } from './link-signature';
 
 describe('resource link signatures', () => {
   const key = randomBytes(32);
@@ -37,5 +37,36 @@ describe('resource link signatures', () => {
     ['123', `${'A'.repeat(42)}=`],
   ])('calls expires=%j sig=%j malformed', (expires, sig) => {
     expect(checkResourceLink(key, path, expires, sig, now)).toBe('malformed');
+  });
+});
+
+describe('pack link signatures', () => {
+  const key = randomBytes(32);
+  const path = 'packs/full.zip';
+  const sha1 = 'a'.repeat(40);
+
+  it('accepts the link of the pack it was made for, with no time in it', () => {
+    expect(checkPackLink(key, path, sha1, signPackLink(key, path, sha1))).toBe('ok');
+  });
+
+  it('refuses another content, another path, another key', () => {
+    const sig = signPackLink(key, path, sha1);
+    expect(checkPackLink(key, path, 'b'.repeat(40), sig)).toBe('bad-signature');
+    expect(checkPackLink(key, 'packs/one.zip', sha1, sig)).toBe('bad-signature');
+    expect(checkPackLink(randomBytes(32), path, sha1, sig)).toBe('bad-signature');
+  });
+
+  it('never equals a download link signature of the same path', () => {
+    expect(signPackLink(key, path, sha1)).not.toBe(signResourceLink(key, path, 1_900_000_000));
+  });
+
+  it.each([
+    [undefined, 'A'.repeat(43)],
+    ['A'.repeat(40), 'A'.repeat(43)],
+    ['a'.repeat(39), 'A'.repeat(43)],
+    [sha1, 'A'.repeat(42)],
+    [[sha1], 'A'.repeat(43)],
+  ])('calls v=%j sig=%j malformed', (version, sig) => {
+    expect(checkPackLink(key, path, version, sig)).toBe('malformed');
   });
 });

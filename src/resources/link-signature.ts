@@ -21,3 +21,23 @@ export function checkResourceLink(key: Buffer, path: string, expires: unknown, s
   if (Number(expires) <= nowSeconds) return 'expired';
   return 'ok';
 }
+
+/**
+ * A pack link: HMAC-SHA256 over the pack file's SHA-1 and its path, without an expiry. It stays
+ * valid while the file is unchanged (the route compares the SHA-1 with the index) and stops
+ * working when the pack changes. The message starts with `pack:`, never with a digit, so it
+ * cannot collide with an expiring link's.
+ */
+export function signPackLink(key: Buffer, path: string, sha1: string): string {
+  return createHmac('sha256', key).update(`pack:${sha1}:${path}`).digest('base64url');
+}
+
+export type PackLinkCheck = 'ok' | 'malformed' | 'bad-signature';
+
+export function checkPackLink(key: Buffer, path: string, version: unknown, signature: unknown): PackLinkCheck {
+  if (typeof version !== 'string' || typeof signature !== 'string') return 'malformed';
+  if (!/^[0-9a-f]{40}$/.test(version) || !/^[A-Za-z0-9_-]{43}$/.test(signature)) return 'malformed';
+  const expected = Buffer.from(signPackLink(key, path, version), 'base64url');
+  const presented = Buffer.from(signature, 'base64url');
+  return presented.length === expected.length && timingSafeEqual(presented, expected) ? 'ok' : 'bad-signature';
+}

@@ -90,8 +90,14 @@ export class ResourcesController {
       'in the query are the credential. Supports HEAD, one byte range (Range, If-Range) and If-None-Match; the ETag is the quoted SHA-256.',
   })
   @ApiParam({ name: 'path', type: String, description: 'Relative resource path; may contain / (data/songs/12/chart.json)' })
-  @ApiQuery({ name: 'expires', required: true, description: 'Expiry of the link, epoch seconds', schema: { type: 'integer' } })
-  @ApiQuery({ name: 'sig', required: true, description: 'HMAC-SHA256 of expiry and path, base64url', schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$' } })
+  @ApiQuery({ name: 'expires', required: false, description: 'Download links: expiry of the link, epoch seconds', schema: { type: 'integer' } })
+  @ApiQuery({
+    name: 'v',
+    required: false,
+    description: "Pack links: the pack file's SHA-1; the link has no expiry and works while the pack is unchanged",
+    schema: { type: 'string', pattern: '^[0-9a-f]{40}$' },
+  })
+  @ApiQuery({ name: 'sig', required: true, description: 'HMAC-SHA256 of expiry and path (downloads) or of SHA-1 and path (packs), base64url', schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$' } })
   @ApiHeader({ name: 'Range', required: false, description: 'One byte range, e.g. bytes=0-1023' })
   @ApiHeader({ name: 'If-Range', required: false, description: 'The ETag the client holds; the range applies only if it still matches' })
   @ApiHeader({ name: 'If-None-Match', required: false, description: 'ETags the client holds; a match answers 304' })
@@ -100,17 +106,21 @@ export class ResourcesController {
   @ApiNotModifiedResponse({ description: 'If-None-Match matched the ETag' })
   @ApiErrors({
     403: { description: 'The signature is missing, malformed, wrong, or the link has expired', message: 'The link has expired' },
-    404: { description: 'The file is not in the index, or changed on disk since it was indexed', message: 'Resource "data/songs/12/chart.json" is not in the index' },
+    404: {
+      description: 'The file is not in the index, changed on disk since it was indexed, or (pack link) the pack changed since the link was issued',
+      message: 'Resource "data/songs/12/chart.json" is not in the index',
+    },
     416: 'The range lies outside the file (Content-Range: bytes */size)',
   })
   async file(
     @Param('path') segments: string[],
     @Query('expires') expires: unknown,
+    @Query('v') version: unknown,
     @Query('sig') signature: unknown,
     @Req() request: Request,
     @Res() response: Response,
   ): Promise<void> {
-    const file = await this.resources.openFile(segments.join('/'), expires, signature, {
+    const file = await this.resources.openFile(segments.join('/'), { expires, version, signature }, {
       range: header(request, 'range'),
       ifRange: header(request, 'if-range'),
       ifNoneMatch: header(request, 'if-none-match'),

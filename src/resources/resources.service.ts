@@ -28,6 +28,13 @@ export interface FileRequestHeaders {
   headOnly: boolean;
 }
 
+/** The credential of a file link, from its query: `expires` + `sig` (downloads) or `v` + `sig` (packs). */
+export interface FileLink {
+  expires: unknown;
+  version: unknown;
+  signature: unknown;
+}
+
 /** What the signed file route answers: a status, headers and, unless HEAD or 304, the bytes. */
 export interface FileResponse {
   status: 200 | 206 | 304;
@@ -103,7 +110,6 @@ export class ResourcesService {
   /** GET /resources/packmanifest: described packs whose file is indexed (others are left out and logged). */
   async packManifest(): Promise<PackManifestEntry[]> {
     const packs = await this.repository.listPacks();
-    const now = Math.floor(Date.now() / 1000);
     const entries: PackManifestEntry[] = [];
     for (const pack of packs) {
       if (pack.size === null || pack.sha1 === null) {
@@ -117,7 +123,7 @@ export class ResourcesService {
         availableSongs: pack.availableSongs,
         size: pack.size,
         sha1: pack.sha1,
-        url: await this.links.urlFor(pack.file, now),
+        url: await this.links.packUrlFor(pack.file, pack.sha1),
       });
     }
     return entries;
@@ -170,8 +176,10 @@ export class ResourcesService {
    * signature is valid and unexpired, 404 when the file is no longer indexed (or changed since
    * it was), else the file or the one byte range asked for, with the SHA-256 as ETag.
    */
-  async openFile(path: string, expires: unknown, signature: unknown, request: FileRequestHeaders): Promise<FileResponse> {
-    switch (await this.links.check(path, expires, signature)) {
+  async openFile(path: string, link: FileLink, request: FileRequestHeaders): Promise<FileResponse> {
+    const pack = link.version !== undefined;
+    if (pack && link.expires !== undefined) throw new ForbiddenError('Missing or malformed link signature');
+    switch (pack ? await this.links.checkPack(path, link.version, link.signature) : await this.links.check(path, link.expires, link.signature)) {
       case 'malformed':
         throw new ForbiddenError('Missing or malformed link signature');
       case 'bad-signature':
@@ -183,6 +191,9 @@ export class ResourcesService {
     }
     const file = await this.repository.findFile(path);
     if (!file) throw new NotFoundError(`Resource ${JSON.stringify(path)} is not in the index`);
+    if (pack && file.sha1 !== link.version) {
+      throw new NotFoundError(`The pack ${JSON.stringify(path)} changed since this link was issued; load the pack manifest again`);
+    }
 
     const handle = await this.openIndexedFile(path);
     try {

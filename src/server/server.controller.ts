@@ -4,7 +4,7 @@ import type { Request } from 'express';
 import type { ServerSessionContext } from '../auth/auth.types';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
 import { BootstrapAuth, BootstrapServerId, CurrentServer, Public, ServerRefreshAuth } from '../common/decorators/auth.decorators';
-import { LoginRateLimit } from '../common/throttle/login-rate-limit.decorator';
+import { RateLimit } from '../common/throttle/rate-limit.decorator';
 import { clientIp } from '../common/http/client-ip';
 import { API_TAGS } from '../openapi/api-tags';
 import { ServerLoginDto } from './dto/server-login.dto';
@@ -19,13 +19,13 @@ export class ServerController {
   @Post('login')
   @HttpCode(200)
   @BootstrapAuth()
-  @LoginRateLimit()
+  @RateLimit('server-login')
   @ApiOperation({
     summary: 'Log the game server in',
     description:
       'Opens a server session. A repeated login for the same serverID replaces the live session: its token stops working, ' +
-      'its players are logged out and its WebSocket is closed with 4002. Checks in order: rate limit, bootstrap token, body, ' +
-      'maintenance, plugin policy.',
+      'its players are logged out and its WebSocket is closed with 4002. Checks in order: bootstrap token (a failure counts against ' +
+      'the source address and the credential), rate limit of the credential, body, maintenance, plugin policy.',
   })
   @ApiOkResponse({ type: ServerSessionResponse })
   @ApiErrors({
@@ -37,7 +37,9 @@ export class ServerController {
     },
     413: 'The body is over 256 KiB',
     426: 'pluginVersion is below the policy minimum, or pluginSHA is not among the allowed builds',
-    429: 'Too many logins from this address (server login, player login and player logout share the limit)',
+    429:
+      'Too many logins with this credential (THROTTLE_LOGIN_LIMIT per THROTTLE_LOGIN_TTL_SECONDS), or too many failed logins ' +
+      'from this address or with this credential',
   })
   login(@BootstrapServerId() serverId: number, @Body() body: ServerLoginDto, @Req() request: Request): Promise<ServerSessionResponse> {
     return this.servers.login(serverId, body, clientIp(request));

@@ -31,7 +31,7 @@ export class UploadController {
     401: {
       description:
         'Missing, unknown or expired server access token; or player.playerUID does not own the player token, or the player has neither a live token ' +
-        'nor an open session under the calling server session',
+        'nor an open session under the calling server session renewed within two resync intervals (PLAYER_RESYNC_INTERVAL_SECONDS × 2)',
       message: 'Invalid or expired player access token',
     },
     413: 'The body is over 256 KiB',

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { QueryResult } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import type { UploadSessionRow } from '../auth/auth.types';
+import type { UploadSessionClock, UploadSessionRow } from '../auth/auth.types';
 import { playerSessionByTokenHashCte, uploadSessionAccepted } from '../auth/session.repository';
 import { activeBanPredicate } from '../player/player.repository';
 import { ATP_CHART_COUNT } from './rating';
@@ -208,6 +208,7 @@ export class UploadRepository {
   async insertRecordAndReadState(
     record: NewPlayRecord,
     playerTokenHash: string,
+    clock: UploadSessionClock,
     manager: EntityManager,
   ): Promise<{ session: UploadSessionRow | null; recordId: string | null; locked: LockedRating | null; state: StateRead }> {
     const rows = await this.hot<
@@ -219,6 +220,7 @@ export class UploadRepository {
         s_uid: string | null;
         s_server_session_id: string | null;
         s_token_expires_at: Date | null;
+        s_renewed_at: Date | null;
         s_logged_out_at: Date | null;
       }
     >(
@@ -240,13 +242,13 @@ export class UploadRepository {
            $15::int, $16::int, $17::int, $18::int, $19::int, $20::int, $21::int, $22::int, $23::int, $24::int, $25::int, $26::int,
            $27::varchar, $28::int, $29::varchar, $30::varchar, $31::uuid, sess.id
            FROM sess, (SELECT count(*) FROM locked) AS after_lock
-          WHERE ${uploadSessionAccepted('sess', '$1::bigint', '$31::uuid')}
+          WHERE ${uploadSessionAccepted('sess', { uid: '$1::bigint', serverSession: '$31::uuid', now: '$33::timestamptz', liveSince: '$34::timestamptz' })}
          ON CONFLICT (uid, level_id, time_ms) DO NOTHING
          RETURNING id
        ), ${STATE_CTES}
        SELECT (SELECT id FROM inserted) AS id, (SELECT atp FROM locked) AS locked_atp, (SELECT version FROM locked) AS locked_version,
          s.id AS s_id, s.uid AS s_uid, s.server_session_id AS s_server_session_id, s.token_expires_at AS s_token_expires_at,
-         s.logged_out_at AS s_logged_out_at, ${STATE_SELECT}
+         s.renewed_at AS s_renewed_at, s.logged_out_at AS s_logged_out_at, ${STATE_SELECT}
          FROM me LEFT JOIN sess s ON true`,
       [
         record.uid,
@@ -270,6 +272,8 @@ export class UploadRepository {
         record.serverCountry,
         record.serverSessionId,
         playerTokenHash,
+        clock.now,
+        clock.liveSince,
       ],
     );
     const row = rows[0];
@@ -282,6 +286,7 @@ export class UploadRepository {
               uid: row.s_uid as string,
               serverSessionId: row.s_server_session_id as string,
               tokenExpiresAt: row.s_token_expires_at as Date,
+              renewedAt: row.s_renewed_at as Date,
               loggedOutAt: row.s_logged_out_at,
             },
       recordId: row.id,

@@ -78,9 +78,10 @@ export class UploadService {
 
     const outcome = await this.index.runWrite((stage) =>
       this.tx.run(async (manager): Promise<UploadOutcome> => {
-        const first = await this.records.insertRecordAndReadState(record, tokenHash, manager);
+        const clock = this.auth.uploadSessionClock();
+        const first = await this.records.insertRecordAndReadState(record, tokenHash, clock, manager);
         // 401 rolls back; the statement has stored nothing for a session the check refuses.
-        this.auth.checkUploadSession(first.session, record.uid, server);
+        this.auth.checkUploadSession(first.session, record.uid, server, clock);
         let current = first.state;
         // Another upload of the player committed while this one waited for the lock: read again.
         if (first.locked && first.locked.version !== current.version) current = await this.records.readLockedState(record.uid, record.levelId, manager);
@@ -277,7 +278,7 @@ export class UploadService {
       maxCombo: p.maxCombo,
       isRival: p.isRival,
       isWin: p.isWin,
-      rivalUid: p.rivalUID,
+      rivalUid: Math.max(0, p.rivalUID),
       rivalAcc: p.rivalAcc,
       counters: [
         p.tapStats.perfect,
@@ -293,7 +294,7 @@ export class UploadService {
         p.lookStats.great,
         p.lookStats.miss,
       ],
-      playerArena: p.player_arena,
+      playerArena: p.player_arena ?? '',
       serverId: server.serverId,
       serverName: body.server.serverName,
       serverCountry: body.server.country,

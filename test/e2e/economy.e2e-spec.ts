@@ -75,7 +75,6 @@ describe('Economy: POST /player/economy and GET /admin/players/{uid}/economy', (
       ['a wattHour as a string', { wattHour: '5' }, 'wattHour must be an integer'],
       ['a wattHour above 2^53 - 1', { wattHour: 2 ** 53 }, 'wattHour must not be above 9007199254740991'],
       ['a uid of zero', { uid: 0 }, 'uid must be a positive integer'],
-      ['an unknown field', { delta: 5 }, 'property delta should not exist'],
     ])('answers 400 for %s', async (_label, change, message) => {
       const response = await economy({ uid: player.uid, accessToken: player.accessToken, wattHour: 10, ...change });
       expect(response.status).toBe(400);
@@ -132,6 +131,65 @@ describe('Economy: POST /player/economy and GET /admin/players/{uid}/economy', (
       const [stored] = await balance(player.uid);
       expect(values).toContain(Number(stored.watt_hour));
       expect(stored.watt_hour).toBe(rows[rows.length - 1].watt_hour);
+    });
+
+    describe('ordered writes (expectedWattHour)', () => {
+      const cas = (wattHour: number, expectedWattHour: number | null) => economy({ uid: player.uid, accessToken: player.accessToken, wattHour, expectedWattHour });
+
+      it('writes when the stored balance is the expected one; a player never synced holds 0', async () => {
+        expect((await cas(100, 0)).body).toEqual({ uid: player.uid, wattHour: 100 });
+        const second = await cas(250, 100);
+        expect(second.status).toBe(200);
+        expect(second.body).toEqual({ uid: player.uid, wattHour: 250 });
+        expect(await history(player.uid)).toEqual([
+          { previous_watt_hour: null, watt_hour: '100', server_id: server.serverID },
+          { previous_watt_hour: '100', watt_hour: '250', server_id: server.serverID },
+        ]);
+      });
+
+      it('answers 409 CONFLICT with the stored balance and changes nothing when it differs', async () => {
+        const first = await cas(100, 5);
+        expect(first.status).toBe(409);
+        expect(first.body).toEqual({ error: 'CONFLICT', message: 'The balance is 0, not the expected 5; nothing was changed', wattHour: 0 });
+        expect(await balance(player.uid)).toEqual([]);
+
+        expect((await cas(300, 0)).status).toBe(200);
+        const stale = await cas(400, 100);
+        expect(stale.status).toBe(409);
+        expect(stale.body).toEqual({ error: 'CONFLICT', message: 'The balance is 300, not the expected 100; nothing was changed', wattHour: 300 });
+        expect(await balance(player.uid)).toEqual([{ watt_hour: '300', has_time: true }]);
+        expect(await history(player.uid)).toHaveLength(1);
+      });
+
+      it('treats null as absent (the overwrite), and checks the field type', async () => {
+        expect((await cas(70, null)).body).toEqual({ uid: player.uid, wattHour: 70 });
+        for (const [value, message] of [
+          [1.5, 'expectedWattHour must be an integer'],
+          ['100', 'expectedWattHour must not be above 9007199254740991; expectedWattHour must not be below 0; expectedWattHour must be an integer'],
+          [-1, 'expectedWattHour must not be below 0'],
+        ] as const) {
+          const response = await economy({ uid: player.uid, accessToken: player.accessToken, wattHour: 1, expectedWattHour: value });
+          expect(response.status).toBe(400);
+          expect(response.body).toEqual({ error: 'BAD_REQUEST', message });
+        }
+        expect(await balance(player.uid)).toEqual([{ watt_hour: '70', has_time: true }]);
+      });
+
+      it('lets exactly one of two concurrent writers with the same expectation win; the other learns the winner', async () => {
+        expect((await cas(1000, 0)).status).toBe(200);
+        const answers = await Promise.all([cas(1100, 1000), cas(1200, 1000), cas(1300, 1000), cas(1400, 1000)]);
+        const won = answers.filter((a) => a.status === 200);
+        const lost = answers.filter((a) => a.status === 409);
+        expect(won).toHaveLength(1);
+        expect(lost).toHaveLength(3);
+        const winner = won[0].body.wattHour as number;
+        for (const answer of lost) expect(answer.body).toEqual({ error: 'CONFLICT', message: `The balance is ${winner}, not the expected 1000; nothing was changed`, wattHour: winner });
+        expect(await balance(player.uid)).toEqual([{ watt_hour: String(winner), has_time: true }]);
+        expect(await history(player.uid)).toEqual([
+          { previous_watt_hour: null, watt_hour: '1000', server_id: server.serverID },
+          { previous_watt_hour: '1000', watt_hour: String(winner), server_id: server.serverID },
+        ]);
+      });
     });
 
     it('keeps the balance across a restart', async () => {

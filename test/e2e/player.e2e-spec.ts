@@ -82,7 +82,7 @@ describe('Player identity', () => {
       [{ mode: 'ONLINE', version: 1, uuid: 'not-a-uuid', username: 'Steve' }, 'uuid'],
       [{ mode: 'ONLINE', version: 1, uuid: randomUuid() }, 'username'],
       [{ mode: 'ONLINE', version: 1, uuid: randomUuid(), username: 'bad name!' }, 'username'],
-      [{ mode: 'TOKEN', version: 1, authToken: 'x', extra: 1 }, 'extra'],
+      [{ mode: 'TOKEN', version: 1, authToken: '', extra: 1 }, 'authToken'],
     ])('answers 400 for %j naming %s', async (body, field) => {
       const response = await login(body);
       expect(response.status).toBe(400);
@@ -490,13 +490,13 @@ describe('Player login rate limit', () => {
   let app: TestApp;
 
   beforeAll(async () => {
-    app = await startTestApp({ env: { THROTTLE_LOGIN_LIMIT: '2' } });
+    app = await startTestApp({ env: { THROTTLE_PLAYER_LOGIN_LIMIT: '2' } });
   });
   afterAll(async () => {
     await app.close();
   });
 
-  it('limits player login and logout with 429 RATE_LIMITED', async () => {
+  it('limits player login per calling server session with 429 RATE_LIMITED', async () => {
     const server = await createServer(app);
     const session = await loginServer(app, server);
     const player = await createPlayer(app);

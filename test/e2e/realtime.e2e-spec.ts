@@ -252,6 +252,49 @@ describe('Realtime with a short player token lifetime', () => {
   });
 });
 
+describe('Chat flood', () => {
+  let app: TestApp;
+  const clients: WsClient[] = [];
+
+  beforeAll(async () => {
+    app = await startTestApp({ env: { CHAT_LINES_PER_SECOND: '1', CHAT_BURST: '5' } });
+  });
+  afterAll(async () => {
+    for (const client of clients.splice(0)) client.socket.terminate();
+    await app.close();
+  });
+
+  it('is cut at the limit per connection with an error frame, never fanned out; other servers keep chatting', async () => {
+    const flooder = await onlineServer(app);
+    const quiet = await onlineServer(app);
+    const loud = await onlinePlayer(app, flooder);
+    const calm = await onlinePlayer(app, quiet);
+    const onFlooder = await WsClient.connect(app.baseUrl, flooder.accessToken);
+    const onQuiet = await WsClient.connect(app.baseUrl, quiet.accessToken);
+    clients.push(onFlooder, onQuiet);
+    await sleep(100);
+
+    for (let i = 0; i < 8; i++) onFlooder.send('chat', { uid: loud.uid, message: `flood ${i}` });
+    onQuiet.send('chat', { uid: calm.uid, message: 'still here' });
+
+    // The quiet server's line reaches both servers although the flood came first.
+    expect((await onFlooder.next((f) => f.event === 'chat' && f.data.message === 'still here')).data.serverID).toBe(quiet.serverID);
+    expect((await onQuiet.next((f) => f.event === 'chat' && f.data.message === 'still here')).data.uid).toBe(calm.uid);
+    await onQuiet.next((f) => f.event === 'chat' && f.data.message === 'flood 4');
+    await onFlooder.next(() => onFlooder.frames.filter((f) => f.event === 'error').length === 3);
+    await sleep(200);
+
+    const errors = onFlooder.frames.filter((f) => f.event === 'error');
+    expect(errors).toEqual(Array.from({ length: 3 }, () => ({ event: 'error', data: { error: 'RATE_LIMITED', message: 'Too many requests; retry in 1 s' } })));
+    const delivered = onQuiet.frames.filter((f) => f.event === 'chat' && f.data.serverID === flooder.serverID).map((f): unknown => f.data.message);
+    expect(delivered).toEqual(['flood 0', 'flood 1', 'flood 2', 'flood 3', 'flood 4']);
+    // The connection stays open, and the budget refills at the rate.
+    await sleep(1_100);
+    onFlooder.send('chat', { uid: loud.uid, message: 'after the pause' });
+    await onQuiet.next((f) => f.event === 'chat' && f.data.message === 'after the pause');
+  });
+});
+
 (multiInstanceAvailable() ? describe : describe.skip)('Two service instances on one PostgreSQL and Redis', () => {
   let a: TestApp;
   let b: TestApp;
@@ -310,9 +353,9 @@ describe('Realtime with a short player token lifetime', () => {
     expect((await a.http.get('/server/collections', { token: relogin.body.accessToken as string })).status).toBe(200);
   });
 
-  it('shares the login rate limit', async () => {
-    const limitedA = await startTestApp({ env: { THROTTLE_LOGIN_LIMIT: '3' } });
-    const limitedB = await startTestApp({ shareWith: limitedA, env: { THROTTLE_LOGIN_LIMIT: '3' } });
+  it('shares the player login limit of a server session', async () => {
+    const limitedA = await startTestApp({ env: { THROTTLE_PLAYER_LOGIN_LIMIT: '3' } });
+    const limitedB = await startTestApp({ shareWith: limitedA, env: { THROTTLE_PLAYER_LOGIN_LIMIT: '3' } });
     try {
       const player = await createPlayer(limitedA);
       const session = await onlineServer(limitedA);

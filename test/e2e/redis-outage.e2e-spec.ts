@@ -52,7 +52,7 @@ describeWithRedis(
     beforeAll(async () => {
       const target = new URL(redisUrl as string);
       proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 6379) });
-      a = await startTestApp({ env: { REDIS_URL: proxy.rewrite(redisUrl as string).replace(/\/$/, ''), THROTTLE_LOGIN_LIMIT: '5' } });
+      a = await startTestApp({ env: { REDIS_URL: proxy.rewrite(redisUrl as string).replace(/\/$/, ''), THROTTLE_PLAYER_LOGIN_LIMIT: '5' } });
       if (multiInstanceAvailable()) b = await startTestApp({ shareWith: a });
       redis = new Redis(redisUrl as string);
     });
@@ -88,7 +88,7 @@ describeWithRedis(
       const during = await timed(() => upload(a, s1, p3, 301, 98.5));
       expect({ status: during.status, trackRank: during.body.trackRank, personalBest: during.body.personalBest }).toEqual({ status: 200, trackRank: 2, personalBest: true });
 
-      // Login rate limit: counted in memory (a fresh count on this instance), never lifted, never blocking.
+      // Player login limit of s1's session: counted in memory (a fresh count on this instance), never lifted, never blocking.
       const attempt = () => timed(() => a.http.post('/player/login', { mode: 'TOKEN', version: 1, authToken: 'wrong' }, { token: s1.accessToken }));
       const statuses: number[] = [];
       for (let i = 0; i < 6; i++) statuses.push((await attempt()).status);

@@ -546,7 +546,7 @@ describe('Resources: rescan, packs and restarts', () => {
           ...pack,
           size: fixture.files.get(file)!.length,
           sha1: sha1(fixture.files.get(file)!),
-          url: expect.stringMatching(new RegExp(`^http://localhost:0/resources/files/${file}\\?expires=\\d+&sig=`)),
+          url: expect.stringMatching(new RegExp(`^http://localhost:0/resources/files/${file}\\?v=${sha1(fixture.files.get(file)!)}&sig=[A-Za-z0-9_-]{43}$`)),
         })),
       );
       for (const entry of manifest.body as Array<{ name: string; url: string }>) {
@@ -555,6 +555,59 @@ describe('Resources: rescan, packs and restarts', () => {
         expect(download.status).toBe(200);
         expect(download.bytes.equals(fixture.files.get(file)!)).toBe(true);
       }
+    });
+
+    it('gives pack links that do not expire: a day later the pack manifest url still downloads, a download link does not', async () => {
+      const [entry] = (await api().get<Array<{ name: string; url: string }>>('/resources/packmanifest')).body.filter((pack) => pack.name === 'base');
+      const [download] = (await api().post('/resources/down', ['data/a.json'])).body;
+      expect(entry.url).not.toMatch(/expires=/);
+      jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'clearImmediate', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'queueMicrotask', 'hrtime', 'performance'] });
+      jest.setSystemTime(Date.now() + 2 * 86_400_000);
+      try {
+        const later = await fetchUrl(app, entry.url);
+        expect(later.status).toBe(200);
+        expect(later.bytes.equals(fixture.files.get('packs/full.zip')!)).toBe(true);
+        const expired = await fetchUrl(app, download.url);
+        expect(expired.status).toBe(403);
+        expect(expired.body).toEqual({ error: 'FORBIDDEN', message: 'The link has expired' });
+      } finally {
+        jest.useRealTimers();
+      }
+    });
+
+    it('refuses an altered pack link, and one that mixes both kinds', async () => {
+      const [entry] = (await api().get<Array<{ name: string; url: string }>>('/resources/packmanifest')).body.filter((pack) => pack.name === 'base');
+      const url = new URL(entry.url);
+      const otherSha1 = 'f'.repeat(40);
+      const cases: Array<[string, string]> = [
+        [entry.url.replace(/v=[0-9a-f]{40}/, `v=${otherSha1}`), 'Invalid link signature'],
+        [entry.url.replace('packs/full.zip', 'packs/one.zip'), 'Invalid link signature'],
+        [`${entry.url}&expires=99999999999`, 'Missing or malformed link signature'],
+        [`${url.origin}${url.pathname}?v=nothex&sig=${url.searchParams.get('sig')}`, 'Missing or malformed link signature'],
+      ];
+      for (const [link, message] of cases) {
+        const answer = await fetchUrl(app, link);
+        expect({ link, status: answer.status, body: answer.body }).toEqual({ link, status: 403, body: { error: 'FORBIDDEN', message } });
+      }
+    });
+
+    it('stops a pack link once the pack changes; the pack manifest then gives a new one', async () => {
+      const before = (await api().get<Array<{ name: string; url: string; sha1: string }>>('/resources/packmanifest')).body.find((pack) => pack.name === 'base')!;
+      const original = fixture.files.get('packs/full.zip')!;
+      fixture.write('packs/full.zip', 'a new build of the pack');
+      expect((await app.admin.post('/admin/resources/rescan')).status).toBe(200);
+      const old = await fetchUrl(app, before.url);
+      expect(old.status).toBe(404);
+      expect(old.body).toEqual({ error: 'NOT_FOUND', message: 'The pack "packs/full.zip" changed since this link was issued; load the pack manifest again' });
+      const after = (await api().get<Array<{ name: string; url: string; sha1: string }>>('/resources/packmanifest')).body.find((pack) => pack.name === 'base')!;
+      expect(after.sha1).toBe(sha1(Buffer.from('a new build of the pack')));
+      expect(after.url).not.toBe(before.url);
+      const fresh = await fetchUrl(app, after.url);
+      expect(fresh.status).toBe(200);
+      expect(fresh.bytes.toString()).toBe('a new build of the pack');
+      // Back as it was, for the tests after this one.
+      fixture.write('packs/full.zip', original);
+      expect((await app.admin.post('/admin/resources/rescan')).status).toBe(200);
     });
 
     it('updates an existing pack by name', async () => {

@@ -91,7 +91,7 @@ describe('Server sessions (POST /server/login, GET /server/refresh, POST /server
       [{ pluginVersion: -1, pluginSHA: 'x' }, 'pluginVersion'],
       [{ pluginVersion: 1 }, 'pluginSHA'],
       [{ pluginVersion: 1, pluginSHA: 5 }, 'pluginSHA'],
-      [{ pluginVersion: 1, pluginSHA: 'x', extra: true }, 'extra'],
+      [{ pluginVersion: 1, pluginSHA: null, extra: true }, 'pluginSHA'],
     ])('answers 400 naming the field for %j', async (body, field) => {
       const server = await createServer(app);
       const response = await app.http.post('/server/login', body, { token: server.bootstrapToken });

@@ -40,6 +40,10 @@ export class PlayerSessionEntity {
   @Column({ type: 'varchar', length: 16 })
   mode!: PlayerLoginMode;
 
+  /** Last sign of the player's liveness: the login, a resume_session, an options sync. */
+  @Column({ name: 'renewed_at', type: 'timestamptz', default: () => 'now()' })
+  renewedAt!: Date;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
 

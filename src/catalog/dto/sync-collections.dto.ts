@@ -2,6 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsString, ValidateBy, ValidationArguments } from 'class-validator';
 import { PlayerCredentialsDto } from '../../common/validation/player-credentials.dto';
 import { COLLECTION_KEY_MAX_LENGTH, COLLECTION_KEY_PATTERN, isCollectionKey } from '../catalog.rules';
+import { PluginBody } from '../../common/validation/plugin-body';
 
 export const MAX_SYNCED_KEYS = 5000;
 const MAX_KEYS_IN_MESSAGE = 20;
@@ -28,6 +29,7 @@ function AreCollectionKeys() {
 }
 
 /** POST /player/collections (interface.md; decisions.md §4). */
+@PluginBody()
 export class SyncCollectionsDto extends PlayerCredentialsDto {
   @ApiProperty({
     type: 'array',

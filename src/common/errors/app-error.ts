@@ -9,6 +9,7 @@ export const ERROR_CODES = [
   'FORBIDDEN',
   'NOT_FOUND',
   'SESSION_CONFLICT',
+  'CONFLICT',
   'PAYLOAD_TOO_LARGE',
   'UPGRADE_REQUIRED',
   'RANGE_NOT_SATISFIABLE',
@@ -86,6 +87,13 @@ export class UpgradeRequiredError extends AppError {
 export class RangeNotSatisfiableError extends AppError {
   constructor(message: string, size: number) {
     super(416, 'RANGE_NOT_SATISFIABLE', message, {}, { 'Content-Range': `bytes */${size}` });
+  }
+}
+
+/** 409 of an opt-in compare-and-set: the stored value is not the one the caller last saw. */
+export class BalanceConflictError extends AppError {
+  constructor(expected: number, stored: number) {
+    super(409, 'CONFLICT', `The balance is ${stored}, not the expected ${expected}; nothing was changed`, { wattHour: stored });
   }
 }
 

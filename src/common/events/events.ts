@@ -44,7 +44,12 @@ export interface ChatTitle {
   position: boolean;
 }
 
-export type ServiceEvent = ServerSessionEndedEvent | PlayerKickedEvent | ChatEvent;
+/** An admin write changed the listed catalog (collections or charts): drop cached copies. */
+export interface CatalogChangedEvent {
+  type: 'catalog.changed';
+}
+
+export type ServiceEvent = ServerSessionEndedEvent | PlayerKickedEvent | ChatEvent | CatalogChangedEvent;
 
 export type ServiceEventHandler = (event: ServiceEvent) => void;
 

@@ -1,5 +1,6 @@
 import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { BadRequestError } from '../errors/app-error';
+import { isPluginBody, strippedFields } from '../validation/plugin-body';
 
 function describe(errors: ValidationError[], parent = ''): string[] {
   return errors.flatMap((error) => {
@@ -12,12 +13,33 @@ function describe(errors: ValidationError[], parent = ''): string[] {
   });
 }
 
-/** A JSON array where a DTO object is expected gets one clear message instead of per-index noise. */
+/** Told of the unknown fields a plugin body carried (they were ignored). */
+export type IgnoredFieldsListener = (dto: string, fields: string[]) => void;
+
+/**
+ * A JSON array where a DTO object is expected gets one clear message instead of per-index noise.
+ * Bodies marked @PluginBody() go through the liberal pipe (unknown fields stripped and reported),
+ * every other one through the strict pipe (unknown fields are 400).
+ */
 class AppValidationPipe extends ValidationPipe {
+  constructor(
+    options: ConstructorParameters<typeof ValidationPipe>[0],
+    private readonly liberal: ValidationPipe | null = null,
+    private readonly onIgnored: IgnoredFieldsListener = () => undefined,
+  ) {
+    super(options);
+  }
+
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body' && metadata.metatype && metadata.metatype !== Array && typeof metadata.metatype === 'function') {
       if (value === null || typeof value !== 'object' || Array.isArray(value)) {
         throw new BadRequestError('The request body must be a JSON object');
+      }
+      if (this.liberal && isPluginBody(metadata.metatype)) {
+        const result: unknown = await this.liberal.transform(value, metadata);
+        const ignored = strippedFields(value, result);
+        if (ignored.length > 0) this.onIgnored(metadata.metatype.name, ignored);
+        return result;
       }
     }
     return super.transform(value, metadata) as Promise<unknown>;
@@ -33,15 +55,19 @@ class AppValidationPipe extends ValidationPipe {
   }
 }
 
-/** Whitelist, forbid unknown fields, transform; a failure is 400 BAD_REQUEST naming every bad field. */
-export function createValidationPipe(): ValidationPipe {
-  return new AppValidationPipe({
-    whitelist: true,
-    forbidNonWhitelisted: true,
-    transform: true,
-    forbidUnknownValues: true,
-    validationError: { target: false, value: false },
-    // Two rules of one field can share a message (IsUid: "must be a positive integer"); say it once.
-    exceptionFactory: (errors) => new BadRequestError([...new Set(describe(errors))].join('; ') || 'Invalid request body'),
-  });
+const OPTIONS = {
+  whitelist: true,
+  transform: true,
+  forbidUnknownValues: true,
+  validationError: { target: false, value: false },
+  // Two rules of one field can share a message (IsUid: "must be a positive integer"); say it once.
+  exceptionFactory: (errors: ValidationError[]) => new BadRequestError([...new Set(describe(errors))].join('; ') || 'Invalid request body'),
+};
+
+/**
+ * Whitelist, transform; a failure is 400 BAD_REQUEST naming every bad field. Unknown fields are
+ * 400 too, except on plugin bodies (@PluginBody), where they are stripped and reported.
+ */
+export function createValidationPipe(onIgnored?: IgnoredFieldsListener): ValidationPipe {
+  return new AppValidationPipe({ ...OPTIONS, forbidNonWhitelisted: true }, new ValidationPipe({ ...OPTIONS, forbidNonWhitelisted: false }), onIgnored);
 }

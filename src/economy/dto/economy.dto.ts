@@ -1,11 +1,13 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { IsInt, Max, Min } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { PlayerCredentialsDto } from '../../common/validation/player-credentials.dto';
+import { NullAsAbsent, PluginBody } from '../../common/validation/plugin-body';
 
 /** The largest balance: a "long" that a JSON number still carries exactly (2^53 - 1). */
 export const MAX_WATT_HOUR = Number.MAX_SAFE_INTEGER;
 
 /** POST /player/economy: the complete new balance, not a delta. */
+@PluginBody()
 export class SyncEconomyDto extends PlayerCredentialsDto {
   @ApiProperty({
     type: 'integer',
@@ -19,6 +21,24 @@ export class SyncEconomyDto extends PlayerCredentialsDto {
   @Min(0, { message: 'wattHour must not be below 0' })
   @Max(MAX_WATT_HOUR, { message: `wattHour must not be above ${MAX_WATT_HOUR}` })
   wattHour!: number;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    format: 'int64',
+    minimum: 0,
+    maximum: MAX_WATT_HOUR,
+    nullable: true,
+    description:
+      'Optional compare-and-set: the balance the plugin last saw. When given and different from the stored balance (0 when none was ' +
+      'ever stored), the answer is 409 CONFLICT with the stored `wattHour` and nothing changes. Absent or null: the overwrite.',
+    example: 12000,
+  })
+  @NullAsAbsent()
+  @IsOptional()
+  @IsInt({ message: 'expectedWattHour must be an integer' })
+  @Min(0, { message: 'expectedWattHour must not be below 0' })
+  @Max(MAX_WATT_HOUR, { message: `expectedWattHour must not be above ${MAX_WATT_HOUR}` })
+  expectedWattHour?: number;
 }
 
 export class EconomyResponse {

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
 import { IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
 import { PlayerCredentialsDto } from '../../common/validation/player-credentials.dto';
+import { NullAsAbsent, PluginBody } from '../../common/validation/plugin-body';
 
 const SONG_SELECTION_STATE = {
   type: 'object',
@@ -35,6 +36,7 @@ export const OPTIONS_RESPONSE_SCHEMA: ApiPropertyOptions = {
 };
 
 /** POST /player/options. `options` is merged key by key into the stored options. */
+@PluginBody()
 export class PlayerOptionsDto extends PlayerCredentialsDto {
   @ApiProperty(OPTIONS_REQUEST_SCHEMA)
   @IsObject()
@@ -47,16 +49,19 @@ export class PlayerOptionsDto extends PlayerCredentialsDto {
     description: "Key of a title collection the player has unlocked, or \"\" to clear; absent keeps the current one",
     example: 'rhythmc:titles.champion',
   })
+  @NullAsAbsent()
   @IsOptional()
   @IsString()
   @MaxLength(128)
   playerPrefix?: string;
 
   @ApiPropertyOptional({ type: String, maxLength: 128, description: 'Like playerPrefix, for the suffix title', example: '' })
+  @NullAsAbsent()
   @IsOptional()
   @IsString()
   @MaxLength(128)
   playerSuffix?: string;
 }
 
+@PluginBody()
 export class PlayerLogoutDto extends PlayerCredentialsDto {}

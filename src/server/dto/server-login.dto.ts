@@ -1,6 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { NullAsAbsent, PluginBody } from '../../common/validation/plugin-body';
 
+@PluginBody()
 export class ServerLoginDto {
   @ApiProperty({ type: 'integer', minimum: 0, maximum: 2_147_483_647, description: 'Version code of the running plugin build', example: 42 })
   @IsInt()
@@ -21,6 +23,7 @@ export class ServerLoginDto {
     deprecated: true,
     description: 'Legacy: the bootstrap token in the body, read only when the Authorization header is absent',
   })
+  @NullAsAbsent()
   @IsOptional()
   @IsString()
   @MaxLength(512)

@@ -1,8 +1,9 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { Equals, IsBoolean, IsNotEmpty, IsObject, IsString, MaxLength, ValidateBy, ValidateNested } from 'class-validator';
+import { Equals, IsBoolean, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, ValidateBy, ValidateNested } from 'class-validator';
 import { IsUid, UID_REQUEST_SCHEMA } from '../../common/validation/is-uid';
+import { NullAsAbsent, PluginBody } from '../../common/validation/plugin-body';
 
 /** The last millisecond of the year 9999: larger "epoch milliseconds" are not a time. */
 export const MAX_EPOCH_MS = 253_402_300_799_999;
@@ -112,8 +113,8 @@ export class GameplayPayloadDto {
   @Equals('gameplay', { message: "$property must be 'gameplay'" })
   type!: 'gameplay';
 
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_INT32, description: 'Chart level id; an unknown one creates an inactive placeholder chart', example: 12 })
-  @IsIntegerFrom(1, MAX_INT32)
+  @ApiProperty({ type: 'integer', minimum: 0, maximum: MAX_INT32, description: 'Chart level id (0 to 2^31-1, as in the catalog); an unknown one creates an inactive placeholder chart', example: 12 })
+  @IsIntegerFrom(0, MAX_INT32)
   levelID!: number;
 
   @ApiProperty({ ...PERCENT, description: 'Accuracy in percent', example: 98.75 })
@@ -128,9 +129,16 @@ export class GameplayPayloadDto {
   @IsBoolean()
   isWin!: boolean;
 
-  /** The rival's uid; 0 when there is none. */
-  @ApiProperty({ type: 'integer', format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'The rival uid; 0 when there is none', example: 0 })
-  @IsIntegerFrom(0, Number.MAX_SAFE_INTEGER)
+  /** The rival's uid; 0 or below (the plugin may send -1) when there is none: stored as 0. */
+  @ApiProperty({
+    type: 'integer',
+    format: 'int64',
+    minimum: Number.MIN_SAFE_INTEGER,
+    maximum: Number.MAX_SAFE_INTEGER,
+    description: 'The rival uid; 0 or below (e.g. -1) when there is none (stored as 0)',
+    example: 0,
+  })
+  @IsIntegerFrom(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)
   rivalUID!: number;
 
   @ApiProperty({ ...PERCENT, example: 0 })
@@ -174,10 +182,12 @@ export class GameplayPayloadDto {
   @IsBoolean()
   isNewRecord!: boolean;
 
-  @ApiProperty({ type: String, maxLength: 64, example: 'arena-3' })
+  @ApiPropertyOptional({ type: String, maxLength: 64, nullable: true, description: 'Absent or null: stored as ""', example: 'arena-3' })
+  @NullAsAbsent()
+  @IsOptional()
   @IsString()
   @MaxLength(64)
-  player_arena!: string;
+  player_arena?: string;
 
   @ApiProperty({ ...EPOCH_MS, description: 'When the play ended, epoch milliseconds; with the player and levelID it identifies the record (a resend is stored once)', example: 1773999990000 })
   @IsEpochMs()
@@ -185,6 +195,7 @@ export class GameplayPayloadDto {
 }
 
 /** POST /player/upload: one record (interface.md "Upload record"). */
+@PluginBody()
 export class UploadRecordDto {
   @ApiProperty({ type: UploadPlayerDto })
   @IsNested(() => UploadPlayerDto)
