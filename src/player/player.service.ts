@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AuthService, IssuedExpiringToken } from '../auth/auth.service';
@@ -194,7 +195,7 @@ export class PlayerService {
       return this.auth.revokePlayerAccess(uid, 'banned', manager);
     });
     const response: BanResponse = { uid: Number(uid), reason, message, until: until ? formatLocalDateTime(until) : '' };
-    await this.events.publish({ type: 'player.kicked', uid, serverSessionIds: [...new Set(serverSessionIds)], message, reason, until: response.until });
+    await this.events.publish({ type: 'player.kicked', id: randomUUID(), uid, serverSessionIds: [...new Set(serverSessionIds)], message, reason, until: response.until });
     return response;
   }
 

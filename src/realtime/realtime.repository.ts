@@ -1,10 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull } from 'typeorm';
+import type { Frame } from './dto/realtime.dto';
+import { RealtimeOutboxEntity } from './entities/realtime-outbox.entity';
 import { WsConnectionEntity } from './entities/ws-connection.entity';
 
 /** A connection is listed while open and seen by its instance within this many seconds. */
 export const CONNECTION_STALE_SECONDS = 90;
+
+/** At most this many undelivered frames are kept per server session; later ones are dropped (a session that never reconnects). */
+export const OUTBOX_LIMIT_PER_SESSION = 100;
 
 @Injectable()
 export class RealtimeRepository {
@@ -33,5 +38,57 @@ export class RealtimeRepository {
       .andWhere(`c.last_seen_at > now() - make_interval(secs => :stale)`, { stale: CONNECTION_STALE_SECONDS })
       .orderBy('c.connected_at', 'ASC')
       .getMany();
+  }
+
+  /**
+   * Keeps `frame` for each session until a socket of it takes the frame. Every instance that hears
+   * the event calls this with the same event id: the first write wins, later ones change nothing
+   * (also not a row already delivered).
+   */
+  async keepForSessions(eventId: string, sessionIds: string[], frame: Frame, expiresAt: Date): Promise<void> {
+    if (sessionIds.length === 0) return;
+    await this.dataSource.query(
+      `INSERT INTO realtime_outbox (event_id, server_session_id, frame, expires_at)
+       SELECT $1, s, $3, $4 FROM unnest($2::uuid[]) AS s
+        WHERE (SELECT count(*) FROM realtime_outbox o WHERE o.server_session_id = s AND o.delivered_at IS NULL) < $5
+       ON CONFLICT (event_id, server_session_id) DO NOTHING`,
+      [eventId, sessionIds, frame, expiresAt, OUTBOX_LIMIT_PER_SESSION],
+    );
+  }
+
+  /** Marks one kept frame delivered; true when this caller took it (nobody had before). */
+  async take(eventId: string, sessionId: string): Promise<boolean> {
+    const result = await this.dataSource
+      .getRepository(RealtimeOutboxEntity)
+      .createQueryBuilder()
+      .update()
+      .set({ deliveredAt: () => 'now()' })
+      .where('event_id = :eventId AND server_session_id = :sessionId AND delivered_at IS NULL', { eventId, sessionId })
+      .execute();
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** Gives a taken frame back (the socket closed before it could be sent). */
+  async giveBack(eventId: string, sessionId: string): Promise<void> {
+    await this.dataSource.getRepository(RealtimeOutboxEntity).update({ eventId, serverSessionId: sessionId }, { deliveredAt: null });
+  }
+
+  /** Takes every frame still kept for the session and not expired, oldest first. */
+  async takePending(sessionId: string): Promise<Array<{ eventId: string; frame: Frame }>> {
+    // A CTE so that the statement is a SELECT: ordered, and answered as rows by TypeORM.
+    return this.dataSource.query<Array<{ eventId: string; frame: Frame }>>(
+      `WITH taken AS (
+         UPDATE realtime_outbox SET delivered_at = now()
+          WHERE server_session_id = $1 AND delivered_at IS NULL AND expires_at > now()
+          RETURNING event_id, frame, created_at
+       )
+       SELECT event_id AS "eventId", frame FROM taken ORDER BY created_at, event_id`,
+      [sessionId],
+    );
+  }
+
+  /** Forgets expired frames, delivered or not. */
+  async sweepOutbox(): Promise<void> {
+    await this.dataSource.query('DELETE FROM realtime_outbox WHERE expires_at <= now()');
   }
 }

@@ -45,6 +45,8 @@ type UpgradeRequest = IncomingMessage & { rhythmcSession?: ServerSessionContext 
 
 const UID = /^[1-9]\d{0,17}$/;
 
+const isOpen = (connection: Connection): boolean => connection.socket.readyState === connection.socket.OPEN;
+
 function uidOf(data: Record<string, unknown>): string {
   const uid = data.uid;
   const text = typeof uid === 'number' && Number.isSafeInteger(uid) ? String(uid) : uid;
@@ -146,6 +148,7 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
         connectedAt: new Date(),
       })
       .catch((error: unknown) => this.logger.warn(`Recording a connection failed: ${String(error)}`));
+    await this.deliverKept(connection);
   }
 
   unregister(socket: WebSocket): void {
@@ -233,7 +236,7 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
         return;
       case 'player.kicked': {
         const frame = { event: 'kick_player', data: { uid: Number(event.uid), message: event.message, reason: event.reason, until: event.until } };
-        for (const connection of this.connectionsOf(event.serverSessionIds)) this.send(connection, frame);
+        void this.deliverAddressed(event.id, event.serverSessionIds, frame);
         return;
       }
       case 'chat': {
@@ -242,6 +245,52 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
         return;
       }
     }
+  }
+
+  /**
+   * A frame for the sockets of some server sessions that must not be lost while a socket
+   * reconnects (after 4001, or to another instance): kept in the outbox first, then taken by
+   * whichever socket of the session is open here; a socket that connects later takes it then.
+   */
+  private async deliverAddressed(eventId: string, sessionIds: string[], frame: Frame): Promise<void> {
+    const expiresAt = new Date(Date.now() + (this.config.serverTokenTtlSeconds + this.config.serverTokenRefreshGraceSeconds) * 1000);
+    try {
+      await this.repository.keepForSessions(eventId, sessionIds, frame, expiresAt);
+    } catch (error) {
+      // Without the database the frame cannot be kept: the sockets open here still get it.
+      this.logger.warn(`Keeping a ${frame.event} frame failed; delivering it only to open sockets: ${String(error)}`);
+      for (const connection of this.connectionsOf(sessionIds)) this.send(connection, frame);
+      return;
+    }
+    await Promise.all(this.connectionsOf(sessionIds).map((connection) => this.sendKept(connection, eventId, frame)));
+  }
+
+  /** Sends what the outbox kept for this connection's session (it has just connected). */
+  private async deliverKept(connection: Connection): Promise<void> {
+    try {
+      const kept = await this.repository.takePending(connection.session.sessionId);
+      for (const { eventId, frame } of kept) this.sendTaken(connection, eventId, frame);
+    } catch (error) {
+      this.logger.warn(`Delivering kept frames failed: ${String(error)}`);
+    }
+  }
+
+  private async sendKept(connection: Connection, eventId: string, frame: Frame): Promise<void> {
+    if (!isOpen(connection)) return;
+    try {
+      if (await this.repository.take(eventId, connection.session.sessionId)) this.sendTaken(connection, eventId, frame);
+    } catch (error) {
+      this.logger.warn(`Delivering a kept ${frame.event} frame failed: ${String(error)}`);
+    }
+  }
+
+  /** Sends a frame taken from the outbox; if the socket closed meanwhile, gives it back for the next socket. */
+  private sendTaken(connection: Connection, eventId: string, frame: Frame): void {
+    const giveBack = () => void this.repository.giveBack(eventId, connection.session.sessionId).catch(() => undefined);
+    if (!isOpen(connection)) return giveBack();
+    connection.socket.send(JSON.stringify(frame), (error) => {
+      if (error) giveBack();
+    });
   }
 
   private connectionsOf(sessionIds: string[]): Connection[] {
@@ -269,6 +318,7 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
       connection.alive = false;
       connection.socket.ping();
     }
+    void this.repository.sweepOutbox().catch((error: unknown) => this.logger.warn(`Outbox sweep failed: ${String(error)}`));
     if (this.connections.size > 0) {
       void this.repository.touchInstance(this.instanceId).catch((error: unknown) => this.logger.warn(`Heartbeat failed: ${String(error)}`));
     }

@@ -2,7 +2,7 @@ import { loginServer, onlineServer } from '../factories/server.factory';
 import { createPlayer, loginPlayer, onlinePlayer } from '../factories/player.factory';
 import { multiInstanceAvailable, startTestApp, TestApp } from '../support/test-app';
 import { WsClient } from '../support/ws-client';
-import { sleep } from '../support/wait';
+import { eventually, sleep } from '../support/wait';
 
 async function grantTitle(app: TestApp, uid: number, key: string, properties: Record<string, unknown>): Promise<void> {
   await app.sql(`INSERT INTO collection (key, type, unlock_method, properties) VALUES ($1, 'title', '{"type":"MANUAL"}', $2) ON CONFLICT (key) DO NOTHING`, [
@@ -131,6 +131,65 @@ describe('Realtime WebSocket', () => {
       expect(kick).toEqual({ event: 'kick_player', data: { uid: player.uid, message: 'Banned for griefing', reason: 'griefing', until: '2099-05-06T07:08:09' } });
       await sleep(200);
       expect(onB.frames.filter((frame) => frame.event === 'kick_player')).toEqual([]);
+    });
+
+    const kickedFrame = (uid: number) => ({ event: 'kick_player', data: { uid, message: 'You are banned: away', reason: 'away', until: '' } });
+    /** The kept frames of the server's sessions, once the event reached the outbox (it is written as the event is heard). */
+    async function keptFor(serverID: number): Promise<Array<Record<string, unknown>>> {
+      const query = () => app.sql('SELECT frame, delivered_at IS NULL AS pending FROM realtime_outbox WHERE server_session_id IN (SELECT id FROM server_session WHERE server_id = $1)', [serverID]);
+      await eventually(async () => (await query()).length > 0, 'the kick is kept');
+      return query();
+    }
+
+    it('waits for a game server whose socket is reconnecting, and is delivered once when it is back', async () => {
+      const server = await onlineServer(app);
+      const player = await onlinePlayer(app, server);
+      const first = await connect(server.accessToken);
+      first.close();
+      await first.closed;
+      expect((await app.admin.post(`/admin/players/${player.uid}/ban`, { reason: 'away' })).status).toBe(200);
+      // Kept for the session, not delivered yet.
+      expect(await keptFor(server.serverID)).toEqual([
+        { frame: kickedFrame(player.uid), pending: true },
+      ]);
+
+      // The plugin refreshes after 4001 and reconnects with the new token of the same session.
+      const refreshed = await app.http.get('/server/refresh', { token: server.accessToken });
+      expect(refreshed.status).toBe(200);
+      const second = await connect(refreshed.body.accessToken as string);
+      expect(await second.next((frame) => frame.event === 'kick_player')).toEqual(kickedFrame(player.uid));
+      expect(await app.sql('SELECT delivered_at IS NULL AS pending FROM realtime_outbox WHERE server_session_id IN (SELECT id FROM server_session WHERE server_id = $1)', [server.serverID])).toEqual([{ pending: false }]);
+
+      // Delivered once: the next reconnect gets nothing.
+      second.close();
+      await second.closed;
+      const third = await connect(refreshed.body.accessToken as string);
+      await sleep(300);
+      expect(third.frames.filter((frame) => frame.event === 'kick_player')).toEqual([]);
+    });
+
+    it('is sent at once to an open socket and not kept for a later one', async () => {
+      const server = await onlineServer(app);
+      const player = await onlinePlayer(app, server);
+      const open = await connect(server.accessToken);
+      await app.admin.post(`/admin/players/${player.uid}/ban`, { reason: 'away' });
+      expect(await open.next((frame) => frame.event === 'kick_player')).toEqual(kickedFrame(player.uid));
+      open.close();
+      await open.closed;
+      const again = await connect(server.accessToken);
+      await sleep(300);
+      expect(again.frames.filter((frame) => frame.event === 'kick_player')).toEqual([]);
+    });
+
+    it('is forgotten once it expired (one server-token lifetime)', async () => {
+      const server = await onlineServer(app);
+      const player = await onlinePlayer(app, server);
+      await app.admin.post(`/admin/players/${player.uid}/ban`, { reason: 'away' });
+      await keptFor(server.serverID);
+      await app.sql(`UPDATE realtime_outbox SET expires_at = now() - interval '1 second' WHERE server_session_id IN (SELECT id FROM server_session WHERE server_id = $1)`, [server.serverID]);
+      const late = await connect(server.accessToken);
+      await sleep(300);
+      expect(late.frames.filter((frame) => frame.event === 'kick_player')).toEqual([]);
     });
   });
 
@@ -319,6 +378,27 @@ describe('Chat flood', () => {
     clients.push(onB);
     await a.admin.post(`/admin/players/${player.uid}/ban`, { reason: 'x' });
     expect(await onB.next((frame) => frame.event === 'kick_player')).toEqual({ event: 'kick_player', data: { uid: player.uid, message: 'You are banned: x', reason: 'x', until: '' } });
+  });
+
+  it('a kick issued while the game server reconnects from A to B is delivered by B', async () => {
+    const session = await onlineServer(a);
+    const player = await onlinePlayer(a, session);
+    const onA = await WsClient.connect(a.baseUrl, session.accessToken);
+    clients.push(onA);
+    onA.close();
+    await onA.closed;
+    expect((await a.admin.post(`/admin/players/${player.uid}/ban`, { reason: 'moved' })).status).toBe(200);
+    const kept = () => a.sql('SELECT 1 FROM realtime_outbox WHERE server_session_id IN (SELECT id FROM server_session WHERE server_id = $1)', [session.serverID]);
+    await eventually(async () => (await kept()).length > 0, 'the kick is kept');
+    const refreshed = await b.http.get('/server/refresh', { token: session.accessToken });
+    const onB = await WsClient.connect(b.baseUrl, refreshed.body.accessToken as string);
+    clients.push(onB);
+    expect(await onB.next((frame) => frame.event === 'kick_player')).toEqual({ event: 'kick_player', data: { uid: player.uid, message: 'You are banned: moved', reason: 'moved', until: '' } });
+    await sleep(300);
+    expect(onB.frames.filter((frame) => frame.event === 'kick_player')).toHaveLength(1);
+    expect(await a.sql('SELECT count(*)::int AS n, bool_and(delivered_at IS NOT NULL) AS delivered FROM realtime_outbox WHERE server_session_id IN (SELECT id FROM server_session WHERE server_id = $1)', [session.serverID])).toEqual([
+      { n: 1, delivered: true },
+    ]);
   });
 
   it('chat sent on A reaches a game server connected to B', async () => {

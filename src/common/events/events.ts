@@ -12,6 +12,8 @@ export interface ServerSessionEndedEvent {
 /** An administrator banned a player: kick them wherever they are bound (decisions.md §7). */
 export interface PlayerKickedEvent {
   type: 'player.kicked';
+  /** Unique per kick: every instance keeps the frame under it until a socket of the session takes it. */
+  id: string;
   uid: string;
   /** Server sessions the player was bound to when the ban was issued. */
   serverSessionIds: string[];
