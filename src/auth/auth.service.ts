@@ -5,7 +5,7 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { NotFoundError, UnauthorizedError } from '../common/errors/app-error';
 import { isForeignKeyViolation } from '../database/pg-errors';
 import { EVENT_BUS, EventBus } from '../common/events/events';
-import { PlayerSessionContext, ServerSessionContext, UploadSessionClock, UploadSessionRow } from './auth.types';
+import { LivePlayerSession, PlayerSessionContext, ServerSessionContext, UploadSessionClock, UploadSessionRow } from './auth.types';
 import { CredentialRepository } from './credential.repository';
 import { PlayerLoginMode, PlayerLogoutReason } from './entities/player-session.entity';
 import { ServerSessionEndReason } from './entities/server-session.entity';
@@ -182,19 +182,26 @@ export class AuthService {
   }
 
   /**
-   * True when the player has a session that is neither logged out nor expired. An open but
-   * expired session is closed on the way (reason `expired`) so a new one can be opened.
-   * Call with the player row locked.
+   * The player's session that is neither logged out nor expired, with the game server it is bound
+   * to; null when there is none. An open but expired session is closed on the way (reason
+   * `expired`) so a new one can be opened. Call with the player row locked.
    */
-  async hasLivePlayerSession(uid: string, manager: EntityManager): Promise<boolean> {
-    const open = await this.sessions.findOpenPlayerSession(uid, manager);
-    if (!open) return false;
-    if (open.tokenExpiresAt.getTime() > Date.now()) return true;
-    await this.sessions.logoutPlayerSession(open.id, 'expired', manager);
-    return false;
+  async livePlayerSession(uid: string, manager: EntityManager): Promise<LivePlayerSession | null> {
+    const open = await this.sessions.findOpenPlayerSessionWithServer(uid, manager);
+    if (!open) return null;
+    if (open.session.tokenExpiresAt.getTime() > Date.now()) {
+      return { sessionId: open.session.id, serverSessionId: open.session.serverSessionId, serverId: open.serverId };
+    }
+    await this.sessions.logoutPlayerSession(open.session.id, 'expired', manager);
+    return null;
   }
 
-  /** Opens a player session bound to the server session. Call after hasLivePlayerSession() said false. */
+  /** Ends a live player session inside the caller's transaction (a handover to another server). */
+  async endPlayerSession(sessionId: string, reason: PlayerLogoutReason, manager: EntityManager): Promise<void> {
+    await this.sessions.logoutPlayerSession(sessionId, reason, manager);
+  }
+
+  /** Opens a player session bound to the server session. Call when livePlayerSession() found none (or it was ended). */
   async openPlayerSession(uid: string, serverSessionId: string, mode: PlayerLoginMode, manager: EntityManager): Promise<IssuedExpiringToken> {
     const { token, hash } = this.tokens.issue();
     const ttl = this.config.playerTokenTtlSeconds;

@@ -16,6 +16,13 @@ export interface PlayerSessionContext {
 }
 
 /** A player session as an upload's statement reads it by token hash (SessionRepository's upload fragments). */
+/** A live player session and where it is bound (player login: conflict or handover). */
+export interface LivePlayerSession {
+  sessionId: string;
+  serverSessionId: string;
+  serverId: number;
+}
+
 export interface UploadSessionRow {
   id: string;
   uid: string;

@@ -120,6 +120,13 @@ export class SessionRepository {
     return this.playerSessions(manager).findOne({ where: { uid, loggedOutAt: IsNull() } });
   }
 
+  /** Like findOpenPlayerSession, with the game server its server session belongs to. */
+  async findOpenPlayerSessionWithServer(uid: string, manager: EntityManager): Promise<{ session: PlayerSessionEntity; serverId: number } | null> {
+    const session = await this.playerSessions(manager).findOne({ where: { uid, loggedOutAt: IsNull() }, relations: { serverSession: true } });
+    if (!session?.serverSession) return null;
+    return { session, serverId: session.serverSession.serverId };
+  }
+
   async createPlayerSession(session: NewPlayerSession, manager: EntityManager): Promise<PlayerSessionEntity> {
     const repo = this.playerSessions(manager);
     return repo.save(repo.create({ ...session, renewedAt: new Date(), loggedOutAt: null, logoutReason: null }));

@@ -257,6 +257,35 @@ const COMMANDS: Command[] = [
       };
     },
   },
+  {
+    name: 'session-handover set',
+    args: ['<off|all|groups>'],
+    options: {
+      group: { type: 'string', multiple: true, value: '<name>=<id>,<id>[,...]', help: 'a network of servers (repeat; needed with groups)' },
+      'login-mode': { type: 'string', multiple: true, value: '<ONLINE|TOKEN|OFFLINE_REFRESH>', help: 'a login mode that may take a session over (repeat; default all three)' },
+    },
+    summary: 'declare which servers form one network: a login there takes the session over instead of 409',
+    details: 'PUT /admin/session-handover. Replaces the whole setting. Answers {"mode", "groups", "modes"}.',
+    build(parsed) {
+      const [mode] = parsed.positionals;
+      if (mode !== 'off' && mode !== 'all' && mode !== 'groups') throw new UsageError(`the mode must be off, all or groups, got ${JSON.stringify(mode)}`, this);
+      const list = (name: string) => {
+        const value = parsed.values[name];
+        return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+      };
+      const groups = list('group').map((spec) => {
+        const match = /^([^=]+)=(.+)$/.exec(spec);
+        if (!match) throw new UsageError(`--group must be <name>=<id>,<id>[,...], got ${JSON.stringify(spec)}`, this);
+        return { name: match[1], serverIDs: match[2].split(',').map((id) => integer(id.trim(), `a server id of --group ${match[1]}`, this)) };
+      });
+      const modes = list('login-mode');
+      return {
+        method: 'PUT',
+        path: '/admin/session-handover',
+        body: JSON.stringify({ mode, ...(groups.length > 0 ? { groups } : {}), ...(modes.length > 0 ? { modes } : {}) }),
+      };
+    },
+  },
   importCommand('charts', 'charts'),
   importCommand('collections', 'collection definitions'),
   importCommand('packs', 'resource-pack descriptions'),

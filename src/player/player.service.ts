@@ -25,6 +25,7 @@ import { PlayerProfileResponse } from './dto/player-profile.response';
 import { PlayerEntity } from './entities/player.entity';
 import { IdentityProviderClient } from './identity-provider.client';
 import { PlayerRepository } from './player.repository';
+import { ServerService } from '../server/server.service';
 
 export interface ChatIdentity {
   uid: number;
@@ -46,6 +47,9 @@ export function defaultKickMessage(reason: string): string {
   const characters = Array.from(message);
   return characters.length <= MAX_KICK_MESSAGE_LENGTH ? message : `${characters.slice(0, MAX_KICK_MESSAGE_LENGTH - 1).join('')}…`;
 }
+
+/** The kick_player message to the server a player left by joining another server of the same network. */
+export const HANDOVER_KICK_MESSAGE = 'You joined another server of the network';
 
 /** Option keys with their own storage; every other key is kept as sent in `extraOptions`. */
 const CORE_OPTION_KEYS = new Set(['continueEnabled', 'sound', 'songSelectionState']);
@@ -78,19 +82,30 @@ export class PlayerService {
     private readonly tx: TransactionService,
     @Inject(EVENT_BUS) private readonly events: EventBus,
     private readonly lockout: LoginLockout,
+    private readonly servers: ServerService,
   ) {}
 
-  /** POST /player/login: identify by mode, then ban (430) before conflict (409), then open the session. */
+  /**
+   * POST /player/login: identify by mode, then ban (430) before conflict (409), then open the
+   * session. A live session on another server of the same network is handed over instead of 409
+   * when the session-handover setting allows it; that server is then told to kick the player.
+   */
   async login(server: ServerSessionContext, body: PlayerLoginDto): Promise<PlayerProfileResponse> {
     const identified = await this.identify(server, body);
-    return this.tx.run(async (manager) => {
+    const { profile, handedOver } = await this.tx.run(async (manager) => {
+      let handedOver: { uid: string; serverSessionId: string } | null = null;
       const player = await this.players.lockByUid(identified.uid, manager);
       if (!player) throw new UnauthorizedError('Unknown player');
       if (body.mode === 'OFFLINE_REFRESH' && !player.continueEnabled) {
         throw new UnauthorizedError('Offline refresh is not enabled for this player');
       }
       await this.assertNotBanned(player.uid, manager);
-      if (await this.auth.hasLivePlayerSession(player.uid, manager)) throw new SessionConflictError();
+      const live = await this.auth.livePlayerSession(player.uid, manager);
+      if (live) {
+        if (!(await this.servers.mayHandOver(live.serverId, server.serverId, body.mode, manager))) throw new SessionConflictError();
+        await this.auth.endPlayerSession(live.sessionId, 'handover', manager);
+        handedOver = { uid: player.uid, serverSessionId: live.serverSessionId };
+      }
 
       const session = await this.auth.openPlayerSession(player.uid, server.sessionId, body.mode, manager);
       const previousVersion = player.dataVersion;
@@ -99,8 +114,15 @@ export class PlayerService {
       await this.players.update(player.uid, changes, manager);
       const resume = player.continueEnabled ? await this.auth.issueResumeToken(player.uid, manager) : null;
       const collections = await this.catalog.unlockedKeys(player.uid, manager);
-      return this.toProfile({ ...player, ...changes }, previousVersion, session, resume, collections);
+      return { profile: this.toProfile({ ...player, ...changes }, previousVersion, session, resume, collections), handedOver };
     });
+    if (handedOver) await this.kickAfterHandover(handedOver);
+    return profile;
+  }
+
+  /** Tells the server the player left (by joining another of the network) to let the player go; harmless if they already left. */
+  private async kickAfterHandover({ uid, serverSessionId }: { uid: string; serverSessionId: string }): Promise<void> {
+    await this.events.publish({ type: 'player.kicked', id: randomUUID(), uid, serverSessionIds: [serverSessionId], message: HANDOVER_KICK_MESSAGE, reason: 'handover', until: '' });
   }
 
   /** POST /player/options: merge the options, validate the titles, rotate or revoke the resume token. */

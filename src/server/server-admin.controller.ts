@@ -4,7 +4,7 @@ import { ApiErrors } from '../common/decorators/api-errors.decorator';
 import { AdminAuth } from '../common/decorators/auth.decorators';
 import { API_TAGS } from '../openapi/api-tags';
 import { CreatedServerResponse, CreateServerDto } from './dto/create-server.dto';
-import { MaintenanceDto, MaintenanceResponse, PluginPolicyDto, PluginPolicyResponse } from './dto/settings.dto';
+import { MaintenanceDto, MaintenanceResponse, PluginPolicyDto, PluginPolicyResponse, SessionHandoverDto, SessionHandoverResponse } from './dto/settings.dto';
 import { ServerService } from './server.service';
 
 @ApiTags(API_TAGS.admin)
@@ -39,5 +39,21 @@ export class ServerAdminController {
   @ApiErrors({ 400: 'A body field is missing or invalid, or latestPluginVersion is below minPluginVersion', 413: 'The body is over 256 KiB' })
   setPluginPolicy(@Body() body: PluginPolicyDto): Promise<PluginPolicyResponse> {
     return this.servers.setPluginPolicy(body);
+  }
+
+  @Put('session-handover')
+  @ApiOperation({
+    summary: 'Declare which game servers form one network (server switching)',
+    description:
+      'Within one network a player login through a server while the player is bound to another answers the profile and ends the old session ' +
+      '(that server receives kick_player, reason "handover") instead of 409. off (the default) keeps the 409 of the spec.',
+  })
+  @ApiOkResponse({ type: SessionHandoverResponse })
+  @ApiErrors({
+    400: 'A body field is missing or invalid; groups with a mode other than groups, none with groups, a group of fewer than two servers, a server in two groups, or an unknown serverID',
+    413: 'The body is over 256 KiB',
+  })
+  setSessionHandover(@Body() body: SessionHandoverDto): Promise<SessionHandoverResponse> {
+    return this.servers.setSessionHandover(body);
   }
 }

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, In } from 'typeorm';
 import { GameServerEntity } from './entities/game-server.entity';
 import { ServiceSettingEntity } from './entities/service-setting.entity';
 
-export type SettingKey = 'maintenance' | 'plugin_policy';
+export type SettingKey = 'maintenance' | 'plugin_policy' | 'session_handover';
 
 @Injectable()
 export class ServerRepository {
@@ -27,8 +27,15 @@ export class ServerRepository {
     return this.servers(manager).findOne({ where: { id } });
   }
 
-  async getSetting<T>(key: SettingKey): Promise<T | null> {
-    const row = await this.settings().findOne({ where: { key } });
+  /** The ids among `ids` that name a registered server. */
+  async existingServerIds(ids: number[]): Promise<number[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.servers().find({ select: { id: true }, where: { id: In(ids) } });
+    return rows.map((row) => row.id);
+  }
+
+  async getSetting<T>(key: SettingKey, manager?: EntityManager): Promise<T | null> {
+    const row = await this.settings(manager).findOne({ where: { key } });
     return row ? (row.value as T) : null;
   }
 

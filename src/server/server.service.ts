@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { AuthService } from '../auth/auth.service';
 import type { ServerSessionContext } from '../auth/auth.types';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
@@ -8,9 +9,9 @@ import { TransactionService } from '../database/transaction.service';
 import { CreatedServerResponse, CreateServerDto } from './dto/create-server.dto';
 import { ServerLoginDto } from './dto/server-login.dto';
 import { ServerSessionResponse, ServerTokenResponse } from './dto/server-session.response';
-import { MaintenanceDto, PluginPolicyDto } from './dto/settings.dto';
+import { MaintenanceDto, PluginPolicyDto, SessionHandoverDto } from './dto/settings.dto';
 import { ServerRepository } from './server.repository';
-import { DEFAULT_MAINTENANCE, MaintenanceSetting, PluginPolicy } from './server.types';
+import { DEFAULT_MAINTENANCE, DEFAULT_SESSION_HANDOVER, HANDOVER_LOGIN_MODES, MaintenanceSetting, mayHandOver, PluginPolicy, SessionHandoverSetting } from './server.types';
 
 @Injectable()
 export class ServerService {
@@ -102,6 +103,42 @@ export class ServerService {
     };
     await this.servers.putSetting('plugin_policy', policy);
     return policy;
+  }
+
+  /** PUT /admin/session-handover: checks the groups (known servers, each in one group) and stores the setting. */
+  async setSessionHandover(body: SessionHandoverDto): Promise<SessionHandoverSetting> {
+    const groups = (body.groups ?? []).map((group) => ({ name: group.name, serverIDs: [...new Set(group.serverIDs)] }));
+    if (body.mode === 'groups' && groups.length === 0) throw new BadRequestError('groups: at least one group is needed with mode groups');
+    if (body.mode !== 'groups' && groups.length > 0) throw new BadRequestError(`groups: only with mode groups (mode is ${body.mode})`);
+    const names = groups.map((group) => group.name);
+    const twice = names.find((name, index) => names.indexOf(name) !== index);
+    if (twice !== undefined) throw new BadRequestError(`groups: the name ${twice} is used twice`);
+    const owner = new Map<number, string>();
+    for (const group of groups) {
+      if (group.serverIDs.length < 2) throw new BadRequestError(`groups: ${group.name} needs at least two different servers`);
+      for (const id of group.serverIDs) {
+        const other = owner.get(id);
+        if (other !== undefined) throw new BadRequestError(`groups: server ${id} is in ${other} and in ${group.name}`);
+        owner.set(id, group.name);
+      }
+    }
+    const known = new Set(await this.servers.existingServerIds([...owner.keys()]));
+    const unknown = [...owner.keys()].filter((id) => !known.has(id));
+    if (unknown.length > 0) throw new BadRequestError(`groups: no server with id ${unknown.join(', ')}`);
+    const modes = body.modes ? HANDOVER_LOGIN_MODES.filter((mode) => body.modes?.includes(mode)) : HANDOVER_LOGIN_MODES;
+    const setting: SessionHandoverSetting = { mode: body.mode, groups, modes };
+    await this.servers.putSetting('session_handover', setting);
+    return setting;
+  }
+
+  /**
+   * Whether a player login through server `to` may take over the player's live session on server
+   * `from` (docs/decisions.md "Server switching"). Read inside the caller's transaction (the
+   * embedded database has one connection).
+   */
+  async mayHandOver(from: number, to: number, mode: string, manager: EntityManager): Promise<boolean> {
+    const setting = (await this.servers.getSetting<SessionHandoverSetting>('session_handover', manager)) ?? DEFAULT_SESSION_HANDOVER;
+    return mayHandOver(setting, from, to, mode);
   }
 
   /** 426 when the version is below the minimum or the SHA is not allowed; no policy accepts everything. */

@@ -122,6 +122,19 @@ describe('Admin CLI (npm run admin)', () => {
       expect(await app.sql(`SELECT value FROM service_setting WHERE key = 'maintenance'`)).toEqual([{ value: { enabled: false, message: '' } }]);
     });
 
+    it('declares the networks of server switching with repeated --group', async () => {
+      const [a, b, c] = [await createServer(app), await createServer(app), await createServer(app)];
+      const result = await admin('session-handover', 'set', 'groups', '--group', `eu=${a.serverID},${b.serverID}`, '--group', `solo=${c.serverID},${a.serverID}`);
+      expect(result).toEqual({ code: 1, stdout: '', stderr: expect.stringContaining(`groups: server ${a.serverID} is in eu and in solo`) });
+      const ok = await admin('session-handover', 'set', 'groups', '--group', `eu=${a.serverID},${b.serverID}`, '--login-mode', 'TOKEN');
+      expect(ok.code).toBe(0);
+      const setting = { mode: 'groups', groups: [{ name: 'eu', serverIDs: [a.serverID, b.serverID] }], modes: ['TOKEN'] };
+      expect(json(ok)).toEqual(setting);
+      expect(await app.sql(`SELECT value FROM service_setting WHERE key = 'session_handover'`)).toEqual([{ value: setting }]);
+      expect((await admin('session-handover', 'set', 'sometimes')).code).toBe(2);
+      expect(json(await admin('session-handover', 'set', 'off'))).toEqual({ mode: 'off', groups: [], modes: ['ONLINE', 'TOKEN', 'OFFLINE_REFRESH'] });
+    });
+
     it('sets the plugin policy with repeated --sha', async () => {
       const result = await admin('plugin-policy', 'set', '--min', '3', '--latest', '5', '--sha', 'aaa', '--sha', 'bbb', '--down-url', 'https://example.org/p.jar');
       expect(result.code).toBe(0);

@@ -36,7 +36,7 @@ const CODES_BY_STATUS: Record<number, string[]> = {
   401: ['UNAUTHORIZED', 'MAINTENANCE'],
   403: ['FORBIDDEN'],
   404: ['NOT_FOUND'],
-  409: ['SESSION_CONFLICT'],
+  409: ['SESSION_CONFLICT', 'CONFLICT'],
   413: ['PAYLOAD_TOO_LARGE'],
   416: ['RANGE_NOT_SATISFIABLE'],
   426: ['UPGRADE_REQUIRED'],
@@ -44,7 +44,7 @@ const CODES_BY_STATUS: Record<number, string[]> = {
   430: ['BANNED'],
 };
 /** The documented extra fields of some error bodies. */
-const EXTRA_FIELDS: Record<string, string[]> = { UPGRADE_REQUIRED: ['toVersion', 'downUrl'], BANNED: ['reason', 'until'] };
+const EXTRA_FIELDS: Record<string, string[]> = { UPGRADE_REQUIRED: ['toVersion', 'downUrl'], BANNED: ['reason', 'until'], CONFLICT: ['wattHour'] };
 
 const MAX_BODY = 256 * 1024;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
@@ -439,7 +439,8 @@ function poisonedObjectOptions(fields: Fields, open: boolean): fc.Arbitrary<[str
 
 type Auth = 'admin' | 'server' | 'server-refresh' | 'bootstrap' | 'public';
 
-type BodySpec = { t: 'ignored' } | { t: 'object'; fields: Fields } | { t: 'array'; fields: Fields; max: number } | { t: 'paths' };
+/** `open` on an object body: a plugin body, where unknown keys are ignored (docs/decisions.md "Plugin input"). */
+type BodySpec = { t: 'ignored' } | { t: 'object'; fields: Fields; open?: boolean } | { t: 'array'; fields: Fields; max: number } | { t: 'paths' };
 
 interface ParamSpec {
   /** Wire-form values that reach the handler (valid, or wrong in ways the handler must answer). */
@@ -533,7 +534,7 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
   const accessToken: Kind = { t: 'string', min: 1, max: 512, gen: fc.oneof({ weight: 4, arbitrary: fc.constant(fx.player.accessToken) }, { weight: 1, arbitrary: cleanString(1, 512) }) };
   const matching = (pattern: RegExp, gen: fc.Arbitrary<string> = fc.stringMatching(pattern)) => ({ accepts: (text: string) => pattern.test(text), gen });
   const uuid = matching(UUID);
-  const stats: Kind = { t: 'nested', fields: { perfect: req({ t: 'int', min: 0, max: 2 ** 31 - 1 }), great: req({ t: 'int', min: 0, max: 2 ** 31 - 1 }), miss: req({ t: 'int', min: 0, max: 2 ** 31 - 1 }) } };
+  const stats: Kind = { t: 'nested', open: true, fields: { perfect: req({ t: 'int', min: 0, max: 2 ** 31 - 1 }), great: req({ t: 'int', min: 0, max: 2 ** 31 - 1 }), miss: req({ t: 'int', min: 0, max: 2 ** 31 - 1 }) } };
   const epochMs: Kind = { t: 'int', min: 1, max: 253_402_300_799_999 };
   const localDateTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
   const signed = new URLSearchParams(fx.signedFile.query);
@@ -548,6 +549,7 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
       auth: 'bootstrap',
       body: {
         t: 'object',
+        open: true,
         fields: {
           pluginVersion: req({ t: 'int', min: 0, max: 2 ** 31 - 1 }),
           pluginSHA: req({ t: 'string', min: 1, max: 128 }),
@@ -565,6 +567,7 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
       auth: 'server',
       body: {
         t: 'object',
+        open: true,
         fields: {
           // ONLINE would ask the identity provider (unreachable here: 503); phase 2 sends the others.
           mode: req({ t: 'enum', values: ['ONLINE', 'TOKEN', 'OFFLINE_REFRESH'], gen: ['TOKEN', 'OFFLINE_REFRESH'] }),
@@ -581,6 +584,7 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
       auth: 'server',
       body: {
         t: 'object',
+        open: true,
         fields: {
           uid: req(uidKind),
           accessToken: req(accessToken),
@@ -592,11 +596,12 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
       },
       readOnly: false,
     },
-    'POST /player/logout': { auth: 'server', body: { t: 'object', fields: { uid: req(uidKind), accessToken: req(accessToken) } }, readOnly: false },
+    'POST /player/logout': { auth: 'server', body: { t: 'object', open: true, fields: { uid: req(uidKind), accessToken: req(accessToken) } }, readOnly: false },
     'POST /player/collections': {
       auth: 'server',
       body: {
         t: 'object',
+        open: true,
         fields: {
           uid: req(uidKind),
           accessToken: req(accessToken),
@@ -607,17 +612,28 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
     },
     'POST /player/economy': {
       auth: 'server',
-      body: { t: 'object', fields: { uid: req(uidKind), accessToken: req(accessToken), wattHour: req({ t: 'int', min: 0, max: Number.MAX_SAFE_INTEGER }) } },
+      body: {
+        t: 'object',
+        open: true,
+        fields: {
+          uid: req(uidKind),
+          accessToken: req(accessToken),
+          wattHour: req({ t: 'int', min: 0, max: Number.MAX_SAFE_INTEGER }),
+          expectedWattHour: opt({ t: 'int', min: 0, max: Number.MAX_SAFE_INTEGER }),
+        },
+      },
       readOnly: false,
     },
     'POST /player/upload': {
       auth: 'server',
       body: {
         t: 'object',
+        open: true,
         fields: {
-          player: req({ t: 'nested', fields: { playerUID: req(uidKind), accessToken: req(accessToken), timestamp: req(epochMs) } }),
+          player: req({ t: 'nested', open: true, fields: { playerUID: req(uidKind), accessToken: req(accessToken), timestamp: req(epochMs) } }),
           server: req({
             t: 'nested',
+            open: true,
             fields: {
               serverID: req({ t: 'int', min: 1, max: 2 ** 31 - 1, gen: fc.oneof({ weight: 4, arbitrary: fc.constant(fx.server.serverID) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 2 ** 31 - 1 }) }) }),
               serverName: req({ t: 'string', max: 64 }),
@@ -626,13 +642,15 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
           }),
           payload: req({
             t: 'nested',
+            open: true,
             fields: {
               type: req({ t: 'enum', values: ['gameplay'] }),
-              levelID: req({ t: 'int', min: 1, max: 2 ** 31 - 1 }),
+              levelID: req({ t: 'int', min: 0, max: 2 ** 31 - 1 }),
               acc: req({ t: 'number', min: 0, max: 100 }),
               isRival: req({ t: 'bool' }),
               isWin: req({ t: 'bool' }),
-              rivalUID: req({ t: 'int', min: 0, max: Number.MAX_SAFE_INTEGER }),
+              // 0 or below: no rival (the plugin may send -1).
+              rivalUID: req({ t: 'int', min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }),
               rivalAcc: req({ t: 'number', min: 0, max: 100 }),
               tapStats: req(stats),
               holdStats: req(stats),
@@ -643,7 +661,7 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
               fullCombo: req({ t: 'bool' }),
               allPerfect: req({ t: 'bool' }),
               isNewRecord: req({ t: 'bool' }),
-              player_arena: req({ t: 'string', max: 64 }),
+              player_arena: opt({ t: 'string', max: 64 }),
               time: req(epochMs),
             },
           }),
@@ -690,6 +708,28 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
           latestPluginVersion: req({ t: 'int', min: 0, max: 2 ** 31 - 1 }),
           allowedPluginSHAs: req({ t: 'array', of: { t: 'string', min: 1, max: 128 }, max: 1000 }),
           downUrl: req({ t: 'string', max: 2048 }),
+        },
+      },
+      readOnly: false,
+    },
+    'PUT /admin/session-handover': {
+      auth: 'admin',
+      body: {
+        t: 'object',
+        fields: {
+          mode: req({ t: 'enum', values: ['off', 'all', 'groups'], gen: ['off', 'all'] }),
+          groups: opt({
+            t: 'array',
+            of: {
+              t: 'nested',
+              fields: {
+                name: req({ t: 'string', min: 1, max: 64, accepts: (text) => /^[A-Za-z0-9_.-]{1,64}$/.test(text) }),
+                serverIDs: req({ t: 'array', of: { t: 'int', min: 1, max: 2 ** 31 - 1 }, max: 10_000 }),
+              },
+            },
+            max: 1000,
+          }),
+          modes: opt({ t: 'array', of: { t: 'enum', values: ['ONLINE', 'TOKEN', 'OFFLINE_REFRESH'] }, max: 3 }),
         },
       },
       readOnly: false,
@@ -847,7 +887,7 @@ function bodyArbitrary(spec: BodySpec, poisoned: boolean): fc.Arbitrary<[string,
     case 'object':
       return fc.oneof(
         generic,
-        poisonedObject(spec.fields).chain(([why, object]) =>
+        poisonedObject(spec.fields, spec.open ?? false).chain(([why, object]) =>
           reservedOrPlain(object).map((text): [string, BodyPart] => [why, jsonPart(text, true)]),
         ),
         anyJson.filter((value) => typeof value !== 'object' || value === null || Array.isArray(value)).map((value): [string, BodyPart] => ['not an object', jsonPart(value)]),
@@ -1090,6 +1130,7 @@ describe('Hostile input on every route', () => {
     'POST /admin/servers': { reaches: true },
     'PUT /admin/maintenance': { reaches: true },
     'PUT /admin/plugin-policy': { reaches: true },
+    'PUT /admin/session-handover': { reaches: true },
     'POST /admin/players': { reaches: true },
     'POST /admin/players/:uid/ban': { uid: 'idle', reaches: true },
     'PUT /admin/players/:uid/banstate': { uid: 'idle', reaches: true },

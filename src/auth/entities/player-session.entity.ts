@@ -3,7 +3,8 @@ import type { PlayerEntity } from '../../player/entities/player.entity';
 import type { ServerSessionEntity } from './server-session.entity';
 
 export type PlayerLoginMode = 'ONLINE' | 'TOKEN' | 'OFFLINE_REFRESH';
-export type PlayerLogoutReason = 'logout' | 'server_session_ended' | 'banned' | 'expired';
+/** `handover`: the player logged in through another server of the same network (docs/decisions.md "Server switching"). */
+export type PlayerLogoutReason = 'logout' | 'server_session_ended' | 'banned' | 'expired' | 'handover';
 
 /**
  * A player's login, bound to the server session it came through (`resume_session` may move it

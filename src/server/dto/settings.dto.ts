@@ -1,5 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsBoolean, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { HANDOVER_LOGIN_MODES, HandoverLoginMode } from '../server.types';
 
 export class MaintenanceDto {
   @ApiProperty({ type: Boolean, description: 'While true, server logins answer 401 MAINTENANCE', example: true })
@@ -67,4 +69,63 @@ export class PluginPolicyResponse {
 
   @ApiProperty({ type: String, example: 'https://example.org/rhythmc-42.jar' })
   downUrl!: string;
+}
+
+export class HandoverGroupDto {
+  @ApiProperty({ type: String, maxLength: 64, pattern: '^[A-Za-z0-9_.-]+$', description: 'A name for the network (for the admins)', example: 'eu-lobby' })
+  @IsString()
+  @Matches(/^[A-Za-z0-9_.-]{1,64}$/, { message: 'name must be 1-64 characters of A-Z, a-z, 0-9, _, . and -' })
+  name!: string;
+
+  @ApiProperty({ type: 'integer', isArray: true, minItems: 2, maxItems: 10_000, description: 'The serverIDs of the network; a server is in at most one group', example: [1, 2, 3] })
+  @IsArray()
+  @ArrayMinSize(2)
+  @ArrayMaxSize(10_000)
+  @IsInt({ each: true, message: 'serverIDs must be integers from 1 to 2147483647' })
+  @Min(1, { each: true, message: 'serverIDs must be integers from 1 to 2147483647' })
+  @Max(2_147_483_647, { each: true, message: 'serverIDs must be integers from 1 to 2147483647' })
+  serverIDs!: number[];
+}
+
+/** PUT /admin/session-handover (docs/decisions.md "Server switching"). */
+export class SessionHandoverDto {
+  @ApiProperty({
+    enum: ['off', 'all', 'groups'],
+    description: 'off: a second login answers 409 (the spec). all: every server is one network. groups: each group is one network',
+    example: 'groups',
+  })
+  @IsIn(['off', 'all', 'groups'])
+  mode!: 'off' | 'all' | 'groups';
+
+  @ApiPropertyOptional({ type: [HandoverGroupDto], maxItems: 1000, description: 'Required (at least one) with mode groups; must be absent or empty otherwise' })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(1000)
+  @ValidateNested({ each: true })
+  @Type(() => HandoverGroupDto)
+  groups?: HandoverGroupDto[];
+
+  @ApiPropertyOptional({
+    enum: HANDOVER_LOGIN_MODES,
+    isArray: true,
+    description: 'The login modes that may take a session over; default all three',
+    example: ['TOKEN', 'OFFLINE_REFRESH', 'ONLINE'],
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(3)
+  @IsIn(HANDOVER_LOGIN_MODES, { each: true })
+  modes?: HandoverLoginMode[];
+}
+
+/** 200 of PUT /admin/session-handover: the setting now in force. */
+export class SessionHandoverResponse {
+  @ApiProperty({ enum: ['off', 'all', 'groups'], example: 'groups' })
+  mode!: 'off' | 'all' | 'groups';
+
+  @ApiProperty({ type: [HandoverGroupDto] })
+  groups!: HandoverGroupDto[];
+
+  @ApiProperty({ enum: HANDOVER_LOGIN_MODES, isArray: true, example: ['ONLINE', 'TOKEN', 'OFFLINE_REFRESH'] })
+  modes!: HandoverLoginMode[];
 }
