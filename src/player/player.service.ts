@@ -122,7 +122,7 @@ export class PlayerService {
 
   /** Tells the server the player left (by joining another of the network) to let the player go; harmless if they already left. */
   private async kickAfterHandover({ uid, serverSessionId }: { uid: string; serverSessionId: string }): Promise<void> {
-    await this.events.publish({ type: 'player.kicked', id: randomUUID(), uid, serverSessionIds: [serverSessionId], message: HANDOVER_KICK_MESSAGE, reason: 'handover', until: '' });
+    await this.events.publish({ type: 'player.kicked', id: randomUUID(), keep: false, uid, serverSessionIds: [serverSessionId], message: HANDOVER_KICK_MESSAGE, reason: 'handover', until: '' });
   }
 
   /** POST /player/options: merge the options, validate the titles, rotate or revoke the resume token. */
@@ -217,7 +217,7 @@ export class PlayerService {
       return this.auth.revokePlayerAccess(uid, 'banned', manager);
     });
     const response: BanResponse = { uid: Number(uid), reason, message, until: until ? formatLocalDateTime(until) : '' };
-    await this.events.publish({ type: 'player.kicked', id: randomUUID(), uid, serverSessionIds: [...new Set(serverSessionIds)], message, reason, until: response.until });
+    await this.events.publish({ type: 'player.kicked', id: randomUUID(), keep: true, uid, serverSessionIds: [...new Set(serverSessionIds)], message, reason, until: response.until });
     return response;
   }
 

@@ -236,7 +236,8 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
         return;
       case 'player.kicked': {
         const frame = { event: 'kick_player', data: { uid: Number(event.uid), message: event.message, reason: event.reason, until: event.until } };
-        void this.deliverAddressed(event.id, event.serverSessionIds, frame);
+        if (event.keep) void this.deliverAddressed(event.id, event.serverSessionIds, frame);
+        else for (const connection of this.connectionsOf(event.serverSessionIds)) this.send(connection, frame);
         return;
       }
       case 'chat': {

@@ -83,6 +83,8 @@ describe('Server switching (PUT /admin/session-handover)', () => {
       });
       await sleep(200);
       expect(socketB.frames.filter((frame) => frame.event === 'kick_player')).toEqual([]);
+      // Sent live only, never kept for a later socket of A (the player may come back to A).
+      expect(await app.sql('SELECT 1 FROM realtime_outbox WHERE server_session_id IN (SELECT id FROM server_session WHERE server_id = $1)', [a.serverID])).toEqual([]);
 
       // A's token is dead (its late logout too: the player already left); B's works.
       const optionsOnA = await app.http.post('/player/options', { uid: player.uid, accessToken: onA.accessToken, options: {} }, { token: a.accessToken });

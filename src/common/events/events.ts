@@ -9,11 +9,19 @@ export interface ServerSessionEndedEvent {
   reason: 'replaced' | 'logout';
 }
 
-/** An administrator banned a player: kick them wherever they are bound (decisions.md §7). */
+/**
+ * A player must leave the game servers of these sessions: an administrator banned them
+ * (decisions.md §7), or they joined another server of the same network (a handover).
+ */
 export interface PlayerKickedEvent {
   type: 'player.kicked';
   /** Unique per kick: every instance keeps the frame under it until a socket of the session takes it. */
   id: string;
+  /**
+   * Keep the frame for a socket that is reconnecting (a ban). A handover kick is sent only to the
+   * sockets open now: kept, it could reach the server after the player came back to it.
+   */
+  keep: boolean;
   uid: string;
   /** Server sessions the player was bound to when the ban was issued. */
   serverSessionIds: string[];
