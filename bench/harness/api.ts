@@ -73,6 +73,11 @@ export class AdminApi {
     return expectCall(200, this.baseUrl, 'PUT', '/admin/packs', this.token, packs);
   }
 
+  /** PUT /admin/session-handover: which servers form one network (server switching). */
+  putSessionHandover(setting: { mode: 'off' | 'all' | 'groups'; groups?: Array<{ name: string; serverIDs: number[] }>; modes?: string[] }): Promise<unknown> {
+    return expectCall(200, this.baseUrl, 'PUT', '/admin/session-handover', this.token, setting);
+  }
+
   rescan(): Promise<{ data: number; lang: number; packs: number; bytes: number }> {
     return expectCall(200, this.baseUrl, 'POST', '/admin/resources/rescan', this.token);
   }

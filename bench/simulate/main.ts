@@ -25,6 +25,7 @@ interface LoadReport {
   minutes: number;
   uploadRate: number;
   uploads: Network['uploads'];
+  switches: Network['switches'];
   startMs: number;
   restart: BurstResult | null;
   peakRssMiB: number[];
@@ -47,6 +48,7 @@ async function load(options: SimOptions, urls: string[], adminToken: string, ide
       existingPlayers: options.existingPlayers,
       churn: options.churn,
       chatPerMinute: options.chatPerMinute,
+      switchPerMinute: options.switchPerMinute,
       seed: options.seed,
       uploadRate,
       followAdvertised: options.followAdvertised,
@@ -73,6 +75,7 @@ async function load(options: SimOptions, urls: string[], adminToken: string, ide
     minutes: options.minutes,
     uploadRate,
     uploads: network.uploads,
+    switches: network.switches,
     startMs: started.ms,
     restart,
     peakRssMiB: peakRss().map(mib),
@@ -107,6 +110,7 @@ async function main(): Promise<number> {
       process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     } else {
       log(`\n${report.servers} servers × ${report.playersPerServer} players, ${report.minutes} min, uploads offered ${report.uploadRate.toFixed(1)}/s`);
+      if (options.switchPerMinute > 0) log(`proxy switches: ${report.switches.started} started, ${report.switches.done} logged in on the new server`);
       log(`uploads: ${JSON.stringify(report.uploads)}; peak RSS of the service: ${report.peakRssMiB.length ? report.peakRssMiB.map((m) => `${m} MiB`).join(', ') : 'n/a (--url)'}; load average ${report.loadAverage}\n`);
       log(formatReport(report.metrics));
     }

@@ -10,7 +10,10 @@
  * players), each followed now and then by a balance, collection or option sync; players leave
  * and come back (churn); servers chat. A restart logs a server in again without logging out (its
  * old session is replaced and its socket closed with 4002) and logs its players back in. A
- * WebSocket closed with 4001 makes the server refresh its token and reconnect.
+ * WebSocket closed with 4001 makes the server refresh its token and reconnect. With a switch rate
+ * (proxy switching), all servers are declared one network and online players move to another
+ * server of their kind the way a Velocity/BungeeCord proxy moves them: the new server logs the
+ * player in first (a handover), then the old one sees the quit and its logout answers 401.
  *
  * Every HTTP call of a server goes through its gate: a refresh or a restart first stops new calls
  * and waits for the running ones, so no call races its own server's token change (which would be
@@ -37,6 +40,8 @@ export interface NetworkOptions {
   existingPlayers: number;
   churn: number;
   chatPerMinute: number;
+  /** Share of online players that move to another server of the network per minute (0: no switching). */
+  switchPerMinute?: number;
   seed: number;
   /** Uploads per second over the network (changeable while running). */
   uploadRate: number;
@@ -49,7 +54,7 @@ export interface NetworkOptions {
   downloadsOnFirstBoot?: number;
 }
 
-type PlayerState = 'away' | 'joining' | 'online' | 'leaving' | 'kicked';
+type PlayerState = 'away' | 'joining' | 'online' | 'leaving' | 'kicked' | 'switching';
 
 interface SimPlayer {
   index: number;
@@ -137,6 +142,8 @@ export class Network {
   private stopped = false;
   /** Upload accounting of the whole run (the metrics hold their answers). */
   readonly uploads = { offered: 0, issued: 0, noPlayer: 0, dropped: 0 };
+  /** Proxy switches of the run: started, and logged in on the new server. */
+  readonly switches = { started: 0, done: 0 };
 
   constructor(
     private readonly options: NetworkOptions,
@@ -232,6 +239,7 @@ export class Network {
       if (player.uid === null) player.uid = (await admin.createPlayer({ username: player.name })).uid;
       player.netToken = await admin.netToken(player.uid);
     });
+    if ((this.options.switchPerMinute ?? 0) > 0) await admin.putSessionHandover({ mode: 'all' });
     this.log(
       `provisioned ${servers} servers (${onlineServers} in online mode) and ${total} players (${tokenPlayers.length} with Net Tokens${existingPlayers > 0 ? `, existing uids of 1..${existingPlayers}` : ''}) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
     );
@@ -420,6 +428,9 @@ export class Network {
   private onFrame(server: SimServer, frame: Frame): void {
     if (frame.event === 'error') {
       this.metrics.record('ws error frame', String(frame.data?.error ?? '?'), 0, true, String(frame.data?.message ?? ''));
+    } else if (frame.event === 'kick_player' && frame.data?.reason === 'handover') {
+      // The player moved on (the simulator has already moved it to its new server).
+      this.metrics.event('kick_player handover');
     } else if (frame.event === 'kick_player') {
       const player = server.players.find((p) => p.uid === Number(frame.data?.uid));
       if (player) {
@@ -632,6 +643,36 @@ export class Network {
     player.returnAt = comeBack ? Date.now() + 30_000 + this.random() * 90_000 : Number.POSITIVE_INFINITY;
   }
 
+  /**
+   * A proxy moves the player to another server of the network: the new server's login comes
+   * first (it takes the session over), then the old server sees the quit and logs the player out
+   * with the old token, which the handover already ended (401).
+   */
+  private async switchServer(player: SimPlayer): Promise<void> {
+    const from = player.server;
+    const candidates = this.servers.filter((server) => server !== from && server.state === 'up' && !server.paused && server.onlineMode === from.onlineMode);
+    if (candidates.length === 0) return;
+    const to = candidates[Math.floor(this.random() * candidates.length)];
+    this.switches.started++;
+    this.setState(player, 'switching');
+    // The player's running calls on the old server finish first (a proxy switch takes a moment too).
+    while (player.busy > 0) await sleep(10);
+    const oldToken = player.accessToken;
+    const oldSession = from.session;
+    from.players.splice(from.players.indexOf(player), 1);
+    to.players.push(player);
+    player.server = to;
+    this.note(player, `switch ${from.index} -> ${to.index}`);
+    this.setState(player, 'away');
+    if (await this.join(player)) this.switches.done++;
+    if (from.state === 'up' && from.session === oldSession) {
+      await this.request(from, 'POST /player/logout (after a handover)', 'POST', '/player/logout', {
+        body: { uid: player.uid, accessToken: oldToken },
+        expect: player.accessToken !== oldToken ? [401] : [204, 401],
+      });
+    }
+  }
+
   private someCatalogKeys(count: number): string[] {
     const keys = new Set<string>([`rhythmc:assets.sim.p${Math.floor(this.random() * 50)}`]);
     for (let i = 0; i < count && this.catalogKeys.length > 0; i++) keys.add(this.catalogKeys[Math.floor(this.random() * this.catalogKeys.length)]);
@@ -648,6 +689,7 @@ export class Network {
         if (player.state === 'online') {
           if (player.nextResumeAt <= now) void this.resume(player);
           else if (this.random() < this.options.churn / 60) void this.leave(player);
+          else if (this.random() < (this.options.switchPerMinute ?? 0) / 60) void this.switchServer(player);
         } else if (player.state === 'away' && player.returnAt <= now) {
           void this.joinAll([player]);
         }

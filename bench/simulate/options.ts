@@ -34,6 +34,8 @@ export interface SimOptions {
   churn: number;
   /** Chat lines per server per minute. */
   chatPerMinute: number;
+  /** Share of online players moving to another server of the network per minute (proxy switching; 0: off). */
+  switchPerMinute: number;
   seed: number;
   smoke: boolean;
   json: boolean;
@@ -64,6 +66,8 @@ Load:
   --existing-players N   log in the generated players 1..N instead of creating players
   --churn F              share of players leaving and coming back per minute (0.02)
   --chat-per-minute C    chat lines per server per minute (1)
+  --switch-per-minute F  share of online players a proxy moves to another server per minute (0);
+                         above 0 the simulator declares every server one network (session handover)
   --seed S (1)  --json  --follow-advertised
 
 Smoke:
@@ -101,6 +105,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
       'existing-players': { type: 'string' },
       churn: { type: 'string' },
       'chat-per-minute': { type: 'string' },
+      'switch-per-minute': { type: 'string' },
       seed: { type: 'string' },
       smoke: { type: 'boolean' },
       json: { type: 'boolean' },
@@ -131,6 +136,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     existingPlayers: number('existing-players', values['existing-players'], 0, 0),
     churn: number('churn', values.churn, 0.02, 0, 1),
     chatPerMinute: number('chat-per-minute', values['chat-per-minute'], 1, 0),
+    switchPerMinute: number('switch-per-minute', values['switch-per-minute'], 0, 0, 1),
     seed: number('seed', values.seed, 1, 0, 2 ** 32 - 1),
     smoke: values.smoke ?? false,
     json: values.json ?? false,

@@ -155,6 +155,45 @@ describe('plugin simulator', () => {
   });
 
   describe('load mode', () => {
+    it('moves players between servers of one network like a proxy, without an unexpected answer', async () => {
+      const network = new Network({
+        urls: [app.baseUrl],
+        adminToken: ADMIN_TOKEN,
+        identityProvider: true,
+        servers: 4,
+        players: 3,
+        resumeInterval: 60,
+        onlineShare: 0.5,
+        loginConcurrency: 2,
+        existingPlayers: 0,
+        churn: 0,
+        chatPerMinute: 0,
+        switchPerMinute: 1,
+        seed: 11,
+        uploadRate: 2,
+        followAdvertised: false,
+      });
+      try {
+        await network.provision();
+        await network.start();
+        for (let i = 0; i < 600 && network.switches.done < 4; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+        expect(network.switches.done).toBeGreaterThanOrEqual(4);
+      } finally {
+        await network.stop({ logoutPlayers: true });
+      }
+      const report = network.metrics.report();
+      expect(report.firstUnexpected).toEqual([]);
+      expect(report.unexpected).toBe(0);
+      const counts = Object.fromEntries(report.calls.map((call) => [call.call, call.count]));
+      // Every switch: the new server's login took the session over, the old server's logout found it ended.
+      expect(counts['POST /player/logout (after a handover)']).toBeGreaterThanOrEqual(network.switches.done);
+      expect(report.events['kick_player handover']).toBeGreaterThanOrEqual(1);
+      const handedOver = await app.sql<{ n: number }>(`SELECT count(*)::int AS n FROM player_session WHERE logout_reason = 'handover'`);
+      expect(handedOver[0].n).toBeGreaterThanOrEqual(network.switches.done);
+      // Leave the spec's 409 in force for the other tests of this app.
+      expect((await app.admin.put('/admin/session-handover', { mode: 'off' })).status).toBe(200);
+    });
+
     it('runs a small network through a restart of every server without an unexpected answer', async () => {
       const network = new Network({
         urls: [app.baseUrl],
