@@ -76,6 +76,7 @@ export async function openDeployment(options: SimOptions, log: (line: string) =>
           REDIS_KEY_PREFIX: redisPrefix,
           IDENTITY_PROVIDER_URL: identityProvider.url,
           LOG_LEVEL: process.env.SIM_LOG_LEVEL ?? 'warn',
+          ...(options.linkTtl !== null ? { RESOURCE_LINK_TTL_SECONDS: String(options.linkTtl) } : {}),
         },
         log: process.env.SIM_LOG_FILE,
       });

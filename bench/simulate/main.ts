@@ -26,6 +26,7 @@ interface LoadReport {
   uploadRate: number;
   uploads: Network['uploads'];
   switches: Network['switches'];
+  packLinks: Network['packLinks'];
   startMs: number;
   restart: BurstResult | null;
   peakRssMiB: number[];
@@ -49,6 +50,7 @@ async function load(options: SimOptions, urls: string[], adminToken: string, ide
       churn: options.churn,
       chatPerMinute: options.chatPerMinute,
       switchPerMinute: options.switchPerMinute,
+      packLinks: options.packLinks,
       seed: options.seed,
       uploadRate,
       followAdvertised: options.followAdvertised,
@@ -76,6 +78,7 @@ async function load(options: SimOptions, urls: string[], adminToken: string, ide
     uploadRate,
     uploads: network.uploads,
     switches: network.switches,
+    packLinks: network.packLinks,
     startMs: started.ms,
     restart,
     peakRssMiB: peakRss().map(mib),
@@ -111,6 +114,10 @@ async function main(): Promise<number> {
     } else {
       log(`\n${report.servers} servers × ${report.playersPerServer} players, ${report.minutes} min, uploads offered ${report.uploadRate.toFixed(1)}/s`);
       if (options.switchPerMinute > 0) log(`proxy switches: ${report.switches.started} started, ${report.switches.done} logged in on the new server`);
+      if (options.packLinks) {
+        const lifetimes = options.linkTtl ? ` = ${(report.packLinks.oldestOkSeconds / options.linkTtl).toFixed(1)} download-link lifetimes` : '';
+        log(`pack links: ${report.packLinks.checks} fetches of the URL from server login; the oldest that answered 200 was ${report.packLinks.oldestOkSeconds.toFixed(0)} s old${lifetimes}`);
+      }
       log(`uploads: ${JSON.stringify(report.uploads)}; peak RSS of the service: ${report.peakRssMiB.length ? report.peakRssMiB.map((m) => `${m} MiB`).join(', ') : 'n/a (--url)'}; load average ${report.loadAverage}\n`);
       log(formatReport(report.metrics));
     }

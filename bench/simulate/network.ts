@@ -25,6 +25,7 @@ import { generatedPlayerUuid } from '../harness/generate';
 import { gameplayRecord, randomPlay } from '../harness/payloads';
 import { onlineName } from './identity-provider';
 import { Metrics } from './metrics';
+import { SIM_PACK_FILE } from './deployment';
 import { Answer, CallOptions, Frame, PluginHttp, PluginSocket } from './plugin-client';
 import { randomUuidFrom, seededRandom } from './rng';
 
@@ -52,6 +53,12 @@ export interface NetworkOptions {
   optionsPerUpload?: number;
   /** Resource paths a server downloads on its first boot. */
   downloadsOnFirstBoot?: number;
+  /**
+   * The pack-link check: provision a pack (SIM_PACK_FILE must be in the service's RESOURCE_DIR),
+   * and on every player join fetch (HEAD) the pack URL the server got at its login, as the plugin
+   * hands it to joining players for as long as it runs.
+   */
+  packLinks?: boolean;
 }
 
 type PlayerState = 'away' | 'joining' | 'online' | 'leaving' | 'kicked' | 'switching';
@@ -91,6 +98,8 @@ interface SimServer {
   serverID: number;
   token: string;
   wsUrl: string;
+  /** The pack URL of the pack manifest loaded at the server's login (the pack-link check). */
+  packUrl: string | null;
   socket: PluginSocket | null;
   state: 'down' | 'booting' | 'up' | 'stopped';
   paused: boolean;
@@ -122,6 +131,8 @@ export interface BurstResult {
 }
 
 const PLUGIN_VERSION = 1;
+/** The pack the pack-link check provisions. */
+const SIM_PACK = 'sim-pack';
 const TICK_MS = 1_000;
 const UPLOAD_TICK_MS = 10;
 const MAX_UPLOADS_IN_FLIGHT = 2_000;
@@ -144,6 +155,10 @@ export class Network {
   readonly uploads = { offered: 0, issued: 0, noPlayer: 0, dropped: 0 };
   /** Proxy switches of the run: started, and logged in on the new server. */
   readonly switches = { started: 0, done: 0 };
+  /** The pack-link check: fetches of a boot-time pack URL, and the age of the oldest URL that still answered 200. */
+  readonly packLinks = { checks: 0, oldestOkSeconds: 0 };
+  /** When each pack URL was first handed out (a restart gets the same URL while the pack is unchanged). */
+  private readonly packUrlSeen = new Map<string, number>();
 
   constructor(
     private readonly options: NetworkOptions,
@@ -184,6 +199,7 @@ export class Network {
         serverID: created.serverID,
         token: '',
         wsUrl: `${baseUrl.replace(/^http/, 'ws')}/ws`,
+        packUrl: null,
         socket: null,
         state: 'down',
         paused: false,
@@ -240,6 +256,7 @@ export class Network {
       player.netToken = await admin.netToken(player.uid);
     });
     if ((this.options.switchPerMinute ?? 0) > 0) await admin.putSessionHandover({ mode: 'all' });
+    if (this.options.packLinks) await admin.putPacks([{ name: SIM_PACK, displayName: 'Simulator pack', type: 'FULL', availableSongs: [1, 2], file: SIM_PACK_FILE }]);
     this.log(
       `provisioned ${servers} servers (${onlineServers} in online mode) and ${total} players (${tokenPlayers.length} with Net Tokens${existingPlayers > 0 ? `, existing uids of 1..${existingPlayers}` : ''}) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
     );
@@ -397,14 +414,18 @@ export class Network {
       server.token = login.body.accessToken;
       server.serverID = login.body.serverID;
       if (this.options.followAdvertised) server.wsUrl = login.body.wsServer;
-      const [manifest, collections] = await Promise.all([
+      const [manifest, collections, packs] = await Promise.all([
         this.request<{ Data: Array<{ path: string }> }>(server, 'GET /resources/manifest', 'GET', '/resources/manifest?lang=true'),
         this.request<Array<{ key: string }>>(server, 'GET /server/collections', 'GET', '/server/collections'),
-        this.request(server, 'GET /resources/packmanifest', 'GET', '/resources/packmanifest'),
+        this.request<Array<{ name: string; url: string }>>(server, 'GET /resources/packmanifest', 'GET', '/resources/packmanifest'),
         this.request(server, 'GET /server/charts', 'GET', '/server/charts'),
       ]);
       // A failed catalog puts the plugin in offline mode; the simulator counts it and carries on.
       if (collections.ok && this.catalogKeys.length === 0) this.catalogKeys = collections.body.map((c) => c.key);
+      if (this.options.packLinks && packs.ok) {
+        server.packUrl = packs.body.find((pack) => pack.name === SIM_PACK)?.url ?? null;
+        if (server.packUrl && !this.packUrlSeen.has(server.packUrl)) this.packUrlSeen.set(server.packUrl, performance.now());
+      }
       const downloads = this.options.downloadsOnFirstBoot ?? 10;
       if (server.boots === 0 && manifest.ok && downloads > 0 && manifest.body.Data.length > 0) {
         await this.request(server, 'POST /resources/down', 'POST', '/resources/down', { body: manifest.body.Data.slice(0, downloads).map((entry) => entry.path) });
@@ -591,7 +612,20 @@ export class Network {
       return false;
     }
     this.setState(player, 'online');
+    if (this.options.packLinks) await this.fetchPack(server);
     return ack;
+  }
+
+  /** The joining player downloads the pack from the URL its server got at login (HEAD: the same checks, no body). */
+  private async fetchPack(server: SimServer): Promise<void> {
+    const url = server.packUrl;
+    if (url === null) {
+      this.metrics.record('pack url from server login', 'missing', 0, true, `server ${server.name} has no pack URL`);
+      return;
+    }
+    const answer = await server.http.call('HEAD pack url (from server login)', 'HEAD', url, { expect: [200] });
+    this.packLinks.checks++;
+    if (answer.ok) this.packLinks.oldestOkSeconds = Math.max(this.packLinks.oldestOkSeconds, (performance.now() - (this.packUrlSeen.get(url) ?? performance.now())) / 1000);
   }
 
   /** Keeps the last 8 token events of a player or a server, stamped with seconds into the run. */

@@ -36,6 +36,10 @@ export interface SimOptions {
   chatPerMinute: number;
   /** Share of online players moving to another server of the network per minute (proxy switching; 0: off). */
   switchPerMinute: number;
+  /** The pack-link check (needs a service the simulator starts: its RESOURCE_DIR holds the pack). */
+  packLinks: boolean;
+  /** RESOURCE_LINK_TTL_SECONDS of a service the simulator starts (null: the service's default). */
+  linkTtl: number | null;
   seed: number;
   smoke: boolean;
   json: boolean;
@@ -68,6 +72,9 @@ Load:
   --chat-per-minute C    chat lines per server per minute (1)
   --switch-per-minute F  share of online players a proxy moves to another server per minute (0);
                          above 0 the simulator declares every server one network (session handover)
+  --pack-links           every joining player fetches the pack URL its server got at login; with
+  --link-ttl S           RESOURCE_LINK_TTL_SECONDS of the service it starts, a short run spans many
+                         link lifetimes (a "day" of pack links: 24 × S seconds)
   --seed S (1)  --json  --follow-advertised
 
 Smoke:
@@ -106,6 +113,8 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
       churn: { type: 'string' },
       'chat-per-minute': { type: 'string' },
       'switch-per-minute': { type: 'string' },
+      'pack-links': { type: 'boolean' },
+      'link-ttl': { type: 'string' },
       seed: { type: 'string' },
       smoke: { type: 'boolean' },
       json: { type: 'boolean' },
@@ -137,11 +146,14 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     churn: number('churn', values.churn, 0.02, 0, 1),
     chatPerMinute: number('chat-per-minute', values['chat-per-minute'], 1, 0),
     switchPerMinute: number('switch-per-minute', values['switch-per-minute'], 0, 0, 1),
+    packLinks: values['pack-links'] ?? false,
+    linkTtl: values['link-ttl'] === undefined ? null : number('link-ttl', values['link-ttl'], 0, 1, 604_800),
     seed: number('seed', values.seed, 1, 0, 2 ** 32 - 1),
     smoke: values.smoke ?? false,
     json: values.json ?? false,
     followAdvertised: values['follow-advertised'] ?? false,
   };
+  if (urls.length > 0 && (options.packLinks || options.linkTtl !== null)) throw new Error('--pack-links and --link-ttl need a service the simulator starts (no --url)');
   if (urls.length > 0 && !options.adminToken) throw new Error('--url needs --admin-token (or ADMIN_TOKEN): the simulator provisions its servers and players through the admin API');
   if (urls.length === 0 && options.instances > 1 && (!options.databaseUrl || !options.redisUrl)) {
     throw new Error('--instances above 1 needs DATABASE_URL and REDIS_URL (the embedded database is single-process)');

@@ -89,7 +89,7 @@ describe('loadConfig', () => {
     ['METRICS_TOKEN', 'short'],
     ['METRICS_TOKEN', 'sixteen chars or more but spaced'],
     ['REDIS_KEY_PREFIX', 'has space'],
-    ['RESOURCE_LINK_TTL_SECONDS', '59'],
+    ['RESOURCE_LINK_TTL_SECONDS', '0'],
     ['SHUTDOWN_TIMEOUT_SECONDS', '0'],
     ['SHUTDOWN_TIMEOUT_SECONDS', '601'],
     ['THROTTLE_PLAYER_LOGIN_LIMIT', '0'],

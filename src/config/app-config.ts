@@ -179,7 +179,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     identityProviderUrl: url(env, 'IDENTITY_PROVIDER_URL', 'https://sessionserver.mojang.com', ['http:', 'https:']) as string,
     resourceDir: path(env, 'RESOURCE_DIR', './resources', cwd),
     cdnBaseUrl: url(env, 'CDN_BASE_URL', null, ['http:', 'https:']),
-    resourceLinkTtlSeconds: int(env, 'RESOURCE_LINK_TTL_SECONDS', 3_600, 60, 604_800),
+    resourceLinkTtlSeconds: int(env, 'RESOURCE_LINK_TTL_SECONDS', 3_600, 1, 604_800),
     serverTokenTtlSeconds: int(env, 'SERVER_TOKEN_TTL_SECONDS', 600, 1, 86_400),
     serverTokenRefreshGraceSeconds: int(env, 'SERVER_TOKEN_REFRESH_GRACE_SECONDS', 60, 0, 3_600),
     playerTokenTtlSeconds: int(env, 'PLAYER_TOKEN_TTL_SECONDS', 600, 1, 86_400),

@@ -56,11 +56,11 @@ const SMOKE_CALLS = [
 ];
 
 /** Runs the simulator's command line; resolves with its exit code and output. */
-function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(ROOT, 'bench', 'simulate', 'main.ts'), ...args], {
       cwd: ROOT,
-      env: { ...process.env, TS_NODE_TRANSPILE_ONLY: 'true' },
+      env: { ...process.env, TS_NODE_TRANSPILE_ONLY: 'true', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -155,6 +155,22 @@ describe('plugin simulator', () => {
   });
 
   describe('load mode', () => {
+    it('hands out pack URLs that keep working over many download-link lifetimes (--pack-links --link-ttl)', async () => {
+      // The simulator starts the service from src on a fresh embedded database, download links living 2 s.
+      const result = await runCli(
+        ['--source', 'src', '--servers', '2', '--players', '3', '--minutes', '0.4', '--churn', '0', '--chat-per-minute', '0', '--pack-links', '--link-ttl', '2', '--json'],
+        { DATABASE_URL: '', REDIS_URL: '' },
+      );
+      expect(result.stderr).not.toMatch(/simulator failed/);
+      expect(result.code).toBe(0);
+      const report = JSON.parse(result.stdout) as { packLinks: { checks: number; oldestOkSeconds: number }; metrics: { unexpected: number; calls: Array<{ call: string; byStatus: Record<string, number> }> } };
+      expect(report.metrics.unexpected).toBe(0);
+      // Every player joined at the start and again after the restart half-way (12 s = 6 link lifetimes later), fetching the boot-time URL each time.
+      expect(report.packLinks.checks).toBeGreaterThanOrEqual(6 + 3);
+      expect(report.packLinks.oldestOkSeconds).toBeGreaterThan(4 * 2);
+      expect(report.metrics.calls.find((call) => call.call === 'HEAD pack url (from server login)')?.byStatus).toEqual({ '200': report.packLinks.checks });
+    }, 120_000);
+
     it('moves players between servers of one network like a proxy, without an unexpected answer', async () => {
       const network = new Network({
         urls: [app.baseUrl],
