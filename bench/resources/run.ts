@@ -3,7 +3,9 @@
  * or a scratch database on the PostgreSQL of DATABASE_URL), then over loopback HTTP:
  *   1. first index of 20,000 files (POST /admin/resources/rescan, every file hashed),
  *   2. a rescan with nothing changed (target: no file re-hashed, under 10 % of the first),
- *   3. GET /resources/manifest?lang=true throughput (bounded loop, fixed concurrency),
+ *   3. GET /resources/manifest?lang=true throughput (bounded loop, fixed concurrency; the body is
+ *      counted and dropped, not decoded, so the client costs the shared event loop little), with
+ *      the event-loop delay of the process (service and client: p99 and max) during the loop,
  *   4. POST /resources/down for 1,000 paths.
  *
  *   npm run bench:resources                      # embedded PGlite
@@ -12,6 +14,8 @@
  */
 import 'reflect-metadata';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -34,6 +38,19 @@ async function call(base: string, method: string, path: string, token: string, b
   const text = await response.text();
   if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 200)}`);
   return { status: response.status, text };
+}
+
+/** GET whose body is counted and dropped (no decoding): the client's share of the event loop stays small. */
+function getDiscarding(base: string, path: string, token: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = httpGet(`${base}${path}`, { headers: { Authorization: `Bearer ${token}`, 'User-Agent': 'rhythmc-bench/1.0 node/20' } }, (response) => {
+      let bytes = 0;
+      response.on('data', (chunk: Buffer) => (bytes += chunk.length));
+      response.on('end', () => (response.statusCode === 200 ? resolve(bytes) : reject(new Error(`GET ${path}: ${response.statusCode}`))));
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+  });
 }
 
 async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
@@ -82,19 +99,24 @@ async function main(): Promise<void> {
       const sample = await call(base, 'GET', '/resources/manifest?lang=true', token);
       const manifest = JSON.parse(sample.text) as { Data: Array<{ path: string }>; Lang: unknown[] };
       let issued = 0;
+      const delay = monitorEventLoopDelay({ resolution: 1 });
+      delay.enable();
       const [, manifestMs] = await timed(() =>
         Promise.all(
           Array.from({ length: CONCURRENCY }, async () => {
             while (issued < REQUESTS) {
               issued++;
-              await call(base, 'GET', '/resources/manifest?lang=true', token);
+              await getDiscarding(base, '/resources/manifest?lang=true', token);
             }
           }),
         ),
       );
+      delay.disable();
+      const ms = (ns: number) => (ns / 1e6).toFixed(1);
       console.log(
         `manifest (${manifest.Data.length} Data + ${manifest.Lang.length} Lang entries, ${(sample.text.length / 1024).toFixed(0)} KiB): ` +
-          `${REQUESTS} requests at concurrency ${CONCURRENCY} in ${manifestMs.toFixed(0)} ms = ${((REQUESTS / manifestMs) * 1000).toFixed(1)} requests/s`,
+          `${REQUESTS} requests at concurrency ${CONCURRENCY} in ${manifestMs.toFixed(0)} ms = ${((REQUESTS / manifestMs) * 1000).toFixed(1)} requests/s; ` +
+          `event-loop delay p50 ${ms(delay.percentile(50))} ms, p99 ${ms(delay.percentile(99))} ms, max ${ms(delay.max)} ms`,
       );
 
       const paths = manifest.Data.slice(0, 1_000).map((entry) => entry.path);

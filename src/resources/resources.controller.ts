@@ -13,6 +13,7 @@ import {
 import type { Request, Response } from 'express';
 import { pipeline } from 'node:stream/promises';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
+import { sendPreparedJson } from '../common/http/prepared-json';
 import { Public } from '../common/decorators/auth.decorators';
 import { API_TAGS } from '../openapi/api-tags';
 import { DownloadEntry } from './dto/download.dto';
@@ -38,11 +39,17 @@ export class ResourcesController {
   constructor(private readonly resources: ResourcesService) {}
 
   @Get('manifest')
-  @ApiOperation({ summary: 'The resource manifest', description: 'Every indexed file under data/ (and lang/ with lang=true) with its SHA-256, by path.' })
+  @ApiOperation({
+    summary: 'The resource manifest',
+    description:
+      'Every indexed file under data/ (and lang/ with lang=true) with its SHA-256, by path. Served from memory with an `ETag` (and ' +
+      '`Cache-Control: no-cache`); a rescan on any instance is seen by the next request.',
+  })
   @ApiOkResponse({ type: ManifestResponse })
+  @ApiNotModifiedResponse({ description: '`If-None-Match` names the current ETag: no body' })
   @ApiErrors({ 400: { description: 'lang is neither true nor false', message: 'lang must be true or false' }, 401: SERVER_TOKEN_401 })
-  manifest(@Query() query: ManifestQueryDto): Promise<ManifestResponse> {
-    return this.resources.manifest(query.lang === 'true');
+  async manifest(@Query() query: ManifestQueryDto, @Req() request: Request, @Res() response: Response): Promise<void> {
+    sendPreparedJson(request, response, await this.resources.manifest(query.lang === 'true'));
   }
 
   @Post('down')

@@ -5,6 +5,7 @@ import { join, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { UpsertedResponse } from '../common/dto/upserted.response';
+import { PreparedJson, prepareJson } from '../common/http/prepared-json';
 import { BadRequestError, ForbiddenError, NotFoundError, RangeNotSatisfiableError } from '../common/errors/app-error';
 import { TransactionService } from '../database/transaction.service';
 import { DownloadEntry } from './dto/download.dto';
@@ -60,7 +61,8 @@ function matchesEntityTag(header: string | undefined, etag: string): boolean {
 @Injectable()
 export class ResourcesService {
   private readonly logger = new Logger('Resources');
-  private cachedManifest: { version: string; data: ManifestEntry[]; lang: ManifestEntry[] } | null = null;
+  /** The manifest as sent, with and without Lang, for the index version it was read at. */
+  private cachedManifest: { version: string; withLang: PreparedJson; withoutLang: PreparedJson } | null = null;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -71,11 +73,12 @@ export class ResourcesService {
   ) {}
 
   /**
-   * GET /resources/manifest (decisions.md §6). The entries are kept in memory with the index
-   * version they were read at; each request checks the version (one single-row query) and reads
-   * the index again only when another scan, on any instance, changed it.
+   * GET /resources/manifest (decisions.md §6), as ready-to-send bytes with an ETag. Both variants
+   * are serialised once per index version; each request checks the version (one single-row
+   * query) and reads the index again only when a scan, on any instance, changed it. So a request
+   * costs no serialisation (2.2 MiB of JSON at 20,000 files blocked the event loop every time).
    */
-  async manifest(includeLang: boolean): Promise<ManifestResponse> {
+  async manifest(includeLang: boolean): Promise<PreparedJson> {
     const version = await this.repository.indexVersion();
     if (this.cachedManifest?.version !== version) {
       // The rows read after the version are at least as new as it; a later bump reloads them.
@@ -83,9 +86,11 @@ export class ResourcesService {
       const data: ManifestEntry[] = [];
       const lang: ManifestEntry[] = [];
       for (const row of rows) (row.kind === 'lang' ? lang : data).push({ path: row.path, sha256: row.sha256 });
-      this.cachedManifest = { version, data, lang };
+      const withLang: ManifestResponse = { Data: data, Lang: lang };
+      const withoutLang: ManifestResponse = { Data: data, Lang: [] };
+      this.cachedManifest = { version, withLang: prepareJson(withLang), withoutLang: prepareJson(withoutLang) };
     }
-    return { Data: this.cachedManifest.data, Lang: includeLang ? this.cachedManifest.lang : [] };
+    return includeLang ? this.cachedManifest.withLang : this.cachedManifest.withoutLang;
   }
 
   /**

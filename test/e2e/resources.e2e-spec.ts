@@ -181,6 +181,37 @@ describe('Resources: manifest, downloads and signed links', () => {
       expect(response.status).toBe(400);
       expect(response.body).toEqual({ error: 'BAD_REQUEST', message: 'lang must be true or false' });
     });
+
+    it('is served with an ETag per variant, answers 304 to If-None-Match, and changes with a rescan', async () => {
+      const withLang = await api().get('/resources/manifest', { query: { lang: 'true' } });
+      const withoutLang = await api().get('/resources/manifest');
+      const etag = withLang.headers.get('etag') as string;
+      expect(etag).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
+      expect(withoutLang.headers.get('etag')).not.toBe(etag);
+      expect(withLang.headers.get('cache-control')).toBe('no-cache');
+      expect(withLang.headers.get('content-type')).toBe('application/json; charset=utf-8');
+
+      const notModified = await api().get('/resources/manifest', { query: { lang: 'true' }, headers: { 'If-None-Match': `"other", W/${etag}` } });
+      expect(notModified.status).toBe(304);
+      expect(notModified.text).toBe('');
+      expect((await api().get('/resources/manifest', { query: { lang: 'true' }, headers: { 'If-None-Match': '"other"' } })).status).toBe(200);
+
+      // A new file: after the rescan the next request has it, under a new ETag; removed again, the old ETag is back.
+      fixture.write('data/zz-new.json', '{"new":true}');
+      try {
+        expect((await app.admin.post('/admin/resources/rescan')).status).toBe(200);
+        const changed = await api().get('/resources/manifest', { query: { lang: 'true' }, headers: { 'If-None-Match': etag } });
+        expect(changed.status).toBe(200);
+        expect(changed.headers.get('etag')).not.toBe(etag);
+        expect((changed.body as { Data: Array<{ path: string }> }).Data.map((entry) => entry.path)).toContain('data/zz-new.json');
+      } finally {
+        fixture.remove('data/zz-new.json');
+        expect((await app.admin.post('/admin/resources/rescan')).status).toBe(200);
+      }
+      const back = await api().get('/resources/manifest', { query: { lang: 'true' } });
+      expect(back.headers.get('etag')).toBe(etag);
+      expect(back.body).toEqual({ Data: fixture.entries('data/'), Lang: fixture.entries('lang/') });
+    });
   });
 
   describe('POST /resources/down', () => {
