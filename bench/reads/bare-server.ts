@@ -1,0 +1,88 @@
+/**
+ * The baseline of the reads benchmark (bench/reads/run.ts): a bare Express + pg server answering
+ * the plugin's reads with the service's own SQL and response shapes, and the one query every
+ * authenticated request of the service makes (the server session by the SHA-256 of the bearer
+ * token). No framework, validation, error mapping, logging or metrics. `GET /server/ping`
+ * answers `true` with no database at all: the pipeline's own cost.
+ */
+import express from 'express';
+import { createHash } from 'node:crypto';
+import { Pool } from 'pg';
+import { formatLocalDateTime } from '../../src/common/time';
+import { RankedBalanceRow, TOP_BALANCES_SQL } from '../../src/economy/economy.repository';
+import { benchDatabaseUrl, intFromEnv } from '../harness/env';
+
+const pool = new Pool({ connectionString: benchDatabaseUrl('rhythmc_bench_economy'), max: 10 });
+const app = express();
+app.disable('x-powered-by');
+
+const fail = (res: express.Response) => () => res.status(500).json({ error: 'INTERNAL_ERROR', message: 'Internal error' });
+
+/** The service's server-token check: one indexed lookup. */
+async function authorised(req: express.Request, res: express.Response): Promise<boolean> {
+  const token = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+  if (!token) {
+    res.status(401).json({ error: 'UNAUTHORIZED', message: 'Missing bearer server access token' });
+    return false;
+  }
+  const { rows } = await pool.query<{ token_expires_at: Date; ended_at: Date | null }>(
+    'SELECT id, server_id, token_expires_at, ended_at FROM server_session WHERE token_hash = $1 LIMIT 1',
+    [createHash('sha256').update(token).digest('hex')],
+  );
+  const session = rows[0];
+  if (!session || session.ended_at !== null || session.token_expires_at.getTime() <= Date.now()) {
+    res.status(401).json({ error: 'UNAUTHORIZED', message: 'Invalid or expired server access token' });
+    return false;
+  }
+  return true;
+}
+
+/** An authenticated read: the token check, then the handler's query. */
+function read(path: string, answer: (req: express.Request) => Promise<unknown>): void {
+  app.get(path, (req, res) => {
+    authorised(req, res)
+      .then(async (ok) => {
+        if (ok) res.json(await answer(req));
+      })
+      .catch(fail(res));
+  });
+}
+
+app.get('/health/ready', (_req, res) => {
+  res.json({ status: 'ok' });
+});
+
+app.get('/server/ping', (_req, res) => {
+  res.json(true);
+});
+
+read('/server/baltop', async (req) => {
+  const limitParam = req.query.limit;
+  const limit = typeof limitParam === 'string' && /^\d{1,3}$/.test(limitParam) ? Number(limitParam) : 10;
+  const { rows } = await pool.query<RankedBalanceRow>(TOP_BALANCES_SQL, [limit]);
+  return rows.map((row, index) => ({ rank: index + 1, uid: Number(row.uid), username: row.username, displayName: row.display_name || row.username, wattHour: Number(row.watt_hour) }));
+});
+
+read('/server/charts', async () => {
+  const { rows } = await pool.query<{ level_id: number; name: string; difficulty_constant: number; version: string; created_at: Date }>(
+    'SELECT level_id, name, difficulty_constant, version, created_at FROM chart WHERE active ORDER BY level_id',
+  );
+  return rows.map((row) => ({ levelId: row.level_id, name: row.name, difficultyConstant: row.difficulty_constant, version: row.version, createdAt: formatLocalDateTime(row.created_at) }));
+});
+
+read('/server/collections', async () => {
+  const { rows } = await pool.query<{ key: string; type: string; unlock_method: unknown; properties: unknown }>(
+    "SELECT key, type, unlock_method, properties FROM collection WHERE type <> 'asset' ORDER BY key",
+  );
+  return rows.map((row) => ({ key: row.key, type: row.type, unlockMethod: row.unlock_method, properties: row.properties }));
+});
+
+const server = app.listen(intFromEnv('PORT', 0), '127.0.0.1', () => {
+  const address = server.address();
+  process.stdout.write(`listening ${typeof address === 'object' && address ? address.port : ''}\n`);
+});
+
+process.once('SIGTERM', () => {
+  server.close();
+  void pool.end().then(() => process.exit(0));
+});
