@@ -48,6 +48,9 @@ export async function startService(config: AppConfig, options: StartOptions = {}
       abortOnError: false,
     });
     app.disable('x-powered-by');
+    // No weak ETag (a SHA-1 of every JSON answer) by default: the plugin sends no If-None-Match,
+    // and the reads that profit from one (catalogs, manifest, files) set their own strong ETag.
+    app.set('etag', false);
     // TRUST_PROXY: which X-Forwarded-For hops `request.ip` believes (limits, serverIP, request log).
     app.set('trust proxy', config.trustProxy);
     app.use(observeRequests(app, rootLogger));
