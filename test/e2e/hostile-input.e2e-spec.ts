@@ -575,7 +575,7 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
           uuid: opt({ t: 'string', max: 36, ...uuid }),
           username: opt({ t: 'string', max: 16, ...matching(/^[A-Za-z0-9_]{1,16}$/) }),
           authToken: opt({ t: 'string', min: 1, max: 512, gen: fc.oneof(fc.constant(fx.idle.netToken), cleanString(1, 512)) }),
-          resumeToken: opt({ t: 'string', min: 1, max: 512 }),
+          resumeToken: opt({ t: 'string', min: 0, max: 512 }),
         },
       },
       readOnly: false,

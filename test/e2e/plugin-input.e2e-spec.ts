@@ -80,6 +80,16 @@ describe('Plugin-shaped bodies', () => {
       expect(response.body.uid).toBe(player.uid);
     });
 
+    it('takes an empty resumeToken (the plugin\'s empty cache) outside OFFLINE_REFRESH, and still needs one in it', async () => {
+      const player = await createPlayer(app);
+      const token = await app.http.post('/player/login', { mode: 'TOKEN', version: 1, authToken: player.netToken, resumeToken: '' }, { token: server.accessToken });
+      expect(token.status).toBe(200);
+      expect(token.body.uid).toBe(player.uid);
+      const refresh = await app.http.post('/player/login', { mode: 'OFFLINE_REFRESH', version: 1, resumeToken: '' }, { token: server.accessToken });
+      expect(refresh.status).toBe(400);
+      expect(refresh.body).toEqual({ error: 'BAD_REQUEST', message: expect.stringContaining('resumeToken') });
+    });
+
     it('still needs a non-empty authToken in TOKEN mode', async () => {
       for (const authToken of ['', null, undefined]) {
         const response = await app.http.post('/player/login', { mode: 'TOKEN', version: 1, authToken }, { token: server.accessToken });

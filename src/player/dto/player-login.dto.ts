@@ -64,12 +64,15 @@ export class PlayerLoginDto {
 
   @ApiPropertyOptional({
     type: String,
-    minLength: 1,
     maxLength: 512,
-    description: "OFFLINE_REFRESH (required): the cached resume token; works only while the player's continueEnabled is true",
+    nullable: true,
+    description:
+      "OFFLINE_REFRESH (required, non-empty): the cached resume token; works only while the player's continueEnabled is true. " +
+      'Other modes: ignored; absent, empty (the plugin\'s empty cache) or null',
   })
   @NullAsAbsent()
-  @ValidateIf((dto: PlayerLoginDto) => dto.mode === 'OFFLINE_REFRESH' || dto.resumeToken !== undefined)
+  // The plugin's resume-token cache is "" when it holds none: an empty one outside OFFLINE_REFRESH is no token.
+  @ValidateIf((dto: PlayerLoginDto) => dto.mode === 'OFFLINE_REFRESH' || (dto.resumeToken !== undefined && dto.resumeToken !== ''))
   @IsString()
   @IsNotEmpty()
   @MaxLength(512)
