@@ -151,6 +151,8 @@ export class Network {
   private uploadsInFlight = 0;
   private catalogKeys: string[] = [];
   private stopped = false;
+  /** start() has logged everyone in: proxy switches may begin (they move players between the servers' lists). */
+  private started = false;
   /** Upload accounting of the whole run (the metrics hold their answers). */
   readonly uploads = { offered: 0, issued: 0, noPlayer: 0, dropped: 0 };
   /** Proxy switches of the run: started, and logged in on the new server. */
@@ -273,6 +275,7 @@ export class Network {
     this.log(`servers up in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     await Promise.all(this.servers.map((server) => this.joinAll(server.players)));
     const ms = performance.now() - started;
+    this.started = true;
     this.log(`${this.online.length} of ${this.totalPlayers} players online in ${(ms / 1000).toFixed(1)} s`);
     this.setUploadRate(this.uploadRate);
     return { ms };
@@ -523,8 +526,10 @@ export class Network {
 
   /** Logs players in, at most loginConcurrency at a time for this server; `loggedIn` hears each login answer. */
   private async joinAll(players: SimPlayer[], loggedIn?: (ok: boolean) => void): Promise<void> {
-    await inBatches(players.length, this.options.loginConcurrency, async (k) => {
-      await this.join(players[k], loggedIn);
+    // A copy: a proxy switch moves players out of their server's list while this runs.
+    const list = [...players];
+    await inBatches(list.length, this.options.loginConcurrency, async (k) => {
+      await this.join(list[k], loggedIn);
     });
   }
 
@@ -723,7 +728,7 @@ export class Network {
         if (player.state === 'online') {
           if (player.nextResumeAt <= now) void this.resume(player);
           else if (this.random() < this.options.churn / 60) void this.leave(player);
-          else if (this.random() < (this.options.switchPerMinute ?? 0) / 60) void this.switchServer(player);
+          else if (this.started && this.random() < (this.options.switchPerMinute ?? 0) / 60) void this.switchServer(player);
         } else if (player.state === 'away' && player.returnAt <= now) {
           void this.joinAll([player]);
         }
