@@ -10,6 +10,8 @@ import { createHash } from 'node:crypto';
 import { Pool } from 'pg';
 import { formatLocalDateTime } from '../../src/common/time';
 import { RankedBalanceRow, TOP_BALANCES_SQL } from '../../src/economy/economy.repository';
+import { signPackLink } from '../../src/resources/link-signature';
+import { encodeResourcePath } from '../../src/resources/resource-paths';
 import { benchDatabaseUrl, intFromEnv } from '../harness/env';
 
 const pool = new Pool({ connectionString: benchDatabaseUrl('rhythmc_bench_economy'), max: 10 });
@@ -75,6 +77,41 @@ read('/server/collections', async () => {
     "SELECT key, type, unlock_method, properties FROM collection WHERE type <> 'asset' ORDER BY key",
   );
   return rows.map((row) => ({ key: row.key, type: row.type, unlockMethod: row.unlock_method, properties: row.properties }));
+});
+
+read('/resources/manifest', async (req) => {
+  const { rows } = await pool.query<{ path: string; sha256: string; kind: string }>(
+    "SELECT path, sha256, kind FROM resource_file WHERE kind IN ('data', 'lang') ORDER BY path",
+  );
+  const lang = req.query.lang === 'true';
+  return {
+    Data: rows.filter((row) => row.kind === 'data').map((row) => ({ path: row.path, sha256: row.sha256 })),
+    Lang: lang ? rows.filter((row) => row.kind === 'lang').map((row) => ({ path: row.path, sha256: row.sha256 })) : [],
+  };
+});
+
+/** The service's link key (read once) and its asset address (ASSET_SERVER_URL, given by run.ts). */
+let signingKey: Promise<Buffer> | null = null;
+const assetServerUrl = process.env.ASSET_SERVER_URL ?? '';
+
+read('/resources/packmanifest', async () => {
+  signingKey ??= pool.query<{ secret: string }>('SELECT secret FROM resource_signing_key WHERE id = 1').then(({ rows }) => Buffer.from(rows[0].secret, 'hex'));
+  const key = await signingKey;
+  const { rows } = await pool.query<{ name: string; display_name: string; type: string; available_songs: number[]; file: string; size: string | null; sha1: string | null }>(
+    `SELECT p.name, p.display_name, p.type, p.available_songs, p.file, f.size, f.sha1
+       FROM resource_pack p LEFT JOIN resource_file f ON f.path = p.file AND f.kind = 'pack' ORDER BY p.name`,
+  );
+  return rows
+    .filter((row) => row.size !== null && row.sha1 !== null)
+    .map((row) => ({
+      name: row.name,
+      displayName: row.display_name,
+      type: row.type,
+      availableSongs: row.available_songs,
+      size: Number(row.size),
+      sha1: row.sha1,
+      url: `${assetServerUrl}/resources/files/${encodeResourcePath(row.file)}?v=${row.sha1}&sig=${signPackLink(key, row.file, row.sha1 as string)}`,
+    }));
 });
 
 const server = app.listen(intFromEnv('PORT', 0), '127.0.0.1', () => {

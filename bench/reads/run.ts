@@ -5,6 +5,8 @@
  *   GET /server/baltop?limit=10      bare: the token lookup + the service's ranking SQL (1,000,000 players)
  *   GET /server/charts               bare: the token lookup + the chart query (CHARTS active charts)
  *   GET /server/collections          bare: the token lookup + the collection query (COLLECTIONS)
+ *   GET /resources/manifest?lang=true   bare: the token lookup + the index query, serialised (RESOURCE_FILES files)
+ *   GET /resources/packmanifest      bare: the token lookup + the pack query + the signed links (10 packs)
  * The service is the build (dist) with its default logging (info: one JSON line per request, to a
  * file) and metrics. After each measured window its event-loop delay p99 is read from its own
  * /metrics (prom-client's `nodejs_eventloop_lag_p99_seconds`, reset at every scrape).
@@ -14,7 +16,8 @@
  *   npm run bench:reads
  *
  * Environment: BENCH_DATABASE_URL, CONNECTIONS (32), DURATION_SECONDS (8), WARMUP_SECONDS (2),
- * ROUNDS (3), CHARTS (450), COLLECTIONS (300), READS (ping,baltop,charts,collections).
+ * ROUNDS (3), CHARTS (450), COLLECTIONS (300), RESOURCE_FILES (20000),
+ * READS (ping,baltop,charts,collections,manifest,packmanifest).
  * Results: bench/.out/reads.json and a markdown table on stdout.
  */
 import { randomBytes } from 'node:crypto';
@@ -28,6 +31,7 @@ import { assertBenchDatabase, fmt, intFromEnv, listFromEnv, loadAverage, OUT_DIR
 import { closedLoop, LoadResult, mean } from '../harness/load';
 import { Child, startBareServer, startServiceProcess, stopAllChildren, stopChild } from '../harness/process';
 import { ECONOMY_DATABASE_URL } from '../economy/generate';
+import { generateResourceTree } from '../harness/generate';
 
 const CONNECTIONS = intFromEnv('CONNECTIONS', 32);
 const SECONDS = intFromEnv('DURATION_SECONDS', 8);
@@ -35,16 +39,19 @@ const WARMUP_SECONDS = intFromEnv('WARMUP_SECONDS', 2);
 const ROUNDS = intFromEnv('ROUNDS', 3);
 const CHARTS = intFromEnv('CHARTS', 450);
 const COLLECTIONS = intFromEnv('COLLECTIONS', 300);
-const READS = listFromEnv('READS', ['ping', 'baltop', 'charts', 'collections']);
+const RESOURCE_FILES = intFromEnv('RESOURCE_FILES', 20_000);
+const READS = listFromEnv('READS', ['ping', 'baltop', 'charts', 'collections', 'manifest', 'packmanifest']);
 
 const PATHS: Record<string, string> = {
   ping: '/server/ping',
   baltop: '/server/baltop?limit=10',
   charts: '/server/charts',
   collections: '/server/collections',
+  manifest: '/resources/manifest?lang=true',
+  packmanifest: '/resources/packmanifest',
 };
 /** The issue's goal for service ÷ bare. */
-const GOALS: Record<string, number> = { ping: 0.7, baltop: 0.8, charts: 1.5, collections: 1.5 };
+const GOALS: Record<string, number> = { ping: 0.7, baltop: 0.8, charts: 1.5, collections: 1.5, manifest: 0.7, packmanifest: 0.7 };
 
 /** The service's event-loop delay p99 since its last scrape, in ms. */
 async function eventLoopP99(baseUrl: string): Promise<number> {
@@ -60,6 +67,8 @@ async function main(): Promise<void> {
   let service: Child | null = null;
   let bare: Child | null = null;
   try {
+    // The service indexes RESOURCE_DIR at start: the files are there before it.
+    generateResourceTree(join(work, 'resources'), RESOURCE_FILES, 64 * 1024);
     service = await startServiceProcess({
       databaseUrl: ECONOMY_DATABASE_URL,
       adminToken,
@@ -67,7 +76,7 @@ async function main(): Promise<void> {
       log: 'reads-service.log',
       env: { LOG_LEVEL: 'info', SERVER_TOKEN_TTL_SECONDS: '3600', DATA_DIR: join(work, 'data'), RESOURCE_DIR: join(work, 'resources') },
     });
-    bare = await startBareServer('bench/reads/bare-server.ts', {}, '/health/ready');
+    bare = await startBareServer('bench/reads/bare-server.ts', { ASSET_SERVER_URL: service.url }, '/health/ready');
 
     const admin = new AdminApi(service.url, adminToken);
     const charts = Array.from({ length: CHARTS + 50 }, (_, i) => ({ levelId: 900_000 + i, name: `Bench chart ${i}`, difficultyConstant: 1 + (i % 15), version: '1.0', active: i < CHARTS }));
@@ -79,6 +88,9 @@ async function main(): Promise<void> {
         unlockMethod: { type: 'MANUAL' },
         properties: { title: `Bench title ${i}`, description: ['A title of the reads benchmark'], rarity: 'RARE', position: i % 2 === 0 },
       })),
+    );
+    await admin.putPacks(
+      Array.from({ length: 10 }, (_, i) => ({ name: `bench-pack-${i}`, displayName: `Bench pack ${i}`, type: 'FULL', availableSongs: [1, 2, 3], file: `packs/pack-${i}.zip` })),
     );
     const created = await admin.createServer(`bench-${randomBytes(3).toString('hex')}`);
     const { accessToken } = await expectCall<{ accessToken: string }>(200, service.url, 'POST', '/server/login', created.bootstrapToken, { pluginVersion: 1, pluginSHA: 'bench' });
