@@ -5,7 +5,7 @@ import { join, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { UpsertedResponse } from '../common/dto/upserted.response';
-import { PreparedJson, prepareJson } from '../common/http/prepared-json';
+import { matchesIfNoneMatch, PreparedJson, prepareJson } from '../common/http/prepared-json';
 import { BadRequestError, ForbiddenError, NotFoundError, RangeNotSatisfiableError } from '../common/errors/app-error';
 import { TransactionService } from '../database/transaction.service';
 import { DownloadEntry } from './dto/download.dto';
@@ -47,15 +47,6 @@ function quoteList(paths: string[]): string {
   const listed = paths.slice(0, MAX_LISTED_PATHS).map((path) => JSON.stringify(path));
   const rest = paths.length - listed.length;
   return rest > 0 ? `${listed.join(', ')} and ${rest} more` : listed.join(', ');
-}
-
-/** `If-None-Match` names the entity tag (weak comparison, RFC 9110 §13.1.2) or is `*`. */
-function matchesEntityTag(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  return header.split(',').some((candidate) => {
-    const tag = candidate.trim();
-    return tag === '*' || tag.replace(/^W\//, '') === etag;
-  });
 }
 
 @Injectable()
@@ -215,7 +206,7 @@ export class ResourcesService {
         'Content-Type': 'application/octet-stream',
         'X-Content-Type-Options': 'nosniff',
       };
-      if (matchesEntityTag(request.ifNoneMatch, etag)) {
+      if (matchesIfNoneMatch(request.ifNoneMatch, etag)) {
         await handle.close();
         return { status: 304, headers: { ETag: etag, 'Cache-Control': 'no-cache' }, stream: null };
       }
