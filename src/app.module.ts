@@ -4,7 +4,6 @@ import { AuthGuard } from './auth/auth.guard';
 import { AuthModule } from './auth/auth.module';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
 import { RedisModule } from './common/redis/redis.module';
-import { CallerThrottlerGuard } from './common/throttle/caller-throttler.guard';
 import { ThrottleModule } from './common/throttle/throttle.module';
 import { APP_CONFIG, AppConfig } from './config/app-config';
 import { DatabaseModule } from './database/database.module';
@@ -51,10 +50,10 @@ export class AppModule {
       ],
       providers: [
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
-        // Order matters: the limits are per authenticated caller, so authentication runs first
-        // (failed logins are counted by the AuthGuard itself: LoginFailureLimiter).
+        // Deny by default. The per-caller limits are route guards (@RateLimit), which Nest runs after
+        // this global one: they know who the caller is (failed logins are counted by the AuthGuard
+        // itself: LoginFailureLimiter).
         { provide: APP_GUARD, useExisting: AuthGuard },
-        { provide: APP_GUARD, useClass: CallerThrottlerGuard },
       ],
     };
   }

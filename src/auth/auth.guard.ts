@@ -27,43 +27,63 @@ export class AuthGuard implements CanActivate {
     private readonly loginFailures: LoginFailureLimiter,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (context.getType() !== 'http') return true;
-    const kind = this.reflector.getAllAndOverride<AuthKind | undefined>(AUTH_KIND_KEY, [context.getHandler(), context.getClass()]) ?? 'server';
-    const request = context.switchToHttp().getRequest<Request>();
-    const token = bearerToken(request.headers.authorization);
+  /** The auth kind of each route handler, read from its metadata once (routes do not change). */
+  private readonly kinds = new WeakMap<object, AuthKind>();
 
+  /** Synchronous for public and admin routes: Nest awaits a guard only when it returns a promise. */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+    if (context.getType() !== 'http') return true;
+    const request = context.switchToHttp().getRequest<Request>();
+    const kind = this.kindOf(context);
+    if (kind === 'public') {
+      request.auth = { kind: 'public' };
+      return true;
+    }
+    const token = bearerToken(request.headers.authorization);
     switch (kind) {
-      case 'public':
-        request.auth = { kind: 'public' };
-        return true;
       case 'admin':
         // Without ADMIN_TOKEN the admin API does not exist (decisions.md §1).
         if (!this.auth.adminApiEnabled) throw new NotFoundError();
         if (token === null || !this.auth.verifyAdminToken(token)) throw new UnauthorizedError('Invalid admin token');
         request.auth = { kind: 'admin' };
         return true;
-      case 'bootstrap': {
-        // The legacy body field is read only when the header is absent (decisions.md §3).
-        const presented = token ?? legacyServerAuthToken(request.body);
-        const credentialHash = presented === null ? null : this.auth.credentialHash(presented);
-        try {
-          if (credentialHash === null) throw new UnauthorizedError('Missing bootstrap token');
-          request.auth = { kind: 'bootstrap', serverId: await this.auth.resolveBootstrapToken(credentialHash), credentialHash };
-        } catch (error) {
-          // A failure counts against the source address and the credential: over either budget, 429.
-          if (error instanceof UnauthorizedError) throw await this.loginFailures.serverLoginFailed(clientIp(request), credentialHash, error);
-          throw error;
-        }
-        return true;
-      }
+      case 'bootstrap':
+        return this.authenticateBootstrap(request, token);
       case 'server':
-      case 'server-refresh': {
+      case 'server-refresh':
         if (token === null) throw new UnauthorizedError('Missing bearer server access token');
-        request.auth = { kind: 'server', session: await this.auth.resolveServerToken(token, kind === 'server-refresh') };
-        return true;
-      }
+        return this.authenticateServer(request, token, kind === 'server-refresh');
     }
+  }
+
+  private kindOf(context: ExecutionContext): AuthKind {
+    const handler = context.getHandler();
+    let kind = this.kinds.get(handler);
+    if (kind === undefined) {
+      kind = this.reflector.getAllAndOverride<AuthKind | undefined>(AUTH_KIND_KEY, [handler, context.getClass()]) ?? 'server';
+      this.kinds.set(handler, kind);
+    }
+    return kind;
+  }
+
+  private async authenticateBootstrap(request: Request, token: string | null): Promise<boolean> {
+    // The legacy body field is read only when the header is absent (decisions.md §3).
+    const presented = token ?? legacyServerAuthToken(request.body);
+    const credentialHash = presented === null ? null : this.auth.credentialHash(presented);
+    try {
+      if (credentialHash === null) throw new UnauthorizedError('Missing bootstrap token');
+      request.auth = { kind: 'bootstrap', serverId: await this.auth.resolveBootstrapToken(credentialHash), credentialHash };
+    } catch (error) {
+      // A failure counts against the source address and the credential: over either budget, 429.
+      if (error instanceof UnauthorizedError) throw await this.loginFailures.serverLoginFailed(clientIp(request), credentialHash, error);
+      throw error;
+    }
+    return true;
+  }
+
+  private async authenticateServer(request: Request, token: string, forRefresh: boolean): Promise<boolean> {
+    request.auth = { kind: 'server', session: await this.auth.resolveServerToken(token, forRefresh) };
+    return true;
   }
 }
 

@@ -69,7 +69,11 @@ function serializeError(error: unknown): Record<string, unknown> {
   };
 }
 
-/** The app's root logger: JSON lines on stdout (synchronous), or on `destination` (tests). */
+/**
+ * The app's root logger: JSON lines on stdout, or on `destination` (tests). Written asynchronously:
+ * a synchronous write per line was a system call on the request path (docs/benchmarks.md, "The
+ * plugin's reads"); pino flushes what is buffered when the process exits.
+ */
 export function createRootLogger(level: LogLevel, destination?: DestinationStream): Pino {
   return pino(
     {
@@ -78,7 +82,7 @@ export function createRootLogger(level: LogLevel, destination?: DestinationStrea
       formatters: { level: (label) => ({ level: label }), log: redactSecrets },
       serializers: { err: serializeError },
     },
-    destination ?? pino.destination({ dest: 1, sync: true }),
+    destination ?? pino.destination({ dest: 1, sync: false }),
   );
 }
 

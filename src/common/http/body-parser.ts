@@ -9,6 +9,11 @@ export const MAX_BODY_BYTES = 256 * 1024;
 export function jsonBodyParser(): RequestHandler {
   const parse = json({ limit: MAX_BODY_BYTES, strict: true });
   return (req, res, next) => {
+    // No body at all (every GET of the plugin): nothing to parse (body-parser's own hasBody test).
+    if (req.headers['transfer-encoding'] === undefined && req.headers['content-length'] === undefined) {
+      next();
+      return;
+    }
     parse(req, res, (error?: unknown) => {
       if (error !== undefined && error !== null) {
         next(error);

@@ -2,11 +2,11 @@ import { ExecutionContext, Injectable } from '@nestjs/common';
 import { ThrottlerGuard, ThrottlerLimitDetail, ThrottlerRequest } from '@nestjs/throttler';
 import type { Request } from 'express';
 import { RateLimitedError } from '../errors/app-error';
-import { RATE_LIMIT_KEY, RateLimitName } from './rate-limit.decorator';
+import { RATE_LIMIT_KEY, type RateLimitName } from './rate-limit';
 
 /**
- * The per-caller limits of the routes marked @RateLimit(name). Runs after the AuthGuard: the
- * tracker is the authenticated caller (the bootstrap credential's hash for server login, the
+ * The per-caller limits of the routes marked @RateLimit(name), which attaches this guard; it runs
+ * after the global AuthGuard. The tracker is the authenticated caller (the bootstrap credential's hash for server login, the
  * server session for player login and logout), never the client address, so the players of one
  * game server, or game servers behind one proxy, do not share a bucket. Only the throttler named
  * on the route counts the request; its key is the same on every route that names it (player login

@@ -1,15 +1,12 @@
-import { SetMetadata } from '@nestjs/common';
+import { applyDecorators, SetMetadata, UseGuards } from '@nestjs/common';
+import { CallerThrottlerGuard } from './caller-throttler.guard';
+import { RATE_LIMIT_KEY, type RateLimitName } from './rate-limit';
+
+export type { RateLimitName } from './rate-limit';
 
 /**
- * The named limits of the login routes (decisions.md "Rate limits"). Each is counted per caller,
- * after authentication has said who the caller is:
- * - `server-login`: per presented bootstrap credential (THROTTLE_LOGIN_LIMIT / _TTL_SECONDS);
- * - `player-login`: player login and logout together, per calling server session
- *   (THROTTLE_PLAYER_LOGIN_LIMIT / _TTL_SECONDS).
- * Failed attempts are counted separately (LoginFailureLimiter, LoginLockout).
+ * Puts the route under the named per-caller limit: the name, and the guard that counts it. The
+ * guard runs after the global AuthGuard (Nest runs global guards first), so it knows the caller;
+ * routes without a limit do not pay for a throttler guard on every request (docs/benchmarks.md).
  */
-export type RateLimitName = 'server-login' | 'player-login';
-
-export const RATE_LIMIT_KEY = 'rhythmc:rate-limit';
-
-export const RateLimit = (name: RateLimitName) => SetMetadata(RATE_LIMIT_KEY, name);
+export const RateLimit = (name: RateLimitName) => applyDecorators(SetMetadata(RATE_LIMIT_KEY, name), UseGuards(CallerThrottlerGuard));
