@@ -142,6 +142,24 @@ describe('Prometheus metrics', () => {
     expect(valueOf(samples, 'nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
   });
 
+  it('reports the event-loop delay since the previous scrape, the monitor resolution taken off', async () => {
+    await scrape();
+    // The app runs in this process: a 200 ms busy loop holds its event loop.
+    const until = Date.now() + 200;
+    while (Date.now() < until) {
+      // busy: nothing runs meanwhile
+    }
+    const blocked = await scrape();
+    const stat = (samples: Sample[], name: string) => valueOf(samples, 'rhythmc_event_loop_delay_seconds', { stat: name }) as number;
+    expect(stat(blocked, 'max')).toBeGreaterThanOrEqual(0.195);
+    expect(stat(blocked, 'max')).toBeLessThan(2);
+    expect(stat(blocked, 'p99')).toBeLessThanOrEqual(stat(blocked, 'max'));
+    expect(stat(blocked, 'p50')).toBeLessThanOrEqual(stat(blocked, 'p99'));
+    // The window starts again at every scrape: the block is gone from the next one.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(stat(await scrape(), 'max')).toBeLessThan(0.195);
+  });
+
   it('reports the live sessions the database holds', async () => {
     const server = await createServer(app);
     const session = await loginServer(app, server);

@@ -1,0 +1,34 @@
+/**
+ * The event-loop delay of a running service, from its own /metrics:
+ * `rhythmc_event_loop_delay_seconds{stat}` (perf_hooks.monitorEventLoopDelay, the monitor's
+ * resolution taken off), over the window since the previous scrape. Scrape once before a measured
+ * window (to start it) and once after (to read it).
+ */
+import { call } from './api';
+
+export interface EventLoopDelay {
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+}
+
+/**
+ * The services a benchmark starts inherit its environment (bench/harness/process.ts), so with
+ * METRICS_TOKEN set there their /metrics wants that token (trimmed, as the service reads it).
+ */
+const inheritedMetricsToken = (): string | null => process.env.METRICS_TOKEN?.trim() || null;
+
+export async function eventLoopDelay(baseUrl: string, metricsToken: string | null = inheritedMetricsToken()): Promise<EventLoopDelay> {
+  const metrics = await call(baseUrl, 'GET', '/metrics', metricsToken);
+  if (metrics.status !== 200) throw new Error(`GET /metrics answered ${metrics.status}`);
+  const stat = (name: string) => {
+    const line = metrics.text.split('\n').find((l) => l.startsWith(`rhythmc_event_loop_delay_seconds{stat="${name}"}`));
+    return line ? Number(line.split(' ').pop()) * 1000 : NaN;
+  };
+  return { p50Ms: stat('p50'), p99Ms: stat('p99'), maxMs: stat('max') };
+}
+
+/** eventLoopDelay of several instances, scraped together: their windows start and end at the same moment. */
+export function eventLoopDelays(baseUrls: string[], metricsToken: string | null = inheritedMetricsToken()): Promise<EventLoopDelay[]> {
+  return Promise.all(baseUrls.map((baseUrl) => eventLoopDelay(baseUrl, metricsToken)));
+}
