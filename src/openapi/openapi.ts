@@ -43,7 +43,10 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
     .setTitle('rhythmc backend')
     .setDescription(DESCRIPTION)
     .setVersion(packageVersion())
-    .addServer(config.publicBaseUrl)
+    // "Try it out" calls the first server: the address the docs were opened at (a relative URL:
+    // no CORS between an internal address and PUBLIC_BASE_URL); the public address is the second.
+    .addServer('/', 'The address these docs were opened at')
+    .addServer(config.publicBaseUrl, 'PUBLIC_BASE_URL')
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Server access token from POST /server/login or GET /server/refresh' }, SERVER_TOKEN_SCHEME)
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Bootstrap token of one game server (POST /server/login only)' }, BOOTSTRAP_TOKEN_SCHEME)
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN of the service (/admin only)' }, ADMIN_TOKEN_SCHEME);

@@ -21,6 +21,7 @@ type Operation = {
 type Document = {
   openapi: string;
   info: { title: string; description: string; version: string };
+  servers: Array<{ url: string; description?: string }>;
   paths: Record<string, Record<string, Operation>>;
   components: { schemas: Record<string, Schema>; securitySchemes: Record<string, { type: string; scheme: string }> };
 };
@@ -132,6 +133,13 @@ describe('API docs (OpenAPI at /docs)', () => {
     expect(document.openapi).toMatch(/^3\./);
     expect(document.info.title).toBe('rhythmc backend');
     expect(Object.keys(document.paths).length).toBeGreaterThan(0);
+  });
+
+  it('lets "Try it out" call the address the docs were opened at first, PUBLIC_BASE_URL second', () => {
+    expect(document.servers).toEqual([
+      { url: '/', description: 'The address these docs were opened at' },
+      { url: app.config.publicBaseUrl, description: 'PUBLIC_BASE_URL' },
+    ]);
   });
 
   it('serves the UI at /docs as HTML without a token', async () => {
