@@ -32,11 +32,21 @@ export interface StartOptions {
   logDestination?: DestinationStream;
 }
 
+/** The embedded database takes seconds to open: say so before, and when it is ready. */
+async function startEmbedded(dataDir: string, rootLogger: ReturnType<typeof createRootLogger>): Promise<EmbeddedDatabase> {
+  const log = rootLogger.child({ context: 'Database' });
+  const started = Date.now();
+  log.info(`Starting the embedded database in ${dataDir} (no DATABASE_URL)`);
+  const embedded = await EmbeddedDatabase.start(dataDir);
+  log.info(`Embedded database ready in ${Date.now() - started} ms`);
+  return embedded;
+}
+
 /** Builds, configures and starts the service; the same path for `npm start` and the e2e tests. */
 export async function startService(config: AppConfig, options: StartOptions = {}): Promise<RunningService> {
   const httpsOptions = httpsOptionsOf(config);
   const rootLogger = createRootLogger(config.logLevel, options.logDestination);
-  const embedded = config.databaseUrl === null ? await EmbeddedDatabase.start(config.dataDir) : null;
+  const embedded = config.databaseUrl === null ? await startEmbedded(config.dataDir, rootLogger) : null;
   const database: DatabaseTarget = embedded ? { url: embedded.url, embedded: true } : { url: config.databaseUrl as string, embedded: false };
   let app: NestExpressApplication;
   let drain: HttpDrain;

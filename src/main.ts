@@ -3,6 +3,8 @@ import { Logger } from '@nestjs/common';
 import { startService } from './app.factory';
 import { stopOnSignals } from './common/lifecycle/shutdown-signals';
 import { ConfigError, loadConfig } from './config/app-config';
+import { packageVersion } from './config/package-version';
+import { openMetricsWarning, startupSummary } from './config/startup-summary';
 
 async function main(): Promise<void> {
   const logger = new Logger('Main');
@@ -18,9 +20,9 @@ async function main(): Promise<void> {
   }
 
   const service = await startService(config);
-  logger.log(
-    `rhythmc-backend listening on ${config.host}:${service.port} (${config.databaseUrl ? 'PostgreSQL' : `embedded database in ${config.dataDir}`}${config.redisUrl ? ', Redis' : ''})`,
-  );
+  logger.log(startupSummary(config, service.port, packageVersion()));
+  const metricsWarning = openMetricsWarning(config, service.port);
+  if (metricsWarning !== null) logger.warn(metricsWarning);
 
   stopOnSignals(service, logger);
 }

@@ -108,4 +108,25 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^Invalid configuration: ${name} `));
   });
+
+  it('reports every invalid variable in one message', () => {
+    let thrown: unknown;
+    try {
+      loadConfig({ PORT: 'eighty', LOG_LEVEL: 'loud', ADMIN_TOKEN: 'short', REDIS_URL: 'http://cache', CHAT_BURST: '0' });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ConfigError);
+    expect((thrown as ConfigError).variable).toBe('PORT, LOG_LEVEL, ADMIN_TOKEN, REDIS_URL, CHAT_BURST');
+    expect((thrown as ConfigError).message).toBe(
+      [
+        'Invalid configuration (5 variables):',
+        '  PORT must be an integer, got "eighty"',
+        '  LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"',
+        '  ADMIN_TOKEN must be at least 16 characters long',
+        '  REDIS_URL must use redis: or rediss:, got "http:"',
+        '  CHAT_BURST must be between 1 and 100000, got 0',
+      ].join('\n'),
+    );
+  });
 });

@@ -56,9 +56,20 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export class ConfigError extends Error {
-  constructor(readonly variable: string, detail: string) {
+  constructor(
+    readonly variable: string,
+    readonly detail: string,
+  ) {
     super(`Invalid configuration: ${variable} ${detail}`);
     this.name = 'ConfigError';
+  }
+
+  /** One error for every variable that failed: an operator fixes them all before the next start. */
+  static of(errors: ConfigError[]): ConfigError {
+    if (errors.length === 1) return errors[0];
+    const error = new ConfigError(errors.map((e) => e.variable).join(', '), errors.map((e) => `\n  ${e.variable} ${e.detail}`).join(''));
+    error.message = `Invalid configuration (${errors.length} variables):${error.detail}`;
+    return error;
   }
 }
 
@@ -141,62 +152,78 @@ function trustProxy(env: Env, name: string): TrustProxy {
 }
 
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): AppConfig {
-  const port = int(env, 'PORT', 3000, 0, 65535);
+  // Every variable is read, and every invalid one reported in one message.
+  const errors: ConfigError[] = [];
+  const read = <T>(value: () => T, fallback: T): T => {
+    try {
+      return value();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      errors.push(error);
+      return fallback;
+    }
+  };
+  const port = read(() => int(env, 'PORT', 3000, 0, 65535), 3000);
   const host = raw(env, 'HOST') ?? '0.0.0.0';
   const tlsCertFile = raw(env, 'TLS_CERT_FILE') ?? null;
   const tlsKeyFile = raw(env, 'TLS_KEY_FILE') ?? null;
   if ((tlsCertFile === null) !== (tlsKeyFile === null)) {
-    throw new ConfigError(tlsCertFile === null ? 'TLS_CERT_FILE' : 'TLS_KEY_FILE', 'must be set together with the other TLS file');
+    errors.push(new ConfigError(tlsCertFile === null ? 'TLS_CERT_FILE' : 'TLS_KEY_FILE', 'must be set together with the other TLS file'));
   }
   const defaultScheme = tlsCertFile ? 'https' : 'http';
-  const publicBaseUrl = url(env, 'PUBLIC_BASE_URL', `${defaultScheme}://localhost:${port}`, ['http:', 'https:']) as string;
+  const defaultBaseUrl = `${defaultScheme}://localhost:${port}`;
+  const publicBaseUrl = read(() => url(env, 'PUBLIC_BASE_URL', defaultBaseUrl, ['http:', 'https:']) as string, defaultBaseUrl);
   const wsDefault = `${publicBaseUrl.replace(/^http/, 'ws')}/ws`;
   const logLevel = (raw(env, 'LOG_LEVEL') ?? 'info').toLowerCase();
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
-    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+    errors.push(new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`));
   }
   const adminToken = raw(env, 'ADMIN_TOKEN') ?? null;
   if (adminToken !== null && adminToken.length < 16) {
-    throw new ConfigError('ADMIN_TOKEN', 'must be at least 16 characters long');
+    errors.push(new ConfigError('ADMIN_TOKEN', 'must be at least 16 characters long'));
   }
   const metricsToken = raw(env, 'METRICS_TOKEN') ?? null;
   if (metricsToken !== null && (metricsToken.length < 16 || /\s/.test(metricsToken))) {
-    throw new ConfigError('METRICS_TOKEN', 'must be at least 16 characters long, without spaces');
+    errors.push(new ConfigError('METRICS_TOKEN', 'must be at least 16 characters long, without spaces'));
   }
+  const number = (name: string, fallback: number, min: number, max: number) => read(() => int(env, name, fallback, min, max), fallback);
+  const optionalUrl = (name: string, protocols: string[]) => read(() => url(env, name, null, protocols), null);
 
-  return {
+  const config: AppConfig = {
     port,
     host,
     publicBaseUrl,
-    assetServerUrl: url(env, 'ASSET_SERVER_URL', publicBaseUrl, ['http:', 'https:']) as string,
-    wsServerUrl: url(env, 'WS_SERVER_URL', wsDefault, ['ws:', 'wss:']) as string,
-    databaseUrl: url(env, 'DATABASE_URL', null, ['postgres:', 'postgresql:']),
+    assetServerUrl: read(() => url(env, 'ASSET_SERVER_URL', publicBaseUrl, ['http:', 'https:']) as string, publicBaseUrl),
+    wsServerUrl: read(() => url(env, 'WS_SERVER_URL', wsDefault, ['ws:', 'wss:']) as string, wsDefault),
+    databaseUrl: optionalUrl('DATABASE_URL', ['postgres:', 'postgresql:']),
     dataDir: path(env, 'DATA_DIR', './data', cwd),
-    redisUrl: url(env, 'REDIS_URL', null, ['redis:', 'rediss:']),
-    redisKeyPrefix: prefix(env, 'REDIS_KEY_PREFIX', 'rhythmc:'),
+    redisUrl: optionalUrl('REDIS_URL', ['redis:', 'rediss:']),
+    redisKeyPrefix: read(() => prefix(env, 'REDIS_KEY_PREFIX', 'rhythmc:'), 'rhythmc:'),
     adminToken,
     metricsToken,
-    identityProviderUrl: url(env, 'IDENTITY_PROVIDER_URL', 'https://sessionserver.mojang.com', ['http:', 'https:']) as string,
+    identityProviderUrl: read(() => url(env, 'IDENTITY_PROVIDER_URL', 'https://sessionserver.mojang.com', ['http:', 'https:']) as string, ''),
     resourceDir: path(env, 'RESOURCE_DIR', './resources', cwd),
-    cdnBaseUrl: url(env, 'CDN_BASE_URL', null, ['http:', 'https:']),
-    resourceLinkTtlSeconds: int(env, 'RESOURCE_LINK_TTL_SECONDS', 3_600, 1, 604_800),
-    serverTokenTtlSeconds: int(env, 'SERVER_TOKEN_TTL_SECONDS', 600, 1, 86_400),
-    serverTokenRefreshGraceSeconds: int(env, 'SERVER_TOKEN_REFRESH_GRACE_SECONDS', 60, 0, 3_600),
-    playerTokenTtlSeconds: int(env, 'PLAYER_TOKEN_TTL_SECONDS', 600, 1, 86_400),
-    playerResyncIntervalSeconds: int(env, 'PLAYER_RESYNC_INTERVAL_SECONDS', 240, 1, 86_400),
-    resumeTokenTtlSeconds: int(env, 'RESUME_TOKEN_TTL_SECONDS', 604_800, 1, 31_536_000),
-    throttleLoginLimit: int(env, 'THROTTLE_LOGIN_LIMIT', 20, 1, 1_000_000),
-    throttleLoginTtlSeconds: int(env, 'THROTTLE_LOGIN_TTL_SECONDS', 60, 1, 86_400),
-    throttlePlayerLoginLimit: int(env, 'THROTTLE_PLAYER_LOGIN_LIMIT', 600, 1, 1_000_000),
-    throttlePlayerLoginTtlSeconds: int(env, 'THROTTLE_PLAYER_LOGIN_TTL_SECONDS', 60, 1, 86_400),
-    throttleTokenMaxFailures: int(env, 'THROTTLE_TOKEN_MAX_FAILURES', 5, 1, 1_000),
-    throttleTokenLockoutSeconds: int(env, 'THROTTLE_TOKEN_LOCKOUT_SECONDS', 300, 1, 86_400),
-    trustProxy: trustProxy(env, 'TRUST_PROXY'),
-    chatLinesPerSecond: int(env, 'CHAT_LINES_PER_SECOND', 5, 1, 10_000),
-    chatBurst: int(env, 'CHAT_BURST', 20, 1, 100_000),
-    shutdownTimeoutSeconds: int(env, 'SHUTDOWN_TIMEOUT_SECONDS', 10, 1, 600),
+    cdnBaseUrl: optionalUrl('CDN_BASE_URL', ['http:', 'https:']),
+    resourceLinkTtlSeconds: number('RESOURCE_LINK_TTL_SECONDS', 3_600, 1, 604_800),
+    serverTokenTtlSeconds: number('SERVER_TOKEN_TTL_SECONDS', 600, 1, 86_400),
+    serverTokenRefreshGraceSeconds: number('SERVER_TOKEN_REFRESH_GRACE_SECONDS', 60, 0, 3_600),
+    playerTokenTtlSeconds: number('PLAYER_TOKEN_TTL_SECONDS', 600, 1, 86_400),
+    playerResyncIntervalSeconds: number('PLAYER_RESYNC_INTERVAL_SECONDS', 240, 1, 86_400),
+    resumeTokenTtlSeconds: number('RESUME_TOKEN_TTL_SECONDS', 604_800, 1, 31_536_000),
+    throttleLoginLimit: number('THROTTLE_LOGIN_LIMIT', 20, 1, 1_000_000),
+    throttleLoginTtlSeconds: number('THROTTLE_LOGIN_TTL_SECONDS', 60, 1, 86_400),
+    throttlePlayerLoginLimit: number('THROTTLE_PLAYER_LOGIN_LIMIT', 600, 1, 1_000_000),
+    throttlePlayerLoginTtlSeconds: number('THROTTLE_PLAYER_LOGIN_TTL_SECONDS', 60, 1, 86_400),
+    throttleTokenMaxFailures: number('THROTTLE_TOKEN_MAX_FAILURES', 5, 1, 1_000),
+    throttleTokenLockoutSeconds: number('THROTTLE_TOKEN_LOCKOUT_SECONDS', 300, 1, 86_400),
+    trustProxy: read(() => trustProxy(env, 'TRUST_PROXY'), false),
+    chatLinesPerSecond: number('CHAT_LINES_PER_SECOND', 5, 1, 10_000),
+    chatBurst: number('CHAT_BURST', 20, 1, 100_000),
+    shutdownTimeoutSeconds: number('SHUTDOWN_TIMEOUT_SECONDS', 10, 1, 600),
     tlsCertFile: tlsCertFile === null ? null : path(env, 'TLS_CERT_FILE', tlsCertFile, cwd),
     tlsKeyFile: tlsKeyFile === null ? null : path(env, 'TLS_KEY_FILE', tlsKeyFile, cwd),
     logLevel: logLevel as LogLevel,
   };
+  if (errors.length > 0) throw ConfigError.of(errors);
+  return config;
 }

@@ -1,4 +1,20 @@
+import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
+
+const logger = new Logger('Migrations');
+
+/** Applies what is pending and says what it did: a line per migration, or that the schema is up to date. */
+async function applyPending(dataSource: DataSource): Promise<void> {
+  const started = Date.now();
+  if (!(await dataSource.showMigrations())) {
+    logger.log(`Schema up to date (${dataSource.migrations.length} migrations)`);
+    return;
+  }
+  logger.log('Applying pending migrations');
+  const applied = await dataSource.runMigrations({ transaction: 'each' });
+  for (const migration of applied) logger.log(`Applied ${migration.name}`);
+  logger.log(`Applied ${applied.length} migrations in ${Date.now() - started} ms; schema up to date (${dataSource.migrations.length} migrations)`);
+}
 
 /** Arbitrary constant: instances starting together take turns to migrate. */
 const MIGRATION_LOCK_KEY = 727_001;
@@ -10,7 +26,7 @@ const MIGRATION_LOCK_KEY = 727_001;
  */
 export async function runMigrations(dataSource: DataSource, embedded: boolean): Promise<void> {
   if (embedded) {
-    await dataSource.runMigrations({ transaction: 'each' });
+    await applyPending(dataSource);
     return;
   }
   const runner = dataSource.createQueryRunner();
@@ -18,7 +34,7 @@ export async function runMigrations(dataSource: DataSource, embedded: boolean): 
   try {
     await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     try {
-      await dataSource.runMigrations({ transaction: 'each' });
+      await applyPending(dataSource);
     } finally {
       await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
     }

@@ -102,9 +102,20 @@ class AppPinoLogger extends PinoLogger {
   }
 }
 
+/** Nest's own start-up chatter (one line per route, module and gateway message): debug, not info. */
+const NEST_BOOT_CONTEXTS = new Set(['RouterExplorer', 'RoutesResolver', 'InstanceLoader', 'WebSocketsController']);
+
+class AppNestLogger extends NestPinoLogger {
+  override log(message: unknown, ...optionalParams: unknown[]): void {
+    const context = optionalParams[optionalParams.length - 1];
+    if (typeof context === 'string' && NEST_BOOT_CONTEXTS.has(context)) super.debug(message, ...optionalParams);
+    else super.log(message, ...optionalParams);
+  }
+}
+
 /** The Nest LoggerService: every `new Logger('X')` call becomes a JSON line. */
 export function createNestLogger(root: Pino): LoggerService {
-  return new NestPinoLogger(new AppPinoLogger(root), {});
+  return new AppNestLogger(new AppPinoLogger(root), {});
 }
 
 function completionLevel(response: Response, route: string): Level {

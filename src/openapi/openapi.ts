@@ -1,9 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { ADMIN_TOKEN_SCHEME, BOOTSTRAP_TOKEN_SCHEME, SERVER_TOKEN_SCHEME } from '../common/decorators/auth.decorators';
 import type { AppConfig } from '../config/app-config';
+import { packageVersion } from '../config/package-version';
 import { TAG_DESCRIPTIONS } from './api-tags';
 import { WEBSOCKET_DESCRIPTION } from './websocket.description';
 
@@ -22,15 +21,6 @@ the **bootstrap token** is accepted by \`POST /server/login\` only, the **admin 
 routes (ping, health, signed resource files, these docs) are public.
 
 ${WEBSOCKET_DESCRIPTION}`;
-
-function packageVersion(): string {
-  // src/openapi (ts-node, jest) and dist/src/openapi (built) sit at different depths.
-  for (let dir = __dirname; dir !== dirname(dir); dir = dirname(dir)) {
-    const file = join(dir, 'package.json');
-    if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { version?: string }).version ?? '0.0.0';
-  }
-  return '0.0.0';
-}
 
 type Operation = { security?: Record<string, string[]>[] };
 

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ServerService } from '../../src/server/server.service';
@@ -71,6 +71,17 @@ describe('structured logs', () => {
   afterAll(async () => {
     await app?.close();
     rmSync(resourceDir, { recursive: true, force: true });
+  });
+
+  it('says at start what the migrations did, and puts Nest\'s route mapping at debug', () => {
+    const records = capture.records();
+    const migrations = readdirSync(join(__dirname, '..', '..', 'migrations')).filter((file) => file.endsWith('.ts')).length;
+    const schema = records.filter((record) => record.context === 'Migrations').map((record) => record.msg as string);
+    // Up to date when an earlier start migrated the test database; otherwise a line per migration first.
+    expect(schema[schema.length - 1]).toMatch(new RegExp(`schema up to date \\(${migrations} migrations\\)$`, 'i'));
+    const routeMapping = records.filter((record) => record.context === 'RouterExplorer' || record.context === 'RoutesResolver').map((record) => record.level as string);
+    expect(routeMapping.length).toBeGreaterThan(10);
+    expect(new Set(routeMapping)).toEqual(new Set(['debug']));
   });
 
   it('logs every request as one JSON line with its id, and no token, Net Token or resume token', async () => {
