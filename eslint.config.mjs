@@ -29,6 +29,13 @@ export default tseslint.config(
       'no-console': 'error',
     },
   },
+  // The npm lifecycle scripts are plain CommonJS run by node before anything is built: no types.
+  {
+    files: ['scripts/**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: { sourceType: 'commonjs', globals: globals.node, parserOptions: { projectService: false, project: null } },
+    rules: { ...tseslint.configs.disableTypeChecked.rules, '@typescript-eslint/no-require-imports': 'off' },
+  },
   // Module boundaries (docs/architecture.md): nothing depends on the realtime module but the app's
   // wiring and observability (which reads its connection count); a service, controller or guard reaches another module through that module's service,
   // never its repository (repositories may share SQL fragments); the catalog knows neither uploads

@@ -3,17 +3,20 @@ import type { DataSource } from 'typeorm';
 
 const logger = new Logger('Migrations');
 
+/** Where the lines of a migration run go: the service's log by default. */
+export type MigrationLog = (line: string) => void;
+
 /** Applies what is pending and says what it did: a line per migration, or that the schema is up to date. */
-async function applyPending(dataSource: DataSource): Promise<void> {
+async function applyPending(dataSource: DataSource, log: MigrationLog): Promise<void> {
   const started = Date.now();
   if (!(await dataSource.showMigrations())) {
-    logger.log(`Schema up to date (${dataSource.migrations.length} migrations)`);
+    log(`Schema up to date (${dataSource.migrations.length} migrations)`);
     return;
   }
-  logger.log('Applying pending migrations');
+  log('Applying pending migrations');
   const applied = await dataSource.runMigrations({ transaction: 'each' });
-  for (const migration of applied) logger.log(`Applied ${migration.name}`);
-  logger.log(`Applied ${applied.length} migrations in ${Date.now() - started} ms; schema up to date (${dataSource.migrations.length} migrations)`);
+  for (const migration of applied) log(`Applied ${migration.name}`);
+  log(`Applied ${applied.length} migrations in ${Date.now() - started} ms; schema up to date (${dataSource.migrations.length} migrations)`);
 }
 
 /** Arbitrary constant: instances starting together take turns to migrate. */
@@ -24,9 +27,9 @@ const MIGRATION_LOCK_KEY = 727_001;
  * once, so the run holds a session advisory lock. The embedded database is single-process
  * (its data dir is locked) and shares one session across connections, so it needs no lock.
  */
-export async function runMigrations(dataSource: DataSource, embedded: boolean): Promise<void> {
+export async function runMigrations(dataSource: DataSource, embedded: boolean, log: MigrationLog = (line) => logger.log(line)): Promise<void> {
   if (embedded) {
-    await applyPending(dataSource);
+    await applyPending(dataSource, log);
     return;
   }
   const runner = dataSource.createQueryRunner();
@@ -34,7 +37,7 @@ export async function runMigrations(dataSource: DataSource, embedded: boolean): 
   try {
     await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     try {
-      await applyPending(dataSource);
+      await applyPending(dataSource, log);
     } finally {
       await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
     }

@@ -31,7 +31,7 @@ export default async function globalSetup(): Promise<void> {
     await withAdminClient(serverUrl, (admin) => admin.query(`CREATE DATABASE "${template}"`));
     const dataSource = await new DataSource(buildDataSourceOptions({ url: withDatabase(serverUrl, template), embedded: false })).initialize();
     try {
-      await runMigrations(dataSource, false);
+      await runMigrations(dataSource, false, () => undefined);
     } finally {
       await dataSource.destroy();
     }
@@ -46,7 +46,7 @@ export default async function globalSetup(): Promise<void> {
   try {
     const dataSource = await new DataSource(buildDataSourceOptions({ url: embedded.url, embedded: true })).initialize();
     try {
-      await runMigrations(dataSource, true);
+      await runMigrations(dataSource, true, () => undefined);
     } finally {
       await dataSource.destroy();
     }

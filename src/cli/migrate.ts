@@ -1,0 +1,69 @@
+/**
+ * Migrations by hand, from the build (the production image has no TypeScript tooling):
+ *
+ *   node dist/src/cli/migrate.js show      # applied [X] and pending [ ] migrations
+ *   node dist/src/cli/migrate.js run       # apply what is pending (the service also does this at start)
+ *   node dist/src/cli/migrate.js revert    # revert the last applied migration (once per migration)
+ *
+ * On the database of DATABASE_URL, or without it on the embedded database in DATA_DIR (the
+ * service must be stopped: the data dir is locked while it runs). `npm run migrate -- <command>`
+ * is the same. Exit 0 on success, 1 on failure, 2 on a usage mistake.
+ */
+import 'reflect-metadata';
+import { DataSource } from 'typeorm';
+import { ConfigError, loadConfig } from '../config/app-config';
+import { buildDataSourceOptions } from '../database/database-options';
+import { EmbeddedDatabase } from '../database/embedded/embedded-database';
+import { runMigrations } from '../database/migrate';
+
+const USAGE = 'usage: migrate show|run|revert  (DATABASE_URL, or the embedded database in DATA_DIR)';
+
+const print = (line: string) => process.stdout.write(`${line}\n`);
+
+async function main(command: string | undefined): Promise<number> {
+  if (command !== 'show' && command !== 'run' && command !== 'revert') {
+    process.stderr.write(`${USAGE}\n`);
+    return 2;
+  }
+  const config = loadConfig();
+  const embedded = config.databaseUrl === null ? await EmbeddedDatabase.start(config.dataDir, 1) : null;
+  const target = embedded ? { url: embedded.url, embedded: true } : { url: config.databaseUrl as string, embedded: false };
+  print(`Database: ${embedded ? `embedded in ${config.dataDir}` : 'DATABASE_URL'}`);
+  const dataSource = await new DataSource({ ...buildDataSourceOptions(target), logging: false }).initialize();
+  try {
+    if (command === 'show') {
+      const runner = dataSource.createQueryRunner();
+      try {
+        const applied = new Set(
+          ((await runner.query('SELECT name FROM migrations').catch(() => [])) as Array<{ name: string }>).map((row) => row.name),
+        );
+        for (const migration of dataSource.migrations) print(`${applied.has(migration.name ?? '') ? '[X]' : '[ ]'} ${migration.name ?? ''}`);
+      } finally {
+        await runner.release();
+      }
+    } else if (command === 'run') {
+      await runMigrations(dataSource, target.embedded, print);
+    } else {
+      const before = await appliedCount(dataSource);
+      await dataSource.undoLastMigration({ transaction: 'each' });
+      print(before === 0 ? 'Nothing to revert' : `Reverted the last migration (${before - 1} still applied)`);
+    }
+    return 0;
+  } finally {
+    await dataSource.destroy();
+    await embedded?.stop();
+  }
+}
+
+async function appliedCount(dataSource: DataSource): Promise<number> {
+  const rows = (await dataSource.query('SELECT count(*)::int AS n FROM migrations').catch(() => [{ n: 0 }])) as Array<{ n: number }>;
+  return rows[0].n;
+}
+
+main(process.argv[2]).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof ConfigError ? error.message : `migrate failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`}\n`);
+    process.exit(1);
+  },
+);
