@@ -5,6 +5,7 @@ import { pino, type DestinationStream, type Level, type Logger as Pino } from 'p
 import type { LogLevel } from '../config/app-config';
 import { clientIp } from '../common/http/client-ip';
 import { pathOf } from '../common/http/route';
+import { errorCodeOf } from '../common/filters/all-exceptions.filter';
 
 /** Keys whose values are credentials (request bodies and headers use these names). */
 const SECRET_KEYS = new Set([
@@ -124,23 +125,33 @@ function completionLevel(response: Response, route: string): Level {
   return 'info';
 }
 
+/** The game server behind the request (its serverID), once authentication said which. */
+function serverOf(request: Request): number | undefined {
+  const auth = request.auth;
+  if (auth?.kind === 'server') return auth.session.serverId;
+  if (auth?.kind === 'bootstrap') return auth.serverId;
+  return undefined;
+}
+
 /**
- * The one line per request: id, method, route pattern, path without its query string, status and
+ * The one line per request: id, method, route pattern, path without its query string, status,
+ * the error code answered (4xx/5xx), the game server (serverID) when the caller is one, and
  * duration. Nothing else of the request (headers, body, query) is ever logged.
  */
 export function logRequest(root: Pino, id: string, request: Request, response: Response, route: string, seconds: number): void {
   const level = completionLevel(response, route);
   if (!root.isLevelEnabled(level)) return;
-  root[level](
-    {
-      reqId: id,
-      method: request.method,
-      route,
-      path: pathOf(request),
-      client: clientIp(request),
-      status: response.statusCode,
-      durationMs: Math.round(seconds * 100_000) / 100,
-    },
-    response.writableFinished ? 'request completed' : 'request aborted',
-  );
+  const line: Record<string, unknown> = {
+    reqId: id,
+    method: request.method,
+    route,
+    path: pathOf(request),
+    client: clientIp(request),
+    status: response.statusCode,
+  };
+  if (response.statusCode >= 400) line.error = errorCodeOf(response);
+  const server = serverOf(request);
+  if (server !== undefined) line.server = server;
+  line.durationMs = Math.round(seconds * 100_000) / 100;
+  root[level](line, response.writableFinished ? 'request completed' : 'request aborted');
 }

@@ -18,6 +18,10 @@ interface Call {
   route: string;
   status: number;
   requestId: string;
+  /** The error code answered, for a 4xx/5xx. */
+  error?: string;
+  /** The serverID the line must name (the caller authenticated as that game server). */
+  server?: number;
 }
 
 /**
@@ -41,12 +45,20 @@ describe('structured logs', () => {
   const badToken = () => keep(randomBytes(32).toString('base64url'));
 
   /** One request, its status checked and its id recorded with the route pattern it must be logged under. */
-  async function call(client: HttpClient, method: string, path: string, route: string, status: number, options: RequestOptions = {}): Promise<HttpResponse> {
+  async function call(
+    client: HttpClient,
+    method: string,
+    path: string,
+    route: string,
+    status: number,
+    options: RequestOptions & { server?: number } = {},
+  ): Promise<HttpResponse> {
     const response = await client.request(method, path, options);
     expect({ path, status: response.status, body: response.body }).toEqual({ path, status, body: response.body });
     const requestId = response.headers.get('x-request-id');
     expect(requestId).toMatch(UUID);
-    calls.push({ method, path, route, status, requestId: requestId as string });
+    const error = status >= 400 ? (response.body as { error: string }).error : undefined;
+    calls.push({ method, path, route, status, requestId: requestId as string, error, server: options.server });
     return response;
   }
 
@@ -95,10 +107,11 @@ describe('structured logs', () => {
     // The legacy body field carries the bootstrap token in the body.
     const login = await call(app.http, 'POST', '/server/login', '/server/login', 200, {
       token: null,
+      server: serverID,
       body: { pluginVersion: 10, pluginSHA: 'sha-test', serverAuthToken: bootstrapToken },
     });
     keep(login.body.accessToken);
-    const refreshed = await call(app.http.withToken(login.body.accessToken), 'GET', '/server/refresh', '/server/refresh', 200);
+    const refreshed = await call(app.http.withToken(login.body.accessToken), 'GET', '/server/refresh', '/server/refresh', 200, { server: serverID });
     const server = app.http.withToken(keep(refreshed.body.accessToken));
 
     const player = await call(admin, 'POST', '/admin/players', '/admin/players', 201, { body: { username: `log_${randomBytes(3).toString('hex')}` } });
@@ -106,13 +119,14 @@ describe('structured logs', () => {
     const issued = await call(admin, 'POST', `/admin/players/${uid}/net-token`, '/admin/players/:uid/net-token', 201);
     const netToken = keep(issued.body.netToken);
 
-    const tokenLogin = await call(server, 'POST', '/player/login', '/player/login', 200, { body: { mode: 'TOKEN', version: 1, authToken: netToken } });
+    const tokenLogin = await call(server, 'POST', '/player/login', '/player/login', 200, { body: { mode: 'TOKEN', version: 1, authToken: netToken }, server: serverID });
     const accessToken = keep(tokenLogin.body.accessToken);
-    const options = await call(server, 'POST', '/player/options', '/player/options', 200, { body: { uid, accessToken, options: { continueEnabled: true } } });
+    const options = await call(server, 'POST', '/player/options', '/player/options', 200, { body: { uid, accessToken, options: { continueEnabled: true } }, server: serverID });
     const resumeToken = keep(options.body.resumeToken);
 
     const time = Date.UTC(2026, 2, 1, 12);
     await call(server, 'POST', '/player/upload', '/player/upload', 200, {
+      server: serverID,
       body: {
         player: { playerUID: uid, accessToken, timestamp: time + 250 },
         server: { serverID, serverName: created.body.serverName, country: 'DE' },
@@ -129,28 +143,29 @@ describe('structured logs', () => {
       await socket.closed;
     }
 
-    await call(server, 'POST', '/player/logout', '/player/logout', 204, { body: { uid, accessToken } });
-    const offline = await call(server, 'POST', '/player/login', '/player/login', 200, { body: { mode: 'OFFLINE_REFRESH', version: 1, resumeToken } });
+    await call(server, 'POST', '/player/logout', '/player/logout', 204, { body: { uid, accessToken }, server: serverID });
+    const offline = await call(server, 'POST', '/player/login', '/player/login', 200, { body: { mode: 'OFFLINE_REFRESH', version: 1, resumeToken }, server: serverID });
     keep(offline.body.accessToken);
     keep(offline.body.resumeToken);
 
     // A signed download link: its signature is in the query string, which is never logged.
-    const links = await call(server, 'POST', '/resources/down', '/resources/down', 200, { body: ['data/song.json'] });
+    const links = await call(server, 'POST', '/resources/down', '/resources/down', 200, { body: ['data/song.json'], server: serverID });
     const link = new URL(links.body[0].url);
     keep(link.searchParams.get('sig'));
     await call(app.http, 'GET', `${link.pathname}${link.search}`, '/resources/files/*path', 200, { token: null });
 
     // Refused credentials are secrets too (a mistyped token is often a real one).
     await call(app.http, 'GET', '/server/refresh', '/server/refresh', 401, { token: badToken() });
-    await call(server, 'POST', '/player/login', '/player/login', 401, { body: { mode: 'TOKEN', version: 1, authToken: badToken() } });
-    await call(server, 'POST', '/player/login', '/player/login', 401, { body: { mode: 'OFFLINE_REFRESH', version: 1, resumeToken: badToken() } });
+    // The game server authenticated, the player did not: the line names the server and the code.
+    await call(server, 'POST', '/player/login', '/player/login', 401, { body: { mode: 'TOKEN', version: 1, authToken: badToken() }, server: serverID });
+    await call(server, 'POST', '/player/login', '/player/login', 401, { body: { mode: 'OFFLINE_REFRESH', version: 1, resumeToken: badToken() }, server: serverID });
     await call(app.http, 'POST', '/admin/players', '/admin/players', 401, { token: badToken(), body: { username: 'nobody' } });
     await call(app.http, 'POST', '/server/login', '/server/login', 401, { token: null, body: { pluginVersion: 10, pluginSHA: 'x', serverAuthToken: badToken() } });
     // Refused before routing (malformed JSON): still one line, route "unmatched".
     await call(server, 'POST', '/player/login', 'unmatched', 400, { rawBody: `{"mode":"TOKEN","authToken":"${badToken()}"` });
     await call(app.http, 'GET', `/no/such/route?token=${badToken()}`, 'unmatched', 404);
 
-    for (const { method, path, route, status, requestId } of calls) {
+    for (const { method, path, route, status, requestId, error, server: serverId } of calls) {
       const line = capture.requestLine(requestId);
       expect(line).toEqual({
         level: status >= 500 ? 'error' : 'info',
@@ -163,6 +178,8 @@ describe('structured logs', () => {
         path: path.split('?')[0],
         client: '127.0.0.1',
         status,
+        ...(error === undefined ? {} : { error }),
+        ...(serverId === undefined ? {} : { server: serverId }),
         durationMs: expect.any(Number),
         msg: 'request completed',
       });
@@ -225,6 +242,8 @@ describe('structured logs', () => {
           path: '/server/refresh',
           client: '127.0.0.1',
           status: 500,
+          error: 'INTERNAL_ERROR',
+          server: expect.any(Number),
           durationMs: expect.any(Number),
           msg: 'request completed',
         },

@@ -2,6 +2,12 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { json } from 'express';
 import { jsonBodyProblem } from './json-body-check';
 
+/** The error body of a request refused before Nest, its code kept for the log line and metrics (as the filter does). */
+function refuse(res: Response, status: number, error: 'BAD_REQUEST' | 'PAYLOAD_TOO_LARGE', message: string): void {
+  res.locals.errorCode = error;
+  res.status(status).json({ error, message });
+}
+
 /** decisions.md §2: bodies over 256 KiB are refused with 413. */
 export const MAX_BODY_BYTES = 256 * 1024;
 
@@ -21,7 +27,7 @@ export function jsonBodyParser(): RequestHandler {
       }
       const problem = req.body === undefined ? null : jsonBodyProblem(req.body);
       if (problem !== null) {
-        res.status(400).json({ error: 'BAD_REQUEST', message: problem });
+        refuse(res, 400, 'BAD_REQUEST', problem);
         return;
       }
       next();
@@ -33,19 +39,19 @@ export function jsonBodyParser(): RequestHandler {
 export function bodyParserErrorHandler(error: unknown, req: Request, res: Response, next: NextFunction): void {
   const type = (error as { type?: unknown } | null)?.type;
   if (type === 'entity.too.large') {
-    res.status(413).json({ error: 'PAYLOAD_TOO_LARGE', message: `Request body exceeds ${MAX_BODY_BYTES} bytes` });
+    refuse(res, 413, 'PAYLOAD_TOO_LARGE', `Request body exceeds ${MAX_BODY_BYTES} bytes`);
     return;
   }
   if (type === 'entity.parse.failed') {
-    res.status(400).json({ error: 'BAD_REQUEST', message: 'Malformed JSON body' });
+    refuse(res, 400, 'BAD_REQUEST', 'Malformed JSON body');
     return;
   }
   if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
-    res.status(400).json({ error: 'BAD_REQUEST', message: 'Unsupported body encoding' });
+    refuse(res, 400, 'BAD_REQUEST', 'Unsupported body encoding');
     return;
   }
   if (type === 'request.aborted' || type === 'request.size.invalid' || type === 'stream.encoding.set') {
-    res.status(400).json({ error: 'BAD_REQUEST', message: 'Invalid request body' });
+    refuse(res, 400, 'BAD_REQUEST', 'Invalid request body');
     return;
   }
   // A body that does not inflate (Content-Encoding gzip/deflate/br over other bytes) is a zlib
@@ -53,7 +59,7 @@ export function bodyParserErrorHandler(error: unknown, req: Request, res: Respon
   const status = (error as { status?: unknown } | null)?.status;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     const encoded = (req.headers['content-encoding'] ?? 'identity').toLowerCase() !== 'identity';
-    res.status(400).json({ error: 'BAD_REQUEST', message: encoded ? 'The request body could not be decompressed' : 'Invalid request body' });
+    refuse(res, 400, 'BAD_REQUEST', encoded ? 'The request body could not be decompressed' : 'Invalid request body');
     return;
   }
   next(error);
