@@ -1,7 +1,8 @@
 # syntax=docker/dockerfile:1
 # Multi-stage: build with dev dependencies, run with production dependencies only, as a non-root user.
 
-FROM node:20-bookworm-slim AS build
+# Node.js 24 LTS, the exact release CI tests on (.ci/run).
+FROM node:24.21.0-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 # --ignore-scripts: the sources are not copied yet, so `prepare` (the build) runs below.
@@ -11,12 +12,12 @@ COPY src ./src
 COPY migrations ./migrations
 RUN npm run build
 
-FROM node:20-bookworm-slim AS deps
+FROM node:24.21.0-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts
 
-FROM node:20-bookworm-slim
+FROM node:24.21.0-bookworm-slim
 ENV NODE_ENV=production \
     PORT=3000 \
     HOST=0.0.0.0 \

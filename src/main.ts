@@ -4,7 +4,7 @@ import { startService } from './app.factory';
 import { stopOnSignals } from './common/lifecycle/shutdown-signals';
 import { ConfigError, loadConfig } from './config/app-config';
 import { packageVersion } from './config/package-version';
-import { openMetricsWarning, startupSummary } from './config/startup-summary';
+import { openMetricsWarning, startupSummary, unsupportedNodeWarning } from './config/startup-summary';
 
 async function main(): Promise<void> {
   const logger = new Logger('Main');
@@ -21,8 +21,9 @@ async function main(): Promise<void> {
 
   const service = await startService(config);
   logger.log(startupSummary(config, service.port, packageVersion()));
-  const metricsWarning = openMetricsWarning(config, service.port);
-  if (metricsWarning !== null) logger.warn(metricsWarning);
+  for (const warning of [openMetricsWarning(config, service.port), unsupportedNodeWarning(process.version)]) {
+    if (warning !== null) logger.warn(warning);
+  }
 
   stopOnSignals(service, logger);
 }

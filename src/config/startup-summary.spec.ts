@@ -1,5 +1,5 @@
 import { loadConfig } from './app-config';
-import { isLoopbackHost, openMetricsWarning, startupSummary } from './startup-summary';
+import { isLoopbackHost, openMetricsWarning, startupSummary, unsupportedNodeWarning } from './startup-summary';
 
 describe('startupSummary', () => {
   it('says where it listens, on what, and what is on, without credentials', () => {
@@ -49,5 +49,16 @@ describe('openMetricsWarning', () => {
     expect(isLoopbackHost('128.0.0.1')).toBe(false);
     expect(isLoopbackHost('0.0.0.0')).toBe(false);
     expect(isLoopbackHost('::')).toBe(false);
+  });
+});
+
+describe('unsupportedNodeWarning', () => {
+  it('warns below Node.js 24 and is quiet from 24 on', () => {
+    expect(unsupportedNodeWarning('v20.20.2')).toBe(
+      'Node.js v20.20.2 is older than the Node.js 24 LTS this service is built and tested on: upgrade (package.json engines)',
+    );
+    expect(unsupportedNodeWarning('v22.23.3')).toMatch(/^Node\.js v22\.23\.3 is older/);
+    expect(unsupportedNodeWarning('v24.21.0')).toBeNull();
+    expect(unsupportedNodeWarning('v26.1.0')).toBeNull();
   });
 });

@@ -42,3 +42,13 @@ export function openMetricsWarning(config: AppConfig, port: number): string | nu
   if (config.metricsToken !== null || isLoopbackHost(config.host)) return null;
   return `/metrics is open to anyone who reaches ${config.host}:${port}: set METRICS_TOKEN, or keep the port inside the private network`;
 }
+
+/** The Node.js major the service is built and tested on (package.json engines, Dockerfile, CI). */
+export const SUPPORTED_NODE_MAJOR = 24;
+
+/** A warning when the service runs on an older Node.js than it is tested on; null otherwise. */
+export function unsupportedNodeWarning(version: string): string | null {
+  const major = Number(/^v?(\d+)\./.exec(version)?.[1]);
+  if (major >= SUPPORTED_NODE_MAJOR) return null;
+  return `Node.js ${version} is older than the Node.js ${SUPPORTED_NODE_MAJOR} LTS this service is built and tested on: upgrade (package.json engines)`;
+}
