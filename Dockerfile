@@ -8,9 +8,12 @@ COPY package.json package-lock.json ./
 # --ignore-scripts: the sources are not copied yet, so `prepare` (the build) runs below.
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
+COPY scripts ./scripts
 COPY src ./src
 COPY migrations ./migrations
-RUN npm run build
+# The commit for rhythmc_build_info (no .git in the build context): --build-arg SOURCE_COMMIT=$(git rev-parse HEAD)
+ARG SOURCE_COMMIT=unknown
+RUN SOURCE_COMMIT="$SOURCE_COMMIT" npm run build
 
 FROM node:24.21.0-bookworm-slim AS deps
 WORKDIR /app

@@ -1,10 +1,16 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type Redis from 'ioredis';
 import type { Request, Response } from 'express';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { DataSource } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { AuthService } from '../auth/auth.service';
 import { errorCodeOf } from '../common/filters/all-exceptions.filter';
 import { PLAYER_LOGIN_MODES } from '../player/dto/player-login.dto';
 import { RealtimeService } from '../realtime/realtime.service';
+import { UploadService } from '../upload/upload.service';
+import { REDIS } from '../common/redis/redis.module';
+import { buildInfo } from '../config/build-info';
 import { processMetrics } from './process-metrics';
 
 export const METRICS_ROUTE = '/metrics';
@@ -92,13 +98,58 @@ export class MetricsService {
     registers: [this.sessionRegistry],
   });
 
+  private readonly build = new Gauge({
+    name: 'rhythmc_build_info',
+    help: 'Always 1; the labels say what runs: package version, git commit of the build, Node.js version.',
+    labelNames: ['version', 'commit', 'node'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly databasePool = new Gauge({
+    name: 'rhythmc_db_pool_connections',
+    help: 'The database connection pool of this instance: connections open (total), idle, and queries waiting for one (waiting).',
+    labelNames: ['state'] as const,
+    registers: [this.registry],
+  });
+
+  /** Only with REDIS_URL: an unlabelled gauge would read 0 ("down") where there is no Redis at all. */
+  private readonly redisUp: Gauge | null;
+
+  private readonly rankIndex = new Gauge({
+    name: 'rhythmc_rank_index_ready',
+    help: 'Whether the rank index answers ranks (1) or ranks come from SQL (0: building, lost, Redis down), by mode (memory or redis).',
+    labelNames: ['mode'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly rankIndexEntries = new Gauge({
+    name: 'rhythmc_rank_index_entries',
+    help: 'Entries of the rank index: players in the site ranking (site), per-chart entries over all charts (charts; in-process index only).',
+    labelNames: ['mode', 'ranking'] as const,
+    registers: [this.registry],
+  });
+
   /** Node's process metrics, shared by the apps of the process; created at start so CPU counts from then. */
   private readonly process = processMetrics();
 
   constructor(
     private readonly auth: AuthService,
     private readonly realtime: RealtimeService,
-  ) {}
+    private readonly uploadService: UploadService,
+    private readonly dataSource: DataSource,
+    @Inject(REDIS) private readonly redis: Redis | null,
+  ) {
+    this.redisUp =
+      redis === null
+        ? null
+        : new Gauge({
+            name: 'rhythmc_redis_up',
+            help: 'Whether this instance is connected to Redis (1) or not (0: events stay local, limits in memory, ranks from SQL). Absent without REDIS_URL.',
+            registers: [this.registry],
+          });
+    const info = buildInfo();
+    this.build.set({ version: info.version, commit: info.commit, node: info.node }, 1);
+  }
 
   /** Records one answered request; called when its response closes. Scrapes are not counted. */
   observeRequest(request: Request, response: Response, route: string, seconds: number): void {
@@ -117,9 +168,30 @@ export class MetricsService {
     this.ignoredFields.inc({ body }, count);
   }
 
+  /** node-postgres's pool behind TypeORM (the embedded database's too): open, idle, waiting. */
+  private observePool(): void {
+    const pool = (this.dataSource.driver as PostgresDriver).master as { totalCount?: number; idleCount?: number; waitingCount?: number } | undefined;
+    if (pool?.totalCount === undefined) return;
+    this.databasePool.set({ state: 'total' }, pool.totalCount);
+    this.databasePool.set({ state: 'idle' }, pool.idleCount ?? 0);
+    this.databasePool.set({ state: 'waiting' }, pool.waitingCount ?? 0);
+  }
+
   /** The Prometheus text exposition: this app's metrics, the session gauges (one query) and the process's. */
   async render(): Promise<string> {
     this.websocketConnections.set(this.realtime.connectionCount);
+    this.observePool();
+    if (this.redis !== null) this.redisUp?.set(this.redis.status === 'ready' ? 1 : 0);
+    try {
+      const index = await this.uploadService.rankIndexStats();
+      this.rankIndex.reset();
+      this.rankIndexEntries.reset();
+      this.rankIndex.set({ mode: index.mode }, index.ready ? 1 : 0);
+      if (index.rankedPlayers !== null) this.rankIndexEntries.set({ mode: index.mode, ranking: 'site' }, index.rankedPlayers);
+      if (index.chartEntries !== null) this.rankIndexEntries.set({ mode: index.mode, ranking: 'charts' }, index.chartEntries);
+    } catch (error) {
+      this.logger.warn(`Reading the rank index failed; the scrape goes without its size: ${error instanceof Error ? error.message : String(error)}`);
+    }
     const parts = [await this.registry.metrics()];
     try {
       const live = await this.auth.countLiveSessions();

@@ -1,17 +1,18 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { RealtimeModule } from '../realtime/realtime.module';
+import { UploadModule } from '../upload/upload.module';
 import { MetricsTokenGuard } from './metrics-token.guard';
 import { MetricsController } from './metrics.controller';
 import { MetricsService } from './metrics.service';
 
 /**
- * Prometheus metrics (`GET /metrics`). It reads auth (live session counts) and realtime (open
- * sockets) at scrape time; nothing depends on it. Request logging and the request observer are
+ * Prometheus metrics (`GET /metrics`). It reads auth (live session counts), realtime (open
+ * sockets) and upload (the rank index) at scrape time; nothing depends on it. Request logging and the request observer are
  * set up by `startService` (src/app.factory.ts) through request-observer.ts.
  */
 @Module({
-  imports: [AuthModule, RealtimeModule],
+  imports: [AuthModule, RealtimeModule, UploadModule],
   controllers: [MetricsController],
   providers: [MetricsService, MetricsTokenGuard],
 })

@@ -15,7 +15,7 @@ import { UploadService } from './upload.service';
 
 /**
  * Score records, ratings and ranks. Depends on Auth (player identity) and Catalog (charts);
- * nothing depends on it. The rank index lives in Redis when REDIS_URL is set, in process otherwise.
+ * only observability reads it (the rank index's metrics). The rank index lives in Redis when REDIS_URL is set, in process otherwise.
  */
 @Module({
   imports: [AuthModule, CatalogModule],
@@ -31,5 +31,6 @@ import { UploadService } from './upload.service';
         redis ? new RedisRankIndex(config, redis, repository) : new MemoryRankIndex(config, repository),
     },
   ],
+  exports: [UploadService],
 })
 export class UploadModule {}

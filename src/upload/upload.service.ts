@@ -8,7 +8,7 @@ import { TransactionService } from '../database/transaction.service';
 import { UploadRecordDto } from './dto/upload-record.dto';
 import { RecomputeResponse, UploadResponse } from './dto/upload.response';
 import { BanView } from './rank/ban-view';
-import { IndexEntries, RankIndex } from './rank/rank-index';
+import { IndexEntries, RankIndex, RankIndexStats } from './rank/rank-index';
 import { atpTenThousandths, playRating, roundRating, toTenThousandths } from './rating';
 import { BanCheck, BestRow, NewPlayRecord, StateRead, StoredBest, StoredRecord, UploadRepository } from './upload.repository';
 import type { IndexedPositions, PlayerRankState, RankChange, TrackPosition } from './upload.types';
@@ -300,5 +300,10 @@ export class UploadService {
       serverCountry: body.server.country,
       serverSessionId: server.sessionId,
     };
+  }
+
+  /** The rank index's mode and contents, for the metrics. */
+  async rankIndexStats(): Promise<RankIndexStats & { mode: RankIndex['kind'] }> {
+    return { mode: this.index.kind, ...(await this.index.stats()) };
   }
 }

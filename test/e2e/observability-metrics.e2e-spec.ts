@@ -1,3 +1,6 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createPlayer, loginPlayer } from '../factories/player.factory';
 import { createServer, loginServer, TestServerSession } from '../factories/server.factory';
 import { ADMIN_TOKEN, startTestApp, TestApp } from '../support/test-app';
@@ -140,6 +143,36 @@ describe('Prometheus metrics', () => {
     // Process metrics of Node (collected once per process).
     expect(valueOf(samples, 'process_cpu_user_seconds_total')).toBeGreaterThan(0);
     expect(valueOf(samples, 'nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
+  });
+
+  it('reports the build, the database pool, Redis and the rank index', async () => {
+    // One ranked player after the first test's upload: the index holds at least that one.
+    const [{ ranked }] = await app.sql<{ ranked: number }>('SELECT count(*)::int AS ranked FROM player_rating WHERE atp > 0');
+    const samples = await scrape();
+    const build = samples.filter((sample) => sample.name === 'rhythmc_build_info');
+    expect(build).toHaveLength(1);
+    expect(build[0].value).toBe(1);
+    expect(build[0].labels).toEqual({
+      version: (JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version,
+      commit: execFileSync('git', ['rev-parse', 'HEAD'], { cwd: join(__dirname, '..', '..') }).toString().trim(),
+      node: process.version,
+    });
+
+    const pool = (state: string) => valueOf(samples, 'rhythmc_db_pool_connections', { state }) as number;
+    expect(pool('total')).toBeGreaterThanOrEqual(1);
+    expect(pool('idle')).toBeLessThanOrEqual(pool('total'));
+    expect(pool('waiting')).toBe(0);
+
+    const redis = app.config.redisUrl !== null;
+    expect(valueOf(samples, 'rhythmc_redis_up')).toBe(redis ? 1 : undefined);
+    const mode = redis ? 'redis' : 'memory';
+    expect(samples.filter((sample) => sample.name === 'rhythmc_rank_index_ready').map((sample) => sample.labels)).toEqual([{ mode }]);
+    expect(valueOf(samples, 'rhythmc_rank_index_ready', { mode })).toBe(1);
+    // Redis holds the index of every test app sharing it (one key prefix per run): at least ours.
+    const site = valueOf(samples, 'rhythmc_rank_index_entries', { mode, ranking: 'site' }) as number;
+    if (redis) expect(site).toBeGreaterThanOrEqual(ranked);
+    else expect(site).toBe(ranked);
+    expect(valueOf(samples, 'rhythmc_rank_index_entries', { mode, ranking: 'charts' })).toBe(redis ? undefined : ranked);
   });
 
   it('reports the event-loop delay since the previous scrape, the monitor resolution taken off', async () => {

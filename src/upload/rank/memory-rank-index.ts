@@ -4,7 +4,7 @@ import { toTenThousandths } from '../rating';
 import { UploadRepository } from '../upload.repository';
 import type { IndexedPositions, PlayerRankState, RankChange, TrackPosition } from '../upload.types';
 import { OrderStatisticSet } from './order-statistic-set';
-import { RankIndex, StageRankChanges } from './rank-index';
+import { RankIndex, RankIndexStats, StageRankChanges } from './rank-index';
 import { ReadWriteGate } from './read-write-gate';
 import { WriterLock } from './writer-lock';
 
@@ -140,6 +140,12 @@ export class MemoryRankIndex extends RankIndex implements OnApplicationBootstrap
   }
 
   /** Rebuilds until it succeeds (the database may be down right now); ranks come from SQL meanwhile. */
+  stats(): Promise<RankIndexStats> {
+    let chartEntries = 0;
+    for (const track of this.tracks.values()) chartEntries += track.size;
+    return Promise.resolve({ ready: this.ready, rankedPlayers: this.site.size, chartEntries });
+  }
+
   private rebuildInBackground(): void {
     if (this.closing) return;
     this.rebuild().catch((error: unknown) => {

@@ -35,6 +35,18 @@ export abstract class RankIndex {
 
   /** Reloads the index from the tables (lost consistency). */
   abstract rebuild(): Promise<void>;
+
+  /** What the metrics show: whether it answers, and how much it holds (null: not counted here). */
+  abstract stats(): Promise<RankIndexStats>;
+}
+
+export interface RankIndexStats {
+  /** Answers ranks (false: building, lost, or Redis down; ranks come from SQL meanwhile). */
+  ready: boolean;
+  /** Players in the site ranking. */
+  rankedPlayers: number | null;
+  /** Per-chart entries over every chart (the in-process index only: Redis would need a key scan). */
+  chartEntries: number | null;
 }
 
 /** Committed entries with their versions (the player's rating version at their last change). */

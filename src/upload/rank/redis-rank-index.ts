@@ -6,7 +6,7 @@ import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { toTenThousandths } from '../rating';
 import { UploadRepository } from '../upload.repository';
 import type { IndexedPositions, PlayerRankState } from '../upload.types';
-import { IndexEntries, RankIndex, StageRankChanges, trackMember, uidMember } from './rank-index';
+import { IndexEntries, RankIndex, RankIndexStats, StageRankChanges, trackMember, uidMember } from './rank-index';
 import { WriterLock } from './writer-lock';
 
 const READY = 'rank:ready';
@@ -228,6 +228,11 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
   rebuild(): Promise<void> {
     this.rebuilding ??= this.load().finally(() => (this.rebuilding = null));
     return this.rebuilding;
+  }
+
+  async stats(): Promise<RankIndexStats> {
+    if (this.redis.status !== 'ready') return { ready: false, rankedPlayers: null, chartEntries: null };
+    return { ready: this.ready, rankedPlayers: await this.redis.zcard(SITE), chartEntries: null };
   }
 
   private async load(): Promise<void> {
