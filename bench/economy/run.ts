@@ -9,7 +9,9 @@
  *
  * Environment: BENCH_DATABASE_URL, CONNECTIONS (16), DURATION_SECONDS per measurement (10), WARMUP_SECONDS
  * (3), ROUNDS (3; bare and service alternate), LIMIT (100). Results are printed and written to
- * bench/.out/economy-baltop.json.
+ * bench/.out/economy-baltop.json. Each measured window of the service also reports its event-loop
+ * delay (p99, max), read from its own /metrics (`rhythmc_event_loop_delay_seconds`): scraped right
+ * before the window (which resets it) and right after.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,6 +22,7 @@ import { TOP_BALANCES_SQL } from '../../src/economy/economy.repository';
 import { AdminApi, call, expectCall } from '../harness/api';
 import { alternate, ratio } from '../harness/compare';
 import { CpuPerRequest, cpuPerRequest, sampleCpu, totalCpu } from '../harness/cpu';
+import { EventLoopDelay, eventLoopDelay } from '../harness/event-loop';
 import { assertBenchDatabase, databaseName, fmt, intFromEnv, loadAverage, OUT_DIR, runMain } from '../harness/env';
 import { closedLoop, LoadResult, mean } from '../harness/load';
 import { Child, startBareServer, startServiceProcess, stopAllChildren, stopChild } from '../harness/process';
@@ -77,6 +80,7 @@ async function main(): Promise<void> {
       },
     });
     bare = await startBareServer('bench/economy/bare-server.ts', {}, '/health/ready');
+    const serviceUrl = service.url;
 
     const created = await new AdminApi(service.url, adminToken).createServer(`bench-${randomBytes(3).toString('hex')}`);
     const { accessToken } = await expectCall<{ accessToken: string }>(200, service.url, 'POST', '/server/login', created.bootstrapToken, { pluginVersion: 1, pluginSHA: 'bench' });
@@ -93,7 +97,8 @@ async function main(): Promise<void> {
     const same = answers.every((answer) => answer.status === 200 && answer.text === answers[0].text);
     if (!same) throw new Error(`The answers differ: ${answers.map((answer) => `${answer.status} ${answer.text.slice(0, 120)}`).join(' | ')}`);
 
-    type Measured = LoadResult & { cpu: CpuPerRequest };
+    /** eventLoop: the service's, over the measured window; null for the bare handler (no /metrics). */
+    type Measured = LoadResult & { cpu: CpuPerRequest; eventLoop: EventLoopDelay | null };
     const monitor = new Client({ connectionString: BENCH_DATABASE_URL });
     await monitor.connect();
     const load = (name: Target, seconds: number) =>
@@ -104,12 +109,17 @@ async function main(): Promise<void> {
       // CPU spent per answered request by the HTTP process, by the PostgreSQL backends of the
       // benchmark database and by the load driver: unlike req/s, not skewed by other load on the machine.
       const probe = { httpPids: [(target === 'service' ? service : bare)!.pid], monitor, redisPid: null };
+      // The scrape resets the service's window: the warm-up stays out of it.
+      if (target === 'service') await eventLoopDelay(serviceUrl);
       const before = await sampleCpu(probe);
       const measured = await load(target, SECONDS);
-      const result = { ...measured, cpu: await cpuPerRequest(probe, before, measured.requests) };
+      const cpu = await cpuPerRequest(probe, before, measured.requests);
+      const eventLoop = target === 'service' ? await eventLoopDelay(serviceUrl) : null;
+      const result = { ...measured, cpu, eventLoop };
       console.log(
         `round ${round + 1} ${name.padEnd(9)} ${fmt(result.rps).padStart(7)} req/s  p50 ${fmt(result.p50, 2)} ms  p99 ${fmt(result.p99, 2)} ms  ` +
           `CPU ms/request: http ${fmt(result.cpu.http, 3)} db ${fmt(result.cpu.db, 3)} driver ${fmt(result.cpu.driver, 3)}  ` +
+          `${eventLoop ? `event-loop p99 ${fmt(eventLoop.p99Ms, 1)} ms max ${fmt(eventLoop.maxMs, 1)} ms  ` : ''}` +
           `non-200 ${result.unexpected}  errors ${result.errors}  load average ${loadAverage()}`,
       );
       return result;
@@ -119,6 +129,7 @@ async function main(): Promise<void> {
     const summary = (name: Target) => {
       const runs = results[name];
       const of = (pick: (r: Measured) => number) => mean(runs.map(pick));
+      const eventLoops = runs.flatMap((r) => (r.eventLoop ? [r.eventLoop] : []));
       return {
         rps: of((r) => r.rps),
         p50: of((r) => r.p50),
@@ -130,6 +141,9 @@ async function main(): Promise<void> {
         cpuTotal: of((r) => totalCpu(r.cpu)),
         requests: runs.reduce((sum, r) => sum + r.requests, 0),
         failures: runs.reduce((sum, r) => sum + r.unexpected + r.errors, 0),
+        // The worst round, like bench:reads: one stalled round is what the figure is for. Null for the bare handler.
+        eventLoopP99Ms: eventLoops.length > 0 ? Math.max(...eventLoops.map((e) => e.p99Ms)) : null,
+        eventLoopMaxMs: eventLoops.length > 0 ? Math.max(...eventLoops.map((e) => e.maxMs)) : null,
       };
     };
     const bareSummary = summary('bare');
@@ -166,14 +180,16 @@ async function main(): Promise<void> {
     writeFileSync(join(OUT_DIR, 'economy-baltop.json'), `${JSON.stringify(report, null, 2)}\n`);
 
     console.log(`\n${analysed.plan}\n`);
-    console.log('| target | req/s | p50 ms | p90 ms | p99 ms | CPU ms/request: HTTP process | PostgreSQL | load driver | requests | failures |\n|---|---|---|---|---|---|---|---|---|---|');
+    console.log(
+      '| target | req/s | p50 ms | p90 ms | p99 ms | CPU ms/request: HTTP process | PostgreSQL | load driver | event-loop p99 ms (highest round) | requests | failures |\n|---|---|---|---|---|---|---|---|---|---|---|',
+    );
     for (const [name, s] of [
       ['bare Express + pg', bareSummary],
       ['bare Express + pg, plus the token lookup', bareTokenSummary],
       ['rhythmc-backend', serviceSummary],
     ] as const) {
       console.log(
-        `| ${name} | ${fmt(s.rps)} | ${fmt(s.p50, 2)} | ${fmt(s.p90, 2)} | ${fmt(s.p99, 2)} | ${fmt(s.cpuMsPerRequest, 3)} | ${fmt(s.dbCpuMsPerRequest, 3)} | ${fmt(s.driverCpuMsPerRequest, 3)} | ${fmt(s.requests)} | ${s.failures} |`,
+        `| ${name} | ${fmt(s.rps)} | ${fmt(s.p50, 2)} | ${fmt(s.p90, 2)} | ${fmt(s.p99, 2)} | ${fmt(s.cpuMsPerRequest, 3)} | ${fmt(s.dbCpuMsPerRequest, 3)} | ${fmt(s.driverCpuMsPerRequest, 3)} | ${s.eventLoopP99Ms === null ? '–' : fmt(s.eventLoopP99Ms, 1)} | ${fmt(s.requests)} | ${s.failures} |`,
       );
     }
     console.log(

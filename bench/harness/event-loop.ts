@@ -4,7 +4,8 @@
  * resolution taken off), over the window since the previous scrape. Scrape once before a measured
  * window (to start it) and once after (to read it).
  */
-import { call } from './api';
+import { Agent } from 'node:http';
+import { send } from './load';
 
 export interface EventLoopDelay {
   p50Ms: number;
@@ -18,8 +19,15 @@ export interface EventLoopDelay {
  */
 const inheritedMetricsToken = (): string | null => process.env.METRICS_TOKEN?.trim() || null;
 
+/**
+ * A new connection per scrape. A kept-alive one the service has closed as idle fails the request
+ * that reuses it (the simulator's "stale kept-alive connection"), scrapes come tens of seconds
+ * apart, and a failed scrape cannot just be sent again: the first may have reset the window.
+ */
+const scrapeAgent = new Agent({ keepAlive: false });
+
 export async function eventLoopDelay(baseUrl: string, metricsToken: string | null = inheritedMetricsToken()): Promise<EventLoopDelay> {
-  const metrics = await call(baseUrl, 'GET', '/metrics', metricsToken);
+  const metrics = await send(scrapeAgent, baseUrl, { method: 'GET', path: '/metrics', headers: metricsToken === null ? {} : { Authorization: `Bearer ${metricsToken}` } });
   if (metrics.status !== 200) throw new Error(`GET /metrics answered ${metrics.status}`);
   const stat = (name: string) => {
     const line = metrics.text.split('\n').find((l) => l.startsWith(`rhythmc_event_loop_delay_seconds{stat="${name}"}`));
@@ -31,4 +39,9 @@ export async function eventLoopDelay(baseUrl: string, metricsToken: string | nul
 /** eventLoopDelay of several instances, scraped together: their windows start and end at the same moment. */
 export function eventLoopDelays(baseUrls: string[], metricsToken: string | null = inheritedMetricsToken()): Promise<EventLoopDelay[]> {
   return Promise.all(baseUrls.map((baseUrl) => eventLoopDelay(baseUrl, metricsToken)));
+}
+
+/** Per instance, in instance order: `p99 1.2 / 0.8 ms (max 3.1 / 2.0 ms)`. */
+export function formatEventLoop(delays: EventLoopDelay[]): string {
+  return `p99 ${delays.map((d) => d.p99Ms.toFixed(1)).join(' / ')} ms (max ${delays.map((d) => d.maxMs.toFixed(1)).join(' / ')} ms)`;
 }

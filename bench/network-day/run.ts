@@ -13,6 +13,10 @@
  *      P99_LIMIT_MS, all of them 200; also the most uploads per second answered;
  *   3. login burst: every server restarts at once; time until all players are logged in again;
  *   4. peak RSS of each service process (VmHWM).
+ * The cold start, every rate step and the burst also carry the event-loop delay (p50, p99, max) of
+ * each instance over that window, from its own /metrics (`rhythmc_event_loop_delay_seconds`: a
+ * scrape right before the window resets it, one right after reads it); the table shows the highest
+ * p99 among the instances.
  * In the same run a bare Express + pg upload handler (bench/upload/bare-server.ts) takes the same
  * rate steps, so the upload figure is also a ratio that holds on a noisy machine. Every figure
  * carries the load average of the moment.
@@ -35,6 +39,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { cpuDelta, CpuProbe, redisPid, sampleCpu } from '../harness/cpu';
 import { databaseExists, withClient } from '../harness/database';
+import { EventLoopDelay, eventLoopDelays, formatEventLoop } from '../harness/event-loop';
 import { BENCH_ADMIN_TOKEN, BENCH_REDIS_URL, benchDatabaseUrl, databaseName, fmt, intFromEnv, listFromEnv, loadAverage, OUT_DIR, runMain } from '../harness/env';
 import { counts, generateResourceTree } from '../harness/generate';
 import { openLoop, summarize } from '../harness/load';
@@ -71,6 +76,8 @@ interface Step {
   callsPerSecond: number;
   /** CPU used during the step, in cores: the service process(es) (or the bare handler), PostgreSQL, Redis, the simulator. */
   cores: Cores;
+  /** The event-loop delay of each service instance over the step; absent for the bare handler (no /metrics) and in results of earlier runs. */
+  eventLoop?: EventLoopDelay[];
   loadAverage: number;
 }
 
@@ -101,6 +108,10 @@ async function measureCpu<T>(probe: CpuProbe, work: () => Promise<T>): Promise<{
 
 const deploymentCores = (cores: Cores) => cores.service + cores.db + cores.redis;
 
+/** The highest event-loop delay p99 among the instances, ms; NaN without figures (the bare handler, results of earlier runs). */
+const worstEventLoopP99 = (delays: EventLoopDelay[] | undefined) => (delays && delays.length > 0 ? Math.max(...delays.map((d) => d.p99Ms)) : NaN);
+const msOrDash = (ms: number) => (Number.isFinite(ms) ? ms.toFixed(1) : '–');
+
 /**
  * The upload rate at which the deployment (service, PostgreSQL, Redis) would use two whole cores,
  * from a least-squares line through (answered uploads/s, cores used) of the steps: what a
@@ -125,10 +136,13 @@ interface ConfigResult {
   instances: number;
   redis: boolean;
   startupSeconds: number[];
-  coldStart: { ms: number; online: number; loadAverage: number };
+  /** eventLoop: of each instance; absent in results of earlier runs (as in the burst). */
+  coldStart: { ms: number; online: number; eventLoop?: EventLoopDelay[]; loadAverage: number };
   steps: Step[];
   sustained: Step | null;
-  burst: (BurstResult & { loginP50: number; loginP99: number; unexpected: number; cpuSeconds: Cores; dedicatedSeconds: number; loadAverage: number }) | null;
+  burst:
+    | (BurstResult & { loginP50: number; loginP99: number; unexpected: number; cpuSeconds: Cores; dedicatedSeconds: number; eventLoop?: EventLoopDelay[]; loadAverage: number })
+    | null;
   /** projectedRate of the steps. */
   projected2Cores: number;
   peakRssMiB: number[];
@@ -248,9 +262,14 @@ async function runConfig(config: string, idpUrl: string, resourceDir: string, re
       (line) => console.log(`  ${line}`),
     );
     const probe: CpuProbe = { httpPids: started.map((instance) => instance.pid), monitor, redisPid: redis ? await redisPid(BENCH_REDIS_URL) : null };
+    const urls = started.map((instance) => instance.url);
     await network.provision();
+    // Each scrape of an instance's /metrics ends its event-loop window and starts the next: this
+    // one keeps the start-up and the provisioning out of the cold start's.
+    await eventLoopDelays(urls);
     const cold = await network.start();
-    const coldStart = { ms: cold.ms, online: network.onlinePlayers, loadAverage: loadAverage() };
+    const coldStart = { ms: cold.ms, online: network.onlinePlayers, eventLoop: await eventLoopDelays(urls), loadAverage: loadAverage() };
+    console.log(`  cold start: ${coldStart.online} players online in ${(cold.ms / 1000).toFixed(1)} s; event-loop delay per instance ${formatEventLoop(coldStart.eventLoop)}`);
 
     // Sustained uploads: step the offered rate up until p99 crosses the limit.
     const steps: Step[] = [];
@@ -258,9 +277,11 @@ async function runConfig(config: string, idpUrl: string, resourceDir: string, re
       network.setUploadRate(rate);
       await sleep(SETTLE_SECONDS * 1000);
       const offeredBefore = { ...network.uploads };
+      await eventLoopDelays(urls);
       const window = network.metrics.openWindow();
       const { cores } = await measureCpu(probe, () => sleep(STEP_SECONDS * 1000));
       const seen = window.stop();
+      const eventLoop = await eventLoopDelays(urls);
       const uploads = seen.latencies('POST /player/upload');
       const report = seen.report();
       const latency = summarize(uploads);
@@ -273,13 +294,15 @@ async function runConfig(config: string, idpUrl: string, resourceDir: string, re
         notSent: network.uploads.noPlayer + network.uploads.dropped - offeredBefore.noPlayer - offeredBefore.dropped,
         callsPerSecond: report.calls.reduce((sum, call) => sum + call.count, 0) / report.seconds,
         cores,
+        eventLoop,
         loadAverage: loadAverage(),
       };
       steps.push(step);
       console.log(
         `  uploads ${rate}/s: achieved ${step.achieved.toFixed(0)}/s, p50 ${step.p50.toFixed(1)} ms, p99 ${step.p99.toFixed(1)} ms, ` +
           `unexpected ${step.unexpected}, not sent ${step.notSent}; all calls ${step.callsPerSecond.toFixed(0)}/s; ` +
-          `cores: service ${cores.service.toFixed(2)}, PostgreSQL ${cores.db.toFixed(2)}, Redis ${cores.redis.toFixed(2)}, simulator ${cores.simulator.toFixed(2)}; load average ${step.loadAverage}`,
+          `cores: service ${cores.service.toFixed(2)}, PostgreSQL ${cores.db.toFixed(2)}, Redis ${cores.redis.toFixed(2)}, simulator ${cores.simulator.toFixed(2)}; ` +
+          `event-loop delay per instance ${formatEventLoop(eventLoop)}; load average ${step.loadAverage}`,
       );
       if (saturated(step)) break;
     }
@@ -288,9 +311,11 @@ async function runConfig(config: string, idpUrl: string, resourceDir: string, re
     // Login burst: every server restarts at once (no uploads meanwhile, for a clean figure).
     network.setUploadRate(0);
     await sleep(SETTLE_SECONDS * 1000);
+    await eventLoopDelays(urls);
     const window = network.metrics.openWindow();
     const { result: burstResult, cpuSeconds: burstCpu } = await measureCpu(probe, () => network.restart());
     const seen = window.stop();
+    const burstEventLoop = await eventLoopDelays(urls);
     const logins = ['POST /player/login ONLINE', 'POST /player/login OFFLINE_REFRESH', 'POST /player/login TOKEN'].flatMap((call) => seen.latencies(call));
     const loginLatency = summarize(logins);
     const burst = {
@@ -301,13 +326,14 @@ async function runConfig(config: string, idpUrl: string, resourceDir: string, re
       cpuSeconds: burstCpu,
       // The burst's CPU spread over two dedicated cores: its length on a machine of its own.
       dedicatedSeconds: deploymentCores(burstCpu) / 2,
+      eventLoop: burstEventLoop,
       loadAverage: loadAverage(),
     };
     console.log(
       `  burst: ${burst.servers} servers up in ${(burst.serversUpMs / 1000).toFixed(1)} s, ${burst.players} players logged in again in ${(burst.loginsMs / 1000).toFixed(1)} s ` +
         `(synced ${(burst.syncedMs / 1000).toFixed(1)} s; login p50 ${loginLatency.p50.toFixed(0)} ms, p99 ${loginLatency.p99.toFixed(0)} ms; failed ${burst.failedLogins}); ` +
         `CPU s: service ${burstCpu.service.toFixed(0)}, PostgreSQL ${burstCpu.db.toFixed(0)}, Redis ${burstCpu.redis.toFixed(0)}, simulator ${burstCpu.simulator.toFixed(0)} ` +
-        `(${burst.dedicatedSeconds.toFixed(0)} s on 2 dedicated cores); load average ${burst.loadAverage}`,
+        `(${burst.dedicatedSeconds.toFixed(0)} s on 2 dedicated cores); event-loop delay per instance ${formatEventLoop(burstEventLoop)}; load average ${burst.loadAverage}`,
     );
 
     const peakRssMiB = started.map((instance) => mib(memoryOf(instance.pid).peakRss));
@@ -348,8 +374,9 @@ function table(results: ConfigResult[], bare: Step[]): string {
   const ratio = (value: number, base: number) => (base > 0 ? `${atMost}${((value / base) * 100).toFixed(0)} %` : '–');
   const loads = (values: number[]) => `${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)}`;
   const lines = [
-    `| configuration | sustained uploads/s (p99 < ${P99_LIMIT_MS} ms) | p50 / p99 ms there | ÷ bare handler | most uploads/s answered (÷ bare) | uploads/s on 2 dedicated cores, projected | cold start: 20,000 players online | login burst: all servers restart (on 2 dedicated cores) | peak RSS | unexpected answers | load average |`,
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+    `| configuration | sustained uploads/s (p99 < ${P99_LIMIT_MS} ms) | p50 / p99 ms there | ÷ bare handler | most uploads/s answered (÷ bare) | uploads/s on 2 dedicated cores, projected | cold start: 20,000 players online | login burst: all servers restart (on 2 dedicated cores) | ` +
+      `event-loop p99 ms, highest instance: sustained step / login burst | peak RSS | unexpected answers | load average |`,
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of results) {
     const s = r.sustained;
@@ -359,20 +386,30 @@ function table(results: ConfigResult[], bare: Step[]): string {
         `${s && bareSustained ? ratio(s.offered, bareSustained.offered) : '–'} | ${fmt(capacity)} (${ratio(capacity, bareCapacity)}) | ` +
         `${Number.isFinite(r.projected2Cores) ? fmt(r.projected2Cores) : '–'} | ` +
         `${(r.coldStart.ms / 1000).toFixed(0)} s | ` +
-        `${r.burst ? `${(r.burst.loginsMs / 1000).toFixed(0)} s (${r.burst.dedicatedSeconds.toFixed(0)} s); ${fmt(r.burst.players)} logins, p99 ${r.burst.loginP99.toFixed(0)} ms` : '–'} | ${r.peakRssMiB.map((m) => `${fmt(m)} MiB`).join(' + ')} | ${r.unexpected} | ` +
+        `${r.burst ? `${(r.burst.loginsMs / 1000).toFixed(0)} s (${r.burst.dedicatedSeconds.toFixed(0)} s); ${fmt(r.burst.players)} logins, p99 ${r.burst.loginP99.toFixed(0)} ms` : '–'} | ` +
+        `${msOrDash(worstEventLoopP99(s?.eventLoop))} / ${msOrDash(worstEventLoopP99(r.burst?.eventLoop))} | ${r.peakRssMiB.map((m) => `${fmt(m)} MiB`).join(' + ')} | ${r.unexpected} | ` +
         `${loads([...r.steps.map((step) => step.loadAverage), r.burst?.loadAverage ?? r.steps[0].loadAverage])} |`,
     );
   }
   if (bare.length > 0) {
     lines.push(
       `| bare Express + pg upload handler | ${bareSustained ? `${atLeast}${fmt(bareSustained.offered)}` : `< ${RATES[0]}`} | ${bareSustained ? `${bareSustained.p50.toFixed(1)} / ${bareSustained.p99.toFixed(1)}` : '–'} | | ` +
-        `${atLeast}${fmt(bareCapacity)} | ${Number.isFinite(projectedRate(bare)) ? fmt(projectedRate(bare)) : '–'} | | | | | ${loads(bare.map((step) => step.loadAverage))} |`,
+        `${atLeast}${fmt(bareCapacity)} | ${Number.isFinite(projectedRate(bare)) ? fmt(projectedRate(bare)) : '–'} | | | | | | ${loads(bare.map((step) => step.loadAverage))} |`,
     );
   }
-  lines.push('', 'Every step (offered/s: answered/s, p50 / p99 ms, cores used by the service + PostgreSQL + Redis, load average):');
+  lines.push(
+    '',
+    'Every step (offered/s: answered/s, p50 / p99 ms, cores used by the service + PostgreSQL + Redis, event-loop p99 ms of the highest instance (services only), load average):',
+  );
   for (const [name, steps] of [['bare', bare] as const, ...results.map((r) => [r.config, r.steps] as const)]) {
     lines.push(
-      `- ${name}: ${steps.map((step) => `${step.offered}: ${step.achieved.toFixed(0)}, ${step.p50.toFixed(1)} / ${step.p99.toFixed(1)}, ${deploymentCores(step.cores).toFixed(2)}, ${step.loadAverage.toFixed(1)}`).join('; ')}`,
+      `- ${name}: ${steps
+        .map(
+          (step) =>
+            `${step.offered}: ${step.achieved.toFixed(0)}, ${step.p50.toFixed(1)} / ${step.p99.toFixed(1)}, ${deploymentCores(step.cores).toFixed(2)}, ` +
+            `${step.eventLoop ? `${msOrDash(worstEventLoopP99(step.eventLoop))}, ` : ''}${step.loadAverage.toFixed(1)}`,
+        )
+        .join('; ')}`,
     );
   }
   return lines.join('\n');

@@ -10,13 +10,14 @@ import { createHash } from 'node:crypto';
 import { Pool } from 'pg';
 import { formatLocalDateTime } from '../../src/common/time';
 import { RankedBalanceRow, TOP_BALANCES_SQL } from '../../src/economy/economy.repository';
-import { signPackLink } from '../../src/resources/link-signature';
+import { signPackLink, signResourceLink } from '../../src/resources/link-signature';
 import { encodeResourcePath } from '../../src/resources/resource-paths';
 import { benchDatabaseUrl, intFromEnv } from '../harness/env';
 
 const pool = new Pool({ connectionString: benchDatabaseUrl('rhythmc_bench_economy'), max: 10 });
 const app = express();
 app.disable('x-powered-by');
+app.set('etag', false);
 
 const fail = (res: express.Response) => () => res.status(500).json({ error: 'INTERNAL_ERROR', message: 'Internal error' });
 
@@ -39,9 +40,9 @@ async function authorised(req: express.Request, res: express.Response): Promise<
   return true;
 }
 
-/** An authenticated read: the token check, then the handler's query. */
-function read(path: string, answer: (req: express.Request) => Promise<unknown>): void {
-  app.get(path, (req, res) => {
+/** An authenticated read: the token check, then the handler's query (POST reads take a JSON body). */
+function read(path: string, answer: (req: express.Request) => Promise<unknown>, method: 'get' | 'post' = 'get'): void {
+  app[method](path, (req, res) => {
     authorised(req, res)
       .then(async (ok) => {
         if (ok) res.json(await answer(req));
@@ -93,10 +94,34 @@ read('/resources/manifest', async (req) => {
 /** The service's link key (read once) and its asset address (ASSET_SERVER_URL, given by run.ts). */
 let signingKey: Promise<Buffer> | null = null;
 const assetServerUrl = process.env.ASSET_SERVER_URL ?? '';
+const linkTtlSeconds = intFromEnv('RESOURCE_LINK_TTL_SECONDS', 3600);
+const linkKey = () =>
+  (signingKey ??= pool.query<{ secret: string }>('SELECT secret FROM resource_signing_key WHERE id = 1').then(({ rows }) => Buffer.from(rows[0].secret, 'hex')));
+
+/** The download links of the requested paths (the service's query and its expiring signature); 404 for unknown paths is left out. */
+app.use('/resources/down', express.json({ limit: 256 * 1024 }));
+read(
+  '/resources/down',
+  async (req) => {
+    const requested = [...new Set(req.body as string[])];
+    const key = await linkKey();
+    const { rows } = await pool.query<{ path: string; size: string; sha256: string }>(
+      'SELECT path, kind, size, mtime_ns, sha256, sha1 FROM resource_file WHERE path = ANY($1::varchar[]) AND kind = ANY($2::varchar[])',
+      [requested, ['data', 'lang']],
+    );
+    const files = new Map(rows.map((row) => [row.path, row]));
+    const expiresAt = Math.floor(Date.now() / 1000) + linkTtlSeconds;
+    return requested.map((path) => {
+      const file = files.get(path)!;
+      const url = `${assetServerUrl}/resources/files/${encodeResourcePath(path)}?expires=${expiresAt}&sig=${signResourceLink(key, path, expiresAt)}`;
+      return { path, url, bytes: Number(file.size), sha256: file.sha256 };
+    });
+  },
+  'post',
+);
 
 read('/resources/packmanifest', async () => {
-  signingKey ??= pool.query<{ secret: string }>('SELECT secret FROM resource_signing_key WHERE id = 1').then(({ rows }) => Buffer.from(rows[0].secret, 'hex'));
-  const key = await signingKey;
+  const key = await linkKey();
   const { rows } = await pool.query<{ name: string; display_name: string; type: string; available_songs: number[]; file: string; size: string | null; sha1: string | null }>(
     `SELECT p.name, p.display_name, p.type, p.available_songs, p.file, f.size, f.sha1
        FROM resource_pack p LEFT JOIN resource_file f ON f.path = p.file AND f.kind = 'pack' ORDER BY p.name`,

@@ -8,11 +8,13 @@
  *
  * Needs the build (dist/), PostgreSQL (BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/rhythmc_bench_realtime;
  * the database is dropped and recreated) and Redis (BENCH_REDIS_URL, default redis://127.0.0.1:6379).
- * Everything runs on loopback, with bounded counts.
+ * Everything runs on loopback, with bounded counts. Each measure also reports the event-loop delay
+ * of every instance over it (p99, max; from the instance's own /metrics, reset by each scrape).
  */
 import WebSocket from 'ws';
 import { AdminApi, expectCall } from '../harness/api';
 import { recreateDatabase } from '../harness/database';
+import { eventLoopDelays, formatEventLoop } from '../harness/event-loop';
 import { BENCH_ADMIN_TOKEN, BENCH_REDIS_URL, benchDatabaseUrl, intFromEnv, loadAverage, runMain } from '../harness/env';
 import { summarize } from '../harness/load';
 import { Child, startServiceProcess, stopAllChildren, stopChild } from '../harness/process';
@@ -68,6 +70,10 @@ async function scenario(instances: Child[], label: string): Promise<string[]> {
     connected.push(entry);
   }
 
+  const urls = instances.map((instance) => instance.url);
+  // The scrape resets each instance's event-loop window: the set-up (logins, connections) stays out of it.
+  await eventLoopDelays(urls);
+
   // Ban → kick: sequential, through the admin API of alternating instances.
   const kickLatencies: number[] = [];
   for (let i = 0; i < Math.min(KICKS, SERVERS); i++) {
@@ -82,6 +88,7 @@ async function scenario(instances: Child[], label: string): Promise<string[]> {
     kickLatencies.push((await received) - started);
     target.listeners.length = 0;
   }
+  const kickEventLoop = await eventLoopDelays(urls);
 
   // Chat fan-out: one line at a time from a server whose player is not banned.
   const deliveries: number[] = [];
@@ -107,12 +114,15 @@ async function scenario(instances: Child[], label: string): Promise<string[]> {
     allReceived.push(performance.now() - sent);
     for (const entry of connected) entry.listeners.length = 0;
   }
+  const chatEventLoop = await eventLoopDelays(urls);
+  console.log(`${label}: event-loop delay per instance: ban → kick ${formatEventLoop(kickEventLoop)}; chat ${formatEventLoop(chatEventLoop)}`);
 
   for (const entry of connected) entry.socket.terminate();
+  // Both chat rows are one window, so they carry the same event-loop figure.
   return [
-    `| ${label} | ban → kick_player | ${summary(kickLatencies)} |`,
-    `| ${label} | chat, each delivery | ${summary(deliveries)} |`,
-    `| ${label} | chat, until all ${SERVERS} servers have it | ${summary(allReceived)} |`,
+    `| ${label} | ban → kick_player | ${summary(kickLatencies)} | ${formatEventLoop(kickEventLoop)} |`,
+    `| ${label} | chat, each delivery | ${summary(deliveries)} | ${formatEventLoop(chatEventLoop)} |`,
+    `| ${label} | chat, until all ${SERVERS} servers have it | ${summary(allReceived)} | ${formatEventLoop(chatEventLoop)} |`,
   ];
 }
 
@@ -132,8 +142,8 @@ async function main(): Promise<void> {
     await Promise.all(pair.map((instance) => stopChild(instance)));
   }
   console.log(`\n${SERVERS} game servers connected; ${KICKS} bans; ${CHATS} chat lines; load average ${loadAverage()}\n`);
-  console.log('| setup | measure | latency |');
-  console.log('|---|---|---|');
+  console.log('| setup | measure | latency | event-loop delay of each instance |');
+  console.log('|---|---|---|---|');
   for (const row of rows) console.log(row);
 }
 

@@ -8,9 +8,12 @@
  * Without --url it starts the service itself (the build, or src with --source src): on a fresh
  * embedded data dir, or on DATABASE_URL (and REDIS_URL; --instances N for several instances behind
  * the simulator, round-robin per game server), with its own identity provider for ONLINE logins.
+ * A load run against instances it started also reports the event-loop delay of each (p50, p99,
+ * max over the run, from the instance's own /metrics).
  * `npm run simulate -- --help` lists every option.
  */
 import { loadAverage } from '../harness/env';
+import { EventLoopDelay, eventLoopDelays, formatEventLoop } from '../harness/event-loop';
 import { mib, stopAllChildren } from '../harness/process';
 import { openDeployment } from './deployment';
 import { formatReport, MetricsReport } from './metrics';
@@ -30,11 +33,26 @@ interface LoadReport {
   startMs: number;
   restart: BurstResult | null;
   peakRssMiB: number[];
+  /** Of each instance the simulator started, from provisioning to the last logout; empty for --url. */
+  eventLoop: EventLoopDelay[];
   loadAverage: number;
   metrics: MetricsReport;
 }
 
-async function load(options: SimOptions, urls: string[], adminToken: string, identityProvider: boolean, log: (line: string) => void, peakRss: () => number[]): Promise<LoadReport> {
+/**
+ * `metricsUrls`: the instances whose event-loop delay the run reports, the ones the simulator
+ * started. Not a --url deployment's: a scrape resets the window of the instance it lands on,
+ * which would cut its own Prometheus' windows short, and behind a load balancer it lands on any.
+ */
+async function load(
+  options: SimOptions,
+  urls: string[],
+  metricsUrls: string[],
+  adminToken: string,
+  identityProvider: boolean,
+  log: (line: string) => void,
+  peakRss: () => number[],
+): Promise<LoadReport> {
   const uploadRate = options.uploadRate ?? (options.servers * options.players) / 120;
   const network = new Network(
     {
@@ -57,6 +75,8 @@ async function load(options: SimOptions, urls: string[], adminToken: string, ide
     },
     log,
   );
+  // The scrape starts each instance's event-loop window here: its start-up stays out of it.
+  await eventLoopDelays(metricsUrls);
   await network.provision();
   const started = await network.start();
   const half = (options.minutes * 60_000) / 2;
@@ -70,6 +90,7 @@ async function load(options: SimOptions, urls: string[], adminToken: string, ide
   await new Promise((resolve) => setTimeout(resolve, half));
   log('stopping: players and servers log out');
   await network.stop({ logoutPlayers: true });
+  const eventLoop = await eventLoopDelays(metricsUrls);
   return {
     mode: 'load',
     servers: options.servers,
@@ -82,6 +103,7 @@ async function load(options: SimOptions, urls: string[], adminToken: string, ide
     startMs: started.ms,
     restart,
     peakRssMiB: peakRss().map(mib),
+    eventLoop,
     loadAverage: loadAverage(),
     metrics: network.metrics.report(),
   };
@@ -108,7 +130,15 @@ async function main(): Promise<number> {
       else log(report.ok ? `\nsmoke ok: ${report.steps.filter((s) => s.status === 'ok').length} calls answered as expected` : `\nsmoke FAILED at ${failed.map((s) => s.call).join(', ')}`);
       return report.ok ? 0 : 1;
     }
-    const report = await load(options, deployment.urls, deployment.adminToken, deployment.identityProvider !== null, log, () => deployment.peakRss());
+    const report = await load(
+      options,
+      deployment.urls,
+      deployment.instances.map((instance) => instance.url),
+      deployment.adminToken,
+      deployment.identityProvider !== null,
+      log,
+      () => deployment.peakRss(),
+    );
     if (options.json) {
       process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     } else {
@@ -118,7 +148,10 @@ async function main(): Promise<number> {
         const lifetimes = options.linkTtl ? ` = ${(report.packLinks.oldestOkSeconds / options.linkTtl).toFixed(1)} download-link lifetimes` : '';
         log(`pack links: ${report.packLinks.checks} fetches of the URL from server login; the oldest that answered 200 was ${report.packLinks.oldestOkSeconds.toFixed(0)} s old${lifetimes}`);
       }
-      log(`uploads: ${JSON.stringify(report.uploads)}; peak RSS of the service: ${report.peakRssMiB.length ? report.peakRssMiB.map((m) => `${m} MiB`).join(', ') : 'n/a (--url)'}; load average ${report.loadAverage}\n`);
+      log(
+        `uploads: ${JSON.stringify(report.uploads)}; peak RSS of the service: ${report.peakRssMiB.length ? report.peakRssMiB.map((m) => `${m} MiB`).join(', ') : 'n/a (--url)'}; ` +
+          `event-loop delay of the service over the run: ${report.eventLoop.length ? formatEventLoop(report.eventLoop) : 'n/a (--url)'}; load average ${report.loadAverage}\n`,
+      );
       log(formatReport(report.metrics));
     }
     return 0;

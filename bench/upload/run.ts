@@ -13,6 +13,8 @@
  * (redis,memory), ROUNDS (2), SEQUENTIAL (1000), CONCURRENT (8000), CONCURRENCY (16), SESSIONS
  * (200), SKIP_GENERATE=1 (reuse a database generated at the large size: measures only that).
  * Prints the results and writes bench/.out/upload.json. Every loop is bounded by a count.
+ * Every measurement of the service also reports its event-loop delay (p99, max) over that
+ * measurement, from its own /metrics (`rhythmc_event_loop_delay_seconds`, reset by each scrape).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -21,6 +23,7 @@ import { Client } from 'pg';
 import { AdminApi, call, expectCall } from '../harness/api';
 import { CpuPerRequest, cpuPerRequest, CpuProbe, redisPid, sampleCpu } from '../harness/cpu';
 import { withClient } from '../harness/database';
+import { EventLoopDelay, eventLoopDelay } from '../harness/event-loop';
 import { BENCH_ADMIN_TOKEN, BENCH_REDIS_URL, intFromEnv, loadAverage, OUT_DIR, runMain, secondsSince } from '../harness/env';
 import { analyze, counts, deriveRatings, loadPlays } from '../harness/generate';
 import { closedLoop, mean } from '../harness/load';
@@ -50,12 +53,16 @@ interface Measure {
   p99: number;
   /** CPU ms per request: the HTTP process, the PostgreSQL backends of the database, Redis, the load driver. */
   cpu: CpuPerRequest;
+  /** The service's event-loop delay over the measurement; null for the bare handler (no /metrics). */
+  eventLoop: EventLoopDelay | null;
 }
 
 interface Target {
   name: string;
   pid: number;
   url: string;
+  /** Whether it answers GET /metrics with its event-loop delay (the service; not the bare handler). */
+  metrics: boolean;
   headers: Record<string, string>;
   /** A fresh upload body (new record) for one of the logged-in players. */
   body: () => string;
@@ -76,6 +83,8 @@ function startService(mode: 'redis' | 'memory', redisPrefix: string): Promise<Ch
 
 /** `total` requests over `connections` keep-alive connections, closed loop. */
 async function measure(target: Target, total: number, connections: number, probe: CpuProbe): Promise<Measure> {
+  // The scrape resets the service's event-loop window: it then spans this measurement alone.
+  if (target.metrics) await eventLoopDelay(target.url);
   const before = await sampleCpu(probe);
   const result = await closedLoop({
     baseUrl: target.url,
@@ -84,7 +93,8 @@ async function measure(target: Target, total: number, connections: number, probe
     request: () => ({ method: 'POST', path: '/player/upload', headers: target.headers, body: target.body() }),
   });
   const cpu = await cpuPerRequest(probe, before, total);
-  return { requests: total, non200: result.unexpected + result.errors, seconds: result.seconds, rps: result.rps, p50: result.p50, p99: result.p99, cpu };
+  const eventLoop = target.metrics ? await eventLoopDelay(target.url) : null;
+  return { requests: total, non200: result.unexpected + result.errors, seconds: result.seconds, rps: result.rps, p50: result.p50, p99: result.p99, cpu, eventLoop };
 }
 
 // ---------------------------------------------------------------- uploads
@@ -140,8 +150,8 @@ async function measureSize(size: string, ranked: number): Promise<SizeResult> {
         let next = 0;
         const pick = () => setup.sessions[next++ % setup.sessions.length];
         const targets: Target[] = [
-          { name: 'bare', pid: bare.pid, url: bare.url, headers: {}, body: () => uploadBody(pick(), setup.serverID) },
-          { name: 'service', pid: service.pid, url: base, headers: { Authorization: `Bearer ${setup.serverToken}` }, body: () => uploadBody(pick(), setup.serverID) },
+          { name: 'bare', pid: bare.pid, url: bare.url, metrics: false, headers: {}, body: () => uploadBody(pick(), setup.serverID) },
+          { name: 'service', pid: service.pid, url: base, metrics: true, headers: { Authorization: `Bearer ${setup.serverToken}` }, body: () => uploadBody(pick(), setup.serverID) },
         ];
         const probeOf = (target: Target): CpuProbe => ({ httpPids: [target.pid], monitor, redisPid: target.name === 'service' && mode === 'redis' ? redis : null });
         for (const target of targets) {
@@ -158,6 +168,7 @@ async function measureSize(size: string, ranked: number): Promise<SizeResult> {
             console.log(
               `  [${mode} r${round + 1}] ${name.padEnd(18)} ${m.rps.toFixed(0).padStart(6)} req/s  p50 ${m.p50.toFixed(2)} ms  p99 ${m.p99.toFixed(2)} ms` +
                 `  CPU ms/req http ${m.cpu.http.toFixed(3)} db ${m.cpu.db.toFixed(3)} redis ${m.cpu.redis.toFixed(3)} driver ${m.cpu.driver.toFixed(3)}` +
+                `${m.eventLoop ? `  event-loop p99 ${m.eventLoop.p99Ms.toFixed(1)} ms max ${m.eventLoop.maxMs.toFixed(1)} ms` : ''}` +
                 `  load average ${loadAverage()}${m.non200 ? `  NON-200: ${m.non200}` : ''}`,
             );
           }
@@ -178,12 +189,20 @@ async function measureSize(size: string, ranked: number): Promise<SizeResult> {
   return result;
 }
 
-/** A markdown table of the means over the rounds, with the two ratios the issue sets targets for. */
+/**
+ * A markdown table of the means over the rounds, with the two ratios the issue sets targets for,
+ * and the service's event-loop delay p99 of its highest round (one stalled round is what it is for).
+ */
 function summarise(results: SizeResult[]): string {
   const lines = [
-    '| size | mode | target | req/s (c' + CONCURRENCY + ') | p50 / p99 ms (c' + CONCURRENCY + ') | p50 / p99 ms (sequential) | CPU ms/request: HTTP / PostgreSQL / Redis / driver | service ÷ bare: req/s, CPU |',
-    '|---|---|---|---|---|---|---|---|',
+    '| size | mode | target | req/s (c' + CONCURRENCY + ') | p50 / p99 ms (c' + CONCURRENCY + ') | p50 / p99 ms (sequential) | CPU ms/request: HTTP / PostgreSQL / Redis / driver | ' +
+      'event-loop p99 ms, highest round (c' + CONCURRENCY + ' / sequential) | service ÷ bare: req/s, CPU |',
+    '|---|---|---|---|---|---|---|---|---|',
   ];
+  const eventLoopP99 = (ms: Measure[]) => {
+    const p99s = ms.flatMap((m) => (m.eventLoop ? [m.eventLoop.p99Ms] : []));
+    return p99s.length > 0 ? Math.max(...p99s).toFixed(1) : '–';
+  };
   for (const size of results) {
     for (const mode of size.modes) {
       const pick = (name: string) => mode.rounds.map((round) => round[name]).filter(Boolean);
@@ -197,9 +216,10 @@ function summarise(results: SizeResult[]): string {
           const bare = pick(`bare c${CONCURRENCY}`);
           ratio = `${((mean(loaded.map((m) => m.rps)) / mean(bare.map((m) => m.rps))) * 100).toFixed(0)} %, ${((cpuTotal(bare) / cpuTotal(loaded)) * 100).toFixed(0)} %`;
         }
+        const eventLoop = target === 'service' ? `${eventLoopP99(loaded)} / ${eventLoopP99(sequential)}` : '–';
         lines.push(
           `| ${size.size} | ${mode.mode} | ${target} | ${mean(loaded.map((m) => m.rps)).toFixed(0)} | ${mean(loaded.map((m) => m.p50)).toFixed(2)} / ${mean(loaded.map((m) => m.p99)).toFixed(2)} | ` +
-            `${mean(sequential.map((m) => m.p50)).toFixed(2)} / ${mean(sequential.map((m) => m.p99)).toFixed(2)} | ${cpu('http')} / ${cpu('db')} / ${cpu('redis')} / ${cpu('driver')} | ${ratio} |`,
+            `${mean(sequential.map((m) => m.p50)).toFixed(2)} / ${mean(sequential.map((m) => m.p99)).toFixed(2)} | ${cpu('http')} / ${cpu('db')} / ${cpu('redis')} / ${cpu('driver')} | ${eventLoop} | ${ratio} |`,
         );
       }
     }
