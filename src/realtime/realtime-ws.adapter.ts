@@ -1,9 +1,11 @@
 import { INestApplicationContext } from '@nestjs/common';
 import { WsAdapter } from '@nestjs/platform-ws';
 import type { IncomingMessage } from 'node:http';
-import { EMPTY, Observable, of } from 'rxjs';
+import { Observable, of } from 'rxjs';
 import { mapError } from '../common/errors/error-body';
+import { BadRequestError } from '../common/errors/app-error';
 import { RealtimeService } from './realtime.service';
+import { errorFrame } from './ws-exceptions.filter';
 
 /** Frames above this size close the socket (1009); chat and resume frames are tiny. */
 const MAX_FRAME_BYTES = 64 * 1024;
@@ -46,22 +48,24 @@ export class RealtimeWsAdapter extends WsAdapter {
     try {
       frame = JSON.parse(String(buffer.data));
     } catch {
-      return of(errorFrame('Malformed frame: not JSON'));
+      return of(malformed('Malformed frame: not JSON'));
     }
-    if (typeof frame !== 'object' || frame === null || Array.isArray(frame)) return of(errorFrame('Malformed frame: expected {"event", "data"}'));
+    if (typeof frame !== 'object' || frame === null || Array.isArray(frame)) return of(malformed('Malformed frame: expected {"event", "data"}'));
     const { event, data } = frame as { event?: unknown; data?: unknown };
-    if (typeof event !== 'string') return of(errorFrame('Malformed frame: event must be a string'));
+    if (typeof event !== 'string') return of(malformed('Malformed frame: event must be a string'));
     const handler = handlers.get(event);
-    if (!handler) return of(errorFrame(`Unknown event "${event}"`));
-    if (typeof data !== 'object' || data === null || Array.isArray(data)) return of(errorFrame(`Malformed frame: data of "${event}" must be an object`));
+    if (!handler) return of(malformed(`Unknown event "${event}"`));
+    if (typeof data !== 'object' || data === null || Array.isArray(data)) return of(malformed(`Malformed frame: data of "${event}" must be an object`));
     try {
       return transform(handler.callback(data, event));
-    } catch {
-      return EMPTY;
+    } catch (error) {
+      // Nest's handler wrapper catches what handlers throw (WsExceptionsFilter answers it); a throw
+      // here is the wrapper's own: answered the same way rather than dropped.
+      return of(errorFrame(error));
     }
   }
 }
 
-function errorFrame(message: string) {
-  return { event: 'error', data: { error: 'BAD_REQUEST', message } };
+function malformed(message: string) {
+  return errorFrame(new BadRequestError(message));
 }

@@ -1,11 +1,14 @@
+import { UseFilters } from '@nestjs/common';
 import { ConnectedSocket, MessageBody, OnGatewayConnection, OnGatewayDisconnect, SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
 import { Frame } from './dto/realtime.dto';
 import { RealtimeService } from './realtime.service';
+import { WsExceptionsFilter } from './ws-exceptions.filter';
 
 /** The one WebSocket endpoint, at /ws on the HTTP port (decisions.md §7). Frames go to RealtimeService. */
 @WebSocketGateway({ path: '/ws' })
+@UseFilters(WsExceptionsFilter)
 export class RealtimeGateway implements OnGatewayConnection, OnGatewayDisconnect {
   constructor(private readonly realtime: RealtimeService) {}
 

@@ -3,6 +3,8 @@ import { createPlayer, loginPlayer, onlinePlayer } from '../factories/player.fac
 import { multiInstanceAvailable, startTestApp, TestApp } from '../support/test-app';
 import { WsClient } from '../support/ws-client';
 import { eventually, sleep } from '../support/wait';
+import { RealtimeService } from '../../src/realtime/realtime.service';
+import { BadRequestError } from '../../src/common/errors/app-error';
 
 async function grantTitle(app: TestApp, uid: number, key: string, properties: Record<string, unknown>): Promise<void> {
   await app.sql(`INSERT INTO collection (key, type, unlock_method, properties) VALUES ($1, 'title', '{"type":"MANUAL"}', $2) ON CONFLICT (key) DO NOTHING`, [
@@ -73,6 +75,37 @@ describe('Realtime WebSocket', () => {
       const player = await onlinePlayer(app, session);
       const ack = await client.request('resume_session', { uid: player.uid, accessToken: player.accessToken });
       expect(ack.data.ok).toBe(true);
+    });
+  });
+
+  describe('a handler that fails', () => {
+    it('answers an error frame mapped like HTTP (a 5xx without its cause) and keeps the connection', async () => {
+      const session = await onlineServer(app);
+      const client = await connect(session.accessToken);
+      const player = await onlinePlayer(app, session);
+      const realtime = app.get(RealtimeService);
+      const failing = jest.spyOn(realtime, 'resumeSession').mockRejectedValueOnce(new Error('resume exploded'));
+      const refusing = jest.spyOn(realtime, 'chat').mockRejectedValueOnce(new BadRequestError('no chat today'));
+      try {
+        expect(await client.request('resume_session', { uid: player.uid, accessToken: player.accessToken }, 'error')).toEqual({
+          event: 'error',
+          data: { error: 'INTERNAL_ERROR', message: 'Internal server error' },
+        });
+        expect(await client.request('chat', { uid: player.uid, message: 'hello' }, 'error')).toEqual({
+          event: 'error',
+          data: { error: 'BAD_REQUEST', message: 'no chat today' },
+        });
+        expect(failing).toHaveBeenCalledTimes(1);
+      } finally {
+        failing.mockRestore();
+        refusing.mockRestore();
+      }
+      // The same connection still answers.
+      expect((await client.request('resume_session', { uid: player.uid, accessToken: player.accessToken })).data).toEqual({
+        uid: player.uid,
+        ok: true,
+        expiresIn: expect.any(Number),
+      });
     });
   });
 

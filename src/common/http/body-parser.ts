@@ -1,11 +1,17 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { json } from 'express';
+import { AppError, BadRequestError, PayloadTooLargeError } from '../errors/app-error';
+import { mapError } from '../errors/error-body';
 import { jsonBodyProblem } from './json-body-check';
 
-/** The error body of a request refused before Nest, its code kept for the log line and metrics (as the filter does). */
-function refuse(res: Response, status: number, error: 'BAD_REQUEST' | 'PAYLOAD_TOO_LARGE', message: string): void {
-  res.locals.errorCode = error;
-  res.status(status).json({ error, message });
+/**
+ * Answers a request refused before Nest reaches it, through the same mapping as the exception
+ * filter (its code kept for the log line and metrics, as the filter does).
+ */
+function refuse(res: Response, error: AppError): void {
+  const mapped = mapError(error);
+  res.locals.errorCode = mapped.body.error;
+  res.status(mapped.status).json(mapped.body);
 }
 
 /** decisions.md §2: bodies over 256 KiB are refused with 413. */
@@ -27,7 +33,7 @@ export function jsonBodyParser(): RequestHandler {
       }
       const problem = req.body === undefined ? null : jsonBodyProblem(req.body);
       if (problem !== null) {
-        refuse(res, 400, 'BAD_REQUEST', problem);
+        refuse(res, new BadRequestError(problem));
         return;
       }
       next();
@@ -39,19 +45,19 @@ export function jsonBodyParser(): RequestHandler {
 export function bodyParserErrorHandler(error: unknown, req: Request, res: Response, next: NextFunction): void {
   const type = (error as { type?: unknown } | null)?.type;
   if (type === 'entity.too.large') {
-    refuse(res, 413, 'PAYLOAD_TOO_LARGE', `Request body exceeds ${MAX_BODY_BYTES} bytes`);
+    refuse(res, new PayloadTooLargeError(MAX_BODY_BYTES));
     return;
   }
   if (type === 'entity.parse.failed') {
-    refuse(res, 400, 'BAD_REQUEST', 'Malformed JSON body');
+    refuse(res, new BadRequestError('Malformed JSON body'));
     return;
   }
   if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
-    refuse(res, 400, 'BAD_REQUEST', 'Unsupported body encoding');
+    refuse(res, new BadRequestError('Unsupported body encoding'));
     return;
   }
   if (type === 'request.aborted' || type === 'request.size.invalid' || type === 'stream.encoding.set') {
-    refuse(res, 400, 'BAD_REQUEST', 'Invalid request body');
+    refuse(res, new BadRequestError('Invalid request body'));
     return;
   }
   // A body that does not inflate (Content-Encoding gzip/deflate/br over other bytes) is a zlib
@@ -59,7 +65,7 @@ export function bodyParserErrorHandler(error: unknown, req: Request, res: Respon
   const status = (error as { status?: unknown } | null)?.status;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     const encoded = (req.headers['content-encoding'] ?? 'identity').toLowerCase() !== 'identity';
-    refuse(res, 400, 'BAD_REQUEST', encoded ? 'The request body could not be decompressed' : 'Invalid request body');
+    refuse(res, new BadRequestError(encoded ? 'The request body could not be decompressed' : 'Invalid request body'));
     return;
   }
   next(error);
