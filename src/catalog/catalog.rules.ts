@@ -1,5 +1,6 @@
 import { BadRequestError } from '../common/errors/app-error';
 import { parseLocalDateTime } from '../common/time';
+import { isJsonObject } from '../common/validation/json-object';
 
 /**
  * Collection keys look like `namespace:category.id` (decisions.md §4): a lower-case namespace,
@@ -46,10 +47,6 @@ export interface ChartDefinition {
   active: boolean;
   /** Absent: a new chart gets the current time, an existing one keeps its own. */
   createdAt: Date | null;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isNonEmptyString(value: unknown, maxLength: number): value is string {
@@ -108,7 +105,7 @@ export function parseCollectionBatch(body: unknown): CollectionDefinition[] {
   const result: CollectionDefinition[] = [];
 
   entries.forEach((entry, index) => {
-    if (!isPlainObject(entry)) {
+    if (!isJsonObject(entry)) {
       problems.add(index, 'entry', 'must be a JSON object');
       return;
     }
@@ -125,18 +122,18 @@ export function parseCollectionBatch(body: unknown): CollectionDefinition[] {
     if (typeof type !== 'string' || !COLLECTION_TYPE_PATTERN.test(type)) {
       problems.add(index, 'type', 'must be a lower-case word of at most 32 characters (title, tag, …)');
     }
-    if (!isPlainObject(unlockMethod)) {
+    if (!isJsonObject(unlockMethod)) {
       problems.add(index, 'unlockMethod', 'must be an object');
     } else if (!isNonEmptyString(unlockMethod.type, 64)) {
       problems.add(index, 'unlockMethod.type', 'must be a non-empty string');
     }
-    if (!isPlainObject(properties)) {
+    if (!isJsonObject(properties)) {
       problems.add(index, 'properties', 'must be an object');
     } else if (typeof type === 'string' && DECORATION_TYPES.has(type)) {
       checkDecorationProperties(properties, index, problems);
     }
 
-    if (isCollectionKey(key) && typeof type === 'string' && isPlainObject(unlockMethod) && isPlainObject(properties)) {
+    if (isCollectionKey(key) && typeof type === 'string' && isJsonObject(unlockMethod) && isJsonObject(properties)) {
       result.push({ key, type, unlockMethod, properties });
     }
   });
@@ -155,7 +152,7 @@ export function parseChartBatch(body: unknown): ChartDefinition[] {
   const result: ChartDefinition[] = [];
 
   entries.forEach((entry, index) => {
-    if (!isPlainObject(entry)) {
+    if (!isJsonObject(entry)) {
       problems.add(index, 'entry', 'must be a JSON object');
       return;
     }

@@ -7,6 +7,7 @@ import { isForeignKeyViolation } from '../database/pg-errors';
 import { TransactionService } from '../database/transaction.service';
 import { AdminEconomyResponse, EconomyResponse, RankingEntryResponse, SyncEconomyDto } from './dto/economy.dto';
 import { EconomyRepository } from './economy.repository';
+import { shownName } from '../common/player-name';
 
 export const BALTOP_DEFAULT_LIMIT = 10;
 export const BALTOP_MAX_LIMIT = 100;
@@ -72,7 +73,7 @@ export class EconomyService {
       rank: index + 1,
       uid: Number(row.uid),
       username: row.username,
-      displayName: row.display_name || row.username,
+      displayName: shownName(row.display_name, row.username),
       wattHour: Number(row.watt_hour),
     }));
   }

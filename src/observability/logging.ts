@@ -5,6 +5,7 @@ import { pino, type DestinationStream, type Level, type Logger as Pino } from 'p
 import type { LogLevel } from '../config/app-config';
 import { clientIp } from '../common/http/client-ip';
 import { pathOf } from '../common/http/route';
+import { isPlainObject } from '../common/validation/json-object';
 import { errorCodeOf } from '../common/filters/all-exceptions.filter';
 
 /** Keys whose values are credentials (request bodies and headers use these names). */
@@ -22,9 +23,6 @@ const SECRET_KEYS = new Set([
   'sig',
 ]);
 const REDACTED = '[redacted]';
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
 
 /**
  * Nothing logs bodies or headers, so no credential reaches a line; this is the second line of

@@ -4,9 +4,11 @@ import { DataSource, EntityManager, IsNull, QueryDeepPartialEntity } from 'typeo
 import { PlayerBanEntity } from './entities/player-ban.entity';
 import { PlayerEntity } from './entities/player.entity';
 
+/** The one rule of an active ban, on the player_ban row aliased `ban`: not lifted, and permanent or not yet over. */
+const activeBan = (ban: string) => `${ban}.lifted_at IS NULL AND (${ban}.until IS NULL OR ${ban}.until > now())`;
+
 /** SQL predicate of an active ban of the player aliased `alias` (for orderings in other modules' queries). */
-export const activeBanPredicate = (alias: string) =>
-  `EXISTS (SELECT 1 FROM player_ban b WHERE b.uid = ${alias}.uid AND b.lifted_at IS NULL AND (b.until IS NULL OR b.until > now()))`;
+export const activeBanPredicate = (alias: string) => `EXISTS (SELECT 1 FROM player_ban b WHERE b.uid = ${alias}.uid AND ${activeBan('b')})`;
 
 @Injectable()
 export class PlayerRepository {
@@ -56,7 +58,7 @@ export class PlayerRepository {
   findActiveBan(uid: string, manager?: EntityManager): Promise<PlayerBanEntity | null> {
     return this.bans(manager)
       .createQueryBuilder('b')
-      .where('b.uid = :uid AND b.lifted_at IS NULL AND (b.until IS NULL OR b.until > now())', { uid })
+      .where(`b.uid = :uid AND ${activeBan('b')}`, { uid })
       .getOne();
   }
 

@@ -26,6 +26,8 @@ import { PlayerEntity } from './entities/player.entity';
 import { IdentityProviderClient } from './identity-provider.client';
 import { PlayerRepository } from './player.repository';
 import { ServerService } from '../server/server.service';
+import { isJsonObject } from '../common/validation/json-object';
+import { shownName } from '../common/player-name';
 
 export interface ChatIdentity {
   uid: number;
@@ -53,10 +55,6 @@ export const HANDOVER_KICK_MESSAGE = 'You joined another server of the network';
 
 /** Option keys with their own storage; every other key is kept as sent in `extraOptions`. */
 const CORE_OPTION_KEYS = new Set(['continueEnabled', 'sound', 'songSelectionState']);
-
-function isJsonObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Players behind one lock-out key when a TOKEN login names no player: the key's budget is this many times larger. */
 const SHARED_TOKEN_TARGET_SCALE = 10;
@@ -180,7 +178,7 @@ export class PlayerService {
     return {
       uid: Number(player.uid),
       username: player.username,
-      displayName: player.displayName || player.username,
+      displayName: shownName(player.displayName, player.username),
       prefix: player.prefixKey ? (titles.get(player.prefixKey) ?? null) : null,
       suffix: player.suffixKey ? (titles.get(player.suffixKey) ?? null) : null,
     };
@@ -189,7 +187,7 @@ export class PlayerService {
   async createPlayer(body: CreatePlayerDto): Promise<CreatedPlayerResponse> {
     try {
       const player = await this.players.create({ username: body.username, uuid: body.uuid?.toLowerCase() ?? null, displayName: body.displayName ?? '' });
-      return { uid: Number(player.uid), username: player.username, displayName: player.displayName || player.username, uuid: player.uuid };
+      return { uid: Number(player.uid), username: player.username, displayName: shownName(player.displayName, player.username), uuid: player.uuid };
     } catch (error) {
       if (isUniqueViolation(error)) throw new BadRequestError(`uuid: ${body.uuid} already belongs to another player`);
       throw error;
@@ -316,7 +314,7 @@ export class PlayerService {
     return {
       uid: Number(player.uid),
       username: player.username,
-      displayName: player.displayName || player.username,
+      displayName: shownName(player.displayName, player.username),
       version,
       banstate: player.banstate,
       accessToken: access.token,

@@ -1,17 +1,7 @@
 import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { BadRequestError } from '../errors/app-error';
+import { describeValidationErrors } from '../validation/describe-errors';
 import { isPluginBody, strippedFields } from '../validation/plugin-body';
-
-function describe(errors: ValidationError[], parent = ''): string[] {
-  return errors.flatMap((error) => {
-    const path = parent ? `${parent}.${error.property}` : error.property;
-    const own = Object.values(error.constraints ?? {}).map((text) =>
-      // class-validator messages start with the bare property name; show the full path instead.
-      text.startsWith(`${error.property} `) ? `${path}${text.slice(error.property.length)}` : `${path}: ${text}`,
-    );
-    return [...own, ...describe(error.children ?? [], path)];
-  });
-}
 
 /** Told of the unknown fields a plugin body carried (they were ignored). */
 export type IgnoredFieldsListener = (dto: string, fields: string[]) => void;
@@ -61,7 +51,7 @@ const OPTIONS = {
   forbidUnknownValues: true,
   validationError: { target: false, value: false },
   // Two rules of one field can share a message (IsUid: "must be a positive integer"); say it once.
-  exceptionFactory: (errors: ValidationError[]) => new BadRequestError([...new Set(describe(errors))].join('; ') || 'Invalid request body'),
+  exceptionFactory: (errors: ValidationError[]) => new BadRequestError([...new Set(describeValidationErrors(errors))].join('; ') || 'Invalid request body'),
 };
 
 /**

@@ -1,20 +1,12 @@
 import { PipeTransform, Type } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
-import { validate, ValidationError } from 'class-validator';
+import { validate } from 'class-validator';
 import { BadRequestError } from '../../common/errors/app-error';
+import { describeValidationErrors } from '../../common/validation/describe-errors';
+import { isJsonObject } from '../../common/validation/json-object';
 
 /** Problems spelled out in one answer; the rest are counted. */
 const MAX_LISTED = 20;
-
-function describe(errors: ValidationError[], parent: string): string[] {
-  return errors.flatMap((error) => {
-    const path = `${parent}.${error.property}`;
-    const own = Object.values(error.constraints ?? {}).map((text) =>
-      text.startsWith(`${error.property} `) ? `${path}${text.slice(error.property.length)}` : `${path}: ${text}`,
-    );
-    return [...own, ...describe(error.children ?? [], path)];
-  });
-}
 
 /**
  * A JSON array body whose every element is validated as `dto` with the global pipe's rules
@@ -33,13 +25,13 @@ export class DtoArrayPipe<T extends object> implements PipeTransform<unknown, Pr
     const messages: string[] = [];
     const items: T[] = [];
     for (const [index, element] of (value as unknown[]).entries()) {
-      if (element === null || typeof element !== 'object' || Array.isArray(element)) {
+      if (!isJsonObject(element)) {
         messages.push(`[${index}] must be a JSON object`);
         continue;
       }
       const item = plainToInstance(this.dto, element);
       const errors = await validate(item, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true, validationError: { target: false, value: false } });
-      messages.push(...describe(errors, `[${index}]`));
+      messages.push(...describeValidationErrors(errors, `[${index}]`));
       items.push(item);
     }
     if (messages.length > MAX_LISTED) {

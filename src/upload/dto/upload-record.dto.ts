@@ -4,6 +4,7 @@ import { Transform, Type } from 'class-transformer';
 import { Equals, IsBoolean, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, ValidateBy, ValidateNested } from 'class-validator';
 import { IsUid, UID_REQUEST_SCHEMA } from '../../common/validation/is-uid';
 import { NullAsAbsent, PluginBody } from '../../common/validation/plugin-body';
+import { isJsonObject } from '../../common/validation/json-object';
 
 /** The last millisecond of the year 9999: larger "epoch milliseconds" are not a time. */
 export const MAX_EPOCH_MS = 253_402_300_799_999;
@@ -35,8 +36,6 @@ const IsPercent = () =>
     },
   });
 
-const isPlainObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /**
  * A required nested object validated as `type`. Anything else (missing, null, an array, a string)
  * becomes undefined first, so the answer is the one message "<path> must be an object" rather than
@@ -45,7 +44,7 @@ const isPlainObject = (value: unknown) => typeof value === 'object' && value !==
 const IsNested = (type: () => new () => object) =>
   applyDecorators(
     Type(type),
-    Transform(({ obj, key, value }: { obj: Record<string, unknown>; key: string; value: unknown }) => (isPlainObject(obj[key]) ? value : undefined)),
+    Transform(({ obj, key, value }: { obj: Record<string, unknown>; key: string; value: unknown }) => (isJsonObject(obj[key]) ? value : undefined)),
     IsObject(),
     ValidateNested(),
   );
