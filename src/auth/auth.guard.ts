@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { AUTH_KIND_KEY } from '../common/decorators/auth.decorators';
+import { AUTH_KIND_KEY } from './auth.decorators';
 import { NotFoundError, UnauthorizedError } from '../common/errors/app-error';
 import { clientIp } from '../common/http/client-ip';
 import { LoginFailureLimiter } from '../common/throttle/login-failure.limiter';

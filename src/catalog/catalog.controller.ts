@@ -3,7 +3,7 @@ import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiTags
 import type { Request, Response } from 'express';
 import type { ServerSessionContext } from '../auth/auth.types';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
-import { CurrentServer } from '../common/decorators/auth.decorators';
+import { CurrentServer } from '../auth/auth.decorators';
 import { sendPreparedJson } from '../common/http/prepared-json';
 import { API_TAGS } from '../openapi/api-tags';
 import { CatalogService } from './catalog.service';

@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { ServerSessionContext } from '../auth/auth.types';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
-import { CurrentServer } from '../common/decorators/auth.decorators';
+import { CurrentServer } from '../auth/auth.decorators';
 import { QueryInt } from '../common/decorators/query-int.decorator';
 import { API_TAGS } from '../openapi/api-tags';
 import { EconomyResponse, RankingEntryResponse, SyncEconomyDto } from './dto/economy.dto';

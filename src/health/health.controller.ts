@@ -2,7 +2,7 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckResult, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
-import { Public } from '../common/decorators/auth.decorators';
+import { Public } from '../auth/auth.decorators';
 import { API_TAGS } from '../openapi/api-tags';
 import { HealthResponse } from './dto/health.response';
 

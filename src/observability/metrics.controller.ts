@@ -2,7 +2,7 @@ import { Controller, Get, Header, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Registry } from 'prom-client';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
-import { Public } from '../common/decorators/auth.decorators';
+import { Public } from '../auth/auth.decorators';
 import { API_TAGS } from '../openapi/api-tags';
 import { MetricsTokenGuard } from './metrics-token.guard';
 import { MetricsService } from './metrics.service';

@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { ServerSessionContext } from '../auth/auth.types';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
-import { CurrentServer } from '../common/decorators/auth.decorators';
+import { CurrentServer } from '../auth/auth.decorators';
 import { RateLimit } from '../common/throttle/rate-limit.decorator';
 import { API_TAGS } from '../openapi/api-tags';
 import { PlayerLoginDto } from './dto/player-login.dto';

@@ -14,7 +14,7 @@ import type { Request, Response } from 'express';
 import { pipeline } from 'node:stream/promises';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
 import { sendPreparedJson } from '../common/http/prepared-json';
-import { Public } from '../common/decorators/auth.decorators';
+import { Public } from '../auth/auth.decorators';
 import { API_TAGS } from '../openapi/api-tags';
 import { DownloadEntry } from './dto/download.dto';
 import { ManifestQueryDto, ManifestResponse } from './dto/manifest.dto';

@@ -3,7 +3,7 @@ import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nes
 import type { Request } from 'express';
 import type { ServerSessionContext } from '../auth/auth.types';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
-import { BootstrapAuth, BootstrapServerId, CurrentServer, Public, ServerRefreshAuth } from '../common/decorators/auth.decorators';
+import { BootstrapAuth, BootstrapServerId, CurrentServer, Public, ServerRefreshAuth } from '../auth/auth.decorators';
 import { RateLimit } from '../common/throttle/rate-limit.decorator';
 import { clientIp } from '../common/http/client-ip';
 import { API_TAGS } from '../openapi/api-tags';

@@ -2,7 +2,7 @@ import { HttpAdapterHost, ModulesContainer } from '@nestjs/core';
 import { METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RequestMethod } from '@nestjs/common';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
-import { AUTH_KIND_KEY } from '../../src/common/decorators/auth.decorators';
+import { AUTH_KIND_KEY } from '../../src/auth/auth.decorators';
 import { ERROR_CODES } from '../../src/common/errors/app-error';
 import { DOCS_PATH, OPENAPI_JSON_PATH } from '../../src/openapi/openapi';
 import { createPlayer, loginPlayer } from '../factories/player.factory';

@@ -1,8 +1,8 @@
 import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
 import { ApiBearerAuth, ApiSecurity } from '@nestjs/swagger';
 import type { Request } from 'express';
-import type { AuthKind, ServerSessionContext } from '../../auth/auth.types';
-import { ApiErrors } from './api-errors.decorator';
+import type { AuthKind, ServerSessionContext } from './auth.types';
+import { ApiErrors } from '../common/decorators/api-errors.decorator';
 
 export const AUTH_KIND_KEY = 'rhythmc:auth-kind';
 
