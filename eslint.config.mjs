@@ -9,6 +9,10 @@ const NO_FOREIGN_REPOSITORY = {
   group: ['../*/*.repository', '../../*/*.repository'],
   message: "Call the other module's service; its repository is its own.",
 };
+const FOUNDATION_KNOWS_NO_FEATURE = {
+  group: ['**/auth/*', '**/server/*', '**/player/*', '**/catalog/*', '**/economy/*', '**/upload/*', '**/realtime/*', '**/resources/*', '**/observability/*', '**/health/*', '**/openapi/*'],
+  message: 'common, config and database know no feature module: the features depend on them, never the reverse.',
+};
 const CATALOG_IS_UPSTREAM = { group: ['**/upload/*', '**/economy/*'], message: 'Upload and economy call the catalog, not the reverse.' };
 
 export default tseslint.config(
@@ -39,7 +43,7 @@ export default tseslint.config(
   // Module boundaries (docs/architecture.md): nothing depends on the realtime module but the app's
   // wiring and observability (which reads its connection count); a service, controller or guard reaches another module through that module's service,
   // never its repository (repositories may share SQL fragments); the catalog knows neither uploads
-  // nor economy. ESLint applies one no-restricted-imports per file, so each group lists all it needs.
+  // nor economy; common, config and database know no feature module. ESLint applies one no-restricted-imports per file, so each group lists all it needs.
   {
     files: ['src/**/*.ts'],
     ignores: ['src/realtime/**', 'src/observability/**', 'src/**/*.repository.ts', 'src/app.module.ts', 'src/app.factory.ts'],
@@ -47,6 +51,10 @@ export default tseslint.config(
   },
   { files: ['src/**/*.repository.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [NO_REALTIME] }] } },
   { files: ['src/realtime/**/*.ts', 'src/observability/**/*.ts'], rules: { 'no-restricted-imports': ['error', { patterns: [NO_FOREIGN_REPOSITORY] }] } },
+  {
+    files: ['src/common/**/*.ts', 'src/config/**/*.ts', 'src/database/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [NO_REALTIME, NO_FOREIGN_REPOSITORY, FOUNDATION_KNOWS_NO_FEATURE] }] },
+  },
   {
     files: ['src/catalog/**/*.ts'],
     ignores: ['src/**/*.repository.ts'],
