@@ -119,6 +119,30 @@ describe('Player identity', () => {
       expect(await app.sql('SELECT count(*)::int AS n FROM player WHERE uuid = $1', [uuid])).toEqual([{ n: 1 }]);
     });
 
+    it('reuses a found profile for the same uuid (one provider call for a login, logout and two logins at once), and asks again after a failure', async () => {
+      const uuid = randomUuid();
+      const key = uuid.replace(/-/g, '');
+      const lookupsOf = () => idp.lookups.filter((entry) => entry.path.endsWith(key)).length;
+      idp.addAccount(uuid, 'Switcher');
+      const first = await login({ mode: 'ONLINE', version: 1, uuid, username: 'Switcher' });
+      expect(first.status).toBe(200);
+      expect((await logout({ uid: first.body.uid, accessToken: first.body.accessToken })).status).toBe(204);
+      // Two logins of the same player at once: one wins, the other is 409; neither asks the provider.
+      const both = await Promise.all([1, 2].map(() => login({ mode: 'ONLINE', version: 1, uuid, username: 'Switcher' })));
+      expect(both.map((response) => response.status).sort()).toEqual([200, 409]);
+      expect(lookupsOf()).toBe(1);
+
+      // A failed lookup is not kept: the next login asks again and gets in.
+      const other = randomUuid();
+      const otherKey = other.replace(/-/g, '');
+      idp.misbehave(other, 'error');
+      expect((await login({ mode: 'ONLINE', version: 1, uuid: other, username: 'Later' })).status).toBe(503);
+      idp.behave(other);
+      idp.addAccount(other, 'Later');
+      expect((await login({ mode: 'ONLINE', version: 1, uuid: other, username: 'Later' })).status).toBe(200);
+      expect(idp.lookups.filter((entry) => entry.path.endsWith(otherKey))).toHaveLength(2);
+    });
+
     it('answers 401 when the name does not match the account', async () => {
       const uuid = randomUuid();
       idp.addAccount(uuid, 'RealName');

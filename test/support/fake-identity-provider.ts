@@ -28,6 +28,11 @@ export class FakeIdentityProvider {
     this.behaviours.set(uuid.replace(/-/g, '').toLowerCase(), behaviour);
   }
 
+  /** Lookups of this uuid are answered normally again. */
+  behave(uuid: string): void {
+    this.behaviours.delete(uuid.replace(/-/g, '').toLowerCase());
+  }
+
   async start(): Promise<string> {
     this.server = createServer((req, res) => this.handle(req, res));
     await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
