@@ -143,7 +143,7 @@ async function main(): Promise<number> {
       process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     } else {
       log(`\n${report.servers} servers × ${report.playersPerServer} players, ${report.minutes} min, uploads offered ${report.uploadRate.toFixed(1)}/s`);
-      if (options.switchPerMinute > 0) log(`proxy switches: ${report.switches.started} started, ${report.switches.done} logged in on the new server`);
+      if (options.switchPerMinute > 0) log(`proxy switches: ${report.switches.started} started, ${report.switches.done} done (logged in on the new server, logged out of the old)`);
       if (options.packLinks) {
         const lifetimes = options.linkTtl ? ` = ${(report.packLinks.oldestOkSeconds / options.linkTtl).toFixed(1)} download-link lifetimes` : '';
         log(`pack links: ${report.packLinks.checks} fetches of the URL from server login; the oldest that answered 200 was ${report.packLinks.oldestOkSeconds.toFixed(0)} s old${lifetimes}`);

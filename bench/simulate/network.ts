@@ -155,7 +155,10 @@ export class Network {
   private started = false;
   /** Upload accounting of the whole run (the metrics hold their answers). */
   readonly uploads = { offered: 0, issued: 0, noPlayer: 0, dropped: 0 };
-  /** Proxy switches of the run: started, and logged in on the new server. */
+  /**
+   * Proxy switches of the run: started, and done (logged in on the new server, then logged out of
+   * the old one with the old token; a switch whose old server stopped meanwhile is not done).
+   */
   readonly switches = { started: 0, done: 0 };
   /** The pack-link check: fetches of a boot-time pack URL, and the age of the oldest URL that still answered 200. */
   readonly packLinks = { checks: 0, oldestOkSeconds: 0 };
@@ -703,12 +706,15 @@ export class Network {
     player.server = to;
     this.note(player, `switch ${from.index} -> ${to.index}`);
     this.setState(player, 'away');
-    if (await this.join(player)) this.switches.done++;
+    const joined = await this.join(player);
     if (from.state === 'up' && from.session === oldSession) {
       await this.request(from, 'POST /player/logout (after a handover)', 'POST', '/player/logout', {
         body: { uid: player.uid, accessToken: oldToken },
         expect: player.accessToken !== oldToken ? [401] : [204, 401],
       });
+      // Counted once the whole switch happened: a count read while a switch is between its two
+      // calls (the run stopping) must not be ahead of the logouts.
+      if (joined) this.switches.done++;
     }
   }
 
