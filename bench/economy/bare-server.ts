@@ -8,7 +8,8 @@ import express from 'express';
 import { createHash } from 'node:crypto';
 import { Pool } from 'pg';
 import { TOP_BALANCES_SQL, RankedBalanceRow } from '../../src/economy/economy.repository';
-import { benchDatabaseUrl, intFromEnv } from '../harness/env';
+import { benchDatabaseUrl } from '../harness/env';
+import { serveBare } from '../harness/bare';
 
 const pool = new Pool({ connectionString: benchDatabaseUrl('rhythmc_bench_economy'), max: 10 });
 const app = express();
@@ -63,12 +64,4 @@ app.get('/with-token-check/server/baltop', (req, res) => {
     .catch(fail(res));
 });
 
-const server = app.listen(intFromEnv('PORT', 0), '127.0.0.1', () => {
-  const address = server.address();
-  process.stdout.write(`listening ${typeof address === 'object' && address ? address.port : ''}\n`);
-});
-
-process.once('SIGTERM', () => {
-  server.close();
-  void pool.end().then(() => process.exit(0));
-});
+serveBare(app, pool);

@@ -13,6 +13,7 @@ import { RankedBalanceRow, TOP_BALANCES_SQL } from '../../src/economy/economy.re
 import { signPackLink, signResourceLink } from '../../src/resources/link-signature';
 import { encodeResourcePath } from '../../src/resources/resource-paths';
 import { benchDatabaseUrl, intFromEnv } from '../harness/env';
+import { serveBare } from '../harness/bare';
 
 const pool = new Pool({ connectionString: benchDatabaseUrl('rhythmc_bench_economy'), max: 10 });
 const app = express();
@@ -139,12 +140,4 @@ read('/resources/packmanifest', async () => {
     }));
 });
 
-const server = app.listen(intFromEnv('PORT', 0), '127.0.0.1', () => {
-  const address = server.address();
-  process.stdout.write(`listening ${typeof address === 'object' && address ? address.port : ''}\n`);
-});
-
-process.once('SIGTERM', () => {
-  server.close();
-  void pool.end().then(() => process.exit(0));
-});
+serveBare(app, pool);

@@ -7,6 +7,7 @@
 import express from 'express';
 import { Pool } from 'pg';
 import { benchDatabaseUrl } from '../harness/env';
+import { serveBare } from '../harness/bare';
 
 const pool = new Pool({ connectionString: benchDatabaseUrl('rhythmc_bench_upload'), max: 10 });
 const app = express();
@@ -37,11 +38,4 @@ app.post('/player/upload', (req, res) => {
   );
 });
 
-const server = app.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
-  const address = server.address();
-  console.log(`listening ${typeof address === 'object' && address ? address.port : 0}`);
-});
-process.once('SIGTERM', () => {
-  server.close();
-  void pool.end();
-});
+serveBare(app, pool);
