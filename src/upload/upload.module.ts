@@ -5,6 +5,7 @@ import { CatalogModule } from '../catalog/catalog.module';
 import { REDIS } from '../common/redis/redis.module';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { BanView } from './rank/ban-view';
+import { RankAnswerService } from './rank/rank-answer.service';
 import { MemoryRankIndex } from './rank/memory-rank-index';
 import { RankIndex } from './rank/rank-index';
 import { RedisRankIndex } from './rank/redis-rank-index';
@@ -24,6 +25,7 @@ import { UploadService } from './upload.service';
     UploadRepository,
     UploadService,
     BanView,
+    RankAnswerService,
     {
       provide: RankIndex,
       inject: [APP_CONFIG, REDIS, UploadRepository],

@@ -301,6 +301,12 @@ export class UploadRepository {
     return toStateRead(rows[0]);
   }
 
+  /** The player's state as readLockedState reads it, outside a transaction (rank reads). */
+  async readState(uid: string, levelId: number): Promise<StateRead> {
+    const rows = await this.manager().query<StateSqlRow[]>(`WITH ${STATE_CTES} SELECT ${STATE_SELECT} FROM me`, [uid, levelId]);
+    return toStateRead(rows[0]);
+  }
+
   async findRecord(uid: string, levelId: number, timeMs: number, manager: EntityManager): Promise<StoredRecord | null> {
     const rows = await manager.query<{ id: string; acc: number; pass: boolean; time_ms: string }[]>(
       'SELECT id, acc, pass, time_ms FROM play_record WHERE uid = $1 AND level_id = $2 AND time_ms = $3',

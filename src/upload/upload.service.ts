@@ -7,7 +7,7 @@ import { BadRequestError } from '../common/errors/app-error';
 import { TransactionService } from '../database/transaction.service';
 import { UploadRecordDto } from './dto/upload-record.dto';
 import { RecomputeResponse, UploadResponse } from './dto/upload.response';
-import { BanView } from './rank/ban-view';
+import { RankAnswerService } from './rank/rank-answer.service';
 import { IndexEntries, RankIndex, RankIndexStats } from './rank/rank-index';
 import { atpTenThousandths, playRating, roundRating, toTenThousandths } from './rating';
 import { BanCheck, BestRow, NewPlayRecord, StateRead, StoredBest, StoredRecord, UploadRepository } from './upload.repository';
@@ -57,7 +57,7 @@ export class UploadService {
     private readonly auth: AuthService,
     private readonly catalog: CatalogService,
     private readonly index: RankIndex,
-    private readonly bans: BanView,
+    private readonly rankAnswers: RankAnswerService,
     private readonly tx: TransactionService,
   ) {}
 
@@ -116,7 +116,7 @@ export class UploadService {
       }),
     );
 
-    const { siteRank, trackRank } = await this.ranks(outcome);
+    const { siteRank, trackRank } = await this.rankAnswers.ranks(outcome.state, outcome.bans, outcome.staged);
     return {
       atp: (outcome.state.atpE4 ?? 0) / 10_000,
       siteRank,
@@ -178,30 +178,6 @@ export class UploadService {
 
   private toRankState(uid: string, levelId: number, current: StateRead): PlayerRankState {
     return { uid, version: current.version, atpE4: current.atp === null ? null : atpE4Of(current.atp), levelId, best: current.best };
-  }
-
-  /**
-   * Ranks = 1 + entries ahead in the rank index − banned players ahead (this instance's ban view,
-   * brought up to the ban generation the upload saw). A banned player has no rank. When the index
-   * or the ban view cannot answer, SQL counts the unbanned players ahead directly: the same
-   * numbers, in O(rank).
-   */
-  private async ranks(outcome: UploadOutcome): Promise<{ siteRank: number | null; trackRank: number | null }> {
-    const { state, bans } = outcome;
-    if (bans.selfBanned) return { siteRank: null, trackRank: null };
-    const indexed = await this.index.positions(state, outcome.staged);
-    const banned = indexed ? await this.bans.ensure(bans.generation, bans.dbNowMs).then(() => this.bans.bannedAhead(state), () => null) : null;
-    if (indexed && banned) {
-      return {
-        siteRank: state.atpE4 === null || indexed.siteAhead === null ? null : indexed.siteAhead - banned.siteAhead + 1,
-        trackRank: state.best === null || indexed.trackAhead === null ? null : indexed.trackAhead - banned.trackAhead + 1,
-      };
-    }
-    const counted = await this.records.unbannedAhead(state.uid, state.atpE4 === null ? null : atpText(state.atpE4), state.levelId, state.best);
-    return {
-      siteRank: state.atpE4 === null ? null : counted.siteAhead + 1,
-      trackRank: state.best === null ? null : counted.trackAhead + 1,
-    };
   }
 
   /** One recompute batch inside its transaction: bests from the records, ratings from the current constants. */
