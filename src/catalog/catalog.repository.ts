@@ -127,16 +127,17 @@ export class CatalogRepository {
       version: c.version,
       active: c.active,
       created_at: c.createdAt?.toISOString() ?? null,
+      notes: c.notes,
     }));
     const json = JSON.stringify(records);
     const rows = await manager.query<unknown[]>(
-      `INSERT INTO chart (level_id, name, difficulty_constant, version, active, created_at)
-       SELECT t.level_id, t.name, t.difficulty_constant, t.version, t.active, COALESCE(t.created_at, now())
+      `INSERT INTO chart (level_id, name, difficulty_constant, version, active, created_at, notes, placeholder)
+       SELECT t.level_id, t.name, t.difficulty_constant, t.version, t.active, COALESCE(t.created_at, now()), t.notes, false
          FROM jsonb_to_recordset($1::jsonb)
-           AS t(level_id int, name varchar, difficulty_constant double precision, version varchar, active boolean, created_at timestamptz)
+           AS t(level_id int, name varchar, difficulty_constant double precision, version varchar, active boolean, created_at timestamptz, notes int)
        ON CONFLICT (level_id) DO UPDATE
          SET name = EXCLUDED.name, difficulty_constant = EXCLUDED.difficulty_constant, version = EXCLUDED.version,
-             active = EXCLUDED.active, updated_at = now()
+             active = EXCLUDED.active, notes = EXCLUDED.notes, placeholder = false, updated_at = now()
        RETURNING level_id`,
       [json],
     );
@@ -149,11 +150,11 @@ export class CatalogRepository {
     return rows.length;
   }
 
-  /** Inserts the chart unless its level id exists (a concurrent insert of the same id wins quietly). */
-  async insertChartIfAbsent(chart: Omit<ChartDefinition, 'createdAt'>, manager?: EntityManager): Promise<void> {
+  /** Inserts a placeholder chart unless its level id exists (a concurrent insert of the same id wins quietly). */
+  async insertPlaceholderIfAbsent(chart: Omit<ChartDefinition, 'createdAt'>, manager?: EntityManager): Promise<void> {
     await this.manager(manager).query(
-      `INSERT INTO chart (level_id, name, difficulty_constant, version, active)
-       VALUES ($1, $2, $3, $4, $5)
+      `INSERT INTO chart (level_id, name, difficulty_constant, version, active, placeholder)
+       VALUES ($1, $2, $3, $4, $5, true)
        ON CONFLICT (level_id) DO NOTHING`,
       [chart.levelId, chart.name, chart.difficultyConstant, chart.version, chart.active],
     );

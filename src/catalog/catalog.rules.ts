@@ -47,6 +47,8 @@ export interface ChartDefinition {
   active: boolean;
   /** Absent: a new chart gets the current time, an existing one keeps its own. */
   createdAt: Date | null;
+  /** The note count the noteCount check compares a play's judged notes with; null: not checked. */
+  notes: number | null;
 }
 
 function isNonEmptyString(value: unknown, maxLength: number): value is string {
@@ -142,7 +144,10 @@ export function parseCollectionBatch(body: unknown): CollectionDefinition[] {
   return result;
 }
 
-const CHART_FIELDS = ['levelId', 'name', 'difficultyConstant', 'version', 'active', 'createdAt'] as const;
+const CHART_FIELDS = ['levelId', 'name', 'difficultyConstant', 'version', 'active', 'createdAt', 'notes'] as const;
+
+/** The largest note count a chart may declare. */
+export const CHART_NOTES_MAX = 1_000_000;
 
 /** Validates a PUT /admin/charts body as a whole, like parseCollectionBatch. */
 export function parseChartBatch(body: unknown): ChartDefinition[] {
@@ -157,7 +162,7 @@ export function parseChartBatch(body: unknown): ChartDefinition[] {
       return;
     }
     checkUnknownFields(entry, CHART_FIELDS, index, problems);
-    const { levelId, name, difficultyConstant, version, active, createdAt } = entry;
+    const { levelId, name, difficultyConstant, version, active, createdAt, notes } = entry;
     let valid = true;
     const fail = (field: string, problem: string) => {
       problems.add(index, field, problem);
@@ -183,6 +188,10 @@ export function parseChartBatch(body: unknown): ChartDefinition[] {
       if (!created) fail('createdAt', 'must be an ISO local date-time YYYY-MM-DDTHH:mm:ss');
     }
 
+    if (notes !== undefined && notes !== null && (typeof notes !== 'number' || !Number.isInteger(notes) || notes < 1 || notes > CHART_NOTES_MAX)) {
+      fail('notes', `must be an integer from 1 to ${CHART_NOTES_MAX}, or null`);
+    }
+
     if (valid) {
       result.push({
         levelId: levelId as number,
@@ -191,6 +200,7 @@ export function parseChartBatch(body: unknown): ChartDefinition[] {
         version: version as string,
         active: active as boolean,
         createdAt: created,
+        notes: (notes as number | null | undefined) ?? null,
       });
     }
   });
@@ -201,5 +211,5 @@ export function parseChartBatch(body: unknown): ChartDefinition[] {
 
 /** Name and version of the inactive row created for a level id an upload names but the catalog lacks. */
 export function placeholderChart(levelId: number): Omit<ChartDefinition, 'createdAt'> {
-  return { levelId, name: `Level ${levelId}`, difficultyConstant: 0, version: 'unknown', active: false };
+  return { levelId, name: `Level ${levelId}`, difficultyConstant: 0, version: 'unknown', active: false, notes: null };
 }

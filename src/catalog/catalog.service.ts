@@ -46,7 +46,15 @@ function toChartResponse(chart: ChartEntity): ChartResponse {
 }
 
 function toChartInfo(chart: ChartEntity): ChartInfo {
-  return { levelId: chart.levelId, name: chart.name, difficultyConstant: chart.difficultyConstant, version: chart.version, active: chart.active };
+  return {
+    levelId: chart.levelId,
+    name: chart.name,
+    difficultyConstant: chart.difficultyConstant,
+    version: chart.version,
+    active: chart.active,
+    placeholder: chart.placeholder,
+    notes: chart.notes,
+  };
 }
 
 @Injectable()
@@ -140,7 +148,7 @@ export class CatalogService {
     if (!Number.isInteger(levelId) || levelId < 0 || levelId > LEVEL_ID_MAX) throw new RangeError(`Level id out of range: ${levelId}`);
     const known = await this.catalog.findChart(levelId, manager);
     if (known) return toChartInfo(known);
-    await this.catalog.insertChartIfAbsent(placeholderChart(levelId), manager);
+    await this.catalog.insertPlaceholderIfAbsent(placeholderChart(levelId), manager);
     const chart = await this.catalog.findChart(levelId, manager);
     if (!chart) throw new Error(`Chart ${levelId} vanished after insert`);
     return toChartInfo(chart);

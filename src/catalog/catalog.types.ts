@@ -14,4 +14,8 @@ export interface ChartInfo {
   difficultyConstant: number;
   version: string;
   active: boolean;
+  /** Created by an upload for an unknown level: its plays are unranked. */
+  placeholder: boolean;
+  /** The note count plays are checked against; null: unknown. */
+  notes: number | null;
 }

@@ -36,7 +36,17 @@ describe('loadConfig', () => {
       tlsCertFile: null,
       tlsKeyFile: null,
       logLevel: 'info',
+      scoreMaxAgeHours: 24,
     });
+    expect([...config.scoreChecks]).toEqual(['fullCombo', 'allPerfect', 'maxCombo', 'noteCount', 'perfectAccuracy', 'time']);
+  });
+
+  it('turns off the checks SCORE_CHECKS_DISABLED lists, and refuses an unknown name', () => {
+    expect([...loadConfig({ SCORE_CHECKS_DISABLED: ' time, noteCount ' }).scoreChecks]).toEqual(['fullCombo', 'allPerfect', 'maxCombo', 'perfectAccuracy']);
+    expect(() => loadConfig({ SCORE_CHECKS_DISABLED: 'time,combo' })).toThrow(
+      'Invalid configuration: SCORE_CHECKS_DISABLED must list check names among fullCombo, allPerfect, maxCombo, noteCount, perfectAccuracy, time; "combo" is none of them',
+    );
+    expect(() => loadConfig({ SCORE_MAX_AGE_HOURS: '0' })).toThrow('Invalid configuration: SCORE_MAX_AGE_HOURS must be between 1 and 87600, got 0');
   });
 
   it('derives the advertised addresses from PUBLIC_BASE_URL', () => {

@@ -47,7 +47,15 @@ export interface AppConfig {
   tlsCertFile: string | null;
   tlsKeyFile: string | null;
   logLevel: LogLevel;
+  /** The score consistency checks that run on every upload (SCORE_CHECKS_DISABLED turns some off). */
+  scoreChecks: ReadonlySet<ScoreCheckName>;
+  /** A play whose payload.time is older than this fails the `time` check. */
+  scoreMaxAgeHours: number;
 }
+
+/** Every named consistency check of an uploaded play (docs/decisions.md "Score integrity"). */
+export const SCORE_CHECK_NAMES = ['fullCombo', 'allPerfect', 'maxCombo', 'noteCount', 'perfectAccuracy', 'time'] as const;
+export type ScoreCheckName = (typeof SCORE_CHECK_NAMES)[number];
 
 /** `false`: the socket's address; a hop count; or the addresses/CIDRs/named ranges of trusted proxies. */
 export type TrustProxy = false | number | string[];
@@ -151,6 +159,17 @@ function trustProxy(env: Env, name: string): TrustProxy {
   return entries;
 }
 
+/** SCORE_CHECKS_DISABLED: a comma-separated list of check names; every other check runs. */
+function scoreChecks(env: Env, name: string): ReadonlySet<ScoreCheckName> {
+  const disabled = (raw(env, name) ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  for (const entry of disabled) {
+    if (!(SCORE_CHECK_NAMES as readonly string[]).includes(entry)) {
+      throw new ConfigError(name, `must list check names among ${SCORE_CHECK_NAMES.join(', ')}; "${entry}" is none of them`);
+    }
+  }
+  return new Set(SCORE_CHECK_NAMES.filter((check) => !disabled.includes(check)));
+}
+
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): AppConfig {
   // Every variable is read, and every invalid one reported in one message.
   const errors: ConfigError[] = [];
@@ -223,6 +242,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     tlsCertFile: tlsCertFile === null ? null : path(env, 'TLS_CERT_FILE', tlsCertFile, cwd),
     tlsKeyFile: tlsKeyFile === null ? null : path(env, 'TLS_KEY_FILE', tlsKeyFile, cwd),
     logLevel: logLevel as LogLevel,
+    scoreChecks: read(() => scoreChecks(env, 'SCORE_CHECKS_DISABLED'), new Set(SCORE_CHECK_NAMES)),
+    scoreMaxAgeHours: number('SCORE_MAX_AGE_HOURS', 24, 1, 87_600),
   };
   if (errors.length > 0) throw ConfigError.of(errors);
   return config;

@@ -9,6 +9,7 @@ import { RankAnswerService } from './rank/rank-answer.service';
 import { MemoryRankIndex } from './rank/memory-rank-index';
 import { RankIndex } from './rank/rank-index';
 import { RedisRankIndex } from './rank/redis-rank-index';
+import { RatingRecomputeService } from './recompute/rating-recompute.service';
 import { UploadAdminController } from './upload-admin.controller';
 import { UploadController } from './upload.controller';
 import { UploadRepository } from './upload.repository';
@@ -26,6 +27,7 @@ import { UploadService } from './upload.service';
     UploadService,
     BanView,
     RankAnswerService,
+    RatingRecomputeService,
     {
       provide: RankIndex,
       inject: [APP_CONFIG, REDIS, UploadRepository],

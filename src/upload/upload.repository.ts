@@ -32,6 +32,8 @@ export interface NewPlayRecord {
   serverName: string;
   serverCountry: string;
   serverSessionId: string;
+  /** The consistency checks it failed on arrival ([]: none). */
+  flags: string[];
 }
 
 export interface StoredRecord {
@@ -39,6 +41,19 @@ export interface StoredRecord {
   acc: number;
   pass: boolean;
   timeMs: number;
+  /** When the service accepted it (epoch ms, floored): the time its best was first reached. */
+  receivedMs: number;
+  /** The consistency checks it failed ([]: none). */
+  flags: string[];
+  approved: boolean;
+  voided: boolean;
+}
+
+/** The catalog's row of the uploaded level, as the upload reads it. */
+export interface ChartRead {
+  constant: number;
+  placeholder: boolean;
+  notes: number | null;
 }
 
 export interface BestRow extends TrackPosition {
@@ -46,6 +61,21 @@ export interface BestRow extends TrackPosition {
   rating: number;
   version: number;
 }
+
+/**
+ * Whether a stored record counts towards bests, ATP and ranks (docs/decisions.md "Score
+ * integrity"): passed, no failed check or approved, not voided, on a chart that is not a
+ * placeholder. COUNTED_RECORD is the same rule in SQL; keep the two together.
+ */
+export const recordCounts = (record: Pick<StoredRecord, 'pass' | 'flags' | 'approved' | 'voided'>, chart: Pick<ChartRead, 'placeholder'> | null): boolean =>
+  record.pass && !record.voided && (record.flags.length === 0 || record.approved) && chart !== null && !chart.placeholder;
+
+/** recordCounts in SQL, for a play_record `r` joined to its chart `c`. */
+export const COUNTED_RECORD = (r: string, c: string) =>
+  `(${r}.pass AND ${r}.voided_at IS NULL AND (cardinality(${r}.flags) = 0 OR ${r}.approved_at IS NOT NULL) AND NOT ${c}.placeholder)`;
+
+/** Epoch milliseconds (floored) of a timestamptz expression: the unit of first_time_ms. */
+const EPOCH_MS = (column: string) => `floor(extract(epoch FROM ${column}) * 1000)::bigint`;
 
 export interface LockedRating {
   atp: string;
@@ -59,7 +89,7 @@ export interface StateRead {
   best: BestRow | null;
   others: number[];
   /** null: the catalog has no row for the level yet. */
-  constant: number | null;
+  chart: ChartRead | null;
   bans: BanCheck;
 }
 
@@ -129,25 +159,60 @@ interface BestSqlRow {
  * and the ban check.
  */
 const STATE_CTES = `me AS (
-    SELECT r.atp, r.version AS rating_version, b.acc, b.first_time_ms, b.record_id, b.rating, b.version
+    SELECT r.atp, r.version AS rating_version, b.acc, b.first_time_ms, b.record_id, b.rating, b.version,
+           ch.difficulty_constant AS constant, ch.placeholder AS chart_placeholder, ch.notes AS chart_notes
       FROM (VALUES (1)) AS one
       LEFT JOIN player_rating r ON r.uid = $1
       LEFT JOIN player_chart_best b ON b.uid = $1 AND b.level_id = $2
+      LEFT JOIN chart ch ON ch.level_id = $2
   )`;
 const STATE_SELECT = `me.*,
-  (SELECT difficulty_constant FROM chart WHERE level_id = $2) AS constant,
   ARRAY(SELECT o.rating FROM player_chart_best o WHERE o.uid = $1 AND o.level_id <> $2 ORDER BY o.rating DESC LIMIT ${ATP_CHART_COUNT}) AS others,
   ${BAN_CHECK}`;
 
-type StateSqlRow = Partial<BestSqlRow> & BanCheckRow & { atp: string | null; rating_version: string | null; constant: number | null; others: number[] };
+type StateSqlRow = Partial<BestSqlRow> &
+  BanCheckRow & {
+    atp: string | null;
+    rating_version: string | null;
+    constant: number | null;
+    chart_placeholder: boolean | null;
+    chart_notes: number | null;
+    others: number[];
+  };
 
 const toStateRead = (row: StateSqlRow): StateRead => ({
   atp: row.atp,
   version: Number(row.rating_version ?? 0),
   best: row.record_id ? toBest(row as BestSqlRow) : null,
   others: row.others,
-  constant: row.constant,
+  chart: row.constant === null ? null : { constant: row.constant, placeholder: row.chart_placeholder === true, notes: row.chart_notes },
   bans: toBanCheck(row),
+});
+
+interface RecordSqlRow {
+  id: string;
+  acc: number;
+  pass: boolean;
+  time_ms: string;
+  received_ms: string;
+  flags: string[];
+  approved: boolean;
+  voided: boolean;
+}
+
+/** The select list of a play_record `r` as a StoredRecord. */
+const RECORD_COLUMNS = `r.id, r.acc, r.pass, r.time_ms, ${EPOCH_MS('r.received_at')} AS received_ms, r.flags,
+  r.approved_at IS NOT NULL AS approved, r.voided_at IS NOT NULL AS voided`;
+
+const toStoredRecord = (row: RecordSqlRow): StoredRecord => ({
+  id: row.id,
+  acc: row.acc,
+  pass: row.pass,
+  timeMs: Number(row.time_ms),
+  receivedMs: Number(row.received_ms),
+  flags: row.flags,
+  approved: row.approved,
+  voided: row.voided,
 });
 
 const toBest = (row: BestSqlRow): BestRow => ({
@@ -210,10 +275,11 @@ export class UploadRepository {
     playerTokenHash: string,
     clock: UploadSessionClock,
     manager: EntityManager,
-  ): Promise<{ session: UploadSessionRow | null; recordId: string | null; locked: LockedRating | null; state: StateRead }> {
+  ): Promise<{ session: UploadSessionRow | null; inserted: { id: string; receivedMs: number } | null; locked: LockedRating | null; state: StateRead }> {
     const rows = await this.hot<
       StateSqlRow & {
         id: string | null;
+        received_ms: string | null;
         locked_atp: string | null;
         locked_version: string | null;
         s_id: string | null;
@@ -233,20 +299,20 @@ export class UploadRepository {
            max_combo, is_rival, is_win, rival_uid, rival_acc,
            tap_perfect, tap_great, tap_miss, hold_perfect, hold_great, hold_miss,
            dodge_perfect, dodge_great, dodge_miss, look_perfect, look_great, look_miss,
-           player_arena, server_id, server_name, server_country, server_session_id, player_session_id)
+           player_arena, server_id, server_name, server_country, server_session_id, player_session_id, flags)
          -- Selecting from "locked" takes the lock before the insert, in every plan: two copies of
          -- one record then queue on the rating row instead of deadlocking on it and the record key.
          -- Nothing is inserted unless the player token's session is one the upload accepts.
          SELECT $1::bigint, $2::int, $3::bigint, $4::bigint, $5::float8, $6::boolean, $7::boolean, $8::boolean, $9::boolean,
            $10::int, $11::boolean, $12::boolean, $13::bigint, $14::float8,
            $15::int, $16::int, $17::int, $18::int, $19::int, $20::int, $21::int, $22::int, $23::int, $24::int, $25::int, $26::int,
-           $27::varchar, $28::int, $29::varchar, $30::varchar, $31::uuid, sess.id
+           $27::varchar, $28::int, $29::varchar, $30::varchar, $31::uuid, sess.id, $35::text[]
            FROM sess, (SELECT count(*) FROM locked) AS after_lock
           WHERE ${uploadSessionAccepted('sess', { uid: '$1::bigint', serverSession: '$31::uuid', now: '$33::timestamptz', liveSince: '$34::timestamptz' })}
          ON CONFLICT (uid, level_id, time_ms) DO NOTHING
-         RETURNING id
+         RETURNING id, ${EPOCH_MS('received_at')} AS received_ms
        ), ${STATE_CTES}
-       SELECT (SELECT id FROM inserted) AS id, (SELECT atp FROM locked) AS locked_atp, (SELECT version FROM locked) AS locked_version,
+       SELECT (SELECT id FROM inserted) AS id, (SELECT received_ms FROM inserted) AS received_ms, (SELECT atp FROM locked) AS locked_atp, (SELECT version FROM locked) AS locked_version,
          s.id AS s_id, s.uid AS s_uid, s.server_session_id AS s_server_session_id, s.token_expires_at AS s_token_expires_at,
          s.renewed_at AS s_renewed_at, s.logged_out_at AS s_logged_out_at, ${STATE_SELECT}
          FROM me LEFT JOIN sess s ON true`,
@@ -274,6 +340,7 @@ export class UploadRepository {
         playerTokenHash,
         clock.now,
         clock.liveSince,
+        record.flags,
       ],
     );
     const row = rows[0];
@@ -289,7 +356,7 @@ export class UploadRepository {
               renewedAt: row.s_renewed_at as Date,
               loggedOutAt: row.s_logged_out_at,
             },
-      recordId: row.id,
+      inserted: row.id === null ? null : { id: row.id, receivedMs: Number(row.received_ms) },
       locked: row.locked_version === null ? null : { atp: row.locked_atp as string, version: Number(row.locked_version) },
       state: toStateRead(row),
     };
@@ -308,11 +375,17 @@ export class UploadRepository {
   }
 
   async findRecord(uid: string, levelId: number, timeMs: number, manager: EntityManager): Promise<StoredRecord | null> {
-    const rows = await manager.query<{ id: string; acc: number; pass: boolean; time_ms: string }[]>(
-      'SELECT id, acc, pass, time_ms FROM play_record WHERE uid = $1 AND level_id = $2 AND time_ms = $3',
-      [uid, levelId, timeMs],
-    );
-    return rows.length > 0 ? { id: rows[0].id, acc: rows[0].acc, pass: rows[0].pass, timeMs: Number(rows[0].time_ms) } : null;
+    const rows = await manager.query<RecordSqlRow[]>(`SELECT ${RECORD_COLUMNS} FROM play_record r WHERE r.uid = $1 AND r.level_id = $2 AND r.time_ms = $3`, [
+      uid,
+      levelId,
+      timeMs,
+    ]);
+    return rows.length > 0 ? toStoredRecord(rows[0]) : null;
+  }
+
+  /** Replaces the failed checks of a record this transaction inserted (the note count is known only after the insert). */
+  async setFlags(id: string, flags: string[], manager: EntityManager): Promise<void> {
+    await manager.query('UPDATE play_record SET flags = $2::text[] WHERE id = $1', [id, flags]);
   }
 
   /** Creates the rating row of a player's first counted play (ATP 0, version 0) and locks it. */
@@ -322,21 +395,34 @@ export class UploadRepository {
     return { atp: rows[0].atp, version: Number(rows[0].version) };
   }
 
-  /** Writes the player's new best on the chart and the new ATP, one statement. */
-  async writeBestAndRating(uid: string, levelId: number, best: BestRow, atp: string, manager: EntityManager): Promise<void> {
-    await this.hot(
+  /**
+   * Writes the player's new best on the chart and the new ATP, one statement; both take the next
+   * version of rank_version_seq, drawn under the rating row's lock (so a player's versions grow in
+   * commit order). Returns that version.
+   */
+  async writeBestAndRating(uid: string, levelId: number, best: Omit<BestRow, 'version'>, atp: string, manager: EntityManager): Promise<number> {
+    const rows = await this.hot<{ version: string }>(
       manager,
       'write_best',
-      `WITH best AS (
+      `WITH v AS (SELECT nextval('rank_version_seq') AS version),
+       best AS (
          INSERT INTO player_chart_best (uid, level_id, acc, first_time_ms, record_id, rating, version, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, now())
+         SELECT $1, $2, $3, $4, $5, $6, v.version, now() FROM v
          ON CONFLICT (uid, level_id) DO UPDATE
            SET acc = EXCLUDED.acc, first_time_ms = EXCLUDED.first_time_ms, record_id = EXCLUDED.record_id,
                rating = EXCLUDED.rating, version = EXCLUDED.version, updated_at = now()
        )
-       UPDATE player_rating SET atp = $8, version = $7, updated_at = now() WHERE uid = $1`,
-      [uid, levelId, best.acc, best.firstTimeMs, best.recordId, best.rating, best.version, atp],
+       UPDATE player_rating SET atp = $7, version = (SELECT version FROM v), updated_at = now() WHERE uid = $1 RETURNING version`,
+      [uid, levelId, best.acc, best.firstTimeMs, best.recordId, best.rating, atp],
     );
+    return Number(rows[0].version);
+  }
+
+  /** `count` fresh rating versions (recompute batches draw them after locking their players' rows). */
+  async nextVersions(count: number, manager: EntityManager): Promise<number[]> {
+    if (count === 0) return [];
+    const rows = await manager.query<Array<{ version: string }>>("SELECT nextval('rank_version_seq') AS version FROM generate_series(1, $1)", [count]);
+    return rows.map((row) => Number(row.version));
   }
 
   /** Marks every instance's view of the banned players' rank keys stale (a banned player's keys changed). */
@@ -440,26 +526,24 @@ export class UploadRepository {
 
   /**
    * The best counted play of each of the players on each chart, from the stored records: highest
-   * acc, then earliest time, then lowest record id; with the chart's current constant (0 when the
-   * chart row is missing, as for a placeholder).
+   * acc, then received first, then lowest record id; with the chart's current constant.
    */
   async computeBests(uids: string[], manager: EntityManager): Promise<ComputedBest[]> {
-    const rows = await manager.query<Array<{ uid: string; level_id: number; acc: number; time_ms: string; id: string; constant: number | null }>>(
-      `SELECT best.uid, best.level_id, best.acc, best.time_ms, best.id, c.difficulty_constant AS constant
-         FROM (SELECT DISTINCT ON (uid, level_id) uid, level_id, acc, time_ms, id
-                 FROM play_record
-                WHERE uid = ANY($1::bigint[]) AND pass
-                ORDER BY uid, level_id, acc DESC, time_ms ASC, id ASC) AS best
-         LEFT JOIN chart c ON c.level_id = best.level_id`,
+    const rows = await manager.query<Array<{ uid: string; level_id: number; acc: number; first_ms: string; id: string; constant: number }>>(
+      `SELECT DISTINCT ON (r.uid, r.level_id) r.uid, r.level_id, r.acc, ${EPOCH_MS('r.received_at')} AS first_ms, r.id, c.difficulty_constant AS constant
+         FROM play_record r
+         JOIN chart c ON c.level_id = r.level_id
+        WHERE r.uid = ANY($1::bigint[]) AND ${COUNTED_RECORD('r', 'c')}
+        ORDER BY r.uid, r.level_id, r.acc DESC, r.received_at ASC, r.id ASC`,
       [uids],
     );
     return rows.map((row) => ({
       uid: row.uid,
       levelId: row.level_id,
       acc: row.acc,
-      firstTimeMs: Number(row.time_ms),
+      firstTimeMs: Number(row.first_ms),
       recordId: row.id,
-      constant: row.constant ?? 0,
+      constant: row.constant,
     }));
   }
 

@@ -124,7 +124,7 @@ describe('structured logs', () => {
     const options = await call(server, 'POST', '/player/options', '/player/options', 200, { body: { uid, accessToken, options: { continueEnabled: true } }, server: serverID });
     const resumeToken = keep(options.body.resumeToken);
 
-    const time = Date.UTC(2026, 2, 1, 12);
+    const time = Date.now() - 3_600_000;
     await call(server, 'POST', '/player/upload', '/player/upload', 200, {
       server: serverID,
       body: {

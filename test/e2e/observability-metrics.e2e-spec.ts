@@ -88,7 +88,7 @@ describe('Prometheus metrics', () => {
     expect((await serverApi.post('/player/login', { mode: 'TOKEN', version: 1, authToken: 'wrong-net-token' })).body.error).toBe('UNAUTHORIZED');
     expect((await serverApi.post('/player/login', { mode: 'TELEPATHY', version: 1 })).body.error).toBe('BAD_REQUEST');
 
-    const time = Date.UTC(2026, 2, 1, 12);
+    const time = Date.now() - 3_600_000;
     const record = (accessToken: string) => ({
       player: { playerUID: player.uid, accessToken, timestamp: time + 250 },
       server: { serverID: session.serverID, serverName: server.serverName, country: 'DE' },

@@ -132,7 +132,7 @@ describe('Plugin-shaped bodies', () => {
   });
 
   describe('POST /player/upload', () => {
-    let time = Date.UTC(2026, 5, 1);
+    let time = Date.now() - 3_600_000;
     const record = (player: { uid: number; accessToken: string }, payload: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
       player: { playerUID: player.uid, accessToken: player.accessToken, timestamp: time + 100 },
       server: { serverID: server.serverID, serverName: server.body.serverName as string, country: 'DE' },

@@ -91,7 +91,7 @@ describe('Server switching (PUT /admin/session-handover)', () => {
       expect(optionsOnA.status).toBe(401);
       const lateLogout = await app.http.post('/player/logout', { uid: player.uid, accessToken: onA.accessToken }, { token: a.accessToken });
       expect(lateLogout.status).toBe(401);
-      const play = gameplayPayload(101, Date.UTC(2026, 6, 1));
+      const play = gameplayPayload(101, Date.now() - 60_000);
       const upload = await app.http.post(
         '/player/upload',
         { player: { playerUID: player.uid, accessToken: viaB.body.accessToken, timestamp: play.time + 10 }, server: { serverID: b.serverID, serverName: b.body.serverName, country: 'DE' }, payload: play },

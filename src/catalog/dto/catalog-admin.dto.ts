@@ -50,4 +50,14 @@ export class ChartDefinitionDto {
     example: '2026-03-16T10:00:00',
   })
   createdAt?: string;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: 1_000_000,
+    nullable: true,
+    description: "The chart's note count: when set, a play whose judged notes (perfect + great + miss over every group) differ is flagged (noteCount check). Absent or null: not checked",
+    example: 812,
+  })
+  notes?: number | null;
 }

@@ -22,6 +22,14 @@ export class ChartEntity {
   @Column({ type: 'boolean', default: false })
   active!: boolean;
 
+  /** Created by an upload naming an unknown level (not by the admin API): its plays are stored but unranked. */
+  @Column({ type: 'boolean', default: false })
+  placeholder!: boolean;
+
+  /** The chart's note count (PUT /admin/charts `notes`); when set, a play's judged notes must add up to it. */
+  @Column({ type: 'int', nullable: true })
+  notes!: number | null;
+
   /** Shown on the wire as a local date-time in the service's time zone. */
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

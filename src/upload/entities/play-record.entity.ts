@@ -1,4 +1,4 @@
-import { Column, Entity, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique } from 'typeorm';
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique } from 'typeorm';
 import type { PlayerEntity } from '../../player/entities/player.entity';
 
 /**
@@ -6,8 +6,13 @@ import type { PlayerEntity } from '../../player/entities/player.entity';
  * the server as reported, both client times, when it arrived and through which sessions) so that
  * ratings can be recomputed from it at any time. A record is the same record when player,
  * level and `payload.time` are the same: the unique constraint stores it once.
+ *
+ * A record counts (towards bests, ATP and ranks) when it passed, failed no consistency check or
+ * was approved, is not voided, and its chart is not a placeholder (docs/decisions.md "Score
+ * integrity"; the rule is `countedRecordPredicate` in upload.repository.ts).
  */
 @Entity({ name: 'play_record' })
+@Index('IDX_play_record_flagged', ['id'], { where: 'cardinality(flags) > 0' })
 @Unique('UQ_play_record_player_level_time', ['uid', 'levelId', 'timeMs'])
 export class PlayRecordEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })
@@ -121,6 +126,22 @@ export class PlayRecordEntity {
   @Column({ name: 'player_session_id', type: 'uuid' })
   playerSessionId!: string;
 
+  /** When the service accepted it: the tie-break time of the best it reaches. */
   @Column({ name: 'received_at', type: 'timestamptz', default: () => 'now()' })
   receivedAt!: Date;
+
+  /** The consistency checks it failed when it arrived ([]: none); a flagged record counts only once approved. */
+  @Column({ type: 'text', array: true, default: () => "'{}'" })
+  flags!: string[];
+
+  /** When an admin approved it despite its flags. */
+  @Column({ name: 'approved_at', type: 'timestamptz', nullable: true })
+  approvedAt!: Date | null;
+
+  /** When an admin voided it: it counts for nothing until restored. */
+  @Column({ name: 'voided_at', type: 'timestamptz', nullable: true })
+  voidedAt!: Date | null;
+
+  @Column({ name: 'void_reason', type: 'varchar', length: 200, nullable: true })
+  voidReason!: string | null;
 }

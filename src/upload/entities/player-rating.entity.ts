@@ -5,7 +5,8 @@ import type { PlayerEntity } from '../../player/entities/player.entity';
  * A player's ATP, maintained with every upload. A row exists exactly when the player has at least
  * one counted play, so these rows are the site ranking's members. `atp` is exact to 4 decimals
  * (numeric), so ties compare exactly. The row is the player's lock: every change of the player's
- * bests and ATP runs with it locked, and bumps `version`.
+ * bests and ATP runs with it locked, and sets `version` to the next value of the sequence
+ * rank_version_seq: versions only grow, even across a player losing the row and getting it back.
  */
 @Entity({ name: 'player_rating' })
 @Index('IDX_player_rating_site', ['atp', 'uid'])

@@ -49,10 +49,16 @@ export interface RankIndexStats {
   chartEntries: number | null;
 }
 
-/** Committed entries with their versions (the player's rating version at their last change). */
+/**
+ * Committed entries with their versions (the player's rating version at their last change), and
+ * the entries that are gone (a player without any counted play left, a chart without a best left),
+ * with the version of their removal.
+ */
 export interface IndexEntries {
   sites: Array<{ uid: string; version: number; atpE4: number }>;
   tracks: Array<{ uid: string; levelId: number; version: number; acc: number; firstTimeMs: number }>;
+  removedSites?: Array<{ uid: string; version: number }>;
+  removedTracks?: Array<{ uid: string; levelId: number; version: number }>;
 }
 
 /** Redis member of a uid: 19 digits, so that lexicographic order is numeric order. */

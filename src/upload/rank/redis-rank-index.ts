@@ -9,11 +9,18 @@ import type { IndexedPositions, PlayerRankState } from '../upload.types';
 import { IndexEntries, RankIndex, RankIndexStats, StageRankChanges, trackMember, uidMember } from './rank-index';
 import { WriterLock } from './writer-lock';
 
-const READY = 'rank:ready';
-const SITE = 'rank:site';
-const trackKey = (levelId: number) => `rank:track:${levelId}`;
+/**
+ * Key names carry a format: `rank2:` since plays are ranked by the service's acceptance time and
+ * entries can be removed (the ScoreIntegrity migration). A new format is built from the tables;
+ * the keys of the previous one (`rank:`) are deleted once it is ready.
+ */
+const FORMAT = 'rank2';
+const OLD_FORMAT_PATTERN = 'rank:*';
+const READY = `${FORMAT}:ready`;
+const SITE = `${FORMAT}:site`;
+const trackKey = (levelId: number) => `${FORMAT}:track:${levelId}`;
 /** Per player: field `v` = version of the site entry; field `<levelId>` = "<version>|<track member>". */
-const playerKey = (uid: string) => `rank:player:${uid}`;
+const playerKey = (uid: string) => `${FORMAT}:player:${uid}`;
 const PAGE = 20_000;
 /** Entries per LOAD script call, and script calls per pipeline. */
 const LOAD_BATCH = 250;
@@ -49,6 +56,26 @@ local function upsert_track(track, player, level, version, score, member)
     return version, member
   end
   return stored_version, stored_member
+end
+local function remove_site(site, player, member, version)
+  local stored = tonumber(redis.call('HGET', player, 'v') or '-1')
+  if version > stored then
+    redis.call('ZREM', site, member)
+    redis.call('HSET', player, 'v', version)
+  end
+end
+local function remove_track(track, player, level, version)
+  local stored = redis.call('HGET', player, level)
+  local stored_version, stored_member = -1, false
+  if stored then
+    local bar = string.find(stored, '|', 1, true)
+    stored_version = tonumber(string.sub(stored, 1, bar - 1))
+    stored_member = string.sub(stored, bar + 1)
+  end
+  if version > stored_version then
+    if stored_member and stored_member ~= '' then redis.call('ZREM', track, stored_member) end
+    redis.call('HSET', player, level, version .. '|')
+  end
 end
 `;
 
@@ -96,8 +123,9 @@ return {site, track}
 
 /**
  * Versioned writes of many committed entries in one call. KEYS: a (sorted set, player hash) pair
- * per entry. ARGV: 'site' then (uid member, version, score) per entry, or 'track' then (level,
- * version, score, member) per entry.
+ * per entry. ARGV: 'site' then (uid member, version, score) per entry, 'track' then (level,
+ * version, score, member) per entry, 'unsite' then (uid member, version), or 'untrack' then
+ * (level, version): a removal, kept as the version in the player hash so older writes stay ignored.
  */
 const LOAD_LUA = `${UPSERT_LUA}
 local entries = #KEYS / 2
@@ -106,9 +134,15 @@ for i = 1, entries do
   if ARGV[1] == 'site' then
     local at = 1 + (i - 1) * 3
     upsert_site(zset, player, ARGV[at + 1], tonumber(ARGV[at + 2]), ARGV[at + 3])
-  else
+  elseif ARGV[1] == 'track' then
     local at = 1 + (i - 1) * 4
     upsert_track(zset, player, ARGV[at + 1], tonumber(ARGV[at + 2]), ARGV[at + 3], ARGV[at + 4])
+  elseif ARGV[1] == 'unsite' then
+    local at = 1 + (i - 1) * 2
+    remove_site(zset, player, ARGV[at + 1], tonumber(ARGV[at + 2]))
+  else
+    local at = 1 + (i - 1) * 2
+    remove_track(zset, player, ARGV[at + 1], tonumber(ARGV[at + 2]))
   end
 end
 return entries
@@ -258,6 +292,25 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
     await this.redis.set(READY, String(Date.now()));
     this.ready = true;
     this.logger.log(`Redis rank index built: ${players} ranked players, ${bests} bests, in ${Date.now() - started} ms`);
+    void this.dropOldFormat();
+  }
+
+  /** Deletes the keys of the previous index format (SCAN + UNLINK in the background; best effort). */
+  private async dropOldFormat(): Promise<void> {
+    const prefix = this.config.redisKeyPrefix;
+    let dropped = 0;
+    try {
+      let cursor = '0';
+      do {
+        // SCAN's pattern is not prefixed by ioredis; the keys it returns carry the prefix, UNLINK adds it again.
+        const [next, keys] = await this.redis.scan(cursor, 'MATCH', `${prefix}${OLD_FORMAT_PATTERN}`, 'COUNT', 1000);
+        cursor = next;
+        if (keys.length > 0) dropped += await this.redis.unlink(...keys.map((key) => key.slice(prefix.length)));
+      } while (cursor !== '0' && !this.closed);
+      if (dropped > 0) this.logger.log(`Deleted ${dropped} keys of the previous rank index format`);
+    } catch (error) {
+      this.logger.warn(`Could not delete the previous rank index keys (${error instanceof Error ? error.message : String(error)})`);
+    }
   }
 
   /** Versioned writes of committed entries, LOAD_BATCH a script call, pipelined (rebuild, admin recompute batches). */
@@ -280,6 +333,16 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
         'track',
         ...batch.flatMap((e) => [String(e.levelId), e.version, String(-e.acc), trackMember(e.uid, e.firstTimeMs)]),
       ]);
+    }
+    const removedSites = entries.removedSites ?? [];
+    for (let i = 0; i < removedSites.length; i += LOAD_BATCH) {
+      const batch = removedSites.slice(i, i + LOAD_BATCH);
+      calls.push([batch.length * 2, ...batch.flatMap((e) => [SITE, playerKey(e.uid)]), 'unsite', ...batch.flatMap((e) => [uidMember(e.uid), e.version])]);
+    }
+    const removedTracks = entries.removedTracks ?? [];
+    for (let i = 0; i < removedTracks.length; i += LOAD_BATCH) {
+      const batch = removedTracks.slice(i, i + LOAD_BATCH);
+      calls.push([batch.length * 2, ...batch.flatMap((e) => [trackKey(e.levelId), playerKey(e.uid)]), 'untrack', ...batch.flatMap((e) => [String(e.levelId), e.version])]);
     }
     for (let i = 0; i < calls.length; i += LOAD_PIPELINE) {
       const pipeline = this.redis.pipeline();

@@ -1,0 +1,71 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { TransactionService } from '../../database/transaction.service';
+import { RecomputeResponse } from '../dto/upload.response';
+import { RankIndex } from '../rank/rank-index';
+import { UploadRepository } from '../upload.repository';
+import { diffBests } from './bests-diff';
+
+/** Players per recompute transaction: short transactions, so the embedded database keeps serving. */
+export const RECOMPUTE_BATCH = 500;
+
+/**
+ * Bests and ATP again from the stored counted records: every player (POST /admin/ratings/recompute,
+ * after chart constants change) or one player after a review action changed what counts.
+ */
+@Injectable()
+export class RatingRecomputeService {
+  constructor(
+    private readonly records: UploadRepository,
+    private readonly index: RankIndex,
+    private readonly tx: TransactionService,
+  ) {}
+
+  /**
+   * Every player with a stored record, RECOMPUTE_BATCH players per transaction (uid order, each
+   * batch locking its players' rating rows, so uploads in between stay correct).
+   */
+  async recomputeAll(): Promise<RecomputeResponse> {
+    const totals: RecomputeResponse = { players: 0, bests: 0, atpChanged: 0, batches: 0 };
+    for (let after = '0'; ; ) {
+      const uids = await this.records.nextPlayersWithRecords(after, RECOMPUTE_BATCH);
+      if (uids.length === 0) break;
+      const batch = await this.recomputePlayers(uids);
+      totals.players += uids.length;
+      totals.bests += batch.bests;
+      totals.atpChanged += batch.atpChanged;
+      totals.batches++;
+      after = uids[uids.length - 1];
+    }
+    return totals;
+  }
+
+  /**
+   * One transaction: locks the players' rating rows (uid order), runs `change` (a review action's
+   * write), then writes their bests and ATP as the counted records give them; the rank index
+   * learns the difference (staged in the transaction in process, written after the commit in Redis).
+   */
+  async recomputePlayers<T = undefined>(
+    uids: string[],
+    change?: (manager: EntityManager) => Promise<T>,
+  ): Promise<{ changed: T | undefined; bests: number; atpChanged: number }> {
+    const outcome = await this.index.runWrite((stage) =>
+      this.tx.run(async (manager) => {
+        const ratings = await this.records.lockRatings(uids, manager);
+        const changed = change ? await change(manager) : undefined;
+        const computed = await this.records.computeBests(uids, manager);
+        const stored = await this.records.readBests(uids, manager);
+        const versions = await this.records.nextVersions(uids.length, manager);
+        const diff = diffBests({ uids, ratings, computed, stored, versions });
+        await this.records.replaceBests(diff.upserts, diff.removed, manager);
+        await this.records.replaceRatings(diff.updates, diff.unranked, manager);
+        // The ban views hold banned players' keys: if one of them changed, every view must reload.
+        if ((await this.records.activelyBanned(diff.changes.map((c) => c.uid), manager)).length > 0) await this.records.bumpBanGeneration(manager);
+        stage(diff.changes, null);
+        return { changed, diff, bests: computed.length };
+      }),
+    );
+    await this.index.syncEntries(outcome.diff.entries);
+    return { changed: outcome.changed, bests: outcome.bests, atpChanged: outcome.diff.atpChanged };
+  }
+}
