@@ -10,6 +10,9 @@ import { MemoryRankIndex } from './rank/memory-rank-index';
 import { RankIndex } from './rank/rank-index';
 import { RedisRankIndex } from './rank/redis-rank-index';
 import { RatingRecomputeService } from './recompute/rating-recompute.service';
+import { PlayReviewController } from './review/play-review.controller';
+import { PlayReviewRepository } from './review/play-review.repository';
+import { PlayReviewService } from './review/play-review.service';
 import { UploadAdminController } from './upload-admin.controller';
 import { UploadController } from './upload.controller';
 import { UploadRepository } from './upload.repository';
@@ -21,13 +24,15 @@ import { UploadService } from './upload.service';
  */
 @Module({
   imports: [AuthModule, CatalogModule],
-  controllers: [UploadController, UploadAdminController],
+  controllers: [UploadController, UploadAdminController, PlayReviewController],
   providers: [
     UploadRepository,
     UploadService,
     BanView,
     RankAnswerService,
     RatingRecomputeService,
+    PlayReviewRepository,
+    PlayReviewService,
     {
       provide: RankIndex,
       inject: [APP_CONFIG, REDIS, UploadRepository],

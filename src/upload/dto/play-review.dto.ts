@@ -1,0 +1,67 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { SCORE_CHECK_NAMES } from '../../config/app-config';
+
+/** Body of POST /admin/plays/{id}/void (optional). */
+export class VoidPlayDto {
+  @ApiPropertyOptional({ type: String, maxLength: 200, description: 'Why, kept with the play and in the audit log', example: 'Replay shows a macro' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  reason?: string;
+}
+
+/** A stored play as the review API shows it. */
+export class PlayResponse {
+  @ApiProperty({ type: 'integer', format: 'int64', example: 4821 })
+  id!: number;
+
+  @ApiProperty({ type: 'integer', format: 'int64', example: 1002 })
+  uid!: number;
+
+  @ApiProperty({ type: String, example: 'Steve' })
+  username!: string;
+
+  @ApiProperty({ type: 'integer', example: 12 })
+  levelId!: number;
+
+  @ApiProperty({ type: Number, example: 99.5 })
+  acc!: number;
+
+  @ApiProperty({ type: Boolean, example: true })
+  pass!: boolean;
+
+  @ApiProperty({ type: 'integer', format: 'int64', description: "payload.time: the play's identity with uid and levelId, epoch ms", example: 1795600000000 })
+  time!: number;
+
+  @ApiProperty({ type: String, description: "When the service accepted it (local date-time): ties on a chart go to the earliest", example: '2026-11-25T18:02:11' })
+  receivedAt!: string;
+
+  @ApiProperty({ type: 'integer', example: 3 })
+  serverID!: number;
+
+  @ApiProperty({ type: [String], enum: SCORE_CHECK_NAMES, description: 'The consistency checks it failed on arrival', example: ['maxCombo'] })
+  flags!: string[];
+
+  @ApiProperty({
+    type: String,
+    enum: ['none', 'flagged', 'approved', 'voided'],
+    description: 'none: no failed check; flagged: waiting for review; approved: counts despite its flags; voided: counts for nothing',
+    example: 'flagged',
+  })
+  review!: 'none' | 'flagged' | 'approved' | 'voided';
+
+  @ApiProperty({ type: String, nullable: true, example: null })
+  voidReason!: string | null;
+
+  @ApiProperty({ type: Boolean, description: 'Whether it counts towards bests, ATP and ranks now (passed, not flagged or approved, not voided, on a chart that is not a placeholder)', example: false })
+  counts!: boolean;
+}
+
+export class PlayListResponse {
+  @ApiProperty({ type: [PlayResponse], description: 'Newest first, at most `limit`' })
+  plays!: PlayResponse[];
+
+  @ApiProperty({ type: 'integer', format: 'int64', nullable: true, description: 'Pass as `before` for the next (older) page; null on the last page', example: 4790 })
+  nextBefore!: number | null;
+}

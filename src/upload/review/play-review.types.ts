@@ -1,0 +1,34 @@
+/** Which plays a review listing shows (docs/decisions.md "Score integrity"). */
+export const REVIEW_STATES = ['flagged', 'approved', 'voided', 'all'] as const;
+export type ReviewState = (typeof REVIEW_STATES)[number];
+
+/** A play's standing in review: none (no failed check, not voided), flagged (waiting), approved, voided. */
+export type ReviewStanding = 'none' | 'flagged' | 'approved' | 'voided';
+
+export interface ReviewFilter {
+  state: ReviewState;
+  check?: string;
+  uid?: string;
+  /** Only plays with a smaller id (the previous page's nextBefore). */
+  before?: number;
+  limit: number;
+}
+
+/** A stored play as review sees it. */
+export interface ReviewedPlay {
+  id: string;
+  uid: string;
+  username: string;
+  levelId: number;
+  acc: number;
+  pass: boolean;
+  timeMs: number;
+  receivedAt: Date;
+  serverId: number;
+  flags: string[];
+  approved: boolean;
+  voided: boolean;
+  voidReason: string | null;
+  /** The chart is a placeholder (or missing): the play is unranked. */
+  placeholder: boolean;
+}
