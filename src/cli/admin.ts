@@ -314,6 +314,53 @@ const COMMANDS: Command[] = [
     build: () => ({ method: 'POST', path: '/admin/ratings/recompute' }),
   },
   {
+    name: 'plays list',
+    args: [],
+    options: {
+      state: { type: 'string', value: '<state>', help: 'flagged (default: waiting for review), approved, voided or all' },
+      check: { type: 'string', value: '<check>', help: 'only plays that failed this check (fullCombo, allPerfect, maxCombo, noteCount, perfectAccuracy, time)' },
+      uid: { type: 'string', value: '<uid>', help: "only this player's plays" },
+      limit: { type: 'string', value: '<n>', help: 'plays per page, 1-200 (default 50)' },
+      before: { type: 'string', value: '<id>', help: 'page before this play (the previous answer\'s "nextBefore")' },
+    },
+    summary: 'stored plays for review, newest first (the flagged queue by default)',
+    details: 'GET /admin/plays. Answers {"plays", "nextBefore"}; each play shows its failed checks ("flags"), "review" and whether it "counts".',
+    build: ({ values }) => {
+      const query = new URLSearchParams();
+      for (const name of ['state', 'check', 'uid', 'limit', 'before']) if (values[name] !== undefined) query.set(name, text(values, name) ?? '');
+      const search = query.toString();
+      return { method: 'GET', path: `/admin/plays${search ? `?${search}` : ''}` };
+    },
+  },
+  {
+    name: 'plays approve',
+    args: ['<id>'],
+    options: {},
+    summary: "approve a flagged play: it enters bests, ATP and ranks as if counted when it was accepted",
+    details: 'POST /admin/plays/{id}/approve. Answers the play.',
+    build: ({ positionals: [id] }) => ({ method: 'POST', path: `/admin/plays/${segment(id)}/approve` }),
+  },
+  {
+    name: 'plays void',
+    args: ['<id>'],
+    options: { reason: { type: 'string', value: '<text>', help: 'why (kept with the play, at most 200 characters)' } },
+    summary: "void a play: it counts for nothing, its player's bests, ATP and ranks are recomputed",
+    details: 'POST /admin/plays/{id}/void. Answers the play.',
+    build: ({ positionals: [id], values }) => ({
+      method: 'POST',
+      path: `/admin/plays/${segment(id)}/void`,
+      body: JSON.stringify(values.reason !== undefined ? { reason: text(values, 'reason') } : {}),
+    }),
+  },
+  {
+    name: 'plays restore',
+    args: ['<id>'],
+    options: {},
+    summary: 'take a void back: the play counts again as before',
+    details: 'POST /admin/plays/{id}/restore. Answers the play.',
+    build: ({ positionals: [id] }) => ({ method: 'POST', path: `/admin/plays/${segment(id)}/restore` }),
+  },
+  {
     name: 'realtime connections',
     args: [],
     options: {},

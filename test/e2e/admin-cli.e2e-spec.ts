@@ -3,8 +3,9 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createPlayer } from '../factories/player.factory';
-import { createServer, uniqueName } from '../factories/server.factory';
+import { createPlayer, onlinePlayer } from '../factories/player.factory';
+import { createServer, onlineServer, uniqueName } from '../factories/server.factory';
+import { gameplayPayload } from '../factories/upload.factory';
 import { ADMIN_TOKEN, startTestApp, TestApp } from '../support/test-app';
 
 const ROOT = join(__dirname, '..', '..');
@@ -171,6 +172,32 @@ describe('Admin CLI (npm run admin)', () => {
       expect(json(await admin('resources', 'rescan'))).toEqual({ data: 0, lang: 0, packs: 0, bytes: 0 });
       expect(json(await admin('ratings', 'recompute'))).toEqual({ players: 0, bests: 0, atpChanged: 0, batches: 0 });
       expect(json(await admin('realtime', 'connections'))).toEqual([]);
+    });
+
+    it('lists flagged plays, approves, voids and restores one', async () => {
+      await app.admin.put('/admin/charts', [{ levelId: 77, name: 'Chart 77', difficultyConstant: 10, version: '1.0', active: true }]);
+      const server = await onlineServer(app);
+      const player = await onlinePlayer(app, server);
+      const time = Date.now() - 60_000;
+      const upload = await app.http.post(
+        '/player/upload',
+        {
+          player: { playerUID: player.uid, accessToken: player.accessToken, timestamp: time },
+          server: { serverID: server.serverID, serverName: server.body.serverName as string, country: 'DE' },
+          payload: gameplayPayload(77, time, { maxCombo: 9_999 }),
+        },
+        { token: server.accessToken },
+      );
+      expect(upload.status).toBe(200);
+      const listed = json(await admin('plays', 'list', '--check', 'maxCombo', '--uid', String(player.uid)));
+      expect(listed).toMatchObject({ plays: [{ uid: player.uid, flags: ['maxCombo'], review: 'flagged', counts: false }], nextBefore: null });
+      const id = String(listed.plays[0].id);
+      expect(json(await admin('plays', 'approve', id))).toMatchObject({ review: 'approved', counts: true });
+      expect(json(await admin('plays', 'void', id, '--reason', 'macro'))).toMatchObject({ review: 'voided', voidReason: 'macro', counts: false });
+      expect(json(await admin('plays', 'restore', id))).toMatchObject({ review: 'approved', counts: true });
+      const refused = await admin('plays', 'list', '--state', 'pending');
+      expect(refused.code).toBe(1);
+      expect(JSON.parse(refused.stderr)).toEqual({ error: 'BAD_REQUEST', message: 'state must be one of flagged, approved, voided, all' });
     });
   });
 
