@@ -114,9 +114,19 @@ describe('parseChartBatch', () => {
 
   it('parses charts, createdAt as a local date-time', () => {
     expect(parseChartBatch([chart, { ...chart, levelId: 0, active: false, createdAt: '2026-03-16T10:20:30' }])).toEqual([
-      { ...chart, createdAt: null },
-      { ...chart, levelId: 0, active: false, createdAt: new Date(2026, 2, 16, 10, 20, 30) },
+      { ...chart, createdAt: null, notes: null },
+      { ...chart, levelId: 0, active: false, createdAt: new Date(2026, 2, 16, 10, 20, 30), notes: null },
     ]);
+    expect(parseChartBatch([{ ...chart, notes: 812 }, { ...chart, levelId: 8, notes: null }])).toEqual([
+      { ...chart, createdAt: null, notes: 812 },
+      { ...chart, levelId: 8, createdAt: null, notes: null },
+    ]);
+  });
+
+  it('refuses a note count that is not an integer from 1 to 1000000', () => {
+    for (const notes of [0, 1.5, '812', 1_000_001]) {
+      expect(message(() => parseChartBatch([{ ...chart, notes }]))).toBe('[0] notes: must be an integer from 1 to 1000000, or null');
+    }
   });
 
   it('names every bad entry by index and field', () => {
@@ -148,6 +158,6 @@ describe('parseChartBatch', () => {
   });
 
   it('describes the placeholder of an unknown level', () => {
-    expect(placeholderChart(42)).toEqual({ levelId: 42, name: 'Level 42', difficultyConstant: 0, version: 'unknown', active: false });
+    expect(placeholderChart(42)).toEqual({ levelId: 42, name: 'Level 42', difficultyConstant: 0, version: 'unknown', active: false, notes: null });
   });
 });

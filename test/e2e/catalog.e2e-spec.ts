@@ -324,7 +324,7 @@ describe('Catalog: collections, unlock sync, charts', () => {
     it('creates the inactive placeholder of an unknown level once, even when two callers race', async () => {
       const catalog = app.get(CatalogService);
       const [a, b] = await Promise.all([catalog.ensurePlaceholderChart(4242), catalog.ensurePlaceholderChart(4242)]);
-      const placeholder = { levelId: 4242, name: 'Level 4242', difficultyConstant: 0, version: 'unknown', active: false };
+      const placeholder = { levelId: 4242, name: 'Level 4242', difficultyConstant: 0, version: 'unknown', active: false, placeholder: true, notes: null };
       expect(a).toEqual(placeholder);
       expect(b).toEqual(placeholder);
       expect(await app.sql('SELECT name, version, difficulty_constant, active FROM chart WHERE level_id = 4242')).toEqual([
@@ -334,7 +334,7 @@ describe('Catalog: collections, unlock sync, charts', () => {
       // A placeholder is not listed, and a known chart is returned untouched.
       const listed = await app.http.get<{ levelId: number }[]>('/server/charts', { token: server.accessToken });
       expect(listed.body.map((c) => c.levelId)).not.toContain(4242);
-      expect(await catalog.ensurePlaceholderChart(3)).toEqual({ levelId: 3, name: 'Three', difficultyConstant: 9, version: '1.0', active: true });
+      expect(await catalog.ensurePlaceholderChart(3)).toEqual({ levelId: 3, name: 'Three', difficultyConstant: 9, version: '1.0', active: true, placeholder: false, notes: null });
       expect(await catalog.findChart(999_999)).toBeNull();
     });
 

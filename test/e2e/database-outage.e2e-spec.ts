@@ -7,7 +7,7 @@ import { startTestApp, TestApp } from '../support/test-app';
 import { WsClient } from '../support/ws-client';
 import { testDatabaseServerUrl } from '../setup/test-env';
 import { eventually, sleep } from '../support/wait';
-import { gameplayPayload } from '../factories/upload.factory';
+import { defineCharts, gameplayPayload } from '../factories/upload.factory';
 
 const UNAVAILABLE = { error: 'UNAVAILABLE', message: 'The database cannot be reached' };
 /**
@@ -58,6 +58,7 @@ describeOnPostgres(
       app = await startTestApp({ databaseUrl: (url) => proxy.rewrite(url) });
       session = await onlineServer(app);
       player = await onlinePlayer(app, session);
+      await defineCharts(app, [101, 102, 201]);
     });
     afterAll(async () => {
       await proxy?.restore();

@@ -8,7 +8,7 @@ import { WsClient } from '../support/ws-client';
 import { testRedisUrl } from '../setup/test-env';
 import { trackMember } from '../../src/upload/rank/rank-index';
 import { eventually, sleep } from '../support/wait';
-import { gameplayPayload } from '../factories/upload.factory';
+import { defineCharts, gameplayPayload } from '../factories/upload.factory';
 
 /** Separates "answers" from "waits on a Redis that is not there"; not a performance figure. */
 const NO_HANG_MS = 10_000;
@@ -53,6 +53,7 @@ describeWithRedis(
       const target = new URL(redisUrl as string);
       proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 6379) });
       a = await startTestApp({ env: { REDIS_URL: proxy.rewrite(redisUrl as string).replace(/\/$/, ''), THROTTLE_PLAYER_LOGIN_LIMIT: '5' } });
+      await defineCharts(a, [301]);
       if (multiInstanceAvailable()) b = await startTestApp({ shareWith: a });
       redis = new Redis(redisUrl as string);
     });
@@ -102,7 +103,7 @@ describeWithRedis(
       // The rank index is rebuilt in Redis and holds the play uploaded during the outage.
       const p3Best = await a.sql<{ first: string }>('SELECT first_time_ms::text AS first FROM player_chart_best WHERE uid = $1 AND level_id = 301', [p3.uid]);
       const member = trackMember(String(p3.uid), Number(p3Best[0].first));
-      await eventually(async () => (await redis.zscore(`${a.env.REDIS_KEY_PREFIX}rank:track:301`, member)) === '-98.5', 'the Redis rank index holds the outage upload');
+      await eventually(async () => (await redis.zscore(`${a.env.REDIS_KEY_PREFIX}rank2:track:301`, member)) === '-98.5', 'the Redis rank index holds the outage upload');
 
       // A's subscription is back: an event published on Redis reaches A's game server.
       const channel = `${a.env.REDIS_KEY_PREFIX}events`;
@@ -133,6 +134,7 @@ describeWithRedis(
       const app = await startTestApp({ env: { REDIS_URL: down.rewrite(redisUrl as string).replace(/\/$/, '') } });
       try {
         const session = await onlineServer(app);
+        await defineCharts(app, [401]);
         const [first, second] = [await onlinePlayer(app, session), await onlinePlayer(app, session)];
         const socket = await WsClient.connect(app.baseUrl, session.accessToken);
         clients.push(socket);
@@ -142,7 +144,7 @@ describeWithRedis(
 
         await down.restore();
         // The index is built in Redis (this deployment's prefix had none) and the subscription is made.
-        await eventually(async () => (await redis.exists(`${app.env.REDIS_KEY_PREFIX}rank:ready`)) === 1, 'the Redis rank index is built');
+        await eventually(async () => (await redis.exists(`${app.env.REDIS_KEY_PREFIX}rank2:ready`)) === 1, 'the Redis rank index is built');
         await eventually(async () => {
           await redis.publish(`${app.env.REDIS_KEY_PREFIX}events`, JSON.stringify({ type: 'chat', data: { uid: second.uid, username: 'x', displayName: 'x', message: 'redis is here', serverID: session.serverID, serverName: 'x', prefix: null, suffix: null } }));
           await sleep(100);

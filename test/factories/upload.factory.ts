@@ -1,3 +1,5 @@
+import type { TestClients } from '../support/test-app';
+
 /**
  * A `gameplay` upload payload (interface.md "Upload record"): a passed play unless overridden, with
  * judgements that pass every consistency check (no miss, so acc 100 stays consistent too).
@@ -26,4 +28,13 @@ export function gameplayPayload(levelID: number, time: number, overrides: Record
     time,
     ...overrides,
   };
+}
+
+/** Defines active charts (constant 10 unless given) with PUT /admin/charts: plays on unknown levels are unranked. */
+export async function defineCharts(app: TestClients, levelIds: number[], difficultyConstant = 10): Promise<void> {
+  const response = await app.admin.put(
+    '/admin/charts',
+    levelIds.map((levelId) => ({ levelId, name: `Chart ${levelId}`, difficultyConstant, version: '1.0', active: true })),
+  );
+  if (response.status !== 200) throw new Error(`defineCharts: ${response.status} ${response.text}`);
 }
