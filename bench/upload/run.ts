@@ -99,7 +99,8 @@ async function measure(target: Target, total: number, connections: number, probe
 
 // ---------------------------------------------------------------- uploads
 
-let clock = Date.UTC(2030, 0, 1);
+/** payload.time of the measured uploads: the last hour (the `time` check flags older plays), after every generated one. */
+let clock = Date.now() - 3_600_000;
 
 function uploadBody(session: { uid: number; accessToken: string }, serverID: number): string {
   return JSON.stringify(gameplayRecord({ ...session, serverID, ...randomPlay(Math.random), time: (clock += 1_000) }));
