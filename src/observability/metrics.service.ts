@@ -73,6 +73,13 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  private readonly flaggedPlays = new Counter({
+    name: 'rhythmc_plays_flagged_total',
+    help: 'Uploaded plays that failed a score consistency check, by check (a play failing two counts under both); stored, counted only once approved.',
+    labelNames: ['check'] as const,
+    registers: [this.registry],
+  });
+
   private readonly ignoredFields = new Counter({
     name: 'rhythmc_ignored_body_fields_total',
     help: 'Unknown fields the plugin sent in a request body and the service ignored, by body type (a plugin newer than the service).',
@@ -192,6 +199,9 @@ export class MetricsService {
     } catch (error) {
       this.logger.warn(`Reading the rank index failed; the scrape goes without its size: ${error instanceof Error ? error.message : String(error)}`);
     }
+    // The upload service counts; the counter shows its totals (reset + inc keeps it a counter within the process).
+    this.flaggedPlays.reset();
+    for (const [check, count] of this.uploadService.flaggedCounts()) this.flaggedPlays.inc({ check }, count);
     const parts = [await this.registry.metrics()];
     try {
       const live = await this.auth.countLiveSessions();

@@ -4,7 +4,7 @@ import { AuthService } from '../auth/auth.service';
 import type { ServerSessionContext } from '../auth/auth.types';
 import { CatalogService } from '../catalog/catalog.service';
 import { BadRequestError } from '../common/errors/app-error';
-import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { APP_CONFIG, AppConfig, SCORE_CHECK_NAMES, ScoreCheckName } from '../config/app-config';
 import { TransactionService } from '../database/transaction.service';
 import { UploadRecordDto } from './dto/upload-record.dto';
 import { RecomputeResponse, UploadResponse } from './dto/upload.response';
@@ -35,10 +35,15 @@ interface UploadOutcome {
   state: PlayerRankState;
   bans: BanCheck;
   staged: IndexedPositions | null;
+  /** The record is new (not a resent copy). */
+  inserted: boolean;
 }
 
 @Injectable()
 export class UploadService {
+  /** New records that failed each check since the start (the metrics read it). */
+  private readonly flagged = new Map<ScoreCheckName, number>(SCORE_CHECK_NAMES.map((check) => [check, 0]));
+
   constructor(
     private readonly records: UploadRepository,
     private readonly auth: AuthService,
@@ -112,9 +117,10 @@ export class UploadService {
         // A duplicate, an uncounted play or a play below the best changes nothing: the answer comes from the stored state.
         const state = counted?.state ?? this.toRankState(record.uid, record.levelId, current);
         const staged = stage(counted ? [counted.change] : [], state);
-        return { record: stored, chart, state, bans: current.bans, staged };
+        return { record: stored, chart, state, bans: current.bans, staged, inserted: first.inserted !== null };
       }),
     );
+    if (outcome.inserted) for (const check of outcome.record.flags as ScoreCheckName[]) this.flagged.set(check, (this.flagged.get(check) ?? 0) + 1);
 
     const { siteRank, trackRank } = await this.rankAnswers.ranks(outcome.state, outcome.bans, outcome.staged);
     return {
@@ -195,6 +201,11 @@ export class UploadService {
       serverSessionId: server.sessionId,
     };
     return { ...record, flags: failedChecks(toCheckedPlay(record), checks) };
+  }
+
+  /** New records flagged by each check since the start, for the metrics. */
+  flaggedCounts(): ReadonlyMap<ScoreCheckName, number> {
+    return this.flagged;
   }
 
   /** The rank index's mode and contents, for the metrics. */

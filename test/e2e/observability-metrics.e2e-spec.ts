@@ -96,6 +96,9 @@ describe('Prometheus metrics', () => {
     });
     expect((await serverApi.post('/player/upload', record(online.accessToken))).status).toBe(200);
     expect((await serverApi.post('/player/upload', record('not-the-token'))).status).toBe(401);
+    // A play that fails a consistency check is answered 200 and counted by check.
+    const flagged = { ...record(online.accessToken), payload: gameplayPayload(3, time + 1_000, { maxCombo: 99_999 }) };
+    expect((await serverApi.post('/player/upload', flagged)).status).toBe(200);
 
     // Two unknown paths share one series: unmatched routes do not grow the label set.
     expect((await app.http.get('/no/such/thing')).status).toBe(404);
@@ -112,8 +115,16 @@ describe('Prometheus metrics', () => {
       { kind: 'server', mode: '-', result: 'UNAUTHORIZED', value: 1 },
       { kind: 'server', mode: '-', result: 'ok', value: 1 },
     ]));
+    expect(samples.filter((sample) => sample.name === 'rhythmc_plays_flagged_total').map(({ labels, value }) => ({ ...labels, value }))).toEqual([
+      { check: 'fullCombo', value: 0 },
+      { check: 'allPerfect', value: 0 },
+      { check: 'maxCombo', value: 1 },
+      { check: 'noteCount', value: 0 },
+      { check: 'perfectAccuracy', value: 0 },
+      { check: 'time', value: 0 },
+    ]);
     expect(samples.filter((sample) => sample.name === 'rhythmc_uploads_total').map(({ labels, value }) => ({ ...labels, value }))).toEqual([
-      { result: 'ok', value: 1 },
+      { result: 'ok', value: 2 },
       { result: 'UNAUTHORIZED', value: 1 },
     ]);
 
@@ -132,9 +143,9 @@ describe('Prometheus metrics', () => {
 
     const latency = (suffix: string, labels: Labels) => valueOf(samples, `rhythmc_http_request_duration_seconds_${suffix}`, labels);
     const upload = { method: 'POST', route: '/player/upload', status: '200' };
-    expect(latency('count', upload)).toBe(1);
-    expect(latency('bucket', { ...upload, le: '+Inf' })).toBe(1);
-    expect(latency('bucket', { ...upload, le: '0.001' })).toBeLessThanOrEqual(1);
+    expect(latency('count', upload)).toBe(2);
+    expect(latency('bucket', { ...upload, le: '+Inf' })).toBe(2);
+    expect(latency('bucket', { ...upload, le: '0.001' })).toBeLessThanOrEqual(2);
     expect(latency('sum', upload)).toBeGreaterThan(0);
     expect(samples.filter((sample) => sample.name === 'rhythmc_http_request_duration_seconds_bucket' && sameLabels({ ...sample.labels, le: '' }, { ...upload, le: '' })).map((sample) => sample.labels.le)).toEqual([
       '0.001', '0.0025', '0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10', '+Inf',
