@@ -18,6 +18,7 @@ import { CatalogModule } from './catalog/catalog.module';
 import { PlayerModule } from './player/player.module';
 import { EconomyModule } from './economy/economy.module';
 import { UploadModule } from './upload/upload.module';
+import { AdminModule } from './admin/admin.module';
 
 @Module({})
 class ConfigModule {
@@ -44,6 +45,7 @@ export class AppModule {
         PlayerModule,
         EconomyModule,
         UploadModule,
+        AdminModule,
         RealtimeModule,
         HealthModule,
         ObservabilityModule,

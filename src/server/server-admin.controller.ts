@@ -1,17 +1,33 @@
-import { Body, Controller, HttpCode, Post, Put } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Put } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
 import { AdminAuth } from '../auth/auth.decorators';
 import { API_TAGS } from '../openapi/api-tags';
 import { CreatedServerResponse, CreateServerDto } from './dto/create-server.dto';
 import { MaintenanceDto, MaintenanceResponse, PluginPolicyDto, PluginPolicyResponse, SessionHandoverDto, SessionHandoverResponse } from './dto/settings.dto';
-import { ServerService } from './server.service';
+import { SERVER_LIST, ServerService } from './server.service';
+import { AdminServerPage } from './dto/admin-server-read.dto';
+import { ApiListQuery, booleanFilter, ListQuery, ListQueryParam, ListQuerySpec } from '../common/pagination/list-query';
+
+const SERVERS: ListQuerySpec<{ online: boolean }> = { list: SERVER_LIST, cursorKey: /^\d{1,10}$/, filters: { online: booleanFilter } };
 
 @ApiTags(API_TAGS.admin)
 @Controller('admin')
 @AdminAuth()
 export class ServerAdminController {
   constructor(private readonly servers: ServerService) {}
+
+  @Get('servers')
+  @ApiOperation({
+    summary: 'Registered game servers',
+    description: 'By serverID ascending: online state, players online, the latest login (plugin version, address, time) and the open WebSocket.',
+  })
+  @ApiListQuery({ name: 'online', description: 'Only servers online (true) or offline (false)', schema: { type: 'boolean' } })
+  @ApiOkResponse({ type: AdminServerPage })
+  @ApiErrors({ 400: { description: 'limit, cursor or online is invalid, or the query has an unknown parameter', message: 'online must be true or false' } })
+  listServers(@ListQueryParam(SERVERS) query: ListQuery<{ online: boolean }>): Promise<AdminServerPage> {
+    return this.servers.listServers(query);
+  }
 
   @Post('servers')
   @HttpCode(201)

@@ -12,6 +12,8 @@ import { UploadAdminController } from './upload-admin.controller';
 import { UploadController } from './upload.controller';
 import { UploadRepository } from './upload.repository';
 import { UploadService } from './upload.service';
+import { RatingReadRepository } from './rating-read.repository';
+import { RatingReadService } from './rating-read.service';
 
 /**
  * Score records, ratings and ranks. Depends on Auth (player identity) and Catalog (charts);
@@ -23,6 +25,8 @@ import { UploadService } from './upload.service';
   providers: [
     UploadRepository,
     UploadService,
+    RatingReadRepository,
+    RatingReadService,
     BanView,
     {
       provide: RankIndex,
@@ -31,6 +35,6 @@ import { UploadService } from './upload.service';
         redis ? new RedisRankIndex(config, redis, repository) : new MemoryRankIndex(config, repository),
     },
   ],
-  exports: [UploadService],
+  exports: [UploadService, RatingReadService],
 })
 export class UploadModule {}
