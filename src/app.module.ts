@@ -19,6 +19,7 @@ import { PlayerModule } from './player/player.module';
 import { EconomyModule } from './economy/economy.module';
 import { UploadModule } from './upload/upload.module';
 import { AdminModule } from './admin/admin.module';
+import { AuditModule } from './audit/audit.module';
 
 @Module({})
 class ConfigModule {
@@ -46,6 +47,7 @@ export class AppModule {
         EconomyModule,
         UploadModule,
         AdminModule,
+        AuditModule,
         RealtimeModule,
         HealthModule,
         ObservabilityModule,

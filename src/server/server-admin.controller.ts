@@ -8,6 +8,7 @@ import { MaintenanceDto, MaintenanceResponse, PluginPolicyDto, PluginPolicyRespo
 import { SERVER_LIST, ServerService } from './server.service';
 import { AdminServerPage } from './dto/admin-server-read.dto';
 import { ApiListQuery, booleanFilter, ListQuery, ListQueryParam, ListQuerySpec } from '../common/pagination/list-query';
+import { Audited } from '../audit/audited.decorator';
 
 const SERVERS: ListQuerySpec<{ online: boolean }> = { list: SERVER_LIST, cursorKey: /^\d{1,10}$/, filters: { online: booleanFilter } };
 
@@ -34,6 +35,7 @@ export class ServerAdminController {
   @ApiOperation({ summary: 'Register a game server', description: 'Answers its first bootstrap token, for the plugin configuration.' })
   @ApiCreatedResponse({ type: CreatedServerResponse })
   @ApiErrors({ 400: 'A body field is missing or invalid, or a server with this name exists', 413: 'The body is over 256 KiB' })
+  @Audited('server.register', ({ result }) => `server:${(result as CreatedServerResponse).serverID}`)
   createServer(@Body() body: CreateServerDto): Promise<CreatedServerResponse> {
     return this.servers.register(body);
   }
@@ -42,6 +44,7 @@ export class ServerAdminController {
   @ApiOperation({ summary: 'Switch maintenance on or off', description: 'While on, server logins answer 401 MAINTENANCE with the message.' })
   @ApiOkResponse({ type: MaintenanceResponse })
   @ApiErrors({ 400: 'A body field is missing or invalid', 413: 'The body is over 256 KiB' })
+  @Audited('service.maintenance', () => 'service:maintenance')
   setMaintenance(@Body() body: MaintenanceDto): Promise<MaintenanceResponse> {
     return this.servers.setMaintenance(body);
   }
@@ -53,6 +56,7 @@ export class ServerAdminController {
   })
   @ApiOkResponse({ type: PluginPolicyResponse })
   @ApiErrors({ 400: 'A body field is missing or invalid, or latestPluginVersion is below minPluginVersion', 413: 'The body is over 256 KiB' })
+  @Audited('service.plugin-policy', () => 'service:plugin-policy')
   setPluginPolicy(@Body() body: PluginPolicyDto): Promise<PluginPolicyResponse> {
     return this.servers.setPluginPolicy(body);
   }
@@ -69,6 +73,7 @@ export class ServerAdminController {
     400: 'A body field is missing or invalid; groups with a mode other than groups, none with groups, a group of fewer than two servers, a server in two groups, or an unknown serverID',
     413: 'The body is over 256 KiB',
   })
+  @Audited('service.session-handover', () => 'service:session-handover')
   setSessionHandover(@Body() body: SessionHandoverDto): Promise<SessionHandoverResponse> {
     return this.servers.setSessionHandover(body);
   }

@@ -35,7 +35,7 @@ describe('Admin reads', () => {
   });
 
   describe('every list', () => {
-    const lists = ['/admin/players', '/admin/bans', '/admin/servers', '/admin/charts', '/admin/collections'];
+    const lists = ['/admin/players', '/admin/bans', '/admin/servers', '/admin/charts', '/admin/collections', '/admin/audit'];
 
     it.each(lists)('%s: 401 with a wrong token', async (path) => {
       const response = await app.http.get(path, { token: 'wrong-admin-token-xxxxxxxx' });
@@ -339,7 +339,7 @@ describe('Admin reads without ADMIN_TOKEN', () => {
     await app.close();
   });
 
-  it.each(['/admin/players', '/admin/players/1', '/admin/bans', '/admin/servers', '/admin/charts', '/admin/collections'])('GET %s answers 404', async (path) => {
+  it.each(['/admin/players', '/admin/players/1', '/admin/bans', '/admin/servers', '/admin/charts', '/admin/collections', '/admin/audit'])('GET %s answers 404', async (path) => {
     const response = await app.http.get(path, { token: ADMIN_TOKEN });
     expect(response.status).toBe(404);
     expect(response.body).toEqual({ error: 'NOT_FOUND', message: 'Not found' });
