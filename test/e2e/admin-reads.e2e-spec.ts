@@ -4,6 +4,7 @@ import { gameplayPayload } from '../factories/upload.factory';
 import { createServer, loginServer, onlineServer, uniqueName } from '../factories/server.factory';
 import { ADMIN_TOKEN, startTestApp, TestApp } from '../support/test-app';
 import { WsClient } from '../support/ws-client';
+import { eventually } from '../support/wait';
 
 const LOCAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
 const bad = (message: string) => ({ error: 'BAD_REQUEST', message });
@@ -241,6 +242,8 @@ describe('Admin reads', () => {
       const goneSession = await loginServer(app, gone, { pluginVersion: 7 });
       expect((await app.http.post('/server/logout', undefined, { token: goneSession.accessToken })).status).toBe(204);
       const ws = await WsClient.connect(app.baseUrl, live.accessToken);
+      // The connection row is written just after the upgrade.
+      await eventually(async () => (await app.sql('SELECT 1 FROM ws_connection WHERE server_id = $1 AND closed_at IS NULL', [live.serverID])).length > 0, 'the ws_connection row');
 
       const { items, pages } = await walk(app, '/admin/servers', {}, 2);
       const count = await app.sql<{ n: number }>('SELECT count(*)::int AS n FROM game_server');
