@@ -18,6 +18,8 @@ import { CatalogModule } from './catalog/catalog.module';
 import { PlayerModule } from './player/player.module';
 import { EconomyModule } from './economy/economy.module';
 import { UploadModule } from './upload/upload.module';
+import { AdminModule } from './admin/admin.module';
+import { AuditModule } from './audit/audit.module';
 
 @Module({})
 class ConfigModule {
@@ -44,6 +46,8 @@ export class AppModule {
         PlayerModule,
         EconomyModule,
         UploadModule,
+        AdminModule,
+        AuditModule,
         RealtimeModule,
         HealthModule,
         ObservabilityModule,

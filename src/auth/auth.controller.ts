@@ -6,6 +6,7 @@ import { ParseIntIdPipe } from '../common/pipes/parse-id.pipe';
 import { API_TAGS } from '../openapi/api-tags';
 import { AuthService } from './auth.service';
 import { BootstrapTokenResponse } from './dto/bootstrap-token.response';
+import { Audited, pathId } from '../audit/audited.decorator';
 
 /** Credential administration (decisions.md §8). */
 @ApiTags(API_TAGS.admin)
@@ -23,6 +24,7 @@ export class AuthController {
     400: 'serverID is not a positive integer',
     404: { description: 'No server with this serverID, or the admin API is disabled', code: 'NOT_FOUND', message: 'No server with serverID 7' },
   })
+  @Audited('server.bootstrap-token', (input) => `server:${pathId(input, 'serverID')}`, () => ({}))
   async rotateBootstrapToken(@Param('serverID', new ParseIntIdPipe('serverID')) serverId: number): Promise<BootstrapTokenResponse> {
     return { bootstrapToken: await this.auth.issueBootstrapToken(serverId) };
   }

@@ -6,7 +6,7 @@ import { NotFoundError, UnauthorizedError } from '../common/errors/app-error';
 import { clientIp } from '../common/http/client-ip';
 import { LoginFailureLimiter } from '../common/throttle/login-failure.limiter';
 import { AuthService } from './auth.service';
-import type { AuthKind } from './auth.types';
+import { ADMIN_TOKEN_CREDENTIAL_ID, type AuthKind } from './auth.types';
 
 /** `Authorization: Bearer <token>` (scheme case-insensitive); null when absent or malformed. */
 export function bearerToken(header: string | string[] | undefined): string | null {
@@ -45,7 +45,7 @@ export class AuthGuard implements CanActivate {
         // Without ADMIN_TOKEN the admin API does not exist (decisions.md §1).
         if (!this.auth.adminApiEnabled) throw new NotFoundError();
         if (token === null || !this.auth.verifyAdminToken(token)) throw new UnauthorizedError('Invalid admin token');
-        request.auth = { kind: 'admin' };
+        request.auth = { kind: 'admin', credentialId: ADMIN_TOKEN_CREDENTIAL_ID };
         return true;
       case 'bootstrap':
         return this.authenticateBootstrap(request, token);

@@ -23,6 +23,19 @@ export interface NewPlayerSession {
 
 export type ServerSessionLookup = Pick<ServerSessionEntity, 'id' | 'serverId' | 'tokenExpiresAt' | 'endedAt'>;
 
+export interface PlayerSessionListRow {
+  id: string;
+  mode: string;
+  created_at: Date;
+  renewed_at: Date;
+  token_expires_at: Date;
+  logged_out_at: Date | null;
+  logout_reason: string | null;
+  server_session_ended_at: Date | null;
+  server_id: number | null;
+  server_name: string | null;
+}
+
 /** Server sessions and the player sessions bound to them. */
 /**
  * SQL for a statement of another module that must check a player token in the same round trip
@@ -109,6 +122,21 @@ export class SessionRepository {
       { tokenHash: nextHash, tokenExpiresAt: expiresAt, refreshedAt: new Date() },
     );
     return (result.affected ?? 0) > 0;
+  }
+
+  /** The player's latest sessions, newest first, with their game server (read-only join of game_server for its name). */
+  listPlayerSessions(uid: string, limit: number): Promise<PlayerSessionListRow[]> {
+    return this.dataSource.query<PlayerSessionListRow[]>(
+      `SELECT ps.id, ps.mode, ps.created_at, ps.renewed_at, ps.token_expires_at, ps.logged_out_at, ps.logout_reason,
+              ss.ended_at AS server_session_ended_at, gs.id AS server_id, gs.name AS server_name
+         FROM player_session ps
+         JOIN server_session ss ON ss.id = ps.server_session_id
+         LEFT JOIN game_server gs ON gs.id = ss.server_id
+        WHERE ps.uid = $1
+        ORDER BY ps.created_at DESC, ps.id DESC
+        LIMIT $2`,
+      [uid, limit],
+    );
   }
 
   findPlayerSessionByTokenHash(tokenHash: string): Promise<PlayerSessionEntity | null> {

@@ -1,12 +1,31 @@
-import { Body, Controller, Put } from '@nestjs/common';
+import { Body, Controller, Get, Put } from '@nestjs/common';
 import { ApiBody, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
 import { AdminAuth } from '../auth/auth.decorators';
 import { API_TAGS } from '../openapi/api-tags';
-import { CatalogService } from './catalog.service';
+import { CatalogService, CHART_LIST, COLLECTION_LIST } from './catalog.service';
+import { AdminChartPage, AdminCollectionPage } from './dto/catalog-admin-read.dto';
 import { MAX_BATCH_ENTRIES } from './catalog.rules';
 import { ChartDefinitionDto, CollectionDefinitionDto } from './dto/catalog-admin.dto';
 import { UpsertedResponse } from '../common/dto/upserted.response';
+import { Audited } from '../audit/audited.decorator';
+import { ApiListQuery, booleanFilter, ListQuery, ListQueryParam, ListQuerySpec, patternFilter } from '../common/pagination/list-query';
+
+const CHARTS: ListQuerySpec<{ active: boolean }> = { list: CHART_LIST, cursorKey: /^\d{1,10}$/, filters: { active: booleanFilter } };
+const COLLECTIONS: ListQuerySpec<{ type: string }> = {
+  list: COLLECTION_LIST,
+  cursorKey: /^\P{Cc}{1,128}$/u,
+  filters: { type: patternFilter(/^[A-Za-z0-9_.:-]{1,32}$/, '1-32 characters of A-Z, a-z, 0-9, _, ., : and -') },
+};
+const LIST_400 = { description: 'limit, cursor or a filter is invalid, or the query has an unknown parameter', message: 'active must be true or false' };
+
+/** The batch's keys (at most MAX_BATCH_ENTRIES) and how many rows it upserted. */
+const batchSummary =
+  (field: string) =>
+  ({ body, result }: { body: unknown; result: unknown }) => ({
+    upserted: (result as UpsertedResponse).upserted,
+    [`${field}s`]: (body as Record<string, unknown>[]).map((entry) => entry[field]),
+  });
 
 const BATCH_400 = {
   description: 'The body is not an array, has too many entries, or an entry is invalid (every problem is listed as [index] field: problem); nothing is stored',
@@ -25,11 +44,30 @@ const BATCH_400 = {
 export class CatalogAdminController {
   constructor(private readonly catalog: CatalogService) {}
 
+  @Get('collections')
+  @ApiOperation({ summary: 'Collections as stored', description: 'By key (byte order), asset collections included.' })
+  @ApiListQuery({ name: 'type', description: 'Only this type (title, tag, assets, …)', schema: { type: 'string', pattern: '^[A-Za-z0-9_.:-]{1,32}$' } })
+  @ApiOkResponse({ type: AdminCollectionPage })
+  @ApiErrors({ 400: { ...LIST_400, message: 'type must be 1-32 characters of A-Z, a-z, 0-9, _, ., : and -' } })
+  listCollections(@ListQueryParam(COLLECTIONS) query: ListQuery<{ type: string }>): Promise<AdminCollectionPage> {
+    return this.catalog.listStoredCollections(query);
+  }
+
+  @Get('charts')
+  @ApiOperation({ summary: 'Charts as stored', description: 'By levelId, inactive charts and upload placeholders included.' })
+  @ApiListQuery({ name: 'active', description: 'Only active (true) or inactive (false) charts', schema: { type: 'boolean' } })
+  @ApiOkResponse({ type: AdminChartPage })
+  @ApiErrors({ 400: LIST_400 })
+  listCharts(@ListQueryParam(CHARTS) query: ListQuery<{ active: boolean }>): Promise<AdminChartPage> {
+    return this.catalog.listStoredCharts(query);
+  }
+
   @Put('collections')
   @ApiOperation({ summary: 'Upsert collection definitions', description: 'By key; the whole batch is validated first, then stored in one go.' })
   @ApiBody({ schema: { type: 'array', items: { $ref: getSchemaPath(CollectionDefinitionDto) }, maxItems: MAX_BATCH_ENTRIES } })
   @ApiOkResponse({ type: UpsertedResponse })
   @ApiErrors({ 400: BATCH_400, 413: 'The body is over 256 KiB' })
+  @Audited('catalog.collections', () => 'catalog:collections', batchSummary('key'))
   upsertCollections(@Body() body: unknown[]): Promise<UpsertedResponse> {
     return this.catalog.upsertCollections(body);
   }
@@ -39,6 +77,7 @@ export class CatalogAdminController {
   @ApiBody({ schema: { type: 'array', items: { $ref: getSchemaPath(ChartDefinitionDto) }, maxItems: MAX_BATCH_ENTRIES } })
   @ApiOkResponse({ type: UpsertedResponse })
   @ApiErrors({ 400: { ...BATCH_400, message: '[0] levelId: must be an integer from 0 to 2147483647' }, 413: 'The body is over 256 KiB' })
+  @Audited('catalog.charts', () => 'catalog:charts', batchSummary('levelId'))
   upsertCharts(@Body() body: unknown[]): Promise<UpsertedResponse> {
     return this.catalog.upsertCharts(body);
   }

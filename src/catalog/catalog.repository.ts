@@ -106,6 +106,22 @@ export class CatalogRepository {
     await manager.query('UPDATE catalog_generation SET generation = generation + 1 WHERE id = 1');
   }
 
+  /** Every chart as stored (inactive and placeholder ones too), by level id after `afterLevelId`. */
+  listStoredCharts(active: boolean | undefined, afterLevelId: number | undefined, limit: number): Promise<ChartEntity[]> {
+    const query = this.manager().getRepository(ChartEntity).createQueryBuilder('c').orderBy('c.level_id', 'ASC').limit(limit);
+    if (active !== undefined) query.andWhere('c.active = :active', { active });
+    if (afterLevelId !== undefined) query.andWhere('c.level_id > :after', { after: afterLevelId });
+    return query.getMany();
+  }
+
+  /** Every collection as stored (asset collections too), by key in byte order after `afterKey`. */
+  listStoredCollections(type: string | undefined, afterKey: string | undefined, limit: number): Promise<CollectionEntity[]> {
+    const query = this.manager().getRepository(CollectionEntity).createQueryBuilder('c').orderBy('c.key COLLATE "C"', 'ASC').limit(limit);
+    if (type !== undefined) query.andWhere('c.type = :type', { type });
+    if (afterKey !== undefined) query.andWhere('c.key COLLATE "C" > :after', { after: afterKey });
+    return query.getMany();
+  }
+
   listActiveCharts(): Promise<ChartEntity[]> {
     return this.manager().getRepository(ChartEntity).find({ where: { active: true }, order: { levelId: 'ASC' } });
   }

@@ -13,8 +13,13 @@ import type { PreparedJson } from '../common/http/prepared-json';
 import { CatalogReadCache } from './catalog-read.cache';
 import { ChartResponse, CollectionResponse } from './dto/catalog.response';
 import { SyncCollectionsDto } from './dto/sync-collections.dto';
+import { AdminChartPage, AdminCollectionPage } from './dto/catalog-admin-read.dto';
+import { ListQuery, toPage } from '../common/pagination/list-query';
 import { ChartEntity } from './entities/chart.entity';
 import { CollectionEntity } from './entities/collection.entity';
+
+export const CHART_LIST = 'charts';
+export const COLLECTION_LIST = 'collections';
 
 /** Unknown keys spelled out in one 400 answer; the rest are counted. */
 const MAX_LISTED_UNKNOWN_KEYS = 50;
@@ -117,6 +122,33 @@ export class CatalogService {
   }
 
   /** GET /server/charts: active charts, by level id, as prepared JSON (CatalogReadCache). */
+  /** GET /admin/charts: as stored, uncached. */
+  async listStoredCharts(query: ListQuery<{ active: boolean }>): Promise<AdminChartPage> {
+    const after = query.after === undefined ? undefined : Number(query.after);
+    const rows = await this.catalog.listStoredCharts(query.filters.active, after, query.limit + 1);
+    return toPage(rows, query, CHART_LIST, (chart) => String(chart.levelId), (chart) => ({
+      levelId: chart.levelId,
+      name: chart.name,
+      difficultyConstant: chart.difficultyConstant,
+      version: chart.version,
+      active: chart.active,
+      placeholder: chart.placeholder,
+      notes: chart.notes,
+      createdAt: formatLocalDateTime(chart.createdAt),
+      updatedAt: formatLocalDateTime(chart.updatedAt),
+    }));
+  }
+
+  /** GET /admin/collections: as stored, uncached. */
+  async listStoredCollections(query: ListQuery<{ type: string }>): Promise<AdminCollectionPage> {
+    const rows = await this.catalog.listStoredCollections(query.filters.type, query.after, query.limit + 1);
+    return toPage(rows, query, COLLECTION_LIST, (collection) => collection.key, (collection) => ({
+      ...toCollectionResponse(collection),
+      createdAt: formatLocalDateTime(collection.createdAt),
+      updatedAt: formatLocalDateTime(collection.updatedAt),
+    }));
+  }
+
   listActiveCharts(): Promise<PreparedJson> {
     return this.reads.get('charts', async () => (await this.catalog.listActiveCharts()).map(toChartResponse));
   }

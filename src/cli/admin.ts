@@ -6,7 +6,8 @@
  *   in the shell history and in `ps`); it is never printed.
  * - The service address is `--url`, else the service's own PUBLIC_BASE_URL rule
  *   (`http://localhost:$PORT`, `https` with TLS files), from the same environment variables.
- * - The answer is printed as JSON on stdout (indented; `--json` for one line). A refusal prints
+ * - The answer is printed as JSON on stdout (indented; `--json` for one line); reads print a table
+ *   (src/cli/admin-reads.ts), or the JSON with `--json`. A refusal prints
  *   the service's `{error, message}` on stderr and exits 1; a usage mistake prints the usage and
  *   exits 2.
  *
@@ -18,52 +19,15 @@ import { request as httpRequest, IncomingMessage, RequestOptions } from 'node:ht
 import { request as httpsRequest } from 'node:https';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config/app-config';
-
-type OptionSpec = { type: 'string'; multiple?: boolean; value: string; help: string; required?: boolean } | { type: 'boolean'; help: string };
-
-interface Call {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
-  path: string;
-  /** JSON text of the body. */
-  body?: string;
-}
-
-interface Parsed {
-  positionals: string[];
-  values: Record<string, string | boolean | (string | boolean)[] | undefined>;
-}
-
-interface Command {
-  /** `<group> <action>` */
-  name: string;
-  /** Positional arguments, in order. */
-  args: string[];
-  options: Record<string, OptionSpec>;
-  summary: string;
-  /** Longer help: what it calls and what it answers. */
-  details: string;
-  build(parsed: Parsed): Call;
-}
-
-/** A mistake in the command line: usage text, exit 2. */
-class UsageError extends Error {
-  constructor(
-    message: string,
-    readonly command: Command | null = null,
-    /** Shown instead of the command's (or the general) usage. */
-    readonly usage: string | null = null,
-  ) {
-    super(message);
-  }
-}
+import { Call, Command, OptionSpec, Parsed, segment, text, UsageError } from './admin-command';
+import { CONNECTIONS_TABLE, ECONOMY_TABLE, READ_COMMANDS } from './admin-reads';
 
 const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
   url: { type: 'string', value: '<url>', help: 'service address (default: PUBLIC_BASE_URL, else http://localhost:$PORT)' },
-  json: { type: 'boolean', help: 'print the answer on one line' },
+  json: { type: 'boolean', help: 'print the JSON answer on one line (reads print a table without it)' },
   help: { type: 'boolean', help: 'show this help' },
 };
 
-const segment = (value: string) => encodeURIComponent(value);
 
 /** A decimal integer argument, sent as a JSON number. */
 function integer(value: string | undefined, what: string, command: Command): number {
@@ -71,10 +35,6 @@ function integer(value: string | undefined, what: string, command: Command): num
   return Number(value);
 }
 
-function text(values: Parsed['values'], name: string): string | undefined {
-  const value = values[name];
-  return typeof value === 'string' ? value : undefined;
-}
 
 /** The JSON of a file (`-` for stdin), checked here so a typo gets a line number, not a 400. */
 function jsonFile(path: string, command: Command): string {
@@ -108,6 +68,7 @@ function importCommand(group: 'charts' | 'collections' | 'packs', what: string):
 }
 
 const COMMANDS: Command[] = [
+  ...READ_COMMANDS,
   {
     name: 'servers create',
     args: [],
@@ -208,6 +169,7 @@ const COMMANDS: Command[] = [
     },
     summary: "a player's wattHour balance and its change history, newest first",
     details: 'GET /admin/players/{uid}/economy. Answers {"uid", "wattHour", "updatedAt", "history", "nextBefore"}.',
+    render: ECONOMY_TABLE,
     build: ({ positionals: [uid], values }) => {
       const query = new URLSearchParams();
       if (values.limit !== undefined) query.set('limit', text(values, 'limit') ?? '');
@@ -314,25 +276,6 @@ const COMMANDS: Command[] = [
     build: () => ({ method: 'POST', path: '/admin/ratings/recompute' }),
   },
   {
-    name: 'plays list',
-    args: [],
-    options: {
-      state: { type: 'string', value: '<state>', help: 'flagged (default: waiting for review), approved, voided or all' },
-      check: { type: 'string', value: '<check>', help: 'only plays that failed this check (fullCombo, allPerfect, maxCombo, noteCount, perfectAccuracy, time)' },
-      uid: { type: 'string', value: '<uid>', help: "only this player's plays" },
-      limit: { type: 'string', value: '<n>', help: 'plays per page, 1-200 (default 50)' },
-      before: { type: 'string', value: '<id>', help: 'page before this play (the previous answer\'s "nextBefore")' },
-    },
-    summary: 'stored plays for review, newest first (the flagged queue by default)',
-    details: 'GET /admin/plays. Answers {"plays", "nextBefore"}; each play shows its failed checks ("flags"), "review" and whether it "counts".',
-    build: ({ values }) => {
-      const query = new URLSearchParams();
-      for (const name of ['state', 'check', 'uid', 'limit', 'before']) if (values[name] !== undefined) query.set(name, text(values, name) ?? '');
-      const search = query.toString();
-      return { method: 'GET', path: `/admin/plays${search ? `?${search}` : ''}` };
-    },
-  },
-  {
     name: 'plays approve',
     args: ['<id>'],
     options: {},
@@ -366,6 +309,7 @@ const COMMANDS: Command[] = [
     options: {},
     summary: 'game servers connected over WebSocket, on every instance',
     details: 'GET /admin/realtime/connections.',
+    render: CONNECTIONS_TABLE,
     build: () => ({ method: 'GET', path: '/admin/realtime/connections' }),
   },
 ];
@@ -579,7 +523,8 @@ export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv, output
     }
   }
   if (answer.status >= 200 && answer.status < 300) {
-    if (body !== undefined) printJson(output.out, body, invocation.compact);
+    if (body !== undefined && invocation.command.render && !invocation.compact) output.out(invocation.command.render(body));
+    else if (body !== undefined) printJson(output.out, body, invocation.compact);
     else if (answer.text.length > 0) output.out(answer.text);
     return 0;
   }

@@ -15,6 +15,9 @@ import {
   NetTokenResponse,
 } from './dto/admin-player.dto';
 import { PlayerService } from './player.service';
+import { AuditInput, Audited, pathId } from '../audit/audited.decorator';
+
+const playerTarget = (input: AuditInput) => `player:${pathId(input, 'uid')}`;
 
 const uidPipe = new ParseBigIdPipe('uid');
 const UID_400 = { description: 'uid is not a positive integer', message: 'uid must be a positive integer' };
@@ -31,6 +34,7 @@ export class PlayerAdminController {
   @ApiOperation({ summary: 'Create a player', description: 'For Net Token logins; ONLINE players are created at their first login.' })
   @ApiCreatedResponse({ type: CreatedPlayerResponse })
   @ApiErrors({ 400: 'A body field is missing or invalid, or the uuid belongs to another player', 413: 'The body is over 256 KiB' })
+  @Audited('player.create', ({ result }) => `player:${(result as CreatedPlayerResponse).uid}`)
   create(@Body() body: CreatePlayerDto): Promise<CreatedPlayerResponse> {
     return this.players.createPlayer(body);
   }
@@ -41,6 +45,7 @@ export class PlayerAdminController {
   @ApiUidParam()
   @ApiCreatedResponse({ type: NetTokenResponse })
   @ApiErrors({ 400: UID_400, 404: NO_PLAYER_404 })
+  @Audited('player.net-token', playerTarget, () => ({}))
   async issueNetToken(@Param('uid', uidPipe) uid: string): Promise<NetTokenResponse> {
     return { netToken: await this.players.issueNetToken(uid) };
   }
@@ -58,6 +63,10 @@ export class PlayerAdminController {
     404: NO_PLAYER_404,
     413: 'The body is over 256 KiB',
   })
+  @Audited('player.ban', playerTarget, ({ result }) => {
+    const { reason, message, until } = result as BanResponse;
+    return { reason, message, until };
+  })
   ban(@Param('uid', uidPipe) uid: string, @Body() body: BanPlayerDto): Promise<BanResponse> {
     return this.players.ban(uid, body);
   }
@@ -68,6 +77,7 @@ export class PlayerAdminController {
   @ApiUidParam()
   @ApiNoContentResponse({ description: 'No ban is in force any more' })
   @ApiErrors({ 400: UID_400, 404: NO_PLAYER_404 })
+  @Audited('player.unban', playerTarget, () => ({}))
   unban(@Param('uid', uidPipe) uid: string): Promise<void> {
     return this.players.unban(uid);
   }
@@ -77,6 +87,7 @@ export class PlayerAdminController {
   @ApiUidParam()
   @ApiOkResponse({ type: BanstateResponse })
   @ApiErrors({ 400: { description: 'uid or banstate is invalid', message: 'banstate must be an integer number' }, 404: NO_PLAYER_404, 413: 'The body is over 256 KiB' })
+  @Audited('player.banstate', playerTarget)
   setBanstate(@Param('uid', uidPipe) uid: string, @Body() body: BanstateDto): Promise<BanstateResponse> {
     return this.players.setBanstate(uid, body.banstate);
   }

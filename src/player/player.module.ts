@@ -7,11 +7,14 @@ import { PlayerAdminController } from './player-admin.controller';
 import { PlayerController } from './player.controller';
 import { PlayerRepository } from './player.repository';
 import { PlayerService } from './player.service';
+import { PlayerReadController } from './player-read.controller';
+import { PlayerReadRepository } from './player-read.repository';
+import { PlayerReadService } from './player-read.service';
 
 @Module({
   imports: [AuthModule, CatalogModule, ServerModule],
-  controllers: [PlayerController, PlayerAdminController],
-  providers: [PlayerRepository, PlayerService, IdentityProviderClient],
-  exports: [PlayerService],
+  controllers: [PlayerController, PlayerAdminController, PlayerReadController],
+  providers: [PlayerRepository, PlayerService, IdentityProviderClient, PlayerReadRepository, PlayerReadService],
+  exports: [PlayerService, PlayerReadService],
 })
 export class PlayerModule {}

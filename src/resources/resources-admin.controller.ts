@@ -9,6 +9,7 @@ import { RescanResponse } from './dto/rescan.response';
 import { DtoArrayPipe } from './pipes/dto-array.pipe';
 import { PackNamePipe } from './pipes/pack-name.pipe';
 import { ResourcesService } from './resources.service';
+import { Audited, pathId } from '../audit/audited.decorator';
 
 /** Most packs one PUT /admin/packs may describe. */
 const MAX_PACKS_PER_REQUEST = 1_000;
@@ -29,6 +30,7 @@ export class ResourcesAdminController {
   })
   @ApiOkResponse({ type: RescanResponse })
   @ApiErrors({})
+  @Audited('resources.rescan', () => 'resources:index', ({ result }) => ({ ...(result as RescanResponse) }))
   rescan(): Promise<RescanResponse> {
     return this.resources.rescan();
   }
@@ -44,6 +46,10 @@ export class ResourcesAdminController {
     },
     413: 'The body is over 256 KiB',
   })
+  @Audited('resources.packs', () => 'resources:packs', ({ body, result }) => ({
+    upserted: (result as UpsertedResponse).upserted,
+    names: (body as { name: unknown }[]).map((pack) => pack.name),
+  }))
   upsertPacks(@Body(new DtoArrayPipe(PackDto, MAX_PACKS_PER_REQUEST)) packs: PackDto[]): Promise<UpsertedResponse> {
     return this.resources.upsertPacks(packs);
   }
@@ -57,6 +63,7 @@ export class ResourcesAdminController {
     400: { description: 'Not a pack name (empty, too long, or with a NUL)', message: 'name must be 1 to 128 characters without the NUL character' },
     404: { description: 'No pack with this name, or the admin API is disabled', message: 'No pack named "chapter-1"' },
   })
+  @Audited('resources.pack-delete', (input) => `pack:${pathId(input, 'name')}`, () => ({}))
   deletePack(@Param('name', PackNamePipe) name: string): Promise<void> {
     return this.resources.deletePack(name);
   }

@@ -1,11 +1,16 @@
-import { Body, Controller, HttpCode, Post, Put } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Put } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
 import { AdminAuth } from '../auth/auth.decorators';
 import { API_TAGS } from '../openapi/api-tags';
 import { CreatedServerResponse, CreateServerDto } from './dto/create-server.dto';
 import { MaintenanceDto, MaintenanceResponse, PluginPolicyDto, PluginPolicyResponse, SessionHandoverDto, SessionHandoverResponse } from './dto/settings.dto';
-import { ServerService } from './server.service';
+import { SERVER_LIST, ServerService } from './server.service';
+import { AdminServerPage } from './dto/admin-server-read.dto';
+import { ApiListQuery, booleanFilter, ListQuery, ListQueryParam, ListQuerySpec } from '../common/pagination/list-query';
+import { Audited } from '../audit/audited.decorator';
+
+const SERVERS: ListQuerySpec<{ online: boolean }> = { list: SERVER_LIST, cursorKey: /^\d{1,10}$/, filters: { online: booleanFilter } };
 
 @ApiTags(API_TAGS.admin)
 @Controller('admin')
@@ -13,11 +18,24 @@ import { ServerService } from './server.service';
 export class ServerAdminController {
   constructor(private readonly servers: ServerService) {}
 
+  @Get('servers')
+  @ApiOperation({
+    summary: 'Registered game servers',
+    description: 'By serverID ascending: online state, players online, the latest login (plugin version, address, time) and the open WebSocket.',
+  })
+  @ApiListQuery({ name: 'online', description: 'Only servers online (true) or offline (false)', schema: { type: 'boolean' } })
+  @ApiOkResponse({ type: AdminServerPage })
+  @ApiErrors({ 400: { description: 'limit, cursor or online is invalid, or the query has an unknown parameter', message: 'online must be true or false' } })
+  listServers(@ListQueryParam(SERVERS) query: ListQuery<{ online: boolean }>): Promise<AdminServerPage> {
+    return this.servers.listServers(query);
+  }
+
   @Post('servers')
   @HttpCode(201)
   @ApiOperation({ summary: 'Register a game server', description: 'Answers its first bootstrap token, for the plugin configuration.' })
   @ApiCreatedResponse({ type: CreatedServerResponse })
   @ApiErrors({ 400: 'A body field is missing or invalid, or a server with this name exists', 413: 'The body is over 256 KiB' })
+  @Audited('server.register', ({ result }) => `server:${(result as CreatedServerResponse).serverID}`)
   createServer(@Body() body: CreateServerDto): Promise<CreatedServerResponse> {
     return this.servers.register(body);
   }
@@ -26,6 +44,7 @@ export class ServerAdminController {
   @ApiOperation({ summary: 'Switch maintenance on or off', description: 'While on, server logins answer 401 MAINTENANCE with the message.' })
   @ApiOkResponse({ type: MaintenanceResponse })
   @ApiErrors({ 400: 'A body field is missing or invalid', 413: 'The body is over 256 KiB' })
+  @Audited('service.maintenance', () => 'service:maintenance')
   setMaintenance(@Body() body: MaintenanceDto): Promise<MaintenanceResponse> {
     return this.servers.setMaintenance(body);
   }
@@ -37,6 +56,7 @@ export class ServerAdminController {
   })
   @ApiOkResponse({ type: PluginPolicyResponse })
   @ApiErrors({ 400: 'A body field is missing or invalid, or latestPluginVersion is below minPluginVersion', 413: 'The body is over 256 KiB' })
+  @Audited('service.plugin-policy', () => 'service:plugin-policy')
   setPluginPolicy(@Body() body: PluginPolicyDto): Promise<PluginPolicyResponse> {
     return this.servers.setPluginPolicy(body);
   }
@@ -53,6 +73,7 @@ export class ServerAdminController {
     400: 'A body field is missing or invalid; groups with a mode other than groups, none with groups, a group of fewer than two servers, a server in two groups, or an unknown serverID',
     413: 'The body is over 256 KiB',
   })
+  @Audited('service.session-handover', () => 'service:session-handover')
   setSessionHandover(@Body() body: SessionHandoverDto): Promise<SessionHandoverResponse> {
     return this.servers.setSessionHandover(body);
   }

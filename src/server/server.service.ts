@@ -10,7 +10,28 @@ import { CreatedServerResponse, CreateServerDto } from './dto/create-server.dto'
 import { ServerLoginDto } from './dto/server-login.dto';
 import { ServerSessionResponse, ServerTokenResponse } from './dto/server-session.response';
 import { MaintenanceDto, PluginPolicyDto, SessionHandoverDto } from './dto/settings.dto';
-import { ServerRepository } from './server.repository';
+import { ServerListRow, ServerRepository } from './server.repository';
+import { AdminServerPage, AdminServerResponse } from './dto/admin-server-read.dto';
+import { ListQuery, toPage } from '../common/pagination/list-query';
+import { formatLocalDateTime } from '../common/time';
+
+export const SERVER_LIST = 'servers';
+
+function toAdminServer(row: ServerListRow): AdminServerResponse {
+  return {
+    serverID: row.id,
+    serverName: row.name,
+    country: row.country,
+    ip: row.ip,
+    online: row.online,
+    playersOnline: row.players_online,
+    pluginVersion: row.plugin_version,
+    address: row.client_ip,
+    lastLogin: row.last_login ? formatLocalDateTime(row.last_login) : null,
+    realtime: row.instance_id === null ? null : { instanceId: row.instance_id, connectedAt: formatLocalDateTime(row.connected_at as Date) },
+    createdAt: formatLocalDateTime(row.created_at),
+  };
+}
 import { DEFAULT_MAINTENANCE, DEFAULT_SESSION_HANDOVER, HANDOVER_LOGIN_MODES, MaintenanceSetting, mayHandOver, PluginPolicy, SessionHandoverSetting } from './server.types';
 
 @Injectable()
@@ -77,6 +98,13 @@ export class ServerService {
   }
 
   /** The registered name of a server (the WebSocket layer decorates chat with it). */
+  /** GET /admin/servers. */
+  async listServers(query: ListQuery<{ online: boolean }>): Promise<AdminServerPage> {
+    const after = query.after === undefined ? undefined : Number(query.after);
+    const rows = await this.servers.listServers(after, query.filters.online, query.limit + 1);
+    return toPage(rows, query, SERVER_LIST, (row) => String(row.id), toAdminServer);
+  }
+
   async serverName(serverId: number): Promise<string> {
     return (await this.servers.findServerById(serverId))?.name ?? '';
   }

@@ -5,6 +5,7 @@ import { AdminAuth } from '../auth/auth.decorators';
 import { API_TAGS } from '../openapi/api-tags';
 import { RecomputeResponse } from './dto/upload.response';
 import { UploadService } from './upload.service';
+import { Audited } from '../audit/audited.decorator';
 
 @ApiTags(API_TAGS.admin)
 @Controller('admin/ratings')
@@ -18,6 +19,7 @@ export class UploadAdminController {
   @ApiOperation({ summary: 'Recompute every rating', description: "Every player's bests and ATP from the stored records, after chart constants changed. No body." })
   @ApiOkResponse({ type: RecomputeResponse })
   @ApiErrors({})
+  @Audited('ratings.recompute', () => 'ratings:all', ({ result }) => ({ ...(result as RecomputeResponse) }))
   recompute(): Promise<RecomputeResponse> {
     return this.uploads.recompute();
   }

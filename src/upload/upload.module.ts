@@ -17,6 +17,8 @@ import { UploadAdminController } from './upload-admin.controller';
 import { UploadController } from './upload.controller';
 import { UploadRepository } from './upload.repository';
 import { UploadService } from './upload.service';
+import { RatingReadRepository } from './rating-read.repository';
+import { RatingReadService } from './rating-read.service';
 
 /**
  * Score records, ratings and ranks. Depends on Auth (player identity) and Catalog (charts);
@@ -28,6 +30,8 @@ import { UploadService } from './upload.service';
   providers: [
     UploadRepository,
     UploadService,
+    RatingReadRepository,
+    RatingReadService,
     BanView,
     RankAnswerService,
     RatingRecomputeService,
@@ -40,6 +44,6 @@ import { UploadService } from './upload.service';
         redis ? new RedisRankIndex(config, redis, repository) : new MemoryRankIndex(config, repository),
     },
   ],
-  exports: [UploadService],
+  exports: [UploadService, RatingReadService],
 })
 export class UploadModule {}

@@ -105,9 +105,11 @@ describe('Admin CLI (npm run admin)', () => {
 
     it("shows a player's economy", async () => {
       const player = await createPlayer(app);
-      const result = await admin('economy', 'show', String(player.uid), '--limit', '5');
+      const result = await admin('economy', 'show', String(player.uid), '--limit', '5', '--json');
       expect(result.code).toBe(0);
       expect(json(result)).toEqual({ uid: player.uid, wattHour: null, updatedAt: null, history: [], nextBefore: null });
+      const shown = await admin('economy', 'show', String(player.uid));
+      expect(shown).toEqual({ code: 0, stdout: `uid       ${player.uid}\nwattHour  -\nupdated   -\n\n(none)\n`, stderr: '' });
     });
   });
 
@@ -171,7 +173,57 @@ describe('Admin CLI (npm run admin)', () => {
     it('runs a rescan, a recompute and lists connections', async () => {
       expect(json(await admin('resources', 'rescan'))).toEqual({ data: 0, lang: 0, packs: 0, bytes: 0 });
       expect(json(await admin('ratings', 'recompute'))).toEqual({ players: 0, bests: 0, atpChanged: 0, batches: 0 });
-      expect(json(await admin('realtime', 'connections'))).toEqual([]);
+      expect(json(await admin('realtime', 'connections', '--json'))).toEqual([]);
+      expect(await admin('realtime', 'connections')).toEqual({ code: 0, stdout: '(none)\n', stderr: '' });
+    });
+  });
+
+  describe('reads: a table by default, the JSON answer with --json', () => {
+    it('lists players as a table, pages with --cursor, and prints the API answer with --json', async () => {
+      const prefix = `Cli_${Date.now().toString(36)}`;
+      const a = await createPlayer(app, { username: `${prefix}_a` });
+      const b = await createPlayer(app, { username: `${prefix}_b` });
+      const first = await admin('players', 'list', '--username', prefix, '--limit', '1');
+      expect(first.code).toBe(0);
+      const api = await app.admin.get('/admin/players', { query: { username: prefix, limit: 1 } });
+      const lines = first.stdout.split('\n');
+      expect(lines[0]).toMatch(/^uid\s+username\s+displayName\s+uuid\s+banstate\s+ban\s+online\s+created$/);
+      expect(lines[1]).toMatch(new RegExp(`^\\s*${a.uid}\\s+${prefix}_a\\s+${prefix}_a\\s+-\\s+0\\s+-\\s+-\\s+\\d{4}-`));
+      expect(lines.slice(2)).toEqual(['', `more: add --cursor ${api.body.nextCursor}`, '']);
+      const second = await admin('players', 'list', '--username', prefix, '--limit', '1', '--cursor', api.body.nextCursor as string, '--json');
+      expect(json(second)).toEqual((await app.admin.get('/admin/players', { query: { username: prefix, limit: 1, cursor: api.body.nextCursor } })).body);
+      expect(json(second).items[0].uid).toBe(b.uid);
+    });
+
+    it("shows a player's profile with its sections", async () => {
+      const player = await createPlayer(app, { displayName: 'Shown' });
+      await app.admin.post(`/admin/players/${player.uid}/ban`, { reason: 'spam' });
+      const result = await admin('players', 'show', String(player.uid));
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(`uid          ${player.uid}\n`);
+      expect(result.stdout).toContain('ban          spam until forever\n');
+      for (const section of ['Sessions (latest 20):', 'Bans:', 'Balance history (latest 20):', 'Bests (0 of 0, by rating):']) expect(result.stdout).toContain(section);
+      expect(json(await admin('players', 'show', String(player.uid), '--json'))).toEqual((await app.admin.get(`/admin/players/${player.uid}`)).body);
+    });
+
+    it('lists bans, servers, charts, collections and the audit log', async () => {
+      const server = await createServer(app, { name: uniqueName('tbl') });
+      expect((await app.admin.put('/admin/charts', [{ levelId: 7901, name: 'Off', difficultyConstant: 3, version: '1.0', active: false }])).status).toBe(200);
+      const banned = await createPlayer(app);
+      await app.admin.post(`/admin/players/${banned.uid}/ban`, { reason: 'flood', until: '2099-01-01T00:00:00' });
+      const bans = await admin('bans', 'list', '--uid', String(banned.uid));
+      expect(bans.stdout).toMatch(new RegExp(`^id\\s+uid\\s+username\\s+reason\\s+until\\s+created\\n\\s*\\d+\\s+${banned.uid}\\s+${banned.username}\\s+flood\\s+2099-01-01T00:00:00\\s+\\d{4}-`));
+      const servers = await admin('servers', 'list', '--online', 'false', '--limit', '200');
+      expect(servers.stdout).toMatch(new RegExp(`\\n\\s*${server.serverID}\\s+${server.serverName}\\s+DE\\s+no\\s+0\\s+-\\s+-\\s+-\\s+-\\n`));
+      const charts = (await admin('charts', 'list', '--active', 'false')).stdout.split('\n');
+      expect(charts[0]).toMatch(/^levelId\s+name\s+constant\s+version\s+active\s+placeholder\s+notes\s+updated$/);
+      expect(charts.some((line) => /^\s*7901\s+Off\s+3\s+1\.0\s+no\s+no\s+-\s+\d{4}-/.test(line))).toBe(true);
+      expect((await admin('collections', 'list', '--type', 'title')).code).toBe(0);
+      const audit = await admin('audit', 'list', '--target', `server:${server.serverID}`);
+      expect(audit.stdout).toMatch(/^id\s+time\s+action\s+target\s+credential\s+from\s+requestId\s+summary\n/);
+      expect(audit.stdout).toContain(`server.register  server:${server.serverID}  admin`);
+      const refused = await admin('audit', 'list', '--limit', '0');
+      expect(refused).toEqual({ code: 1, stdout: '', stderr: `${JSON.stringify({ error: 'BAD_REQUEST', message: 'limit must be an integer from 1 to 200' }, null, 2)}\n` });
     });
 
     it('lists flagged plays, approves, voids and restores one', async () => {
@@ -189,9 +241,11 @@ describe('Admin CLI (npm run admin)', () => {
         { token: server.accessToken },
       );
       expect(upload.status).toBe(200);
-      const listed = json(await admin('plays', 'list', '--check', 'maxCombo', '--uid', String(player.uid)));
-      expect(listed).toMatchObject({ plays: [{ uid: player.uid, flags: ['maxCombo'], review: 'flagged', counts: false }], nextBefore: null });
-      const id = String(listed.plays[0].id);
+      const table = await admin('plays', 'list', '--check', 'maxCombo', '--uid', String(player.uid));
+      expect(table.stdout).toMatch(new RegExp(`^id\\s+uid\\s+player\\s+level\\s+acc\\s+pass\\s+received\\s+flags\\s+review\\s+counts\\n\\s*\\d+\\s+${player.uid}\\s+\\S+\\s+77\\s+99\\.5\\s+yes\\s+\\S+\\s+maxCombo\\s+flagged\\s+no`));
+      const listed = json(await admin('plays', 'list', '--check', 'maxCombo', '--uid', String(player.uid), '--json'));
+      expect(listed).toMatchObject({ items: [{ uid: player.uid, flags: ['maxCombo'], review: 'flagged', counts: false }], nextCursor: null });
+      const id = String(listed.items[0].id);
       expect(json(await admin('plays', 'approve', id))).toMatchObject({ review: 'approved', counts: true });
       expect(json(await admin('plays', 'void', id, '--reason', 'macro'))).toMatchObject({ review: 'voided', voidReason: 'macro', counts: false });
       expect(json(await admin('plays', 'restore', id))).toMatchObject({ review: 'approved', counts: true });
@@ -266,7 +320,7 @@ describe('Admin CLI (npm run admin)', () => {
 
   describe('addresses and help', () => {
     it('defaults the address to PUBLIC_BASE_URL, then to http://localhost:$PORT', async () => {
-      const byBase = await cli(['realtime', 'connections'], { ADMIN_TOKEN, PUBLIC_BASE_URL: app.baseUrl });
+      const byBase = await cli(['realtime', 'connections', '--json'], { ADMIN_TOKEN, PUBLIC_BASE_URL: app.baseUrl });
       expect(byBase).toEqual({ code: 0, stdout: '[]\n', stderr: '' });
       const byPort = await cli(['realtime', 'connections', '--json'], { ADMIN_TOKEN, PORT: new URL(app.baseUrl).port });
       expect(byPort).toEqual({ code: 0, stdout: '[]\n', stderr: '' });

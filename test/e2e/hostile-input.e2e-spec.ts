@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { createPlayer, onlinePlayer, TestPlayer, TestPlayerSession } from '../factories/player.factory';
-import { createServer, onlineServer, TestServer } from '../factories/server.factory';
+import { onlineServer, TestServer } from '../factories/server.factory';
 import { ADMIN_TOKEN, startTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -75,8 +75,28 @@ interface RawResponse {
   text: string;
 }
 
+/**
+ * The request ids of the admin writes that succeeded (2xx), each of which must have left exactly
+ * one audit row (and the refused ones none): checked at the end against admin_audit.
+ */
+const adminWrites: string[] = [];
+const WRITE_METHODS = ['POST', 'PUT', 'DELETE', 'PATCH'];
+
+function noteAdminWrite(method: string, path: string, status: number, requestId: string | null | undefined): void {
+  if (!WRITE_METHODS.includes(method) || !path.startsWith('/admin/') || status < 200 || status > 299) return;
+  if (typeof requestId !== 'string') throw new Error(`admin write ${method} ${path} answered without X-Request-Id`);
+  adminWrites.push(requestId);
+}
+
 /** node:http rather than fetch: raw bodies, any method, duplicate headers, latin-1 header values. */
-function send(port: number, request: HostileRequest): Promise<RawResponse> {
+async function send(port: number, request: HostileRequest): Promise<RawResponse> {
+  const response = await sendRaw(port, request);
+  const requestId = response.headers['x-request-id'];
+  noteAdminWrite(request.method, request.path, response.status, Array.isArray(requestId) ? requestId[0] : requestId);
+  return response;
+}
+
+function sendRaw(port: number, request: HostileRequest): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     // node only adds Content-Length by itself for some methods (a GET body would read as a second request).
     const headers = request.body === undefined ? request.headers : { ...request.headers, 'Content-Length': String(request.body.length) };
@@ -526,6 +546,39 @@ function wrongInteger(min: number, max: number): fc.Arbitrary<string[]> {
   );
 }
 
+/** A filter of the admin lists that takes text matching `pattern` (the rest of queryValue is wrong, and so is a repeat). */
+function text(pattern: RegExp): QuerySpec {
+  return {
+    valid: fc.stringMatching(pattern).map(encodeURIComponent),
+    wrong: fc.oneof(
+      queryValue.filter((wire) => !pattern.test(decodedQueryValue(wire))).map((value) => [value]),
+      fc.tuple(fc.stringMatching(pattern), fc.stringMatching(pattern)).map(([a, b]) => [encodeURIComponent(a), encodeURIComponent(b)]),
+    ),
+  };
+}
+const bigId: QuerySpec = { valid: fc.bigInt({ min: 1n, max: 9_223_372_036_854_775_807n }).map(String), wrong: wrongInteger(1, Number.MAX_SAFE_INTEGER) };
+const bool: QuerySpec = {
+  valid: fc.constantFrom('true', 'false'),
+  wrong: fc.oneof(queryValue.filter((v) => !['true', 'false'].includes(decodedQueryValue(v))).map((v) => [v]), fc.constant<string[]>(['true', 'false'])),
+};
+
+/** limit (1-200), cursor (a real one of the list, or junk) and the list's filters. */
+function listQuery(list: string, filters: Record<string, QuerySpec>): Record<string, QuerySpec> {
+  const cursor = (key: string) => Buffer.from(`${list}:${key}`).toString('base64url');
+  return {
+    limit: { valid: fc.integer({ min: 1, max: 200 }).map(String), wrong: wrongInteger(1, 200) },
+    cursor: {
+      valid: fc.integer({ min: 1, max: 1_000_000 }).map((n) => cursor(String(n))),
+      wrong: fc.oneof(
+        queryValue.map((value) => [value]),
+        fc.constant<string[]>([cursor('')]),
+        fc.constant<string[]>([Buffer.from('other:1').toString('base64url')]),
+      ),
+    },
+    ...filters,
+  };
+}
+
 function routeTable(fx: Fixtures): Record<string, RouteSpec> {
   const uids = [fx.player.uid, fx.idle.uid];
   const uid = idParam(uids, 19, 9_223_372_036_854_775_807n);
@@ -820,15 +873,26 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
     'POST /admin/resources/rescan': { auth: 'admin', body: { t: 'ignored' }, readOnly: true },
     'POST /admin/ratings/recompute': { auth: 'admin', body: { t: 'ignored' }, readOnly: true },
     'GET /admin/realtime/connections': { auth: 'admin', body: { t: 'ignored' }, readOnly: true },
+    // The admin reads (issue 17): limit, cursor and each filter; unknown parameters (the noise) are 400.
+    'GET /admin/players': { auth: 'admin', query: listQuery('players', { username: text(/^[A-Za-z0-9_]{1,32}$/), uuid: text(UUID), uid: bigId }), body: { t: 'ignored' }, readOnly: true },
+    'GET /admin/players/:uid': { auth: 'admin', params: { uid }, body: { t: 'ignored' }, readOnly: true },
+    'GET /admin/bans': { auth: 'admin', query: listQuery('bans', { uid: bigId }), body: { t: 'ignored' }, readOnly: true },
+    'GET /admin/servers': { auth: 'admin', query: listQuery('servers', { online: bool }), body: { t: 'ignored' }, readOnly: true },
+    'GET /admin/charts': { auth: 'admin', query: listQuery('charts', { active: bool }), body: { t: 'ignored' }, readOnly: true },
+    'GET /admin/collections': { auth: 'admin', query: listQuery('collections', { type: text(/^[A-Za-z0-9_.:-]{1,32}$/) }), body: { t: 'ignored' }, readOnly: true },
+    'GET /admin/audit': {
+      auth: 'admin',
+      query: listQuery('audit', { target: text(/^[a-z][a-z-]*:[\x21-\x7e]{1,150}$/), action: text(/^[a-z][a-z-]*(\.[a-z][a-z-]*)+$/) }),
+      body: { t: 'ignored' },
+      readOnly: true,
+    },
     'GET /admin/plays': {
       auth: 'admin',
-      query: {
+      query: listQuery('plays', {
         state: wrongEnum(['flagged', 'approved', 'voided', 'all']),
         check: wrongEnum(['fullCombo', 'allPerfect', 'maxCombo', 'noteCount', 'perfectAccuracy', 'time']),
-        uid: { valid: fc.constantFrom(...uids.map(String)), wrong: wrongInteger(1, Number.MAX_SAFE_INTEGER) },
-        limit: { valid: fc.integer({ min: 1, max: 200 }).map(String), wrong: wrongInteger(1, 200) },
-        before: { valid: fc.integer({ min: 1 }).map(String), wrong: wrongInteger(1, Number.MAX_SAFE_INTEGER) },
-      },
+        uid: bigId,
+      }),
       body: { t: 'ignored' },
       readOnly: true,
     },
@@ -1039,7 +1103,8 @@ function requestArbitrary(key: string, route: RouteSpec, fx: Fixtures, methodsOf
 async function snapshot(app: TestApp): Promise<Record<string, string>> {
   const tables = await app.sql<{ name: string }>(`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1`);
   const result: Record<string, string> = {};
-  for (const { name } of tables) {
+  // The audit log grows with every successful admin write: checked row by row at the end instead.
+  for (const { name } of tables.filter((table) => table.name !== 'admin_audit')) {
     const [row] = await app.sql<{ n: string; sum: string }>(`SELECT count(*)::text AS n, md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) AS sum FROM "${name}" t`);
     result[name] = `${row.n} rows, ${row.sum}`;
   }
@@ -1067,6 +1132,7 @@ describe('Hostile input on every route', () => {
   let fx: Fixtures;
   let table: Record<string, RouteSpec>;
   let before: Record<string, string>;
+  let auditBaseline: string;
   let resourceDir: string;
   const port = () => Number(new URL(app.baseUrl).port);
 
@@ -1111,6 +1177,8 @@ describe('Hostile input on every route', () => {
       expect(response.status).toBeLessThan(300);
     }
     before = await snapshot(app);
+    [{ auditBaseline }] = await app.sql<{ auditBaseline: string }>('SELECT coalesce(max(id), 0)::text AS "auditBaseline" FROM admin_audit');
+    adminWrites.length = 0;
   });
 
   afterAll(async () => {
@@ -1179,10 +1247,16 @@ describe('Hostile input on every route', () => {
     if (key === 'POST /server/login') {
       // A login replaces the session it logs in: a server of its own, and no maintenance or
       // version floor left by the admin cases above.
-      auth = `Bearer ${(await createServer(app)).bootstrapToken}`;
-      expect((await app.admin.put('/admin/maintenance', { enabled: false, message: '' })).status).toBe(200);
+      const admin = async (method: string, path: string, body: unknown, status: number): Promise<Record<string, string>> => {
+        const response = await app.admin.request<Record<string, string>>(method, path, { body });
+        expect(response.status).toBe(status);
+        noteAdminWrite(method, path, response.status, response.headers.get('x-request-id'));
+        return response.body;
+      };
+      auth = `Bearer ${(await admin('POST', '/admin/servers', { name: `hostile-${Date.now()}`, country: 'DE' }, 201)).bootstrapToken}`;
+      await admin('PUT', '/admin/maintenance', { enabled: false, message: '' }, 200);
       const policy = { minPluginVersion: 0, latestPluginVersion: 2 ** 31 - 1, allowedPluginSHAs: [], downUrl: '' };
-      expect((await app.admin.put('/admin/plugin-policy', policy)).status).toBe(200);
+      await admin('PUT', '/admin/plugin-policy', policy, 200);
     }
     const body = route.body.t === 'object' ? validObject(route.body.fields) : route.body.t === 'array' ? fc.array(validObject(route.body.fields), { maxLength: 4 }) : null;
     if (body === null) throw new Error(`${key} has no body to fill`);
@@ -1205,6 +1279,14 @@ describe('Hostile input on every route', () => {
     );
     // The generator must reach the route's success path, or the property says little.
     if (PHASE_TWO[key].reaches) expect([...statuses.keys()].some((status) => status < 300)).toBe(true);
+  });
+
+  it('holds exactly one audit row per successful admin write, and none for the refused ones', async () => {
+    const rows = await app.sql<{ request_id: string; credential: string }>('SELECT request_id, credential FROM admin_audit WHERE id > $1 ORDER BY id', [auditBaseline]);
+    // The second phase alone makes hundreds of successful writes.
+    expect(adminWrites.length).toBeGreaterThan(100);
+    expect(rows.map((row) => row.request_id).sort()).toEqual([...adminWrites].sort());
+    expect(new Set(rows.map((row) => row.credential))).toEqual(new Set(['admin']));
   });
 
   it('still serves the fixtures (the junk did not end a session)', async () => {

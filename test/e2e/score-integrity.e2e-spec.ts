@@ -137,7 +137,7 @@ describe('Score integrity', () => {
       const queue = await app.admin.get(`/admin/plays?state=flagged&check=maxCombo&uid=${p[0].uid}`);
       expect(queue.status).toBe(200);
       expect(queue.body).toEqual({
-        plays: [
+        items: [
           {
             id: Number(flagged.id),
             uid: p[0].uid,
@@ -154,7 +154,7 @@ describe('Score integrity', () => {
             counts: false,
           },
         ],
-        nextBefore: null,
+        nextCursor: null,
       });
 
       const approved = await app.admin.post(`/admin/plays/${flagged.id}/approve`);
@@ -163,8 +163,8 @@ describe('Score integrity', () => {
       // Accepted before p1's play: p0 now leads the chart, p1 moves to second.
       expect(await look(p[0], 450)).toMatchObject({ atp: 0.4, trackRank: 1 });
       expect(await look(p[1], 450)).toMatchObject({ atp: 0.4, trackRank: 2 });
-      expect((await app.admin.get(`/admin/plays?state=flagged&uid=${p[0].uid}`)).body).toEqual({ plays: [], nextBefore: null });
-      expect((await app.admin.get(`/admin/plays?state=approved&uid=${p[0].uid}`)).body).toMatchObject({ plays: [{ id: Number(flagged.id) }] });
+      expect((await app.admin.get(`/admin/plays?state=flagged&uid=${p[0].uid}`)).body).toEqual({ items: [], nextCursor: null });
+      expect((await app.admin.get(`/admin/plays?state=approved&uid=${p[0].uid}`)).body).toMatchObject({ items: [{ id: Number(flagged.id) }] });
       // Approving again changes nothing; a play without a failed check cannot be approved.
       expect((await app.admin.post(`/admin/plays/${flagged.id}/approve`)).body).toMatchObject({ review: 'approved' });
       const clean = await lastRecord(p[1]);
@@ -197,26 +197,35 @@ describe('Score integrity', () => {
       await app.admin.post(`/admin/plays/${best.record_id}/void`, {});
       expect(await upload(p[0], 450, { acc: 98 })).toMatchObject({ trackRank: 3, personalBest: true });
       expect(await look(p[2], 450)).toMatchObject({ trackRank: 2 });
+
+      // Every review action is in the audit log, with the admin credential and the request id.
+      const audit = await app.sql<{ action: string; summary: Record<string, unknown>; credential: string; request_id: string }>(
+        'SELECT action, summary, credential, request_id FROM admin_audit WHERE target = $1 ORDER BY id',
+        [`play:${best.record_id}`],
+      );
+      expect(audit.map((row) => row.action)).toEqual(['play.approve', 'play.approve', 'play.void', 'play.void', 'play.restore', 'play.void']);
+      expect(audit[2]).toEqual({ action: 'play.void', summary: { uid: p[0].uid, levelId: 450, review: 'voided', reason: 'macro' }, credential: 'admin', request_id: expect.any(String) });
     });
 
     it('pages the listing by id, newest first', async () => {
       const all = await app.admin.get(`/admin/plays?state=all&uid=${p[0].uid}`);
-      const ids = (all.body as { plays: Array<{ id: number }> }).plays.map((play) => play.id);
+      const ids = (all.body as { items: Array<{ id: number }> }).items.map((play) => play.id);
       expect(ids.length).toBeGreaterThan(3);
       expect([...ids].sort((a, b) => b - a)).toEqual(ids);
-      const first = await app.admin.get(`/admin/plays?state=all&uid=${p[0].uid}&limit=2`);
-      expect(first.body).toMatchObject({ plays: [{ id: ids[0] }, { id: ids[1] }], nextBefore: ids[1] });
-      const second = await app.admin.get(`/admin/plays?state=all&uid=${p[0].uid}&limit=2&before=${ids[1]}`);
-      expect((second.body as { plays: Array<{ id: number }> }).plays.map((play) => play.id)).toEqual(ids.slice(2, 4));
+      const first = await app.admin.get<{ items: Array<{ id: number }>; nextCursor: string }>(`/admin/plays?state=all&uid=${p[0].uid}&limit=2`);
+      expect(first.body.items.map((play) => play.id)).toEqual(ids.slice(0, 2));
+      const second = await app.admin.get<{ items: Array<{ id: number }> }>(`/admin/plays?state=all&uid=${p[0].uid}&limit=2&cursor=${first.body.nextCursor}`);
+      expect(second.body.items.map((play) => play.id)).toEqual(ids.slice(2, 4));
       expect((await app.admin.get(`/admin/plays/${ids[0]}`)).body).toMatchObject({ id: ids[0], uid: p[0].uid });
     });
 
     it.each([
       ['/admin/plays?state=pending', 'state must be one of flagged, approved, voided, all'],
       ['/admin/plays?check=combo', 'check must be one of fullCombo, allPerfect, maxCombo, noteCount, perfectAccuracy, time'],
-      ['/admin/plays?uid=abc', `uid must be an integer from 1 to ${Number.MAX_SAFE_INTEGER}`],
+      ['/admin/plays?uid=abc', 'uid must be a positive integer'],
       ['/admin/plays?limit=201', 'limit must be an integer from 1 to 200'],
-      ['/admin/plays?before=0', `before must be an integer from 1 to ${Number.MAX_SAFE_INTEGER}`],
+      ['/admin/plays?cursor=bm9wZTox', 'cursor must be the nextCursor of a previous page of this list'],
+      ['/admin/plays?before=5', 'before is not a parameter of this list (known: limit, cursor, state, check, uid)'],
       ['/admin/plays/0', 'id must be a positive integer'],
     ])('GET %s is 400', async (path, message) => {
       const response = await app.admin.get(path);

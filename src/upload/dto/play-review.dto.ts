@@ -58,10 +58,11 @@ export class PlayResponse {
   counts!: boolean;
 }
 
-export class PlayListResponse {
+/** A page of GET /admin/plays (the admin lists' paging: `limit`, opaque `cursor`). */
+export class PlayPage {
   @ApiProperty({ type: [PlayResponse], description: 'Newest first, at most `limit`' })
-  plays!: PlayResponse[];
+  items!: PlayResponse[];
 
-  @ApiProperty({ type: 'integer', format: 'int64', nullable: true, description: 'Pass as `before` for the next (older) page; null on the last page', example: 4790 })
-  nextBefore!: number | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Pass as `cursor` for the next (older) page; null on the last page', example: 'cGxheXM6NDc5MA' })
+  nextCursor!: string | null;
 }

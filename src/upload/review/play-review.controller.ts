@@ -1,19 +1,38 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { AdminAuth } from '../../auth/auth.decorators';
+import { AuditInput, Audited, pathId } from '../../audit/audited.decorator';
 import { ApiErrors } from '../../common/decorators/api-errors.decorator';
-import { QueryEnum } from '../../common/decorators/query-enum.decorator';
-import { QueryInt } from '../../common/decorators/query-int.decorator';
+import { BadRequestError } from '../../common/errors/app-error';
+import { ApiListQuery, bigIdFilter, FilterParser, ListQuery, ListQueryParam, ListQuerySpec } from '../../common/pagination/list-query';
 import { ParseBigIdPipe } from '../../common/pipes/parse-id.pipe';
 import { SCORE_CHECK_NAMES } from '../../config/app-config';
 import { API_TAGS } from '../../openapi/api-tags';
-import { PlayListResponse, PlayResponse, VoidPlayDto } from '../dto/play-review.dto';
-import { PlayReviewService } from './play-review.service';
-import { REVIEW_STATES, ReviewState } from './play-review.types';
+import { PlayPage, PlayResponse, VoidPlayDto } from '../dto/play-review.dto';
+import { PLAYS_LIST, PlayReviewService } from './play-review.service';
+import { REVIEW_STATES, ReviewFilters } from './play-review.types';
 
-export const PLAYS_MAX_LIMIT = 200;
+const oneOf =
+  <T extends string>(values: readonly T[]): FilterParser<T> =>
+  (raw, name) => {
+    if (!(values as readonly string[]).includes(raw)) throw new BadRequestError(`${name} must be one of ${values.join(', ')}`);
+    return raw as T;
+  };
+
+const PLAYS: ListQuerySpec<ReviewFilters> = {
+  list: PLAYS_LIST,
+  cursorKey: /^\d{1,19}$/,
+  filters: { state: oneOf(REVIEW_STATES), check: oneOf(SCORE_CHECK_NAMES), uid: bigIdFilter },
+};
 const idPipe = new ParseBigIdPipe('id');
 const ID_400 = { description: 'id is not a positive integer', message: 'id must be a positive integer' };
+/** Audit target and summary of a review action: the play, and whose play on which chart. */
+const playTarget = (input: AuditInput) => `play:${pathId(input, 'id')}`;
+const playSummary = ({ result, body }: AuditInput): Record<string, unknown> => {
+  const play = result as PlayResponse;
+  const reason = (body as VoidPlayDto | undefined)?.reason;
+  return { uid: play.uid, levelId: play.levelId, review: play.review, ...(reason !== undefined ? { reason } : {}) };
+};
 const NO_PLAY_404 = { description: 'No play with this id, or the admin API is disabled', message: 'No play with id 4821' };
 
 @ApiTags(API_TAGS.admin)
@@ -23,22 +42,16 @@ export class PlayReviewController {
   constructor(private readonly review: PlayReviewService) {}
 
   @Get()
-  @ApiOperation({ summary: 'List stored plays for review', description: 'Newest first; `state` flagged (default: waiting for review), approved, voided or all.' })
-  @ApiQuery({ name: 'state', required: false, schema: { type: 'string', enum: [...REVIEW_STATES], default: 'flagged' } })
-  @ApiQuery({ name: 'check', required: false, description: 'Only plays that failed this check', schema: { type: 'string', enum: [...SCORE_CHECK_NAMES] } })
-  @ApiQuery({ name: 'uid', required: false, description: "Only this player's plays", schema: { type: 'integer', format: 'int64', minimum: 1 } })
-  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: PLAYS_MAX_LIMIT, default: 50 } })
-  @ApiQuery({ name: 'before', required: false, description: 'Only plays with a smaller id (nextBefore of the previous page)', schema: { type: 'integer', format: 'int64', minimum: 1 } })
-  @ApiOkResponse({ type: PlayListResponse })
-  @ApiErrors({ 400: { description: 'A filter is not one of its values', message: 'state must be one of flagged, approved, voided, all' } })
-  list(
-    @QueryEnum({ name: 'state', values: REVIEW_STATES, default: 'flagged' }) state: ReviewState,
-    @QueryEnum({ name: 'check', values: SCORE_CHECK_NAMES }) check: string | undefined,
-    @QueryInt({ name: 'uid', min: 1, max: Number.MAX_SAFE_INTEGER }) uid: number | undefined,
-    @QueryInt({ name: 'limit', min: 1, max: PLAYS_MAX_LIMIT, default: 50 }) limit: number,
-    @QueryInt({ name: 'before', min: 1, max: Number.MAX_SAFE_INTEGER }) before: number | undefined,
-  ): Promise<PlayListResponse> {
-    return this.review.list({ state, check, uid: uid === undefined ? undefined : String(uid), limit, before });
+  @ApiOperation({ summary: 'List stored plays for review', description: 'Newest first; `state` flagged (default: waiting for review), approved, voided or all. Paged like every admin list.' })
+  @ApiListQuery(
+    { name: 'state', description: 'flagged (default), approved, voided or all', schema: { type: 'string', enum: [...REVIEW_STATES], default: 'flagged' } },
+    { name: 'check', description: 'Only plays that failed this check', schema: { type: 'string', enum: [...SCORE_CHECK_NAMES] } },
+    { name: 'uid', description: "Only this player's plays", schema: { type: 'integer', format: 'int64', minimum: 1 } },
+  )
+  @ApiOkResponse({ type: PlayPage })
+  @ApiErrors({ 400: { description: 'limit, cursor or a filter is invalid, or the query has an unknown parameter', message: 'state must be one of flagged, approved, voided, all' } })
+  list(@ListQueryParam(PLAYS) query: ListQuery<ReviewFilters>): Promise<PlayPage> {
+    return this.review.list(query);
   }
 
   @Get(':id')
@@ -52,6 +65,7 @@ export class PlayReviewController {
 
   @Post(':id/approve')
   @HttpCode(200)
+  @Audited('play.approve', playTarget, playSummary)
   @ApiOperation({ summary: 'Approve a flagged play', description: "It enters bests, ATP and ranks as if it had counted when it was accepted; its player's ratings are recomputed in the same transaction." })
   @ApiParam({ name: 'id', schema: { type: 'integer', format: 'int64', minimum: 1 } })
   @ApiOkResponse({ type: PlayResponse })
@@ -62,6 +76,7 @@ export class PlayReviewController {
 
   @Post(':id/void')
   @HttpCode(200)
+  @Audited('play.void', playTarget, playSummary)
   @ApiOperation({ summary: 'Void a play', description: "It counts for nothing: its player's bests and ATP, and every rank they touch, are recomputed in one transaction. Voiding a voided play changes nothing." })
   @ApiParam({ name: 'id', schema: { type: 'integer', format: 'int64', minimum: 1 } })
   @ApiOkResponse({ type: PlayResponse })
@@ -72,6 +87,7 @@ export class PlayReviewController {
 
   @Post(':id/restore')
   @HttpCode(200)
+  @Audited('play.restore', playTarget, playSummary)
   @ApiOperation({ summary: 'Restore a voided play', description: 'It counts again as before it was voided (a flagged play still waits for approval).' })
   @ApiParam({ name: 'id', schema: { type: 'integer', format: 'int64', minimum: 1 } })
   @ApiOkResponse({ type: PlayResponse })

@@ -56,7 +56,7 @@ const toPlay = (row: PlaySqlRow): ReviewedPlay => ({
 export class PlayReviewRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** Newest first (id descending), at most `limit`. */
+  /** Newest first (id descending), at most `limit` rows. */
   async list(filter: ReviewFilter): Promise<ReviewedPlay[]> {
     const rows = await this.dataSource.query<PlaySqlRow[]>(
       `${PLAY_SELECT}

@@ -1,11 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { BadRequestError, NotFoundError } from '../../common/errors/app-error';
+import { ListQuery, toPage } from '../../common/pagination/list-query';
 import { formatLocalDateTime } from '../../common/time';
-import { PlayListResponse, PlayResponse } from '../dto/play-review.dto';
+import { PlayPage, PlayResponse } from '../dto/play-review.dto';
 import { RatingRecomputeService } from '../recompute/rating-recompute.service';
 import { recordCounts } from '../upload.repository';
 import { PlayReviewRepository } from './play-review.repository';
-import type { ReviewedPlay, ReviewFilter, ReviewStanding } from './play-review.types';
+import type { ReviewedPlay, ReviewFilters, ReviewStanding } from './play-review.types';
+
+export const PLAYS_LIST = 'plays';
 
 const standing = (play: ReviewedPlay): ReviewStanding => (play.voided ? 'voided' : play.approved ? 'approved' : play.flags.length > 0 ? 'flagged' : 'none');
 
@@ -40,12 +43,11 @@ export class PlayReviewService {
     private readonly recomputer: RatingRecomputeService,
   ) {}
 
-  async list(filter: ReviewFilter): Promise<PlayListResponse> {
-    const plays = await this.plays.list(filter);
-    return {
-      plays: plays.map(toPlayResponse),
-      nextBefore: plays.length === filter.limit ? Number(plays[plays.length - 1].id) : null,
-    };
+  /** Newest first; `state` flagged (the review queue) unless the query names another. */
+  async list(query: ListQuery<ReviewFilters>): Promise<PlayPage> {
+    const { state = 'flagged', check, uid } = query.filters;
+    const rows = await this.plays.list({ state, check, uid, before: query.after, limit: query.limit + 1 });
+    return toPage(rows, query, PLAYS_LIST, (play) => play.id, toPlayResponse);
   }
 
   async get(id: string): Promise<PlayResponse> {

@@ -5,12 +5,20 @@ export type ReviewState = (typeof REVIEW_STATES)[number];
 /** A play's standing in review: none (no failed check, not voided), flagged (waiting), approved, voided. */
 export type ReviewStanding = 'none' | 'flagged' | 'approved' | 'voided';
 
+export interface ReviewFilters {
+  state: ReviewState;
+  check: string;
+  uid: string;
+}
+
+/** One page request of the review listing (newest first). */
 export interface ReviewFilter {
   state: ReviewState;
   check?: string;
   uid?: string;
-  /** Only plays with a smaller id (the previous page's nextBefore). */
-  before?: number;
+  /** Only plays with a smaller id (the id in the previous page's cursor). */
+  before?: string;
+  /** Rows to read (the page's limit + 1, to know whether there is more). */
   limit: number;
 }
 

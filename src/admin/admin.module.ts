@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
+import { CatalogModule } from '../catalog/catalog.module';
+import { EconomyModule } from '../economy/economy.module';
+import { PlayerModule } from '../player/player.module';
+import { UploadModule } from '../upload/upload.module';
+import { PlayerProfileController } from './player-profile.controller';
+import { PlayerProfileService } from './player-profile.service';
+
+/** Admin reads that span modules (the player profile); each part comes from its module's service. */
+@Module({
+  imports: [AuthModule, CatalogModule, EconomyModule, PlayerModule, UploadModule],
+  controllers: [PlayerProfileController],
+  providers: [PlayerProfileService],
+})
+export class AdminModule {}

@@ -1,0 +1,36 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { AdminPlayerSessionResponse } from '../../auth/dto/player-session.response';
+import { AdminEconomyResponse } from '../../economy/dto/economy.dto';
+import { AdminPlayerAccount } from '../../player/dto/admin-player-read.dto';
+
+export class PlayerBestResponse {
+  @ApiProperty({ type: 'integer', example: 1201 })
+  levelId!: number;
+
+  @ApiProperty({ type: Number, description: 'Best accuracy on the chart', example: 98.52 })
+  acc!: number;
+
+  @ApiProperty({ type: Number, description: "That play's rating at the chart's current constant", example: 12.4 })
+  rating!: number;
+}
+
+/** GET /admin/players/{uid}: everything the service holds about one player, tokens excepted. */
+export class AdminPlayerProfileResponse extends AdminPlayerAccount {
+  @ApiProperty({ type: [AdminPlayerSessionResponse], description: 'The latest 20 sessions, newest first (live and recent)' })
+  sessions!: AdminPlayerSessionResponse[];
+
+  @ApiProperty({ type: AdminEconomyResponse, description: 'The balance and its latest 20 changes (GET /admin/players/{uid}/economy pages further)' })
+  balance!: AdminEconomyResponse;
+
+  @ApiProperty({ type: Number, nullable: true, description: 'ATP; null while the player has no counted play', example: 152.3312 })
+  atp!: number | null;
+
+  @ApiProperty({ type: [PlayerBestResponse], description: 'The best play per chart, by rating descending, at most 200' })
+  bests!: PlayerBestResponse[];
+
+  @ApiProperty({ type: 'integer', description: 'How many charts the player has a best on', example: 42 })
+  bestCount!: number;
+
+  @ApiProperty({ type: [String], description: 'Keys of the collections the player unlocked', example: ['rhythmc:title.first_clear'] })
+  collections!: string[];
+}

@@ -1,0 +1,31 @@
+import { Controller, Get, Param } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AdminAuth } from '../auth/auth.decorators';
+import { ApiErrors } from '../common/decorators/api-errors.decorator';
+import { ParseBigIdPipe } from '../common/pipes/parse-id.pipe';
+import { ApiUidParam } from '../common/validation/is-uid';
+import { API_TAGS } from '../openapi/api-tags';
+import { AdminPlayerProfileResponse } from './dto/player-profile.dto';
+import { PlayerProfileService } from './player-profile.service';
+
+@ApiTags(API_TAGS.admin)
+@Controller('admin/players')
+@AdminAuth()
+export class PlayerProfileController {
+  constructor(private readonly profiles: PlayerProfileService) {}
+
+  @Get(':uid')
+  @ApiOperation({
+    summary: "A player's profile",
+    description: 'Identity, options, bans past and present, the latest sessions with their server, balance and its latest changes, ATP, bests, unlocked collections.',
+  })
+  @ApiUidParam()
+  @ApiOkResponse({ type: AdminPlayerProfileResponse })
+  @ApiErrors({
+    400: { description: 'uid is not a positive integer', message: 'uid must be a positive integer' },
+    404: { description: 'No player with this uid, or the admin API is disabled', message: 'No player with uid 1002' },
+  })
+  profile(@Param('uid', new ParseBigIdPipe('uid')) uid: string): Promise<AdminPlayerProfileResponse> {
+    return this.profiles.profile(uid);
+  }
+}

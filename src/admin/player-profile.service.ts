@@ -1,0 +1,36 @@
+import { Injectable } from '@nestjs/common';
+import { AuthService } from '../auth/auth.service';
+import { CatalogService } from '../catalog/catalog.service';
+import { EconomyService } from '../economy/economy.service';
+import { PlayerReadService } from '../player/player-read.service';
+import { RatingReadService } from '../upload/rating-read.service';
+import { AdminPlayerProfileResponse } from './dto/player-profile.dto';
+
+export const PROFILE_SESSIONS = 20;
+export const PROFILE_BALANCE_HISTORY = 20;
+export const PROFILE_BESTS = 200;
+
+/**
+ * The admin profile of one player, put together from the modules that own each part (player,
+ * auth, economy, upload, catalog), each through its service. Reads only; the parts are read one
+ * after another, not in one snapshot (a change landing in between shows in one part only).
+ */
+@Injectable()
+export class PlayerProfileService {
+  constructor(
+    private readonly players: PlayerReadService,
+    private readonly auth: AuthService,
+    private readonly economy: EconomyService,
+    private readonly ratings: RatingReadService,
+    private readonly catalog: CatalogService,
+  ) {}
+
+  async profile(uid: string): Promise<AdminPlayerProfileResponse> {
+    const account = await this.players.account(uid);
+    const sessions = await this.auth.playerSessions(uid, PROFILE_SESSIONS);
+    const balance = await this.economy.adminEconomy(uid, PROFILE_BALANCE_HISTORY);
+    const ratings = await this.ratings.playerRatings(uid, PROFILE_BESTS);
+    const collections = await this.catalog.unlockedKeys(uid);
+    return { ...account, sessions, balance, ...ratings, collections: [...collections].sort() };
+  }
+}

@@ -1,0 +1,35 @@
+import { Injectable } from '@nestjs/common';
+import { ListQuery, toPage } from '../common/pagination/list-query';
+import { formatLocalDateTime } from '../common/time';
+import { NewAuditEntry, AuditRepository } from './audit.repository';
+import { AuditPage } from './dto/audit.dto';
+
+export const AUDIT_LIST = 'audit';
+
+export interface AuditFilters {
+  target: string;
+  action: string;
+}
+
+@Injectable()
+export class AuditService {
+  constructor(private readonly audit: AuditRepository) {}
+
+  append(entry: NewAuditEntry): Promise<void> {
+    return this.audit.append(entry);
+  }
+
+  async list(query: ListQuery<AuditFilters>): Promise<AuditPage> {
+    const rows = await this.audit.list(query.filters, query.after, query.limit + 1);
+    return toPage(rows, query, AUDIT_LIST, (row) => row.id, (row) => ({
+      id: Number(row.id),
+      time: formatLocalDateTime(row.at),
+      action: row.action,
+      target: row.target,
+      summary: row.summary,
+      requestId: row.requestId,
+      sourceAddress: row.sourceAddress,
+      credential: row.credential,
+    }));
+  }
+}

@@ -1,0 +1,256 @@
+/**
+ * The read commands of the admin CLI (issue 17): one per admin read, a table by default, the
+ * JSON answer with `--json`. Lists page with `--limit` and `--cursor` (printed under the table).
+ */
+import { Command, OptionSpec, Parsed, segment, text } from './admin-command';
+import { cellText, Column, fields, table } from './table';
+
+type Row = Record<string, unknown>;
+
+const rows = (value: unknown) => value as Row[];
+const obj = (value: unknown) => value as Row;
+
+const PAGING: Record<string, OptionSpec> = {
+  limit: { type: 'string', value: '<n>', help: 'entries per page, 1-200 (default 50)' },
+  cursor: { type: 'string', value: '<cursor>', help: 'the next page (printed under the previous one)' },
+};
+
+/** The query string of the options given (sent as typed: the service checks them and answers 400). */
+function query(values: Parsed['values'], names: string[]): string {
+  const search = new URLSearchParams();
+  for (const name of names) {
+    const value = text(values, name);
+    if (value !== undefined) search.set(name, value);
+  }
+  const encoded = search.toString();
+  return encoded ? `?${encoded}` : '';
+}
+
+/** A page of a list: its table, then how to get the next page. */
+function page(columns: Column<Row>[]) {
+  return (body: unknown): string => {
+    const { items, nextCursor } = body as { items: Row[]; nextCursor: string | null };
+    return `${table(items, columns)}${nextCursor ? `\n\nmore: add --cursor ${nextCursor}` : ''}`;
+  };
+}
+
+function listCommand(name: string, path: string, filters: Record<string, OptionSpec>, summary: string, columns: Column<Row>[]): Command {
+  return {
+    name,
+    args: [],
+    options: { ...filters, ...PAGING },
+    summary,
+    details: `GET ${path}. Answers {"items", "nextCursor"}.`,
+    build: ({ values }) => ({ method: 'GET', path: `${path}${query(values, [...Object.keys(filters), 'limit', 'cursor'])}` }),
+    render: page(columns),
+  };
+}
+
+const server = (value: unknown) => (value ? `${cellText(obj(value).serverName)} (${cellText(obj(value).serverID)})` : null);
+const ban = (value: unknown) => (value ? `${cellText(obj(value).reason || '(no reason)')} until ${cellText(obj(value).until ?? 'forever')}` : null);
+
+function profile(body: unknown): string {
+  const p = obj(body);
+  const balance = obj(p.balance);
+  const activeBan = rows(p.bans).find((entry) => entry.active);
+  const live = rows(p.sessions).find((entry) => entry.live);
+  return [
+    fields([
+      ['uid', p.uid],
+      ['username', p.username],
+      ['displayName', p.displayName],
+      ['uuid', p.uuid],
+      ['banstate', p.banstate],
+      ['ban', ban(activeBan ?? null)],
+      ['online', live ? `${server(live)} since ${cellText(live.createdAt)}` : null],
+      ['wattHour', balance.wattHour],
+      ['atp', p.atp],
+      ['bests', p.bestCount],
+      ['collections', (p.collections as string[]).join(', ')],
+      ['created', p.createdAt],
+      ['options', p.options],
+    ]),
+    '',
+    'Sessions (latest 20):',
+    table(rows(p.sessions), [
+      ['created', (s) => s.createdAt],
+      ['mode', (s) => s.mode],
+      ['server', (s) => (s.serverID === null ? null : server(s))],
+      ['live', (s) => (s.live ? 'yes' : 'no')],
+      ['loggedOut', (s) => s.loggedOutAt],
+      ['reason', (s) => s.logoutReason],
+    ]),
+    '',
+    'Bans:',
+    table(rows(p.bans), [
+      ['id', (b) => b.banId],
+      ['created', (b) => b.createdAt],
+      ['reason', (b) => b.reason],
+      ['until', (b) => b.until ?? 'forever'],
+      ['lifted', (b) => b.liftedAt],
+      ['active', (b) => (b.active ? 'yes' : 'no')],
+    ]),
+    '',
+    'Balance history (latest 20):',
+    table(rows(balance.history), [
+      ['time', (h) => h.time],
+      ['previous', (h) => h.previousWattHour],
+      ['wattHour', (h) => h.wattHour],
+      ['server', (h) => h.serverID],
+    ]),
+    '',
+    `Bests (${rows(p.bests).length} of ${cellText(p.bestCount)}, by rating):`,
+    table(rows(p.bests), [
+      ['levelId', (b) => b.levelId],
+      ['acc', (b) => b.acc],
+      ['rating', (b) => b.rating],
+    ]),
+  ].join('\n');
+}
+
+export const READ_COMMANDS: Command[] = [
+  listCommand(
+    'players list',
+    '/admin/players',
+    {
+      username: { type: 'string', value: '<prefix>', help: 'username prefix (case-insensitive)' },
+      uuid: { type: 'string', value: '<uuid>', help: 'exact account UUID' },
+      uid: { type: 'string', value: '<uid>', help: 'exact uid' },
+    },
+    'find players: ban in force and online server of each',
+    [
+      ['uid', (r) => r.uid],
+      ['username', (r) => r.username],
+      ['displayName', (r) => r.displayName],
+      ['uuid', (r) => r.uuid],
+      ['banstate', (r) => r.banstate],
+      ['ban', (r) => ban(r.ban)],
+      ['online', (r) => server(r.online)],
+      ['created', (r) => r.createdAt],
+    ],
+  ),
+  {
+    name: 'players show',
+    args: ['<uid>'],
+    options: {},
+    summary: "a player's profile: identity, sessions, bans, balance, ATP, bests, collections, options",
+    details: 'GET /admin/players/{uid}.',
+    build: ({ positionals: [uid] }) => ({ method: 'GET', path: `/admin/players/${segment(uid)}` }),
+    render: profile,
+  },
+  listCommand('bans list', '/admin/bans', { uid: { type: 'string', value: '<uid>', help: "only this player's" } }, 'active bans, newest first', [
+    ['id', (r) => r.banId],
+    ['uid', (r) => r.uid],
+    ['username', (r) => r.username],
+    ['reason', (r) => r.reason],
+    ['until', (r) => r.until ?? 'forever'],
+    ['created', (r) => r.createdAt],
+  ]),
+  listCommand(
+    'servers list',
+    '/admin/servers',
+    { online: { type: 'string', value: '<true|false>', help: 'only online (true) or offline (false) servers' } },
+    'registered game servers: online, players, plugin version, address, last login, WebSocket',
+    [
+      ['id', (r) => r.serverID],
+      ['name', (r) => r.serverName],
+      ['country', (r) => r.country],
+      ['online', (r) => (r.online ? 'yes' : 'no')],
+      ['players', (r) => r.playersOnline],
+      ['plugin', (r) => r.pluginVersion],
+      ['address', (r) => r.address],
+      ['lastLogin', (r) => r.lastLogin],
+      ['websocket', (r) => (r.realtime ? `${cellText(obj(r.realtime).instanceId)} since ${cellText(obj(r.realtime).connectedAt)}` : null)],
+    ],
+  ),
+  listCommand(
+    'charts list',
+    '/admin/charts',
+    { active: { type: 'string', value: '<true|false>', help: 'only active (true) or inactive (false) charts' } },
+    'charts as stored, inactive and placeholders included',
+    [
+      ['levelId', (r) => r.levelId],
+      ['name', (r) => r.name],
+      ['constant', (r) => r.difficultyConstant],
+      ['version', (r) => r.version],
+      ['active', (r) => (r.active ? 'yes' : 'no')],
+      ['placeholder', (r) => (r.placeholder ? 'yes' : 'no')],
+      ['notes', (r) => r.notes],
+      ['updated', (r) => r.updatedAt],
+    ],
+  ),
+  listCommand(
+    'collections list',
+    '/admin/collections',
+    { type: { type: 'string', value: '<type>', help: 'only this type (title, tag, ...)' } },
+    'collection definitions as stored, by key',
+    [
+      ['key', (r) => r.key],
+      ['type', (r) => r.type],
+      ['unlockMethod', (r) => r.unlockMethod],
+      ['updated', (r) => r.updatedAt],
+    ],
+  ),
+  listCommand(
+    'audit list',
+    '/admin/audit',
+    {
+      target: { type: 'string', value: '<target>', help: 'e.g. player:1002, server:7' },
+      action: { type: 'string', value: '<action>', help: 'e.g. player.ban' },
+    },
+    'the audit log of admin writes, newest first',
+    [
+      ['id', (r) => r.id],
+      ['time', (r) => r.time],
+      ['action', (r) => r.action],
+      ['target', (r) => r.target],
+      ['credential', (r) => r.credential],
+      ['from', (r) => r.sourceAddress],
+      ['requestId', (r) => r.requestId],
+      ['summary', (r) => r.summary],
+    ],
+  ),
+  listCommand(
+    'plays list',
+    '/admin/plays',
+    {
+      state: { type: 'string', value: '<state>', help: 'flagged (default: waiting for review), approved, voided or all' },
+      check: { type: 'string', value: '<check>', help: 'only plays that failed this check (fullCombo, allPerfect, maxCombo, noteCount, perfectAccuracy, time)' },
+      uid: { type: 'string', value: '<uid>', help: "only this player's plays" },
+    },
+    'stored plays for review, newest first (the flagged queue by default)',
+    [
+      ['id', (r) => r.id],
+      ['uid', (r) => r.uid],
+      ['player', (r) => r.username],
+      ['level', (r) => r.levelId],
+      ['acc', (r) => r.acc],
+      ['pass', (r) => (r.pass ? 'yes' : 'no')],
+      ['received', (r) => r.receivedAt],
+      ['flags', (r) => (r.flags as string[]).join(',')],
+      ['review', (r) => r.review],
+      ['counts', (r) => (r.counts ? 'yes' : 'no')],
+    ],
+  ),
+];
+
+/** Tables for the two reads that predate the list commands. */
+export const ECONOMY_TABLE = (body: unknown): string => {
+  const economy = obj(body);
+  const head = fields([
+    ['uid', economy.uid],
+    ['wattHour', economy.wattHour],
+    ['updated', economy.updatedAt],
+  ]);
+  const history = table(rows(economy.history), [
+    ['id', (h) => h.id],
+    ['time', (h) => h.time],
+    ['previous', (h) => h.previousWattHour],
+    ['wattHour', (h) => h.wattHour],
+    ['server', (h) => h.serverID],
+  ]);
+  return `${head}\n\n${history}${economy.nextBefore ? `\n\nmore: add --before ${cellText(economy.nextBefore)}` : ''}`;
+};
+
+export const CONNECTIONS_TABLE = (body: unknown): string =>
+  table(rows(body), Object.keys(rows(body)[0] ?? {}).map((key): Column<Row> => [key, (row) => row[key]]));

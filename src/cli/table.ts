@@ -1,0 +1,29 @@
+/** One column of a text table: its heading and how a row shows in it. */
+export type Column<T> = [heading: string, cell: (row: T) => unknown];
+
+/** A cell as text: '-' for null/undefined, JSON for objects, one line always. */
+export function cellText(value: unknown): string {
+  if (value === null || value === undefined || value === '') return '-';
+  const text = typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' ? String(value) : JSON.stringify(value);
+  return text.replace(/[\r\n\t]+/g, ' ');
+}
+
+/** Left-aligned columns separated by two spaces; numbers right-aligned. */
+export function table<T>(rows: T[], columns: Column<T>[]): string {
+  if (rows.length === 0) return '(none)';
+  const cells = rows.map((row) => columns.map(([, cell]) => cell(row)));
+  const texts = cells.map((row) => row.map(cellText));
+  const widths = columns.map(([heading], index) => Math.max(heading.length, ...texts.map((row) => row[index].length)));
+  const line = (values: string[], raw?: unknown[]) =>
+    values
+      .map((value, index) => (typeof raw?.[index] === 'number' ? value.padStart(widths[index]) : value.padEnd(widths[index])))
+      .join('  ')
+      .trimEnd();
+  return [line(columns.map(([heading]) => heading)), ...texts.map((row, index) => line(row, cells[index]))].join('\n');
+}
+
+/** `key  value` lines for one object's fields. */
+export function fields(entries: [string, unknown][]): string {
+  const width = Math.max(...entries.map(([key]) => key.length));
+  return entries.map(([key, value]) => `${key.padEnd(width)}  ${cellText(value)}`).join('\n');
+}

@@ -1,0 +1,111 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { PlayerBanEntity } from './entities/player-ban.entity';
+import { PlayerEntity } from './entities/player.entity';
+
+const activeBan = (ban: string) => `${ban}.lifted_at IS NULL AND (${ban}.until IS NULL OR ${ban}.until > now())`;
+
+export interface PlayerListFilter {
+  usernamePrefix?: string;
+  uuid?: string;
+  uid?: string;
+}
+
+export interface PlayerListRow {
+  uid: string;
+  username: string;
+  display_name: string;
+  uuid: string | null;
+  banstate: number;
+  created_at: Date;
+  ban_id: string | null;
+  ban_reason: string | null;
+  ban_until: Date | null;
+  ban_created_at: Date | null;
+  server_id: number | null;
+  server_name: string | null;
+}
+
+export interface ActiveBanRow {
+  id: string;
+  uid: string;
+  username: string;
+  reason: string;
+  message: string;
+  until: Date | null;
+  created_at: Date;
+}
+
+/** `_` and `%` are LIKE wildcards; usernames may hold `_`. */
+const likePrefix = (prefix: string) => `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * The admin reads of players and bans. The online server comes from the live player session (open,
+ * token not expired: the rule of the live-session metric) and its open server session: read-only
+ * SQL on the auth and server modules' tables, so that a page is one statement.
+ */
+@Injectable()
+export class PlayerReadRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Players by uid ascending after `afterUid`, at most `limit` rows. */
+  listPlayers(filter: PlayerListFilter, afterUid: string | undefined, limit: number): Promise<PlayerListRow[]> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    const param = (value: unknown) => {
+      params.push(value);
+      return `$${params.length}`;
+    };
+    if (filter.usernamePrefix !== undefined) where.push(`lower(p.username) LIKE lower(${param(likePrefix(filter.usernamePrefix))}) ESCAPE '\\'`);
+    if (filter.uuid !== undefined) where.push(`p.uuid = ${param(filter.uuid)}`);
+    if (filter.uid !== undefined) where.push(`p.uid = ${param(filter.uid)}`);
+    if (afterUid !== undefined) where.push(`p.uid > ${param(afterUid)}`);
+    const limitParam = param(limit);
+    return this.dataSource.query<PlayerListRow[]>(
+      `SELECT p.uid, p.username, p.display_name, p.uuid, p.banstate, p.created_at,
+              b.id AS ban_id, b.reason AS ban_reason, b.until AS ban_until, b.created_at AS ban_created_at,
+              gs.id AS server_id, gs.name AS server_name
+         FROM player p
+         LEFT JOIN player_ban b ON b.uid = p.uid AND ${activeBan('b')}
+         LEFT JOIN player_session ps ON ps.uid = p.uid AND ps.logged_out_at IS NULL AND ps.token_expires_at > now()
+         LEFT JOIN server_session ss ON ss.id = ps.server_session_id AND ss.ended_at IS NULL
+         LEFT JOIN game_server gs ON gs.id = ss.server_id
+        ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+        ORDER BY p.uid ASC
+        LIMIT ${limitParam}`,
+      params,
+    );
+  }
+
+  /** Active bans by id descending (newest first) before `beforeId`. */
+  listActiveBans(uid: string | undefined, beforeId: string | undefined, limit: number): Promise<ActiveBanRow[]> {
+    const where = [activeBan('b')];
+    const params: unknown[] = [limit];
+    if (uid !== undefined) {
+      params.push(uid);
+      where.push(`b.uid = $${params.length}`);
+    }
+    if (beforeId !== undefined) {
+      params.push(beforeId);
+      where.push(`b.id < $${params.length}`);
+    }
+    return this.dataSource.query<ActiveBanRow[]>(
+      `SELECT b.id, b.uid, p.username, b.reason, b.message, b.until, b.created_at
+         FROM player_ban b JOIN player p ON p.uid = b.uid
+        WHERE ${where.join(' AND ')}
+        ORDER BY b.id DESC
+        LIMIT $1`,
+      params,
+    );
+  }
+
+  findPlayer(uid: string): Promise<PlayerEntity | null> {
+    return this.dataSource.getRepository(PlayerEntity).findOne({ where: { uid } });
+  }
+
+  /** Every ban of the player, newest first. */
+  listBans(uid: string): Promise<PlayerBanEntity[]> {
+    return this.dataSource.getRepository(PlayerBanEntity).find({ where: { uid }, order: { id: 'DESC' } });
+  }
+}

@@ -1,0 +1,52 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+export class RealtimeConnectionSummary {
+  @ApiProperty({ type: String, description: 'The service instance holding the WebSocket', example: 'b7e1c0d2' })
+  instanceId!: string;
+
+  @ApiProperty({ type: String, description: 'Local date-time', example: '2026-03-20T18:04:11' })
+  connectedAt!: string;
+}
+
+export class AdminServerResponse {
+  @ApiProperty({ type: 'integer', example: 1 })
+  serverID!: number;
+
+  @ApiProperty({ type: String, example: 'lobby-1' })
+  serverName!: string;
+
+  @ApiProperty({ type: String, example: 'DE' })
+  country!: string;
+
+  @ApiProperty({ type: String, nullable: true, description: 'The registered public IP; null: the login address is used', example: null })
+  ip!: string | null;
+
+  @ApiProperty({ type: Boolean, description: 'Has a live server session (open, token not expired)' })
+  online!: boolean;
+
+  @ApiProperty({ type: 'integer', description: 'Live player sessions under its open server session', example: 12 })
+  playersOnline!: number;
+
+  @ApiProperty({ type: 'integer', nullable: true, description: 'Plugin version of the latest login; null without one', example: 5 })
+  pluginVersion!: number | null;
+
+  @ApiProperty({ type: String, nullable: true, description: 'Source address of the latest login', example: '203.0.113.7' })
+  address!: string | null;
+
+  @ApiProperty({ type: String, nullable: true, description: 'Local date-time of the latest login; null: never logged in', example: '2026-03-20T18:04:11' })
+  lastLogin!: string | null;
+
+  @ApiProperty({ type: RealtimeConnectionSummary, nullable: true, description: 'Its open WebSocket (seen in the last 90 s); null when none' })
+  realtime!: RealtimeConnectionSummary | null;
+
+  @ApiProperty({ type: String, description: 'Registration time (local date-time)', example: '2026-03-01T10:00:00' })
+  createdAt!: string;
+}
+
+export class AdminServerPage {
+  @ApiProperty({ type: [AdminServerResponse], description: 'By serverID ascending' })
+  items!: AdminServerResponse[];
+
+  @ApiProperty({ type: String, nullable: true, description: 'Pass as cursor for the next page; null on the last page' })
+  nextCursor!: string | null;
+}
