@@ -8,7 +8,8 @@ import type { PlayerEntity } from '../../player/entities/player.entity';
  * bests and ATP runs with it locked, and bumps `version`.
  */
 @Entity({ name: 'player_rating' })
-@Index('IDX_player_rating_site', ['atp', 'uid'])
+// (atp DESC, uid ASC): the site order, written in the migration (TypeORM has no per-column order).
+@Index('IDX_player_rating_site', { synchronize: false })
 export class PlayerRatingEntity {
   @PrimaryColumn({ type: 'bigint' })
   uid!: string;
