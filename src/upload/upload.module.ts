@@ -9,23 +9,28 @@ import { RankAnswerService } from './rank/rank-answer.service';
 import { MemoryRankIndex } from './rank/memory-rank-index';
 import { RankIndex } from './rank/rank-index';
 import { RedisRankIndex } from './rank/redis-rank-index';
+import { LeaderboardController } from './leaderboard.controller';
+import { LeaderboardRepository } from './leaderboard.repository';
+import { LeaderboardService } from './leaderboard.service';
 import { UploadAdminController } from './upload-admin.controller';
 import { UploadController } from './upload.controller';
 import { UploadRepository } from './upload.repository';
 import { UploadService } from './upload.service';
 
 /**
- * Score records, ratings and ranks. Depends on Auth (player identity) and Catalog (charts);
+ * Score records, ratings, ranks and the leaderboard reads. Depends on Auth (player identity) and Catalog (charts);
  * only observability reads it (the rank index's metrics). The rank index lives in Redis when REDIS_URL is set, in process otherwise.
  */
 @Module({
   imports: [AuthModule, CatalogModule],
-  controllers: [UploadController, UploadAdminController],
+  controllers: [UploadController, UploadAdminController, LeaderboardController],
   providers: [
     UploadRepository,
     UploadService,
     BanView,
     RankAnswerService,
+    LeaderboardRepository,
+    LeaderboardService,
     {
       provide: RankIndex,
       inject: [APP_CONFIG, REDIS, UploadRepository],
