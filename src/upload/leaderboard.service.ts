@@ -63,17 +63,25 @@ export class LeaderboardService {
 
   async chartBoard(levelId: number, query: LeaderboardQueryDto): Promise<ChartBoardResponse> {
     if (query.around === undefined) {
-      const [rows] = await Promise.all([this.boards.topTrack(levelId, query.limit ?? BOARD_DEFAULT_LIMIT), this.requireChart(levelId)]);
+      const rows = await this.boards.topTrack(levelId, query.limit ?? BOARD_DEFAULT_LIMIT);
+      if (rows.length === 0) await this.requireChart(levelId);
       return { board: 'chart', levelId, entries: rows.map((row, i) => chartEntry(row, i + 1)) };
     }
     const uid = query.around;
-    const [{ state, ranks }] = await Promise.all([this.ranks.current(uid, levelId), this.requireChart(levelId)]);
-    if (ranks.trackRank === null || state.best === null) return { board: 'chart', levelId, rank: await this.unranked(uid), entries: [] };
+    const { state, ranks } = await this.ranks.current(uid, levelId);
+    if (ranks.trackRank === null || state.best === null) {
+      await this.requireChart(levelId);
+      return { board: 'chart', levelId, rank: await this.unranked(uid), entries: [] };
+    }
     const window = await this.boards.trackWindow(uid, levelId, state.best, query.k ?? BOARD_DEFAULT_K);
     return { board: 'chart', levelId, rank: ranks.trackRank, entries: windowEntries(window, ranks.trackRank, chartEntry) };
   }
 
-  /** A chart board exists for every level the catalog has a row of (active or not). */
+  /**
+   * A chart board exists for every level the catalog has a row of (active or not). Asked only when
+   * the answer would be empty: a best exists only on a catalog chart (an upload adds the chart row
+   * first, and rows are never deleted), so a non-empty board or a ranked player proves the chart.
+   */
   private async requireChart(levelId: number): Promise<void> {
     if (!(await this.catalog.findChart(levelId))) throw new NotFoundError(`No chart with levelId ${levelId}`);
   }
