@@ -39,7 +39,8 @@ function windowEntries<Row, Entry>(window: Window<Row>, rank: number, entry: (ro
  * board (its track order), top N or a window around a player. Ranks are the upload's siteRank and
  * trackRank (decisions.md §5): top N counts unbanned rows from the top; a window takes the
  * player's rank from RankAnswerService (the rank index, or SQL when it cannot answer) and numbers
- * the unbanned neighbours outwards from it.
+ * the unbanned neighbours outwards from it. The rank and the window's rows are read at once, in
+ * two statements: an upload committing between them can shift a window by that one change.
  */
 @Injectable()
 export class LeaderboardService {
@@ -55,9 +56,8 @@ export class LeaderboardService {
       return { board: 'atp', entries: rows.map((row, i) => atpEntry(row, i + 1)) };
     }
     const uid = query.around;
-    const { state, ranks } = await this.ranks.current(uid, NO_CHART);
-    if (ranks.siteRank === null || state.atpE4 === null) return { board: 'atp', rank: await this.unranked(uid), entries: [] };
-    const window = await this.boards.siteWindow(uid, (state.atpE4 / 10_000).toFixed(4), query.k ?? BOARD_DEFAULT_K);
+    const [{ ranks }, window] = await Promise.all([this.ranks.current(uid, NO_CHART), this.boards.siteWindow(uid, query.k ?? BOARD_DEFAULT_K)]);
+    if (ranks.siteRank === null) return { board: 'atp', rank: await this.unranked(uid), entries: [] };
     return { board: 'atp', rank: ranks.siteRank, entries: windowEntries(window, ranks.siteRank, atpEntry) };
   }
 
@@ -68,12 +68,11 @@ export class LeaderboardService {
       return { board: 'chart', levelId, entries: rows.map((row, i) => chartEntry(row, i + 1)) };
     }
     const uid = query.around;
-    const { state, ranks } = await this.ranks.current(uid, levelId);
-    if (ranks.trackRank === null || state.best === null) {
+    const [{ ranks }, window] = await Promise.all([this.ranks.current(uid, levelId), this.boards.trackWindow(uid, levelId, query.k ?? BOARD_DEFAULT_K)]);
+    if (ranks.trackRank === null) {
       await this.requireChart(levelId);
       return { board: 'chart', levelId, rank: await this.unranked(uid), entries: [] };
     }
-    const window = await this.boards.trackWindow(uid, levelId, state.best, query.k ?? BOARD_DEFAULT_K);
     return { board: 'chart', levelId, rank: ranks.trackRank, entries: windowEntries(window, ranks.trackRank, chartEntry) };
   }
 
