@@ -9,7 +9,7 @@
 import express from 'express';
 import { createHash } from 'node:crypto';
 import { Pool } from 'pg';
-import { SiteRow, SITE_WINDOW_SQL, toWindow, TOP_SITE_SQL, TOP_TRACK_SQL, TrackRow, TRACK_WINDOW_SQL, Window } from '../../src/upload/leaderboard.repository';
+import { SiteRow, SITE_WINDOW_SQL, toWindow, TOP_SITE_SQL, TOP_TRACK_SQL, TrackRow, TRACK_WINDOW_SQL, Window, WindowRow } from '../../src/upload/leaderboard.repository';
 import { serveBare } from '../harness/bare';
 import { LEADERBOARDS_DATABASE_URL } from './generate';
 
@@ -60,7 +60,7 @@ app.get('/health/ready', (_req, res) => {
 read('/server/leaderboards/atp', async (req) => {
   if (typeof req.query.around === 'string') {
     const k = intParam(req.query.k, 5);
-    const { rows } = await pool.query<SiteRow & { part: 0 | 1 | 2 }>({ name: 'site_window', text: SITE_WINDOW_SQL, values: [req.query.around, k] });
+    const { rows } = await pool.query<WindowRow<SiteRow>>({ name: 'site_window', text: SITE_WINDOW_SQL, values: [req.query.around, k] });
     return { board: 'atp', entries: inOrder(toWindow(rows, k)).map((row) => site(row, null)) };
   }
   const { rows } = await pool.query<SiteRow>({ name: 'top_site', text: TOP_SITE_SQL, values: [intParam(req.query.limit, 10)] });
@@ -71,7 +71,7 @@ read('/server/leaderboards/charts/:levelId', async (req) => {
   const levelId = Number(req.params.levelId);
   if (typeof req.query.around === 'string') {
     const k = intParam(req.query.k, 5);
-    const { rows } = await pool.query<TrackRow & { part: 0 | 1 | 2 }>({ name: 'track_window', text: TRACK_WINDOW_SQL, values: [levelId, req.query.around, k] });
+    const { rows } = await pool.query<WindowRow<TrackRow>>({ name: 'track_window', text: TRACK_WINDOW_SQL, values: [levelId, req.query.around, k] });
     return { board: 'chart', levelId, entries: inOrder(toWindow(rows, k)).map((row) => track(row, null)) };
   }
   const { rows } = await pool.query<TrackRow>({ name: 'top_track', text: TOP_TRACK_SQL, values: [levelId, intParam(req.query.limit, 10)] });

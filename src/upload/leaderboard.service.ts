@@ -3,9 +3,10 @@ import { CatalogService } from '../catalog/catalog.service';
 import { NotFoundError } from '../common/errors/app-error';
 import { shownName } from '../common/player-name';
 import { AtpBoardEntry, AtpBoardResponse, BOARD_DEFAULT_K, BOARD_DEFAULT_LIMIT, ChartBoardEntry, ChartBoardResponse, LeaderboardQueryDto } from './dto/leaderboard.dto';
-import { LeaderboardRepository, SiteRow, TrackRow, Window } from './leaderboard.repository';
+import { AnchorState, LeaderboardRepository, SiteRow, TrackRow, Window } from './leaderboard.repository';
 import { RankAnswerService } from './rank/rank-answer.service';
-import { roundRating } from './rating';
+import { roundRating, toTenThousandths } from './rating';
+import type { PlayerRankState } from './upload.types';
 
 /** No chart has this level id (they run from 0): a rank read for the ATP board only finds no best. */
 const NO_CHART = -1;
@@ -37,10 +38,10 @@ function windowEntries<Row, Entry>(window: Window<Row>, rank: number, entry: (ro
 /**
  * The leaderboards for game servers (issue #18): the ATP board (the site order) and each chart's
  * board (its track order), top N or a window around a player. Ranks are the upload's siteRank and
- * trackRank (decisions.md §5): top N counts unbanned rows from the top; a window takes the
- * player's rank from RankAnswerService (the rank index, or SQL when it cannot answer) and numbers
- * the unbanned neighbours outwards from it. The rank and the window's rows are read at once, in
- * two statements: an upload committing between them can shift a window by that one change.
+ * trackRank (decisions.md §5): top N counts unbanned rows from the top. A window is one statement
+ * that reads the player's rank keys, ban check and nearest unbanned neighbours in one snapshot;
+ * RankAnswerService turns the keys into the rank (the rank index, or SQL when it cannot answer),
+ * and the neighbours are numbered outwards from it.
  */
 @Injectable()
 export class LeaderboardService {
@@ -56,9 +57,9 @@ export class LeaderboardService {
       return { board: 'atp', entries: rows.map((row, i) => atpEntry(row, i + 1)) };
     }
     const uid = query.around;
-    const [{ ranks }, window] = await Promise.all([this.ranks.current(uid, NO_CHART), this.boards.siteWindow(uid, query.k ?? BOARD_DEFAULT_K)]);
-    if (ranks.siteRank === null) return { board: 'atp', rank: await this.unranked(uid), entries: [] };
-    return { board: 'atp', rank: ranks.siteRank, entries: windowEntries(window, ranks.siteRank, atpEntry) };
+    const { state, window } = await this.boards.siteWindow(uid, query.k ?? BOARD_DEFAULT_K);
+    const rank = state ? (await this.ranks.ranks(this.rankState(uid, NO_CHART, state), state.bans, null)).siteRank : await this.unranked(uid);
+    return rank === null ? { board: 'atp', rank: null, entries: [] } : { board: 'atp', rank, entries: windowEntries(window, rank, atpEntry) };
   }
 
   async chartBoard(levelId: number, query: LeaderboardQueryDto): Promise<ChartBoardResponse> {
@@ -68,12 +69,15 @@ export class LeaderboardService {
       return { board: 'chart', levelId, entries: rows.map((row, i) => chartEntry(row, i + 1)) };
     }
     const uid = query.around;
-    const [{ ranks }, window] = await Promise.all([this.ranks.current(uid, levelId), this.boards.trackWindow(uid, levelId, query.k ?? BOARD_DEFAULT_K)]);
-    if (ranks.trackRank === null) {
-      await this.requireChart(levelId);
-      return { board: 'chart', levelId, rank: await this.unranked(uid), entries: [] };
-    }
-    return { board: 'chart', levelId, rank: ranks.trackRank, entries: windowEntries(window, ranks.trackRank, chartEntry) };
+    const { state, window } = await this.boards.trackWindow(uid, levelId, query.k ?? BOARD_DEFAULT_K);
+    if (!state) await this.requireChart(levelId);
+    const rank = state ? (await this.ranks.ranks(this.rankState(uid, levelId, state), state.bans, null)).trackRank : await this.unranked(uid);
+    return rank === null ? { board: 'chart', levelId, rank: null, entries: [] } : { board: 'chart', levelId, rank, entries: windowEntries(window, rank, chartEntry) };
+  }
+
+  /** The rank answer's view of the window's player (what RankAnswerService.current reads, taken from the window's statement). */
+  private rankState(uid: string, levelId: number, state: AnchorState): PlayerRankState {
+    return { uid, version: state.version, atpE4: state.atp === null ? null : toTenThousandths(Number(state.atp)), levelId, best: state.best };
   }
 
   /**
@@ -85,7 +89,7 @@ export class LeaderboardService {
     if (!(await this.catalog.findChart(levelId))) throw new NotFoundError(`No chart with levelId ${levelId}`);
   }
 
-  /** The rank of a player without one (null), or 404 when there is no such player. */
+  /** The rank of a player without a row on the board (null), or 404 when there is no such player. */
   private async unranked(uid: string): Promise<null> {
     if (!(await this.boards.playerExists(uid))) throw new NotFoundError(`No player with uid ${uid}`);
     return null;
