@@ -13,6 +13,10 @@ import { RatingRecomputeService } from './recompute/rating-recompute.service';
 import { PlayReviewController } from './review/play-review.controller';
 import { PlayReviewRepository } from './review/play-review.repository';
 import { PlayReviewService } from './review/play-review.service';
+import { LeaderboardAdminController } from './leaderboard-admin.controller';
+import { LeaderboardController } from './leaderboard.controller';
+import { LeaderboardRepository } from './leaderboard.repository';
+import { LeaderboardService } from './leaderboard.service';
 import { UploadAdminController } from './upload-admin.controller';
 import { UploadController } from './upload.controller';
 import { UploadRepository } from './upload.repository';
@@ -21,12 +25,12 @@ import { RatingReadRepository } from './rating-read.repository';
 import { RatingReadService } from './rating-read.service';
 
 /**
- * Score records, ratings and ranks. Depends on Auth (player identity) and Catalog (charts);
+ * Score records, ratings, ranks and the leaderboard reads. Depends on Auth (player identity) and Catalog (charts);
  * only observability reads it (the rank index's metrics). The rank index lives in Redis when REDIS_URL is set, in process otherwise.
  */
 @Module({
   imports: [AuthModule, CatalogModule],
-  controllers: [UploadController, UploadAdminController, PlayReviewController],
+  controllers: [UploadController, UploadAdminController, PlayReviewController, LeaderboardController, LeaderboardAdminController],
   providers: [
     UploadRepository,
     UploadService,
@@ -37,6 +41,8 @@ import { RatingReadService } from './rating-read.service';
     RatingRecomputeService,
     PlayReviewRepository,
     PlayReviewService,
+    LeaderboardRepository,
+    LeaderboardService,
     {
       provide: RankIndex,
       inject: [APP_CONFIG, REDIS, UploadRepository],

@@ -368,12 +368,6 @@ export class UploadRepository {
     return toStateRead(rows[0]);
   }
 
-  /** The player's state as readLockedState reads it, outside a transaction (rank reads). */
-  async readState(uid: string, levelId: number): Promise<StateRead> {
-    const rows = await this.manager().query<StateSqlRow[]>(`WITH ${STATE_CTES} SELECT ${STATE_SELECT} FROM me`, [uid, levelId]);
-    return toStateRead(rows[0]);
-  }
-
   async findRecord(uid: string, levelId: number, timeMs: number, manager: EntityManager): Promise<StoredRecord | null> {
     const rows = await manager.query<RecordSqlRow[]>(`SELECT ${RECORD_COLUMNS} FROM play_record r WHERE r.uid = $1 AND r.level_id = $2 AND r.time_ms = $3`, [
       uid,

@@ -592,6 +592,12 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
   const epochMs: Kind = { t: 'int', min: 1, max: 253_402_300_799_999 };
   const localDateTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
   const signed = new URLSearchParams(fx.signedFile.query);
+  // limit and around exclude each other and k needs around: a valid value of each may still combine into a 400.
+  const leaderboardQuery: Record<string, QuerySpec> = {
+    limit: { valid: fc.integer({ min: 1, max: 100 }).map(String), wrong: wrongInteger(1, 100) },
+    around: { valid: fc.constantFrom(...uids.map(String)), wrong: queryValue.filter((wire) => !/^[1-9]\d{0,17}$/.test(decodedQueryValue(wire))).map((wire) => [wire]) },
+    k: { valid: fc.integer({ min: 0, max: 25 }).map(String), wrong: wrongInteger(0, 25) },
+  };
 
   return {
     'GET /server/ping': { auth: 'public', body: { t: 'ignored' }, readOnly: true },
@@ -617,6 +623,16 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
     'GET /server/collections': { auth: 'server', body: { t: 'ignored' }, readOnly: true },
     'GET /server/charts': { auth: 'server', body: { t: 'ignored' }, readOnly: true },
     'GET /server/baltop': { auth: 'server', query: { limit: { valid: fc.integer({ min: 1, max: 100 }).map(String), wrong: wrongInteger(1, 100) } }, body: { t: 'ignored' }, readOnly: true },
+    'GET /server/leaderboards/atp': { auth: 'server', query: leaderboardQuery, body: { t: 'ignored' }, readOnly: true },
+    // The fixture has no chart: every level id is 404 (or 400), which keeps it out of the read-only priming pass too.
+    'GET /server/leaderboards/charts/:levelId': {
+      auth: 'server',
+      params: { levelId: { any: fc.oneof(fc.integer({ min: 0, max: 2 ** 31 - 1 }).map(String), junkSegment), wrong: junkSegment.filter((wire) => !/^\d{1,10}$/.test(wire) || Number(wire) > 2 ** 31 - 1) } },
+      query: leaderboardQuery,
+      body: { t: 'ignored' },
+      readOnly: false,
+      alwaysFails: 'no chart is in the catalog',
+    },
     'POST /player/login': {
       auth: 'server',
       body: {
@@ -900,6 +916,15 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
     'GET /admin/plays/:id': { auth: 'admin', params: { id: playId }, body: { t: 'ignored' }, readOnly: true, alwaysFails: 'no play is stored' },
     'POST /admin/plays/:id/approve': { auth: 'admin', params: { id: playId }, body: { t: 'ignored' }, readOnly: false, alwaysFails: 'no play is stored' },
     'POST /admin/plays/:id/void': { auth: 'admin', params: { id: playId }, body: { t: 'object', fields: { reason: opt({ t: 'string', max: 200 }) } }, readOnly: false, alwaysFails: 'no play is stored' },
+    'GET /admin/boards/atp': { auth: 'admin', query: leaderboardQuery, body: { t: 'ignored' }, readOnly: true },
+    'GET /admin/boards/charts/:levelId': {
+      auth: 'admin',
+      params: { levelId: { any: fc.oneof(fc.integer({ min: 0, max: 2 ** 31 - 1 }).map(String), junkSegment), wrong: junkSegment.filter((wire) => !/^\d{1,10}$/.test(wire) || Number(wire) > 2 ** 31 - 1) } },
+      query: leaderboardQuery,
+      body: { t: 'ignored' },
+      readOnly: true,
+      alwaysFails: 'no chart is in the catalog',
+    },
     'POST /admin/plays/:id/restore': { auth: 'admin', params: { id: playId }, body: { t: 'ignored' }, readOnly: false, alwaysFails: 'no play is stored' },
   };
 }

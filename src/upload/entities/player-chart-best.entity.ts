@@ -11,7 +11,8 @@ import type { PlayerEntity } from '../../player/entities/player.entity';
  */
 @Entity({ name: 'player_chart_best' })
 @Index('IDX_player_chart_best_top', ['uid', 'rating'])
-@Index('IDX_player_chart_best_track', ['levelId', 'acc', 'firstTimeMs', 'uid'])
+// (level_id, acc DESC, first_time_ms ASC, uid ASC): each chart's track order, written in the migration.
+@Index('IDX_player_chart_best_track', { synchronize: false })
 export class PlayerChartBestEntity {
   @PrimaryColumn({ type: 'bigint' })
   uid!: string;

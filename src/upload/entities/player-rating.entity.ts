@@ -9,7 +9,8 @@ import type { PlayerEntity } from '../../player/entities/player.entity';
  * rank_version_seq: versions only grow, even across a player losing the row and getting it back.
  */
 @Entity({ name: 'player_rating' })
-@Index('IDX_player_rating_site', ['atp', 'uid'])
+// (atp DESC, uid ASC): the site order, written in the migration (TypeORM has no per-column order).
+@Index('IDX_player_rating_site', { synchronize: false })
 export class PlayerRatingEntity {
   @PrimaryColumn({ type: 'bigint' })
   uid!: string;

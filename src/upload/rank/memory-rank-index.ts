@@ -97,8 +97,13 @@ export class MemoryRankIndex extends RankIndex implements OnApplicationBootstrap
     });
   }
 
-  positions(_state: PlayerRankState, staged: IndexedPositions | null): Promise<IndexedPositions | null> {
-    return Promise.resolve(staged);
+  /**
+   * After a write, what its stage answered. Otherwise (a read outside any write, or a write that
+   * staged nothing because the index was not ready): the index as it stands, once it is ready again
+   * (a rebuild runs alone and loads every commit before it).
+   */
+  positions(state: PlayerRankState, staged: IndexedPositions | null): Promise<IndexedPositions | null> {
+    return Promise.resolve(staged ?? (this.ready ? this.positionsOf(state) : null));
   }
 
   syncEntries(): Promise<void> {

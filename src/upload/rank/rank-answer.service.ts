@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { toTenThousandths } from '../rating';
 import { BanCheck, UploadRepository } from '../upload.repository';
 import type { IndexedPositions, PlayerRankState } from '../upload.types';
 import { BanView } from './ban-view';
@@ -42,12 +41,5 @@ export class RankAnswerService {
       siteRank: state.atpE4 === null ? null : counted.siteAhead + 1,
       trackRank: state.best === null ? null : counted.trackAhead + 1,
     };
-  }
-
-  /** A player's current state on `levelId` and its ranks, outside any write (one statement, then the index). */
-  async current(uid: string, levelId: number): Promise<{ state: PlayerRankState; ranks: Ranks }> {
-    const read = await this.records.readState(uid, levelId);
-    const state: PlayerRankState = { uid, version: read.version, atpE4: read.atp === null ? null : toTenThousandths(Number(read.atp)), levelId, best: read.best };
-    return { state, ranks: await this.ranks(state, read.bans, null) };
   }
 }

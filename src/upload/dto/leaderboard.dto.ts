@@ -1,0 +1,160 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Matches, Max, Min, registerDecorator, ValidationArguments } from 'class-validator';
+
+export const BOARD_DEFAULT_LIMIT = 10;
+export const BOARD_MAX_LIMIT = 100;
+export const BOARD_DEFAULT_K = 5;
+export const BOARD_MAX_K = 25;
+
+/**
+ * A query value as a decimal integer, strictly: only digits become a number (`1.5`, `1e1`, ` 5`,
+ * `0x10`, an empty value or a repeated parameter stay as sent and fail IsInt), as QueryInt does.
+ */
+const StrictInt = () => Transform(({ value }: { value: unknown }) => (typeof value === 'string' && /^\d{1,16}$/.test(value) ? Number(value) : value));
+
+/** A query parameter that may only be given when `other` is given (`present`) or is not (`!present`). */
+function RequiresOther(other: string, present: boolean, message: string): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: present ? 'requiresOther' : 'excludesOther',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      constraints: [other],
+      options: { message },
+      validator: {
+        validate: (_value: unknown, args: ValidationArguments) => ((args.object as Record<string, unknown>)[other] !== undefined) === present,
+      },
+    });
+}
+
+const limitMessage = `limit must be an integer from 1 to ${BOARD_MAX_LIMIT}`;
+const kMessage = `k must be an integer from 0 to ${BOARD_MAX_K}`;
+const aroundMessage = 'around must be a positive integer';
+
+/**
+ * GET /server/leaderboards/…: either the top `limit` (the default, 10) or the window `around` a
+ * player with `k` neighbours on each side. Unknown parameters are 400 (the strict ValidationPipe).
+ */
+export class LeaderboardQueryDto {
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: BOARD_MAX_LIMIT,
+    default: BOARD_DEFAULT_LIMIT,
+    description: 'Top N: the first `limit` entries. Not with `around`.',
+  })
+  @IsOptional()
+  @StrictInt()
+  @IsInt({ message: limitMessage })
+  @Min(1, { message: limitMessage })
+  @Max(BOARD_MAX_LIMIT, { message: limitMessage })
+  @RequiresOther('around', false, 'limit cannot be combined with around: give limit (top N) or around (a window)')
+  limit?: number;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    format: 'int64',
+    minimum: 1,
+    description: "The window around this player's uid: its rank and `k` neighbours on each side. Not with `limit`.",
+    example: 1001,
+  })
+  @IsOptional()
+  @IsString({ message: aroundMessage })
+  @Matches(/^[1-9]\d{0,17}$/, { message: aroundMessage })
+  around?: string;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: BOARD_MAX_K,
+    default: BOARD_DEFAULT_K,
+    description: 'With `around`: neighbours on each side (fewer at either end of the board).',
+  })
+  @IsOptional()
+  @StrictInt()
+  @IsInt({ message: kMessage })
+  @Min(0, { message: kMessage })
+  @Max(BOARD_MAX_K, { message: kMessage })
+  @RequiresOther('around', true, 'k needs around')
+  k?: number;
+}
+
+const RANK = { type: 'integer', minimum: 1, description: 'Position on the board, from 1; banned players take none (decisions.md §5)', example: 1 } as const;
+const UID = { type: 'integer', format: 'int64', description: 'Platform player id', example: 1001 } as const;
+const USERNAME = { type: String, description: 'Stored account name', example: 'Notch' } as const;
+const DISPLAY_NAME = { type: String, description: 'Display name; the username when it is empty', example: 'Notch' } as const;
+const WINDOW_RANK = {
+  type: 'integer',
+  nullable: true,
+  description:
+    "Only with `around`: the player's rank (equal to the upload's siteRank / trackRank); null when the player has none " +
+    '(no counted play, on this chart for a chart board, or under an active ban), and then `entries` is empty',
+  example: 42,
+} as const;
+
+/** One entry of the ATP board. */
+export class AtpBoardEntry {
+  @ApiProperty(RANK)
+  rank!: number;
+
+  @ApiProperty(UID)
+  uid!: number;
+
+  @ApiProperty(USERNAME)
+  username!: string;
+
+  @ApiProperty(DISPLAY_NAME)
+  displayName!: string;
+
+  @ApiProperty({ type: Number, description: 'ATP, 4 decimals', example: 12.3456 })
+  atp!: number;
+}
+
+/** One entry of a chart board: the player's best counted play on the chart. */
+export class ChartBoardEntry {
+  @ApiProperty(RANK)
+  rank!: number;
+
+  @ApiProperty(UID)
+  uid!: number;
+
+  @ApiProperty(USERNAME)
+  username!: string;
+
+  @ApiProperty(DISPLAY_NAME)
+  displayName!: string;
+
+  @ApiProperty({ type: Number, description: 'Accuracy of the best play, 0–100', example: 99.5 })
+  acc!: number;
+
+  @ApiProperty({ type: Number, description: "That play's rating at the chart's constant of the last computation, 4 decimals", example: 11.75 })
+  rating!: number;
+}
+
+/** 200 of GET /server/leaderboards/atp. */
+export class AtpBoardResponse {
+  @ApiProperty({ type: String, enum: ['atp'], example: 'atp' })
+  board!: 'atp';
+
+  @ApiPropertyOptional(WINDOW_RANK)
+  rank?: number | null;
+
+  @ApiProperty({ type: [AtpBoardEntry], description: 'In board order (ATP descending, then uid ascending)' })
+  entries!: AtpBoardEntry[];
+}
+
+/** 200 of GET /server/leaderboards/charts/{levelId}. */
+export class ChartBoardResponse {
+  @ApiProperty({ type: String, enum: ['chart'], example: 'chart' })
+  board!: 'chart';
+
+  @ApiProperty({ type: 'integer', minimum: 0, example: 101 })
+  levelId!: number;
+
+  @ApiPropertyOptional(WINDOW_RANK)
+  rank?: number | null;
+
+  @ApiProperty({ type: [ChartBoardEntry], description: 'In board order (acc descending, then first reached ascending, then uid ascending)' })
+  entries!: ChartBoardEntry[];
+}

@@ -1,0 +1,99 @@
+import { Injectable } from '@nestjs/common';
+import { CatalogService } from '../catalog/catalog.service';
+import { NotFoundError } from '../common/errors/app-error';
+import { shownName } from '../common/player-name';
+import { AtpBoardEntry, AtpBoardResponse, BOARD_DEFAULT_K, BOARD_DEFAULT_LIMIT, ChartBoardEntry, ChartBoardResponse, LeaderboardQueryDto } from './dto/leaderboard.dto';
+import { AnchorState, LeaderboardRepository, SiteRow, TrackRow, Window } from './leaderboard.repository';
+import { RankAnswerService } from './rank/rank-answer.service';
+import { roundRating, toTenThousandths } from './rating';
+import type { PlayerRankState } from './upload.types';
+
+/** No chart has this level id (they run from 0): a rank read for the ATP board only finds no best. */
+const NO_CHART = -1;
+
+const atpEntry = (row: SiteRow, rank: number): AtpBoardEntry => ({
+  rank,
+  uid: Number(row.uid),
+  username: row.username,
+  displayName: shownName(row.display_name, row.username),
+  atp: Number(row.atp),
+});
+
+const chartEntry = (row: TrackRow, rank: number): ChartBoardEntry => ({
+  rank,
+  uid: Number(row.uid),
+  username: row.username,
+  displayName: shownName(row.display_name, row.username),
+  acc: row.acc,
+  rating: roundRating(row.rating),
+});
+
+/** The window's entries in board order: the anchor at `rank`, the rows ahead and behind it numbered outwards. */
+function windowEntries<Row, Entry>(window: Window<Row>, rank: number, entry: (row: Row, rank: number) => Entry): Entry[] {
+  const ahead = window.ahead.map((row, i) => entry(row, rank - window.ahead.length + i));
+  const anchor = window.anchor ? [entry(window.anchor, rank)] : [];
+  return [...ahead, ...anchor, ...window.behind.map((row, i) => entry(row, rank + 1 + i))];
+}
+
+/**
+ * The leaderboards for game servers (issue #18): the ATP board (the site order) and each chart's
+ * board (its track order), top N or a window around a player. Ranks are the upload's siteRank and
+ * trackRank (decisions.md §5): top N counts unbanned rows from the top. A window is one statement
+ * that reads the player's rank keys, ban check and nearest unbanned neighbours in one snapshot;
+ * RankAnswerService turns the keys into the rank (the rank index, or SQL when it cannot answer),
+ * and the neighbours are numbered outwards from it.
+ */
+@Injectable()
+export class LeaderboardService {
+  constructor(
+    private readonly boards: LeaderboardRepository,
+    private readonly ranks: RankAnswerService,
+    private readonly catalog: CatalogService,
+  ) {}
+
+  async atpBoard(query: LeaderboardQueryDto): Promise<AtpBoardResponse> {
+    if (query.around === undefined) {
+      const rows = await this.boards.topSite(query.limit ?? BOARD_DEFAULT_LIMIT);
+      return { board: 'atp', entries: rows.map((row, i) => atpEntry(row, i + 1)) };
+    }
+    const uid = query.around;
+    const { state, window } = await this.boards.siteWindow(uid, query.k ?? BOARD_DEFAULT_K);
+    const rank = state ? (await this.ranks.ranks(this.rankState(uid, NO_CHART, state), state.bans, null)).siteRank : await this.unranked(uid);
+    return rank === null ? { board: 'atp', rank: null, entries: [] } : { board: 'atp', rank, entries: windowEntries(window, rank, atpEntry) };
+  }
+
+  async chartBoard(levelId: number, query: LeaderboardQueryDto): Promise<ChartBoardResponse> {
+    if (query.around === undefined) {
+      const rows = await this.boards.topTrack(levelId, query.limit ?? BOARD_DEFAULT_LIMIT);
+      if (rows.length === 0) await this.requireChart(levelId);
+      return { board: 'chart', levelId, entries: rows.map((row, i) => chartEntry(row, i + 1)) };
+    }
+    const uid = query.around;
+    const { state, window } = await this.boards.trackWindow(uid, levelId, query.k ?? BOARD_DEFAULT_K);
+    if (!state) await this.requireChart(levelId);
+    const rank = state ? (await this.ranks.ranks(this.rankState(uid, levelId, state), state.bans, null)).trackRank : await this.unranked(uid);
+    return rank === null ? { board: 'chart', levelId, rank: null, entries: [] } : { board: 'chart', levelId, rank, entries: windowEntries(window, rank, chartEntry) };
+  }
+
+  /** The rank answer's view of the window's player (what RankAnswerService.current reads, taken from the window's statement). */
+  private rankState(uid: string, levelId: number, state: AnchorState): PlayerRankState {
+    return { uid, version: state.version, atpE4: state.atp === null ? null : toTenThousandths(Number(state.atp)), levelId, best: state.best };
+  }
+
+  /**
+   * A chart board exists for every level the catalog has a row of (active or not). Asked only when
+   * the answer would be empty: a best exists only on a catalog chart (an upload adds the chart row
+   * first, and rows are never deleted), so a non-empty board or a ranked player proves the chart.
+   */
+  private async requireChart(levelId: number): Promise<void> {
+    // A placeholder (a level only uploads named) has no board: its plays are unranked.
+    const chart = await this.catalog.findChart(levelId);
+    if (!chart || chart.placeholder) throw new NotFoundError(`No chart with levelId ${levelId}`);
+  }
+
+  /** The rank of a player without a row on the board (null), or 404 when there is no such player. */
+  private async unranked(uid: string): Promise<null> {
+    if (!(await this.boards.playerExists(uid))) throw new NotFoundError(`No player with uid ${uid}`);
+    return null;
+  }
+}
