@@ -42,12 +42,12 @@ export function AuditPage({ target: initialTarget }: { target: string }) {
         <Table label="Audit log" head={['Time', 'Action', 'Target', 'Summary', 'Credential', 'Address', 'Request']}>
           {page.data.items.map((entry) => (
             <tr key={entry.id}>
-              <td>{entry.time}</td>
-              <td>{entry.action}</td>
-              <td class="mono">{entry.target}</td>
+              <td class="nowrap">{entry.time.replace('T', ' ')}</td>
+              <td class="nowrap">{entry.action}</td>
+              <td class="mono nowrap">{entry.target}</td>
               <td class="mono small">{JSON.stringify(entry.summary)}</td>
               <td>{entry.credential}</td>
-              <td class="mono">{entry.sourceAddress ?? '—'}</td>
+              <td class="mono nowrap">{entry.sourceAddress ?? '—'}</td>
               <td class="mono small">{entry.requestId ?? '—'}</td>
             </tr>
           ))}
