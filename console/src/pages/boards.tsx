@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api } from '../api';
+import { api, ApiError } from '../api';
 import { ErrorBox, Field, Loading, Table, useLoad } from '../ui';
 
 interface AtpEntry {
@@ -80,6 +80,9 @@ export function BoardsPage() {
         <button type="submit">Show</button>
       </form>
       <ErrorBox error={board.error} />
+      {board.error instanceof ApiError && board.error.status === 404 && board.error.message === 'Not found' && (
+        <p class="muted">This service may predate the board reads ({path}).</p>
+      )}
       <Loading loading={board.loading} />
       {board.data && (
         <>
