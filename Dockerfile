@@ -11,6 +11,8 @@ COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY scripts ./scripts
 COPY src ./src
 COPY migrations ./migrations
+# The web console (console/, built by `npm run build` into dist/console, shipped with dist).
+COPY console ./console
 # The commit for rhythmc_build_info (no .git in the build context): --build-arg SOURCE_COMMIT=$(git rev-parse HEAD)
 ARG SOURCE_COMMIT=unknown
 RUN SOURCE_COMMIT="$SOURCE_COMMIT" npm run build

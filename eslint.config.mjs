@@ -33,6 +33,11 @@ export default tseslint.config(
       'no-console': 'error',
     },
   },
+  // The web console (console/, docs/operations.md "Web console"): browser code, typed by console/tsconfig.json.
+  {
+    files: ['console/**/*.ts', 'console/**/*.tsx', 'console/**/*.mts'],
+    languageOptions: { globals: globals.browser },
+  },
   // The npm lifecycle scripts are plain CommonJS run by node before anything is built: no types.
   {
     files: ['scripts/**/*.js'],

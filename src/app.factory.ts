@@ -10,6 +10,7 @@ import { httpsOptionsOf } from './common/lifecycle/tls-options';
 import { answerClientError } from './common/http/client-error';
 import { createValidationPipe } from './common/pipes/validation.pipe';
 import { AppConfig } from './config/app-config';
+import { mountConsole } from './console/console-static';
 import type { DatabaseTarget } from './database/database-options';
 import { EmbeddedDatabase } from './database/embedded/embedded-database';
 import { setupOpenApi } from './openapi/openapi';
@@ -76,6 +77,7 @@ export async function startService(config: AppConfig, options: StartOptions = {}
     );
     app.useWebSocketAdapter(new RealtimeWsAdapter(app));
     setupOpenApi(app, config);
+    mountConsole(app, config, new Logger('Console'));
     drain = new HttpDrain(app.getHttpServer());
     await app.listen(config.port, config.host);
   } catch (error) {

@@ -108,7 +108,31 @@ function profile(body: unknown): string {
   ].join('\n');
 }
 
+function overview(body: unknown): string {
+  const o = obj(body);
+  const uploads = obj(o.uploads);
+  const maintenance = obj(o.maintenance);
+  const policy = o.pluginPolicy === null ? null : obj(o.pluginPolicy);
+  return fields([
+    ['serversOnline', o.serversOnline],
+    ['playersOnline', o.playersOnline],
+    ['uploadsLastMinute', uploads.lastMinute],
+    ['uploadsLast15Minutes', uploads.last15Minutes],
+    ['maintenance', maintenance.enabled ? `on: ${cellText(maintenance.message)}` : 'off'],
+    ['pluginPolicy', policy ? `versions ${cellText(policy.minPluginVersion)}-${cellText(policy.latestPluginVersion)}, ${(policy.allowedPluginSHAs as string[]).length} allowed builds` : null],
+  ]);
+}
+
 export const READ_COMMANDS: Command[] = [
+  {
+    name: 'overview show',
+    args: [],
+    options: {},
+    summary: 'the network at a glance: servers and players online, uploads, maintenance, plugin policy',
+    details: 'GET /admin/overview.',
+    build: () => ({ method: 'GET', path: '/admin/overview' }),
+    render: overview,
+  },
   listCommand(
     'players list',
     '/admin/players',

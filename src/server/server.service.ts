@@ -113,6 +113,11 @@ export class ServerService {
     return (await this.servers.getSetting<MaintenanceSetting>('maintenance')) ?? DEFAULT_MAINTENANCE;
   }
 
+  /** The plugin policy in force; null when none was ever set (every plugin may log in). */
+  getPluginPolicy(): Promise<PluginPolicy | null> {
+    return this.servers.getSetting<PluginPolicy>('plugin_policy');
+  }
+
   async setMaintenance(body: MaintenanceDto): Promise<MaintenanceSetting> {
     const setting: MaintenanceSetting = { enabled: body.enabled, message: body.message ?? '' };
     await this.servers.putSetting('maintenance', setting);
@@ -171,7 +176,7 @@ export class ServerService {
 
   /** 426 when the version is below the minimum or the SHA is not allowed; no policy accepts everything. */
   private async checkPluginPolicy(body: ServerLoginDto): Promise<void> {
-    const policy = await this.servers.getSetting<PluginPolicy>('plugin_policy');
+    const policy = await this.getPluginPolicy();
     if (!policy) return;
     if (body.pluginVersion < policy.minPluginVersion) {
       throw new UpgradeRequiredError(

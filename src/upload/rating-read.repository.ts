@@ -27,4 +27,22 @@ export class RatingReadRepository {
     const [{ total }] = await this.dataSource.query<{ total: number }[]>('SELECT count(*)::int AS total FROM player_chart_best WHERE uid = $1', [uid]);
     return { rows, total };
   }
+
+  /**
+   * Records received in the last 1 and 15 minutes. play_record has no index on received_at (the
+   * upload path stays one index lighter): the newest rows are read backwards along the primary
+   * key (ids follow the insert order), at most RECENT_UPLOAD_SCAN of them.
+   */
+  async recentUploads(): Promise<{ lastMinute: number; last15Minutes: number }> {
+    const rows: Array<{ last_minute: number; last_15_minutes: number }> = await this.dataSource.query(
+      `SELECT (count(*) FILTER (WHERE received_at > now() - interval '1 minute'))::int AS last_minute,
+              count(*)::int AS last_15_minutes
+         FROM (SELECT received_at FROM play_record ORDER BY id DESC LIMIT ${RECENT_UPLOAD_SCAN}) newest
+        WHERE received_at > now() - interval '15 minutes'`,
+    );
+    return { lastMinute: rows[0].last_minute, last15Minutes: rows[0].last_15_minutes };
+  }
 }
+
+/** The most records the overview's upload counts read (a higher count shows as this number). */
+export const RECENT_UPLOAD_SCAN = 100_000;

@@ -21,4 +21,9 @@ export class RatingReadService {
       bestCount: bests.total,
     };
   }
+
+  /** Uploads received in the last minute and the last 15 minutes (GET /admin/overview). */
+  recentUploads(): Promise<{ lastMinute: number; last15Minutes: number }> {
+    return this.ratings.recentUploads();
+  }
 }

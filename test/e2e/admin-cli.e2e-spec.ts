@@ -206,6 +206,13 @@ describe('Admin CLI (npm run admin)', () => {
       expect(json(await admin('players', 'show', String(player.uid), '--json'))).toEqual((await app.admin.get(`/admin/players/${player.uid}`)).body);
     });
 
+    it('shows the overview', async () => {
+      const shown = await admin('overview', 'show');
+      expect(shown.code).toBe(0);
+      expect(shown.stdout).toMatch(/^serversOnline\s+\d+\nplayersOnline\s+\d+\nuploadsLastMinute\s+\d+\nuploadsLast15Minutes\s+\d+\nmaintenance\s+(off|on: .*)\npluginPolicy\s+/);
+      expect(json(await admin('overview', 'show', '--json'))).toEqual((await app.admin.get('/admin/overview')).body);
+    });
+
     it('lists bans, servers, charts, collections and the audit log', async () => {
       const server = await createServer(app, { name: uniqueName('tbl') });
       expect((await app.admin.put('/admin/charts', [{ levelId: 7901, name: 'Off', difficultyConstant: 3, version: '1.0', active: false }])).status).toBe(200);

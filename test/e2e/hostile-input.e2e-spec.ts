@@ -889,6 +889,7 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
     'POST /admin/resources/rescan': { auth: 'admin', body: { t: 'ignored' }, readOnly: true },
     'POST /admin/ratings/recompute': { auth: 'admin', body: { t: 'ignored' }, readOnly: true },
     'GET /admin/realtime/connections': { auth: 'admin', body: { t: 'ignored' }, readOnly: true },
+    'GET /admin/overview': { auth: 'admin', body: { t: 'ignored' }, readOnly: true },
     // The admin reads (issue 17): limit, cursor and each filter; unknown parameters (the noise) are 400.
     'GET /admin/players': { auth: 'admin', query: listQuery('players', { username: text(/^[A-Za-z0-9_]{1,32}$/), uuid: text(UUID), uid: bigId }), body: { t: 'ignored' }, readOnly: true },
     'GET /admin/players/:uid': { auth: 'admin', params: { uid }, body: { t: 'ignored' }, readOnly: true },

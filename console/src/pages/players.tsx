@@ -1,0 +1,297 @@
+import { useState } from 'preact/hooks';
+import { api, Page } from '../api';
+import { ErrorBox, Field, Loading, Notice, Pager, SecretOnce, Table, useAction, useLoad } from '../ui';
+
+interface PlayerSummary {
+  uid: number;
+  username: string;
+  displayName: string;
+  uuid: string | null;
+  banstate: number;
+  ban: { banId: number; reason: string; until: string | null; createdAt: string } | null;
+  online: { serverID: number; serverName: string } | null;
+  createdAt: string;
+}
+
+interface Profile {
+  uid: number;
+  username: string;
+  displayName: string;
+  uuid: string | null;
+  banstate: number;
+  dataVersion: number;
+  createdAt: string;
+  updatedAt: string;
+  options: { continueEnabled: boolean; prefixKey: string | null; suffixKey: string | null } & Record<string, unknown>;
+  bans: Array<{ banId: number; reason: string; message: string; until: string | null; createdAt: string; liftedAt: string | null; active: boolean }>;
+  sessions: Array<{ sessionId: string; mode: string; serverID: number | null; serverName: string | null; live: boolean; createdAt: string; renewedAt: string; loggedOutAt: string | null; logoutReason: string | null }>;
+  balance: { wattHour: number | null; updatedAt: string | null; history: Array<{ previous?: number | null; wattHour?: number; serverID?: number; time?: string } & Record<string, unknown>> };
+  atp: number | null;
+  bests: Array<{ levelId: number; acc: number; rating: number }>;
+  bestCount: number;
+  collections: string[];
+}
+
+type SearchBy = 'username' | 'uuid' | 'uid';
+
+export function PlayersPage() {
+  const [by, setBy] = useState<SearchBy>('username');
+  const [text, setText] = useState('');
+  const [query, setQuery] = useState<{ by: SearchBy; text: string } | null>(null);
+  const [cursors, setCursors] = useState<string[]>([]);
+  const cursor = cursors[cursors.length - 1];
+  const players = useLoad(
+    () => (query ? api<Page<PlayerSummary>>('GET', '/admin/players', { query: { [query.by]: query.text, limit: 50, cursor } }) : Promise.resolve(null)),
+    [query?.by, query?.text, cursor],
+  );
+  const search = (event: Event) => {
+    event.preventDefault();
+    setCursors([]);
+    setQuery({ by, text: text.trim() });
+  };
+  return (
+    <section>
+      <h1>Players</h1>
+      <form class="row wrap" onSubmit={search} role="search">
+        <Field label="Find by">
+          <select value={by} onChange={(event) => setBy(event.currentTarget.value as SearchBy)}>
+            <option value="username">username prefix</option>
+            <option value="uuid">UUID</option>
+            <option value="uid">uid</option>
+          </select>
+        </Field>
+        <Field label="Search">
+          <input name="q" value={text} onInput={(event) => setText(event.currentTarget.value)} placeholder="Steve" />
+        </Field>
+        <button type="submit">Search</button>
+      </form>
+      <ErrorBox error={players.error} />
+      <Loading loading={players.loading && query !== null} />
+      {players.data && players.data.items.length === 0 && <p class="muted">No player found.</p>}
+      {players.data && players.data.items.length > 0 && (
+        <>
+          <Table label="Players" head={['uid', 'Username', 'Display name', 'UUID', 'Online', 'Ban']}>
+            {players.data.items.map((player) => (
+              <tr key={player.uid}>
+                <td>{player.uid}</td>
+                <td>
+                  <a href={`#/players/${player.uid}`}>{player.username}</a>
+                </td>
+                <td>{player.displayName}</td>
+                <td class="mono">{player.uuid ?? '—'}</td>
+                <td>{player.online ? `on ${player.online.serverName}` : 'offline'}</td>
+                <td>{player.ban ? `banned${player.ban.until ? ` until ${player.ban.until}` : ''}: ${player.ban.reason}` : player.banstate > 0 ? `warning ${player.banstate}` : '—'}</td>
+              </tr>
+            ))}
+          </Table>
+          <Pager
+            cursor={players.data.nextCursor}
+            atFirst={cursors.length === 0}
+            onFirst={() => setCursors([])}
+            onNext={() => players.data?.nextCursor && setCursors([...cursors, players.data.nextCursor])}
+          />
+        </>
+      )}
+    </section>
+  );
+}
+
+/** `<input type="datetime-local" step="1">` gives YYYY-MM-DDTHH:mm or …:ss; the API wants seconds. */
+const localDateTime = (value: string): string | undefined => (value === '' ? undefined : value.length === 16 ? `${value}:00` : value);
+
+function BanForm({ uid, onDone }: { uid: number; onDone: (text: string) => void }) {
+  const [reason, setReason] = useState('');
+  const [until, setUntil] = useState('');
+  const [message, setMessage] = useState('');
+  const action = useAction();
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void action.run(async () => {
+      const body: Record<string, string> = {};
+      if (reason !== '') body.reason = reason;
+      if (message !== '') body.message = message;
+      const end = localDateTime(until);
+      if (end !== undefined) body.until = end;
+      const ban = await api<{ until: string; message: string }>('POST', `/admin/players/${uid}/ban`, { body });
+      onDone(`Banned ${ban.until ? `until ${ban.until}` : 'permanently'}; kick message: ${ban.message}`);
+    });
+  };
+  return (
+    <form class="card" onSubmit={submit} aria-label="Ban">
+      <h3>Ban</h3>
+      <Field label="Reason">
+        <input name="reason" value={reason} maxLength={512} onInput={(event) => setReason(event.currentTarget.value)} />
+      </Field>
+      <Field label="Until (service's local time; empty: permanent)">
+        <input name="until" type="datetime-local" step={1} value={until} onInput={(event) => setUntil(event.currentTarget.value)} />
+      </Field>
+      <Field label="Kick message (empty: “You are banned: reason”)">
+        <input name="message" value={message} maxLength={512} onInput={(event) => setMessage(event.currentTarget.value)} />
+      </Field>
+      <button type="submit" class="danger" disabled={action.busy}>
+        Ban
+      </button>
+      <ErrorBox error={action.error} />
+    </form>
+  );
+}
+
+function BanstateForm({ uid, current, onDone }: { uid: number; current: number; onDone: (text: string) => void }) {
+  const [value, setValue] = useState(String(current));
+  const action = useAction();
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void action.run(async () => {
+      const answer = await api<{ banstate: number }>('PUT', `/admin/players/${uid}/banstate`, { body: { banstate: Number(value) } });
+      onDone(`Warning level (banstate) is now ${answer.banstate}`);
+    });
+  };
+  return (
+    <form class="card" onSubmit={submit} aria-label="Banstate">
+      <h3>Warning level (banstate)</h3>
+      <Field label="banstate (0: none)">
+        <input name="banstate" type="number" min={0} step={1} value={value} onInput={(event) => setValue(event.currentTarget.value)} />
+      </Field>
+      <button type="submit" disabled={action.busy}>
+        Set
+      </button>
+      <ErrorBox error={action.error} />
+    </form>
+  );
+}
+
+export function PlayerPage({ uid }: { uid: string }) {
+  const profile = useLoad(() => api<Profile>('GET', `/admin/players/${encodeURIComponent(uid)}`), [uid]);
+  const action = useAction();
+  const [done, setDone] = useState<string | null>(null);
+  const [netToken, setNetToken] = useState<string | null>(null);
+  const finished = (text: string) => {
+    setDone(text);
+    profile.reload();
+  };
+  const p = profile.data;
+  const activeBan = p?.bans.find((ban) => ban.active) ?? null;
+  const live = p?.sessions.find((session) => session.live) ?? null;
+  return (
+    <section>
+      <p>
+        <a href="#/players">← Players</a>
+      </p>
+      <ErrorBox error={profile.error} />
+      <Loading loading={profile.loading && !p} />
+      {p && (
+        <>
+          <h1>
+            {p.displayName} <span class="muted">({p.username}, uid {p.uid})</span>
+          </h1>
+          <dl class="facts">
+            <dt>UUID</dt>
+            <dd class="mono">{p.uuid ?? '—'}</dd>
+            <dt>Online</dt>
+            <dd>{live ? `on ${live.serverName ?? live.serverID} since ${live.createdAt} (${live.mode})` : 'offline'}</dd>
+            <dt>Ban</dt>
+            <dd class={activeBan ? 'warning' : undefined}>{activeBan ? `banned ${activeBan.until ? `until ${activeBan.until}` : 'permanently'}: ${activeBan.reason}` : 'not banned'}</dd>
+            <dt>banstate</dt>
+            <dd>{p.banstate}</dd>
+            <dt>ATP</dt>
+            <dd>{p.atp ?? '—'}</dd>
+            <dt>wattHour</dt>
+            <dd>{p.balance.wattHour ?? '—'}</dd>
+            <dt>Created</dt>
+            <dd>{p.createdAt}</dd>
+          </dl>
+          {done && <Notice>{done}</Notice>}
+          <ErrorBox error={action.error} />
+          {netToken && <SecretOnce label="Net Token" value={netToken} onDone={() => setNetToken(null)} />}
+          <div class="row wrap">
+            {activeBan && (
+              <button
+                type="button"
+                class="secondary"
+                disabled={action.busy}
+                onClick={() =>
+                  void action.run(async () => {
+                    await api('DELETE', `/admin/players/${p.uid}/ban`);
+                    finished('Ban lifted');
+                  })
+                }
+              >
+                Unban
+              </button>
+            )}
+            <button
+              type="button"
+              class="secondary"
+              disabled={action.busy}
+              onClick={() =>
+                void action.run(async () => {
+                  if (!confirm('Issue a new Net Token? The old one stops working.')) return;
+                  const answer = await api<{ netToken: string }>('POST', `/admin/players/${p.uid}/net-token`);
+                  setNetToken(answer.netToken);
+                  finished('New Net Token issued');
+                })
+              }
+            >
+              New Net Token
+            </button>
+          </div>
+          <div class="cards">
+            <BanForm uid={p.uid} onDone={finished} />
+            <BanstateForm key={p.banstate} uid={p.uid} current={p.banstate} onDone={finished} />
+          </div>
+          <h2>Sessions</h2>
+          <Table label="Sessions" head={['Started', 'Server', 'Mode', 'State', 'Renewed']}>
+            {p.sessions.map((session) => (
+              <tr key={session.sessionId}>
+                <td>{session.createdAt}</td>
+                <td>{session.serverName ?? session.serverID ?? '—'}</td>
+                <td>{session.mode}</td>
+                <td>{session.live ? 'live' : session.loggedOutAt ? `ended ${session.loggedOutAt} (${session.logoutReason ?? ''})` : 'expired'}</td>
+                <td>{session.renewedAt}</td>
+              </tr>
+            ))}
+          </Table>
+          <h2>Bans</h2>
+          {p.bans.length === 0 ? (
+            <p class="muted">Never banned.</p>
+          ) : (
+            <Table label="Ban history" head={['Since', 'Reason', 'Message', 'Until', 'Lifted']}>
+              {p.bans.map((ban) => (
+                <tr key={ban.banId} class={ban.active ? 'active' : undefined}>
+                  <td>{ban.createdAt}</td>
+                  <td>{ban.reason}</td>
+                  <td>{ban.message}</td>
+                  <td>{ban.until ?? 'permanent'}</td>
+                  <td>{ban.active ? 'in force' : (ban.liftedAt ?? 'expired')}</td>
+                </tr>
+              ))}
+            </Table>
+          )}
+          <h2>
+            Bests <span class="muted">({p.bestCount})</span>
+          </h2>
+          {p.bests.length > 0 && (
+            <Table label="Bests" head={['Level', 'Acc', 'Rating']}>
+              {p.bests.map((best) => (
+                <tr key={best.levelId}>
+                  <td>{best.levelId}</td>
+                  <td>{best.acc}</td>
+                  <td>{best.rating}</td>
+                </tr>
+              ))}
+            </Table>
+          )}
+          <h2>Balance history</h2>
+          <pre class="json">{JSON.stringify(p.balance.history, null, 2)}</pre>
+          <h2>Collections</h2>
+          <p class="mono">{p.collections.length > 0 ? p.collections.join(', ') : '—'}</p>
+          <h2>Options</h2>
+          <pre class="json">{JSON.stringify(p.options, null, 2)}</pre>
+          <p>
+            <a href={`#/audit/player:${p.uid}`}>Audit log of this player</a>
+          </p>
+        </>
+      )}
+    </section>
+  );
+}

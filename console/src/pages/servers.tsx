@@ -1,0 +1,139 @@
+import { useState } from 'preact/hooks';
+import { api, Page } from '../api';
+import { ErrorBox, Field, Loading, Notice, Pager, SecretOnce, Table, useAction, useLoad } from '../ui';
+
+interface Server {
+  serverID: number;
+  serverName: string;
+  country: string;
+  ip: string | null;
+  online: boolean;
+  playersOnline: number;
+  pluginVersion: number | null;
+  address: string | null;
+  lastLogin: string | null;
+  realtime: { instanceId: string; connectedAt: string } | null;
+  createdAt: string;
+}
+
+type Online = '' | 'true' | 'false';
+
+function RegisterForm({ onRegistered }: { onRegistered: (serverID: number, name: string, token: string) => void }) {
+  const [name, setName] = useState('');
+  const [country, setCountry] = useState('');
+  const [ip, setIp] = useState('');
+  const action = useAction();
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void action.run(async () => {
+      const created = await api<{ serverID: number; serverName: string; bootstrapToken: string }>('POST', '/admin/servers', {
+        body: { name, country, ...(ip.trim() !== '' ? { ip: ip.trim() } : {}) },
+      });
+      setName('');
+      setIp('');
+      onRegistered(created.serverID, created.serverName, created.bootstrapToken);
+    });
+  };
+  return (
+    <form class="card" onSubmit={submit} aria-label="Register a server">
+      <h2>Register a server</h2>
+      <div class="row wrap">
+        <Field label="Name">
+          <input name="name" value={name} required maxLength={64} onInput={(event) => setName(event.currentTarget.value)} />
+        </Field>
+        <Field label="Country or region">
+          <input name="country" value={country} required maxLength={64} onInput={(event) => setCountry(event.currentTarget.value)} />
+        </Field>
+        <Field label="Public IP (optional)">
+          <input name="ip" value={ip} onInput={(event) => setIp(event.currentTarget.value)} />
+        </Field>
+      </div>
+      <button type="submit" disabled={action.busy}>
+        Register
+      </button>
+      <ErrorBox error={action.error} />
+    </form>
+  );
+}
+
+export function ServersPage() {
+  const [online, setOnline] = useState<Online>('');
+  const [cursors, setCursors] = useState<string[]>([]);
+  const cursor = cursors[cursors.length - 1];
+  const servers = useLoad(() => api<Page<Server>>('GET', '/admin/servers', { query: { online, limit: 100, cursor } }), [online, cursor]);
+  const action = useAction();
+  const [secret, setSecret] = useState<{ label: string; value: string } | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const rotate = (server: Server) =>
+    action.run(async () => {
+      if (!confirm(`Rotate the bootstrap token of ${server.serverName}? The old token stops working; live sessions stay.`)) return;
+      const answer = await api<{ bootstrapToken: string }>('POST', `/admin/servers/${server.serverID}/bootstrap-token`);
+      setDone(`New bootstrap token of ${server.serverName} (serverID ${server.serverID})`);
+      setSecret({ label: `Bootstrap token of ${server.serverName}`, value: answer.bootstrapToken });
+    });
+  return (
+    <section>
+      <h1>Servers</h1>
+      {done && <Notice>{done}</Notice>}
+      {secret && <SecretOnce label={secret.label} value={secret.value} onDone={() => setSecret(null)} />}
+      <ErrorBox error={action.error} />
+      <RegisterForm
+        onRegistered={(serverID, name, token) => {
+          setDone(`Registered ${name} as serverID ${serverID}: put the bootstrap token in its plugin configuration.`);
+          setSecret({ label: `Bootstrap token of ${name}`, value: token });
+          servers.reload();
+        }}
+      />
+      <div class="row wrap">
+        <Field label="Show">
+          <select
+            value={online}
+            onChange={(event) => {
+              setCursors([]);
+              setOnline(event.currentTarget.value as Online);
+            }}
+          >
+            <option value="">all servers</option>
+            <option value="true">online</option>
+            <option value="false">offline</option>
+          </select>
+        </Field>
+        <button type="button" class="secondary" onClick={servers.reload}>
+          Refresh
+        </button>
+      </div>
+      <ErrorBox error={servers.error} />
+      <Loading loading={servers.loading && !servers.data} />
+      {servers.data && (
+        <Table label="Servers" head={['ID', 'Name', 'Country', 'State', 'Players', 'Plugin', 'Address', 'Last login', 'WebSocket', '']}>
+          {servers.data.items.map((server) => (
+            <tr key={server.serverID}>
+              <td>{server.serverID}</td>
+              <td>{server.serverName}</td>
+              <td>{server.country}</td>
+              <td>
+                <span class={server.online ? 'badge on' : 'badge off'}>{server.online ? 'online' : 'offline'}</span>
+              </td>
+              <td>{server.playersOnline}</td>
+              <td>{server.pluginVersion ?? '—'}</td>
+              <td class="mono">{server.ip ?? server.address ?? '—'}</td>
+              <td>{server.lastLogin ?? 'never'}</td>
+              <td>{server.realtime ? `since ${server.realtime.connectedAt}` : '—'}</td>
+              <td>
+                <button type="button" class="secondary" disabled={action.busy} onClick={() => void rotate(server)}>
+                  Rotate token
+                </button>
+              </td>
+            </tr>
+          ))}
+        </Table>
+      )}
+      <Pager
+        cursor={servers.data?.nextCursor ?? null}
+        atFirst={cursors.length === 0}
+        onFirst={() => setCursors([])}
+        onNext={() => servers.data?.nextCursor && setCursors([...cursors, servers.data.nextCursor])}
+      />
+    </section>
+  );
+}

@@ -1,0 +1,23 @@
+import { Injectable } from '@nestjs/common';
+import { AuthService } from '../auth/auth.service';
+import { ServerService } from '../server/server.service';
+import { RatingReadService } from '../upload/rating-read.service';
+import { AdminOverviewResponse } from './dto/overview.dto';
+
+/** GET /admin/overview: counts and settings from the modules that own them, each through its service. */
+@Injectable()
+export class OverviewService {
+  constructor(
+    private readonly auth: AuthService,
+    private readonly servers: ServerService,
+    private readonly ratings: RatingReadService,
+  ) {}
+
+  async overview(): Promise<AdminOverviewResponse> {
+    const live = await this.auth.countLiveSessions();
+    const uploads = await this.ratings.recentUploads();
+    const maintenance = await this.servers.getMaintenance();
+    const pluginPolicy = await this.servers.getPluginPolicy();
+    return { serversOnline: live.servers, playersOnline: live.players, uploads, maintenance, pluginPolicy };
+  }
+}

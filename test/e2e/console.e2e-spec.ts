@@ -1,0 +1,255 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { CONSOLE_CSP } from '../../src/console/console-static';
+import { onlinePlayer } from '../factories/player.factory';
+import { createServer, onlineServer, uniqueName } from '../factories/server.factory';
+import { ensureConsoleBuilt, launchChromium } from '../support/browser';
+import { LogCapture } from '../support/log-capture';
+import { eventually } from '../support/wait';
+import { ADMIN_TOKEN, startTestApp, TestApp } from '../support/test-app';
+import { WsClient } from '../support/ws-client';
+
+/**
+ * The web console in a real browser (Debian's chromium driven by playwright-core) against the real
+ * service. CONSOLE_SCREENSHOTS=docs/screenshots also writes the screenshots of docs/operations.md.
+ */
+const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS ?? null;
+
+/** Evaluates an expression in the page (a string: the tests are typed without the DOM library). */
+const inPage = (page: Page, expression: string): Promise<unknown> => page.evaluate(expression);
+
+describe('Web console', () => {
+  const logs = new LogCapture();
+  let app: TestApp;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  /** Content-Security-Policy violations and page errors: none may happen. */
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    ensureConsoleBuilt();
+    if (SCREENSHOTS) mkdirSync(SCREENSHOTS, { recursive: true });
+    [app, browser] = await Promise.all([startTestApp({ env: { LOG_LEVEL: 'debug' }, logDestination: logs }), launchChromium()]);
+    context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    page = await context.newPage();
+    page.setDefaultTimeout(10_000);
+    page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+    page.on('console', (message) => {
+      if (message.type() === 'error' && !/status of 4\d\d/.test(message.text())) problems.push(`console: ${message.text()}`);
+    });
+    page.on('dialog', (dialog) => void dialog.accept());
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+  });
+
+  const shot = async (name: string) => {
+    if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  };
+  const login = async () => {
+    await page.goto(`${app.baseUrl}/console/`);
+    await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  };
+
+  it('is served with a strict CSP, nosniff, no-cache for index.html and a year for hashed assets', async () => {
+    const index = await fetch(`${app.baseUrl}/console/`);
+    expect(index.status).toBe(200);
+    expect(index.headers.get('content-security-policy')).toBe(CONSOLE_CSP);
+    expect(CONSOLE_CSP).toContain("default-src 'self'");
+    expect(CONSOLE_CSP).toContain("frame-ancestors 'none'");
+    expect(index.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(index.headers.get('cache-control')).toBe('no-cache');
+    const html = await index.text();
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    const script = /src="(\/console\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(script).toBeDefined();
+    const asset = await fetch(`${app.baseUrl}${script}`);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(asset.headers.get('content-type')).toMatch(/javascript/);
+    expect((await fetch(`${app.baseUrl}/console`, { redirect: 'manual' })).headers.get('location')).toBe('/console/');
+    const missing = await fetch(`${app.baseUrl}/console/assets/none.js`);
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toEqual({ error: 'NOT_FOUND', message: 'Not found' });
+  });
+
+  it('shows the API error for a wrong token, not a blank page', async () => {
+    await page.goto(`${app.baseUrl}/console/`);
+    await page.getByLabel('Admin token').fill('not-the-admin-token-0123');
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toBe('401 UNAUTHORIZED: Invalid admin token');
+    expect(await inPage(page, 'sessionStorage.length')).toBe(0);
+    await shot('console-login-error');
+  });
+
+  it('logs in with the token, kept in sessionStorage only, and shows the overview', async () => {
+    const server = await onlineServer(app, { name: uniqueName('lobby') });
+    await onlinePlayer(app, server);
+    await login();
+    expect(await inPage(page, "sessionStorage.getItem('rhythmc.adminToken')")).toBe(ADMIN_TOKEN);
+    expect(await inPage(page, 'localStorage.length')).toBe(0);
+    expect(await context.cookies()).toEqual([]);
+    expect(page.url()).not.toContain(ADMIN_TOKEN);
+    await page.getByText('servers online').waitFor();
+    expect(await page.locator('.stat-value').first().textContent()).toBe('1');
+    await shot('console-overview');
+  });
+
+  it('finds a player by name, bans them, and kick_player reaches the game server over its WebSocket', async () => {
+    const server = await onlineServer(app, { name: uniqueName('survival') });
+    const player = await onlinePlayer(app, server, { displayName: 'Griefer' });
+    const ws = await WsClient.connect(app.baseUrl, server.accessToken);
+    try {
+      await page.getByRole('link', { name: 'Players' }).click();
+      await page.getByLabel('Find by').selectOption('username');
+      await page.getByLabel('Search').fill(player.username.slice(0, 6).toUpperCase());
+      await page.getByRole('button', { name: 'Search' }).click();
+      await page.getByRole('link', { name: player.username }).click();
+      await page.getByRole('heading', { name: /Griefer/ }).waitFor();
+      await page.getByText(`on ${server.body.serverName as string}`).waitFor();
+      const form = page.getByRole('form', { name: 'Ban' });
+      await form.getByLabel('Reason', { exact: true }).fill('griefing');
+      await form.getByLabel(/Kick message/).fill('Banned for griefing');
+      await form.getByRole('button', { name: 'Ban' }).click();
+      await page.getByRole('status').filter({ hasText: 'Banned permanently; kick message: Banned for griefing' }).waitFor();
+      const kick = await ws.next((frame) => frame.event === 'kick_player');
+      expect(kick).toEqual({ event: 'kick_player', data: { uid: player.uid, message: 'Banned for griefing', reason: 'griefing', until: '' } });
+      await page.getByText('banned permanently: griefing').waitFor();
+      await shot('console-player');
+
+      // A wrong until is the API's 400, worded as the API words it.
+      await form.getByLabel(/Until/).fill('2001-01-01T10:00:00');
+      await form.getByRole('button', { name: 'Ban' }).click();
+      await expect(form.getByRole('alert').textContent()).resolves.toBe('400 BAD_REQUEST: until must be in the future');
+
+      await page.getByRole('button', { name: 'New Net Token' }).click();
+      const netToken = await page.getByRole('dialog', { name: 'Net Token' }).getByRole('textbox').inputValue();
+      expect(netToken.length).toBeGreaterThan(20);
+      await page.getByRole('button', { name: 'Done' }).click();
+
+      await page.getByRole('link', { name: 'Bans' }).click();
+      await page.getByRole('table', { name: 'Active bans' }).getByText(player.username).waitFor();
+      await page.getByRole('button', { name: 'Unban' }).click();
+      await page.getByText(`Lifted the ban of ${player.username}`).waitFor();
+      expect((await app.admin.get('/admin/bans', { query: { uid: player.uid } })).body.items).toEqual([]);
+    } finally {
+      ws.close();
+    }
+  });
+
+  it('registers a server and shows its bootstrap token once, good for a real /server/login', async () => {
+    const name = uniqueName('console');
+    await page.getByRole('link', { name: 'Servers' }).click();
+    const form = page.getByRole('form', { name: 'Register a server' });
+    await form.getByLabel('Name').fill(name);
+    await form.getByLabel('Country or region').fill('FR');
+    await form.getByRole('button', { name: 'Register' }).click();
+    const dialog = page.getByRole('dialog', { name: `Bootstrap token of ${name}` });
+    const bootstrapToken = await dialog.getByRole('textbox').inputValue();
+    await page.getByRole('table', { name: 'Servers' }).getByText(name).waitFor();
+    await shot('console-servers');
+    const login = await app.http.post('/server/login', { pluginVersion: 10, pluginSHA: 'sha-test' }, { token: bootstrapToken });
+    expect(login.status).toBe(200);
+    expect(login.body.serverName).toBe(name);
+    await dialog.getByRole('button', { name: 'Done' }).click();
+    await expect(dialog.count()).resolves.toBe(0);
+
+    // A duplicate name is the API's 400.
+    await form.getByLabel('Name').fill(name);
+    await form.getByRole('button', { name: 'Register' }).click();
+    await expect(form.getByRole('alert').textContent()).resolves.toMatch(/^400 BAD_REQUEST: /);
+  });
+
+  it('shows the catalog batch 400 per entry and field', async () => {
+    await page.getByRole('link', { name: 'Charts' }).click();
+    await page.getByRole('button', { name: 'New batch' }).click();
+    await page.locator('textarea[name=batch]').fill(JSON.stringify([{ levelId: 7, name: 'Fine', difficultyConstant: 9, version: '1', active: true }, { levelId: -1, name: 'Bad', difficultyConstant: 9, version: '1', active: true }]));
+    await page.getByRole('button', { name: 'PUT /admin/charts' }).click();
+    const problems = page.getByRole('list', { name: 'Problems by entry' });
+    await problems.getByText('Entry [1] (-1)').waitFor();
+    await problems.getByText('levelId: must be an integer from 0 to 2147483647').waitFor();
+  });
+
+  it('lists the audit log, filtered by target', async () => {
+    const other = await createServer(app, { name: uniqueName('audited') });
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    await page.getByRole('table', { name: 'Audit log' }).getByText('player.ban').first().waitFor();
+    await shot('console-audit');
+    await page.getByLabel(/Target/).fill(`server:${other.serverID}`);
+    await page.getByRole('button', { name: 'Filter' }).click();
+    // (waitForFunction would eval a string, which the console's CSP refuses.)
+    await eventually(async () => (await page.getByRole('table', { name: 'Audit log' }).locator('tbody tr').count()) === 1, 'the filtered audit log', 10_000);
+    await page.getByRole('table', { name: 'Audit log' }).getByText('server.register').waitFor();
+    await page.getByRole('table', { name: 'Audit log' }).getByText(`server:${other.serverID}`).waitFor();
+  });
+
+  it('switches maintenance on and off', async () => {
+    await page.getByRole('link', { name: 'Maintenance & policy' }).click();
+    const form = page.getByRole('form', { name: 'Maintenance' });
+    await form.getByLabel('Maintenance on').check();
+    await form.getByLabel('Message').fill('Back at six');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await form.getByText('Maintenance is on').waitFor();
+    expect((await app.admin.get('/admin/overview')).body.maintenance).toEqual({ enabled: true, message: 'Back at six' });
+    await form.getByLabel('Maintenance on').uncheck();
+    await form.getByRole('button', { name: 'Save' }).click();
+    await form.getByText('Maintenance is off').waitFor();
+  });
+
+  it('works on a 375 px phone screen', async () => {
+    const phone = await browser.newContext({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true });
+    try {
+      const small = await phone.newPage();
+      await small.goto(`${app.baseUrl}/console/`);
+      await small.getByLabel('Admin token').fill(ADMIN_TOKEN);
+      await small.getByRole('button', { name: 'Log in' }).click();
+      await small.getByRole('heading', { name: 'Overview' }).waitFor();
+      expect(await inPage(small, 'document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
+      await small.getByRole('button', { name: 'Menu' }).click();
+      await small.getByRole('link', { name: 'Servers' }).click();
+      await small.getByRole('heading', { name: 'Servers' }).waitFor();
+      expect(await inPage(small, 'document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
+      if (SCREENSHOTS) await small.screenshot({ path: join(SCREENSHOTS, 'console-phone-servers.png'), fullPage: true });
+    } finally {
+      await phone.close();
+    }
+  });
+
+  it('logs out: the token is gone from the tab', async () => {
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.getByLabel('Admin token').waitFor();
+    expect(await inPage(page, 'sessionStorage.length')).toBe(0);
+    await page.reload();
+    await page.getByLabel('Admin token').waitFor();
+  });
+
+  it('broke no Content-Security-Policy rule and logged no token', () => {
+    expect(problems).toEqual([]);
+    const text = logs.lines.join('\n');
+    expect(text).not.toContain(ADMIN_TOKEN);
+    expect(text).not.toMatch(/authorization/i);
+    expect(logs.records().some((record) => record.path === '/admin/players' && record.status === 200)).toBe(true);
+  });
+});
+
+describe('Web console without ADMIN_TOKEN', () => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await startTestApp({ env: { ADMIN_TOKEN: '' } });
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it.each(['/console', '/console/', '/console/index.html'])('GET %s answers 404 with the error body', async (path) => {
+    const response = await app.http.get(path);
+    expect(response.status).toBe(404);
+    expect(response.body).toEqual({ error: 'NOT_FOUND', message: 'Not found' });
+  });
+});
