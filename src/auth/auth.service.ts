@@ -140,6 +140,13 @@ export class AuthService {
     return ended;
   }
 
+  /** Ends the server's open session (an admin's logout) and logs out its players, inside the caller's transaction; the ids it ended. */
+  async endOpenServerSessions(serverId: number, reason: ServerSessionEndReason, manager: EntityManager): Promise<string[]> {
+    const ended = await this.sessions.endOpenServerSessions(serverId, reason, manager);
+    await this.sessions.logoutPlayersOfServerSessions(ended, manager);
+    return ended;
+  }
+
   /** Tells the realtime layer (every instance) that these sessions are over. Call after commit. */
   async announceEndedSessions(serverId: number, sessionIds: string[], reason: ServerSessionEndReason): Promise<void> {
     if (sessionIds.length === 0) return;

@@ -94,6 +94,14 @@ const COMMANDS: Command[] = [
     build: ({ positionals: [serverId] }) => ({ method: 'POST', path: `/admin/servers/${segment(serverId)}/bootstrap-token` }),
   },
   {
+    name: 'servers logout',
+    args: ['<serverID>'],
+    options: {},
+    summary: "end the server's session: its players are logged out, its WebSocket closes",
+    details: 'POST /admin/servers/{serverID}/logout. Answers {"serverID", "endedSessions"}. It logs in again with its bootstrap token: rotate that first to keep it out.',
+    build: ({ positionals: [serverId] }) => ({ method: 'POST', path: `/admin/servers/${segment(serverId)}/logout` }),
+  },
+  {
     name: 'players create',
     args: [],
     options: {

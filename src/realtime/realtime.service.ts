@@ -231,7 +231,7 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
     switch (event.type) {
       case 'server_session.ended':
         for (const connection of this.connectionsOf(event.sessionIds)) {
-          this.close(connection, CLOSE_SESSION_ENDED, event.reason === 'logout' ? 'Server logged out' : 'Session replaced by a new login');
+          this.close(connection, CLOSE_SESSION_ENDED, event.reason === 'logout' ? 'Server logged out' : event.reason === 'admin' ? 'Server logged out by an admin' : 'Session replaced by a new login');
         }
         return;
       case 'player.kicked': {

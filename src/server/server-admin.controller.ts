@@ -1,14 +1,15 @@
-import { Body, Controller, Get, HttpCode, Post, Put } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
 import { AdminAuth } from '../auth/auth.decorators';
 import { API_TAGS } from '../openapi/api-tags';
 import { CreatedServerResponse, CreateServerDto } from './dto/create-server.dto';
 import { MaintenanceDto, MaintenanceResponse, PluginPolicyDto, PluginPolicyResponse, SessionHandoverDto, SessionHandoverResponse } from './dto/settings.dto';
 import { SERVER_LIST, ServerService } from './server.service';
-import { AdminServerPage } from './dto/admin-server-read.dto';
+import { AdminServerLogoutResponse, AdminServerPage } from './dto/admin-server-read.dto';
+import { ParseIntIdPipe } from '../common/pipes/parse-id.pipe';
 import { ApiListQuery, booleanFilter, ListQuery, ListQueryParam, ListQuerySpec } from '../common/pagination/list-query';
-import { Audited } from '../audit/audited.decorator';
+import { Audited, pathId } from '../audit/audited.decorator';
 
 const SERVERS: ListQuerySpec<{ online: boolean }> = { list: SERVER_LIST, cursorKey: /^\d{1,10}$/, filters: { online: booleanFilter } };
 
@@ -38,6 +39,25 @@ export class ServerAdminController {
   @Audited('server.register', ({ result }) => `server:${(result as CreatedServerResponse).serverID}`)
   createServer(@Body() body: CreateServerDto): Promise<CreatedServerResponse> {
     return this.servers.register(body);
+  }
+
+  @Post('servers/:serverID/logout')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: "Log a server's session out",
+    description:
+      'Ends its open session as its own logout would: its players are logged out and its WebSocket is closed (4002) on every instance. ' +
+      'The plugin logs in again with its bootstrap token at its next call: rotate the token first to keep it out. A server that is not logged in: endedSessions 0.',
+  })
+  @ApiParam({ name: 'serverID', schema: { type: 'integer', minimum: 1, maximum: 2_147_483_647 } })
+  @ApiOkResponse({ type: AdminServerLogoutResponse })
+  @ApiErrors({
+    400: { description: 'serverID is not a positive integer', message: 'serverID must be a positive integer' },
+    404: { description: 'No server with this serverID, or the admin API is disabled', message: 'No server with serverID 7' },
+  })
+  @Audited('server.logout', (input) => `server:${pathId(input, 'serverID')}`, ({ result }) => ({ endedSessions: (result as AdminServerLogoutResponse).endedSessions }))
+  logoutServer(@Param('serverID', new ParseIntIdPipe('serverID')) serverId: number): Promise<AdminServerLogoutResponse> {
+    return this.servers.adminLogout(serverId);
   }
 
   @Put('maintenance')

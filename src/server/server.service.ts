@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { AuthService } from '../auth/auth.service';
 import type { ServerSessionContext } from '../auth/auth.types';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { BadRequestError, MaintenanceError, UnauthorizedError, UpgradeRequiredError } from '../common/errors/app-error';
+import { BadRequestError, MaintenanceError, NotFoundError, UnauthorizedError, UpgradeRequiredError } from '../common/errors/app-error';
 import { isUniqueViolation } from '../database/pg-errors';
 import { TransactionService } from '../database/transaction.service';
 import { CreatedServerResponse, CreateServerDto } from './dto/create-server.dto';
@@ -11,7 +11,7 @@ import { ServerLoginDto } from './dto/server-login.dto';
 import { ServerSessionResponse, ServerTokenResponse } from './dto/server-session.response';
 import { MaintenanceDto, PluginPolicyDto, SessionHandoverDto } from './dto/settings.dto';
 import { ServerListRow, ServerRepository } from './server.repository';
-import { AdminServerPage, AdminServerResponse } from './dto/admin-server-read.dto';
+import { AdminServerLogoutResponse, AdminServerPage, AdminServerResponse } from './dto/admin-server-read.dto';
 import { ListQuery, toPage } from '../common/pagination/list-query';
 import { formatLocalDateTime } from '../common/time';
 
@@ -82,6 +82,20 @@ export class ServerService {
   async logout(session: ServerSessionContext): Promise<void> {
     const ended = await this.tx.run((manager) => this.auth.endServerSession(session, 'logout', manager));
     if (ended) await this.auth.announceEndedSessions(session.serverId, [session.sessionId], 'logout');
+  }
+
+  /**
+   * POST /admin/servers/{serverID}/logout: ends the server's open session as its own logout would
+   * (its players logged out, its WebSocket closed with 4002 on every instance). The plugin's next
+   * call is 401 and it logs in again with its bootstrap token: rotate that first to keep it out.
+   */
+  async adminLogout(serverId: number): Promise<AdminServerLogoutResponse> {
+    const ended = await this.tx.run(async (manager) => {
+      if (!(await this.servers.findServerById(serverId, manager))) throw new NotFoundError(`No server with serverID ${serverId}`);
+      return this.auth.endOpenServerSessions(serverId, 'admin', manager);
+    });
+    await this.auth.announceEndedSessions(serverId, ended, 'admin');
+    return { serverID: serverId, endedSessions: ended.length };
   }
 
   async register(body: CreateServerDto): Promise<CreatedServerResponse> {

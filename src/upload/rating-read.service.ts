@@ -1,25 +1,47 @@
 import { Injectable } from '@nestjs/common';
+import { RankAnswerService } from './rank/rank-answer.service';
+import { toTenThousandths } from './rating';
 import { RatingReadRepository } from './rating-read.repository';
+import { UploadRepository } from './upload.repository';
+import type { PlayerRankState } from './upload.types';
 
 export interface PlayerRatingSummary {
   /** null while the player has no counted play. */
   atp: number | null;
-  bests: { levelId: number; acc: number; rating: number }[];
+  /** The upload's siteRank now; null without a counted play or while banned. */
+  siteRank: number | null;
+  bests: { levelId: number; acc: number; rating: number; trackRank: number | null }[];
   bestCount: number;
 }
 
-/** Read-only view of a player's ATP and bests (GET /admin/players/{uid}). */
+/** Read-only view of a player's ATP, bests and ranks (GET /admin/players/{uid}). */
 @Injectable()
 export class RatingReadService {
-  constructor(private readonly ratings: RatingReadRepository) {}
+  constructor(
+    private readonly ratings: RatingReadRepository,
+    private readonly records: UploadRepository,
+    private readonly rankAnswers: RankAnswerService,
+  ) {}
 
+  /**
+   * ATP and the best charts with the ranks the player's next upload would answer (siteRank, and
+   * trackRank per chart), each from the rank index (SQL when it cannot answer); null while banned.
+   */
   async playerRatings(uid: string, bestLimit: number): Promise<PlayerRatingSummary> {
-    const [atp, bests] = [await this.ratings.atp(uid), await this.ratings.bests(uid, bestLimit)];
-    return {
-      atp: atp === null ? null : Number(atp),
-      bests: bests.rows.map((row) => ({ levelId: row.level_id, acc: row.acc, rating: row.rating })),
-      bestCount: bests.total,
-    };
+    const rating = await this.ratings.rating(uid);
+    const bests = await this.ratings.bests(uid, bestLimit);
+    const bans = await this.records.banCheck(uid);
+    const version = rating === null ? 0 : Number(rating.version);
+    const atpE4 = rating === null ? null : toTenThousandths(Number(rating.atp));
+    const state = (levelId: number, best: PlayerRankState['best']): PlayerRankState => ({ uid, version, atpE4, levelId, best });
+    const siteRank = atpE4 === null ? null : (await this.rankAnswers.ranks(state(0, null), bans, null)).siteRank;
+    const ranked = [];
+    for (const row of bests.rows) {
+      const best = { acc: row.acc, firstTimeMs: Number(row.first_time_ms), recordId: row.record_id, version: Number(row.version) };
+      const { trackRank } = await this.rankAnswers.ranks(state(row.level_id, best), bans, null);
+      ranked.push({ levelId: row.level_id, acc: row.acc, rating: row.rating, trackRank });
+    }
+    return { atp: rating === null ? null : Number(rating.atp), siteRank, bests: ranked, bestCount: bests.total };
   }
 
   /** Uploads received in the last minute and the last 15 minutes (GET /admin/overview). */

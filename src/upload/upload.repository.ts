@@ -419,6 +419,12 @@ export class UploadRepository {
     return rows.map((row) => Number(row.version));
   }
 
+  /** Whether the player is under an active ban, with the ban generation and the database clock (rank reads outside an upload). */
+  async banCheck(uid: string): Promise<BanCheck> {
+    const rows = await this.manager().query<BanCheckRow[]>(`SELECT ${BAN_CHECK}`, [uid]);
+    return toBanCheck(rows[0]);
+  }
+
   /** Marks every instance's view of the banned players' rank keys stale (a banned player's keys changed). */
   async bumpBanGeneration(manager: EntityManager): Promise<void> {
     await manager.query('UPDATE rank_ban_generation SET generation = generation + 1 WHERE id = 1');

@@ -62,7 +62,7 @@ describe('Admin audit log', () => {
     const writes = handlers.filter((handler) => !handler.route.startsWith('GET '));
     expect(writes.filter((handler) => !handler.audited).map((handler) => handler.route)).toEqual([]);
     expect(handlers.filter((handler) => handler.route.startsWith('GET ') && handler.audited).map((handler) => handler.route)).toEqual([]);
-    expect(writes.length).toBe(19);
+    expect(writes.length).toBe(20);
   });
 
   it('appends exactly one row per successful admin write, with request id, source address and credential, never a token', async () => {

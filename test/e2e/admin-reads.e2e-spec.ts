@@ -179,7 +179,8 @@ describe('Admin reads', () => {
           nextBefore: null,
         },
         atp: Number(rating.atp),
-        bests: [{ levelId: 4101, acc: best.acc, rating: best.rating }],
+        siteRank: upload.body.siteRank,
+        bests: [{ levelId: 4101, acc: best.acc, rating: best.rating, trackRank: upload.body.trackRank }],
         bestCount: 1,
         collections: [],
       });
@@ -190,7 +191,7 @@ describe('Admin reads', () => {
       const player = await createPlayer(app);
       const response = await app.admin.get(`/admin/players/${player.uid}`);
       expect(response.status).toBe(200);
-      expect(response.body).toMatchObject({ sessions: [], bans: [], atp: null, bests: [], bestCount: 0, collections: [], balance: { wattHour: null, history: [], nextBefore: null } });
+      expect(response.body).toMatchObject({ sessions: [], bans: [], atp: null, siteRank: null, bests: [], bestCount: 0, collections: [], balance: { wattHour: null, history: [], nextBefore: null } });
     });
 
     it('404 for an unknown uid, 400 for a bad one', async () => {

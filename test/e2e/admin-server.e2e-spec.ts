@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
+import { onlinePlayer } from '../factories/player.factory';
 import { createServer, loginServer, uniqueName } from '../factories/server.factory';
+import { WsClient } from '../support/ws-client';
 import { ADMIN_TOKEN, startTestApp, TestApp } from '../support/test-app';
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
@@ -109,6 +111,37 @@ describe('Admin API: servers, maintenance, plugin policy', () => {
         });
       }
       expect(await app.sql('SELECT token_hash FROM server_credential WHERE server_id = $1', [id])).toEqual([{ token_hash: sha256(server.bootstrapToken) }]);
+    });
+  });
+
+  describe('POST /admin/servers/{serverID}/logout', () => {
+    it("ends the server's session: its token and its players' sessions stop, its WebSocket closes, and it can log in again", async () => {
+      const server = await createServer(app);
+      const session = await loginServer(app, server);
+      const player = await onlinePlayer(app, session);
+      const socket = await WsClient.connect(app.baseUrl, session.accessToken);
+
+      const response = await app.admin.post(`/admin/servers/${server.serverID}/logout`);
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({ serverID: server.serverID, endedSessions: 1 });
+      expect(await socket.closed).toEqual({ code: 4002, reason: 'Server logged out by an admin' });
+      expect((await app.http.get('/server/charts', { token: session.accessToken })).status).toBe(401);
+      expect(await app.sql('SELECT end_reason FROM server_session WHERE server_id = $1', [server.serverID])).toEqual([{ end_reason: 'admin' }]);
+      expect(await app.sql('SELECT logout_reason FROM player_session WHERE uid = $1', [player.uid])).toEqual([{ logout_reason: 'server_session_ended' }]);
+      // Nothing open any more: a second call changes nothing; the bootstrap token still logs in.
+      expect((await app.admin.post(`/admin/servers/${server.serverID}/logout`)).body).toEqual({ serverID: server.serverID, endedSessions: 0 });
+      expect((await app.http.post('/server/login', { pluginVersion: 1, pluginSHA: 'x' }, { token: server.bootstrapToken })).status).toBe(200);
+      expect(await app.sql(`SELECT action, target, summary FROM admin_audit WHERE action = 'server.logout' AND target = $1`, [`server:${server.serverID}`])).toEqual([
+        { action: 'server.logout', target: `server:${server.serverID}`, summary: { endedSessions: 1 } },
+        { action: 'server.logout', target: `server:${server.serverID}`, summary: { endedSessions: 0 } },
+      ]);
+    });
+
+    it('answers 404 for an unknown server and 400 for a malformed id', async () => {
+      expect((await app.admin.post('/admin/servers/987654/logout')).body).toEqual({ error: 'NOT_FOUND', message: 'No server with serverID 987654' });
+      const response = await app.admin.post('/admin/servers/abc/logout');
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({ error: 'BAD_REQUEST', message: 'serverID must be a positive integer' });
     });
   });
 

@@ -163,6 +163,13 @@ describe('Web console', () => {
     await form.getByLabel('Name').fill(name);
     await form.getByRole('button', { name: 'Register' }).click();
     await expect(form.getByRole('alert').textContent()).resolves.toMatch(/^400 BAD_REQUEST: /);
+
+    // The server is online now: log its session out from its row; its access token stops working.
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    const row = page.getByRole('table', { name: 'Servers' }).getByRole('row').filter({ hasText: name });
+    await row.getByRole('button', { name: 'Log out' }).click();
+    await page.getByText(`Logged ${name} out.`).waitFor();
+    expect((await app.http.get('/server/charts', { token: login.body.accessToken as string })).status).toBe(401);
   });
 
   it('shows the catalog batch 400 per entry and field', async () => {

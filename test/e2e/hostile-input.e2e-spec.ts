@@ -768,6 +768,7 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
       readOnly: false,
     },
     'POST /admin/servers/:serverID/bootstrap-token': { auth: 'admin', params: { serverID: serverId }, body: { t: 'ignored' }, readOnly: false },
+    'POST /admin/servers/:serverID/logout': { auth: 'admin', params: { serverID: serverId }, body: { t: 'ignored' }, readOnly: false },
     'PUT /admin/maintenance': { auth: 'admin', body: { t: 'object', fields: { enabled: req({ t: 'bool' }), message: opt({ t: 'string', max: 512 }) } }, readOnly: false },
     'PUT /admin/plugin-policy': {
       auth: 'admin',

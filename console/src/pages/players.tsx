@@ -27,7 +27,8 @@ interface Profile {
   sessions: Array<{ sessionId: string; mode: string; serverID: number | null; serverName: string | null; live: boolean; createdAt: string; renewedAt: string; loggedOutAt: string | null; logoutReason: string | null }>;
   balance: { wattHour: number | null; updatedAt: string | null; history: Array<{ previous?: number | null; wattHour?: number; serverID?: number; time?: string } & Record<string, unknown>> };
   atp: number | null;
-  bests: Array<{ levelId: number; acc: number; rating: number }>;
+  siteRank: number | null;
+  bests: Array<{ levelId: number; acc: number; rating: number; trackRank: number | null }>;
   bestCount: number;
   collections: string[];
 }
@@ -194,7 +195,7 @@ export function PlayerPage({ uid }: { uid: string }) {
             <dt>banstate</dt>
             <dd>{p.banstate}</dd>
             <dt>ATP</dt>
-            <dd>{p.atp ?? '—'}</dd>
+            <dd>{p.atp === null ? '—' : `${p.atp}${p.siteRank === null ? '' : ` (#${p.siteRank})`}`}</dd>
             <dt>wattHour</dt>
             <dd>{p.balance.wattHour ?? '—'}</dd>
             <dt>Created</dt>
@@ -271,12 +272,13 @@ export function PlayerPage({ uid }: { uid: string }) {
             Bests <span class="muted">({p.bestCount})</span>
           </h2>
           {p.bests.length > 0 && (
-            <Table label="Bests" head={['Level', 'Acc', 'Rating']}>
+            <Table label="Bests" head={['Level', 'Acc', 'Rating', 'Rank']}>
               {p.bests.map((best) => (
                 <tr key={best.levelId}>
                   <td>{best.levelId}</td>
                   <td>{best.acc}</td>
                   <td>{best.rating}</td>
+                  <td>{best.trackRank ?? '—'}</td>
                 </tr>
               ))}
             </Table>

@@ -71,6 +71,13 @@ export function ServersPage() {
       setDone(`New bootstrap token of ${server.serverName} (serverID ${server.serverID})`);
       setSecret({ label: `Bootstrap token of ${server.serverName}`, value: answer.bootstrapToken });
     });
+  const logOut = (server: Server) =>
+    action.run(async () => {
+      if (!confirm(`Log ${server.serverName} out? Its players are logged out and its WebSocket closes; it logs in again with its bootstrap token (rotate that first to keep it out).`)) return;
+      const answer = await api<{ endedSessions: number }>('POST', `/admin/servers/${server.serverID}/logout`);
+      setDone(answer.endedSessions > 0 ? `Logged ${server.serverName} out.` : `${server.serverName} was not logged in.`);
+      servers.reload();
+    });
   return (
     <section>
       <h1>Servers</h1>
@@ -123,6 +130,11 @@ export function ServersPage() {
                 <button type="button" class="secondary" disabled={action.busy} onClick={() => void rotate(server)}>
                   Rotate token
                 </button>
+                {server.online && (
+                  <button type="button" class="secondary" disabled={action.busy} onClick={() => void logOut(server)}>
+                    Log out
+                  </button>
+                )}
               </td>
             </tr>
           ))}

@@ -12,6 +12,9 @@ export class PlayerBestResponse {
 
   @ApiProperty({ type: Number, description: "That play's rating at the chart's current constant", example: 12.4 })
   rating!: number;
+
+  @ApiProperty({ type: 'integer', nullable: true, description: "The player's position on the chart's board (the upload's trackRank); null while banned", example: 3 })
+  trackRank!: number | null;
 }
 
 /** GET /admin/players/{uid}: everything the service holds about one player, tokens excepted. */
@@ -24,6 +27,9 @@ export class AdminPlayerProfileResponse extends AdminPlayerAccount {
 
   @ApiProperty({ type: Number, nullable: true, description: 'ATP; null while the player has no counted play', example: 152.3312 })
   atp!: number | null;
+
+  @ApiProperty({ type: 'integer', nullable: true, description: 'Position on the ATP board (the upload siteRank); null without a counted play or while banned', example: 17 })
+  siteRank!: number | null;
 
   @ApiProperty({ type: [PlayerBestResponse], description: 'The best play per chart, by rating descending, at most 200' })
   bests!: PlayerBestResponse[];

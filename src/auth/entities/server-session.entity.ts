@@ -1,7 +1,8 @@
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import type { GameServerEntity } from '../../server/entities/game-server.entity';
 
-export type ServerSessionEndReason = 'replaced' | 'logout';
+/** replaced: a new login of the server; logout: the plugin's own; admin: POST /admin/servers/{id}/logout. */
+export type ServerSessionEndReason = 'replaced' | 'logout' | 'admin';
 
 /**
  * One login of a game server. The access token rotates on refresh (same session, players stay

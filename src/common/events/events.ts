@@ -6,7 +6,7 @@ export interface ServerSessionEndedEvent {
   type: 'server_session.ended';
   serverId: number;
   sessionIds: string[];
-  reason: 'replaced' | 'logout';
+  reason: 'replaced' | 'logout' | 'admin';
 }
 
 /**

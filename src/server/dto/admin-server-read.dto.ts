@@ -50,3 +50,12 @@ export class AdminServerPage {
   @ApiProperty({ type: String, nullable: true, description: 'Pass as cursor for the next page; null on the last page' })
   nextCursor!: string | null;
 }
+
+/** 200 of POST /admin/servers/{serverID}/logout. */
+export class AdminServerLogoutResponse {
+  @ApiProperty({ type: 'integer', example: 7 })
+  serverID!: number;
+
+  @ApiProperty({ type: 'integer', description: 'Open sessions ended: 1 when the server was logged in, 0 when it was not (nothing to do)', example: 1 })
+  endedSessions!: number;
+}
