@@ -123,7 +123,53 @@ function overview(body: unknown): string {
   ]);
 }
 
+const BOARD_OPTIONS: Record<string, OptionSpec> = {
+  limit: { type: 'string', value: '<n>', help: 'the top n, 1-100 (default 10)' },
+  around: { type: 'string', value: '<uid>', help: 'a window around this player instead of the top' },
+  k: { type: 'string', value: '<n>', help: 'with --around: neighbours on each side, 0-25 (default 5)' },
+};
+
+/** A board: its player's rank (with --around), then the entries. */
+function board(columns: Column<Row>[]) {
+  return (body: unknown): string => {
+    const answer = obj(body);
+    const rank = 'rank' in answer ? `rank: ${cellText(answer.rank ?? 'none (not on this board)')}\n\n` : '';
+    return `${rank}${table(rows(answer.entries), columns)}`;
+  };
+}
+
 export const READ_COMMANDS: Command[] = [
+  {
+    name: 'boards atp',
+    args: [],
+    options: BOARD_OPTIONS,
+    summary: 'the ATP board: the top, or a window around a player (ranks as the upload answers them)',
+    details: 'GET /admin/boards/atp. Answers {"board", "rank"?, "entries"}.',
+    build: ({ values }) => ({ method: 'GET', path: `/admin/boards/atp${query(values, ['limit', 'around', 'k'])}` }),
+    render: board([
+      ['rank', (r) => r.rank],
+      ['uid', (r) => r.uid],
+      ['username', (r) => r.username],
+      ['displayName', (r) => r.displayName],
+      ['atp', (r) => r.atp],
+    ]),
+  },
+  {
+    name: 'boards chart',
+    args: ['<levelId>'],
+    options: BOARD_OPTIONS,
+    summary: "a chart's board: the top, or a window around a player",
+    details: 'GET /admin/boards/charts/{levelId}. Answers {"board", "levelId", "rank"?, "entries"}.',
+    build: ({ positionals: [levelId], values }) => ({ method: 'GET', path: `/admin/boards/charts/${segment(levelId)}${query(values, ['limit', 'around', 'k'])}` }),
+    render: board([
+      ['rank', (r) => r.rank],
+      ['uid', (r) => r.uid],
+      ['username', (r) => r.username],
+      ['displayName', (r) => r.displayName],
+      ['acc', (r) => r.acc],
+      ['rating', (r) => r.rating],
+    ]),
+  },
   {
     name: 'overview show',
     args: [],

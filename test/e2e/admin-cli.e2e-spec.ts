@@ -256,6 +256,14 @@ describe('Admin CLI (npm run admin)', () => {
       expect(json(await admin('plays', 'approve', id))).toMatchObject({ review: 'approved', counts: true });
       expect(json(await admin('plays', 'void', id, '--reason', 'macro'))).toMatchObject({ review: 'voided', voidReason: 'macro', counts: false });
       expect(json(await admin('plays', 'restore', id))).toMatchObject({ review: 'approved', counts: true });
+      // The approved play counts: the player leads the chart's board, and has a place on the ATP board.
+      const chart = await admin('boards', 'chart', '77');
+      expect(chart.stdout).toMatch(new RegExp(`^rank\\s+uid\\s+username\\s+displayName\\s+acc\\s+rating\\n\\s*1\\s+${player.uid}\\s`));
+      expect(json(await admin('boards', 'atp', '--around', String(player.uid), '--k', '0', '--json'))).toEqual({
+        board: 'atp',
+        rank: expect.any(Number),
+        entries: [expect.objectContaining({ uid: player.uid })],
+      });
       const refused = await admin('plays', 'list', '--state', 'pending');
       expect(refused.code).toBe(1);
       expect(JSON.parse(refused.stderr)).toEqual({ error: 'BAD_REQUEST', message: 'state must be one of flagged, approved, voided, all' });

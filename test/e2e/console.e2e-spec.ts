@@ -4,6 +4,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { CONSOLE_CSP } from '../../src/console/console-static';
 import { onlinePlayer } from '../factories/player.factory';
 import { createServer, onlineServer, uniqueName } from '../factories/server.factory';
+import { defineCharts, gameplayPayload } from '../factories/upload.factory';
 import { ensureConsoleBuilt, launchChromium } from '../support/browser';
 import { LogCapture } from '../support/log-capture';
 import { eventually } from '../support/wait';
@@ -206,6 +207,30 @@ describe('Web console', () => {
     await form.getByLabel('Maintenance on').uncheck();
     await form.getByRole('button', { name: 'Save' }).click();
     await form.getByText('Maintenance is off').waitFor();
+  });
+
+  it("shows a chart's board around a player, at the rank the upload answered", async () => {
+    await defineCharts(app, [8801]);
+    const server = await onlineServer(app);
+    const player = await onlinePlayer(app, server, { displayName: 'Boarded' });
+    const time = Date.now() - 60_000;
+    const upload = await app.http.post(
+      '/player/upload',
+      {
+        player: { playerUID: player.uid, accessToken: player.accessToken, timestamp: time },
+        server: { serverID: server.serverID, serverName: server.body.serverName as string, country: 'DE' },
+        payload: gameplayPayload(8801, time, { acc: 100 }),
+      },
+      { token: server.accessToken },
+    );
+    expect(upload.body).toMatchObject({ trackRank: 1 });
+    await page.getByRole('link', { name: 'Boards' }).click();
+    await page.getByRole('combobox', { name: 'Board' }).selectOption('chart');
+    await page.getByLabel('levelId').fill('8801');
+    await page.getByLabel('Around uid (optional)').fill(String(player.uid));
+    await page.getByRole('button', { name: 'Show' }).click();
+    await page.getByText('Rank of the player: 1').waitFor();
+    await expect(page.getByRole('table', { name: 'Board' }).getByRole('row').filter({ hasText: 'Boarded' }).count()).resolves.toBe(1);
   });
 
   it('works on a 375 px phone screen', async () => {
