@@ -6,6 +6,7 @@ import { BoardsPage } from './pages/boards';
 import { CatalogPage } from './pages/catalog';
 import { OverviewPage } from './pages/overview';
 import { PlayerPage, PlayersPage } from './pages/players';
+import { PlaysPage } from './pages/plays';
 import { ServersPage } from './pages/servers';
 import { SettingsPage } from './pages/settings';
 import { ErrorBox, Field } from './ui';
@@ -18,6 +19,7 @@ const NAV: Array<[string, string]> = [
   ['charts', 'Charts'],
   ['collections', 'Collections'],
   ['boards', 'Boards'],
+  ['plays', 'Plays'],
   ['audit', 'Audit log'],
   ['settings', 'Maintenance & policy'],
 ];
@@ -93,6 +95,8 @@ function Page({ route }: { route: string[] }) {
       return <CatalogPage key="collections" kind="collections" />;
     case 'boards':
       return <BoardsPage />;
+    case 'plays':
+      return <PlaysPage />;
     case 'audit':
       return <AuditPage target={rest.length > 0 ? rest.join('/') : ''} />;
     case 'settings':

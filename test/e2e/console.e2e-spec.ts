@@ -233,6 +233,35 @@ describe('Web console', () => {
     await expect(page.getByRole('table', { name: 'Board' }).getByRole('row').filter({ hasText: 'Boarded' }).count()).resolves.toBe(1);
   });
 
+  it('reviews a flagged play: approve puts it on the board, void takes it off', async () => {
+    await defineCharts(app, [8802]);
+    const server = await onlineServer(app);
+    const player = await onlinePlayer(app, server, { displayName: 'Flagged' });
+    const time = Date.now() - 60_000;
+    const upload = await app.http.post(
+      '/player/upload',
+      {
+        player: { playerUID: player.uid, accessToken: player.accessToken, timestamp: time },
+        server: { serverID: server.serverID, serverName: server.body.serverName as string, country: 'DE' },
+        payload: gameplayPayload(8802, time, { acc: 100, maxCombo: 99_999 }),
+      },
+      { token: server.accessToken },
+    );
+    expect(upload.body).toMatchObject({ trackRank: null, playRating: 0 });
+    await page.getByRole('link', { name: 'Plays' }).click();
+    const row = page.getByRole('table', { name: 'Plays' }).getByRole('row').filter({ hasText: player.username });
+    await row.getByRole('cell', { name: 'maxCombo', exact: true }).waitFor();
+    await row.getByRole('button', { name: 'Approve' }).click();
+    await page.getByText(/: approved, counts$/).waitFor();
+    const board = await app.admin.get(`/admin/boards/charts/8802`);
+    expect(board.body).toMatchObject({ entries: [{ rank: 1, uid: player.uid }] });
+    // The page now shows the approved play under "approved"; void it there (the prompt for a reason is accepted empty).
+    await page.getByRole('combobox', { name: 'Show' }).selectOption('approved');
+    await page.getByRole('table', { name: 'Plays' }).getByRole('row').filter({ hasText: player.username }).getByRole('button', { name: 'Void' }).click();
+    await page.getByText(/: voided, does not count$/).waitFor();
+    expect((await app.admin.get(`/admin/boards/charts/8802`)).body).toMatchObject({ entries: [] });
+  });
+
   it('works on a 375 px phone screen', async () => {
     const phone = await browser.newContext({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true });
     try {
