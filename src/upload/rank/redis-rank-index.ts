@@ -41,14 +41,16 @@ local function upsert_site(site, player, member, version, score)
   end
   return stored
 end
-local function upsert_track(track, player, level, version, score, member)
+-- The player's stored track entry on a level: its version (-1: none) and member (false: none or removed).
+local function stored_track(player, level)
   local stored = redis.call('HGET', player, level)
-  local stored_version, stored_member = -1, false
-  if stored then
-    local bar = string.find(stored, '|', 1, true)
-    stored_version = tonumber(string.sub(stored, 1, bar - 1))
-    stored_member = string.sub(stored, bar + 1)
-  end
+  if not stored then return -1, false end
+  local bar = string.find(stored, '|', 1, true)
+  local member = string.sub(stored, bar + 1)
+  return tonumber(string.sub(stored, 1, bar - 1)), member ~= '' and member
+end
+local function upsert_track(track, player, level, version, score, member)
+  local stored_version, stored_member = stored_track(player, level)
   if version > stored_version then
     if stored_member then redis.call('ZREM', track, stored_member) end
     redis.call('ZADD', track, score, member)
@@ -65,15 +67,9 @@ local function remove_site(site, player, member, version)
   end
 end
 local function remove_track(track, player, level, version)
-  local stored = redis.call('HGET', player, level)
-  local stored_version, stored_member = -1, false
-  if stored then
-    local bar = string.find(stored, '|', 1, true)
-    stored_version = tonumber(string.sub(stored, 1, bar - 1))
-    stored_member = string.sub(stored, bar + 1)
-  end
+  local stored_version, stored_member = stored_track(player, level)
   if version > stored_version then
-    if stored_member and stored_member ~= '' then redis.call('ZREM', track, stored_member) end
+    if stored_member then redis.call('ZREM', track, stored_member) end
     redis.call('HSET', player, level, version .. '|')
   end
 end
