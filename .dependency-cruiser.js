@@ -1,6 +1,7 @@
 // The module graph of docs/architecture.md ("Modules"), checked by dependency-cruiser:
 // `npm run check:deps` (CI: right after Lint). One graph, one tool: ESLint no longer checks imports.
-// It cruises src/ and migrations/ (tests and benchmarks may reach into anything they exercise).
+// It cruises src/ and migrations/; tests, benchmarks and the unit specs beside the code
+// (*.spec.ts) may reach into anything they exercise, so the module graph does not apply to them.
 // Type-only imports count: a type is a dependency of the reader too.
 
 /**
@@ -38,6 +39,7 @@ const MODULES = {
 };
 
 const FOLDERS = Object.keys(MODULES);
+const SPEC = '\\.spec\\.ts$';
 const folders = (names) => `^src/(${names.join('|')})/`;
 
 /** One rule per folder: it imports only itself and the folders its row lists. */
@@ -45,7 +47,7 @@ const moduleRules = Object.entries(MODULES).map(([module, allowed]) => ({
   name: `module-graph-${module}`,
   severity: 'error',
   comment: `src/${module}/ may import only ${allowed.length === 0 ? 'itself' : `src/{${allowed.join(',')}}/`} (docs/architecture.md "Modules").`,
-  from: { path: `^src/${module}/`, pathNot: ['^src/[^/]+/entities/'] },
+  from: { path: `^src/${module}/`, pathNot: ['^src/[^/]+/entities/', SPEC] },
   to: {
     path: '^src/',
     pathNot: [
@@ -81,7 +83,7 @@ module.exports = {
       comment:
         "A service, controller or guard calls another module's service, never its repository. Repositories " +
         'may share SQL fragments (shared-sql-fragment).',
-      from: { path: '^src/([^/]+)/', pathNot: '\\.repository\\.ts$' },
+      from: { path: '^src/([^/]+)/', pathNot: ['\\.repository\\.ts$', SPEC] },
       to: { path: '\\.repository\\.ts$', pathNot: '^src/$1/' },
     },
     {
@@ -147,7 +149,7 @@ module.exports = {
       name: 'not-to-dev-dependency',
       severity: 'error',
       comment: 'The production image installs without devDependencies (npm ci --omit=dev): src/ and migrations/ import none.',
-      from: { path: '^(src|migrations)/', pathNot: '\\.spec\\.ts$' },
+      from: { path: '^(src|migrations)/', pathNot: SPEC },
       to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
     },
     {
