@@ -3,13 +3,9 @@ import { ApiBearerAuth, ApiSecurity } from '@nestjs/swagger';
 import type { Request } from 'express';
 import type { AuthKind, ServerSessionContext } from './auth.types';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
+import { ADMIN_TOKEN_SCHEME, BOOTSTRAP_TOKEN_SCHEME, SERVER_TOKEN_SCHEME } from '../openapi/security-schemes';
 
 export const AUTH_KIND_KEY = 'rhythmc:auth-kind';
-
-/** OpenAPI security schemes, one per kind of bearer token (declared in src/openapi/openapi.ts). */
-export const SERVER_TOKEN_SCHEME = 'serverAccessToken';
-export const BOOTSTRAP_TOKEN_SCHEME = 'bootstrapToken';
-export const ADMIN_TOKEN_SCHEME = 'adminToken';
 
 /**
  * Every route needs a server access token unless it says otherwise (deny by default).

@@ -39,6 +39,11 @@ export function buildDataSourceOptions(target: DatabaseTarget): DataSourceOption
     migrationsTransactionMode: 'each',
     synchronize: false,
     migrationsRun: false,
+    // uuid keys (@PrimaryGeneratedColumn('uuid')) default to gen_random_uuid(), core since
+    // PostgreSQL 13, as the migrations wrote them (uuid-ossp's uuid_generate_v4() would differ). No
+    // CREATE EXTENSION at connect: the migrations own the schema, and PGlite ships no extension.
+    uuidExtension: 'pgcrypto',
+    installExtensions: false,
     // Failures are logged once by the exception filter; TypeORM's own log would print query parameters.
     logging: false,
     extra: {

@@ -6,6 +6,7 @@ import { Public } from '../auth/auth.decorators';
 import { API_TAGS } from '../openapi/api-tags';
 import { MetricsTokenGuard } from './metrics-token.guard';
 import { MetricsService } from './metrics.service';
+import { CountAs } from '../common/decorators/route-metric.decorator';
 
 /** The Prometheus scrape target. Not a game-server call: public to the session guard, METRICS_TOKEN guards it. */
 @ApiTags(API_TAGS.health)
@@ -16,6 +17,7 @@ export class MetricsController {
   constructor(private readonly metrics: MetricsService) {}
 
   @Get()
+  @CountAs('scrape')
   @Header('Content-Type', Registry.PROMETHEUS_CONTENT_TYPE)
   @ApiOperation({
     summary: 'Prometheus metrics',

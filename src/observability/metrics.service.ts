@@ -1,4 +1,5 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, type Type } from '@nestjs/common';
+import { DiscoveryService, HttpAdapterHost } from '@nestjs/core';
 import type Redis from 'ioredis';
 import type { Request, Response } from 'express';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
@@ -10,10 +11,10 @@ import { PLAYER_LOGIN_MODES } from '../player/dto/player-login.dto';
 import { RealtimeService } from '../realtime/realtime.service';
 import { UploadService } from '../upload/upload.service';
 import { REDIS } from '../common/redis/redis.module';
+import type { RouteMetric } from '../common/decorators/route-metric.decorator';
 import { buildInfo } from '../config/build-info';
 import { processMetrics } from './process-metrics';
-
-export const METRICS_ROUTE = '/metrics';
+import { expressRoutes, routeKey, routeMetricsOf } from './route-metrics';
 
 /** Seconds; most calls answer in 1–50 ms, uploads and manifests can take longer under load. */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -38,8 +39,10 @@ function loginModeOf(body: unknown): string {
  * metrics are recorded when a response ends; the gauges are read at scrape time.
  */
 @Injectable()
-export class MetricsService {
+export class MetricsService implements OnApplicationBootstrap {
   private readonly logger = new Logger('Metrics');
+  /** `METHOD /pattern` → what the route counts, from the handlers' `@CountAs(…)` (set once the routes exist). */
+  private routeMetrics = new Map<string, RouteMetric>();
   private readonly registry = new Registry();
   /** Gauges read from the database: left out of a scrape when the database does not answer. */
   private readonly sessionRegistry = new Registry();
@@ -145,6 +148,8 @@ export class MetricsService {
     private readonly uploadService: UploadService,
     private readonly dataSource: DataSource,
     @Inject(REDIS) private readonly redis: Redis | null,
+    private readonly discovery: DiscoveryService,
+    private readonly adapterHost: HttpAdapterHost,
   ) {
     this.redisUp =
       redis === null
@@ -158,16 +163,24 @@ export class MetricsService {
     this.build.set({ version: info.version, commit: info.commit, node: info.node }, 1);
   }
 
+  /** Nest has registered every route by now (init registers the router before this hook). */
+  onApplicationBootstrap(): void {
+    const controllers = this.discovery.getControllers().flatMap((wrapper) => (wrapper.metatype ? [wrapper.metatype as Type] : []));
+    const router = this.adapterHost.httpAdapter.getInstance<{ router: Parameters<typeof expressRoutes>[0] }>().router;
+    this.routeMetrics = routeMetricsOf(controllers, expressRoutes(router));
+  }
+
   /** Records one answered request; called when its response closes. Scrapes are not counted. */
   observeRequest(request: Request, response: Response, route: string, seconds: number): void {
-    if (route === METRICS_ROUTE) return;
+    // Express answers HEAD with the GET route.
+    const metric = this.routeMetrics.get(routeKey(request.method === 'HEAD' ? 'GET' : request.method, route));
+    if (metric === 'scrape') return;
     const labels = { method: request.method, route, status: response.writableFinished ? String(response.statusCode) : 'aborted' };
     this.requests.inc(labels);
     this.latency.observe(labels, seconds);
-    if (request.method !== 'POST') return;
-    if (route === '/server/login') this.logins.inc({ kind: 'server', mode: '-', result: resultOf(response) });
-    else if (route === '/player/login') this.logins.inc({ kind: 'player', mode: loginModeOf(request.body), result: resultOf(response) });
-    else if (route === '/player/upload') this.uploads.inc({ result: resultOf(response) });
+    if (metric === 'server-login') this.logins.inc({ kind: 'server', mode: '-', result: resultOf(response) });
+    else if (metric === 'player-login') this.logins.inc({ kind: 'player', mode: loginModeOf(request.body), result: resultOf(response) });
+    else if (metric === 'upload') this.uploads.inc({ result: resultOf(response) });
   }
 
   /** Unknown fields of a plugin body that validation stripped. */

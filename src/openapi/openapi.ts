@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { ADMIN_TOKEN_SCHEME, BOOTSTRAP_TOKEN_SCHEME, SERVER_TOKEN_SCHEME } from '../auth/auth.decorators';
+import { ADMIN_TOKEN_SCHEME, BOOTSTRAP_TOKEN_SCHEME, SERVER_TOKEN_SCHEME } from './security-schemes';
 import type { AppConfig } from '../config/app-config';
 import { packageVersion } from '../config/package-version';
 import { TAG_DESCRIPTIONS } from './api-tags';

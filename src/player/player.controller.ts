@@ -9,6 +9,7 @@ import { PlayerLoginDto } from './dto/player-login.dto';
 import { PlayerLogoutDto, PlayerOptionsDto } from './dto/player-options.dto';
 import { PlayerProfileResponse } from './dto/player-profile.response';
 import { PlayerService } from './player.service';
+import { CountAs } from '../common/decorators/route-metric.decorator';
 
 const SERVER_TOKEN_401 = 'Missing, unknown or expired server access token';
 
@@ -19,6 +20,7 @@ export class PlayerController {
   constructor(private readonly players: PlayerService) {}
 
   @Post('login')
+  @CountAs('player-login')
   @HttpCode(200)
   @RateLimit('player-login')
   @ApiOperation({

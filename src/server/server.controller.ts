@@ -10,6 +10,7 @@ import { API_TAGS } from '../openapi/api-tags';
 import { ServerLoginDto } from './dto/server-login.dto';
 import { ServerSessionResponse, ServerTokenResponse } from './dto/server-session.response';
 import { ServerService } from './server.service';
+import { CountAs } from '../common/decorators/route-metric.decorator';
 
 @ApiTags(API_TAGS.server)
 @Controller('server')
@@ -17,6 +18,7 @@ export class ServerController {
   constructor(private readonly servers: ServerService) {}
 
   @Post('login')
+  @CountAs('server-login')
   @HttpCode(200)
   @BootstrapAuth()
   @RateLimit('server-login')

@@ -7,6 +7,7 @@ import { API_TAGS } from '../openapi/api-tags';
 import { UploadRecordDto } from './dto/upload-record.dto';
 import { UploadResponse } from './dto/upload.response';
 import { UploadService } from './upload.service';
+import { CountAs } from '../common/decorators/route-metric.decorator';
 
 /** Score upload of the game server; needs the server access token. */
 @ApiTags(API_TAGS.upload)
@@ -15,6 +16,7 @@ export class UploadController {
   constructor(private readonly uploads: UploadService) {}
 
   @Post('upload')
+  @CountAs('upload')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Upload one gameplay record',

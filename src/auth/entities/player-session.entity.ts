@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
 import type { PlayerEntity } from '../../player/entities/player.entity';
 import type { ServerSessionEntity } from './server-session.entity';
 
@@ -15,7 +15,8 @@ export type PlayerLogoutReason = 'logout' | 'server_session_ended' | 'banned' | 
 @Index('UQ_player_session_open_per_player', ['uid'], { unique: true, where: 'logged_out_at IS NULL' })
 @Index('IDX_player_session_open_by_server_session', ['serverSessionId'], { where: 'logged_out_at IS NULL' })
 export class PlayerSessionEntity {
-  @PrimaryColumn({ type: 'uuid', default: () => 'gen_random_uuid()' })
+  // The database generates it: gen_random_uuid(), core since PostgreSQL 13 (uuidExtension 'pgcrypto' in database-options.ts).
+  @PrimaryGeneratedColumn('uuid')
   id!: string;
 
   @Column({ type: 'bigint' })

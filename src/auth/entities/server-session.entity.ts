@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
 import type { GameServerEntity } from '../../server/entities/game-server.entity';
 
 /** replaced: a new login of the server; logout: the plugin's own; admin: POST /admin/servers/{id}/logout. */
@@ -12,8 +12,8 @@ export type ServerSessionEndReason = 'replaced' | 'logout' | 'admin';
 @Entity({ name: 'server_session' })
 @Index('UQ_server_session_open_per_server', ['serverId'], { unique: true, where: 'ended_at IS NULL' })
 export class ServerSessionEntity {
-  // gen_random_uuid() is core since PostgreSQL 13: no extension needed (PGlite has none installed).
-  @PrimaryColumn({ type: 'uuid', default: () => 'gen_random_uuid()' })
+  // The database generates it: gen_random_uuid(), core since PostgreSQL 13 (uuidExtension 'pgcrypto' in database-options.ts).
+  @PrimaryGeneratedColumn('uuid')
   id!: string;
 
   @Column({ name: 'server_id', type: 'int' })

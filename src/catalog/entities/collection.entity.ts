@@ -18,7 +18,7 @@ export class CollectionEntity {
   @Column({ name: 'unlock_method', type: 'jsonb' })
   unlockMethod!: Record<string, unknown>;
 
-  @Column({ type: 'jsonb', default: () => `'{}'::jsonb` })
+  @Column({ type: 'jsonb', default: {} })
   properties!: Record<string, unknown>;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })

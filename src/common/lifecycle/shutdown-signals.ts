@@ -1,12 +1,16 @@
 import type { LoggerService } from '@nestjs/common';
-import type { RunningService } from '../../app.factory';
+
+/** What a signal stops: the started service (RunningService of app.factory) or anything that closes the same way. */
+export interface Stoppable {
+  close(): Promise<void>;
+}
 
 /**
  * SIGTERM/SIGINT stop the service gracefully (RunningService.close: HTTP drain, WebSockets 1001,
  * then database and Redis) and exit 0, or 1 when the stop failed. A second signal during the stop
  * exits at once with 130/143: the operator insists.
  */
-export function stopOnSignals(service: RunningService, logger: LoggerService): void {
+export function stopOnSignals(service: Stoppable, logger: LoggerService): void {
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) {

@@ -38,7 +38,7 @@ export class PlayerEntity {
   @Column({ name: 'song_selection_state', type: 'jsonb', nullable: true })
   songSelectionState!: Record<string, unknown> | null;
 
-  @Column({ name: 'extra_options', type: 'jsonb', default: () => `'{}'::jsonb` })
+  @Column({ name: 'extra_options', type: 'jsonb', default: {} })
   extraOptions!: Record<string, unknown>;
 
   /** Key of the selected prefix title collection, or null. */

@@ -1,0 +1,191 @@
+// The module graph of docs/architecture.md ("Modules"), checked by dependency-cruiser:
+// `npm run check:deps` (CI: right after Lint). One graph, one tool: ESLint no longer checks imports.
+// It cruises src/ and migrations/; tests, benchmarks and the unit specs beside the code
+// (*.spec.ts) may reach into anything they exercise, so the module graph does not apply to them.
+// Type-only imports count: a type is a dependency of the reader too.
+
+/**
+ * Which top-level folders of src/ each folder may import (besides itself). The table is the graph:
+ * it has no cycle (each folder lists only folders above it here), so neither can the code.
+ * Imports of a package, of node: modules and the wiring at the root of src/ are not in it.
+ */
+const MODULES = {
+  // Foundation: knows no feature module; every feature depends on it.
+  config: [],
+  common: ['config'], // errors, filter, pipes, http helpers, throttling, Redis, the event bus (common/events)
+  database: ['config', 'common'],
+  // Declarations every controller reads: the API tags and security scheme names (openapi/), the
+  // audit decorator (audit/). openapi.ts, which builds the document, reads only common and config.
+  openapi: ['config', 'common'],
+  audit: ['common', 'database', 'openapi'], // + the known exception audit-declares-admin-auth
+  // Features. Each reaches another through that module's service (no-foreign-repository).
+  auth: ['config', 'common', 'database', 'openapi', 'audit'],
+  server: ['config', 'common', 'database', 'openapi', 'audit', 'auth'],
+  catalog: ['config', 'common', 'database', 'openapi', 'audit', 'auth'], // knows neither upload nor economy
+  player: ['config', 'common', 'database', 'openapi', 'audit', 'auth', 'catalog', 'server'],
+  economy: ['config', 'common', 'database', 'openapi', 'audit', 'auth'], // + player's ban predicate (shared-sql-fragment)
+  upload: ['config', 'common', 'database', 'openapi', 'audit', 'auth', 'catalog'], // + player's ban predicate (shared-sql-fragment)
+  resources: ['config', 'common', 'database', 'openapi', 'audit', 'auth'],
+  // Nothing but the wiring and observability depends on realtime.
+  realtime: ['config', 'common', 'database', 'openapi', 'auth', 'player', 'server'],
+  admin: ['config', 'common', 'database', 'openapi', 'audit', 'auth', 'catalog', 'economy', 'player', 'server', 'upload'],
+  health: ['config', 'common', 'database', 'openapi', 'auth'],
+  // Nothing depends on observability; it reads auth, realtime and upload at scrape time, and the
+  // player login modes (a label of the login counter).
+  observability: ['config', 'common', 'database', 'openapi', 'auth', 'player', 'realtime', 'upload'],
+  console: ['config', 'common'],
+  // The admin CLI and the migration runner: processes of their own, not part of the Nest app.
+  cli: ['config', 'common', 'database'],
+};
+
+const FOLDERS = Object.keys(MODULES);
+// The table stays free of cycles: a row lists only folders of the rows above it.
+FOLDERS.forEach((module, row) => {
+  for (const dependency of MODULES[module]) {
+    const above = FOLDERS.indexOf(dependency);
+    if (above < 0 || above >= row) throw new Error(`.dependency-cruiser.js: ${module} lists ${dependency}, which is not a row above it`);
+  }
+});
+const SPEC = '\\.spec\\.ts$';
+const folders = (names) => `^src/(${names.join('|')})/`;
+
+/** One rule per folder: it imports only itself and the folders its row lists. */
+const moduleRules = Object.entries(MODULES).map(([module, allowed]) => ({
+  name: `module-graph-${module}`,
+  severity: 'error',
+  comment: `src/${module}/ may import only ${allowed.length === 0 ? 'itself' : `src/{${allowed.join(',')}}/`} (docs/architecture.md "Modules").`,
+  from: { path: `^src/${module}/`, pathNot: ['^src/[^/]+/entities/', SPEC] },
+  to: {
+    path: '^src/',
+    pathNot: [
+      folders([module, ...allowed]),
+      // Documented exceptions, each a rule of its own below.
+      ...(module === 'economy' || module === 'upload' ? ['^src/player/player\\.repository\\.ts$'] : []),
+      ...(module === 'audit' ? ['^src/auth/auth\\.(decorators|types)\\.ts$'] : []),
+    ],
+  },
+}));
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'No import cycle between files (the module table has none between folders).',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'no-unknown-folder',
+      severity: 'error',
+      comment: 'A new top-level folder of src/ gets a row in MODULES (.dependency-cruiser.js) and docs/architecture.md first.',
+      from: { path: '^src/[^/]+/', pathNot: folders(FOLDERS) },
+      to: {},
+    },
+    ...moduleRules,
+    {
+      name: 'no-foreign-repository',
+      severity: 'error',
+      comment:
+        "A service, controller or guard calls another module's service, never its repository. Repositories " +
+        'may share SQL fragments (shared-sql-fragment).',
+      from: { path: '^src/([^/]+)/', pathNot: ['\\.repository\\.ts$', SPEC] },
+      to: { path: '\\.repository\\.ts$', pathNot: '^src/$1/' },
+    },
+    {
+      // Documented in docs/architecture.md ("economy", "upload"): their ranking SQL leaves out banned
+      // players with the player module's activeBanPredicate, read only. Only repositories may
+      // import it (no-foreign-repository), and only from player.repository.ts (module-graph-*).
+      name: 'shared-sql-fragment',
+      severity: 'error',
+      comment: "Only economy's and upload's repositories read the player module's repository (its SQL fragments).",
+      from: { path: '^src/', pathNot: ['^src/(player|economy|upload)/'] },
+      to: { path: '^src/player/player\\.repository\\.ts$' },
+    },
+    {
+      // Known exception (a cycle between folders, none between files): the audit log sits below
+      // auth (auth.controller's admin route is @Audited), yet GET /admin/audit must declare its
+      // own auth, @AdminAuth(), like every route (deny by default). auth.decorators.ts imports
+      // only common/ and openapi/, so no file cycle arises. Removing it means moving the audit
+      // read route into admin/; tracked in the report of issue #20.
+      name: 'audit-declares-admin-auth',
+      severity: 'error',
+      comment: 'audit/ may read auth/ only for the route decorators and their types (auth.decorators.ts, auth.types.ts).',
+      from: { path: '^src/audit/' },
+      to: { path: '^src/auth/', pathNot: '^src/auth/auth\\.(decorators|types)\\.ts$' },
+    },
+    {
+      name: 'entities-reference-entities',
+      severity: 'error',
+      comment:
+        "An entity imports its own module's files, common/, or another module's entity for a foreign key " +
+        '(docs/architecture.md "Modules").',
+      from: { path: '^src/([^/]+)/entities/' },
+      to: { path: '^src/', pathNot: ['^src/$1/', '^src/[^/]+/entities/', '^src/common/'] },
+    },
+    {
+      name: 'foreign-entity-references-are-type-only',
+      severity: 'error',
+      comment: "Another module's entity is named for a relation's type only (`import type`); the relation itself names it by string.",
+      from: { path: '^src/([^/]+)/' },
+      to: { path: '^src/[^/]+/entities/', pathNot: '^src/$1/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'modules-do-not-import-the-wiring',
+      severity: 'error',
+      comment: 'main.ts, app.module.ts and app.factory.ts wire the modules; no module imports them (take an interface instead).',
+      from: { path: '^src/[^/]+/' },
+      to: { path: '^src/[^/]+\\.ts$' },
+    },
+    {
+      name: 'migrations-are-self-contained',
+      severity: 'error',
+      comment: 'A migration is history: it imports TypeORM only, never src/ code that may change after it ran.',
+      from: { path: '^migrations/' },
+      to: { path: '^(src|test|bench)/' },
+    },
+    {
+      name: 'no-orphans',
+      severity: 'error',
+      comment: 'A file nothing imports and that imports nothing is dead code (entry points import something).',
+      from: { orphan: true, pathNot: ['\\.d\\.ts$', '\\.spec\\.ts$'] },
+      to: {},
+    },
+    {
+      name: 'not-to-dev-dependency',
+      severity: 'error',
+      comment: 'The production image installs without devDependencies (npm ci --omit=dev): src/ and migrations/ import none.',
+      from: { path: '^(src|migrations)/', pathNot: SPEC },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'no-undeclared-package',
+      severity: 'error',
+      comment: 'Every package src/ imports is in package.json (not only present as a transitive dependency).',
+      from: { path: '^(src|migrations)/' },
+      to: { dependencyTypes: ['npm-no-pkg', 'npm-unknown'] },
+    },
+    {
+      name: 'not-to-unresolvable',
+      severity: 'error',
+      comment: 'Every import resolves.',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+    {
+      name: 'not-to-spec',
+      severity: 'error',
+      comment: 'No code imports a unit spec.',
+      from: {},
+      to: { path: '\\.spec\\.ts$' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};
