@@ -4,7 +4,7 @@ import { ApiErrors } from '../common/decorators/api-errors.decorator';
 import { AdminAuth } from './auth.decorators';
 import { ParseIntIdPipe } from '../common/pipes/parse-id.pipe';
 import { API_TAGS } from '../openapi/api-tags';
-import { AuthService } from './auth.service';
+import { CredentialService } from './credential.service';
 import { BootstrapTokenResponse } from './dto/bootstrap-token.response';
 import { Audited, pathId } from '../audit/audited.decorator';
 
@@ -13,7 +13,7 @@ import { Audited, pathId } from '../audit/audited.decorator';
 @Controller('admin')
 @AdminAuth()
 export class AuthController {
-  constructor(private readonly auth: AuthService) {}
+  constructor(private readonly credentials: CredentialService) {}
 
   @Post('servers/:serverID/bootstrap-token')
   @HttpCode(201)
@@ -26,6 +26,6 @@ export class AuthController {
   })
   @Audited('server.bootstrap-token', (input) => `server:${pathId(input, 'serverID')}`, () => ({}))
   async rotateBootstrapToken(@Param('serverID', new ParseIntIdPipe('serverID')) serverId: number): Promise<BootstrapTokenResponse> {
-    return { bootstrapToken: await this.auth.issueBootstrapToken(serverId) };
+    return { bootstrapToken: await this.credentials.issueBootstrapToken(serverId) };
   }
 }
