@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { AuthController } from './auth.controller';
 import { AuthGuard } from './auth.guard';
 import { CredentialRepository } from './credential.repository';
 import { CredentialService } from './credential.service';
@@ -12,7 +11,6 @@ import { TokenService } from './token.service';
 import { UploadSessionRule } from './upload-session.rule';
 
 @Module({
-  controllers: [AuthController],
   providers: [
     TokenService,
     CredentialRepository,

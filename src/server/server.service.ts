@@ -13,6 +13,7 @@ import { ServerSessionResponse, ServerTokenResponse } from './dto/server-session
 import { MaintenanceDto, PluginPolicyDto, SessionHandoverDto } from './dto/settings.dto';
 import { ServerListRow, ServerRepository } from './server.repository';
 import { AdminServerLogoutResponse, AdminServerPage, AdminServerResponse } from './dto/admin-server-read.dto';
+import { BootstrapTokenResponse } from './dto/bootstrap-token.response';
 import { ListQuery, toPage } from '../common/pagination/list-query';
 import { formatLocalDateTime } from '../common/time';
 
@@ -111,6 +112,11 @@ export class ServerService {
       if (isUniqueViolation(error)) throw new BadRequestError(`name: a server named "${body.name}" already exists`);
       throw error;
     }
+  }
+
+  /** POST /admin/servers/{serverID}/bootstrap-token: a new bootstrap token; the old one stops working, live sessions stay. */
+  async rotateBootstrapToken(serverId: number): Promise<BootstrapTokenResponse> {
+    return { bootstrapToken: await this.credentials.issueBootstrapToken(serverId) };
   }
 
   /** GET /admin/servers. */
