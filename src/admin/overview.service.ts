@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AuthService } from '../auth/auth.service';
+import { SessionReadService } from '../auth/session-read.service';
 import { ServerService } from '../server/server.service';
 import { RatingReadService } from '../upload/rating-read.service';
 import { AdminOverviewResponse } from './dto/overview.dto';
@@ -8,13 +8,13 @@ import { AdminOverviewResponse } from './dto/overview.dto';
 @Injectable()
 export class OverviewService {
   constructor(
-    private readonly auth: AuthService,
+    private readonly sessions: SessionReadService,
     private readonly servers: ServerService,
     private readonly ratings: RatingReadService,
   ) {}
 
   async overview(): Promise<AdminOverviewResponse> {
-    const live = await this.auth.countLiveSessions();
+    const live = await this.sessions.countLiveSessions();
     const uploads = await this.ratings.recentUploads();
     const maintenance = await this.servers.getMaintenance();
     const pluginPolicy = await this.servers.getPluginPolicy();

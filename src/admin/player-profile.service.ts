@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AuthService } from '../auth/auth.service';
+import { SessionReadService } from '../auth/session-read.service';
 import { CatalogService } from '../catalog/catalog.service';
 import { EconomyService } from '../economy/economy.service';
 import { PlayerReadService } from '../player/player-read.service';
@@ -19,7 +19,7 @@ export const PROFILE_BESTS = 200;
 export class PlayerProfileService {
   constructor(
     private readonly players: PlayerReadService,
-    private readonly auth: AuthService,
+    private readonly sessions: SessionReadService,
     private readonly economy: EconomyService,
     private readonly ratings: RatingReadService,
     private readonly catalog: CatalogService,
@@ -27,7 +27,7 @@ export class PlayerProfileService {
 
   async profile(uid: string): Promise<AdminPlayerProfileResponse> {
     const account = await this.players.account(uid);
-    const sessions = await this.auth.playerSessions(uid, PROFILE_SESSIONS);
+    const sessions = await this.sessions.playerSessions(uid, PROFILE_SESSIONS);
     const balance = await this.economy.adminEconomy(uid, PROFILE_BALANCE_HISTORY);
     const ratings = await this.ratings.playerRatings(uid, PROFILE_BESTS);
     const collections = await this.catalog.unlockedKeys(uid);

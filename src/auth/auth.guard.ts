@@ -5,7 +5,8 @@ import { AUTH_KIND_KEY } from './auth.decorators';
 import { NotFoundError, UnauthorizedError } from '../common/errors/app-error';
 import { clientIp } from '../common/http/client-ip';
 import { LoginFailureLimiter } from '../common/throttle/login-failure.limiter';
-import { AuthService } from './auth.service';
+import { CredentialService } from './credential.service';
+import { ServerSessionService } from './server-session.service';
 import { ADMIN_TOKEN_CREDENTIAL_ID, type AuthKind } from './auth.types';
 
 /** `Authorization: Bearer <token>` (scheme case-insensitive); null when absent or malformed. */
@@ -23,7 +24,8 @@ export function bearerToken(header: string | string[] | undefined): string | nul
 export class AuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
-    private readonly auth: AuthService,
+    private readonly credentials: CredentialService,
+    private readonly serverSessions: ServerSessionService,
     private readonly loginFailures: LoginFailureLimiter,
   ) {}
 
@@ -43,8 +45,8 @@ export class AuthGuard implements CanActivate {
     switch (kind) {
       case 'admin':
         // Without ADMIN_TOKEN the admin API does not exist (decisions.md §1).
-        if (!this.auth.adminApiEnabled) throw new NotFoundError();
-        if (token === null || !this.auth.verifyAdminToken(token)) throw new UnauthorizedError('Invalid admin token');
+        if (!this.credentials.adminApiEnabled) throw new NotFoundError();
+        if (token === null || !this.credentials.verifyAdminToken(token)) throw new UnauthorizedError('Invalid admin token');
         request.auth = { kind: 'admin', credentialId: ADMIN_TOKEN_CREDENTIAL_ID };
         return true;
       case 'bootstrap':
@@ -69,10 +71,10 @@ export class AuthGuard implements CanActivate {
   private async authenticateBootstrap(request: Request, token: string | null): Promise<boolean> {
     // The legacy body field is read only when the header is absent (decisions.md §3).
     const presented = token ?? legacyServerAuthToken(request.body);
-    const credentialHash = presented === null ? null : this.auth.credentialHash(presented);
+    const credentialHash = presented === null ? null : this.credentials.credentialHash(presented);
     try {
       if (credentialHash === null) throw new UnauthorizedError('Missing bootstrap token');
-      request.auth = { kind: 'bootstrap', serverId: await this.auth.resolveBootstrapToken(credentialHash), credentialHash };
+      request.auth = { kind: 'bootstrap', serverId: await this.credentials.resolveBootstrapToken(credentialHash), credentialHash };
     } catch (error) {
       // A failure counts against the source address and the credential: over either budget, 429.
       if (error instanceof UnauthorizedError) throw await this.loginFailures.serverLoginFailed(clientIp(request), credentialHash, error);
@@ -82,7 +84,7 @@ export class AuthGuard implements CanActivate {
   }
 
   private async authenticateServer(request: Request, token: string, forRefresh: boolean): Promise<boolean> {
-    request.auth = { kind: 'server', session: await this.auth.resolveServerToken(token, forRefresh) };
+    request.auth = { kind: 'server', session: await this.serverSessions.resolveServerToken(token, forRefresh) };
     return true;
   }
 }

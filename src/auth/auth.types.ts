@@ -15,7 +15,6 @@ export interface PlayerSessionContext {
   tokenExpiresAt: Date;
 }
 
-/** A player session as an upload's statement reads it by token hash (SessionRepository's upload fragments). */
 /** A live player session and where it is bound (player login: conflict or handover). */
 export interface LivePlayerSession {
   sessionId: string;
@@ -23,6 +22,7 @@ export interface LivePlayerSession {
   serverId: number;
 }
 
+/** A player session as an upload's statement reads it by token hash (playerSessionByTokenHashCte in upload-session.rule.ts). */
 export interface UploadSessionRow {
   id: string;
   uid: string;
@@ -32,7 +32,7 @@ export interface UploadSessionRow {
   loggedOutAt: Date | null;
 }
 
-/** The instant an upload's session is judged at (AuthService.uploadSessionClock). */
+/** The instant an upload's session is judged at (UploadSessionRule.clock). */
 export interface UploadSessionClock {
   now: Date;
   /** A session renewed at or before this is no longer a live player's. */

@@ -37,20 +37,6 @@ export interface PlayerSessionListRow {
 }
 
 /** Server sessions and the player sessions bound to them. */
-/**
- * SQL for a statement of another module that must check a player token in the same round trip
- * (the score upload, its hot path): a CTE `name` with the session row of the token hash, and the
- * condition under which AuthService.checkUploadSession accepts that row, so the statement writes
- * nothing for a session the check will refuse. Both take the same clock readings as parameters
- * (UploadSessionClock): the check and the statement judge one instant, and test/e2e proves them
- * equal over every kind of row.
- */
-export const playerSessionByTokenHashCte = (name: string, tokenHashParam: string): string =>
-  `${name} AS (SELECT id, uid, server_session_id, token_expires_at, renewed_at, logged_out_at FROM player_session WHERE token_hash = ${tokenHashParam})`;
-export const uploadSessionAccepted = (alias: string, p: { uid: string; serverSession: string; now: string; liveSince: string }): string =>
-  `(${alias}.uid = ${p.uid} AND ${alias}.logged_out_at IS NULL AND ${alias}.server_session_id = ${p.serverSession}` +
-  ` AND (${alias}.token_expires_at > ${p.now} OR ${alias}.renewed_at > ${p.liveSince}))`;
-
 @Injectable()
 export class SessionRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}

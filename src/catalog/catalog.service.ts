@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { AuthService } from '../auth/auth.service';
+import { PlayerSessionService } from '../auth/player-session.service';
 import type { ServerSessionContext } from '../auth/auth.types';
 import { BadRequestError } from '../common/errors/app-error';
 import { formatLocalDateTime } from '../common/time';
@@ -66,7 +66,7 @@ function toChartInfo(chart: ChartEntity): ChartInfo {
 export class CatalogService {
   constructor(
     private readonly catalog: CatalogRepository,
-    private readonly auth: AuthService,
+    private readonly playerSessions: PlayerSessionService,
     private readonly tx: TransactionService,
     private readonly reads: CatalogReadCache,
   ) {}
@@ -104,7 +104,7 @@ export class CatalogService {
    * written. Both inserts skip rows that exist, so repeated and concurrent calls are harmless.
    */
   async syncPlayerCollections(server: ServerSessionContext, body: SyncCollectionsDto): Promise<void> {
-    const session = await this.auth.resolveBoundPlayerToken(body.accessToken, body.uid, server);
+    const session = await this.playerSessions.resolveBoundPlayerToken(body.accessToken, body.uid, server);
     const keys = [...new Set(body.collections)];
     if (keys.length === 0) return;
     await this.tx.run(async (manager) => {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AuthService } from '../auth/auth.service';
+import { PlayerSessionService } from '../auth/player-session.service';
 import type { ServerSessionContext } from '../auth/auth.types';
 import { BalanceConflictError, NotFoundError } from '../common/errors/app-error';
 import { formatLocalDateTime } from '../common/time';
@@ -23,7 +23,7 @@ function assertExpected(expected: number | null, stored: number): void {
 export class EconomyService {
   constructor(
     private readonly economy: EconomyRepository,
-    private readonly auth: AuthService,
+    private readonly playerSessions: PlayerSessionService,
     private readonly tx: TransactionService,
   ) {}
 
@@ -38,7 +38,7 @@ export class EconomyService {
    */
   async setBalance(server: ServerSessionContext, body: SyncEconomyDto): Promise<EconomyResponse> {
     if (!(await this.economy.playerExists(body.uid))) throw new NotFoundError(`No player with uid ${body.uid}`);
-    const session = await this.auth.resolveBoundPlayerToken(body.accessToken, body.uid, server);
+    const session = await this.playerSessions.resolveBoundPlayerToken(body.accessToken, body.uid, server);
     const uid = session.uid;
     const expected = body.expectedWattHour ?? null;
     try {

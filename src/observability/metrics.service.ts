@@ -5,7 +5,7 @@ import type { Request, Response } from 'express';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
-import { AuthService } from '../auth/auth.service';
+import { SessionReadService } from '../auth/session-read.service';
 import { errorCodeOf } from '../common/filters/all-exceptions.filter';
 import { PLAYER_LOGIN_MODES } from '../player/dto/player-login.dto';
 import { RealtimeService } from '../realtime/realtime.service';
@@ -143,7 +143,7 @@ export class MetricsService implements OnApplicationBootstrap {
   private readonly process = processMetrics();
 
   constructor(
-    private readonly auth: AuthService,
+    private readonly sessions: SessionReadService,
     private readonly realtime: RealtimeService,
     private readonly uploadService: UploadService,
     private readonly dataSource: DataSource,
@@ -217,7 +217,7 @@ export class MetricsService implements OnApplicationBootstrap {
     for (const [check, count] of this.uploadService.flaggedCounts()) this.flaggedPlays.inc({ check }, count);
     const parts = [await this.registry.metrics()];
     try {
-      const live = await this.auth.countLiveSessions();
+      const live = await this.sessions.countLiveSessions();
       this.liveServerSessions.set(live.servers);
       this.livePlayerSessions.set(live.players);
       parts.push(await this.sessionRegistry.metrics());

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { AuthService, IssuedExpiringToken } from '../auth/auth.service';
+import { CredentialService, IssuedExpiringToken } from '../auth/credential.service';
+import { PlayerSessionService } from '../auth/player-session.service';
 import type { ServerSessionContext } from '../auth/auth.types';
 import { CatalogService } from '../catalog/catalog.service';
 import type { TitleInfo } from '../catalog/catalog.types';
@@ -74,7 +75,8 @@ export function tokenLoginTarget(server: ServerSessionContext, body: PlayerLogin
 export class PlayerService {
   constructor(
     private readonly players: PlayerRepository,
-    private readonly auth: AuthService,
+    private readonly credentials: CredentialService,
+    private readonly sessions: PlayerSessionService,
     private readonly catalog: CatalogService,
     private readonly identity: IdentityProviderClient,
     private readonly tx: TransactionService,
@@ -98,19 +100,19 @@ export class PlayerService {
         throw new UnauthorizedError('Offline refresh is not enabled for this player');
       }
       await this.assertNotBanned(player.uid, manager);
-      const live = await this.auth.livePlayerSession(player.uid, manager);
+      const live = await this.sessions.livePlayerSession(player.uid, manager);
       if (live) {
         if (!(await this.servers.mayHandOver(live.serverId, server.serverId, body.mode, manager))) throw new SessionConflictError();
-        await this.auth.endPlayerSession(live.sessionId, 'handover', manager);
+        await this.sessions.endPlayerSession(live.sessionId, 'handover', manager);
         handedOver = { uid: player.uid, serverSessionId: live.serverSessionId };
       }
 
-      const session = await this.auth.openPlayerSession(player.uid, server.sessionId, body.mode, manager);
+      const session = await this.sessions.openPlayerSession(player.uid, server.sessionId, body.mode, manager);
       const previousVersion = player.dataVersion;
       const changes: Partial<PlayerEntity> = { dataVersion: body.version };
       if (identified.username !== undefined && identified.username !== player.username) changes.username = identified.username;
       await this.players.update(player.uid, changes, manager);
-      const resume = player.continueEnabled ? await this.auth.issueResumeToken(player.uid, manager) : null;
+      const resume = player.continueEnabled ? await this.credentials.issueResumeToken(player.uid, manager) : null;
       const collections = await this.catalog.unlockedKeys(player.uid, manager);
       return { profile: this.toProfile({ ...player, ...changes }, previousVersion, session, resume, collections), handedOver };
     });
@@ -125,7 +127,7 @@ export class PlayerService {
 
   /** POST /player/options: merge the options, validate the titles, rotate or revoke the resume token. */
   async updateOptions(server: ServerSessionContext, body: PlayerOptionsDto): Promise<PlayerProfileResponse> {
-    const session = await this.auth.resolveBoundPlayerToken(body.accessToken, body.uid, server);
+    const session = await this.sessions.resolveBoundPlayerToken(body.accessToken, body.uid, server);
     const core = this.parseCoreOptions(body.options);
     await this.assertUnlockedTitles(session.uid, { playerPrefix: body.playerPrefix, playerSuffix: body.playerSuffix });
 
@@ -143,24 +145,24 @@ export class PlayerService {
         ...(body.playerSuffix !== undefined ? { suffixKey: body.playerSuffix || null } : {}),
       };
       await this.players.update(player.uid, changes, manager);
-      await this.auth.markPlayerSessionRenewed(session, manager);
+      await this.sessions.markPlayerSessionRenewed(session, manager);
       const updated: PlayerEntity = { ...player, ...changes };
 
       let resume: IssuedExpiringToken | null = null;
-      if (updated.continueEnabled) resume = await this.auth.issueResumeToken(player.uid, manager);
-      else await this.auth.revokeResumeToken(player.uid, manager);
+      if (updated.continueEnabled) resume = await this.credentials.issueResumeToken(player.uid, manager);
+      else await this.credentials.revokeResumeToken(player.uid, manager);
 
       const collections = await this.catalog.unlockedKeys(player.uid, manager);
-      return this.toProfile(updated, updated.dataVersion, { token: body.accessToken, expiresIn: this.auth.secondsLeft(session) }, resume, collections);
+      return this.toProfile(updated, updated.dataVersion, { token: body.accessToken, expiresIn: this.sessions.secondsLeft(session) }, resume, collections);
     });
   }
 
   /** POST /player/logout: 401 for a dead token, 403 for a token of another server session. */
   async logout(server: ServerSessionContext, body: PlayerLogoutDto): Promise<void> {
-    const session = await this.auth.resolvePlayerToken(body.accessToken);
+    const session = await this.sessions.resolvePlayerToken(body.accessToken);
     if (session.uid !== body.uid) throw new UnauthorizedError('The access token does not belong to this uid');
     if (session.serverSessionId !== server.sessionId) throw new ForbiddenError('The player session belongs to another server session');
-    await this.auth.logoutPlayerSession(session, 'logout');
+    await this.sessions.logoutPlayerSession(session, 'logout');
   }
 
   /**
@@ -168,7 +170,7 @@ export class PlayerService {
    * server session (401 otherwise); answers names and the selected titles' metadata.
    */
   async chatIdentity(uid: string, serverSessionId: string): Promise<ChatIdentity> {
-    if (!(await this.auth.isPlayerBoundTo(uid, serverSessionId))) {
+    if (!(await this.sessions.isPlayerBoundTo(uid, serverSessionId))) {
       throw new UnauthorizedError('The player has no live session on this server');
     }
     const player = await this.players.findByUid(uid);
@@ -195,7 +197,7 @@ export class PlayerService {
   }
 
   async issueNetToken(uid: string): Promise<string> {
-    return this.auth.issueNetToken(uid);
+    return this.credentials.issueNetToken(uid);
   }
 
   /** Bans the player: revokes tokens, logs sessions out, then kicks them live (decisions.md §8). */
@@ -212,7 +214,7 @@ export class PlayerService {
       if (!(await this.players.lockByUid(uid, manager))) throw new NotFoundError(`No player with uid ${uid}`);
       await this.players.liftBan(uid, manager);
       await this.players.insertBan({ uid, reason, message, until }, manager);
-      return this.auth.revokePlayerAccess(uid, 'banned', manager);
+      return this.sessions.revokePlayerAccess(uid, 'banned', manager);
     });
     const response: BanResponse = { uid: Number(uid), reason, message, until: until ? formatLocalDateTime(until) : '' };
     await this.events.publish({ type: 'player.kicked', id: randomUUID(), keep: true, uid, serverSessionIds: [...new Set(serverSessionIds)], message, reason, until: response.until });
@@ -253,7 +255,7 @@ export class PlayerService {
       case 'TOKEN': {
         const target = tokenLoginTarget(server, body);
         await this.lockout.assertOpen(target.key);
-        const uid = await this.auth.findUidByNetToken(body.authToken as string);
+        const uid = await this.credentials.findUidByNetToken(body.authToken as string);
         if (uid === null) {
           await this.lockout.recordFailure(target.key, target.scale);
           throw new UnauthorizedError('Invalid Net Token');
@@ -262,7 +264,7 @@ export class PlayerService {
         return { uid };
       }
       case 'OFFLINE_REFRESH': {
-        const uid = await this.auth.findUidByResumeToken(body.resumeToken as string);
+        const uid = await this.credentials.findUidByResumeToken(body.resumeToken as string);
         if (uid === null) throw new UnauthorizedError('Invalid or expired resume token');
         return { uid };
       }

@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
 import { bearerToken } from '../auth/auth.guard';
-import { AuthService } from '../auth/auth.service';
+import { PlayerSessionService } from '../auth/player-session.service';
+import { ServerSessionService } from '../auth/server-session.service';
 import type { ServerSessionContext } from '../auth/auth.types';
 import { BadRequestError, RateLimitedError, UnauthorizedError } from '../common/errors/app-error';
 import { mapError } from '../common/errors/error-body';
@@ -69,7 +70,8 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
   private readonly trustProxy: TrustFunction;
 
   constructor(
-    private readonly auth: AuthService,
+    private readonly serverSessions: ServerSessionService,
+    private readonly playerSessions: PlayerSessionService,
     private readonly players: PlayerService,
     private readonly servers: ServerService,
     private readonly repository: RealtimeRepository,
@@ -110,7 +112,7 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
   async authenticateUpgrade(request: UpgradeRequest): Promise<void> {
     const token = bearerToken(request.headers.authorization);
     if (token === null) throw new UnauthorizedError('Missing bearer server access token');
-    request.rhythmcSession = await this.auth.resolveServerToken(token);
+    request.rhythmcSession = await this.serverSessions.resolveServerToken(token);
   }
 
   async register(socket: WebSocket, request: UpgradeRequest): Promise<void> {
@@ -168,7 +170,7 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
       if (typeof data.accessToken !== 'string' || data.accessToken.length === 0 || data.accessToken.length > 512) {
         throw new BadRequestError('accessToken must be a non-empty string');
       }
-      const expiresIn = await this.auth.renewPlayerSession(data.accessToken, uid, connection.session);
+      const expiresIn = await this.playerSessions.renewPlayerSession(data.accessToken, uid, connection.session);
       return { event: 'resume_session', data: { uid: Number(uid), ok: true, expiresIn } };
     } catch (error) {
       const { body } = this.mapped(error);

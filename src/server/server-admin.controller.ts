@@ -7,6 +7,7 @@ import { CreatedServerResponse, CreateServerDto } from './dto/create-server.dto'
 import { MaintenanceDto, MaintenanceResponse, PluginPolicyDto, PluginPolicyResponse, SessionHandoverDto, SessionHandoverResponse } from './dto/settings.dto';
 import { SERVER_LIST, ServerService } from './server.service';
 import { AdminServerLogoutResponse, AdminServerPage } from './dto/admin-server-read.dto';
+import { BootstrapTokenResponse } from './dto/bootstrap-token.response';
 import { ParseIntIdPipe } from '../common/pipes/parse-id.pipe';
 import { ApiListQuery, booleanFilter, ListQuery, ListQueryParam, ListQuerySpec } from '../common/pagination/list-query';
 import { Audited, pathId } from '../audit/audited.decorator';
@@ -39,6 +40,20 @@ export class ServerAdminController {
   @Audited('server.register', ({ result }) => `server:${(result as CreatedServerResponse).serverID}`)
   createServer(@Body() body: CreateServerDto): Promise<CreatedServerResponse> {
     return this.servers.register(body);
+  }
+
+  @Post('servers/:serverID/bootstrap-token')
+  @HttpCode(201)
+  @ApiOperation({ summary: "Rotate a server's bootstrap token", description: 'The old token stops working; live sessions stay.' })
+  @ApiParam({ name: 'serverID', schema: { type: 'integer', minimum: 1, maximum: 2_147_483_647 } })
+  @ApiCreatedResponse({ type: BootstrapTokenResponse })
+  @ApiErrors({
+    400: 'serverID is not a positive integer',
+    404: { description: 'No server with this serverID, or the admin API is disabled', code: 'NOT_FOUND', message: 'No server with serverID 7' },
+  })
+  @Audited('server.bootstrap-token', (input) => `server:${pathId(input, 'serverID')}`, () => ({}))
+  rotateBootstrapToken(@Param('serverID', new ParseIntIdPipe('serverID')) serverId: number): Promise<BootstrapTokenResponse> {
+    return this.servers.rotateBootstrapToken(serverId);
   }
 
   @Post('servers/:serverID/logout')

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { AuthService } from '../auth/auth.service';
+import { CredentialService } from '../auth/credential.service';
+import { ServerSessionService } from '../auth/server-session.service';
 import type { ServerSessionContext } from '../auth/auth.types';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { BadRequestError, MaintenanceError, NotFoundError, UnauthorizedError, UpgradeRequiredError } from '../common/errors/app-error';
@@ -12,6 +13,7 @@ import { ServerSessionResponse, ServerTokenResponse } from './dto/server-session
 import { MaintenanceDto, PluginPolicyDto, SessionHandoverDto } from './dto/settings.dto';
 import { ServerListRow, ServerRepository } from './server.repository';
 import { AdminServerLogoutResponse, AdminServerPage, AdminServerResponse } from './dto/admin-server-read.dto';
+import { BootstrapTokenResponse } from './dto/bootstrap-token.response';
 import { ListQuery, toPage } from '../common/pagination/list-query';
 import { formatLocalDateTime } from '../common/time';
 
@@ -39,7 +41,8 @@ export class ServerService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly servers: ServerRepository,
-    private readonly auth: AuthService,
+    private readonly credentials: CredentialService,
+    private readonly sessions: ServerSessionService,
     private readonly tx: TransactionService,
   ) {}
 
@@ -54,14 +57,14 @@ export class ServerService {
     const { server, opened } = await this.tx.run(async (manager) => {
       const server = await this.servers.findServerById(serverId, manager);
       if (!server) throw new UnauthorizedError('Invalid bootstrap token');
-      const opened = await this.auth.openServerSession(
+      const opened = await this.sessions.openServerSession(
         serverId,
         { pluginVersion: body.pluginVersion, pluginSha: body.pluginSHA, clientIp },
         manager,
       );
       return { server, opened };
     });
-    await this.auth.announceEndedSessions(serverId, opened.replacedSessionIds, 'replaced');
+    await this.sessions.announceEndedSessions(serverId, opened.replacedSessionIds, 'replaced');
 
     return {
       serverID: server.id,
@@ -76,12 +79,12 @@ export class ServerService {
   }
 
   refresh(session: ServerSessionContext): Promise<ServerTokenResponse> {
-    return this.auth.refreshServerSession(session);
+    return this.sessions.refreshServerSession(session);
   }
 
   async logout(session: ServerSessionContext): Promise<void> {
-    const ended = await this.tx.run((manager) => this.auth.endServerSession(session, 'logout', manager));
-    if (ended) await this.auth.announceEndedSessions(session.serverId, [session.sessionId], 'logout');
+    const ended = await this.tx.run((manager) => this.sessions.endServerSession(session, 'logout', manager));
+    if (ended) await this.sessions.announceEndedSessions(session.serverId, [session.sessionId], 'logout');
   }
 
   /**
@@ -92,9 +95,9 @@ export class ServerService {
   async adminLogout(serverId: number): Promise<AdminServerLogoutResponse> {
     const ended = await this.tx.run(async (manager) => {
       if (!(await this.servers.findServerById(serverId, manager))) throw new NotFoundError(`No server with serverID ${serverId}`);
-      return this.auth.endOpenServerSessions(serverId, 'admin', manager);
+      return this.sessions.endOpenServerSessions(serverId, 'admin', manager);
     });
-    await this.auth.announceEndedSessions(serverId, ended, 'admin');
+    await this.sessions.announceEndedSessions(serverId, ended, 'admin');
     return { serverID: serverId, endedSessions: ended.length };
   }
 
@@ -102,7 +105,7 @@ export class ServerService {
     try {
       return await this.tx.run(async (manager) => {
         const server = await this.servers.createServer({ name: body.name, country: body.country, ip: body.ip ?? null }, manager);
-        const bootstrapToken = await this.auth.issueBootstrapToken(server.id, manager);
+        const bootstrapToken = await this.credentials.issueBootstrapToken(server.id, manager);
         return { serverID: server.id, serverName: server.name, bootstrapToken };
       });
     } catch (error) {
@@ -111,7 +114,11 @@ export class ServerService {
     }
   }
 
-  /** The registered name of a server (the WebSocket layer decorates chat with it). */
+  /** POST /admin/servers/{serverID}/bootstrap-token: a new bootstrap token; the old one stops working, live sessions stay. */
+  async rotateBootstrapToken(serverId: number): Promise<BootstrapTokenResponse> {
+    return { bootstrapToken: await this.credentials.issueBootstrapToken(serverId) };
+  }
+
   /** GET /admin/servers. */
   async listServers(query: ListQuery<{ online: boolean }>): Promise<AdminServerPage> {
     const after = query.after === undefined ? undefined : Number(query.after);
@@ -119,6 +126,7 @@ export class ServerService {
     return toPage(rows, query, SERVER_LIST, (row) => String(row.id), toAdminServer);
   }
 
+  /** The registered name of a server (the WebSocket layer decorates chat with it). */
   async serverName(serverId: number): Promise<string> {
     return (await this.servers.findServerById(serverId))?.name ?? '';
   }

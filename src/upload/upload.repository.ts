@@ -4,7 +4,7 @@ import type { QueryResult } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import type { UploadSessionClock, UploadSessionRow } from '../auth/auth.types';
-import { playerSessionByTokenHashCte, uploadSessionAccepted } from '../auth/session.repository';
+import { playerSessionByTokenHashCte, uploadSessionAccepted } from '../auth/upload-session.rule';
 import { activeBanPredicate } from '../player/player.repository';
 import { ATP_CHART_COUNT } from './rating';
 import type { TrackPosition } from './upload.types';

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { AuthService } from '../auth/auth.service';
+import { UploadSessionRule } from '../auth/upload-session.rule';
 import type { ServerSessionContext } from '../auth/auth.types';
 import { CatalogService } from '../catalog/catalog.service';
 import { BadRequestError } from '../common/errors/app-error';
@@ -46,7 +46,7 @@ export class UploadService {
 
   constructor(
     private readonly records: UploadRepository,
-    private readonly auth: AuthService,
+    private readonly sessionRule: UploadSessionRule,
     private readonly catalog: CatalogService,
     private readonly index: RankIndex,
     private readonly rankAnswers: RankAnswerService,
@@ -71,14 +71,14 @@ export class UploadService {
     }
     const checks: CheckContext = { enabled: this.config.scoreChecks, nowMs: Date.now(), maxAgeMs: this.config.scoreMaxAgeHours * 3_600_000, chartNotes: null };
     const record = this.toRecord(body, server, checks);
-    const tokenHash = this.auth.playerTokenHash(body.player.accessToken);
+    const tokenHash = this.sessionRule.tokenHash(body.player.accessToken);
 
     const outcome = await this.index.runWrite((stage) =>
       this.tx.run(async (manager): Promise<UploadOutcome> => {
-        const clock = this.auth.uploadSessionClock();
+        const clock = this.sessionRule.clock();
         const first = await this.records.insertRecordAndReadState(record, tokenHash, clock, manager);
         // 401 rolls back; the statement has stored nothing for a session the check refuses.
-        this.auth.checkUploadSession(first.session, record.uid, server, clock);
+        this.sessionRule.check(first.session, record.uid, server, clock);
         let current = first.state;
         // Another upload of the player committed while this one waited for the lock: read again.
         if (first.locked && first.locked.version !== current.version) current = await this.records.readLockedState(record.uid, record.levelId, manager);

@@ -191,6 +191,19 @@ describe('API docs (OpenAPI at /docs)', () => {
     for (const scheme of Object.values(document.components.securitySchemes)) expect(scheme).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
 
+  it('documents every /admin/servers route as an operation of one controller, ServerAdminController', () => {
+    const servers = operations
+      .filter(({ path }) => path === '/admin/servers' || path.startsWith('/admin/servers/'))
+      .map(({ method, path, operation }) => `${method.toUpperCase()} ${path} ${operation.operationId}`)
+      .sort();
+    expect(servers).toEqual([
+      'GET /admin/servers ServerAdmin_listServers',
+      'POST /admin/servers ServerAdmin_createServer',
+      'POST /admin/servers/{serverID}/bootstrap-token ServerAdmin_rotateBootstrapToken',
+      'POST /admin/servers/{serverID}/logout ServerAdmin_logoutServer',
+    ]);
+  });
+
   it('gives every operation a 2xx answer with a schema (or no content)', () => {
     for (const { method, path, operation } of operations) {
       const success = Object.keys(operation.responses).filter((status) => /^2\d\d$/.test(status));

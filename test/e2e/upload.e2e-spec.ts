@@ -8,9 +8,6 @@ import { RankIndex } from '../../src/upload/rank/rank-index';
 import { UploadRepository } from '../../src/upload/upload.repository';
 import { CatalogService } from '../../src/catalog/catalog.service';
 import { sleep } from '../support/wait';
-import { AuthService } from '../../src/auth/auth.service';
-import type { UploadSessionRow } from '../../src/auth/auth.types';
-import { uploadSessionAccepted } from '../../src/auth/session.repository';
 import { GameplayPayload, gameplayPayload } from '../factories/upload.factory';
 
 /** The app's rank index (an abstract class is its DI token). */
@@ -573,46 +570,6 @@ describe('Upload with an expired player token of a stale session', () => {
     await sleep(1_700);
     // 2.4 s after the login, 1.7 s after the sync: the sync keeps the player live.
     expect((await upload(app, server, record(server, player, gameplay(101)))).status).toBe(200);
-  });
-
-  it('judges a session row in SQL exactly as AuthService.checkUploadSession does', async () => {
-    const auth = app.get(AuthService);
-    const clock = { now: new Date('2026-06-01T12:00:00Z'), liveSince: new Date('2026-06-01T11:52:00Z') };
-    const serverSession = '00000000-0000-4000-8000-000000000001';
-    const otherSession = '00000000-0000-4000-8000-000000000002';
-    const at = (iso: string) => new Date(`2026-06-01T${iso}Z`);
-    const rows: UploadSessionRow[] = [];
-    let n = 0;
-    for (const uid of ['7', '8'])
-      for (const serverSessionId of [serverSession, otherSession])
-        for (const tokenExpiresAt of [at('11:59:59'), at('12:00:00'), at('12:00:01')])
-          for (const renewedAt of [at('11:51:59'), at('11:52:00'), at('11:52:01')])
-            for (const loggedOutAt of [null, at('11:58:00')])
-              rows.push({ id: `00000000-0000-4000-9000-${String(++n).padStart(12, '0')}`, uid, serverSessionId, tokenExpiresAt, renewedAt, loggedOutAt });
-    const judged = await app.sql<{ id: string; accepted: boolean }>(
-      `WITH sess AS (SELECT * FROM jsonb_to_recordset($5::jsonb) AS t(id uuid, uid bigint, server_session_id uuid, token_expires_at timestamptz, renewed_at timestamptz, logged_out_at timestamptz))
-       SELECT id::text AS id, ${uploadSessionAccepted('sess', { uid: '$1::bigint', serverSession: '$2::uuid', now: '$3::timestamptz', liveSince: '$4::timestamptz' })} AS accepted FROM sess`,
-      [
-        '7',
-        serverSession,
-        clock.now,
-        clock.liveSince,
-        JSON.stringify(rows.map((r) => ({ id: r.id, uid: r.uid, server_session_id: r.serverSessionId, token_expires_at: r.tokenExpiresAt, renewed_at: r.renewedAt, logged_out_at: r.loggedOutAt }))),
-      ],
-    );
-    const server = { sessionId: serverSession, serverId: 1, tokenExpiresAt: clock.now, tokenHash: '' };
-    const inTypeScript = rows.map((row) => {
-      try {
-        auth.checkUploadSession(row, '7', server, clock);
-        return true;
-      } catch {
-        return false;
-      }
-    });
-    expect(judged.map((row) => row.accepted)).toEqual(inTypeScript);
-    // Both sides of each boundary occur, so the comparison means something.
-    expect(inTypeScript.filter(Boolean).length).toBeGreaterThan(0);
-    expect(inTypeScript.filter((accepted) => !accepted).length).toBeGreaterThan(0);
   });
 });
 

@@ -1,0 +1,95 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { EntityManager } from 'typeorm';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { NotFoundError, UnauthorizedError } from '../common/errors/app-error';
+import { isForeignKeyViolation } from '../database/pg-errors';
+import { CredentialRepository } from './credential.repository';
+import { TokenService } from './token.service';
+
+export interface IssuedExpiringToken {
+  token: string;
+  expiresIn: number;
+}
+
+/** Long-lived credentials: the admin token, server bootstrap tokens, player Net Tokens and resume tokens. */
+@Injectable()
+export class CredentialService {
+  private readonly adminTokenHash: Buffer | null;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly tokens: TokenService,
+    private readonly credentials: CredentialRepository,
+  ) {
+    this.adminTokenHash = config.adminToken === null ? null : createHash('sha256').update(config.adminToken).digest();
+  }
+
+  get adminApiEnabled(): boolean {
+    return this.adminTokenHash !== null;
+  }
+
+  verifyAdminToken(token: string): boolean {
+    if (this.adminTokenHash === null) return false;
+    const presented = createHash('sha256').update(token).digest();
+    return timingSafeEqual(presented, this.adminTokenHash);
+  }
+
+  /** SHA-256 of a presented credential, as stored and as the login limits key it. */
+  credentialHash(token: string): string {
+    return this.tokens.hash(token);
+  }
+
+  async resolveBootstrapToken(credentialHash: string): Promise<number> {
+    const serverId = await this.credentials.findServerIdByBootstrapHash(credentialHash);
+    if (serverId === null) throw new UnauthorizedError('Invalid bootstrap token');
+    return serverId;
+  }
+
+  /** Issues a new bootstrap token for the server; the previous one stops working. */
+  async issueBootstrapToken(serverId: number, manager?: EntityManager): Promise<string> {
+    const { token, hash } = this.tokens.issue();
+    try {
+      await this.credentials.putBootstrapHash(serverId, hash, manager);
+    } catch (error) {
+      if (isForeignKeyViolation(error)) throw new NotFoundError(`No server with serverID ${serverId}`);
+      throw error;
+    }
+    return token;
+  }
+
+  /** Issues a new Net Token for the player; the previous one stops working. */
+  async issueNetToken(uid: string): Promise<string> {
+    const { token, hash } = this.tokens.issue();
+    try {
+      await this.credentials.putNetTokenHash(uid, hash);
+    } catch (error) {
+      if (isForeignKeyViolation(error)) throw new NotFoundError(`No player with uid ${uid}`);
+      throw error;
+    }
+    return token;
+  }
+
+  findUidByNetToken(token: string): Promise<string | null> {
+    return this.credentials.findUidByNetTokenHash(this.tokens.hash(token));
+  }
+
+  /** The uid owning an unexpired resume token, or null. */
+  async findUidByResumeToken(token: string): Promise<string | null> {
+    const row = await this.credentials.findResumeTokenByHash(this.tokens.hash(token));
+    if (!row || row.expiresAt.getTime() <= Date.now()) return null;
+    return row.uid;
+  }
+
+  /** Issues the player's one live resume token (the previous one stops working). */
+  async issueResumeToken(uid: string, manager: EntityManager): Promise<IssuedExpiringToken> {
+    const { token, hash } = this.tokens.issue();
+    const ttl = this.config.resumeTokenTtlSeconds;
+    await this.credentials.putResumeTokenHash(uid, hash, new Date(Date.now() + ttl * 1000), manager);
+    return { token, expiresIn: ttl };
+  }
+
+  revokeResumeToken(uid: string, manager: EntityManager): Promise<void> {
+    return this.credentials.deleteResumeToken(uid, manager);
+  }
+}

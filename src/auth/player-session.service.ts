@@ -1,0 +1,116 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { UnauthorizedError } from '../common/errors/app-error';
+import type { LivePlayerSession, PlayerSessionContext, ServerSessionContext } from './auth.types';
+import { CredentialRepository } from './credential.repository';
+import type { IssuedExpiringToken } from './credential.service';
+import { PlayerLoginMode, PlayerLogoutReason } from './entities/player-session.entity';
+import { SessionRepository } from './session.repository';
+import { TokenService } from './token.service';
+
+/** Player sessions: open, resolve a player access token, renew, log out, revoke. */
+@Injectable()
+export class PlayerSessionService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly tokens: TokenService,
+    private readonly credentials: CredentialRepository,
+    private readonly sessions: SessionRepository,
+  ) {}
+
+  /**
+   * The player's session that is neither logged out nor expired, with the game server it is bound
+   * to; null when there is none. An open but expired session is closed on the way (reason
+   * `expired`) so a new one can be opened. Call with the player row locked.
+   */
+  async livePlayerSession(uid: string, manager: EntityManager): Promise<LivePlayerSession | null> {
+    const open = await this.sessions.findOpenPlayerSessionWithServer(uid, manager);
+    if (!open) return null;
+    if (open.session.tokenExpiresAt.getTime() > Date.now()) {
+      return { sessionId: open.session.id, serverSessionId: open.session.serverSessionId, serverId: open.serverId };
+    }
+    await this.sessions.logoutPlayerSession(open.session.id, 'expired', manager);
+    return null;
+  }
+
+  /** Ends a live player session inside the caller's transaction (a handover to another server). */
+  async endPlayerSession(sessionId: string, reason: PlayerLogoutReason, manager: EntityManager): Promise<void> {
+    await this.sessions.logoutPlayerSession(sessionId, reason, manager);
+  }
+
+  /** Opens a player session bound to the server session. Call when livePlayerSession() found none (or it was ended). */
+  async openPlayerSession(uid: string, serverSessionId: string, mode: PlayerLoginMode, manager: EntityManager): Promise<IssuedExpiringToken> {
+    const { token, hash } = this.tokens.issue();
+    const ttl = this.config.playerTokenTtlSeconds;
+    await this.sessions.createPlayerSession({ uid, serverSessionId, tokenHash: hash, tokenExpiresAt: new Date(Date.now() + ttl * 1000), mode }, manager);
+    return { token, expiresIn: ttl };
+  }
+
+  /**
+   * Resolves a player access token to its live session (401 when unknown, logged out or expired).
+   * Whether it must belong to the calling server session is the caller's rule (401 or 403).
+   */
+  async resolvePlayerToken(token: string): Promise<PlayerSessionContext> {
+    const session = await this.sessions.findPlayerSessionByTokenHash(this.tokens.hash(token));
+    if (!session || session.loggedOutAt !== null || session.tokenExpiresAt.getTime() <= Date.now()) {
+      throw new UnauthorizedError('Invalid or expired player access token');
+    }
+    return { sessionId: session.id, uid: session.uid, serverSessionId: session.serverSessionId, tokenExpiresAt: session.tokenExpiresAt };
+  }
+
+  /**
+   * The live session of a player token that belongs to `uid` and to the calling server session;
+   * 401 otherwise (interface.md: collections and economy sync).
+   */
+  async resolveBoundPlayerToken(token: string, uid: string, server: ServerSessionContext): Promise<PlayerSessionContext> {
+    const session = await this.resolvePlayerToken(token);
+    if (session.uid !== uid) throw new UnauthorizedError('The access token does not belong to this uid');
+    if (session.serverSessionId !== server.sessionId) throw new UnauthorizedError('The player session belongs to another server session');
+    return session;
+  }
+
+  /** Seconds left on a player session's token (for profile responses). */
+  secondsLeft(session: PlayerSessionContext): number {
+    return Math.max(0, Math.floor((session.tokenExpiresAt.getTime() - Date.now()) / 1000));
+  }
+
+  async logoutPlayerSession(session: PlayerSessionContext, reason: PlayerLogoutReason): Promise<boolean> {
+    return this.sessions.logoutPlayerSession(session.sessionId, reason);
+  }
+
+  /**
+   * Logs out every session of the player and revokes the resume token (ban), inside the caller's
+   * transaction; returns the server sessions the player was bound to.
+   */
+  async revokePlayerAccess(uid: string, reason: PlayerLogoutReason, manager: EntityManager): Promise<string[]> {
+    const serverSessionIds = await this.sessions.logoutPlayer(uid, reason, manager);
+    await this.credentials.deleteResumeToken(uid, manager);
+    return serverSessionIds;
+  }
+
+  /** An options sync counts as a sign of the player's liveness (expired-token uploads). */
+  markPlayerSessionRenewed(session: PlayerSessionContext, manager: EntityManager): Promise<void> {
+    return this.sessions.markPlayerSessionRenewed(session.sessionId, manager);
+  }
+
+  /**
+   * `resume_session` (decisions.md §7): binds the player's live session to this server session
+   * and renews its token for PLAYER_TOKEN_TTL_SECONDS; returns that lifetime. 401 for a dead token
+   * or one of another uid.
+   */
+  async renewPlayerSession(token: string, uid: string, server: ServerSessionContext): Promise<number> {
+    const session = await this.resolvePlayerToken(token);
+    if (session.uid !== uid) throw new UnauthorizedError('The access token does not belong to this uid');
+    const ttl = this.config.playerTokenTtlSeconds;
+    const renewed = await this.sessions.renewPlayerSession(session.sessionId, server.sessionId, new Date(Date.now() + ttl * 1000));
+    if (!renewed) throw new UnauthorizedError('Invalid or expired player access token');
+    return ttl;
+  }
+
+  /** True when the player has a live (open, unexpired) session bound to this server session. */
+  async isPlayerBoundTo(uid: string, serverSessionId: string): Promise<boolean> {
+    const open = await this.sessions.findOpenPlayerSession(uid);
+    return open !== null && open.serverSessionId === serverSessionId && open.tokenExpiresAt.getTime() > Date.now();
+  }
+}
