@@ -6,15 +6,18 @@ import { CatalogService } from '../catalog/catalog.service';
 import { BadRequestError } from '../common/errors/app-error';
 import { APP_CONFIG, AppConfig, SCORE_CHECK_NAMES, ScoreCheckName } from '../config/app-config';
 import { TransactionService } from '../database/transaction.service';
+import { recordCounts } from './counted-record';
 import { UploadRecordDto } from './dto/upload-record.dto';
 import { RecomputeResponse, UploadResponse } from './dto/upload.response';
 import { CheckContext, CheckedPlay, failedChecks } from './integrity/score-checks';
+import { PlayRecordRepository } from './play-record.repository';
+import { RankSourceRepository } from './rank-source.repository';
 import { RankAnswerService } from './rank/rank-answer.service';
 import { RankIndex, RankIndexStats } from './rank/rank-index';
 import { RatingRecomputeService } from './recompute/rating-recompute.service';
 import { atpTenThousandths, playRating, roundRating, toTenThousandths } from './rating';
-import { BanCheck, BestRow, ChartRead, NewPlayRecord, recordCounts, StateRead, StoredRecord, UploadRepository } from './upload.repository';
-import type { IndexedPositions, PlayerRankState, RankChange, TrackPosition } from './upload.types';
+import { RatingRepository } from './rating.repository';
+import type { BanCheck, BestRow, ChartRead, IndexedPositions, NewPlayRecord, PlayerRankState, RankChange, StateRead, StoredRecord, TrackPosition } from './upload.types';
 
 const atpText = (atpE4: number) => (atpE4 / 10_000).toFixed(4);
 const atpE4Of = (atp: string) => toTenThousandths(Number(atp));
@@ -45,7 +48,9 @@ export class UploadService {
   private readonly flagged = new Map<ScoreCheckName, number>(SCORE_CHECK_NAMES.map((check) => [check, 0]));
 
   constructor(
-    private readonly records: UploadRepository,
+    private readonly records: PlayRecordRepository,
+    private readonly ratings: RatingRepository,
+    private readonly rankSources: RankSourceRepository,
     private readonly auth: AuthService,
     private readonly catalog: CatalogService,
     private readonly index: RankIndex,
@@ -106,14 +111,14 @@ export class UploadService {
           if (recordCounts(stored, chart)) {
             if (!first.locked) {
               // A first counted play: create the rating row (locked); a concurrent first play may have won.
-              const created = await this.records.createAndLockRating(record.uid, manager);
+              const created = await this.ratings.createAndLockRating(record.uid, manager);
               if (created.version !== current.version) current = await this.records.readLockedState(record.uid, record.levelId, manager);
             }
             counted = await this.countPlay(record.uid, record.levelId, stored, chart.constant, current, manager);
           }
         }
         // A banned player's keys changed (an upload that raced its ban): every ban view must reload.
-        if (counted && current.bans.selfBanned) await this.records.bumpBanGeneration(manager);
+        if (counted && current.bans.selfBanned) await this.rankSources.bumpBanGeneration(manager);
         // A duplicate, an uncounted play or a play below the best changes nothing: the answer comes from the stored state.
         const state = counted?.state ?? this.toRankState(record.uid, record.levelId, current);
         const staged = stage(counted ? [counted.change] : [], state);
@@ -148,7 +153,7 @@ export class UploadService {
     const previousAtp = current.atp === null || current.version === 0 ? null : atpE4Of(current.atp);
     const best: Omit<BestRow, 'version'> = { ...position, recordId: play.id, rating: playRating(constant, play.acc) };
     const atpE4 = atpTenThousandths([...current.others, best.rating]);
-    const version = await this.records.writeBestAndRating(uid, levelId, best, atpText(atpE4), manager);
+    const version = await this.ratings.writeBestAndRating(uid, levelId, best, atpText(atpE4), manager);
     return {
       state: { uid, version, atpE4, levelId, best: { ...best, version } },
       change: {
