@@ -22,6 +22,7 @@ import { LeaderboardRepository } from './leaderboard.repository';
 import { LeaderboardService } from './leaderboard.service';
 import { UploadAdminController } from './upload-admin.controller';
 import { UploadController } from './upload.controller';
+import { UploadStatsService } from './upload-stats.service';
 import { UploadService } from './upload.service';
 import { RatingReadRepository } from './rating-read.repository';
 import { RatingReadService } from './rating-read.service';
@@ -29,7 +30,7 @@ import { RatingRepository } from './rating.repository';
 
 /**
  * Score records, ratings, ranks and the leaderboard reads. Depends on Auth (player identity) and Catalog (charts);
- * only observability reads it (the rank index's metrics). The rank index lives in Redis when REDIS_URL is set, in process otherwise.
+ * only observability reads it (UploadStatsService: flagged plays, the rank index's size) and admin (RatingReadService). The rank index lives in Redis when REDIS_URL is set, in process otherwise.
  */
 @Module({
   imports: [AuthModule, CatalogModule],
@@ -40,6 +41,7 @@ import { RatingRepository } from './rating.repository';
     RatingRepository,
     RankSourceRepository,
     UploadService,
+    UploadStatsService,
     RatingReadRepository,
     RatingReadService,
     BanView,
@@ -56,6 +58,6 @@ import { RatingRepository } from './rating.repository';
         redis ? new RedisRankIndex(config, redis, repository) : new MemoryRankIndex(config, repository),
     },
   ],
-  exports: [UploadService, RatingReadService],
+  exports: [UploadStatsService, RatingReadService],
 })
 export class UploadModule {}

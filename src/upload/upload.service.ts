@@ -4,19 +4,19 @@ import { AuthService } from '../auth/auth.service';
 import type { ServerSessionContext } from '../auth/auth.types';
 import { CatalogService } from '../catalog/catalog.service';
 import { BadRequestError } from '../common/errors/app-error';
-import { APP_CONFIG, AppConfig, SCORE_CHECK_NAMES, ScoreCheckName } from '../config/app-config';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { TransactionService } from '../database/transaction.service';
 import { recordCounts } from './counted-record';
 import { UploadRecordDto } from './dto/upload-record.dto';
-import { RecomputeResponse, UploadResponse } from './dto/upload.response';
+import { UploadResponse } from './dto/upload.response';
 import { CheckContext, CheckedPlay, failedChecks } from './integrity/score-checks';
 import { PlayRecordRepository } from './play-record.repository';
 import { RankSourceRepository } from './rank-source.repository';
 import { RankAnswerService } from './rank/rank-answer.service';
-import { RankIndex, RankIndexStats } from './rank/rank-index';
-import { RatingRecomputeService } from './recompute/rating-recompute.service';
+import { RankIndex } from './rank/rank-index';
 import { atpTenThousandths, playRating, roundRating, toTenThousandths } from './rating';
 import { RatingRepository } from './rating.repository';
+import { UploadStatsService } from './upload-stats.service';
 import type { BanCheck, BestRow, ChartRead, IndexedPositions, NewPlayRecord, PlayerRankState, RankChange, StateRead, StoredRecord, TrackPosition } from './upload.types';
 
 const atpText = (atpE4: number) => (atpE4 / 10_000).toFixed(4);
@@ -44,9 +44,6 @@ interface UploadOutcome {
 
 @Injectable()
 export class UploadService {
-  /** New records that failed each check since the start (the metrics read it). */
-  private readonly flagged = new Map<ScoreCheckName, number>(SCORE_CHECK_NAMES.map((check) => [check, 0]));
-
   constructor(
     private readonly records: PlayRecordRepository,
     private readonly ratings: RatingRepository,
@@ -55,7 +52,7 @@ export class UploadService {
     private readonly catalog: CatalogService,
     private readonly index: RankIndex,
     private readonly rankAnswers: RankAnswerService,
-    private readonly recomputer: RatingRecomputeService,
+    private readonly stats: UploadStatsService,
     private readonly tx: TransactionService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -125,7 +122,7 @@ export class UploadService {
         return { record: stored, chart, state, bans: current.bans, staged, inserted: first.inserted !== null };
       }),
     );
-    if (outcome.inserted) for (const check of outcome.record.flags as ScoreCheckName[]) this.flagged.set(check, (this.flagged.get(check) ?? 0) + 1);
+    if (outcome.inserted) this.stats.countFlagged(outcome.record.flags);
 
     const { siteRank, trackRank } = await this.rankAnswers.ranks(outcome.state, outcome.bans, outcome.staged);
     return {
@@ -135,11 +132,6 @@ export class UploadService {
       playRating: recordCounts(outcome.record, outcome.chart) ? roundRating(playRating(outcome.chart.constant, outcome.record.acc)) : 0,
       personalBest: outcome.state.best?.recordId === outcome.record.id,
     };
-  }
-
-  /** POST /admin/ratings/recompute: every player's bests and ATP again from the stored records and the current chart constants. */
-  recompute(): Promise<RecomputeResponse> {
-    return this.recomputer.recomputeAll();
   }
 
   /**
@@ -206,16 +198,6 @@ export class UploadService {
       serverSessionId: server.sessionId,
     };
     return { ...record, flags: failedChecks(toCheckedPlay(record), checks) };
-  }
-
-  /** New records flagged by each check since the start, for the metrics. */
-  flaggedCounts(): ReadonlyMap<ScoreCheckName, number> {
-    return this.flagged;
-  }
-
-  /** The rank index's mode and contents, for the metrics. */
-  async rankIndexStats(): Promise<RankIndexStats & { mode: RankIndex['kind'] }> {
-    return { mode: this.index.kind, ...(await this.index.stats()) };
   }
 }
 
