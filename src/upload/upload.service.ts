@@ -8,8 +8,9 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { TransactionService } from '../database/transaction.service';
 import { recordCounts } from './counted-record';
 import { UploadRecordDto } from './dto/upload-record.dto';
+import { toUploadedPlay } from './dto/upload-record.mapper';
 import { UploadResponse } from './dto/upload.response';
-import { CheckContext, CheckedPlay, failedChecks } from './integrity/score-checks';
+import { CheckContext, failedChecks } from './integrity/score-checks';
 import { PlayRecordRepository } from './play-record.repository';
 import { RankSourceRepository } from './rank-source.repository';
 import { RankAnswerService } from './rank/rank-answer.service';
@@ -72,7 +73,8 @@ export class UploadService {
       throw new BadRequestError(`server.serverID: ${body.server.serverID} is not the server of this session`);
     }
     const checks: CheckContext = { enabled: this.config.scoreChecks, nowMs: Date.now(), maxAgeMs: this.config.scoreMaxAgeHours * 3_600_000, chartNotes: null };
-    const record = this.toRecord(body, server, checks);
+    const play = toUploadedPlay(body, server);
+    const record: NewPlayRecord = { ...play, flags: failedChecks(play, checks) };
     const tokenHash = this.auth.playerTokenHash(body.player.accessToken);
 
     const outcome = await this.index.runWrite((stage) =>
@@ -99,7 +101,7 @@ export class UploadService {
           stored = { ...record, ...first.inserted, approved: false, voided: false };
           // The note count is known only now: the noteCount check runs here (rarely adds a flag).
           if (chart.notes !== null) {
-            const flags = failedChecks(toCheckedPlay(record), { ...checks, chartNotes: chart.notes });
+            const flags = failedChecks(play, { ...checks, chartNotes: chart.notes });
             if (flags.length !== stored.flags.length) {
               stored.flags = flags;
               await this.records.setFlags(stored.id, flags, manager);
@@ -159,49 +161,7 @@ export class UploadService {
   private toRankState(uid: string, levelId: number, current: StateRead): PlayerRankState {
     return { uid, version: current.version, atpE4: current.atp === null ? null : atpE4Of(current.atp), levelId, best: current.best };
   }
-
-  private toRecord(body: UploadRecordDto, server: ServerSessionContext, checks: CheckContext): NewPlayRecord {
-    const p = body.payload;
-    const record: Omit<NewPlayRecord, 'flags'> = {
-      uid: body.player.playerUID,
-      levelId: p.levelID,
-      timeMs: p.time,
-      playerTimestampMs: body.player.timestamp,
-      acc: p.acc,
-      pass: p.pass,
-      fullCombo: p.fullCombo,
-      allPerfect: p.allPerfect,
-      isNewRecord: p.isNewRecord,
-      maxCombo: p.maxCombo,
-      isRival: p.isRival,
-      isWin: p.isWin,
-      rivalUid: Math.max(0, p.rivalUID),
-      rivalAcc: p.rivalAcc,
-      counters: [
-        p.tapStats.perfect,
-        p.tapStats.great,
-        p.tapStats.miss,
-        p.holdStats.perfect,
-        p.holdStats.great,
-        p.holdStats.miss,
-        p.dodgeStats.perfect,
-        p.dodgeStats.great,
-        p.dodgeStats.miss,
-        p.lookStats.perfect,
-        p.lookStats.great,
-        p.lookStats.miss,
-      ],
-      playerArena: p.player_arena ?? '',
-      serverId: server.serverId,
-      serverName: body.server.serverName,
-      serverCountry: body.server.country,
-      serverSessionId: server.sessionId,
-    };
-    return { ...record, flags: failedChecks(toCheckedPlay(record), checks) };
-  }
 }
-
-const toCheckedPlay = (record: Omit<NewPlayRecord, 'flags'>): CheckedPlay => record;
 
 const toChartRead = (chart: { difficultyConstant: number; placeholder: boolean; notes: number | null }): ChartRead => ({
   constant: chart.difficultyConstant,
