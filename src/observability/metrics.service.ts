@@ -9,7 +9,7 @@ import { SessionReadService } from '../auth/session-read.service';
 import { errorCodeOf } from '../common/filters/all-exceptions.filter';
 import { PLAYER_LOGIN_MODES } from '../player/dto/player-login.dto';
 import { RealtimeService } from '../realtime/realtime.service';
-import { UploadService } from '../upload/upload.service';
+import { UploadStatsService } from '../upload/upload-stats.service';
 import { REDIS } from '../common/redis/redis.module';
 import type { RouteMetric } from '../common/decorators/route-metric.decorator';
 import { buildInfo } from '../config/build-info';
@@ -145,7 +145,7 @@ export class MetricsService implements OnApplicationBootstrap {
   constructor(
     private readonly sessions: SessionReadService,
     private readonly realtime: RealtimeService,
-    private readonly uploadService: UploadService,
+    private readonly uploadStats: UploadStatsService,
     private readonly dataSource: DataSource,
     @Inject(REDIS) private readonly redis: Redis | null,
     private readonly discovery: DiscoveryService,
@@ -203,7 +203,7 @@ export class MetricsService implements OnApplicationBootstrap {
     this.observePool();
     if (this.redis !== null) this.redisUp?.set(this.redis.status === 'ready' ? 1 : 0);
     try {
-      const index = await this.uploadService.rankIndexStats();
+      const index = await this.uploadStats.rankIndexStats();
       this.rankIndex.reset();
       this.rankIndexEntries.reset();
       this.rankIndex.set({ mode: index.mode }, index.ready ? 1 : 0);
@@ -212,9 +212,9 @@ export class MetricsService implements OnApplicationBootstrap {
     } catch (error) {
       this.logger.warn(`Reading the rank index failed; the scrape goes without its size: ${error instanceof Error ? error.message : String(error)}`);
     }
-    // The upload service counts; the counter shows its totals (reset + inc keeps it a counter within the process).
+    // The upload's stats count; the counter shows its totals (reset + inc keeps it a counter within the process).
     this.flaggedPlays.reset();
-    for (const [check, count] of this.uploadService.flaggedCounts()) this.flaggedPlays.inc({ check }, count);
+    for (const [check, count] of this.uploadStats.flaggedCounts()) this.flaggedPlays.inc({ check }, count);
     const parts = [await this.registry.metrics()];
     try {
       const live = await this.sessions.countLiveSessions();

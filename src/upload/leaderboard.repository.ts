@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { activeBanPredicate } from '../player/player.repository';
-import type { BanCheck } from './upload.repository';
+import type { BanCheck } from './upload.types';
 
 /** A row of the site order (decisions.md §5: ATP desc, uid asc) with the player's names. */
 export interface SiteRow {
@@ -34,7 +34,7 @@ export interface Window<Row> {
 
 /**
  * What the rank answer needs of the window's player, read by the window's own statement (one
- * snapshot, as UploadRepository.readState reads it): the rating row, the best on the chart (null
+ * snapshot, as PlayRecordRepository.readLockedState reads it): the rating row, the best on the chart (null
  * for the ATP board) and the ban check. null when the player has no row on the board.
  */
 export interface AnchorState {
@@ -66,7 +66,7 @@ const BEHIND: Part = 2;
 
 const unbanned = (alias: string) => `NOT ${activeBanPredicate(alias)}`;
 
-/** Select-list columns of the player $n: the ban check of UploadRepository's state read (whether banned, the ban generation, the database clock). */
+/** Select-list columns of the player $n: the ban check of PlayRecordRepository's state read (whether banned, the ban generation, the database clock). */
 const BAN_CHECK = (uid: string) => `(SELECT ${activeBanPredicate('me_uid')} FROM (SELECT ${uid}::bigint AS uid) AS me_uid) AS self_banned,
   (SELECT generation FROM rank_ban_generation WHERE id = 1) AS ban_generation, now() AS db_now`;
 

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { RankSourceRepository } from './rank-source.repository';
 import { RankAnswerService } from './rank/rank-answer.service';
 import { toTenThousandths } from './rating';
 import { RatingReadRepository } from './rating-read.repository';
-import { UploadRepository } from './upload.repository';
 import type { PlayerRankState } from './upload.types';
 
 export interface PlayerRatingSummary {
@@ -19,7 +19,7 @@ export interface PlayerRatingSummary {
 export class RatingReadService {
   constructor(
     private readonly ratings: RatingReadRepository,
-    private readonly records: UploadRepository,
+    private readonly rankSources: RankSourceRepository,
     private readonly rankAnswers: RankAnswerService,
   ) {}
 
@@ -30,7 +30,7 @@ export class RatingReadService {
   async playerRatings(uid: string, bestLimit: number): Promise<PlayerRatingSummary> {
     const rating = await this.ratings.rating(uid);
     const bests = await this.ratings.bests(uid, bestLimit);
-    const bans = await this.records.banCheck(uid);
+    const bans = await this.rankSources.banCheck(uid);
     const version = rating === null ? 0 : Number(rating.version);
     const atpE4 = rating === null ? null : toTenThousandths(Number(rating.atp));
     const state = (levelId: number, best: PlayerRankState['best']): PlayerRankState => ({ uid, version, atpE4, levelId, best });

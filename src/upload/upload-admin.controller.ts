@@ -4,14 +4,14 @@ import { ApiErrors } from '../common/decorators/api-errors.decorator';
 import { AdminAuth } from '../auth/auth.decorators';
 import { API_TAGS } from '../openapi/api-tags';
 import { RecomputeResponse } from './dto/upload.response';
-import { UploadService } from './upload.service';
+import { RatingRecomputeService } from './recompute/rating-recompute.service';
 import { Audited } from '../audit/audited.decorator';
 
 @ApiTags(API_TAGS.admin)
 @Controller('admin/ratings')
 @AdminAuth()
 export class UploadAdminController {
-  constructor(private readonly uploads: UploadService) {}
+  constructor(private readonly recomputer: RatingRecomputeService) {}
 
   /** Recomputes every player's bests and ATP from the stored records (after chart constants change). */
   @Post('recompute')
@@ -21,6 +21,6 @@ export class UploadAdminController {
   @ApiErrors({})
   @Audited('ratings.recompute', () => 'ratings:all', ({ result }) => ({ ...(result as RecomputeResponse) }))
   recompute(): Promise<RecomputeResponse> {
-    return this.uploads.recompute();
+    return this.recomputer.recomputeAll();
   }
 }

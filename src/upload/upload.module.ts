@@ -4,6 +4,9 @@ import { AuthModule } from '../auth/auth.module';
 import { CatalogModule } from '../catalog/catalog.module';
 import { REDIS } from '../common/redis/redis.module';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { PlayRecordRepository } from './play-record.repository';
+import { PreparedStatements } from './prepared-statements';
+import { RankSourceRepository } from './rank-source.repository';
 import { BanView } from './rank/ban-view';
 import { RankAnswerService } from './rank/rank-answer.service';
 import { MemoryRankIndex } from './rank/memory-rank-index';
@@ -19,21 +22,26 @@ import { LeaderboardRepository } from './leaderboard.repository';
 import { LeaderboardService } from './leaderboard.service';
 import { UploadAdminController } from './upload-admin.controller';
 import { UploadController } from './upload.controller';
-import { UploadRepository } from './upload.repository';
+import { UploadStatsService } from './upload-stats.service';
 import { UploadService } from './upload.service';
 import { RatingReadRepository } from './rating-read.repository';
 import { RatingReadService } from './rating-read.service';
+import { RatingRepository } from './rating.repository';
 
 /**
  * Score records, ratings, ranks and the leaderboard reads. Depends on Auth (player identity) and Catalog (charts);
- * only observability reads it (the rank index's metrics). The rank index lives in Redis when REDIS_URL is set, in process otherwise.
+ * only observability reads it (UploadStatsService: flagged plays, the rank index's size) and admin (RatingReadService). The rank index lives in Redis when REDIS_URL is set, in process otherwise.
  */
 @Module({
   imports: [AuthModule, CatalogModule],
   controllers: [UploadController, UploadAdminController, PlayReviewController, LeaderboardController, LeaderboardAdminController],
   providers: [
-    UploadRepository,
+    PreparedStatements,
+    PlayRecordRepository,
+    RatingRepository,
+    RankSourceRepository,
     UploadService,
+    UploadStatsService,
     RatingReadRepository,
     RatingReadService,
     BanView,
@@ -45,11 +53,11 @@ import { RatingReadService } from './rating-read.service';
     LeaderboardService,
     {
       provide: RankIndex,
-      inject: [APP_CONFIG, REDIS, UploadRepository],
-      useFactory: (config: AppConfig, redis: Redis | null, repository: UploadRepository): RankIndex =>
+      inject: [APP_CONFIG, REDIS, RankSourceRepository],
+      useFactory: (config: AppConfig, redis: Redis | null, repository: RankSourceRepository): RankIndex =>
         redis ? new RedisRankIndex(config, redis, repository) : new MemoryRankIndex(config, repository),
     },
   ],
-  exports: [UploadService, RatingReadService],
+  exports: [UploadStatsService, RatingReadService],
 })
 export class UploadModule {}

@@ -4,17 +4,21 @@ import { UploadSessionRule } from '../auth/upload-session.rule';
 import type { ServerSessionContext } from '../auth/auth.types';
 import { CatalogService } from '../catalog/catalog.service';
 import { BadRequestError } from '../common/errors/app-error';
-import { APP_CONFIG, AppConfig, SCORE_CHECK_NAMES, ScoreCheckName } from '../config/app-config';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { TransactionService } from '../database/transaction.service';
+import { recordCounts } from './counted-record';
 import { UploadRecordDto } from './dto/upload-record.dto';
-import { RecomputeResponse, UploadResponse } from './dto/upload.response';
-import { CheckContext, CheckedPlay, failedChecks } from './integrity/score-checks';
+import { toUploadedPlay } from './dto/upload-record.mapper';
+import { UploadResponse } from './dto/upload.response';
+import { CheckContext, failedChecks } from './integrity/score-checks';
+import { PlayRecordRepository } from './play-record.repository';
+import { RankSourceRepository } from './rank-source.repository';
 import { RankAnswerService } from './rank/rank-answer.service';
-import { RankIndex, RankIndexStats } from './rank/rank-index';
-import { RatingRecomputeService } from './recompute/rating-recompute.service';
+import { RankIndex } from './rank/rank-index';
 import { atpTenThousandths, playRating, roundRating, toTenThousandths } from './rating';
-import { BanCheck, BestRow, ChartRead, NewPlayRecord, recordCounts, StateRead, StoredRecord, UploadRepository } from './upload.repository';
-import type { IndexedPositions, PlayerRankState, RankChange, TrackPosition } from './upload.types';
+import { RatingRepository } from './rating.repository';
+import { UploadStatsService } from './upload-stats.service';
+import type { BanCheck, BestRow, ChartRead, IndexedPositions, NewPlayRecord, PlayerRankState, RankChange, StateRead, StoredRecord, TrackPosition } from './upload.types';
 
 const atpText = (atpE4: number) => (atpE4 / 10_000).toFixed(4);
 const atpE4Of = (atp: string) => toTenThousandths(Number(atp));
@@ -41,16 +45,15 @@ interface UploadOutcome {
 
 @Injectable()
 export class UploadService {
-  /** New records that failed each check since the start (the metrics read it). */
-  private readonly flagged = new Map<ScoreCheckName, number>(SCORE_CHECK_NAMES.map((check) => [check, 0]));
-
   constructor(
-    private readonly records: UploadRepository,
+    private readonly records: PlayRecordRepository,
+    private readonly ratings: RatingRepository,
+    private readonly rankSources: RankSourceRepository,
     private readonly sessionRule: UploadSessionRule,
     private readonly catalog: CatalogService,
     private readonly index: RankIndex,
     private readonly rankAnswers: RankAnswerService,
-    private readonly recomputer: RatingRecomputeService,
+    private readonly stats: UploadStatsService,
     private readonly tx: TransactionService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -70,7 +73,8 @@ export class UploadService {
       throw new BadRequestError(`server.serverID: ${body.server.serverID} is not the server of this session`);
     }
     const checks: CheckContext = { enabled: this.config.scoreChecks, nowMs: Date.now(), maxAgeMs: this.config.scoreMaxAgeHours * 3_600_000, chartNotes: null };
-    const record = this.toRecord(body, server, checks);
+    const play = toUploadedPlay(body, server);
+    const record: NewPlayRecord = { ...play, flags: failedChecks(play, checks) };
     const tokenHash = this.sessionRule.tokenHash(body.player.accessToken);
 
     const outcome = await this.index.runWrite((stage) =>
@@ -97,7 +101,7 @@ export class UploadService {
           stored = { ...record, ...first.inserted, approved: false, voided: false };
           // The note count is known only now: the noteCount check runs here (rarely adds a flag).
           if (chart.notes !== null) {
-            const flags = failedChecks(toCheckedPlay(record), { ...checks, chartNotes: chart.notes });
+            const flags = failedChecks(play, { ...checks, chartNotes: chart.notes });
             if (flags.length !== stored.flags.length) {
               stored.flags = flags;
               await this.records.setFlags(stored.id, flags, manager);
@@ -106,21 +110,21 @@ export class UploadService {
           if (recordCounts(stored, chart)) {
             if (!first.locked) {
               // A first counted play: create the rating row (locked); a concurrent first play may have won.
-              const created = await this.records.createAndLockRating(record.uid, manager);
+              const created = await this.ratings.createAndLockRating(record.uid, manager);
               if (created.version !== current.version) current = await this.records.readLockedState(record.uid, record.levelId, manager);
             }
             counted = await this.countPlay(record.uid, record.levelId, stored, chart.constant, current, manager);
           }
         }
         // A banned player's keys changed (an upload that raced its ban): every ban view must reload.
-        if (counted && current.bans.selfBanned) await this.records.bumpBanGeneration(manager);
+        if (counted && current.bans.selfBanned) await this.rankSources.bumpBanGeneration(manager);
         // A duplicate, an uncounted play or a play below the best changes nothing: the answer comes from the stored state.
         const state = counted?.state ?? this.toRankState(record.uid, record.levelId, current);
         const staged = stage(counted ? [counted.change] : [], state);
         return { record: stored, chart, state, bans: current.bans, staged, inserted: first.inserted !== null };
       }),
     );
-    if (outcome.inserted) for (const check of outcome.record.flags as ScoreCheckName[]) this.flagged.set(check, (this.flagged.get(check) ?? 0) + 1);
+    if (outcome.inserted) this.stats.countFlagged(outcome.record.flags);
 
     const { siteRank, trackRank } = await this.rankAnswers.ranks(outcome.state, outcome.bans, outcome.staged);
     return {
@@ -130,11 +134,6 @@ export class UploadService {
       playRating: recordCounts(outcome.record, outcome.chart) ? roundRating(playRating(outcome.chart.constant, outcome.record.acc)) : 0,
       personalBest: outcome.state.best?.recordId === outcome.record.id,
     };
-  }
-
-  /** POST /admin/ratings/recompute: every player's bests and ATP again from the stored records and the current chart constants. */
-  recompute(): Promise<RecomputeResponse> {
-    return this.recomputer.recomputeAll();
   }
 
   /**
@@ -148,7 +147,7 @@ export class UploadService {
     const previousAtp = current.atp === null || current.version === 0 ? null : atpE4Of(current.atp);
     const best: Omit<BestRow, 'version'> = { ...position, recordId: play.id, rating: playRating(constant, play.acc) };
     const atpE4 = atpTenThousandths([...current.others, best.rating]);
-    const version = await this.records.writeBestAndRating(uid, levelId, best, atpText(atpE4), manager);
+    const version = await this.ratings.writeBestAndRating(uid, levelId, best, atpText(atpE4), manager);
     return {
       state: { uid, version, atpE4, levelId, best: { ...best, version } },
       change: {
@@ -162,59 +161,7 @@ export class UploadService {
   private toRankState(uid: string, levelId: number, current: StateRead): PlayerRankState {
     return { uid, version: current.version, atpE4: current.atp === null ? null : atpE4Of(current.atp), levelId, best: current.best };
   }
-
-  private toRecord(body: UploadRecordDto, server: ServerSessionContext, checks: CheckContext): NewPlayRecord {
-    const p = body.payload;
-    const record: Omit<NewPlayRecord, 'flags'> = {
-      uid: body.player.playerUID,
-      levelId: p.levelID,
-      timeMs: p.time,
-      playerTimestampMs: body.player.timestamp,
-      acc: p.acc,
-      pass: p.pass,
-      fullCombo: p.fullCombo,
-      allPerfect: p.allPerfect,
-      isNewRecord: p.isNewRecord,
-      maxCombo: p.maxCombo,
-      isRival: p.isRival,
-      isWin: p.isWin,
-      rivalUid: Math.max(0, p.rivalUID),
-      rivalAcc: p.rivalAcc,
-      counters: [
-        p.tapStats.perfect,
-        p.tapStats.great,
-        p.tapStats.miss,
-        p.holdStats.perfect,
-        p.holdStats.great,
-        p.holdStats.miss,
-        p.dodgeStats.perfect,
-        p.dodgeStats.great,
-        p.dodgeStats.miss,
-        p.lookStats.perfect,
-        p.lookStats.great,
-        p.lookStats.miss,
-      ],
-      playerArena: p.player_arena ?? '',
-      serverId: server.serverId,
-      serverName: body.server.serverName,
-      serverCountry: body.server.country,
-      serverSessionId: server.sessionId,
-    };
-    return { ...record, flags: failedChecks(toCheckedPlay(record), checks) };
-  }
-
-  /** New records flagged by each check since the start, for the metrics. */
-  flaggedCounts(): ReadonlyMap<ScoreCheckName, number> {
-    return this.flagged;
-  }
-
-  /** The rank index's mode and contents, for the metrics. */
-  async rankIndexStats(): Promise<RankIndexStats & { mode: RankIndex['kind'] }> {
-    return { mode: this.index.kind, ...(await this.index.stats()) };
-  }
 }
-
-const toCheckedPlay = (record: Omit<NewPlayRecord, 'flags'>): CheckedPlay => record;
 
 const toChartRead = (chart: { difficultyConstant: number; placeholder: boolean; notes: number | null }): ChartRead => ({
   constant: chart.difficultyConstant,

@@ -29,3 +29,106 @@ export interface IndexedPositions {
   siteAhead: number | null;
   trackAhead: number | null;
 }
+
+/** A record as stored, every field of the upload plus where it came from. */
+export interface NewPlayRecord {
+  uid: string;
+  levelId: number;
+  timeMs: number;
+  playerTimestampMs: number;
+  acc: number;
+  pass: boolean;
+  fullCombo: boolean;
+  allPerfect: boolean;
+  isNewRecord: boolean;
+  maxCombo: number;
+  isRival: boolean;
+  isWin: boolean;
+  rivalUid: number;
+  rivalAcc: number;
+  /** tap, hold, dodge, look × perfect, great, miss. */
+  counters: [number, number, number, number, number, number, number, number, number, number, number, number];
+  playerArena: string;
+  serverId: number;
+  serverName: string;
+  serverCountry: string;
+  serverSessionId: string;
+  /** The consistency checks it failed on arrival ([]: none). */
+  flags: string[];
+}
+
+/** An uploaded play before the consistency checks ran: a NewPlayRecord without its flags. */
+export type UploadedPlay = Omit<NewPlayRecord, 'flags'>;
+
+export interface StoredRecord {
+  id: string;
+  acc: number;
+  pass: boolean;
+  timeMs: number;
+  /** When the service accepted it (epoch ms, floored): the time its best was first reached. */
+  receivedMs: number;
+  /** The consistency checks it failed ([]: none). */
+  flags: string[];
+  approved: boolean;
+  voided: boolean;
+}
+
+/** The catalog's row of the uploaded level, as the upload reads it. */
+export interface ChartRead {
+  constant: number;
+  placeholder: boolean;
+  notes: number | null;
+}
+
+export interface BestRow extends TrackPosition {
+  recordId: string;
+  rating: number;
+  version: number;
+}
+
+export interface LockedRating {
+  atp: string;
+  version: number;
+}
+
+/** What an upload reads of the player: rating row (atp null: no counted play), best on the chart, the other charts' top ratings, the chart's constant, the ban check. */
+export interface StateRead {
+  atp: string | null;
+  version: number;
+  best: BestRow | null;
+  others: number[];
+  /** null: the catalog has no row for the level yet. */
+  chart: ChartRead | null;
+  bans: BanCheck;
+}
+
+/** A recomputed best of one player on one chart. */
+export interface ComputedBest extends TrackPosition {
+  uid: string;
+  levelId: number;
+  recordId: string;
+  constant: number;
+}
+
+export interface StoredBest extends BestRow {
+  uid: string;
+  levelId: number;
+}
+
+/** What an upload needs to know about bans: whether the player is banned, and which ban generation its snapshot saw. */
+export interface BanCheck {
+  selfBanned: boolean;
+  /** rank_ban_generation at the statement's snapshot. */
+  generation: number;
+  /** The database's clock (epoch ms), against which bans run out. */
+  dbNowMs: number;
+}
+
+/** The banned players' rank keys: ratings, and bests on every chart; the earliest end of their bans. */
+export interface BannedKeys {
+  generation: number;
+  /** Epoch ms of the first ban of the set to run out; null when all are permanent. */
+  firstUntilMs: number | null;
+  sites: Array<{ uid: string; atp: string }>;
+  tracks: Array<{ uid: string; levelId: number; acc: number; firstTimeMs: number }>;
+}

@@ -5,7 +5,7 @@ import { startTestApp, TestApp } from '../support/test-app';
 import { testRedisUrl } from '../setup/test-env';
 import { formatLocalDateTime } from '../../src/common/time';
 import { RankIndex } from '../../src/upload/rank/rank-index';
-import { UploadRepository } from '../../src/upload/upload.repository';
+import { RatingRepository } from '../../src/upload/rating.repository';
 import { CatalogService } from '../../src/catalog/catalog.service';
 import { sleep } from '../support/wait';
 import { GameplayPayload, gameplayPayload } from '../factories/upload.factory';
@@ -337,7 +337,7 @@ describe('POST /player/upload', () => {
     it('leaves nothing stored when a step fails: no record, no best, no rating', async () => {
       const player = await onlinePlayer(app, server);
       await putCharts(app, [[7_001, 7.5]]);
-      const repository = app.get(UploadRepository);
+      const repository = app.get(RatingRepository);
       const spy = jest.spyOn(repository, 'writeBestAndRating').mockRejectedValueOnce(new Error('disk on fire'));
       try {
         const response = await upload(app, server, record(server, player, gameplay(7_001, { acc: 99 })));

@@ -9,7 +9,7 @@ import type { PlayerEntity } from '../../player/entities/player.entity';
  *
  * A record counts (towards bests, ATP and ranks) when it passed, failed no consistency check or
  * was approved, is not voided, and its chart is not a placeholder (docs/decisions.md "Score
- * integrity"; the rule is `countedRecordPredicate` in upload.repository.ts).
+ * integrity"; the rule is `recordCounts` / `COUNTED_RECORD` in counted-record.ts).
  */
 @Entity({ name: 'play_record' })
 @Index('IDX_play_record_flagged', ['id'], { where: 'cardinality(flags) > 0' })

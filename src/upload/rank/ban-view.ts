@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { toTenThousandths } from '../rating';
-import { UploadRepository } from '../upload.repository';
+import { RankSourceRepository as UploadRepository } from '../rank-source.repository';
 import type { PlayerRankState } from '../upload.types';
 import { OrderStatisticSet } from './order-statistic-set';
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { toTenThousandths } from '../rating';
-import { UploadRepository } from '../upload.repository';
+import { RankSourceRepository as UploadRepository } from '../rank-source.repository';
 import type { IndexedPositions, PlayerRankState, RankChange, TrackPosition } from '../upload.types';
 import { OrderStatisticSet } from './order-statistic-set';
 import { RankIndex, RankIndexStats, StageRankChanges } from './rank-index';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { BanCheck, UploadRepository } from '../upload.repository';
-import type { IndexedPositions, PlayerRankState } from '../upload.types';
+import { RankSourceRepository as UploadRepository } from '../rank-source.repository';
+import type { BanCheck, IndexedPositions, PlayerRankState } from '../upload.types';
 import { BanView } from './ban-view';
 import { RankIndex } from './rank-index';
 

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { REDIS } from '../../common/redis/redis.module';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { toTenThousandths } from '../rating';
-import { UploadRepository } from '../upload.repository';
+import { RankSourceRepository as UploadRepository } from '../rank-source.repository';
 import type { IndexedPositions, PlayerRankState } from '../upload.types';
 import { IndexEntries, RankIndex, RankIndexStats, StageRankChanges, trackMember, uidMember } from './rank-index';
 import { WriterLock } from './writer-lock';

@@ -1,4 +1,4 @@
-import type { ComputedBest, StoredBest } from '../upload.repository';
+import type { ComputedBest, StoredBest } from '../upload.types';
 import { diffBests } from './bests-diff';
 
 const computed = (uid: string, levelId: number, acc: number, firstTimeMs: number, recordId: string, constant = 10): ComputedBest => ({ uid, levelId, acc, firstTimeMs, recordId, constant });

@@ -1,6 +1,6 @@
 import type { IndexEntries } from '../rank/rank-index';
 import { atpTenThousandths, playRating, toTenThousandths } from '../rating';
-import type { ComputedBest, StoredBest } from '../upload.repository';
+import type { ComputedBest, StoredBest } from '../upload.types';
 import type { RankChange, TrackPosition } from '../upload.types';
 
 /** What one recompute batch writes, and what the rank index must learn from it. */

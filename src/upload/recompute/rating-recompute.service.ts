@@ -3,7 +3,8 @@ import { EntityManager } from 'typeorm';
 import { TransactionService } from '../../database/transaction.service';
 import { RecomputeResponse } from '../dto/upload.response';
 import { RankIndex } from '../rank/rank-index';
-import { UploadRepository } from '../upload.repository';
+import { RankSourceRepository } from '../rank-source.repository';
+import { RatingRepository } from '../rating.repository';
 import { diffBests } from './bests-diff';
 
 /** Players per recompute transaction: short transactions, so the embedded database keeps serving. */
@@ -16,7 +17,8 @@ export const RECOMPUTE_BATCH = 500;
 @Injectable()
 export class RatingRecomputeService {
   constructor(
-    private readonly records: UploadRepository,
+    private readonly ratings: RatingRepository,
+    private readonly rankSources: RankSourceRepository,
     private readonly index: RankIndex,
     private readonly tx: TransactionService,
   ) {}
@@ -28,7 +30,7 @@ export class RatingRecomputeService {
   async recomputeAll(): Promise<RecomputeResponse> {
     const totals: RecomputeResponse = { players: 0, bests: 0, atpChanged: 0, batches: 0 };
     for (let after = '0'; ; ) {
-      const uids = await this.records.nextPlayersWithRecords(after, RECOMPUTE_BATCH);
+      const uids = await this.ratings.nextPlayersWithRecords(after, RECOMPUTE_BATCH);
       if (uids.length === 0) break;
       const batch = await this.recomputePlayers(uids);
       totals.players += uids.length;
@@ -51,16 +53,16 @@ export class RatingRecomputeService {
   ): Promise<{ changed: T | undefined; bests: number; atpChanged: number }> {
     const outcome = await this.index.runWrite((stage) =>
       this.tx.run(async (manager) => {
-        const ratings = await this.records.lockRatings(uids, manager);
+        const ratings = await this.ratings.lockRatings(uids, manager);
         const changed = change ? await change(manager) : undefined;
-        const computed = await this.records.computeBests(uids, manager);
-        const stored = await this.records.readBests(uids, manager);
-        const versions = await this.records.nextVersions(uids.length, manager);
+        const computed = await this.ratings.computeBests(uids, manager);
+        const stored = await this.ratings.readBests(uids, manager);
+        const versions = await this.ratings.nextVersions(uids.length, manager);
         const diff = diffBests({ uids, ratings, computed, stored, versions });
-        await this.records.replaceBests(diff.upserts, diff.removed, manager);
-        await this.records.replaceRatings(diff.updates, diff.unranked, manager);
+        await this.ratings.replaceBests(diff.upserts, diff.removed, manager);
+        await this.ratings.replaceRatings(diff.updates, diff.unranked, manager);
         // The ban views hold banned players' keys: if one of them changed, every view must reload.
-        if ((await this.records.activelyBanned(diff.changes.map((c) => c.uid), manager)).length > 0) await this.records.bumpBanGeneration(manager);
+        if ((await this.rankSources.activelyBanned(diff.changes.map((c) => c.uid), manager)).length > 0) await this.rankSources.bumpBanGeneration(manager);
         stage(diff.changes, null);
         return { changed, diff, bests: computed.length };
       }),

@@ -1,0 +1,206 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import type { UploadSessionClock, UploadSessionRow } from '../auth/auth.types';
+import { playerSessionByTokenHashCte, uploadSessionAccepted } from '../auth/upload-session.rule';
+import { PreparedStatements } from './prepared-statements';
+import { BAN_CHECK } from './rank-source.repository';
+import { ATP_CHART_COUNT } from './rating';
+import { BanCheckRow, BestSqlRow, EPOCH_MS, toBanCheck, toBest } from './upload-sql';
+import type { LockedRating, NewPlayRecord, StateRead, StoredRecord } from './upload.types';
+
+/**
+ * The player's state ($1 uid, $2 level) in the statement's snapshot: CTE `me` holds the rating row
+ * and the best on the chart (both may be missing); STATE_SELECT adds the chart constant (read from
+ * the catalog's table, null when there is no row), the other charts' top ratings (ATP needs 30)
+ * and the ban check.
+ */
+const STATE_CTES = `me AS (
+    SELECT r.atp, r.version AS rating_version, b.acc, b.first_time_ms, b.record_id, b.rating, b.version,
+           ch.difficulty_constant AS constant, ch.placeholder AS chart_placeholder, ch.notes AS chart_notes
+      FROM (VALUES (1)) AS one
+      LEFT JOIN player_rating r ON r.uid = $1
+      LEFT JOIN player_chart_best b ON b.uid = $1 AND b.level_id = $2
+      LEFT JOIN chart ch ON ch.level_id = $2
+  )`;
+const STATE_SELECT = `me.*,
+  ARRAY(SELECT o.rating FROM player_chart_best o WHERE o.uid = $1 AND o.level_id <> $2 ORDER BY o.rating DESC LIMIT ${ATP_CHART_COUNT}) AS others,
+  ${BAN_CHECK}`;
+
+type StateSqlRow = Partial<BestSqlRow> &
+  BanCheckRow & {
+    atp: string | null;
+    rating_version: string | null;
+    constant: number | null;
+    chart_placeholder: boolean | null;
+    chart_notes: number | null;
+    others: number[];
+  };
+
+const toStateRead = (row: StateSqlRow): StateRead => ({
+  atp: row.atp,
+  version: Number(row.rating_version ?? 0),
+  best: row.record_id ? toBest(row as BestSqlRow) : null,
+  others: row.others,
+  chart: row.constant === null ? null : { constant: row.constant, placeholder: row.chart_placeholder === true, notes: row.chart_notes },
+  bans: toBanCheck(row),
+});
+
+interface RecordSqlRow {
+  id: string;
+  acc: number;
+  pass: boolean;
+  time_ms: string;
+  received_ms: string;
+  flags: string[];
+  approved: boolean;
+  voided: boolean;
+}
+
+/** The select list of a play_record `r` as a StoredRecord. */
+const RECORD_COLUMNS = `r.id, r.acc, r.pass, r.time_ms, ${EPOCH_MS('r.received_at')} AS received_ms, r.flags,
+  r.approved_at IS NOT NULL AS approved, r.voided_at IS NOT NULL AS voided`;
+
+const toStoredRecord = (row: RecordSqlRow): StoredRecord => ({
+  id: row.id,
+  acc: row.acc,
+  pass: row.pass,
+  timeMs: Number(row.time_ms),
+  receivedMs: Number(row.received_ms),
+  flags: row.flags,
+  approved: row.approved,
+  voided: row.voided,
+});
+
+/**
+ * Score records: the upload's one statement (session read, insert, rating-row lock, the player's
+ * state), the state read again under the lock, a stored record, and a record's failed checks.
+ */
+@Injectable()
+export class PlayRecordRepository {
+  constructor(private readonly statements: PreparedStatements) {}
+
+  /**
+   * One statement for the common upload: reads the session of the player token (the caller judges
+   * it with UploadSessionRule.check; the record is inserted only under the same conditions: the
+   * rule's SQL form, uploadSessionAccepted),
+   * stores the record unless the same one (player, level, time) is stored, locks the player's
+   * rating row, and reads the player's state: rating, best on the chart, the other charts' top
+   * ratings, the chart's constant, and the ban check.
+   *
+   * The state is read in the statement's snapshot, the lock returns the row's latest committed
+   * version: when another upload of the player committed while this one waited for the lock, the
+   * two versions differ (every change of a player's bests bumps the version under that lock) and
+   * the caller reads the state again with readLockedState.
+   */
+  async insertRecordAndReadState(
+    record: NewPlayRecord,
+    playerTokenHash: string,
+    clock: UploadSessionClock,
+    manager: EntityManager,
+  ): Promise<{ session: UploadSessionRow | null; inserted: { id: string; receivedMs: number } | null; locked: LockedRating | null; state: StateRead }> {
+    const rows = await this.statements.run<
+      StateSqlRow & {
+        id: string | null;
+        received_ms: string | null;
+        locked_atp: string | null;
+        locked_version: string | null;
+        s_id: string | null;
+        s_uid: string | null;
+        s_server_session_id: string | null;
+        s_token_expires_at: Date | null;
+        s_renewed_at: Date | null;
+        s_logged_out_at: Date | null;
+      }
+    >(
+      manager,
+      'insert_and_read',
+      `WITH ${playerSessionByTokenHashCte('sess', '$32')},
+       locked AS (SELECT atp, version FROM player_rating WHERE uid = $1 FOR UPDATE),
+       inserted AS (
+         INSERT INTO play_record (uid, level_id, time_ms, player_timestamp_ms, acc, pass, full_combo, all_perfect, is_new_record,
+           max_combo, is_rival, is_win, rival_uid, rival_acc,
+           tap_perfect, tap_great, tap_miss, hold_perfect, hold_great, hold_miss,
+           dodge_perfect, dodge_great, dodge_miss, look_perfect, look_great, look_miss,
+           player_arena, server_id, server_name, server_country, server_session_id, player_session_id, flags)
+         -- Selecting from "locked" takes the lock before the insert, in every plan: two copies of
+         -- one record then queue on the rating row instead of deadlocking on it and the record key.
+         -- Nothing is inserted unless the player token's session is one the upload accepts.
+         SELECT $1::bigint, $2::int, $3::bigint, $4::bigint, $5::float8, $6::boolean, $7::boolean, $8::boolean, $9::boolean,
+           $10::int, $11::boolean, $12::boolean, $13::bigint, $14::float8,
+           $15::int, $16::int, $17::int, $18::int, $19::int, $20::int, $21::int, $22::int, $23::int, $24::int, $25::int, $26::int,
+           $27::varchar, $28::int, $29::varchar, $30::varchar, $31::uuid, sess.id, $35::text[]
+           FROM sess, (SELECT count(*) FROM locked) AS after_lock
+          WHERE ${uploadSessionAccepted('sess', { uid: '$1::bigint', serverSession: '$31::uuid', now: '$33::timestamptz', liveSince: '$34::timestamptz' })}
+         ON CONFLICT (uid, level_id, time_ms) DO NOTHING
+         RETURNING id, ${EPOCH_MS('received_at')} AS received_ms
+       ), ${STATE_CTES}
+       SELECT (SELECT id FROM inserted) AS id, (SELECT received_ms FROM inserted) AS received_ms, (SELECT atp FROM locked) AS locked_atp, (SELECT version FROM locked) AS locked_version,
+         s.id AS s_id, s.uid AS s_uid, s.server_session_id AS s_server_session_id, s.token_expires_at AS s_token_expires_at,
+         s.renewed_at AS s_renewed_at, s.logged_out_at AS s_logged_out_at, ${STATE_SELECT}
+         FROM me LEFT JOIN sess s ON true`,
+      [
+        record.uid,
+        record.levelId,
+        record.timeMs,
+        record.playerTimestampMs,
+        record.acc,
+        record.pass,
+        record.fullCombo,
+        record.allPerfect,
+        record.isNewRecord,
+        record.maxCombo,
+        record.isRival,
+        record.isWin,
+        record.rivalUid,
+        record.rivalAcc,
+        ...record.counters,
+        record.playerArena,
+        record.serverId,
+        record.serverName,
+        record.serverCountry,
+        record.serverSessionId,
+        playerTokenHash,
+        clock.now,
+        clock.liveSince,
+        record.flags,
+      ],
+    );
+    const row = rows[0];
+    return {
+      session:
+        row.s_id === null
+          ? null
+          : {
+              id: row.s_id,
+              uid: row.s_uid as string,
+              serverSessionId: row.s_server_session_id as string,
+              tokenExpiresAt: row.s_token_expires_at as Date,
+              renewedAt: row.s_renewed_at as Date,
+              loggedOutAt: row.s_logged_out_at,
+            },
+      inserted: row.id === null ? null : { id: row.id, receivedMs: Number(row.received_ms) },
+      locked: row.locked_version === null ? null : { atp: row.locked_atp as string, version: Number(row.locked_version) },
+      state: toStateRead(row),
+    };
+  }
+
+  /** The player's state as insertRecordAndReadState reads it, in a statement of its own (call with the rating row locked). */
+  async readLockedState(uid: string, levelId: number, manager: EntityManager): Promise<StateRead> {
+    const rows = await this.statements.run<StateSqlRow>(manager, 'read_state', `WITH ${STATE_CTES} SELECT ${STATE_SELECT} FROM me`, [uid, levelId]);
+    return toStateRead(rows[0]);
+  }
+
+  async findRecord(uid: string, levelId: number, timeMs: number, manager: EntityManager): Promise<StoredRecord | null> {
+    const rows = await manager.query<RecordSqlRow[]>(`SELECT ${RECORD_COLUMNS} FROM play_record r WHERE r.uid = $1 AND r.level_id = $2 AND r.time_ms = $3`, [
+      uid,
+      levelId,
+      timeMs,
+    ]);
+    return rows.length > 0 ? toStoredRecord(rows[0]) : null;
+  }
+
+  /** Replaces the failed checks of a record this transaction inserted (the note count is known only after the insert). */
+  async setFlags(id: string, flags: string[], manager: EntityManager): Promise<void> {
+    await manager.query('UPDATE play_record SET flags = $2::text[] WHERE id = $1', [id, flags]);
+  }
+}

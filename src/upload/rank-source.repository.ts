@@ -1,0 +1,112 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { activeBanPredicate } from '../player/player.repository';
+import { BanCheckRow, BestSqlRow, toBanCheck, toBest } from './upload-sql';
+import type { BanCheck, BannedKeys, StoredBest, TrackPosition } from './upload.types';
+
+/** Select-list columns (shared with the upload's state read): whether $1 is under an active ban, the ban generation, and the database clock. */
+export const BAN_CHECK = `(SELECT ${activeBanPredicate('me_uid')} FROM (SELECT $1::bigint AS uid) AS me_uid) AS self_banned,
+  (SELECT generation FROM rank_ban_generation WHERE id = 1) AS ban_generation,
+  now() AS db_now`;
+
+/** Site order: a row of player_rating `r` ahead of ($atp, $uid). */
+const SITE_AHEAD = (atp: string, uid: string) => `(r.atp > ${atp} OR (r.atp = ${atp} AND r.uid < ${uid}))`;
+
+/** Track order: a row of player_chart_best `c` ahead of ($acc, $time, $uid). */
+const TRACK_AHEAD = (acc: string, time: string, uid: string) =>
+  `(c.acc > ${acc} OR (c.acc = ${acc} AND (c.first_time_ms < ${time} OR (c.first_time_ms = ${time} AND c.uid < ${uid}))))`;
+
+/**
+ * What the ranks are made of, outside an upload's own statement: the ban check and the ban
+ * generation, the banned players' rank keys (the ban view), unbanned players ahead counted in SQL
+ * (when the rank index cannot answer), and pages of ratings and bests (loading the rank index).
+ * Reads the bans of the player module through its predicate.
+ */
+@Injectable()
+export class RankSourceRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Whether the player is under an active ban, with the ban generation and the database clock (rank reads outside an upload). */
+  async banCheck(uid: string): Promise<BanCheck> {
+    const rows = await this.dataSource.manager.query<BanCheckRow[]>(`SELECT ${BAN_CHECK}`, [uid]);
+    return toBanCheck(rows[0]);
+  }
+
+  /** Marks every instance's view of the banned players' rank keys stale (a banned player's keys changed). */
+  async bumpBanGeneration(manager: EntityManager): Promise<void> {
+    await manager.query('UPDATE rank_ban_generation SET generation = generation + 1 WHERE id = 1');
+  }
+
+  /** The players among `uids` under an active ban. */
+  async activelyBanned(uids: string[], manager: EntityManager): Promise<string[]> {
+    if (uids.length === 0) return [];
+    const rows = await manager.query<Array<{ uid: string }>>(
+      `SELECT x.uid FROM unnest($1::bigint[]) AS x(uid) WHERE ${activeBanPredicate('x')}`,
+      [uids],
+    );
+    return rows.map((row) => row.uid);
+  }
+
+  /**
+   * The rank keys of every player under an active ban, in one statement (one snapshot): their
+   * ATP, their bests, the ban generation, and when the first of those bans runs out. O(bans
+   * and their charts); read again only when the generation moves or a ban runs out.
+   */
+  async bannedKeys(): Promise<BannedKeys> {
+    const rows = await this.dataSource.manager.query<
+      Array<{ generation: string; first_until: Date | null; sites: Array<{ uid: string; atp: string }> | null; tracks: Array<{ uid: string; level_id: number; acc: number; first_time_ms: string }> | null }>
+    >(
+      `WITH banned AS (
+         SELECT u.uid, u.until FROM player_ban u WHERE u.lifted_at IS NULL AND ${activeBanPredicate('u')}
+       )
+       SELECT (SELECT generation FROM rank_ban_generation WHERE id = 1) AS generation,
+              (SELECT min(until) FROM banned) AS first_until,
+              (SELECT json_agg(json_build_object('uid', r.uid::text, 'atp', r.atp::text)) FROM banned x JOIN player_rating r ON r.uid = x.uid) AS sites,
+              (SELECT json_agg(json_build_object('uid', c.uid::text, 'level_id', c.level_id, 'acc', c.acc, 'first_time_ms', c.first_time_ms::text))
+                 FROM banned x JOIN player_chart_best c ON c.uid = x.uid) AS tracks`,
+    );
+    const row = rows[0];
+    return {
+      generation: Number(row.generation),
+      firstUntilMs: row.first_until ? row.first_until.getTime() : null,
+      sites: row.sites ?? [],
+      tracks: (row.tracks ?? []).map((t) => ({ uid: t.uid, levelId: t.level_id, acc: t.acc, firstTimeMs: Number(t.first_time_ms) })),
+    };
+  }
+
+  /**
+   * Unbanned players ahead, counted in SQL: exact, but it walks every row ahead (O(rank)). Used
+   * when the rank index cannot answer, and by the tests as the reference.
+   */
+  async unbannedAhead(uid: string, atp: string | null, levelId: number, best: TrackPosition | null): Promise<{ siteAhead: number; trackAhead: number }> {
+    const rows = await this.dataSource.manager.query<Array<{ site_ahead: number; track_ahead: number }>>(
+      `SELECT (SELECT count(*) FROM player_rating r
+                WHERE $2::numeric IS NOT NULL AND ${SITE_AHEAD('$2::numeric', '$1::bigint')} AND NOT ${activeBanPredicate('r')})::int AS site_ahead,
+              (SELECT count(*) FROM player_chart_best c
+                WHERE c.level_id = $3 AND $4::float8 IS NOT NULL AND ${TRACK_AHEAD('$4::float8', '$5::bigint', '$1::bigint')}
+                  AND NOT ${activeBanPredicate('c')})::int AS track_ahead`,
+      [uid, atp, levelId, best?.acc ?? null, best?.firstTimeMs ?? null],
+    );
+    return { siteAhead: rows[0].site_ahead, trackAhead: rows[0].track_ahead };
+  }
+
+  /** One page of ratings by uid (index loading). */
+  async pageRatings(afterUid: string, limit: number): Promise<Array<{ uid: string; atp: string; version: number }>> {
+    const rows = await this.dataSource.manager.query<Array<{ uid: string; atp: string; version: string }>>(
+      'SELECT uid, atp, version FROM player_rating WHERE uid > $1 ORDER BY uid LIMIT $2',
+      [afterUid, limit],
+    );
+    return rows.map((row) => ({ uid: row.uid, atp: row.atp, version: Number(row.version) }));
+  }
+
+  /** One page of bests by (uid, level) (index loading). */
+  async pageBests(afterUid: string, afterLevel: number, limit: number): Promise<StoredBest[]> {
+    const rows = await this.dataSource.manager.query<Array<BestSqlRow & { uid: string; level_id: number }>>(
+      `SELECT uid, level_id, acc, first_time_ms, record_id, rating, version FROM player_chart_best
+        WHERE (uid, level_id) > ($1::bigint, $2::int) ORDER BY uid, level_id LIMIT $3`,
+      [afterUid, afterLevel, limit],
+    );
+    return rows.map((row) => ({ uid: row.uid, levelId: row.level_id, ...toBest(row) }));
+  }
+}
