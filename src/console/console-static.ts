@@ -1,4 +1,4 @@
-import type { Logger } from '@nestjs/common';
+import type { LoggerService } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
 import { existsSync } from 'node:fs';
@@ -49,7 +49,7 @@ function securityHeaders(_request: Request, response: Response, next: NextFuncti
  * every time, so a new build is picked up at the next load. Routing is in the hash (#/players),
  * so no fallback route is needed; an unknown file falls through to Nest's 404.
  */
-export function mountConsole(app: NestExpressApplication, config: AppConfig, logger: Logger, directory = consoleDirectory()): void {
+export function mountConsole(app: NestExpressApplication, config: AppConfig, logger: LoggerService, directory = consoleDirectory()): void {
   if (config.adminToken === null) return;
   if (!existsSync(join(directory, 'index.html'))) {
     logger.warn(`No web console at ${directory} (run npm run build); ${CONSOLE_PATH} answers 404`);
