@@ -43,10 +43,12 @@ function windowEntries<Row, Entry>(window: Window<Row>, rank: number, entry: (ro
 /**
  * The leaderboards for game servers (issue #18): the ATP board (the site order) and each chart's
  * board (its track order), top N or a window around a player. Ranks are the upload's siteRank and
- * trackRank (decisions.md §5): top N counts unbanned rows from the top. A window is one statement
- * that reads the player's rank keys, ban check and nearest unbanned neighbours in one snapshot;
- * RankAnswerService turns the keys into the rank (the rank index, or SQL when it cannot answer),
- * and the neighbours are numbered outwards from it.
+ * trackRank (decisions.md §5): top N counts unbanned rows from the top. A window reads the
+ * player's rank keys and ban check (one primary-key statement), takes the rank and the nearest
+ * unbanned neighbours from the rank index (RankAnswerService.window), then reads their rows by
+ * uid. When the index cannot answer, one statement reads the keys, ban check and neighbours in one
+ * snapshot, RankAnswerService.ranks turns the keys into the rank, and the neighbours are numbered
+ * outwards from it: the same answer.
  */
 @Injectable()
 export class LeaderboardService {
