@@ -136,6 +136,27 @@ export const TRACK_WINDOW_SQL = `SELECT w.part, w.uid, w.acc, w.rating, p.userna
   ) AS w JOIN player p ON p.uid = w.uid
  ORDER BY w.acc DESC, w.first_time_ms ASC, w.uid ASC`;
 
+/** The player $1's site rank state alone (SITE_WINDOW_SQL's anchor part): a primary-key read and the ban check. */
+export const SITE_ANCHOR_SQL = `SELECT ${ANCHOR} AS part, r.atp, r.version AS my_version, ${BAN_CHECK('$1')} FROM player_rating r WHERE r.uid = $1`;
+
+/** The player $2's rank state on chart $1 alone (TRACK_WINDOW_SQL's anchor part). */
+export const TRACK_ANCHOR_SQL = `SELECT ${ANCHOR} AS part, c.acc, c.first_time_ms, c.record_id, c.version AS best_version, r.atp AS my_atp, r.version AS my_version, ${BAN_CHECK('$2')}
+  FROM player_chart_best c LEFT JOIN player_rating r ON r.uid = c.uid WHERE c.uid = $2 AND c.level_id = $1`;
+
+/** The site rows of the players $1 (uids), in that order, by primary key, each with its ban check. */
+export const SITE_ROWS_SQL = `SELECT r.uid, r.atp, p.username, p.display_name, ${activeBanPredicate('r')} AS banned
+  FROM unnest($1::bigint[]) WITH ORDINALITY AS w(uid, n) JOIN player_rating r ON r.uid = w.uid JOIN player p ON p.uid = w.uid
+ ORDER BY w.n`;
+
+/** The bests on chart $1 of the players $2 (uids), in that order, by primary key, each with its track key and ban check. */
+export const TRACK_ROWS_SQL = `SELECT c.uid, c.acc, c.rating, c.first_time_ms, p.username, p.display_name, ${activeBanPredicate('c')} AS banned
+  FROM unnest($2::bigint[]) WITH ORDINALITY AS w(uid, n) JOIN player_chart_best c ON c.uid = w.uid AND c.level_id = $1 JOIN player p ON p.uid = w.uid
+ ORDER BY w.n`;
+
+/** A row read by uid for a window answered by the rank index, with what the caller checks against the index. */
+export type Checked<Row> = Row & { banned: boolean };
+export type CheckedTrackRow = Checked<TrackRow> & { first_time_ms: string };
+
 const rowOf = <Row>(row: Row & AnchorColumns): Row => {
   const { part: _p, my_version: _v, my_atp: _a, first_time_ms: _t, record_id: _r, best_version: _b, self_banned: _s, ban_generation: _g, db_now: _n, ...rest } = row;
   return rest as Row;
@@ -207,6 +228,28 @@ export class LeaderboardRepository {
   async trackWindow(uid: string, levelId: number, k: number): Promise<{ state: AnchorState | null; window: Window<TrackRow> }> {
     const rows = await this.read<TrackRow & AnchorColumns>('track_window', TRACK_WINDOW_SQL, [levelId, uid, k]);
     return { state: anchorState(rows, false, (row) => row.my_atp), window: toWindow(rows, k) };
+  }
+
+  /** The player's site rank state alone (null without a rating), for a window answered by the rank index. */
+  async siteAnchor(uid: string): Promise<AnchorState | null> {
+    const rows = await this.read<AnchorColumns & { atp: string }>('site_anchor', SITE_ANCHOR_SQL, [uid]);
+    return anchorState(rows, true, (row) => (row as unknown as SiteRow).atp);
+  }
+
+  /** The player's rank state on chart `levelId` alone (null without a best there). */
+  async trackAnchor(uid: string, levelId: number): Promise<AnchorState | null> {
+    const rows = await this.read<AnchorColumns>('track_anchor', TRACK_ANCHOR_SQL, [levelId, uid]);
+    return anchorState(rows, false, (row) => row.my_atp);
+  }
+
+  /** The site rows of `uids`, in that order (a uid without a rating is left out). */
+  siteRows(uids: string[]): Promise<Array<Checked<SiteRow>>> {
+    return this.read<Checked<SiteRow>>('site_rows', SITE_ROWS_SQL, [uids]);
+  }
+
+  /** The bests on chart `levelId` of `uids`, in that order (a uid without a best there is left out). */
+  trackRows(levelId: number, uids: string[]): Promise<CheckedTrackRow[]> {
+    return this.read<CheckedTrackRow>('track_rows', TRACK_ROWS_SQL, [levelId, uids]);
   }
 
   async playerExists(uid: string): Promise<boolean> {

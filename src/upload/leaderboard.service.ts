@@ -3,8 +3,10 @@ import { CatalogService } from '../catalog/catalog.service';
 import { NotFoundError } from '../common/errors/app-error';
 import { shownName } from '../common/player-name';
 import { AtpBoardEntry, AtpBoardResponse, BOARD_DEFAULT_K, BOARD_DEFAULT_LIMIT, ChartBoardEntry, ChartBoardResponse, LeaderboardQueryDto } from './dto/leaderboard.dto';
-import { AnchorState, LeaderboardRepository, SiteRow, TrackRow, Window } from './leaderboard.repository';
+import { AnchorState, Checked, CheckedTrackRow, LeaderboardRepository, SiteRow, TrackRow, Window } from './leaderboard.repository';
 import { RankAnswerService } from './rank/rank-answer.service';
+import type { RankKey } from './rank/rank-index';
+import type { BanCheck } from './upload.repository';
 import { roundRating, toTenThousandths } from './rating';
 import type { PlayerRankState } from './upload.types';
 
@@ -28,6 +30,9 @@ const chartEntry = (row: TrackRow, rank: number): ChartBoardEntry => ({
   rating: roundRating(row.rating),
 });
 
+const siteKeyMatches = (row: SiteRow, key: RankKey) => toTenThousandths(Number(row.atp)) === -key[0];
+const trackKeyMatches = (row: TrackRow & { first_time_ms: string }, key: RankKey) => row.acc === -key[0] && Number(row.first_time_ms) === key[1];
+
 /** The window's entries in board order: the anchor at `rank`, the rows ahead and behind it numbered outwards. */
 function windowEntries<Row, Entry>(window: Window<Row>, rank: number, entry: (row: Row, rank: number) => Entry): Entry[] {
   const ahead = window.ahead.map((row, i) => entry(row, rank - window.ahead.length + i));
@@ -38,10 +43,12 @@ function windowEntries<Row, Entry>(window: Window<Row>, rank: number, entry: (ro
 /**
  * The leaderboards for game servers (issue #18): the ATP board (the site order) and each chart's
  * board (its track order), top N or a window around a player. Ranks are the upload's siteRank and
- * trackRank (decisions.md §5): top N counts unbanned rows from the top. A window is one statement
- * that reads the player's rank keys, ban check and nearest unbanned neighbours in one snapshot;
- * RankAnswerService turns the keys into the rank (the rank index, or SQL when it cannot answer),
- * and the neighbours are numbered outwards from it.
+ * trackRank (decisions.md §5): top N counts unbanned rows from the top. A window reads the
+ * player's rank keys and ban check (one primary-key statement), takes the rank and the nearest
+ * unbanned neighbours from the rank index (RankAnswerService.window), then reads their rows by
+ * uid. When the index cannot answer, one statement reads the keys, ban check and neighbours in one
+ * snapshot, RankAnswerService.ranks turns the keys into the rank, and the neighbours are numbered
+ * outwards from it: the same answer.
  */
 @Injectable()
 export class LeaderboardService {
@@ -57,7 +64,13 @@ export class LeaderboardService {
       return { board: 'atp', entries: rows.map((row, i) => atpEntry(row, i + 1)) };
     }
     const uid = query.around;
-    const { state, window } = await this.boards.siteWindow(uid, query.k ?? BOARD_DEFAULT_K);
+    const k = query.k ?? BOARD_DEFAULT_K;
+    const anchor = await this.boards.siteAnchor(uid);
+    if (!anchor) return { board: 'atp', rank: await this.unranked(uid), entries: [] };
+    if (anchor.bans.selfBanned) return { board: 'atp', rank: null, entries: [] }; // a banned player has no rank
+    const indexed = await this.fromIndex<Checked<SiteRow>>(this.rankState(uid, NO_CHART, anchor), 'site', anchor.bans, k, (uids) => this.boards.siteRows(uids), siteKeyMatches);
+    if (indexed) return { board: 'atp', rank: indexed.rank, entries: windowEntries(indexed.window, indexed.rank, atpEntry) };
+    const { state, window } = await this.boards.siteWindow(uid, k);
     const rank = state ? (await this.ranks.ranks(this.rankState(uid, NO_CHART, state), state.bans, null)).siteRank : await this.unranked(uid);
     return rank === null ? { board: 'atp', rank: null, entries: [] } : { board: 'atp', rank, entries: windowEntries(window, rank, atpEntry) };
   }
@@ -69,10 +82,42 @@ export class LeaderboardService {
       return { board: 'chart', levelId, entries: rows.map((row, i) => chartEntry(row, i + 1)) };
     }
     const uid = query.around;
-    const { state, window } = await this.boards.trackWindow(uid, levelId, query.k ?? BOARD_DEFAULT_K);
+    const k = query.k ?? BOARD_DEFAULT_K;
+    const anchor = await this.boards.trackAnchor(uid, levelId);
+    if (!anchor) {
+      await this.requireChart(levelId);
+      return { board: 'chart', levelId, rank: await this.unranked(uid), entries: [] };
+    }
+    if (anchor.bans.selfBanned) return { board: 'chart', levelId, rank: null, entries: [] };
+    const indexed = await this.fromIndex<CheckedTrackRow>(this.rankState(uid, levelId, anchor), 'track', anchor.bans, k, (uids) => this.boards.trackRows(levelId, uids), trackKeyMatches);
+    if (indexed) return { board: 'chart', levelId, rank: indexed.rank, entries: windowEntries(indexed.window, indexed.rank, chartEntry) };
+    const { state, window } = await this.boards.trackWindow(uid, levelId, k);
     if (!state) await this.requireChart(levelId);
     const rank = state ? (await this.ranks.ranks(this.rankState(uid, levelId, state), state.bans, null)).trackRank : await this.unranked(uid);
     return rank === null ? { board: 'chart', levelId, rank: null, entries: [] } : { board: 'chart', levelId, rank, entries: windowEntries(window, rank, chartEntry) };
+  }
+
+  /**
+   * The window from the rank index (RankAnswerService.window): the rank and the neighbours' keys,
+   * then one statement reads their rows by uid in that order. null, to answer from SQL, when the
+   * index cannot answer or a row does not agree with it (missing, banned, or a key that changed
+   * since: a write landed between the two reads).
+   */
+  private async fromIndex<Row extends { uid: string; banned: boolean }>(
+    state: PlayerRankState,
+    board: 'site' | 'track',
+    bans: BanCheck,
+    k: number,
+    rowsOf: (uids: string[]) => Promise<Row[]>,
+    keyMatches: (row: Row, key: RankKey) => boolean,
+  ): Promise<{ rank: number; window: Window<Row> } | null> {
+    const indexed = await this.ranks.window(state, board, bans, k);
+    if (!indexed) return null;
+    const keys = [...indexed.ahead, indexed.key, ...indexed.behind];
+    const rows = await rowsOf(keys.map((key) => String(key[2])));
+    if (rows.length !== keys.length || rows.some((row, i) => row.banned || row.uid !== String(keys[i][2]) || !keyMatches(row, keys[i]))) return null;
+    const at = indexed.ahead.length;
+    return { rank: indexed.rank, window: { ahead: rows.slice(0, at), anchor: rows[at], behind: rows.slice(at + 1) } };
   }
 
   /** The rank answer's view of the window's player (what RankAnswerService.current reads, taken from the window's statement). */

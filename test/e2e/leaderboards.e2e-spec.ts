@@ -4,6 +4,7 @@ import { loginPlayer, onlinePlayer, TestPlayerSession } from '../factories/playe
 import { gameplayPayload } from '../factories/upload.factory';
 import { multiInstanceAvailable, startTestApp, TestApp } from '../support/test-app';
 import { testRedisUrl } from '../setup/test-env';
+import { LeaderboardRepository } from '../../src/upload/leaderboard.repository';
 import { RankIndex } from '../../src/upload/rank/rank-index';
 
 /** The app's rank index (an abstract class is its DI token). */
@@ -329,6 +330,107 @@ describe('Leaderboards across rank indexes and instances', () => {
     } finally {
       await b?.close();
       await a.close();
+    }
+  });
+});
+
+describe('Leaderboard windows answered from the rank index', () => {
+  const KS = [0, 1, 5, 25];
+  type Body = { rank: number | null; entries: Array<{ uid: number; rank: number }> };
+
+  /**
+   * 31 players: 30 on chart 701 in acc groups (P0–P2 100 %, P3–P5 99 %, P6–P17 98 %, P18–P23 97 %,
+   * P24–P29 96 %), uploaded from P29 down to P0, so that first reached (track ties) runs against the
+   * uid order (site ties); P0, P3, P20 and P25 also play 702, P30 plays only 702. P6–P17 are banned:
+   * twelve banned neighbours in a row, more than the first read's margin.
+   * Reads every window (both boards, every player, k 0/1/5/25) from the index, then the same with the
+   * index unable to answer (the SQL statement and SQL rank counts), and compares them.
+   */
+  async function compareWindows(app: TestApp): Promise<void> {
+    const server = await onlineServer(app);
+    await putCharts(app, [
+      [701, 10],
+      [702, 12],
+    ]);
+    const players: TestPlayerSession[] = [];
+    for (let i = 0; i < 31; i++) players.push(await onlinePlayer(app, server));
+    const acc = (i: number) => (i < 3 ? 100 : i < 6 ? 99 : i < 18 ? 98 : i < 24 ? 97 : 96);
+    for (let i = 29; i >= 0; i--) await play(app, server, players[i], 701, { acc: acc(i) });
+    for (const i of [0, 3, 20, 25, 30]) await play(app, server, players[i], 702, { acc: i === 30 ? 100 : 95 });
+    for (let i = 6; i < 18; i++) expect((await app.admin.post(`/admin/players/${players[i].uid}/ban`, { reason: 'test' })).status).toBe(200);
+
+    const index = rankIndexOf(app);
+    const boards = app.get(LeaderboardRepository);
+    const readAll = async () => {
+      const answers: Array<[string, number, number, Body]> = [];
+      for (const [i, player] of players.entries()) {
+        for (const path of ['atp', 'charts/701']) {
+          for (const k of KS) {
+            const response = await board(app, server, path, { around: player.uid, k });
+            expect(response.status).toBe(200);
+            answers.push([path, i, k, response.body as Body]);
+          }
+        }
+      }
+      return answers;
+    };
+
+    const windows = jest.spyOn(index, 'window');
+    const siteSql = jest.spyOn(boards, 'siteWindow');
+    const trackSql = jest.spyOn(boards, 'trackWindow');
+    let indexed: Array<[string, number, number, Body]>;
+    try {
+      indexed = await readAll();
+      // Every window came from the index (none from the window statement), one of them after a second read.
+      expect({ siteSql: siteSql.mock.calls.length, trackSql: trackSql.mock.calls.length }).toEqual({ siteSql: 0, trackSql: 0 });
+      expect(windows.mock.calls.some(([read]) => read.ahead === 2 * (5 + 8))).toBe(true);
+    } finally {
+      windows.mockRestore();
+      siteSql.mockRestore();
+      trackSql.mockRestore();
+    }
+
+    const entry = (i: number, rank: number): unknown => expect.objectContaining({ uid: players[i].uid, rank });
+    const find = (path: string, i: number, k: number) => indexed.find(([p, j, kk]) => p === path && j === i && kk === k)?.[3];
+    // Rank 1 (first reached decides between P2, P1 and P0) and the last rank (P24: 30 bests, 12 banned).
+    expect(find('charts/701', 2, 1)).toEqual({ board: 'chart', levelId: 701, rank: 1, entries: [entry(2, 1), entry(1, 2)] });
+    expect(find('charts/701', 24, 1)).toEqual({ board: 'chart', levelId: 701, rank: 18, entries: [entry(25, 17), entry(24, 18)] });
+    // Across the banned run: P3 (the last of 99 %) is followed by P23 (the first of 97 %).
+    expect(find('charts/701', 3, 1)).toEqual({ board: 'chart', levelId: 701, rank: 6, entries: [entry(4, 5), entry(3, 6), entry(23, 7)] });
+    // Site: P0, P3, P20, P25, P30 (two charts), then ties where the uid decides (P1 = P2, P4 = P5 across the banned run to P18 = P19).
+    expect(find('atp', 1, 1)).toEqual({ board: 'atp', rank: 6, entries: [entry(30, 5), entry(1, 6), entry(2, 7)] });
+    expect(find('atp', 5, 1)).toEqual({ board: 'atp', rank: 9, entries: [entry(4, 8), entry(5, 9), entry(18, 10)] });
+    // A banned player, and a player without a best on 701.
+    expect(find('atp', 7, 5)).toEqual({ board: 'atp', rank: null, entries: [] });
+    expect(find('charts/701', 30, 5)).toEqual({ board: 'chart', levelId: 701, rank: null, entries: [] });
+
+    const noWindow = jest.spyOn(index, 'window').mockResolvedValue(null);
+    const noPositions = jest.spyOn(index, 'positions').mockResolvedValue(null);
+    try {
+      expect(await readAll()).toEqual(indexed);
+    } finally {
+      noWindow.mockRestore();
+      noPositions.mockRestore();
+    }
+  }
+
+  it('answers every window exactly as the SQL statement does, with the in-process index', async () => {
+    const app = await startTestApp({ redis: false });
+    try {
+      expect(rankIndexOf(app).kind).toBe('memory');
+      await compareWindows(app);
+    } finally {
+      await app.close();
+    }
+  });
+
+  (testRedisUrl() ? it : it.skip)('answers every window exactly as the SQL statement does, with the index in Redis', async () => {
+    const app = await startTestApp();
+    try {
+      expect(rankIndexOf(app).kind).toBe('redis');
+      await compareWindows(app);
+    } finally {
+      await app.close();
     }
   });
 });

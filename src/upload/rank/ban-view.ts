@@ -3,6 +3,7 @@ import { toTenThousandths } from '../rating';
 import { RankSourceRepository as UploadRepository } from '../rank-source.repository';
 import type { PlayerRankState } from '../upload.types';
 import { OrderStatisticSet } from './order-statistic-set';
+import type { RankKey } from './rank-index';
 
 /**
  * This instance's view of the players under an active ban: their rank keys in the same orders as
@@ -40,6 +41,12 @@ export class BanView {
       siteAhead: state.atpE4 === null ? 0 : this.site.countBelow(-state.atpE4, 0, uid),
       trackAhead: state.best === null ? 0 : (this.tracks.get(state.levelId)?.countBelow(-state.best.acc, state.best.firstTimeMs, uid) ?? 0),
     };
+  }
+
+  /** Whether the player at `key` of the site order (levelId null) or of chart `levelId` is under an active ban. */
+  banned(levelId: number | null, key: RankKey): boolean {
+    const set = levelId === null ? this.site : this.tracks.get(levelId);
+    return set?.has(...key) ?? false;
   }
 
   private async load(): Promise<void> {

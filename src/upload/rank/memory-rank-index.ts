@@ -4,7 +4,7 @@ import { toTenThousandths } from '../rating';
 import { RankSourceRepository as UploadRepository } from '../rank-source.repository';
 import type { IndexedPositions, PlayerRankState, RankChange, TrackPosition } from '../upload.types';
 import { OrderStatisticSet } from './order-statistic-set';
-import { RankIndex, RankIndexStats, StageRankChanges } from './rank-index';
+import { IndexWindow, IndexWindowRead, RankIndex, RankIndexStats, StageRankChanges } from './rank-index';
 import { ReadWriteGate } from './read-write-gate';
 import { WriterLock } from './writer-lock';
 
@@ -104,6 +104,14 @@ export class MemoryRankIndex extends RankIndex implements OnApplicationBootstrap
    */
   positions(state: PlayerRankState, staged: IndexedPositions | null): Promise<IndexedPositions | null> {
     return Promise.resolve(staged ?? (this.ready ? this.positionsOf(state) : null));
+  }
+
+  /** The index as it stands (as positions() reads it outside a write): synchronous, so one snapshot. */
+  window(read: IndexWindowRead): Promise<IndexWindow | null> {
+    const set = read.levelId === null ? this.site : this.tracks.get(read.levelId);
+    if (!this.ready || !set?.has(...read.key)) return Promise.resolve(null);
+    const position = set.countBelow(...read.key);
+    return Promise.resolve({ position, ahead: set.slice(position - read.ahead, position), behind: set.slice(position + 1, position + 1 + read.behind) });
   }
 
   syncEntries(): Promise<void> {

@@ -93,6 +93,53 @@ describe('OrderStatisticSet', () => {
     for (let i = 0; i < reference.length; i += 37) expect(set.countBelow(...reference[i])).toBe(i);
   });
 
+  it('selects keys by position (at, slice), clamped to the set, across blocks after random inserts and deletes', () => {
+    const next = random(11);
+    const set = new OrderStatisticSet();
+    const present = new Map<string, Key>();
+    for (let step = 0; step < 6_000; step++) {
+      const key: Key = [-Math.floor(next() * 40), Math.floor(next() * 10), Math.floor(next() * 3_000)];
+      if (next() < 0.25) {
+        set.delete(...key);
+        present.delete(key.join());
+      } else {
+        set.insert(...key);
+        present.set(key.join(), key);
+      }
+    }
+    const reference = [...present.values()].sort(compare);
+    expect(reference.length).toBeGreaterThan(2_000); // several blocks
+    expect(set.size).toBe(reference.length);
+    const mismatches: string[] = [];
+    for (let i = 0; i < reference.length; i++) if (compare(set.at(i) ?? [NaN, NaN, NaN], reference[i]) !== 0) mismatches.push(`at ${i}`);
+    expect(mismatches).toEqual([]);
+    expect(set.at(-1)).toBeNull();
+    expect(set.at(reference.length)).toBeNull();
+    for (const [start, end] of [
+      [0, 13],
+      [500, 1_100],
+      [reference.length - 7, reference.length + 5],
+      [-4, 3],
+      [10, 10],
+      [20, 5],
+    ]) {
+      expect(set.slice(start, end)).toEqual(reference.slice(Math.max(0, start), Math.max(0, end)));
+    }
+    expect(set.slice(0, reference.length)).toEqual(reference);
+  });
+
+  it('selects by position in a set built from triples and in an empty set', () => {
+    const set = OrderStatisticSet.fromTriples(Float64Array.from([5, 0, 1, -3, 0, 2, 5, 0, 0]));
+    expect(set.slice(0, 3)).toEqual([
+      [-3, 0, 2],
+      [5, 0, 0],
+      [5, 0, 1],
+    ]);
+    expect(set.at(1)).toEqual([5, 0, 0]);
+    expect(new OrderStatisticSet().at(0)).toBeNull();
+    expect(new OrderStatisticSet().slice(0, 10)).toEqual([]);
+  });
+
   it('empties completely and fills again', () => {
     const set = new OrderStatisticSet();
     for (let i = 0; i < 2_000; i++) set.insert(i, 0, 0);

@@ -134,12 +134,52 @@ export class OrderStatisticSet {
     this.total = 0;
   }
 
+  /** The key at `position` (0-based, in order), or null outside 0 … size − 1: O(log n). */
+  at(position: number): [number, number, number] | null {
+    return this.slice(position, position + 1)[0] ?? null;
+  }
+
+  /**
+   * The keys at positions start … end − 1 (clamped to the set), in order: a descent of the
+   * Fenwick tree finds the block of `start` in O(log n), then the keys are copied block by block.
+   */
+  slice(start: number, end: number): Array<[number, number, number]> {
+    const from = Math.max(0, Math.floor(start));
+    const to = Math.min(this.total, Math.floor(end));
+    const keys: Array<[number, number, number]> = [];
+    if (from >= to) return keys;
+    let [block, offset] = this.locate(from);
+    for (let left = to - from; left > 0; block++, offset = 0) {
+      const data = this.blocks[block];
+      const stop = Math.min(this.counts[block], offset + left);
+      for (let i = offset; i < stop; i++) keys.push([data[i * 3], data[i * 3 + 1], data[i * 3 + 2]]);
+      left -= stop - offset;
+    }
+    return keys;
+  }
+
   /** Every key in order (tests and diagnostics). */
   *keys(): IterableIterator<[number, number, number]> {
     for (let block = 0; block < this.blocks.length; block++) {
       const data = this.blocks[block];
       for (let i = 0; i < this.counts[block]; i++) yield [data[i * 3], data[i * 3 + 1], data[i * 3 + 2]];
     }
+  }
+
+  /** The block holding position `position` (0 ≤ position < size) and the position inside it. */
+  private locate(position: number): [block: number, offset: number] {
+    const n = this.counts.length;
+    let step = 1;
+    while (step * 2 <= n) step *= 2;
+    let at = 0;
+    let left = position;
+    for (; step > 0; step >>>= 1) {
+      if (at + step <= n && this.tree[at + step] <= left) {
+        at += step;
+        left -= this.tree[at];
+      }
+    }
+    return [at, left];
   }
 
   /** The first block whose last key is ≥ (a, b, c), or -1 when every key is below it. */

@@ -2,11 +2,19 @@ import { Injectable } from '@nestjs/common';
 import { RankSourceRepository as UploadRepository } from '../rank-source.repository';
 import type { BanCheck, IndexedPositions, PlayerRankState } from '../upload.types';
 import { BanView } from './ban-view';
-import { RankIndex } from './rank-index';
+import { RankIndex, RankKey } from './rank-index';
+import { RankWindow, readRankWindow } from './rank-window';
 
 export interface Ranks {
   siteRank: number | null;
   trackRank: number | null;
+}
+
+/** The player's key in the site order (board 'site') or in the track order of state.levelId; null without a row there. */
+function keyOf(state: PlayerRankState, board: 'site' | 'track'): RankKey | null {
+  const uid = Number(state.uid);
+  if (board === 'site') return state.atpE4 === null ? null : [-state.atpE4, 0, uid];
+  return state.best === null ? null : [-state.best.acc, state.best.firstTimeMs, uid];
 }
 
 const atpText = (atpE4: number) => (atpE4 / 10_000).toFixed(4);
@@ -41,5 +49,31 @@ export class RankAnswerService {
       siteRank: state.atpE4 === null ? null : counted.siteAhead + 1,
       trackRank: state.best === null ? null : counted.trackAhead + 1,
     };
+  }
+
+  /**
+   * The rank of `state` on one board and the keys of its k nearest unbanned neighbours on each side (and its own key),
+   * read from the rank index (rank-window.ts); `bans` is what the caller's statement saw. null when
+   * the player is banned or has no row on the board, or the index or the ban view cannot answer:
+   * the caller then answers from SQL. Read only: unlike ranks(), it does not re-sync the player's
+   * Redis entries (a stale entry is not found, and the SQL path re-syncs it).
+   */
+  async window(state: PlayerRankState, board: 'site' | 'track', bans: BanCheck, k: number): Promise<(RankWindow & { key: RankKey }) | null> {
+    const key = keyOf(state, board);
+    if (bans.selfBanned || key === null) return null;
+    if (!(await this.bans.ensure(bans.generation, bans.dbNowMs).then(() => true, () => false))) return null;
+    const levelId = board === 'site' ? null : state.levelId;
+    const window = await readRankWindow(
+      {
+        read: (span) => this.index.window({ levelId, key, ahead: span, behind: span }),
+        banned: (neighbour) => this.bans.banned(levelId, neighbour),
+        rank: (position) => {
+          const banned = this.bans.bannedAhead(state);
+          return position - (board === 'site' ? banned.siteAhead : banned.trackAhead) + 1;
+        },
+      },
+      k,
+    );
+    return window && { ...window, key };
   }
 }

@@ -33,11 +33,36 @@ export abstract class RankIndex {
    */
   abstract syncEntries(entries: IndexEntries): Promise<void>;
 
+  /**
+   * The entries around `read.key` in one order (banned players included), read in one snapshot;
+   * null when the index cannot answer now or does not hold exactly that key (a stale entry: the
+   * caller answers from SQL).
+   */
+  abstract window(read: IndexWindowRead): Promise<IndexWindow | null>;
+
   /** Reloads the index from the tables (lost consistency). */
   abstract rebuild(): Promise<void>;
 
   /** What the metrics show: whether it answers, and how much it holds (null: not counted here). */
   abstract stats(): Promise<RankIndexStats>;
+}
+
+/** A key of a rank order, ascending: (−ATP in ten-thousandths, 0, uid) on the site; (−acc, first reached, uid) on a chart. */
+export type RankKey = [number, number, number];
+
+/** A window read: the site order (levelId null) or a chart's, around a key, up to `ahead` and `behind` entries on each side. */
+export interface IndexWindowRead {
+  levelId: number | null;
+  key: RankKey;
+  ahead: number;
+  behind: number;
+}
+
+/** The entries ahead of the key (position: how many), the nearest ones on each side in board order. */
+export interface IndexWindow {
+  position: number;
+  ahead: RankKey[];
+  behind: RankKey[];
 }
 
 export interface RankIndexStats {

@@ -6,7 +6,7 @@ import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { toTenThousandths } from '../rating';
 import { RankSourceRepository as UploadRepository } from '../rank-source.repository';
 import type { IndexedPositions, PlayerRankState } from '../upload.types';
-import { IndexEntries, RankIndex, RankIndexStats, StageRankChanges, trackMember, uidMember } from './rank-index';
+import { IndexEntries, IndexWindow, IndexWindowRead, RankIndex, RankIndexStats, RankKey, StageRankChanges, trackMember, uidMember } from './rank-index';
 import { WriterLock } from './writer-lock';
 
 /**
@@ -144,6 +144,34 @@ end
 return entries
 `;
 
+/**
+ * A window, read only, in one call. KEYS: ready, sorted set. ARGV: member, its expected score,
+ * entries ahead, entries behind. Returns {rank, ahead (member, score, …), behind (member, score, …)},
+ * -1 when the member is not there with that score (a stale entry: the caller answers from SQL and
+ * its rank read re-syncs the entry), -2 when the index is not built.
+ */
+const WINDOW_LUA = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return -2 end
+local score = redis.call('ZSCORE', KEYS[2], ARGV[1])
+if not score or tonumber(score) ~= tonumber(ARGV[2]) then return -1 end
+local rank = redis.call('ZRANK', KEYS[2], ARGV[1])
+local ahead, behind = tonumber(ARGV[3]), tonumber(ARGV[4])
+local before, after = {}, {}
+if ahead > 0 and rank > 0 then before = redis.call('ZRANGE', KEYS[2], math.max(0, rank - ahead), rank - 1, 'WITHSCORES') end
+if behind > 0 then after = redis.call('ZRANGE', KEYS[2], rank + 1, rank + behind, 'WITHSCORES') end
+return {rank, before, after}
+`;
+
+/** The keys of a ZRANGE … WITHSCORES reply (member, score, …) of the site order or of a chart's. */
+function keysOf(reply: string[], site: boolean): RankKey[] {
+  const keys: RankKey[] = [];
+  for (let i = 0; i < reply.length; i += 2) {
+    const member = reply[i];
+    keys.push(site ? [Number(reply[i + 1]), 0, Number(member)] : [Number(reply[i + 1]), Number(member.slice(0, 15)), Number(member.slice(15))]);
+  }
+  return keys;
+}
+
 const sha1 = (text: string) => createHash('sha1').update(text).digest('hex');
 
 /**
@@ -166,6 +194,7 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
   private readonly logger = new Logger('RankIndex');
   private readonly syncSha = sha1(SYNC_AND_RANK_LUA);
   private readonly loadSha = sha1(LOAD_LUA);
+  private readonly windowSha = sha1(WINDOW_LUA);
   private ready = false;
   private rebuilding: Promise<void> | null = null;
   private retrying = false;
@@ -249,6 +278,27 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
     }
     const [site, track] = result as [number, number];
     return { siteAhead: site < 0 ? null : site, trackAhead: track < 0 ? null : track };
+  }
+
+  async window(read: IndexWindowRead): Promise<IndexWindow | null> {
+    if (!this.ready || this.redis.status !== 'ready') return null;
+    const [score, time, uid] = read.key;
+    const site = read.levelId === null;
+    const member = site ? uidMember(String(uid)) : trackMember(String(uid), time);
+    let result: unknown;
+    try {
+      result = await this.script(this.windowSha, WINDOW_LUA, [READY, site ? SITE : trackKey(read.levelId as number)], [member, String(score), String(read.ahead), String(read.behind)]);
+    } catch (error) {
+      this.lost(`Redis window read failed (${error instanceof Error ? error.message : String(error)})`);
+      return null;
+    }
+    if (result === -2) {
+      this.lost('The Redis rank index is gone (flushed or evicted)');
+      return null;
+    }
+    if (result === -1) return null;
+    const [position, ahead, behind] = result as [number, string[], string[]];
+    return { position, ahead: keysOf(ahead, site), behind: keysOf(behind, site) };
   }
 
   /**
