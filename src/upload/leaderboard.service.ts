@@ -6,7 +6,7 @@ import { AtpBoardEntry, AtpBoardResponse, BOARD_DEFAULT_K, BOARD_DEFAULT_LIMIT, 
 import { AnchorState, Checked, CheckedTrackRow, LeaderboardRepository, SiteRow, TrackRow, Window } from './leaderboard.repository';
 import { RankAnswerService } from './rank/rank-answer.service';
 import type { RankKey } from './rank/rank-index';
-import type { BanCheck } from './upload.repository';
+import type { BanCheck } from './upload.types';
 import { roundRating, toTenThousandths } from './rating';
 import type { PlayerRankState } from './upload.types';
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { toTenThousandths } from '../rating';
-import { RankSourceRepository as UploadRepository } from '../rank-source.repository';
+import { RankSourceRepository } from '../rank-source.repository';
 import type { PlayerRankState } from '../upload.types';
 import { OrderStatisticSet } from './order-statistic-set';
 import type { RankKey } from './rank-index';
@@ -24,7 +24,7 @@ export class BanView {
   private tracks = new Map<number, OrderStatisticSet>();
   private loading: Promise<void> | null = null;
 
-  constructor(private readonly repository: UploadRepository) {}
+  constructor(private readonly repository: RankSourceRepository) {}
 
   /** Makes the view current for an upload that saw `generation` at database time `dbNowMs`. */
   async ensure(generation: number, dbNowMs: number): Promise<void> {

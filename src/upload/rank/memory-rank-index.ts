@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { toTenThousandths } from '../rating';
-import { RankSourceRepository as UploadRepository } from '../rank-source.repository';
+import { RankSourceRepository } from '../rank-source.repository';
 import type { IndexedPositions, PlayerRankState, RankChange, TrackPosition } from '../upload.types';
 import { OrderStatisticSet } from './order-statistic-set';
 import { IndexWindow, IndexWindowRead, RankIndex, RankIndexStats, StageRankChanges } from './rank-index';
@@ -40,7 +40,7 @@ export class MemoryRankIndex extends RankIndex implements OnApplicationBootstrap
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly repository: UploadRepository,
+    private readonly repository: RankSourceRepository,
   ) {
     super();
   }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { RankSourceRepository as UploadRepository } from '../rank-source.repository';
+import { RankSourceRepository } from '../rank-source.repository';
 import type { BanCheck, IndexedPositions, PlayerRankState } from '../upload.types';
 import { BanView } from './ban-view';
 import { RankIndex, RankKey } from './rank-index';
@@ -30,7 +30,7 @@ export class RankAnswerService {
   constructor(
     private readonly index: RankIndex,
     private readonly bans: BanView,
-    private readonly records: UploadRepository,
+    private readonly rankSources: RankSourceRepository,
   ) {}
 
   /** The ranks of `state`, read by a statement that saw `bans`; `staged` is what the write's stage answered (null outside a write). */
@@ -44,7 +44,7 @@ export class RankAnswerService {
         trackRank: state.best === null || indexed.trackAhead === null ? null : indexed.trackAhead - banned.trackAhead + 1,
       };
     }
-    const counted = await this.records.unbannedAhead(state.uid, state.atpE4 === null ? null : atpText(state.atpE4), state.levelId, state.best);
+    const counted = await this.rankSources.unbannedAhead(state.uid, state.atpE4 === null ? null : atpText(state.atpE4), state.levelId, state.best);
     return {
       siteRank: state.atpE4 === null ? null : counted.siteAhead + 1,
       trackRank: state.best === null ? null : counted.trackAhead + 1,

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { REDIS } from '../../common/redis/redis.module';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { toTenThousandths } from '../rating';
-import { RankSourceRepository as UploadRepository } from '../rank-source.repository';
+import { RankSourceRepository } from '../rank-source.repository';
 import type { IndexedPositions, PlayerRankState } from '../upload.types';
 import { IndexEntries, IndexWindow, IndexWindowRead, RankIndex, RankIndexStats, RankKey, StageRankChanges, trackMember, uidMember } from './rank-index';
 import { WriterLock } from './writer-lock';
@@ -204,7 +204,7 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(REDIS) private readonly redis: Redis,
-    private readonly repository: UploadRepository,
+    private readonly repository: RankSourceRepository,
   ) {
     super();
   }
