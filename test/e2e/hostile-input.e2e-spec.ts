@@ -1388,6 +1388,14 @@ describe('Text longer than its column by code points', () => {
     await refused(() => app.admin.post('/admin/plays/1/void', { reason: selectors(200) }), 'reason must be shorter than or equal to 200 characters');
   });
 
+  it('PUT /admin/charts (and a name of 128 characters outside the BMP fits)', async () => {
+    const chart = { levelId: 9101, name: 'VS', difficultyConstant: 1, version: '1.0', active: true };
+    await refused(() => app.admin.put('/admin/charts', [{ ...chart, name: selectors(65) }]), '[0] name: must be a non-empty string of at most 128 characters');
+    await refused(() => app.admin.put('/admin/charts', [{ ...chart, version: selectors(33) }]), '[0] version: must be a non-empty string of at most 64 characters');
+    expect((await app.admin.put('/admin/charts', [{ ...chart, name: '😀'.repeat(128) }])).body).toEqual({ upserted: 1 });
+    expect(await app.sql('SELECT name FROM chart WHERE level_id = 9101')).toEqual([{ name: '😀'.repeat(128) }]);
+  });
+
   it('PUT /admin/packs', async () => {
     const pack = { name: 'vs-pack', displayName: 'VS', type: 'SONG', availableSongs: [], file: 'packs/vs.zip' };
     await refused(() => app.admin.put('/admin/packs', [{ ...pack, name: selectors(128) }]), '[0].name must be shorter than or equal to 128 characters');
