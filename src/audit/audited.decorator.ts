@@ -1,4 +1,5 @@
 import { SetMetadata } from '@nestjs/common';
+import { isJsonObject } from '../common/validation/json-object';
 
 export const AUDITED_KEY = 'rhythmc:audited';
 
@@ -19,8 +20,7 @@ export interface AuditSpec {
 }
 
 /** The body when it is a JSON object, else nothing: the default summary (admin bodies hold no secret). */
-export const bodySummary = ({ body }: AuditInput): Record<string, unknown> =>
-  typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+export const bodySummary = ({ body }: AuditInput): Record<string, unknown> => (isJsonObject(body) ? body : {});
 
 /** A path id as the handler's pipe read it: `0042` → `42`. */
 export const pathId = (input: AuditInput, name: string): string => (/^\d+$/.test(input.params[name] ?? '') ? BigInt(input.params[name]).toString() : String(input.params[name]));

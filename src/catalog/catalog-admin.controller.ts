@@ -9,6 +9,7 @@ import { MAX_BATCH_ENTRIES } from './catalog.rules';
 import { ChartDefinitionDto, CollectionDefinitionDto } from './dto/catalog-admin.dto';
 import { UpsertedResponse } from '../common/dto/upserted.response';
 import { Audited } from '../audit/audited.decorator';
+import { DtoArrayPipe } from '../common/pipes/dto-array.pipe';
 import { ApiListQuery, booleanFilter, ListQuery, ListQueryParam, ListQuerySpec, patternFilter } from '../common/pagination/list-query';
 
 const CHARTS: ListQuerySpec<{ active: boolean }> = { list: CHART_LIST, cursorKey: /^\d{1,10}$/, filters: { active: booleanFilter } };
@@ -32,10 +33,12 @@ const BATCH_400 = {
   message: '[0] key: must look like namespace:category.id (at most 128 characters)',
 };
 
+const COLLECTION_BATCH = new DtoArrayPipe(CollectionDefinitionDto, { maxItems: MAX_BATCH_ENTRIES, wording: 'label', unique: 'key' });
+const CHART_BATCH = new DtoArrayPipe(ChartDefinitionDto, { maxItems: MAX_BATCH_ENTRIES, wording: 'label', unique: 'levelId' });
+
 /**
  * Batch upserts of the catalogs (decisions.md §8). The bodies are JSON arrays validated as a
- * whole by catalog.rules (the global ValidationPipe does not look into arrays); `unknown[]`
- * keeps the pipe from insisting on an object.
+ * whole by DtoArrayPipe (the global ValidationPipe does not look into arrays).
  */
 @ApiTags(API_TAGS.admin)
 @ApiExtraModels(CollectionDefinitionDto, ChartDefinitionDto)
@@ -68,8 +71,8 @@ export class CatalogAdminController {
   @ApiOkResponse({ type: UpsertedResponse })
   @ApiErrors({ 400: BATCH_400, 413: 'The body is over 256 KiB' })
   @Audited('catalog.collections', () => 'catalog:collections', batchSummary('key'))
-  upsertCollections(@Body() body: unknown[]): Promise<UpsertedResponse> {
-    return this.catalog.upsertCollections(body);
+  upsertCollections(@Body(COLLECTION_BATCH) collections: CollectionDefinitionDto[]): Promise<UpsertedResponse> {
+    return this.catalog.upsertCollections(collections);
   }
 
   @Put('charts')
@@ -78,7 +81,7 @@ export class CatalogAdminController {
   @ApiOkResponse({ type: UpsertedResponse })
   @ApiErrors({ 400: { ...BATCH_400, message: '[0] levelId: must be an integer from 0 to 2147483647' }, 413: 'The body is over 256 KiB' })
   @Audited('catalog.charts', () => 'catalog:charts', batchSummary('levelId'))
-  upsertCharts(@Body() body: unknown[]): Promise<UpsertedResponse> {
-    return this.catalog.upsertCharts(body);
+  upsertCharts(@Body(CHART_BATCH) charts: ChartDefinitionDto[]): Promise<UpsertedResponse> {
+    return this.catalog.upsertCharts(charts);
   }
 }

@@ -6,7 +6,7 @@ import { BadRequestError } from '../common/errors/app-error';
 import { formatLocalDateTime } from '../common/time';
 import { TransactionService } from '../database/transaction.service';
 import { CatalogRepository } from './catalog.repository';
-import { isAssetKey, LEVEL_ID_MAX, parseChartBatch, parseCollectionBatch, placeholderChart } from './catalog.rules';
+import { isAssetKey, LEVEL_ID_MAX, CollectionDefinition, ChartEntry, placeholderChart, toChartDefinition } from './catalog.rules';
 import { ChartInfo, TitleInfo } from './catalog.types';
 import { UpsertedResponse } from '../common/dto/upserted.response';
 import type { PreparedJson } from '../common/http/prepared-json';
@@ -87,8 +87,7 @@ export class CatalogService {
   }
 
   /** PUT /admin/collections: all entries valid or nothing stored. */
-  async upsertCollections(body: unknown): Promise<UpsertedResponse> {
-    const definitions = parseCollectionBatch(body);
+  async upsertCollections(definitions: CollectionDefinition[]): Promise<UpsertedResponse> {
     const upserted = await this.tx.run(async (manager) => {
       const count = await this.catalog.upsertCollections(definitions, manager);
       await this.catalog.bumpGeneration(manager);
@@ -154,8 +153,8 @@ export class CatalogService {
   }
 
   /** PUT /admin/charts: all entries valid or nothing stored. */
-  async upsertCharts(body: unknown): Promise<UpsertedResponse> {
-    const charts = parseChartBatch(body);
+  async upsertCharts(entries: ChartEntry[]): Promise<UpsertedResponse> {
+    const charts = entries.map(toChartDefinition);
     const upserted = await this.tx.run(async (manager) => {
       const count = await this.catalog.upsertCharts(charts, manager);
       await this.catalog.bumpGeneration(manager);

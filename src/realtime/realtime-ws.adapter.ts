@@ -6,6 +6,7 @@ import { mapError } from '../common/errors/error-body';
 import { BadRequestError } from '../common/errors/app-error';
 import { RealtimeService } from './realtime.service';
 import { errorFrame } from './ws-exceptions.filter';
+import { isJsonObject } from '../common/validation/json-object';
 
 /** Frames above this size close the socket (1009); chat and resume frames are tiny. */
 const MAX_FRAME_BYTES = 64 * 1024;
@@ -50,12 +51,12 @@ export class RealtimeWsAdapter extends WsAdapter {
     } catch {
       return of(malformed('Malformed frame: not JSON'));
     }
-    if (typeof frame !== 'object' || frame === null || Array.isArray(frame)) return of(malformed('Malformed frame: expected {"event", "data"}'));
-    const { event, data } = frame as { event?: unknown; data?: unknown };
+    if (!isJsonObject(frame)) return of(malformed('Malformed frame: expected {"event", "data"}'));
+    const { event, data } = frame;
     if (typeof event !== 'string') return of(malformed('Malformed frame: event must be a string'));
     const handler = handlers.get(event);
     if (!handler) return of(malformed(`Unknown event "${event}"`));
-    if (typeof data !== 'object' || data === null || Array.isArray(data)) return of(malformed(`Malformed frame: data of "${event}" must be an object`));
+    if (!isJsonObject(data)) return of(malformed(`Malformed frame: data of "${event}" must be an object`));
     try {
       return transform(handler.callback(data, event));
     } catch (error) {

@@ -6,7 +6,7 @@ import { bearerToken } from '../auth/auth.guard';
 import { PlayerSessionService } from '../auth/player-session.service';
 import { ServerSessionService } from '../auth/server-session.service';
 import type { ServerSessionContext } from '../auth/auth.types';
-import { BadRequestError, RateLimitedError, UnauthorizedError } from '../common/errors/app-error';
+import { RateLimitedError, UnauthorizedError } from '../common/errors/app-error';
 import { mapError } from '../common/errors/error-body';
 import { EVENT_BUS, EventBus, ServiceEvent } from '../common/events/events';
 import { clientAddressOf, compileTrustProxy, TrustFunction } from '../common/http/client-ip';
@@ -15,7 +15,8 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { PlayerService } from '../player/player.service';
 import { ServerService } from '../server/server.service';
 import { ChatBudget } from './chat-budget';
-import { Frame, OpenConnectionResponse } from './dto/realtime.dto';
+import { ChatData, Frame, OpenConnectionResponse, ResumeSessionData } from './dto/realtime.dto';
+import { parseFrameData } from './parse-frame';
 import { RealtimeRepository } from './realtime.repository';
 
 /** Close codes (decisions.md §3). */
@@ -26,7 +27,6 @@ export const CLOSE_GOING_AWAY = 1001;
 /** The socket is closed this long before its token expires, so the plugin refreshes in time. */
 const EXPIRY_MARGIN_MS = 30_000;
 const PING_INTERVAL_MS = 30_000;
-const MAX_CHAT_LENGTH = 256;
 /** How long a stopping service waits for the peers to answer its 1001 close frames. */
 const SHUTDOWN_CLOSE_WAIT_MS = 2_000;
 
@@ -44,16 +44,7 @@ interface Connection {
 
 type UpgradeRequest = IncomingMessage & { rhythmcSession?: ServerSessionContext };
 
-const UID = /^[1-9]\d{0,17}$/;
-
 const isOpen = (connection: Connection): boolean => connection.socket.readyState === connection.socket.OPEN;
-
-function uidOf(data: Record<string, unknown>): string {
-  const uid = data.uid;
-  const text = typeof uid === 'number' && Number.isSafeInteger(uid) ? String(uid) : uid;
-  if (typeof text !== 'string' || !UID.test(text)) throw new BadRequestError('uid must be a positive integer');
-  return text;
-}
 
 /**
  * The game servers connected to this instance, and what reaches them: acks of their frames,
@@ -166,11 +157,8 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
     const uidValue = typeof data.uid === 'number' || typeof data.uid === 'string' ? data.uid : null;
     try {
       if (!connection) throw new UnauthorizedError('Unknown connection');
-      const uid = uidOf(data);
-      if (typeof data.accessToken !== 'string' || data.accessToken.length === 0 || data.accessToken.length > 512) {
-        throw new BadRequestError('accessToken must be a non-empty string');
-      }
-      const expiresIn = await this.playerSessions.renewPlayerSession(data.accessToken, uid, connection.session);
+      const { uid, accessToken } = await parseFrameData(ResumeSessionData, data);
+      const expiresIn = await this.playerSessions.renewPlayerSession(accessToken, uid, connection.session);
       return { event: 'resume_session', data: { uid: Number(uid), ok: true, expiresIn } };
     } catch (error) {
       const { body } = this.mapped(error);
@@ -185,11 +173,7 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
       if (!connection) throw new UnauthorizedError('Unknown connection');
       // Before any lookup: a flood is refused for nothing and never fanned out.
       if (!connection.chatBudget.take()) throw new RateLimitedError(connection.chatBudget.secondsUntilNext());
-      const uid = uidOf(data);
-      if (typeof data.message !== 'string' || data.message.trim().length === 0 || data.message.length > MAX_CHAT_LENGTH) {
-        throw new BadRequestError(`message must be a non-empty string of at most ${MAX_CHAT_LENGTH} characters`);
-      }
-      const message = data.message;
+      const { uid, message } = await parseFrameData(ChatData, data);
       // Each line waits for the one before it from this connection (the identity lookups of two
       // lines can finish in either order); lines of other connections do not wait.
       const delivery = connection.chatTail.then(() => this.deliverChat(connection, uid, message));

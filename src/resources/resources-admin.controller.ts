@@ -6,7 +6,7 @@ import { AdminAuth } from '../auth/auth.decorators';
 import { API_TAGS } from '../openapi/api-tags';
 import { PackDto } from './dto/pack.dto';
 import { RescanResponse } from './dto/rescan.response';
-import { DtoArrayPipe } from './pipes/dto-array.pipe';
+import { DtoArrayPipe } from '../common/pipes/dto-array.pipe';
 import { PackNamePipe } from './pipes/pack-name.pipe';
 import { ResourcesService } from './resources.service';
 import { Audited, pathId } from '../audit/audited.decorator';
@@ -50,7 +50,7 @@ export class ResourcesAdminController {
     upserted: (result as UpsertedResponse).upserted,
     names: (body as { name: unknown }[]).map((pack) => pack.name),
   }))
-  upsertPacks(@Body(new DtoArrayPipe(PackDto, MAX_PACKS_PER_REQUEST)) packs: PackDto[]): Promise<UpsertedResponse> {
+  upsertPacks(@Body(new DtoArrayPipe(PackDto, { maxItems: MAX_PACKS_PER_REQUEST })) packs: PackDto[]): Promise<UpsertedResponse> {
     return this.resources.upsertPacks(packs);
   }
 

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { createPlayer, onlinePlayer, TestPlayer, TestPlayerSession } from '../factories/player.factory';
 import { onlineServer, TestServer } from '../factories/server.factory';
+import { gameplayPayload } from '../factories/upload.factory';
 import { ADMIN_TOKEN, startTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -1320,5 +1321,85 @@ describe('Hostile input on every route', () => {
     expect((await app.http.get('/server/charts', { token: fx.server.accessToken })).status).toBe(200);
     const economy = await app.http.post('/player/economy', { uid: fx.player.uid, accessToken: fx.player.accessToken, wattHour: 5 }, { token: fx.server.accessToken });
     expect(economy.status).toBe(200);
+  });
+});
+
+/**
+ * Text is measured the way its varchar column measures it (code points). class-validator's
+ * MaxLength did not count U+FE0F/U+FE0E: `'a\uFE0F'.repeat(64)` passed a 64-character check,
+ * reached a varchar(64) column as 128 characters and answered 500. Every route family with such a
+ * field answers 400 and stores nothing.
+ */
+describe('Text longer than its column by code points', () => {
+  let app: TestApp;
+  let fx: { server: TestServer & { accessToken: string }; player: TestPlayerSession };
+  /** `n` characters for validator.js, `2n` for PostgreSQL. */
+  const selectors = (n: number) => 'a\uFE0F'.repeat(n);
+  const bad = (message: string) => ({ error: 'BAD_REQUEST', message });
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    const main = await onlineServer(app);
+    fx = { server: { ...main.server, accessToken: main.accessToken }, player: await onlinePlayer(app, main) };
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  async function refused(send: () => Promise<{ status: number; body: unknown }>, message: string): Promise<void> {
+    const before = await snapshot(app);
+    const response = await send();
+    expect({ status: response.status, body: response.body }).toEqual({ status: 400, body: bad(message) });
+    expect(await snapshot(app)).toEqual(before);
+  }
+
+  it('POST /admin/servers', async () => {
+    await refused(() => app.admin.post('/admin/servers', { name: selectors(64), country: 'DE' }), 'name must be shorter than or equal to 64 characters');
+    await refused(() => app.admin.post('/admin/servers', { name: 'vs-server', country: selectors(33) }), 'country must be shorter than or equal to 64 characters');
+  });
+
+  it('POST /server/login', async () => {
+    await refused(
+      () => app.http.post('/server/login', { pluginVersion: 10, pluginSHA: selectors(128) }, { token: fx.server.bootstrapToken }),
+      'pluginSHA must be shorter than or equal to 128 characters',
+    );
+  });
+
+  it('POST /admin/players and POST /admin/players/:uid/ban', async () => {
+    await refused(() => app.admin.post('/admin/players', { username: 'vs_player', displayName: selectors(64) }), 'displayName must be shorter than or equal to 64 characters');
+    await refused(() => app.admin.post(`/admin/players/${fx.player.uid}/ban`, { reason: selectors(512) }), 'reason must be shorter than or equal to 512 characters');
+    await refused(() => app.admin.post(`/admin/players/${fx.player.uid}/ban`, { message: selectors(300) }), 'message must be shorter than or equal to 512 characters');
+  });
+
+  it('POST /player/upload', async () => {
+    const body = (server: Record<string, unknown>, payload: Record<string, unknown> = {}) => ({
+      player: { playerUID: fx.player.uid, accessToken: fx.player.accessToken, timestamp: Date.now() },
+      server: { serverID: fx.server.serverID, serverName: 'vs', country: 'DE', ...server },
+      payload: gameplayPayload(1, Date.now() - 1000, payload),
+    });
+    const upload = (sent: object) => app.http.post('/player/upload', sent, { token: fx.server.accessToken });
+    await refused(() => upload(body({ serverName: selectors(64) })), 'server.serverName must be shorter than or equal to 64 characters');
+    await refused(() => upload(body({ country: selectors(64) })), 'server.country must be shorter than or equal to 64 characters');
+    await refused(() => upload(body({}, { player_arena: selectors(64) })), 'payload.player_arena must be shorter than or equal to 64 characters');
+  });
+
+  it('POST /admin/plays/:id/void', async () => {
+    await refused(() => app.admin.post('/admin/plays/1/void', { reason: selectors(200) }), 'reason must be shorter than or equal to 200 characters');
+  });
+
+  it('PUT /admin/charts (and a name of 128 characters outside the BMP fits)', async () => {
+    const chart = { levelId: 9101, name: 'VS', difficultyConstant: 1, version: '1.0', active: true };
+    await refused(() => app.admin.put('/admin/charts', [{ ...chart, name: selectors(65) }]), '[0] name: must be a non-empty string of at most 128 characters');
+    await refused(() => app.admin.put('/admin/charts', [{ ...chart, version: selectors(33) }]), '[0] version: must be a non-empty string of at most 64 characters');
+    expect((await app.admin.put('/admin/charts', [{ ...chart, name: '😀'.repeat(128) }])).body).toEqual({ upserted: 1 });
+    expect(await app.sql('SELECT name FROM chart WHERE level_id = 9101')).toEqual([{ name: '😀'.repeat(128) }]);
+  });
+
+  it('PUT /admin/packs', async () => {
+    const pack = { name: 'vs-pack', displayName: 'VS', type: 'SONG', availableSongs: [], file: 'packs/vs.zip' };
+    await refused(() => app.admin.put('/admin/packs', [{ ...pack, name: selectors(128) }]), '[0].name must be shorter than or equal to 128 characters');
+    await refused(() => app.admin.put('/admin/packs', [{ ...pack, displayName: selectors(256) }]), '[0].displayName must be shorter than or equal to 256 characters');
+    await refused(() => app.admin.put('/admin/packs', [{ ...pack, file: `packs/${selectors(1020)}` }]), '[0].file must be shorter than or equal to 1024 characters');
   });
 });

@@ -2,6 +2,7 @@ import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/commo
 import { BadRequestError } from '../errors/app-error';
 import { describeValidationErrors } from '../validation/describe-errors';
 import { isPluginBody, strippedFields } from '../validation/plugin-body';
+import { isJsonObject } from '../validation/json-object';
 
 /** Told of the unknown fields a plugin body carried (they were ignored). */
 export type IgnoredFieldsListener = (dto: string, fields: string[]) => void;
@@ -22,7 +23,7 @@ class AppValidationPipe extends ValidationPipe {
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body' && metadata.metatype && metadata.metatype !== Array && typeof metadata.metatype === 'function') {
-      if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      if (!isJsonObject(value)) {
         throw new BadRequestError('The request body must be a JSON object');
       }
       if (this.liberal && isPluginBody(metadata.metatype)) {

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
+import { IsNotEmpty, IsString } from 'class-validator';
 import { IsUid, UID_REQUEST_SCHEMA } from './is-uid';
+import { IsText } from './is-text';
 
 /**
  * The player identity a game server sends in the body of player calls: the uid and that player's
@@ -20,6 +21,6 @@ export class PlayerCredentialsDto {
   })
   @IsString()
   @IsNotEmpty()
-  @MaxLength(512)
+  @IsText(512)
   accessToken!: string;
 }

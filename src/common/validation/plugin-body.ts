@@ -1,4 +1,5 @@
 import { Transform } from 'class-transformer';
+import { isJsonObject } from './json-object';
 
 const PLUGIN_BODY_KEY = Symbol('rhythmc:plugin-body');
 
@@ -25,10 +26,10 @@ export const NullAsAbsent = (): PropertyDecorator => Transform(({ value }: { val
  * plain objects and arrays), so free-form maps such as player options are never counted.
  */
 export function strippedFields(plain: unknown, instance: unknown, parent = ''): string[] {
-  if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) return [];
+  if (!isJsonObject(plain)) return [];
   if (typeof instance !== 'object' || instance === null || Object.getPrototypeOf(instance) === Object.prototype) return [];
   const kept = instance as Record<string, unknown>;
-  return Object.entries(plain as Record<string, unknown>).flatMap(([key, value]) => {
+  return Object.entries(plain).flatMap(([key, value]) => {
     const path = parent ? `${parent}.${key}` : key;
     if (!(key in kept)) return [path];
     return strippedFields(value, kept[key], path);

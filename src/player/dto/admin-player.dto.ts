@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 import { UUID_PATTERN } from './player-login.dto';
+import { IsText } from '../../common/validation/is-text';
 
 export class CreatePlayerDto {
   @ApiProperty({ type: String, pattern: '^[A-Za-z0-9_]{1,32}$', description: 'Account name', example: 'Steve' })
@@ -15,7 +16,7 @@ export class CreatePlayerDto {
   @ApiPropertyOptional({ type: String, maxLength: 64, description: 'Display name; default: the username', example: 'Steve' })
   @IsOptional()
   @IsString()
-  @MaxLength(64)
+  @IsText(64)
   displayName?: string;
 }
 
@@ -37,7 +38,7 @@ export class BanPlayerDto {
   @ApiPropertyOptional({ type: String, maxLength: 512, description: 'Shown to the player (430 and kick_player); default ""', example: 'cheating' })
   @IsOptional()
   @IsString()
-  @MaxLength(512)
+  @IsText(512)
   reason?: string;
 
   /** ISO local date-time `YYYY-MM-DDTHH:mm:ss`; absent = permanent. */
@@ -60,7 +61,7 @@ export class BanPlayerDto {
   })
   @IsOptional()
   @IsString()
-  @MaxLength(512)
+  @IsText(512)
   message?: string;
 }
 

@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsNotEmpty, IsString, Matches, Max, MaxLength, Min, ValidateIf } from 'class-validator';
+import { IsIn, IsInt, IsNotEmpty, IsString, Matches, Max, Min, ValidateIf } from 'class-validator';
 import type { PlayerLoginMode } from '../../auth/entities/player-session.entity';
 import { NullAsAbsent, PluginBody } from '../../common/validation/plugin-body';
+import { IsText } from '../../common/validation/is-text';
 
 export const PLAYER_LOGIN_MODES: PlayerLoginMode[] = ['ONLINE', 'TOKEN', 'OFFLINE_REFRESH'];
 export const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
@@ -59,7 +60,7 @@ export class PlayerLoginDto {
   @ValidateIf((dto: PlayerLoginDto) => dto.mode === 'TOKEN' || (dto.authToken !== undefined && dto.authToken !== ''))
   @IsString()
   @IsNotEmpty()
-  @MaxLength(512)
+  @IsText(512)
   authToken?: string;
 
   @ApiPropertyOptional({
@@ -75,6 +76,6 @@ export class PlayerLoginDto {
   @ValidateIf((dto: PlayerLoginDto) => dto.mode === 'OFFLINE_REFRESH' || (dto.resumeToken !== undefined && dto.resumeToken !== ''))
   @IsString()
   @IsNotEmpty()
-  @MaxLength(512)
+  @IsText(512)
   resumeToken?: string;
 }

@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
-import { IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsObject, IsOptional, IsString } from 'class-validator';
 import { PlayerCredentialsDto } from '../../common/validation/player-credentials.dto';
 import { NullAsAbsent, PluginBody } from '../../common/validation/plugin-body';
+import { IsText } from '../../common/validation/is-text';
 
 const SONG_SELECTION_STATE = {
   type: 'object',
@@ -52,14 +53,14 @@ export class PlayerOptionsDto extends PlayerCredentialsDto {
   @NullAsAbsent()
   @IsOptional()
   @IsString()
-  @MaxLength(128)
+  @IsText(128)
   playerPrefix?: string;
 
   @ApiPropertyOptional({ type: String, maxLength: 128, description: 'Like playerPrefix, for the suffix title', example: '' })
   @NullAsAbsent()
   @IsOptional()
   @IsString()
-  @MaxLength(128)
+  @IsText(128)
   playerSuffix?: string;
 }
 

@@ -1,9 +1,40 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { Check } from '../../common/validation/check';
+import { IsUid } from '../../common/validation/is-uid';
+
+export const MAX_CHAT_LENGTH = 256;
 
 /** A WebSocket frame (decisions.md §7): JSON text `{"event": string, "data": object}`. */
 export interface Frame<T = Record<string, unknown>> {
   event: string;
   data: T;
+}
+
+/*
+ * The `data` of each client→server frame, validated by parseFrameData. Unknown fields are ignored
+ * (the plugin may send more over time); the first problem, in field order, is the answer.
+ */
+
+/** `resume_session` {uid, accessToken}. */
+export class ResumeSessionData {
+  @IsUid()
+  uid!: string;
+
+  @Check('isAccessToken', (value) => typeof value === 'string' && value.length > 0 && value.length <= 512, 'accessToken must be a non-empty string')
+  accessToken!: string;
+}
+
+/** `chat` {uid, message}. */
+export class ChatData {
+  @IsUid()
+  uid!: string;
+
+  @Check(
+    'isChatLine',
+    (value) => typeof value === 'string' && value.trim().length > 0 && value.length <= MAX_CHAT_LENGTH,
+    `message must be a non-empty string of at most ${MAX_CHAT_LENGTH} characters`,
+  )
+  message!: string;
 }
 
 export class OpenConnectionResponse {

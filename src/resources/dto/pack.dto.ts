@@ -1,20 +1,21 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsIn, IsInt, IsNotEmpty, IsString, Max, MaxLength, Min } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsInt, IsNotEmpty, IsString, Max, Min } from 'class-validator';
 import { PACK_TYPES, PackType } from '../entities/resource-pack.entity';
 import { MAX_PACK_NAME_LENGTH } from '../pipes/pack-name.pipe';
+import { IsText } from '../../common/validation/is-text';
 
 /** One entry of PUT /admin/packs (decisions.md §8). */
 export class PackDto {
   @ApiProperty({ type: String, minLength: 1, maxLength: 128, description: 'Unique pack name (unique within the batch too)', example: 'chapter-1' })
   @IsString()
   @IsNotEmpty()
-  @MaxLength(MAX_PACK_NAME_LENGTH)
+  @IsText(MAX_PACK_NAME_LENGTH)
   name!: string;
 
   @ApiProperty({ type: String, minLength: 1, maxLength: 256, example: 'Chapter 1: Overworld' })
   @IsString()
   @IsNotEmpty()
-  @MaxLength(256)
+  @IsText(256)
   displayName!: string;
 
   @ApiProperty({ enum: PACK_TYPES, enumName: 'PackType', example: 'CHAPTER' })
@@ -45,7 +46,7 @@ export class PackDto {
   })
   @IsString()
   @IsNotEmpty()
-  @MaxLength(1024)
+  @IsText(1024)
   file!: string;
 }
 

@@ -1,17 +1,18 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIP, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsIP, IsNotEmpty, IsOptional, IsString } from 'class-validator';
+import { IsText } from '../../common/validation/is-text';
 
 export class CreateServerDto {
   @ApiProperty({ type: String, minLength: 1, maxLength: 64, description: 'Unique server name', example: 'lobby-1' })
   @IsString()
   @IsNotEmpty()
-  @MaxLength(64)
+  @IsText(64)
   name!: string;
 
   @ApiProperty({ type: String, minLength: 1, maxLength: 64, description: 'Country or region', example: 'DE' })
   @IsString()
   @IsNotEmpty()
-  @MaxLength(64)
+  @IsText(64)
   country!: string;
 
   @ApiPropertyOptional({ type: String, description: 'Public IPv4 or IPv6 address; without one, serverIP is the address a login comes from', example: '203.0.113.7' })

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsInt, IsNotEmpty, IsOptional, IsString, Max, Min } from 'class-validator';
 import { NullAsAbsent, PluginBody } from '../../common/validation/plugin-body';
+import { IsText } from '../../common/validation/is-text';
 
 @PluginBody()
 export class ServerLoginDto {
@@ -13,7 +14,7 @@ export class ServerLoginDto {
   @ApiProperty({ type: String, minLength: 1, maxLength: 128, description: 'SHA of the plugin build', example: '3f786850e387550fdab836ed7e6dc881de23001b' })
   @IsString()
   @IsNotEmpty()
-  @MaxLength(128)
+  @IsText(128)
   pluginSHA!: string;
 
   /** Legacy: read by the guard only when the Authorization header is absent. */
@@ -26,6 +27,6 @@ export class ServerLoginDto {
   @NullAsAbsent()
   @IsOptional()
   @IsString()
-  @MaxLength(512)
+  @IsText(512)
   serverAuthToken?: string;
 }

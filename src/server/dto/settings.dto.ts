@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { HANDOVER_LOGIN_MODES, HandoverLoginMode } from '../server.types';
+import { IsText } from '../../common/validation/is-text';
 
 export class MaintenanceDto {
   @ApiProperty({ type: Boolean, description: 'While true, server logins answer 401 MAINTENANCE', example: true })
@@ -11,7 +12,7 @@ export class MaintenanceDto {
   @ApiPropertyOptional({ type: String, maxLength: 512, description: 'Message of the 401 (printed on the game server console); default ""', example: 'Back at 18:00' })
   @IsOptional()
   @IsString()
-  @MaxLength(512)
+  @IsText(512)
   message?: string;
 }
 
@@ -47,12 +48,12 @@ export class PluginPolicyDto {
   @ArrayMaxSize(1000)
   @IsString({ each: true })
   @IsNotEmpty({ each: true })
-  @MaxLength(128, { each: true })
+  @IsText(128, { each: true })
   allowedPluginSHAs!: string[];
 
   @ApiProperty({ type: String, maxLength: 2048, description: 'downUrl of the 426', example: 'https://example.org/rhythmc-42.jar' })
   @IsString()
-  @MaxLength(2048)
+  @IsText(2048)
   downUrl!: string;
 }
 

@@ -1,13 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsOptional, IsString } from 'class-validator';
 import { SCORE_CHECK_NAMES } from '../../config/app-config';
+import { IsText } from '../../common/validation/is-text';
 
 /** Body of POST /admin/plays/{id}/void (optional). */
 export class VoidPlayDto {
   @ApiPropertyOptional({ type: String, maxLength: 200, description: 'Why, kept with the play and in the audit log', example: 'Replay shows a macro' })
   @IsOptional()
   @IsString()
-  @MaxLength(200)
+  @IsText(200)
   reason?: string;
 }
 

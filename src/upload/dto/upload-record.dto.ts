@@ -1,10 +1,11 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { Equals, IsBoolean, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, ValidateBy, ValidateNested } from 'class-validator';
+import { Equals, IsBoolean, IsNotEmpty, IsObject, IsOptional, IsString, ValidateBy, ValidateNested } from 'class-validator';
 import { IsUid, UID_REQUEST_SCHEMA } from '../../common/validation/is-uid';
 import { NullAsAbsent, PluginBody } from '../../common/validation/plugin-body';
 import { isJsonObject } from '../../common/validation/json-object';
+import { IsText } from '../../common/validation/is-text';
 
 /** The last millisecond of the year 9999: larger "epoch milliseconds" are not a time. */
 export const MAX_EPOCH_MS = 253_402_300_799_999;
@@ -67,7 +68,7 @@ export class UploadPlayerDto {
   })
   @IsString()
   @IsNotEmpty()
-  @MaxLength(512)
+  @IsText(512)
   accessToken!: string;
 
   @ApiProperty({ ...EPOCH_MS, description: 'Client time of sending, epoch milliseconds', example: 1774000000000 })
@@ -82,12 +83,12 @@ export class UploadServerDto {
 
   @ApiProperty({ type: String, maxLength: 64, example: 'lobby-1' })
   @IsString()
-  @MaxLength(64)
+  @IsText(64)
   serverName!: string;
 
   @ApiProperty({ type: String, maxLength: 64, example: 'DE' })
   @IsString()
-  @MaxLength(64)
+  @IsText(64)
   country!: string;
 }
 
@@ -185,7 +186,7 @@ export class GameplayPayloadDto {
   @NullAsAbsent()
   @IsOptional()
   @IsString()
-  @MaxLength(64)
+  @IsText(64)
   player_arena?: string;
 
   @ApiProperty({ ...EPOCH_MS, description: 'When the play ended, epoch milliseconds; with the player and levelID it identifies the record (a resend is stored once)', example: 1773999990000 })
