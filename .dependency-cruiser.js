@@ -30,7 +30,19 @@ const MODULES = {
   resources: ['config', 'common', 'database', 'openapi', 'audit', 'auth'],
   // Nothing but the wiring and observability depends on realtime.
   realtime: ['config', 'common', 'database', 'openapi', 'auth', 'player', 'server'],
-  admin: ['config', 'common', 'database', 'openapi', 'audit', 'auth', 'catalog', 'economy', 'player', 'server', 'upload'],
+  admin: [
+    'config',
+    'common',
+    'database',
+    'openapi',
+    'audit',
+    'auth',
+    'catalog',
+    'economy',
+    'player',
+    'server',
+    'upload',
+  ],
   health: ['config', 'common', 'database', 'openapi', 'auth'],
   // Nothing depends on observability; it reads auth, realtime and upload at scrape time, and the
   // player login modes (a label of the login counter).
@@ -45,7 +57,8 @@ const FOLDERS = Object.keys(MODULES);
 FOLDERS.forEach((module, row) => {
   for (const dependency of MODULES[module]) {
     const above = FOLDERS.indexOf(dependency);
-    if (above < 0 || above >= row) throw new Error(`.dependency-cruiser.js: ${module} lists ${dependency}, which is not a row above it`);
+    if (above < 0 || above >= row)
+      throw new Error(`.dependency-cruiser.js: ${module} lists ${dependency}, which is not a row above it`);
   }
 });
 const SPEC = '\\.spec\\.ts$';
@@ -80,7 +93,8 @@ module.exports = {
     {
       name: 'no-unknown-folder',
       severity: 'error',
-      comment: 'A new top-level folder of src/ gets a row in MODULES (.dependency-cruiser.js) and docs/architecture.md first.',
+      comment:
+        'A new top-level folder of src/ gets a row in MODULES (.dependency-cruiser.js) and docs/architecture.md first.',
       from: { path: '^src/[^/]+/', pathNot: folders(FOLDERS) },
       to: {},
     },
@@ -116,14 +130,16 @@ module.exports = {
     {
       name: 'foreign-entity-references-are-type-only',
       severity: 'error',
-      comment: "Another module's entity is named for a relation's type only (`import type`); the relation itself names it by string.",
+      comment:
+        "Another module's entity is named for a relation's type only (`import type`); the relation itself names it by string.",
       from: { path: '^src/([^/]+)/' },
       to: { path: '^src/[^/]+/entities/', pathNot: '^src/$1/', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'modules-do-not-import-the-wiring',
       severity: 'error',
-      comment: 'main.ts, app.module.ts and app.factory.ts wire the modules; no module imports them (take an interface instead).',
+      comment:
+        'main.ts, app.module.ts and app.factory.ts wire the modules; no module imports them (take an interface instead).',
       from: { path: '^src/[^/]+/' },
       to: { path: '^src/[^/]+\\.ts$' },
     },
@@ -144,7 +160,8 @@ module.exports = {
     {
       name: 'not-to-dev-dependency',
       severity: 'error',
-      comment: 'The production image installs without devDependencies (npm ci --omit=dev): src/ and migrations/ import none.',
+      comment:
+        'The production image installs without devDependencies (npm ci --omit=dev): src/ and migrations/ import none.',
       from: { path: '^(src|migrations)/', pathNot: SPEC },
       to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
     },
@@ -174,7 +191,10 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+    },
     reporterOptions: { text: { highlightFocused: true } },
   },
 };

@@ -5,7 +5,19 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'data/**', '.test-tmp/**', 'bench/.out/**', 'eslint.config.mjs', 'jest.config.js', '**/*.worker.js'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'coverage/**',
+      'data/**',
+      '.test-tmp/**',
+      'bench/.out/**',
+      'eslint.config.mjs',
+      'jest.config.js',
+      '**/*.worker.js',
+    ],
+  },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -32,7 +44,11 @@ export default tseslint.config(
   {
     files: ['scripts/**/*.js', '.dependency-cruiser.js'],
     ...tseslint.configs.disableTypeChecked,
-    languageOptions: { sourceType: 'commonjs', globals: globals.node, parserOptions: { projectService: false, project: null } },
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: globals.node,
+      parserOptions: { projectService: false, project: null },
+    },
     rules: { ...tseslint.configs.disableTypeChecked.rules, '@typescript-eslint/no-require-imports': 'off' },
   },
   {

@@ -1,10 +1,10 @@
-import { MigrationInterface, QueryRunner } from "typeorm";
+import { MigrationInterface, QueryRunner } from 'typeorm';
 
 export class Foundation1795227867381 implements MigrationInterface {
-    name = 'Foundation1795227867381'
+  name = 'Foundation1795227867381';
 
-    public async up(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
+  public async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
             CREATE TABLE "server_credential" (
                 "server_id" integer NOT NULL,
                 "token_hash" character(64) NOT NULL,
@@ -13,7 +13,7 @@ export class Foundation1795227867381 implements MigrationInterface {
                 CONSTRAINT "PK_aa2bb8e9b95eba258e14dad4844" PRIMARY KEY ("server_id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "server_session" (
                 "id" uuid NOT NULL DEFAULT gen_random_uuid(),
                 "server_id" integer NOT NULL,
@@ -30,11 +30,11 @@ export class Foundation1795227867381 implements MigrationInterface {
                 CONSTRAINT "PK_d1f3b4a4db3ab8e03155a754314" PRIMARY KEY ("id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE UNIQUE INDEX "UQ_server_session_open_per_server" ON "server_session" ("server_id")
             WHERE ended_at IS NULL
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "game_server" (
                 "id" SERIAL NOT NULL,
                 "name" character varying(64) NOT NULL,
@@ -45,7 +45,7 @@ export class Foundation1795227867381 implements MigrationInterface {
                 CONSTRAINT "PK_cecf75ff4abc678a086839960a1" PRIMARY KEY ("id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "service_setting" (
                 "key" character varying(64) NOT NULL,
                 "value" jsonb NOT NULL,
@@ -53,38 +53,37 @@ export class Foundation1795227867381 implements MigrationInterface {
                 CONSTRAINT "PK_2c7b69f57c832a2886ee3b7f659" PRIMARY KEY ("key")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             ALTER TABLE "server_credential"
             ADD CONSTRAINT "FK_aa2bb8e9b95eba258e14dad4844" FOREIGN KEY ("server_id") REFERENCES "game_server"("id") ON DELETE CASCADE ON UPDATE NO ACTION
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             ALTER TABLE "server_session"
             ADD CONSTRAINT "FK_5313954b3e4a4608d34ff1b7a44" FOREIGN KEY ("server_id") REFERENCES "game_server"("id") ON DELETE CASCADE ON UPDATE NO ACTION
         `);
-    }
+  }
 
-    public async down(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
+  public async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
             ALTER TABLE "server_session" DROP CONSTRAINT "FK_5313954b3e4a4608d34ff1b7a44"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             ALTER TABLE "server_credential" DROP CONSTRAINT "FK_aa2bb8e9b95eba258e14dad4844"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "service_setting"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "game_server"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."UQ_server_session_open_per_server"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "server_session"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "server_credential"
         `);
-    }
-
+  }
 }

@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from "typeorm";
+import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Chart catalog, player balances with the wealth-ranking index, and the balance history.
@@ -7,10 +7,10 @@ import { MigrationInterface, QueryRunner } from "typeorm";
  * index is written by hand because TypeORM cannot express per-column sort order.
  */
 export class CatalogEconomy1795229308426 implements MigrationInterface {
-    name = 'CatalogEconomy1795229308426'
+  name = 'CatalogEconomy1795229308426';
 
-    public async up(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
+  public async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
             CREATE TABLE "chart" (
                 "level_id" integer NOT NULL,
                 "name" character varying(128) NOT NULL,
@@ -22,7 +22,7 @@ export class CatalogEconomy1795229308426 implements MigrationInterface {
                 CONSTRAINT "PK_8a3975d24ae3a2992d3719606cb" PRIMARY KEY ("level_id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "balance_history" (
                 "id" BIGSERIAL NOT NULL,
                 "uid" bigint NOT NULL,
@@ -33,10 +33,10 @@ export class CatalogEconomy1795229308426 implements MigrationInterface {
                 CONSTRAINT "PK_dc0b0a31a6896d2e4fd3f08042c" PRIMARY KEY ("id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "IDX_balance_history_uid_id" ON "balance_history" ("uid", "id")
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "player_balance" (
                 "uid" bigint NOT NULL,
                 "watt_hour" bigint NOT NULL,
@@ -44,49 +44,48 @@ export class CatalogEconomy1795229308426 implements MigrationInterface {
                 CONSTRAINT "PK_098e0133d2a5d720a0c2195235d" PRIMARY KEY ("uid")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "IDX_player_balance_rank" ON "player_balance" ("watt_hour" DESC, "uid" ASC)
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             ALTER TABLE "balance_history"
             ADD CONSTRAINT "FK_ec892059fbadef5d4c9fc8eb081" FOREIGN KEY ("uid") REFERENCES "player"("uid") ON DELETE CASCADE ON UPDATE NO ACTION
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             ALTER TABLE "balance_history"
             ADD CONSTRAINT "FK_bc8f2350f7d621894dfb6d4ece5" FOREIGN KEY ("server_id") REFERENCES "game_server"("id") ON DELETE
             SET NULL ON UPDATE NO ACTION
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             ALTER TABLE "player_balance"
             ADD CONSTRAINT "FK_098e0133d2a5d720a0c2195235d" FOREIGN KEY ("uid") REFERENCES "player"("uid") ON DELETE CASCADE ON UPDATE NO ACTION
         `);
-    }
+  }
 
-    public async down(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
+  public async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
             ALTER TABLE "player_balance" DROP CONSTRAINT "FK_098e0133d2a5d720a0c2195235d"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             ALTER TABLE "balance_history" DROP CONSTRAINT "FK_bc8f2350f7d621894dfb6d4ece5"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             ALTER TABLE "balance_history" DROP CONSTRAINT "FK_ec892059fbadef5d4c9fc8eb081"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."IDX_player_balance_rank"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "player_balance"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."IDX_balance_history_uid_id"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "balance_history"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "chart"
         `);
-    }
-
+  }
 }

@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from "typeorm";
+import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Score upload: the stored records (one per player, level and payload time), each player's best
@@ -8,10 +8,10 @@ import { MigrationInterface, QueryRunner } from "typeorm";
  * only reads the catalog through its service.
  */
 export class Upload1795229822923 implements MigrationInterface {
-    name = 'Upload1795229822923'
+  name = 'Upload1795229822923';
 
-    public async up(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
+  public async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
             CREATE TABLE "play_record" (
                 "id" BIGSERIAL NOT NULL,
                 "uid" bigint NOT NULL,
@@ -51,7 +51,7 @@ export class Upload1795229822923 implements MigrationInterface {
                 CONSTRAINT "PK_b4cc7f21278ab8ab2b01be73ca3" PRIMARY KEY ("id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "player_chart_best" (
                 "uid" bigint NOT NULL,
                 "level_id" integer NOT NULL,
@@ -64,13 +64,13 @@ export class Upload1795229822923 implements MigrationInterface {
                 CONSTRAINT "PK_5dfc0e8ae0f1230016589c29561" PRIMARY KEY ("uid", "level_id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "IDX_player_chart_best_track" ON "player_chart_best" ("level_id", "acc", "first_time_ms", "uid")
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "IDX_player_chart_best_top" ON "player_chart_best" ("uid", "rating")
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "player_rating" (
                 "uid" bigint NOT NULL,
                 "atp" numeric(10, 4) NOT NULL,
@@ -79,51 +79,50 @@ export class Upload1795229822923 implements MigrationInterface {
                 CONSTRAINT "PK_4c1dee3df9635f3600929c531d4" PRIMARY KEY ("uid")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "IDX_player_rating_site" ON "player_rating" ("atp", "uid")
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             ALTER TABLE "play_record"
             ADD CONSTRAINT "FK_c224cfb212cf055e8a398f6d4e1" FOREIGN KEY ("uid") REFERENCES "player"("uid") ON DELETE CASCADE ON UPDATE NO ACTION
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             ALTER TABLE "player_chart_best"
             ADD CONSTRAINT "FK_1c792d761aad98d45af76bf195a" FOREIGN KEY ("uid") REFERENCES "player"("uid") ON DELETE CASCADE ON UPDATE NO ACTION
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             ALTER TABLE "player_rating"
             ADD CONSTRAINT "FK_4c1dee3df9635f3600929c531d4" FOREIGN KEY ("uid") REFERENCES "player"("uid") ON DELETE CASCADE ON UPDATE NO ACTION
         `);
-    }
+  }
 
-    public async down(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
+  public async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
             ALTER TABLE "player_rating" DROP CONSTRAINT "FK_4c1dee3df9635f3600929c531d4"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             ALTER TABLE "player_chart_best" DROP CONSTRAINT "FK_1c792d761aad98d45af76bf195a"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             ALTER TABLE "play_record" DROP CONSTRAINT "FK_c224cfb212cf055e8a398f6d4e1"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."IDX_player_rating_site"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "player_rating"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."IDX_player_chart_best_top"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."IDX_player_chart_best_track"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "player_chart_best"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "play_record"
         `);
-    }
-
+  }
 }

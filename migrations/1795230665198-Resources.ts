@@ -1,10 +1,10 @@
-import { MigrationInterface, QueryRunner } from "typeorm";
+import { MigrationInterface, QueryRunner } from 'typeorm';
 
 export class Resources1795230665198 implements MigrationInterface {
-    name = 'Resources1795230665198'
+  name = 'Resources1795230665198';
 
-    public async up(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
+  public async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
             CREATE TABLE "resource_file" (
                 "path" character varying(1024) COLLATE "C" NOT NULL,
                 "kind" character varying(8) NOT NULL,
@@ -17,7 +17,7 @@ export class Resources1795230665198 implements MigrationInterface {
                 CONSTRAINT "PK_c8e9add51b6e18025387a224439" PRIMARY KEY ("path")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "resource_index_state" (
                 "id" smallint NOT NULL,
                 "version" bigint NOT NULL,
@@ -26,7 +26,7 @@ export class Resources1795230665198 implements MigrationInterface {
                 CONSTRAINT "PK_b19f8bbeefa2a5afeb9a76e5f3b" PRIMARY KEY ("id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "resource_pack" (
                 "name" character varying(128) COLLATE "C" NOT NULL,
                 "display_name" character varying(256) NOT NULL,
@@ -39,7 +39,7 @@ export class Resources1795230665198 implements MigrationInterface {
                 CONSTRAINT "PK_54a528fffac50b7ddf24f92a1e6" PRIMARY KEY ("name")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "resource_signing_key" (
                 "id" smallint NOT NULL,
                 "secret" character(64) NOT NULL,
@@ -48,21 +48,20 @@ export class Resources1795230665198 implements MigrationInterface {
                 CONSTRAINT "PK_c61e6a2fc7c70c4cbacd53ae2a2" PRIMARY KEY ("id")
             )
         `);
-    }
+  }
 
-    public async down(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
+  public async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
             DROP TABLE "resource_signing_key"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "resource_pack"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "resource_index_state"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "resource_file"
         `);
-    }
-
+  }
 }

@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from "typeorm";
+import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Score upload: the ban generation. `player_ban` has no event for an unban and none can exist for
@@ -9,10 +9,10 @@ import { MigrationInterface, QueryRunner } from "typeorm";
  * them).
  */
 export class UploadBanGeneration1795234724945 implements MigrationInterface {
-    name = 'UploadBanGeneration1795234724945'
+  name = 'UploadBanGeneration1795234724945';
 
-    public async up(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
+  public async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
             CREATE TABLE "rank_ban_generation" (
                 "id" smallint NOT NULL DEFAULT '1',
                 "generation" bigint NOT NULL DEFAULT '0',
@@ -20,10 +20,10 @@ export class UploadBanGeneration1795234724945 implements MigrationInterface {
                 CONSTRAINT "PK_414ef63116023fe7be212219884" PRIMARY KEY ("id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             INSERT INTO "rank_ban_generation" ("id", "generation") VALUES (1, 0)
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE FUNCTION "rank_ban_generation_bump"() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN
                 UPDATE "rank_ban_generation" SET "generation" = "generation" + 1 WHERE "id" = 1;
@@ -31,23 +31,22 @@ export class UploadBanGeneration1795234724945 implements MigrationInterface {
             END
             $$
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TRIGGER "TRG_player_ban_rank_generation"
             AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON "player_ban"
             FOR EACH STATEMENT EXECUTE FUNCTION "rank_ban_generation_bump"()
         `);
-    }
+  }
 
-    public async down(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
+  public async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
             DROP TRIGGER "TRG_player_ban_rank_generation" ON "player_ban"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP FUNCTION "rank_ban_generation_bump"()
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "rank_ban_generation"
         `);
-    }
-
+  }
 }

@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from "typeorm";
+import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Frames addressed to a game-server session kept until one of its sockets takes them (kicks that
@@ -7,10 +7,10 @@ import { MigrationInterface, QueryRunner } from "typeorm";
  * player_session foreign key dropped and added again) is left out.
  */
 export class RealtimeOutbox1795610787391 implements MigrationInterface {
-    name = 'RealtimeOutbox1795610787391'
+  name = 'RealtimeOutbox1795610787391';
 
-    public async up(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
+  public async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
             CREATE TABLE "realtime_outbox" (
                 "event_id" uuid NOT NULL,
                 "server_session_id" uuid NOT NULL,
@@ -21,25 +21,24 @@ export class RealtimeOutbox1795610787391 implements MigrationInterface {
                 CONSTRAINT "PK_d0fb1200cc23a80b546cf2a2b36" PRIMARY KEY ("event_id", "server_session_id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "IDX_realtime_outbox_expires" ON "realtime_outbox" ("expires_at")
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "IDX_realtime_outbox_pending" ON "realtime_outbox" ("server_session_id")
             WHERE delivered_at IS NULL
         `);
-    }
+  }
 
-    public async down(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
+  public async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
             DROP INDEX "public"."IDX_realtime_outbox_pending"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."IDX_realtime_outbox_expires"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "realtime_outbox"
         `);
-    }
-
+  }
 }

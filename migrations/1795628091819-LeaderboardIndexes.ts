@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from "typeorm";
+import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * The leaderboard reads walk the site and track orders (decisions.md §5) from either end and
@@ -9,35 +9,35 @@ import { MigrationInterface, QueryRunner } from "typeorm";
  * TypeORM cannot express a per-column sort order (the entities declare them `synchronize: false`).
  */
 export class LeaderboardIndexes1795628091819 implements MigrationInterface {
-    name = 'LeaderboardIndexes1795628091819'
+  name = 'LeaderboardIndexes1795628091819';
 
-    public async up(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
+  public async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
             DROP INDEX "public"."IDX_player_rating_site"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "IDX_player_rating_site" ON "player_rating" ("atp" DESC, "uid" ASC)
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."IDX_player_chart_best_track"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "IDX_player_chart_best_track" ON "player_chart_best" ("level_id" ASC, "acc" DESC, "first_time_ms" ASC, "uid" ASC)
         `);
-    }
+  }
 
-    public async down(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
+  public async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
             DROP INDEX "public"."IDX_player_chart_best_track"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "IDX_player_chart_best_track" ON "player_chart_best" ("level_id", "acc", "first_time_ms", "uid")
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."IDX_player_rating_site"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "IDX_player_rating_site" ON "player_rating" ("atp", "uid")
         `);
-    }
+  }
 }

@@ -8,10 +8,18 @@ const { join } = require('node:path');
 function commit() {
   if (process.env.SOURCE_COMMIT) return process.env.SOURCE_COMMIT;
   try {
-    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: join(__dirname, '..'), stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    return execFileSync('git', ['rev-parse', 'HEAD'], {
+      cwd: join(__dirname, '..'),
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
+      .toString()
+      .trim();
   } catch {
     return 'unknown';
   }
 }
 
-writeFileSync(join(__dirname, '..', 'dist', 'build-info.json'), `${JSON.stringify({ commit: commit(), builtAt: new Date().toISOString() })}\n`);
+writeFileSync(
+  join(__dirname, '..', 'dist', 'build-info.json'),
+  `${JSON.stringify({ commit: commit(), builtAt: new Date().toISOString() })}\n`,
+);

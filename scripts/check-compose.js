@@ -17,9 +17,14 @@ for (const error of document.errors) problems.push(`YAML: ${error.message}`);
 // Compose interpolates ${VAR}, ${VAR:-default} and ${VAR:?message} before it validates: so do we,
 // with the default where there is one and a stand-in value otherwise.
 function interpolate(node) {
-  if (typeof node === 'string') return node.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*)|:?\?[^}]*)?\}/g, (_, _name, fallback) => fallback ?? 'set-in-env');
+  if (typeof node === 'string')
+    return node.replace(
+      /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*)|:?\?[^}]*)?\}/g,
+      (_, _name, fallback) => fallback ?? 'set-in-env',
+    );
   if (Array.isArray(node)) return node.map(interpolate);
-  if (typeof node === 'object' && node !== null) return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, interpolate(value)]));
+  if (typeof node === 'object' && node !== null)
+    return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, interpolate(value)]));
   return node;
 }
 const raw = document.toJS();
@@ -34,7 +39,9 @@ function withoutIds(node) {
   const copy = {};
   for (const [key, value] of Object.entries(node)) {
     if ((key === 'id' || key === '$schema') && typeof value === 'string') continue;
-    copy[key] = SCHEMA_MAPS.has(key) ? Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, withoutIds(sub)])) : withoutIds(value);
+    copy[key] = SCHEMA_MAPS.has(key)
+      ? Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, withoutIds(sub)]))
+      : withoutIds(value);
   }
   return copy;
 }
@@ -46,13 +53,19 @@ ajv.addFormat('ports', /^((\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:]+\]):)?((\d+(-\d+
 ajv.addFormat('expose', /^\d+(-\d+)?(\/(tcp|udp|sctp))?$/);
 ajv.addFormat('subnet_ip_address', /^[0-9a-fA-F.:]+\/\d{1,3}$/);
 const validate = ajv.compile(schema);
-if (!validate(compose)) for (const error of validate.errors) problems.push(`schema: ${error.instancePath || '/'} ${error.message} ${JSON.stringify(error.params)}`);
+if (!validate(compose))
+  for (const error of validate.errors)
+    problems.push(`schema: ${error.instancePath || '/'} ${error.message} ${JSON.stringify(error.params)}`);
 
 const services = compose?.services ?? {};
 const namedVolumes = new Set(Object.keys(compose?.volumes ?? {}));
 for (const [name, service] of Object.entries(services)) {
   if (!service.healthcheck?.test) problems.push(`${name}: no health check`);
-  if (service.image && !service.build && !/:\d+\.\d+(\.\d+)?(-[a-z0-9]+)?(@sha256:[0-9a-f]{64})?$/.test(service.image)) {
+  if (
+    service.image &&
+    !service.build &&
+    !/:\d+\.\d+(\.\d+)?(-[a-z0-9]+)?(@sha256:[0-9a-f]{64})?$/.test(service.image)
+  ) {
     problems.push(`${name}: image ${service.image} is not pinned to an exact version`);
   }
   for (const volume of service.volumes ?? []) {
@@ -60,24 +73,32 @@ for (const [name, service] of Object.entries(services)) {
     if (!namedVolumes.has(source)) problems.push(`${name}: volume ${source} is not a named volume of the file`);
   }
   for (const [key, value] of Object.entries(raw.services[name].environment ?? {})) {
-    if (/PASSWORD|TOKEN|SECRET/.test(key) && !/^\$\{[A-Z_]+(:\?[^}]*)?\}$/.test(String(value))) problems.push(`${name}: ${key} is written in the file; take it from .env`);
+    if (/PASSWORD|TOKEN|SECRET/.test(key) && !/^\$\{[A-Z_]+(:\?[^}]*)?\}$/.test(String(value)))
+      problems.push(`${name}: ${key} is written in the file; take it from .env`);
     const password = /:\/\/[^/@:]*:([^@]+)@/.exec(String(value))?.[1];
-    if (password !== undefined && !password.startsWith('${')) problems.push(`${name}: ${key} has a password written in the file; take it from .env`);
+    if (password !== undefined && !password.startsWith('${'))
+      problems.push(`${name}: ${key} has a password written in the file; take it from .env`);
   }
 }
 const app = services.rhythmc;
 if (!app) problems.push('no rhythmc service');
 else {
   for (const dependency of ['postgres', 'redis']) {
-    if (app.depends_on?.[dependency]?.condition !== 'service_healthy') problems.push(`rhythmc: does not wait for a healthy ${dependency}`);
+    if (app.depends_on?.[dependency]?.condition !== 'service_healthy')
+      problems.push(`rhythmc: does not wait for a healthy ${dependency}`);
   }
-  if (!String(app.environment?.DATABASE_URL ?? '').includes('@postgres:5432/')) problems.push('rhythmc: DATABASE_URL does not point at the postgres service');
-  if (app.environment?.REDIS_URL !== 'redis://redis:6379') problems.push('rhythmc: REDIS_URL does not point at the redis service');
-  if (app.env_file === undefined) problems.push('rhythmc: no env_file (ADMIN_TOKEN and the other settings come from .env)');
+  if (!String(app.environment?.DATABASE_URL ?? '').includes('@postgres:5432/'))
+    problems.push('rhythmc: DATABASE_URL does not point at the postgres service');
+  if (app.environment?.REDIS_URL !== 'redis://redis:6379')
+    problems.push('rhythmc: REDIS_URL does not point at the redis service');
+  if (app.env_file === undefined)
+    problems.push('rhythmc: no env_file (ADMIN_TOKEN and the other settings come from .env)');
 }
 
 if (problems.length > 0) {
   process.stderr.write(`${file}:\n${problems.map((problem) => `  ${problem}`).join('\n')}\n`);
   process.exit(1);
 }
-process.stdout.write(`${file}: valid (Compose Specification schema; ${Object.keys(services).length} services, each with a health check)\n`);
+process.stdout.write(
+  `${file}: valid (Compose Specification schema; ${Object.keys(services).length} services, each with a health check)\n`,
+);

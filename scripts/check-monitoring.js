@@ -25,7 +25,9 @@ function promtool(file) {
 /** Every query of the dashboard, in panel order. */
 function dashboardQueries() {
   const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8'));
-  return dashboard.panels.flatMap((panel) => (panel.targets ?? []).map((target) => ({ panel: panel.title, expr: target.expr })));
+  return dashboard.panels.flatMap((panel) =>
+    (panel.targets ?? []).map((target) => ({ panel: panel.title, expr: target.expr })),
+  );
 }
 
 const work = mkdtempSync(join(tmpdir(), 'rhythmc-monitoring-'));

@@ -34,7 +34,10 @@ export interface StartOptions {
 }
 
 /** The embedded database takes seconds to open: say so before, and when it is ready. */
-async function startEmbedded(dataDir: string, rootLogger: ReturnType<typeof createRootLogger>): Promise<EmbeddedDatabase> {
+async function startEmbedded(
+  dataDir: string,
+  rootLogger: ReturnType<typeof createRootLogger>,
+): Promise<EmbeddedDatabase> {
   const log = rootLogger.child({ context: 'Database' });
   const started = Date.now();
   log.info(`Starting the embedded database in ${dataDir} (no DATABASE_URL)`);
@@ -48,7 +51,9 @@ export async function startService(config: AppConfig, options: StartOptions = {}
   const httpsOptions = httpsOptionsOf(config);
   const rootLogger = createRootLogger(config.logLevel, options.logDestination);
   const embedded = config.databaseUrl === null ? await startEmbedded(config.dataDir, rootLogger) : null;
-  const database: DatabaseTarget = embedded ? { url: embedded.url, embedded: true } : { url: config.databaseUrl as string, embedded: false };
+  const database: DatabaseTarget = embedded
+    ? { url: embedded.url, embedded: true }
+    : { url: config.databaseUrl as string, embedded: false };
   let app: NestExpressApplication;
   let drain: HttpDrain;
   try {

@@ -31,7 +31,8 @@ app.get('/health/ready', (_req, res) => {
   res.json({ status: 'ok' });
 });
 
-const fail = (res: express.Response) => () => res.status(500).json({ error: 'INTERNAL_ERROR', message: 'Internal error' });
+const fail = (res: express.Response) => () =>
+  res.status(500).json({ error: 'INTERNAL_ERROR', message: 'Internal error' });
 
 /** The baseline the issue asks for: the ranking SQL and nothing else. */
 app.get('/server/baltop', (req, res) => {

@@ -31,7 +31,9 @@ export async function generate(url: string, players: number, reset: boolean): Pr
     // Statistics, and a visibility map so the ranking index is scanned index-only.
     await analyze(client, ['player', 'player_balance', 'player_ban']);
   });
-  console.log(`Loaded ${players.toLocaleString('en')} players with balances (1 % banned) in ${secondsSince(started)} s into ${databaseName(url)}`);
+  console.log(
+    `Loaded ${players.toLocaleString('en')} players with balances (1 % banned) in ${secondsSince(started)} s into ${databaseName(url)}`,
+  );
 }
 
 if (require.main === module) {

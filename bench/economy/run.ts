@@ -43,7 +43,10 @@ async function explain(url: string): Promise<{ plan: string; executionMs: number
     const counts = await client.query<{ players: string; banned: string }>(
       `SELECT (SELECT count(*) FROM player_balance) AS players, (SELECT count(*) FROM player_ban WHERE lifted_at IS NULL) AS banned`,
     );
-    const result = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${TOP_BALANCES_SQL}`, [LIMIT]);
+    const result = await client.query<{ 'QUERY PLAN': string }>(
+      `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${TOP_BALANCES_SQL}`,
+      [LIMIT],
+    );
     const lines = result.rows.map((row) => row['QUERY PLAN']);
     const execution = lines.find((line) => line.startsWith('Execution Time'));
     return {
@@ -60,7 +63,8 @@ async function explain(url: string): Promise<{ plan: string; executionMs: number
 async function main(): Promise<void> {
   assertBenchDatabase(BENCH_DATABASE_URL);
   const analysed = await explain(BENCH_DATABASE_URL);
-  if (analysed.players === 0) throw new Error('The benchmark database has no balances: run `npm run bench:economy:generate` first');
+  if (analysed.players === 0)
+    throw new Error('The benchmark database has no balances: run `npm run bench:economy:generate` first');
 
   const adminToken = randomBytes(24).toString('hex');
   const work = mkdtempSync(join(tmpdir(), 'rhythmc-bench-'));
@@ -83,7 +87,14 @@ async function main(): Promise<void> {
     const serviceUrl = service.url;
 
     const created = await new AdminApi(service.url, adminToken).createServer(`bench-${randomBytes(3).toString('hex')}`);
-    const { accessToken } = await expectCall<{ accessToken: string }>(200, service.url, 'POST', '/server/login', created.bootstrapToken, { pluginVersion: 1, pluginSHA: 'bench' });
+    const { accessToken } = await expectCall<{ accessToken: string }>(
+      200,
+      service.url,
+      'POST',
+      '/server/login',
+      created.bootstrapToken,
+      { pluginVersion: 1, pluginSHA: 'bench' },
+    );
     const auth = { Authorization: `Bearer ${accessToken}` };
 
     const targets = {
@@ -93,16 +104,28 @@ async function main(): Promise<void> {
     };
     type Target = keyof typeof targets;
     // Same SQL, same data: the three answers must be identical.
-    const answers = await Promise.all((Object.keys(targets) as Target[]).map((name) => call(targets[name].baseUrl, 'GET', targets[name].path, name === 'bare' ? null : accessToken)));
+    const answers = await Promise.all(
+      (Object.keys(targets) as Target[]).map((name) =>
+        call(targets[name].baseUrl, 'GET', targets[name].path, name === 'bare' ? null : accessToken),
+      ),
+    );
     const same = answers.every((answer) => answer.status === 200 && answer.text === answers[0].text);
-    if (!same) throw new Error(`The answers differ: ${answers.map((answer) => `${answer.status} ${answer.text.slice(0, 120)}`).join(' | ')}`);
+    if (!same)
+      throw new Error(
+        `The answers differ: ${answers.map((answer) => `${answer.status} ${answer.text.slice(0, 120)}`).join(' | ')}`,
+      );
 
     /** eventLoop: the service's, over the measured window; null for the bare handler (no /metrics). */
     type Measured = LoadResult & { cpu: CpuPerRequest; eventLoop: EventLoopDelay | null };
     const monitor = new Client({ connectionString: BENCH_DATABASE_URL });
     await monitor.connect();
     const load = (name: Target, seconds: number) =>
-      closedLoop({ baseUrl: targets[name].baseUrl, connections: CONNECTIONS, seconds, request: () => ({ method: 'GET', path: targets[name].path, headers: targets[name].headers }) });
+      closedLoop({
+        baseUrl: targets[name].baseUrl,
+        connections: CONNECTIONS,
+        seconds,
+        request: () => ({ method: 'GET', path: targets[name].path, headers: targets[name].headers }),
+      });
     const results = await alternate<Measured>(['bare', 'bareToken', 'service'], ROUNDS, async (name, round) => {
       const target = name as Target;
       await load(target, WARMUP_SECONDS);
@@ -149,7 +172,10 @@ async function main(): Promise<void> {
     const bareSummary = summary('bare');
     const bareTokenSummary = summary('bareToken');
     const serviceSummary = summary('service');
-    const throughput = ratio(results.service.map((r) => r.rps), results.bare.map((r) => r.rps));
+    const throughput = ratio(
+      results.service.map((r) => r.rps),
+      results.bare.map((r) => r.rps),
+    );
     const ratioToTokenCheck = serviceSummary.rps / bareTokenSummary.rps;
     // Throughput a CPU-bound machine would give, from the CPU each request costs end to end.
     const cpuRatio = bareSummary.cpuTotal / serviceSummary.cpuTotal;

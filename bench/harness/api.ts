@@ -7,10 +7,20 @@ export interface CallResult<T = unknown> {
   text: string;
 }
 
-export async function call<T = unknown>(baseUrl: string, method: string, path: string, token: string | null, body?: unknown): Promise<CallResult<T>> {
+export async function call<T = unknown>(
+  baseUrl: string,
+  method: string,
+  path: string,
+  token: string | null,
+  body?: unknown,
+): Promise<CallResult<T>> {
   const response = await fetch(`${baseUrl}${path}`, {
     method,
-    headers: { 'User-Agent': USER_AGENT, 'Content-Type': 'application/json', ...(token === null ? {} : { Authorization: `Bearer ${token}` }) },
+    headers: {
+      'User-Agent': USER_AGENT,
+      'Content-Type': 'application/json',
+      ...(token === null ? {} : { Authorization: `Bearer ${token}` }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
@@ -24,9 +34,17 @@ export async function call<T = unknown>(baseUrl: string, method: string, path: s
 }
 
 /** A call that must answer `expected`; anything else throws with the answer. */
-export async function expectCall<T = unknown>(expected: number, baseUrl: string, method: string, path: string, token: string | null, body?: unknown): Promise<T> {
+export async function expectCall<T = unknown>(
+  expected: number,
+  baseUrl: string,
+  method: string,
+  path: string,
+  token: string | null,
+  body?: unknown,
+): Promise<T> {
   const result = await call<T>(baseUrl, method, path, token, body);
-  if (result.status !== expected) throw new Error(`${method} ${path}: expected ${expected}, got ${result.status} ${result.text.slice(0, 300)}`);
+  if (result.status !== expected)
+    throw new Error(`${method} ${path}: expected ${expected}, got ${result.status} ${result.text.slice(0, 300)}`);
   return result.body;
 }
 
@@ -50,7 +68,11 @@ export class AdminApi {
   ) {}
 
   createServer(name: string, country = 'DE', ip?: string): Promise<CreatedServer> {
-    return expectCall(201, this.baseUrl, 'POST', '/admin/servers', this.token, { name, country, ...(ip ? { ip } : {}) });
+    return expectCall(201, this.baseUrl, 'POST', '/admin/servers', this.token, {
+      name,
+      country,
+      ...(ip ? { ip } : {}),
+    });
   }
 
   createPlayer(player: { username: string; uuid?: string; displayName?: string }): Promise<CreatedPlayer> {
@@ -58,10 +80,14 @@ export class AdminApi {
   }
 
   async netToken(uid: number): Promise<string> {
-    return (await expectCall<{ netToken: string }>(201, this.baseUrl, 'POST', `/admin/players/${uid}/net-token`, this.token)).netToken;
+    return (
+      await expectCall<{ netToken: string }>(201, this.baseUrl, 'POST', `/admin/players/${uid}/net-token`, this.token)
+    ).netToken;
   }
 
-  putCharts(charts: Array<{ levelId: number; name: string; difficultyConstant: number; version: string; active: boolean }>): Promise<{ upserted: number }> {
+  putCharts(
+    charts: Array<{ levelId: number; name: string; difficultyConstant: number; version: string; active: boolean }>,
+  ): Promise<{ upserted: number }> {
     return expectCall(200, this.baseUrl, 'PUT', '/admin/charts', this.token, charts);
   }
 
@@ -69,12 +95,18 @@ export class AdminApi {
     return expectCall(200, this.baseUrl, 'PUT', '/admin/collections', this.token, collections);
   }
 
-  putPacks(packs: Array<{ name: string; displayName: string; type: string; availableSongs: number[]; file: string }>): Promise<{ upserted: number }> {
+  putPacks(
+    packs: Array<{ name: string; displayName: string; type: string; availableSongs: number[]; file: string }>,
+  ): Promise<{ upserted: number }> {
     return expectCall(200, this.baseUrl, 'PUT', '/admin/packs', this.token, packs);
   }
 
   /** PUT /admin/session-handover: which servers form one network (server switching). */
-  putSessionHandover(setting: { mode: 'off' | 'all' | 'groups'; groups?: Array<{ name: string; serverIDs: number[] }>; modes?: string[] }): Promise<unknown> {
+  putSessionHandover(setting: {
+    mode: 'off' | 'all' | 'groups';
+    groups?: Array<{ name: string; serverIDs: number[] }>;
+    modes?: string[];
+  }): Promise<unknown> {
     return expectCall(200, this.baseUrl, 'PUT', '/admin/session-handover', this.token, setting);
   }
 

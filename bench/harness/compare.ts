@@ -9,7 +9,11 @@ import { mean, median } from './load';
  * Runs `measure` for every target in every round; odd rounds go in reverse order, so neither
  * target always runs first (warm caches, a neighbour's burst).
  */
-export async function alternate<M>(names: readonly string[], rounds: number, measure: (name: string, round: number) => Promise<M>): Promise<Record<string, M[]>> {
+export async function alternate<M>(
+  names: readonly string[],
+  rounds: number,
+  measure: (name: string, round: number) => Promise<M>,
+): Promise<Record<string, M[]>> {
   const results: Record<string, M[]> = Object.fromEntries(names.map((name) => [name, [] as M[]]));
   for (let round = 0; round < rounds; round++) {
     for (const name of round % 2 === 0 ? names : [...names].reverse()) results[name].push(await measure(name, round));

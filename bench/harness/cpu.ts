@@ -19,7 +19,9 @@ export function cpuMs(pid: number | undefined): number {
 
 /** CPU so far of every server process connected to the monitor's database but the monitor's own. */
 export async function backendCpu(monitor: Client): Promise<Map<number, number>> {
-  const { rows } = await monitor.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+  const { rows } = await monitor.query<{ pid: number }>(
+    'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+  );
   return new Map(rows.map((row) => [row.pid, cpuMs(row.pid)]));
 }
 

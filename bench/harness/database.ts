@@ -23,7 +23,9 @@ async function withServer<T>(url: string, work: (client: Client) => Promise<T>):
 }
 
 export async function databaseExists(url: string): Promise<boolean> {
-  const result = await withServer(url, (client) => client.query('SELECT 1 FROM pg_database WHERE datname = $1', [databaseName(url)]));
+  const result = await withServer(url, (client) =>
+    client.query('SELECT 1 FROM pg_database WHERE datname = $1', [databaseName(url)]),
+  );
   return (result.rowCount ?? 0) > 0;
 }
 

@@ -18,7 +18,8 @@ export function benchDatabaseUrl(defaultName: string): string {
 export function intFromEnv(name: string, fallback: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw)))
+    throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
   return Number(raw);
 }
 
@@ -44,7 +45,8 @@ export function withDatabase(url: string, database: string): string {
 /** Refuses to load or drop data in a database whose name does not say it is a benchmark's. */
 export function assertBenchDatabase(url: string): void {
   const name = databaseName(url);
-  if (!/bench/.test(name)) throw new Error(`Refusing to use database "${name}": benchmark databases have "bench" in their name`);
+  if (!/bench/.test(name))
+    throw new Error(`Refusing to use database "${name}": benchmark databases have "bench" in their name`);
 }
 
 /** Seconds since `startedMs`, one decimal. */
@@ -59,7 +61,8 @@ export function loadAverage(): number {
   }
 }
 
-export const fmt = (n: number, digits = 0) => n.toLocaleString('en', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+export const fmt = (n: number, digits = 0) =>
+  n.toLocaleString('en', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 export function errorText(error: unknown): string {
   return error instanceof Error ? (error.stack ?? error.message) : String(error);

@@ -26,8 +26,15 @@ const inheritedMetricsToken = (): string | null => process.env.METRICS_TOKEN?.tr
  */
 const scrapeAgent = new Agent({ keepAlive: false });
 
-export async function eventLoopDelay(baseUrl: string, metricsToken: string | null = inheritedMetricsToken()): Promise<EventLoopDelay> {
-  const metrics = await send(scrapeAgent, baseUrl, { method: 'GET', path: '/metrics', headers: metricsToken === null ? {} : { Authorization: `Bearer ${metricsToken}` } });
+export async function eventLoopDelay(
+  baseUrl: string,
+  metricsToken: string | null = inheritedMetricsToken(),
+): Promise<EventLoopDelay> {
+  const metrics = await send(scrapeAgent, baseUrl, {
+    method: 'GET',
+    path: '/metrics',
+    headers: metricsToken === null ? {} : { Authorization: `Bearer ${metricsToken}` },
+  });
   if (metrics.status !== 200) throw new Error(`GET /metrics answered ${metrics.status}`);
   const stat = (name: string) => {
     const line = metrics.text.split('\n').find((l) => l.startsWith(`rhythmc_event_loop_delay_seconds{stat="${name}"}`));
@@ -37,7 +44,10 @@ export async function eventLoopDelay(baseUrl: string, metricsToken: string | nul
 }
 
 /** eventLoopDelay of several instances, scraped together: their windows start and end at the same moment. */
-export function eventLoopDelays(baseUrls: string[], metricsToken: string | null = inheritedMetricsToken()): Promise<EventLoopDelay[]> {
+export function eventLoopDelays(
+  baseUrls: string[],
+  metricsToken: string | null = inheritedMetricsToken(),
+): Promise<EventLoopDelay[]> {
   return Promise.all(baseUrls.map((baseUrl) => eventLoopDelay(baseUrl, metricsToken)));
 }
 

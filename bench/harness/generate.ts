@@ -33,7 +33,9 @@ export async function loadPlayers(client: Client, count: number): Promise<void> 
        FROM generate_series(1, $1::bigint) AS g`,
     [count],
   );
-  await client.query(`SELECT setval(pg_get_serial_sequence('player', 'uid'), GREATEST((SELECT max(uid) FROM player), 1))`);
+  await client.query(
+    `SELECT setval(pg_get_serial_sequence('player', 'uid'), GREATEST((SELECT max(uid) FROM player), 1))`,
+  );
 }
 
 /** A balance for each of the players 1..count, up to 10^9 Wh: at a million players equal values occur, so the uid tie-break matters. */
@@ -46,7 +48,10 @@ export async function loadBalances(client: Client, count: number): Promise<void>
 
 /** Bans every `every`-th player of 1..count (permanent), so orderings that skip banned players do real work. */
 export async function loadBans(client: Client, count: number, every: number): Promise<void> {
-  await client.query(`INSERT INTO player_ban (uid, reason) SELECT g, 'bench' FROM generate_series($2::bigint, $1::bigint, $2::bigint) AS g`, [count, every]);
+  await client.query(
+    `INSERT INTO player_ban (uid, reason) SELECT g, 'bench' FROM generate_series($2::bigint, $1::bigint, $2::bigint) AS g`,
+    [count, every],
+  );
 }
 
 /** `count` active charts (level ids 1..count) with constants from 1 to 15. */
@@ -60,7 +65,8 @@ export async function loadCharts(client: Client, count = CHARTS): Promise<void> 
 }
 
 /** The key of generated collection `i` (titles first, then tags). */
-export const generatedCollectionKey = (i: number, titles: number) => (i < titles ? `bench:titles.t${i}` : `bench:tags.g${i - titles}`);
+export const generatedCollectionKey = (i: number, titles: number) =>
+  i < titles ? `bench:titles.t${i}` : `bench:tags.g${i - titles}`;
 
 /** `titles` title and `tags` tag collections shaped like the plugin's, keys from generatedCollectionKey. */
 export async function loadCollections(client: Client, titles: number, tags: number): Promise<void> {
@@ -134,7 +140,19 @@ export async function deriveRatings(client: Client, from: number, to: number): P
 }
 
 /** Statistics and visibility maps up to date (what autovacuum would have done), and the dirty pages written now rather than during a measurement. */
-export async function analyze(client: Client, tables = ['play_record', 'player_chart_best', 'player_rating', 'player', 'chart', 'player_balance', 'player_ban', 'collection']): Promise<void> {
+export async function analyze(
+  client: Client,
+  tables = [
+    'play_record',
+    'player_chart_best',
+    'player_rating',
+    'player',
+    'chart',
+    'player_balance',
+    'player_ban',
+    'collection',
+  ],
+): Promise<void> {
   await client.query(`VACUUM ANALYZE ${tables.join(', ')}`);
   await client.query('CHECKPOINT');
 }
@@ -178,7 +196,8 @@ export function generateResourceTree(root: string, count: number, packBytes = 10
   const packs = Math.min(10, Math.max(1, Math.floor(count / 10)));
   const lang = Math.floor(count * 0.02);
   for (let i = 0; i < packs; i++) write(`packs/pack-${i}.zip`, packBytes);
-  for (let i = 0; i < lang; i++) write(`lang/${String(i % 40).padStart(2, '0')}/strings-${i}.json`, 512 + (i % 4) * 512);
+  for (let i = 0; i < lang; i++)
+    write(`lang/${String(i % 40).padStart(2, '0')}/strings-${i}.json`, 512 + (i % 4) * 512);
   for (let i = 0; i < count - packs - lang; i++) {
     const size = i % 50 === 0 ? 64 * 1024 : 1024 + (i % 8) * 1024;
     write(`data/songs/${Math.floor(i / 100)}/file-${i}.${i % 50 === 0 ? 'ogg' : 'json'}`, size);

@@ -55,7 +55,13 @@ export interface LatencySummary {
 
 export function summarize(latencies: number[]): LatencySummary {
   const sorted = [...latencies].sort((a, b) => a - b);
-  return { count: sorted.length, p50: percentile(sorted, 50), p90: percentile(sorted, 90), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] ?? NaN };
+  return {
+    count: sorted.length,
+    p50: percentile(sorted, 50),
+    p90: percentile(sorted, 90),
+    p99: percentile(sorted, 99),
+    max: sorted[sorted.length - 1] ?? NaN,
+  };
 }
 
 export interface LoadResult extends LatencySummary {
@@ -81,7 +87,8 @@ export interface ClosedLoopOptions {
 
 /** `connections` keep-alive connections, each sending its next request when the previous answer arrived. */
 export async function closedLoop(options: ClosedLoopOptions): Promise<LoadResult> {
-  if (options.seconds === undefined && options.requests === undefined) throw new Error('closedLoop needs seconds or requests');
+  if (options.seconds === undefined && options.requests === undefined)
+    throw new Error('closedLoop needs seconds or requests');
   const agent = new Agent({ keepAlive: true, maxSockets: options.connections });
   const expected = options.expectStatus ?? 200;
   const latencies: number[] = [];
@@ -90,7 +97,9 @@ export async function closedLoop(options: ClosedLoopOptions): Promise<LoadResult
   let issued = 0;
   const started = process.hrtime.bigint();
   const deadline = options.seconds === undefined ? null : started + BigInt(Math.round(options.seconds * 1e9));
-  const more = () => (deadline === null || process.hrtime.bigint() < deadline) && (options.requests === undefined || issued < options.requests);
+  const more = () =>
+    (deadline === null || process.hrtime.bigint() < deadline) &&
+    (options.requests === undefined || issued < options.requests);
   const worker = async () => {
     while (more()) {
       issued++;
@@ -108,7 +117,14 @@ export async function closedLoop(options: ClosedLoopOptions): Promise<LoadResult
   await Promise.all(Array.from({ length: options.connections }, worker));
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   agent.destroy();
-  return { ...summarize(latencies), requests: latencies.length, unexpected, errors, seconds, rps: latencies.length / seconds };
+  return {
+    ...summarize(latencies),
+    requests: latencies.length,
+    unexpected,
+    errors,
+    seconds,
+    rps: latencies.length / seconds,
+  };
 }
 
 export interface OpenLoopOptions {
@@ -172,7 +188,16 @@ export async function openLoop(options: OpenLoopOptions): Promise<OpenLoopResult
   await Promise.all(pending);
   const seconds = (performance.now() - startedMs) / 1000;
   agent.destroy();
-  return { ...summarize(latencies), requests: latencies.length, unexpected, errors, seconds, rps: latencies.length / seconds, offered: options.rate, dropped };
+  return {
+    ...summarize(latencies),
+    requests: latencies.length,
+    unexpected,
+    errors,
+    seconds,
+    rps: latencies.length / seconds,
+    offered: options.rate,
+    dropped,
+  };
 }
 
 export const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length);

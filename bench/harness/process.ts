@@ -84,7 +84,15 @@ export async function spawnReady(options: SpawnOptions): Promise<Child> {
     if (exited !== undefined) throw new Error(`${options.name} exited with ${exited}:\n${tail}`);
     try {
       const response = await fetch(`${url}${options.readyPath}`, { signal: AbortSignal.timeout(2_000) });
-      if (response.ok) return { name: options.name, child, pid: child.pid as number, port: options.port, url, startedMs: Date.now() - started };
+      if (response.ok)
+        return {
+          name: options.name,
+          child,
+          pid: child.pid as number,
+          port: options.port,
+          url,
+          startedMs: Date.now() - started,
+        };
     } catch {
       // not listening yet
     }
@@ -129,8 +137,12 @@ export function serviceSource(preferred?: 'dist' | 'src'): 'dist' | 'src' {
 export async function startServiceProcess(options: ServiceOptions): Promise<Child> {
   const port = options.port ?? (await freePort());
   const source = serviceSource(options.source);
-  if (source === 'dist' && !existsSync(join(ROOT, 'dist', 'src', 'main.js'))) throw new Error('dist/src/main.js is missing: run `npm run build` first');
-  const args = source === 'dist' ? [join(ROOT, 'dist', 'src', 'main.js')] : ['-r', 'ts-node/register/transpile-only', join(ROOT, 'src', 'main.ts')];
+  if (source === 'dist' && !existsSync(join(ROOT, 'dist', 'src', 'main.js')))
+    throw new Error('dist/src/main.js is missing: run `npm run build` first');
+  const args =
+    source === 'dist'
+      ? [join(ROOT, 'dist', 'src', 'main.js')]
+      : ['-r', 'ts-node/register/transpile-only', join(ROOT, 'src', 'main.ts')];
   return spawnReady({
     name: options.name ?? `service (${source})`,
     args,
@@ -153,7 +165,13 @@ export async function startServiceProcess(options: ServiceOptions): Promise<Chil
 /** A bare Express + pg handler of bench/<feature>/bare-server.ts (ts-node), ready when `readyPath` answers. */
 export async function startBareServer(script: string, env: Record<string, string>, readyPath: string): Promise<Child> {
   const port = await freePort();
-  return spawnReady({ name: `bare ${script}`, args: ['-r', 'ts-node/register/transpile-only', join(ROOT, script)], env: { ...env, PORT: String(port) }, port, readyPath });
+  return spawnReady({
+    name: `bare ${script}`,
+    args: ['-r', 'ts-node/register/transpile-only', join(ROOT, script)],
+    env: { ...env, PORT: String(port) },
+    port,
+    readyPath,
+  });
 }
 
 /** Resident and peak resident memory of a process, in bytes (Linux /proc: VmRSS, VmHWM). */

@@ -9,7 +9,17 @@
 import express from 'express';
 import { createHash } from 'node:crypto';
 import { Pool } from 'pg';
-import { SiteRow, SITE_WINDOW_SQL, toWindow, TOP_SITE_SQL, TOP_TRACK_SQL, TrackRow, TRACK_WINDOW_SQL, Window, WindowRow } from '../../src/upload/leaderboard.repository';
+import {
+  SiteRow,
+  SITE_WINDOW_SQL,
+  toWindow,
+  TOP_SITE_SQL,
+  TOP_TRACK_SQL,
+  TrackRow,
+  TRACK_WINDOW_SQL,
+  Window,
+  WindowRow,
+} from '../../src/upload/leaderboard.repository';
 import { serveBare } from '../harness/bare';
 import { LEADERBOARDS_DATABASE_URL } from './generate';
 
@@ -18,11 +28,30 @@ const app = express();
 app.disable('x-powered-by');
 app.set('etag', false);
 
-const inOrder = <Row>(window: Window<Row>): Row[] => [...window.ahead, ...(window.anchor ? [window.anchor] : []), ...window.behind];
-const intParam = (value: unknown, fallback: number) => (typeof value === 'string' && /^\d{1,10}$/.test(value) ? Number(value) : fallback);
-const name = (row: { username: string; display_name: string | null }) => ({ username: row.username, displayName: row.display_name || row.username });
-const site = (row: SiteRow, rank: number | null) => ({ rank, uid: Number(row.uid), ...name(row), atp: Number(row.atp) });
-const track = (row: TrackRow, rank: number | null) => ({ rank, uid: Number(row.uid), ...name(row), acc: row.acc, rating: Math.round(row.rating * 10_000) / 10_000 });
+const inOrder = <Row>(window: Window<Row>): Row[] => [
+  ...window.ahead,
+  ...(window.anchor ? [window.anchor] : []),
+  ...window.behind,
+];
+const intParam = (value: unknown, fallback: number) =>
+  typeof value === 'string' && /^\d{1,10}$/.test(value) ? Number(value) : fallback;
+const name = (row: { username: string; display_name: string | null }) => ({
+  username: row.username,
+  displayName: row.display_name || row.username,
+});
+const site = (row: SiteRow, rank: number | null) => ({
+  rank,
+  uid: Number(row.uid),
+  ...name(row),
+  atp: Number(row.atp),
+});
+const track = (row: TrackRow, rank: number | null) => ({
+  rank,
+  uid: Number(row.uid),
+  ...name(row),
+  acc: row.acc,
+  rating: Math.round(row.rating * 10_000) / 10_000,
+});
 
 /** The service's server-token check: one indexed lookup. */
 async function authorised(req: express.Request, res: express.Response): Promise<boolean> {
@@ -60,10 +89,18 @@ app.get('/health/ready', (_req, res) => {
 read('/server/leaderboards/atp', async (req) => {
   if (typeof req.query.around === 'string') {
     const k = intParam(req.query.k, 5);
-    const { rows } = await pool.query<WindowRow<SiteRow>>({ name: 'site_window', text: SITE_WINDOW_SQL, values: [req.query.around, k] });
+    const { rows } = await pool.query<WindowRow<SiteRow>>({
+      name: 'site_window',
+      text: SITE_WINDOW_SQL,
+      values: [req.query.around, k],
+    });
     return { board: 'atp', entries: inOrder(toWindow(rows, k)).map((row) => site(row, null)) };
   }
-  const { rows } = await pool.query<SiteRow>({ name: 'top_site', text: TOP_SITE_SQL, values: [intParam(req.query.limit, 10)] });
+  const { rows } = await pool.query<SiteRow>({
+    name: 'top_site',
+    text: TOP_SITE_SQL,
+    values: [intParam(req.query.limit, 10)],
+  });
   return { board: 'atp', entries: rows.map((row, i) => site(row, i + 1)) };
 });
 
@@ -71,10 +108,18 @@ read('/server/leaderboards/charts/:levelId', async (req) => {
   const levelId = Number(req.params.levelId);
   if (typeof req.query.around === 'string') {
     const k = intParam(req.query.k, 5);
-    const { rows } = await pool.query<WindowRow<TrackRow>>({ name: 'track_window', text: TRACK_WINDOW_SQL, values: [levelId, req.query.around, k] });
+    const { rows } = await pool.query<WindowRow<TrackRow>>({
+      name: 'track_window',
+      text: TRACK_WINDOW_SQL,
+      values: [levelId, req.query.around, k],
+    });
     return { board: 'chart', levelId, entries: inOrder(toWindow(rows, k)).map((row) => track(row, null)) };
   }
-  const { rows } = await pool.query<TrackRow>({ name: 'top_track', text: TOP_TRACK_SQL, values: [levelId, intParam(req.query.limit, 10)] });
+  const { rows } = await pool.query<TrackRow>({
+    name: 'top_track',
+    text: TOP_TRACK_SQL,
+    values: [levelId, intParam(req.query.limit, 10)],
+  });
   return { board: 'chart', levelId, entries: rows.map((row, i) => track(row, i + 1)) };
 });
 

@@ -25,7 +25,11 @@ const RATING_SQL = (c: string, acc: string) => `CASE
   WHEN ${acc} >= 95 THEN ${c} + (${acc} - 95) / 3
   ELSE greatest(0, ${c} - (95 - ${acc}) / 5) END`;
 
-export async function generateLeaderboardData(url: string, players: number, log: (line: string) => void = console.log): Promise<void> {
+export async function generateLeaderboardData(
+  url: string,
+  players: number,
+  log: (line: string) => void = console.log,
+): Promise<void> {
   const started = Date.now();
   await recreateDatabase(url);
   await withClient(url, async (client) => {
@@ -56,7 +60,9 @@ export async function generateLeaderboardData(url: string, players: number, log:
     }
     await analyze(client, ['player', 'player_rating', 'player_chart_best', 'player_ban', 'chart']);
   });
-  log(`Loaded ${players.toLocaleString('en')} players (1 % banned) into ${databaseName(url)} in ${secondsSince(started)} s`);
+  log(
+    `Loaded ${players.toLocaleString('en')} players (1 % banned) into ${databaseName(url)} in ${secondsSince(started)} s`,
+  );
 }
 
 if (require.main === module) {

@@ -61,19 +61,25 @@ function pathOf(read: string, anchors: number[], i: number): string {
 }
 
 /** The entries without their ranks (the bare server numbers no window): the rows must be the same. */
-const rows = (text: string) => (JSON.parse(text) as { entries: Array<Record<string, unknown>> }).entries.map(({ rank: _rank, ...entry }) => entry);
+const rows = (text: string) =>
+  (JSON.parse(text) as { entries: Array<Record<string, unknown>> }).entries.map(({ rank: _rank, ...entry }) => entry);
 
 async function main(): Promise<void> {
   const url = LEADERBOARDS_DATABASE_URL;
   assertBenchDatabase(url);
-  const ranked = await withClient(url, (client) => client.query<{ n: number }>('SELECT count(*)::int AS n FROM player_rating')).then(
+  const ranked = await withClient(url, (client) =>
+    client.query<{ n: number }>('SELECT count(*)::int AS n FROM player_rating'),
+  ).then(
     (result) => result.rows[0].n,
     () => 0,
   );
-  if (process.env.GENERATE === '1' || process.argv.includes('--generate') || ranked === 0) await generateLeaderboardData(url, intFromEnv('PLAYERS', 1_000_000));
+  if (process.env.GENERATE === '1' || process.argv.includes('--generate') || ranked === 0)
+    await generateLeaderboardData(url, intFromEnv('PLAYERS', 1_000_000));
   // Random unbanned players (every 100th is banned), all with a best on the big chart.
   const anchors = await withClient(url, (client) =>
-    client.query<{ uid: string }>('SELECT uid FROM player_rating r WHERE r.uid % 100 <> 0 ORDER BY random() LIMIT $1', [ANCHORS]),
+    client.query<{ uid: string }>('SELECT uid FROM player_rating r WHERE r.uid % 100 <> 0 ORDER BY random() LIMIT $1', [
+      ANCHORS,
+    ]),
   ).then((result) => result.rows.map((row) => Number(row.uid)));
 
   const adminToken = randomBytes(24).toString('hex');
@@ -89,13 +95,28 @@ async function main(): Promise<void> {
       adminToken,
       source: 'dist',
       log: 'leaderboards-service.log',
-      env: { LOG_LEVEL: 'info', SERVER_TOKEN_TTL_SECONDS: '3600', DATA_DIR: join(work, 'data'), RESOURCE_DIR: join(work, 'resources'), REDIS_KEY_PREFIX: redisPrefix },
+      env: {
+        LOG_LEVEL: 'info',
+        SERVER_TOKEN_TTL_SECONDS: '3600',
+        DATA_DIR: join(work, 'data'),
+        RESOURCE_DIR: join(work, 'resources'),
+        REDIS_KEY_PREFIX: redisPrefix,
+      },
     });
-    console.log(`service ready in ${fmt(service.startedMs)} ms (rank index: ${index}, loaded from ${fmt(ranked || intFromEnv('PLAYERS', 1_000_000))} ratings)`);
+    console.log(
+      `service ready in ${fmt(service.startedMs)} ms (rank index: ${index}, loaded from ${fmt(ranked || intFromEnv('PLAYERS', 1_000_000))} ratings)`,
+    );
     bare = await startBareServer('bench/leaderboards/bare-server.ts', {}, '/health/ready');
 
     const created = await new AdminApi(service.url, adminToken).createServer(`bench-${randomBytes(3).toString('hex')}`);
-    const { accessToken } = await expectCall<{ accessToken: string }>(200, service.url, 'POST', '/server/login', created.bootstrapToken, { pluginVersion: 1, pluginSHA: 'bench' });
+    const { accessToken } = await expectCall<{ accessToken: string }>(
+      200,
+      service.url,
+      'POST',
+      '/server/login',
+      created.bootstrapToken,
+      { pluginVersion: 1, pluginSHA: 'bench' },
+    );
     const headers = { Authorization: `Bearer ${accessToken}` };
 
     const table: Array<Record<string, unknown>> = [];
@@ -103,9 +124,14 @@ async function main(): Promise<void> {
       // Same SQL, same data: the same rows, for a few anchors; the service's ranks are checked against a count.
       for (let i = 0; i < 5; i++) {
         const path = pathOf(read, anchors, i);
-        const [a, b] = await Promise.all([call(bare.url, 'GET', path, accessToken), call(service.url, 'GET', path, accessToken)]);
+        const [a, b] = await Promise.all([
+          call(bare.url, 'GET', path, accessToken),
+          call(service.url, 'GET', path, accessToken),
+        ]);
         if (a.status !== 200 || b.status !== 200 || JSON.stringify(rows(a.text)) !== JSON.stringify(rows(b.text))) {
-          throw new Error(`${read}: the answers differ: bare ${a.status} ${a.text.slice(0, 300)} | service ${b.status} ${b.text.slice(0, 300)}`);
+          throw new Error(
+            `${read}: the answers differ: bare ${a.status} ${a.text.slice(0, 300)} | service ${b.status} ${b.text.slice(0, 300)}`,
+          );
         }
       }
       const targets = { bare, service };
@@ -113,7 +139,13 @@ async function main(): Promise<void> {
       const results = await alternate<Measured>(['bare', 'service'], ROUNDS, async (name, round) => {
         const target = targets[name as keyof typeof targets];
         let i = 0;
-        const load = (seconds: number) => closedLoop({ baseUrl: target.url, connections: CONNECTIONS, seconds, request: () => ({ method: 'GET', path: pathOf(read, anchors, i++), headers }) });
+        const load = (seconds: number) =>
+          closedLoop({
+            baseUrl: target.url,
+            connections: CONNECTIONS,
+            seconds,
+            request: () => ({ method: 'GET', path: pathOf(read, anchors, i++), headers }),
+          });
         await load(WARMUP_SECONDS);
         if (name === 'service') await eventLoopDelay(target.url);
         const cpuBefore = cpuMs(target.pid);
@@ -132,12 +164,28 @@ async function main(): Promise<void> {
         const target = targets[name];
         let i = 0;
         if (name === 'service') await eventLoopDelay(target.url);
-        const measured = await closedLoop({ baseUrl: target.url, connections: 1, seconds: SERIAL_SECONDS, request: () => ({ method: 'GET', path: pathOf(read, anchors, i++), headers }) });
-        latency[name] = { ...measured, eventLoopP99Ms: name === 'service' ? (await eventLoopDelay(target.url)).p99Ms : null };
-        console.log(`${read} one at a time ${name.padEnd(7)} p50 ${fmt(measured.p50, 2)} ms  p99 ${fmt(measured.p99, 2)} ms  ${fmt(measured.rps)} req/s  non-200 ${measured.unexpected}  load average ${loadAverage()}`);
+        const measured = await closedLoop({
+          baseUrl: target.url,
+          connections: 1,
+          seconds: SERIAL_SECONDS,
+          request: () => ({ method: 'GET', path: pathOf(read, anchors, i++), headers }),
+        });
+        latency[name] = {
+          ...measured,
+          eventLoopP99Ms: name === 'service' ? (await eventLoopDelay(target.url)).p99Ms : null,
+        };
+        console.log(
+          `${read} one at a time ${name.padEnd(7)} p50 ${fmt(measured.p50, 2)} ms  p99 ${fmt(measured.p99, 2)} ms  ${fmt(measured.rps)} req/s  non-200 ${measured.unexpected}  load average ${loadAverage()}`,
+        );
       }
-      const throughput = ratio(results.service.map((r) => r.rps), results.bare.map((r) => r.rps));
-      const cpu = ratio(results.bare.map((r) => r.cpuUsPerRequest), results.service.map((r) => r.cpuUsPerRequest));
+      const throughput = ratio(
+        results.service.map((r) => r.rps),
+        results.bare.map((r) => r.rps),
+      );
+      const cpu = ratio(
+        results.bare.map((r) => r.cpuUsPerRequest),
+        results.service.map((r) => r.cpuUsPerRequest),
+      );
       table.push({
         read,
         path: pathOf(read, [1001], 0).replace('1001', '<uid>'),
@@ -149,9 +197,18 @@ async function main(): Promise<void> {
         bareCpuUs: mean(results.bare.map((r) => r.cpuUsPerRequest)),
         serviceCpuUs: mean(results.service.map((r) => r.cpuUsPerRequest)),
         cpuRatio: cpu.median,
-        latency: { bare: { p50: latency.bare.p50, p99: latency.bare.p99 }, service: { p50: latency.service.p50, p99: latency.service.p99 } },
-        eventLoopP99Ms: Math.max(...results.service.map((r) => r.eventLoopP99Ms ?? 0), latency.service.eventLoopP99Ms ?? 0),
-        failures: [...results.bare, ...results.service, latency.bare, latency.service].reduce((sum, r) => sum + r.unexpected + r.errors, 0),
+        latency: {
+          bare: { p50: latency.bare.p50, p99: latency.bare.p99 },
+          service: { p50: latency.service.p50, p99: latency.service.p99 },
+        },
+        eventLoopP99Ms: Math.max(
+          ...results.service.map((r) => r.eventLoopP99Ms ?? 0),
+          latency.service.eventLoopP99Ms ?? 0,
+        ),
+        failures: [...results.bare, ...results.service, latency.bare, latency.service].reduce(
+          (sum, r) => sum + r.unexpected + r.errors,
+          0,
+        ),
         loadAverage: loadAverage(),
         runs: results,
       });

@@ -40,11 +40,30 @@ import { Client } from 'pg';
 import { cpuDelta, CpuProbe, redisPid, sampleCpu } from '../harness/cpu';
 import { databaseExists, withClient } from '../harness/database';
 import { EventLoopDelay, eventLoopDelays, formatEventLoop } from '../harness/event-loop';
-import { BENCH_ADMIN_TOKEN, BENCH_REDIS_URL, benchDatabaseUrl, databaseName, fmt, intFromEnv, listFromEnv, loadAverage, OUT_DIR, runMain } from '../harness/env';
+import {
+  BENCH_ADMIN_TOKEN,
+  BENCH_REDIS_URL,
+  benchDatabaseUrl,
+  databaseName,
+  fmt,
+  intFromEnv,
+  listFromEnv,
+  loadAverage,
+  OUT_DIR,
+  runMain,
+} from '../harness/env';
 import { counts, generateResourceTree } from '../harness/generate';
 import { openLoop, summarize } from '../harness/load';
 import { gameplayRecord, randomPlay } from '../harness/payloads';
-import { Child, memoryOf, mib, startBareServer, startServiceProcess, stopAllChildren, stopChild } from '../harness/process';
+import {
+  Child,
+  memoryOf,
+  mib,
+  startBareServer,
+  startServiceProcess,
+  stopAllChildren,
+  stopChild,
+} from '../harness/process';
 import { dropRedisPrefix } from '../harness/redis';
 import { startIdentityProvider } from '../simulate/identity-provider';
 import { BurstResult, Network } from '../simulate/network';
@@ -89,7 +108,10 @@ interface Cores {
 }
 
 /** Runs `work` and reports the CPU the deployment and the simulator used meanwhile: in core-seconds, and in cores (÷ wall time). */
-async function measureCpu<T>(probe: CpuProbe, work: () => Promise<T>): Promise<{ result: T; cpuSeconds: Cores; cores: Cores; seconds: number }> {
+async function measureCpu<T>(
+  probe: CpuProbe,
+  work: () => Promise<T>,
+): Promise<{ result: T; cpuSeconds: Cores; cores: Cores; seconds: number }> {
   const before = await sampleCpu(probe);
   const started = performance.now();
   const result = await work();
@@ -102,14 +124,20 @@ async function measureCpu<T>(probe: CpuProbe, work: () => Promise<T>): Promise<{
     redis: (after.redis - before.redis) / 1000,
     simulator: (simulator.user + simulator.system) / 1e6,
   };
-  const cores: Cores = { service: cpuSeconds.service / seconds, db: cpuSeconds.db / seconds, redis: cpuSeconds.redis / seconds, simulator: cpuSeconds.simulator / seconds };
+  const cores: Cores = {
+    service: cpuSeconds.service / seconds,
+    db: cpuSeconds.db / seconds,
+    redis: cpuSeconds.redis / seconds,
+    simulator: cpuSeconds.simulator / seconds,
+  };
   return { result, cpuSeconds, cores, seconds };
 }
 
 const deploymentCores = (cores: Cores) => cores.service + cores.db + cores.redis;
 
 /** The highest event-loop delay p99 among the instances, ms; NaN without figures (the bare handler, results of earlier runs). */
-const worstEventLoopP99 = (delays: EventLoopDelay[] | undefined) => (delays && delays.length > 0 ? Math.max(...delays.map((d) => d.p99Ms)) : NaN);
+const worstEventLoopP99 = (delays: EventLoopDelay[] | undefined) =>
+  delays && delays.length > 0 ? Math.max(...delays.map((d) => d.p99Ms)) : NaN;
 const msOrDash = (ms: number) => (Number.isFinite(ms) ? ms.toFixed(1) : '–');
 
 /**
@@ -126,7 +154,8 @@ function projectedRate(all: Step[], cores = 2): number {
   const ys = steps.map((step) => deploymentCores(step.cores));
   const mx = xs.reduce((a, b) => a + b, 0) / xs.length;
   const my = ys.reduce((a, b) => a + b, 0) / ys.length;
-  const slope = xs.reduce((sum, x, i) => sum + (x - mx) * (ys[i] - my), 0) / xs.reduce((sum, x) => sum + (x - mx) ** 2, 0);
+  const slope =
+    xs.reduce((sum, x, i) => sum + (x - mx) * (ys[i] - my), 0) / xs.reduce((sum, x) => sum + (x - mx) ** 2, 0);
   const intercept = my - slope * mx;
   return slope > 0 ? (cores - intercept) / slope : NaN;
 }
@@ -141,7 +170,15 @@ interface ConfigResult {
   steps: Step[];
   sustained: Step | null;
   burst:
-    | (BurstResult & { loginP50: number; loginP99: number; unexpected: number; cpuSeconds: Cores; dedicatedSeconds: number; eventLoop?: EventLoopDelay[]; loadAverage: number })
+    | (BurstResult & {
+        loginP50: number;
+        loginP99: number;
+        unexpected: number;
+        cpuSeconds: Cores;
+        dedicatedSeconds: number;
+        eventLoop?: EventLoopDelay[];
+        loadAverage: number;
+      })
     | null;
   /** projectedRate of the steps. */
   projected2Cores: number;
@@ -150,11 +187,19 @@ interface ConfigResult {
   firstUnexpected: string[];
   /** WebSocket closes by code, frames received, calls sent a second time. */
   events: Record<string, number>;
-  calls: Array<{ call: string; count: number; byStatus: Record<string, number>; p50: number; p99: number; unexpected: number }>;
+  calls: Array<{
+    call: string;
+    count: number;
+    byStatus: Record<string, number>;
+    p50: number;
+    p99: number;
+    unexpected: number;
+  }>;
   simulatorCpuSeconds: number;
 }
 
-const isSustained = (step: Step) => step.p99 < P99_LIMIT_MS && step.unexpected === 0 && step.achieved >= step.offered * 0.95;
+const isSustained = (step: Step) =>
+  step.p99 < P99_LIMIT_MS && step.unexpected === 0 && step.achieved >= step.offered * 0.95;
 /**
  * The search goes on past a step that misses the p99 limit (on a shared machine a stall of a
  * neighbour shows in any p99) and stops at saturation: fewer than 90 % of the offered uploads
@@ -172,33 +217,53 @@ async function ensureData(): Promise<void> {
     if (state && state.players >= PLAYERS && state.plays >= PLAYERS * 10 * 0.99) {
       // A run stopped half-way leaves its sessions open, and the next run logs the same players in (409).
       const closed = await withClient(DATABASE_URL, async (client) => {
-        const players = await client.query(`UPDATE player_session SET logged_out_at = now(), logout_reason = 'expired' WHERE logged_out_at IS NULL`);
-        const servers = await client.query(`UPDATE server_session SET ended_at = now(), end_reason = 'logout' WHERE ended_at IS NULL`);
+        const players = await client.query(
+          `UPDATE player_session SET logged_out_at = now(), logout_reason = 'expired' WHERE logged_out_at IS NULL`,
+        );
+        const servers = await client.query(
+          `UPDATE server_session SET ended_at = now(), end_reason = 'logout' WHERE ended_at IS NULL`,
+        );
         return { players: players.rowCount, servers: servers.rowCount };
       });
-      console.log(`data: ${JSON.stringify(state)} in ${databaseName(DATABASE_URL)}; sessions left open by an earlier run closed: ${JSON.stringify(closed)}`);
+      console.log(
+        `data: ${JSON.stringify(state)} in ${databaseName(DATABASE_URL)}; sessions left open by an earlier run closed: ${JSON.stringify(closed)}`,
+      );
       return;
     }
   }
-  console.log(`generating ${PLAYERS.toLocaleString('en')} players and ${(PLAYERS * 10).toLocaleString('en')} plays into ${databaseName(DATABASE_URL)}`);
+  console.log(
+    `generating ${PLAYERS.toLocaleString('en')} players and ${(PLAYERS * 10).toLocaleString('en')} plays into ${databaseName(DATABASE_URL)}`,
+  );
   await generateUploadData(DATABASE_URL, PLAYERS, PLAYERS, (line) => console.log(`  ${line}`));
 }
 
 /** The bare handler at the same rate steps (no background traffic): the machine's ceiling for an insert + select. */
 async function bareSteps(monitor: Client): Promise<Step[]> {
-  const bare = await startBareServer('bench/upload/bare-server.ts', { BENCH_DATABASE_URL: DATABASE_URL }, '/health/ready');
+  const bare = await startBareServer(
+    'bench/upload/bare-server.ts',
+    { BENCH_DATABASE_URL: DATABASE_URL },
+    '/health/ready',
+  );
   const probe: CpuProbe = { httpPids: [bare.pid], monitor, redisPid: null };
   const steps: Step[] = [];
   let clock = Date.now();
   const random = Math.random;
   const request = () => {
     const uid = 1 + Math.floor(random() * PLAYERS);
-    return { method: 'POST' as const, path: '/player/upload', body: JSON.stringify(gameplayRecord({ uid, accessToken: 'bare', serverID: 1, ...randomPlay(random), time: (clock += 1) })) };
+    return {
+      method: 'POST' as const,
+      path: '/player/upload',
+      body: JSON.stringify(
+        gameplayRecord({ uid, accessToken: 'bare', serverID: 1, ...randomPlay(random), time: (clock += 1) }),
+      ),
+    };
   };
   try {
     await openLoop({ baseUrl: bare.url, rate: 50, seconds: SETTLE_SECONDS, request });
     for (const rate of BARE_RATES) {
-      const { result, cores } = await measureCpu(probe, () => openLoop({ baseUrl: bare.url, rate, seconds: STEP_SECONDS, request, maxInFlight: 2_000 }));
+      const { result, cores } = await measureCpu(probe, () =>
+        openLoop({ baseUrl: bare.url, rate, seconds: STEP_SECONDS, request, maxInFlight: 2_000 }),
+      );
       const step: Step = {
         offered: rate,
         achieved: (result.requests - result.unexpected - result.errors) / result.seconds,
@@ -223,7 +288,13 @@ async function bareSteps(monitor: Client): Promise<Step[]> {
   return steps;
 }
 
-async function runConfig(config: string, idpUrl: string, resourceDir: string, redisPrefix: string, monitor: Client): Promise<ConfigResult> {
+async function runConfig(
+  config: string,
+  idpUrl: string,
+  resourceDir: string,
+  redisPrefix: string,
+  monitor: Client,
+): Promise<ConfigResult> {
   const instances = config === 'two' ? 2 : 1;
   const redis = config !== 'one';
   console.log(`\n== ${config}: ${instances} instance(s), ${redis ? 'Redis' : 'no Redis (rank index in process)'}`);
@@ -237,10 +308,17 @@ async function runConfig(config: string, idpUrl: string, resourceDir: string, re
         redisUrl: redis ? BENCH_REDIS_URL : '',
         adminToken: BENCH_ADMIN_TOKEN,
         log: `network-day-${config}-${i + 1}.log`,
-        env: { REDIS_KEY_PREFIX: redisPrefix, RESOURCE_DIR: resourceDir, IDENTITY_PROVIDER_URL: idpUrl, LOG_LEVEL: 'warn' },
+        env: {
+          REDIS_KEY_PREFIX: redisPrefix,
+          RESOURCE_DIR: resourceDir,
+          IDENTITY_PROVIDER_URL: idpUrl,
+          LOG_LEVEL: 'warn',
+        },
       });
       started.push(instance);
-      console.log(`  ${instance.name} ready in ${(instance.startedMs / 1000).toFixed(1)} s (RSS ${mib(memoryOf(instance.pid).rss)} MiB)`);
+      console.log(
+        `  ${instance.name} ready in ${(instance.startedMs / 1000).toFixed(1)} s (RSS ${mib(memoryOf(instance.pid).rss)} MiB)`,
+      );
     }
     const network = new Network(
       {
@@ -261,15 +339,26 @@ async function runConfig(config: string, idpUrl: string, resourceDir: string, re
       },
       (line) => console.log(`  ${line}`),
     );
-    const probe: CpuProbe = { httpPids: started.map((instance) => instance.pid), monitor, redisPid: redis ? await redisPid(BENCH_REDIS_URL) : null };
+    const probe: CpuProbe = {
+      httpPids: started.map((instance) => instance.pid),
+      monitor,
+      redisPid: redis ? await redisPid(BENCH_REDIS_URL) : null,
+    };
     const urls = started.map((instance) => instance.url);
     await network.provision();
     // Each scrape of an instance's /metrics ends its event-loop window and starts the next: this
     // one keeps the start-up and the provisioning out of the cold start's.
     await eventLoopDelays(urls);
     const cold = await network.start();
-    const coldStart = { ms: cold.ms, online: network.onlinePlayers, eventLoop: await eventLoopDelays(urls), loadAverage: loadAverage() };
-    console.log(`  cold start: ${coldStart.online} players online in ${(cold.ms / 1000).toFixed(1)} s; event-loop delay per instance ${formatEventLoop(coldStart.eventLoop)}`);
+    const coldStart = {
+      ms: cold.ms,
+      online: network.onlinePlayers,
+      eventLoop: await eventLoopDelays(urls),
+      loadAverage: loadAverage(),
+    };
+    console.log(
+      `  cold start: ${coldStart.online} players online in ${(cold.ms / 1000).toFixed(1)} s; event-loop delay per instance ${formatEventLoop(coldStart.eventLoop)}`,
+    );
 
     // Sustained uploads: step the offered rate up until p99 crosses the limit.
     const steps: Step[] = [];
@@ -316,7 +405,11 @@ async function runConfig(config: string, idpUrl: string, resourceDir: string, re
     const { result: burstResult, cpuSeconds: burstCpu } = await measureCpu(probe, () => network.restart());
     const seen = window.stop();
     const burstEventLoop = await eventLoopDelays(urls);
-    const logins = ['POST /player/login ONLINE', 'POST /player/login OFFLINE_REFRESH', 'POST /player/login TOKEN'].flatMap((call) => seen.latencies(call));
+    const logins = [
+      'POST /player/login ONLINE',
+      'POST /player/login OFFLINE_REFRESH',
+      'POST /player/login TOKEN',
+    ].flatMap((call) => seen.latencies(call));
     const loginLatency = summarize(logins);
     const burst = {
       ...burstResult,
@@ -354,7 +447,14 @@ async function runConfig(config: string, idpUrl: string, resourceDir: string, re
       unexpected: report.unexpected,
       firstUnexpected: report.firstUnexpected,
       events: report.events,
-      calls: report.calls.map(({ call, count, byStatus, p50, p99, unexpected }) => ({ call, count, byStatus, p50, p99, unexpected })),
+      calls: report.calls.map(({ call, count, byStatus, p50, p99, unexpected }) => ({
+        call,
+        count,
+        byStatus,
+        p50,
+        p99,
+        unexpected,
+      })),
       simulatorCpuSeconds: (cpu.user + cpu.system) / 1e6,
     };
   } finally {
@@ -419,7 +519,11 @@ async function main(): Promise<void> {
   if (process.env.REPORT_ONLY === '1' || process.env.BARE_ONLY === '1') {
     // The table again from the last run's results; with BARE_ONLY=1 after measuring the bare handler again.
     const file = join(OUT_DIR, 'network-day.json');
-    const last = JSON.parse(readFileSync(file, 'utf8')) as { bare: Step[]; results: ConfigResult[]; bareMeasuredAt?: string };
+    const last = JSON.parse(readFileSync(file, 'utf8')) as {
+      bare: Step[];
+      results: ConfigResult[];
+      bareMeasuredAt?: string;
+    };
     if (process.env.BARE_ONLY === '1') {
       const monitor = new Client({ connectionString: DATABASE_URL });
       await monitor.connect();
@@ -458,15 +562,32 @@ async function main(): Promise<void> {
       if (!['one', 'one-redis', 'two'].includes(config)) throw new Error(`unknown configuration "${config}"`);
       results.push(await runConfig(config, idp.url, resourceDir, redisPrefix, monitor));
       mkdirSync(OUT_DIR, { recursive: true });
-      writeFileSync(join(OUT_DIR, 'network-day.json'), JSON.stringify({ date: new Date().toISOString(), servers: SERVERS, playersPerServer: PLAYERS_PER_SERVER, players: PLAYERS, bare, results }, null, 2));
+      writeFileSync(
+        join(OUT_DIR, 'network-day.json'),
+        JSON.stringify(
+          {
+            date: new Date().toISOString(),
+            servers: SERVERS,
+            playersPerServer: PLAYERS_PER_SERVER,
+            players: PLAYERS,
+            bare,
+            results,
+          },
+          null,
+          2,
+        ),
+      );
     }
   } finally {
     await monitor.end();
     await idp.stop();
-    if (process.env.KEEP_REDIS_PREFIX !== '1') await dropRedisPrefix(BENCH_REDIS_URL, redisPrefix).catch(() => undefined);
+    if (process.env.KEEP_REDIS_PREFIX !== '1')
+      await dropRedisPrefix(BENCH_REDIS_URL, redisPrefix).catch(() => undefined);
     rmSync(work, { recursive: true, force: true });
   }
-  console.log(`\n${SERVERS} servers × ${PLAYERS_PER_SERVER} players, ${PLAYERS.toLocaleString('en')} registered players; done in ${((Date.now() - startedAt) / 60_000).toFixed(1)} min\n`);
+  console.log(
+    `\n${SERVERS} servers × ${PLAYERS_PER_SERVER} players, ${PLAYERS.toLocaleString('en')} registered players; done in ${((Date.now() - startedAt) / 60_000).toFixed(1)} min\n`,
+  );
   console.log(table(results, bare));
   console.log('\nresults in bench/.out/network-day.json');
 }

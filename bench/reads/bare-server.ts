@@ -20,7 +20,8 @@ const app = express();
 app.disable('x-powered-by');
 app.set('etag', false);
 
-const fail = (res: express.Response) => () => res.status(500).json({ error: 'INTERNAL_ERROR', message: 'Internal error' });
+const fail = (res: express.Response) => () =>
+  res.status(500).json({ error: 'INTERNAL_ERROR', message: 'Internal error' });
 
 /** The service's server-token check: one indexed lookup. */
 async function authorised(req: express.Request, res: express.Response): Promise<boolean> {
@@ -64,21 +65,42 @@ read('/server/baltop', async (req) => {
   const limitParam = req.query.limit;
   const limit = typeof limitParam === 'string' && /^\d{1,3}$/.test(limitParam) ? Number(limitParam) : 10;
   const { rows } = await pool.query<RankedBalanceRow>(TOP_BALANCES_SQL, [limit]);
-  return rows.map((row, index) => ({ rank: index + 1, uid: Number(row.uid), username: row.username, displayName: row.display_name || row.username, wattHour: Number(row.watt_hour) }));
+  return rows.map((row, index) => ({
+    rank: index + 1,
+    uid: Number(row.uid),
+    username: row.username,
+    displayName: row.display_name || row.username,
+    wattHour: Number(row.watt_hour),
+  }));
 });
 
 read('/server/charts', async () => {
-  const { rows } = await pool.query<{ level_id: number; name: string; difficulty_constant: number; version: string; created_at: Date }>(
-    'SELECT level_id, name, difficulty_constant, version, created_at FROM chart WHERE active ORDER BY level_id',
-  );
-  return rows.map((row) => ({ levelId: row.level_id, name: row.name, difficultyConstant: row.difficulty_constant, version: row.version, createdAt: formatLocalDateTime(row.created_at) }));
+  const { rows } = await pool.query<{
+    level_id: number;
+    name: string;
+    difficulty_constant: number;
+    version: string;
+    created_at: Date;
+  }>('SELECT level_id, name, difficulty_constant, version, created_at FROM chart WHERE active ORDER BY level_id');
+  return rows.map((row) => ({
+    levelId: row.level_id,
+    name: row.name,
+    difficultyConstant: row.difficulty_constant,
+    version: row.version,
+    createdAt: formatLocalDateTime(row.created_at),
+  }));
 });
 
 read('/server/collections', async () => {
   const { rows } = await pool.query<{ key: string; type: string; unlock_method: unknown; properties: unknown }>(
     "SELECT key, type, unlock_method, properties FROM collection WHERE type <> 'asset' ORDER BY key",
   );
-  return rows.map((row) => ({ key: row.key, type: row.type, unlockMethod: row.unlock_method, properties: row.properties }));
+  return rows.map((row) => ({
+    key: row.key,
+    type: row.type,
+    unlockMethod: row.unlock_method,
+    properties: row.properties,
+  }));
 });
 
 read('/resources/manifest', async (req) => {
@@ -97,7 +119,9 @@ let signingKey: Promise<Buffer> | null = null;
 const assetServerUrl = process.env.ASSET_SERVER_URL ?? '';
 const linkTtlSeconds = intFromEnv('RESOURCE_LINK_TTL_SECONDS', 3600);
 const linkKey = () =>
-  (signingKey ??= pool.query<{ secret: string }>('SELECT secret FROM resource_signing_key WHERE id = 1').then(({ rows }) => Buffer.from(rows[0].secret, 'hex')));
+  (signingKey ??= pool
+    .query<{ secret: string }>('SELECT secret FROM resource_signing_key WHERE id = 1')
+    .then(({ rows }) => Buffer.from(rows[0].secret, 'hex')));
 
 /** The download links of the requested paths (the service's query and its expiring signature); 404 for unknown paths is left out. */
 app.use('/resources/down', express.json({ limit: 256 * 1024 }));
@@ -123,7 +147,15 @@ read(
 
 read('/resources/packmanifest', async () => {
   const key = await linkKey();
-  const { rows } = await pool.query<{ name: string; display_name: string; type: string; available_songs: number[]; file: string; size: string | null; sha1: string | null }>(
+  const { rows } = await pool.query<{
+    name: string;
+    display_name: string;
+    type: string;
+    available_songs: number[];
+    file: string;
+    size: string | null;
+    sha1: string | null;
+  }>(
     `SELECT p.name, p.display_name, p.type, p.available_songs, p.file, f.size, f.sha1
        FROM resource_pack p LEFT JOIN resource_file f ON f.path = p.file AND f.kind = 'pack' ORDER BY p.name`,
   );

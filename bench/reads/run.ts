@@ -60,7 +60,15 @@ const PATHS: Record<string, string> = {
 /** POST reads and their body; every other read is a GET without one. */
 const METHODS: Record<string, 'GET' | 'POST'> = { down: 'POST' };
 /** The issue's goal for service ÷ bare. */
-const GOALS: Record<string, number> = { ping: 0.7, baltop: 0.8, charts: 1.5, collections: 1.5, manifest: 0.7, packmanifest: 0.7, down: 0.7 };
+const GOALS: Record<string, number> = {
+  ping: 0.7,
+  baltop: 0.8,
+  charts: 1.5,
+  collections: 1.5,
+  manifest: 0.7,
+  packmanifest: 0.7,
+  down: 0.7,
+};
 
 /** Download links differ only in their expiry (whole seconds from now) and its signature. */
 const withoutExpiry = (text: string) => text.replace(/expires=\d+&sig=[A-Za-z0-9_-]+/g, 'expires=…');
@@ -82,30 +90,65 @@ async function main(): Promise<void> {
       adminToken,
       source: 'dist',
       log: 'reads-service.log',
-      env: { LOG_LEVEL: 'info', SERVER_TOKEN_TTL_SECONDS: '3600', DATA_DIR: join(work, 'data'), RESOURCE_DIR: join(work, 'resources') },
+      env: {
+        LOG_LEVEL: 'info',
+        SERVER_TOKEN_TTL_SECONDS: '3600',
+        DATA_DIR: join(work, 'data'),
+        RESOURCE_DIR: join(work, 'resources'),
+      },
     });
     bare = await startBareServer('bench/reads/bare-server.ts', { ASSET_SERVER_URL: service.url }, '/health/ready');
 
     const admin = new AdminApi(service.url, adminToken);
-    const charts = Array.from({ length: CHARTS + 50 }, (_, i) => ({ levelId: 900_000 + i, name: `Bench chart ${i}`, difficultyConstant: 1 + (i % 15), version: '1.0', active: i < CHARTS }));
+    const charts = Array.from({ length: CHARTS + 50 }, (_, i) => ({
+      levelId: 900_000 + i,
+      name: `Bench chart ${i}`,
+      difficultyConstant: 1 + (i % 15),
+      version: '1.0',
+      active: i < CHARTS,
+    }));
     await admin.putCharts(charts);
     await admin.putCollections(
       Array.from({ length: COLLECTIONS }, (_, i) => ({
         key: `rhythmc:titles.bench${i}`,
         type: 'title',
         unlockMethod: { type: 'MANUAL' },
-        properties: { title: `Bench title ${i}`, description: ['A title of the reads benchmark'], rarity: 'RARE', position: i % 2 === 0 },
+        properties: {
+          title: `Bench title ${i}`,
+          description: ['A title of the reads benchmark'],
+          rarity: 'RARE',
+          position: i % 2 === 0,
+        },
       })),
     );
     await admin.putPacks(
-      Array.from({ length: 10 }, (_, i) => ({ name: `bench-pack-${i}`, displayName: `Bench pack ${i}`, type: 'FULL', availableSongs: [1, 2, 3], file: `packs/pack-${i}.zip` })),
+      Array.from({ length: 10 }, (_, i) => ({
+        name: `bench-pack-${i}`,
+        displayName: `Bench pack ${i}`,
+        type: 'FULL',
+        availableSongs: [1, 2, 3],
+        file: `packs/pack-${i}.zip`,
+      })),
     );
     const created = await admin.createServer(`bench-${randomBytes(3).toString('hex')}`);
-    const { accessToken } = await expectCall<{ accessToken: string }>(200, service.url, 'POST', '/server/login', created.bootstrapToken, { pluginVersion: 1, pluginSHA: 'bench' });
+    const { accessToken } = await expectCall<{ accessToken: string }>(
+      200,
+      service.url,
+      'POST',
+      '/server/login',
+      created.bootstrapToken,
+      { pluginVersion: 1, pluginSHA: 'bench' },
+    );
     const auth = { Authorization: `Bearer ${accessToken}` };
 
     // POST /resources/down asks for DOWN_PATHS data files spread over the manifest.
-    const manifest = await expectCall<{ Data: Array<{ path: string }> }>(200, service.url, 'GET', '/resources/manifest', accessToken);
+    const manifest = await expectCall<{ Data: Array<{ path: string }> }>(
+      200,
+      service.url,
+      'GET',
+      '/resources/manifest',
+      accessToken,
+    );
     const step = Math.max(1, Math.floor(manifest.Data.length / DOWN_PATHS));
     const downPaths = manifest.Data.filter((_, i) => i % step === 0)
       .slice(0, DOWN_PATHS)
@@ -121,16 +164,31 @@ async function main(): Promise<void> {
       const bodyText = body === undefined ? undefined : JSON.stringify(body);
       const headers = bodyText === undefined ? auth : { ...auth, 'Content-Type': 'application/json' };
       // Same data, same shapes: the answers must be equal.
-      const [a, b] = await Promise.all([call(bare.url, method, path, accessToken, body), call(service.url, method, path, accessToken, body)]);
-      if (a.status !== 200 || b.status !== 200 || !isDeepStrictEqual(JSON.parse(withoutExpiry(a.text)), JSON.parse(withoutExpiry(b.text)))) {
-        throw new Error(`${read}: the answers differ: bare ${a.status} ${a.text.slice(0, 200)} | service ${b.status} ${b.text.slice(0, 200)}`);
+      const [a, b] = await Promise.all([
+        call(bare.url, method, path, accessToken, body),
+        call(service.url, method, path, accessToken, body),
+      ]);
+      if (
+        a.status !== 200 ||
+        b.status !== 200 ||
+        !isDeepStrictEqual(JSON.parse(withoutExpiry(a.text)), JSON.parse(withoutExpiry(b.text)))
+      ) {
+        throw new Error(
+          `${read}: the answers differ: bare ${a.status} ${a.text.slice(0, 200)} | service ${b.status} ${b.text.slice(0, 200)}`,
+        );
       }
       const targets = { bare, service };
       type Measured = LoadResult & { eventLoopP99Ms: number | null; cpuUsPerRequest: number };
       const results = await alternate<Measured>(['bare', 'service'], ROUNDS, async (name, round) => {
         const target = targets[name as keyof typeof targets];
         const baseUrl = target.url;
-        const load = (seconds: number) => closedLoop({ baseUrl, connections: CONNECTIONS, seconds, request: () => ({ method, path, headers, body: bodyText }) });
+        const load = (seconds: number) =>
+          closedLoop({
+            baseUrl,
+            connections: CONNECTIONS,
+            seconds,
+            request: () => ({ method, path, headers, body: bodyText }),
+          });
         await load(WARMUP_SECONDS);
         if (name === 'service') await eventLoopP99(baseUrl);
         const cpuBefore = cpuMs(target.pid);
@@ -144,9 +202,15 @@ async function main(): Promise<void> {
         );
         return { ...measured, eventLoopP99Ms, cpuUsPerRequest };
       });
-      const throughput = ratio(results.service.map((r) => r.rps), results.bare.map((r) => r.rps));
+      const throughput = ratio(
+        results.service.map((r) => r.rps),
+        results.bare.map((r) => r.rps),
+      );
       // bare CPU per answer ÷ service CPU per answer: the req/s ratio if each had a core of its own.
-      const cpu = ratio(results.bare.map((r) => r.cpuUsPerRequest), results.service.map((r) => r.cpuUsPerRequest));
+      const cpu = ratio(
+        results.bare.map((r) => r.cpuUsPerRequest),
+        results.service.map((r) => r.cpuUsPerRequest),
+      );
       rows.push({
         read,
         path: `${method} ${path}`,
@@ -170,7 +234,10 @@ async function main(): Promise<void> {
     }
 
     mkdirSync(OUT_DIR, { recursive: true });
-    writeFileSync(join(OUT_DIR, 'reads.json'), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, rows }, null, 2)}\n`);
+    writeFileSync(
+      join(OUT_DIR, 'reads.json'),
+      `${JSON.stringify({ date: new Date().toISOString(), node: process.version, connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, rows }, null, 2)}\n`,
+    );
     console.log(
       '\n| request | bytes | bare req/s | service req/s | service ÷ bare (median of rounds; rounds) | goal | CPU µs/req bare / service (ratio) | p99 ms bare / service | service event-loop p99 | load average |',
     );

@@ -53,11 +53,24 @@ async function scenario(instances: Child[], label: string): Promise<string[]> {
     const instance = instances[i % instances.length];
     const admin = new AdminApi(instance.url, BENCH_ADMIN_TOKEN);
     const created = await admin.createServer(`bench-${runTag}-${i}`);
-    const session = await expectCall<{ accessToken: string; serverID: number }>(200, instance.url, 'POST', '/server/login', created.bootstrapToken, { pluginVersion: 1, pluginSHA: 'bench' });
+    const session = await expectCall<{ accessToken: string; serverID: number }>(
+      200,
+      instance.url,
+      'POST',
+      '/server/login',
+      created.bootstrapToken,
+      { pluginVersion: 1, pluginSHA: 'bench' },
+    );
     const player = await admin.createPlayer({ username: `b${i}` });
     const netToken = await admin.netToken(player.uid);
-    await expectCall(200, instance.url, 'POST', '/player/login', session.accessToken, { mode: 'TOKEN', version: 1, authToken: netToken });
-    const socket = new WebSocket(`${instance.url.replace('http', 'ws')}/ws`, { headers: { Authorization: `Bearer ${session.accessToken}` } });
+    await expectCall(200, instance.url, 'POST', '/player/login', session.accessToken, {
+      mode: 'TOKEN',
+      version: 1,
+      authToken: netToken,
+    });
+    const socket = new WebSocket(`${instance.url.replace('http', 'ws')}/ws`, {
+      headers: { Authorization: `Bearer ${session.accessToken}` },
+    });
     await new Promise<void>((resolve, reject) => {
       socket.once('open', () => resolve());
       socket.once('error', reject);
@@ -115,7 +128,9 @@ async function scenario(instances: Child[], label: string): Promise<string[]> {
     for (const entry of connected) entry.listeners.length = 0;
   }
   const chatEventLoop = await eventLoopDelays(urls);
-  console.log(`${label}: event-loop delay per instance: ban → kick ${formatEventLoop(kickEventLoop)}; chat ${formatEventLoop(chatEventLoop)}`);
+  console.log(
+    `${label}: event-loop delay per instance: ban → kick ${formatEventLoop(kickEventLoop)}; chat ${formatEventLoop(chatEventLoop)}`,
+  );
 
   for (const entry of connected) entry.socket.terminate();
   // Both chat rows are one window, so they carry the same event-loop figure.
@@ -141,7 +156,9 @@ async function main(): Promise<void> {
   } finally {
     await Promise.all(pair.map((instance) => stopChild(instance)));
   }
-  console.log(`\n${SERVERS} game servers connected; ${KICKS} bans; ${CHATS} chat lines; load average ${loadAverage()}\n`);
+  console.log(
+    `\n${SERVERS} game servers connected; ${KICKS} bans; ${CHATS} chat lines; load average ${loadAverage()}\n`,
+  );
   console.log('| setup | measure | latency | event-loop delay of each instance |');
   console.log('|---|---|---|---|');
   for (const row of rows) console.log(row);

@@ -33,7 +33,10 @@ export const SIM_PACK_FILE = 'packs/pack-0.zip';
 export async function openDeployment(options: SimOptions, log: (line: string) => void): Promise<Deployment> {
   if (options.urls.length > 0) {
     const identityProvider = options.idpPort === null ? null : await startIdentityProvider(options.idpPort, '0.0.0.0');
-    if (identityProvider) log(`identity provider on port ${new URL(identityProvider.url).port} (the deployment's IDENTITY_PROVIDER_URL must point at it)`);
+    if (identityProvider)
+      log(
+        `identity provider on port ${new URL(identityProvider.url).port} (the deployment's IDENTITY_PROVIDER_URL must point at it)`,
+      );
     return {
       urls: options.urls,
       adminToken: options.adminToken as string,
@@ -81,7 +84,9 @@ export async function openDeployment(options: SimOptions, log: (line: string) =>
         log: process.env.SIM_LOG_FILE,
       });
       instances.push(instance);
-      log(`started ${instance.name} (${options.databaseUrl ? 'PostgreSQL' : 'embedded database'}${options.redisUrl ? ', Redis' : ''}) at ${instance.url} in ${(instance.startedMs / 1000).toFixed(1)} s`);
+      log(
+        `started ${instance.name} (${options.databaseUrl ? 'PostgreSQL' : 'embedded database'}${options.redisUrl ? ', Redis' : ''}) at ${instance.url} in ${(instance.startedMs / 1000).toFixed(1)} s`,
+      );
     }
   } catch (error) {
     await stop();

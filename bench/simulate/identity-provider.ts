@@ -29,7 +29,9 @@ export async function startIdentityProvider(port = 0, host = '127.0.0.1'): Promi
     }
     lookups++;
     const id = match[1].toLowerCase();
-    res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ id, name: onlineName(id), properties: [] }));
+    res
+      .writeHead(200, { 'Content-Type': 'application/json' })
+      .end(JSON.stringify({ id, name: onlineName(id), properties: [] }));
   });
   server.keepAliveTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {

@@ -85,7 +85,9 @@ async function load(
   if (options.restartServers > 0) {
     log(`restarting ${options.restartServers} server(s)`);
     restart = await network.restart(options.restartServers);
-    log(`restart: ${restart.players} players back in ${(restart.loginsMs / 1000).toFixed(1)} s (synced ${(restart.syncedMs / 1000).toFixed(1)} s)`);
+    log(
+      `restart: ${restart.players} players back in ${(restart.loginsMs / 1000).toFixed(1)} s (synced ${(restart.syncedMs / 1000).toFixed(1)} s)`,
+    );
   }
   await new Promise((resolve) => setTimeout(resolve, half));
   log('stopping: players and servers log out');
@@ -122,12 +124,23 @@ async function main(): Promise<number> {
   try {
     if (options.smoke) {
       const report: SmokeReport = await runSmoke(
-        { url: deployment.urls[0], adminToken: deployment.adminToken, identityProvider: deployment.identityProvider !== null, selfStarted: deployment.selfStarted, followAdvertised: options.followAdvertised },
+        {
+          url: deployment.urls[0],
+          adminToken: deployment.adminToken,
+          identityProvider: deployment.identityProvider !== null,
+          selfStarted: deployment.selfStarted,
+          followAdvertised: options.followAdvertised,
+        },
         log,
       );
       const failed = report.steps.filter((step) => step.status === 'failed');
       if (options.json) process.stdout.write(`${JSON.stringify({ mode: 'smoke', ...report }, null, 2)}\n`);
-      else log(report.ok ? `\nsmoke ok: ${report.steps.filter((s) => s.status === 'ok').length} calls answered as expected` : `\nsmoke FAILED at ${failed.map((s) => s.call).join(', ')}`);
+      else
+        log(
+          report.ok
+            ? `\nsmoke ok: ${report.steps.filter((s) => s.status === 'ok').length} calls answered as expected`
+            : `\nsmoke FAILED at ${failed.map((s) => s.call).join(', ')}`,
+        );
       return report.ok ? 0 : 1;
     }
     const report = await load(
@@ -142,11 +155,20 @@ async function main(): Promise<number> {
     if (options.json) {
       process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     } else {
-      log(`\n${report.servers} servers × ${report.playersPerServer} players, ${report.minutes} min, uploads offered ${report.uploadRate.toFixed(1)}/s`);
-      if (options.switchPerMinute > 0) log(`proxy switches: ${report.switches.started} started, ${report.switches.done} done (logged in on the new server, logged out of the old)`);
+      log(
+        `\n${report.servers} servers × ${report.playersPerServer} players, ${report.minutes} min, uploads offered ${report.uploadRate.toFixed(1)}/s`,
+      );
+      if (options.switchPerMinute > 0)
+        log(
+          `proxy switches: ${report.switches.started} started, ${report.switches.done} done (logged in on the new server, logged out of the old)`,
+        );
       if (options.packLinks) {
-        const lifetimes = options.linkTtl ? ` = ${(report.packLinks.oldestOkSeconds / options.linkTtl).toFixed(1)} download-link lifetimes` : '';
-        log(`pack links: ${report.packLinks.checks} fetches of the URL from server login; the oldest that answered 200 was ${report.packLinks.oldestOkSeconds.toFixed(0)} s old${lifetimes}`);
+        const lifetimes = options.linkTtl
+          ? ` = ${(report.packLinks.oldestOkSeconds / options.linkTtl).toFixed(1)} download-link lifetimes`
+          : '';
+        log(
+          `pack links: ${report.packLinks.checks} fetches of the URL from server login; the oldest that answered 200 was ${report.packLinks.oldestOkSeconds.toFixed(0)} s old${lifetimes}`,
+        );
       }
       log(
         `uploads: ${JSON.stringify(report.uploads)}; peak RSS of the service: ${report.peakRssMiB.length ? report.peakRssMiB.map((m) => `${m} MiB`).join(', ') : 'n/a (--url)'}; ` +
@@ -171,7 +193,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    process.stderr.write(`simulator failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `simulator failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exit(1);
   },
 );

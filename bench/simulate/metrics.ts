@@ -86,7 +86,15 @@ export class Collector {
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([call, entry]): CallStats => {
         const latency = summarize(entry.latencies);
-        return { call, count: entry.count, byStatus: Object.fromEntries(entry.byStatus), unexpected: entry.unexpected, p50: latency.p50, p99: latency.p99, max: latency.max };
+        return {
+          call,
+          count: entry.count,
+          byStatus: Object.fromEntries(entry.byStatus),
+          unexpected: entry.unexpected,
+          p50: latency.p50,
+          p99: latency.p99,
+          max: latency.max,
+        };
       });
     return {
       seconds: ((this.endedMs ?? performance.now()) - this.startedMs) / 1000,
@@ -131,7 +139,9 @@ const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(1) : '–'
 
 /** The report as a fixed-width table. */
 export function formatReport(report: MetricsReport): string {
-  const lines = [`${'call'.padEnd(34)} ${'count'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'max ms'.padStart(8)}  unexpected  statuses`];
+  const lines = [
+    `${'call'.padEnd(34)} ${'count'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'max ms'.padStart(8)}  unexpected  statuses`,
+  ];
   for (const call of report.calls) {
     const statuses = Object.entries(call.byStatus)
       .map(([status, count]) => `${status}×${count}`)

@@ -261,7 +261,10 @@ export class Network {
       player.netToken = await admin.netToken(player.uid);
     });
     if ((this.options.switchPerMinute ?? 0) > 0) await admin.putSessionHandover({ mode: 'all' });
-    if (this.options.packLinks) await admin.putPacks([{ name: SIM_PACK, displayName: 'Simulator pack', type: 'FULL', availableSongs: [1, 2], file: SIM_PACK_FILE }]);
+    if (this.options.packLinks)
+      await admin.putPacks([
+        { name: SIM_PACK, displayName: 'Simulator pack', type: 'FULL', availableSongs: [1, 2], file: SIM_PACK_FILE },
+      ]);
     this.log(
       `provisioned ${servers} servers (${onlineServers} in online mode) and ${total} players (${tokenPlayers.length} with Net Tokens${existingPlayers > 0 ? `, existing uids of 1..${existingPlayers}` : ''}) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
     );
@@ -288,7 +291,8 @@ export class Network {
   setUploadRate(rate: number): void {
     this.uploadRate = rate;
     this.uploadClock = { startedMs: performance.now(), issued: 0 };
-    if (this.uploadTimer === null && !this.stopped) this.uploadTimer = setInterval(() => this.uploadTick(), UPLOAD_TICK_MS);
+    if (this.uploadTimer === null && !this.stopped)
+      this.uploadTimer = setInterval(() => this.uploadTick(), UPLOAD_TICK_MS);
   }
 
   /** Restarts servers at once (all by default): a new login replaces each session; their players log in again. */
@@ -381,7 +385,13 @@ export class Network {
   // ------------------------------------------------------------------ servers
 
   /** A call of this server through its gate, with its current token. */
-  private async request<T = any>(server: SimServer, name: string, method: string, path: string, options: CallOptions = {}): Promise<Answer<T>> {
+  private async request<T = any>(
+    server: SimServer,
+    name: string,
+    method: string,
+    path: string,
+    options: CallOptions = {},
+  ): Promise<Answer<T>> {
     while (server.paused) await sleep(10);
     server.inFlight++;
     const sentWith = server.token;
@@ -390,7 +400,8 @@ export class Network {
         token: () => server.token,
         retries429: 5,
         // A refresh makes the old token stop working at once: a call that was on its way with it is sent again with the new one.
-        retryIf: (answer) => (answer.status === 401 && server.token !== sentWith ? 'server token refreshed meanwhile' : null),
+        retryIf: (answer) =>
+          answer.status === 401 && server.token !== sentWith ? 'server token refreshed meanwhile' : null,
         context: () => `server ${server.name} [${server.log.join(', ')}]`,
         ...options,
       });
@@ -409,7 +420,12 @@ export class Network {
     server.state = 'booting';
     for (let attempt = 0; !this.stopped; attempt++) {
       if (attempt > 0) await sleep(Math.min(30_000, 1_000 * 2 ** attempt));
-      const login = await server.http.call<{ accessToken: string; serverID: number; wsServer: string; assetServer: string }>('POST /server/login', 'POST', '/server/login', {
+      const login = await server.http.call<{
+        accessToken: string;
+        serverID: number;
+        wsServer: string;
+        assetServer: string;
+      }>('POST /server/login', 'POST', '/server/login', {
         token: server.bootstrapToken,
         body: { pluginVersion: PLUGIN_VERSION, pluginSHA: 'simulator' },
         retries429: 5,
@@ -421,20 +437,33 @@ export class Network {
       server.serverID = login.body.serverID;
       if (this.options.followAdvertised) server.wsUrl = login.body.wsServer;
       const [manifest, collections, packs] = await Promise.all([
-        this.request<{ Data: Array<{ path: string }> }>(server, 'GET /resources/manifest', 'GET', '/resources/manifest?lang=true'),
+        this.request<{ Data: Array<{ path: string }> }>(
+          server,
+          'GET /resources/manifest',
+          'GET',
+          '/resources/manifest?lang=true',
+        ),
         this.request<Array<{ key: string }>>(server, 'GET /server/collections', 'GET', '/server/collections'),
-        this.request<Array<{ name: string; url: string }>>(server, 'GET /resources/packmanifest', 'GET', '/resources/packmanifest'),
+        this.request<Array<{ name: string; url: string }>>(
+          server,
+          'GET /resources/packmanifest',
+          'GET',
+          '/resources/packmanifest',
+        ),
         this.request(server, 'GET /server/charts', 'GET', '/server/charts'),
       ]);
       // A failed catalog puts the plugin in offline mode; the simulator counts it and carries on.
       if (collections.ok && this.catalogKeys.length === 0) this.catalogKeys = collections.body.map((c) => c.key);
       if (this.options.packLinks && packs.ok) {
         server.packUrl = packs.body.find((pack) => pack.name === SIM_PACK)?.url ?? null;
-        if (server.packUrl && !this.packUrlSeen.has(server.packUrl)) this.packUrlSeen.set(server.packUrl, performance.now());
+        if (server.packUrl && !this.packUrlSeen.has(server.packUrl))
+          this.packUrlSeen.set(server.packUrl, performance.now());
       }
       const downloads = this.options.downloadsOnFirstBoot ?? 10;
       if (server.boots === 0 && manifest.ok && downloads > 0 && manifest.body.Data.length > 0) {
-        await this.request(server, 'POST /resources/down', 'POST', '/resources/down', { body: manifest.body.Data.slice(0, downloads).map((entry) => entry.path) });
+        await this.request(server, 'POST /resources/down', 'POST', '/resources/down', {
+          body: manifest.body.Data.slice(0, downloads).map((entry) => entry.path),
+        });
       }
       if (!(await this.connect(server))) continue;
       server.boots++;
@@ -454,7 +483,13 @@ export class Network {
 
   private onFrame(server: SimServer, frame: Frame): void {
     if (frame.event === 'error') {
-      this.metrics.record('ws error frame', String(frame.data?.error ?? '?'), 0, true, String(frame.data?.message ?? ''));
+      this.metrics.record(
+        'ws error frame',
+        String(frame.data?.error ?? '?'),
+        0,
+        true,
+        String(frame.data?.message ?? ''),
+      );
     } else if (frame.event === 'kick_player' && frame.data?.reason === 'handover') {
       // The player moved on (the simulator has already moved it to its new server).
       this.metrics.event('kick_player handover');
@@ -491,7 +526,12 @@ export class Network {
       if (server.socket !== null || server.state !== 'up' || this.stopped) return;
       server.paused = true;
       if (code !== 4002) {
-        const refreshed = await server.http.call<{ accessToken: string }>('GET /server/refresh', 'GET', '/server/refresh', { token: server.token });
+        const refreshed = await server.http.call<{ accessToken: string }>(
+          'GET /server/refresh',
+          'GET',
+          '/server/refresh',
+          { token: server.token },
+        );
         this.note(server, `refresh ${refreshed.status}`);
         if (refreshed.ok) {
           server.token = refreshed.body.accessToken;
@@ -541,7 +581,15 @@ export class Network {
    * and the player is in one of `allowed` states (else null, nothing sent): a restart or a logout
    * that overtook it would make the answer a simulator artefact.
    */
-  private async playerCall<T = any>(player: SimPlayer, session: number, name: string, path: string, body: unknown, allowed: PlayerState[], expect?: number[]): Promise<Answer<T> | null> {
+  private async playerCall<T = any>(
+    player: SimPlayer,
+    session: number,
+    name: string,
+    path: string,
+    body: unknown,
+    allowed: PlayerState[],
+    expect?: number[],
+  ): Promise<Answer<T> | null> {
     const server = player.server;
     while (server.paused) await sleep(10);
     if (server.session !== session || !allowed.includes(player.state)) return null;
@@ -550,7 +598,8 @@ export class Network {
       return await this.request<T>(server, name, 'POST', path, {
         body,
         expect,
-        context: () => `player ${player.uid ?? '?'} ${player.state} [${player.log.join(', ')}] | server ${server.name} [${server.log.join(', ')}]`,
+        context: () =>
+          `player ${player.uid ?? '?'} ${player.state} [${player.log.join(', ')}] | server ${server.name} [${server.log.join(', ')}]`,
       });
     } finally {
       player.busy--;
@@ -570,7 +619,14 @@ export class Network {
     let profile: Answer | null = null;
     let sent = true;
     if (server.onlineMode && player.uuid) {
-      profile = await this.playerCall(player, session, 'POST /player/login ONLINE', '/player/login', { mode: 'ONLINE', version: PLUGIN_VERSION, uuid: player.uuid, username: player.name }, joining);
+      profile = await this.playerCall(
+        player,
+        session,
+        'POST /player/login ONLINE',
+        '/player/login',
+        { mode: 'ONLINE', version: PLUGIN_VERSION, uuid: player.uuid, username: player.name },
+        joining,
+      );
       sent = profile !== null;
     } else {
       if (player.resumeToken) {
@@ -589,7 +645,14 @@ export class Network {
         else if (refreshed) player.resumeToken = '';
       }
       if (sent && !profile) {
-        profile = await this.playerCall(player, session, 'POST /player/login TOKEN', '/player/login', { mode: 'TOKEN', version: PLUGIN_VERSION, authToken: player.netToken }, joining);
+        profile = await this.playerCall(
+          player,
+          session,
+          'POST /player/login TOKEN',
+          '/player/login',
+          { mode: 'TOKEN', version: PLUGIN_VERSION, authToken: player.netToken },
+          joining,
+        );
         sent = profile !== null;
       }
     }
@@ -605,12 +668,34 @@ export class Network {
     const uid = player.uid as number;
     // The player state sync: options once (the player turns "continue" on), then unlocks and balance.
     if (!server.onlineMode && !player.continueEnabled) {
-      const options = await this.playerCall(player, session, 'POST /player/options', '/player/options', { uid, accessToken: player.accessToken, options: { continueEnabled: true } }, joining);
+      const options = await this.playerCall(
+        player,
+        session,
+        'POST /player/options',
+        '/player/options',
+        { uid, accessToken: player.accessToken, options: { continueEnabled: true } },
+        joining,
+      );
       if (options?.ok) this.applyProfile(player, options.body);
     }
     if (player.unlocked.length === 0) player.unlocked = this.someCatalogKeys(3);
-    await this.playerCall(player, session, 'POST /player/collections', '/player/collections', { uid, accessToken: player.accessToken, collections: player.unlocked }, joining, [204]);
-    await this.playerCall(player, session, 'POST /player/economy', '/player/economy', { uid, accessToken: player.accessToken, wattHour: player.wattHour }, joining);
+    await this.playerCall(
+      player,
+      session,
+      'POST /player/collections',
+      '/player/collections',
+      { uid, accessToken: player.accessToken, collections: player.unlocked },
+      joining,
+      [204],
+    );
+    await this.playerCall(
+      player,
+      session,
+      'POST /player/economy',
+      '/player/economy',
+      { uid, accessToken: player.accessToken, wattHour: player.wattHour },
+      joining,
+    );
     const ack = server.session === session && player.state === 'joining' ? await this.resume(player) : false;
     if (server.session !== session || player.state !== 'joining') {
       if (player.state === 'joining') {
@@ -633,7 +718,11 @@ export class Network {
     }
     const answer = await server.http.call('HEAD pack url (from server login)', 'HEAD', url, { expect: [200] });
     this.packLinks.checks++;
-    if (answer.ok) this.packLinks.oldestOkSeconds = Math.max(this.packLinks.oldestOkSeconds, (performance.now() - (this.packUrlSeen.get(url) ?? performance.now())) / 1000);
+    if (answer.ok)
+      this.packLinks.oldestOkSeconds = Math.max(
+        this.packLinks.oldestOkSeconds,
+        (performance.now() - (this.packUrlSeen.get(url) ?? performance.now())) / 1000,
+      );
   }
 
   /** Keeps the last 8 token events of a player or a server, stamped with seconds into the run. */
@@ -680,7 +769,15 @@ export class Network {
     // Unbounded on purpose: a call still queued would otherwise reach the service after the logout.
     while (player.busy > 0) await sleep(10);
     this.note(player, 'leave');
-    await this.playerCall(player, session, 'POST /player/logout', '/player/logout', { uid: player.uid, accessToken: player.accessToken }, ['leaving'], [204]);
+    await this.playerCall(
+      player,
+      session,
+      'POST /player/logout',
+      '/player/logout',
+      { uid: player.uid, accessToken: player.accessToken },
+      ['leaving'],
+      [204],
+    );
     if (player.state === 'leaving') player.state = 'away';
     player.returnAt = comeBack ? Date.now() + 30_000 + this.random() * 90_000 : Number.POSITIVE_INFINITY;
   }
@@ -692,7 +789,9 @@ export class Network {
    */
   private async switchServer(player: SimPlayer): Promise<void> {
     const from = player.server;
-    const candidates = this.servers.filter((server) => server !== from && server.state === 'up' && !server.paused && server.onlineMode === from.onlineMode);
+    const candidates = this.servers.filter(
+      (server) => server !== from && server.state === 'up' && !server.paused && server.onlineMode === from.onlineMode,
+    );
     if (candidates.length === 0) return;
     const to = candidates[Math.floor(this.random() * candidates.length)];
     this.switches.started++;
@@ -720,7 +819,8 @@ export class Network {
 
   private someCatalogKeys(count: number): string[] {
     const keys = new Set<string>([`rhythmc:assets.sim.p${Math.floor(this.random() * 50)}`]);
-    for (let i = 0; i < count && this.catalogKeys.length > 0; i++) keys.add(this.catalogKeys[Math.floor(this.random() * this.catalogKeys.length)]);
+    for (let i = 0; i < count && this.catalogKeys.length > 0; i++)
+      keys.add(this.catalogKeys[Math.floor(this.random() * this.catalogKeys.length)]);
     return [...keys];
   }
 
@@ -734,14 +834,16 @@ export class Network {
         if (player.state === 'online') {
           if (player.nextResumeAt <= now) void this.resume(player);
           else if (this.random() < this.options.churn / 60) void this.leave(player);
-          else if (this.started && this.random() < (this.options.switchPerMinute ?? 0) / 60) void this.switchServer(player);
+          else if (this.started && this.random() < (this.options.switchPerMinute ?? 0) / 60)
+            void this.switchServer(player);
         } else if (player.state === 'away' && player.returnAt <= now) {
           void this.joinAll([player]);
         }
       }
       if (this.random() < this.options.chatPerMinute / 60) {
         const speaker = server.players.find((p) => p.state === 'online');
-        if (speaker && server.socket) server.socket.chat(speaker.uid as number, `gg ${Math.floor(this.random() * 1000)}`);
+        if (speaker && server.socket)
+          server.socket.chat(speaker.uid as number, `gg ${Math.floor(this.random() * 1000)}`);
       }
     }
   }
@@ -779,19 +881,41 @@ export class Network {
       session,
       'POST /player/upload',
       '/player/upload',
-      gameplayRecord({ uid, accessToken: player.accessToken, serverID: server.serverID, serverName: server.name, ...play, time: player.lastTime }),
+      gameplayRecord({
+        uid,
+        accessToken: player.accessToken,
+        serverID: server.serverID,
+        serverName: server.name,
+        ...play,
+        time: player.lastTime,
+      }),
       online,
     );
     if (!answer?.ok) return;
     // What a finished song tends to change in the plugin: the balance, sometimes an unlock, rarely an option.
     if (this.random() < (this.options.economyPerUpload ?? 0.5)) {
       player.wattHour += 10 + Math.floor(this.random() * 500);
-      await this.playerCall(player, session, 'POST /player/economy', '/player/economy', { uid, accessToken: player.accessToken, wattHour: player.wattHour }, online);
+      await this.playerCall(
+        player,
+        session,
+        'POST /player/economy',
+        '/player/economy',
+        { uid, accessToken: player.accessToken, wattHour: player.wattHour },
+        online,
+      );
     }
     if (this.random() < (this.options.collectionsPerUpload ?? 0.1)) {
       const key = `rhythmc:assets.sim.p${Math.floor(this.random() * 50)}`;
       if (!player.unlocked.includes(key)) player.unlocked.push(key);
-      await this.playerCall(player, session, 'POST /player/collections', '/player/collections', { uid, accessToken: player.accessToken, collections: player.unlocked }, online, [204]);
+      await this.playerCall(
+        player,
+        session,
+        'POST /player/collections',
+        '/player/collections',
+        { uid, accessToken: player.accessToken, collections: player.unlocked },
+        online,
+        [204],
+      );
     }
     if (this.random() < (this.options.optionsPerUpload ?? 0.02)) {
       const options = await this.playerCall(
@@ -799,7 +923,19 @@ export class Network {
         session,
         'POST /player/options',
         '/player/options',
-        { uid, accessToken: player.accessToken, options: { songSelectionState: { sortMode: 'LEVEL', songId: play.levelID, difficulty: 'END', collection: '', autoPlay: false } } },
+        {
+          uid,
+          accessToken: player.accessToken,
+          options: {
+            songSelectionState: {
+              sortMode: 'LEVEL',
+              songId: play.levelID,
+              difficulty: 'END',
+              collection: '',
+              autoPlay: false,
+            },
+          },
+        },
         online,
       );
       if (options?.ok) this.applyProfile(player, options.body);
@@ -810,7 +946,11 @@ export class Network {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Runs work(0..count-1) with at most `concurrency` at a time. */
-export async function inBatches(count: number, concurrency: number, work: (index: number) => Promise<void>): Promise<void> {
+export async function inBatches(
+  count: number,
+  concurrency: number,
+  work: (index: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: Math.min(concurrency, count) }, async () => {

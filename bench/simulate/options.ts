@@ -81,10 +81,17 @@ Smoke:
   --smoke                one server, one player, every call once; exit 1 on any unexpected answer
 `;
 
-function number(name: string, raw: string | undefined, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+function number(
+  name: string,
+  raw: string | undefined,
+  fallback: number,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   if (raw === undefined) return fallback;
   const value = Number(raw);
-  if (!Number.isFinite(value) || value < min || value > max) throw new Error(`--${name} must be a number from ${min} to ${max}, got "${raw}"`);
+  if (!Number.isFinite(value) || value < min || value > max)
+    throw new Error(`--${name} must be a number from ${min} to ${max}, got "${raw}"`);
   return value;
 }
 
@@ -122,10 +129,15 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     },
   });
   if (values.help) return 'help';
-  const urls = (values.url ?? []).flatMap((url) => url.split(',')).map((url) => url.trim().replace(/\/+$/, '')).filter(Boolean);
-  for (const url of urls) if (!/^https?:\/\//.test(url)) throw new Error(`--url must be an http(s) address, got "${url}"`);
+  const urls = (values.url ?? [])
+    .flatMap((url) => url.split(','))
+    .map((url) => url.trim().replace(/\/+$/, ''))
+    .filter(Boolean);
+  for (const url of urls)
+    if (!/^https?:\/\//.test(url)) throw new Error(`--url must be an http(s) address, got "${url}"`);
   const adminToken = values['admin-token'] ?? (urls.length > 0 ? (env.ADMIN_TOKEN ?? null) : null);
-  if (values.source !== undefined && values.source !== 'dist' && values.source !== 'src') throw new Error('--source must be dist or src');
+  if (values.source !== undefined && values.source !== 'dist' && values.source !== 'src')
+    throw new Error('--source must be dist or src');
   const options: SimOptions = {
     urls,
     adminToken: adminToken || null,
@@ -153,13 +165,19 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     json: values.json ?? false,
     followAdvertised: values['follow-advertised'] ?? false,
   };
-  if (urls.length > 0 && (options.packLinks || options.linkTtl !== null)) throw new Error('--pack-links and --link-ttl need a service the simulator starts (no --url)');
-  if (urls.length > 0 && !options.adminToken) throw new Error('--url needs --admin-token (or ADMIN_TOKEN): the simulator provisions its servers and players through the admin API');
+  if (urls.length > 0 && (options.packLinks || options.linkTtl !== null))
+    throw new Error('--pack-links and --link-ttl need a service the simulator starts (no --url)');
+  if (urls.length > 0 && !options.adminToken)
+    throw new Error(
+      '--url needs --admin-token (or ADMIN_TOKEN): the simulator provisions its servers and players through the admin API',
+    );
   if (urls.length === 0 && options.instances > 1 && (!options.databaseUrl || !options.redisUrl)) {
     throw new Error('--instances above 1 needs DATABASE_URL and REDIS_URL (the embedded database is single-process)');
   }
   if (options.existingPlayers > 0 && options.existingPlayers < options.servers * options.players) {
-    throw new Error(`--existing-players ${options.existingPlayers} is fewer than the ${options.servers * options.players} players simulated`);
+    throw new Error(
+      `--existing-players ${options.existingPlayers} is fewer than the ${options.servers * options.players} players simulated`,
+    );
   }
   return options;
 }

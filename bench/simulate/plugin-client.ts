@@ -49,17 +49,27 @@ class TransportError extends Error {
   }
 }
 
-function rawRequest(agent: Agent | HttpsAgent, url: URL, method: string, headers: Record<string, string | number>, body: string | undefined) {
+function rawRequest(
+  agent: Agent | HttpsAgent,
+  url: URL,
+  method: string,
+  headers: Record<string, string | number>,
+  body: string | undefined,
+) {
   return new Promise<{ status: number; text: string; headers: Answer['headers'] }>((resolve, reject) => {
     const send = url.protocol === 'https:' ? httpsRequest : request;
     const outgoing = send(url, { agent, method, headers, timeout: REQUEST_TIMEOUT_MS }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), headers: res.headers }),
+      );
       res.on('error', reject);
     });
     outgoing.on('timeout', () => outgoing.destroy(new Error('timeout')));
-    outgoing.on('error', (error: NodeJS.ErrnoException) => reject(new TransportError(error.message, error.code, outgoing.reusedSocket)));
+    outgoing.on('error', (error: NodeJS.ErrnoException) =>
+      reject(new TransportError(error.message, error.code, outgoing.reusedSocket)),
+    );
     outgoing.end(body);
   });
 }
@@ -72,7 +82,9 @@ export class PluginHttp {
     private readonly metrics: Metrics,
     maxSockets = 8,
   ) {
-    this.agent = baseUrl.startsWith('https:') ? new HttpsAgent({ keepAlive: true, maxSockets }) : new Agent({ keepAlive: true, maxSockets });
+    this.agent = baseUrl.startsWith('https:')
+      ? new HttpsAgent({ keepAlive: true, maxSockets })
+      : new Agent({ keepAlive: true, maxSockets });
   }
 
   /**
@@ -85,7 +97,13 @@ export class PluginHttp {
     let retried = false;
     for (let attempt = 0; ; attempt++) {
       const answer = await this.once<T>(method, path, options);
-      const reason = retried ? null : answer.stale ? 'stale kept-alive connection' : !expect.includes(answer.status) && options.retryIf ? options.retryIf(answer) : null;
+      const reason = retried
+        ? null
+        : answer.stale
+          ? 'stale kept-alive connection'
+          : !expect.includes(answer.status) && options.retryIf
+            ? options.retryIf(answer)
+            : null;
       if (reason !== null) {
         retried = true;
         this.metrics.event(`${name}: sent again (${reason})`);
@@ -94,22 +112,38 @@ export class PluginHttp {
       if (answer.status === 429 && attempt < (options.retries429 ?? 0)) {
         this.record(name, answer, expect, options.context);
         const retryAfter = Number(answer.headers['retry-after']);
-        await new Promise((resolve) => setTimeout(resolve, (Number.isFinite(retryAfter) ? Math.min(retryAfter, 60) : 1) * 1000));
+        await new Promise((resolve) =>
+          setTimeout(resolve, (Number.isFinite(retryAfter) ? Math.min(retryAfter, 60) : 1) * 1000),
+        );
         continue;
       }
       return this.record(name, answer, expect, options.context);
     }
   }
 
-  private record<T>(name: string, answer: Answer<T> & { stale?: boolean }, expect: number[], context?: () => string): Answer<T> {
+  private record<T>(
+    name: string,
+    answer: Answer<T> & { stale?: boolean },
+    expect: number[],
+    context?: () => string,
+  ): Answer<T> {
     const ok = expect.includes(answer.status);
     const status = answer.status === 0 ? (answer.text === 'timeout' ? 'timeout' : 'error') : answer.status;
-    this.metrics.record(name, status, answer.ms, !ok, ok ? undefined : `${answer.text.slice(0, 200)}${context ? ` | ${context()}` : ''}`);
+    this.metrics.record(
+      name,
+      status,
+      answer.ms,
+      !ok,
+      ok ? undefined : `${answer.text.slice(0, 200)}${context ? ` | ${context()}` : ''}`,
+    );
     return { ...answer, ok };
   }
 
   private async once<T>(method: string, path: string, options: CallOptions): Promise<Answer<T> & { stale: boolean }> {
-    const headers: Record<string, string | number> = { 'User-Agent': PLUGIN_USER_AGENT, 'Content-Type': 'application/json' };
+    const headers: Record<string, string | number> = {
+      'User-Agent': PLUGIN_USER_AGENT,
+      'Content-Type': 'application/json',
+    };
     const token = typeof options.token === 'function' ? options.token() : options.token;
     if (token) headers.Authorization = `Bearer ${token}`;
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
@@ -126,11 +160,22 @@ export class PluginHttp {
           // a malformed JSON body stays text; the caller's shape check reports it
         }
       }
-      return { status: raw.status, body: parsed as T, text: raw.text, ms, ok: true, headers: raw.headers, stale: false };
+      return {
+        status: raw.status,
+        body: parsed as T,
+        text: raw.text,
+        ms,
+        ok: true,
+        headers: raw.headers,
+        stale: false,
+      };
     } catch (error) {
       const ms = performance.now() - started;
       const message = error instanceof Error ? error.message : String(error);
-      const stale = error instanceof TransportError && error.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE');
+      const stale =
+        error instanceof TransportError &&
+        error.reusedSocket &&
+        (error.code === 'ECONNRESET' || error.code === 'EPIPE');
       return { status: 0, body: null as T, text: message, ms, ok: false, headers: {}, stale };
     }
   }
@@ -169,7 +214,8 @@ export class PluginSocket {
         this.isClosed = true;
         // The service closed the socket (4001 token refresh, 4002, shutdown) with acks pending: the
         // plugin resends at its next interval, so these are counted as "closed", not as unexpected.
-        for (const queue of this.pending.values()) for (const entry of queue) this.settle(entry, { ok: false, data: { error: 'CLOSED' } }, 'closed', false);
+        for (const queue of this.pending.values())
+          for (const entry of queue) this.settle(entry, { ok: false, data: { error: 'CLOSED' } }, 'closed', false);
         this.pending.clear();
         resolve({ code, reason: reason.toString() });
       }),
@@ -180,7 +226,10 @@ export class PluginSocket {
   static connect(wsUrl: string, token: string, metrics: Metrics, expectRefusal = false): Promise<PluginSocket | null> {
     const started = performance.now();
     return new Promise((resolve) => {
-      const socket = new WebSocket(wsUrl, { headers: { Authorization: `Bearer ${token}`, 'User-Agent': PLUGIN_USER_AGENT }, handshakeTimeout: REQUEST_TIMEOUT_MS });
+      const socket = new WebSocket(wsUrl, {
+        headers: { Authorization: `Bearer ${token}`, 'User-Agent': PLUGIN_USER_AGENT },
+        handshakeTimeout: REQUEST_TIMEOUT_MS,
+      });
       let settled = false;
       const done = (status: number | string, value: PluginSocket | null, detail?: string) => {
         if (settled) return;
@@ -244,7 +293,13 @@ export class PluginSocket {
 
   private settle(entry: PendingResume, ack: { ok: boolean; data: any }, status: string, unexpected = !ack.ok): void {
     clearTimeout(entry.timer);
-    this.metrics.record('ws resume_session', status, performance.now() - entry.started, unexpected, ack.ok ? undefined : JSON.stringify(ack.data));
+    this.metrics.record(
+      'ws resume_session',
+      status,
+      performance.now() - entry.started,
+      unexpected,
+      ack.ok ? undefined : JSON.stringify(ack.data),
+    );
     entry.resolve(ack);
   }
 
@@ -260,7 +315,12 @@ export class PluginSocket {
       const uid = Number(frame.data.uid);
       const queue = this.pending.get(uid);
       const entry = queue?.shift();
-      if (entry) this.settle(entry, { ok: frame.data.ok === true, data: frame.data }, frame.data.ok === true ? 'ok' : String(frame.data.error ?? 'not ok'));
+      if (entry)
+        this.settle(
+          entry,
+          { ok: frame.data.ok === true, data: frame.data },
+          frame.data.ok === true ? 'ok' : String(frame.data.error ?? 'not ok'),
+        );
       else this.metrics.event('ws unmatched resume ack');
       return;
     }

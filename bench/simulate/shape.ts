@@ -1,6 +1,16 @@
 /** Minimal body-shape checks for the smoke: each answer's fields and their JSON types, as interface.md lists them. */
 
-export type Shape = 'string' | 'number' | 'integer' | 'boolean' | 'null' | 'array' | 'object' | 'any' | Shape[] | { [field: string]: Shape };
+export type Shape =
+  | 'string'
+  | 'number'
+  | 'integer'
+  | 'boolean'
+  | 'null'
+  | 'array'
+  | 'object'
+  | 'any'
+  | Shape[]
+  | { [field: string]: Shape };
 
 function typeOf(value: unknown): string {
   if (value === null) return 'null';
@@ -11,7 +21,9 @@ function typeOf(value: unknown): string {
 function matches(value: unknown, shape: Shape, path: string): string | null {
   if (Array.isArray(shape)) {
     const problems = shape.map((option) => matches(value, option, path));
-    return problems.some((problem) => problem === null) ? null : `${path} is ${JSON.stringify(value)?.slice(0, 60)}, expected ${shape.map((option) => (typeof option === 'string' ? option : 'an object')).join(' or ')}`;
+    return problems.some((problem) => problem === null)
+      ? null
+      : `${path} is ${JSON.stringify(value)?.slice(0, 60)}, expected ${shape.map((option) => (typeof option === 'string' ? option : 'an object')).join(' or ')}`;
   }
   if (typeof shape === 'object') {
     if (typeOf(value) !== 'object') return `${path} is ${typeOf(value)}, expected an object`;
@@ -73,13 +85,44 @@ export const PLAYER_PROFILE: Shape = {
   data: { collections: 'array' },
 };
 
-export const COLLECTION: Shape = { key: 'string', type: 'string', unlockMethod: { type: 'string' }, properties: 'object' };
-export const CHART: Shape = { levelId: 'integer', name: 'string', difficultyConstant: 'number', version: 'string', createdAt: 'string' };
+export const COLLECTION: Shape = {
+  key: 'string',
+  type: 'string',
+  unlockMethod: { type: 'string' },
+  properties: 'object',
+};
+export const CHART: Shape = {
+  levelId: 'integer',
+  name: 'string',
+  difficultyConstant: 'number',
+  version: 'string',
+  createdAt: 'string',
+};
 export const MANIFEST_ENTRY: Shape = { path: 'string', sha256: 'string' };
 export const DOWNLOAD_ENTRY: Shape = { path: 'string', url: 'string', bytes: 'integer', sha256: 'string' };
-export const PACK_ENTRY: Shape = { name: 'string', displayName: 'string', type: 'string', availableSongs: 'array', size: 'integer', sha1: 'string', url: 'string' };
-export const RANKING_ENTRY: Shape = { rank: 'integer', uid: 'integer', username: 'string', displayName: 'string', wattHour: 'integer' };
-export const UPLOAD_RESULT: Shape = { atp: 'number', siteRank: ['integer', 'null'], trackRank: ['integer', 'null'], playRating: 'number', personalBest: 'boolean' };
+export const PACK_ENTRY: Shape = {
+  name: 'string',
+  displayName: 'string',
+  type: 'string',
+  availableSongs: 'array',
+  size: 'integer',
+  sha1: 'string',
+  url: 'string',
+};
+export const RANKING_ENTRY: Shape = {
+  rank: 'integer',
+  uid: 'integer',
+  username: 'string',
+  displayName: 'string',
+  wattHour: 'integer',
+};
+export const UPLOAD_RESULT: Shape = {
+  atp: 'number',
+  siteRank: ['integer', 'null'],
+  trackRank: ['integer', 'null'],
+  playRating: 'number',
+  personalBest: 'boolean',
+};
 export const CHAT_FRAME: Shape = {
   uid: 'integer',
   username: 'string',

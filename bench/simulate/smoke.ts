@@ -59,7 +59,10 @@ const SMOKE_TITLE = 'rhythmc:titles.sim_smoke';
 const SMOKE_ASSET = 'rhythmc:assets.sim.smoke';
 const SMOKE_LEVEL = 990_001;
 
-export async function runSmoke(target: SmokeTarget, log: (line: string) => void = () => undefined): Promise<SmokeReport> {
+export async function runSmoke(
+  target: SmokeTarget,
+  log: (line: string) => void = () => undefined,
+): Promise<SmokeReport> {
   const metrics = new Metrics();
   const steps: SmokeStep[] = [];
   const http = new PluginHttp(target.url, metrics, 4);
@@ -71,7 +74,9 @@ export async function runSmoke(target: SmokeTarget, log: (line: string) => void 
   };
   const fail = (step: SmokeStep): never => {
     steps.push(step);
-    log(`FAIL  ${step.call}: expected ${step.expected}, got ${step.got ?? '?'}${step.problem ? ` — ${step.problem}` : ''}`);
+    log(
+      `FAIL  ${step.call}: expected ${step.expected}, got ${step.got ?? '?'}${step.problem ? ` — ${step.problem}` : ''}`,
+    );
     throw new StepFailed(step.call);
   };
   const skip = (call: string, why: string) => {
@@ -84,9 +89,21 @@ export async function runSmoke(target: SmokeTarget, log: (line: string) => void 
     call: string,
     method: string,
     path: string,
-    options: { token?: string | null; body?: unknown; expect: number; shape?: Shape; array?: Shape; check?: (body: T) => string | null; client?: PluginHttp },
+    options: {
+      token?: string | null;
+      body?: unknown;
+      expect: number;
+      shape?: Shape;
+      array?: Shape;
+      check?: (body: T) => string | null;
+      client?: PluginHttp;
+    },
   ): Promise<Answer<T>> => {
-    const answer = await (options.client ?? http).call<T>(call, method, path, { token: options.token, body: options.body, expect: [options.expect] });
+    const answer = await (options.client ?? http).call<T>(call, method, path, {
+      token: options.token,
+      body: options.body,
+      expect: [options.expect],
+    });
     const got = `${answer.status}`;
     const base = { call, expected: String(options.expect), got, ms: answer.ms };
     if (!answer.ok) return fail({ ...base, status: 'failed', problem: answer.text.slice(0, 300) });
@@ -104,12 +121,17 @@ export async function runSmoke(target: SmokeTarget, log: (line: string) => void 
   try {
     // ---- provisioning through the admin API (decisions.md §8)
     const serverName = `sim-smoke-${randomBytes(4).toString('hex')}`;
-    const created = await step<{ serverID: number; bootstrapToken: string }>('POST /admin/servers', 'POST', '/admin/servers', {
-      token: target.adminToken,
-      body: { name: serverName, country: 'DE' },
-      expect: 201,
-      shape: { serverID: 'integer', serverName: 'string', bootstrapToken: 'string' },
-    });
+    const created = await step<{ serverID: number; bootstrapToken: string }>(
+      'POST /admin/servers',
+      'POST',
+      '/admin/servers',
+      {
+        token: target.adminToken,
+        body: { name: serverName, country: 'DE' },
+        expect: 201,
+        shape: { serverID: 'integer', serverName: 'string', bootstrapToken: 'string' },
+      },
+    );
     const uuid = randomUUID();
     const username = onlineName(uuid);
     const player = await step<{ uid: number }>('POST /admin/players', 'POST', '/admin/players', {
@@ -119,27 +141,49 @@ export async function runSmoke(target: SmokeTarget, log: (line: string) => void 
       shape: { uid: 'integer', username: 'string', displayName: 'string', uuid: 'string' },
     });
     const uid = player.body.uid;
-    const netToken = await step<{ netToken: string }>('POST /admin/players/{uid}/net-token', 'POST', `/admin/players/${uid}/net-token`, {
-      token: target.adminToken,
-      expect: 201,
-      shape: { netToken: 'string' },
-    });
+    const netToken = await step<{ netToken: string }>(
+      'POST /admin/players/{uid}/net-token',
+      'POST',
+      `/admin/players/${uid}/net-token`,
+      {
+        token: target.adminToken,
+        expect: 201,
+        shape: { netToken: 'string' },
+      },
+    );
     if (target.selfStarted) {
       await step('PUT /admin/charts', 'PUT', '/admin/charts', {
         token: target.adminToken,
-        body: [{ levelId: SMOKE_LEVEL, name: 'Simulator chart', difficultyConstant: 12.5, version: '1.0', active: true }],
+        body: [
+          { levelId: SMOKE_LEVEL, name: 'Simulator chart', difficultyConstant: 12.5, version: '1.0', active: true },
+        ],
         expect: 200,
         shape: { upserted: 'integer' },
       });
       await step('PUT /admin/collections', 'PUT', '/admin/collections', {
         token: target.adminToken,
-        body: [{ key: SMOKE_TITLE, type: 'title', unlockMethod: { type: 'MANUAL' }, properties: { title: '§bSimulated', description: 'smoke', rarity: 'common', position: true } }],
+        body: [
+          {
+            key: SMOKE_TITLE,
+            type: 'title',
+            unlockMethod: { type: 'MANUAL' },
+            properties: { title: '§bSimulated', description: 'smoke', rarity: 'common', position: true },
+          },
+        ],
         expect: 200,
         shape: { upserted: 'integer' },
       });
       await step('PUT /admin/packs', 'PUT', '/admin/packs', {
         token: target.adminToken,
-        body: [{ name: 'sim-pack', displayName: 'Simulator pack', type: 'FULL', availableSongs: [1, 2], file: SIM_PACK_FILE }],
+        body: [
+          {
+            name: 'sim-pack',
+            displayName: 'Simulator pack',
+            type: 'FULL',
+            availableSongs: [1, 2],
+            file: SIM_PACK_FILE,
+          },
+        ],
         expect: 200,
         shape: { upserted: 'integer' },
       });
@@ -148,15 +192,27 @@ export async function runSmoke(target: SmokeTarget, log: (line: string) => void 
     }
 
     // ---- the game server starts (interface.md "States and transitions")
-    await step('GET /server/ping', 'GET', '/server/ping', { expect: 200, check: (body) => (body === true ? null : `body is ${JSON.stringify(body)}, expected true`) });
-    const login = await step<{ accessToken: string; serverID: number; wsServer: string; assetServer: string }>('POST /server/login', 'POST', '/server/login', {
-      token: created.body.bootstrapToken,
-      body: { pluginVersion: PLUGIN_VERSION, pluginSHA: 'simulator' },
+    await step('GET /server/ping', 'GET', '/server/ping', {
       expect: 200,
-      shape: SERVER_SESSION,
-      check: (body) =>
-        !/^wss?:\/\/.+\/ws$/.test(body.wsServer) ? `wsServer "${body.wsServer}" is not a ws(s)://…/ws address` : !/^https?:\/\//.test(body.assetServer) ? `assetServer "${body.assetServer}" is not an http(s) address` : null,
+      check: (body) => (body === true ? null : `body is ${JSON.stringify(body)}, expected true`),
     });
+    const login = await step<{ accessToken: string; serverID: number; wsServer: string; assetServer: string }>(
+      'POST /server/login',
+      'POST',
+      '/server/login',
+      {
+        token: created.body.bootstrapToken,
+        body: { pluginVersion: PLUGIN_VERSION, pluginSHA: 'simulator' },
+        expect: 200,
+        shape: SERVER_SESSION,
+        check: (body) =>
+          !/^wss?:\/\/.+\/ws$/.test(body.wsServer)
+            ? `wsServer "${body.wsServer}" is not a ws(s)://…/ws address`
+            : !/^https?:\/\//.test(body.assetServer)
+              ? `assetServer "${body.assetServer}" is not an http(s) address`
+              : null,
+      },
+    );
     const serverID = login.body.serverID;
     const refreshed = await step<{ accessToken: string }>('GET /server/refresh', 'GET', '/server/refresh', {
       token: login.body.accessToken,
@@ -169,42 +225,57 @@ export async function runSmoke(target: SmokeTarget, log: (line: string) => void 
 
     // Resource sync, collections, pack manifest and charts load in parallel, as the plugin does.
     const [manifest, collections, packs, charts] = await Promise.all([
-      step<{ Data: Array<{ path: string }>; Lang: unknown[] }>('GET /resources/manifest?lang=true', 'GET', '/resources/manifest?lang=true', {
-        token,
-        expect: 200,
-        shape: { Data: 'array', Lang: 'array' },
-        client: assets,
-        check: (body) => arrayProblem(body.Data, MANIFEST_ENTRY) ?? arrayProblem(body.Lang, MANIFEST_ENTRY),
-      }),
+      step<{ Data: Array<{ path: string }>; Lang: unknown[] }>(
+        'GET /resources/manifest?lang=true',
+        'GET',
+        '/resources/manifest?lang=true',
+        {
+          token,
+          expect: 200,
+          shape: { Data: 'array', Lang: 'array' },
+          client: assets,
+          check: (body) => arrayProblem(body.Data, MANIFEST_ENTRY) ?? arrayProblem(body.Lang, MANIFEST_ENTRY),
+        },
+      ),
       step<Array<{ key: string }>>('GET /server/collections', 'GET', '/server/collections', {
         token,
         expect: 200,
         array: COLLECTION,
-        check: (body) => (target.selfStarted && !body.some((c) => c.key === SMOKE_TITLE) ? `${SMOKE_TITLE} is not listed` : null),
+        check: (body) =>
+          target.selfStarted && !body.some((c) => c.key === SMOKE_TITLE) ? `${SMOKE_TITLE} is not listed` : null,
       }),
       step<Array<{ name: string }>>('GET /resources/packmanifest', 'GET', '/resources/packmanifest', {
         token,
         expect: 200,
         array: PACK_ENTRY,
         client: assets,
-        check: (body) => (target.selfStarted && !body.some((p) => p.name === 'sim-pack') ? 'sim-pack is not listed' : null),
+        check: (body) =>
+          target.selfStarted && !body.some((p) => p.name === 'sim-pack') ? 'sim-pack is not listed' : null,
       }),
       step<Array<{ levelId: number }>>('GET /server/charts', 'GET', '/server/charts', {
         token,
         expect: 200,
         array: CHART,
-        check: (body) => (target.selfStarted && !body.some((c) => c.levelId === SMOKE_LEVEL) ? `level ${SMOKE_LEVEL} is not listed` : null),
+        check: (body) =>
+          target.selfStarted && !body.some((c) => c.levelId === SMOKE_LEVEL)
+            ? `level ${SMOKE_LEVEL} is not listed`
+            : null,
       }),
     ]);
     const paths = manifest.body.Data.slice(0, 3).map((entry) => entry.path);
-    const downloads = await step<Array<{ path: string; url: string; sha256: string }>>('POST /resources/down', 'POST', '/resources/down', {
-      token,
-      body: paths,
-      expect: 200,
-      array: DOWNLOAD_ENTRY,
-      client: assets,
-      check: (body) => (body.length !== paths.length ? `${body.length} entries for ${paths.length} paths` : null),
-    });
+    const downloads = await step<Array<{ path: string; url: string; sha256: string }>>(
+      'POST /resources/down',
+      'POST',
+      '/resources/down',
+      {
+        token,
+        body: paths,
+        expect: 200,
+        array: DOWNLOAD_ENTRY,
+        client: assets,
+        check: (body) => (body.length !== paths.length ? `${body.length} entries for ${paths.length} paths` : null),
+      },
+    );
     if (downloads.body.length > 0) {
       // The download address is fetched without any token (interface.md), and its bytes must match the manifest.
       const entry = downloads.body[0];
@@ -225,13 +296,19 @@ export async function runSmoke(target: SmokeTarget, log: (line: string) => void 
         bytes = Buffer.from(await response.arrayBuffer());
       } catch (error) {
         metrics.record('GET resource file', 'error', performance.now() - started, true);
-        return fail({ ...base, status: 'failed', got: 'no answer', problem: `${link.toString()}: ${error instanceof Error ? error.message : String(error)}` });
+        return fail({
+          ...base,
+          status: 'failed',
+          got: 'no answer',
+          problem: `${link.toString()}: ${error instanceof Error ? error.message : String(error)}`,
+        });
       }
       base.ms = performance.now() - started;
       metrics.record('GET resource file', response.status, base.ms, response.status !== 200);
       const sha256 = createHash('sha256').update(bytes).digest('hex');
       if (response.status !== 200) fail({ ...base, status: 'failed', got: String(response.status) });
-      if (sha256 !== entry.sha256) fail({ ...base, status: 'failed', got: '200 with other bytes', problem: `sha256 ${sha256} ≠ ${entry.sha256}` });
+      if (sha256 !== entry.sha256)
+        fail({ ...base, status: 'failed', got: '200 with other bytes', problem: `sha256 ${sha256} ≠ ${entry.sha256}` });
       pass({ ...base, status: 'ok', got: '200' });
     } else {
       skip('GET resource file (download url)', 'the manifest lists no data file');
@@ -242,7 +319,14 @@ export async function runSmoke(target: SmokeTarget, log: (line: string) => void 
     const wsUrl = target.followAdvertised ? login.body.wsServer : `${target.url.replace(/^http/, 'ws')}/ws`;
     const wsStarted = performance.now();
     socket = await PluginSocket.connect(wsUrl, token, metrics);
-    if (!socket) fail({ call: 'ws connect', expected: '101', status: 'failed', got: 'refused', ms: performance.now() - wsStarted });
+    if (!socket)
+      fail({
+        call: 'ws connect',
+        expected: '101',
+        status: 'failed',
+        got: 'refused',
+        ms: performance.now() - wsStarted,
+      });
     pass({ call: 'ws connect', expected: '101', status: 'ok', got: '101', ms: performance.now() - wsStarted });
     const ws = socket as PluginSocket;
     const frames: Frame[] = [];
@@ -251,13 +335,18 @@ export async function runSmoke(target: SmokeTarget, log: (line: string) => void 
     // ---- the player joins: modes in the plugin's order ONLINE, OFFLINE_REFRESH, TOKEN
     let accessToken: string;
     if (target.identityProvider) {
-      const online = await step<{ accessToken: string; uid: number }>('POST /player/login ONLINE', 'POST', '/player/login', {
-        token,
-        body: { mode: 'ONLINE', version: PLUGIN_VERSION, uuid, username },
-        expect: 200,
-        shape: PLAYER_PROFILE,
-        check: (body) => (body.uid !== uid ? `uid ${body.uid}, expected ${uid}` : null),
-      });
+      const online = await step<{ accessToken: string; uid: number }>(
+        'POST /player/login ONLINE',
+        'POST',
+        '/player/login',
+        {
+          token,
+          body: { mode: 'ONLINE', version: PLUGIN_VERSION, uuid, username },
+          expect: 200,
+          shape: PLAYER_PROFILE,
+          check: (body) => (body.uid !== uid ? `uid ${body.uid}, expected ${uid}` : null),
+        },
+      );
       accessToken = online.body.accessToken;
     } else {
       skip('POST /player/login ONLINE', 'no identity provider the deployment asks (--idp-port)');
@@ -285,21 +374,38 @@ export async function runSmoke(target: SmokeTarget, log: (line: string) => void 
         expect: 204,
       });
     } else {
-      await step('POST /player/collections', 'POST', '/player/collections', { token, body: { uid, accessToken, collections: [SMOKE_ASSET] }, expect: 204 });
+      await step('POST /player/collections', 'POST', '/player/collections', {
+        token,
+        body: { uid, accessToken, collections: [SMOKE_ASSET] },
+        expect: 204,
+      });
     }
-    const options = await step<{ resumeToken: string; data: { collections: string[] } }>('POST /player/options', 'POST', '/player/options', {
-      token,
-      body: {
-        uid,
-        accessToken,
-        options: { continueEnabled: true, sound: { master: 0.8 }, songSelectionState: { sortMode: 'LEVEL', difficulty: 'END', collection: '', songId: 1, autoPlay: false } },
-        ...(title ? { playerPrefix: title } : {}),
+    const options = await step<{ resumeToken: string; data: { collections: string[] } }>(
+      'POST /player/options',
+      'POST',
+      '/player/options',
+      {
+        token,
+        body: {
+          uid,
+          accessToken,
+          options: {
+            continueEnabled: true,
+            sound: { master: 0.8 },
+            songSelectionState: { sortMode: 'LEVEL', difficulty: 'END', collection: '', songId: 1, autoPlay: false },
+          },
+          ...(title ? { playerPrefix: title } : {}),
+        },
+        expect: 200,
+        shape: PLAYER_PROFILE,
+        check: (body) =>
+          body.resumeToken === ''
+            ? 'no resumeToken although continueEnabled is true'
+            : !body.data.collections.includes(SMOKE_ASSET)
+              ? `${SMOKE_ASSET} missing from data.collections`
+              : null,
       },
-      expect: 200,
-      shape: PLAYER_PROFILE,
-      check: (body) =>
-        body.resumeToken === '' ? 'no resumeToken although continueEnabled is true' : !body.data.collections.includes(SMOKE_ASSET) ? `${SMOKE_ASSET} missing from data.collections` : null,
-    });
+    );
     let resumeToken = options.body.resumeToken;
     await step('POST /player/economy', 'POST', '/player/economy', {
       token,
@@ -308,7 +414,11 @@ export async function runSmoke(target: SmokeTarget, log: (line: string) => void 
       shape: { uid: 'integer', wattHour: 'integer' },
       check: (body: any) => (body.wattHour !== 4_321 || body.uid !== uid ? `answered ${JSON.stringify(body)}` : null),
     });
-    await step('GET /server/baltop?limit=10', 'GET', '/server/baltop?limit=10', { token, expect: 200, array: RANKING_ENTRY });
+    await step('GET /server/baltop?limit=10', 'GET', '/server/baltop?limit=10', {
+      token,
+      expect: 200,
+      array: RANKING_ENTRY,
+    });
     await step('GET /server/baltop?limit=0', 'GET', '/server/baltop?limit=0', { token, expect: 400 });
     const levelID = target.selfStarted ? SMOKE_LEVEL : (charts.body[0]?.levelId ?? SMOKE_LEVEL);
     const time = Date.now();
@@ -317,14 +427,25 @@ export async function runSmoke(target: SmokeTarget, log: (line: string) => void 
       body: gameplayRecord({ uid, accessToken, serverID, serverName, levelID, acc: 99.5, pass: true, time }),
       expect: 200,
       shape: UPLOAD_RESULT,
-      check: (body: any) => (body.personalBest !== true || body.siteRank === null || body.trackRank === null ? `a first counted play answered ${JSON.stringify(body)}` : null),
+      check: (body: any) =>
+        body.personalBest !== true || body.siteRank === null || body.trackRank === null
+          ? `a first counted play answered ${JSON.stringify(body)}`
+          : null,
     });
 
     const resumeStarted = performance.now();
     const ack = await ws.resume(uid, accessToken);
-    const resumeProblem = !ack.ok ? JSON.stringify(ack.data) : shapeProblem(ack.data, { uid: 'integer', ok: 'boolean', expiresIn: 'integer' });
+    const resumeProblem = !ack.ok
+      ? JSON.stringify(ack.data)
+      : shapeProblem(ack.data, { uid: 'integer', ok: 'boolean', expiresIn: 'integer' });
     const resumeStep = { call: 'ws resume_session', expected: 'ok: true', ms: performance.now() - resumeStarted };
-    if (resumeProblem) fail({ ...resumeStep, status: 'failed', got: ack.ok ? 'ok with an unexpected body' : 'ok: false', problem: resumeProblem });
+    if (resumeProblem)
+      fail({
+        ...resumeStep,
+        status: 'failed',
+        got: ack.ok ? 'ok with an unexpected body' : 'ok: false',
+        problem: resumeProblem,
+      });
     pass({ ...resumeStep, status: 'ok', got: 'ok: true' });
 
     const message = `smoke ${randomBytes(3).toString('hex')}`;
@@ -332,22 +453,37 @@ export async function runSmoke(target: SmokeTarget, log: (line: string) => void 
     ws.chat(uid, message);
     const chat = await waitFor(frames, (frame) => frame.event === 'chat' && frame.data?.message === message, 10_000);
     const chatStep = { call: 'ws chat', expected: 'the chat frame back', ms: performance.now() - chatStarted };
-    if (!chat) fail({ ...chatStep, status: 'failed', got: `no chat frame; frames: ${JSON.stringify(frames).slice(0, 200)}` });
-    const chatProblem = shapeProblem(chat?.data, CHAT_FRAME) ?? (title && chat?.data.prefix?.key !== title ? `prefix ${JSON.stringify(chat?.data.prefix)}, expected ${title}` : null);
-    if (chatProblem) fail({ ...chatStep, status: 'failed', got: 'a chat frame with an unexpected body', problem: chatProblem });
+    if (!chat)
+      fail({ ...chatStep, status: 'failed', got: `no chat frame; frames: ${JSON.stringify(frames).slice(0, 200)}` });
+    const chatProblem =
+      shapeProblem(chat?.data, CHAT_FRAME) ??
+      (title && chat?.data.prefix?.key !== title
+        ? `prefix ${JSON.stringify(chat?.data.prefix)}, expected ${title}`
+        : null);
+    if (chatProblem)
+      fail({ ...chatStep, status: 'failed', got: 'a chat frame with an unexpected body', problem: chatProblem });
     pass({ ...chatStep, status: 'ok', got: 'chat frame' });
 
     // ---- the player leaves; comes back with the cached resume token; then with the Net Token
     await step('POST /player/logout', 'POST', '/player/logout', { token, body: { uid, accessToken }, expect: 204 });
-    const refreshLogin = await step<{ resumeToken: string; accessToken: string }>('POST /player/login OFFLINE_REFRESH', 'POST', '/player/login', {
-      token,
-      body: { mode: 'OFFLINE_REFRESH', version: PLUGIN_VERSION, resumeToken },
-      expect: 200,
-      shape: PLAYER_PROFILE,
-      check: (body) => (body.resumeToken === '' || body.resumeToken === resumeToken ? 'no fresh resumeToken' : null),
-    });
+    const refreshLogin = await step<{ resumeToken: string; accessToken: string }>(
+      'POST /player/login OFFLINE_REFRESH',
+      'POST',
+      '/player/login',
+      {
+        token,
+        body: { mode: 'OFFLINE_REFRESH', version: PLUGIN_VERSION, resumeToken },
+        expect: 200,
+        shape: PLAYER_PROFILE,
+        check: (body) => (body.resumeToken === '' || body.resumeToken === resumeToken ? 'no fresh resumeToken' : null),
+      },
+    );
     resumeToken = refreshLogin.body.resumeToken;
-    await step('POST /player/logout (again)', 'POST', '/player/logout', { token, body: { uid, accessToken: refreshLogin.body.accessToken }, expect: 204 });
+    await step('POST /player/logout (again)', 'POST', '/player/logout', {
+      token,
+      body: { uid, accessToken: refreshLogin.body.accessToken },
+      expect: 204,
+    });
     if (target.identityProvider) {
       await step('POST /player/login TOKEN', 'POST', '/player/login', {
         token,
@@ -367,9 +503,13 @@ export async function runSmoke(target: SmokeTarget, log: (line: string) => void 
     // ---- the game server shuts down: its session ends, its socket is closed with 4002
     await step('POST /server/logout', 'POST', '/server/logout', { token, expect: 204 });
     const closeStarted = performance.now();
-    const closed = await Promise.race([ws.closed, new Promise<null>((resolve) => setTimeout(() => resolve(null), 10_000).unref())]);
+    const closed = await Promise.race([
+      ws.closed,
+      new Promise<null>((resolve) => setTimeout(() => resolve(null), 10_000).unref()),
+    ]);
     const closeStep = { call: 'ws closed after server logout', expected: '4002', ms: performance.now() - closeStarted };
-    if (closed?.code !== 4002) fail({ ...closeStep, status: 'failed', got: closed ? String(closed.code) : 'still open after 10 s' });
+    if (closed?.code !== 4002)
+      fail({ ...closeStep, status: 'failed', got: closed ? String(closed.code) : 'still open after 10 s' });
     pass({ ...closeStep, status: 'ok', got: '4002' });
     await step('GET /server/refresh after logout', 'GET', '/server/refresh', { token, expect: 401 });
   } catch (error) {
@@ -386,7 +526,11 @@ export async function runSmoke(target: SmokeTarget, log: (line: string) => void 
   return { ok: steps.every((s) => s.status !== 'failed'), steps, metrics: metrics.report() };
 }
 
-async function waitFor(frames: Frame[], predicate: (frame: Frame) => boolean, timeoutMs: number): Promise<Frame | null> {
+async function waitFor(
+  frames: Frame[],
+  predicate: (frame: Frame) => boolean,
+  timeoutMs: number,
+): Promise<Frame | null> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const found = frames.find(predicate);

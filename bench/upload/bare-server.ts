@@ -30,8 +30,16 @@ app.post('/player/upload', (req, res) => {
       'INSERT INTO bench_bare_record (uid, level_id, time_ms, acc, pass) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (uid, level_id, time_ms) DO NOTHING',
       [player.playerUID, payload.levelID, payload.time, payload.acc, payload.pass],
     );
-    const { rows } = await pool.query<{ atp: string }>('SELECT atp FROM player_rating WHERE uid = $1', [player.playerUID]);
-    return { atp: rows.length > 0 ? Number(rows[0].atp) : 0, siteRank: null, trackRank: null, playRating: 0, personalBest: false };
+    const { rows } = await pool.query<{ atp: string }>('SELECT atp FROM player_rating WHERE uid = $1', [
+      player.playerUID,
+    ]);
+    return {
+      atp: rows.length > 0 ? Number(rows[0].atp) : 0,
+      siteRank: null,
+      trackRank: null,
+      playRating: 0,
+      personalBest: false,
+    };
   })().then(
     (body) => res.json(body),
     () => res.status(500).json({ error: 'INTERNAL_ERROR', message: 'Internal error' }),

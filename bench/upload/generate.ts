@@ -13,7 +13,15 @@
  */
 import { recreateDatabase, withClient } from '../harness/database';
 import { benchDatabaseUrl, intFromEnv, runMain, secondsSince } from '../harness/env';
-import { analyze, counts, deriveRatings, loadCharts, loadCollections, loadPlayers, loadPlays } from '../harness/generate';
+import {
+  analyze,
+  counts,
+  deriveRatings,
+  loadCharts,
+  loadCollections,
+  loadPlayers,
+  loadPlays,
+} from '../harness/generate';
 
 export const UPLOAD_DATABASE_URL = benchDatabaseUrl('rhythmc_bench_upload');
 /** Collections of the generated catalog (what GET /server/collections lists). */
@@ -28,7 +36,12 @@ export const BARE_RECORD_TABLE_SQL =
  * Recreates `url` with `players` players, the charts and collections, 10 plays each for the
  * players 1..ranked, their bests and ratings; vacuumed and checkpointed.
  */
-export async function generateUploadData(url: string, players: number, ranked: number, log: (line: string) => void = console.log): Promise<void> {
+export async function generateUploadData(
+  url: string,
+  players: number,
+  ranked: number,
+  log: (line: string) => void = console.log,
+): Promise<void> {
   const started = Date.now();
   await recreateDatabase(url);
   await withClient(url, async (client) => {

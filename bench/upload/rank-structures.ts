@@ -56,15 +56,22 @@ async function main(): Promise<void> {
 
     // 1. SQL COUNT over the B-tree.
     const count = await timeEach(SAMPLES, (i) =>
-      db.query('SELECT count(*) FROM player_rating r WHERE r.atp > $1 OR (r.atp = $1 AND r.uid < $2)', [probes[i].atp, probes[i].uid]),
+      db.query('SELECT count(*) FROM player_rating r WHERE r.atp > $1 OR (r.atp = $1 AND r.uid < $2)', [
+        probes[i].atp,
+        probes[i].uid,
+      ]),
     );
     console.log(`SQL COUNT (B-tree), site:       ${fmt(count)}`);
 
     // 2. Bucketed counts: a table of (atp, players); ties within a bucket still walk the index.
     await db.query('DROP TABLE IF EXISTS bench_atp_bucket');
-    await db.query('CREATE TABLE bench_atp_bucket AS SELECT atp, count(*)::int AS players FROM player_rating GROUP BY atp');
+    await db.query(
+      'CREATE TABLE bench_atp_bucket AS SELECT atp, count(*)::int AS players FROM player_rating GROUP BY atp',
+    );
     await db.query('ALTER TABLE bench_atp_bucket ADD PRIMARY KEY (atp)');
-    const { rows: buckets } = await db.query<{ n: number; widest: number }>('SELECT count(*)::int AS n, max(players) AS widest FROM bench_atp_bucket');
+    const { rows: buckets } = await db.query<{ n: number; widest: number }>(
+      'SELECT count(*)::int AS n, max(players) AS widest FROM bench_atp_bucket',
+    );
     const bucketed = await timeEach(SAMPLES, (i) =>
       db.query(
         `SELECT (SELECT coalesce(sum(players), 0) FROM bench_atp_bucket WHERE atp > $1)
@@ -72,26 +79,34 @@ async function main(): Promise<void> {
         [probes[i].atp, probes[i].uid],
       ),
     );
-    console.log(`bucketed counts in SQL, site:   ${fmt(bucketed)} (${buckets[0].n} buckets, widest ${buckets[0].widest} players)`);
+    console.log(
+      `bucketed counts in SQL, site:   ${fmt(bucketed)} (${buckets[0].n} buckets, widest ${buckets[0].widest} players)`,
+    );
     await db.query('DROP TABLE bench_atp_bucket');
 
     // 3. Redis sorted set.
     await redis.del(SITE, TRACK);
     for (let i = 0; i < n; i += 10_000) {
       const args: Array<string | number> = [];
-      for (const row of ratings.slice(i, i + 10_000)) args.push(-toTenThousandths(Number(row.atp)), row.uid.padStart(19, '0'));
+      for (const row of ratings.slice(i, i + 10_000))
+        args.push(-toTenThousandths(Number(row.atp)), row.uid.padStart(19, '0'));
       await redis.zadd(SITE, ...args);
     }
     for (let i = 0; i < bests.length; i += 10_000) {
       const args: Array<string | number> = [];
-      for (const row of bests.slice(i, i + 10_000)) args.push(-row.acc, row.first_time_ms.padStart(15, '0') + row.uid.padStart(19, '0'));
+      for (const row of bests.slice(i, i + 10_000))
+        args.push(-row.acc, row.first_time_ms.padStart(15, '0') + row.uid.padStart(19, '0'));
       await redis.zadd(TRACK, ...args);
     }
     const zrank = await timeEach(SAMPLES, (i) => redis.zrank(SITE, probes[i].uid.padStart(19, '0')));
     const memory = await redis.memory('USAGE', SITE);
     console.log(`Redis ZRANK, site:              ${fmt(zrank)} (${((memory ?? 0) / n).toFixed(0)} bytes per member)`);
     const zadd = await timeEach(SAMPLES, (i) =>
-      redis.multi().zadd(SITE, -toTenThousandths(Number(probes[i].atp)) - 1, probes[i].uid.padStart(19, '0')).zrank(SITE, probes[i].uid.padStart(19, '0')).exec(),
+      redis
+        .multi()
+        .zadd(SITE, -toTenThousandths(Number(probes[i].atp)) - 1, probes[i].uid.padStart(19, '0'))
+        .zrank(SITE, probes[i].uid.padStart(19, '0'))
+        .exec(),
     );
     console.log(`Redis ZADD + ZRANK, one trip:   ${fmt(zadd)}`);
     const trackRank = await timeEach(SAMPLES, (i) => {
@@ -108,7 +123,9 @@ async function main(): Promise<void> {
     for (const row of ratings) set.insert(-toTenThousandths(Number(row.atp)), 0, Number(row.uid));
     const loadMs = Date.now() - started;
     const bytes = process.memoryUsage().arrayBuffers - heapBefore;
-    const below = await timeEach(SAMPLES, (i) => set.countBelow(-toTenThousandths(Number(probes[i].atp)), 0, Number(probes[i].uid)));
+    const below = await timeEach(SAMPLES, (i) =>
+      set.countBelow(-toTenThousandths(Number(probes[i].atp)), 0, Number(probes[i].uid)),
+    );
     started = Date.now();
     const moves = 100_000;
     for (let i = 0; i < moves; i++) {

@@ -24,7 +24,15 @@ import { AdminApi, call, expectCall } from '../harness/api';
 import { CpuPerRequest, cpuPerRequest, CpuProbe, redisPid, sampleCpu } from '../harness/cpu';
 import { withClient } from '../harness/database';
 import { EventLoopDelay, eventLoopDelay } from '../harness/event-loop';
-import { BENCH_ADMIN_TOKEN, BENCH_REDIS_URL, intFromEnv, loadAverage, OUT_DIR, runMain, secondsSince } from '../harness/env';
+import {
+  BENCH_ADMIN_TOKEN,
+  BENCH_REDIS_URL,
+  intFromEnv,
+  loadAverage,
+  OUT_DIR,
+  runMain,
+  secondsSince,
+} from '../harness/env';
 import { analyze, counts, deriveRatings, loadPlays } from '../harness/generate';
 import { closedLoop, mean } from '../harness/load';
 import { gameplayRecord, randomPlay } from '../harness/payloads';
@@ -77,7 +85,12 @@ function startService(mode: 'redis' | 'memory', redisPrefix: string): Promise<Ch
     redisUrl: mode === 'redis' ? BENCH_REDIS_URL : '',
     adminToken: BENCH_ADMIN_TOKEN,
     log: `upload-service-${mode}.log`,
-    env: { REDIS_KEY_PREFIX: redisPrefix, SERVER_TOKEN_TTL_SECONDS: '86400', PLAYER_TOKEN_TTL_SECONDS: '86400', LOG_LEVEL: 'info' },
+    env: {
+      REDIS_KEY_PREFIX: redisPrefix,
+      SERVER_TOKEN_TTL_SECONDS: '86400',
+      PLAYER_TOKEN_TTL_SECONDS: '86400',
+      LOG_LEVEL: 'info',
+    },
   });
 }
 
@@ -94,7 +107,16 @@ async function measure(target: Target, total: number, connections: number, probe
   });
   const cpu = await cpuPerRequest(probe, before, total);
   const eventLoop = target.metrics ? await eventLoopDelay(target.url) : null;
-  return { requests: total, non200: result.unexpected + result.errors, seconds: result.seconds, rps: result.rps, p50: result.p50, p99: result.p99, cpu, eventLoop };
+  return {
+    requests: total,
+    non200: result.unexpected + result.errors,
+    seconds: result.seconds,
+    rps: result.rps,
+    p50: result.p50,
+    p99: result.p99,
+    cpu,
+    eventLoop,
+  };
 }
 
 // ---------------------------------------------------------------- uploads
@@ -107,16 +129,30 @@ function uploadBody(session: { uid: number; accessToken: string }, serverID: num
 }
 
 /** A game server and SESSIONS logged-in players picked among the ranked ones. */
-async function setUpSessions(base: string, ranked: number): Promise<{ serverToken: string; serverID: number; sessions: Array<{ uid: number; accessToken: string }> }> {
+async function setUpSessions(
+  base: string,
+  ranked: number,
+): Promise<{ serverToken: string; serverID: number; sessions: Array<{ uid: number; accessToken: string }> }> {
   const admin = new AdminApi(base, BENCH_ADMIN_TOKEN);
   const created = await admin.createServer(`bench-${randomBytes(4).toString('hex')}`);
-  const login = await expectCall<{ accessToken: string; serverID: number }>(200, base, 'POST', '/server/login', created.bootstrapToken, { pluginVersion: 1, pluginSHA: 'bench' });
+  const login = await expectCall<{ accessToken: string; serverID: number }>(
+    200,
+    base,
+    'POST',
+    '/server/login',
+    created.bootstrapToken,
+    { pluginVersion: 1, pluginSHA: 'bench' },
+  );
   const sessions: Array<{ uid: number; accessToken: string }> = [];
   const picked = new Set<number>();
   while (picked.size < Math.min(SESSIONS, ranked)) picked.add(1 + Math.floor(Math.random() * ranked));
   for (const uid of picked) {
     const netToken = await admin.netToken(uid);
-    const player = await expectCall<{ accessToken: string }>(200, base, 'POST', '/player/login', login.accessToken, { mode: 'TOKEN', version: 1, authToken: netToken });
+    const player = await expectCall<{ accessToken: string }>(200, base, 'POST', '/player/login', login.accessToken, {
+      mode: 'TOKEN',
+      version: 1,
+      authToken: netToken,
+    });
     sessions.push({ uid, accessToken: player.accessToken });
   }
   return { serverToken: login.accessToken, serverID: login.serverID, sessions };
@@ -143,18 +179,43 @@ async function measureSize(size: string, ranked: number): Promise<SizeResult> {
       const prefix = `rhythmc-bench-upload:${randomBytes(4).toString('hex')}:`;
       const service = await startService(mode, prefix);
       const memory = mode === 'redis' ? await redisMemory(BENCH_REDIS_URL) : undefined;
-      console.log(`service (${mode}) ready in ${(service.startedMs / 1000).toFixed(1)} s${memory ? `, Redis ${memory}` : ''}`);
-      const entry = { mode, startupSeconds: service.startedMs / 1000, redisMemory: memory, rounds: [] as Array<Record<string, Measure>> };
+      console.log(
+        `service (${mode}) ready in ${(service.startedMs / 1000).toFixed(1)} s${memory ? `, Redis ${memory}` : ''}`,
+      );
+      const entry = {
+        mode,
+        startupSeconds: service.startedMs / 1000,
+        redisMemory: memory,
+        rounds: [] as Array<Record<string, Measure>>,
+      };
       try {
         const base = service.url;
         const setup = await setUpSessions(base, ranked);
         let next = 0;
         const pick = () => setup.sessions[next++ % setup.sessions.length];
         const targets: Target[] = [
-          { name: 'bare', pid: bare.pid, url: bare.url, metrics: false, headers: {}, body: () => uploadBody(pick(), setup.serverID) },
-          { name: 'service', pid: service.pid, url: base, metrics: true, headers: { Authorization: `Bearer ${setup.serverToken}` }, body: () => uploadBody(pick(), setup.serverID) },
+          {
+            name: 'bare',
+            pid: bare.pid,
+            url: bare.url,
+            metrics: false,
+            headers: {},
+            body: () => uploadBody(pick(), setup.serverID),
+          },
+          {
+            name: 'service',
+            pid: service.pid,
+            url: base,
+            metrics: true,
+            headers: { Authorization: `Bearer ${setup.serverToken}` },
+            body: () => uploadBody(pick(), setup.serverID),
+          },
         ];
-        const probeOf = (target: Target): CpuProbe => ({ httpPids: [target.pid], monitor, redisPid: target.name === 'service' && mode === 'redis' ? redis : null });
+        const probeOf = (target: Target): CpuProbe => ({
+          httpPids: [target.pid],
+          monitor,
+          redisPid: target.name === 'service' && mode === 'redis' ? redis : null,
+        });
         for (const target of targets) {
           const warm = await measure(target, WARMUP, 4, probeOf(target));
           if (warm.non200 > 0) throw new Error(`${target.name}: ${warm.non200} of ${WARMUP} warm-up uploads failed`);
@@ -163,7 +224,12 @@ async function measureSize(size: string, ranked: number): Promise<SizeResult> {
           const measures: Record<string, Measure> = {};
           for (const target of round % 2 === 0 ? targets : [...targets].reverse()) {
             measures[`${target.name} sequential`] = await measure(target, SEQUENTIAL, 1, probeOf(target));
-            measures[`${target.name} c${CONCURRENCY}`] = await measure(target, CONCURRENT, CONCURRENCY, probeOf(target));
+            measures[`${target.name} c${CONCURRENCY}`] = await measure(
+              target,
+              CONCURRENT,
+              CONCURRENCY,
+              probeOf(target),
+            );
           }
           for (const [name, m] of Object.entries(measures)) {
             console.log(
@@ -196,8 +262,14 @@ async function measureSize(size: string, ranked: number): Promise<SizeResult> {
  */
 function summarise(results: SizeResult[]): string {
   const lines = [
-    '| size | mode | target | req/s (c' + CONCURRENCY + ') | p50 / p99 ms (c' + CONCURRENCY + ') | p50 / p99 ms (sequential) | CPU ms/request: HTTP / PostgreSQL / Redis / driver | ' +
-      'event-loop p99 ms, highest round (c' + CONCURRENCY + ' / sequential) | service ÷ bare: req/s, CPU |',
+    '| size | mode | target | req/s (c' +
+      CONCURRENCY +
+      ') | p50 / p99 ms (c' +
+      CONCURRENCY +
+      ') | p50 / p99 ms (sequential) | CPU ms/request: HTTP / PostgreSQL / Redis / driver | ' +
+      'event-loop p99 ms, highest round (c' +
+      CONCURRENCY +
+      ' / sequential) | service ÷ bare: req/s, CPU |',
     '|---|---|---|---|---|---|---|---|---|',
   ];
   const eventLoopP99 = (ms: Measure[]) => {
@@ -251,7 +323,10 @@ async function main(): Promise<void> {
   const table = summarise(results);
   console.log(`\n${table}`);
   mkdirSync(OUT_DIR, { recursive: true });
-  writeFileSync(join(OUT_DIR, 'upload.json'), JSON.stringify({ date: new Date().toISOString(), results, table }, null, 2));
+  writeFileSync(
+    join(OUT_DIR, 'upload.json'),
+    JSON.stringify({ date: new Date().toISOString(), results, table }, null, 2),
+  );
   console.log(`\ndone in ${secondsSince(started)} s; results in bench/.out/upload.json`);
 }
 

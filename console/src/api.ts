@@ -35,13 +35,18 @@ type Query = Record<string, string | number | undefined>;
 function withQuery(path: string, query?: Query): string {
   if (!query) return path;
   const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(query)) if (value !== undefined && value !== '') params.set(name, String(value));
+  for (const [name, value] of Object.entries(query))
+    if (value !== undefined && value !== '') params.set(name, String(value));
   const text = params.toString();
   return text ? `${path}?${text}` : path;
 }
 
 /** Calls the admin API with the token given (login) or the stored one. */
-export async function api<T>(method: string, path: string, options: { query?: Query; body?: unknown; token?: string } = {}): Promise<T> {
+export async function api<T>(
+  method: string,
+  path: string,
+  options: { query?: Query; body?: unknown; token?: string } = {},
+): Promise<T> {
   const token = options.token ?? storedToken() ?? '';
   const headers: Record<string, string> = { Accept: 'application/json', Authorization: `Bearer ${token}` };
   if (options.body !== undefined) headers['Content-Type'] = 'application/json';
@@ -55,7 +60,11 @@ export async function api<T>(method: string, path: string, options: { query?: Qu
       cache: 'no-store',
     });
   } catch (error) {
-    throw new ApiError(0, 'NETWORK', `The service did not answer (${error instanceof Error ? error.message : String(error)})`);
+    throw new ApiError(
+      0,
+      'NETWORK',
+      `The service did not answer (${error instanceof Error ? error.message : String(error)})`,
+    );
   }
   if (response.status === 204) return undefined as T;
   const text = await response.text();
@@ -68,7 +77,8 @@ export async function api<T>(method: string, path: string, options: { query?: Qu
   if (!response.ok) {
     const error = body as { error?: unknown; message?: unknown } | null;
     const code = typeof error?.error === 'string' ? error.error : response.statusText || 'ERROR';
-    const message = typeof error?.message === 'string' ? error.message : text.slice(0, 200) || `HTTP ${response.status}`;
+    const message =
+      typeof error?.message === 'string' ? error.message : text.slice(0, 200) || `HTTP ${response.status}`;
     throw new ApiError(response.status, code, message);
   }
   return body as T;

@@ -66,14 +66,24 @@ function Login({ onLogin }: { onLogin: () => void }) {
       <h1>rhythmc console</h1>
       <form onSubmit={(event) => void submit(event)} autoComplete="off">
         <Field label="Admin token">
-          <input type="password" name="token" value={token} required onInput={(event) => setToken(event.currentTarget.value)} autoComplete="off" />
+          <input
+            type="password"
+            name="token"
+            value={token}
+            required
+            onInput={(event) => setToken(event.currentTarget.value)}
+            autoComplete="off"
+          />
         </Field>
         <button type="submit" disabled={busy}>
           Log in
         </button>
       </form>
       <ErrorBox error={error} />
-      <p class="muted">The token is kept in this tab only (sessionStorage) and sent as an Authorization header; closing the tab forgets it.</p>
+      <p class="muted">
+        The token is kept in this tab only (sessionStorage) and sent as an Authorization header; closing the tab forgets
+        it.
+      </p>
     </main>
   );
 }
@@ -120,7 +130,12 @@ export function App() {
   return (
     <div class="shell">
       <header class="top">
-        <button type="button" class="menu-button secondary" aria-expanded={menuOpen} onClick={() => setMenuOpen(!menuOpen)}>
+        <button
+          type="button"
+          class="menu-button secondary"
+          aria-expanded={menuOpen}
+          onClick={() => setMenuOpen(!menuOpen)}
+        >
           Menu
         </button>
         <strong class="brand">rhythmc console</strong>

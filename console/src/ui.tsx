@@ -5,7 +5,8 @@ import { ApiError } from './api';
 /** An error as the API worded it. */
 export function ErrorBox({ error }: { error: unknown }) {
   if (error === null || error === undefined) return null;
-  const text = error instanceof ApiError ? error.toString() : error instanceof Error ? error.message : JSON.stringify(error);
+  const text =
+    error instanceof ApiError ? error.toString() : error instanceof Error ? error.message : JSON.stringify(error);
   return (
     <p class="error" role="alert">
       {text}
@@ -60,7 +61,12 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
 }
 
 /** Runs an action, remembering its error; `busy` while it runs. */
-export function useAction(): { busy: boolean; error: unknown; run: (action: () => Promise<void>) => Promise<void>; clear: () => void } {
+export function useAction(): {
+  busy: boolean;
+  error: unknown;
+  run: (action: () => Promise<void>) => Promise<void>;
+  clear: () => void;
+} {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const run = useCallback(async (action: () => Promise<void>) => {
@@ -93,7 +99,13 @@ export function SecretOnce({ label, value, onDone }: { label: string; value: str
       <p>
         <strong>{label}</strong> — shown only now; it is not stored in readable form.
       </p>
-      <input class="secret-value" readOnly value={value} aria-label={label} onFocus={(event) => event.currentTarget.select()} />
+      <input
+        class="secret-value"
+        readOnly
+        value={value}
+        aria-label={label}
+        onFocus={(event) => event.currentTarget.select()}
+      />
       <div class="row">
         <button type="button" onClick={() => void copy()}>
           Copy
@@ -138,7 +150,17 @@ export function Table({ head, children, label }: { head: string[]; children: Com
   );
 }
 
-export function Pager({ cursor, onNext, onFirst, atFirst }: { cursor: string | null; onNext: () => void; onFirst: () => void; atFirst: boolean }) {
+export function Pager({
+  cursor,
+  onNext,
+  onFirst,
+  atFirst,
+}: {
+  cursor: string | null;
+  onNext: () => void;
+  onFirst: () => void;
+  atFirst: boolean;
+}) {
   return (
     <div class="row pager">
       <button type="button" class="secondary" disabled={atFirst} onClick={onFirst}>

@@ -15,7 +15,8 @@ export class OverviewController {
   @Get()
   @ApiOperation({
     summary: 'The network at a glance',
-    description: 'Servers and players online (live sessions), score uploads of the last minute and 15 minutes, maintenance and the plugin policy in force.',
+    description:
+      'Servers and players online (live sessions), score uploads of the last minute and 15 minutes, maintenance and the plugin policy in force.',
   })
   @ApiOkResponse({ type: AdminOverviewResponse })
   @ApiErrors({})

@@ -17,7 +17,8 @@ export class PlayerProfileController {
   @Get(':uid')
   @ApiOperation({
     summary: "A player's profile",
-    description: 'Identity, options, bans past and present, the latest sessions with their server, balance and its latest changes, ATP, bests, unlocked collections.',
+    description:
+      'Identity, options, bans past and present, the latest sessions with their server, balance and its latest changes, ATP, bests, unlocked collections.',
   })
   @ApiUidParam()
   @ApiOkResponse({ type: AdminPlayerProfileResponse })

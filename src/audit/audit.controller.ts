@@ -27,11 +27,24 @@ export class AuditController {
   @Get()
   @ApiOperation({ summary: 'The audit log', description: 'One entry per successful admin write, newest first.' })
   @ApiListQuery(
-    { name: 'target', description: 'Exact target, e.g. player:1002, server:7', schema: { type: 'string', pattern: TARGET.source } },
-    { name: 'action', description: 'Exact action, e.g. player.ban', schema: { type: 'string', pattern: ACTION.source } },
+    {
+      name: 'target',
+      description: 'Exact target, e.g. player:1002, server:7',
+      schema: { type: 'string', pattern: TARGET.source },
+    },
+    {
+      name: 'action',
+      description: 'Exact action, e.g. player.ban',
+      schema: { type: 'string', pattern: ACTION.source },
+    },
   )
   @ApiOkResponse({ type: AuditPage })
-  @ApiErrors({ 400: { description: 'limit, cursor or a filter is invalid, or the query has an unknown parameter', message: 'target must be a target such as player:1002 or server:7' } })
+  @ApiErrors({
+    400: {
+      description: 'limit, cursor or a filter is invalid, or the query has an unknown parameter',
+      message: 'target must be a target such as player:1002 or server:7',
+    },
+  })
   list(@ListQueryParam(AUDIT) query: ListQuery<AuditFilters>): Promise<AuditPage> {
     return this.audit.list(query);
   }

@@ -24,7 +24,10 @@ export class AuditInterceptor implements NestInterceptor {
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const spec = context.getType() === 'http' ? this.reflector.get<AuditSpec | undefined>(AUDITED_KEY, context.getHandler()) : undefined;
+    const spec =
+      context.getType() === 'http'
+        ? this.reflector.get<AuditSpec | undefined>(AUDITED_KEY, context.getHandler())
+        : undefined;
     if (!spec) return next.handle();
     const http = context.switchToHttp();
     const request = http.getRequest<Request>();
@@ -40,7 +43,11 @@ export class AuditInterceptor implements NestInterceptor {
   private async record(spec: AuditSpec, request: Request, response: Response, result: unknown): Promise<void> {
     const requestId = requestIdOf(response) ?? null;
     try {
-      const input: AuditInput = { params: request.params as Record<string, string>, body: request.body as unknown, result };
+      const input: AuditInput = {
+        params: request.params as Record<string, string>,
+        body: request.body as unknown,
+        result,
+      };
       await this.audit.append({
         action: spec.action,
         target: spec.target(input),
@@ -50,7 +57,10 @@ export class AuditInterceptor implements NestInterceptor {
         credential: request.auth?.kind === 'admin' ? request.auth.credentialId : 'unknown',
       });
     } catch (error) {
-      this.logger.error({ err: error, requestId, action: spec.action }, 'The admin write succeeded but its audit row could not be written');
+      this.logger.error(
+        { err: error, requestId, action: spec.action },
+        'The admin write succeeded but its audit row could not be written',
+      );
     }
   }
 }

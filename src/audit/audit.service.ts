@@ -21,15 +21,21 @@ export class AuditService {
 
   async list(query: ListQuery<AuditFilters>): Promise<AuditPage> {
     const rows = await this.audit.list(query.filters, query.after, query.limit + 1);
-    return toPage(rows, query, AUDIT_LIST, (row) => row.id, (row) => ({
-      id: Number(row.id),
-      time: formatLocalDateTime(row.at),
-      action: row.action,
-      target: row.target,
-      summary: row.summary,
-      requestId: row.requestId,
-      sourceAddress: row.sourceAddress,
-      credential: row.credential,
-    }));
+    return toPage(
+      rows,
+      query,
+      AUDIT_LIST,
+      (row) => row.id,
+      (row) => ({
+        id: Number(row.id),
+        time: formatLocalDateTime(row.at),
+        action: row.action,
+        target: row.target,
+        summary: row.summary,
+        requestId: row.requestId,
+        sourceAddress: row.sourceAddress,
+        credential: row.credential,
+      }),
+    );
   }
 }

@@ -23,7 +23,8 @@ export interface AuditSpec {
 export const bodySummary = ({ body }: AuditInput): Record<string, unknown> => (isJsonObject(body) ? body : {});
 
 /** A path id as the handler's pipe read it: `0042` → `42`. */
-export const pathId = (input: AuditInput, name: string): string => (/^\d+$/.test(input.params[name] ?? '') ? BigInt(input.params[name]).toString() : String(input.params[name]));
+export const pathId = (input: AuditInput, name: string): string =>
+  /^\d+$/.test(input.params[name] ?? '') ? BigInt(input.params[name]).toString() : String(input.params[name]);
 
 /**
  * Marks an admin write: after the handler succeeds, AuditInterceptor appends one admin_audit row

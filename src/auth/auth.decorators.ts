@@ -22,14 +22,20 @@ export const AdminAuth = () =>
     ApiErrors(
       {
         401: { description: 'Missing or wrong admin token', code: 'UNAUTHORIZED', message: 'Invalid admin token' },
-        404: { description: 'The admin API is disabled (ADMIN_TOKEN is unset)', code: 'NOT_FOUND', message: 'Not found' },
+        404: {
+          description: 'The admin API is disabled (ADMIN_TOKEN is unset)',
+          code: 'NOT_FOUND',
+          message: 'Not found',
+        },
       },
       { database: false },
     ),
   );
-export const BootstrapAuth = () => applyDecorators(SetMetadata(AUTH_KIND_KEY, 'bootstrap' satisfies AuthKind), ApiBearerAuth(BOOTSTRAP_TOKEN_SCHEME));
+export const BootstrapAuth = () =>
+  applyDecorators(SetMetadata(AUTH_KIND_KEY, 'bootstrap' satisfies AuthKind), ApiBearerAuth(BOOTSTRAP_TOKEN_SCHEME));
 /** A server access token that expired at most the refresh grace ago, while its session is live. */
-export const ServerRefreshAuth = () => applyDecorators(SetMetadata(AUTH_KIND_KEY, 'server-refresh' satisfies AuthKind), ApiBearerAuth(SERVER_TOKEN_SCHEME));
+export const ServerRefreshAuth = () =>
+  applyDecorators(SetMetadata(AUTH_KIND_KEY, 'server-refresh' satisfies AuthKind), ApiBearerAuth(SERVER_TOKEN_SCHEME));
 
 /** The server session resolved by the guard. */
 export const CurrentServer = createParamDecorator((_: unknown, ctx: ExecutionContext): ServerSessionContext => {

@@ -46,7 +46,8 @@ export class AuthGuard implements CanActivate {
       case 'admin':
         // Without ADMIN_TOKEN the admin API does not exist (decisions.md §1).
         if (!this.credentials.adminApiEnabled) throw new NotFoundError();
-        if (token === null || !this.credentials.verifyAdminToken(token)) throw new UnauthorizedError('Invalid admin token');
+        if (token === null || !this.credentials.verifyAdminToken(token))
+          throw new UnauthorizedError('Invalid admin token');
         request.auth = { kind: 'admin', credentialId: ADMIN_TOKEN_CREDENTIAL_ID };
         return true;
       case 'bootstrap':
@@ -62,7 +63,9 @@ export class AuthGuard implements CanActivate {
     const handler = context.getHandler();
     let kind = this.kinds.get(handler);
     if (kind === undefined) {
-      kind = this.reflector.getAllAndOverride<AuthKind | undefined>(AUTH_KIND_KEY, [handler, context.getClass()]) ?? 'server';
+      kind =
+        this.reflector.getAllAndOverride<AuthKind | undefined>(AUTH_KIND_KEY, [handler, context.getClass()]) ??
+        'server';
       this.kinds.set(handler, kind);
     }
     return kind;
@@ -74,10 +77,15 @@ export class AuthGuard implements CanActivate {
     const credentialHash = presented === null ? null : this.credentials.credentialHash(presented);
     try {
       if (credentialHash === null) throw new UnauthorizedError('Missing bootstrap token');
-      request.auth = { kind: 'bootstrap', serverId: await this.credentials.resolveBootstrapToken(credentialHash), credentialHash };
+      request.auth = {
+        kind: 'bootstrap',
+        serverId: await this.credentials.resolveBootstrapToken(credentialHash),
+        credentialHash,
+      };
     } catch (error) {
       // A failure counts against the source address and the credential: over either budget, 429.
-      if (error instanceof UnauthorizedError) throw await this.loginFailures.serverLoginFailed(clientIp(request), credentialHash, error);
+      if (error instanceof UnauthorizedError)
+        throw await this.loginFailures.serverLoginFailed(clientIp(request), credentialHash, error);
       throw error;
     }
     return true;

@@ -23,6 +23,13 @@ import { UploadSessionRule } from './upload-session.rule';
     UploadSessionRule,
     AuthGuard,
   ],
-  exports: [CredentialService, ServerSessionService, PlayerSessionService, SessionReadService, UploadSessionRule, AuthGuard],
+  exports: [
+    CredentialService,
+    ServerSessionService,
+    PlayerSessionService,
+    SessionReadService,
+    UploadSessionRule,
+    AuthGuard,
+  ],
 })
 export class AuthModule {}

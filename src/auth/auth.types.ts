@@ -42,7 +42,11 @@ export interface UploadSessionClock {
 export type RequestAuth =
   | { kind: 'public' }
   | { kind: 'admin'; /** Which admin credential: an id for the audit log, never the token. */ credentialId: string }
-  | { kind: 'bootstrap'; serverId: number; /** SHA-256 of the presented bootstrap token: the login limit's key. */ credentialHash: string }
+  | {
+      kind: 'bootstrap';
+      serverId: number;
+      /** SHA-256 of the presented bootstrap token: the login limit's key. */ credentialHash: string;
+    }
   | { kind: 'server'; session: ServerSessionContext };
 
 /** The credential id of ADMIN_TOKEN in the audit log. */

@@ -24,7 +24,9 @@ export class CredentialRepository {
 
   /** Sets the server's bootstrap token, replacing the previous one. */
   async putBootstrapHash(serverId: number, tokenHash: string, manager?: EntityManager): Promise<void> {
-    await this.repo(ServerCredentialEntity, manager).upsert({ serverId, tokenHash, issuedAt: new Date() }, ['serverId']);
+    await this.repo(ServerCredentialEntity, manager).upsert({ serverId, tokenHash, issuedAt: new Date() }, [
+      'serverId',
+    ]);
   }
 
   /** Row lock that serialises logins of one server. */
@@ -54,7 +56,9 @@ export class CredentialRepository {
 
   /** Sets the player's one live resume token, replacing the previous one. */
   async putResumeTokenHash(uid: string, tokenHash: string, expiresAt: Date, manager: EntityManager): Promise<void> {
-    await this.repo(PlayerResumeTokenEntity, manager).upsert({ uid, tokenHash, expiresAt, issuedAt: new Date() }, ['uid']);
+    await this.repo(PlayerResumeTokenEntity, manager).upsert({ uid, tokenHash, expiresAt, issuedAt: new Date() }, [
+      'uid',
+    ]);
   }
 
   async deleteResumeToken(uid: string, manager: EntityManager): Promise<void> {

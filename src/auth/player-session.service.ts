@@ -40,10 +40,18 @@ export class PlayerSessionService {
   }
 
   /** Opens a player session bound to the server session. Call when livePlayerSession() found none (or it was ended). */
-  async openPlayerSession(uid: string, serverSessionId: string, mode: PlayerLoginMode, manager: EntityManager): Promise<IssuedExpiringToken> {
+  async openPlayerSession(
+    uid: string,
+    serverSessionId: string,
+    mode: PlayerLoginMode,
+    manager: EntityManager,
+  ): Promise<IssuedExpiringToken> {
     const { token, hash } = this.tokens.issue();
     const ttl = this.config.playerTokenTtlSeconds;
-    await this.sessions.createPlayerSession({ uid, serverSessionId, tokenHash: hash, tokenExpiresAt: new Date(Date.now() + ttl * 1000), mode }, manager);
+    await this.sessions.createPlayerSession(
+      { uid, serverSessionId, tokenHash: hash, tokenExpiresAt: new Date(Date.now() + ttl * 1000), mode },
+      manager,
+    );
     return { token, expiresIn: ttl };
   }
 
@@ -56,17 +64,27 @@ export class PlayerSessionService {
     if (!session || session.loggedOutAt !== null || session.tokenExpiresAt.getTime() <= Date.now()) {
       throw new UnauthorizedError('Invalid or expired player access token');
     }
-    return { sessionId: session.id, uid: session.uid, serverSessionId: session.serverSessionId, tokenExpiresAt: session.tokenExpiresAt };
+    return {
+      sessionId: session.id,
+      uid: session.uid,
+      serverSessionId: session.serverSessionId,
+      tokenExpiresAt: session.tokenExpiresAt,
+    };
   }
 
   /**
    * The live session of a player token that belongs to `uid` and to the calling server session;
    * 401 otherwise (interface.md: collections and economy sync).
    */
-  async resolveBoundPlayerToken(token: string, uid: string, server: ServerSessionContext): Promise<PlayerSessionContext> {
+  async resolveBoundPlayerToken(
+    token: string,
+    uid: string,
+    server: ServerSessionContext,
+  ): Promise<PlayerSessionContext> {
     const session = await this.resolvePlayerToken(token);
     if (session.uid !== uid) throw new UnauthorizedError('The access token does not belong to this uid');
-    if (session.serverSessionId !== server.sessionId) throw new UnauthorizedError('The player session belongs to another server session');
+    if (session.serverSessionId !== server.sessionId)
+      throw new UnauthorizedError('The player session belongs to another server session');
     return session;
   }
 
@@ -103,7 +121,11 @@ export class PlayerSessionService {
     const session = await this.resolvePlayerToken(token);
     if (session.uid !== uid) throw new UnauthorizedError('The access token does not belong to this uid');
     const ttl = this.config.playerTokenTtlSeconds;
-    const renewed = await this.sessions.renewPlayerSession(session.sessionId, server.sessionId, new Date(Date.now() + ttl * 1000));
+    const renewed = await this.sessions.renewPlayerSession(
+      session.sessionId,
+      server.sessionId,
+      new Date(Date.now() + ttl * 1000),
+    );
     if (!renewed) throw new UnauthorizedError('Invalid or expired player access token');
     return ttl;
   }

@@ -14,7 +14,12 @@ class LocalBus implements EventBus {
   }
 }
 
-const live = (id: string): ServerSessionLookup => ({ id, serverId: 1, tokenExpiresAt: new Date(Date.now() + 600_000), endedAt: null });
+const live = (id: string): ServerSessionLookup => ({
+  id,
+  serverId: 1,
+  tokenExpiresAt: new Date(Date.now() + 600_000),
+  endedAt: null,
+});
 
 describe('ServerSessionCache', () => {
   let bus: LocalBus;

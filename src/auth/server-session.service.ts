@@ -75,7 +75,12 @@ export class ServerSessionService {
       { serverId, tokenHash: hash, tokenExpiresAt: this.expiry(), ...meta },
       manager,
     );
-    return { sessionId: session.id, accessToken: token, expiresIn: this.config.serverTokenTtlSeconds, replacedSessionIds };
+    return {
+      sessionId: session.id,
+      accessToken: token,
+      expiresIn: this.config.serverTokenTtlSeconds,
+      replacedSessionIds,
+    };
   }
 
   async refreshServerSession(session: ServerSessionContext): Promise<{ accessToken: string; expiresIn: number }> {
@@ -87,14 +92,22 @@ export class ServerSessionService {
   }
 
   /** Ends one session (server logout) and logs out its players, inside the caller's transaction. */
-  async endServerSession(session: ServerSessionContext, reason: ServerSessionEndReason, manager: EntityManager): Promise<boolean> {
+  async endServerSession(
+    session: ServerSessionContext,
+    reason: ServerSessionEndReason,
+    manager: EntityManager,
+  ): Promise<boolean> {
     const ended = await this.sessions.endServerSession(session.sessionId, reason, manager);
     if (ended) await this.sessions.logoutPlayersOfServerSessions([session.sessionId], manager);
     return ended;
   }
 
   /** Ends the server's open session (an admin's logout) and logs out its players, inside the caller's transaction; the ids it ended. */
-  async endOpenServerSessions(serverId: number, reason: ServerSessionEndReason, manager: EntityManager): Promise<string[]> {
+  async endOpenServerSessions(
+    serverId: number,
+    reason: ServerSessionEndReason,
+    manager: EntityManager,
+  ): Promise<string[]> {
     const ended = await this.sessions.endOpenServerSessions(serverId, reason, manager);
     await this.sessions.logoutPlayersOfServerSessions(ended, manager);
     return ended;

@@ -54,12 +54,15 @@ export class SessionRepository {
    * Raw SQL on purpose: TypeORM's findOne cost ~13 % of a cheap request's CPU (docs/benchmarks.md).
    */
   async findServerSessionByTokenHash(tokenHash: string): Promise<ServerSessionLookup | null> {
-    const rows: Array<{ id: string; server_id: number; token_expires_at: Date; ended_at: Date | null }> = await this.dataSource.query(
-      'SELECT id, server_id, token_expires_at, ended_at FROM server_session WHERE token_hash = $1',
-      [tokenHash],
-    );
+    const rows: Array<{ id: string; server_id: number; token_expires_at: Date; ended_at: Date | null }> =
+      await this.dataSource.query(
+        'SELECT id, server_id, token_expires_at, ended_at FROM server_session WHERE token_hash = $1',
+        [tokenHash],
+      );
     const row = rows[0];
-    return row ? { id: row.id, serverId: row.server_id, tokenExpiresAt: row.token_expires_at, endedAt: row.ended_at } : null;
+    return row
+      ? { id: row.id, serverId: row.server_id, tokenExpiresAt: row.token_expires_at, endedAt: row.ended_at }
+      : null;
   }
 
   /**
@@ -77,7 +80,11 @@ export class SessionRepository {
   }
 
   /** Ends every open session of the server; returns the ids of the sessions ended. */
-  async endOpenServerSessions(serverId: number, reason: ServerSessionEndReason, manager: EntityManager): Promise<string[]> {
+  async endOpenServerSessions(
+    serverId: number,
+    reason: ServerSessionEndReason,
+    manager: EntityManager,
+  ): Promise<string[]> {
     const result = await this.serverSessions(manager)
       .createQueryBuilder()
       .update()
@@ -89,7 +96,10 @@ export class SessionRepository {
   }
 
   async endServerSession(sessionId: string, reason: ServerSessionEndReason, manager: EntityManager): Promise<boolean> {
-    const result = await this.serverSessions(manager).update({ id: sessionId, endedAt: IsNull() }, { endedAt: new Date(), endReason: reason });
+    const result = await this.serverSessions(manager).update(
+      { id: sessionId, endedAt: IsNull() },
+      { endedAt: new Date(), endReason: reason },
+    );
     return (result.affected ?? 0) > 0;
   }
 
@@ -135,8 +145,14 @@ export class SessionRepository {
   }
 
   /** Like findOpenPlayerSession, with the game server its server session belongs to. */
-  async findOpenPlayerSessionWithServer(uid: string, manager: EntityManager): Promise<{ session: PlayerSessionEntity; serverId: number } | null> {
-    const session = await this.playerSessions(manager).findOne({ where: { uid, loggedOutAt: IsNull() }, relations: { serverSession: true } });
+  async findOpenPlayerSessionWithServer(
+    uid: string,
+    manager: EntityManager,
+  ): Promise<{ session: PlayerSessionEntity; serverId: number } | null> {
+    const session = await this.playerSessions(manager).findOne({
+      where: { uid, loggedOutAt: IsNull() },
+      relations: { serverSession: true },
+    });
     if (!session?.serverSession) return null;
     return { session, serverId: session.serverSession.serverId };
   }
@@ -153,7 +169,9 @@ export class SessionRepository {
       .update()
       .set({ serverSessionId, tokenExpiresAt: expiresAt, renewedAt: new Date() })
       .where('id = :sessionId AND logged_out_at IS NULL', { sessionId })
-      .andWhere('EXISTS (SELECT 1 FROM server_session s WHERE s.id = :serverSessionId AND s.ended_at IS NULL)', { serverSessionId })
+      .andWhere('EXISTS (SELECT 1 FROM server_session s WHERE s.id = :serverSessionId AND s.ended_at IS NULL)', {
+        serverSessionId,
+      })
       .execute();
     return (result.affected ?? 0) > 0;
   }
@@ -164,7 +182,10 @@ export class SessionRepository {
   }
 
   async logoutPlayerSession(sessionId: string, reason: PlayerLogoutReason, manager?: EntityManager): Promise<boolean> {
-    const result = await this.playerSessions(manager).update({ id: sessionId, loggedOutAt: IsNull() }, { loggedOutAt: new Date(), logoutReason: reason });
+    const result = await this.playerSessions(manager).update(
+      { id: sessionId, loggedOutAt: IsNull() },
+      { loggedOutAt: new Date(), logoutReason: reason },
+    );
     return (result.affected ?? 0) > 0;
   }
 

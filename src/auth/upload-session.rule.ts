@@ -24,7 +24,10 @@ export const playerSessionByTokenHashCte = (name: string, tokenHashParam: string
   `${name} AS (SELECT id, uid, server_session_id, token_expires_at, renewed_at, logged_out_at FROM player_session WHERE token_hash = ${tokenHashParam})`;
 
 /** The rule over a row `alias` of that CTE: true exactly when UploadSessionRule.check accepts the row. */
-export const uploadSessionAccepted = (alias: string, p: { uid: string; serverSession: string; now: string; liveSince: string }): string =>
+export const uploadSessionAccepted = (
+  alias: string,
+  p: { uid: string; serverSession: string; now: string; liveSince: string },
+): string =>
   `(${alias}.uid = ${p.uid} AND ${alias}.logged_out_at IS NULL AND ${alias}.server_session_id = ${p.serverSession}` +
   ` AND (${alias}.token_expires_at > ${p.now} OR ${alias}.renewed_at > ${p.liveSince}))`;
 
@@ -54,7 +57,12 @@ export class UploadSessionRule {
    * The rule over the session row the upload statement read (null: no session has this token
    * hash): the session, or 401 with the reason.
    */
-  check(session: UploadSessionRow | null, uid: string, server: ServerSessionContext, clock: UploadSessionClock): PlayerSessionContext & { tokenExpired: boolean } {
+  check(
+    session: UploadSessionRow | null,
+    uid: string,
+    server: ServerSessionContext,
+    clock: UploadSessionClock,
+  ): PlayerSessionContext & { tokenExpired: boolean } {
     if (!session || session.loggedOutAt !== null) throw new UnauthorizedError('Invalid or expired player access token');
     if (session.uid !== uid) throw new UnauthorizedError('The access token does not belong to this uid');
     const tokenExpired = session.tokenExpiresAt.getTime() <= clock.now.getTime();
@@ -66,8 +74,16 @@ export class UploadSessionRule {
       );
     }
     if (tokenExpired && session.renewedAt.getTime() <= clock.liveSince.getTime()) {
-      throw new UnauthorizedError('The player access token has expired and the player session was not renewed within two resync intervals');
+      throw new UnauthorizedError(
+        'The player access token has expired and the player session was not renewed within two resync intervals',
+      );
     }
-    return { sessionId: session.id, uid: session.uid, serverSessionId: session.serverSessionId, tokenExpiresAt: session.tokenExpiresAt, tokenExpired };
+    return {
+      sessionId: session.id,
+      uid: session.uid,
+      serverSessionId: session.serverSessionId,
+      tokenExpiresAt: session.tokenExpiresAt,
+      tokenExpired,
+    };
   }
 }

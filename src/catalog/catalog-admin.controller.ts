@@ -10,15 +10,29 @@ import { ChartDefinitionDto, CollectionDefinitionDto } from './dto/catalog-admin
 import { UpsertedResponse } from '../common/dto/upserted.response';
 import { Audited } from '../audit/audited.decorator';
 import { DtoArrayPipe } from '../common/pipes/dto-array.pipe';
-import { ApiListQuery, booleanFilter, ListQuery, ListQueryParam, ListQuerySpec, patternFilter } from '../common/pagination/list-query';
+import {
+  ApiListQuery,
+  booleanFilter,
+  ListQuery,
+  ListQueryParam,
+  ListQuerySpec,
+  patternFilter,
+} from '../common/pagination/list-query';
 
-const CHARTS: ListQuerySpec<{ active: boolean }> = { list: CHART_LIST, cursorKey: /^\d{1,10}$/, filters: { active: booleanFilter } };
+const CHARTS: ListQuerySpec<{ active: boolean }> = {
+  list: CHART_LIST,
+  cursorKey: /^\d{1,10}$/,
+  filters: { active: booleanFilter },
+};
 const COLLECTIONS: ListQuerySpec<{ type: string }> = {
   list: COLLECTION_LIST,
   cursorKey: /^\P{Cc}{1,128}$/u,
   filters: { type: patternFilter(/^[A-Za-z0-9_.:-]{1,32}$/, '1-32 characters of A-Z, a-z, 0-9, _, ., : and -') },
 };
-const LIST_400 = { description: 'limit, cursor or a filter is invalid, or the query has an unknown parameter', message: 'active must be true or false' };
+const LIST_400 = {
+  description: 'limit, cursor or a filter is invalid, or the query has an unknown parameter',
+  message: 'active must be true or false',
+};
 
 /** The batch's keys (at most MAX_BATCH_ENTRIES) and how many rows it upserted. */
 const batchSummary =
@@ -29,12 +43,21 @@ const batchSummary =
   });
 
 const BATCH_400 = {
-  description: 'The body is not an array, has too many entries, or an entry is invalid (every problem is listed as [index] field: problem); nothing is stored',
+  description:
+    'The body is not an array, has too many entries, or an entry is invalid (every problem is listed as [index] field: problem); nothing is stored',
   message: '[0] key: must look like namespace:category.id (at most 128 characters)',
 };
 
-const COLLECTION_BATCH = new DtoArrayPipe(CollectionDefinitionDto, { maxItems: MAX_BATCH_ENTRIES, wording: 'label', unique: 'key' });
-const CHART_BATCH = new DtoArrayPipe(ChartDefinitionDto, { maxItems: MAX_BATCH_ENTRIES, wording: 'label', unique: 'levelId' });
+const COLLECTION_BATCH = new DtoArrayPipe(CollectionDefinitionDto, {
+  maxItems: MAX_BATCH_ENTRIES,
+  wording: 'label',
+  unique: 'key',
+});
+const CHART_BATCH = new DtoArrayPipe(ChartDefinitionDto, {
+  maxItems: MAX_BATCH_ENTRIES,
+  wording: 'label',
+  unique: 'levelId',
+});
 
 /**
  * Batch upserts of the catalogs (decisions.md §8). The bodies are JSON arrays validated as a
@@ -49,7 +72,11 @@ export class CatalogAdminController {
 
   @Get('collections')
   @ApiOperation({ summary: 'Collections as stored', description: 'By key (byte order), asset collections included.' })
-  @ApiListQuery({ name: 'type', description: 'Only this type (title, tag, assets, …)', schema: { type: 'string', pattern: '^[A-Za-z0-9_.:-]{1,32}$' } })
+  @ApiListQuery({
+    name: 'type',
+    description: 'Only this type (title, tag, assets, …)',
+    schema: { type: 'string', pattern: '^[A-Za-z0-9_.:-]{1,32}$' },
+  })
   @ApiOkResponse({ type: AdminCollectionPage })
   @ApiErrors({ 400: { ...LIST_400, message: 'type must be 1-32 characters of A-Z, a-z, 0-9, _, ., : and -' } })
   listCollections(@ListQueryParam(COLLECTIONS) query: ListQuery<{ type: string }>): Promise<AdminCollectionPage> {
@@ -57,8 +84,15 @@ export class CatalogAdminController {
   }
 
   @Get('charts')
-  @ApiOperation({ summary: 'Charts as stored', description: 'By levelId, inactive charts and upload placeholders included.' })
-  @ApiListQuery({ name: 'active', description: 'Only active (true) or inactive (false) charts', schema: { type: 'boolean' } })
+  @ApiOperation({
+    summary: 'Charts as stored',
+    description: 'By levelId, inactive charts and upload placeholders included.',
+  })
+  @ApiListQuery({
+    name: 'active',
+    description: 'Only active (true) or inactive (false) charts',
+    schema: { type: 'boolean' },
+  })
   @ApiOkResponse({ type: AdminChartPage })
   @ApiErrors({ 400: LIST_400 })
   listCharts(@ListQueryParam(CHARTS) query: ListQuery<{ active: boolean }>): Promise<AdminChartPage> {
@@ -66,8 +100,13 @@ export class CatalogAdminController {
   }
 
   @Put('collections')
-  @ApiOperation({ summary: 'Upsert collection definitions', description: 'By key; the whole batch is validated first, then stored in one go.' })
-  @ApiBody({ schema: { type: 'array', items: { $ref: getSchemaPath(CollectionDefinitionDto) }, maxItems: MAX_BATCH_ENTRIES } })
+  @ApiOperation({
+    summary: 'Upsert collection definitions',
+    description: 'By key; the whole batch is validated first, then stored in one go.',
+  })
+  @ApiBody({
+    schema: { type: 'array', items: { $ref: getSchemaPath(CollectionDefinitionDto) }, maxItems: MAX_BATCH_ENTRIES },
+  })
   @ApiOkResponse({ type: UpsertedResponse })
   @ApiErrors({ 400: BATCH_400, 413: 'The body is over 256 KiB' })
   @Audited('catalog.collections', () => 'catalog:collections', batchSummary('key'))
@@ -76,10 +115,19 @@ export class CatalogAdminController {
   }
 
   @Put('charts')
-  @ApiOperation({ summary: 'Upsert charts', description: 'By levelId; the whole batch is validated first, then stored in one transaction. Game servers see the active ones.' })
-  @ApiBody({ schema: { type: 'array', items: { $ref: getSchemaPath(ChartDefinitionDto) }, maxItems: MAX_BATCH_ENTRIES } })
+  @ApiOperation({
+    summary: 'Upsert charts',
+    description:
+      'By levelId; the whole batch is validated first, then stored in one transaction. Game servers see the active ones.',
+  })
+  @ApiBody({
+    schema: { type: 'array', items: { $ref: getSchemaPath(ChartDefinitionDto) }, maxItems: MAX_BATCH_ENTRIES },
+  })
   @ApiOkResponse({ type: UpsertedResponse })
-  @ApiErrors({ 400: { ...BATCH_400, message: '[0] levelId: must be an integer from 0 to 2147483647' }, 413: 'The body is over 256 KiB' })
+  @ApiErrors({
+    400: { ...BATCH_400, message: '[0] levelId: must be an integer from 0 to 2147483647' },
+    413: 'The body is over 256 KiB',
+  })
   @Audited('catalog.charts', () => 'catalog:charts', batchSummary('levelId'))
   upsertCharts(@Body(CHART_BATCH) charts: ChartDefinitionDto[]): Promise<UpsertedResponse> {
     return this.catalog.upsertCharts(charts);

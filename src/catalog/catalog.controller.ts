@@ -45,11 +45,21 @@ export class CatalogController {
 
   @Post('player/collections')
   @HttpCode(204)
-  @ApiOperation({ summary: "Grant collections to a player", description: 'Incremental: keys missing from the list are not removed. All keys are granted, or none.' })
+  @ApiOperation({
+    summary: 'Grant collections to a player',
+    description: 'Incremental: keys missing from the list are not removed. All keys are granted, or none.',
+  })
   @ApiNoContentResponse({ description: 'The keys are granted' })
   @ApiErrors({
-    400: { description: 'uid, accessToken or collections is missing or invalid, or a key is unknown and not an asset key (the message lists them)', message: 'collections: unknown collection keys: rhythmc:titles.nope' },
-    401: { description: `${SERVER_TOKEN_401}; or the player token is invalid, expired, of another uid or of another server session`, message: 'Invalid or expired player access token' },
+    400: {
+      description:
+        'uid, accessToken or collections is missing or invalid, or a key is unknown and not an asset key (the message lists them)',
+      message: 'collections: unknown collection keys: rhythmc:titles.nope',
+    },
+    401: {
+      description: `${SERVER_TOKEN_401}; or the player token is invalid, expired, of another uid or of another server session`,
+      message: 'Invalid or expired player access token',
+    },
     413: 'The body is over 256 KiB',
   })
   syncCollections(@CurrentServer() server: ServerSessionContext, @Body() body: SyncCollectionsDto): Promise<void> {

@@ -47,7 +47,12 @@ export class CatalogRepository {
   /** Inserts or replaces the definitions in one statement; returns how many rows it wrote. */
   async upsertCollections(definitions: CollectionDefinition[], manager?: EntityManager): Promise<number> {
     if (definitions.length === 0) return 0;
-    const records = definitions.map((d) => ({ key: d.key, type: d.type, unlock_method: d.unlockMethod, properties: d.properties }));
+    const records = definitions.map((d) => ({
+      key: d.key,
+      type: d.type,
+      unlock_method: d.unlockMethod,
+      properties: d.properties,
+    }));
     const rows = await this.manager(manager).query<unknown[]>(
       `INSERT INTO collection (key, type, unlock_method, properties)
        SELECT t.key, t.type, t.unlock_method, t.properties
@@ -63,7 +68,10 @@ export class CatalogRepository {
   /** The keys among `keys` that name a collection. */
   async existingCollectionKeys(keys: string[], manager?: EntityManager): Promise<Set<string>> {
     if (keys.length === 0) return new Set();
-    const rows = await this.manager(manager).query<{ key: string }[]>(`SELECT key FROM collection WHERE key = ANY($1::varchar[])`, [keys]);
+    const rows = await this.manager(manager).query<{ key: string }[]>(
+      `SELECT key FROM collection WHERE key = ANY($1::varchar[])`,
+      [keys],
+    );
     return new Set(rows.map((row) => row.key));
   }
 
@@ -97,7 +105,9 @@ export class CatalogRepository {
 
   /** The listed catalog's generation (catalog_generation). */
   async generation(): Promise<string> {
-    const rows = await this.manager().query<Array<{ generation: string }>>('SELECT generation::text AS generation FROM catalog_generation WHERE id = 1');
+    const rows = await this.manager().query<Array<{ generation: string }>>(
+      'SELECT generation::text AS generation FROM catalog_generation WHERE id = 1',
+    );
     return rows[0]?.generation ?? '0';
   }
 
@@ -107,23 +117,41 @@ export class CatalogRepository {
   }
 
   /** Every chart as stored (inactive and placeholder ones too), by level id after `afterLevelId`. */
-  listStoredCharts(active: boolean | undefined, afterLevelId: number | undefined, limit: number): Promise<ChartEntity[]> {
-    const query = this.manager().getRepository(ChartEntity).createQueryBuilder('c').orderBy('c.level_id', 'ASC').limit(limit);
+  listStoredCharts(
+    active: boolean | undefined,
+    afterLevelId: number | undefined,
+    limit: number,
+  ): Promise<ChartEntity[]> {
+    const query = this.manager()
+      .getRepository(ChartEntity)
+      .createQueryBuilder('c')
+      .orderBy('c.level_id', 'ASC')
+      .limit(limit);
     if (active !== undefined) query.andWhere('c.active = :active', { active });
     if (afterLevelId !== undefined) query.andWhere('c.level_id > :after', { after: afterLevelId });
     return query.getMany();
   }
 
   /** Every collection as stored (asset collections too), by key in byte order after `afterKey`. */
-  listStoredCollections(type: string | undefined, afterKey: string | undefined, limit: number): Promise<CollectionEntity[]> {
-    const query = this.manager().getRepository(CollectionEntity).createQueryBuilder('c').orderBy('c.key COLLATE "C"', 'ASC').limit(limit);
+  listStoredCollections(
+    type: string | undefined,
+    afterKey: string | undefined,
+    limit: number,
+  ): Promise<CollectionEntity[]> {
+    const query = this.manager()
+      .getRepository(CollectionEntity)
+      .createQueryBuilder('c')
+      .orderBy('c.key COLLATE "C"', 'ASC')
+      .limit(limit);
     if (type !== undefined) query.andWhere('c.type = :type', { type });
     if (afterKey !== undefined) query.andWhere('c.key COLLATE "C" > :after', { after: afterKey });
     return query.getMany();
   }
 
   listActiveCharts(): Promise<ChartEntity[]> {
-    return this.manager().getRepository(ChartEntity).find({ where: { active: true }, order: { levelId: 'ASC' } });
+    return this.manager()
+      .getRepository(ChartEntity)
+      .find({ where: { active: true }, order: { levelId: 'ASC' } });
   }
 
   findChart(levelId: number, manager?: EntityManager): Promise<ChartEntity | null> {

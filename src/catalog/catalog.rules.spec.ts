@@ -5,12 +5,21 @@ describe('collection keys', () => {
     expect(isCollectionKey(key)).toBe(true);
   });
 
-  it.each(['', 'rhythmc', 'rhythmc:title', 'rhythmc:.x', 'rhythmc:title.', 'Rhythmc:title.x', ':title.x', 'rhythmc:title..x', 'rhythmc:title.a b', 'a:b:c.d', `rhythmc:title.${'x'.repeat(120)}`])(
-    'refuses %j',
-    (key) => {
-      expect(isCollectionKey(key)).toBe(false);
-    },
-  );
+  it.each([
+    '',
+    'rhythmc',
+    'rhythmc:title',
+    'rhythmc:.x',
+    'rhythmc:title.',
+    'Rhythmc:title.x',
+    ':title.x',
+    'rhythmc:title..x',
+    'rhythmc:title.a b',
+    'a:b:c.d',
+    `rhythmc:title.${'x'.repeat(120)}`,
+  ])('refuses %j', (key) => {
+    expect(isCollectionKey(key)).toBe(false);
+  });
 
   it('refuses non-strings', () => {
     expect(isCollectionKey(12)).toBe(false);
@@ -26,6 +35,13 @@ describe('collection keys', () => {
 
 describe('placeholderChart', () => {
   it('describes the placeholder of an unknown level', () => {
-    expect(placeholderChart(42)).toEqual({ levelId: 42, name: 'Level 42', difficultyConstant: 0, version: 'unknown', active: false, notes: null });
+    expect(placeholderChart(42)).toEqual({
+      levelId: 42,
+      name: 'Level 42',
+      difficultyConstant: 0,
+      version: 'unknown',
+      active: false,
+      notes: null,
+    });
   });
 });

@@ -69,7 +69,15 @@ export interface ChartEntry {
 /** A validated PUT /admin/charts entry as stored: createdAt read as a local date-time, notes null when absent. */
 export function toChartDefinition(entry: ChartEntry): ChartDefinition {
   const { levelId, name, difficultyConstant, version, active, createdAt, notes } = entry;
-  return { levelId, name, difficultyConstant, version, active, createdAt: createdAt === undefined ? null : parseLocalDateTime(createdAt), notes: notes ?? null };
+  return {
+    levelId,
+    name,
+    difficultyConstant,
+    version,
+    active,
+    createdAt: createdAt === undefined ? null : parseLocalDateTime(createdAt),
+    notes: notes ?? null,
+  };
 }
 
 /** Name and version of the inactive row created for a level id an upload names but the catalog lacks. */

@@ -6,7 +6,14 @@ import { BadRequestError } from '../common/errors/app-error';
 import { formatLocalDateTime } from '../common/time';
 import { TransactionService } from '../database/transaction.service';
 import { CatalogRepository } from './catalog.repository';
-import { isAssetKey, LEVEL_ID_MAX, CollectionDefinition, ChartEntry, placeholderChart, toChartDefinition } from './catalog.rules';
+import {
+  isAssetKey,
+  LEVEL_ID_MAX,
+  CollectionDefinition,
+  ChartEntry,
+  placeholderChart,
+  toChartDefinition,
+} from './catalog.rules';
 import { ChartInfo, TitleInfo } from './catalog.types';
 import { UpsertedResponse } from '../common/dto/upserted.response';
 import type { PreparedJson } from '../common/http/prepared-json';
@@ -30,14 +37,23 @@ export function toTitleInfo(collection: CollectionEntity): TitleInfo {
   return {
     key: collection.key,
     title: typeof properties.title === 'string' ? properties.title : '',
-    description: Array.isArray(description) ? description.map(String) : typeof description === 'string' ? description : '',
+    description: Array.isArray(description)
+      ? description.map(String)
+      : typeof description === 'string'
+        ? description
+        : '',
     rarity: typeof properties.rarity === 'string' ? properties.rarity : '',
     position: properties.position === true,
   };
 }
 
 function toCollectionResponse(collection: CollectionEntity): CollectionResponse {
-  return { key: collection.key, type: collection.type, unlockMethod: collection.unlockMethod, properties: collection.properties };
+  return {
+    key: collection.key,
+    type: collection.type,
+    unlockMethod: collection.unlockMethod,
+    properties: collection.properties,
+  };
 }
 
 function toChartResponse(chart: ChartEntity): ChartResponse {
@@ -83,7 +99,9 @@ export class CatalogService {
 
   /** GET /server/collections: every collection but the asset ones, as prepared JSON (CatalogReadCache). */
   listCollections(): Promise<PreparedJson> {
-    return this.reads.get('collections', async () => (await this.catalog.listListedCollections()).map(toCollectionResponse));
+    return this.reads.get('collections', async () =>
+      (await this.catalog.listListedCollections()).map(toCollectionResponse),
+    );
   }
 
   /** PUT /admin/collections: all entries valid or nothing stored. */
@@ -112,7 +130,8 @@ export class CatalogService {
       const refused = unknown.filter((key) => !isAssetKey(key));
       if (refused.length > 0) {
         const listed = refused.slice(0, MAX_LISTED_UNKNOWN_KEYS).join(', ');
-        const more = refused.length > MAX_LISTED_UNKNOWN_KEYS ? ` and ${refused.length - MAX_LISTED_UNKNOWN_KEYS} more` : '';
+        const more =
+          refused.length > MAX_LISTED_UNKNOWN_KEYS ? ` and ${refused.length - MAX_LISTED_UNKNOWN_KEYS} more` : '';
         throw new BadRequestError(`collections: unknown collection keys: ${listed}${more}`);
       }
       await this.catalog.createAssetCollections(unknown, manager);
@@ -125,27 +144,39 @@ export class CatalogService {
   async listStoredCharts(query: ListQuery<{ active: boolean }>): Promise<AdminChartPage> {
     const after = query.after === undefined ? undefined : Number(query.after);
     const rows = await this.catalog.listStoredCharts(query.filters.active, after, query.limit + 1);
-    return toPage(rows, query, CHART_LIST, (chart) => String(chart.levelId), (chart) => ({
-      levelId: chart.levelId,
-      name: chart.name,
-      difficultyConstant: chart.difficultyConstant,
-      version: chart.version,
-      active: chart.active,
-      placeholder: chart.placeholder,
-      notes: chart.notes,
-      createdAt: formatLocalDateTime(chart.createdAt),
-      updatedAt: formatLocalDateTime(chart.updatedAt),
-    }));
+    return toPage(
+      rows,
+      query,
+      CHART_LIST,
+      (chart) => String(chart.levelId),
+      (chart) => ({
+        levelId: chart.levelId,
+        name: chart.name,
+        difficultyConstant: chart.difficultyConstant,
+        version: chart.version,
+        active: chart.active,
+        placeholder: chart.placeholder,
+        notes: chart.notes,
+        createdAt: formatLocalDateTime(chart.createdAt),
+        updatedAt: formatLocalDateTime(chart.updatedAt),
+      }),
+    );
   }
 
   /** GET /admin/collections: as stored, uncached. */
   async listStoredCollections(query: ListQuery<{ type: string }>): Promise<AdminCollectionPage> {
     const rows = await this.catalog.listStoredCollections(query.filters.type, query.after, query.limit + 1);
-    return toPage(rows, query, COLLECTION_LIST, (collection) => collection.key, (collection) => ({
-      ...toCollectionResponse(collection),
-      createdAt: formatLocalDateTime(collection.createdAt),
-      updatedAt: formatLocalDateTime(collection.updatedAt),
-    }));
+    return toPage(
+      rows,
+      query,
+      COLLECTION_LIST,
+      (collection) => collection.key,
+      (collection) => ({
+        ...toCollectionResponse(collection),
+        createdAt: formatLocalDateTime(collection.createdAt),
+        updatedAt: formatLocalDateTime(collection.updatedAt),
+      }),
+    );
   }
 
   listActiveCharts(): Promise<PreparedJson> {
@@ -176,7 +207,8 @@ export class CatalogService {
    * the insert skips an existing row, and the row is read back afterwards.
    */
   async ensurePlaceholderChart(levelId: number, manager?: EntityManager): Promise<ChartInfo> {
-    if (!Number.isInteger(levelId) || levelId < 0 || levelId > LEVEL_ID_MAX) throw new RangeError(`Level id out of range: ${levelId}`);
+    if (!Number.isInteger(levelId) || levelId < 0 || levelId > LEVEL_ID_MAX)
+      throw new RangeError(`Level id out of range: ${levelId}`);
     const known = await this.catalog.findChart(levelId, manager);
     if (known) return toChartInfo(known);
     await this.catalog.insertPlaceholderIfAbsent(placeholderChart(levelId), manager);

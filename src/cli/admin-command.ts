@@ -1,5 +1,7 @@
 /** What every admin CLI command is made of (src/cli/admin.ts runs them; admin-reads.ts holds the reads). */
-export type OptionSpec = { type: 'string'; multiple?: boolean; value: string; help: string; required?: boolean } | { type: 'boolean'; help: string };
+export type OptionSpec =
+  | { type: 'string'; multiple?: boolean; value: string; help: string; required?: boolean }
+  | { type: 'boolean'; help: string };
 
 export interface Call {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';

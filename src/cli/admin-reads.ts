@@ -34,20 +34,31 @@ function page(columns: Column<Row>[]) {
   };
 }
 
-function listCommand(name: string, path: string, filters: Record<string, OptionSpec>, summary: string, columns: Column<Row>[]): Command {
+function listCommand(
+  name: string,
+  path: string,
+  filters: Record<string, OptionSpec>,
+  summary: string,
+  columns: Column<Row>[],
+): Command {
   return {
     name,
     args: [],
     options: { ...filters, ...PAGING },
     summary,
     details: `GET ${path}. Answers {"items", "nextCursor"}.`,
-    build: ({ values }) => ({ method: 'GET', path: `${path}${query(values, [...Object.keys(filters), 'limit', 'cursor'])}` }),
+    build: ({ values }) => ({
+      method: 'GET',
+      path: `${path}${query(values, [...Object.keys(filters), 'limit', 'cursor'])}`,
+    }),
     render: page(columns),
   };
 }
 
-const server = (value: unknown) => (value ? `${cellText(obj(value).serverName)} (${cellText(obj(value).serverID)})` : null);
-const ban = (value: unknown) => (value ? `${cellText(obj(value).reason || '(no reason)')} until ${cellText(obj(value).until ?? 'forever')}` : null);
+const server = (value: unknown) =>
+  value ? `${cellText(obj(value).serverName)} (${cellText(obj(value).serverID)})` : null;
+const ban = (value: unknown) =>
+  value ? `${cellText(obj(value).reason || '(no reason)')} until ${cellText(obj(value).until ?? 'forever')}` : null;
 
 function profile(body: unknown): string {
   const p = obj(body);
@@ -119,7 +130,12 @@ function overview(body: unknown): string {
     ['uploadsLastMinute', uploads.lastMinute],
     ['uploadsLast15Minutes', uploads.last15Minutes],
     ['maintenance', maintenance.enabled ? `on: ${cellText(maintenance.message)}` : 'off'],
-    ['pluginPolicy', policy ? `versions ${cellText(policy.minPluginVersion)}-${cellText(policy.latestPluginVersion)}, ${(policy.allowedPluginSHAs as string[]).length} allowed builds` : null],
+    [
+      'pluginPolicy',
+      policy
+        ? `versions ${cellText(policy.minPluginVersion)}-${cellText(policy.latestPluginVersion)}, ${(policy.allowedPluginSHAs as string[]).length} allowed builds`
+        : null,
+    ],
   ]);
 }
 
@@ -160,7 +176,10 @@ export const READ_COMMANDS: Command[] = [
     options: BOARD_OPTIONS,
     summary: "a chart's board: the top, or a window around a player",
     details: 'GET /admin/boards/charts/{levelId}. Answers {"board", "levelId", "rank"?, "entries"}.',
-    build: ({ positionals: [levelId], values }) => ({ method: 'GET', path: `/admin/boards/charts/${segment(levelId)}${query(values, ['limit', 'around', 'k'])}` }),
+    build: ({ positionals: [levelId], values }) => ({
+      method: 'GET',
+      path: `/admin/boards/charts/${segment(levelId)}${query(values, ['limit', 'around', 'k'])}`,
+    }),
     render: board([
       ['rank', (r) => r.rank],
       ['uid', (r) => r.uid],
@@ -208,14 +227,20 @@ export const READ_COMMANDS: Command[] = [
     build: ({ positionals: [uid] }) => ({ method: 'GET', path: `/admin/players/${segment(uid)}` }),
     render: profile,
   },
-  listCommand('bans list', '/admin/bans', { uid: { type: 'string', value: '<uid>', help: "only this player's" } }, 'active bans, newest first', [
-    ['id', (r) => r.banId],
-    ['uid', (r) => r.uid],
-    ['username', (r) => r.username],
-    ['reason', (r) => r.reason],
-    ['until', (r) => r.until ?? 'forever'],
-    ['created', (r) => r.createdAt],
-  ]),
+  listCommand(
+    'bans list',
+    '/admin/bans',
+    { uid: { type: 'string', value: '<uid>', help: "only this player's" } },
+    'active bans, newest first',
+    [
+      ['id', (r) => r.banId],
+      ['uid', (r) => r.uid],
+      ['username', (r) => r.username],
+      ['reason', (r) => r.reason],
+      ['until', (r) => r.until ?? 'forever'],
+      ['created', (r) => r.createdAt],
+    ],
+  ),
   listCommand(
     'servers list',
     '/admin/servers',
@@ -230,7 +255,11 @@ export const READ_COMMANDS: Command[] = [
       ['plugin', (r) => r.pluginVersion],
       ['address', (r) => r.address],
       ['lastLogin', (r) => r.lastLogin],
-      ['websocket', (r) => (r.realtime ? `${cellText(obj(r.realtime).instanceId)} since ${cellText(obj(r.realtime).connectedAt)}` : null)],
+      [
+        'websocket',
+        (r) =>
+          r.realtime ? `${cellText(obj(r.realtime).instanceId)} since ${cellText(obj(r.realtime).connectedAt)}` : null,
+      ],
     ],
   ),
   listCommand(
@@ -284,8 +313,16 @@ export const READ_COMMANDS: Command[] = [
     'plays list',
     '/admin/plays',
     {
-      state: { type: 'string', value: '<state>', help: 'flagged (default: waiting for review), approved, voided or all' },
-      check: { type: 'string', value: '<check>', help: 'only plays that failed this check (fullCombo, allPerfect, maxCombo, noteCount, perfectAccuracy, time)' },
+      state: {
+        type: 'string',
+        value: '<state>',
+        help: 'flagged (default: waiting for review), approved, voided or all',
+      },
+      check: {
+        type: 'string',
+        value: '<check>',
+        help: 'only plays that failed this check (fullCombo, allPerfect, maxCombo, noteCount, perfectAccuracy, time)',
+      },
       uid: { type: 'string', value: '<uid>', help: "only this player's plays" },
     },
     'stored plays for review, newest first (the flagged queue by default)',
@@ -323,4 +360,7 @@ export const ECONOMY_TABLE = (body: unknown): string => {
 };
 
 export const CONNECTIONS_TABLE = (body: unknown): string =>
-  table(rows(body), Object.keys(rows(body)[0] ?? {}).map((key): Column<Row> => [key, (row) => row[key]]));
+  table(
+    rows(body),
+    Object.keys(rows(body)[0] ?? {}).map((key): Column<Row> => [key, (row) => row[key]]),
+  );

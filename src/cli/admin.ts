@@ -23,18 +23,21 @@ import { Call, Command, OptionSpec, Parsed, segment, text, UsageError } from './
 import { CONNECTIONS_TABLE, ECONOMY_TABLE, READ_COMMANDS } from './admin-reads';
 
 const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
-  url: { type: 'string', value: '<url>', help: 'service address (default: PUBLIC_BASE_URL, else http://localhost:$PORT)' },
+  url: {
+    type: 'string',
+    value: '<url>',
+    help: 'service address (default: PUBLIC_BASE_URL, else http://localhost:$PORT)',
+  },
   json: { type: 'boolean', help: 'print the JSON answer on one line (reads print a table without it)' },
   help: { type: 'boolean', help: 'show this help' },
 };
 
-
 /** A decimal integer argument, sent as a JSON number. */
 function integer(value: string | undefined, what: string, command: Command): number {
-  if (value === undefined || !/^-?\d{1,15}$/.test(value)) throw new UsageError(`${what} must be an integer, got ${JSON.stringify(value ?? '')}`, command);
+  if (value === undefined || !/^-?\d{1,15}$/.test(value))
+    throw new UsageError(`${what} must be an integer, got ${JSON.stringify(value ?? '')}`, command);
   return Number(value);
 }
-
 
 /** The JSON of a file (`-` for stdin), checked here so a typo gets a line number, not a 400. */
 function jsonFile(path: string, command: Command): string {
@@ -47,7 +50,10 @@ function jsonFile(path: string, command: Command): string {
   try {
     JSON.parse(content);
   } catch (error) {
-    throw new UsageError(`${path} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`, command);
+    throw new UsageError(
+      `${path} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+      command,
+    );
   }
   return content;
 }
@@ -78,11 +84,16 @@ const COMMANDS: Command[] = [
       ip: { type: 'string', value: '<address>', help: 'public IP address (default: the address its logins come from)' },
     },
     summary: 'register a game server and print its first bootstrap token',
-    details: 'POST /admin/servers. Answers {"serverID", "serverName", "bootstrapToken"}: put the token in the plugin configuration.',
+    details:
+      'POST /admin/servers. Answers {"serverID", "serverName", "bootstrapToken"}: put the token in the plugin configuration.',
     build: ({ values }) => ({
       method: 'POST',
       path: '/admin/servers',
-      body: JSON.stringify({ name: text(values, 'name'), country: text(values, 'country'), ...(values.ip !== undefined ? { ip: text(values, 'ip') } : {}) }),
+      body: JSON.stringify({
+        name: text(values, 'name'),
+        country: text(values, 'country'),
+        ...(values.ip !== undefined ? { ip: text(values, 'ip') } : {}),
+      }),
     }),
   },
   {
@@ -91,14 +102,18 @@ const COMMANDS: Command[] = [
     options: {},
     summary: 'issue a new bootstrap token (the old one stops working)',
     details: 'POST /admin/servers/{serverID}/bootstrap-token. Answers {"bootstrapToken"}.',
-    build: ({ positionals: [serverId] }) => ({ method: 'POST', path: `/admin/servers/${segment(serverId)}/bootstrap-token` }),
+    build: ({ positionals: [serverId] }) => ({
+      method: 'POST',
+      path: `/admin/servers/${segment(serverId)}/bootstrap-token`,
+    }),
   },
   {
     name: 'servers logout',
     args: ['<serverID>'],
     options: {},
     summary: "end the server's session: its players are logged out, its WebSocket closes",
-    details: 'POST /admin/servers/{serverID}/logout. Answers {"serverID", "endedSessions"}. It logs in again with its bootstrap token: rotate that first to keep it out.',
+    details:
+      'POST /admin/servers/{serverID}/logout. Answers {"serverID", "endedSessions"}. It logs in again with its bootstrap token: rotate that first to keep it out.',
     build: ({ positionals: [serverId] }) => ({ method: 'POST', path: `/admin/servers/${segment(serverId)}/logout` }),
   },
   {
@@ -134,11 +149,16 @@ const COMMANDS: Command[] = [
     args: ['<uid>'],
     options: {
       reason: { type: 'string', value: '<text>', help: 'shown to the player at login (430)' },
-      until: { type: 'string', value: '<YYYY-MM-DDTHH:mm:ss>', help: "end of the ban in the service's time zone (default: permanent)" },
+      until: {
+        type: 'string',
+        value: '<YYYY-MM-DDTHH:mm:ss>',
+        help: "end of the ban in the service's time zone (default: permanent)",
+      },
       message: { type: 'string', value: '<text>', help: 'kick message (default: "You are banned: <reason>")' },
     },
     summary: 'ban a player; online sessions are kicked and tokens revoked',
-    details: 'POST /admin/players/{uid}/ban. A new ban replaces the current one. Answers {"uid", "reason", "message", "until"}.',
+    details:
+      'POST /admin/players/{uid}/ban. A new ban replaces the current one. Answers {"uid", "reason", "message", "until"}.',
     build: ({ positionals: [uid], values }) => ({
       method: 'POST',
       path: `/admin/players/${segment(uid)}/ban`,
@@ -165,7 +185,11 @@ const COMMANDS: Command[] = [
     details: 'PUT /admin/players/{uid}/banstate. Answers {"uid", "banstate"}.',
     build(parsed) {
       const [uid, value] = parsed.positionals;
-      return { method: 'PUT', path: `/admin/players/${segment(uid)}/banstate`, body: JSON.stringify({ banstate: integer(value, 'value', this) }) };
+      return {
+        method: 'PUT',
+        path: `/admin/players/${segment(uid)}/banstate`,
+        body: JSON.stringify({ banstate: integer(value, 'value', this) }),
+      };
     },
   },
   {
@@ -186,31 +210,55 @@ const COMMANDS: Command[] = [
       return { method: 'GET', path: `/admin/players/${segment(uid)}/economy${search ? `?${search}` : ''}` };
     },
   },
-  ...(['on', 'off'] as const).map(
-    (state): Command => ({
-      name: `maintenance ${state}`,
-      args: [],
-      options: { message: { type: 'string', value: '<text>', help: 'shown on the game server console at a refused login' } },
-      summary: state === 'on' ? 'refuse server logins (401 MAINTENANCE) until maintenance is off' : 'accept server logins again',
-      details: 'PUT /admin/maintenance. Answers {"enabled", "message"}.',
-      build: ({ values }) => ({
-        method: 'PUT',
-        path: '/admin/maintenance',
-        body: JSON.stringify({ enabled: state === 'on', ...(values.message !== undefined ? { message: text(values, 'message') } : {}) }),
+  ...(['on', 'off'] as const).map((state): Command => ({
+    name: `maintenance ${state}`,
+    args: [],
+    options: {
+      message: { type: 'string', value: '<text>', help: 'shown on the game server console at a refused login' },
+    },
+    summary:
+      state === 'on' ? 'refuse server logins (401 MAINTENANCE) until maintenance is off' : 'accept server logins again',
+    details: 'PUT /admin/maintenance. Answers {"enabled", "message"}.',
+    build: ({ values }) => ({
+      method: 'PUT',
+      path: '/admin/maintenance',
+      body: JSON.stringify({
+        enabled: state === 'on',
+        ...(values.message !== undefined ? { message: text(values, 'message') } : {}),
       }),
     }),
-  ),
+  })),
   {
     name: 'plugin-policy set',
     args: [],
     options: {
-      min: { type: 'string', value: '<version>', help: 'lowest plugin version accepted at server login', required: true },
-      latest: { type: 'string', value: '<version>', help: 'version an outdated plugin is told to install', required: true },
-      sha: { type: 'string', multiple: true, value: '<sha>', help: 'an accepted plugin build SHA (repeat; none = any build)' },
-      'down-url': { type: 'string', value: '<url>', help: 'where an outdated plugin downloads the latest (default "")' },
+      min: {
+        type: 'string',
+        value: '<version>',
+        help: 'lowest plugin version accepted at server login',
+        required: true,
+      },
+      latest: {
+        type: 'string',
+        value: '<version>',
+        help: 'version an outdated plugin is told to install',
+        required: true,
+      },
+      sha: {
+        type: 'string',
+        multiple: true,
+        value: '<sha>',
+        help: 'an accepted plugin build SHA (repeat; none = any build)',
+      },
+      'down-url': {
+        type: 'string',
+        value: '<url>',
+        help: 'where an outdated plugin downloads the latest (default "")',
+      },
     },
     summary: 'set the plugin versions and builds server logins accept (else 426)',
-    details: 'PUT /admin/plugin-policy. Replaces the whole policy. Answers {"minPluginVersion", "latestPluginVersion", "allowedPluginSHAs", "downUrl"}.',
+    details:
+      'PUT /admin/plugin-policy. Replaces the whole policy. Answers {"minPluginVersion", "latestPluginVersion", "allowedPluginSHAs", "downUrl"}.',
     build(parsed) {
       const { values } = parsed;
       const shas = values.sha;
@@ -231,14 +279,25 @@ const COMMANDS: Command[] = [
     name: 'session-handover set',
     args: ['<off|all|groups>'],
     options: {
-      group: { type: 'string', multiple: true, value: '<name>=<id>,<id>[,...]', help: 'a network of servers (repeat; needed with groups)' },
-      'login-mode': { type: 'string', multiple: true, value: '<ONLINE|TOKEN|OFFLINE_REFRESH>', help: 'a login mode that may take a session over (repeat; default all three)' },
+      group: {
+        type: 'string',
+        multiple: true,
+        value: '<name>=<id>,<id>[,...]',
+        help: 'a network of servers (repeat; needed with groups)',
+      },
+      'login-mode': {
+        type: 'string',
+        multiple: true,
+        value: '<ONLINE|TOKEN|OFFLINE_REFRESH>',
+        help: 'a login mode that may take a session over (repeat; default all three)',
+      },
     },
     summary: 'declare which servers form one network: a login there takes the session over instead of 409',
     details: 'PUT /admin/session-handover. Replaces the whole setting. Answers {"mode", "groups", "modes"}.',
     build(parsed) {
       const [mode] = parsed.positionals;
-      if (mode !== 'off' && mode !== 'all' && mode !== 'groups') throw new UsageError(`the mode must be off, all or groups, got ${JSON.stringify(mode)}`, this);
+      if (mode !== 'off' && mode !== 'all' && mode !== 'groups')
+        throw new UsageError(`the mode must be off, all or groups, got ${JSON.stringify(mode)}`, this);
       const list = (name: string) => {
         const value = parsed.values[name];
         return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
@@ -246,13 +305,20 @@ const COMMANDS: Command[] = [
       const groups = list('group').map((spec) => {
         const match = /^([^=]+)=(.+)$/.exec(spec);
         if (!match) throw new UsageError(`--group must be <name>=<id>,<id>[,...], got ${JSON.stringify(spec)}`, this);
-        return { name: match[1], serverIDs: match[2].split(',').map((id) => integer(id.trim(), `a server id of --group ${match[1]}`, this)) };
+        return {
+          name: match[1],
+          serverIDs: match[2].split(',').map((id) => integer(id.trim(), `a server id of --group ${match[1]}`, this)),
+        };
       });
       const modes = list('login-mode');
       return {
         method: 'PUT',
         path: '/admin/session-handover',
-        body: JSON.stringify({ mode, ...(groups.length > 0 ? { groups } : {}), ...(modes.length > 0 ? { modes } : {}) }),
+        body: JSON.stringify({
+          mode,
+          ...(groups.length > 0 ? { groups } : {}),
+          ...(modes.length > 0 ? { modes } : {}),
+        }),
       };
     },
   },
@@ -287,7 +353,7 @@ const COMMANDS: Command[] = [
     name: 'plays approve',
     args: ['<id>'],
     options: {},
-    summary: "approve a flagged play: it enters bests, ATP and ranks as if counted when it was accepted",
+    summary: 'approve a flagged play: it enters bests, ATP and ranks as if counted when it was accepted',
     details: 'POST /admin/plays/{id}/approve. Answers the play.',
     build: ({ positionals: [id] }) => ({ method: 'POST', path: `/admin/plays/${segment(id)}/approve` }),
   },
@@ -328,11 +394,17 @@ function optionUsage(name: string, spec: OptionSpec): string {
 }
 
 function commandLine(command: Command): string {
-  return [command.name, ...command.args, ...Object.entries(command.options).map(([name, spec]) => optionUsage(name, spec))].join(' ');
+  return [
+    command.name,
+    ...command.args,
+    ...Object.entries(command.options).map(([name, spec]) => optionUsage(name, spec)),
+  ].join(' ');
 }
 
 function optionLines(options: Record<string, OptionSpec>): string[] {
-  return Object.entries(options).map(([name, spec]) => `  ${`--${name}${spec.type === 'string' ? ` ${spec.value}` : ''}`.padEnd(36)} ${spec.help}`);
+  return Object.entries(options).map(
+    ([name, spec]) => `  ${`--${name}${spec.type === 'string' ? ` ${spec.value}` : ''}`.padEnd(36)} ${spec.help}`,
+  );
 }
 
 /** `command line` then its summary, indented, for lists of commands. */
@@ -406,12 +478,21 @@ function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv, output: Output
   if (!command) {
     const group = COMMANDS.filter((candidate) => candidate.name.startsWith(`${argv[0]} `));
     if (group.length > 0 && (argv[1] === undefined || argv[1] === '--help' || argv[1] === '-h')) {
-      const list = [`Usage: npm run admin -- ${argv[0]} <action> [arguments] [options]`, '', 'Actions (add --help to one for its options):', ...commandList(group)].join('\n');
+      const list = [
+        `Usage: npm run admin -- ${argv[0]} <action> [arguments] [options]`,
+        '',
+        'Actions (add --help to one for its options):',
+        ...commandList(group),
+      ].join('\n');
       if (argv[1] === undefined) throw new UsageError(`"${argv[0]}" needs an action`, null, list);
       output.out(list);
       return null;
     }
-    throw new UsageError(argv[0].startsWith('-') ? 'the command comes first: npm run admin -- <command> [options]' : `unknown command "${argv.slice(0, 2).join(' ')}"`);
+    throw new UsageError(
+      argv[0].startsWith('-')
+        ? 'the command comes first: npm run admin -- <command> [options]'
+        : `unknown command "${argv.slice(0, 2).join(' ')}"`,
+    );
   }
 
   const options = { ...GLOBAL_OPTIONS, ...command.options };
@@ -419,7 +500,12 @@ function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv, output: Output
   try {
     parsed = parseArgs({
       args: argv.slice(2),
-      options: Object.fromEntries(Object.entries(options).map(([name, spec]) => [name, { type: spec.type, ...(spec.type === 'string' && spec.multiple ? { multiple: true } : {}) }])),
+      options: Object.fromEntries(
+        Object.entries(options).map(([name, spec]) => [
+          name,
+          { type: spec.type, ...(spec.type === 'string' && spec.multiple ? { multiple: true } : {}) },
+        ]),
+      ),
       allowPositionals: true,
       strict: true,
     });
@@ -432,13 +518,22 @@ function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv, output: Output
   }
   if (parsed.positionals.length !== command.args.length) {
     const expected = command.args.length === 0 ? 'no arguments' : command.args.join(' ');
-    throw new UsageError(`expected ${expected}, got ${parsed.positionals.length === 0 ? 'none' : parsed.positionals.map((value) => JSON.stringify(value)).join(' ')}`, command);
+    throw new UsageError(
+      `expected ${expected}, got ${parsed.positionals.length === 0 ? 'none' : parsed.positionals.map((value) => JSON.stringify(value)).join(' ')}`,
+      command,
+    );
   }
   for (const [name, spec] of Object.entries(command.options)) {
-    if (spec.type === 'string' && spec.required && parsed.values[name] === undefined) throw new UsageError(`--${name} is required`, command);
+    if (spec.type === 'string' && spec.required && parsed.values[name] === undefined)
+      throw new UsageError(`--${name} is required`, command);
   }
   const call = command.build(parsed);
-  return { command, call, url: serviceUrl(text(parsed.values, 'url'), env, command), compact: parsed.values.json === true };
+  return {
+    command,
+    call,
+    url: serviceUrl(text(parsed.values, 'url'), env, command),
+    compact: parsed.values.json === true,
+  };
 }
 
 /** `--url`, else the address the service advertises by the same rule (decisions.md §1). */
@@ -458,7 +553,8 @@ function serviceUrl(flag: string | undefined, env: NodeJS.ProcessEnv, command: C
   } catch {
     throw new UsageError(`--url must be an absolute http(s) URL, got ${JSON.stringify(url)}`, command);
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new UsageError(`--url must use http or https, got ${JSON.stringify(url)}`, command);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new UsageError(`--url must use http or https, got ${JSON.stringify(url)}`, command);
   return url.replace(/\/+$/, '');
 }
 
@@ -483,10 +579,13 @@ function send(base: string, token: string, call: Call): Promise<Answer> {
     const callback = (response: IncomingMessage) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+      );
       response.on('error', reject);
     };
-    const request = url.protocol === 'https:' ? httpsRequest(url, options, callback) : httpRequest(url, options, callback);
+    const request =
+      url.protocol === 'https:' ? httpsRequest(url, options, callback) : httpRequest(url, options, callback);
     request.on('error', reject);
     request.end(body);
   });
@@ -504,7 +603,9 @@ export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv, output
     if (invocation === null) return 0;
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    output.err(`error: ${error.message}\n\n${error.usage ?? (error.command ? commandUsage(error.command) : generalUsage())}`);
+    output.err(
+      `error: ${error.message}\n\n${error.usage ?? (error.command ? commandUsage(error.command) : generalUsage())}`,
+    );
     return 2;
   }
   const token = env.ADMIN_TOKEN?.trim();
@@ -519,7 +620,11 @@ export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv, output
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     const reason = typeof code === 'string' ? code : error instanceof Error ? error.message : String(error);
-    printJson(output.err, { error: 'UNAVAILABLE', message: `cannot reach ${invocation.url}: ${reason}` }, invocation.compact);
+    printJson(
+      output.err,
+      { error: 'UNAVAILABLE', message: `cannot reach ${invocation.url}: ${reason}` },
+      invocation.compact,
+    );
     return 1;
   }
   let body: unknown = undefined;
@@ -531,13 +636,19 @@ export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv, output
     }
   }
   if (answer.status >= 200 && answer.status < 300) {
-    if (body !== undefined && invocation.command.render && !invocation.compact) output.out(invocation.command.render(body));
+    if (body !== undefined && invocation.command.render && !invocation.compact)
+      output.out(invocation.command.render(body));
     else if (body !== undefined) printJson(output.out, body, invocation.compact);
     else if (answer.text.length > 0) output.out(answer.text);
     return 0;
   }
   const refusal =
-    typeof body === 'object' && body !== null && 'error' in body ? body : { error: `HTTP_${answer.status}`, message: answer.text.slice(0, 500) || `HTTP ${answer.status} without a body` };
+    typeof body === 'object' && body !== null && 'error' in body
+      ? body
+      : {
+          error: `HTTP_${answer.status}`,
+          message: answer.text.slice(0, 500) || `HTTP ${answer.status} without a body`,
+        };
   printJson(output.err, refusal, invocation.compact);
   return 1;
 }

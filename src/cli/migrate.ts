@@ -27,7 +27,9 @@ async function main(command: string | undefined): Promise<number> {
   }
   const config = loadConfig();
   const embedded = config.databaseUrl === null ? await EmbeddedDatabase.start(config.dataDir, 1) : null;
-  const target = embedded ? { url: embedded.url, embedded: true } : { url: config.databaseUrl as string, embedded: false };
+  const target = embedded
+    ? { url: embedded.url, embedded: true }
+    : { url: config.databaseUrl as string, embedded: false };
   print(`Database: ${embedded ? `embedded in ${config.dataDir}` : 'DATABASE_URL'}`);
   const dataSource = await new DataSource({ ...buildDataSourceOptions(target), logging: false }).initialize();
   try {
@@ -35,9 +37,12 @@ async function main(command: string | undefined): Promise<number> {
       const runner = dataSource.createQueryRunner();
       try {
         const applied = new Set(
-          ((await runner.query('SELECT name FROM migrations').catch(() => [])) as Array<{ name: string }>).map((row) => row.name),
+          ((await runner.query('SELECT name FROM migrations').catch(() => [])) as Array<{ name: string }>).map(
+            (row) => row.name,
+          ),
         );
-        for (const migration of dataSource.migrations) print(`${applied.has(migration.name ?? '') ? '[X]' : '[ ]'} ${migration.name ?? ''}`);
+        for (const migration of dataSource.migrations)
+          print(`${applied.has(migration.name ?? '') ? '[X]' : '[ ]'} ${migration.name ?? ''}`);
       } finally {
         await runner.release();
       }
@@ -56,14 +61,18 @@ async function main(command: string | undefined): Promise<number> {
 }
 
 async function appliedCount(dataSource: DataSource): Promise<number> {
-  const rows = (await dataSource.query('SELECT count(*)::int AS n FROM migrations').catch(() => [{ n: 0 }])) as Array<{ n: number }>;
+  const rows = (await dataSource.query('SELECT count(*)::int AS n FROM migrations').catch(() => [{ n: 0 }])) as Array<{
+    n: number;
+  }>;
   return rows[0].n;
 }
 
 main(process.argv[2]).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    process.stderr.write(`${error instanceof ConfigError ? error.message : `migrate failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`}\n`);
+    process.stderr.write(
+      `${error instanceof ConfigError ? error.message : `migrate failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`}\n`,
+    );
     process.exit(1);
   },
 );

@@ -4,7 +4,12 @@ export type Column<T> = [heading: string, cell: (row: T) => unknown];
 /** A cell as text: '-' for null/undefined, JSON for objects, one line always. */
 export function cellText(value: unknown): string {
   if (value === null || value === undefined || value === '') return '-';
-  const text = typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' ? String(value) : JSON.stringify(value);
+  const text =
+    typeof value === 'string'
+      ? value
+      : typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint'
+        ? String(value)
+        : JSON.stringify(value);
   return text.replace(/[\r\n\t]+/g, ' ');
 }
 
@@ -16,7 +21,9 @@ export function table<T>(rows: T[], columns: Column<T>[]): string {
   const widths = columns.map(([heading], index) => Math.max(heading.length, ...texts.map((row) => row[index].length)));
   const line = (values: string[], raw?: unknown[]) =>
     values
-      .map((value, index) => (typeof raw?.[index] === 'number' ? value.padStart(widths[index]) : value.padEnd(widths[index])))
+      .map((value, index) =>
+        typeof raw?.[index] === 'number' ? value.padStart(widths[index]) : value.padEnd(widths[index]),
+      )
       .join('  ')
       .trimEnd();
   return [line(columns.map(([heading]) => heading)), ...texts.map((row, index) => line(row, cells[index]))].join('\n');

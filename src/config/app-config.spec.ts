@@ -38,15 +38,29 @@ describe('loadConfig', () => {
       logLevel: 'info',
       scoreMaxAgeHours: 24,
     });
-    expect([...config.scoreChecks]).toEqual(['fullCombo', 'allPerfect', 'maxCombo', 'noteCount', 'perfectAccuracy', 'time']);
+    expect([...config.scoreChecks]).toEqual([
+      'fullCombo',
+      'allPerfect',
+      'maxCombo',
+      'noteCount',
+      'perfectAccuracy',
+      'time',
+    ]);
   });
 
   it('turns off the checks SCORE_CHECKS_DISABLED lists, and refuses an unknown name', () => {
-    expect([...loadConfig({ SCORE_CHECKS_DISABLED: ' time, noteCount ' }).scoreChecks]).toEqual(['fullCombo', 'allPerfect', 'maxCombo', 'perfectAccuracy']);
+    expect([...loadConfig({ SCORE_CHECKS_DISABLED: ' time, noteCount ' }).scoreChecks]).toEqual([
+      'fullCombo',
+      'allPerfect',
+      'maxCombo',
+      'perfectAccuracy',
+    ]);
     expect(() => loadConfig({ SCORE_CHECKS_DISABLED: 'time,combo' })).toThrow(
       'Invalid configuration: SCORE_CHECKS_DISABLED must list check names among fullCombo, allPerfect, maxCombo, noteCount, perfectAccuracy, time; "combo" is none of them',
     );
-    expect(() => loadConfig({ SCORE_MAX_AGE_HOURS: '0' })).toThrow('Invalid configuration: SCORE_MAX_AGE_HOURS must be between 1 and 87600, got 0');
+    expect(() => loadConfig({ SCORE_MAX_AGE_HOURS: '0' })).toThrow(
+      'Invalid configuration: SCORE_MAX_AGE_HOURS must be between 1 and 87600, got 0',
+    );
   });
 
   it('derives the advertised addresses from PUBLIC_BASE_URL', () => {
@@ -122,7 +136,13 @@ describe('loadConfig', () => {
   it('reports every invalid variable in one message', () => {
     let thrown: unknown;
     try {
-      loadConfig({ PORT: 'eighty', LOG_LEVEL: 'loud', ADMIN_TOKEN: 'short', REDIS_URL: 'http://cache', CHAT_BURST: '0' });
+      loadConfig({
+        PORT: 'eighty',
+        LOG_LEVEL: 'loud',
+        ADMIN_TOKEN: 'short',
+        REDIS_URL: 'http://cache',
+        CHAT_BURST: '0',
+      });
     } catch (error) {
       thrown = error;
     }

@@ -54,7 +54,14 @@ export interface AppConfig {
 }
 
 /** Every named consistency check of an uploaded play (docs/decisions.md "Score integrity"). */
-export const SCORE_CHECK_NAMES = ['fullCombo', 'allPerfect', 'maxCombo', 'noteCount', 'perfectAccuracy', 'time'] as const;
+export const SCORE_CHECK_NAMES = [
+  'fullCombo',
+  'allPerfect',
+  'maxCombo',
+  'noteCount',
+  'perfectAccuracy',
+  'time',
+] as const;
 export type ScoreCheckName = (typeof SCORE_CHECK_NAMES)[number];
 
 /** `false`: the socket's address; a hop count; or the addresses/CIDRs/named ranges of trusted proxies. */
@@ -75,7 +82,10 @@ export class ConfigError extends Error {
   /** One error for every variable that failed: an operator fixes them all before the next start. */
   static of(errors: ConfigError[]): ConfigError {
     if (errors.length === 1) return errors[0];
-    const error = new ConfigError(errors.map((e) => e.variable).join(', '), errors.map((e) => `\n  ${e.variable} ${e.detail}`).join(''));
+    const error = new ConfigError(
+      errors.map((e) => e.variable).join(', '),
+      errors.map((e) => `\n  ${e.variable} ${e.detail}`).join(''),
+    );
     error.message = `Invalid configuration (${errors.length} variables):${error.detail}`;
     return error;
   }
@@ -119,7 +129,8 @@ function url(env: Env, name: string, fallback: string | null, protocols: string[
 
 function prefix(env: Env, name: string, fallback: string): string {
   const value = raw(env, name) ?? fallback;
-  if (!/^[A-Za-z0-9:_.-]{1,64}$/.test(value)) throw new ConfigError(name, `must be 1-64 characters of A-Z a-z 0-9 : _ . -, got "${value}"`);
+  if (!/^[A-Za-z0-9:_.-]{1,64}$/.test(value))
+    throw new ConfigError(name, `must be 1-64 characters of A-Z a-z 0-9 : _ . -, got "${value}"`);
   return value;
 }
 
@@ -145,15 +156,24 @@ function trustProxy(env: Env, name: string): TrustProxy {
     return hops;
   }
   if (value.toLowerCase() === 'true') {
-    throw new ConfigError(name, 'must not be "true" (every client could choose its own address): give a hop count or the proxies\' addresses');
+    throw new ConfigError(
+      name,
+      'must not be "true" (every client could choose its own address): give a hop count or the proxies\' addresses',
+    );
   }
-  const entries = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
   for (const entry of entries) {
     if (NAMED_PROXY_RANGES.includes(entry)) continue;
     try {
       proxyaddr.compile(entry);
     } catch {
-      throw new ConfigError(name, `must be a hop count or a list of addresses, CIDR ranges, ${NAMED_PROXY_RANGES.join(', ')}; "${entry}" is none of these`);
+      throw new ConfigError(
+        name,
+        `must be a hop count or a list of addresses, CIDR ranges, ${NAMED_PROXY_RANGES.join(', ')}; "${entry}" is none of these`,
+      );
     }
   }
   return entries;
@@ -161,10 +181,16 @@ function trustProxy(env: Env, name: string): TrustProxy {
 
 /** SCORE_CHECKS_DISABLED: a comma-separated list of check names; every other check runs. */
 function scoreChecks(env: Env, name: string): ReadonlySet<ScoreCheckName> {
-  const disabled = (raw(env, name) ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const disabled = (raw(env, name) ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
   for (const entry of disabled) {
     if (!(SCORE_CHECK_NAMES as readonly string[]).includes(entry)) {
-      throw new ConfigError(name, `must list check names among ${SCORE_CHECK_NAMES.join(', ')}; "${entry}" is none of them`);
+      throw new ConfigError(
+        name,
+        `must list check names among ${SCORE_CHECK_NAMES.join(', ')}; "${entry}" is none of them`,
+      );
     }
   }
   return new Set(SCORE_CHECK_NAMES.filter((check) => !disabled.includes(check)));
@@ -187,11 +213,19 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const tlsCertFile = raw(env, 'TLS_CERT_FILE') ?? null;
   const tlsKeyFile = raw(env, 'TLS_KEY_FILE') ?? null;
   if ((tlsCertFile === null) !== (tlsKeyFile === null)) {
-    errors.push(new ConfigError(tlsCertFile === null ? 'TLS_CERT_FILE' : 'TLS_KEY_FILE', 'must be set together with the other TLS file'));
+    errors.push(
+      new ConfigError(
+        tlsCertFile === null ? 'TLS_CERT_FILE' : 'TLS_KEY_FILE',
+        'must be set together with the other TLS file',
+      ),
+    );
   }
   const defaultScheme = tlsCertFile ? 'https' : 'http';
   const defaultBaseUrl = `${defaultScheme}://localhost:${port}`;
-  const publicBaseUrl = read(() => url(env, 'PUBLIC_BASE_URL', defaultBaseUrl, ['http:', 'https:']) as string, defaultBaseUrl);
+  const publicBaseUrl = read(
+    () => url(env, 'PUBLIC_BASE_URL', defaultBaseUrl, ['http:', 'https:']) as string,
+    defaultBaseUrl,
+  );
   const wsDefault = `${publicBaseUrl.replace(/^http/, 'ws')}/ws`;
   const logLevel = (raw(env, 'LOG_LEVEL') ?? 'info').toLowerCase();
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
@@ -205,14 +239,18 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   if (metricsToken !== null && (metricsToken.length < 16 || /\s/.test(metricsToken))) {
     errors.push(new ConfigError('METRICS_TOKEN', 'must be at least 16 characters long, without spaces'));
   }
-  const number = (name: string, fallback: number, min: number, max: number) => read(() => int(env, name, fallback, min, max), fallback);
+  const number = (name: string, fallback: number, min: number, max: number) =>
+    read(() => int(env, name, fallback, min, max), fallback);
   const optionalUrl = (name: string, protocols: string[]) => read(() => url(env, name, null, protocols), null);
 
   const config: AppConfig = {
     port,
     host,
     publicBaseUrl,
-    assetServerUrl: read(() => url(env, 'ASSET_SERVER_URL', publicBaseUrl, ['http:', 'https:']) as string, publicBaseUrl),
+    assetServerUrl: read(
+      () => url(env, 'ASSET_SERVER_URL', publicBaseUrl, ['http:', 'https:']) as string,
+      publicBaseUrl,
+    ),
     wsServerUrl: read(() => url(env, 'WS_SERVER_URL', wsDefault, ['ws:', 'wss:']) as string, wsDefault),
     databaseUrl: optionalUrl('DATABASE_URL', ['postgres:', 'postgresql:']),
     dataDir: path(env, 'DATA_DIR', './data', cwd),
@@ -220,7 +258,10 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     redisKeyPrefix: read(() => prefix(env, 'REDIS_KEY_PREFIX', 'rhythmc:'), 'rhythmc:'),
     adminToken,
     metricsToken,
-    identityProviderUrl: read(() => url(env, 'IDENTITY_PROVIDER_URL', 'https://sessionserver.mojang.com', ['http:', 'https:']) as string, ''),
+    identityProviderUrl: read(
+      () => url(env, 'IDENTITY_PROVIDER_URL', 'https://sessionserver.mojang.com', ['http:', 'https:']) as string,
+      '',
+    ),
     resourceDir: path(env, 'RESOURCE_DIR', './resources', cwd),
     cdnBaseUrl: optionalUrl('CDN_BASE_URL', ['http:', 'https:']),
     resourceLinkTtlSeconds: number('RESOURCE_LINK_TTL_SECONDS', 3_600, 1, 604_800),

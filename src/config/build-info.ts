@@ -22,7 +22,10 @@ function commitOf(): string {
   if (process.env.SOURCE_COMMIT) return process.env.SOURCE_COMMIT;
   try {
     // Running from the sources (ts-node, tests): the checkout's commit.
-    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: join(__dirname, '..', '..'), stdio: ['ignore', 'pipe', 'ignore'] })
+    return execFileSync('git', ['rev-parse', 'HEAD'], {
+      cwd: join(__dirname, '..', '..'),
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
       .toString()
       .trim();
   } catch {

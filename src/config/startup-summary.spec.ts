@@ -26,7 +26,9 @@ describe('startupSummary', () => {
       'rhythmc-backend 0.1.0: listening on http://0.0.0.0:41234; database embedded in /srv/data; no Redis (events and limits in this process); ' +
         'admin API off (no ADMIN_TOKEN); /metrics open; TLS off; trusted proxies: none',
     );
-    expect(startupSummary(loadConfig({ HOST: '::', TRUST_PROXY: '1' }, '/srv'), 3000, '0.1.0')).toContain('listening on http://[::]:3000;');
+    expect(startupSummary(loadConfig({ HOST: '::', TRUST_PROXY: '1' }, '/srv'), 3000, '0.1.0')).toContain(
+      'listening on http://[::]:3000;',
+    );
     expect(startupSummary(loadConfig({ TRUST_PROXY: '2' }, '/srv'), 3000, '0.1.0')).toMatch(/trusted proxies: 2 hops$/);
   });
 });
@@ -36,12 +38,15 @@ describe('openMetricsWarning', () => {
     expect(openMetricsWarning(loadConfig({}), 3000)).toBe(
       '/metrics is open to anyone who reaches 0.0.0.0:3000: set METRICS_TOKEN, or keep the port inside the private network',
     );
-    expect(openMetricsWarning(loadConfig({ HOST: '192.168.1.10' }), 8080)).toMatch(/^\/metrics is open to anyone who reaches 192\.168\.1\.10:8080/);
+    expect(openMetricsWarning(loadConfig({ HOST: '192.168.1.10' }), 8080)).toMatch(
+      /^\/metrics is open to anyone who reaches 192\.168\.1\.10:8080/,
+    );
   });
 
   it('stays quiet with METRICS_TOKEN or on loopback', () => {
     expect(openMetricsWarning(loadConfig({ METRICS_TOKEN: 'm'.repeat(32) }), 3000)).toBeNull();
-    for (const host of ['127.0.0.1', '127.0.1.1', '::1', 'localhost']) expect(openMetricsWarning(loadConfig({ HOST: host }), 3000)).toBeNull();
+    for (const host of ['127.0.0.1', '127.0.1.1', '::1', 'localhost'])
+      expect(openMetricsWarning(loadConfig({ HOST: host }), 3000)).toBeNull();
   });
 
   it('knows loopback addresses', () => {

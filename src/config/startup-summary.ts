@@ -27,7 +27,9 @@ export function startupSummary(config: AppConfig, port: number, version: string)
   const scheme = config.tlsCertFile ? 'https' : 'http';
   const parts = [
     `listening on ${scheme}://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
-    config.databaseUrl ? `database PostgreSQL ${endpointOf(config.databaseUrl)}` : `database embedded in ${config.dataDir}`,
+    config.databaseUrl
+      ? `database PostgreSQL ${endpointOf(config.databaseUrl)}`
+      : `database embedded in ${config.dataDir}`,
     config.redisUrl ? `Redis ${endpointOf(config.redisUrl)}` : 'no Redis (events and limits in this process)',
     config.adminToken ? 'admin API on' : 'admin API off (no ADMIN_TOKEN)',
     config.metricsToken ? '/metrics needs METRICS_TOKEN' : '/metrics open',

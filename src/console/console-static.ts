@@ -49,7 +49,12 @@ function securityHeaders(_request: Request, response: Response, next: NextFuncti
  * every time, so a new build is picked up at the next load. Routing is in the hash (#/players),
  * so no fallback route is needed; an unknown file falls through to Nest's 404.
  */
-export function mountConsole(app: NestExpressApplication, config: AppConfig, logger: LoggerService, directory = consoleDirectory()): void {
+export function mountConsole(
+  app: NestExpressApplication,
+  config: AppConfig,
+  logger: LoggerService,
+  directory = consoleDirectory(),
+): void {
   if (config.adminToken === null) return;
   if (!existsSync(join(directory, 'index.html'))) {
     logger.warn(`No web console at ${directory} (run npm run build); ${CONSOLE_PATH} answers 404`);
@@ -63,7 +68,10 @@ export function mountConsole(app: NestExpressApplication, config: AppConfig, log
     fallthrough: true,
     redirect: true,
     setHeaders: (response: Response, path: string) => {
-      response.setHeader('Cache-Control', basename(path) === 'index.html' ? 'no-cache' : 'public, max-age=31536000, immutable');
+      response.setHeader(
+        'Cache-Control',
+        basename(path) === 'index.html' ? 'no-cache' : 'public, max-age=31536000, immutable',
+      );
     },
   });
 }

@@ -16,7 +16,9 @@ async function applyPending(dataSource: DataSource, log: MigrationLog): Promise<
   log('Applying pending migrations');
   const applied = await dataSource.runMigrations({ transaction: 'each' });
   for (const migration of applied) log(`Applied ${migration.name}`);
-  log(`Applied ${applied.length} migrations in ${Date.now() - started} ms; schema up to date (${dataSource.migrations.length} migrations)`);
+  log(
+    `Applied ${applied.length} migrations in ${Date.now() - started} ms; schema up to date (${dataSource.migrations.length} migrations)`,
+  );
 }
 
 /** Arbitrary constant: instances starting together take turns to migrate. */
@@ -27,7 +29,11 @@ const MIGRATION_LOCK_KEY = 727_001;
  * once, so the run holds a session advisory lock. The embedded database is single-process
  * (its data dir is locked) and shares one session across connections, so it needs no lock.
  */
-export async function runMigrations(dataSource: DataSource, embedded: boolean, log: MigrationLog = (line) => logger.log(line)): Promise<void> {
+export async function runMigrations(
+  dataSource: DataSource,
+  embedded: boolean,
+  log: MigrationLog = (line) => logger.log(line),
+): Promise<void> {
   if (embedded) {
     await applyPending(dataSource, log);
     return;

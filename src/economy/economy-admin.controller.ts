@@ -17,9 +17,16 @@ export class EconomyAdminController {
 
   /** The balance and its history, newest first, `limit` per page; `before` pages to older changes. */
   @Get(':uid/economy')
-  @ApiOperation({ summary: "A player's balance and its history", description: 'Newest change first, `limit` per page; `before` pages to older changes.' })
+  @ApiOperation({
+    summary: "A player's balance and its history",
+    description: 'Newest change first, `limit` per page; `before` pages to older changes.',
+  })
   @ApiUidParam()
-  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: HISTORY_MAX_LIMIT, default: HISTORY_DEFAULT_LIMIT } })
+  @ApiQuery({
+    name: 'limit',
+    required: false,
+    schema: { type: 'integer', minimum: 1, maximum: HISTORY_MAX_LIMIT, default: HISTORY_DEFAULT_LIMIT },
+  })
   @ApiQuery({
     name: 'before',
     required: false,
@@ -28,7 +35,10 @@ export class EconomyAdminController {
   })
   @ApiOkResponse({ type: AdminEconomyResponse })
   @ApiErrors({
-    400: { description: 'uid, limit or before is not an integer in its range', message: `limit must be an integer from 1 to ${HISTORY_MAX_LIMIT}` },
+    400: {
+      description: 'uid, limit or before is not an integer in its range',
+      message: `limit must be an integer from 1 to ${HISTORY_MAX_LIMIT}`,
+    },
     404: { description: 'No player with this uid, or the admin API is disabled', message: 'No player with uid 1001' },
   })
   getEconomy(

@@ -20,15 +20,23 @@ export class EconomyController {
   @HttpCode(200)
   @ApiOperation({
     summary: "Store a player's balance",
-    description: 'Overwrites the balance with the value sent (no arithmetic) and records the change. The plugin calls it after each local change.',
+    description:
+      'Overwrites the balance with the value sent (no arithmetic) and records the change. The plugin calls it after each local change.',
   })
   @ApiOkResponse({ type: EconomyResponse })
   @ApiErrors({
-    400: { description: 'uid, accessToken or wattHour is missing or invalid, or wattHour is below 0', message: 'wattHour must not be below 0' },
-    401: { description: `${SERVER_TOKEN_401}; or the player token is invalid, expired, of another uid or of another server session`, message: 'Invalid or expired player access token' },
+    400: {
+      description: 'uid, accessToken or wattHour is missing or invalid, or wattHour is below 0',
+      message: 'wattHour must not be below 0',
+    },
+    401: {
+      description: `${SERVER_TOKEN_401}; or the player token is invalid, expired, of another uid or of another server session`,
+      message: 'Invalid or expired player access token',
+    },
     404: { description: 'No player with this uid', message: 'No player with uid 1001' },
     409: {
-      description: 'CONFLICT: expectedWattHour was given and the stored balance differs; the body adds the stored `wattHour`, nothing changed',
+      description:
+        'CONFLICT: expectedWattHour was given and the stored balance differs; the body adds the stored `wattHour`, nothing changed',
       code: 'CONFLICT',
       message: 'The balance is 12500, not the expected 12000; nothing was changed',
     },
@@ -39,7 +47,10 @@ export class EconomyController {
   }
 
   @Get('server/baltop')
-  @ApiOperation({ summary: 'The wealth ranking', description: 'wattHour descending, then uid ascending; players under an active ban are left out.' })
+  @ApiOperation({
+    summary: 'The wealth ranking',
+    description: 'wattHour descending, then uid ascending; players under an active ban are left out.',
+  })
   @ApiQuery({
     name: 'limit',
     required: false,
@@ -48,10 +59,15 @@ export class EconomyController {
   })
   @ApiOkResponse({ type: [RankingEntryResponse] })
   @ApiErrors({
-    400: { description: 'limit is not an integer from 1 to 100', message: `limit must be an integer from 1 to ${BALTOP_MAX_LIMIT}` },
+    400: {
+      description: 'limit is not an integer from 1 to 100',
+      message: `limit must be an integer from 1 to ${BALTOP_MAX_LIMIT}`,
+    },
     401: SERVER_TOKEN_401,
   })
-  baltop(@QueryInt({ name: 'limit', min: 1, max: BALTOP_MAX_LIMIT, default: BALTOP_DEFAULT_LIMIT }) limit: number): Promise<RankingEntryResponse[]> {
+  baltop(
+    @QueryInt({ name: 'limit', min: 1, max: BALTOP_MAX_LIMIT, default: BALTOP_DEFAULT_LIMIT }) limit: number,
+  ): Promise<RankingEntryResponse[]> {
     return this.economy.baltop(limit);
   }
 }

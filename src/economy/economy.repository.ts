@@ -47,7 +47,10 @@ export class EconomyRepository {
 
   /** The balance, locked for the rest of the transaction; null when the player has none yet. */
   async lockBalance(uid: string, manager: EntityManager): Promise<string | null> {
-    const rows = await manager.query<{ watt_hour: string }[]>('SELECT watt_hour FROM player_balance WHERE uid = $1 FOR UPDATE', [uid]);
+    const rows = await manager.query<{ watt_hour: string }[]>(
+      'SELECT watt_hour FROM player_balance WHERE uid = $1 FOR UPDATE',
+      [uid],
+    );
     return rows.length > 0 ? rows[0].watt_hour : null;
   }
 
@@ -65,13 +68,14 @@ export class EconomyRepository {
     await manager.query('UPDATE player_balance SET watt_hour = $2, updated_at = now() WHERE uid = $1', [uid, wattHour]);
   }
 
-  async appendHistory(change: { uid: string; previous: string | null; wattHour: number; serverId: number }, manager: EntityManager): Promise<void> {
-    await manager.query('INSERT INTO balance_history (uid, previous_watt_hour, watt_hour, server_id) VALUES ($1, $2, $3, $4)', [
-      change.uid,
-      change.previous,
-      change.wattHour,
-      change.serverId,
-    ]);
+  async appendHistory(
+    change: { uid: string; previous: string | null; wattHour: number; serverId: number },
+    manager: EntityManager,
+  ): Promise<void> {
+    await manager.query(
+      'INSERT INTO balance_history (uid, previous_watt_hour, watt_hour, server_id) VALUES ($1, $2, $3, $4)',
+      [change.uid, change.previous, change.wattHour, change.serverId],
+    );
   }
 
   /** Newest first; `before` is an exclusive id cursor. */

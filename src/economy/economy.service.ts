@@ -47,7 +47,10 @@ export class EconomyService {
         if (previous === null) {
           assertExpected(expected, 0);
           if (await this.economy.insertBalanceIfAbsent(uid, body.wattHour, manager)) {
-            await this.economy.appendHistory({ uid, previous: null, wattHour: body.wattHour, serverId: server.serverId }, manager);
+            await this.economy.appendHistory(
+              { uid, previous: null, wattHour: body.wattHour, serverId: server.serverId },
+              manager,
+            );
             return;
           }
           // Another first sync of this player committed in between: lock its row and replace it.
@@ -56,7 +59,10 @@ export class EconomyService {
         }
         assertExpected(expected, Number(previous));
         await this.economy.updateBalance(uid, body.wattHour, manager);
-        await this.economy.appendHistory({ uid, previous, wattHour: body.wattHour, serverId: server.serverId }, manager);
+        await this.economy.appendHistory(
+          { uid, previous, wattHour: body.wattHour, serverId: server.serverId },
+          manager,
+        );
       });
     } catch (error) {
       // The player was deleted after the existence check.

@@ -32,7 +32,10 @@ export class HealthController {
   @HealthCheck(HEALTH_CHECK)
   @ApiOperation({ summary: 'Readiness', description: 'The database answers within 3 s.' })
   @ApiOkResponse({ type: HealthResponse })
-  @ApiErrors({ 503: { description: 'The database did not answer within 3 s', message: 'Service unavailable' } }, { database: false })
+  @ApiErrors(
+    { 503: { description: 'The database did not answer within 3 s', message: 'Service unavailable' } },
+    { database: false },
+  )
   ready(): Promise<HealthCheckResult> {
     return this.health.check([() => this.db.pingCheck('database', { timeout: 3_000 })]);
   }

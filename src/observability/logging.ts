@@ -136,7 +136,14 @@ function serverOf(request: Request): number | undefined {
  * the error code answered (4xx/5xx), the game server (serverID) when the caller is one, and
  * duration. Nothing else of the request (headers, body, query) is ever logged.
  */
-export function logRequest(root: Pino, id: string, request: Request, response: Response, route: string, seconds: number): void {
+export function logRequest(
+  root: Pino,
+  id: string,
+  request: Request,
+  response: Response,
+  route: string,
+  seconds: number,
+): void {
   const level = completionLevel(response, route);
   if (!root.isLevelEnabled(level)) return;
   const line: Record<string, unknown> = {

@@ -25,8 +25,14 @@ export class MetricsController {
       'The Prometheus text format: requests by route and status, latencies, logins by mode and result, uploads, live sessions, WebSocket connections, process metrics. ' +
       'Open unless METRICS_TOKEN is set; then it needs `Authorization: Bearer <METRICS_TOKEN>`. Keep it off the public load balancer (operations.md).',
   })
-  @ApiOkResponse({ description: 'The metrics of this instance', content: { [Registry.PROMETHEUS_CONTENT_TYPE]: { schema: { type: 'string' } } } })
-  @ApiErrors({ 401: { description: 'METRICS_TOKEN is set and the bearer token is not it', message: 'Invalid metrics token' } }, { database: false })
+  @ApiOkResponse({
+    description: 'The metrics of this instance',
+    content: { [Registry.PROMETHEUS_CONTENT_TYPE]: { schema: { type: 'string' } } },
+  })
+  @ApiErrors(
+    { 401: { description: 'METRICS_TOKEN is set and the bearer token is not it', message: 'Invalid metrics token' } },
+    { database: false },
+  )
   scrape(): Promise<string> {
     return this.metrics.render();
   }

@@ -165,7 +165,9 @@ export class MetricsService implements OnApplicationBootstrap {
 
   /** Nest has registered every route by now (init registers the router before this hook). */
   onApplicationBootstrap(): void {
-    const controllers = this.discovery.getControllers().flatMap((wrapper) => (wrapper.metatype ? [wrapper.metatype as Type] : []));
+    const controllers = this.discovery
+      .getControllers()
+      .flatMap((wrapper) => (wrapper.metatype ? [wrapper.metatype as Type] : []));
     const router = this.adapterHost.httpAdapter.getInstance<{ router: Parameters<typeof expressRoutes>[0] }>().router;
     this.routeMetrics = routeMetricsOf(controllers, expressRoutes(router));
   }
@@ -175,11 +177,16 @@ export class MetricsService implements OnApplicationBootstrap {
     // Express answers HEAD with the GET route.
     const metric = this.routeMetrics.get(routeKey(request.method === 'HEAD' ? 'GET' : request.method, route));
     if (metric === 'scrape') return;
-    const labels = { method: request.method, route, status: response.writableFinished ? String(response.statusCode) : 'aborted' };
+    const labels = {
+      method: request.method,
+      route,
+      status: response.writableFinished ? String(response.statusCode) : 'aborted',
+    };
     this.requests.inc(labels);
     this.latency.observe(labels, seconds);
     if (metric === 'server-login') this.logins.inc({ kind: 'server', mode: '-', result: resultOf(response) });
-    else if (metric === 'player-login') this.logins.inc({ kind: 'player', mode: loginModeOf(request.body), result: resultOf(response) });
+    else if (metric === 'player-login')
+      this.logins.inc({ kind: 'player', mode: loginModeOf(request.body), result: resultOf(response) });
     else if (metric === 'upload') this.uploads.inc({ result: resultOf(response) });
   }
 
@@ -190,7 +197,8 @@ export class MetricsService implements OnApplicationBootstrap {
 
   /** node-postgres's pool behind TypeORM (the embedded database's too): open, idle, waiting. */
   private observePool(): void {
-    const pool = (this.dataSource.driver as PostgresDriver).master as { totalCount?: number; idleCount?: number; waitingCount?: number } | undefined;
+    const pool = (this.dataSource.driver as PostgresDriver).master as
+      { totalCount?: number; idleCount?: number; waitingCount?: number } | undefined;
     if (pool?.totalCount === undefined) return;
     this.databasePool.set({ state: 'total' }, pool.totalCount);
     this.databasePool.set({ state: 'idle' }, pool.idleCount ?? 0);
@@ -207,10 +215,14 @@ export class MetricsService implements OnApplicationBootstrap {
       this.rankIndex.reset();
       this.rankIndexEntries.reset();
       this.rankIndex.set({ mode: index.mode }, index.ready ? 1 : 0);
-      if (index.rankedPlayers !== null) this.rankIndexEntries.set({ mode: index.mode, ranking: 'site' }, index.rankedPlayers);
-      if (index.chartEntries !== null) this.rankIndexEntries.set({ mode: index.mode, ranking: 'charts' }, index.chartEntries);
+      if (index.rankedPlayers !== null)
+        this.rankIndexEntries.set({ mode: index.mode, ranking: 'site' }, index.rankedPlayers);
+      if (index.chartEntries !== null)
+        this.rankIndexEntries.set({ mode: index.mode, ranking: 'charts' }, index.chartEntries);
     } catch (error) {
-      this.logger.warn(`Reading the rank index failed; the scrape goes without its size: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.warn(
+        `Reading the rank index failed; the scrape goes without its size: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
     // The upload's stats count; the counter shows its totals (reset + inc keeps it a counter within the process).
     this.flaggedPlays.reset();
@@ -222,7 +234,9 @@ export class MetricsService implements OnApplicationBootstrap {
       this.livePlayerSessions.set(live.players);
       parts.push(await this.sessionRegistry.metrics());
     } catch (error) {
-      this.logger.warn(`Counting live sessions failed; the scrape goes without them: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.warn(
+        `Counting live sessions failed; the scrape goes without them: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
     parts.push(await this.process.metrics());
     return parts.join('\n');

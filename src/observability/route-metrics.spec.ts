@@ -39,8 +39,18 @@ describe('routeMetricsOf', () => {
   });
 
   it('finds the counted routes of the service: the two logins, the upload and the scrape', () => {
-    const registered = new Set(['POST /server/login', 'POST /player/login', 'POST /player/upload', 'GET /metrics', 'GET /server/ping']);
-    expect(Object.fromEntries(routeMetricsOf([ServerController, PlayerController, UploadController, MetricsController], registered))).toEqual({
+    const registered = new Set([
+      'POST /server/login',
+      'POST /player/login',
+      'POST /player/upload',
+      'GET /metrics',
+      'GET /server/ping',
+    ]);
+    expect(
+      Object.fromEntries(
+        routeMetricsOf([ServerController, PlayerController, UploadController, MetricsController], registered),
+      ),
+    ).toEqual({
       'POST /server/login': 'server-login',
       'POST /player/login': 'player-login',
       'POST /player/upload': 'upload',

@@ -12,7 +12,8 @@ export const API_TAGS = {
 
 export const TAG_DESCRIPTIONS: Record<string, string> = {
   [API_TAGS.server]: 'Server login with the bootstrap token, token refresh, logout, ping.',
-  [API_TAGS.player]: 'Player login (ONLINE, TOKEN, OFFLINE_REFRESH), options and logout; bound to the calling server session.',
+  [API_TAGS.player]:
+    'Player login (ONLINE, TOKEN, OFFLINE_REFRESH), options and logout; bound to the calling server session.',
   [API_TAGS.catalog]: 'Collections and charts for the game server; the player unlock sync.',
   [API_TAGS.economy]: 'wattHour balance sync and the wealth ranking.',
   [API_TAGS.resources]:

@@ -37,9 +37,22 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
     // no CORS between an internal address and PUBLIC_BASE_URL); the public address is the second.
     .addServer('/', 'The address these docs were opened at')
     .addServer(config.publicBaseUrl, 'PUBLIC_BASE_URL')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Server access token from POST /server/login or GET /server/refresh' }, SERVER_TOKEN_SCHEME)
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Bootstrap token of one game server (POST /server/login only)' }, BOOTSTRAP_TOKEN_SCHEME)
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN of the service (/admin only)' }, ADMIN_TOKEN_SCHEME);
+    .addBearerAuth(
+      {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'Server access token from POST /server/login or GET /server/refresh',
+      },
+      SERVER_TOKEN_SCHEME,
+    )
+    .addBearerAuth(
+      { type: 'http', scheme: 'bearer', description: 'Bootstrap token of one game server (POST /server/login only)' },
+      BOOTSTRAP_TOKEN_SCHEME,
+    )
+    .addBearerAuth(
+      { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN of the service (/admin only)' },
+      ADMIN_TOKEN_SCHEME,
+    );
   for (const [name, description] of Object.entries(TAG_DESCRIPTIONS)) builder.addTag(name, description);
 
   const document = SwaggerModule.createDocument(app, builder.build(), {
@@ -50,7 +63,8 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
       if (typeof operation !== 'object' || operation === null) continue;
       if (operation.security === undefined) operation.security = [{ [SERVER_TOKEN_SCHEME]: [] }];
       // @Public() records an empty requirement; no requirement at all says the same more plainly.
-      else if (operation.security.every((requirement) => Object.keys(requirement).length === 0)) operation.security = [];
+      else if (operation.security.every((requirement) => Object.keys(requirement).length === 0))
+        operation.security = [];
     }
   }
   return document;

@@ -21,7 +21,10 @@ const playerTarget = (input: AuditInput) => `player:${pathId(input, 'uid')}`;
 
 const uidPipe = new ParseBigIdPipe('uid');
 const UID_400 = { description: 'uid is not a positive integer', message: 'uid must be a positive integer' };
-const NO_PLAYER_404 = { description: 'No player with this uid, or the admin API is disabled', message: 'No player with uid 1002' };
+const NO_PLAYER_404 = {
+  description: 'No player with this uid, or the admin API is disabled',
+  message: 'No player with uid 1002',
+};
 
 @ApiTags(API_TAGS.admin)
 @Controller('admin/players')
@@ -31,9 +34,15 @@ export class PlayerAdminController {
 
   @Post()
   @HttpCode(201)
-  @ApiOperation({ summary: 'Create a player', description: 'For Net Token logins; ONLINE players are created at their first login.' })
+  @ApiOperation({
+    summary: 'Create a player',
+    description: 'For Net Token logins; ONLINE players are created at their first login.',
+  })
   @ApiCreatedResponse({ type: CreatedPlayerResponse })
-  @ApiErrors({ 400: 'A body field is missing or invalid, or the uuid belongs to another player', 413: 'The body is over 256 KiB' })
+  @ApiErrors({
+    400: 'A body field is missing or invalid, or the uuid belongs to another player',
+    413: 'The body is over 256 KiB',
+  })
   @Audited('player.create', ({ result }) => `player:${(result as CreatedPlayerResponse).uid}`)
   create(@Body() body: CreatePlayerDto): Promise<CreatedPlayerResponse> {
     return this.players.createPlayer(body);
@@ -54,12 +63,16 @@ export class PlayerAdminController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Ban a player',
-    description: 'Replaces a ban in force. Revokes the player tokens, logs the sessions out and sends kick_player to the game servers they were on.',
+    description:
+      'Replaces a ban in force. Revokes the player tokens, logs the sessions out and sends kick_player to the game servers they were on.',
   })
   @ApiUidParam()
   @ApiOkResponse({ type: BanResponse })
   @ApiErrors({
-    400: { description: 'uid or a body field is invalid, or until is not a future local date-time', message: 'until must be in the future' },
+    400: {
+      description: 'uid or a body field is invalid, or until is not a future local date-time',
+      message: 'until must be in the future',
+    },
     404: NO_PLAYER_404,
     413: 'The body is over 256 KiB',
   })
@@ -86,7 +99,11 @@ export class PlayerAdminController {
   @ApiOperation({ summary: "Set a player's warning level (banstate)" })
   @ApiUidParam()
   @ApiOkResponse({ type: BanstateResponse })
-  @ApiErrors({ 400: { description: 'uid or banstate is invalid', message: 'banstate must be an integer number' }, 404: NO_PLAYER_404, 413: 'The body is over 256 KiB' })
+  @ApiErrors({
+    400: { description: 'uid or banstate is invalid', message: 'banstate must be an integer number' },
+    404: NO_PLAYER_404,
+    413: 'The body is over 256 KiB',
+  })
   @Audited('player.banstate', playerTarget)
   setBanstate(@Param('uid', uidPipe) uid: string, @Body() body: BanstateDto): Promise<BanstateResponse> {
     return this.players.setBanstate(uid, body.banstate);

@@ -2,7 +2,14 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminAuth } from '../auth/auth.decorators';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
-import { ApiListQuery, bigIdFilter, ListQuery, ListQueryParam, ListQuerySpec, patternFilter } from '../common/pagination/list-query';
+import {
+  ApiListQuery,
+  bigIdFilter,
+  ListQuery,
+  ListQueryParam,
+  ListQuerySpec,
+  patternFilter,
+} from '../common/pagination/list-query';
 import { API_TAGS } from '../openapi/api-tags';
 import { AdminBanPage, AdminPlayerPage } from './dto/admin-player-read.dto';
 import { UUID_PATTERN } from './dto/player-login.dto';
@@ -19,7 +26,10 @@ const PLAYERS: ListQuerySpec<PlayerListFilters> = {
 };
 const BANS: ListQuerySpec<{ uid: string }> = { list: BAN_LIST, cursorKey: /^\d{1,19}$/, filters: { uid: bigIdFilter } };
 
-const LIST_400 = { description: 'limit, cursor or a filter is invalid, or the query has an unknown parameter', message: 'limit must be an integer from 1 to 200' };
+const LIST_400 = {
+  description: 'limit, cursor or a filter is invalid, or the query has an unknown parameter',
+  message: 'limit must be an integer from 1 to 200',
+};
 
 @ApiTags(API_TAGS.admin)
 @Controller('admin')
@@ -30,10 +40,15 @@ export class PlayerReadController {
   @Get('players')
   @ApiOperation({
     summary: 'Find players',
-    description: 'By uid ascending, each with its ban in force and the server of its live session. Filters combine (all must match).',
+    description:
+      'By uid ascending, each with its ban in force and the server of its live session. Filters combine (all must match).',
   })
   @ApiListQuery(
-    { name: 'username', description: 'Username prefix, case-insensitive', schema: { type: 'string', pattern: '^[A-Za-z0-9_]{1,32}$' } },
+    {
+      name: 'username',
+      description: 'Username prefix, case-insensitive',
+      schema: { type: 'string', pattern: '^[A-Za-z0-9_]{1,32}$' },
+    },
     { name: 'uuid', description: 'Exact account UUID', schema: { type: 'string', pattern: UUID_PATTERN.source } },
     { name: 'uid', description: 'Exact uid', schema: { type: 'integer', format: 'int64', minimum: 1 } },
   )
@@ -45,7 +60,11 @@ export class PlayerReadController {
 
   @Get('bans')
   @ApiOperation({ summary: 'Active bans', description: 'Newest first.' })
-  @ApiListQuery({ name: 'uid', description: "Only this player's", schema: { type: 'integer', format: 'int64', minimum: 1 } })
+  @ApiListQuery({
+    name: 'uid',
+    description: "Only this player's",
+    schema: { type: 'integer', format: 'int64', minimum: 1 },
+  })
   @ApiOkResponse({ type: AdminBanPage })
   @ApiErrors({ 400: LIST_400 })
   listBans(@ListQueryParam(BANS) query: ListQuery<{ uid: string }>): Promise<AdminBanPage> {

@@ -56,7 +56,8 @@ export class PlayerReadRepository {
       params.push(value);
       return `$${params.length}`;
     };
-    if (filter.usernamePrefix !== undefined) where.push(`lower(p.username) LIKE lower(${param(likePrefix(filter.usernamePrefix))}) ESCAPE '\\'`);
+    if (filter.usernamePrefix !== undefined)
+      where.push(`lower(p.username) LIKE lower(${param(likePrefix(filter.usernamePrefix))}) ESCAPE '\\'`);
     if (filter.uuid !== undefined) where.push(`p.uuid = ${param(filter.uuid)}`);
     if (filter.uid !== undefined) where.push(`p.uid = ${param(filter.uid)}`);
     if (afterUid !== undefined) where.push(`p.uid > ${param(afterUid)}`);

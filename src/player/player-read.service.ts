@@ -27,7 +27,12 @@ function toPlayerSummary(row: PlayerListRow): AdminPlayerSummary {
     ban:
       row.ban_id === null
         ? null
-        : { banId: Number(row.ban_id), reason: row.ban_reason ?? '', until: localOrNull(row.ban_until), createdAt: formatLocalDateTime(row.ban_created_at as Date) },
+        : {
+            banId: Number(row.ban_id),
+            reason: row.ban_reason ?? '',
+            until: localOrNull(row.ban_until),
+            createdAt: formatLocalDateTime(row.ban_created_at as Date),
+          },
     online: row.server_id === null ? null : { serverID: row.server_id, serverName: row.server_name ?? '' },
     createdAt: formatLocalDateTime(row.created_at),
   };
@@ -52,7 +57,11 @@ export class PlayerReadService {
 
   async listPlayers(query: ListQuery<PlayerListFilters>): Promise<Page<AdminPlayerSummary>> {
     const { username, uuid, uid } = query.filters;
-    const rows = await this.reads.listPlayers({ usernamePrefix: username, uuid: uuid?.toLowerCase(), uid }, query.after, query.limit + 1);
+    const rows = await this.reads.listPlayers(
+      { usernamePrefix: username, uuid: uuid?.toLowerCase(), uid },
+      query.after,
+      query.limit + 1,
+    );
     return toPage(rows, query, PLAYER_LIST, (row) => row.uid, toPlayerSummary);
   }
 

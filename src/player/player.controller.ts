@@ -32,7 +32,10 @@ export class PlayerController {
   })
   @ApiOkResponse({ type: PlayerProfileResponse, description: 'The player profile' })
   @ApiErrors({
-    400: { description: 'A body field is missing or invalid, or the field its mode needs is missing', message: 'uuid must be a UUID in 8-4-4-4-12 hexadecimal form' },
+    400: {
+      description: 'A body field is missing or invalid, or the field its mode needs is missing',
+      message: 'uuid must be a UUID in 8-4-4-4-12 hexadecimal form',
+    },
     401: {
       description:
         `${SERVER_TOKEN_401}; or the player cannot be identified: not a genuine account or the username does not match it (ONLINE), ` +
@@ -58,16 +61,26 @@ export class PlayerController {
     description:
       'While continueEnabled is true the answer carries a new resumeToken (the previous one stops working); switching it off revokes the resume token.',
   })
-  @ApiOkResponse({ type: PlayerProfileResponse, description: 'The updated player profile (accessToken is the one sent)' })
+  @ApiOkResponse({
+    type: PlayerProfileResponse,
+    description: 'The updated player profile (accessToken is the one sent)',
+  })
   @ApiErrors({
     400: {
-      description: 'A body field is invalid, a core option has the wrong type, or playerPrefix/playerSuffix is not a title the player has unlocked',
+      description:
+        'A body field is invalid, a core option has the wrong type, or playerPrefix/playerSuffix is not a title the player has unlocked',
       message: 'options.continueEnabled must be a boolean',
     },
-    401: { description: `${SERVER_TOKEN_401}; or the player token is invalid, expired, of another uid or of another server session`, message: 'Invalid or expired player access token' },
+    401: {
+      description: `${SERVER_TOKEN_401}; or the player token is invalid, expired, of another uid or of another server session`,
+      message: 'Invalid or expired player access token',
+    },
     413: 'The body is over 256 KiB',
   })
-  updateOptions(@CurrentServer() server: ServerSessionContext, @Body() body: PlayerOptionsDto): Promise<PlayerProfileResponse> {
+  updateOptions(
+    @CurrentServer() server: ServerSessionContext,
+    @Body() body: PlayerOptionsDto,
+  ): Promise<PlayerProfileResponse> {
     return this.players.updateOptions(server, body);
   }
 
@@ -78,8 +91,14 @@ export class PlayerController {
   @ApiNoContentResponse({ description: 'The player session has ended' })
   @ApiErrors({
     400: { description: 'uid or accessToken is missing or invalid', message: 'uid must be a positive integer' },
-    401: { description: `${SERVER_TOKEN_401}; or the player token is invalid, expired or of another uid`, message: 'Invalid or expired player access token' },
-    403: { description: 'The player session belongs to another server session', message: 'The player session belongs to another server session' },
+    401: {
+      description: `${SERVER_TOKEN_401}; or the player token is invalid, expired or of another uid`,
+      message: 'Invalid or expired player access token',
+    },
+    403: {
+      description: 'The player session belongs to another server session',
+      message: 'The player session belongs to another server session',
+    },
     413: 'The body is over 256 KiB',
     429: 'Too many player logins and logouts through this server session (THROTTLE_PLAYER_LOGIN_LIMIT per THROTTLE_PLAYER_LOGIN_TTL_SECONDS)',
   })

@@ -9,7 +9,8 @@ import { PlayerEntity } from './entities/player.entity';
 export const activeBan = (ban: string) => `${ban}.lifted_at IS NULL AND (${ban}.until IS NULL OR ${ban}.until > now())`;
 
 /** SQL predicate of an active ban of the player aliased `alias` (for orderings in other modules' queries). */
-export const activeBanPredicate = (alias: string) => `EXISTS (SELECT 1 FROM player_ban b WHERE b.uid = ${alias}.uid AND ${activeBan('b')})`;
+export const activeBanPredicate = (alias: string) =>
+  `EXISTS (SELECT 1 FROM player_ban b WHERE b.uid = ${alias}.uid AND ${activeBan('b')})`;
 
 @Injectable()
 export class PlayerRepository {
@@ -33,10 +34,17 @@ export class PlayerRepository {
 
   /** Locks the player row for the rest of the transaction (serialises logins of one account). */
   lockByUid(uid: string, manager: EntityManager): Promise<PlayerEntity | null> {
-    return this.players(manager).createQueryBuilder('p').where('p.uid = :uid', { uid }).setLock('pessimistic_write').getOne();
+    return this.players(manager)
+      .createQueryBuilder('p')
+      .where('p.uid = :uid', { uid })
+      .setLock('pessimistic_write')
+      .getOne();
   }
 
-  async create(player: Pick<PlayerEntity, 'username' | 'uuid' | 'displayName'>, manager?: EntityManager): Promise<PlayerEntity> {
+  async create(
+    player: Pick<PlayerEntity, 'username' | 'uuid' | 'displayName'>,
+    manager?: EntityManager,
+  ): Promise<PlayerEntity> {
     const repo = this.players(manager);
     return repo.save(repo.create({ ...player, extraOptions: {} }));
   }
@@ -51,7 +59,11 @@ export class PlayerRepository {
       .execute();
   }
 
-  async update(uid: string, changes: Partial<Omit<PlayerEntity, 'uid' | 'createdAt' | 'updatedAt'>>, manager?: EntityManager): Promise<void> {
+  async update(
+    uid: string,
+    changes: Partial<Omit<PlayerEntity, 'uid' | 'createdAt' | 'updatedAt'>>,
+    manager?: EntityManager,
+  ): Promise<void> {
     // jsonb columns typed as records do not satisfy TypeORM's deep-partial type; the shape is the entity's.
     await this.players(manager).update({ uid }, changes as QueryDeepPartialEntity<PlayerEntity>);
   }
@@ -69,7 +81,10 @@ export class PlayerRepository {
     return (result.affected ?? 0) > 0;
   }
 
-  async insertBan(ban: Pick<PlayerBanEntity, 'uid' | 'reason' | 'message' | 'until'>, manager: EntityManager): Promise<PlayerBanEntity> {
+  async insertBan(
+    ban: Pick<PlayerBanEntity, 'uid' | 'reason' | 'message' | 'until'>,
+    manager: EntityManager,
+  ): Promise<PlayerBanEntity> {
     const repo = this.bans(manager);
     return repo.save(repo.create({ ...ban, liftedAt: null }));
   }

@@ -19,7 +19,13 @@ import { formatLocalDateTime, parseLocalDateTime } from '../common/time';
 import { isUniqueViolation } from '../database/pg-errors';
 import { TransactionService } from '../database/transaction.service';
 import { EVENT_BUS, EventBus } from '../common/events/events';
-import { BanPlayerDto, BanResponse, BanstateResponse, CreatedPlayerResponse, CreatePlayerDto } from './dto/admin-player.dto';
+import {
+  BanPlayerDto,
+  BanResponse,
+  BanstateResponse,
+  CreatedPlayerResponse,
+  CreatePlayerDto,
+} from './dto/admin-player.dto';
 import { PlayerLoginDto } from './dto/player-login.dto';
 import { PlayerLogoutDto, PlayerOptionsDto } from './dto/player-options.dto';
 import { PlayerProfileResponse } from './dto/player-profile.response';
@@ -48,7 +54,9 @@ const MAX_KICK_MESSAGE_LENGTH = 512;
 export function defaultKickMessage(reason: string): string {
   const message = reason ? `You are banned: ${reason}` : 'You are banned';
   const characters = Array.from(message);
-  return characters.length <= MAX_KICK_MESSAGE_LENGTH ? message : `${characters.slice(0, MAX_KICK_MESSAGE_LENGTH - 1).join('')}…`;
+  return characters.length <= MAX_KICK_MESSAGE_LENGTH
+    ? message
+    : `${characters.slice(0, MAX_KICK_MESSAGE_LENGTH - 1).join('')}…`;
 }
 
 /** The kick_player message to the server a player left by joining another server of the same network. */
@@ -66,7 +74,8 @@ const SHARED_TOKEN_TARGET_SCALE = 10;
  * calling server session, shared by all its players and so with a larger budget.
  */
 export function tokenLoginTarget(server: ServerSessionContext, body: PlayerLoginDto): { key: string; scale: number } {
-  if (body.uuid !== undefined) return { key: `token-login:uuid:${body.uuid.replace(/-/g, '').toLowerCase()}`, scale: 1 };
+  if (body.uuid !== undefined)
+    return { key: `token-login:uuid:${body.uuid.replace(/-/g, '').toLowerCase()}`, scale: 1 };
   if (body.username !== undefined) return { key: `token-login:username:${body.username.toLowerCase()}`, scale: 1 };
   return { key: `token-login:server-session:${server.sessionId}`, scale: SHARED_TOKEN_TARGET_SCALE };
 }
@@ -102,7 +111,8 @@ export class PlayerService {
       await this.assertNotBanned(player.uid, manager);
       const live = await this.sessions.livePlayerSession(player.uid, manager);
       if (live) {
-        if (!(await this.servers.mayHandOver(live.serverId, server.serverId, body.mode, manager))) throw new SessionConflictError();
+        if (!(await this.servers.mayHandOver(live.serverId, server.serverId, body.mode, manager)))
+          throw new SessionConflictError();
         await this.sessions.endPlayerSession(live.sessionId, 'handover', manager);
         handedOver = { uid: player.uid, serverSessionId: live.serverSessionId };
       }
@@ -110,11 +120,15 @@ export class PlayerService {
       const session = await this.sessions.openPlayerSession(player.uid, server.sessionId, body.mode, manager);
       const previousVersion = player.dataVersion;
       const changes: Partial<PlayerEntity> = { dataVersion: body.version };
-      if (identified.username !== undefined && identified.username !== player.username) changes.username = identified.username;
+      if (identified.username !== undefined && identified.username !== player.username)
+        changes.username = identified.username;
       await this.players.update(player.uid, changes, manager);
       const resume = player.continueEnabled ? await this.credentials.issueResumeToken(player.uid, manager) : null;
       const collections = await this.catalog.unlockedKeys(player.uid, manager);
-      return { profile: this.toProfile({ ...player, ...changes }, previousVersion, session, resume, collections), handedOver };
+      return {
+        profile: this.toProfile({ ...player, ...changes }, previousVersion, session, resume, collections),
+        handedOver,
+      };
     });
     if (handedOver) await this.kickAfterHandover(handedOver);
     return profile;
@@ -122,7 +136,16 @@ export class PlayerService {
 
   /** Tells the server the player left (by joining another of the network) to let the player go; harmless if they already left. */
   private async kickAfterHandover({ uid, serverSessionId }: { uid: string; serverSessionId: string }): Promise<void> {
-    await this.events.publish({ type: 'player.kicked', id: randomUUID(), keep: false, uid, serverSessionIds: [serverSessionId], message: HANDOVER_KICK_MESSAGE, reason: 'handover', until: '' });
+    await this.events.publish({
+      type: 'player.kicked',
+      id: randomUUID(),
+      keep: false,
+      uid,
+      serverSessionIds: [serverSessionId],
+      message: HANDOVER_KICK_MESSAGE,
+      reason: 'handover',
+      until: '',
+    });
   }
 
   /** POST /player/options: merge the options, validate the titles, rotate or revoke the resume token. */
@@ -153,7 +176,13 @@ export class PlayerService {
       else await this.credentials.revokeResumeToken(player.uid, manager);
 
       const collections = await this.catalog.unlockedKeys(player.uid, manager);
-      return this.toProfile(updated, updated.dataVersion, { token: body.accessToken, expiresIn: this.sessions.secondsLeft(session) }, resume, collections);
+      return this.toProfile(
+        updated,
+        updated.dataVersion,
+        { token: body.accessToken, expiresIn: this.sessions.secondsLeft(session) },
+        resume,
+        collections,
+      );
     });
   }
 
@@ -161,7 +190,8 @@ export class PlayerService {
   async logout(server: ServerSessionContext, body: PlayerLogoutDto): Promise<void> {
     const session = await this.sessions.resolvePlayerToken(body.accessToken);
     if (session.uid !== body.uid) throw new UnauthorizedError('The access token does not belong to this uid');
-    if (session.serverSessionId !== server.sessionId) throw new ForbiddenError('The player session belongs to another server session');
+    if (session.serverSessionId !== server.sessionId)
+      throw new ForbiddenError('The player session belongs to another server session');
     await this.sessions.logoutPlayerSession(session, 'logout');
   }
 
@@ -188,8 +218,17 @@ export class PlayerService {
 
   async createPlayer(body: CreatePlayerDto): Promise<CreatedPlayerResponse> {
     try {
-      const player = await this.players.create({ username: body.username, uuid: body.uuid?.toLowerCase() ?? null, displayName: body.displayName ?? '' });
-      return { uid: Number(player.uid), username: player.username, displayName: shownName(player.displayName, player.username), uuid: player.uuid };
+      const player = await this.players.create({
+        username: body.username,
+        uuid: body.uuid?.toLowerCase() ?? null,
+        displayName: body.displayName ?? '',
+      });
+      return {
+        uid: Number(player.uid),
+        username: player.username,
+        displayName: shownName(player.displayName, player.username),
+        uuid: player.uuid,
+      };
     } catch (error) {
       if (isUniqueViolation(error)) throw new BadRequestError(`uuid: ${body.uuid} already belongs to another player`);
       throw error;
@@ -217,7 +256,16 @@ export class PlayerService {
       return this.sessions.revokePlayerAccess(uid, 'banned', manager);
     });
     const response: BanResponse = { uid: Number(uid), reason, message, until: until ? formatLocalDateTime(until) : '' };
-    await this.events.publish({ type: 'player.kicked', id: randomUUID(), keep: true, uid, serverSessionIds: [...new Set(serverSessionIds)], message, reason, until: response.until });
+    await this.events.publish({
+      type: 'player.kicked',
+      id: randomUUID(),
+      keep: true,
+      uid,
+      serverSessionIds: [...new Set(serverSessionIds)],
+      message,
+      reason,
+      until: response.until,
+    });
     return response;
   }
 
@@ -233,7 +281,10 @@ export class PlayerService {
   }
 
   /** Finds the account a login names; 401 when the credential names none, 503 when the provider is down. */
-  private async identify(server: ServerSessionContext, body: PlayerLoginDto): Promise<{ uid: string; username?: string }> {
+  private async identify(
+    server: ServerSessionContext,
+    body: PlayerLoginDto,
+  ): Promise<{ uid: string; username?: string }> {
     switch (body.mode) {
       case 'ONLINE': {
         const uuid = (body.uuid as string).toLowerCase();
@@ -277,10 +328,18 @@ export class PlayerService {
   }
 
   /** playerPrefix / playerSuffix must name `title` collections the player has unlocked, or be '' (decisions.md §4). */
-  private async assertUnlockedTitles(uid: string, selection: Record<'playerPrefix' | 'playerSuffix', string | undefined>): Promise<void> {
-    const chosen = Object.entries(selection).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== '');
+  private async assertUnlockedTitles(
+    uid: string,
+    selection: Record<'playerPrefix' | 'playerSuffix', string | undefined>,
+  ): Promise<void> {
+    const chosen = Object.entries(selection).filter(
+      (entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== '',
+    );
     if (chosen.length === 0) return;
-    const unlocked = await this.catalog.unlockedTitles(uid, chosen.map(([, key]) => key));
+    const unlocked = await this.catalog.unlockedTitles(
+      uid,
+      chosen.map(([, key]) => key),
+    );
     const refused = chosen.filter(([, key]) => !unlocked.has(key));
     if (refused.length > 0) {
       throw new BadRequestError(
@@ -292,7 +351,8 @@ export class PlayerService {
   private parseCoreOptions(options: Record<string, unknown>): Partial<PlayerEntity> {
     const core: Partial<PlayerEntity> = {};
     if ('continueEnabled' in options) {
-      if (typeof options.continueEnabled !== 'boolean') throw new BadRequestError('options.continueEnabled must be a boolean');
+      if (typeof options.continueEnabled !== 'boolean')
+        throw new BadRequestError('options.continueEnabled must be a boolean');
       core.continueEnabled = options.continueEnabled;
     }
     if ('sound' in options) {
@@ -300,7 +360,8 @@ export class PlayerService {
       core.sound = options.sound;
     }
     if ('songSelectionState' in options) {
-      if (!isJsonObject(options.songSelectionState)) throw new BadRequestError('options.songSelectionState must be an object');
+      if (!isJsonObject(options.songSelectionState))
+        throw new BadRequestError('options.songSelectionState must be an object');
       core.songSelectionState = options.songSelectionState;
     }
     return core;

@@ -13,15 +13,27 @@ async function problem(promise: Promise<unknown>): Promise<string> {
 
 describe('parseFrameData', () => {
   it('gives the DTO with the uid as a string and unknown fields dropped', async () => {
-    expect(await parseFrameData(ChatData, { uid: 42, message: 'hi', color: 'red' })).toEqual({ uid: '42', message: 'hi' });
-    expect(await parseFrameData(ResumeSessionData, { uid: '9007199254740993', accessToken: 't' })).toEqual({ uid: '9007199254740993', accessToken: 't' });
+    expect(await parseFrameData(ChatData, { uid: 42, message: 'hi', color: 'red' })).toEqual({
+      uid: '42',
+      message: 'hi',
+    });
+    expect(await parseFrameData(ResumeSessionData, { uid: '9007199254740993', accessToken: 't' })).toEqual({
+      uid: '9007199254740993',
+      accessToken: 't',
+    });
   });
 
   it('answers the first problem in field order, once', async () => {
     expect(await problem(parseFrameData(ChatData, { uid: 0, message: '' }))).toBe('uid must be a positive integer');
-    expect(await problem(parseFrameData(ChatData, { uid: 1, message: '   ' }))).toBe('message must be a non-empty string of at most 256 characters');
-    expect(await problem(parseFrameData(ChatData, { uid: 1, message: 'x'.repeat(257) }))).toBe('message must be a non-empty string of at most 256 characters');
+    expect(await problem(parseFrameData(ChatData, { uid: 1, message: '   ' }))).toBe(
+      'message must be a non-empty string of at most 256 characters',
+    );
+    expect(await problem(parseFrameData(ChatData, { uid: 1, message: 'x'.repeat(257) }))).toBe(
+      'message must be a non-empty string of at most 256 characters',
+    );
     expect(await problem(parseFrameData(ResumeSessionData, { uid: 2 ** 60 }))).toBe('uid must be a positive integer');
-    expect(await problem(parseFrameData(ResumeSessionData, { uid: '7', accessToken: '' }))).toBe('accessToken must be a non-empty string');
+    expect(await problem(parseFrameData(ResumeSessionData, { uid: '7', accessToken: '' }))).toBe(
+      'accessToken must be a non-empty string',
+    );
   });
 });

@@ -11,7 +11,12 @@ import { describeValidationErrors } from '../common/validation/describe-errors';
  */
 export async function parseFrameData<T extends object>(dto: Type<T>, data: Record<string, unknown>): Promise<T> {
   const instance = plainToInstance(dto, data);
-  const errors = await validate(instance, { whitelist: true, forbidNonWhitelisted: false, stopAtFirstError: true, validationError: { target: false, value: false } });
+  const errors = await validate(instance, {
+    whitelist: true,
+    forbidNonWhitelisted: false,
+    stopAtFirstError: true,
+    validationError: { target: false, value: false },
+  });
   const [first] = describeValidationErrors(errors);
   if (first !== undefined) throw new BadRequestError(first);
   return instance;

@@ -11,7 +11,12 @@ import { isJsonObject } from '../common/validation/json-object';
 /** Frames above this size close the socket (1009); chat and resume frames are tiny. */
 const MAX_FRAME_BYTES = 64 * 1024;
 
-type VerifyClientCallback = (verified: boolean, code?: number, message?: string, headers?: Record<string, string>) => void;
+type VerifyClientCallback = (
+  verified: boolean,
+  code?: number,
+  message?: string,
+  headers?: Record<string, string>,
+) => void;
 type MessageHandler = { message: string; callback: (data: unknown, event: string) => unknown };
 
 /**
@@ -44,7 +49,11 @@ export class RealtimeWsAdapter extends WsAdapter {
     });
   }
 
-  override bindMessageHandler(buffer: { data: unknown }, handlers: Map<string, MessageHandler>, transform: (data: unknown) => Observable<unknown>): Observable<unknown> {
+  override bindMessageHandler(
+    buffer: { data: unknown },
+    handlers: Map<string, MessageHandler>,
+    transform: (data: unknown) => Observable<unknown>,
+  ): Observable<unknown> {
     let frame: unknown;
     try {
       frame = JSON.parse(String(buffer.data));

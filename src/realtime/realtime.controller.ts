@@ -14,7 +14,10 @@ export class RealtimeController {
 
   /** Game servers connected over WebSocket, on every instance. */
   @Get('connections')
-  @ApiOperation({ summary: 'Game servers connected over WebSocket', description: 'On every instance (rows seen in the last 90 s).' })
+  @ApiOperation({
+    summary: 'Game servers connected over WebSocket',
+    description: 'On every instance (rows seen in the last 90 s).',
+  })
   @ApiOkResponse({ type: [OpenConnectionResponse] })
   @ApiErrors({})
   connections(): Promise<OpenConnectionResponse[]> {

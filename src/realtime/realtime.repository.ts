@@ -20,7 +20,12 @@ export class RealtimeRepository {
   }
 
   async recordOpen(connection: Omit<WsConnectionEntity, 'closedAt' | 'closeCode' | 'lastSeenAt'>): Promise<void> {
-    await this.connections.insert({ ...connection, lastSeenAt: connection.connectedAt, closedAt: null, closeCode: null });
+    await this.connections.insert({
+      ...connection,
+      lastSeenAt: connection.connectedAt,
+      closedAt: null,
+      closeCode: null,
+    });
   }
 
   async recordClose(id: string, code: number): Promise<void> {
@@ -70,7 +75,9 @@ export class RealtimeRepository {
 
   /** Gives a taken frame back (the socket closed before it could be sent). */
   async giveBack(eventId: string, sessionId: string): Promise<void> {
-    await this.dataSource.getRepository(RealtimeOutboxEntity).update({ eventId, serverSessionId: sessionId }, { deliveredAt: null });
+    await this.dataSource
+      .getRepository(RealtimeOutboxEntity)
+      .update({ eventId, serverSessionId: sessionId }, { deliveredAt: null });
   }
 
   /** Takes every frame still kept for the session and not expired, oldest first. */

@@ -87,10 +87,19 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
     this.unsubscribe?.();
     if (this.pingTimer) clearInterval(this.pingTimer);
     const sockets = [...this.connections.values()].map((connection) => connection.socket);
-    const closed = sockets.map((socket) => new Promise<void>((resolve) => (socket.readyState === socket.CLOSED ? resolve() : socket.once('close', () => resolve()))));
-    for (const connection of this.connections.values()) this.close(connection, CLOSE_GOING_AWAY, 'Service shutting down');
+    const closed = sockets.map(
+      (socket) =>
+        new Promise<void>((resolve) =>
+          socket.readyState === socket.CLOSED ? resolve() : socket.once('close', () => resolve()),
+        ),
+    );
+    for (const connection of this.connections.values())
+      this.close(connection, CLOSE_GOING_AWAY, 'Service shutting down');
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.all(closed), new Promise<void>((resolve) => (timer = setTimeout(resolve, SHUTDOWN_CLOSE_WAIT_MS)))]);
+    await Promise.race([
+      Promise.all(closed),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, SHUTDOWN_CLOSE_WAIT_MS))),
+    ]);
     clearTimeout(timer);
   }
 
@@ -121,7 +130,10 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
       alive: true,
       chatBudget: new ChatBudget(this.config.chatLinesPerSecond, this.config.chatBurst),
       chatTail: Promise.resolve(),
-      expiryTimer: setTimeout(() => this.close(connection, CLOSE_TOKEN_EXPIRING, 'Token expiring; refresh and reconnect'), delay),
+      expiryTimer: setTimeout(
+        () => this.close(connection, CLOSE_TOKEN_EXPIRING, 'Token expiring; refresh and reconnect'),
+        delay,
+      ),
     };
     this.connections.set(socket, connection);
     socket.on('pong', () => {
@@ -162,7 +174,10 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
       return { event: 'resume_session', data: { uid: Number(uid), ok: true, expiresIn } };
     } catch (error) {
       const { body } = this.mapped(error);
-      return { event: 'resume_session', data: { uid: uidValue === null ? null : Number(uidValue), ok: false, ...body } };
+      return {
+        event: 'resume_session',
+        data: { uid: uidValue === null ? null : Number(uidValue), ok: false, ...body },
+      };
     }
   }
 
@@ -217,11 +232,22 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
     switch (event.type) {
       case 'server_session.ended':
         for (const connection of this.connectionsOf(event.sessionIds)) {
-          this.close(connection, CLOSE_SESSION_ENDED, event.reason === 'logout' ? 'Server logged out' : event.reason === 'admin' ? 'Server logged out by an admin' : 'Session replaced by a new login');
+          this.close(
+            connection,
+            CLOSE_SESSION_ENDED,
+            event.reason === 'logout'
+              ? 'Server logged out'
+              : event.reason === 'admin'
+                ? 'Server logged out by an admin'
+                : 'Session replaced by a new login',
+          );
         }
         return;
       case 'player.kicked': {
-        const frame = { event: 'kick_player', data: { uid: Number(event.uid), message: event.message, reason: event.reason, until: event.until } };
+        const frame = {
+          event: 'kick_player',
+          data: { uid: Number(event.uid), message: event.message, reason: event.reason, until: event.until },
+        };
         if (event.keep) void this.deliverAddressed(event.id, event.serverSessionIds, frame);
         else for (const connection of this.connectionsOf(event.serverSessionIds)) this.send(connection, frame);
         return;
@@ -240,7 +266,9 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
    * whichever socket of the session is open here; a socket that connects later takes it then.
    */
   private async deliverAddressed(eventId: string, sessionIds: string[], frame: Frame): Promise<void> {
-    const expiresAt = new Date(Date.now() + (this.config.serverTokenTtlSeconds + this.config.serverTokenRefreshGraceSeconds) * 1000);
+    const expiresAt = new Date(
+      Date.now() + (this.config.serverTokenTtlSeconds + this.config.serverTokenRefreshGraceSeconds) * 1000,
+    );
     try {
       await this.repository.keepForSessions(eventId, sessionIds, frame, expiresAt);
     } catch (error) {
@@ -291,7 +319,10 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
 
   private close(connection: Connection, code: number, reason: string): void {
     clearTimeout(connection.expiryTimer);
-    if (connection.socket.readyState === connection.socket.OPEN || connection.socket.readyState === connection.socket.CONNECTING) {
+    if (
+      connection.socket.readyState === connection.socket.OPEN ||
+      connection.socket.readyState === connection.socket.CONNECTING
+    ) {
       connection.socket.close(code, reason);
     }
   }
@@ -305,15 +336,22 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
       connection.alive = false;
       connection.socket.ping();
     }
-    void this.repository.sweepOutbox().catch((error: unknown) => this.logger.warn(`Outbox sweep failed: ${String(error)}`));
+    void this.repository
+      .sweepOutbox()
+      .catch((error: unknown) => this.logger.warn(`Outbox sweep failed: ${String(error)}`));
     if (this.connections.size > 0) {
-      void this.repository.touchInstance(this.instanceId).catch((error: unknown) => this.logger.warn(`Heartbeat failed: ${String(error)}`));
+      void this.repository
+        .touchInstance(this.instanceId)
+        .catch((error: unknown) => this.logger.warn(`Heartbeat failed: ${String(error)}`));
     }
   }
 
   private mapped(error: unknown) {
     const mapped = mapError(error);
-    if (mapped.internal) this.logger.error(`WebSocket frame failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    if (mapped.internal)
+      this.logger.error(
+        `WebSocket frame failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      );
     return mapped;
   }
 }

@@ -4,7 +4,14 @@ import { ApiErrors } from '../common/decorators/api-errors.decorator';
 import { AdminAuth } from '../auth/auth.decorators';
 import { API_TAGS } from '../openapi/api-tags';
 import { CreatedServerResponse, CreateServerDto } from './dto/create-server.dto';
-import { MaintenanceDto, MaintenanceResponse, PluginPolicyDto, PluginPolicyResponse, SessionHandoverDto, SessionHandoverResponse } from './dto/settings.dto';
+import {
+  MaintenanceDto,
+  MaintenanceResponse,
+  PluginPolicyDto,
+  PluginPolicyResponse,
+  SessionHandoverDto,
+  SessionHandoverResponse,
+} from './dto/settings.dto';
 import { SERVER_LIST, ServerService } from './server.service';
 import { AdminServerLogoutResponse, AdminServerPage } from './dto/admin-server-read.dto';
 import { BootstrapTokenResponse } from './dto/bootstrap-token.response';
@@ -12,7 +19,11 @@ import { ParseIntIdPipe } from '../common/pipes/parse-id.pipe';
 import { ApiListQuery, booleanFilter, ListQuery, ListQueryParam, ListQuerySpec } from '../common/pagination/list-query';
 import { Audited, pathId } from '../audit/audited.decorator';
 
-const SERVERS: ListQuerySpec<{ online: boolean }> = { list: SERVER_LIST, cursorKey: /^\d{1,10}$/, filters: { online: booleanFilter } };
+const SERVERS: ListQuerySpec<{ online: boolean }> = {
+  list: SERVER_LIST,
+  cursorKey: /^\d{1,10}$/,
+  filters: { online: booleanFilter },
+};
 
 @ApiTags(API_TAGS.admin)
 @Controller('admin')
@@ -23,20 +34,36 @@ export class ServerAdminController {
   @Get('servers')
   @ApiOperation({
     summary: 'Registered game servers',
-    description: 'By serverID ascending: online state, players online, the latest login (plugin version, address, time) and the open WebSocket.',
+    description:
+      'By serverID ascending: online state, players online, the latest login (plugin version, address, time) and the open WebSocket.',
   })
-  @ApiListQuery({ name: 'online', description: 'Only servers online (true) or offline (false)', schema: { type: 'boolean' } })
+  @ApiListQuery({
+    name: 'online',
+    description: 'Only servers online (true) or offline (false)',
+    schema: { type: 'boolean' },
+  })
   @ApiOkResponse({ type: AdminServerPage })
-  @ApiErrors({ 400: { description: 'limit, cursor or online is invalid, or the query has an unknown parameter', message: 'online must be true or false' } })
+  @ApiErrors({
+    400: {
+      description: 'limit, cursor or online is invalid, or the query has an unknown parameter',
+      message: 'online must be true or false',
+    },
+  })
   listServers(@ListQueryParam(SERVERS) query: ListQuery<{ online: boolean }>): Promise<AdminServerPage> {
     return this.servers.listServers(query);
   }
 
   @Post('servers')
   @HttpCode(201)
-  @ApiOperation({ summary: 'Register a game server', description: 'Answers its first bootstrap token, for the plugin configuration.' })
+  @ApiOperation({
+    summary: 'Register a game server',
+    description: 'Answers its first bootstrap token, for the plugin configuration.',
+  })
   @ApiCreatedResponse({ type: CreatedServerResponse })
-  @ApiErrors({ 400: 'A body field is missing or invalid, or a server with this name exists', 413: 'The body is over 256 KiB' })
+  @ApiErrors({
+    400: 'A body field is missing or invalid, or a server with this name exists',
+    413: 'The body is over 256 KiB',
+  })
   @Audited('server.register', ({ result }) => `server:${(result as CreatedServerResponse).serverID}`)
   createServer(@Body() body: CreateServerDto): Promise<CreatedServerResponse> {
     return this.servers.register(body);
@@ -44,15 +71,24 @@ export class ServerAdminController {
 
   @Post('servers/:serverID/bootstrap-token')
   @HttpCode(201)
-  @ApiOperation({ summary: "Rotate a server's bootstrap token", description: 'The old token stops working; live sessions stay.' })
+  @ApiOperation({
+    summary: "Rotate a server's bootstrap token",
+    description: 'The old token stops working; live sessions stay.',
+  })
   @ApiParam({ name: 'serverID', schema: { type: 'integer', minimum: 1, maximum: 2_147_483_647 } })
   @ApiCreatedResponse({ type: BootstrapTokenResponse })
   @ApiErrors({
     400: 'serverID is not a positive integer',
-    404: { description: 'No server with this serverID, or the admin API is disabled', code: 'NOT_FOUND', message: 'No server with serverID 7' },
+    404: {
+      description: 'No server with this serverID, or the admin API is disabled',
+      code: 'NOT_FOUND',
+      message: 'No server with serverID 7',
+    },
   })
   @Audited('server.bootstrap-token', (input) => `server:${pathId(input, 'serverID')}`, () => ({}))
-  rotateBootstrapToken(@Param('serverID', new ParseIntIdPipe('serverID')) serverId: number): Promise<BootstrapTokenResponse> {
+  rotateBootstrapToken(
+    @Param('serverID', new ParseIntIdPipe('serverID')) serverId: number,
+  ): Promise<BootstrapTokenResponse> {
     return this.servers.rotateBootstrapToken(serverId);
   }
 
@@ -68,15 +104,27 @@ export class ServerAdminController {
   @ApiOkResponse({ type: AdminServerLogoutResponse })
   @ApiErrors({
     400: { description: 'serverID is not a positive integer', message: 'serverID must be a positive integer' },
-    404: { description: 'No server with this serverID, or the admin API is disabled', message: 'No server with serverID 7' },
+    404: {
+      description: 'No server with this serverID, or the admin API is disabled',
+      message: 'No server with serverID 7',
+    },
   })
-  @Audited('server.logout', (input) => `server:${pathId(input, 'serverID')}`, ({ result }) => ({ endedSessions: (result as AdminServerLogoutResponse).endedSessions }))
-  logoutServer(@Param('serverID', new ParseIntIdPipe('serverID')) serverId: number): Promise<AdminServerLogoutResponse> {
+  @Audited(
+    'server.logout',
+    (input) => `server:${pathId(input, 'serverID')}`,
+    ({ result }) => ({ endedSessions: (result as AdminServerLogoutResponse).endedSessions }),
+  )
+  logoutServer(
+    @Param('serverID', new ParseIntIdPipe('serverID')) serverId: number,
+  ): Promise<AdminServerLogoutResponse> {
     return this.servers.adminLogout(serverId);
   }
 
   @Put('maintenance')
-  @ApiOperation({ summary: 'Switch maintenance on or off', description: 'While on, server logins answer 401 MAINTENANCE with the message.' })
+  @ApiOperation({
+    summary: 'Switch maintenance on or off',
+    description: 'While on, server logins answer 401 MAINTENANCE with the message.',
+  })
   @ApiOkResponse({ type: MaintenanceResponse })
   @ApiErrors({ 400: 'A body field is missing or invalid', 413: 'The body is over 256 KiB' })
   @Audited('service.maintenance', () => 'service:maintenance')
@@ -87,10 +135,14 @@ export class ServerAdminController {
   @Put('plugin-policy')
   @ApiOperation({
     summary: 'Set the plugin policy',
-    description: 'Server logins below minPluginVersion, or with a pluginSHA not listed (when the list is not empty), answer 426.',
+    description:
+      'Server logins below minPluginVersion, or with a pluginSHA not listed (when the list is not empty), answer 426.',
   })
   @ApiOkResponse({ type: PluginPolicyResponse })
-  @ApiErrors({ 400: 'A body field is missing or invalid, or latestPluginVersion is below minPluginVersion', 413: 'The body is over 256 KiB' })
+  @ApiErrors({
+    400: 'A body field is missing or invalid, or latestPluginVersion is below minPluginVersion',
+    413: 'The body is over 256 KiB',
+  })
   @Audited('service.plugin-policy', () => 'service:plugin-policy')
   setPluginPolicy(@Body() body: PluginPolicyDto): Promise<PluginPolicyResponse> {
     return this.servers.setPluginPolicy(body);

@@ -33,7 +33,8 @@ export class ServerController {
   @ApiErrors({
     400: 'A body field is missing or invalid (the message names it)',
     401: {
-      description: 'UNAUTHORIZED: missing or unknown bootstrap token; MAINTENANCE: the network is in maintenance (the message is the maintenance message)',
+      description:
+        'UNAUTHORIZED: missing or unknown bootstrap token; MAINTENANCE: the network is in maintenance (the message is the maintenance message)',
       code: 'MAINTENANCE',
       message: 'Back at 18:00',
     },
@@ -43,7 +44,11 @@ export class ServerController {
       'Too many logins with this credential (THROTTLE_LOGIN_LIMIT per THROTTLE_LOGIN_TTL_SECONDS), or too many failed logins ' +
       'from this address or with this credential',
   })
-  login(@BootstrapServerId() serverId: number, @Body() body: ServerLoginDto, @Req() request: Request): Promise<ServerSessionResponse> {
+  login(
+    @BootstrapServerId() serverId: number,
+    @Body() body: ServerLoginDto,
+    @Req() request: Request,
+  ): Promise<ServerSessionResponse> {
     return this.servers.login(serverId, body, clientIp(request));
   }
 
@@ -63,7 +68,10 @@ export class ServerController {
 
   @Post('logout')
   @HttpCode(204)
-  @ApiOperation({ summary: 'End the server session', description: 'Logs its players out and closes its WebSocket with 4002. No body.' })
+  @ApiOperation({
+    summary: 'End the server session',
+    description: 'Logs its players out and closes its WebSocket with 4002. No body.',
+  })
   @ApiNoContentResponse({ description: 'The session has ended' })
   @ApiErrors({ 401: 'Missing, unknown or expired server access token' })
   logout(@CurrentServer() session: ServerSessionContext): Promise<void> {

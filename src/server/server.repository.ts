@@ -36,7 +36,10 @@ export class ServerRepository {
     return (manager ?? this.dataSource.manager).getRepository(ServiceSettingEntity);
   }
 
-  async createServer(server: Pick<GameServerEntity, 'name' | 'country' | 'ip'>, manager: EntityManager): Promise<GameServerEntity> {
+  async createServer(
+    server: Pick<GameServerEntity, 'name' | 'country' | 'ip'>,
+    manager: EntityManager,
+  ): Promise<GameServerEntity> {
     const repo = this.servers(manager);
     return repo.save(repo.create(server));
   }

@@ -4,7 +4,13 @@ import { CredentialService } from '../auth/credential.service';
 import { ServerSessionService } from '../auth/server-session.service';
 import type { ServerSessionContext } from '../auth/auth.types';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { BadRequestError, MaintenanceError, NotFoundError, UnauthorizedError, UpgradeRequiredError } from '../common/errors/app-error';
+import {
+  BadRequestError,
+  MaintenanceError,
+  NotFoundError,
+  UnauthorizedError,
+  UpgradeRequiredError,
+} from '../common/errors/app-error';
 import { isUniqueViolation } from '../database/pg-errors';
 import { TransactionService } from '../database/transaction.service';
 import { CreatedServerResponse, CreateServerDto } from './dto/create-server.dto';
@@ -30,11 +36,22 @@ function toAdminServer(row: ServerListRow): AdminServerResponse {
     pluginVersion: row.plugin_version,
     address: row.client_ip,
     lastLogin: row.last_login ? formatLocalDateTime(row.last_login) : null,
-    realtime: row.instance_id === null ? null : { instanceId: row.instance_id, connectedAt: formatLocalDateTime(row.connected_at as Date) },
+    realtime:
+      row.instance_id === null
+        ? null
+        : { instanceId: row.instance_id, connectedAt: formatLocalDateTime(row.connected_at as Date) },
     createdAt: formatLocalDateTime(row.created_at),
   };
 }
-import { DEFAULT_MAINTENANCE, DEFAULT_SESSION_HANDOVER, HANDOVER_LOGIN_MODES, MaintenanceSetting, mayHandOver, PluginPolicy, SessionHandoverSetting } from './server.types';
+import {
+  DEFAULT_MAINTENANCE,
+  DEFAULT_SESSION_HANDOVER,
+  HANDOVER_LOGIN_MODES,
+  MaintenanceSetting,
+  mayHandOver,
+  PluginPolicy,
+  SessionHandoverSetting,
+} from './server.types';
 
 @Injectable()
 export class ServerService {
@@ -94,7 +111,8 @@ export class ServerService {
    */
   async adminLogout(serverId: number): Promise<AdminServerLogoutResponse> {
     const ended = await this.tx.run(async (manager) => {
-      if (!(await this.servers.findServerById(serverId, manager))) throw new NotFoundError(`No server with serverID ${serverId}`);
+      if (!(await this.servers.findServerById(serverId, manager)))
+        throw new NotFoundError(`No server with serverID ${serverId}`);
       return this.sessions.endOpenServerSessions(serverId, 'admin', manager);
     });
     await this.sessions.announceEndedSessions(serverId, ended, 'admin');
@@ -104,7 +122,10 @@ export class ServerService {
   async register(body: CreateServerDto): Promise<CreatedServerResponse> {
     try {
       return await this.tx.run(async (manager) => {
-        const server = await this.servers.createServer({ name: body.name, country: body.country, ip: body.ip ?? null }, manager);
+        const server = await this.servers.createServer(
+          { name: body.name, country: body.country, ip: body.ip ?? null },
+          manager,
+        );
         const bootstrapToken = await this.credentials.issueBootstrapToken(server.id, manager);
         return { serverID: server.id, serverName: server.name, bootstrapToken };
       });
@@ -163,14 +184,17 @@ export class ServerService {
   /** PUT /admin/session-handover: checks the groups (known servers, each in one group) and stores the setting. */
   async setSessionHandover(body: SessionHandoverDto): Promise<SessionHandoverSetting> {
     const groups = (body.groups ?? []).map((group) => ({ name: group.name, serverIDs: [...new Set(group.serverIDs)] }));
-    if (body.mode === 'groups' && groups.length === 0) throw new BadRequestError('groups: at least one group is needed with mode groups');
-    if (body.mode !== 'groups' && groups.length > 0) throw new BadRequestError(`groups: only with mode groups (mode is ${body.mode})`);
+    if (body.mode === 'groups' && groups.length === 0)
+      throw new BadRequestError('groups: at least one group is needed with mode groups');
+    if (body.mode !== 'groups' && groups.length > 0)
+      throw new BadRequestError(`groups: only with mode groups (mode is ${body.mode})`);
     const names = groups.map((group) => group.name);
     const twice = names.find((name, index) => names.indexOf(name) !== index);
     if (twice !== undefined) throw new BadRequestError(`groups: the name ${twice} is used twice`);
     const owner = new Map<number, string>();
     for (const group of groups) {
-      if (group.serverIDs.length < 2) throw new BadRequestError(`groups: ${group.name} needs at least two different servers`);
+      if (group.serverIDs.length < 2)
+        throw new BadRequestError(`groups: ${group.name} needs at least two different servers`);
       for (const id of group.serverIDs) {
         const other = owner.get(id);
         if (other !== undefined) throw new BadRequestError(`groups: server ${id} is in ${other} and in ${group.name}`);
@@ -192,7 +216,8 @@ export class ServerService {
    * embedded database has one connection).
    */
   async mayHandOver(from: number, to: number, mode: string, manager: EntityManager): Promise<boolean> {
-    const setting = (await this.servers.getSetting<SessionHandoverSetting>('session_handover', manager)) ?? DEFAULT_SESSION_HANDOVER;
+    const setting =
+      (await this.servers.getSetting<SessionHandoverSetting>('session_handover', manager)) ?? DEFAULT_SESSION_HANDOVER;
     return mayHandOver(setting, from, to, mode);
   }
 

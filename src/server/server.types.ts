@@ -28,12 +28,17 @@ export interface SessionHandoverSetting {
 
 export const HANDOVER_LOGIN_MODES: HandoverLoginMode[] = ['ONLINE', 'TOKEN', 'OFFLINE_REFRESH'];
 
-export const DEFAULT_SESSION_HANDOVER: SessionHandoverSetting = { mode: 'off', groups: [], modes: HANDOVER_LOGIN_MODES };
+export const DEFAULT_SESSION_HANDOVER: SessionHandoverSetting = {
+  mode: 'off',
+  groups: [],
+  modes: HANDOVER_LOGIN_MODES,
+};
 
 /** True when a login through server `to` may take over a session bound to server `from` under the setting. */
 export function mayHandOver(setting: SessionHandoverSetting, from: number, to: number, mode: string): boolean {
   if (from === to || !setting.modes.some((allowed) => allowed === mode)) return false;
   if (setting.mode === 'all') return true;
-  if (setting.mode === 'groups') return setting.groups.some((group) => group.serverIDs.includes(from) && group.serverIDs.includes(to));
+  if (setting.mode === 'groups')
+    return setting.groups.some((group) => group.serverIDs.includes(from) && group.serverIDs.includes(to));
   return false;
 }

@@ -4,7 +4,13 @@ import { AdminAuth } from '../auth/auth.decorators';
 import { LEVEL_ID_MAX } from '../catalog/catalog.rules';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
 import { API_TAGS } from '../openapi/api-tags';
-import { AtpBoardResponse, BOARD_MAX_K, BOARD_MAX_LIMIT, ChartBoardResponse, LeaderboardQueryDto } from './dto/leaderboard.dto';
+import {
+  AtpBoardResponse,
+  BOARD_MAX_K,
+  BOARD_MAX_LIMIT,
+  ChartBoardResponse,
+  LeaderboardQueryDto,
+} from './dto/leaderboard.dto';
 import { LeaderboardService } from './leaderboard.service';
 import { ParseLevelIdPipe } from './pipes/level-id.pipe';
 
@@ -21,9 +27,15 @@ export class LeaderboardAdminController {
   constructor(private readonly leaderboards: LeaderboardService) {}
 
   @Get('atp')
-  @ApiOperation({ summary: 'The ATP board', description: 'As GET /server/leaderboards/atp: top N (`limit`) or a window around a player (`around`, `k`).' })
+  @ApiOperation({
+    summary: 'The ATP board',
+    description: 'As GET /server/leaderboards/atp: top N (`limit`) or a window around a player (`around`, `k`).',
+  })
   @ApiOkResponse({ type: AtpBoardResponse })
-  @ApiErrors({ 400: QUERY_400, 404: { description: 'around names no player, or the admin API is disabled', message: 'No player with uid 1001' } })
+  @ApiErrors({
+    400: QUERY_400,
+    404: { description: 'around names no player, or the admin API is disabled', message: 'No player with uid 1001' },
+  })
   atp(@Query() query: LeaderboardQueryDto): Promise<AtpBoardResponse> {
     return this.leaderboards.atpBoard(query);
   }
@@ -33,10 +45,20 @@ export class LeaderboardAdminController {
   @ApiParam({ name: 'levelId', schema: { type: 'integer', minimum: 0, maximum: LEVEL_ID_MAX } })
   @ApiOkResponse({ type: ChartBoardResponse })
   @ApiErrors({
-    400: { description: `levelId is not an integer from 0 to ${LEVEL_ID_MAX}, or the query is invalid as on the ATP board`, message: QUERY_400.message },
-    404: { description: 'No chart with this levelId (placeholders have no board), around names no player, or the admin API is disabled', message: 'No chart with levelId 101' },
+    400: {
+      description: `levelId is not an integer from 0 to ${LEVEL_ID_MAX}, or the query is invalid as on the ATP board`,
+      message: QUERY_400.message,
+    },
+    404: {
+      description:
+        'No chart with this levelId (placeholders have no board), around names no player, or the admin API is disabled',
+      message: 'No chart with levelId 101',
+    },
   })
-  chart(@Param('levelId', ParseLevelIdPipe) levelId: number, @Query() query: LeaderboardQueryDto): Promise<ChartBoardResponse> {
+  chart(
+    @Param('levelId', ParseLevelIdPipe) levelId: number,
+    @Query() query: LeaderboardQueryDto,
+  ): Promise<ChartBoardResponse> {
     return this.leaderboards.chartBoard(levelId, query);
   }
 }

@@ -3,7 +3,13 @@ import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger'
 import { LEVEL_ID_MAX } from '../catalog/catalog.rules';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
 import { API_TAGS } from '../openapi/api-tags';
-import { AtpBoardResponse, BOARD_MAX_K, BOARD_MAX_LIMIT, ChartBoardResponse, LeaderboardQueryDto } from './dto/leaderboard.dto';
+import {
+  AtpBoardResponse,
+  BOARD_MAX_K,
+  BOARD_MAX_LIMIT,
+  ChartBoardResponse,
+  LeaderboardQueryDto,
+} from './dto/leaderboard.dto';
 import { LeaderboardService } from './leaderboard.service';
 import { ParseLevelIdPipe } from './pipes/level-id.pipe';
 
@@ -24,7 +30,10 @@ export class LeaderboardController {
   constructor(private readonly leaderboards: LeaderboardService) {}
 
   @Get('atp')
-  @ApiOperation({ summary: 'The ATP board', description: `ATP descending, then uid ascending, among players with a counted play. ${RANKS}` })
+  @ApiOperation({
+    summary: 'The ATP board',
+    description: `ATP descending, then uid ascending, among players with a counted play. ${RANKS}`,
+  })
   @ApiOkResponse({ type: AtpBoardResponse })
   @ApiErrors({
     400: QUERY_400,
@@ -40,14 +49,27 @@ export class LeaderboardController {
     summary: "A chart's board",
     description: `Each player's best counted play on the chart: acc descending, then the time it was first reached ascending, then uid ascending. ${RANKS}`,
   })
-  @ApiParam({ name: 'levelId', description: 'Level id of a chart of the catalog (active or not)', schema: { type: 'integer', minimum: 0, maximum: LEVEL_ID_MAX } })
+  @ApiParam({
+    name: 'levelId',
+    description: 'Level id of a chart of the catalog (active or not)',
+    schema: { type: 'integer', minimum: 0, maximum: LEVEL_ID_MAX },
+  })
   @ApiOkResponse({ type: ChartBoardResponse })
   @ApiErrors({
-    400: { description: `levelId is not an integer from 0 to ${LEVEL_ID_MAX}; or, as on the ATP board, ${QUERY_400.description}`, message: QUERY_400.message },
+    400: {
+      description: `levelId is not an integer from 0 to ${LEVEL_ID_MAX}; or, as on the ATP board, ${QUERY_400.description}`,
+      message: QUERY_400.message,
+    },
     401: SERVER_TOKEN_401,
-    404: { description: 'The catalog has no chart with this levelId, or around names no player', message: 'No chart with levelId 101' },
+    404: {
+      description: 'The catalog has no chart with this levelId, or around names no player',
+      message: 'No chart with levelId 101',
+    },
   })
-  chart(@Param('levelId', ParseLevelIdPipe) levelId: number, @Query() query: LeaderboardQueryDto): Promise<ChartBoardResponse> {
+  chart(
+    @Param('levelId', ParseLevelIdPipe) levelId: number,
+    @Query() query: LeaderboardQueryDto,
+  ): Promise<ChartBoardResponse> {
     return this.leaderboards.chartBoard(levelId, query);
   }
 }

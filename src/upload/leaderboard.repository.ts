@@ -67,7 +67,9 @@ const BEHIND: Part = 2;
 const unbanned = (alias: string) => `NOT ${activeBanPredicate(alias)}`;
 
 /** Select-list columns of the player $n: the ban check of PlayRecordRepository's state read (whether banned, the ban generation, the database clock). */
-const BAN_CHECK = (uid: string) => `(SELECT ${activeBanPredicate('me_uid')} FROM (SELECT ${uid}::bigint AS uid) AS me_uid) AS self_banned,
+const BAN_CHECK = (
+  uid: string,
+) => `(SELECT ${activeBanPredicate('me_uid')} FROM (SELECT ${uid}::bigint AS uid) AS me_uid) AS self_banned,
   (SELECT generation FROM rank_ban_generation WHERE id = 1) AS ban_generation, now() AS db_now`;
 
 /**
@@ -158,7 +160,18 @@ export type Checked<Row> = Row & { banned: boolean };
 export type CheckedTrackRow = Checked<TrackRow> & { first_time_ms: string };
 
 const rowOf = <Row>(row: Row & AnchorColumns): Row => {
-  const { part: _p, my_version: _v, my_atp: _a, first_time_ms: _t, record_id: _r, best_version: _b, self_banned: _s, ban_generation: _g, db_now: _n, ...rest } = row;
+  const {
+    part: _p,
+    my_version: _v,
+    my_atp: _a,
+    first_time_ms: _t,
+    record_id: _r,
+    best_version: _b,
+    self_banned: _s,
+    ban_generation: _g,
+    db_now: _n,
+    ...rest
+  } = row;
   return rest as Row;
 };
 
@@ -167,17 +180,32 @@ export function toWindow<Row>(rows: Array<Row & AnchorColumns>, k: number): Wind
   const anchor = rows.find((row) => row.part === ANCHOR);
   const ahead = rows.filter((row) => row.part === AHEAD);
   const behind = rows.filter((row) => row.part === BEHIND);
-  return { anchor: anchor ? rowOf(anchor) : null, ahead: ahead.slice(Math.max(0, ahead.length - k)).map(rowOf), behind: behind.slice(0, k).map(rowOf) };
+  return {
+    anchor: anchor ? rowOf(anchor) : null,
+    ahead: ahead.slice(Math.max(0, ahead.length - k)).map(rowOf),
+    behind: behind.slice(0, k).map(rowOf),
+  };
 }
 
 /** The anchor's rank state (null: no anchor row, the player is not on the board). */
-function anchorState(rows: AnchorColumns[], site: boolean, atp: (row: AnchorColumns) => string | null): AnchorState | null {
+function anchorState(
+  rows: AnchorColumns[],
+  site: boolean,
+  atp: (row: AnchorColumns) => string | null,
+): AnchorState | null {
   const row = rows.find((candidate) => candidate.part === ANCHOR);
   if (!row) return null;
   return {
     version: Number(row.my_version ?? 0),
     atp: atp(row),
-    best: site ? null : { acc: (row as unknown as TrackRow).acc, firstTimeMs: Number(row.first_time_ms), recordId: row.record_id as string, version: Number(row.best_version) },
+    best: site
+      ? null
+      : {
+          acc: (row as unknown as TrackRow).acc,
+          firstTimeMs: Number(row.first_time_ms),
+          recordId: row.record_id as string,
+          version: Number(row.best_version),
+        },
     bans: { selfBanned: row.self_banned, generation: Number(row.ban_generation), dbNowMs: row.db_now.getTime() },
   };
 }
@@ -225,7 +253,11 @@ export class LeaderboardRepository {
   }
 
   /** The player's window on chart `levelId` and rank state (null without a best there), in one statement. */
-  async trackWindow(uid: string, levelId: number, k: number): Promise<{ state: AnchorState | null; window: Window<TrackRow> }> {
+  async trackWindow(
+    uid: string,
+    levelId: number,
+    k: number,
+  ): Promise<{ state: AnchorState | null; window: Window<TrackRow> }> {
     const rows = await this.read<TrackRow & AnchorColumns>('track_window', TRACK_WINDOW_SQL, [levelId, uid, k]);
     return { state: anchorState(rows, false, (row) => row.my_atp), window: toWindow(rows, k) };
   }

@@ -2,8 +2,24 @@ import { Injectable } from '@nestjs/common';
 import { CatalogService } from '../catalog/catalog.service';
 import { NotFoundError } from '../common/errors/app-error';
 import { shownName } from '../common/player-name';
-import { AtpBoardEntry, AtpBoardResponse, BOARD_DEFAULT_K, BOARD_DEFAULT_LIMIT, ChartBoardEntry, ChartBoardResponse, LeaderboardQueryDto } from './dto/leaderboard.dto';
-import { AnchorState, Checked, CheckedTrackRow, LeaderboardRepository, SiteRow, TrackRow, Window } from './leaderboard.repository';
+import {
+  AtpBoardEntry,
+  AtpBoardResponse,
+  BOARD_DEFAULT_K,
+  BOARD_DEFAULT_LIMIT,
+  ChartBoardEntry,
+  ChartBoardResponse,
+  LeaderboardQueryDto,
+} from './dto/leaderboard.dto';
+import {
+  AnchorState,
+  Checked,
+  CheckedTrackRow,
+  LeaderboardRepository,
+  SiteRow,
+  TrackRow,
+  Window,
+} from './leaderboard.repository';
 import { RankAnswerService } from './rank/rank-answer.service';
 import type { RankKey } from './rank/rank-index';
 import type { BanCheck } from './upload.types';
@@ -31,10 +47,15 @@ const chartEntry = (row: TrackRow, rank: number): ChartBoardEntry => ({
 });
 
 const siteKeyMatches = (row: SiteRow, key: RankKey) => toTenThousandths(Number(row.atp)) === -key[0];
-const trackKeyMatches = (row: TrackRow & { first_time_ms: string }, key: RankKey) => row.acc === -key[0] && Number(row.first_time_ms) === key[1];
+const trackKeyMatches = (row: TrackRow & { first_time_ms: string }, key: RankKey) =>
+  row.acc === -key[0] && Number(row.first_time_ms) === key[1];
 
 /** The window's entries in board order: the anchor at `rank`, the rows ahead and behind it numbered outwards. */
-function windowEntries<Row, Entry>(window: Window<Row>, rank: number, entry: (row: Row, rank: number) => Entry): Entry[] {
+function windowEntries<Row, Entry>(
+  window: Window<Row>,
+  rank: number,
+  entry: (row: Row, rank: number) => Entry,
+): Entry[] {
   const ahead = window.ahead.map((row, i) => entry(row, rank - window.ahead.length + i));
   const anchor = window.anchor ? [entry(window.anchor, rank)] : [];
   return [...ahead, ...anchor, ...window.behind.map((row, i) => entry(row, rank + 1 + i))];
@@ -68,11 +89,23 @@ export class LeaderboardService {
     const anchor = await this.boards.siteAnchor(uid);
     if (!anchor) return { board: 'atp', rank: await this.unranked(uid), entries: [] };
     if (anchor.bans.selfBanned) return { board: 'atp', rank: null, entries: [] }; // a banned player has no rank
-    const indexed = await this.fromIndex<Checked<SiteRow>>(this.rankState(uid, NO_CHART, anchor), 'site', anchor.bans, k, (uids) => this.boards.siteRows(uids), siteKeyMatches);
-    if (indexed) return { board: 'atp', rank: indexed.rank, entries: windowEntries(indexed.window, indexed.rank, atpEntry) };
+    const indexed = await this.fromIndex<Checked<SiteRow>>(
+      this.rankState(uid, NO_CHART, anchor),
+      'site',
+      anchor.bans,
+      k,
+      (uids) => this.boards.siteRows(uids),
+      siteKeyMatches,
+    );
+    if (indexed)
+      return { board: 'atp', rank: indexed.rank, entries: windowEntries(indexed.window, indexed.rank, atpEntry) };
     const { state, window } = await this.boards.siteWindow(uid, k);
-    const rank = state ? (await this.ranks.ranks(this.rankState(uid, NO_CHART, state), state.bans, null)).siteRank : await this.unranked(uid);
-    return rank === null ? { board: 'atp', rank: null, entries: [] } : { board: 'atp', rank, entries: windowEntries(window, rank, atpEntry) };
+    const rank = state
+      ? (await this.ranks.ranks(this.rankState(uid, NO_CHART, state), state.bans, null)).siteRank
+      : await this.unranked(uid);
+    return rank === null
+      ? { board: 'atp', rank: null, entries: [] }
+      : { board: 'atp', rank, entries: windowEntries(window, rank, atpEntry) };
   }
 
   async chartBoard(levelId: number, query: LeaderboardQueryDto): Promise<ChartBoardResponse> {
@@ -89,12 +122,29 @@ export class LeaderboardService {
       return { board: 'chart', levelId, rank: await this.unranked(uid), entries: [] };
     }
     if (anchor.bans.selfBanned) return { board: 'chart', levelId, rank: null, entries: [] };
-    const indexed = await this.fromIndex<CheckedTrackRow>(this.rankState(uid, levelId, anchor), 'track', anchor.bans, k, (uids) => this.boards.trackRows(levelId, uids), trackKeyMatches);
-    if (indexed) return { board: 'chart', levelId, rank: indexed.rank, entries: windowEntries(indexed.window, indexed.rank, chartEntry) };
+    const indexed = await this.fromIndex<CheckedTrackRow>(
+      this.rankState(uid, levelId, anchor),
+      'track',
+      anchor.bans,
+      k,
+      (uids) => this.boards.trackRows(levelId, uids),
+      trackKeyMatches,
+    );
+    if (indexed)
+      return {
+        board: 'chart',
+        levelId,
+        rank: indexed.rank,
+        entries: windowEntries(indexed.window, indexed.rank, chartEntry),
+      };
     const { state, window } = await this.boards.trackWindow(uid, levelId, k);
     if (!state) await this.requireChart(levelId);
-    const rank = state ? (await this.ranks.ranks(this.rankState(uid, levelId, state), state.bans, null)).trackRank : await this.unranked(uid);
-    return rank === null ? { board: 'chart', levelId, rank: null, entries: [] } : { board: 'chart', levelId, rank, entries: windowEntries(window, rank, chartEntry) };
+    const rank = state
+      ? (await this.ranks.ranks(this.rankState(uid, levelId, state), state.bans, null)).trackRank
+      : await this.unranked(uid);
+    return rank === null
+      ? { board: 'chart', levelId, rank: null, entries: [] }
+      : { board: 'chart', levelId, rank, entries: windowEntries(window, rank, chartEntry) };
   }
 
   /**
@@ -115,14 +165,24 @@ export class LeaderboardService {
     if (!indexed) return null;
     const keys = [...indexed.ahead, indexed.key, ...indexed.behind];
     const rows = await rowsOf(keys.map((key) => String(key[2])));
-    if (rows.length !== keys.length || rows.some((row, i) => row.banned || row.uid !== String(keys[i][2]) || !keyMatches(row, keys[i]))) return null;
+    if (
+      rows.length !== keys.length ||
+      rows.some((row, i) => row.banned || row.uid !== String(keys[i][2]) || !keyMatches(row, keys[i]))
+    )
+      return null;
     const at = indexed.ahead.length;
     return { rank: indexed.rank, window: { ahead: rows.slice(0, at), anchor: rows[at], behind: rows.slice(at + 1) } };
   }
 
   /** The rank answer's view of the window's player (what RankAnswerService.current reads, taken from the window's statement). */
   private rankState(uid: string, levelId: number, state: AnchorState): PlayerRankState {
-    return { uid, version: state.version, atpE4: state.atp === null ? null : toTenThousandths(Number(state.atp)), levelId, best: state.best };
+    return {
+      uid,
+      version: state.version,
+      atpE4: state.atp === null ? null : toTenThousandths(Number(state.atp)),
+      levelId,
+      best: state.best,
+    };
   }
 
   /**

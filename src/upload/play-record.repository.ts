@@ -41,7 +41,10 @@ const toStateRead = (row: StateSqlRow): StateRead => ({
   version: Number(row.rating_version ?? 0),
   best: row.record_id ? toBest(row as BestSqlRow) : null,
   others: row.others,
-  chart: row.constant === null ? null : { constant: row.constant, placeholder: row.chart_placeholder === true, notes: row.chart_notes },
+  chart:
+    row.constant === null
+      ? null
+      : { constant: row.constant, placeholder: row.chart_placeholder === true, notes: row.chart_notes },
   bans: toBanCheck(row),
 });
 
@@ -97,7 +100,12 @@ export class PlayRecordRepository {
     playerTokenHash: string,
     clock: UploadSessionClock,
     manager: EntityManager,
-  ): Promise<{ session: UploadSessionRow | null; inserted: { id: string; receivedMs: number } | null; locked: LockedRating | null; state: StateRead }> {
+  ): Promise<{
+    session: UploadSessionRow | null;
+    inserted: { id: string; receivedMs: number } | null;
+    locked: LockedRating | null;
+    state: StateRead;
+  }> {
     const rows = await this.statements.run<
       StateSqlRow & {
         id: string | null;
@@ -179,23 +187,28 @@ export class PlayRecordRepository {
               loggedOutAt: row.s_logged_out_at,
             },
       inserted: row.id === null ? null : { id: row.id, receivedMs: Number(row.received_ms) },
-      locked: row.locked_version === null ? null : { atp: row.locked_atp as string, version: Number(row.locked_version) },
+      locked:
+        row.locked_version === null ? null : { atp: row.locked_atp as string, version: Number(row.locked_version) },
       state: toStateRead(row),
     };
   }
 
   /** The player's state as insertRecordAndReadState reads it, in a statement of its own (call with the rating row locked). */
   async readLockedState(uid: string, levelId: number, manager: EntityManager): Promise<StateRead> {
-    const rows = await this.statements.run<StateSqlRow>(manager, 'read_state', `WITH ${STATE_CTES} SELECT ${STATE_SELECT} FROM me`, [uid, levelId]);
+    const rows = await this.statements.run<StateSqlRow>(
+      manager,
+      'read_state',
+      `WITH ${STATE_CTES} SELECT ${STATE_SELECT} FROM me`,
+      [uid, levelId],
+    );
     return toStateRead(rows[0]);
   }
 
   async findRecord(uid: string, levelId: number, timeMs: number, manager: EntityManager): Promise<StoredRecord | null> {
-    const rows = await manager.query<RecordSqlRow[]>(`SELECT ${RECORD_COLUMNS} FROM play_record r WHERE r.uid = $1 AND r.level_id = $2 AND r.time_ms = $3`, [
-      uid,
-      levelId,
-      timeMs,
-    ]);
+    const rows = await manager.query<RecordSqlRow[]>(
+      `SELECT ${RECORD_COLUMNS} FROM play_record r WHERE r.uid = $1 AND r.level_id = $2 AND r.time_ms = $3`,
+      [uid, levelId, timeMs],
+    );
     return rows.length > 0 ? toStoredRecord(rows[0]) : null;
   }
 

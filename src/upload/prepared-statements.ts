@@ -21,9 +21,14 @@ export class PreparedStatements {
 
   /** Runs `text` as the statement `upload_<name>` (a name belongs to one text only). */
   async run<T>(manager: EntityManager, name: string, text: string, params: unknown[]): Promise<T[]> {
-    const connection = (manager.queryRunner as unknown as { databaseConnection?: { query?: unknown } } | undefined)?.databaseConnection;
+    const connection = (manager.queryRunner as unknown as { databaseConnection?: { query?: unknown } } | undefined)
+      ?.databaseConnection;
     if (!this.named || typeof connection?.query !== 'function') return manager.query<T[]>(text, params);
-    const query = connection.query as (config: { name: string; text: string; values: unknown[] }) => Promise<QueryResult>;
+    const query = connection.query as (config: {
+      name: string;
+      text: string;
+      values: unknown[];
+    }) => Promise<QueryResult>;
     const result = await query.call(connection, { name: `upload_${name}`, text, values: params });
     return result.rows as T[];
   }

@@ -55,7 +55,12 @@ export class RankSourceRepository {
    */
   async bannedKeys(): Promise<BannedKeys> {
     const rows = await this.dataSource.manager.query<
-      Array<{ generation: string; first_until: Date | null; sites: Array<{ uid: string; atp: string }> | null; tracks: Array<{ uid: string; level_id: number; acc: number; first_time_ms: string }> | null }>
+      Array<{
+        generation: string;
+        first_until: Date | null;
+        sites: Array<{ uid: string; atp: string }> | null;
+        tracks: Array<{ uid: string; level_id: number; acc: number; first_time_ms: string }> | null;
+      }>
     >(
       `WITH banned AS (
          SELECT u.uid, u.until FROM player_ban u WHERE u.lifted_at IS NULL AND ${activeBanPredicate('u')}
@@ -71,7 +76,12 @@ export class RankSourceRepository {
       generation: Number(row.generation),
       firstUntilMs: row.first_until ? row.first_until.getTime() : null,
       sites: row.sites ?? [],
-      tracks: (row.tracks ?? []).map((t) => ({ uid: t.uid, levelId: t.level_id, acc: t.acc, firstTimeMs: Number(t.first_time_ms) })),
+      tracks: (row.tracks ?? []).map((t) => ({
+        uid: t.uid,
+        levelId: t.level_id,
+        acc: t.acc,
+        firstTimeMs: Number(t.first_time_ms),
+      })),
     };
   }
 
@@ -79,7 +89,12 @@ export class RankSourceRepository {
    * Unbanned players ahead, counted in SQL: exact, but it walks every row ahead (O(rank)). Used
    * when the rank index cannot answer, and by the tests as the reference.
    */
-  async unbannedAhead(uid: string, atp: string | null, levelId: number, best: TrackPosition | null): Promise<{ siteAhead: number; trackAhead: number }> {
+  async unbannedAhead(
+    uid: string,
+    atp: string | null,
+    levelId: number,
+    best: TrackPosition | null,
+  ): Promise<{ siteAhead: number; trackAhead: number }> {
     const rows = await this.dataSource.manager.query<Array<{ site_ahead: number; track_ahead: number }>>(
       `SELECT (SELECT count(*) FROM player_rating r
                 WHERE $2::numeric IS NOT NULL AND ${SITE_AHEAD('$2::numeric', '$1::bigint')} AND NOT ${activeBanPredicate('r')})::int AS site_ahead,

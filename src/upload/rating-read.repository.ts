@@ -18,7 +18,10 @@ export class RatingReadRepository {
 
   /** The rating row: ATP and its version; null without a counted play. */
   async rating(uid: string): Promise<{ atp: string; version: string } | null> {
-    const rows = await this.dataSource.query<{ atp: string; version: string }[]>('SELECT atp, version FROM player_rating WHERE uid = $1', [uid]);
+    const rows = await this.dataSource.query<{ atp: string; version: string }[]>(
+      'SELECT atp, version FROM player_rating WHERE uid = $1',
+      [uid],
+    );
     return rows.length > 0 ? rows[0] : null;
   }
 
@@ -28,7 +31,10 @@ export class RatingReadRepository {
       'SELECT level_id, acc, rating, first_time_ms, record_id, version FROM player_chart_best WHERE uid = $1 ORDER BY rating DESC, level_id ASC LIMIT $2',
       [uid, limit],
     );
-    const [{ total }] = await this.dataSource.query<{ total: number }[]>('SELECT count(*)::int AS total FROM player_chart_best WHERE uid = $1', [uid]);
+    const [{ total }] = await this.dataSource.query<{ total: number }[]>(
+      'SELECT count(*)::int AS total FROM player_chart_best WHERE uid = $1',
+      [uid],
+    );
     return { rows, total };
   }
 

@@ -33,11 +33,22 @@ export class RatingReadService {
     const bans = await this.rankSources.banCheck(uid);
     const version = rating === null ? 0 : Number(rating.version);
     const atpE4 = rating === null ? null : toTenThousandths(Number(rating.atp));
-    const state = (levelId: number, best: PlayerRankState['best']): PlayerRankState => ({ uid, version, atpE4, levelId, best });
+    const state = (levelId: number, best: PlayerRankState['best']): PlayerRankState => ({
+      uid,
+      version,
+      atpE4,
+      levelId,
+      best,
+    });
     const siteRank = atpE4 === null ? null : (await this.rankAnswers.ranks(state(0, null), bans, null)).siteRank;
     const ranked = [];
     for (const row of bests.rows) {
-      const best = { acc: row.acc, firstTimeMs: Number(row.first_time_ms), recordId: row.record_id, version: Number(row.version) };
+      const best = {
+        acc: row.acc,
+        firstTimeMs: Number(row.first_time_ms),
+        recordId: row.record_id,
+        version: Number(row.version),
+      };
       const { trackRank } = await this.rankAnswers.ranks(state(row.level_id, best), bans, null);
       ranked.push({ levelId: row.level_id, acc: row.acc, rating: row.rating, trackRank });
     }

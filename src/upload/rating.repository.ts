@@ -20,8 +20,14 @@ export class RatingRepository {
 
   /** Creates the rating row of a player's first counted play (ATP 0, version 0) and locks it. */
   async createAndLockRating(uid: string, manager: EntityManager): Promise<LockedRating> {
-    await manager.query('INSERT INTO player_rating (uid, atp, version) VALUES ($1, 0, 0) ON CONFLICT (uid) DO NOTHING', [uid]);
-    const rows = await manager.query<Array<{ atp: string; version: string }>>('SELECT atp, version FROM player_rating WHERE uid = $1 FOR UPDATE', [uid]);
+    await manager.query(
+      'INSERT INTO player_rating (uid, atp, version) VALUES ($1, 0, 0) ON CONFLICT (uid) DO NOTHING',
+      [uid],
+    );
+    const rows = await manager.query<Array<{ atp: string; version: string }>>(
+      'SELECT atp, version FROM player_rating WHERE uid = $1 FOR UPDATE',
+      [uid],
+    );
     return { atp: rows[0].atp, version: Number(rows[0].version) };
   }
 
@@ -30,7 +36,13 @@ export class RatingRepository {
    * version of rank_version_seq, drawn under the rating row's lock (so a player's versions grow in
    * commit order). Returns that version.
    */
-  async writeBestAndRating(uid: string, levelId: number, best: Omit<BestRow, 'version'>, atp: string, manager: EntityManager): Promise<number> {
+  async writeBestAndRating(
+    uid: string,
+    levelId: number,
+    best: Omit<BestRow, 'version'>,
+    atp: string,
+    manager: EntityManager,
+  ): Promise<number> {
     const rows = await this.statements.run<{ version: string }>(
       manager,
       'write_best',
@@ -51,7 +63,10 @@ export class RatingRepository {
   /** `count` fresh rating versions (recompute batches draw them after locking their players' rows). */
   async nextVersions(count: number, manager: EntityManager): Promise<number[]> {
     if (count === 0) return [];
-    const rows = await manager.query<Array<{ version: string }>>("SELECT nextval('rank_version_seq') AS version FROM generate_series(1, $1)", [count]);
+    const rows = await manager.query<Array<{ version: string }>>(
+      "SELECT nextval('rank_version_seq') AS version FROM generate_series(1, $1)",
+      [count],
+    );
     return rows.map((row) => Number(row.version));
   }
 
@@ -82,7 +97,9 @@ export class RatingRepository {
    * acc, then received first, then lowest record id; with the chart's current constant.
    */
   async computeBests(uids: string[], manager: EntityManager): Promise<ComputedBest[]> {
-    const rows = await manager.query<Array<{ uid: string; level_id: number; acc: number; first_ms: string; id: string; constant: number }>>(
+    const rows = await manager.query<
+      Array<{ uid: string; level_id: number; acc: number; first_ms: string; id: string; constant: number }>
+    >(
       `SELECT DISTINCT ON (r.uid, r.level_id) r.uid, r.level_id, r.acc, ${EPOCH_MS('r.received_at')} AS first_ms, r.id, c.difficulty_constant AS constant
          FROM play_record r
          JOIN chart c ON c.level_id = r.level_id
@@ -109,7 +126,11 @@ export class RatingRepository {
   }
 
   /** Replaces the bests of the listed (uid, level) keys and deletes `removed`, in bulk. */
-  async replaceBests(upserts: StoredBest[], removed: Array<{ uid: string; levelId: number }>, manager: EntityManager): Promise<void> {
+  async replaceBests(
+    upserts: StoredBest[],
+    removed: Array<{ uid: string; levelId: number }>,
+    manager: EntityManager,
+  ): Promise<void> {
     if (upserts.length > 0) {
       await manager.query(
         `INSERT INTO player_chart_best (uid, level_id, acc, first_time_ms, record_id, rating, version, updated_at)
@@ -144,7 +165,11 @@ export class RatingRepository {
   }
 
   /** Sets ATP and version of the listed players and deletes the rating rows of `unranked` (no counted play left). */
-  async replaceRatings(updates: Array<{ uid: string; atp: string; version: number }>, unranked: string[], manager: EntityManager): Promise<void> {
+  async replaceRatings(
+    updates: Array<{ uid: string; atp: string; version: number }>,
+    unranked: string[],
+    manager: EntityManager,
+  ): Promise<void> {
     if (updates.length > 0) {
       await manager.query(
         `UPDATE player_rating r SET atp = t.atp, version = t.version, updated_at = now()

@@ -16,7 +16,10 @@ export class UploadAdminController {
   /** Recomputes every player's bests and ATP from the stored records (after chart constants change). */
   @Post('recompute')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Recompute every rating', description: "Every player's bests and ATP from the stored records, after chart constants changed. No body." })
+  @ApiOperation({
+    summary: 'Recompute every rating',
+    description: "Every player's bests and ATP from the stored records, after chart constants changed. No body.",
+  })
   @ApiOkResponse({ type: RecomputeResponse })
   @ApiErrors({})
   @Audited('ratings.recompute', () => 'ratings:all', ({ result }) => ({ ...(result as RecomputeResponse) }))

@@ -10,7 +10,11 @@ export interface BanCheckRow {
   db_now: Date;
 }
 
-export const toBanCheck = (row: BanCheckRow): BanCheck => ({ selfBanned: row.self_banned, generation: Number(row.ban_generation), dbNowMs: row.db_now.getTime() });
+export const toBanCheck = (row: BanCheckRow): BanCheck => ({
+  selfBanned: row.self_banned,
+  generation: Number(row.ban_generation),
+  dbNowMs: row.db_now.getTime(),
+});
 
 export interface BestSqlRow {
   acc: number;

@@ -27,7 +27,8 @@ export class UploadController {
   @ApiOkResponse({ type: UploadResponse })
   @ApiErrors({
     400: {
-      description: "A field is missing or invalid, payload.type is not gameplay, or server.serverID is not the calling session's",
+      description:
+        "A field is missing or invalid, payload.type is not gameplay, or server.serverID is not the calling session's",
       message: 'payload.acc must be a number from 0 to 100',
     },
     401: {

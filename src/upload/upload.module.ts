@@ -34,7 +34,13 @@ import { RatingRepository } from './rating.repository';
  */
 @Module({
   imports: [AuthModule, CatalogModule],
-  controllers: [UploadController, UploadAdminController, PlayReviewController, LeaderboardController, LeaderboardAdminController],
+  controllers: [
+    UploadController,
+    UploadAdminController,
+    PlayReviewController,
+    LeaderboardController,
+    LeaderboardAdminController,
+  ],
   providers: [
     PreparedStatements,
     PlayRecordRepository,

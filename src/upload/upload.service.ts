@@ -18,7 +18,18 @@ import { RankIndex } from './rank/rank-index';
 import { atpTenThousandths, playRating, roundRating, toTenThousandths } from './rating';
 import { RatingRepository } from './rating.repository';
 import { UploadStatsService } from './upload-stats.service';
-import type { BanCheck, BestRow, ChartRead, IndexedPositions, NewPlayRecord, PlayerRankState, RankChange, StateRead, StoredRecord, TrackPosition } from './upload.types';
+import type {
+  BanCheck,
+  BestRow,
+  ChartRead,
+  IndexedPositions,
+  NewPlayRecord,
+  PlayerRankState,
+  RankChange,
+  StateRead,
+  StoredRecord,
+  TrackPosition,
+} from './upload.types';
 
 const atpText = (atpE4: number) => (atpE4 / 10_000).toFixed(4);
 const atpE4Of = (atp: string) => toTenThousandths(Number(atp));
@@ -72,7 +83,12 @@ export class UploadService {
     if (body.server.serverID !== server.serverId) {
       throw new BadRequestError(`server.serverID: ${body.server.serverID} is not the server of this session`);
     }
-    const checks: CheckContext = { enabled: this.config.scoreChecks, nowMs: Date.now(), maxAgeMs: this.config.scoreMaxAgeHours * 3_600_000, chartNotes: null };
+    const checks: CheckContext = {
+      enabled: this.config.scoreChecks,
+      nowMs: Date.now(),
+      maxAgeMs: this.config.scoreMaxAgeHours * 3_600_000,
+      chartNotes: null,
+    };
     const play = toUploadedPlay(body, server);
     const record: NewPlayRecord = { ...play, flags: failedChecks(play, checks) };
     const tokenHash = this.sessionRule.tokenHash(body.player.accessToken);
@@ -85,7 +101,8 @@ export class UploadService {
         this.sessionRule.check(first.session, record.uid, server, clock);
         let current = first.state;
         // Another upload of the player committed while this one waited for the lock: read again.
-        if (first.locked && first.locked.version !== current.version) current = await this.records.readLockedState(record.uid, record.levelId, manager);
+        if (first.locked && first.locked.version !== current.version)
+          current = await this.records.readLockedState(record.uid, record.levelId, manager);
         const chart = current.chart ?? toChartRead(await this.catalog.ensurePlaceholderChart(record.levelId, manager));
 
         let stored: StoredRecord;
@@ -111,7 +128,8 @@ export class UploadService {
             if (!first.locked) {
               // A first counted play: create the rating row (locked); a concurrent first play may have won.
               const created = await this.ratings.createAndLockRating(record.uid, manager);
-              if (created.version !== current.version) current = await this.records.readLockedState(record.uid, record.levelId, manager);
+              if (created.version !== current.version)
+                current = await this.records.readLockedState(record.uid, record.levelId, manager);
             }
             counted = await this.countPlay(record.uid, record.levelId, stored, chart.constant, current, manager);
           }
@@ -131,7 +149,9 @@ export class UploadService {
       atp: (outcome.state.atpE4 ?? 0) / 10_000,
       siteRank,
       trackRank,
-      playRating: recordCounts(outcome.record, outcome.chart) ? roundRating(playRating(outcome.chart.constant, outcome.record.acc)) : 0,
+      playRating: recordCounts(outcome.record, outcome.chart)
+        ? roundRating(playRating(outcome.chart.constant, outcome.record.acc))
+        : 0,
       personalBest: outcome.state.best?.recordId === outcome.record.id,
     };
   }
@@ -140,7 +160,14 @@ export class UploadService {
    * Counts a new counted play against the player's current state (rating row locked): a better
    * play replaces the best and ATP follows. null when the play is not better than the best.
    */
-  private async countPlay(uid: string, levelId: number, play: StoredRecord, constant: number, current: StateRead, manager: EntityManager): Promise<Counted | null> {
+  private async countPlay(
+    uid: string,
+    levelId: number,
+    play: StoredRecord,
+    constant: number,
+    current: StateRead,
+    manager: EntityManager,
+  ): Promise<Counted | null> {
     const position: TrackPosition = { acc: play.acc, firstTimeMs: play.receivedMs };
     if (!improves(position, current.best)) return null;
     // version 0: the row was created by this transaction (every committed row has version ≥ 1).
@@ -159,7 +186,13 @@ export class UploadService {
   }
 
   private toRankState(uid: string, levelId: number, current: StateRead): PlayerRankState {
-    return { uid, version: current.version, atpE4: current.atp === null ? null : atpE4Of(current.atp), levelId, best: current.best };
+    return {
+      uid,
+      version: current.version,
+      atpE4: current.atp === null ? null : atpE4Of(current.atp),
+      levelId,
+      best: current.best,
+    };
   }
 }
 

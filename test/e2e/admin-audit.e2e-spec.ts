@@ -25,12 +25,21 @@ function adminHandlers(app: TestApp): AdminHandler[] {
       if (!controller) continue;
       for (const name of Object.getOwnPropertyNames(controller.prototype)) {
         const handler = (controller.prototype as Record<string, unknown>)[name];
-        if (name === 'constructor' || typeof handler !== 'function' || Reflect.getMetadata(PATH_METADATA, handler) === undefined) continue;
-        const kind = (Reflect.getMetadata(AUTH_KIND_KEY, handler) ?? Reflect.getMetadata(AUTH_KIND_KEY, controller)) as string | undefined;
+        if (
+          name === 'constructor' ||
+          typeof handler !== 'function' ||
+          Reflect.getMetadata(PATH_METADATA, handler) === undefined
+        )
+          continue;
+        const kind = (Reflect.getMetadata(AUTH_KIND_KEY, handler) ?? Reflect.getMetadata(AUTH_KIND_KEY, controller)) as
+          string | undefined;
         if (kind !== 'admin') continue;
         const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod];
         const path = `${String(Reflect.getMetadata(PATH_METADATA, controller))}/${String(Reflect.getMetadata(PATH_METADATA, handler))}`;
-        handlers.push({ route: `${method} /${path.replace(/\/+$/, '')}`, audited: Reflect.getMetadata(AUDITED_KEY, handler) !== undefined });
+        handlers.push({
+          route: `${method} /${path.replace(/\/+$/, '')}`,
+          audited: Reflect.getMetadata(AUDITED_KEY, handler) !== undefined,
+        });
       }
     }
   }
@@ -54,52 +63,192 @@ describe('Admin audit log', () => {
     rmSync(resourceDir, { recursive: true, force: true });
   });
 
-  const rows = () => app.sql('SELECT id, action, target, summary, request_id, source_address, credential FROM admin_audit ORDER BY id');
+  const rows = () =>
+    app.sql('SELECT id, action, target, summary, request_id, source_address, credential FROM admin_audit ORDER BY id');
 
   it('every admin write route carries @Audited, and no admin read does', () => {
     const handlers = adminHandlers(app);
     expect(handlers.length).toBeGreaterThan(20);
     const writes = handlers.filter((handler) => !handler.route.startsWith('GET '));
     expect(writes.filter((handler) => !handler.audited).map((handler) => handler.route)).toEqual([]);
-    expect(handlers.filter((handler) => handler.route.startsWith('GET ') && handler.audited).map((handler) => handler.route)).toEqual([]);
+    expect(
+      handlers.filter((handler) => handler.route.startsWith('GET ') && handler.audited).map((handler) => handler.route),
+    ).toEqual([]);
     expect(writes.length).toBe(20);
   });
 
   it('appends exactly one row per successful admin write, with request id, source address and credential, never a token', async () => {
     const before = (await rows()).length;
     const sent: Array<{ action: string; target: string; summary: unknown; requestId: string }> = [];
-    const write = async (method: string, path: string, body: unknown, action: string, target: (answer: any) => string, summary: (answer: any) => unknown, status = 200) => {
+    const write = async (
+      method: string,
+      path: string,
+      body: unknown,
+      action: string,
+      target: (answer: any) => string,
+      summary: (answer: any) => unknown,
+      status = 200,
+    ) => {
       const requestId = `audit-${sent.length}-${Date.now()}`;
-      const response = await app.admin.request(method, path, { body, headers: { 'X-Request-Id': requestId, 'X-Forwarded-For': '203.0.113.9' } });
+      const response = await app.admin.request(method, path, {
+        body,
+        headers: { 'X-Request-Id': requestId, 'X-Forwarded-For': '203.0.113.9' },
+      });
       expect({ path, status: response.status }).toEqual({ path, status });
       sent.push({ action, target: target(response.body), summary: summary(response.body), requestId });
       return response.body;
     };
 
     const serverName = uniqueName('aud');
-    const server = await write('POST', '/admin/servers', { name: serverName, country: 'DE' }, 'server.register', (a) => `server:${a.serverID}`, () => ({ name: serverName, country: 'DE' }), 201);
-    const rotated = await write('POST', `/admin/servers/${server.serverID}/bootstrap-token`, undefined, 'server.bootstrap-token', () => `server:${server.serverID}`, () => ({}), 201);
-    await write('PUT', '/admin/maintenance', { enabled: false, message: 'm' }, 'service.maintenance', () => 'service:maintenance', () => ({ enabled: false, message: 'm' }));
+    const server = await write(
+      'POST',
+      '/admin/servers',
+      { name: serverName, country: 'DE' },
+      'server.register',
+      (a) => `server:${a.serverID}`,
+      () => ({ name: serverName, country: 'DE' }),
+      201,
+    );
+    const rotated = await write(
+      'POST',
+      `/admin/servers/${server.serverID}/bootstrap-token`,
+      undefined,
+      'server.bootstrap-token',
+      () => `server:${server.serverID}`,
+      () => ({}),
+      201,
+    );
+    await write(
+      'PUT',
+      '/admin/maintenance',
+      { enabled: false, message: 'm' },
+      'service.maintenance',
+      () => 'service:maintenance',
+      () => ({ enabled: false, message: 'm' }),
+    );
     const policy = { minPluginVersion: 0, latestPluginVersion: 9, allowedPluginSHAs: [], downUrl: '' };
-    await write('PUT', '/admin/plugin-policy', policy, 'service.plugin-policy', () => 'service:plugin-policy', () => policy);
-    await write('PUT', '/admin/session-handover', { mode: 'off' }, 'service.session-handover', () => 'service:session-handover', () => ({ mode: 'off' }));
-    const player = await write('POST', '/admin/players', { username: 'Audited_1' }, 'player.create', (a) => `player:${a.uid}`, () => ({ username: 'Audited_1' }), 201);
-    const netToken = await write('POST', `/admin/players/00${player.uid}/net-token`, undefined, 'player.net-token', () => `player:${player.uid}`, () => ({}), 201);
-    await write('POST', `/admin/players/${player.uid}/ban`, { reason: 'r', until: '2099-01-01T00:00:00' }, 'player.ban', () => `player:${player.uid}`, () => ({
-      reason: 'r',
-      message: 'You are banned: r',
-      until: '2099-01-01T00:00:00',
+    await write(
+      'PUT',
+      '/admin/plugin-policy',
+      policy,
+      'service.plugin-policy',
+      () => 'service:plugin-policy',
+      () => policy,
+    );
+    await write(
+      'PUT',
+      '/admin/session-handover',
+      { mode: 'off' },
+      'service.session-handover',
+      () => 'service:session-handover',
+      () => ({ mode: 'off' }),
+    );
+    const player = await write(
+      'POST',
+      '/admin/players',
+      { username: 'Audited_1' },
+      'player.create',
+      (a) => `player:${a.uid}`,
+      () => ({ username: 'Audited_1' }),
+      201,
+    );
+    const netToken = await write(
+      'POST',
+      `/admin/players/00${player.uid}/net-token`,
+      undefined,
+      'player.net-token',
+      () => `player:${player.uid}`,
+      () => ({}),
+      201,
+    );
+    await write(
+      'POST',
+      `/admin/players/${player.uid}/ban`,
+      { reason: 'r', until: '2099-01-01T00:00:00' },
+      'player.ban',
+      () => `player:${player.uid}`,
+      () => ({
+        reason: 'r',
+        message: 'You are banned: r',
+        until: '2099-01-01T00:00:00',
+      }),
+    );
+    await write(
+      'DELETE',
+      `/admin/players/${player.uid}/ban`,
+      undefined,
+      'player.unban',
+      () => `player:${player.uid}`,
+      () => ({}),
+      204,
+    );
+    await write(
+      'PUT',
+      `/admin/players/${player.uid}/banstate`,
+      { banstate: 1 },
+      'player.banstate',
+      () => `player:${player.uid}`,
+      () => ({ banstate: 1 }),
+    );
+    const charts = [1, 2].map((levelId) => ({
+      levelId,
+      name: `L${levelId}`,
+      difficultyConstant: 1,
+      version: '1',
+      active: true,
     }));
-    await write('DELETE', `/admin/players/${player.uid}/ban`, undefined, 'player.unban', () => `player:${player.uid}`, () => ({}), 204);
-    await write('PUT', `/admin/players/${player.uid}/banstate`, { banstate: 1 }, 'player.banstate', () => `player:${player.uid}`, () => ({ banstate: 1 }));
-    const charts = [1, 2].map((levelId) => ({ levelId, name: `L${levelId}`, difficultyConstant: 1, version: '1', active: true }));
-    await write('PUT', '/admin/charts', charts, 'catalog.charts', () => 'catalog:charts', () => ({ upserted: 2, levelIds: [1, 2] }));
-    const collections = [{ key: 'rhythmc:title.audit', type: 'title', unlockMethod: { type: 'MANUAL' }, properties: { title: 'Audit' } }];
-    await write('PUT', '/admin/collections', collections, 'catalog.collections', () => 'catalog:collections', () => ({ upserted: 1, keys: ['rhythmc:title.audit'] }));
-    const rescan = await write('POST', '/admin/resources/rescan', undefined, 'resources.rescan', () => 'resources:index', (a) => a);
-    await write('PUT', '/admin/packs', [{ name: 'p', displayName: 'P', type: 'CHAPTER', availableSongs: [], file: 'packs/p.zip' }], 'resources.packs', () => 'resources:packs', () => ({ upserted: 1, names: ['p'] }));
-    await write('DELETE', '/admin/packs/p', undefined, 'resources.pack-delete', () => 'pack:p', () => ({}), 204);
-    const recompute = await write('POST', '/admin/ratings/recompute', undefined, 'ratings.recompute', () => 'ratings:all', (a) => a);
+    await write(
+      'PUT',
+      '/admin/charts',
+      charts,
+      'catalog.charts',
+      () => 'catalog:charts',
+      () => ({ upserted: 2, levelIds: [1, 2] }),
+    );
+    const collections = [
+      { key: 'rhythmc:title.audit', type: 'title', unlockMethod: { type: 'MANUAL' }, properties: { title: 'Audit' } },
+    ];
+    await write(
+      'PUT',
+      '/admin/collections',
+      collections,
+      'catalog.collections',
+      () => 'catalog:collections',
+      () => ({ upserted: 1, keys: ['rhythmc:title.audit'] }),
+    );
+    const rescan = await write(
+      'POST',
+      '/admin/resources/rescan',
+      undefined,
+      'resources.rescan',
+      () => 'resources:index',
+      (a) => a,
+    );
+    await write(
+      'PUT',
+      '/admin/packs',
+      [{ name: 'p', displayName: 'P', type: 'CHAPTER', availableSongs: [], file: 'packs/p.zip' }],
+      'resources.packs',
+      () => 'resources:packs',
+      () => ({ upserted: 1, names: ['p'] }),
+    );
+    await write(
+      'DELETE',
+      '/admin/packs/p',
+      undefined,
+      'resources.pack-delete',
+      () => 'pack:p',
+      () => ({}),
+      204,
+    );
+    const recompute = await write(
+      'POST',
+      '/admin/ratings/recompute',
+      undefined,
+      'ratings.recompute',
+      () => 'ratings:all',
+      (a) => a,
+    );
     expect(rescan).toEqual(expect.objectContaining({ packs: 1 }));
     expect(recompute).toEqual(expect.objectContaining({ players: 0 }));
 
@@ -116,7 +265,8 @@ describe('Admin audit log', () => {
       })),
     );
     const everything = JSON.stringify(await app.sql('SELECT * FROM admin_audit'));
-    for (const secret of [server.bootstrapToken, rotated.bootstrapToken, netToken.netToken]) expect(everything).not.toContain(secret);
+    for (const secret of [server.bootstrapToken, rotated.bootstrapToken, netToken.netToken])
+      expect(everything).not.toContain(secret);
   });
 
   it('writes no row for a refused or failed write', async () => {
@@ -124,7 +274,15 @@ describe('Admin audit log', () => {
     expect((await app.admin.post('/admin/players/9000000000/ban', { reason: 'x' })).status).toBe(404);
     expect((await app.admin.put('/admin/players/1/banstate', { banstate: -1 })).status).toBe(400);
     expect((await app.admin.post('/admin/servers', { name: '' })).status).toBe(400);
-    expect((await app.http.put('/admin/maintenance', { enabled: true, message: '' }, { token: 'wrong-admin-token-xxxxxxxx' })).status).toBe(401);
+    expect(
+      (
+        await app.http.put(
+          '/admin/maintenance',
+          { enabled: true, message: '' },
+          { token: 'wrong-admin-token-xxxxxxxx' },
+        )
+      ).status,
+    ).toBe(401);
     expect((await app.admin.delete('/admin/packs/none')).status).toBe(404);
     expect((await app.admin.put('/admin/charts', [{ levelId: -1 }])).status).toBe(400);
     expect((await rows()).length).toBe(before);
@@ -139,12 +297,15 @@ describe('Admin audit log', () => {
   describe('GET /admin/audit', () => {
     it('pages newest first and filters by target and action', async () => {
       const player = await createPlayer(app);
-      for (const banstate of [1, 2, 3]) expect((await app.admin.put(`/admin/players/${player.uid}/banstate`, { banstate })).status).toBe(200);
+      for (const banstate of [1, 2, 3])
+        expect((await app.admin.put(`/admin/players/${player.uid}/banstate`, { banstate })).status).toBe(200);
       const all = await app.sql<{ id: string }>('SELECT id FROM admin_audit ORDER BY id DESC');
       const seen: number[] = [];
       let cursor: string | null = null;
       do {
-        const page: { status: number; body: any } = await app.admin.get('/admin/audit', { query: { limit: 4, ...(cursor ? { cursor } : {}) } });
+        const page: { status: number; body: any } = await app.admin.get('/admin/audit', {
+          query: { limit: 4, ...(cursor ? { cursor } : {}) },
+        });
         expect(page.status).toBe(200);
         expect(page.body.items.length).toBeLessThanOrEqual(4);
         seen.push(...page.body.items.map((item: { id: number }) => item.id));
@@ -167,12 +328,22 @@ describe('Admin audit log', () => {
         },
         expect.objectContaining({ summary: { banstate: 2 } }),
       ]);
-      const next = await app.admin.get('/admin/audit', { query: { target: `player:${player.uid}`, limit: 2, cursor: target.body.nextCursor } });
-      expect(next.body.items.map((item: { action: string }) => item.action)).toEqual(['player.banstate', 'player.net-token']);
+      const next = await app.admin.get('/admin/audit', {
+        query: { target: `player:${player.uid}`, limit: 2, cursor: target.body.nextCursor },
+      });
+      expect(next.body.items.map((item: { action: string }) => item.action)).toEqual([
+        'player.banstate',
+        'player.net-token',
+      ]);
       expect(next.body.items.map((item: { summary: unknown }) => item.summary)).toEqual([{ banstate: 1 }, {}]);
 
-      const creates = await app.admin.get('/admin/audit', { query: { action: 'player.create', target: `player:${player.uid}` } });
-      expect(creates.body).toEqual({ items: [expect.objectContaining({ action: 'player.create', summary: { username: player.username } })], nextCursor: null });
+      const creates = await app.admin.get('/admin/audit', {
+        query: { action: 'player.create', target: `player:${player.uid}` },
+      });
+      expect(creates.body).toEqual({
+        items: [expect.objectContaining({ action: 'player.create', summary: { username: player.username } })],
+        nextCursor: null,
+      });
     });
 
     it.each([

@@ -58,10 +58,18 @@ describe('Admin CLI (npm run admin)', () => {
       const result = await admin('servers', 'create', '--name', name, '--country', 'DE', '--ip', '203.0.113.7');
       expect(result).toMatchObject({ code: 0, stderr: '' });
       const body = json(result);
-      expect(body).toEqual({ serverID: expect.any(Number), serverName: name, bootstrapToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+      expect(body).toEqual({
+        serverID: expect.any(Number),
+        serverName: name,
+        bootstrapToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      });
       expect(result.stdout).toBe(`${JSON.stringify(body, null, 2)}\n`);
-      expect(await app.sql('SELECT name, country, ip FROM game_server WHERE id = $1', [body.serverID])).toEqual([{ name, country: 'DE', ip: '203.0.113.7' }]);
-      expect(await app.sql('SELECT token_hash FROM server_credential WHERE server_id = $1', [body.serverID])).toEqual([{ token_hash: sha256(body.bootstrapToken) }]);
+      expect(await app.sql('SELECT name, country, ip FROM game_server WHERE id = $1', [body.serverID])).toEqual([
+        { name, country: 'DE', ip: '203.0.113.7' },
+      ]);
+      expect(await app.sql('SELECT token_hash FROM server_credential WHERE server_id = $1', [body.serverID])).toEqual([
+        { token_hash: sha256(body.bootstrapToken) },
+      ]);
     });
 
     it('rotates a bootstrap token, on one line with --json', async () => {
@@ -70,28 +78,58 @@ describe('Admin CLI (npm run admin)', () => {
       expect(result.code).toBe(0);
       const body = json(result);
       expect(result.stdout).toBe(`${JSON.stringify(body)}\n`);
-      expect(await app.sql('SELECT token_hash FROM server_credential WHERE server_id = $1', [server.serverID])).toEqual([{ token_hash: sha256(body.bootstrapToken) }]);
+      expect(await app.sql('SELECT token_hash FROM server_credential WHERE server_id = $1', [server.serverID])).toEqual(
+        [{ token_hash: sha256(body.bootstrapToken) }],
+      );
     });
   });
 
   describe('players', () => {
     it('creates a player and issues its Net Token', async () => {
-      const created = await admin('players', 'create', '--username', 'cli_player', '--uuid', '0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0', '--display-name', 'CLI Player');
+      const created = await admin(
+        'players',
+        'create',
+        '--username',
+        'cli_player',
+        '--uuid',
+        '0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0',
+        '--display-name',
+        'CLI Player',
+      );
       expect(created.code).toBe(0);
       const player = json(created);
-      expect(player).toEqual({ uid: expect.any(Number), username: 'cli_player', displayName: 'CLI Player', uuid: '0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0' });
+      expect(player).toEqual({
+        uid: expect.any(Number),
+        username: 'cli_player',
+        displayName: 'CLI Player',
+        uuid: '0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0',
+      });
 
       const token = await admin('players', 'net-token', String(player.uid));
       expect(token.code).toBe(0);
-      expect(await app.sql('SELECT token_hash FROM player_credential WHERE uid = $1', [player.uid])).toEqual([{ token_hash: sha256(json(token).netToken) }]);
+      expect(await app.sql('SELECT token_hash FROM player_credential WHERE uid = $1', [player.uid])).toEqual([
+        { token_hash: sha256(json(token).netToken) },
+      ]);
     });
 
     it('bans, sets the banstate and unbans', async () => {
       const player = await createPlayer(app);
-      const ban = await admin('players', 'ban', String(player.uid), '--reason', 'cheating', '--until', '2099-01-02T03:04:05', '--message', 'Bye');
+      const ban = await admin(
+        'players',
+        'ban',
+        String(player.uid),
+        '--reason',
+        'cheating',
+        '--until',
+        '2099-01-02T03:04:05',
+        '--message',
+        'Bye',
+      );
       expect(ban.code).toBe(0);
       expect(json(ban)).toEqual({ uid: player.uid, reason: 'cheating', message: 'Bye', until: '2099-01-02T03:04:05' });
-      expect(await app.sql('SELECT reason, message, lifted_at FROM player_ban WHERE uid = $1', [player.uid])).toEqual([{ reason: 'cheating', message: 'Bye', lifted_at: null }]);
+      expect(await app.sql('SELECT reason, message, lifted_at FROM player_ban WHERE uid = $1', [player.uid])).toEqual([
+        { reason: 'cheating', message: 'Bye', lifted_at: null },
+      ]);
 
       const banstate = await admin('players', 'banstate', String(player.uid), '2');
       expect(banstate.code).toBe(0);
@@ -100,7 +138,9 @@ describe('Admin CLI (npm run admin)', () => {
 
       // 204: nothing to print.
       expect(await admin('players', 'unban', String(player.uid))).toEqual({ code: 0, stdout: '', stderr: '' });
-      expect(await app.sql('SELECT 1 FROM player_ban WHERE uid = $1 AND lifted_at IS NULL', [player.uid])).toHaveLength(0);
+      expect(await app.sql('SELECT 1 FROM player_ban WHERE uid = $1 AND lifted_at IS NULL', [player.uid])).toHaveLength(
+        0,
+      );
     });
 
     it("shows a player's economy", async () => {
@@ -109,7 +149,11 @@ describe('Admin CLI (npm run admin)', () => {
       expect(result.code).toBe(0);
       expect(json(result)).toEqual({ uid: player.uid, wattHour: null, updatedAt: null, history: [], nextBefore: null });
       const shown = await admin('economy', 'show', String(player.uid));
-      expect(shown).toEqual({ code: 0, stdout: `uid       ${player.uid}\nwattHour  -\nupdated   -\n\n(none)\n`, stderr: '' });
+      expect(shown).toEqual({
+        code: 0,
+        stdout: `uid       ${player.uid}\nwattHour  -\nupdated   -\n\n(none)\n`,
+        stderr: '',
+      });
     });
   });
 
@@ -118,32 +162,86 @@ describe('Admin CLI (npm run admin)', () => {
       const on = await admin('maintenance', 'on', '--message', 'Back at 18:00');
       expect(on.code).toBe(0);
       expect(json(on)).toEqual({ enabled: true, message: 'Back at 18:00' });
-      expect(await app.sql(`SELECT value FROM service_setting WHERE key = 'maintenance'`)).toEqual([{ value: { enabled: true, message: 'Back at 18:00' } }]);
+      expect(await app.sql(`SELECT value FROM service_setting WHERE key = 'maintenance'`)).toEqual([
+        { value: { enabled: true, message: 'Back at 18:00' } },
+      ]);
 
       const off = await admin('maintenance', 'off');
       expect(json(off)).toEqual({ enabled: false, message: '' });
-      expect(await app.sql(`SELECT value FROM service_setting WHERE key = 'maintenance'`)).toEqual([{ value: { enabled: false, message: '' } }]);
+      expect(await app.sql(`SELECT value FROM service_setting WHERE key = 'maintenance'`)).toEqual([
+        { value: { enabled: false, message: '' } },
+      ]);
     });
 
     it('declares the networks of server switching with repeated --group', async () => {
       const [a, b, c] = [await createServer(app), await createServer(app), await createServer(app)];
-      const result = await admin('session-handover', 'set', 'groups', '--group', `eu=${a.serverID},${b.serverID}`, '--group', `solo=${c.serverID},${a.serverID}`);
-      expect(result).toEqual({ code: 1, stdout: '', stderr: expect.stringContaining(`groups: server ${a.serverID} is in eu and in solo`) });
-      const ok = await admin('session-handover', 'set', 'groups', '--group', `eu=${a.serverID},${b.serverID}`, '--login-mode', 'TOKEN');
+      const result = await admin(
+        'session-handover',
+        'set',
+        'groups',
+        '--group',
+        `eu=${a.serverID},${b.serverID}`,
+        '--group',
+        `solo=${c.serverID},${a.serverID}`,
+      );
+      expect(result).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: expect.stringContaining(`groups: server ${a.serverID} is in eu and in solo`),
+      });
+      const ok = await admin(
+        'session-handover',
+        'set',
+        'groups',
+        '--group',
+        `eu=${a.serverID},${b.serverID}`,
+        '--login-mode',
+        'TOKEN',
+      );
       expect(ok.code).toBe(0);
-      const setting = { mode: 'groups', groups: [{ name: 'eu', serverIDs: [a.serverID, b.serverID] }], modes: ['TOKEN'] };
+      const setting = {
+        mode: 'groups',
+        groups: [{ name: 'eu', serverIDs: [a.serverID, b.serverID] }],
+        modes: ['TOKEN'],
+      };
       expect(json(ok)).toEqual(setting);
-      expect(await app.sql(`SELECT value FROM service_setting WHERE key = 'session_handover'`)).toEqual([{ value: setting }]);
+      expect(await app.sql(`SELECT value FROM service_setting WHERE key = 'session_handover'`)).toEqual([
+        { value: setting },
+      ]);
       expect((await admin('session-handover', 'set', 'sometimes')).code).toBe(2);
-      expect(json(await admin('session-handover', 'set', 'off'))).toEqual({ mode: 'off', groups: [], modes: ['ONLINE', 'TOKEN', 'OFFLINE_REFRESH'] });
+      expect(json(await admin('session-handover', 'set', 'off'))).toEqual({
+        mode: 'off',
+        groups: [],
+        modes: ['ONLINE', 'TOKEN', 'OFFLINE_REFRESH'],
+      });
     });
 
     it('sets the plugin policy with repeated --sha', async () => {
-      const result = await admin('plugin-policy', 'set', '--min', '3', '--latest', '5', '--sha', 'aaa', '--sha', 'bbb', '--down-url', 'https://example.org/p.jar');
+      const result = await admin(
+        'plugin-policy',
+        'set',
+        '--min',
+        '3',
+        '--latest',
+        '5',
+        '--sha',
+        'aaa',
+        '--sha',
+        'bbb',
+        '--down-url',
+        'https://example.org/p.jar',
+      );
       expect(result.code).toBe(0);
-      const policy = { minPluginVersion: 3, latestPluginVersion: 5, allowedPluginSHAs: ['aaa', 'bbb'], downUrl: 'https://example.org/p.jar' };
+      const policy = {
+        minPluginVersion: 3,
+        latestPluginVersion: 5,
+        allowedPluginSHAs: ['aaa', 'bbb'],
+        downUrl: 'https://example.org/p.jar',
+      };
       expect(json(result)).toEqual(policy);
-      expect(await app.sql(`SELECT value FROM service_setting WHERE key = 'plugin_policy'`)).toEqual([{ value: policy }]);
+      expect(await app.sql(`SELECT value FROM service_setting WHERE key = 'plugin_policy'`)).toEqual([
+        { value: policy },
+      ]);
       // Leave logins open for the other tests.
       expect((await admin('plugin-policy', 'set', '--min', '0', '--latest', '0')).code).toBe(0);
     });
@@ -152,22 +250,38 @@ describe('Admin CLI (npm run admin)', () => {
   describe('catalogs and maintenance jobs', () => {
     it('imports charts and collections from files, and from stdin with -', async () => {
       const charts = join(files, 'charts.json');
-      writeFileSync(charts, JSON.stringify([{ levelId: 77, name: 'Seventy-seven', difficultyConstant: 12.5, version: '1.0', active: true }]));
+      writeFileSync(
+        charts,
+        JSON.stringify([
+          { levelId: 77, name: 'Seventy-seven', difficultyConstant: 12.5, version: '1.0', active: true },
+        ]),
+      );
       const imported = await admin('charts', 'import', charts);
       expect(imported.code).toBe(0);
       expect(json(imported)).toEqual({ upserted: 1 });
-      expect(await app.sql('SELECT name, difficulty_constant, active FROM chart WHERE level_id = 77')).toEqual([{ name: 'Seventy-seven', difficulty_constant: 12.5, active: true }]);
+      expect(await app.sql('SELECT name, difficulty_constant, active FROM chart WHERE level_id = 77')).toEqual([
+        { name: 'Seventy-seven', difficulty_constant: 12.5, active: true },
+      ]);
 
       const collections = join(files, 'collections.json');
-      writeFileSync(collections, JSON.stringify([{ key: 'rhythmc:title.cli', type: 'title', unlockMethod: { type: 'MANUAL' }, properties: { title: 'CLI' } }]));
+      writeFileSync(
+        collections,
+        JSON.stringify([
+          { key: 'rhythmc:title.cli', type: 'title', unlockMethod: { type: 'MANUAL' }, properties: { title: 'CLI' } },
+        ]),
+      );
       expect(json(await admin('collections', 'import', collections))).toEqual({ upserted: 1 });
       expect(await app.sql(`SELECT type FROM collection WHERE key = 'rhythmc:title.cli'`)).toEqual([{ type: 'title' }]);
 
-      const piped = JSON.stringify([{ levelId: 78, name: 'Piped', difficultyConstant: 1, version: '1', active: false }]);
+      const piped = JSON.stringify([
+        { levelId: 78, name: 'Piped', difficultyConstant: 1, version: '1', active: false },
+      ]);
       const fromStdin = await cli(['charts', 'import', '-', '--url', app.baseUrl], { ADMIN_TOKEN }, piped);
       expect(fromStdin.code).toBe(0);
       expect(json(fromStdin)).toEqual({ upserted: 1 });
-      expect(await app.sql('SELECT name, active FROM chart WHERE level_id = 78')).toEqual([{ name: 'Piped', active: false }]);
+      expect(await app.sql('SELECT name, active FROM chart WHERE level_id = 78')).toEqual([
+        { name: 'Piped', active: false },
+      ]);
     });
 
     it('runs a rescan, a recompute and lists connections', async () => {
@@ -188,10 +302,25 @@ describe('Admin CLI (npm run admin)', () => {
       const api = await app.admin.get('/admin/players', { query: { username: prefix, limit: 1 } });
       const lines = first.stdout.split('\n');
       expect(lines[0]).toMatch(/^uid\s+username\s+displayName\s+uuid\s+banstate\s+ban\s+online\s+created$/);
-      expect(lines[1]).toMatch(new RegExp(`^\\s*${a.uid}\\s+${prefix}_a\\s+${prefix}_a\\s+-\\s+0\\s+-\\s+-\\s+\\d{4}-`));
+      expect(lines[1]).toMatch(
+        new RegExp(`^\\s*${a.uid}\\s+${prefix}_a\\s+${prefix}_a\\s+-\\s+0\\s+-\\s+-\\s+\\d{4}-`),
+      );
       expect(lines.slice(2)).toEqual(['', `more: add --cursor ${api.body.nextCursor}`, '']);
-      const second = await admin('players', 'list', '--username', prefix, '--limit', '1', '--cursor', api.body.nextCursor as string, '--json');
-      expect(json(second)).toEqual((await app.admin.get('/admin/players', { query: { username: prefix, limit: 1, cursor: api.body.nextCursor } })).body);
+      const second = await admin(
+        'players',
+        'list',
+        '--username',
+        prefix,
+        '--limit',
+        '1',
+        '--cursor',
+        api.body.nextCursor as string,
+        '--json',
+      );
+      expect(json(second)).toEqual(
+        (await app.admin.get('/admin/players', { query: { username: prefix, limit: 1, cursor: api.body.nextCursor } }))
+          .body,
+      );
       expect(json(second).items[0].uid).toBe(b.uid);
     });
 
@@ -202,26 +331,48 @@ describe('Admin CLI (npm run admin)', () => {
       expect(result.code).toBe(0);
       expect(result.stdout).toContain(`uid          ${player.uid}\n`);
       expect(result.stdout).toContain('ban          spam until forever\n');
-      for (const section of ['Sessions (latest 20):', 'Bans:', 'Balance history (latest 20):', 'Bests (0 of 0, by rating):']) expect(result.stdout).toContain(section);
-      expect(json(await admin('players', 'show', String(player.uid), '--json'))).toEqual((await app.admin.get(`/admin/players/${player.uid}`)).body);
+      for (const section of [
+        'Sessions (latest 20):',
+        'Bans:',
+        'Balance history (latest 20):',
+        'Bests (0 of 0, by rating):',
+      ])
+        expect(result.stdout).toContain(section);
+      expect(json(await admin('players', 'show', String(player.uid), '--json'))).toEqual(
+        (await app.admin.get(`/admin/players/${player.uid}`)).body,
+      );
     });
 
     it('shows the overview', async () => {
       const shown = await admin('overview', 'show');
       expect(shown.code).toBe(0);
-      expect(shown.stdout).toMatch(/^serversOnline\s+\d+\nplayersOnline\s+\d+\nuploadsLastMinute\s+\d+\nuploadsLast15Minutes\s+\d+\nmaintenance\s+(off|on: .*)\npluginPolicy\s+/);
+      expect(shown.stdout).toMatch(
+        /^serversOnline\s+\d+\nplayersOnline\s+\d+\nuploadsLastMinute\s+\d+\nuploadsLast15Minutes\s+\d+\nmaintenance\s+(off|on: .*)\npluginPolicy\s+/,
+      );
       expect(json(await admin('overview', 'show', '--json'))).toEqual((await app.admin.get('/admin/overview')).body);
     });
 
     it('lists bans, servers, charts, collections and the audit log', async () => {
       const server = await createServer(app, { name: uniqueName('tbl') });
-      expect((await app.admin.put('/admin/charts', [{ levelId: 7901, name: 'Off', difficultyConstant: 3, version: '1.0', active: false }])).status).toBe(200);
+      expect(
+        (
+          await app.admin.put('/admin/charts', [
+            { levelId: 7901, name: 'Off', difficultyConstant: 3, version: '1.0', active: false },
+          ])
+        ).status,
+      ).toBe(200);
       const banned = await createPlayer(app);
       await app.admin.post(`/admin/players/${banned.uid}/ban`, { reason: 'flood', until: '2099-01-01T00:00:00' });
       const bans = await admin('bans', 'list', '--uid', String(banned.uid));
-      expect(bans.stdout).toMatch(new RegExp(`^id\\s+uid\\s+username\\s+reason\\s+until\\s+created\\n\\s*\\d+\\s+${banned.uid}\\s+${banned.username}\\s+flood\\s+2099-01-01T00:00:00\\s+\\d{4}-`));
+      expect(bans.stdout).toMatch(
+        new RegExp(
+          `^id\\s+uid\\s+username\\s+reason\\s+until\\s+created\\n\\s*\\d+\\s+${banned.uid}\\s+${banned.username}\\s+flood\\s+2099-01-01T00:00:00\\s+\\d{4}-`,
+        ),
+      );
       const servers = await admin('servers', 'list', '--online', 'false', '--limit', '200');
-      expect(servers.stdout).toMatch(new RegExp(`\\n\\s*${server.serverID}\\s+${server.serverName}\\s+DE\\s+no\\s+0\\s+-\\s+-\\s+-\\s+-\\n`));
+      expect(servers.stdout).toMatch(
+        new RegExp(`\\n\\s*${server.serverID}\\s+${server.serverName}\\s+DE\\s+no\\s+0\\s+-\\s+-\\s+-\\s+-\\n`),
+      );
       const charts = (await admin('charts', 'list', '--active', 'false')).stdout.split('\n');
       expect(charts[0]).toMatch(/^levelId\s+name\s+constant\s+version\s+active\s+placeholder\s+notes\s+updated$/);
       expect(charts.some((line) => /^\s*7901\s+Off\s+3\s+1\.0\s+no\s+no\s+-\s+\d{4}-/.test(line))).toBe(true);
@@ -230,11 +381,17 @@ describe('Admin CLI (npm run admin)', () => {
       expect(audit.stdout).toMatch(/^id\s+time\s+action\s+target\s+credential\s+from\s+requestId\s+summary\n/);
       expect(audit.stdout).toContain(`server.register  server:${server.serverID}  admin`);
       const refused = await admin('audit', 'list', '--limit', '0');
-      expect(refused).toEqual({ code: 1, stdout: '', stderr: `${JSON.stringify({ error: 'BAD_REQUEST', message: 'limit must be an integer from 1 to 200' }, null, 2)}\n` });
+      expect(refused).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: `${JSON.stringify({ error: 'BAD_REQUEST', message: 'limit must be an integer from 1 to 200' }, null, 2)}\n`,
+      });
     });
 
     it('lists flagged plays, approves, voids and restores one', async () => {
-      await app.admin.put('/admin/charts', [{ levelId: 77, name: 'Chart 77', difficultyConstant: 10, version: '1.0', active: true }]);
+      await app.admin.put('/admin/charts', [
+        { levelId: 77, name: 'Chart 77', difficultyConstant: 10, version: '1.0', active: true },
+      ]);
       const server = await onlineServer(app);
       const player = await onlinePlayer(app, server);
       const time = Date.now() - 60_000;
@@ -249,16 +406,29 @@ describe('Admin CLI (npm run admin)', () => {
       );
       expect(upload.status).toBe(200);
       const table = await admin('plays', 'list', '--check', 'maxCombo', '--uid', String(player.uid));
-      expect(table.stdout).toMatch(new RegExp(`^id\\s+uid\\s+player\\s+level\\s+acc\\s+pass\\s+received\\s+flags\\s+review\\s+counts\\n\\s*\\d+\\s+${player.uid}\\s+\\S+\\s+77\\s+99\\.5\\s+yes\\s+\\S+\\s+maxCombo\\s+flagged\\s+no`));
+      expect(table.stdout).toMatch(
+        new RegExp(
+          `^id\\s+uid\\s+player\\s+level\\s+acc\\s+pass\\s+received\\s+flags\\s+review\\s+counts\\n\\s*\\d+\\s+${player.uid}\\s+\\S+\\s+77\\s+99\\.5\\s+yes\\s+\\S+\\s+maxCombo\\s+flagged\\s+no`,
+        ),
+      );
       const listed = json(await admin('plays', 'list', '--check', 'maxCombo', '--uid', String(player.uid), '--json'));
-      expect(listed).toMatchObject({ items: [{ uid: player.uid, flags: ['maxCombo'], review: 'flagged', counts: false }], nextCursor: null });
+      expect(listed).toMatchObject({
+        items: [{ uid: player.uid, flags: ['maxCombo'], review: 'flagged', counts: false }],
+        nextCursor: null,
+      });
       const id = String(listed.items[0].id);
       expect(json(await admin('plays', 'approve', id))).toMatchObject({ review: 'approved', counts: true });
-      expect(json(await admin('plays', 'void', id, '--reason', 'macro'))).toMatchObject({ review: 'voided', voidReason: 'macro', counts: false });
+      expect(json(await admin('plays', 'void', id, '--reason', 'macro'))).toMatchObject({
+        review: 'voided',
+        voidReason: 'macro',
+        counts: false,
+      });
       expect(json(await admin('plays', 'restore', id))).toMatchObject({ review: 'approved', counts: true });
       // The approved play counts: the player leads the chart's board, and has a place on the ATP board.
       const chart = await admin('boards', 'chart', '77');
-      expect(chart.stdout).toMatch(new RegExp(`^rank\\s+uid\\s+username\\s+displayName\\s+acc\\s+rating\\n\\s*1\\s+${player.uid}\\s`));
+      expect(chart.stdout).toMatch(
+        new RegExp(`^rank\\s+uid\\s+username\\s+displayName\\s+acc\\s+rating\\n\\s*1\\s+${player.uid}\\s`),
+      );
       expect(json(await admin('boards', 'atp', '--around', String(player.uid), '--k', '0', '--json'))).toEqual({
         board: 'atp',
         rank: expect.any(Number),
@@ -266,27 +436,44 @@ describe('Admin CLI (npm run admin)', () => {
       });
       const refused = await admin('plays', 'list', '--state', 'pending');
       expect(refused.code).toBe(1);
-      expect(JSON.parse(refused.stderr)).toEqual({ error: 'BAD_REQUEST', message: 'state must be one of flagged, approved, voided, all' });
+      expect(JSON.parse(refused.stderr)).toEqual({
+        error: 'BAD_REQUEST',
+        message: 'state must be one of flagged, approved, voided, all',
+      });
     });
   });
 
   describe('errors', () => {
     it('prints the error body of a refusal on stderr and exits 1', async () => {
       const file = join(files, 'packs.json');
-      writeFileSync(file, JSON.stringify([{ name: 'base', displayName: 'Base', type: 'FULL', availableSongs: [1], file: 'packs/base.zip' }]));
+      writeFileSync(
+        file,
+        JSON.stringify([
+          { name: 'base', displayName: 'Base', type: 'FULL', availableSongs: [1], file: 'packs/base.zip' },
+        ]),
+      );
       const result = await admin('packs', 'import', file);
       expect(result.code).toBe(1);
       expect(result.stdout).toBe('');
-      expect(JSON.parse(result.stderr)).toEqual({ error: 'BAD_REQUEST', message: '[0].file: "packs/base.zip" is not in the resource index' });
+      expect(JSON.parse(result.stderr)).toEqual({
+        error: 'BAD_REQUEST',
+        message: '[0].file: "packs/base.zip" is not in the resource index',
+      });
       expect(await app.sql('SELECT 1 FROM resource_pack')).toHaveLength(0);
 
       const missing = await admin('players', 'unban', '99999999', '--json');
-      expect(missing).toEqual({ code: 1, stdout: '', stderr: `${JSON.stringify({ error: 'NOT_FOUND', message: 'No player with uid 99999999' })}\n` });
+      expect(missing).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: `${JSON.stringify({ error: 'NOT_FOUND', message: 'No player with uid 99999999' })}\n`,
+      });
     });
 
     it('exits 1 on a wrong admin token and never prints the token', async () => {
       const wrong = 'wrong-admin-token-0123456789';
-      const result = await cli(['servers', 'create', '--name', 'never', '--country', 'DE', '--url', app.baseUrl], { ADMIN_TOKEN: wrong });
+      const result = await cli(['servers', 'create', '--name', 'never', '--country', 'DE', '--url', app.baseUrl], {
+        ADMIN_TOKEN: wrong,
+      });
       expect(result.code).toBe(1);
       expect(JSON.parse(result.stderr)).toEqual({ error: 'UNAUTHORIZED', message: 'Invalid admin token' });
       expect(`${result.stdout}${result.stderr}`).not.toContain(wrong);
@@ -296,7 +483,10 @@ describe('Admin CLI (npm run admin)', () => {
     it('exits 1 with UNAVAILABLE when the service cannot be reached', async () => {
       const result = await cli(['realtime', 'connections', '--url', 'http://127.0.0.1:9'], { ADMIN_TOKEN });
       expect(result.code).toBe(1);
-      expect(JSON.parse(result.stderr)).toEqual({ error: 'UNAVAILABLE', message: 'cannot reach http://127.0.0.1:9: ECONNREFUSED' });
+      expect(JSON.parse(result.stderr)).toEqual({
+        error: 'UNAVAILABLE',
+        message: 'cannot reach http://127.0.0.1:9: ECONNREFUSED',
+      });
       expect(result.stderr).not.toContain(ADMIN_TOKEN);
     });
 
@@ -324,12 +514,19 @@ describe('Admin CLI (npm run admin)', () => {
       writeFileSync(file, '[{"levelId": 1,]');
       const result = await admin('charts', 'import', file);
       expect(result.code).toBe(2);
-      expect(result.stderr).toMatch(new RegExp(`^error: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not valid JSON: `));
+      expect(result.stderr).toMatch(
+        new RegExp(`^error: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not valid JSON: `),
+      );
     });
 
     it('exits 2 without ADMIN_TOKEN', async () => {
       const result = await cli(['realtime', 'connections', '--url', app.baseUrl]);
-      expect(result).toEqual({ code: 2, stdout: '', stderr: 'error: ADMIN_TOKEN is not set (the CLI reads the admin token from the environment, like the service)\n' });
+      expect(result).toEqual({
+        code: 2,
+        stdout: '',
+        stderr:
+          'error: ADMIN_TOKEN is not set (the CLI reads the admin token from the environment, like the service)\n',
+      });
     });
   });
 
@@ -344,12 +541,22 @@ describe('Admin CLI (npm run admin)', () => {
     it('prints the help of everything and of one command on stdout', async () => {
       const all = await cli(['help']);
       expect(all.code).toBe(0);
-      for (const command of ['servers create', 'players ban <uid>', 'maintenance on', 'plugin-policy set', 'resources rescan', 'charts import <file.json>', 'ratings recompute']) {
+      for (const command of [
+        'servers create',
+        'players ban <uid>',
+        'maintenance on',
+        'plugin-policy set',
+        'resources rescan',
+        'charts import <file.json>',
+        'ratings recompute',
+      ]) {
         expect(all.stdout).toContain(`  ${command}`);
       }
       const one = await cli(['players', 'ban', '--help']);
       expect(one.code).toBe(0);
-      expect(one.stdout).toContain('Usage: npm run admin -- players ban <uid> [--reason <text>] [--until <YYYY-MM-DDTHH:mm:ss>] [--message <text>]');
+      expect(one.stdout).toContain(
+        'Usage: npm run admin -- players ban <uid> [--reason <text>] [--until <YYYY-MM-DDTHH:mm:ss>] [--message <text>]',
+      );
       expect((await cli(['help', 'players', 'ban'])).stdout).toBe(one.stdout);
     });
   });

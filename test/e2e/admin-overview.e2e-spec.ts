@@ -33,7 +33,11 @@ describe('GET /admin/overview', () => {
     const payload = gameplayPayload(4201, Date.now());
     const upload = await app.http.post(
       '/player/upload',
-      { player: { playerUID: player.uid, accessToken: player.accessToken, timestamp: payload.time + 250 }, server: { serverID: server.serverID, serverName: server.body.serverName, country: 'DE' }, payload },
+      {
+        player: { playerUID: player.uid, accessToken: player.accessToken, timestamp: payload.time + 250 },
+        server: { serverID: server.serverID, serverName: server.body.serverName, country: 'DE' },
+        payload,
+      },
       { token: server.accessToken },
     );
     expect(upload.status).toBe(200);
@@ -43,13 +47,22 @@ describe('GET /admin/overview', () => {
       (
         await app.http.post(
           '/player/upload',
-          { player: { playerUID: player.uid, accessToken: player.accessToken, timestamp: old.time + 250 }, server: { serverID: server.serverID, serverName: server.body.serverName, country: 'DE' }, payload: old },
+          {
+            player: { playerUID: player.uid, accessToken: player.accessToken, timestamp: old.time + 250 },
+            server: { serverID: server.serverID, serverName: server.body.serverName, country: 'DE' },
+            payload: old,
+          },
           { token: server.accessToken },
         )
       ).status,
     ).toBe(200);
     await app.sql(`UPDATE play_record SET received_at = now() - interval '5 minutes' WHERE time_ms = $1`, [old.time]);
-    const policy = { minPluginVersion: 1, latestPluginVersion: 12, allowedPluginSHAs: [], downUrl: 'https://example.org/p.jar' };
+    const policy = {
+      minPluginVersion: 1,
+      latestPluginVersion: 12,
+      allowedPluginSHAs: [],
+      downUrl: 'https://example.org/p.jar',
+    };
     expect((await app.admin.put('/admin/plugin-policy', policy)).status).toBe(200);
     expect((await app.admin.put('/admin/maintenance', { enabled: true, message: 'Back soon' })).status).toBe(200);
 
@@ -62,12 +75,17 @@ describe('GET /admin/overview', () => {
       pluginPolicy: policy,
     });
     // A read: no audit row.
-    const audit = await app.sql<{ n: number }>(`SELECT count(*)::int AS n FROM admin_audit WHERE action LIKE 'overview%'`);
+    const audit = await app.sql<{ n: number }>(
+      `SELECT count(*)::int AS n FROM admin_audit WHERE action LIKE 'overview%'`,
+    );
     expect(audit[0].n).toBe(0);
   });
 
   it('answers 401 for a wrong token', async () => {
-    expect((await app.http.get('/admin/overview', { token: 'wrong-token-0123456789' })).body).toEqual({ error: 'UNAUTHORIZED', message: 'Invalid admin token' });
+    expect((await app.http.get('/admin/overview', { token: 'wrong-token-0123456789' })).body).toEqual({
+      error: 'UNAUTHORIZED',
+      message: 'Invalid admin token',
+    });
   });
 });
 
@@ -83,6 +101,8 @@ describe('GET /admin/overview without ADMIN_TOKEN', () => {
 
   it('answers 404', async () => {
     const response = await app.http.get('/admin/overview', { token: ADMIN_TOKEN });
-    expect(response).toEqual(expect.objectContaining({ status: 404, body: { error: 'NOT_FOUND', message: 'Not found' } }));
+    expect(response).toEqual(
+      expect.objectContaining({ status: 404, body: { error: 'NOT_FOUND', message: 'Not found' } }),
+    );
   });
 });

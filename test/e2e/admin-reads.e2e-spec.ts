@@ -10,12 +10,19 @@ const LOCAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
 const bad = (message: string) => ({ error: 'BAD_REQUEST', message });
 
 /** Every item of a list, following nextCursor with `limit` per page; also returns the page sizes. */
-async function walk(app: TestApp, path: string, query: Record<string, string | number>, limit: number): Promise<{ items: any[]; pages: number[] }> {
+async function walk(
+  app: TestApp,
+  path: string,
+  query: Record<string, string | number>,
+  limit: number,
+): Promise<{ items: any[]; pages: number[] }> {
   const items: any[] = [];
   const pages: number[] = [];
   let cursor: string | null = null;
   do {
-    const response: { status: number; body: any } = await app.admin.get(path, { query: { ...query, limit, ...(cursor ? { cursor } : {}) } });
+    const response: { status: number; body: any } = await app.admin.get(path, {
+      query: { ...query, limit, ...(cursor ? { cursor } : {}) },
+    });
     expect(response.status).toBe(200);
     expect(Object.keys(response.body).sort()).toEqual(['items', 'nextCursor']);
     items.push(...response.body.items);
@@ -36,7 +43,14 @@ describe('Admin reads', () => {
   });
 
   describe('every list', () => {
-    const lists = ['/admin/players', '/admin/bans', '/admin/servers', '/admin/charts', '/admin/collections', '/admin/audit'];
+    const lists = [
+      '/admin/players',
+      '/admin/bans',
+      '/admin/servers',
+      '/admin/charts',
+      '/admin/collections',
+      '/admin/audit',
+    ];
 
     it.each(lists)('%s: 401 with a wrong token', async (path) => {
       const response = await app.http.get(path, { token: 'wrong-admin-token-xxxxxxxx' });
@@ -44,26 +58,33 @@ describe('Admin reads', () => {
       expect(response.body).toEqual({ error: 'UNAUTHORIZED', message: 'Invalid admin token' });
     });
 
-    it.each(lists)('%s: refuses a bad limit, a foreign or broken cursor, an unknown or repeated parameter', async (path) => {
-      for (const limit of ['0', '201', 'x', '1.5', '']) {
-        const response = await app.admin.get(`${path}?limit=${limit}`);
-        expect({ limit, status: response.status, body: response.body }).toEqual({ limit, status: 400, body: bad('limit must be an integer from 1 to 200') });
-      }
-      const foreign = Buffer.from(path.endsWith('players') ? 'bans:5' : 'players:5').toString('base64url');
-      for (const cursor of [foreign, '!!', 'bm9wZQ', Buffer.from('players:x').toString('base64url')]) {
-        const response = await app.admin.get(`${path}?cursor=${cursor}`);
-        expect({ cursor, status: response.status, body: response.body }).toEqual({
-          cursor,
-          status: 400,
-          body: bad('cursor must be the nextCursor of a previous page of this list'),
-        });
-      }
-      const unknown = await app.admin.get(`${path}?sort=desc`);
-      expect(unknown.status).toBe(400);
-      expect(unknown.body.message).toMatch(/^sort is not a parameter of this list \(known: limit, cursor/);
-      const repeated = await app.admin.get(`${path}?cursor=a&cursor=b`);
-      expect(repeated.body).toEqual(bad('cursor must be given once, as text'));
-    });
+    it.each(lists)(
+      '%s: refuses a bad limit, a foreign or broken cursor, an unknown or repeated parameter',
+      async (path) => {
+        for (const limit of ['0', '201', 'x', '1.5', '']) {
+          const response = await app.admin.get(`${path}?limit=${limit}`);
+          expect({ limit, status: response.status, body: response.body }).toEqual({
+            limit,
+            status: 400,
+            body: bad('limit must be an integer from 1 to 200'),
+          });
+        }
+        const foreign = Buffer.from(path.endsWith('players') ? 'bans:5' : 'players:5').toString('base64url');
+        for (const cursor of [foreign, '!!', 'bm9wZQ', Buffer.from('players:x').toString('base64url')]) {
+          const response = await app.admin.get(`${path}?cursor=${cursor}`);
+          expect({ cursor, status: response.status, body: response.body }).toEqual({
+            cursor,
+            status: 400,
+            body: bad('cursor must be the nextCursor of a previous page of this list'),
+          });
+        }
+        const unknown = await app.admin.get(`${path}?sort=desc`);
+        expect(unknown.status).toBe(400);
+        expect(unknown.body.message).toMatch(/^sort is not a parameter of this list \(known: limit, cursor/);
+        const repeated = await app.admin.get(`${path}?cursor=a&cursor=b`);
+        expect(repeated.body).toEqual(bad('cursor must be given once, as text'));
+      },
+    );
   });
 
   describe('GET /admin/players', () => {
@@ -75,9 +96,22 @@ describe('Admin reads', () => {
     beforeAll(async () => {
       server = await onlineServer(app, { name: uniqueName('lobby') });
       players = [];
-      for (let i = 0; i < 5; i++) players.push(await createPlayer(app, { username: `${prefix}_${i}`, ...(i === 0 ? { uuid: randomUuid(), displayName: 'Zero' } : {}) }));
+      for (let i = 0; i < 5; i++)
+        players.push(
+          await createPlayer(app, {
+            username: `${prefix}_${i}`,
+            ...(i === 0 ? { uuid: randomUuid(), displayName: 'Zero' } : {}),
+          }),
+        );
       online = await loginPlayer(app, server, players[1]);
-      expect((await app.admin.post(`/admin/players/${players[2].uid}/ban`, { reason: 'cheating', until: '2099-01-01T00:00:00' })).status).toBe(200);
+      expect(
+        (
+          await app.admin.post(`/admin/players/${players[2].uid}/ban`, {
+            reason: 'cheating',
+            until: '2099-01-01T00:00:00',
+          })
+        ).status,
+      ).toBe(200);
       expect((await app.admin.put(`/admin/players/${players[3].uid}/banstate`, { banstate: 2 })).status).toBe(200);
     });
 
@@ -97,19 +131,34 @@ describe('Admin reads', () => {
         createdAt: expect.stringMatching(LOCAL),
       });
       expect(items[1].online).toEqual({ serverID: server.serverID, serverName: server.server.serverName });
-      expect(items[2].ban).toEqual({ banId: expect.any(Number), reason: 'cheating', until: '2099-01-01T00:00:00', createdAt: expect.stringMatching(LOCAL) });
+      expect(items[2].ban).toEqual({
+        banId: expect.any(Number),
+        reason: 'cheating',
+        until: '2099-01-01T00:00:00',
+        createdAt: expect.stringMatching(LOCAL),
+      });
       expect(items[3].banstate).toBe(2);
       expect(online.uid).toBe(players[1].uid);
     });
 
     it('treats _ in the prefix literally and finds by exact uuid and uid', async () => {
-      expect((await app.admin.get('/admin/players', { query: { username: `${prefix}_1` } })).body.items.map((item: any) => item.uid)).toEqual([players[1].uid]);
+      expect(
+        (await app.admin.get('/admin/players', { query: { username: `${prefix}_1` } })).body.items.map(
+          (item: any) => item.uid,
+        ),
+      ).toEqual([players[1].uid]);
       const [{ uuid }] = await app.sql<{ uuid: string }>('SELECT uuid FROM player WHERE uid = $1', [players[0].uid]);
       const byUuid = await app.admin.get('/admin/players', { query: { uuid: uuid.toUpperCase() } });
       expect(byUuid.body).toEqual({ items: [expect.objectContaining({ uid: players[0].uid })], nextCursor: null });
       const byUid = await app.admin.get('/admin/players', { query: { uid: players[4].uid } });
-      expect(byUid.body).toEqual({ items: [expect.objectContaining({ uid: players[4].uid, username: `${prefix}_4` })], nextCursor: null });
-      expect((await app.admin.get('/admin/players', { query: { uid: 9_000_000_000 } })).body).toEqual({ items: [], nextCursor: null });
+      expect(byUid.body).toEqual({
+        items: [expect.objectContaining({ uid: players[4].uid, username: `${prefix}_4` })],
+        nextCursor: null,
+      });
+      expect((await app.admin.get('/admin/players', { query: { uid: 9_000_000_000 } })).body).toEqual({
+        items: [],
+        nextCursor: null,
+      });
     });
 
     it.each([
@@ -129,15 +178,29 @@ describe('Admin reads', () => {
     it('answers the whole profile: identity, options, bans, sessions, balance, ATP, bests, collections', async () => {
       const server = await onlineServer(app, { name: uniqueName('prof') });
       const player = await onlinePlayer(app, server, { displayName: 'Profiled' });
-      expect((await app.admin.put('/admin/charts', [{ levelId: 4101, name: 'P', difficultyConstant: 10, version: '1.0', active: true }])).status).toBe(200);
+      expect(
+        (
+          await app.admin.put('/admin/charts', [
+            { levelId: 4101, name: 'P', difficultyConstant: 10, version: '1.0', active: true },
+          ])
+        ).status,
+      ).toBe(200);
       const payload = gameplayPayload(4101, Date.now());
       const upload = await app.http.post(
         '/player/upload',
-        { player: { playerUID: player.uid, accessToken: player.accessToken, timestamp: payload.time + 250 }, server: { serverID: server.serverID, serverName: server.body.serverName, country: 'DE' }, payload },
+        {
+          player: { playerUID: player.uid, accessToken: player.accessToken, timestamp: payload.time + 250 },
+          server: { serverID: server.serverID, serverName: server.body.serverName, country: 'DE' },
+          payload,
+        },
         { token: server.accessToken },
       );
       expect(upload.status).toBe(200);
-      const economy = await app.http.post('/player/economy', { uid: player.uid, accessToken: player.accessToken, wattHour: 700 }, { token: server.accessToken });
+      const economy = await app.http.post(
+        '/player/economy',
+        { uid: player.uid, accessToken: player.accessToken, wattHour: 700 },
+        { token: server.accessToken },
+      );
       expect(economy.status).toBe(200);
       expect((await app.admin.post(`/admin/players/${player.uid}/ban`, { reason: 'first' })).status).toBe(200);
       expect((await app.admin.delete(`/admin/players/${player.uid}/ban`)).status).toBe(204);
@@ -145,7 +208,10 @@ describe('Admin reads', () => {
 
       const response = await app.admin.get(`/admin/players/${player.uid}`);
       expect(response.status).toBe(200);
-      const [best] = await app.sql<{ acc: number; rating: number }>('SELECT acc, rating FROM player_chart_best WHERE uid = $1', [player.uid]);
+      const [best] = await app.sql<{ acc: number; rating: number }>(
+        'SELECT acc, rating FROM player_chart_best WHERE uid = $1',
+        [player.uid],
+      );
       const [rating] = await app.sql<{ atp: string }>('SELECT atp FROM player_rating WHERE uid = $1', [player.uid]);
       const session = (live: boolean, reason: string | null) => ({
         sessionId: expect.any(String),
@@ -168,14 +234,39 @@ describe('Admin reads', () => {
         dataVersion: 1,
         createdAt: expect.stringMatching(LOCAL),
         updatedAt: expect.stringMatching(LOCAL),
-        options: { continueEnabled: false, sound: null, songSelectionState: null, extraOptions: {}, prefixKey: null, suffixKey: null },
-        bans: [{ banId: expect.any(Number), reason: 'first', message: 'You are banned: first', until: null, createdAt: expect.stringMatching(LOCAL), liftedAt: expect.stringMatching(LOCAL), active: false }],
+        options: {
+          continueEnabled: false,
+          sound: null,
+          songSelectionState: null,
+          extraOptions: {},
+          prefixKey: null,
+          suffixKey: null,
+        },
+        bans: [
+          {
+            banId: expect.any(Number),
+            reason: 'first',
+            message: 'You are banned: first',
+            until: null,
+            createdAt: expect.stringMatching(LOCAL),
+            liftedAt: expect.stringMatching(LOCAL),
+            active: false,
+          },
+        ],
         sessions: [session(true, null), session(false, 'banned')],
         balance: {
           uid: player.uid,
           wattHour: 700,
           updatedAt: expect.stringMatching(LOCAL),
-          history: [{ id: expect.any(Number), previousWattHour: null, wattHour: 700, serverID: server.serverID, time: expect.stringMatching(LOCAL) }],
+          history: [
+            {
+              id: expect.any(Number),
+              previousWattHour: null,
+              wattHour: 700,
+              serverID: server.serverID,
+              time: expect.stringMatching(LOCAL),
+            },
+          ],
           nextBefore: null,
         },
         atp: Number(rating.atp),
@@ -191,11 +282,23 @@ describe('Admin reads', () => {
       const player = await createPlayer(app);
       const response = await app.admin.get(`/admin/players/${player.uid}`);
       expect(response.status).toBe(200);
-      expect(response.body).toMatchObject({ sessions: [], bans: [], atp: null, siteRank: null, bests: [], bestCount: 0, collections: [], balance: { wattHour: null, history: [], nextBefore: null } });
+      expect(response.body).toMatchObject({
+        sessions: [],
+        bans: [],
+        atp: null,
+        siteRank: null,
+        bests: [],
+        bestCount: 0,
+        collections: [],
+        balance: { wattHour: null, history: [], nextBefore: null },
+      });
     });
 
     it('404 for an unknown uid, 400 for a bad one', async () => {
-      expect((await app.admin.get('/admin/players/9000000000')).body).toEqual({ error: 'NOT_FOUND', message: 'No player with uid 9000000000' });
+      expect((await app.admin.get('/admin/players/9000000000')).body).toEqual({
+        error: 'NOT_FOUND',
+        message: 'No player with uid 9000000000',
+      });
       const badUid = await app.admin.get('/admin/players/0x1');
       expect(badUid.status).toBe(400);
       expect(badUid.body).toEqual(bad('uid must be a positive integer'));
@@ -207,7 +310,9 @@ describe('Admin reads', () => {
       const banned: TestPlayer[] = [];
       for (let i = 0; i < 3; i++) {
         const player = await createPlayer(app);
-        expect((await app.admin.post(`/admin/players/${player.uid}/ban`, { reason: `r${i}`, message: `m${i}` })).status).toBe(200);
+        expect(
+          (await app.admin.post(`/admin/players/${player.uid}/ban`, { reason: `r${i}`, message: `m${i}` })).status,
+        ).toBe(200);
         banned.push(player);
       }
       const lifted = await createPlayer(app);
@@ -218,7 +323,9 @@ describe('Admin reads', () => {
       await app.sql(`UPDATE player_ban SET until = now() - interval '1 minute' WHERE uid = $1`, [expired.uid]);
 
       const { items } = await walk(app, '/admin/bans', {}, 2);
-      const expected = await app.sql<{ id: string }>(`SELECT id FROM player_ban WHERE lifted_at IS NULL AND (until IS NULL OR until > now()) ORDER BY id DESC`);
+      const expected = await app.sql<{ id: string }>(
+        `SELECT id FROM player_ban WHERE lifted_at IS NULL AND (until IS NULL OR until > now()) ORDER BY id DESC`,
+      );
       expect(items.map((item) => String(item.banId))).toEqual(expected.map((row) => row.id));
       expect(items.map((item) => item.uid)).not.toContain(lifted.uid);
       expect(items.map((item) => item.uid)).not.toContain(expired.uid);
@@ -226,7 +333,17 @@ describe('Admin reads', () => {
 
       const one = await app.admin.get('/admin/bans', { query: { uid: banned[1].uid } });
       expect(one.body).toEqual({
-        items: [{ banId: expect.any(Number), uid: banned[1].uid, username: banned[1].username, reason: 'r1', message: 'm1', until: null, createdAt: expect.stringMatching(LOCAL) }],
+        items: [
+          {
+            banId: expect.any(Number),
+            uid: banned[1].uid,
+            username: banned[1].username,
+            reason: 'r1',
+            message: 'm1',
+            until: null,
+            createdAt: expect.stringMatching(LOCAL),
+          },
+        ],
         nextCursor: null,
       });
       expect((await app.admin.get('/admin/bans?uid=-1')).body).toEqual(bad('uid must be a positive integer'));
@@ -244,7 +361,12 @@ describe('Admin reads', () => {
       expect((await app.http.post('/server/logout', undefined, { token: goneSession.accessToken })).status).toBe(204);
       const ws = await WsClient.connect(app.baseUrl, live.accessToken);
       // The connection row is written just after the upgrade.
-      await eventually(async () => (await app.sql('SELECT 1 FROM ws_connection WHERE server_id = $1 AND closed_at IS NULL', [live.serverID])).length > 0, 'the ws_connection row');
+      await eventually(
+        async () =>
+          (await app.sql('SELECT 1 FROM ws_connection WHERE server_id = $1 AND closed_at IS NULL', [live.serverID]))
+            .length > 0,
+        'the ws_connection row',
+      );
 
       const { items, pages } = await walk(app, '/admin/servers', {}, 2);
       const count = await app.sql<{ n: number }>('SELECT count(*)::int AS n FROM game_server');
@@ -266,15 +388,26 @@ describe('Admin reads', () => {
         createdAt: expect.stringMatching(LOCAL),
       });
       expect(byId.get(live.serverID)).toEqual(
-        expect.objectContaining({ online: true, playersOnline: 2, pluginVersion: 10, address: '127.0.0.1', lastLogin: expect.stringMatching(LOCAL), realtime: { instanceId: expect.any(String), connectedAt: expect.stringMatching(LOCAL) } }),
+        expect.objectContaining({
+          online: true,
+          playersOnline: 2,
+          pluginVersion: 10,
+          address: '127.0.0.1',
+          lastLogin: expect.stringMatching(LOCAL),
+          realtime: { instanceId: expect.any(String), connectedAt: expect.stringMatching(LOCAL) },
+        }),
       );
-      expect(byId.get(gone.serverID)).toEqual(expect.objectContaining({ online: false, playersOnline: 0, pluginVersion: 7, realtime: null }));
+      expect(byId.get(gone.serverID)).toEqual(
+        expect.objectContaining({ online: false, playersOnline: 0, pluginVersion: 7, realtime: null }),
+      );
 
       const onlineOnly = await walk(app, '/admin/servers', { online: 'true' }, 200);
       expect(onlineOnly.items.map((item) => item.serverID)).toContain(live.serverID);
       expect(onlineOnly.items.every((item) => item.online)).toBe(true);
       const offline = await walk(app, '/admin/servers', { online: 'false' }, 200);
-      expect(offline.items.map((item) => item.serverID)).toEqual(expect.arrayContaining([fresh.serverID, gone.serverID]));
+      expect(offline.items.map((item) => item.serverID)).toEqual(
+        expect.arrayContaining([fresh.serverID, gone.serverID]),
+      );
       expect(offline.items.every((item) => !item.online)).toBe(true);
       expect((await app.admin.get('/admin/servers?online=yes')).body).toEqual(bad('online must be true or false'));
       ws.close();
@@ -283,9 +416,17 @@ describe('Admin reads', () => {
 
   describe('GET /admin/charts and /admin/collections', () => {
     it('lists charts as stored, inactive and placeholders included, filtered by active', async () => {
-      const charts = [5001, 5002, 5003].map((levelId) => ({ levelId, name: `C${levelId}`, difficultyConstant: 11.5, version: '2.0', active: levelId !== 5002 }));
+      const charts = [5001, 5002, 5003].map((levelId) => ({
+        levelId,
+        name: `C${levelId}`,
+        difficultyConstant: 11.5,
+        version: '2.0',
+        active: levelId !== 5002,
+      }));
       expect((await app.admin.put('/admin/charts', charts)).status).toBe(200);
-      await app.sql(`INSERT INTO chart (level_id, name, difficulty_constant, version, active) VALUES (5004, 'Level 5004', 0, 'unknown', false)`);
+      await app.sql(
+        `INSERT INTO chart (level_id, name, difficulty_constant, version, active) VALUES (5004, 'Level 5004', 0, 'unknown', false)`,
+      );
       const { items, pages } = await walk(app, '/admin/charts', {}, 3);
       const stored = await app.sql<{ level_id: number }>('SELECT level_id FROM chart ORDER BY level_id');
       expect(items.map((item) => item.levelId)).toEqual(stored.map((row) => row.level_id));
@@ -319,7 +460,9 @@ describe('Admin reads', () => {
       const { items } = await walk(app, '/admin/collections', {}, 1);
       const stored = await app.sql<{ key: string }>('SELECT key FROM collection ORDER BY key COLLATE "C"');
       expect(items.map((item) => item.key)).toEqual(stored.map((row) => row.key));
-      expect(items.map((item) => item.key)).toEqual(expect.arrayContaining(['rhythmc:title.B', 'rhythmc:title.a', 'rhythmc:title.b']));
+      expect(items.map((item) => item.key)).toEqual(
+        expect.arrayContaining(['rhythmc:title.B', 'rhythmc:title.a', 'rhythmc:title.b']),
+      );
       const titles = await walk(app, '/admin/collections', { type: 'title' }, 2);
       expect(titles.items.map((item) => item.key)).toEqual(['rhythmc:title.B', 'rhythmc:title.a', 'rhythmc:title.b']);
       expect(titles.items[0]).toEqual({
@@ -330,7 +473,9 @@ describe('Admin reads', () => {
         createdAt: expect.stringMatching(LOCAL),
         updatedAt: expect.stringMatching(LOCAL),
       });
-      expect((await app.admin.get('/admin/collections?type=a%20b')).body).toEqual(bad('type must be 1-32 characters of A-Z, a-z, 0-9, _, ., : and -'));
+      expect((await app.admin.get('/admin/collections?type=a%20b')).body).toEqual(
+        bad('type must be 1-32 characters of A-Z, a-z, 0-9, _, ., : and -'),
+      );
     });
   });
 });
@@ -345,7 +490,15 @@ describe('Admin reads without ADMIN_TOKEN', () => {
     await app.close();
   });
 
-  it.each(['/admin/players', '/admin/players/1', '/admin/bans', '/admin/servers', '/admin/charts', '/admin/collections', '/admin/audit'])('GET %s answers 404', async (path) => {
+  it.each([
+    '/admin/players',
+    '/admin/players/1',
+    '/admin/bans',
+    '/admin/servers',
+    '/admin/charts',
+    '/admin/collections',
+    '/admin/audit',
+  ])('GET %s answers 404', async (path) => {
     const response = await app.http.get(path, { token: ADMIN_TOKEN });
     expect(response.status).toBe(404);
     expect(response.body).toEqual({ error: 'NOT_FOUND', message: 'Not found' });

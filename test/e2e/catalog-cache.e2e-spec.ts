@@ -4,9 +4,27 @@ import { eventually, sleep } from '../support/wait';
 
 type OnlineServer = Awaited<ReturnType<typeof onlineServer>>;
 
-const chart = (levelId: number, name: string) => ({ levelId, name, difficultyConstant: 10, version: '1.0', active: true, createdAt: '2026-01-02T03:04:05' });
-const listed = (levelId: number, name: string) => ({ levelId, name, difficultyConstant: 10, version: '1.0', createdAt: '2026-01-02T03:04:05' });
-const title = (key: string, name: string) => ({ key, type: 'title', unlockMethod: { type: 'DEFAULT' }, properties: { title: name } });
+const chart = (levelId: number, name: string) => ({
+  levelId,
+  name,
+  difficultyConstant: 10,
+  version: '1.0',
+  active: true,
+  createdAt: '2026-01-02T03:04:05',
+});
+const listed = (levelId: number, name: string) => ({
+  levelId,
+  name,
+  difficultyConstant: 10,
+  version: '1.0',
+  createdAt: '2026-01-02T03:04:05',
+});
+const title = (key: string, name: string) => ({
+  key,
+  type: 'title',
+  unlockMethod: { type: 'DEFAULT' },
+  properties: { title: name },
+});
 
 describe('Catalog reads from memory', () => {
   let app: TestApp;
@@ -35,7 +53,10 @@ describe('Catalog reads from memory', () => {
       expect(again.text).toBe('');
       expect(again.headers.get('etag')).toBe(etag);
 
-      const other = await app.http.get(path, { token: server.accessToken, headers: { 'If-None-Match': '"something-else"' } });
+      const other = await app.http.get(path, {
+        token: server.accessToken,
+        headers: { 'If-None-Match': '"something-else"' },
+      });
       expect(other.status).toBe(200);
       expect(other.body).toEqual(first.body);
     }
@@ -48,20 +69,33 @@ describe('Catalog reads from memory', () => {
     expect((await app.admin.put('/admin/charts', [chart(2, 'Two')])).status).toBe(200);
     expect((await app.admin.put('/admin/collections', [title('rhythmc:title.cache', 'Cached')])).status).toBe(200);
 
-    const after = await app.http.get('/server/charts', { token: server.accessToken, headers: { 'If-None-Match': before.headers.get('etag') as string } });
+    const after = await app.http.get('/server/charts', {
+      token: server.accessToken,
+      headers: { 'If-None-Match': before.headers.get('etag') as string },
+    });
     expect(after.status).toBe(200);
     expect(after.body).toEqual([listed(1, 'One'), listed(2, 'Two')]);
     expect(after.headers.get('etag')).not.toBe(before.headers.get('etag'));
-    const collections = await app.http.get<Array<{ key: string }>>('/server/collections', { token: server.accessToken });
+    const collections = await app.http.get<Array<{ key: string }>>('/server/collections', {
+      token: server.accessToken,
+    });
     expect(collections.body.map((c) => c.key)).toContain('rhythmc:title.cache');
   });
 
   it('a refused admin write leaves the generation and the lists alone', async () => {
-    const [before] = await app.sql<{ generation: string }>('SELECT generation::text AS generation FROM catalog_generation');
-    const refused = await app.admin.put('/admin/charts', [chart(3, 'Three'), { levelId: -1, name: 'Bad', difficultyConstant: 1, version: '1', active: true }]);
+    const [before] = await app.sql<{ generation: string }>(
+      'SELECT generation::text AS generation FROM catalog_generation',
+    );
+    const refused = await app.admin.put('/admin/charts', [
+      chart(3, 'Three'),
+      { levelId: -1, name: 'Bad', difficultyConstant: 1, version: '1', active: true },
+    ]);
     expect(refused.status).toBe(400);
     expect(await app.sql('SELECT generation::text AS generation FROM catalog_generation')).toEqual([before]);
-    expect((await app.http.get('/server/charts', { token: server.accessToken })).body).toEqual([listed(1, 'One'), listed(2, 'Two')]);
+    expect((await app.http.get('/server/charts', { token: server.accessToken })).body).toEqual([
+      listed(1, 'One'),
+      listed(2, 'Two'),
+    ]);
   });
 
   it('serves from memory: a change behind its back is seen once the generation moves (a lost event), within a second', async () => {
@@ -69,11 +103,16 @@ describe('Catalog reads from memory', () => {
     await app.sql("UPDATE chart SET name = 'One (edited)' WHERE level_id = 1");
     await sleep(1_200);
     // Nothing told the cache: the same bytes as before.
-    expect((await app.http.get('/server/charts', { token: server.accessToken })).body).toEqual([listed(1, 'One'), listed(2, 'Two')]);
+    expect((await app.http.get('/server/charts', { token: server.accessToken })).body).toEqual([
+      listed(1, 'One'),
+      listed(2, 'Two'),
+    ]);
 
     await app.sql('UPDATE catalog_generation SET generation = generation + 1');
     await eventually(
-      async () => JSON.stringify((await app.http.get('/server/charts', { token: server.accessToken })).body) === JSON.stringify([listed(1, 'One (edited)'), listed(2, 'Two')]),
+      async () =>
+        JSON.stringify((await app.http.get('/server/charts', { token: server.accessToken })).body) ===
+        JSON.stringify([listed(1, 'One (edited)'), listed(2, 'Two')]),
       'the edited chart is served after the generation moved',
       3_000,
     );
@@ -101,10 +140,13 @@ describe('Catalog reads from memory', () => {
     expect((await a.admin.put('/admin/charts', [chart(11, 'Eleven')])).status).toBe(200);
     // The event arrives in milliseconds; the generation check would catch it within a second anyway.
     await eventually(
-      async () => ((await b.http.get<unknown[]>('/server/charts', { token: session.accessToken })).body).length === 2,
+      async () => (await b.http.get<unknown[]>('/server/charts', { token: session.accessToken })).body.length === 2,
       'instance B lists the chart written through A',
       2_000,
     );
-    expect((await b.http.get('/server/charts', { token: session.accessToken })).body).toEqual([listed(10, 'Ten'), listed(11, 'Eleven')]);
+    expect((await b.http.get('/server/charts', { token: session.accessToken })).body).toEqual([
+      listed(10, 'Ten'),
+      listed(11, 'Eleven'),
+    ]);
   });
 });

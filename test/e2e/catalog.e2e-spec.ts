@@ -33,7 +33,12 @@ const redTag = {
   unlockMethod: { type: 'MANUAL' },
   properties: { title: '&cRed', description: 'A red tag', rarity: 'COMMON', position: false },
 };
-const arena = { key: 'rhythmc:arena.sky', type: 'arena', unlockMethod: { type: 'MANUAL', defaultUnlocked: true }, properties: {} };
+const arena = {
+  key: 'rhythmc:arena.sky',
+  type: 'arena',
+  unlockMethod: { type: 'MANUAL', defaultUnlocked: true },
+  properties: {},
+};
 
 describe('Catalog: collections, unlock sync, charts', () => {
   let app: TestApp;
@@ -48,10 +53,14 @@ describe('Catalog: collections, unlock sync, charts', () => {
   });
 
   const granted = async (uid: number) =>
-    (await app.sql<{ collection_key: string }>('SELECT collection_key FROM player_collection WHERE uid = $1 ORDER BY collection_key COLLATE "C"', [uid])).map(
-      (row) => row.collection_key,
-    );
-  const sync = (body: Record<string, unknown>, token: string | null = server.accessToken) => app.http.post('/player/collections', body, { token });
+    (
+      await app.sql<{ collection_key: string }>(
+        'SELECT collection_key FROM player_collection WHERE uid = $1 ORDER BY collection_key COLLATE "C"',
+        [uid],
+      )
+    ).map((row) => row.collection_key);
+  const sync = (body: Record<string, unknown>, token: string | null = server.accessToken) =>
+    app.http.post('/player/collections', body, { token });
 
   describe('PUT /admin/collections and GET /server/collections', () => {
     it('lists nothing on a fresh catalog', async () => {
@@ -77,7 +86,11 @@ describe('Catalog: collections, unlock sync, charts', () => {
     });
 
     it('replaces an existing definition', async () => {
-      const changed = { ...redTag, unlockMethod: { type: 'ACHIEVEMENT', events: ['WIN'] }, properties: { ...redTag.properties, rarity: 'RARE' } };
+      const changed = {
+        ...redTag,
+        unlockMethod: { type: 'ACHIEVEMENT', events: ['WIN'] },
+        properties: { ...redTag.properties, rarity: 'RARE' },
+      };
       expect((await app.admin.put('/admin/collections', [changed])).body).toEqual({ upserted: 1 });
       const listed = await app.http.get('/server/collections', { token: server.accessToken });
       expect(listed.body).toEqual([arena, changed, starTitle]);
@@ -93,15 +106,26 @@ describe('Catalog: collections, unlock sync, charts', () => {
       expect(response.status).toBe(400);
       expect(response.body).toEqual({
         error: 'BAD_REQUEST',
-        message: '[1] properties.position: must be a boolean; [2] key: must look like namespace:category.id (at most 128 characters)',
+        message:
+          '[1] properties.position: must be a boolean; [2] key: must look like namespace:category.id (at most 128 characters)',
       });
-      expect(await app.sql(`SELECT key FROM collection WHERE key IN ('rhythmc:tag.fresh', 'rhythmc:title.bad')`)).toEqual([]);
+      expect(
+        await app.sql(`SELECT key FROM collection WHERE key IN ('rhythmc:tag.fresh', 'rhythmc:title.bad')`),
+      ).toEqual([]);
     });
 
     it.each([
       ['an object body', { key: 'x' }, 'The request body must be a JSON array'],
-      ['a missing unlock rule type', [{ ...redTag, unlockMethod: {} }], '[0] unlockMethod.type: must be a non-empty string'],
-      ['a description of numbers', [{ ...redTag, properties: { title: 'x', description: [1] } }], '[0] properties.description: must be a string or an array of strings'],
+      [
+        'a missing unlock rule type',
+        [{ ...redTag, unlockMethod: {} }],
+        '[0] unlockMethod.type: must be a non-empty string',
+      ],
+      [
+        'a description of numbers',
+        [{ ...redTag, properties: { title: 'x', description: [1] } }],
+        '[0] properties.description: must be a string or an array of strings',
+      ],
       ['a duplicate key', [redTag, redTag], '[1] key: duplicate of entry [0]'],
       ['an unknown field', [{ ...redTag, icon: 'x' }], '[0] icon: unknown field'],
     ])('answers 400 for %s', async (_label, body, message) => {
@@ -118,7 +142,10 @@ describe('Catalog: collections, unlock sync, charts', () => {
     });
 
     it('answers 401 without a live server token', async () => {
-      expect((await app.http.get('/server/collections')).body).toEqual({ error: 'UNAUTHORIZED', message: 'Missing bearer server access token' });
+      expect((await app.http.get('/server/collections')).body).toEqual({
+        error: 'UNAUTHORIZED',
+        message: 'Missing bearer server access token',
+      });
       expect((await app.http.get('/server/collections', { token: 'nope' })).status).toBe(401);
     });
   });
@@ -139,16 +166,28 @@ describe('Catalog: collections, unlock sync, charts', () => {
       expect(first.text).toBe('');
       expect(await granted(player.uid)).toEqual([starTitle.key]);
 
-      const second = await sync({ uid: player.uid, accessToken: player.accessToken, collections: [redTag.key, arena.key] });
+      const second = await sync({
+        uid: player.uid,
+        accessToken: player.accessToken,
+        collections: [redTag.key, arena.key],
+      });
       expect(second.status).toBe(204);
       expect(await granted(player.uid)).toEqual([arena.key, redTag.key, starTitle.key]);
 
-      const profile = await app.http.post('/player/options', { uid: player.uid, accessToken: player.accessToken, options: {} }, { token: server.accessToken });
+      const profile = await app.http.post(
+        '/player/options',
+        { uid: player.uid, accessToken: player.accessToken, options: {} },
+        { token: server.accessToken },
+      );
       expect(profile.body.data).toEqual({ collections: [arena.key, redTag.key, starTitle.key] });
     });
 
     it('is idempotent: the same keys twice (and twice in one list) are stored once', async () => {
-      const body = { uid: player.uid, accessToken: player.accessToken, collections: [redTag.key, redTag.key, 'rhythmc:assets.songs.9'] };
+      const body = {
+        uid: player.uid,
+        accessToken: player.accessToken,
+        collections: [redTag.key, redTag.key, 'rhythmc:assets.songs.9'],
+      };
       expect((await sync(body)).status).toBe(204);
       expect((await sync(body)).status).toBe(204);
       expect(await granted(player.uid)).toEqual(['rhythmc:assets.songs.9', redTag.key]);
@@ -166,7 +205,9 @@ describe('Catalog: collections, unlock sync, charts', () => {
         { type: 'asset', unlock_method: { type: 'MANUAL' }, properties: {} },
       ]);
       expect(await granted(player.uid)).toEqual([key]);
-      const listed = await app.http.get<{ key: string; type: string }[]>('/server/collections', { token: server.accessToken });
+      const listed = await app.http.get<{ key: string; type: string }[]>('/server/collections', {
+        token: server.accessToken,
+      });
       expect(listed.body.map((c) => c.key)).not.toContain(key);
       expect(listed.body.every((c) => c.type !== 'asset')).toBe(true);
     });
@@ -178,19 +219,35 @@ describe('Catalog: collections, unlock sync, charts', () => {
         collections: [starTitle.key, 'rhythmc:assets.songs.77', 'rhythmc:title.nope', 'other:assets.x'],
       });
       expect(response.status).toBe(400);
-      expect(response.body).toEqual({ error: 'BAD_REQUEST', message: 'collections: unknown collection keys: rhythmc:title.nope, other:assets.x' });
+      expect(response.body).toEqual({
+        error: 'BAD_REQUEST',
+        message: 'collections: unknown collection keys: rhythmc:title.nope, other:assets.x',
+      });
       expect(await granted(player.uid)).toEqual([]);
       expect(await app.sql(`SELECT key FROM collection WHERE key = 'rhythmc:assets.songs.77'`)).toEqual([]);
     });
 
     it.each([
-      ['a malformed key', { collections: ['rhythmc:title.star', 'bad key', 'rhythmc:title'] }, 'collections must hold keys of the form namespace:category.id; malformed: "bad key", "rhythmc:title"'],
+      [
+        'a malformed key',
+        { collections: ['rhythmc:title.star', 'bad key', 'rhythmc:title'] },
+        'collections must hold keys of the form namespace:category.id; malformed: "bad key", "rhythmc:title"',
+      ],
       ['a missing uid', { uid: undefined }, 'uid must be a positive integer'],
-      ['a missing accessToken', { accessToken: undefined }, 'accessToken should not be empty; accessToken must be a string'],
+      [
+        'a missing accessToken',
+        { accessToken: undefined },
+        'accessToken should not be empty; accessToken must be a string',
+      ],
       ['collections not an array', { collections: 'rhythmc:title.star' }, 'collections must be an array'],
       ['a non-string key', { collections: [5] }, 'collections: each value in collections must be a string'],
     ])('answers 400 for %s', async (_label, change, message) => {
-      const response = await sync({ uid: player.uid, accessToken: player.accessToken, collections: [redTag.key], ...change });
+      const response = await sync({
+        uid: player.uid,
+        accessToken: player.accessToken,
+        collections: [redTag.key],
+        ...change,
+      });
       expect(response.status).toBe(400);
       expect(response.body.error).toBe('BAD_REQUEST');
       for (const part of message.split('; ')) expect(response.body.message).toContain(part);
@@ -205,7 +262,11 @@ describe('Catalog: collections, unlock sync, charts', () => {
       const foreign = await sync({ uid: player.uid, accessToken: other.accessToken, collections: [redTag.key] });
       expect(foreign.body).toEqual({ error: 'UNAUTHORIZED', message: 'The access token does not belong to this uid' });
 
-      await app.http.post('/player/logout', { uid: other.uid, accessToken: other.accessToken }, { token: server.accessToken });
+      await app.http.post(
+        '/player/logout',
+        { uid: other.uid, accessToken: other.accessToken },
+        { token: server.accessToken },
+      );
       const loggedOut = await sync({ uid: other.uid, accessToken: other.accessToken, collections: [redTag.key] });
       expect(loggedOut.status).toBe(401);
       expect(await granted(player.uid)).toEqual([]);
@@ -214,24 +275,40 @@ describe('Catalog: collections, unlock sync, charts', () => {
 
     it('answers 401 for a player token of another server session', async () => {
       const otherServer = await onlineServer(app);
-      const response = await sync({ uid: player.uid, accessToken: player.accessToken, collections: [redTag.key] }, otherServer.accessToken);
+      const response = await sync(
+        { uid: player.uid, accessToken: player.accessToken, collections: [redTag.key] },
+        otherServer.accessToken,
+      );
       expect(response.status).toBe(401);
-      expect(response.body).toEqual({ error: 'UNAUTHORIZED', message: 'The player session belongs to another server session' });
+      expect(response.body).toEqual({
+        error: 'UNAUTHORIZED',
+        message: 'The player session belongs to another server session',
+      });
       expect(await granted(player.uid)).toEqual([]);
     });
 
     it('answers 401 without a server token', async () => {
-      const response = await sync({ uid: player.uid, accessToken: player.accessToken, collections: [redTag.key] }, null);
+      const response = await sync(
+        { uid: player.uid, accessToken: player.accessToken, collections: [redTag.key] },
+        null,
+      );
       expect(response.status).toBe(401);
     });
 
     it('loses no grant and duplicates none under concurrent calls', async () => {
       // Half of the lists name the same keys in reverse order: the inserts must not deadlock.
       const lists = Array.from({ length: 12 }, (_, i) => {
-        const keys = [redTag.key, `rhythmc:assets.race.${i % 4}`, `rhythmc:assets.race.shared`, i % 2 ? starTitle.key : arena.key];
+        const keys = [
+          redTag.key,
+          `rhythmc:assets.race.${i % 4}`,
+          `rhythmc:assets.race.shared`,
+          i % 2 ? starTitle.key : arena.key,
+        ];
         return i % 3 === 0 ? keys.reverse() : keys;
       });
-      const responses = await Promise.all(lists.map((collections) => sync({ uid: player.uid, accessToken: player.accessToken, collections })));
+      const responses = await Promise.all(
+        lists.map((collections) => sync({ uid: player.uid, accessToken: player.accessToken, collections })),
+      );
       expect(responses.map((r) => r.status)).toEqual(lists.map(() => 204));
       expect(await granted(player.uid)).toEqual([
         arena.key,
@@ -243,24 +320,41 @@ describe('Catalog: collections, unlock sync, charts', () => {
         redTag.key,
         starTitle.key,
       ]);
-      expect(await app.sql(`SELECT count(*)::int AS n FROM collection WHERE key LIKE 'rhythmc:assets.race.%'`)).toEqual([{ n: 5 }]);
+      expect(await app.sql(`SELECT count(*)::int AS n FROM collection WHERE key LIKE 'rhythmc:assets.race.%'`)).toEqual(
+        [{ n: 5 }],
+      );
     });
 
     it('keeps grants across a restart', async () => {
-      await sync({ uid: player.uid, accessToken: player.accessToken, collections: [starTitle.key, 'rhythmc:assets.keep.1'] });
+      await sync({
+        uid: player.uid,
+        accessToken: player.accessToken,
+        collections: [starTitle.key, 'rhythmc:assets.keep.1'],
+      });
       await app.restart();
       expect(await granted(player.uid)).toEqual(['rhythmc:assets.keep.1', starTitle.key]);
       // The sessions live in the database, so the same tokens still work after the restart.
       const more = await sync({ uid: player.uid, accessToken: player.accessToken, collections: [redTag.key] });
       expect(more.status).toBe(204);
-      await app.http.post('/player/logout', { uid: player.uid, accessToken: player.accessToken }, { token: server.accessToken });
+      await app.http.post(
+        '/player/logout',
+        { uid: player.uid, accessToken: player.accessToken },
+        { token: server.accessToken },
+      );
       const again = await loginPlayer(app, server, player);
       expect(again.profile.data).toEqual({ collections: ['rhythmc:assets.keep.1', redTag.key, starTitle.key] });
     });
   });
 
   describe('PUT /admin/charts and GET /server/charts', () => {
-    const seven = { levelId: 7, name: 'Seven Seas', difficultyConstant: 12.7, version: '1.2.0', active: true, createdAt: '2026-03-16T10:20:30' };
+    const seven = {
+      levelId: 7,
+      name: 'Seven Seas',
+      difficultyConstant: 12.7,
+      version: '1.2.0',
+      active: true,
+      createdAt: '2026-03-16T10:20:30',
+    };
     const three = { levelId: 3, name: 'Three', difficultyConstant: 9, version: '1.0', active: true };
     const hidden = { levelId: 5, name: 'Hidden', difficultyConstant: 14.2, version: '2.0', active: false };
 
@@ -273,11 +367,25 @@ describe('Catalog: collections, unlock sync, charts', () => {
       const listed = await app.http.get('/server/charts', { token: server.accessToken });
       expect(listed.status).toBe(200);
       expect(listed.body).toEqual([
-        { levelId: 3, name: 'Three', difficultyConstant: 9, version: '1.0', createdAt: formatLocalDateTime(stored.created_at) },
-        { levelId: 7, name: 'Seven Seas', difficultyConstant: 12.7, version: '1.2.0', createdAt: '2026-03-16T10:20:30' },
+        {
+          levelId: 3,
+          name: 'Three',
+          difficultyConstant: 9,
+          version: '1.0',
+          createdAt: formatLocalDateTime(stored.created_at),
+        },
+        {
+          levelId: 7,
+          name: 'Seven Seas',
+          difficultyConstant: 12.7,
+          version: '1.2.0',
+          createdAt: '2026-03-16T10:20:30',
+        },
       ]);
       expect(listed.body[0].createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/);
-      expect(await app.sql('SELECT level_id, name, difficulty_constant, version, active FROM chart ORDER BY level_id')).toEqual([
+      expect(
+        await app.sql('SELECT level_id, name, difficulty_constant, version, active FROM chart ORDER BY level_id'),
+      ).toEqual([
         { level_id: 3, name: 'Three', difficulty_constant: 9, version: '1.0', active: true },
         { level_id: 5, name: 'Hidden', difficulty_constant: 14.2, version: '2.0', active: false },
         { level_id: 7, name: 'Seven Seas', difficulty_constant: 12.7, version: '1.2.0', active: true },
@@ -293,7 +401,13 @@ describe('Catalog: collections, unlock sync, charts', () => {
       const listed = await app.http.get<unknown[]>('/server/charts', { token: server.accessToken });
       expect(listed.body.slice(1)).toEqual([
         { levelId: 5, name: 'Hidden', difficultyConstant: 14.2, version: '2.0', createdAt: '2025-12-31T23:59:59' },
-        { levelId: 7, name: 'Seven Seas (remix)', difficultyConstant: 13, version: '1.3.0', createdAt: '2026-03-16T10:20:30' },
+        {
+          levelId: 7,
+          name: 'Seven Seas (remix)',
+          difficultyConstant: 13,
+          version: '1.3.0',
+          createdAt: '2026-03-16T10:20:30',
+        },
       ]);
     });
 
@@ -301,7 +415,14 @@ describe('Catalog: collections, unlock sync, charts', () => {
       const response = await app.admin.put('/admin/charts', [
         { levelId: 11, name: 'Eleven', difficultyConstant: 1, version: '1', active: true },
         { levelId: 12, name: 'Twelve', difficultyConstant: 1, version: '1', active: 'yes' },
-        { levelId: 13, name: 'Thirteen', difficultyConstant: 1, version: '1', active: true, createdAt: '2026-03-16 10:00' },
+        {
+          levelId: 13,
+          name: 'Thirteen',
+          difficultyConstant: 1,
+          version: '1',
+          active: true,
+          createdAt: '2026-03-16 10:00',
+        },
       ]);
       expect(response.status).toBe(400);
       expect(response.body).toEqual({
@@ -324,24 +445,42 @@ describe('Catalog: collections, unlock sync, charts', () => {
     it('creates the inactive placeholder of an unknown level once, even when two callers race', async () => {
       const catalog = app.get(CatalogService);
       const [a, b] = await Promise.all([catalog.ensurePlaceholderChart(4242), catalog.ensurePlaceholderChart(4242)]);
-      const placeholder = { levelId: 4242, name: 'Level 4242', difficultyConstant: 0, version: 'unknown', active: false, placeholder: true, notes: null };
+      const placeholder = {
+        levelId: 4242,
+        name: 'Level 4242',
+        difficultyConstant: 0,
+        version: 'unknown',
+        active: false,
+        placeholder: true,
+        notes: null,
+      };
       expect(a).toEqual(placeholder);
       expect(b).toEqual(placeholder);
-      expect(await app.sql('SELECT name, version, difficulty_constant, active FROM chart WHERE level_id = 4242')).toEqual([
-        { name: 'Level 4242', version: 'unknown', difficulty_constant: 0, active: false },
-      ]);
+      expect(
+        await app.sql('SELECT name, version, difficulty_constant, active FROM chart WHERE level_id = 4242'),
+      ).toEqual([{ name: 'Level 4242', version: 'unknown', difficulty_constant: 0, active: false }]);
       expect(await catalog.findChart(4242)).toEqual(placeholder);
       // A placeholder is not listed, and a known chart is returned untouched.
       const listed = await app.http.get<{ levelId: number }[]>('/server/charts', { token: server.accessToken });
       expect(listed.body.map((c) => c.levelId)).not.toContain(4242);
-      expect(await catalog.ensurePlaceholderChart(3)).toEqual({ levelId: 3, name: 'Three', difficultyConstant: 9, version: '1.0', active: true, placeholder: false, notes: null });
+      expect(await catalog.ensurePlaceholderChart(3)).toEqual({
+        levelId: 3,
+        name: 'Three',
+        difficultyConstant: 9,
+        version: '1.0',
+        active: true,
+        placeholder: false,
+        notes: null,
+      });
       expect(await catalog.findChart(999_999)).toBeNull();
     });
 
     it('creates the placeholder inside concurrent transactions of the caller', async () => {
       const catalog = app.get(CatalogService);
       const tx = app.get(TransactionService);
-      const results = await Promise.all([1, 2, 3].map(() => tx.run((manager) => catalog.ensurePlaceholderChart(4343, manager))));
+      const results = await Promise.all(
+        [1, 2, 3].map(() => tx.run((manager) => catalog.ensurePlaceholderChart(4343, manager))),
+      );
       expect(results.map((r) => r.name)).toEqual(['Level 4343', 'Level 4343', 'Level 4343']);
       expect(await app.sql('SELECT count(*)::int AS n FROM chart WHERE level_id = 4343')).toEqual([{ n: 1 }]);
     });

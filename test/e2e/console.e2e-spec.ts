@@ -32,13 +32,17 @@ describe('Web console', () => {
   beforeAll(async () => {
     ensureConsoleBuilt();
     if (SCREENSHOTS) mkdirSync(SCREENSHOTS, { recursive: true });
-    [app, browser] = await Promise.all([startTestApp({ env: { LOG_LEVEL: 'debug' }, logDestination: logs }), launchChromium()]);
+    [app, browser] = await Promise.all([
+      startTestApp({ env: { LOG_LEVEL: 'debug' }, logDestination: logs }),
+      launchChromium(),
+    ]);
     context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
     page = await context.newPage();
     page.setDefaultTimeout(10_000);
     page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
     page.on('console', (message) => {
-      if (message.type() === 'error' && !/status of 4\d\d/.test(message.text())) problems.push(`console: ${message.text()}`);
+      if (message.type() === 'error' && !/status of 4\d\d/.test(message.text()))
+        problems.push(`console: ${message.text()}`);
     });
     page.on('dialog', (dialog) => void dialog.accept());
   });
@@ -117,9 +121,15 @@ describe('Web console', () => {
       await form.getByLabel('Reason', { exact: true }).fill('griefing');
       await form.getByLabel(/Kick message/).fill('Banned for griefing');
       await form.getByRole('button', { name: 'Ban' }).click();
-      await page.getByRole('status').filter({ hasText: 'Banned permanently; kick message: Banned for griefing' }).waitFor();
+      await page
+        .getByRole('status')
+        .filter({ hasText: 'Banned permanently; kick message: Banned for griefing' })
+        .waitFor();
       const kick = await ws.next((frame) => frame.event === 'kick_player');
-      expect(kick).toEqual({ event: 'kick_player', data: { uid: player.uid, message: 'Banned for griefing', reason: 'griefing', until: '' } });
+      expect(kick).toEqual({
+        event: 'kick_player',
+        data: { uid: player.uid, message: 'Banned for griefing', reason: 'griefing', until: '' },
+      });
       await page.getByText('banned permanently: griefing').waitFor();
       await shot('console-player');
 
@@ -154,7 +164,11 @@ describe('Web console', () => {
     const bootstrapToken = await dialog.getByRole('textbox').inputValue();
     await page.getByRole('table', { name: 'Servers' }).getByText(name).waitFor();
     await shot('console-servers');
-    const login = await app.http.post('/server/login', { pluginVersion: 10, pluginSHA: 'sha-test' }, { token: bootstrapToken });
+    const login = await app.http.post(
+      '/server/login',
+      { pluginVersion: 10, pluginSHA: 'sha-test' },
+      { token: bootstrapToken },
+    );
     expect(login.status).toBe(200);
     expect(login.body.serverName).toBe(name);
     await dialog.getByRole('button', { name: 'Done' }).click();
@@ -176,7 +190,12 @@ describe('Web console', () => {
   it('shows the catalog batch 400 per entry and field', async () => {
     await page.getByRole('link', { name: 'Charts' }).click();
     await page.getByRole('button', { name: 'New batch' }).click();
-    await page.locator('textarea[name=batch]').fill(JSON.stringify([{ levelId: 7, name: 'Fine', difficultyConstant: 9, version: '1', active: true }, { levelId: -1, name: 'Bad', difficultyConstant: 9, version: '1', active: true }]));
+    await page.locator('textarea[name=batch]').fill(
+      JSON.stringify([
+        { levelId: 7, name: 'Fine', difficultyConstant: 9, version: '1', active: true },
+        { levelId: -1, name: 'Bad', difficultyConstant: 9, version: '1', active: true },
+      ]),
+    );
     await page.getByRole('button', { name: 'PUT /admin/charts' }).click();
     const problems = page.getByRole('list', { name: 'Problems by entry' });
     await problems.getByText('Entry [1] (-1)').waitFor();
@@ -191,7 +210,11 @@ describe('Web console', () => {
     await page.getByLabel(/Target/).fill(`server:${other.serverID}`);
     await page.getByRole('button', { name: 'Filter' }).click();
     // (waitForFunction would eval a string, which the console's CSP refuses.)
-    await eventually(async () => (await page.getByRole('table', { name: 'Audit log' }).locator('tbody tr').count()) === 1, 'the filtered audit log', 10_000);
+    await eventually(
+      async () => (await page.getByRole('table', { name: 'Audit log' }).locator('tbody tr').count()) === 1,
+      'the filtered audit log',
+      10_000,
+    );
     await page.getByRole('table', { name: 'Audit log' }).getByText('server.register').waitFor();
     await page.getByRole('table', { name: 'Audit log' }).getByText(`server:${other.serverID}`).waitFor();
   });
@@ -203,7 +226,10 @@ describe('Web console', () => {
     await form.getByLabel('Message').fill('Back at six');
     await form.getByRole('button', { name: 'Save' }).click();
     await form.getByText('Maintenance is on').waitFor();
-    expect((await app.admin.get('/admin/overview')).body.maintenance).toEqual({ enabled: true, message: 'Back at six' });
+    expect((await app.admin.get('/admin/overview')).body.maintenance).toEqual({
+      enabled: true,
+      message: 'Back at six',
+    });
     await form.getByLabel('Maintenance on').uncheck();
     await form.getByRole('button', { name: 'Save' }).click();
     await form.getByText('Maintenance is off').waitFor();
@@ -230,7 +256,9 @@ describe('Web console', () => {
     await page.getByLabel('Around uid (optional)').fill(String(player.uid));
     await page.getByRole('button', { name: 'Show' }).click();
     await page.getByText('Rank of the player: 1').waitFor();
-    await expect(page.getByRole('table', { name: 'Board' }).getByRole('row').filter({ hasText: 'Boarded' }).count()).resolves.toBe(1);
+    await expect(
+      page.getByRole('table', { name: 'Board' }).getByRole('row').filter({ hasText: 'Boarded' }).count(),
+    ).resolves.toBe(1);
   });
 
   it('reviews a flagged play: approve puts it on the board, void takes it off', async () => {
@@ -257,7 +285,12 @@ describe('Web console', () => {
     expect(board.body).toMatchObject({ entries: [{ rank: 1, uid: player.uid }] });
     // The page now shows the approved play under "approved"; void it there (the prompt for a reason is accepted empty).
     await page.getByRole('combobox', { name: 'Show' }).selectOption('approved');
-    await page.getByRole('table', { name: 'Plays' }).getByRole('row').filter({ hasText: player.username }).getByRole('button', { name: 'Void' }).click();
+    await page
+      .getByRole('table', { name: 'Plays' })
+      .getByRole('row')
+      .filter({ hasText: player.username })
+      .getByRole('button', { name: 'Void' })
+      .click();
     await page.getByText(/: voided, does not count$/).waitFor();
     expect((await app.admin.get(`/admin/boards/charts/8802`)).body).toMatchObject({ entries: [] });
   });

@@ -40,7 +40,11 @@ describeOnPostgres(
       return { status: response.status, body: response.body as unknown, ms: Date.now() - started };
     };
     const economy = (wattHour: number) =>
-      app.http.post('/player/economy', { uid: player.uid, accessToken: player.accessToken, wattHour }, { token: session.accessToken });
+      app.http.post(
+        '/player/economy',
+        { uid: player.uid, accessToken: player.accessToken, wattHour },
+        { token: session.accessToken },
+      );
     const upload = (levelID: number, acc: number, time: number, who: TestPlayerSession = player) =>
       app.http.post(
         '/player/upload',
@@ -76,7 +80,13 @@ describeOnPostgres(
         economy: await timed(() => economy(200)),
         baltop: await timed(() => app.http.get('/server/baltop', { token: session.accessToken })),
         upload: await timed(() => upload(102, 90, Date.now() - 60_000)),
-        serverLogin: await timed(() => app.http.post('/server/login', { pluginVersion: 10, pluginSHA: 'sha-test' }, { token: session.server.bootstrapToken })),
+        serverLogin: await timed(() =>
+          app.http.post(
+            '/server/login',
+            { pluginVersion: 10, pluginSHA: 'sha-test' },
+            { token: session.server.bootstrapToken },
+          ),
+        ),
         adminPlayer: await timed(() => app.admin.post('/admin/players', { username: 'during_outage' })),
       };
       for (const [name, answer] of Object.entries(answers)) {
@@ -84,7 +94,10 @@ describeOnPostgres(
         expect(answer.ms).toBeLessThan(NO_HANG_MS);
       }
       const ready = await timed(() => app.http.get('/health/ready'));
-      expect({ status: ready.status, body: ready.body }).toEqual({ status: 503, body: { error: 'UNAVAILABLE', message: 'Service unavailable' } });
+      expect({ status: ready.status, body: ready.body }).toEqual({
+        status: 503,
+        body: { error: 'UNAVAILABLE', message: 'Service unavailable' },
+      });
       expect(ready.ms).toBeLessThan(NO_HANG_MS);
       // Liveness stays up: restarting the process would not bring the database back.
       expect((await app.http.get('/health')).status).toBe(200);
@@ -94,17 +107,29 @@ describeOnPostgres(
       expect(await WsClient.refused(app.baseUrl, session.accessToken)).toEqual({ status: 503, body: UNAVAILABLE });
 
       await proxy.restore();
-      await eventually(async () => (await app.http.get('/health/ready')).status === 200, '/health/ready answers 200 again', 60_000);
+      await eventually(
+        async () => (await app.http.get('/health/ready')).status === 200,
+        '/health/ready answers 200 again',
+        60_000,
+      );
 
       // Same process, same tokens: everything works again and is stored.
       expect((await economy(300)).body).toEqual({ uid: player.uid, wattHour: 300 });
-      expect(await app.sql('SELECT watt_hour::int AS "wattHour" FROM player_balance WHERE uid = $1', [player.uid])).toEqual([{ wattHour: 300 }]);
+      expect(
+        await app.sql('SELECT watt_hour::int AS "wattHour" FROM player_balance WHERE uid = $1', [player.uid]),
+      ).toEqual([{ wattHour: 300 }]);
       expect((await app.admin.post('/admin/players', { username: 'after_outage' })).status).toBe(201);
       const socket = await WsClient.connect(app.baseUrl, session.accessToken);
       socket.socket.terminate();
       // Nothing of the failed requests was written.
-      expect(await app.sql('SELECT count(*)::int AS n FROM balance_history WHERE uid = $1 AND watt_hour = 200', [player.uid])).toEqual([{ n: 0 }]);
-      expect(await app.sql(`SELECT count(*)::int AS n FROM player WHERE username = 'during_outage'`)).toEqual([{ n: 0 }]);
+      expect(
+        await app.sql('SELECT count(*)::int AS n FROM balance_history WHERE uid = $1 AND watt_hour = 200', [
+          player.uid,
+        ]),
+      ).toEqual([{ n: 0 }]);
+      expect(await app.sql(`SELECT count(*)::int AS n FROM player WHERE username = 'during_outage'`)).toEqual([
+        { n: 0 },
+      ]);
     });
 
     it('ranks stay exact through the outage, and the rank index takes its writer lock again without a restart', async () => {
@@ -113,12 +138,20 @@ describeOnPostgres(
       await proxy.cut();
       expect((await upload(201, 50, T0 + 11_000)).status).toBe(503);
       await proxy.restore();
-      await eventually(async () => (await app.http.get('/health/ready')).status === 200, '/health/ready answers 200 again', 60_000);
+      await eventually(
+        async () => (await app.http.get('/health/ready')).status === 200,
+        '/health/ready answers 200 again',
+        60_000,
+      );
 
       // The rank index lost its writer lock (exclusive without Redis, shared with it) with the connection; it takes it again.
       await eventually(
         async () =>
-          (await app.sql(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = 727005 AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`))[0].n === 1,
+          (
+            await app.sql(
+              `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = 727005 AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+            )
+          )[0].n === 1,
         'the rank index writer lock is held again',
         60_000,
       );
@@ -133,7 +166,13 @@ describeOnPostgres(
       // Let the pool notice that its open connections are gone: the request must open a new one.
       await sleep(500);
       try {
-        const answer = await timed(() => app.http.post('/player/login', { mode: 'TOKEN', version: 1, authToken: fresh.netToken }, { token: session.accessToken }));
+        const answer = await timed(() =>
+          app.http.post(
+            '/player/login',
+            { mode: 'TOKEN', version: 1, authToken: fresh.netToken },
+            { token: session.accessToken },
+          ),
+        );
         expect({ status: answer.status, body: answer.body }).toEqual({ status: 503, body: UNAVAILABLE });
         expect(answer.ms).toBeLessThan(NO_HANG_MS);
         const ready = await app.http.get('/health/ready');
@@ -141,7 +180,11 @@ describeOnPostgres(
       } finally {
         await proxy.restore();
       }
-      await eventually(async () => (await app.http.get('/health/ready')).status === 200, '/health/ready answers 200 again', 60_000);
+      await eventually(
+        async () => (await app.http.get('/health/ready')).status === 200,
+        '/health/ready answers 200 again',
+        60_000,
+      );
       expect((await loginPlayer(app, session, fresh)).uid).toBe(fresh.uid);
     });
   },

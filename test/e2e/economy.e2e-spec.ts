@@ -23,8 +23,10 @@ describe('Economy: POST /player/economy and GET /admin/players/{uid}/economy', (
     player = await onlinePlayer(app, server);
   });
 
-  const economy = (body: Record<string, unknown>, token: string | null = server.accessToken) => app.http.post('/player/economy', body, { token });
-  const balance = async (uid: number) => app.sql('SELECT watt_hour, updated_at IS NOT NULL AS has_time FROM player_balance WHERE uid = $1', [uid]);
+  const economy = (body: Record<string, unknown>, token: string | null = server.accessToken) =>
+    app.http.post('/player/economy', body, { token });
+  const balance = async (uid: number) =>
+    app.sql('SELECT watt_hour, updated_at IS NOT NULL AS has_time FROM player_balance WHERE uid = $1', [uid]);
   const history = async (uid: number) =>
     app.sql<{ previous_watt_hour: string | null; watt_hour: string; server_id: number | null }>(
       'SELECT previous_watt_hour, watt_hour, server_id FROM balance_history WHERE uid = $1 ORDER BY id',
@@ -37,7 +39,9 @@ describe('Economy: POST /player/economy and GET /admin/players/{uid}/economy', (
       expect(response.status).toBe(200);
       expect(response.body).toEqual({ uid: player.uid, wattHour: 1500 });
       expect(await balance(player.uid)).toEqual([{ watt_hour: '1500', has_time: true }]);
-      expect(await history(player.uid)).toEqual([{ previous_watt_hour: null, watt_hour: '1500', server_id: server.serverID }]);
+      expect(await history(player.uid)).toEqual([
+        { previous_watt_hour: null, watt_hour: '1500', server_id: server.serverID },
+      ]);
     });
 
     it('overwrites with the value sent, without arithmetic, and records every call', async () => {
@@ -99,7 +103,11 @@ describe('Economy: POST /player/economy and GET /admin/players/{uid}/economy', (
         error: 'UNAUTHORIZED',
         message: 'The access token does not belong to this uid',
       });
-      await app.http.post('/player/logout', { uid: other.uid, accessToken: other.accessToken }, { token: server.accessToken });
+      await app.http.post(
+        '/player/logout',
+        { uid: other.uid, accessToken: other.accessToken },
+        { token: server.accessToken },
+      );
       expect((await economy({ uid: other.uid, accessToken: other.accessToken, wattHour: 1 })).status).toBe(401);
       expect(await balance(player.uid)).toEqual([]);
       expect(await balance(other.uid)).toEqual([]);
@@ -107,9 +115,15 @@ describe('Economy: POST /player/economy and GET /admin/players/{uid}/economy', (
 
     it('answers 401 for a player token of another server session', async () => {
       const otherServer = await onlineServer(app);
-      const response = await economy({ uid: player.uid, accessToken: player.accessToken, wattHour: 1 }, otherServer.accessToken);
+      const response = await economy(
+        { uid: player.uid, accessToken: player.accessToken, wattHour: 1 },
+        otherServer.accessToken,
+      );
       expect(response.status).toBe(401);
-      expect(response.body).toEqual({ error: 'UNAUTHORIZED', message: 'The player session belongs to another server session' });
+      expect(response.body).toEqual({
+        error: 'UNAUTHORIZED',
+        message: 'The player session belongs to another server session',
+      });
       expect(await balance(player.uid)).toEqual([]);
     });
 
@@ -119,7 +133,9 @@ describe('Economy: POST /player/economy and GET /admin/players/{uid}/economy', (
 
     it('keeps one history row per call and a consistent chain under concurrent calls', async () => {
       const values = Array.from({ length: 12 }, (_, i) => 1000 + i * 7);
-      const responses = await Promise.all(values.map((wattHour) => economy({ uid: player.uid, accessToken: player.accessToken, wattHour })));
+      const responses = await Promise.all(
+        values.map((wattHour) => economy({ uid: player.uid, accessToken: player.accessToken, wattHour })),
+      );
       expect(responses.map((r) => r.status)).toEqual(values.map(() => 200));
 
       const rows = await history(player.uid);
@@ -134,7 +150,8 @@ describe('Economy: POST /player/economy and GET /admin/players/{uid}/economy', (
     });
 
     describe('ordered writes (expectedWattHour)', () => {
-      const cas = (wattHour: number, expectedWattHour: number | null) => economy({ uid: player.uid, accessToken: player.accessToken, wattHour, expectedWattHour });
+      const cas = (wattHour: number, expectedWattHour: number | null) =>
+        economy({ uid: player.uid, accessToken: player.accessToken, wattHour, expectedWattHour });
 
       it('writes when the stored balance is the expected one; a player never synced holds 0', async () => {
         expect((await cas(100, 0)).body).toEqual({ uid: player.uid, wattHour: 100 });
@@ -150,13 +167,21 @@ describe('Economy: POST /player/economy and GET /admin/players/{uid}/economy', (
       it('answers 409 CONFLICT with the stored balance and changes nothing when it differs', async () => {
         const first = await cas(100, 5);
         expect(first.status).toBe(409);
-        expect(first.body).toEqual({ error: 'CONFLICT', message: 'The balance is 0, not the expected 5; nothing was changed', wattHour: 0 });
+        expect(first.body).toEqual({
+          error: 'CONFLICT',
+          message: 'The balance is 0, not the expected 5; nothing was changed',
+          wattHour: 0,
+        });
         expect(await balance(player.uid)).toEqual([]);
 
         expect((await cas(300, 0)).status).toBe(200);
         const stale = await cas(400, 100);
         expect(stale.status).toBe(409);
-        expect(stale.body).toEqual({ error: 'CONFLICT', message: 'The balance is 300, not the expected 100; nothing was changed', wattHour: 300 });
+        expect(stale.body).toEqual({
+          error: 'CONFLICT',
+          message: 'The balance is 300, not the expected 100; nothing was changed',
+          wattHour: 300,
+        });
         expect(await balance(player.uid)).toEqual([{ watt_hour: '300', has_time: true }]);
         expect(await history(player.uid)).toHaveLength(1);
       });
@@ -165,10 +190,18 @@ describe('Economy: POST /player/economy and GET /admin/players/{uid}/economy', (
         expect((await cas(70, null)).body).toEqual({ uid: player.uid, wattHour: 70 });
         for (const [value, message] of [
           [1.5, 'expectedWattHour must be an integer'],
-          ['100', 'expectedWattHour must not be above 9007199254740991; expectedWattHour must not be below 0; expectedWattHour must be an integer'],
+          [
+            '100',
+            'expectedWattHour must not be above 9007199254740991; expectedWattHour must not be below 0; expectedWattHour must be an integer',
+          ],
           [-1, 'expectedWattHour must not be below 0'],
         ] as const) {
-          const response = await economy({ uid: player.uid, accessToken: player.accessToken, wattHour: 1, expectedWattHour: value });
+          const response = await economy({
+            uid: player.uid,
+            accessToken: player.accessToken,
+            wattHour: 1,
+            expectedWattHour: value,
+          });
           expect(response.status).toBe(400);
           expect(response.body).toEqual({ error: 'BAD_REQUEST', message });
         }
@@ -183,7 +216,12 @@ describe('Economy: POST /player/economy and GET /admin/players/{uid}/economy', (
         expect(won).toHaveLength(1);
         expect(lost).toHaveLength(3);
         const winner = won[0].body.wattHour as number;
-        for (const answer of lost) expect(answer.body).toEqual({ error: 'CONFLICT', message: `The balance is ${winner}, not the expected 1000; nothing was changed`, wattHour: winner });
+        for (const answer of lost)
+          expect(answer.body).toEqual({
+            error: 'CONFLICT',
+            message: `The balance is ${winner}, not the expected 1000; nothing was changed`,
+            wattHour: winner,
+          });
         expect(await balance(player.uid)).toEqual([{ watt_hour: String(winner), has_time: true }]);
         expect(await history(player.uid)).toEqual([
           { previous_watt_hour: null, watt_hour: '1000', server_id: server.serverID },
@@ -203,7 +241,8 @@ describe('Economy: POST /player/economy and GET /admin/players/{uid}/economy', (
 
   describe('GET /admin/players/{uid}/economy', () => {
     it('answers the balance and its history, newest first', async () => {
-      for (const wattHour of [10, 20, 30]) await economy({ uid: player.uid, accessToken: player.accessToken, wattHour });
+      for (const wattHour of [10, 20, 30])
+        await economy({ uid: player.uid, accessToken: player.accessToken, wattHour });
       const response = await app.admin.get(`/admin/players/${player.uid}/economy`);
       expect(response.status).toBe(200);
       expect(response.body).toEqual({
@@ -211,9 +250,27 @@ describe('Economy: POST /player/economy and GET /admin/players/{uid}/economy', (
         wattHour: 30,
         updatedAt: expect.stringMatching(LOCAL_DATE_TIME),
         history: [
-          { id: expect.any(Number), previousWattHour: 20, wattHour: 30, serverID: server.serverID, time: expect.stringMatching(LOCAL_DATE_TIME) },
-          { id: expect.any(Number), previousWattHour: 10, wattHour: 20, serverID: server.serverID, time: expect.stringMatching(LOCAL_DATE_TIME) },
-          { id: expect.any(Number), previousWattHour: null, wattHour: 10, serverID: server.serverID, time: expect.stringMatching(LOCAL_DATE_TIME) },
+          {
+            id: expect.any(Number),
+            previousWattHour: 20,
+            wattHour: 30,
+            serverID: server.serverID,
+            time: expect.stringMatching(LOCAL_DATE_TIME),
+          },
+          {
+            id: expect.any(Number),
+            previousWattHour: 10,
+            wattHour: 20,
+            serverID: server.serverID,
+            time: expect.stringMatching(LOCAL_DATE_TIME),
+          },
+          {
+            id: expect.any(Number),
+            previousWattHour: null,
+            wattHour: 10,
+            serverID: server.serverID,
+            time: expect.stringMatching(LOCAL_DATE_TIME),
+          },
         ],
         nextBefore: null,
       });
@@ -223,8 +280,10 @@ describe('Economy: POST /player/economy and GET /admin/players/{uid}/economy', (
 
     it('pages with limit and before', async () => {
       type Page = { history: { id: number; wattHour: number }[]; nextBefore: number | null };
-      const page = async (query: Record<string, number>) => (await app.admin.get<Page>(`/admin/players/${player.uid}/economy`, { query })).body;
-      for (const wattHour of [1, 2, 3, 4, 5]) await economy({ uid: player.uid, accessToken: player.accessToken, wattHour });
+      const page = async (query: Record<string, number>) =>
+        (await app.admin.get<Page>(`/admin/players/${player.uid}/economy`, { query })).body;
+      for (const wattHour of [1, 2, 3, 4, 5])
+        await economy({ uid: player.uid, accessToken: player.accessToken, wattHour });
       const first = await page({ limit: 2 });
       expect(first.history.map((h) => h.wattHour)).toEqual([5, 4]);
       expect(first.nextBefore).toBe(first.history[1].id);
@@ -243,8 +302,14 @@ describe('Economy: POST /player/economy and GET /admin/players/{uid}/economy', (
     });
 
     it('answers 404 for an unknown player, 400 for a bad uid or paging value, 401 without the admin token', async () => {
-      expect((await app.admin.get('/admin/players/987654321987/economy')).body).toEqual({ error: 'NOT_FOUND', message: 'No player with uid 987654321987' });
-      expect((await app.admin.get('/admin/players/abc/economy')).body).toEqual({ error: 'BAD_REQUEST', message: 'uid must be a positive integer' });
+      expect((await app.admin.get('/admin/players/987654321987/economy')).body).toEqual({
+        error: 'NOT_FOUND',
+        message: 'No player with uid 987654321987',
+      });
+      expect((await app.admin.get('/admin/players/abc/economy')).body).toEqual({
+        error: 'BAD_REQUEST',
+        message: 'uid must be a positive integer',
+      });
       expect((await app.admin.get(`/admin/players/${player.uid}/economy`, { query: { limit: 501 } })).body).toEqual({
         error: 'BAD_REQUEST',
         message: 'limit must be an integer from 1 to 500',
@@ -254,7 +319,9 @@ describe('Economy: POST /player/economy and GET /admin/players/{uid}/economy', (
         message: 'before must be an integer from 1 to 9007199254740991',
       });
       expect((await app.http.get(`/admin/players/${player.uid}/economy`)).status).toBe(401);
-      expect((await app.http.get(`/admin/players/${player.uid}/economy`, { token: server.accessToken })).status).toBe(401);
+      expect((await app.http.get(`/admin/players/${player.uid}/economy`, { token: server.accessToken })).status).toBe(
+        401,
+      );
     });
   });
 });
@@ -272,11 +339,16 @@ describe('Economy: GET /server/baltop', () => {
     await app.close();
   });
 
-  const baltop = (query?: Record<string, string | number>, token: string | null = server.accessToken) => app.http.get('/server/baltop', { token, query });
+  const baltop = (query?: Record<string, string | number>, token: string | null = server.accessToken) =>
+    app.http.get('/server/baltop', { token, query });
 
   async function playerWith(wattHour: number, displayName?: string): Promise<TestPlayerSession> {
     const player = await onlinePlayer(app, server, displayName === undefined ? {} : { displayName });
-    const response = await app.http.post('/player/economy', { uid: player.uid, accessToken: player.accessToken, wattHour }, { token: server.accessToken });
+    const response = await app.http.post(
+      '/player/economy',
+      { uid: player.uid, accessToken: player.accessToken, wattHour },
+      { token: server.accessToken },
+    );
     if (response.status !== 200) throw new Error(`economy: ${response.status} ${response.text}`);
     return player;
   }
@@ -329,14 +401,21 @@ describe('Economy: GET /server/baltop', () => {
 
   it('honours limit from 1 to 100', async () => {
     expect((await baltop({ limit: 1 })).body).toEqual([entry(1, rich, MAX_LONG)]);
-    const all = await app.http.get<{ rank: number }[]>('/server/baltop', { token: server.accessToken, query: { limit: 100 } });
+    const all = await app.http.get<{ rank: number }[]>('/server/baltop', {
+      token: server.accessToken,
+      query: { limit: 100 },
+    });
     expect(all.body).toHaveLength(12);
     expect(all.body.map((e) => e.rank)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
     expect(all.body[11]).toEqual(entry(12, rest[0], 100));
   });
 
   it('follows balance updates', async () => {
-    await app.http.post('/player/economy', { uid: rest[0].uid, accessToken: rest[0].accessToken, wattHour: 4500 }, { token: server.accessToken });
+    await app.http.post(
+      '/player/economy',
+      { uid: rest[0].uid, accessToken: rest[0].accessToken, wattHour: 4500 },
+      { token: server.accessToken },
+    );
     expect((await baltop({ limit: 5 })).body).toEqual([
       entry(1, rich, MAX_LONG),
       entry(2, tieLow, 5000),
@@ -348,10 +427,18 @@ describe('Economy: GET /server/baltop', () => {
 
   it('leaves a banned player out until the ban is lifted or over', async () => {
     expect((await app.admin.post(`/admin/players/${tieLow.uid}/ban`, { reason: 'cheating' })).status).toBe(200);
-    expect((await baltop({ limit: 3 })).body).toEqual([entry(1, rich, MAX_LONG), entry(2, tieHigh, 5000), entry(3, rest[0], 4500)]);
+    expect((await baltop({ limit: 3 })).body).toEqual([
+      entry(1, rich, MAX_LONG),
+      entry(2, tieHigh, 5000),
+      entry(3, rest[0], 4500),
+    ]);
 
     expect((await app.admin.delete(`/admin/players/${tieLow.uid}/ban`)).status).toBe(204);
-    expect((await baltop({ limit: 3 })).body).toEqual([entry(1, rich, MAX_LONG), entry(2, tieLow, 5000), entry(3, tieHigh, 5000)]);
+    expect((await baltop({ limit: 3 })).body).toEqual([
+      entry(1, rich, MAX_LONG),
+      entry(2, tieLow, 5000),
+      entry(3, tieHigh, 5000),
+    ]);
 
     // A temporary ban whose end has passed no longer hides the player.
     const until = new Date(Date.now() + 3_600_000);
@@ -359,7 +446,9 @@ describe('Economy: GET /server/baltop', () => {
     const local = `${until.getFullYear()}-${pad(until.getMonth() + 1)}-${pad(until.getDate())}T${pad(until.getHours())}:${pad(until.getMinutes())}:${pad(until.getSeconds())}`;
     expect((await app.admin.post(`/admin/players/${rich.uid}/ban`, { until: local })).status).toBe(200);
     expect((await baltop({ limit: 1 })).body).toEqual([entry(1, tieLow, 5000)]);
-    await app.sql(`UPDATE player_ban SET until = now() - interval '1 second' WHERE uid = $1 AND lifted_at IS NULL`, [rich.uid]);
+    await app.sql(`UPDATE player_ban SET until = now() - interval '1 second' WHERE uid = $1 AND lifted_at IS NULL`, [
+      rich.uid,
+    ]);
     expect((await baltop({ limit: 1 })).body).toEqual([entry(1, rich, MAX_LONG)]);
   });
 
@@ -375,7 +464,10 @@ describe('Economy: GET /server/baltop', () => {
   });
 
   it('answers 401 without a live server token', async () => {
-    expect((await baltop(undefined, null)).body).toEqual({ error: 'UNAUTHORIZED', message: 'Missing bearer server access token' });
+    expect((await baltop(undefined, null)).body).toEqual({
+      error: 'UNAUTHORIZED',
+      message: 'Missing bearer server access token',
+    });
     expect((await baltop(undefined, 'nope')).status).toBe(401);
   });
 });

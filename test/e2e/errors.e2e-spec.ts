@@ -14,21 +14,27 @@ describe('Error bodies, body limits and rate limits', () => {
   });
 
   it('answers malformed JSON with 400 BAD_REQUEST', async () => {
-    const response = await app.http.request('PUT', '/admin/maintenance', { token: app.config.adminToken, rawBody: '{"enabled": tru' });
+    const response = await app.http.request('PUT', '/admin/maintenance', {
+      token: app.config.adminToken,
+      rawBody: '{"enabled": tru',
+    });
     expect(response.status).toBe(400);
     expect(response.body).toEqual({ error: 'BAD_REQUEST', message: 'Malformed JSON body' });
   });
 
-  it.each(['gzip', 'deflate', 'br'])('answers a body that does not decompress as %s with 400 and stores nothing', async (encoding) => {
-    const response = await app.http.request('POST', '/admin/servers', {
-      token: app.config.adminToken,
-      rawBody: JSON.stringify({ name: `raw-${encoding}`, country: 'DE' }),
-      headers: { 'Content-Encoding': encoding },
-    });
-    expect(response.status).toBe(400);
-    expect(response.body).toEqual({ error: 'BAD_REQUEST', message: 'The request body could not be decompressed' });
-    expect(await app.sql(`SELECT 1 FROM game_server WHERE name = $1`, [`raw-${encoding}`])).toHaveLength(0);
-  });
+  it.each(['gzip', 'deflate', 'br'])(
+    'answers a body that does not decompress as %s with 400 and stores nothing',
+    async (encoding) => {
+      const response = await app.http.request('POST', '/admin/servers', {
+        token: app.config.adminToken,
+        rawBody: JSON.stringify({ name: `raw-${encoding}`, country: 'DE' }),
+        headers: { 'Content-Encoding': encoding },
+      });
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({ error: 'BAD_REQUEST', message: 'The request body could not be decompressed' });
+      expect(await app.sql(`SELECT 1 FROM game_server WHERE name = $1`, [`raw-${encoding}`])).toHaveLength(0);
+    },
+  );
 
   it('still reads a gzip-compressed JSON body', async () => {
     const response = await app.http.request('PUT', '/admin/maintenance', {
@@ -41,53 +47,89 @@ describe('Error bodies, body limits and rate limits', () => {
   });
 
   it('refuses a NUL character anywhere in a JSON body with 400 naming it, and stores nothing', async () => {
-    const response = await app.http.post('/admin/servers', { name: 'nul\u0000name', country: 'DE' }, { token: app.config.adminToken });
+    const response = await app.http.post(
+      '/admin/servers',
+      { name: 'nul\u0000name', country: 'DE' },
+      { token: app.config.adminToken },
+    );
     expect(response.status).toBe(400);
-    expect(response.body).toEqual({ error: 'BAD_REQUEST', message: 'name must not contain the NUL character (\\u0000)' });
+    expect(response.body).toEqual({
+      error: 'BAD_REQUEST',
+      message: 'name must not contain the NUL character (\\u0000)',
+    });
     expect(await app.sql(`SELECT 1 FROM game_server WHERE name LIKE 'nul%'`)).toHaveLength(0);
 
-    const maintenance = await app.http.put('/admin/maintenance', { enabled: true, message: 'down\u0000' }, { token: app.config.adminToken });
+    const maintenance = await app.http.put(
+      '/admin/maintenance',
+      { enabled: true, message: 'down\u0000' },
+      { token: app.config.adminToken },
+    );
     expect(maintenance.status).toBe(400);
-    expect(maintenance.body).toEqual({ error: 'BAD_REQUEST', message: 'message must not contain the NUL character (\\u0000)' });
-    expect(await app.sql(`SELECT 1 FROM service_setting WHERE key = 'maintenance' AND value->>'message' LIKE 'down%'`)).toHaveLength(0);
+    expect(maintenance.body).toEqual({
+      error: 'BAD_REQUEST',
+      message: 'message must not contain the NUL character (\\u0000)',
+    });
+    expect(
+      await app.sql(`SELECT 1 FROM service_setting WHERE key = 'maintenance' AND value->>'message' LIKE 'down%'`),
+    ).toHaveLength(0);
   });
 
   it('refuses a lone surrogate in a JSON body with 400 instead of storing a replacement character', async () => {
-    const response = await app.http.request('POST', '/admin/servers', { token: app.config.adminToken, rawBody: '{"name":"half\\ud83c","country":"DE"}' });
+    const response = await app.http.request('POST', '/admin/servers', {
+      token: app.config.adminToken,
+      rawBody: '{"name":"half\\ud83c","country":"DE"}',
+    });
     expect(response.status).toBe(400);
-    expect(response.body).toEqual({ error: 'BAD_REQUEST', message: 'name must not contain a lone surrogate (\\ud800-\\udfff)' });
+    expect(response.body).toEqual({
+      error: 'BAD_REQUEST',
+      message: 'name must not contain a lone surrogate (\\ud800-\\udfff)',
+    });
     expect(await app.sql(`SELECT 1 FROM game_server WHERE name LIKE 'half%'`)).toHaveLength(0);
   });
 
-  it.each(['__proto__', 'constructor', 'prototype'])('refuses the key %s in a JSON body with 400 instead of dropping it silently', async (key) => {
-    const response = await app.http.request('POST', '/admin/servers', {
-      token: app.config.adminToken,
-      rawBody: `{"name":"reserved-${key}","country":"DE","${key}":{"isAdmin":true}}`,
-    });
-    expect(response.status).toBe(400);
-    expect(response.body).toEqual({ error: 'BAD_REQUEST', message: `The key "${key}" in the request body is not accepted` });
-    expect(await app.sql(`SELECT 1 FROM game_server WHERE name = $1`, [`reserved-${key}`])).toHaveLength(0);
+  it.each(['__proto__', 'constructor', 'prototype'])(
+    'refuses the key %s in a JSON body with 400 instead of dropping it silently',
+    async (key) => {
+      const response = await app.http.request('POST', '/admin/servers', {
+        token: app.config.adminToken,
+        rawBody: `{"name":"reserved-${key}","country":"DE","${key}":{"isAdmin":true}}`,
+      });
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({
+        error: 'BAD_REQUEST',
+        message: `The key "${key}" in the request body is not accepted`,
+      });
+      expect(await app.sql(`SELECT 1 FROM game_server WHERE name = $1`, [`reserved-${key}`])).toHaveLength(0);
 
-    const nested = await app.http.request('PUT', '/admin/charts', {
-      token: app.config.adminToken,
-      rawBody: `[{"levelId":1,"name":"x","difficultyConstant":1,"version":"1","active":true,"${key}":1}]`,
-    });
-    expect(nested.status).toBe(400);
-    expect(nested.body).toEqual({ error: 'BAD_REQUEST', message: `The key "${key}" in [0] is not accepted` });
-    expect(await app.sql(`SELECT 1 FROM chart WHERE level_id = 1`)).toHaveLength(0);
-  });
+      const nested = await app.http.request('PUT', '/admin/charts', {
+        token: app.config.adminToken,
+        rawBody: `[{"levelId":1,"name":"x","difficultyConstant":1,"version":"1","active":true,"${key}":1}]`,
+      });
+      expect(nested.status).toBe(400);
+      expect(nested.body).toEqual({ error: 'BAD_REQUEST', message: `The key "${key}" in [0] is not accepted` });
+      expect(await app.sql(`SELECT 1 FROM chart WHERE level_id = 1`)).toHaveLength(0);
+    },
+  );
 
   it('refuses a body nested deeper than 64 levels with 400 (it exhausted the stack: 500)', async () => {
     const deep = (levels: number) => '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
-    const response = await app.http.request('PUT', '/admin/maintenance', { token: app.config.adminToken, rawBody: `{"enabled":true,"x":${deep(5000)}}` });
+    const response = await app.http.request('PUT', '/admin/maintenance', {
+      token: app.config.adminToken,
+      rawBody: `{"enabled":true,"x":${deep(5000)}}`,
+    });
     expect(response.status).toBe(400);
-    expect(response.body).toEqual({ error: 'BAD_REQUEST', message: expect.stringMatching(/^The request body nests deeper than 64 levels \(at x(\.a)+\)$/) });
+    expect(response.body).toEqual({
+      error: 'BAD_REQUEST',
+      message: expect.stringMatching(/^The request body nests deeper than 64 levels \(at x(\.a)+\)$/),
+    });
     const collections = await app.http.request('PUT', '/admin/collections', {
       token: app.config.adminToken,
       rawBody: `[{"key":"deep:rule.x","type":"title","unlockMethod":{"type":"MANUAL","info":${deep(10000)}},"properties":{"title":"x"}}]`,
     });
     expect(collections.status).toBe(400);
-    expect(collections.body.message).toMatch(/^The request body nests deeper than 64 levels \(at \[0\]\.unlockMethod\.info(\.a)+\)$/);
+    expect(collections.body.message).toMatch(
+      /^The request body nests deeper than 64 levels \(at \[0\]\.unlockMethod\.info(\.a)+\)$/,
+    );
     expect(await app.sql(`SELECT 1 FROM collection WHERE key = 'deep:rule.x'`)).toHaveLength(0);
     // 64 levels are still taken.
     const fine = await app.http.request('PUT', '/admin/collections', {
@@ -98,7 +140,10 @@ describe('Error bodies, body limits and rate limits', () => {
   });
 
   it('answers a JSON array where an object is expected with 400', async () => {
-    const response = await app.http.request('PUT', '/admin/maintenance', { token: app.config.adminToken, rawBody: '[1,2]' });
+    const response = await app.http.request('PUT', '/admin/maintenance', {
+      token: app.config.adminToken,
+      rawBody: '[1,2]',
+    });
     expect(response.status).toBe(400);
     expect(response.body).toEqual({ error: 'BAD_REQUEST', message: 'The request body must be a JSON object' });
   });
@@ -113,7 +158,10 @@ describe('Error bodies, body limits and rate limits', () => {
 
   it('accepts a body just under 256 KiB (then validates it)', async () => {
     const body = JSON.stringify({ enabled: true, message: 'x'.repeat(256 * 1024 - 100) });
-    const response = await app.http.request('PUT', '/admin/maintenance', { token: app.config.adminToken, rawBody: body });
+    const response = await app.http.request('PUT', '/admin/maintenance', {
+      token: app.config.adminToken,
+      rawBody: body,
+    });
     expect(response.status).toBe(400);
     expect(response.body.message).toContain('message must be shorter than or equal to 512 characters');
   });
@@ -134,9 +182,27 @@ describe('Error bodies, body limits and rate limits', () => {
   }
 
   it.each([
-    ['a raw non-ASCII byte in the request target', Buffer.from('GET /server/ping?q=\xe9 HTTP/1.1\r\nHost: x\r\n\r\n', 'latin1'), 400, 'Malformed HTTP request'],
-    ['a malformed request line', Buffer.from('GET /server/ping HTTP/1.1 extra\r\nHost: x\r\n\r\n', 'latin1'), 400, 'Malformed HTTP request'],
-    ['headers over 16 KiB', Buffer.from(`GET /server/ping HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${'a'.repeat(20_000)}\r\n\r\n`, 'latin1'), 431, 'Request headers are too large'],
+    [
+      'a raw non-ASCII byte in the request target',
+      Buffer.from('GET /server/ping?q=\xe9 HTTP/1.1\r\nHost: x\r\n\r\n', 'latin1'),
+      400,
+      'Malformed HTTP request',
+    ],
+    [
+      'a malformed request line',
+      Buffer.from('GET /server/ping HTTP/1.1 extra\r\nHost: x\r\n\r\n', 'latin1'),
+      400,
+      'Malformed HTTP request',
+    ],
+    [
+      'headers over 16 KiB',
+      Buffer.from(
+        `GET /server/ping HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${'a'.repeat(20_000)}\r\n\r\n`,
+        'latin1',
+      ),
+      431,
+      'Request headers are too large',
+    ],
   ])('answers %s (refused by the HTTP parser) with the error body', async (_label, request, status, message) => {
     const response = await rawHttp(request);
     expect(response.status).toBe(status);
@@ -165,9 +231,16 @@ describe('Error bodies, body limits and rate limits', () => {
       statuses.push((await app.http.post('/server/login', { pluginVersion: 1, pluginSHA: 'x' }, { token })).status);
     }
     expect(statuses).toEqual([401, 200, 200, 200]);
-    const limited = await app.http.post('/server/login', { pluginVersion: 1, pluginSHA: 'x' }, { token: server.bootstrapToken });
+    const limited = await app.http.post(
+      '/server/login',
+      { pluginVersion: 1, pluginSHA: 'x' },
+      { token: server.bootstrapToken },
+    );
     expect(limited.status).toBe(429);
-    expect(limited.body).toEqual({ error: 'RATE_LIMITED', message: expect.stringMatching(/^Too many requests; retry in \d+ s$/) });
+    expect(limited.body).toEqual({
+      error: 'RATE_LIMITED',
+      message: expect.stringMatching(/^Too many requests; retry in \d+ s$/),
+    });
     const retryAfter = Number(limited.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(30);
@@ -188,7 +261,11 @@ describe('Validation messages', () => {
 
   it('states a field problem once when two rules of the field share the message', async () => {
     const server = await onlineServer(app);
-    const response = await app.http.post('/player/economy', { uid: 0, accessToken: 'x', wattHour: 1 }, { token: server.accessToken });
+    const response = await app.http.post(
+      '/player/economy',
+      { uid: 0, accessToken: 'x', wattHour: 1 },
+      { token: server.accessToken },
+    );
     expect(response.status).toBe(400);
     expect(response.body).toEqual({ error: 'BAD_REQUEST', message: 'uid must be a positive integer' });
   });

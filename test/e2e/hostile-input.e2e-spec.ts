@@ -45,7 +45,11 @@ const CODES_BY_STATUS: Record<number, string[]> = {
   430: ['BANNED'],
 };
 /** The documented extra fields of some error bodies. */
-const EXTRA_FIELDS: Record<string, string[]> = { UPGRADE_REQUIRED: ['toVersion', 'downUrl'], BANNED: ['reason', 'until'], CONFLICT: ['wattHour'] };
+const EXTRA_FIELDS: Record<string, string[]> = {
+  UPGRADE_REQUIRED: ['toVersion', 'downUrl'],
+  BANNED: ['reason', 'until'],
+  CONFLICT: ['wattHour'],
+};
 
 const MAX_BODY = 256 * 1024;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
@@ -100,13 +104,25 @@ async function send(port: number, request: HostileRequest): Promise<RawResponse>
 function sendRaw(port: number, request: HostileRequest): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     // node only adds Content-Length by itself for some methods (a GET body would read as a second request).
-    const headers = request.body === undefined ? request.headers : { ...request.headers, 'Content-Length': String(request.body.length) };
-    const outgoing = httpRequest({ host: '127.0.0.1', port, method: request.method, path: request.path, headers, agent: false }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') }));
-      response.on('error', reject);
-    });
+    const headers =
+      request.body === undefined
+        ? request.headers
+        : { ...request.headers, 'Content-Length': String(request.body.length) };
+    const outgoing = httpRequest(
+      { host: '127.0.0.1', port, method: request.method, path: request.path, headers, agent: false },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            text: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+        response.on('error', reject);
+      },
+    );
     outgoing.on('error', reject);
     outgoing.end(request.body);
   });
@@ -121,17 +137,21 @@ function checkAnswer(request: HostileRequest, response: RawResponse): void {
     );
   };
   if (response.status >= 500) fail('5xx answer');
-  if (request.mustFail && (response.status < 400 || response.status > 499)) fail('invalid request not refused with a 4xx');
+  if (request.mustFail && (response.status < 400 || response.status > 499))
+    fail('invalid request not refused with a 4xx');
   if (response.status < 400) {
     if (request.method !== 'HEAD' && response.status !== 204 && response.status !== 304 && response.status !== 206) {
       // JSON, a resource file, or the Prometheus text of /metrics.
-      const expected = request.path.startsWith('/metrics') ? /^text\/plain;.*version=0\.0\.4/ : /^application\/(json|octet-stream)/;
+      const expected = request.path.startsWith('/metrics')
+        ? /^text\/plain;.*version=0\.0\.4/
+        : /^application\/(json|octet-stream)/;
       if (!expected.test(response.headers['content-type'] ?? '')) fail('2xx without its content type');
     }
     return;
   }
   if (request.method === 'HEAD') return;
-  if (!(response.headers['content-type'] ?? '').startsWith('application/json')) fail('error answer without application/json');
+  if (!(response.headers['content-type'] ?? '').startsWith('application/json'))
+    fail('error answer without application/json');
   let body: unknown;
   try {
     body = JSON.parse(response.text);
@@ -142,17 +162,22 @@ function checkAnswer(request: HostileRequest, response: RawResponse): void {
   const { error, message, ...extra } = body as Record<string, unknown>;
   const codes = CODES_BY_STATUS[response.status];
   if (codes === undefined) fail(`status ${response.status} is not one of decisions.md §2`);
-  if (typeof error !== 'string' || !codes.includes(error)) fail(`error code ${JSON.stringify(error)} does not belong to ${response.status}`);
+  if (typeof error !== 'string' || !codes.includes(error))
+    fail(`error code ${JSON.stringify(error)} does not belong to ${response.status}`);
   if (typeof message !== 'string' || message.length === 0) fail('error message missing or empty');
   const allowedExtra = EXTRA_FIELDS[error as string] ?? [];
-  if (Object.keys(extra).some((key) => !allowedExtra.includes(key))) fail(`unexpected fields ${Object.keys(extra).join(', ')}`);
+  if (Object.keys(extra).some((key) => !allowedExtra.includes(key)))
+    fail(`unexpected fields ${Object.keys(extra).join(', ')}`);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Building blocks
 
 /** Characters node's http client lets through in a header value (it refuses control characters). */
-const headerChar = fc.integer({ min: 0x20, max: 0xff }).filter((code) => code !== 0x7f).map((code) => String.fromCharCode(code));
+const headerChar = fc
+  .integer({ min: 0x20, max: 0xff })
+  .filter((code) => code !== 0x7f)
+  .map((code) => String.fromCharCode(code));
 const headerJunk = (maxLength = 64) => fc.string({ unit: headerChar, maxLength });
 
 /** Strings a careless parser trips over: NUL, lone surrogates, separators, huge, right-to-left, emoji. */
@@ -188,21 +213,51 @@ const nastyString = fc.oneof(
 const anyJson: fc.Arbitrary<Json> = fc.oneof(
   { weight: 3, arbitrary: fc.jsonValue({ maxDepth: 3, stringUnit: 'binary' }) as fc.Arbitrary<Json> },
   nastyString,
-  fc.constantFrom<Json>(0, -1, 1.5, -0.0001, 1e308, -1e308, 2 ** 53, 2 ** 63, Number.MAX_SAFE_INTEGER + 2, true, false, null, [], {}),
+  fc.constantFrom<Json>(
+    0,
+    -1,
+    1.5,
+    -0.0001,
+    1e308,
+    -1e308,
+    2 ** 53,
+    2 ** 63,
+    Number.MAX_SAFE_INTEGER + 2,
+    true,
+    false,
+    null,
+    [],
+    {},
+  ),
 );
 
 const reservedKey = fc.constantFrom('__proto__', 'constructor', 'prototype');
 
 /** A JSON text nested deeper than any body needs. */
-const deepJson = fc.integer({ min: 100, max: 20_000 }).chain((depth) =>
-  fc.constantFrom('{"a":'.repeat(depth) + '1' + '}'.repeat(depth), '['.repeat(depth) + ']'.repeat(depth)),
-);
+const deepJson = fc
+  .integer({ min: 100, max: 20_000 })
+  .chain((depth) =>
+    fc.constantFrom('{"a":'.repeat(depth) + '1' + '}'.repeat(depth), '['.repeat(depth) + ']'.repeat(depth)),
+  );
 
 /** Text that is not JSON (checked, so it is invalid by construction; an empty body reads as {}). */
 const malformedJson = fc
   .oneof(
     fc.string({ unit: 'binary', maxLength: 60 }),
-    fc.constantFrom('{', '{"a":}', "{'a':1}", '[1,2', 'NaN', 'undefined', '{"a":1}}', '\u0000', '{"a":1,}', '\ufeff', '01', '{"a" 1}'),
+    fc.constantFrom(
+      '{',
+      '{"a":}',
+      "{'a':1}",
+      '[1,2',
+      'NaN',
+      'undefined',
+      '{"a":1}}',
+      '\u0000',
+      '{"a":1,}',
+      '\ufeff',
+      '01',
+      '{"a" 1}',
+    ),
   )
   .filter((text) => {
     // An empty body (also after a byte order mark) reads as {}.
@@ -237,30 +292,64 @@ function withRawKey(object: Record<string, Json>, key: string, value: Json): str
 const badBodyForAnyRoute: fc.Arbitrary<[string, BodyPart]> = fc.oneof(
   malformedJson.map((text): [string, BodyPart] => ['malformed JSON', jsonPart(text, true)]),
   deepJson.map((text): [string, BodyPart] => ['too deep', jsonPart(text, true)]),
-  fc.integer({ min: 1, max: 2000 }).map((extra): [string, BodyPart] => ['too large', jsonPart(JSON.stringify({ a: 'x'.repeat(MAX_BODY + extra) }), true)]),
-  fc.tuple(fc.constantFrom('a\u0000b', '\u0000', 'x\ud800', '\udfff'), fc.boolean()).map(([text, asKey]): [string, BodyPart] => [
-    'NUL or lone surrogate',
-    jsonPart(asKey ? { [text]: 1 } : { a: [text] }),
-  ]),
-  fc.tuple(reservedKey, anyJson).map(([key, value]): [string, BodyPart] => ['reserved key', jsonPart(withRawKey({}, key, value), true)]),
-  fc.tuple(// Not br: brotli has no header, so some byte strings do decode.
-  fc.constantFrom('gzip', 'deflate', 'compress', 'x-junk', 'gzip, gzip'), anyJson).map(([encoding, value]): [string, BodyPart] => [
-    'undecodable content encoding',
-    { bytes: Buffer.from(JSON.stringify(value) ?? 'null', 'utf8'), contentType: 'application/json', contentEncoding: encoding },
-  ]),
-  fc.constantFrom('utf-16', 'latin1', 'x-junk', 'ascii').map((charset): [string, BodyPart] => [
-    'unsupported charset',
-    { bytes: Buffer.from('{"a":1}'), contentType: `application/json; charset=${charset}` },
-  ]),
+  fc
+    .integer({ min: 1, max: 2000 })
+    .map((extra): [string, BodyPart] => [
+      'too large',
+      jsonPart(JSON.stringify({ a: 'x'.repeat(MAX_BODY + extra) }), true),
+    ]),
+  fc
+    .tuple(fc.constantFrom('a\u0000b', '\u0000', 'x\ud800', '\udfff'), fc.boolean())
+    .map(([text, asKey]): [string, BodyPart] => [
+      'NUL or lone surrogate',
+      jsonPart(asKey ? { [text]: 1 } : { a: [text] }),
+    ]),
+  fc
+    .tuple(reservedKey, anyJson)
+    .map(([key, value]): [string, BodyPart] => ['reserved key', jsonPart(withRawKey({}, key, value), true)]),
+  fc
+    .tuple(
+      // Not br: brotli has no header, so some byte strings do decode.
+      fc.constantFrom('gzip', 'deflate', 'compress', 'x-junk', 'gzip, gzip'),
+      anyJson,
+    )
+    .map(([encoding, value]): [string, BodyPart] => [
+      'undecodable content encoding',
+      {
+        bytes: Buffer.from(JSON.stringify(value) ?? 'null', 'utf8'),
+        contentType: 'application/json',
+        contentEncoding: encoding,
+      },
+    ]),
+  fc
+    .constantFrom('utf-16', 'latin1', 'x-junk', 'ascii')
+    .map((charset): [string, BodyPart] => [
+      'unsupported charset',
+      { bytes: Buffer.from('{"a":1}'), contentType: `application/json; charset=${charset}` },
+    ]),
 );
 
 /** Any body at all, valid or not, in any content type. */
 const anyBody: fc.Arbitrary<BodyPart | undefined> = fc.oneof(
   fc.constant(undefined),
   anyJson.map((value) => jsonPart(value)),
-  fc.tuple(fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', 'application/octet-stream', '', 'application/jsonx'), anyJson).map(
-    ([contentType, value]): BodyPart => ({ bytes: Buffer.from(JSON.stringify(value) ?? '', 'utf8'), contentType }),
-  ),
+  fc
+    .tuple(
+      fc.constantFrom(
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        'application/xml',
+        'application/octet-stream',
+        '',
+        'application/jsonx',
+      ),
+      anyJson,
+    )
+    .map(([contentType, value]): BodyPart => ({
+      bytes: Buffer.from(JSON.stringify(value) ?? '', 'utf8'),
+      contentType,
+    })),
   fc.constant<BodyPart>({ bytes: Buffer.alloc(0), contentType: 'application/json' }),
   fc.constant<BodyPart>({ bytes: gzipSync('{"a":1}'), contentType: 'application/json', contentEncoding: 'gzip' }),
 );
@@ -292,12 +381,13 @@ const opt = (kind: Kind): Field => ({ kind, required: false });
 
 /** A well-formed string: no NUL, no lone surrogate (those are refused by the body layer). */
 const cleanString = (min: number, max: number) =>
-  fc.oneof(
-    fc.string({ unit: 'grapheme-composite', minLength: min, maxLength: Math.min(max, 40) }),
-    fc.string({ unit: 'grapheme-ascii', minLength: min, maxLength: Math.min(max, 40) }),
-    fc.constant('é'.repeat(max)),
-    fc.constant('🎵'.repeat(Math.floor(max / 2))),
-  )
+  fc
+    .oneof(
+      fc.string({ unit: 'grapheme-composite', minLength: min, maxLength: Math.min(max, 40) }),
+      fc.string({ unit: 'grapheme-ascii', minLength: min, maxLength: Math.min(max, 40) }),
+      fc.constant('é'.repeat(max)),
+      fc.constant('🎵'.repeat(Math.floor(max / 2))),
+    )
     .map((text) => text.split('\u0000').join(''))
     .filter((text) => text.length >= min && text.length <= max && !LONE_SURROGATE.test(text));
 
@@ -306,9 +396,18 @@ function validValue(kind: Kind): fc.Arbitrary<Json> {
     case 'string':
       return kind.gen ?? cleanString(kind.min ?? 0, kind.max);
     case 'int':
-      return kind.gen ?? fc.oneof(fc.integer({ min: kind.min, max: Math.min(kind.max, Number.MAX_SAFE_INTEGER) }), fc.constantFrom(kind.min, kind.max));
+      return (
+        kind.gen ??
+        fc.oneof(
+          fc.integer({ min: kind.min, max: Math.min(kind.max, Number.MAX_SAFE_INTEGER) }),
+          fc.constantFrom(kind.min, kind.max),
+        )
+      );
     case 'number':
-      return fc.oneof(fc.double({ min: kind.min, max: kind.max, noNaN: true, noDefaultInfinity: true }), fc.constantFrom(kind.min, kind.max));
+      return fc.oneof(
+        fc.double({ min: kind.min, max: kind.max, noNaN: true, noDefaultInfinity: true }),
+        fc.constantFrom(kind.min, kind.max),
+      );
     case 'bool':
       return fc.boolean();
     case 'uid':
@@ -318,7 +417,13 @@ function validValue(kind: Kind): fc.Arbitrary<Json> {
         { weight: 1, arbitrary: fc.bigInt({ min: 1n, max: 999_999_999_999_999_999n }).map(String) },
       );
     case 'object':
-      return fc.dictionary(fc.string({ maxLength: 10 }).filter((key) => !['__proto__', 'constructor', 'prototype'].includes(key) && !key.includes('\u0000')), fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Json>, { maxKeys: 4 });
+      return fc.dictionary(
+        fc
+          .string({ maxLength: 10 })
+          .filter((key) => !['__proto__', 'constructor', 'prototype'].includes(key) && !key.includes('\u0000')),
+        fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Json>,
+        { maxKeys: 4 },
+      );
     case 'enum':
       return fc.constantFrom(...(kind.gen ?? kind.values));
     case 'array':
@@ -335,10 +440,12 @@ function wrongType(kind: Kind, required: boolean): fc.Arbitrary<Json> {
   const candidates: fc.Arbitrary<Json>[] = [];
   const t = kind.t;
   if (t !== 'string' && t !== 'enum' && t !== 'uid' && t !== 'any') candidates.push(nastyString);
-  if (t !== 'int' && t !== 'number' && t !== 'uid' && t !== 'any') candidates.push(fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true })));
+  if (t !== 'int' && t !== 'number' && t !== 'uid' && t !== 'any')
+    candidates.push(fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true })));
   if (t !== 'bool' && t !== 'any') candidates.push(fc.boolean());
   if (t !== 'array' && t !== 'any') candidates.push(fc.array(anyJson, { maxLength: 3 }));
-  if (t !== 'object' && t !== 'nested' && t !== 'any') candidates.push(fc.dictionary(fc.string({ maxLength: 5 }), anyJson, { maxKeys: 3 }));
+  if (t !== 'object' && t !== 'nested' && t !== 'any')
+    candidates.push(fc.dictionary(fc.string({ maxLength: 5 }), anyJson, { maxKeys: 3 }));
   if (required && t !== 'any') candidates.push(fc.constant(null));
   return fc.oneof(...candidates);
 }
@@ -351,11 +458,17 @@ function wrongValue(kind: Kind, required: boolean): fc.Arbitrary<Json> | null {
     case 'string':
       options.push(fc.integer({ min: 1, max: 2000 }).map((extra) => 'x'.repeat(kind.max + extra)));
       if ((kind.min ?? 0) > 0) options.push(fc.constant(''));
-      if (kind.accepts) options.push(nastyString.filter((text) => typeof text === 'string' && text.length <= kind.max && !kind.accepts!(text)));
+      if (kind.accepts)
+        options.push(
+          nastyString.filter((text) => typeof text === 'string' && text.length <= kind.max && !kind.accepts!(text)),
+        );
       break;
     case 'int':
       options.push(
-        fc.integer({ min: 1, max: 1_000_000 }).map((delta) => kind.min - delta).filter((value) => value < kind.min),
+        fc
+          .integer({ min: 1, max: 1_000_000 })
+          .map((delta) => kind.min - delta)
+          .filter((value) => value < kind.min),
         fc.integer({ min: 1, max: 1_000_000 }).map((delta) => kind.max + delta),
         fc.double({ noNaN: true, noDefaultInfinity: true }).filter((value) => !Number.isInteger(value)),
         fc.constantFrom(1e300, -1e300, 2 ** 64),
@@ -364,8 +477,12 @@ function wrongValue(kind: Kind, required: boolean): fc.Arbitrary<Json> | null {
       break;
     case 'number':
       options.push(
-        fc.double({ max: kind.min, noNaN: true, noDefaultInfinity: true, maxExcluded: true }).filter((value) => value < kind.min),
-        fc.double({ min: kind.max, noNaN: true, noDefaultInfinity: true, minExcluded: true }).filter((value) => value > kind.max),
+        fc
+          .double({ max: kind.min, noNaN: true, noDefaultInfinity: true, maxExcluded: true })
+          .filter((value) => value < kind.min),
+        fc
+          .double({ min: kind.max, noNaN: true, noDefaultInfinity: true, minExcluded: true })
+          .filter((value) => value > kind.max),
         fc.constantFrom('50', '1e2'),
       );
       break;
@@ -378,16 +495,23 @@ function wrongValue(kind: Kind, required: boolean): fc.Arbitrary<Json> | null {
       );
       break;
     case 'enum':
-      options.push(nastyString.filter((text) => typeof text === 'string' && !kind.values.includes(text)), fc.constantFrom(...kind.values.map((value) => value.toLowerCase() + ' ')));
+      options.push(
+        nastyString.filter((text) => typeof text === 'string' && !kind.values.includes(text)),
+        fc.constantFrom(...kind.values.map((value) => value.toLowerCase() + ' ')),
+      );
       break;
     case 'array': {
       const element = wrongValue(kind.of, true);
-      if (element) options.push(fc.tuple(fc.array(validValue(kind.of), { maxLength: 3 }), element).map(([items, bad]) => [...items, bad]));
+      if (element)
+        options.push(
+          fc.tuple(fc.array(validValue(kind.of), { maxLength: 3 }), element).map(([items, bad]) => [...items, bad]),
+        );
       options.push(fc.constant(Array.from({ length: kind.max + 1 }, () => 0)));
       break;
     }
     case 'nested':
-      for (const option of poisonedObjectOptions(kind.fields, kind.open ?? false)) options.push(option.map(([, value]) => value));
+      for (const option of poisonedObjectOptions(kind.fields, kind.open ?? false))
+        options.push(option.map(([, value]) => value));
       break;
     default:
       break;
@@ -398,7 +522,12 @@ function wrongValue(kind: Kind, required: boolean): fc.Arbitrary<Json> | null {
 /** An object over the real field names: each present field valid or junk. */
 function junkObject(fields: Fields): fc.Arbitrary<Record<string, Json>> {
   const entries = Object.entries(fields).map(([name, field]) =>
-    fc.option(fc.oneof({ weight: 3, arbitrary: validValue(field.kind) }, { weight: 1, arbitrary: anyJson }), { nil: undefined, freq: field.required ? 8 : 2 }).map((value) => [name, value] as const),
+    fc
+      .option(fc.oneof({ weight: 3, arbitrary: validValue(field.kind) }, { weight: 1, arbitrary: anyJson }), {
+        nil: undefined,
+        freq: field.required ? 8 : 2,
+      })
+      .map((value) => [name, value] as const),
   );
   return fc.tuple(...entries).map((pairs) => {
     const object: Record<string, Json> = {};
@@ -410,7 +539,9 @@ function junkObject(fields: Fields): fc.Arbitrary<Record<string, Json>> {
 /** A fully valid object (every required field, some optional ones). */
 function validObject(fields: Fields): fc.Arbitrary<Record<string, Json>> {
   const entries = Object.entries(fields).map(([name, field]) =>
-    (field.required ? validValue(field.kind) : fc.option(validValue(field.kind), { nil: undefined })).map((value) => [name, value] as const),
+    (field.required ? validValue(field.kind) : fc.option(validValue(field.kind), { nil: undefined })).map(
+      (value) => [name, value] as const,
+    ),
   );
   return fc.tuple(...entries).map((pairs) => {
     const object: Record<string, Json> = {};
@@ -434,9 +565,13 @@ function poisonedObjectOptions(fields: Fields, open: boolean): fc.Arbitrary<[str
   const poisonable = names.filter((name) => wrongValue(fields[name].kind, fields[name].required) !== null);
   if (poisonable.length > 0) {
     options.push(
-      fc.constantFrom(...poisonable).chain((name) =>
-        fc.tuple(junkObject(fields), wrongValue(fields[name].kind, fields[name].required)!).map(([object, bad]): [string, Json] => [`${name} wrong`, { ...object, [name]: bad }]),
-      ),
+      fc
+        .constantFrom(...poisonable)
+        .chain((name) =>
+          fc
+            .tuple(junkObject(fields), wrongValue(fields[name].kind, fields[name].required)!)
+            .map(([object, bad]): [string, Json] => [`${name} wrong`, { ...object, [name]: bad }]),
+        ),
     );
   }
   const required = names.filter((name) => fields[name].required);
@@ -450,8 +585,18 @@ function poisonedObjectOptions(fields: Fields, open: boolean): fc.Arbitrary<[str
       ),
     );
   }
-  const unknownKey = fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('', ' ', 'UID', 'options ', 'extra', 'prototype')).filter((key) => !names.includes(key));
-  if (!open) options.push(fc.tuple(junkObject(fields), unknownKey, anyJson).map(([object, key, value]): [string, Json] => [`unknown key ${JSON.stringify(key)}`, { ...object, [key]: value }]));
+  const unknownKey = fc
+    .oneof(fc.string({ maxLength: 12 }), fc.constantFrom('', ' ', 'UID', 'options ', 'extra', 'prototype'))
+    .filter((key) => !names.includes(key));
+  if (!open)
+    options.push(
+      fc
+        .tuple(junkObject(fields), unknownKey, anyJson)
+        .map(([object, key, value]): [string, Json] => [
+          `unknown key ${JSON.stringify(key)}`,
+          { ...object, [key]: value },
+        ]),
+    );
   return options;
 }
 
@@ -461,7 +606,11 @@ function poisonedObjectOptions(fields: Fields, open: boolean): fc.Arbitrary<[str
 type Auth = 'admin' | 'server' | 'server-refresh' | 'bootstrap' | 'public';
 
 /** `open` on an object body: a plugin body, where unknown keys are ignored (docs/decisions.md "Plugin input"). */
-type BodySpec = { t: 'ignored' } | { t: 'object'; fields: Fields; open?: boolean } | { t: 'array'; fields: Fields; max: number } | { t: 'paths' };
+type BodySpec =
+  | { t: 'ignored' }
+  | { t: 'object'; fields: Fields; open?: boolean }
+  | { t: 'array'; fields: Fields; max: number }
+  | { t: 'paths' };
 
 interface ParamSpec {
   /** Wire-form values that reach the handler (valid, or wrong in ways the handler must answer). */
@@ -499,13 +648,44 @@ interface Fixtures {
 
 /** Path segments, in wire form, that no id pipe or router should choke on. */
 const junkSegment: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('%2F', 'a%2Fb', '..', '.', '%2e%2e', '%00', '1%00', '%ZZ', '%E0%A4%A', '%', '%C0%AF', '-1', '0', '+1', '1.0', '1e3', '0x10', '%201', '1%20', encodeURIComponent('９'), '9'.repeat(25), '9223372036854775808', 'null', 'NaN', '__proto__', 'constructor', '%F0%9F%8E%B5', 'é', '\u00ff'),
+  fc.constantFrom(
+    '%2F',
+    'a%2Fb',
+    '..',
+    '.',
+    '%2e%2e',
+    '%00',
+    '1%00',
+    '%ZZ',
+    '%E0%A4%A',
+    '%',
+    '%C0%AF',
+    '-1',
+    '0',
+    '+1',
+    '1.0',
+    '1e3',
+    '0x10',
+    '%201',
+    '1%20',
+    encodeURIComponent('９'),
+    '9'.repeat(25),
+    '9223372036854775808',
+    'null',
+    'NaN',
+    '__proto__',
+    'constructor',
+    '%F0%9F%8E%B5',
+    'é',
+    '\u00ff',
+  ),
   fc.string({ unit: 'grapheme', minLength: 1, maxLength: 30 }).map(encodeURIComponent),
   fc.integer({ min: 100, max: 8_000 }).map((n) => 'a'.repeat(n)),
 );
 
 const idParam = (samples: number[], digits: number, max: bigint): ParamSpec => {
-  const isValid = (wire: string) => /^\d+$/.test(wire) && wire.length <= digits && BigInt(wire) >= 1n && BigInt(wire) <= max;
+  const isValid = (wire: string) =>
+    /^\d+$/.test(wire) && wire.length <= digits && BigInt(wire) >= 1n && BigInt(wire) <= max;
   return {
     any: fc.oneof(fc.constantFrom(...samples.map(String)), fc.bigInt({ min: 1n, max }).map(String), junkSegment),
     wrong: junkSegment.filter((wire) => !isValid(wire)),
@@ -514,7 +694,27 @@ const idParam = (samples: number[], digits: number, max: bigint): ParamSpec => {
 
 /** Query values in wire form: encoded junk, plus raw forms a decoder must survive. */
 const queryValue = fc.oneof(
-  fc.constantFrom('', '0', '-1', '1.5', '1e1', 'NaN', 'Infinity', '99999999999999999999', ' 5', '5 ', '0x10', 'true', 'TRUE', 'null', '\u0000', '[]', '{}').map(encodeURIComponent),
+  fc
+    .constantFrom(
+      '',
+      '0',
+      '-1',
+      '1.5',
+      '1e1',
+      'NaN',
+      'Infinity',
+      '99999999999999999999',
+      ' 5',
+      '5 ',
+      '0x10',
+      'true',
+      'TRUE',
+      'null',
+      '\u0000',
+      '[]',
+      '{}',
+    )
+    .map(encodeURIComponent),
   fc.constantFrom('%00', '%ZZ', '%', '%E0%A4%A', '+5', '5+', '[]', 'a=b', '%26', '\u00e9'),
   fc.string({ unit: 'grapheme', maxLength: 20 }).map(encodeURIComponent),
   fc.integer().map(String),
@@ -529,7 +729,21 @@ function decodedQueryValue(wire: string): string {
   }
 }
 const queryKey = fc.oneof(
-  fc.constantFrom('a', 'a[]', 'a[b]', 'a[b][c]', '__proto__', 'constructor', 'limit[]', 'lang[x]', '%00', '', 'expires[]', 'sig[0]', 'before[]'),
+  fc.constantFrom(
+    'a',
+    'a[]',
+    'a[b]',
+    'a[b][c]',
+    '__proto__',
+    'constructor',
+    'limit[]',
+    'lang[x]',
+    '%00',
+    '',
+    'expires[]',
+    'sig[0]',
+    'before[]',
+  ),
   fc.string({ unit: 'grapheme', maxLength: 10 }).map(encodeURIComponent),
 );
 const noiseQuery = fc.array(fc.tuple(queryKey, queryValue), { maxLength: 4 });
@@ -553,14 +767,22 @@ function text(pattern: RegExp): QuerySpec {
     valid: fc.stringMatching(pattern).map(encodeURIComponent),
     wrong: fc.oneof(
       queryValue.filter((wire) => !pattern.test(decodedQueryValue(wire))).map((value) => [value]),
-      fc.tuple(fc.stringMatching(pattern), fc.stringMatching(pattern)).map(([a, b]) => [encodeURIComponent(a), encodeURIComponent(b)]),
+      fc
+        .tuple(fc.stringMatching(pattern), fc.stringMatching(pattern))
+        .map(([a, b]) => [encodeURIComponent(a), encodeURIComponent(b)]),
     ),
   };
 }
-const bigId: QuerySpec = { valid: fc.bigInt({ min: 1n, max: 9_223_372_036_854_775_807n }).map(String), wrong: wrongInteger(1, Number.MAX_SAFE_INTEGER) };
+const bigId: QuerySpec = {
+  valid: fc.bigInt({ min: 1n, max: 9_223_372_036_854_775_807n }).map(String),
+  wrong: wrongInteger(1, Number.MAX_SAFE_INTEGER),
+};
 const bool: QuerySpec = {
   valid: fc.constantFrom('true', 'false'),
-  wrong: fc.oneof(queryValue.filter((v) => !['true', 'false'].includes(decodedQueryValue(v))).map((v) => [v]), fc.constant<string[]>(['true', 'false'])),
+  wrong: fc.oneof(
+    queryValue.filter((v) => !['true', 'false'].includes(decodedQueryValue(v))).map((v) => [v]),
+    fc.constant<string[]>(['true', 'false']),
+  ),
 };
 
 /** limit (1-200), cursor (a real one of the list, or junk) and the list's filters. */
@@ -586,17 +808,39 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
   const serverId = idParam([fx.server.serverID], 10, 2_147_483_647n);
   const playId = idParam([1, 2], 19, 9_223_372_036_854_775_807n);
   const uidKind: Kind = { t: 'uid', samples: uids };
-  const accessToken: Kind = { t: 'string', min: 1, max: 512, gen: fc.oneof({ weight: 4, arbitrary: fc.constant(fx.player.accessToken) }, { weight: 1, arbitrary: cleanString(1, 512) }) };
-  const matching = (pattern: RegExp, gen: fc.Arbitrary<string> = fc.stringMatching(pattern)) => ({ accepts: (text: string) => pattern.test(text), gen });
+  const accessToken: Kind = {
+    t: 'string',
+    min: 1,
+    max: 512,
+    gen: fc.oneof(
+      { weight: 4, arbitrary: fc.constant(fx.player.accessToken) },
+      { weight: 1, arbitrary: cleanString(1, 512) },
+    ),
+  };
+  const matching = (pattern: RegExp, gen: fc.Arbitrary<string> = fc.stringMatching(pattern)) => ({
+    accepts: (text: string) => pattern.test(text),
+    gen,
+  });
   const uuid = matching(UUID);
-  const stats: Kind = { t: 'nested', open: true, fields: { perfect: req({ t: 'int', min: 0, max: 2 ** 31 - 1 }), great: req({ t: 'int', min: 0, max: 2 ** 31 - 1 }), miss: req({ t: 'int', min: 0, max: 2 ** 31 - 1 }) } };
+  const stats: Kind = {
+    t: 'nested',
+    open: true,
+    fields: {
+      perfect: req({ t: 'int', min: 0, max: 2 ** 31 - 1 }),
+      great: req({ t: 'int', min: 0, max: 2 ** 31 - 1 }),
+      miss: req({ t: 'int', min: 0, max: 2 ** 31 - 1 }),
+    },
+  };
   const epochMs: Kind = { t: 'int', min: 1, max: 253_402_300_799_999 };
   const localDateTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
   const signed = new URLSearchParams(fx.signedFile.query);
   // limit and around exclude each other and k needs around: a valid value of each may still combine into a 400.
   const leaderboardQuery: Record<string, QuerySpec> = {
     limit: { valid: fc.integer({ min: 1, max: 100 }).map(String), wrong: wrongInteger(1, 100) },
-    around: { valid: fc.constantFrom(...uids.map(String)), wrong: queryValue.filter((wire) => !/^[1-9]\d{0,17}$/.test(decodedQueryValue(wire))).map((wire) => [wire]) },
+    around: {
+      valid: fc.constantFrom(...uids.map(String)),
+      wrong: queryValue.filter((wire) => !/^[1-9]\d{0,17}$/.test(decodedQueryValue(wire))).map((wire) => [wire]),
+    },
     k: { valid: fc.integer({ min: 0, max: 25 }).map(String), wrong: wrongInteger(0, 25) },
   };
 
@@ -623,12 +867,22 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
     'POST /server/logout': { auth: 'server', body: { t: 'ignored' }, readOnly: false },
     'GET /server/collections': { auth: 'server', body: { t: 'ignored' }, readOnly: true },
     'GET /server/charts': { auth: 'server', body: { t: 'ignored' }, readOnly: true },
-    'GET /server/baltop': { auth: 'server', query: { limit: { valid: fc.integer({ min: 1, max: 100 }).map(String), wrong: wrongInteger(1, 100) } }, body: { t: 'ignored' }, readOnly: true },
+    'GET /server/baltop': {
+      auth: 'server',
+      query: { limit: { valid: fc.integer({ min: 1, max: 100 }).map(String), wrong: wrongInteger(1, 100) } },
+      body: { t: 'ignored' },
+      readOnly: true,
+    },
     'GET /server/leaderboards/atp': { auth: 'server', query: leaderboardQuery, body: { t: 'ignored' }, readOnly: true },
     // The fixture has no chart: every level id is 404 (or 400), which keeps it out of the read-only priming pass too.
     'GET /server/leaderboards/charts/:levelId': {
       auth: 'server',
-      params: { levelId: { any: fc.oneof(fc.integer({ min: 0, max: 2 ** 31 - 1 }).map(String), junkSegment), wrong: junkSegment.filter((wire) => !/^\d{1,10}$/.test(wire) || Number(wire) > 2 ** 31 - 1) } },
+      params: {
+        levelId: {
+          any: fc.oneof(fc.integer({ min: 0, max: 2 ** 31 - 1 }).map(String), junkSegment),
+          wrong: junkSegment.filter((wire) => !/^\d{1,10}$/.test(wire) || Number(wire) > 2 ** 31 - 1),
+        },
+      },
       query: leaderboardQuery,
       body: { t: 'ignored' },
       readOnly: false,
@@ -645,7 +899,12 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
           version: req({ t: 'int', min: 0, max: 2 ** 31 - 1 }),
           uuid: opt({ t: 'string', max: 36, ...uuid }),
           username: opt({ t: 'string', max: 16, ...matching(/^[A-Za-z0-9_]{1,16}$/) }),
-          authToken: opt({ t: 'string', min: 1, max: 512, gen: fc.oneof(fc.constant(fx.idle.netToken), cleanString(1, 512)) }),
+          authToken: opt({
+            t: 'string',
+            min: 1,
+            max: 512,
+            gen: fc.oneof(fc.constant(fx.idle.netToken), cleanString(1, 512)),
+          }),
           resumeToken: opt({ t: 'string', min: 0, max: 512 }),
         },
       },
@@ -661,13 +920,25 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
           accessToken: req(accessToken),
           options: req({ t: 'object' }),
           // Only '' or an unlocked title key pass: mostly ''.
-          playerPrefix: opt({ t: 'string', max: 128, gen: fc.oneof({ weight: 3, arbitrary: fc.constant('') }, { weight: 1, arbitrary: cleanString(0, 128) }) }),
-          playerSuffix: opt({ t: 'string', max: 128, gen: fc.oneof({ weight: 3, arbitrary: fc.constant('') }, { weight: 1, arbitrary: cleanString(0, 128) }) }),
+          playerPrefix: opt({
+            t: 'string',
+            max: 128,
+            gen: fc.oneof({ weight: 3, arbitrary: fc.constant('') }, { weight: 1, arbitrary: cleanString(0, 128) }),
+          }),
+          playerSuffix: opt({
+            t: 'string',
+            max: 128,
+            gen: fc.oneof({ weight: 3, arbitrary: fc.constant('') }, { weight: 1, arbitrary: cleanString(0, 128) }),
+          }),
         },
       },
       readOnly: false,
     },
-    'POST /player/logout': { auth: 'server', body: { t: 'object', open: true, fields: { uid: req(uidKind), accessToken: req(accessToken) } }, readOnly: false },
+    'POST /player/logout': {
+      auth: 'server',
+      body: { t: 'object', open: true, fields: { uid: req(uidKind), accessToken: req(accessToken) } },
+      readOnly: false,
+    },
     'POST /player/collections': {
       auth: 'server',
       body: {
@@ -676,7 +947,15 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
         fields: {
           uid: req(uidKind),
           accessToken: req(accessToken),
-          collections: req({ t: 'array', of: { t: 'string', max: 128, ...matching(COLLECTION_KEY, fc.stringMatching(/^rhythmc:assets\.[a-z0-9]{1,8}$/)) }, max: 5000 }),
+          collections: req({
+            t: 'array',
+            of: {
+              t: 'string',
+              max: 128,
+              ...matching(COLLECTION_KEY, fc.stringMatching(/^rhythmc:assets\.[a-z0-9]{1,8}$/)),
+            },
+            max: 5000,
+          }),
         },
       },
       readOnly: false,
@@ -701,12 +980,24 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
         t: 'object',
         open: true,
         fields: {
-          player: req({ t: 'nested', open: true, fields: { playerUID: req(uidKind), accessToken: req(accessToken), timestamp: req(epochMs) } }),
+          player: req({
+            t: 'nested',
+            open: true,
+            fields: { playerUID: req(uidKind), accessToken: req(accessToken), timestamp: req(epochMs) },
+          }),
           server: req({
             t: 'nested',
             open: true,
             fields: {
-              serverID: req({ t: 'int', min: 1, max: 2 ** 31 - 1, gen: fc.oneof({ weight: 4, arbitrary: fc.constant(fx.server.serverID) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 2 ** 31 - 1 }) }) }),
+              serverID: req({
+                t: 'int',
+                min: 1,
+                max: 2 ** 31 - 1,
+                gen: fc.oneof(
+                  { weight: 4, arbitrary: fc.constant(fx.server.serverID) },
+                  { weight: 1, arbitrary: fc.integer({ min: 1, max: 2 ** 31 - 1 }) },
+                ),
+              }),
               serverName: req({ t: 'string', max: 64 }),
               country: req({ t: 'string', max: 64 }),
             },
@@ -742,7 +1033,15 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
     },
     'GET /resources/manifest': {
       auth: 'server',
-      query: { lang: { valid: fc.constantFrom('true', 'false'), wrong: fc.oneof(queryValue.filter((v) => !['true', 'false'].includes(decodedQueryValue(v))).map((v) => [v]), fc.constant<string[]>(['true', 'false'])) } },
+      query: {
+        lang: {
+          valid: fc.constantFrom('true', 'false'),
+          wrong: fc.oneof(
+            queryValue.filter((v) => !['true', 'false'].includes(decodedQueryValue(v))).map((v) => [v]),
+            fc.constant<string[]>(['true', 'false']),
+          ),
+        },
+      },
       body: { t: 'ignored' },
       readOnly: true,
     },
@@ -750,27 +1049,78 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
     'GET /resources/packmanifest': { auth: 'server', body: { t: 'ignored' }, readOnly: true },
     'GET /resources/files/*path': {
       auth: 'public',
-      params: { path: { any: fc.constant(fx.signedFile.path), wrong: fc.array(junkSegment, { minLength: 1, maxLength: 3 }).map((segments) => segments.join('/')) } },
+      params: {
+        path: {
+          any: fc.constant(fx.signedFile.path),
+          wrong: fc.array(junkSegment, { minLength: 1, maxLength: 3 }).map((segments) => segments.join('/')),
+        },
+      },
       query: {
-        expires: { valid: fc.constant(signed.get('expires')!), wrong: fc.oneof(queryValue.filter((v) => v !== signed.get('expires')).map((v) => [v]), fc.constant<string[]>(['1', '2'])) },
-        sig: { valid: fc.constant(signed.get('sig')!), wrong: fc.oneof(queryValue.filter((v) => v !== signed.get('sig')).map((v) => [v]), fc.constant<string[]>(['a', 'b'])) },
+        expires: {
+          valid: fc.constant(signed.get('expires')!),
+          wrong: fc.oneof(
+            queryValue.filter((v) => v !== signed.get('expires')).map((v) => [v]),
+            fc.constant<string[]>(['1', '2']),
+          ),
+        },
+        sig: {
+          valid: fc.constant(signed.get('sig')!),
+          wrong: fc.oneof(
+            queryValue.filter((v) => v !== signed.get('sig')).map((v) => [v]),
+            fc.constant<string[]>(['a', 'b']),
+          ),
+        },
       },
       body: { t: 'ignored' },
       readOnly: true,
       extraHeaders: {
-        Range: fc.oneof(headerJunk(), fc.constantFrom('bytes=0-0', 'bytes=5-1', 'bytes=-0', 'bytes=0-', 'bytes=999999-', 'bytes=0-1,2-3', 'bytes=a-b', 'items=0-1', 'bytes=-99999999999999999999')),
+        Range: fc.oneof(
+          headerJunk(),
+          fc.constantFrom(
+            'bytes=0-0',
+            'bytes=5-1',
+            'bytes=-0',
+            'bytes=0-',
+            'bytes=999999-',
+            'bytes=0-1,2-3',
+            'bytes=a-b',
+            'items=0-1',
+            'bytes=-99999999999999999999',
+          ),
+        ),
         'If-Range': headerJunk(),
         'If-None-Match': fc.oneof(headerJunk(), fc.constantFrom('*', 'W/"x"', '"', '""')),
       },
     },
     'POST /admin/servers': {
       auth: 'admin',
-      body: { t: 'object', fields: { name: req({ t: 'string', min: 1, max: 64 }), country: req({ t: 'string', min: 1, max: 64 }), ip: opt({ t: 'string', max: 45, accepts: (text) => isIP(text) !== 0, gen: fc.oneof(fc.ipV4(), fc.ipV6()) }) } },
+      body: {
+        t: 'object',
+        fields: {
+          name: req({ t: 'string', min: 1, max: 64 }),
+          country: req({ t: 'string', min: 1, max: 64 }),
+          ip: opt({ t: 'string', max: 45, accepts: (text) => isIP(text) !== 0, gen: fc.oneof(fc.ipV4(), fc.ipV6()) }),
+        },
+      },
       readOnly: false,
     },
-    'POST /admin/servers/:serverID/bootstrap-token': { auth: 'admin', params: { serverID: serverId }, body: { t: 'ignored' }, readOnly: false },
-    'POST /admin/servers/:serverID/logout': { auth: 'admin', params: { serverID: serverId }, body: { t: 'ignored' }, readOnly: false },
-    'PUT /admin/maintenance': { auth: 'admin', body: { t: 'object', fields: { enabled: req({ t: 'bool' }), message: opt({ t: 'string', max: 512 }) } }, readOnly: false },
+    'POST /admin/servers/:serverID/bootstrap-token': {
+      auth: 'admin',
+      params: { serverID: serverId },
+      body: { t: 'ignored' },
+      readOnly: false,
+    },
+    'POST /admin/servers/:serverID/logout': {
+      auth: 'admin',
+      params: { serverID: serverId },
+      body: { t: 'ignored' },
+      readOnly: false,
+    },
+    'PUT /admin/maintenance': {
+      auth: 'admin',
+      body: { t: 'object', fields: { enabled: req({ t: 'bool' }), message: opt({ t: 'string', max: 512 }) } },
+      readOnly: false,
+    },
     'PUT /admin/plugin-policy': {
       auth: 'admin',
       body: {
@@ -822,16 +1172,35 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
     'POST /admin/players/:uid/ban': {
       auth: 'admin',
       params: { uid },
-      body: { t: 'object', fields: { reason: opt({ t: 'string', max: 512 }), until: opt({ t: 'string', max: 19, ...matching(localDateTime, fc.oneof(fc.stringMatching(localDateTime), fc.constant('2099-12-31T23:59:59'))) }), message: opt({ t: 'string', max: 512 }) } },
+      body: {
+        t: 'object',
+        fields: {
+          reason: opt({ t: 'string', max: 512 }),
+          until: opt({
+            t: 'string',
+            max: 19,
+            ...matching(localDateTime, fc.oneof(fc.stringMatching(localDateTime), fc.constant('2099-12-31T23:59:59'))),
+          }),
+          message: opt({ t: 'string', max: 512 }),
+        },
+      },
       readOnly: false,
     },
     // An unban without a ban still bumps the ban generation (statement trigger): never sent valid.
     'DELETE /admin/players/:uid/ban': { auth: 'admin', params: { uid }, body: { t: 'ignored' }, readOnly: false },
-    'PUT /admin/players/:uid/banstate': { auth: 'admin', params: { uid }, body: { t: 'object', fields: { banstate: req({ t: 'int', min: 0, max: 2 ** 31 - 1 }) } }, readOnly: false },
+    'PUT /admin/players/:uid/banstate': {
+      auth: 'admin',
+      params: { uid },
+      body: { t: 'object', fields: { banstate: req({ t: 'int', min: 0, max: 2 ** 31 - 1 }) } },
+      readOnly: false,
+    },
     'GET /admin/players/:uid/economy': {
       auth: 'admin',
       params: { uid },
-      query: { limit: { valid: fc.integer({ min: 1, max: 500 }).map(String), wrong: wrongInteger(1, 500) }, before: { valid: fc.integer({ min: 1 }).map(String), wrong: wrongInteger(1, Number.MAX_SAFE_INTEGER) } },
+      query: {
+        limit: { valid: fc.integer({ min: 1, max: 500 }).map(String), wrong: wrongInteger(1, 500) },
+        before: { valid: fc.integer({ min: 1 }).map(String), wrong: wrongInteger(1, Number.MAX_SAFE_INTEGER) },
+      },
       body: { t: 'ignored' },
       readOnly: true,
     },
@@ -846,7 +1215,11 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
           difficultyConstant: req({ t: 'number', min: 0, max: 1e6 }),
           version: req({ t: 'string', min: 1, max: 64 }),
           active: req({ t: 'bool' }),
-          createdAt: opt({ t: 'string', max: 19, ...matching(localDateTime, fc.stringMatching(/^(19|20)\d{2}-0[1-9]-[01][1-9]T[01]\d:[0-5]\d:[0-5]\d$/)) }),
+          createdAt: opt({
+            t: 'string',
+            max: 19,
+            ...matching(localDateTime, fc.stringMatching(/^(19|20)\d{2}-0[1-9]-[01][1-9]T[01]\d:[0-5]\d:[0-5]\d$/)),
+          }),
         },
       },
       readOnly: false,
@@ -857,11 +1230,37 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
         t: 'array',
         max: 1000,
         fields: {
-          key: req({ t: 'string', max: 128, ...matching(COLLECTION_KEY, fc.stringMatching(/^[a-z]{1,5}:[a-z]{1,5}\.[a-z0-9]{1,5}$/)) }),
-          type: req({ t: 'string', max: 32, ...matching(/^[a-z][a-z0-9_]{0,31}$/, fc.constantFrom('title', 'tag', 'arena')) }),
-          unlockMethod: req({ t: 'nested', open: true, fields: { type: req({ t: 'string', min: 1, max: 64 }), mode: opt({ t: 'any' }), events: opt({ t: 'any' }), info: opt({ t: 'any' }) } }),
+          key: req({
+            t: 'string',
+            max: 128,
+            ...matching(COLLECTION_KEY, fc.stringMatching(/^[a-z]{1,5}:[a-z]{1,5}\.[a-z0-9]{1,5}$/)),
+          }),
+          type: req({
+            t: 'string',
+            max: 32,
+            ...matching(/^[a-z][a-z0-9_]{0,31}$/, fc.constantFrom('title', 'tag', 'arena')),
+          }),
+          unlockMethod: req({
+            t: 'nested',
+            open: true,
+            fields: {
+              type: req({ t: 'string', min: 1, max: 64 }),
+              mode: opt({ t: 'any' }),
+              events: opt({ t: 'any' }),
+              info: opt({ t: 'any' }),
+            },
+          }),
           // Title rules hold only for title and tag collections: the fields are not poisoned.
-          properties: req({ t: 'nested', open: true, fields: { title: req({ t: 'any' }), description: opt({ t: 'any' }), rarity: opt({ t: 'any' }), position: opt({ t: 'any' }) } }),
+          properties: req({
+            t: 'nested',
+            open: true,
+            fields: {
+              title: req({ t: 'any' }),
+              description: opt({ t: 'any' }),
+              rarity: opt({ t: 'any' }),
+              position: opt({ t: 'any' }),
+            },
+          }),
         },
       },
       readOnly: false,
@@ -893,15 +1292,43 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
     'GET /admin/realtime/connections': { auth: 'admin', body: { t: 'ignored' }, readOnly: true },
     'GET /admin/overview': { auth: 'admin', body: { t: 'ignored' }, readOnly: true },
     // The admin reads (issue 17): limit, cursor and each filter; unknown parameters (the noise) are 400.
-    'GET /admin/players': { auth: 'admin', query: listQuery('players', { username: text(/^[A-Za-z0-9_]{1,32}$/), uuid: text(UUID), uid: bigId }), body: { t: 'ignored' }, readOnly: true },
+    'GET /admin/players': {
+      auth: 'admin',
+      query: listQuery('players', { username: text(/^[A-Za-z0-9_]{1,32}$/), uuid: text(UUID), uid: bigId }),
+      body: { t: 'ignored' },
+      readOnly: true,
+    },
     'GET /admin/players/:uid': { auth: 'admin', params: { uid }, body: { t: 'ignored' }, readOnly: true },
-    'GET /admin/bans': { auth: 'admin', query: listQuery('bans', { uid: bigId }), body: { t: 'ignored' }, readOnly: true },
-    'GET /admin/servers': { auth: 'admin', query: listQuery('servers', { online: bool }), body: { t: 'ignored' }, readOnly: true },
-    'GET /admin/charts': { auth: 'admin', query: listQuery('charts', { active: bool }), body: { t: 'ignored' }, readOnly: true },
-    'GET /admin/collections': { auth: 'admin', query: listQuery('collections', { type: text(/^[A-Za-z0-9_.:-]{1,32}$/) }), body: { t: 'ignored' }, readOnly: true },
+    'GET /admin/bans': {
+      auth: 'admin',
+      query: listQuery('bans', { uid: bigId }),
+      body: { t: 'ignored' },
+      readOnly: true,
+    },
+    'GET /admin/servers': {
+      auth: 'admin',
+      query: listQuery('servers', { online: bool }),
+      body: { t: 'ignored' },
+      readOnly: true,
+    },
+    'GET /admin/charts': {
+      auth: 'admin',
+      query: listQuery('charts', { active: bool }),
+      body: { t: 'ignored' },
+      readOnly: true,
+    },
+    'GET /admin/collections': {
+      auth: 'admin',
+      query: listQuery('collections', { type: text(/^[A-Za-z0-9_.:-]{1,32}$/) }),
+      body: { t: 'ignored' },
+      readOnly: true,
+    },
     'GET /admin/audit': {
       auth: 'admin',
-      query: listQuery('audit', { target: text(/^[a-z][a-z-]*:[\x21-\x7e]{1,150}$/), action: text(/^[a-z][a-z-]*(\.[a-z][a-z-]*)+$/) }),
+      query: listQuery('audit', {
+        target: text(/^[a-z][a-z-]*:[\x21-\x7e]{1,150}$/),
+        action: text(/^[a-z][a-z-]*(\.[a-z][a-z-]*)+$/),
+      }),
       body: { t: 'ignored' },
       readOnly: true,
     },
@@ -916,19 +1343,48 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
       readOnly: true,
     },
     // The fixtures upload no play: every id is unknown (404), so these never change a row.
-    'GET /admin/plays/:id': { auth: 'admin', params: { id: playId }, body: { t: 'ignored' }, readOnly: true, alwaysFails: 'no play is stored' },
-    'POST /admin/plays/:id/approve': { auth: 'admin', params: { id: playId }, body: { t: 'ignored' }, readOnly: false, alwaysFails: 'no play is stored' },
-    'POST /admin/plays/:id/void': { auth: 'admin', params: { id: playId }, body: { t: 'object', fields: { reason: opt({ t: 'string', max: 200 }) } }, readOnly: false, alwaysFails: 'no play is stored' },
+    'GET /admin/plays/:id': {
+      auth: 'admin',
+      params: { id: playId },
+      body: { t: 'ignored' },
+      readOnly: true,
+      alwaysFails: 'no play is stored',
+    },
+    'POST /admin/plays/:id/approve': {
+      auth: 'admin',
+      params: { id: playId },
+      body: { t: 'ignored' },
+      readOnly: false,
+      alwaysFails: 'no play is stored',
+    },
+    'POST /admin/plays/:id/void': {
+      auth: 'admin',
+      params: { id: playId },
+      body: { t: 'object', fields: { reason: opt({ t: 'string', max: 200 }) } },
+      readOnly: false,
+      alwaysFails: 'no play is stored',
+    },
     'GET /admin/boards/atp': { auth: 'admin', query: leaderboardQuery, body: { t: 'ignored' }, readOnly: true },
     'GET /admin/boards/charts/:levelId': {
       auth: 'admin',
-      params: { levelId: { any: fc.oneof(fc.integer({ min: 0, max: 2 ** 31 - 1 }).map(String), junkSegment), wrong: junkSegment.filter((wire) => !/^\d{1,10}$/.test(wire) || Number(wire) > 2 ** 31 - 1) } },
+      params: {
+        levelId: {
+          any: fc.oneof(fc.integer({ min: 0, max: 2 ** 31 - 1 }).map(String), junkSegment),
+          wrong: junkSegment.filter((wire) => !/^\d{1,10}$/.test(wire) || Number(wire) > 2 ** 31 - 1),
+        },
+      },
       query: leaderboardQuery,
       body: { t: 'ignored' },
       readOnly: true,
       alwaysFails: 'no chart is in the catalog',
     },
-    'POST /admin/plays/:id/restore': { auth: 'admin', params: { id: playId }, body: { t: 'ignored' }, readOnly: false, alwaysFails: 'no play is stored' },
+    'POST /admin/plays/:id/restore': {
+      auth: 'admin',
+      params: { id: playId },
+      body: { t: 'ignored' },
+      readOnly: false,
+      alwaysFails: 'no play is stored',
+    },
   };
 }
 
@@ -936,7 +1392,10 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
 function wrongEnum(values: string[]): QuerySpec {
   return {
     valid: fc.constantFrom(...values),
-    wrong: fc.oneof(queryValue.filter((v) => !values.includes(decodedQueryValue(v))).map((v) => [v]), fc.constant<string[]>([values[0], values[0]])),
+    wrong: fc.oneof(
+      queryValue.filter((v) => !values.includes(decodedQueryValue(v))).map((v) => [v]),
+      fc.constant<string[]>([values[0], values[0]]),
+    ),
   };
 }
 
@@ -953,7 +1412,11 @@ function junkAuthorization(route: RouteSpec, fx: Fixtures): fc.Arbitrary<string[
     public: [],
   };
   const token = fc.oneof(
-    fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_'.split('')), minLength: 1, maxLength: 80 }),
+    fc.string({
+      unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_'.split('')),
+      minLength: 1,
+      maxLength: 80,
+    }),
     fc.integer({ min: 1_000, max: 12_000 }).map((n) => 'A'.repeat(n)),
     headerJunk().filter((text) => /\S/.test(text) && !/\s/.test(text.trim())),
     ...(otherTokens[route.auth].length ? [fc.constantFrom(...otherTokens[route.auth])] : []),
@@ -962,8 +1425,21 @@ function junkAuthorization(route: RouteSpec, fx: Fixtures): fc.Arbitrary<string[
   return fc.oneof<fc.Arbitrary<string[] | undefined>[]>(
     fc.constant(undefined),
     token.map((value) => [`Bearer ${value}`]),
-    fc.tuple(fc.constantFrom('Basic', 'Token', 'bearer:', 'Bearer\u00a0', 'B\u00e9arer', '', 'Bearer Bearer'), token).map(([scheme, value]) => [`${scheme} ${value}`]),
-    fc.constantFrom('Bearer', 'Bearer ', 'bearer', '   ', 'Bearer a b', 'Bearer a, Bearer b', 'Basic dXNlcjpwYXNz', '\u00ff\u00fe').map((value) => [value]),
+    fc
+      .tuple(fc.constantFrom('Basic', 'Token', 'bearer:', 'Bearer\u00a0', 'B\u00e9arer', '', 'Bearer Bearer'), token)
+      .map(([scheme, value]) => [`${scheme} ${value}`]),
+    fc
+      .constantFrom(
+        'Bearer',
+        'Bearer ',
+        'bearer',
+        '   ',
+        'Bearer a b',
+        'Bearer a, Bearer b',
+        'Basic dXNlcjpwYXNz',
+        '\u00ff\u00fe',
+      )
+      .map((value) => [value]),
     // Two headers: the service reads the first one (node keeps only the first Authorization).
     fc.tuple(token, fc.constant(valid)).map(([junk, good]) => [`Bearer ${junk}`, good ?? 'Bearer x']),
     fc.constant<string[] | undefined>(valid === undefined ? undefined : [`${valid} ${valid.slice(7)}`]),
@@ -991,11 +1467,24 @@ function bodyArbitrary(spec: BodySpec, poisoned: boolean): fc.Arbitrary<[string,
       case 'ignored':
         return any;
       case 'object':
-        return fc.oneof(any, junkObject(spec.fields).map((object): [string, BodyPart] => ['', jsonPart(object)]));
+        return fc.oneof(
+          any,
+          junkObject(spec.fields).map((object): [string, BodyPart] => ['', jsonPart(object)]),
+        );
       case 'array':
-        return fc.oneof(any, fc.array(junkObject(spec.fields), { maxLength: 3 }).map((items): [string, BodyPart] => ['', jsonPart(items)]));
+        return fc.oneof(
+          any,
+          fc.array(junkObject(spec.fields), { maxLength: 3 }).map((items): [string, BodyPart] => ['', jsonPart(items)]),
+        );
       case 'paths':
-        return fc.oneof(any, fc.array(fc.oneof(nastyString, fc.constantFrom('data/hostile/a.json', 'data/none.json', 'lang/x')), { maxLength: 4 }).map((items): [string, BodyPart] => ['', jsonPart(items)]));
+        return fc.oneof(
+          any,
+          fc
+            .array(fc.oneof(nastyString, fc.constantFrom('data/hostile/a.json', 'data/none.json', 'lang/x')), {
+              maxLength: 4,
+            })
+            .map((items): [string, BodyPart] => ['', jsonPart(items)]),
+        );
     }
   }
   const generic = badBodyForAnyRoute.map(([why, body]): [string, BodyPart | undefined] => [why, body]);
@@ -1008,23 +1497,52 @@ function bodyArbitrary(spec: BodySpec, poisoned: boolean): fc.Arbitrary<[string,
         poisonedObject(spec.fields, spec.open ?? false).chain(([why, object]) =>
           reservedOrPlain(object).map((text): [string, BodyPart] => [why, jsonPart(text, true)]),
         ),
-        anyJson.filter((value) => typeof value !== 'object' || value === null || Array.isArray(value)).map((value): [string, BodyPart] => ['not an object', jsonPart(value)]),
-        fc.tuple(fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'application/xml', 'application/jsonx', ''), validObject(spec.fields)).map(
-          ([contentType, object]): [string, BodyPart] => [`content type ${contentType}`, { bytes: Buffer.from(JSON.stringify(object)), contentType }],
-        ),
+        anyJson
+          .filter((value) => typeof value !== 'object' || value === null || Array.isArray(value))
+          .map((value): [string, BodyPart] => ['not an object', jsonPart(value)]),
+        fc
+          .tuple(
+            fc.constantFrom(
+              'text/plain',
+              'application/x-www-form-urlencoded',
+              'application/xml',
+              'application/jsonx',
+              '',
+            ),
+            validObject(spec.fields),
+          )
+          .map(([contentType, object]): [string, BodyPart] => [
+            `content type ${contentType}`,
+            { bytes: Buffer.from(JSON.stringify(object)), contentType },
+          ]),
         fc.constant<[string, undefined]>(['no body', undefined]),
       );
     case 'array':
       return fc.oneof(
         generic,
         fc
-          .tuple(fc.array(validObject(spec.fields), { maxLength: 2 }), poisonedObject(spec.fields), fc.array(validObject(spec.fields), { maxLength: 2 }))
-          .map(([before, [why, bad], after]): [string, BodyPart] => [`entry ${why}`, jsonPart([...before, bad, ...after])]),
-        fc.tuple(fc.array(validObject(spec.fields), { maxLength: 2 }), anyJson.filter((value) => typeof value !== 'object' || value === null || Array.isArray(value))).map(
-          ([items, bad]): [string, BodyPart] => ['entry not an object', jsonPart([...items, bad])],
-        ),
-        anyJson.filter((value) => !Array.isArray(value)).map((value): [string, BodyPart] => ['not an array', jsonPart(value)]),
-        fc.constant<[string, BodyPart]>(['too many entries', jsonPart(Array.from({ length: spec.max + 1 }, () => ({})))]),
+          .tuple(
+            fc.array(validObject(spec.fields), { maxLength: 2 }),
+            poisonedObject(spec.fields),
+            fc.array(validObject(spec.fields), { maxLength: 2 }),
+          )
+          .map(([before, [why, bad], after]): [string, BodyPart] => [
+            `entry ${why}`,
+            jsonPart([...before, bad, ...after]),
+          ]),
+        fc
+          .tuple(
+            fc.array(validObject(spec.fields), { maxLength: 2 }),
+            anyJson.filter((value) => typeof value !== 'object' || value === null || Array.isArray(value)),
+          )
+          .map(([items, bad]): [string, BodyPart] => ['entry not an object', jsonPart([...items, bad])]),
+        anyJson
+          .filter((value) => !Array.isArray(value))
+          .map((value): [string, BodyPart] => ['not an array', jsonPart(value)]),
+        fc.constant<[string, BodyPart]>([
+          'too many entries',
+          jsonPart(Array.from({ length: spec.max + 1 }, () => ({}))),
+        ]),
         fc.constant<[string, undefined]>(['no body', undefined]),
       );
     case 'paths':
@@ -1039,7 +1557,9 @@ function bodyArbitrary(spec: BodySpec, poisoned: boolean): fc.Arbitrary<[string,
             ),
           )
           .map(([good, bad]): [string, BodyPart] => ['bad path', jsonPart([...good, bad])]),
-        anyJson.filter((value) => !Array.isArray(value)).map((value): [string, BodyPart] => ['not an array', jsonPart(value)]),
+        anyJson
+          .filter((value) => !Array.isArray(value))
+          .map((value): [string, BodyPart] => ['not an array', jsonPart(value)]),
         fc.constant<[string, undefined]>(['no body', undefined]),
       );
   }
@@ -1047,8 +1567,12 @@ function bodyArbitrary(spec: BodySpec, poisoned: boolean): fc.Arbitrary<[string,
 
 /** Sometimes adds a reserved key to a poisoned object (it stays refused either way). */
 function reservedOrPlain(object: Json): fc.Arbitrary<string> {
-  if (typeof object !== 'object' || object === null || Array.isArray(object)) return fc.constant(JSON.stringify(object));
-  return fc.oneof(fc.constant(JSON.stringify(object)), fc.tuple(reservedKey, anyJson).map(([key, value]) => withRawKey(object, key, value)));
+  if (typeof object !== 'object' || object === null || Array.isArray(object))
+    return fc.constant(JSON.stringify(object));
+  return fc.oneof(
+    fc.constant(JSON.stringify(object)),
+    fc.tuple(reservedKey, anyJson).map(([key, value]) => withRawKey(object, key, value)),
+  );
 }
 
 function buildQuery(pairs: [string, string][]): string {
@@ -1057,35 +1581,58 @@ function buildQuery(pairs: [string, string][]): string {
 
 type Slot = 'auth' | 'method' | 'body' | `param:${string}` | `query:${string}` | 'none';
 
-function requestArbitrary(key: string, route: RouteSpec, fx: Fixtures, methodsOfPath: string[]): fc.Arbitrary<HostileRequest> {
+function requestArbitrary(
+  key: string,
+  route: RouteSpec,
+  fx: Fixtures,
+  methodsOfPath: string[],
+): fc.Arbitrary<HostileRequest> {
   const [method, pattern] = key.split(' ');
   const slots: Slot[] = ['method', 'body'];
   if (route.auth !== 'public') slots.push('auth');
   for (const [name, param] of Object.entries(route.params ?? {})) if (param.wrong) slots.push(`param:${name}`);
   for (const name of Object.keys(route.query ?? {})) slots.push(`query:${name}`);
   if (route.readOnly || route.alwaysFails) slots.push('none');
-  const wrongMethods = METHODS.filter((candidate) => !methodsOfPath.includes(candidate) && !(candidate === 'HEAD' && methodsOfPath.includes('GET')));
+  const wrongMethods = METHODS.filter(
+    (candidate) => !methodsOfPath.includes(candidate) && !(candidate === 'HEAD' && methodsOfPath.includes('GET')),
+  );
   const validAuth = validAuthorization(route, fx);
 
   return fc.constantFrom(...slots).chain((slot) =>
     fc
       .record({
-        method: slot === 'method' ? fc.constantFrom(...wrongMethods) : method === 'GET' ? fc.constantFrom('GET', 'GET', 'HEAD') : fc.constant(method),
+        method:
+          slot === 'method'
+            ? fc.constantFrom(...wrongMethods)
+            : method === 'GET'
+              ? fc.constantFrom('GET', 'GET', 'HEAD')
+              : fc.constant(method),
         auth:
           slot === 'auth'
             ? junkAuthorization(route, fx)
             : validAuth === undefined
               ? junkAuthorization(route, fx)
-              : fc.oneof({ weight: 5, arbitrary: fc.constant<string[] | undefined>([validAuth]) }, { weight: 1, arbitrary: junkAuthorization(route, fx) }),
+              : fc.oneof(
+                  { weight: 5, arbitrary: fc.constant<string[] | undefined>([validAuth]) },
+                  { weight: 1, arbitrary: junkAuthorization(route, fx) },
+                ),
         params: fc.record(
-          Object.fromEntries(Object.entries(route.params ?? {}).map(([name, param]) => [name, slot === `param:${name}` ? param.wrong! : param.any])) as Record<string, fc.Arbitrary<string>>,
+          Object.fromEntries(
+            Object.entries(route.params ?? {}).map(([name, param]) => [
+              name,
+              slot === `param:${name}` ? param.wrong! : param.any,
+            ]),
+          ) as Record<string, fc.Arbitrary<string>>,
         ),
         query: fc.tuple(
           fc.tuple(
             ...Object.entries(route.query ?? {}).map(([name, spec]) =>
               slot === `query:${name}`
                 ? spec.wrong.map((values) => values.map((value): [string, string] => [name, value]))
-                : fc.option(spec.valid.map((value): [string, string][] => [[name, value]]), { nil: [] as [string, string][], freq: 3 }),
+                : fc.option(
+                    spec.valid.map((value): [string, string][] => [[name, value]]),
+                    { nil: [] as [string, string][], freq: 3 },
+                  ),
             ),
           ),
           noiseQuery,
@@ -1102,25 +1649,36 @@ function requestArbitrary(key: string, route: RouteSpec, fx: Fixtures, methodsOf
           { requiredKeys: [] },
         ),
       })
-      .map(({ method: sentMethod, auth, params, query: [known, noise], body: [why, body], headers }): HostileRequest => {
-        const path = pattern.replace(/\*(\w+)|:(\w+)/g, (_match, star: string | undefined, colon: string | undefined) => params[(star ?? colon)!]);
-        const all: Record<string, string | string[]> = { ...headers };
-        if (auth !== undefined) all.Authorization = auth.length === 1 ? auth[0] : auth;
-        if (body !== undefined) {
-          if (body.contentType !== null && body.contentType !== '') all['Content-Type'] = body.contentType;
-          if (body.contentEncoding !== undefined) all['Content-Encoding'] = body.contentEncoding;
-        }
-        const poison =
-          slot === 'none' ? (route.alwaysFails ?? 'none') : slot === 'body' ? `body: ${why}` : slot === 'auth' ? `auth ${JSON.stringify(auth)?.slice(0, 60)}` : slot;
-        return {
-          method: sentMethod,
-          path: path + buildQuery([...known.flat(), ...noise]),
-          headers: all,
-          body: body?.bytes,
-          mustFail: slot !== 'none' || route.alwaysFails !== undefined,
-          poison,
-        };
-      }),
+      .map(
+        ({ method: sentMethod, auth, params, query: [known, noise], body: [why, body], headers }): HostileRequest => {
+          const path = pattern.replace(
+            /\*(\w+)|:(\w+)/g,
+            (_match, star: string | undefined, colon: string | undefined) => params[(star ?? colon)!],
+          );
+          const all: Record<string, string | string[]> = { ...headers };
+          if (auth !== undefined) all.Authorization = auth.length === 1 ? auth[0] : auth;
+          if (body !== undefined) {
+            if (body.contentType !== null && body.contentType !== '') all['Content-Type'] = body.contentType;
+            if (body.contentEncoding !== undefined) all['Content-Encoding'] = body.contentEncoding;
+          }
+          const poison =
+            slot === 'none'
+              ? (route.alwaysFails ?? 'none')
+              : slot === 'body'
+                ? `body: ${why}`
+                : slot === 'auth'
+                  ? `auth ${JSON.stringify(auth)?.slice(0, 60)}`
+                  : slot;
+          return {
+            method: sentMethod,
+            path: path + buildQuery([...known.flat(), ...noise]),
+            headers: all,
+            body: body?.bytes,
+            mustFail: slot !== 'none' || route.alwaysFails !== undefined,
+            poison,
+          };
+        },
+      ),
   );
 }
 
@@ -1129,11 +1687,15 @@ function requestArbitrary(key: string, route: RouteSpec, fx: Fixtures, methodsOf
 
 /** Row count and checksum of every table of the public schema. */
 async function snapshot(app: TestApp): Promise<Record<string, string>> {
-  const tables = await app.sql<{ name: string }>(`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1`);
+  const tables = await app.sql<{ name: string }>(
+    `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1`,
+  );
   const result: Record<string, string> = {};
   // The audit log grows with every successful admin write: checked row by row at the end instead.
   for (const { name } of tables.filter((table) => table.name !== 'admin_audit')) {
-    const [row] = await app.sql<{ n: string; sum: string }>(`SELECT count(*)::text AS n, md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) AS sum FROM "${name}" t`);
+    const [row] = await app.sql<{ n: string; sum: string }>(
+      `SELECT count(*)::text AS n, md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) AS sum FROM "${name}" t`,
+    );
     result[name] = `${row.n} rows, ${row.sum}`;
   }
   return result;
@@ -1141,14 +1703,21 @@ async function snapshot(app: TestApp): Promise<Record<string, string>> {
 
 /** `METHOD /path` of every route the Express router of the running app holds. */
 function registeredRoutes(app: TestApp): string[] {
-  const express = app.get(HttpAdapterHost).httpAdapter.getInstance<{ router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] } }>();
+  const express = app
+    .get(HttpAdapterHost)
+    .httpAdapter.getInstance<{ router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] } }>();
   const routes: string[] = [];
   for (const layer of express.router.stack) {
     if (!layer.route) continue;
     // SwaggerModule.setup's UI pages and assets under /docs read no input (openapi.e2e-spec covers
     // them); the document itself, /docs/openapi.json, stays in the table.
-    if (layer.route.path !== '/docs/openapi.json' && (layer.route.path === '/docs' || layer.route.path.startsWith('/docs/'))) continue;
-    for (const [method, on] of Object.entries(layer.route.methods)) if (on) routes.push(`${method.toUpperCase()} ${layer.route.path}`);
+    if (
+      layer.route.path !== '/docs/openapi.json' &&
+      (layer.route.path === '/docs' || layer.route.path.startsWith('/docs/'))
+    )
+      continue;
+    for (const [method, on] of Object.entries(layer.route.methods))
+      if (on) routes.push(`${method.toUpperCase()} ${layer.route.path}`);
   }
   return routes.sort();
 }
@@ -1205,7 +1774,9 @@ describe('Hostile input on every route', () => {
       expect(response.status).toBeLessThan(300);
     }
     before = await snapshot(app);
-    [{ auditBaseline }] = await app.sql<{ auditBaseline: string }>('SELECT coalesce(max(id), 0)::text AS "auditBaseline" FROM admin_audit');
+    [{ auditBaseline }] = await app.sql<{ auditBaseline: string }>(
+      'SELECT coalesce(max(id), 0)::text AS "auditBaseline" FROM admin_audit',
+    );
     adminWrites.length = 0;
   });
 
@@ -1232,7 +1803,9 @@ describe('Hostile input on every route', () => {
   it.each(keys)('%s: refuses generated junk with a 4xx error body, never a 5xx', async (key) => {
     const registered = registeredRoutes(app);
     const [, pattern] = key.split(' ');
-    const methodsOfPath = registered.filter((route) => route.split(' ')[1] === pattern).map((route) => route.split(' ')[0]);
+    const methodsOfPath = registered
+      .filter((route) => route.split(' ')[1] === pattern)
+      .map((route) => route.split(' ')[0]);
     await fc.assert(
       fc.asyncProperty(requestArbitrary(key, table[key], fx, methodsOfPath), async (request) => {
         checkAnswer(request, await send(port(), request));
@@ -1275,7 +1848,12 @@ describe('Hostile input on every route', () => {
     if (key === 'POST /server/login') {
       // A login replaces the session it logs in: a server of its own, and no maintenance or
       // version floor left by the admin cases above.
-      const admin = async (method: string, path: string, body: unknown, status: number): Promise<Record<string, string>> => {
+      const admin = async (
+        method: string,
+        path: string,
+        body: unknown,
+        status: number,
+      ): Promise<Record<string, string>> => {
         const response = await app.admin.request<Record<string, string>>(method, path, { body });
         expect(response.status).toBe(status);
         noteAdminWrite(method, path, response.status, response.headers.get('x-request-id'));
@@ -1286,7 +1864,12 @@ describe('Hostile input on every route', () => {
       const policy = { minPluginVersion: 0, latestPluginVersion: 2 ** 31 - 1, allowedPluginSHAs: [], downUrl: '' };
       await admin('PUT', '/admin/plugin-policy', policy, 200);
     }
-    const body = route.body.t === 'object' ? validObject(route.body.fields) : route.body.t === 'array' ? fc.array(validObject(route.body.fields), { maxLength: 4 }) : null;
+    const body =
+      route.body.t === 'object'
+        ? validObject(route.body.fields)
+        : route.body.t === 'array'
+          ? fc.array(validObject(route.body.fields), { maxLength: 4 })
+          : null;
     if (body === null) throw new Error(`${key} has no body to fill`);
     const statuses = new Map<number, number>();
     await fc.assert(
@@ -1310,7 +1893,10 @@ describe('Hostile input on every route', () => {
   });
 
   it('holds exactly one audit row per successful admin write, and none for the refused ones', async () => {
-    const rows = await app.sql<{ request_id: string; credential: string }>('SELECT request_id, credential FROM admin_audit WHERE id > $1 ORDER BY id', [auditBaseline]);
+    const rows = await app.sql<{ request_id: string; credential: string }>(
+      'SELECT request_id, credential FROM admin_audit WHERE id > $1 ORDER BY id',
+      [auditBaseline],
+    );
     // The second phase alone makes hundreds of successful writes.
     expect(adminWrites.length).toBeGreaterThan(100);
     expect(rows.map((row) => row.request_id).sort()).toEqual([...adminWrites].sort());
@@ -1319,7 +1905,11 @@ describe('Hostile input on every route', () => {
 
   it('still serves the fixtures (the junk did not end a session)', async () => {
     expect((await app.http.get('/server/charts', { token: fx.server.accessToken })).status).toBe(200);
-    const economy = await app.http.post('/player/economy', { uid: fx.player.uid, accessToken: fx.player.accessToken, wattHour: 5 }, { token: fx.server.accessToken });
+    const economy = await app.http.post(
+      '/player/economy',
+      { uid: fx.player.uid, accessToken: fx.player.accessToken, wattHour: 5 },
+      { token: fx.server.accessToken },
+    );
     expect(economy.status).toBe(200);
   });
 });
@@ -1355,21 +1945,41 @@ describe('Text longer than its column by code points', () => {
   }
 
   it('POST /admin/servers', async () => {
-    await refused(() => app.admin.post('/admin/servers', { name: selectors(64), country: 'DE' }), 'name must be shorter than or equal to 64 characters');
-    await refused(() => app.admin.post('/admin/servers', { name: 'vs-server', country: selectors(33) }), 'country must be shorter than or equal to 64 characters');
+    await refused(
+      () => app.admin.post('/admin/servers', { name: selectors(64), country: 'DE' }),
+      'name must be shorter than or equal to 64 characters',
+    );
+    await refused(
+      () => app.admin.post('/admin/servers', { name: 'vs-server', country: selectors(33) }),
+      'country must be shorter than or equal to 64 characters',
+    );
   });
 
   it('POST /server/login', async () => {
     await refused(
-      () => app.http.post('/server/login', { pluginVersion: 10, pluginSHA: selectors(128) }, { token: fx.server.bootstrapToken }),
+      () =>
+        app.http.post(
+          '/server/login',
+          { pluginVersion: 10, pluginSHA: selectors(128) },
+          { token: fx.server.bootstrapToken },
+        ),
       'pluginSHA must be shorter than or equal to 128 characters',
     );
   });
 
   it('POST /admin/players and POST /admin/players/:uid/ban', async () => {
-    await refused(() => app.admin.post('/admin/players', { username: 'vs_player', displayName: selectors(64) }), 'displayName must be shorter than or equal to 64 characters');
-    await refused(() => app.admin.post(`/admin/players/${fx.player.uid}/ban`, { reason: selectors(512) }), 'reason must be shorter than or equal to 512 characters');
-    await refused(() => app.admin.post(`/admin/players/${fx.player.uid}/ban`, { message: selectors(300) }), 'message must be shorter than or equal to 512 characters');
+    await refused(
+      () => app.admin.post('/admin/players', { username: 'vs_player', displayName: selectors(64) }),
+      'displayName must be shorter than or equal to 64 characters',
+    );
+    await refused(
+      () => app.admin.post(`/admin/players/${fx.player.uid}/ban`, { reason: selectors(512) }),
+      'reason must be shorter than or equal to 512 characters',
+    );
+    await refused(
+      () => app.admin.post(`/admin/players/${fx.player.uid}/ban`, { message: selectors(300) }),
+      'message must be shorter than or equal to 512 characters',
+    );
   });
 
   it('POST /player/upload', async () => {
@@ -1379,27 +1989,56 @@ describe('Text longer than its column by code points', () => {
       payload: gameplayPayload(1, Date.now() - 1000, payload),
     });
     const upload = (sent: object) => app.http.post('/player/upload', sent, { token: fx.server.accessToken });
-    await refused(() => upload(body({ serverName: selectors(64) })), 'server.serverName must be shorter than or equal to 64 characters');
-    await refused(() => upload(body({ country: selectors(64) })), 'server.country must be shorter than or equal to 64 characters');
-    await refused(() => upload(body({}, { player_arena: selectors(64) })), 'payload.player_arena must be shorter than or equal to 64 characters');
+    await refused(
+      () => upload(body({ serverName: selectors(64) })),
+      'server.serverName must be shorter than or equal to 64 characters',
+    );
+    await refused(
+      () => upload(body({ country: selectors(64) })),
+      'server.country must be shorter than or equal to 64 characters',
+    );
+    await refused(
+      () => upload(body({}, { player_arena: selectors(64) })),
+      'payload.player_arena must be shorter than or equal to 64 characters',
+    );
   });
 
   it('POST /admin/plays/:id/void', async () => {
-    await refused(() => app.admin.post('/admin/plays/1/void', { reason: selectors(200) }), 'reason must be shorter than or equal to 200 characters');
+    await refused(
+      () => app.admin.post('/admin/plays/1/void', { reason: selectors(200) }),
+      'reason must be shorter than or equal to 200 characters',
+    );
   });
 
   it('PUT /admin/charts (and a name of 128 characters outside the BMP fits)', async () => {
     const chart = { levelId: 9101, name: 'VS', difficultyConstant: 1, version: '1.0', active: true };
-    await refused(() => app.admin.put('/admin/charts', [{ ...chart, name: selectors(65) }]), '[0] name: must be a non-empty string of at most 128 characters');
-    await refused(() => app.admin.put('/admin/charts', [{ ...chart, version: selectors(33) }]), '[0] version: must be a non-empty string of at most 64 characters');
-    expect((await app.admin.put('/admin/charts', [{ ...chart, name: '😀'.repeat(128) }])).body).toEqual({ upserted: 1 });
+    await refused(
+      () => app.admin.put('/admin/charts', [{ ...chart, name: selectors(65) }]),
+      '[0] name: must be a non-empty string of at most 128 characters',
+    );
+    await refused(
+      () => app.admin.put('/admin/charts', [{ ...chart, version: selectors(33) }]),
+      '[0] version: must be a non-empty string of at most 64 characters',
+    );
+    expect((await app.admin.put('/admin/charts', [{ ...chart, name: '😀'.repeat(128) }])).body).toEqual({
+      upserted: 1,
+    });
     expect(await app.sql('SELECT name FROM chart WHERE level_id = 9101')).toEqual([{ name: '😀'.repeat(128) }]);
   });
 
   it('PUT /admin/packs', async () => {
     const pack = { name: 'vs-pack', displayName: 'VS', type: 'SONG', availableSongs: [], file: 'packs/vs.zip' };
-    await refused(() => app.admin.put('/admin/packs', [{ ...pack, name: selectors(128) }]), '[0].name must be shorter than or equal to 128 characters');
-    await refused(() => app.admin.put('/admin/packs', [{ ...pack, displayName: selectors(256) }]), '[0].displayName must be shorter than or equal to 256 characters');
-    await refused(() => app.admin.put('/admin/packs', [{ ...pack, file: `packs/${selectors(1020)}` }]), '[0].file must be shorter than or equal to 1024 characters');
+    await refused(
+      () => app.admin.put('/admin/packs', [{ ...pack, name: selectors(128) }]),
+      '[0].name must be shorter than or equal to 128 characters',
+    );
+    await refused(
+      () => app.admin.put('/admin/packs', [{ ...pack, displayName: selectors(256) }]),
+      '[0].displayName must be shorter than or equal to 256 characters',
+    );
+    await refused(
+      () => app.admin.put('/admin/packs', [{ ...pack, file: `packs/${selectors(1020)}` }]),
+      '[0].file must be shorter than or equal to 1024 characters',
+    );
   });
 });

@@ -14,16 +14,31 @@ let clock = Date.now() - 3_600_000;
 /** Increasing payload.time, uploads one after the other: the time a best was first reached orders as the uploads do. */
 const nextTime = () => (clock += 1_000);
 
-async function putCharts(app: TestApp, charts: Array<[levelId: number, constant: number, active?: boolean]>): Promise<void> {
+async function putCharts(
+  app: TestApp,
+  charts: Array<[levelId: number, constant: number, active?: boolean]>,
+): Promise<void> {
   const response = await app.admin.put(
     '/admin/charts',
-    charts.map(([levelId, difficultyConstant, active]) => ({ levelId, name: `Chart ${levelId}`, difficultyConstant, version: '1.0', active: active ?? true })),
+    charts.map(([levelId, difficultyConstant, active]) => ({
+      levelId,
+      name: `Chart ${levelId}`,
+      difficultyConstant,
+      version: '1.0',
+      active: active ?? true,
+    })),
   );
   if (response.status !== 200) throw new Error(`putCharts: ${response.status} ${response.text}`);
 }
 
 /** Uploads one play; answers the upload's body (its siteRank and trackRank are what the boards must show). */
-async function play(app: TestApp, server: TestServerSession, player: TestPlayerSession, levelID: number, overrides: Record<string, unknown> = {}) {
+async function play(
+  app: TestApp,
+  server: TestServerSession,
+  player: TestPlayerSession,
+  levelID: number,
+  overrides: Record<string, unknown> = {},
+) {
   const payload = gameplayPayload(levelID, nextTime(), overrides);
   const response = await app.http.post(
     '/player/upload',
@@ -39,7 +54,8 @@ async function play(app: TestApp, server: TestServerSession, player: TestPlayerS
 }
 
 /** A play that changes nothing (pass: false): its answer shows the player's current ranks. */
-const look = (app: TestApp, server: TestServerSession, player: TestPlayerSession, levelID: number) => play(app, server, player, levelID, { pass: false, acc: 10 });
+const look = (app: TestApp, server: TestServerSession, player: TestPlayerSession, levelID: number) =>
+  play(app, server, player, levelID, { pass: false, acc: 10 });
 
 const board = (app: TestApp, server: TestServerSession, path: string, query: Record<string, string | number> = {}) =>
   app.http.get(`/server/leaderboards/${path}`, { token: server.accessToken, query });
@@ -49,8 +65,21 @@ describe('Leaderboards', () => {
   let server: Awaited<ReturnType<typeof onlineServer>>;
   /** P0..P5, uids ascending. */
   let p: TestPlayerSession[];
-  const atp = (i: number, rank: number, value: number) => ({ rank, uid: p[i].uid, username: p[i].username, displayName: i === 5 ? 'Fifth' : p[i].username, atp: value });
-  const chart = (i: number, rank: number, acc: number, rating: number) => ({ rank, uid: p[i].uid, username: p[i].username, displayName: i === 5 ? 'Fifth' : p[i].username, acc, rating });
+  const atp = (i: number, rank: number, value: number) => ({
+    rank,
+    uid: p[i].uid,
+    username: p[i].username,
+    displayName: i === 5 ? 'Fifth' : p[i].username,
+    atp: value,
+  });
+  const chart = (i: number, rank: number, acc: number, rating: number) => ({
+    rank,
+    uid: p[i].uid,
+    username: p[i].username,
+    displayName: i === 5 ? 'Fifth' : p[i].username,
+    acc,
+    rating,
+  });
 
   beforeAll(async () => {
     app = await startTestApp();
@@ -80,8 +109,14 @@ describe('Leaderboards', () => {
     it('answers the ATP board: ATP descending, then uid ascending; players without a counted play are not on it', async () => {
       const response = await board(app, server, 'atp');
       expect(response.status).toBe(200);
-      expect(response.body).toEqual({ board: 'atp', entries: [atp(3, 1, 0.7), atp(0, 2, 0.4), atp(2, 3, 0.4), atp(5, 4, 0.4), atp(1, 5, 0.3833)] });
-      expect((await board(app, server, 'atp', { limit: 2 })).body).toEqual({ board: 'atp', entries: [atp(3, 1, 0.7), atp(0, 2, 0.4)] });
+      expect(response.body).toEqual({
+        board: 'atp',
+        entries: [atp(3, 1, 0.7), atp(0, 2, 0.4), atp(2, 3, 0.4), atp(5, 4, 0.4), atp(1, 5, 0.3833)],
+      });
+      expect((await board(app, server, 'atp', { limit: 2 })).body).toEqual({
+        board: 'atp',
+        entries: [atp(3, 1, 0.7), atp(0, 2, 0.4)],
+      });
       expect((await board(app, server, 'atp', { limit: 100 })).body.entries).toHaveLength(5);
     });
 
@@ -91,7 +126,11 @@ describe('Leaderboards', () => {
         levelId: 501,
         entries: [chart(0, 1, 100, 12), chart(2, 2, 100, 12), chart(1, 3, 99, 11.5), chart(3, 4, 95, 10)],
       });
-      expect((await board(app, server, 'charts/502', { limit: 1 })).body).toEqual({ board: 'chart', levelId: 502, entries: [chart(5, 1, 100, 12)] });
+      expect((await board(app, server, 'charts/502', { limit: 1 })).body).toEqual({
+        board: 'chart',
+        levelId: 502,
+        entries: [chart(5, 1, 100, 12)],
+      });
       // A chart of the catalog nobody played (inactive here): an empty board.
       expect((await board(app, server, 'charts/503')).body).toEqual({ board: 'chart', levelId: 503, entries: [] });
     });
@@ -101,7 +140,11 @@ describe('Leaderboards', () => {
       const track = (await board(app, server, 'charts/501')).body.entries as Array<{ uid: number; rank: number }>;
       for (const player of p) {
         const answer = await look(app, server, player, 501);
-        expect({ uid: player.uid, site: site.find((entry) => entry.uid === player.uid)?.rank ?? null, track: track.find((entry) => entry.uid === player.uid)?.rank ?? null }).toEqual({
+        expect({
+          uid: player.uid,
+          site: site.find((entry) => entry.uid === player.uid)?.rank ?? null,
+          track: track.find((entry) => entry.uid === player.uid)?.rank ?? null,
+        }).toEqual({
           uid: player.uid,
           site: answer.siteRank,
           track: answer.trackRank,
@@ -113,16 +156,28 @@ describe('Leaderboards', () => {
   describe('around a player', () => {
     it('answers the rank and k neighbours on each side, fewer at the ends of the board', async () => {
       // Rank 1: nothing ahead.
-      expect((await board(app, server, 'atp', { around: p[3].uid, k: 2 })).body).toEqual({ board: 'atp', rank: 1, entries: [atp(3, 1, 0.7), atp(0, 2, 0.4), atp(2, 3, 0.4)] });
+      expect((await board(app, server, 'atp', { around: p[3].uid, k: 2 })).body).toEqual({
+        board: 'atp',
+        rank: 1,
+        entries: [atp(3, 1, 0.7), atp(0, 2, 0.4), atp(2, 3, 0.4)],
+      });
       // The last rank: nothing behind.
-      expect((await board(app, server, 'atp', { around: p[1].uid, k: 2 })).body).toEqual({ board: 'atp', rank: 5, entries: [atp(2, 3, 0.4), atp(5, 4, 0.4), atp(1, 5, 0.3833)] });
+      expect((await board(app, server, 'atp', { around: p[1].uid, k: 2 })).body).toEqual({
+        board: 'atp',
+        rank: 5,
+        entries: [atp(2, 3, 0.4), atp(5, 4, 0.4), atp(1, 5, 0.3833)],
+      });
       // Inside ties (same ATP, the uid decides), k = 5 by default: the whole board.
       expect((await board(app, server, 'atp', { around: p[2].uid })).body).toEqual({
         board: 'atp',
         rank: 3,
         entries: [atp(3, 1, 0.7), atp(0, 2, 0.4), atp(2, 3, 0.4), atp(5, 4, 0.4), atp(1, 5, 0.3833)],
       });
-      expect((await board(app, server, 'atp', { around: p[5].uid, k: 0 })).body).toEqual({ board: 'atp', rank: 4, entries: [atp(5, 4, 0.4)] });
+      expect((await board(app, server, 'atp', { around: p[5].uid, k: 0 })).body).toEqual({
+        board: 'atp',
+        rank: 4,
+        entries: [atp(5, 4, 0.4)],
+      });
       expect((await board(app, server, 'charts/501', { around: p[2].uid, k: 1 })).body).toEqual({
         board: 'chart',
         levelId: 501,
@@ -139,25 +194,54 @@ describe('Leaderboards', () => {
 
     it('answers rank null and no entries for a player without a rank on the board', async () => {
       // P4 has only a failed play: no counted play anywhere.
-      expect((await board(app, server, 'atp', { around: p[4].uid })).body).toEqual({ board: 'atp', rank: null, entries: [] });
-      expect((await board(app, server, 'charts/501', { around: p[4].uid })).body).toEqual({ board: 'chart', levelId: 501, rank: null, entries: [] });
+      expect((await board(app, server, 'atp', { around: p[4].uid })).body).toEqual({
+        board: 'atp',
+        rank: null,
+        entries: [],
+      });
+      expect((await board(app, server, 'charts/501', { around: p[4].uid })).body).toEqual({
+        board: 'chart',
+        levelId: 501,
+        rank: null,
+        entries: [],
+      });
       // P1 is ranked on the site but has no best on 502.
-      expect((await board(app, server, 'charts/502', { around: p[1].uid, k: 3 })).body).toEqual({ board: 'chart', levelId: 502, rank: null, entries: [] });
+      expect((await board(app, server, 'charts/502', { around: p[1].uid, k: 3 })).body).toEqual({
+        board: 'chart',
+        levelId: 502,
+        rank: null,
+        entries: [],
+      });
     });
 
     it('skips a banned neighbour, gives the banned player no rank, and counts them again after the unban', async () => {
       expect((await app.admin.post(`/admin/players/${p[2].uid}/ban`, { reason: 'test' })).status).toBe(200);
       try {
-        expect((await board(app, server, 'atp', { around: p[5].uid, k: 1 })).body).toEqual({ board: 'atp', rank: 3, entries: [atp(0, 2, 0.4), atp(5, 3, 0.4), atp(1, 4, 0.3833)] });
-        expect((await board(app, server, 'atp', { around: p[2].uid })).body).toEqual({ board: 'atp', rank: null, entries: [] });
-        expect((await board(app, server, 'atp')).body).toEqual({ board: 'atp', entries: [atp(3, 1, 0.7), atp(0, 2, 0.4), atp(5, 3, 0.4), atp(1, 4, 0.3833)] });
+        expect((await board(app, server, 'atp', { around: p[5].uid, k: 1 })).body).toEqual({
+          board: 'atp',
+          rank: 3,
+          entries: [atp(0, 2, 0.4), atp(5, 3, 0.4), atp(1, 4, 0.3833)],
+        });
+        expect((await board(app, server, 'atp', { around: p[2].uid })).body).toEqual({
+          board: 'atp',
+          rank: null,
+          entries: [],
+        });
+        expect((await board(app, server, 'atp')).body).toEqual({
+          board: 'atp',
+          entries: [atp(3, 1, 0.7), atp(0, 2, 0.4), atp(5, 3, 0.4), atp(1, 4, 0.3833)],
+        });
         expect((await board(app, server, 'charts/501', { around: p[0].uid, k: 1 })).body).toEqual({
           board: 'chart',
           levelId: 501,
           rank: 1,
           entries: [chart(0, 1, 100, 12), chart(1, 2, 99, 11.5)],
         });
-        expect((await board(app, server, 'charts/501', { limit: 3 })).body.entries).toEqual([chart(0, 1, 100, 12), chart(1, 2, 99, 11.5), chart(3, 3, 95, 10)]);
+        expect((await board(app, server, 'charts/501', { limit: 3 })).body.entries).toEqual([
+          chart(0, 1, 100, 12),
+          chart(1, 2, 99, 11.5),
+          chart(3, 3, 95, 10),
+        ]);
         // The upload agrees.
         expect(await look(app, server, p[5], 501)).toMatchObject({ siteRank: 3, trackRank: null });
         expect(await look(app, server, p[1], 501)).toMatchObject({ siteRank: 4, trackRank: 2 });
@@ -165,17 +249,35 @@ describe('Leaderboards', () => {
         expect((await app.admin.delete(`/admin/players/${p[2].uid}/ban`)).status).toBe(204);
         p[2] = await loginPlayer(app, server, p[2]); // the ban ended its session
       }
-      expect((await board(app, server, 'atp', { around: p[5].uid, k: 1 })).body).toEqual({ board: 'atp', rank: 4, entries: [atp(2, 3, 0.4), atp(5, 4, 0.4), atp(1, 5, 0.3833)] });
-      expect((await board(app, server, 'charts/501', { around: p[2].uid, k: 0 })).body).toEqual({ board: 'chart', levelId: 501, rank: 2, entries: [chart(2, 2, 100, 12)] });
+      expect((await board(app, server, 'atp', { around: p[5].uid, k: 1 })).body).toEqual({
+        board: 'atp',
+        rank: 4,
+        entries: [atp(2, 3, 0.4), atp(5, 4, 0.4), atp(1, 5, 0.3833)],
+      });
+      expect((await board(app, server, 'charts/501', { around: p[2].uid, k: 0 })).body).toEqual({
+        board: 'chart',
+        levelId: 501,
+        rank: 2,
+        entries: [chart(2, 2, 100, 12)],
+      });
     });
 
     it('answers the same window from SQL when the rank index cannot answer', async () => {
       const expected = (await board(app, server, 'charts/501', { around: p[1].uid, k: 1 })).body;
-      expect(expected).toEqual({ board: 'chart', levelId: 501, rank: 3, entries: [chart(2, 2, 100, 12), chart(1, 3, 99, 11.5), chart(3, 4, 95, 10)] });
+      expect(expected).toEqual({
+        board: 'chart',
+        levelId: 501,
+        rank: 3,
+        entries: [chart(2, 2, 100, 12), chart(1, 3, 99, 11.5), chart(3, 4, 95, 10)],
+      });
       const positions = jest.spyOn(rankIndexOf(app), 'positions').mockResolvedValue(null);
       try {
         expect((await board(app, server, 'charts/501', { around: p[1].uid, k: 1 })).body).toEqual(expected);
-        expect((await board(app, server, 'atp', { around: p[1].uid, k: 1 })).body).toEqual({ board: 'atp', rank: 5, entries: [atp(5, 4, 0.4), atp(1, 5, 0.3833)] });
+        expect((await board(app, server, 'atp', { around: p[1].uid, k: 1 })).body).toEqual({
+          board: 'atp',
+          rank: 5,
+          entries: [atp(5, 4, 0.4), atp(1, 5, 0.3833)],
+        });
       } finally {
         positions.mockRestore();
       }
@@ -240,12 +342,17 @@ describe('Leaderboards', () => {
         ['atp', { around: p[0].uid, k: 1 }],
         ['charts/501', { limit: 3 }],
       ] as Array<[string, Record<string, number>]>) {
-        const search = new URLSearchParams(Object.entries(query).map(([key, value]): [string, string] => [key, String(value)])).toString();
+        const search = new URLSearchParams(
+          Object.entries(query).map(([key, value]): [string, string] => [key, String(value)]),
+        ).toString();
         const admin = await app.admin.get(`/admin/boards/${path}${search ? `?${search}` : ''}`);
         expect(admin.status).toBe(200);
         expect(admin.body).toEqual((await board(app, server, path, query)).body);
       }
-      expect((await app.admin.get('/admin/boards/atp?limit=0')).body).toEqual({ error: 'BAD_REQUEST', message: 'limit must be an integer from 1 to 100' });
+      expect((await app.admin.get('/admin/boards/atp?limit=0')).body).toEqual({
+        error: 'BAD_REQUEST',
+        message: 'limit must be an integer from 1 to 100',
+      });
       expect((await app.http.get('/admin/boards/atp', { token: server.accessToken })).status).toBe(401);
     });
 
@@ -275,9 +382,17 @@ describe('Leaderboards across rank indexes and instances', () => {
     const answers: unknown[] = [];
     /** uids differ between apps: entries are compared by player index. */
     const byIndex = (body: { entries?: Array<{ uid: number }> }) =>
-      JSON.stringify(body).replace(/"uid":(\d+)/g, (_match, uid: string) => `"uid":"P${players.findIndex((player) => player.uid === Number(uid))}"`).replace(/bench_\w+|p_[0-9a-f]+/g, 'name');
+      JSON.stringify(body)
+        .replace(
+          /"uid":(\d+)/g,
+          (_match, uid: string) => `"uid":"P${players.findIndex((player) => player.uid === Number(uid))}"`,
+        )
+        .replace(/bench_\w+|p_[0-9a-f]+/g, 'name');
     const read = async (path: string, query: Record<string, string | number>) => {
-      const [here, there] = await Promise.all([board(app, server, path, query), board(other, otherServer, path, query)]);
+      const [here, there] = await Promise.all([
+        board(app, server, path, query),
+        board(other, otherServer, path, query),
+      ]);
       expect(there.body).toEqual(here.body);
       answers.push([here.status, byIndex(here.body)]);
     };
@@ -286,7 +401,10 @@ describe('Leaderboards across rank indexes and instances', () => {
       // Uploads alternate between the instances (one database: the server token is valid on both); P3 is banned from step 12 on.
       const via = step % 2 === 0 ? app : other;
       if (!(step > 12 && who === 3)) {
-        await play(via, server, players[who], 601 + (step % 2), { acc: accs[(step * 7) % accs.length], time: base + (step % 3) * 1_000 + step * 10_000 });
+        await play(via, server, players[who], 601 + (step % 2), {
+          acc: accs[(step * 7) % accs.length],
+          time: base + (step % 3) * 1_000 + step * 10_000,
+        });
       }
       if (step === 12) expect((await app.admin.post(`/admin/players/${players[3].uid}/ban`, {})).status).toBe(200);
       if (step % 4 === 3) {
@@ -320,18 +438,21 @@ describe('Leaderboards across rank indexes and instances', () => {
   });
 
   // Two instances on one database need PostgreSQL and Redis (the shared rank index).
-  (multiInstanceAvailable() ? it : it.skip)('answers the same boards from two instances sharing the database and Redis', async () => {
-    const a = await startTestApp();
-    let b: TestApp | null = null;
-    try {
-      b = await startTestApp({ shareWith: a });
-      const answers = await scenario(a, b);
-      expect(answers.length).toBeGreaterThan(0);
-    } finally {
-      await b?.close();
-      await a.close();
-    }
-  });
+  (multiInstanceAvailable() ? it : it.skip)(
+    'answers the same boards from two instances sharing the database and Redis',
+    async () => {
+      const a = await startTestApp();
+      let b: TestApp | null = null;
+      try {
+        b = await startTestApp({ shareWith: a });
+        const answers = await scenario(a, b);
+        expect(answers.length).toBeGreaterThan(0);
+      } finally {
+        await b?.close();
+        await a.close();
+      }
+    },
+  );
 });
 
 describe('Leaderboard windows answered from the rank index', () => {
@@ -357,7 +478,8 @@ describe('Leaderboard windows answered from the rank index', () => {
     const acc = (i: number) => (i < 3 ? 100 : i < 6 ? 99 : i < 18 ? 98 : i < 24 ? 97 : 96);
     for (let i = 29; i >= 0; i--) await play(app, server, players[i], 701, { acc: acc(i) });
     for (const i of [0, 3, 20, 25, 30]) await play(app, server, players[i], 702, { acc: i === 30 ? 100 : 95 });
-    for (let i = 6; i < 18; i++) expect((await app.admin.post(`/admin/players/${players[i].uid}/ban`, { reason: 'test' })).status).toBe(200);
+    for (let i = 6; i < 18; i++)
+      expect((await app.admin.post(`/admin/players/${players[i].uid}/ban`, { reason: 'test' })).status).toBe(200);
 
     const index = rankIndexOf(app);
     const boards = app.get(LeaderboardRepository);
@@ -382,7 +504,10 @@ describe('Leaderboard windows answered from the rank index', () => {
     try {
       indexed = await readAll();
       // Every window came from the index (none from the window statement), one of them after a second read.
-      expect({ siteSql: siteSql.mock.calls.length, trackSql: trackSql.mock.calls.length }).toEqual({ siteSql: 0, trackSql: 0 });
+      expect({ siteSql: siteSql.mock.calls.length, trackSql: trackSql.mock.calls.length }).toEqual({
+        siteSql: 0,
+        trackSql: 0,
+      });
       expect(windows.mock.calls.some(([read]) => read.ahead === 2 * (5 + 8))).toBe(true);
     } finally {
       windows.mockRestore();
@@ -391,12 +516,28 @@ describe('Leaderboard windows answered from the rank index', () => {
     }
 
     const entry = (i: number, rank: number): unknown => expect.objectContaining({ uid: players[i].uid, rank });
-    const find = (path: string, i: number, k: number) => indexed.find(([p, j, kk]) => p === path && j === i && kk === k)?.[3];
+    const find = (path: string, i: number, k: number) =>
+      indexed.find(([p, j, kk]) => p === path && j === i && kk === k)?.[3];
     // Rank 1 (first reached decides between P2, P1 and P0) and the last rank (P24: 30 bests, 12 banned).
-    expect(find('charts/701', 2, 1)).toEqual({ board: 'chart', levelId: 701, rank: 1, entries: [entry(2, 1), entry(1, 2)] });
-    expect(find('charts/701', 24, 1)).toEqual({ board: 'chart', levelId: 701, rank: 18, entries: [entry(25, 17), entry(24, 18)] });
+    expect(find('charts/701', 2, 1)).toEqual({
+      board: 'chart',
+      levelId: 701,
+      rank: 1,
+      entries: [entry(2, 1), entry(1, 2)],
+    });
+    expect(find('charts/701', 24, 1)).toEqual({
+      board: 'chart',
+      levelId: 701,
+      rank: 18,
+      entries: [entry(25, 17), entry(24, 18)],
+    });
     // Across the banned run: P3 (the last of 99 %) is followed by P23 (the first of 97 %).
-    expect(find('charts/701', 3, 1)).toEqual({ board: 'chart', levelId: 701, rank: 6, entries: [entry(4, 5), entry(3, 6), entry(23, 7)] });
+    expect(find('charts/701', 3, 1)).toEqual({
+      board: 'chart',
+      levelId: 701,
+      rank: 6,
+      entries: [entry(4, 5), entry(3, 6), entry(23, 7)],
+    });
     // Site: P0, P3, P20, P25, P30 (two charts), then ties where the uid decides (P1 = P2, P4 = P5 across the banned run to P18 = P19).
     expect(find('atp', 1, 1)).toEqual({ board: 'atp', rank: 6, entries: [entry(30, 5), entry(1, 6), entry(2, 7)] });
     expect(find('atp', 5, 1)).toEqual({ board: 'atp', rank: 9, entries: [entry(4, 8), entry(5, 9), entry(18, 10)] });
@@ -424,13 +565,16 @@ describe('Leaderboard windows answered from the rank index', () => {
     }
   });
 
-  (testRedisUrl() ? it : it.skip)('answers every window exactly as the SQL statement does, with the index in Redis', async () => {
-    const app = await startTestApp();
-    try {
-      expect(rankIndexOf(app).kind).toBe('redis');
-      await compareWindows(app);
-    } finally {
-      await app.close();
-    }
-  });
+  (testRedisUrl() ? it : it.skip)(
+    'answers every window exactly as the SQL statement does, with the index in Redis',
+    async () => {
+      const app = await startTestApp();
+      try {
+        expect(rankIndexOf(app).kind).toBe('redis');
+        await compareWindows(app);
+      } finally {
+        await app.close();
+      }
+    },
+  );
 });

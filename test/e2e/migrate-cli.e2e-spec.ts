@@ -18,7 +18,8 @@ function migrate(args: string[], env: Record<string, string>): Promise<CliResult
       process.execPath,
       ['-r', 'ts-node/register/transpile-only', 'src/cli/migrate.ts', ...args],
       { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 120_000 },
-      (error, stdout, stderr) => resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr }),
+      (error, stdout, stderr) =>
+        resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr }),
     );
   });
 }
@@ -52,7 +53,9 @@ describe('Migration CLI (node dist/src/cli/migrate.js)', () => {
     const reverted = await migrate(['revert'], database.env);
     expect({ code: reverted.code, stderr: reverted.stderr }).toEqual({ code: 0, stderr: '' });
     expect(reverted.stdout).toContain(`Reverted the last migration (${MIGRATIONS.length - 1} still applied)`);
-    expect(listed(await migrate(['show'], database.env))).toEqual(MIGRATIONS.map((name, i) => `${i === MIGRATIONS.length - 1 ? '[ ]' : '[X]'} ${name}`));
+    expect(listed(await migrate(['show'], database.env))).toEqual(
+      MIGRATIONS.map((name, i) => `${i === MIGRATIONS.length - 1 ? '[ ]' : '[X]'} ${name}`),
+    );
 
     const ran = await migrate(['run'], database.env);
     expect(ran.code).toBe(0);
@@ -63,6 +66,8 @@ describe('Migration CLI (node dist/src/cli/migrate.js)', () => {
   it('refuses an unknown command with its usage and exit code 2', async () => {
     const result = await migrate(['drop'], database.env);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe('usage: migrate show|run|revert  (DATABASE_URL, or the embedded database in DATA_DIR)\n');
+    expect(result.stderr).toBe(
+      'usage: migrate show|run|revert  (DATABASE_URL, or the embedded database in DATA_DIR)\n',
+    );
   });
 });

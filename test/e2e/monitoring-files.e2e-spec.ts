@@ -35,10 +35,17 @@ describe('Monitoring files (deploy/)', () => {
     groups: Array<{ rules: Array<{ alert: string; expr: string }> }>;
   };
   const dashboardQueries = [
-    ...dashboard.panels.flatMap((panel) => (panel.targets ?? []).map((target) => ({ where: `panel "${panel.title}"`, expr: target.expr }))),
-    ...dashboard.templating.list.map((variable) => ({ where: 'a dashboard variable', expr: variable.definition ?? '' })),
+    ...dashboard.panels.flatMap((panel) =>
+      (panel.targets ?? []).map((target) => ({ where: `panel "${panel.title}"`, expr: target.expr })),
+    ),
+    ...dashboard.templating.list.map((variable) => ({
+      where: 'a dashboard variable',
+      expr: variable.definition ?? '',
+    })),
   ];
-  const alertQueries = rules.groups.flatMap((group) => group.rules.map((rule) => ({ where: `alert ${rule.alert}`, expr: rule.expr })));
+  const alertQueries = rules.groups.flatMap((group) =>
+    group.rules.map((rule) => ({ where: `alert ${rule.alert}`, expr: rule.expr })),
+  );
 
   beforeAll(async () => {
     app = await startTestApp();
@@ -53,16 +60,27 @@ describe('Monitoring files (deploy/)', () => {
   /** Names read but not exported; `up` is Prometheus's; rhythmc_redis_up exists only with REDIS_URL. */
   function missing(queries: Array<{ where: string; expr: string }>): string[] {
     const optional = new Set(['up', ...(app.config.redisUrl === null ? ['rhythmc_redis_up'] : [])]);
-    return queries.flatMap(({ where, expr }) => metricNames(expr).filter((name) => !exported.has(name) && !optional.has(name)).map((name) => `${where}: ${name}`));
+    return queries.flatMap(({ where, expr }) =>
+      metricNames(expr)
+        .filter((name) => !exported.has(name) && !optional.has(name))
+        .map((name) => `${where}: ${name}`),
+    );
   }
 
   it('finds the metric names of a query, and knows a typo from an exported name', () => {
-    expect(metricNames('sum by (le, route) (rate(rhythmc_http_request_duration_seconds_bucket{route=~"/player/upload|rhythmc_x"}[5m]))')).toEqual([
-      'rhythmc_http_request_duration_seconds_bucket',
+    expect(
+      metricNames(
+        'sum by (le, route) (rate(rhythmc_http_request_duration_seconds_bucket{route=~"/player/upload|rhythmc_x"}[5m]))',
+      ),
+    ).toEqual(['rhythmc_http_request_duration_seconds_bucket']);
+    expect(metricNames('up{job="rhythmc"} == 1 unless on(instance) rhythmc_server_sessions_live')).toEqual([
+      'up',
+      'rhythmc_server_sessions_live',
     ]);
-    expect(metricNames('up{job="rhythmc"} == 1 unless on(instance) rhythmc_server_sessions_live')).toEqual(['up', 'rhythmc_server_sessions_live']);
     expect(exported.has('rhythmc_http_request_duration_seconds_bucket')).toBe(true);
-    expect(missing([{ where: 'a typo', expr: 'rate(rhythmc_htp_requests_total[5m])' }])).toEqual(['a typo: rhythmc_htp_requests_total']);
+    expect(missing([{ where: 'a typo', expr: 'rate(rhythmc_htp_requests_total[5m])' }])).toEqual([
+      'a typo: rhythmc_htp_requests_total',
+    ]);
   });
 
   it('has a dashboard whose every query reads only metrics the service exports', () => {
@@ -71,7 +89,7 @@ describe('Monitoring files (deploy/)', () => {
     expect(missing(dashboardQueries)).toEqual([]);
   });
 
-  it('has alert rules that read only metrics the service exports (and Prometheus\'s up)', () => {
+  it("has alert rules that read only metrics the service exports (and Prometheus's up)", () => {
     expect(alertQueries.map((query) => query.where)).toContain('alert RhythmcEventLoopStalled');
     expect(missing(alertQueries)).toEqual([]);
   });

@@ -38,7 +38,8 @@ describe('structured logs', () => {
   const calls: Call[] = [];
 
   const keep = (secret: unknown): string => {
-    if (typeof secret !== 'string' || secret.length < 16) throw new Error(`expected a token, got ${JSON.stringify(secret)}`);
+    if (typeof secret !== 'string' || secret.length < 16)
+      throw new Error(`expected a token, got ${JSON.stringify(secret)}`);
     secrets.add(secret);
     return secret;
   };
@@ -85,23 +86,35 @@ describe('structured logs', () => {
     rmSync(resourceDir, { recursive: true, force: true });
   });
 
-  it('says at start what the migrations did, and puts Nest\'s route mapping at debug', () => {
+  it("says at start what the migrations did, and puts Nest's route mapping at debug", () => {
     const records = capture.records();
-    const migrations = readdirSync(join(__dirname, '..', '..', 'migrations')).filter((file) => file.endsWith('.ts')).length;
+    const migrations = readdirSync(join(__dirname, '..', '..', 'migrations')).filter((file) =>
+      file.endsWith('.ts'),
+    ).length;
     const schema = records.filter((record) => record.context === 'Migrations').map((record) => record.msg as string);
     // Up to date when an earlier start migrated the test database; otherwise a line per migration first.
     expect(schema[schema.length - 1]).toMatch(new RegExp(`schema up to date \\(${migrations} migrations\\)$`, 'i'));
-    const routeMapping = records.filter((record) => record.context === 'RouterExplorer' || record.context === 'RoutesResolver').map((record) => record.level as string);
+    const routeMapping = records
+      .filter((record) => record.context === 'RouterExplorer' || record.context === 'RoutesResolver')
+      .map((record) => record.level as string);
     expect(routeMapping.length).toBeGreaterThan(10);
     expect(new Set(routeMapping)).toEqual(new Set(['debug']));
   });
 
   it('logs every request as one JSON line with its id, and no token, Net Token or resume token', async () => {
     const admin = app.admin;
-    const created = await call(admin, 'POST', '/admin/servers', '/admin/servers', 201, { body: { name: `logs-${randomBytes(3).toString('hex')}`, country: 'DE' } });
+    const created = await call(admin, 'POST', '/admin/servers', '/admin/servers', 201, {
+      body: { name: `logs-${randomBytes(3).toString('hex')}`, country: 'DE' },
+    });
     keep(created.body.bootstrapToken);
     const serverID: number = created.body.serverID;
-    const rotated = await call(admin, 'POST', `/admin/servers/${serverID}/bootstrap-token`, '/admin/servers/:serverID/bootstrap-token', 201);
+    const rotated = await call(
+      admin,
+      'POST',
+      `/admin/servers/${serverID}/bootstrap-token`,
+      '/admin/servers/:serverID/bootstrap-token',
+      201,
+    );
     const bootstrapToken = keep(rotated.body.bootstrapToken);
 
     // The legacy body field carries the bootstrap token in the body.
@@ -111,17 +124,32 @@ describe('structured logs', () => {
       body: { pluginVersion: 10, pluginSHA: 'sha-test', serverAuthToken: bootstrapToken },
     });
     keep(login.body.accessToken);
-    const refreshed = await call(app.http.withToken(login.body.accessToken), 'GET', '/server/refresh', '/server/refresh', 200, { server: serverID });
+    const refreshed = await call(
+      app.http.withToken(login.body.accessToken),
+      'GET',
+      '/server/refresh',
+      '/server/refresh',
+      200,
+      { server: serverID },
+    );
     const server = app.http.withToken(keep(refreshed.body.accessToken));
 
-    const player = await call(admin, 'POST', '/admin/players', '/admin/players', 201, { body: { username: `log_${randomBytes(3).toString('hex')}` } });
+    const player = await call(admin, 'POST', '/admin/players', '/admin/players', 201, {
+      body: { username: `log_${randomBytes(3).toString('hex')}` },
+    });
     const uid: number = player.body.uid;
     const issued = await call(admin, 'POST', `/admin/players/${uid}/net-token`, '/admin/players/:uid/net-token', 201);
     const netToken = keep(issued.body.netToken);
 
-    const tokenLogin = await call(server, 'POST', '/player/login', '/player/login', 200, { body: { mode: 'TOKEN', version: 1, authToken: netToken }, server: serverID });
+    const tokenLogin = await call(server, 'POST', '/player/login', '/player/login', 200, {
+      body: { mode: 'TOKEN', version: 1, authToken: netToken },
+      server: serverID,
+    });
     const accessToken = keep(tokenLogin.body.accessToken);
-    const options = await call(server, 'POST', '/player/options', '/player/options', 200, { body: { uid, accessToken, options: { continueEnabled: true } }, server: serverID });
+    const options = await call(server, 'POST', '/player/options', '/player/options', 200, {
+      body: { uid, accessToken, options: { continueEnabled: true } },
+      server: serverID,
+    });
     const resumeToken = keep(options.body.resumeToken);
 
     const time = Date.now() - 3_600_000;
@@ -137,19 +165,31 @@ describe('structured logs', () => {
     const socket = await WsClient.connect(app.baseUrl, refreshed.body.accessToken);
     try {
       expect((await socket.request('resume_session', { uid, accessToken })).data).toMatchObject({ ok: true });
-      expect((await socket.request('resume_session', { uid, accessToken: badToken() })).data).toMatchObject({ ok: false, error: 'UNAUTHORIZED' });
+      expect((await socket.request('resume_session', { uid, accessToken: badToken() })).data).toMatchObject({
+        ok: false,
+        error: 'UNAUTHORIZED',
+      });
     } finally {
       socket.close();
       await socket.closed;
     }
 
-    await call(server, 'POST', '/player/logout', '/player/logout', 204, { body: { uid, accessToken }, server: serverID });
-    const offline = await call(server, 'POST', '/player/login', '/player/login', 200, { body: { mode: 'OFFLINE_REFRESH', version: 1, resumeToken }, server: serverID });
+    await call(server, 'POST', '/player/logout', '/player/logout', 204, {
+      body: { uid, accessToken },
+      server: serverID,
+    });
+    const offline = await call(server, 'POST', '/player/login', '/player/login', 200, {
+      body: { mode: 'OFFLINE_REFRESH', version: 1, resumeToken },
+      server: serverID,
+    });
     keep(offline.body.accessToken);
     keep(offline.body.resumeToken);
 
     // A signed download link: its signature is in the query string, which is never logged.
-    const links = await call(server, 'POST', '/resources/down', '/resources/down', 200, { body: ['data/song.json'], server: serverID });
+    const links = await call(server, 'POST', '/resources/down', '/resources/down', 200, {
+      body: ['data/song.json'],
+      server: serverID,
+    });
     const link = new URL(links.body[0].url);
     keep(link.searchParams.get('sig'));
     await call(app.http, 'GET', `${link.pathname}${link.search}`, '/resources/files/*path', 200, { token: null });
@@ -157,12 +197,26 @@ describe('structured logs', () => {
     // Refused credentials are secrets too (a mistyped token is often a real one).
     await call(app.http, 'GET', '/server/refresh', '/server/refresh', 401, { token: badToken() });
     // The game server authenticated, the player did not: the line names the server and the code.
-    await call(server, 'POST', '/player/login', '/player/login', 401, { body: { mode: 'TOKEN', version: 1, authToken: badToken() }, server: serverID });
-    await call(server, 'POST', '/player/login', '/player/login', 401, { body: { mode: 'OFFLINE_REFRESH', version: 1, resumeToken: badToken() }, server: serverID });
-    await call(app.http, 'POST', '/admin/players', '/admin/players', 401, { token: badToken(), body: { username: 'nobody' } });
-    await call(app.http, 'POST', '/server/login', '/server/login', 401, { token: null, body: { pluginVersion: 10, pluginSHA: 'x', serverAuthToken: badToken() } });
+    await call(server, 'POST', '/player/login', '/player/login', 401, {
+      body: { mode: 'TOKEN', version: 1, authToken: badToken() },
+      server: serverID,
+    });
+    await call(server, 'POST', '/player/login', '/player/login', 401, {
+      body: { mode: 'OFFLINE_REFRESH', version: 1, resumeToken: badToken() },
+      server: serverID,
+    });
+    await call(app.http, 'POST', '/admin/players', '/admin/players', 401, {
+      token: badToken(),
+      body: { username: 'nobody' },
+    });
+    await call(app.http, 'POST', '/server/login', '/server/login', 401, {
+      token: null,
+      body: { pluginVersion: 10, pluginSHA: 'x', serverAuthToken: badToken() },
+    });
     // Refused before routing (malformed JSON): still one line, route "unmatched".
-    await call(server, 'POST', '/player/login', 'unmatched', 400, { rawBody: `{"mode":"TOKEN","authToken":"${badToken()}"` });
+    await call(server, 'POST', '/player/login', 'unmatched', 400, {
+      rawBody: `{"mode":"TOKEN","authToken":"${badToken()}"`,
+    });
     await call(app.http, 'GET', `/no/such/route?token=${badToken()}`, 'unmatched', 404);
 
     for (const { method, path, route, status, requestId, error, server: serverId } of calls) {
@@ -183,7 +237,9 @@ describe('structured logs', () => {
         durationMs: expect.any(Number),
         msg: 'request completed',
       });
-      expect(capture.records().filter((record) => record.msg === 'request completed' && record.reqId === requestId)).toHaveLength(1);
+      expect(
+        capture.records().filter((record) => record.msg === 'request completed' && record.reqId === requestId),
+      ).toHaveLength(1);
     }
     expectNoSecretLogged();
   });
@@ -204,8 +260,15 @@ describe('structured logs', () => {
 
   it('logs the cause of a 500 with the request id, and still no token', async () => {
     const admin = app.admin;
-    const created = await admin.post('/admin/servers', { name: `logs-${randomBytes(3).toString('hex')}`, country: 'DE' });
-    const login = await app.http.post('/server/login', { pluginVersion: 10, pluginSHA: 'sha-test' }, { token: keep(created.body.bootstrapToken) });
+    const created = await admin.post('/admin/servers', {
+      name: `logs-${randomBytes(3).toString('hex')}`,
+      country: 'DE',
+    });
+    const login = await app.http.post(
+      '/server/login',
+      { pluginVersion: 10, pluginSHA: 'sha-test' },
+      { token: keep(created.body.bootstrapToken) },
+    );
     const token = keep(login.body.accessToken);
 
     // No request makes the service fail on its own; a failing service method stands in for a bug.
@@ -225,7 +288,11 @@ describe('structured logs', () => {
           hostname: expect.any(String),
           reqId: requestId,
           context: 'HTTP',
-          err: { type: 'TypeError', message: 'refresh exploded', stack: expect.stringContaining('TypeError: refresh exploded') },
+          err: {
+            type: 'TypeError',
+            message: 'refresh exploded',
+            stack: expect.stringContaining('TypeError: refresh exploded'),
+          },
           method: 'GET',
           route: '/server/refresh',
           status: 500,

@@ -29,7 +29,8 @@ function parseExposition(text: string): Sample[] {
   return samples;
 }
 
-const sameLabels = (a: Labels, b: Labels) => Object.keys(a).length === Object.keys(b).length && Object.entries(b).every(([key, value]) => a[key] === value);
+const sameLabels = (a: Labels, b: Labels) =>
+  Object.keys(a).length === Object.keys(b).length && Object.entries(b).every(([key, value]) => a[key] === value);
 
 describe('Prometheus metrics', () => {
   let app: TestApp;
@@ -79,13 +80,25 @@ describe('Prometheus metrics', () => {
   it('counts requests, logins and uploads by route pattern and outcome after real traffic', async () => {
     const server = await createServer(app);
     const session: TestServerSession = await loginServer(app, server);
-    expect((await app.http.post('/server/login', { pluginVersion: 10, pluginSHA: 'sha-test' }, { token: 'not-a-bootstrap-token' })).status).toBe(401);
+    expect(
+      (
+        await app.http.post(
+          '/server/login',
+          { pluginVersion: 10, pluginSHA: 'sha-test' },
+          { token: 'not-a-bootstrap-token' },
+        )
+      ).status,
+    ).toBe(401);
 
     const player = await createPlayer(app);
     const online = await loginPlayer(app, session, player);
     const serverApi = app.http.withToken(session.accessToken);
-    expect((await serverApi.post('/player/login', { mode: 'TOKEN', version: 1, authToken: player.netToken })).body.error).toBe('SESSION_CONFLICT');
-    expect((await serverApi.post('/player/login', { mode: 'TOKEN', version: 1, authToken: 'wrong-net-token' })).body.error).toBe('UNAUTHORIZED');
+    expect(
+      (await serverApi.post('/player/login', { mode: 'TOKEN', version: 1, authToken: player.netToken })).body.error,
+    ).toBe('SESSION_CONFLICT');
+    expect(
+      (await serverApi.post('/player/login', { mode: 'TOKEN', version: 1, authToken: 'wrong-net-token' })).body.error,
+    ).toBe('UNAUTHORIZED');
     expect((await serverApi.post('/player/login', { mode: 'TELEPATHY', version: 1 })).body.error).toBe('BAD_REQUEST');
 
     const time = Date.now() - 3_600_000;
@@ -107,15 +120,21 @@ describe('Prometheus metrics', () => {
     const samples = await scrape();
     const logins = samples.filter((sample) => sample.name === 'rhythmc_logins_total');
     expect(logins).toHaveLength(6);
-    expect(logins.map(({ labels, value }) => ({ ...labels, value }))).toEqual(expect.arrayContaining([
-      { kind: 'player', mode: '-', result: 'BAD_REQUEST', value: 1 },
-      { kind: 'player', mode: 'TOKEN', result: 'SESSION_CONFLICT', value: 1 },
-      { kind: 'player', mode: 'TOKEN', result: 'UNAUTHORIZED', value: 1 },
-      { kind: 'player', mode: 'TOKEN', result: 'ok', value: 1 },
-      { kind: 'server', mode: '-', result: 'UNAUTHORIZED', value: 1 },
-      { kind: 'server', mode: '-', result: 'ok', value: 1 },
-    ]));
-    expect(samples.filter((sample) => sample.name === 'rhythmc_plays_flagged_total').map(({ labels, value }) => ({ ...labels, value }))).toEqual([
+    expect(logins.map(({ labels, value }) => ({ ...labels, value }))).toEqual(
+      expect.arrayContaining([
+        { kind: 'player', mode: '-', result: 'BAD_REQUEST', value: 1 },
+        { kind: 'player', mode: 'TOKEN', result: 'SESSION_CONFLICT', value: 1 },
+        { kind: 'player', mode: 'TOKEN', result: 'UNAUTHORIZED', value: 1 },
+        { kind: 'player', mode: 'TOKEN', result: 'ok', value: 1 },
+        { kind: 'server', mode: '-', result: 'UNAUTHORIZED', value: 1 },
+        { kind: 'server', mode: '-', result: 'ok', value: 1 },
+      ]),
+    );
+    expect(
+      samples
+        .filter((sample) => sample.name === 'rhythmc_plays_flagged_total')
+        .map(({ labels, value }) => ({ ...labels, value })),
+    ).toEqual([
       { check: 'fullCombo', value: 0 },
       { check: 'allPerfect', value: 0 },
       { check: 'maxCombo', value: 1 },
@@ -123,7 +142,11 @@ describe('Prometheus metrics', () => {
       { check: 'perfectAccuracy', value: 0 },
       { check: 'time', value: 0 },
     ]);
-    expect(samples.filter((sample) => sample.name === 'rhythmc_uploads_total').map(({ labels, value }) => ({ ...labels, value }))).toEqual([
+    expect(
+      samples
+        .filter((sample) => sample.name === 'rhythmc_uploads_total')
+        .map(({ labels, value }) => ({ ...labels, value })),
+    ).toEqual([
       { result: 'ok', value: 2 },
       { result: 'UNAUTHORIZED', value: 1 },
     ]);
@@ -141,14 +164,36 @@ describe('Prometheus metrics', () => {
     expect(samples.some((sample) => sample.labels.route === '/metrics')).toBe(false);
     expect(samples.some((sample) => sample.labels.route?.startsWith('/no/'))).toBe(false);
 
-    const latency = (suffix: string, labels: Labels) => valueOf(samples, `rhythmc_http_request_duration_seconds_${suffix}`, labels);
+    const latency = (suffix: string, labels: Labels) =>
+      valueOf(samples, `rhythmc_http_request_duration_seconds_${suffix}`, labels);
     const upload = { method: 'POST', route: '/player/upload', status: '200' };
     expect(latency('count', upload)).toBe(2);
     expect(latency('bucket', { ...upload, le: '+Inf' })).toBe(2);
     expect(latency('bucket', { ...upload, le: '0.001' })).toBeLessThanOrEqual(2);
     expect(latency('sum', upload)).toBeGreaterThan(0);
-    expect(samples.filter((sample) => sample.name === 'rhythmc_http_request_duration_seconds_bucket' && sameLabels({ ...sample.labels, le: '' }, { ...upload, le: '' })).map((sample) => sample.labels.le)).toEqual([
-      '0.001', '0.0025', '0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10', '+Inf',
+    expect(
+      samples
+        .filter(
+          (sample) =>
+            sample.name === 'rhythmc_http_request_duration_seconds_bucket' &&
+            sameLabels({ ...sample.labels, le: '' }, { ...upload, le: '' }),
+        )
+        .map((sample) => sample.labels.le),
+    ).toEqual([
+      '0.001',
+      '0.0025',
+      '0.005',
+      '0.01',
+      '0.025',
+      '0.05',
+      '0.1',
+      '0.25',
+      '0.5',
+      '1',
+      '2.5',
+      '5',
+      '10',
+      '+Inf',
     ]);
 
     // Process metrics of Node (collected once per process).
@@ -158,14 +203,19 @@ describe('Prometheus metrics', () => {
 
   it('reports the build, the database pool, Redis and the rank index', async () => {
     // One ranked player after the first test's upload: the index holds at least that one.
-    const [{ ranked }] = await app.sql<{ ranked: number }>('SELECT count(*)::int AS ranked FROM player_rating WHERE atp > 0');
+    const [{ ranked }] = await app.sql<{ ranked: number }>(
+      'SELECT count(*)::int AS ranked FROM player_rating WHERE atp > 0',
+    );
     const samples = await scrape();
     const build = samples.filter((sample) => sample.name === 'rhythmc_build_info');
     expect(build).toHaveLength(1);
     expect(build[0].value).toBe(1);
     expect(build[0].labels).toEqual({
-      version: (JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version,
-      commit: execFileSync('git', ['rev-parse', 'HEAD'], { cwd: join(__dirname, '..', '..') }).toString().trim(),
+      version: (JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string })
+        .version,
+      commit: execFileSync('git', ['rev-parse', 'HEAD'], { cwd: join(__dirname, '..', '..') })
+        .toString()
+        .trim(),
       node: process.version,
     });
 
@@ -177,13 +227,17 @@ describe('Prometheus metrics', () => {
     const redis = app.config.redisUrl !== null;
     expect(valueOf(samples, 'rhythmc_redis_up')).toBe(redis ? 1 : undefined);
     const mode = redis ? 'redis' : 'memory';
-    expect(samples.filter((sample) => sample.name === 'rhythmc_rank_index_ready').map((sample) => sample.labels)).toEqual([{ mode }]);
+    expect(
+      samples.filter((sample) => sample.name === 'rhythmc_rank_index_ready').map((sample) => sample.labels),
+    ).toEqual([{ mode }]);
     expect(valueOf(samples, 'rhythmc_rank_index_ready', { mode })).toBe(1);
     // Redis holds the index of every test app sharing it (one key prefix per run): at least ours.
     const site = valueOf(samples, 'rhythmc_rank_index_entries', { mode, ranking: 'site' }) as number;
     if (redis) expect(site).toBeGreaterThanOrEqual(ranked);
     else expect(site).toBe(ranked);
-    expect(valueOf(samples, 'rhythmc_rank_index_entries', { mode, ranking: 'charts' })).toBe(redis ? undefined : ranked);
+    expect(valueOf(samples, 'rhythmc_rank_index_entries', { mode, ranking: 'charts' })).toBe(
+      redis ? undefined : ranked,
+    );
   });
 
   it('reports the event-loop delay since the previous scrape, the monitor resolution taken off', async () => {
@@ -194,7 +248,8 @@ describe('Prometheus metrics', () => {
       // busy: nothing runs meanwhile
     }
     const blocked = await scrape();
-    const stat = (samples: Sample[], name: string) => valueOf(samples, 'rhythmc_event_loop_delay_seconds', { stat: name }) as number;
+    const stat = (samples: Sample[], name: string) =>
+      valueOf(samples, 'rhythmc_event_loop_delay_seconds', { stat: name }) as number;
     expect(stat(blocked, 'max')).toBeGreaterThanOrEqual(0.195);
     expect(stat(blocked, 'max')).toBeLessThan(2);
     expect(stat(blocked, 'p99')).toBeLessThanOrEqual(stat(blocked, 'max'));
@@ -209,9 +264,19 @@ describe('Prometheus metrics', () => {
     const session = await loginServer(app, server);
     await loginPlayer(app, session, await createPlayer(app));
     const ended = await loginPlayer(app, session, await createPlayer(app));
-    expect((await app.http.post('/player/logout', { uid: ended.uid, accessToken: ended.accessToken }, { token: session.accessToken })).status).toBe(204);
+    expect(
+      (
+        await app.http.post(
+          '/player/logout',
+          { uid: ended.uid, accessToken: ended.accessToken },
+          { token: session.accessToken },
+        )
+      ).status,
+    ).toBe(204);
     // An open session whose token has expired is not live.
-    await app.sql(`UPDATE player_session SET token_expires_at = now() - interval '1 minute' WHERE uid = $1`, [(await loginPlayer(app, session, await createPlayer(app))).uid]);
+    await app.sql(`UPDATE player_session SET token_expires_at = now() - interval '1 minute' WHERE uid = $1`, [
+      (await loginPlayer(app, session, await createPlayer(app))).uid,
+    ]);
 
     const inDatabase = await liveSessionsInDatabase();
     // This test's server and the first test's one; the first test's player and this test's first.
@@ -251,9 +316,18 @@ describe('Prometheus metrics', () => {
     });
 
     it('answers only a scraper presenting that bearer token', async () => {
-      expect(await guarded.http.get('/metrics', { token: null })).toMatchObject({ status: 401, body: { error: 'UNAUTHORIZED', message: 'Invalid metrics token' } });
-      expect(await guarded.http.get('/metrics', { token: ADMIN_TOKEN })).toMatchObject({ status: 401, body: { error: 'UNAUTHORIZED' } });
-      expect(await guarded.http.get('/metrics', { token: `${metricsToken}x` })).toMatchObject({ status: 401, body: { error: 'UNAUTHORIZED' } });
+      expect(await guarded.http.get('/metrics', { token: null })).toMatchObject({
+        status: 401,
+        body: { error: 'UNAUTHORIZED', message: 'Invalid metrics token' },
+      });
+      expect(await guarded.http.get('/metrics', { token: ADMIN_TOKEN })).toMatchObject({
+        status: 401,
+        body: { error: 'UNAUTHORIZED' },
+      });
+      expect(await guarded.http.get('/metrics', { token: `${metricsToken}x` })).toMatchObject({
+        status: 401,
+        body: { error: 'UNAUTHORIZED' },
+      });
       const scraped = await guarded.http.get('/metrics', { token: metricsToken });
       expect(scraped.status).toBe(200);
       expect(scraped.text).toContain('# TYPE rhythmc_http_requests_total counter');

@@ -9,7 +9,15 @@ import { createPlayer, loginPlayer } from '../factories/player.factory';
 import { createServer, onlineServer } from '../factories/server.factory';
 import { startTestApp, TestApp } from '../support/test-app';
 
-type Schema = { $ref?: string; type?: string; properties?: Record<string, Schema>; required?: string[]; items?: Schema; allOf?: Schema[]; [key: string]: unknown };
+type Schema = {
+  $ref?: string;
+  type?: string;
+  properties?: Record<string, Schema>;
+  required?: string[];
+  items?: Schema;
+  allOf?: Schema[];
+  [key: string]: unknown;
+};
 type Media = { schema?: Schema };
 type Operation = {
   operationId: string;
@@ -75,14 +83,21 @@ function nestHandlers(app: TestApp): Handler[] {
       if (!controller) continue;
       for (const name of Object.getOwnPropertyNames(controller.prototype)) {
         const handler = (controller.prototype as Record<string, unknown>)[name];
-        if (name === 'constructor' || typeof handler !== 'function' || Reflect.getMetadata(PATH_METADATA, handler) === undefined) continue;
+        if (
+          name === 'constructor' ||
+          typeof handler !== 'function' ||
+          Reflect.getMetadata(PATH_METADATA, handler) === undefined
+        )
+          continue;
         const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, name) ?? {}) as Record<string, unknown>;
         handlers.push({
           operationId: `${controller.name.replace(/Controller$/, '')}_${name}`,
           method: RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod].toLowerCase(),
           takesBody: Object.keys(args).some((key) => key.startsWith(`${RouteParamtypes.BODY}:`)),
           // The guard's rule: the handler's decorator, else the controller's, else a server token.
-          authKind: (Reflect.getMetadata(AUTH_KIND_KEY, handler) ?? Reflect.getMetadata(AUTH_KIND_KEY, controller) ?? 'server') as string,
+          authKind: (Reflect.getMetadata(AUTH_KIND_KEY, handler) ??
+            Reflect.getMetadata(AUTH_KIND_KEY, controller) ??
+            'server') as string,
         });
       }
     }
@@ -106,11 +121,14 @@ describe('API docs (OpenAPI at /docs)', () => {
     if (!found) throw new Error(`${method} ${path} is not documented`);
     return found;
   };
-  const jsonSchema = (media: Record<string, Media> | undefined): Schema | undefined => media?.['application/json']?.schema;
+  const jsonSchema = (media: Record<string, Media> | undefined): Schema | undefined =>
+    media?.['application/json']?.schema;
   const isErrorSchema = (schema: Schema | undefined) => {
     if (!schema?.$ref) return false;
     const resolved = schemaOf(schema.$ref);
-    return ['error', 'message'].every((field) => resolved.required?.includes(field) && resolved.properties?.[field] !== undefined);
+    return ['error', 'message'].every(
+      (field) => resolved.required?.includes(field) && resolved.properties?.[field] !== undefined,
+    );
   };
 
   beforeAll(async () => {
@@ -166,10 +184,12 @@ describe('API docs (OpenAPI at /docs)', () => {
     const documented = operations.map(({ method, path }) => `${method.toUpperCase()} ${path}`).sort();
     expect(documented).toEqual(actual);
     // The health routes and the signed resource download are among them (a spot check of the walk).
-    expect(actual).toEqual(expect.arrayContaining(['GET /health', 'GET /health/ready', 'GET /resources/files/{path}', 'GET /server/ping']));
+    expect(actual).toEqual(
+      expect.arrayContaining(['GET /health', 'GET /health/ready', 'GET /resources/files/{path}', 'GET /server/ping']),
+    );
   });
 
-  it('documents every controller handler with the guard\'s scheme and a body exactly where the handler reads one', () => {
+  it("documents every controller handler with the guard's scheme and a body exactly where the handler reads one", () => {
     const byId = new Map(operations.map((entry) => [entry.operation.operationId, entry]));
     const handlers = nestHandlers(app);
     expect(handlers.length).toBe(operations.length);
@@ -182,13 +202,30 @@ describe('API docs (OpenAPI at /docs)', () => {
     };
     for (const handler of handlers) {
       const entry = byId.get(handler.operationId);
-      expect({ handler: handler.operationId, documented: entry !== undefined }).toEqual({ handler: handler.operationId, documented: true });
-      expect({ handler: handler.operationId, method: entry?.method }).toEqual({ handler: handler.operationId, method: handler.method });
-      expect({ handler: handler.operationId, security: entry?.operation.security }).toEqual({ handler: handler.operationId, security: expectedSecurity[handler.authKind] });
-      expect({ handler: handler.operationId, body: entry?.operation.requestBody !== undefined }).toEqual({ handler: handler.operationId, body: handler.takesBody });
+      expect({ handler: handler.operationId, documented: entry !== undefined }).toEqual({
+        handler: handler.operationId,
+        documented: true,
+      });
+      expect({ handler: handler.operationId, method: entry?.method }).toEqual({
+        handler: handler.operationId,
+        method: handler.method,
+      });
+      expect({ handler: handler.operationId, security: entry?.operation.security }).toEqual({
+        handler: handler.operationId,
+        security: expectedSecurity[handler.authKind],
+      });
+      expect({ handler: handler.operationId, body: entry?.operation.requestBody !== undefined }).toEqual({
+        handler: handler.operationId,
+        body: handler.takesBody,
+      });
     }
-    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['adminToken', 'bootstrapToken', 'serverAccessToken']);
-    for (const scheme of Object.values(document.components.securitySchemes)) expect(scheme).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(Object.keys(document.components.securitySchemes).sort()).toEqual([
+      'adminToken',
+      'bootstrapToken',
+      'serverAccessToken',
+    ]);
+    for (const scheme of Object.values(document.components.securitySchemes))
+      expect(scheme).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
 
   it('documents every /admin/servers route as an operation of one controller, ServerAdminController', () => {
@@ -207,11 +244,18 @@ describe('API docs (OpenAPI at /docs)', () => {
   it('gives every operation a 2xx answer with a schema (or no content)', () => {
     for (const { method, path, operation } of operations) {
       const success = Object.keys(operation.responses).filter((status) => /^2\d\d$/.test(status));
-      expect({ route: `${method} ${path}`, success: success.length > 0 }).toEqual({ route: `${method} ${path}`, success: true });
+      expect({ route: `${method} ${path}`, success: success.length > 0 }).toEqual({
+        route: `${method} ${path}`,
+        success: true,
+      });
       for (const status of success) {
         const content = operation.responses[status].content;
         const schema = content && Object.values(content)[0]?.schema;
-        expect({ route: `${method} ${path}`, status, hasSchema: status === '204' ? content === undefined : schema !== undefined }).toEqual({
+        expect({
+          route: `${method} ${path}`,
+          status,
+          hasSchema: status === '204' ? content === undefined : schema !== undefined,
+        }).toEqual({
           route: `${method} ${path}`,
           status,
           hasSchema: true,
@@ -225,16 +269,28 @@ describe('API docs (OpenAPI at /docs)', () => {
       const route = `${method} ${path}`;
       const errors = Object.entries(operation.responses).filter(([status]) => /^[45]\d\d$/.test(status));
       for (const [status, response] of errors) {
-        expect({ route, status, errorSchema: isErrorSchema(jsonSchema(response.content)) }).toEqual({ route, status, errorSchema: true });
+        expect({ route, status, errorSchema: isErrorSchema(jsonSchema(response.content)) }).toEqual({
+          route,
+          status,
+          errorSchema: true,
+        });
       }
       // Only a public route without any input (ping, health) has no client error to answer.
       // /metrics is public to the session guard but has its own optional token (METRICS_TOKEN → 401).
       const ownToken = route === 'get /metrics';
-      const takesInput = ownToken || (operation.parameters ?? []).length > 0 || operation.requestBody !== undefined || (operation.security ?? []).length > 0;
+      const takesInput =
+        ownToken ||
+        (operation.parameters ?? []).length > 0 ||
+        operation.requestBody !== undefined ||
+        (operation.security ?? []).length > 0;
       const clientErrors = errors.filter(([status]) => status.startsWith('4'));
       expect({ route, clientErrors: clientErrors.length > 0 }).toEqual({ route, clientErrors: takesInput });
       // Every JSON body can be malformed or too large.
-      if (operation.requestBody) expect({ route, statuses: Object.keys(operation.responses) }).toEqual({ route, statuses: expect.arrayContaining(['400', '413']) });
+      if (operation.requestBody)
+        expect({ route, statuses: Object.keys(operation.responses) }).toEqual({
+          route,
+          statuses: expect.arrayContaining(['400', '413']),
+        });
     }
     const codes = document.components.schemas.ErrorCode;
     expect(codes.enum).toEqual([...ERROR_CODES]);
@@ -249,7 +305,16 @@ describe('API docs (OpenAPI at /docs)', () => {
     expect(request.properties?.serverAuthToken).toMatchObject({ type: 'string', deprecated: true });
 
     const answer = schemaOf(jsonSchema(login.responses['200'].content)?.$ref);
-    const fields = ['serverID', 'serverName', 'assetServer', 'serverIP', 'country', 'wsServer', 'accessToken', 'expiresIn'];
+    const fields = [
+      'serverID',
+      'serverName',
+      'assetServer',
+      'serverIP',
+      'country',
+      'wsServer',
+      'accessToken',
+      'expiresIn',
+    ];
     expect(Object.keys(answer.properties ?? {})).toEqual(fields);
     expect(answer.required).toEqual(fields);
     expect(answer.properties?.serverID.type).toBe('integer');
@@ -261,27 +326,66 @@ describe('API docs (OpenAPI at /docs)', () => {
 
     // The documented answer is the real one.
     const server = await createServer(app);
-    const real = await app.http.post('/server/login', { pluginVersion: 1, pluginSHA: 'abc' }, { token: server.bootstrapToken });
+    const real = await app.http.post(
+      '/server/login',
+      { pluginVersion: 1, pluginSHA: 'abc' },
+      { token: server.bootstrapToken },
+    );
     expect(real.status).toBe(200);
     expect(Object.keys(real.body).sort()).toEqual([...fields].sort());
   });
 
   it('describes player login with its ban answer, economy with wattHour ≥ 0, baltop with its limit', () => {
     const playerLogin = operation('post', '/player/login');
-    expect(Object.keys(playerLogin.responses).sort()).toEqual(['200', '400', '401', '409', '413', '429', '430', '500', '503']);
-    expect(schemaOf(jsonSchema(playerLogin.responses['430'].content)?.$ref).required).toEqual(['error', 'message', 'reason', 'until']);
+    expect(Object.keys(playerLogin.responses).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '409',
+      '413',
+      '429',
+      '430',
+      '500',
+      '503',
+    ]);
+    expect(schemaOf(jsonSchema(playerLogin.responses['430'].content)?.$ref).required).toEqual([
+      'error',
+      'message',
+      'reason',
+      'until',
+    ]);
     const loginBody = schemaOf(jsonSchema(playerLogin.requestBody?.content)?.$ref);
     expect(loginBody.required).toEqual(['mode', 'version']);
-    expect(schemaOf((loginBody.properties?.mode.allOf as Schema[])[0].$ref).enum).toEqual(['ONLINE', 'TOKEN', 'OFFLINE_REFRESH']);
+    expect(schemaOf((loginBody.properties?.mode.allOf as Schema[])[0].$ref).enum).toEqual([
+      'ONLINE',
+      'TOKEN',
+      'OFFLINE_REFRESH',
+    ]);
 
     const economy = schemaOf(jsonSchema(operation('post', '/player/economy').requestBody?.content)?.$ref);
     expect(economy.required).toEqual(['uid', 'accessToken', 'wattHour']);
     expect(economy.properties?.wattHour).toMatchObject({ type: 'integer', minimum: 0 });
 
     const baltop = operation('get', '/server/baltop');
-    expect(baltop.parameters).toEqual([expect.objectContaining({ name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 10 } })]);
-    expect(jsonSchema(baltop.responses['200'].content)).toEqual({ type: 'array', items: { $ref: '#/components/schemas/RankingEntryResponse' } });
-    expect(Object.keys(schemaOf('#/components/schemas/RankingEntryResponse').properties ?? {})).toEqual(['rank', 'uid', 'username', 'displayName', 'wattHour']);
+    expect(baltop.parameters).toEqual([
+      expect.objectContaining({
+        name: 'limit',
+        in: 'query',
+        required: false,
+        schema: { type: 'integer', minimum: 1, maximum: 100, default: 10 },
+      }),
+    ]);
+    expect(jsonSchema(baltop.responses['200'].content)).toEqual({
+      type: 'array',
+      items: { $ref: '#/components/schemas/RankingEntryResponse' },
+    });
+    expect(Object.keys(schemaOf('#/components/schemas/RankingEntryResponse').properties ?? {})).toEqual([
+      'rank',
+      'uid',
+      'username',
+      'displayName',
+      'wattHour',
+    ]);
 
     const upload = schemaOf(jsonSchema(operation('post', '/player/upload').requestBody?.content)?.$ref);
     expect(upload.required).toEqual(['player', 'server', 'payload']);
@@ -290,7 +394,10 @@ describe('API docs (OpenAPI at /docs)', () => {
   });
 
   it('documents the answers the service really gives (player profile, balance, ranking)', async () => {
-    const fieldsOf = (schema: Schema) => ({ properties: Object.keys(schema.properties ?? {}).sort(), required: [...(schema.required ?? [])].sort() });
+    const fieldsOf = (schema: Schema) => ({
+      properties: Object.keys(schema.properties ?? {}).sort(),
+      required: [...(schema.required ?? [])].sort(),
+    });
     const server = await onlineServer(app);
     const player = await loginPlayer(app, server, await createPlayer(app));
 
@@ -300,19 +407,37 @@ describe('API docs (OpenAPI at /docs)', () => {
     const options = schemaOf('#/components/schemas/PlayerProfileResponse').properties?.options as Schema;
     expect(Object.keys(player.profile.options)).toEqual(expect.arrayContaining(options.required ?? []));
 
-    const balance = await app.http.post('/player/economy', { uid: player.uid, accessToken: player.accessToken, wattHour: 5 }, { token: server.accessToken });
+    const balance = await app.http.post(
+      '/player/economy',
+      { uid: player.uid, accessToken: player.accessToken, wattHour: 5 },
+      { token: server.accessToken },
+    );
     expect(balance.status).toBe(200);
-    expect(Object.keys(balance.body).sort()).toEqual(fieldsOf(schemaOf(jsonSchema(operation('post', '/player/economy').responses['200'].content)?.$ref)).properties);
+    expect(Object.keys(balance.body).sort()).toEqual(
+      fieldsOf(schemaOf(jsonSchema(operation('post', '/player/economy').responses['200'].content)?.$ref)).properties,
+    );
 
     const ranking = await app.http.get('/server/baltop', { token: server.accessToken });
     expect(ranking.status).toBe(200);
     expect(ranking.body).toHaveLength(1);
-    expect(Object.keys(ranking.body[0]).sort()).toEqual(fieldsOf(schemaOf('#/components/schemas/RankingEntryResponse')).required);
+    expect(Object.keys(ranking.body[0]).sort()).toEqual(
+      fieldsOf(schemaOf('#/components/schemas/RankingEntryResponse')).required,
+    );
   });
 
   it('describes the WebSocket protocol in the document description', () => {
     const description = document.info.description;
-    for (const needle of ['/ws', 'Authorization: Bearer', '401', 'resume_session', 'chat', 'kick_player', '4001', '4002', '1001']) {
+    for (const needle of [
+      '/ws',
+      'Authorization: Bearer',
+      '401',
+      'resume_session',
+      'chat',
+      'kick_player',
+      '4001',
+      '4002',
+      '1001',
+    ]) {
       expect({ needle, found: description.includes(needle) }).toEqual({ needle, found: true });
     }
   });

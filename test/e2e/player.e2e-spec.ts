@@ -24,9 +24,12 @@ describe('Player identity', () => {
     await idp.stop();
   });
 
-  const login = (body: Record<string, unknown>, token: string | null = server.accessToken) => app.http.post('/player/login', body, { token });
-  const options = (body: Record<string, unknown>, token: string | null = server.accessToken) => app.http.post('/player/options', body, { token });
-  const logout = (body: Record<string, unknown>, token: string | null = server.accessToken) => app.http.post('/player/logout', body, { token });
+  const login = (body: Record<string, unknown>, token: string | null = server.accessToken) =>
+    app.http.post('/player/login', body, { token });
+  const options = (body: Record<string, unknown>, token: string | null = server.accessToken) =>
+    app.http.post('/player/options', body, { token });
+  const logout = (body: Record<string, unknown>, token: string | null = server.accessToken) =>
+    app.http.post('/player/logout', body, { token });
 
   describe('TOKEN mode', () => {
     it('answers the full profile and binds the session to the calling server session', async () => {
@@ -52,11 +55,19 @@ describe('Player identity', () => {
         `SELECT ps.token_hash, ps.mode, ps.logged_out_at, ss.server_id FROM player_session ps JOIN server_session ss ON ss.id = ps.server_session_id WHERE ps.uid = $1`,
         [player.uid],
       );
-      expect(session).toEqual({ token_hash: sha256(response.body.accessToken), mode: 'TOKEN', logged_out_at: null, server_id: server.serverID });
+      expect(session).toEqual({
+        token_hash: sha256(response.body.accessToken),
+        mode: 'TOKEN',
+        logged_out_at: null,
+        server_id: server.serverID,
+      });
     });
 
     it('answers 401 for an unknown Net Token and for a rotated one', async () => {
-      expect((await login({ mode: 'TOKEN', version: 1, authToken: 'nope' })).body).toEqual({ error: 'UNAUTHORIZED', message: 'Invalid Net Token' });
+      expect((await login({ mode: 'TOKEN', version: 1, authToken: 'nope' })).body).toEqual({
+        error: 'UNAUTHORIZED',
+        message: 'Invalid Net Token',
+      });
       const player = await createPlayer(app);
       const rotated = await app.admin.post(`/admin/players/${player.uid}/net-token`);
       expect(rotated.status).toBe(201);
@@ -93,7 +104,9 @@ describe('Player identity', () => {
     it('needs the server access token', async () => {
       const player = await createPlayer(app);
       expect((await login({ mode: 'TOKEN', version: 1, authToken: player.netToken }, null)).status).toBe(401);
-      expect((await login({ mode: 'TOKEN', version: 1, authToken: player.netToken }, server.server.bootstrapToken)).status).toBe(401);
+      expect(
+        (await login({ mode: 'TOKEN', version: 1, authToken: player.netToken }, server.server.bootstrapToken)).status,
+      ).toBe(401);
       expect(await app.sql('SELECT 1 FROM player_session WHERE uid = $1', [player.uid])).toHaveLength(0);
     });
   });
@@ -105,11 +118,17 @@ describe('Player identity', () => {
       const first = await login({ mode: 'ONLINE', version: 2, uuid, username: 'notch_fan' });
       expect(first.status).toBe(200);
       expect(first.body).toMatchObject({ username: 'Notch_Fan', displayName: 'Notch_Fan', version: 0 });
-      const [stored] = await app.sql('SELECT uid::int AS uid, uuid::text, username, data_version FROM player WHERE uuid = $1', [uuid]);
+      const [stored] = await app.sql(
+        'SELECT uid::int AS uid, uuid::text, username, data_version FROM player WHERE uuid = $1',
+        [uuid],
+      );
       expect(stored).toEqual({ uid: first.body.uid, uuid, username: 'Notch_Fan', data_version: 2 });
 
       const lookup = idp.lookups.find((entry) => entry.path.endsWith(uuid.replace(/-/g, '')));
-      expect(lookup).toEqual({ path: `/session/minecraft/profile/${uuid.replace(/-/g, '')}`, authorization: undefined });
+      expect(lookup).toEqual({
+        path: `/session/minecraft/profile/${uuid.replace(/-/g, '')}`,
+        authorization: undefined,
+      });
 
       expect((await logout({ uid: first.body.uid, accessToken: first.body.accessToken })).status).toBe(204);
       const second = await login({ mode: 'ONLINE', version: 2, uuid: uuid.toUpperCase(), username: 'Notch_Fan' });
@@ -128,7 +147,9 @@ describe('Player identity', () => {
       expect(first.status).toBe(200);
       expect((await logout({ uid: first.body.uid, accessToken: first.body.accessToken })).status).toBe(204);
       // Two logins of the same player at once: one wins, the other is 409; neither asks the provider.
-      const both = await Promise.all([1, 2].map(() => login({ mode: 'ONLINE', version: 1, uuid, username: 'Switcher' })));
+      const both = await Promise.all(
+        [1, 2].map(() => login({ mode: 'ONLINE', version: 1, uuid, username: 'Switcher' })),
+      );
       expect(both.map((response) => response.status).sort()).toEqual([200, 409]);
       expect(lookupsOf()).toBe(1);
 
@@ -191,21 +212,30 @@ describe('Player identity', () => {
       const first = await loginPlayer(app, server, player);
       const conflict = await login({ mode: 'TOKEN', version: 1, authToken: player.netToken });
       expect(conflict.status).toBe(409);
-      expect(conflict.body).toEqual({ error: 'SESSION_CONFLICT', message: 'The account already has an active session' });
+      expect(conflict.body).toEqual({
+        error: 'SESSION_CONFLICT',
+        message: 'The account already has an active session',
+      });
 
       const out = await logout({ uid: player.uid, accessToken: first.accessToken });
       expect(out.status).toBe(204);
       expect(out.text).toBe('');
-      expect(await app.sql('SELECT logout_reason FROM player_session WHERE uid = $1', [player.uid])).toEqual([{ logout_reason: 'logout' }]);
+      expect(await app.sql('SELECT logout_reason FROM player_session WHERE uid = $1', [player.uid])).toEqual([
+        { logout_reason: 'logout' },
+      ]);
       expect((await login({ mode: 'TOKEN', version: 1, authToken: player.netToken })).status).toBe(200);
     });
 
     it('gives exactly one 200 for 20 concurrent logins of one account', async () => {
       const player = await createPlayer(app);
-      const responses = await Promise.all(Array.from({ length: 20 }, () => login({ mode: 'TOKEN', version: 1, authToken: player.netToken })));
+      const responses = await Promise.all(
+        Array.from({ length: 20 }, () => login({ mode: 'TOKEN', version: 1, authToken: player.netToken })),
+      );
       const statuses = responses.map((r) => r.status).sort();
       expect(statuses).toEqual([200, ...Array(19).fill(409)]);
-      expect(await app.sql('SELECT count(*)::int AS n FROM player_session WHERE uid = $1', [player.uid])).toEqual([{ n: 1 }]);
+      expect(await app.sql('SELECT count(*)::int AS n FROM player_session WHERE uid = $1', [player.uid])).toEqual([
+        { n: 1 },
+      ]);
     });
 
     it('stores the request version and answers the previous one (version round-trip)', async () => {
@@ -218,18 +248,28 @@ describe('Player identity', () => {
       await logout({ uid: player.uid, accessToken: second.accessToken });
       const third = await loginPlayer(app, server, player, 7);
       expect(third.profile.version).toBe(7);
-      expect(await app.sql('SELECT data_version FROM player WHERE uid = $1', [player.uid])).toEqual([{ data_version: 7 }]);
+      expect(await app.sql('SELECT data_version FROM player WHERE uid = $1', [player.uid])).toEqual([
+        { data_version: 7 },
+      ]);
     });
 
     it('logout: 401 for a dead token or another uid, 403 for another server session', async () => {
       const session = await onlinePlayer(app, server);
       const other = await onlineServer(app);
-      expect((await logout({ uid: session.uid, accessToken: 'dead-token' })).body).toEqual({ error: 'UNAUTHORIZED', message: 'Invalid or expired player access token' });
+      expect((await logout({ uid: session.uid, accessToken: 'dead-token' })).body).toEqual({
+        error: 'UNAUTHORIZED',
+        message: 'Invalid or expired player access token',
+      });
       expect((await logout({ uid: session.uid + 1, accessToken: session.accessToken })).status).toBe(401);
       const forbidden = await logout({ uid: session.uid, accessToken: session.accessToken }, other.accessToken);
       expect(forbidden.status).toBe(403);
-      expect(forbidden.body).toEqual({ error: 'FORBIDDEN', message: 'The player session belongs to another server session' });
-      expect(await app.sql('SELECT logged_out_at FROM player_session WHERE uid = $1', [session.uid])).toEqual([{ logged_out_at: null }]);
+      expect(forbidden.body).toEqual({
+        error: 'FORBIDDEN',
+        message: 'The player session belongs to another server session',
+      });
+      expect(await app.sql('SELECT logged_out_at FROM player_session WHERE uid = $1', [session.uid])).toEqual([
+        { logged_out_at: null },
+      ]);
       expect((await logout({ accessToken: session.accessToken })).status).toBe(400);
     });
 
@@ -237,17 +277,26 @@ describe('Player identity', () => {
       const srv = await onlineServer(app);
       const session = await onlinePlayer(app, srv);
       const relogged = await loginServer(app, srv.server);
-      const refused = await options({ uid: session.uid, accessToken: session.accessToken, options: {} }, relogged.accessToken);
+      const refused = await options(
+        { uid: session.uid, accessToken: session.accessToken, options: {} },
+        relogged.accessToken,
+      );
       expect(refused.status).toBe(401);
-      expect(await app.sql('SELECT logout_reason FROM player_session WHERE uid = $1', [session.uid])).toEqual([{ logout_reason: 'server_session_ended' }]);
-      expect((await login({ mode: 'TOKEN', version: 1, authToken: session.netToken }, relogged.accessToken)).status).toBe(200);
+      expect(await app.sql('SELECT logout_reason FROM player_session WHERE uid = $1', [session.uid])).toEqual([
+        { logout_reason: 'server_session_ended' },
+      ]);
+      expect(
+        (await login({ mode: 'TOKEN', version: 1, authToken: session.netToken }, relogged.accessToken)).status,
+      ).toBe(200);
     });
 
     it('a server logout logs out its players', async () => {
       const srv = await onlineServer(app);
       const session = await onlinePlayer(app, srv);
       expect((await app.http.post('/server/logout', undefined, { token: srv.accessToken })).status).toBe(204);
-      expect(await app.sql('SELECT logout_reason FROM player_session WHERE uid = $1', [session.uid])).toEqual([{ logout_reason: 'server_session_ended' }]);
+      expect(await app.sql('SELECT logout_reason FROM player_session WHERE uid = $1', [session.uid])).toEqual([
+        { logout_reason: 'server_session_ended' },
+      ]);
     });
   });
 
@@ -255,18 +304,51 @@ describe('Player identity', () => {
     it('merges options: present keys replace, absent keys are kept, unknown keys come back as sent', async () => {
       const session = await onlinePlayer(app, server);
       const sound = { master: 0.8, effects: { tap: true } };
-      const first = await options({ uid: session.uid, accessToken: session.accessToken, options: { sound, fancyParticles: true } });
+      const first = await options({
+        uid: session.uid,
+        accessToken: session.accessToken,
+        options: { sound, fancyParticles: true },
+      });
       expect(first.status).toBe(200);
-      expect(first.body.options).toEqual({ continueEnabled: false, sound, songSelectionState: {}, fancyParticles: true });
+      expect(first.body.options).toEqual({
+        continueEnabled: false,
+        sound,
+        songSelectionState: {},
+        fancyParticles: true,
+      });
       expect(first.body.accessToken).toBe(session.accessToken);
       expect(first.body.expiresIn).toBeGreaterThan(590);
 
-      const state = { sortMode: 'LEVEL', difficulty: 'NETHER', collection: 'rhythmc:pack.one', songId: 12, autoPlay: false };
-      const second = await options({ uid: session.uid, accessToken: session.accessToken, options: { songSelectionState: state, lang: 'de' } });
-      expect(second.body.options).toEqual({ continueEnabled: false, sound, songSelectionState: state, fancyParticles: true, lang: 'de' });
+      const state = {
+        sortMode: 'LEVEL',
+        difficulty: 'NETHER',
+        collection: 'rhythmc:pack.one',
+        songId: 12,
+        autoPlay: false,
+      };
+      const second = await options({
+        uid: session.uid,
+        accessToken: session.accessToken,
+        options: { songSelectionState: state, lang: 'de' },
+      });
+      expect(second.body.options).toEqual({
+        continueEnabled: false,
+        sound,
+        songSelectionState: state,
+        fancyParticles: true,
+        lang: 'de',
+      });
 
-      const [row] = await app.sql('SELECT continue_enabled, sound, song_selection_state, extra_options FROM player WHERE uid = $1', [session.uid]);
-      expect(row).toEqual({ continue_enabled: false, sound, song_selection_state: state, extra_options: { fancyParticles: true, lang: 'de' } });
+      const [row] = await app.sql(
+        'SELECT continue_enabled, sound, song_selection_state, extra_options FROM player WHERE uid = $1',
+        [session.uid],
+      );
+      expect(row).toEqual({
+        continue_enabled: false,
+        sound,
+        song_selection_state: state,
+        extra_options: { fancyParticles: true, lang: 'de' },
+      });
     });
 
     it.each([
@@ -275,26 +357,42 @@ describe('Player identity', () => {
       [{ songSelectionState: null }, 'options.songSelectionState must be an object'],
     ])('answers 400 for options %j and stores nothing', async (bad, message) => {
       const session = await onlinePlayer(app, server);
-      const response = await options({ uid: session.uid, accessToken: session.accessToken, options: { ...bad, keepMe: 1 } });
+      const response = await options({
+        uid: session.uid,
+        accessToken: session.accessToken,
+        options: { ...bad, keepMe: 1 },
+      });
       expect(response.status).toBe(400);
       expect(response.body).toEqual({ error: 'BAD_REQUEST', message });
-      expect(await app.sql('SELECT extra_options FROM player WHERE uid = $1', [session.uid])).toEqual([{ extra_options: {} }]);
+      expect(await app.sql('SELECT extra_options FROM player WHERE uid = $1', [session.uid])).toEqual([
+        { extra_options: {} },
+      ]);
     });
 
     it('answers 400 for a missing options object or uid', async () => {
       const session = await onlinePlayer(app, server);
       expect((await options({ uid: session.uid, accessToken: session.accessToken })).body.message).toContain('options');
       expect((await options({ accessToken: session.accessToken, options: {} })).body.message).toContain('uid');
-      expect((await options({ uid: 'abc', accessToken: session.accessToken, options: {} })).body.message).toContain('uid must be a positive integer');
+      expect((await options({ uid: 'abc', accessToken: session.accessToken, options: {} })).body.message).toContain(
+        'uid must be a positive integer',
+      );
     });
 
     it('answers 401 for a player token of another server session or another uid', async () => {
       const session = await onlinePlayer(app, server);
       const other = await onlineServer(app);
-      const response = await options({ uid: session.uid, accessToken: session.accessToken, options: { x: 1 } }, other.accessToken);
+      const response = await options(
+        { uid: session.uid, accessToken: session.accessToken, options: { x: 1 } },
+        other.accessToken,
+      );
       expect(response.status).toBe(401);
-      expect(response.body).toEqual({ error: 'UNAUTHORIZED', message: 'The player session belongs to another server session' });
-      expect((await options({ uid: session.uid + 1000, accessToken: session.accessToken, options: {} })).status).toBe(401);
+      expect(response.body).toEqual({
+        error: 'UNAUTHORIZED',
+        message: 'The player session belongs to another server session',
+      });
+      expect((await options({ uid: session.uid + 1000, accessToken: session.accessToken, options: {} })).status).toBe(
+        401,
+      );
     });
 
     it('accepts only unlocked title collections as prefix/suffix, and "" to clear', async () => {
@@ -306,32 +404,76 @@ describe('Player identity', () => {
           ('rhythmc:tag.red', 'tag', '{"type":"MANUAL"}', '{"title":"Red"}')
          ON CONFLICT DO NOTHING`,
       );
-      await app.sql(`INSERT INTO player_collection (uid, collection_key) VALUES ($1, 'rhythmc:title.star'), ($1, 'rhythmc:tag.red')`, [session.uid]);
+      await app.sql(
+        `INSERT INTO player_collection (uid, collection_key) VALUES ($1, 'rhythmc:title.star'), ($1, 'rhythmc:tag.red')`,
+        [session.uid],
+      );
 
-      const locked = await options({ uid: session.uid, accessToken: session.accessToken, options: {}, playerSuffix: 'rhythmc:title.moon' });
+      const locked = await options({
+        uid: session.uid,
+        accessToken: session.accessToken,
+        options: {},
+        playerSuffix: 'rhythmc:title.moon',
+      });
       expect(locked.status).toBe(400);
-      expect(locked.body).toEqual({ error: 'BAD_REQUEST', message: 'playerSuffix: not an unlocked title collection of this player (rhythmc:title.moon)' });
-      const notTitle = await options({ uid: session.uid, accessToken: session.accessToken, options: {}, playerPrefix: 'rhythmc:tag.red' });
+      expect(locked.body).toEqual({
+        error: 'BAD_REQUEST',
+        message: 'playerSuffix: not an unlocked title collection of this player (rhythmc:title.moon)',
+      });
+      const notTitle = await options({
+        uid: session.uid,
+        accessToken: session.accessToken,
+        options: {},
+        playerPrefix: 'rhythmc:tag.red',
+      });
       expect(notTitle.status).toBe(400);
 
-      const ok = await options({ uid: session.uid, accessToken: session.accessToken, options: {}, playerPrefix: 'rhythmc:title.star' });
+      const ok = await options({
+        uid: session.uid,
+        accessToken: session.accessToken,
+        options: {},
+        playerPrefix: 'rhythmc:title.star',
+      });
       expect(ok.status).toBe(200);
-      expect(ok.body).toMatchObject({ playerPrefix: 'rhythmc:title.star', playerSuffix: '', data: { collections: ['rhythmc:tag.red', 'rhythmc:title.star'] } });
-      expect(await app.sql('SELECT prefix_key FROM player WHERE uid = $1', [session.uid])).toEqual([{ prefix_key: 'rhythmc:title.star' }]);
+      expect(ok.body).toMatchObject({
+        playerPrefix: 'rhythmc:title.star',
+        playerSuffix: '',
+        data: { collections: ['rhythmc:tag.red', 'rhythmc:title.star'] },
+      });
+      expect(await app.sql('SELECT prefix_key FROM player WHERE uid = $1', [session.uid])).toEqual([
+        { prefix_key: 'rhythmc:title.star' },
+      ]);
 
-      const cleared = await options({ uid: session.uid, accessToken: session.accessToken, options: {}, playerPrefix: '' });
+      const cleared = await options({
+        uid: session.uid,
+        accessToken: session.accessToken,
+        options: {},
+        playerPrefix: '',
+      });
       expect(cleared.body.playerPrefix).toBe('');
-      expect(await app.sql('SELECT prefix_key FROM player WHERE uid = $1', [session.uid])).toEqual([{ prefix_key: null }]);
+      expect(await app.sql('SELECT prefix_key FROM player WHERE uid = $1', [session.uid])).toEqual([
+        { prefix_key: null },
+      ]);
     });
   });
 
   describe('resume tokens and OFFLINE_REFRESH', () => {
     it('issues, rotates and revokes the one live resume token', async () => {
       const session = await onlinePlayer(app, server);
-      const enabled = await options({ uid: session.uid, accessToken: session.accessToken, options: { continueEnabled: true } });
-      expect(enabled.body).toMatchObject({ resumeToken: expect.stringMatching(TOKEN), resumeExpiresIn: 604800, options: { continueEnabled: true } });
+      const enabled = await options({
+        uid: session.uid,
+        accessToken: session.accessToken,
+        options: { continueEnabled: true },
+      });
+      expect(enabled.body).toMatchObject({
+        resumeToken: expect.stringMatching(TOKEN),
+        resumeExpiresIn: 604800,
+        options: { continueEnabled: true },
+      });
       const firstResume: string = enabled.body.resumeToken;
-      expect(await app.sql('SELECT token_hash FROM player_resume_token WHERE uid = $1', [session.uid])).toEqual([{ token_hash: sha256(firstResume) }]);
+      expect(await app.sql('SELECT token_hash FROM player_resume_token WHERE uid = $1', [session.uid])).toEqual([
+        { token_hash: sha256(firstResume) },
+      ]);
 
       // Every response while continueEnabled is true rotates it.
       const again = await options({ uid: session.uid, accessToken: session.accessToken, options: {} });
@@ -350,21 +492,34 @@ describe('Player identity', () => {
       expect(refreshed.body.resumeToken).toMatch(TOKEN);
       expect(refreshed.body.resumeToken).not.toBe(secondResume);
 
-      const disabled = await options({ uid: session.uid, accessToken: refreshed.body.accessToken, options: { continueEnabled: false } });
+      const disabled = await options({
+        uid: session.uid,
+        accessToken: refreshed.body.accessToken,
+        options: { continueEnabled: false },
+      });
       expect(disabled.body).toMatchObject({ resumeToken: '', resumeExpiresIn: 0, options: { continueEnabled: false } });
       expect(await app.sql('SELECT 1 FROM player_resume_token WHERE uid = $1', [session.uid])).toHaveLength(0);
       await logout({ uid: session.uid, accessToken: refreshed.body.accessToken });
-      expect((await login({ mode: 'OFFLINE_REFRESH', version: 1, resumeToken: refreshed.body.resumeToken })).status).toBe(401);
+      expect(
+        (await login({ mode: 'OFFLINE_REFRESH', version: 1, resumeToken: refreshed.body.resumeToken })).status,
+      ).toBe(401);
     });
 
     it('refuses OFFLINE_REFRESH when continueEnabled is off, even with an unexpired token', async () => {
       const session = await onlinePlayer(app, server);
-      const enabled = await options({ uid: session.uid, accessToken: session.accessToken, options: { continueEnabled: true } });
+      const enabled = await options({
+        uid: session.uid,
+        accessToken: session.accessToken,
+        options: { continueEnabled: true },
+      });
       await logout({ uid: session.uid, accessToken: session.accessToken });
       await app.sql('UPDATE player SET continue_enabled = false WHERE uid = $1', [session.uid]);
       const response = await login({ mode: 'OFFLINE_REFRESH', version: 1, resumeToken: enabled.body.resumeToken });
       expect(response.status).toBe(401);
-      expect(response.body).toEqual({ error: 'UNAUTHORIZED', message: 'Offline refresh is not enabled for this player' });
+      expect(response.body).toEqual({
+        error: 'UNAUTHORIZED',
+        message: 'Offline refresh is not enabled for this player',
+      });
     });
 
     it('a login of a player with continueEnabled answers a resume token', async () => {
@@ -381,17 +536,28 @@ describe('Player identity', () => {
     it('answers 430 with reason and until, revokes tokens and logs the player out; unban lets them in', async () => {
       const session = await onlinePlayer(app, server);
       await options({ uid: session.uid, accessToken: session.accessToken, options: { continueEnabled: true } });
-      const ban = await app.admin.post(`/admin/players/${session.uid}/ban`, { reason: 'cheating', until: '2099-01-02T03:04:05', message: 'Bye' });
+      const ban = await app.admin.post(`/admin/players/${session.uid}/ban`, {
+        reason: 'cheating',
+        until: '2099-01-02T03:04:05',
+        message: 'Bye',
+      });
       expect(ban.status).toBe(200);
       expect(ban.body).toEqual({ uid: session.uid, reason: 'cheating', message: 'Bye', until: '2099-01-02T03:04:05' });
 
-      expect(await app.sql('SELECT logout_reason FROM player_session WHERE uid = $1', [session.uid])).toEqual([{ logout_reason: 'banned' }]);
+      expect(await app.sql('SELECT logout_reason FROM player_session WHERE uid = $1', [session.uid])).toEqual([
+        { logout_reason: 'banned' },
+      ]);
       expect(await app.sql('SELECT 1 FROM player_resume_token WHERE uid = $1', [session.uid])).toHaveLength(0);
       expect((await options({ uid: session.uid, accessToken: session.accessToken, options: {} })).status).toBe(401);
 
       const refused = await login({ mode: 'TOKEN', version: 1, authToken: session.netToken });
       expect(refused.status).toBe(430);
-      expect(refused.body).toEqual({ error: 'BANNED', message: 'This account is banned', reason: 'cheating', until: '2099-01-02T03:04:05' });
+      expect(refused.body).toEqual({
+        error: 'BANNED',
+        message: 'This account is banned',
+        reason: 'cheating',
+        until: '2099-01-02T03:04:05',
+      });
 
       const unban = await app.admin.delete(`/admin/players/${session.uid}/ban`);
       expect(unban.status).toBe(204);
@@ -417,7 +583,11 @@ describe('Player identity', () => {
       expect(ban.status).toBe(200);
       const message = `You are banned: ${'é'.repeat(495)}…`;
       expect(ban.body).toEqual({ uid: player.uid, reason, message, until: '' });
-      expect(await app.sql('SELECT reason, message, char_length(message) AS length FROM player_ban WHERE uid = $1', [player.uid])).toEqual([{ reason, message, length: 512 }]);
+      expect(
+        await app.sql('SELECT reason, message, char_length(message) AS length FROM player_ban WHERE uid = $1', [
+          player.uid,
+        ]),
+      ).toEqual([{ reason, message, length: 512 }]);
     });
 
     it('checks the ban before the session conflict', async () => {
@@ -450,11 +620,17 @@ describe('Player identity', () => {
     });
 
     it('answers 404 for an unknown player and 400 for a malformed uid', async () => {
-      expect((await app.admin.post('/admin/players/99999999/ban', {})).body).toEqual({ error: 'NOT_FOUND', message: 'No player with uid 99999999' });
+      expect((await app.admin.post('/admin/players/99999999/ban', {})).body).toEqual({
+        error: 'NOT_FOUND',
+        message: 'No player with uid 99999999',
+      });
       expect((await app.admin.delete('/admin/players/99999999/ban')).status).toBe(404);
       expect((await app.admin.put('/admin/players/99999999/banstate', { banstate: 1 })).status).toBe(404);
       expect((await app.admin.post('/admin/players/99999999/net-token')).status).toBe(404);
-      expect((await app.admin.post('/admin/players/x1/ban', {})).body).toEqual({ error: 'BAD_REQUEST', message: 'uid must be a positive integer' });
+      expect((await app.admin.post('/admin/players/x1/ban', {})).body).toEqual({
+        error: 'BAD_REQUEST',
+        message: 'uid must be a positive integer',
+      });
     });
 
     it('banstate is stored and shown in the profile', async () => {
@@ -475,10 +651,18 @@ describe('Player identity', () => {
       expect(created.body).toEqual({ uid: expect.any(Number), username: 'Alex_1', displayName: 'Alex', uuid });
       const duplicate = await app.admin.post('/admin/players', { username: 'Other', uuid });
       expect(duplicate.status).toBe(400);
-      expect(duplicate.body).toEqual({ error: 'BAD_REQUEST', message: `uuid: ${uuid} already belongs to another player` });
+      expect(duplicate.body).toEqual({
+        error: 'BAD_REQUEST',
+        message: `uuid: ${uuid} already belongs to another player`,
+      });
     });
 
-    it.each([[{}], [{ username: 'has space' }], [{ username: 'ok', uuid: '123' }], [{ username: 'ok', displayName: 5 }]])('answers 400 for %j', async (body) => {
+    it.each([
+      [{}],
+      [{ username: 'has space' }],
+      [{ username: 'ok', uuid: '123' }],
+      [{ username: 'ok', displayName: 5 }],
+    ])('answers 400 for %j', async (body) => {
       const response = await app.admin.post('/admin/players', body);
       expect(response.status).toBe(400);
       expect(response.body.error).toBe('BAD_REQUEST');
@@ -499,13 +683,26 @@ describe('Player data across a restart', () => {
   it('keeps options, version and the Net Token', async () => {
     const srv = await onlineServer(app);
     const session = await onlinePlayer(app, srv);
-    await app.http.post('/player/options', { uid: session.uid, accessToken: session.accessToken, options: { sound: { volume: 3 }, hud: 'compact' } }, { token: srv.accessToken });
-    await app.http.post('/player/logout', { uid: session.uid, accessToken: session.accessToken }, { token: srv.accessToken });
+    await app.http.post(
+      '/player/options',
+      { uid: session.uid, accessToken: session.accessToken, options: { sound: { volume: 3 }, hud: 'compact' } },
+      { token: srv.accessToken },
+    );
+    await app.http.post(
+      '/player/logout',
+      { uid: session.uid, accessToken: session.accessToken },
+      { token: srv.accessToken },
+    );
 
     await app.restart();
 
     const again = await loginPlayer(app, await loginServer(app, srv.server), session, 9);
-    expect(again.profile.options).toEqual({ continueEnabled: false, sound: { volume: 3 }, songSelectionState: {}, hud: 'compact' });
+    expect(again.profile.options).toEqual({
+      continueEnabled: false,
+      sound: { volume: 3 },
+      songSelectionState: {},
+      hud: 'compact',
+    });
     expect(again.profile.version).toBe(1);
   });
 });
@@ -526,10 +723,22 @@ describe('Player login rate limit', () => {
     const player = await createPlayer(app);
     const statuses: number[] = [];
     for (let i = 0; i < 3; i++) {
-      statuses.push((await app.http.post('/player/login', { mode: 'TOKEN', version: 1, authToken: 'wrong' }, { token: session.accessToken })).status);
+      statuses.push(
+        (
+          await app.http.post(
+            '/player/login',
+            { mode: 'TOKEN', version: 1, authToken: 'wrong' },
+            { token: session.accessToken },
+          )
+        ).status,
+      );
     }
     expect(statuses).toEqual([401, 401, 429]);
-    const limited = await app.http.post('/player/login', { mode: 'TOKEN', version: 1, authToken: player.netToken }, { token: session.accessToken });
+    const limited = await app.http.post(
+      '/player/login',
+      { mode: 'TOKEN', version: 1, authToken: player.netToken },
+      { token: session.accessToken },
+    );
     expect(limited.status).toBe(429);
     expect(limited.body.error).toBe('RATE_LIMITED');
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);

@@ -29,7 +29,9 @@ describe('Plugin-shaped bodies', () => {
   /** rhythmc_ignored_body_fields_total for one body type (0 when never counted). */
   async function ignoredFields(body: string): Promise<number> {
     const response = await app.http.get('/metrics', { token: null });
-    const line = response.text.split('\n').find((l) => l.startsWith(`rhythmc_ignored_body_fields_total{body="${body}"}`));
+    const line = response.text
+      .split('\n')
+      .find((l) => l.startsWith(`rhythmc_ignored_body_fields_total{body="${body}"}`));
     return line ? Number(line.split(' ').pop()) : 0;
   }
 
@@ -37,17 +39,28 @@ describe('Plugin-shaped bodies', () => {
     it('ignores a field it does not know and counts it', async () => {
       const registered = await createServer(app);
       const before = await ignoredFields('ServerLoginDto');
-      const response = await app.http.post('/server/login', { pluginVersion: 7, pluginSHA: 'abc', velocityForwarding: true, motd: 'hi' }, { token: registered.bootstrapToken });
+      const response = await app.http.post(
+        '/server/login',
+        { pluginVersion: 7, pluginSHA: 'abc', velocityForwarding: true, motd: 'hi' },
+        { token: registered.bootstrapToken },
+      );
       expect(response.status).toBe(200);
       expect(response.body).toMatchObject({ serverID: registered.serverID });
       expect(await ignoredFields('ServerLoginDto')).toBe(before + 2);
-      const [row] = await app.sql('SELECT plugin_version FROM server_session WHERE server_id = $1 AND ended_at IS NULL', [registered.serverID]);
+      const [row] = await app.sql(
+        'SELECT plugin_version FROM server_session WHERE server_id = $1 AND ended_at IS NULL',
+        [registered.serverID],
+      );
       expect(row).toEqual({ plugin_version: 7 });
     });
 
     it('still answers 400 for a known field of the wrong type', async () => {
       const registered = await createServer(app);
-      const response = await app.http.post('/server/login', { pluginVersion: '7', pluginSHA: 'abc', extra: 1 }, { token: registered.bootstrapToken });
+      const response = await app.http.post(
+        '/server/login',
+        { pluginVersion: '7', pluginSHA: 'abc', extra: 1 },
+        { token: registered.bootstrapToken },
+      );
       expect(response.status).toBe(400);
       expect(response.body).toEqual({ error: 'BAD_REQUEST', message: expect.stringContaining('pluginVersion') });
       expect(await app.sql('SELECT 1 FROM server_session WHERE server_id = $1', [registered.serverID])).toEqual([]);
@@ -63,7 +76,11 @@ describe('Plugin-shaped bodies', () => {
       const uuid = randomUuid();
       const username = `On${uuid.slice(0, 8)}`;
       idp.addAccount(uuid, username);
-      const response = await app.http.post('/player/login', { mode: 'ONLINE', version: 1, uuid, username, ...token }, { token: server.accessToken });
+      const response = await app.http.post(
+        '/player/login',
+        { mode: 'ONLINE', version: 1, uuid, username, ...token },
+        { token: server.accessToken },
+      );
       expect(response.status).toBe(200);
       expect(response.body).toMatchObject({ username, displayName: username });
       expect(await app.sql('SELECT username FROM player WHERE uuid = $1', [uuid])).toEqual([{ username }]);
@@ -73,26 +90,47 @@ describe('Plugin-shaped bodies', () => {
       const player = await createPlayer(app);
       const response = await app.http.post(
         '/player/login',
-        { mode: 'TOKEN', version: 1, authToken: player.netToken, uuid: null, username: null, resumeToken: null, clientBrand: 'fabric', protocol: 767 },
+        {
+          mode: 'TOKEN',
+          version: 1,
+          authToken: player.netToken,
+          uuid: null,
+          username: null,
+          resumeToken: null,
+          clientBrand: 'fabric',
+          protocol: 767,
+        },
         { token: server.accessToken },
       );
       expect(response.status).toBe(200);
       expect(response.body.uid).toBe(player.uid);
     });
 
-    it('takes an empty resumeToken (the plugin\'s empty cache) outside OFFLINE_REFRESH, and still needs one in it', async () => {
+    it("takes an empty resumeToken (the plugin's empty cache) outside OFFLINE_REFRESH, and still needs one in it", async () => {
       const player = await createPlayer(app);
-      const token = await app.http.post('/player/login', { mode: 'TOKEN', version: 1, authToken: player.netToken, resumeToken: '' }, { token: server.accessToken });
+      const token = await app.http.post(
+        '/player/login',
+        { mode: 'TOKEN', version: 1, authToken: player.netToken, resumeToken: '' },
+        { token: server.accessToken },
+      );
       expect(token.status).toBe(200);
       expect(token.body.uid).toBe(player.uid);
-      const refresh = await app.http.post('/player/login', { mode: 'OFFLINE_REFRESH', version: 1, resumeToken: '' }, { token: server.accessToken });
+      const refresh = await app.http.post(
+        '/player/login',
+        { mode: 'OFFLINE_REFRESH', version: 1, resumeToken: '' },
+        { token: server.accessToken },
+      );
       expect(refresh.status).toBe(400);
       expect(refresh.body).toEqual({ error: 'BAD_REQUEST', message: expect.stringContaining('resumeToken') });
     });
 
     it('still needs a non-empty authToken in TOKEN mode', async () => {
       for (const authToken of ['', null, undefined]) {
-        const response = await app.http.post('/player/login', { mode: 'TOKEN', version: 1, authToken }, { token: server.accessToken });
+        const response = await app.http.post(
+          '/player/login',
+          { mode: 'TOKEN', version: 1, authToken },
+          { token: server.accessToken },
+        );
         expect(response.status).toBe(400);
         expect(response.body).toEqual({ error: 'BAD_REQUEST', message: expect.stringContaining('authToken') });
       }
@@ -104,14 +142,21 @@ describe('Plugin-shaped bodies', () => {
       const player = await onlinePlayer(app, server);
       const response = await app.http.post(
         '/player/options',
-        { uid: player.uid, accessToken: player.accessToken, options: { continueEnabled: true }, playerPrefix: null, playerSuffix: null, locale: 'de_de' },
+        {
+          uid: player.uid,
+          accessToken: player.accessToken,
+          options: { continueEnabled: true },
+          playerPrefix: null,
+          playerSuffix: null,
+          locale: 'de_de',
+        },
         { token: server.accessToken },
       );
       expect(response.status).toBe(200);
       expect(response.body).toMatchObject({ playerPrefix: '', playerSuffix: '' });
-      expect(await app.sql('SELECT prefix_key, suffix_key, continue_enabled FROM player WHERE uid = $1', [player.uid])).toEqual([
-        { prefix_key: null, suffix_key: null, continue_enabled: true },
-      ]);
+      expect(
+        await app.sql('SELECT prefix_key, suffix_key, continue_enabled FROM player WHERE uid = $1', [player.uid]),
+      ).toEqual([{ prefix_key: null, suffix_key: null, continue_enabled: true }]);
     });
   });
 
@@ -126,24 +171,35 @@ describe('Plugin-shaped bodies', () => {
       );
       expect(response.status).toBe(200);
       expect(response.body).toEqual({ uid: player.uid, wattHour: 42 });
-      expect(await app.sql('SELECT watt_hour FROM player_balance WHERE uid = $1', [player.uid])).toEqual([{ watt_hour: '42' }]);
+      expect(await app.sql('SELECT watt_hour FROM player_balance WHERE uid = $1', [player.uid])).toEqual([
+        { watt_hour: '42' },
+      ]);
       expect(await ignoredFields('SyncEconomyDto')).toBe(before + 1);
     });
   });
 
   describe('POST /player/upload', () => {
     let time = Date.now() - 3_600_000;
-    const record = (player: { uid: number; accessToken: string }, payload: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+    const record = (
+      player: { uid: number; accessToken: string },
+      payload: Record<string, unknown>,
+      extra: Record<string, unknown> = {},
+    ) => ({
       player: { playerUID: player.uid, accessToken: player.accessToken, timestamp: time + 100 },
       server: { serverID: server.serverID, serverName: server.body.serverName as string, country: 'DE' },
       payload,
       ...extra,
     });
-    const stored = (uid: number) => app.sql('SELECT rival_uid, player_arena, acc FROM play_record WHERE uid = $1', [uid]);
+    const stored = (uid: number) =>
+      app.sql('SELECT rival_uid, player_arena, acc FROM play_record WHERE uid = $1', [uid]);
 
     it('stores rivalUID -1 as 0 (no rival)', async () => {
       const player = await onlinePlayer(app, server);
-      const response = await app.http.post('/player/upload', record(player, gameplayPayload(101, (time += 1000), { rivalUID: -1 })), { token: server.accessToken });
+      const response = await app.http.post(
+        '/player/upload',
+        record(player, gameplayPayload(101, (time += 1000), { rivalUID: -1 })),
+        { token: server.accessToken },
+      );
       expect(response.status).toBe(200);
       expect(await stored(player.uid)).toEqual([{ rival_uid: '0', player_arena: 'arena:forest', acc: 99.5 }]);
     });
@@ -153,7 +209,11 @@ describe('Plugin-shaped bodies', () => {
       ['absent', undefined],
     ])('stores a player_arena that is %s as ""', async (_label, arena) => {
       const player = await onlinePlayer(app, server);
-      const response = await app.http.post('/player/upload', record(player, gameplayPayload(101, (time += 1000), { player_arena: arena })), { token: server.accessToken });
+      const response = await app.http.post(
+        '/player/upload',
+        record(player, gameplayPayload(101, (time += 1000), { player_arena: arena })),
+        { token: server.accessToken },
+      );
       expect(response.status).toBe(200);
       expect(await stored(player.uid)).toEqual([{ rival_uid: '0', player_arena: '', acc: 99.5 }]);
     });
@@ -161,7 +221,10 @@ describe('Plugin-shaped bodies', () => {
     it('ignores unknown fields at every level and counts them', async () => {
       const player = await onlinePlayer(app, server);
       const before = await ignoredFields('UploadRecordDto');
-      const payload = gameplayPayload(101, (time += 1000), { score: 1_000_000, tapStats: { perfect: 310, great: 4, miss: 1, good: 2 } });
+      const payload = gameplayPayload(101, (time += 1000), {
+        score: 1_000_000,
+        tapStats: { perfect: 310, great: 4, miss: 1, good: 2 },
+      });
       const body = record(player, payload, { records: [], client: { brand: 'paper' } });
       const response = await app.http.post('/player/upload', body, { token: server.accessToken });
       expect(response.status).toBe(200);
@@ -175,9 +238,16 @@ describe('Plugin-shaped bodies', () => {
       for (const [change, message] of [
         [{ rivalUID: 1.5 }, 'payload.rivalUID must be an integer'],
         [{ player_arena: 5 }, 'payload.player_arena must be a string'],
-        [{ tapStats: { perfect: -1, great: 0, miss: 0, good: 1 } }, 'payload.tapStats.perfect must be an integer from 0 to 2147483647'],
+        [
+          { tapStats: { perfect: -1, great: 0, miss: 0, good: 1 } },
+          'payload.tapStats.perfect must be an integer from 0 to 2147483647',
+        ],
       ] as const) {
-        const response = await app.http.post('/player/upload', record(player, gameplayPayload(101, (time += 1000), change)), { token: server.accessToken });
+        const response = await app.http.post(
+          '/player/upload',
+          record(player, gameplayPayload(101, (time += 1000), change)),
+          { token: server.accessToken },
+        );
         expect(response.status).toBe(400);
         expect(response.body).toEqual({ error: 'BAD_REQUEST', message: expect.stringContaining(message) });
       }
@@ -187,7 +257,9 @@ describe('Plugin-shaped bodies', () => {
 
   describe('the admin API', () => {
     it('stays strict: an unknown field is 400 and nothing is written', async () => {
-      const response = await app.admin.put('/admin/charts', [{ levelId: 555_001, name: 'X', difficultyConstant: 10, version: '1', active: true, bpm: 180 }]);
+      const response = await app.admin.put('/admin/charts', [
+        { levelId: 555_001, name: 'X', difficultyConstant: 10, version: '1', active: true, bpm: 180 },
+      ]);
       expect(response.status).toBe(400);
       expect(response.body).toEqual({ error: 'BAD_REQUEST', message: expect.stringContaining('bpm') });
       expect(await app.sql('SELECT 1 FROM chart WHERE level_id = 555001')).toEqual([]);

@@ -8,17 +8,28 @@ import { multiInstanceAvailable, startTestApp, TestApp } from '../support/test-a
 import { eventually, sleep } from '../support/wait';
 
 /** The limits at their defaults (decisions.md §1): the test environment raises them otherwise. */
-const DEFAULT_LIMITS = { THROTTLE_LOGIN_LIMIT: '', THROTTLE_LOGIN_TTL_SECONDS: '', THROTTLE_PLAYER_LOGIN_LIMIT: '', THROTTLE_PLAYER_LOGIN_TTL_SECONDS: '' };
+const DEFAULT_LIMITS = {
+  THROTTLE_LOGIN_LIMIT: '',
+  THROTTLE_LOGIN_TTL_SECONDS: '',
+  THROTTLE_PLAYER_LOGIN_LIMIT: '',
+  THROTTLE_PLAYER_LOGIN_TTL_SECONDS: '',
+};
 const LOGIN_BODY = { pluginVersion: 10, pluginSHA: 'sha-test' };
 const RATE_LIMITED = { error: 'RATE_LIMITED', message: expect.stringMatching(/^Too many requests; retry in \d+ s$/) };
 
-const tokenLogin = (app: TestApp, session: TestServerSession, authToken: string, extra: Record<string, unknown> = {}): Promise<HttpResponse> =>
+const tokenLogin = (
+  app: TestApp,
+  session: TestServerSession,
+  authToken: string,
+  extra: Record<string, unknown> = {},
+): Promise<HttpResponse> =>
   app.http.post('/player/login', { mode: 'TOKEN', version: 1, authToken, ...extra }, { token: session.accessToken });
 
 /** Runs `tasks` with at most `width` in flight, keeping their order. */
 async function inBatches<T>(tasks: Array<() => Promise<T>>, width: number): Promise<T[]> {
   const results: T[] = [];
-  for (let i = 0; i < tasks.length; i += width) results.push(...(await Promise.all(tasks.slice(i, i + width).map((task) => task()))));
+  for (let i = 0; i < tasks.length; i += width)
+    results.push(...(await Promise.all(tasks.slice(i, i + width).map((task) => task()))));
   return results;
 }
 
@@ -40,17 +51,33 @@ describe('Login limits at their defaults', () => {
 
   it('lets a game server with 200 players restart at once: 0 × 429 on its player logins and logouts', async () => {
     const server = await createServer(app);
-    const players: TestPlayer[] = await inBatches(Array.from({ length: 200 }, () => () => createPlayer(app)), 20);
+    const players: TestPlayer[] = await inBatches(
+      Array.from({ length: 200 }, () => () => createPlayer(app)),
+      20,
+    );
 
     const first = await loginServer(app, server);
-    const logins = await inBatches(players.map((player) => () => tokenLogin(app, first, player.netToken)), 20);
+    const logins = await inBatches(
+      players.map((player) => () => tokenLogin(app, first, player.netToken)),
+      20,
+    );
     // The plugin logs every player out at shutdown, then the server logs in again and its players return.
     const logouts = await inBatches(
-      players.map((player, i) => () => app.http.post('/player/logout', { uid: player.uid, accessToken: logins[i].body.accessToken }, { token: first.accessToken })),
+      players.map(
+        (player, i) => () =>
+          app.http.post(
+            '/player/logout',
+            { uid: player.uid, accessToken: logins[i].body.accessToken },
+            { token: first.accessToken },
+          ),
+      ),
       20,
     );
     const second = await loginServer(app, server);
-    const returns = await inBatches(players.map((player) => () => tokenLogin(app, second, player.netToken)), 20);
+    const returns = await inBatches(
+      players.map((player) => () => tokenLogin(app, second, player.netToken)),
+      20,
+    );
 
     expect(countStatuses(logins.map((r) => r.status))).toEqual({ 200: 200 });
     expect(countStatuses(logouts.map((r) => r.status))).toEqual({ 204: 200 });
@@ -79,7 +106,15 @@ describe('Login limits at their defaults', () => {
       expect(retryAfter).toBeGreaterThanOrEqual(1);
       expect(retryAfter).toBeLessThanOrEqual(60);
       // The logout of the busy session shares its budget.
-      expect((await limited.http.post('/player/logout', { uid: player.uid, accessToken: 'x'.repeat(43) }, { token: busy.accessToken })).status).toBe(429);
+      expect(
+        (
+          await limited.http.post(
+            '/player/logout',
+            { uid: player.uid, accessToken: 'x'.repeat(43) },
+            { token: busy.accessToken },
+          )
+        ).status,
+      ).toBe(429);
       // Another game server, same address: its own budget.
       const other = await tokenLogin(limited, quiet, player.netToken);
       expect(other.status).toBe(200);
@@ -92,7 +127,8 @@ describe('Login limits at their defaults', () => {
   it('does not let a flood of bad bootstrap tokens from one address keep a valid game server out', async () => {
     const server = await createServer(app);
     const statuses: number[] = [];
-    for (let i = 0; i < 20; i++) statuses.push((await app.http.post('/server/login', LOGIN_BODY, { token: `garbage-${i}` })).status);
+    for (let i = 0; i < 20; i++)
+      statuses.push((await app.http.post('/server/login', LOGIN_BODY, { token: `garbage-${i}` })).status);
     expect(statuses).toEqual(Array.from({ length: 20 }, () => 401));
 
     // The flood itself is stopped: the address is over its budget of failures.
@@ -106,7 +142,10 @@ describe('Login limits at their defaults', () => {
     const valid = await app.http.post('/server/login', LOGIN_BODY, { token: server.bootstrapToken });
     expect(valid.status).toBe(200);
     expect(valid.body.serverID).toBe(server.serverID);
-    const sessions = await app.sql<{ count: string }>('SELECT count(*)::text AS count FROM server_session WHERE server_id = $1 AND ended_at IS NULL', [server.serverID]);
+    const sessions = await app.sql<{ count: string }>(
+      'SELECT count(*)::text AS count FROM server_session WHERE server_id = $1 AND ended_at IS NULL',
+      [server.serverID],
+    );
     expect(sessions[0].count).toBe('1');
   });
 
@@ -115,7 +154,8 @@ describe('Login limits at their defaults', () => {
     try {
       const [a, b] = [await createServer(limited), await createServer(limited)];
       const statuses = [];
-      for (let i = 0; i < 3; i++) statuses.push((await limited.http.post('/server/login', LOGIN_BODY, { token: a.bootstrapToken })).status);
+      for (let i = 0; i < 3; i++)
+        statuses.push((await limited.http.post('/server/login', LOGIN_BODY, { token: a.bootstrapToken })).status);
       expect(statuses).toEqual([200, 200, 429]);
       expect((await limited.http.post('/server/login', LOGIN_BODY, { token: b.bootstrapToken })).status).toBe(200);
     } finally {
@@ -169,7 +209,15 @@ describe('Wrong Net Tokens', () => {
     for (let i = 0; i < 2; i++) statuses.push((await tokenLogin(app, session, `wrong-${i}`, { uuid })).status);
     const login = await tokenLogin(app, session, player.netToken, { uuid });
     statuses.push(login.status);
-    statuses.push((await app.http.post('/player/logout', { uid: player.uid, accessToken: login.body.accessToken }, { token: session.accessToken })).status);
+    statuses.push(
+      (
+        await app.http.post(
+          '/player/logout',
+          { uid: player.uid, accessToken: login.body.accessToken },
+          { token: session.accessToken },
+        )
+      ).status,
+    );
     for (let i = 0; i < 2; i++) statuses.push((await tokenLogin(app, session, `wrong-again-${i}`, { uuid })).status);
     statuses.push((await tokenLogin(app, session, player.netToken, { uuid })).status);
     expect(statuses).toEqual([401, 401, 200, 204, 401, 401, 200]);
@@ -193,7 +241,10 @@ describe('Behind a reverse proxy (TRUST_PROXY)', () => {
   let forwarder: HttpForwarder;
 
   beforeAll(async () => {
-    trusting = await startTestApp({ env: { TRUST_PROXY: '127.0.0.1', THROTTLE_LOGIN_LIMIT: '3', LOG_LEVEL: 'info' }, logDestination: capture });
+    trusting = await startTestApp({
+      env: { TRUST_PROXY: '127.0.0.1', THROTTLE_LOGIN_LIMIT: '3', LOG_LEVEL: 'info' },
+      logDestination: capture,
+    });
     forwarder = await HttpForwarder.start(Number(new URL(trusting.baseUrl).port));
   });
   afterAll(async () => {
@@ -203,7 +254,8 @@ describe('Behind a reverse proxy (TRUST_PROXY)', () => {
 
   it('counts failures per client address, records it as serverIP, in the request log and with the WebSocket', async () => {
     const server = await createServer(trusting);
-    const from = (address: string, token: string | undefined) => requestFrom(address, forwarder.port, 'POST', '/server/login', { token, body: LOGIN_BODY });
+    const from = (address: string, token: string | undefined) =>
+      requestFrom(address, forwarder.port, 'POST', '/server/login', { token, body: LOGIN_BODY });
 
     const flood = [];
     for (let i = 0; i < 4; i++) flood.push((await from('127.0.0.2', `garbage-${i}`)).status);
@@ -214,11 +266,20 @@ describe('Behind a reverse proxy (TRUST_PROXY)', () => {
     const login = await from('127.0.0.3', server.bootstrapToken);
     expect(login.status).toBe(200);
     expect(login.body.serverIP).toBe('127.0.0.3');
-    const stored = await trusting.sql<{ clientIp: string }>('SELECT client_ip AS "clientIp" FROM server_session WHERE server_id = $1', [server.serverID]);
+    const stored = await trusting.sql<{ clientIp: string }>(
+      'SELECT client_ip AS "clientIp" FROM server_session WHERE server_id = $1',
+      [server.serverID],
+    );
     expect(stored).toEqual([{ clientIp: '127.0.0.3' }]);
-    await eventually(() => Promise.resolve(capture.requestLine(String(login.headers['x-request-id']))?.client === '127.0.0.3'), 'the request log names the client');
+    await eventually(
+      () => Promise.resolve(capture.requestLine(String(login.headers['x-request-id']))?.client === '127.0.0.3'),
+      'the request log names the client',
+    );
 
-    const socket = new WebSocket(`ws://127.0.0.1:${forwarder.port}/ws`, { headers: { Authorization: `Bearer ${login.body.accessToken as string}` }, localAddress: '127.0.0.4' });
+    const socket = new WebSocket(`ws://127.0.0.1:${forwarder.port}/ws`, {
+      headers: { Authorization: `Bearer ${login.body.accessToken as string}` },
+      localAddress: '127.0.0.4',
+    });
     await new Promise<void>((resolve, reject) => {
       socket.once('open', () => resolve());
       socket.once('error', reject);
@@ -226,7 +287,9 @@ describe('Behind a reverse proxy (TRUST_PROXY)', () => {
     try {
       await eventually(async () => {
         const listed = await trusting.admin.get('/admin/realtime/connections');
-        return (listed.body as Array<{ serverID: number; remoteAddress: string }>).some((c) => c.serverID === server.serverID && c.remoteAddress === '127.0.0.4');
+        return (listed.body as Array<{ serverID: number; remoteAddress: string }>).some(
+          (c) => c.serverID === server.serverID && c.remoteAddress === '127.0.0.4',
+        );
       }, 'the connection record names the client');
     } finally {
       socket.close();
@@ -239,10 +302,24 @@ describe('Behind a reverse proxy (TRUST_PROXY)', () => {
     try {
       const server = await createServer(plain);
       const statuses = [];
-      for (let i = 0; i < 3; i++) statuses.push((await requestFrom('127.0.0.2', proxy.port, 'POST', '/server/login', { token: `garbage-${i}`, body: LOGIN_BODY })).status);
-      statuses.push((await requestFrom('127.0.0.3', proxy.port, 'POST', '/server/login', { token: 'garbage-y', body: LOGIN_BODY })).status);
+      for (let i = 0; i < 3; i++)
+        statuses.push(
+          (
+            await requestFrom('127.0.0.2', proxy.port, 'POST', '/server/login', {
+              token: `garbage-${i}`,
+              body: LOGIN_BODY,
+            })
+          ).status,
+        );
+      statuses.push(
+        (await requestFrom('127.0.0.3', proxy.port, 'POST', '/server/login', { token: 'garbage-y', body: LOGIN_BODY }))
+          .status,
+      );
       expect(statuses).toEqual([401, 401, 401, 429]);
-      const login = await requestFrom('127.0.0.3', proxy.port, 'POST', '/server/login', { token: server.bootstrapToken, body: LOGIN_BODY });
+      const login = await requestFrom('127.0.0.3', proxy.port, 'POST', '/server/login', {
+        token: server.bootstrapToken,
+        body: LOGIN_BODY,
+      });
       expect(login.status).toBe(200);
       expect(login.body.serverIP).toBe('127.0.0.1');
     } finally {
@@ -255,7 +332,12 @@ describe('Behind a reverse proxy (TRUST_PROXY)', () => {
 (multiInstanceAvailable() ? describe : describe.skip)('Two instances share every login limit through Redis', () => {
   let a: TestApp;
   let b: TestApp;
-  const env = { THROTTLE_LOGIN_LIMIT: '2', THROTTLE_PLAYER_LOGIN_LIMIT: '3', THROTTLE_TOKEN_MAX_FAILURES: '2', THROTTLE_TOKEN_LOCKOUT_SECONDS: '60' };
+  const env = {
+    THROTTLE_LOGIN_LIMIT: '2',
+    THROTTLE_PLAYER_LOGIN_LIMIT: '3',
+    THROTTLE_TOKEN_MAX_FAILURES: '2',
+    THROTTLE_TOKEN_LOCKOUT_SECONDS: '60',
+  };
 
   beforeAll(async () => {
     a = await startTestApp({ env });

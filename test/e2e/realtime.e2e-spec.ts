@@ -7,11 +7,14 @@ import { RealtimeService } from '../../src/realtime/realtime.service';
 import { BadRequestError } from '../../src/common/errors/app-error';
 
 async function grantTitle(app: TestApp, uid: number, key: string, properties: Record<string, unknown>): Promise<void> {
-  await app.sql(`INSERT INTO collection (key, type, unlock_method, properties) VALUES ($1, 'title', '{"type":"MANUAL"}', $2) ON CONFLICT (key) DO NOTHING`, [
+  await app.sql(
+    `INSERT INTO collection (key, type, unlock_method, properties) VALUES ($1, 'title', '{"type":"MANUAL"}', $2) ON CONFLICT (key) DO NOTHING`,
+    [key, JSON.stringify(properties)],
+  );
+  await app.sql('INSERT INTO player_collection (uid, collection_key) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
+    uid,
     key,
-    JSON.stringify(properties),
   ]);
-  await app.sql('INSERT INTO player_collection (uid, collection_key) VALUES ($1, $2) ON CONFLICT DO NOTHING', [uid, key]);
 }
 
 describe('Realtime WebSocket', () => {
@@ -36,8 +39,14 @@ describe('Realtime WebSocket', () => {
   describe('upgrade', () => {
     it('is refused with HTTP 401 and the error body without a valid server access token', async () => {
       const session = await onlineServer(app);
-      expect(await WsClient.refused(app.baseUrl, null)).toEqual({ status: 401, body: { error: 'UNAUTHORIZED', message: 'Missing bearer server access token' } });
-      expect(await WsClient.refused(app.baseUrl, 'forged')).toEqual({ status: 401, body: { error: 'UNAUTHORIZED', message: 'Invalid or expired server access token' } });
+      expect(await WsClient.refused(app.baseUrl, null)).toEqual({
+        status: 401,
+        body: { error: 'UNAUTHORIZED', message: 'Missing bearer server access token' },
+      });
+      expect(await WsClient.refused(app.baseUrl, 'forged')).toEqual({
+        status: 401,
+        body: { error: 'UNAUTHORIZED', message: 'Invalid or expired server access token' },
+      });
       expect((await WsClient.refused(app.baseUrl, session.server.bootstrapToken)).status).toBe(401);
     });
 
@@ -49,7 +58,13 @@ describe('Realtime WebSocket', () => {
       expect(listed.status).toBe(200);
       expect(listed.body).toEqual(
         expect.arrayContaining([
-          { connectionId: expect.any(String), serverID: session.serverID, instanceId: expect.any(String), remoteAddress: expect.any(String), connectedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/) },
+          {
+            connectionId: expect.any(String),
+            serverID: session.serverID,
+            instanceId: expect.any(String),
+            remoteAddress: expect.any(String),
+            connectedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/),
+          },
         ]),
       );
     });
@@ -87,7 +102,9 @@ describe('Realtime WebSocket', () => {
       const failing = jest.spyOn(realtime, 'resumeSession').mockRejectedValueOnce(new Error('resume exploded'));
       const refusing = jest.spyOn(realtime, 'chat').mockRejectedValueOnce(new BadRequestError('no chat today'));
       try {
-        expect(await client.request('resume_session', { uid: player.uid, accessToken: player.accessToken }, 'error')).toEqual({
+        expect(
+          await client.request('resume_session', { uid: player.uid, accessToken: player.accessToken }, 'error'),
+        ).toEqual({
           event: 'error',
           data: { error: 'INTERNAL_ERROR', message: 'Internal server error' },
         });
@@ -101,7 +118,9 @@ describe('Realtime WebSocket', () => {
         refusing.mockRestore();
       }
       // The same connection still answers.
-      expect((await client.request('resume_session', { uid: player.uid, accessToken: player.accessToken })).data).toEqual({
+      expect(
+        (await client.request('resume_session', { uid: player.uid, accessToken: player.accessToken })).data,
+      ).toEqual({
         uid: player.uid,
         ok: true,
         expiresIn: expect.any(Number),
@@ -122,7 +141,9 @@ describe('Realtime WebSocket', () => {
         event: 'resume_session',
         data: { uid: player.uid, ok: false, error: 'UNAUTHORIZED', message: 'Invalid or expired player access token' },
       });
-      expect((await client.request('resume_session', { uid: player.uid + 1, accessToken: player.accessToken })).data).toEqual({
+      expect(
+        (await client.request('resume_session', { uid: player.uid + 1, accessToken: player.accessToken })).data,
+      ).toEqual({
         uid: player.uid + 1,
         ok: false,
         error: 'UNAUTHORIZED',
@@ -141,13 +162,19 @@ describe('Realtime WebSocket', () => {
       const b = await onlineServer(app);
       const player = await onlinePlayer(app, a);
       const client = await connect(b.accessToken);
-      expect((await client.request('resume_session', { uid: player.uid, accessToken: player.accessToken })).data.ok).toBe(true);
+      expect(
+        (await client.request('resume_session', { uid: player.uid, accessToken: player.accessToken })).data.ok,
+      ).toBe(true);
       const [row] = await app.sql<{ server_id: number }>(
         'SELECT ss.server_id FROM player_session ps JOIN server_session ss ON ss.id = ps.server_session_id WHERE ps.uid = $1',
         [player.uid],
       );
       expect(row.server_id).toBe(b.serverID);
-      const viaB = await app.http.post('/player/options', { uid: player.uid, accessToken: player.accessToken, options: {} }, { token: b.accessToken });
+      const viaB = await app.http.post(
+        '/player/options',
+        { uid: player.uid, accessToken: player.accessToken, options: {} },
+        { token: b.accessToken },
+      );
       expect(viaB.status).toBe(200);
     });
   });
@@ -159,17 +186,31 @@ describe('Realtime WebSocket', () => {
       const player = await onlinePlayer(app, a);
       const onA = await connect(a.accessToken);
       const onB = await connect(b.accessToken);
-      await app.admin.post(`/admin/players/${player.uid}/ban`, { reason: 'griefing', until: '2099-05-06T07:08:09', message: 'Banned for griefing' });
+      await app.admin.post(`/admin/players/${player.uid}/ban`, {
+        reason: 'griefing',
+        until: '2099-05-06T07:08:09',
+        message: 'Banned for griefing',
+      });
       const kick = await onA.next((frame) => frame.event === 'kick_player');
-      expect(kick).toEqual({ event: 'kick_player', data: { uid: player.uid, message: 'Banned for griefing', reason: 'griefing', until: '2099-05-06T07:08:09' } });
+      expect(kick).toEqual({
+        event: 'kick_player',
+        data: { uid: player.uid, message: 'Banned for griefing', reason: 'griefing', until: '2099-05-06T07:08:09' },
+      });
       await sleep(200);
       expect(onB.frames.filter((frame) => frame.event === 'kick_player')).toEqual([]);
     });
 
-    const kickedFrame = (uid: number) => ({ event: 'kick_player', data: { uid, message: 'You are banned: away', reason: 'away', until: '' } });
+    const kickedFrame = (uid: number) => ({
+      event: 'kick_player',
+      data: { uid, message: 'You are banned: away', reason: 'away', until: '' },
+    });
     /** The kept frames of the server's sessions, once the event reached the outbox (it is written as the event is heard). */
     async function keptFor(serverID: number): Promise<Array<Record<string, unknown>>> {
-      const query = () => app.sql('SELECT frame, delivered_at IS NULL AS pending FROM realtime_outbox WHERE server_session_id IN (SELECT id FROM server_session WHERE server_id = $1)', [serverID]);
+      const query = () =>
+        app.sql(
+          'SELECT frame, delivered_at IS NULL AS pending FROM realtime_outbox WHERE server_session_id IN (SELECT id FROM server_session WHERE server_id = $1)',
+          [serverID],
+        );
       await eventually(async () => (await query()).length > 0, 'the kick is kept');
       return query();
     }
@@ -182,16 +223,19 @@ describe('Realtime WebSocket', () => {
       await first.closed;
       expect((await app.admin.post(`/admin/players/${player.uid}/ban`, { reason: 'away' })).status).toBe(200);
       // Kept for the session, not delivered yet.
-      expect(await keptFor(server.serverID)).toEqual([
-        { frame: kickedFrame(player.uid), pending: true },
-      ]);
+      expect(await keptFor(server.serverID)).toEqual([{ frame: kickedFrame(player.uid), pending: true }]);
 
       // The plugin refreshes after 4001 and reconnects with the new token of the same session.
       const refreshed = await app.http.get('/server/refresh', { token: server.accessToken });
       expect(refreshed.status).toBe(200);
       const second = await connect(refreshed.body.accessToken as string);
       expect(await second.next((frame) => frame.event === 'kick_player')).toEqual(kickedFrame(player.uid));
-      expect(await app.sql('SELECT delivered_at IS NULL AS pending FROM realtime_outbox WHERE server_session_id IN (SELECT id FROM server_session WHERE server_id = $1)', [server.serverID])).toEqual([{ pending: false }]);
+      expect(
+        await app.sql(
+          'SELECT delivered_at IS NULL AS pending FROM realtime_outbox WHERE server_session_id IN (SELECT id FROM server_session WHERE server_id = $1)',
+          [server.serverID],
+        ),
+      ).toEqual([{ pending: false }]);
 
       // Delivered once: the next reconnect gets nothing.
       second.close();
@@ -219,7 +263,10 @@ describe('Realtime WebSocket', () => {
       const player = await onlinePlayer(app, server);
       await app.admin.post(`/admin/players/${player.uid}/ban`, { reason: 'away' });
       await keptFor(server.serverID);
-      await app.sql(`UPDATE realtime_outbox SET expires_at = now() - interval '1 second' WHERE server_session_id IN (SELECT id FROM server_session WHERE server_id = $1)`, [server.serverID]);
+      await app.sql(
+        `UPDATE realtime_outbox SET expires_at = now() - interval '1 second' WHERE server_session_id IN (SELECT id FROM server_session WHERE server_id = $1)`,
+        [server.serverID],
+      );
       const late = await connect(server.accessToken);
       await sleep(300);
       expect(late.frames.filter((frame) => frame.event === 'kick_player')).toEqual([]);
@@ -231,8 +278,17 @@ describe('Realtime WebSocket', () => {
       const a = await onlineServer(app);
       const b = await onlineServer(app);
       const player = await onlinePlayer(app, a, { displayName: 'Rin' });
-      await grantTitle(app, player.uid, 'rhythmc:title.chat_star', { title: '&6Star', description: ['Shines', 'bright'], rarity: 'EPIC', position: true });
-      const set = await app.http.post('/player/options', { uid: player.uid, accessToken: player.accessToken, options: {}, playerPrefix: 'rhythmc:title.chat_star' }, { token: a.accessToken });
+      await grantTitle(app, player.uid, 'rhythmc:title.chat_star', {
+        title: '&6Star',
+        description: ['Shines', 'bright'],
+        rarity: 'EPIC',
+        position: true,
+      });
+      const set = await app.http.post(
+        '/player/options',
+        { uid: player.uid, accessToken: player.accessToken, options: {}, playerPrefix: 'rhythmc:title.chat_star' },
+        { token: a.accessToken },
+      );
       expect(set.status).toBe(200);
       const onA = await connect(a.accessToken);
       const onB = await connect(b.accessToken);
@@ -248,12 +304,22 @@ describe('Realtime WebSocket', () => {
           message: 'hello network',
           serverID: a.serverID,
           serverName: a.server.serverName,
-          prefix: { key: 'rhythmc:title.chat_star', title: '&6Star', description: ['Shines', 'bright'], rarity: 'EPIC', position: true },
+          prefix: {
+            key: 'rhythmc:title.chat_star',
+            title: '&6Star',
+            description: ['Shines', 'bright'],
+            rarity: 'EPIC',
+            position: true,
+          },
           suffix: null,
         },
       };
-      expect(await onB.next((frame) => frame.event === 'chat' && frame.data.message === 'hello network')).toEqual(expected);
-      expect(await onA.next((frame) => frame.event === 'chat' && frame.data.message === 'hello network')).toEqual(expected);
+      expect(await onB.next((frame) => frame.event === 'chat' && frame.data.message === 'hello network')).toEqual(
+        expected,
+      );
+      expect(await onA.next((frame) => frame.event === 'chat' && frame.data.message === 'hello network')).toEqual(
+        expected,
+      );
     });
 
     it('refuses chat from a player not bound to this server, and invalid messages', async () => {
@@ -265,8 +331,12 @@ describe('Realtime WebSocket', () => {
         event: 'error',
         data: { error: 'UNAUTHORIZED', message: 'The player has no live session on this server' },
       });
-      expect((await onB.request('chat', { uid: player.uid, message: '' }, 'error')).data.message).toBe('message must be a non-empty string of at most 256 characters');
-      expect((await onB.request('chat', { uid: player.uid, message: 'x'.repeat(257) }, 'error')).data.error).toBe('BAD_REQUEST');
+      expect((await onB.request('chat', { uid: player.uid, message: '' }, 'error')).data.message).toBe(
+        'message must be a non-empty string of at most 256 characters',
+      );
+      expect((await onB.request('chat', { uid: player.uid, message: 'x'.repeat(257) }, 'error')).data.error).toBe(
+        'BAD_REQUEST',
+      );
     });
   });
 
@@ -284,9 +354,11 @@ describe('Realtime WebSocket', () => {
       expect((await app.http.post('/server/logout', undefined, { token: session.accessToken })).status).toBe(204);
       expect(await client.closed).toEqual({ code: 4002, reason: 'Server logged out' });
       await sleep(100);
-      expect(await app.sql('SELECT close_code, closed_at IS NOT NULL AS closed FROM ws_connection WHERE server_id = $1', [session.serverID])).toEqual([
-        { close_code: 4002, closed: true },
-      ]);
+      expect(
+        await app.sql('SELECT close_code, closed_at IS NOT NULL AS closed FROM ws_connection WHERE server_id = $1', [
+          session.serverID,
+        ]),
+      ).toEqual([{ close_code: 4002, closed: true }]);
       const listed = await app.admin.get('/admin/realtime/connections');
       expect((listed.body as Array<{ serverID: number }>).filter((c) => c.serverID === session.serverID)).toEqual([]);
     });
@@ -333,12 +405,22 @@ describe('Realtime with a short player token lifetime', () => {
     const until = (ms: number) => sleep(Math.max(0, loggedInAt + ms - Date.now()));
 
     await until(1500);
-    expect((await client.request('resume_session', { uid: resumed.uid, accessToken: resumed.accessToken })).data).toEqual({ uid: resumed.uid, ok: true, expiresIn: 4 });
+    expect(
+      (await client.request('resume_session', { uid: resumed.uid, accessToken: resumed.accessToken })).data,
+    ).toEqual({ uid: resumed.uid, ok: true, expiresIn: 4 });
     // Past the original 4 s TTL of both tokens; the resumed one now lives until about 5.5 s.
     await until(4300);
-    const ok = await app.http.post('/player/options', { uid: resumed.uid, accessToken: resumed.accessToken, options: {} }, { token: session.accessToken });
+    const ok = await app.http.post(
+      '/player/options',
+      { uid: resumed.uid, accessToken: resumed.accessToken, options: {} },
+      { token: session.accessToken },
+    );
     expect(ok.status).toBe(200);
-    const expired = await app.http.post('/player/options', { uid: idle.uid, accessToken: idle.accessToken, options: {} }, { token: session.accessToken });
+    const expired = await app.http.post(
+      '/player/options',
+      { uid: idle.uid, accessToken: idle.accessToken, options: {} },
+      { token: session.accessToken },
+    );
     expect(expired.status).toBe(401);
     client.socket.terminate();
   });
@@ -370,15 +452,24 @@ describe('Chat flood', () => {
     onQuiet.send('chat', { uid: calm.uid, message: 'still here' });
 
     // The quiet server's line reaches both servers although the flood came first.
-    expect((await onFlooder.next((f) => f.event === 'chat' && f.data.message === 'still here')).data.serverID).toBe(quiet.serverID);
+    expect((await onFlooder.next((f) => f.event === 'chat' && f.data.message === 'still here')).data.serverID).toBe(
+      quiet.serverID,
+    );
     expect((await onQuiet.next((f) => f.event === 'chat' && f.data.message === 'still here')).data.uid).toBe(calm.uid);
     await onQuiet.next((f) => f.event === 'chat' && f.data.message === 'flood 4');
     await onFlooder.next(() => onFlooder.frames.filter((f) => f.event === 'error').length === 3);
     await sleep(200);
 
     const errors = onFlooder.frames.filter((f) => f.event === 'error');
-    expect(errors).toEqual(Array.from({ length: 3 }, () => ({ event: 'error', data: { error: 'RATE_LIMITED', message: 'Too many requests; retry in 1 s' } })));
-    const delivered = onQuiet.frames.filter((f) => f.event === 'chat' && f.data.serverID === flooder.serverID).map((f): unknown => f.data.message);
+    expect(errors).toEqual(
+      Array.from({ length: 3 }, () => ({
+        event: 'error',
+        data: { error: 'RATE_LIMITED', message: 'Too many requests; retry in 1 s' },
+      })),
+    );
+    const delivered = onQuiet.frames
+      .filter((f) => f.event === 'chat' && f.data.serverID === flooder.serverID)
+      .map((f): unknown => f.data.message);
     expect(delivered).toEqual(['flood 0', 'flood 1', 'flood 2', 'flood 3', 'flood 4']);
     // The connection stays open, and the budget refills at the rate.
     await sleep(1_100);
@@ -410,7 +501,10 @@ describe('Chat flood', () => {
     const onB = await WsClient.connect(b.baseUrl, session.accessToken);
     clients.push(onB);
     await a.admin.post(`/admin/players/${player.uid}/ban`, { reason: 'x' });
-    expect(await onB.next((frame) => frame.event === 'kick_player')).toEqual({ event: 'kick_player', data: { uid: player.uid, message: 'You are banned: x', reason: 'x', until: '' } });
+    expect(await onB.next((frame) => frame.event === 'kick_player')).toEqual({
+      event: 'kick_player',
+      data: { uid: player.uid, message: 'You are banned: x', reason: 'x', until: '' },
+    });
   });
 
   it('a kick issued while the game server reconnects from A to B is delivered by B', async () => {
@@ -421,17 +515,27 @@ describe('Chat flood', () => {
     onA.close();
     await onA.closed;
     expect((await a.admin.post(`/admin/players/${player.uid}/ban`, { reason: 'moved' })).status).toBe(200);
-    const kept = () => a.sql('SELECT 1 FROM realtime_outbox WHERE server_session_id IN (SELECT id FROM server_session WHERE server_id = $1)', [session.serverID]);
+    const kept = () =>
+      a.sql(
+        'SELECT 1 FROM realtime_outbox WHERE server_session_id IN (SELECT id FROM server_session WHERE server_id = $1)',
+        [session.serverID],
+      );
     await eventually(async () => (await kept()).length > 0, 'the kick is kept');
     const refreshed = await b.http.get('/server/refresh', { token: session.accessToken });
     const onB = await WsClient.connect(b.baseUrl, refreshed.body.accessToken as string);
     clients.push(onB);
-    expect(await onB.next((frame) => frame.event === 'kick_player')).toEqual({ event: 'kick_player', data: { uid: player.uid, message: 'You are banned: moved', reason: 'moved', until: '' } });
+    expect(await onB.next((frame) => frame.event === 'kick_player')).toEqual({
+      event: 'kick_player',
+      data: { uid: player.uid, message: 'You are banned: moved', reason: 'moved', until: '' },
+    });
     await sleep(300);
     expect(onB.frames.filter((frame) => frame.event === 'kick_player')).toHaveLength(1);
-    expect(await a.sql('SELECT count(*)::int AS n, bool_and(delivered_at IS NOT NULL) AS delivered FROM realtime_outbox WHERE server_session_id IN (SELECT id FROM server_session WHERE server_id = $1)', [session.serverID])).toEqual([
-      { n: 1, delivered: true },
-    ]);
+    expect(
+      await a.sql(
+        'SELECT count(*)::int AS n, bool_and(delivered_at IS NOT NULL) AS delivered FROM realtime_outbox WHERE server_session_id IN (SELECT id FROM server_session WHERE server_id = $1)',
+        [session.serverID],
+      ),
+    ).toEqual([{ n: 1, delivered: true }]);
   });
 
   it('chat sent on A reaches a game server connected to B', async () => {
@@ -456,7 +560,11 @@ describe('Chat flood', () => {
     clients.push(onA);
     // A has looked the token up (and memoised the live session).
     expect((await a.http.get('/server/collections', { token: session.accessToken })).status).toBe(200);
-    const relogin = await b.http.post('/server/login', { pluginVersion: 1, pluginSHA: 'x' }, { token: session.server.bootstrapToken });
+    const relogin = await b.http.post(
+      '/server/login',
+      { pluginVersion: 1, pluginSHA: 'x' },
+      { token: session.server.bootstrapToken },
+    );
     expect(relogin.status).toBe(200);
     expect((await onA.closed).code).toBe(4002);
     // The event that closed the socket also made A forget the session: no second of grace.
@@ -472,10 +580,22 @@ describe('Chat flood', () => {
     try {
       const player = await createPlayer(limitedA);
       const session = await onlineServer(limitedA);
-      const attempt = (app: TestApp) => app.http.post('/player/login', { mode: 'TOKEN', version: 1, authToken: 'wrong' }, { token: session.accessToken });
-      const statuses = [(await attempt(limitedA)).status, (await attempt(limitedB)).status, (await attempt(limitedA)).status, (await attempt(limitedB)).status];
+      const attempt = (app: TestApp) =>
+        app.http.post(
+          '/player/login',
+          { mode: 'TOKEN', version: 1, authToken: 'wrong' },
+          { token: session.accessToken },
+        );
+      const statuses = [
+        (await attempt(limitedA)).status,
+        (await attempt(limitedB)).status,
+        (await attempt(limitedA)).status,
+        (await attempt(limitedB)).status,
+      ];
       expect(statuses).toEqual([401, 401, 401, 429]);
-      expect((await loginPlayer(limitedA, session, player).catch((error: Error) => error.message))).toMatch(/^loginPlayer: 429/);
+      expect(await loginPlayer(limitedA, session, player).catch((error: Error) => error.message)).toMatch(
+        /^loginPlayer: 429/,
+      );
     } finally {
       await limitedB.close();
       await limitedA.close();

@@ -29,7 +29,13 @@ describeWithRedis(
     const clients: WsClient[] = [];
     let clock = Date.now() - 3_600_000;
 
-    const upload = (app: TestApp, session: TestServerSession, player: TestPlayerSession, levelID: number, acc: number) => {
+    const upload = (
+      app: TestApp,
+      session: TestServerSession,
+      player: TestPlayerSession,
+      levelID: number,
+      acc: number,
+    ) => {
       const time = (clock += 1_000);
       return app.http.post(
         '/player/upload',
@@ -47,12 +53,15 @@ describeWithRedis(
       expect(Date.now() - started).toBeLessThan(NO_HANG_MS);
       return response;
     };
-    const chatFrames = (client: WsClient, message: string) => client.frames.filter((frame) => frame.event === 'chat' && frame.data.message === message);
+    const chatFrames = (client: WsClient, message: string) =>
+      client.frames.filter((frame) => frame.event === 'chat' && frame.data.message === message);
 
     beforeAll(async () => {
       const target = new URL(redisUrl as string);
       proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 6379) });
-      a = await startTestApp({ env: { REDIS_URL: proxy.rewrite(redisUrl as string).replace(/\/$/, ''), THROTTLE_PLAYER_LOGIN_LIMIT: '5' } });
+      a = await startTestApp({
+        env: { REDIS_URL: proxy.rewrite(redisUrl as string).replace(/\/$/, ''), THROTTLE_PLAYER_LOGIN_LIMIT: '5' },
+      });
       await defineCharts(a, [301]);
       if (multiInstanceAvailable()) b = await startTestApp({ shareWith: a });
       redis = new Redis(redisUrl as string);
@@ -83,32 +92,72 @@ describeWithRedis(
 
       // Events: delivered on this instance (the sender's own game server gets its chat line).
       onA.send('chat', { uid: p1.uid, message: 'during the outage' });
-      expect((await onA.next((frame) => frame.event === 'chat' && frame.data.message === 'during the outage')).data).toMatchObject({ uid: p1.uid, serverID: s1.serverID });
+      expect(
+        (await onA.next((frame) => frame.event === 'chat' && frame.data.message === 'during the outage')).data,
+      ).toMatchObject({ uid: p1.uid, serverID: s1.serverID });
 
       // Ranks: counted in SQL, the same figures.
       const during = await timed(() => upload(a, s1, p3, 301, 98.5));
-      expect({ status: during.status, trackRank: during.body.trackRank, personalBest: during.body.personalBest }).toEqual({ status: 200, trackRank: 2, personalBest: true });
+      expect({
+        status: during.status,
+        trackRank: during.body.trackRank,
+        personalBest: during.body.personalBest,
+      }).toEqual({ status: 200, trackRank: 2, personalBest: true });
 
       // Player login limit of s1's session: counted in memory (a fresh count on this instance), never lifted, never blocking.
-      const attempt = () => timed(() => a.http.post('/player/login', { mode: 'TOKEN', version: 1, authToken: 'wrong' }, { token: s1.accessToken }));
+      const attempt = () =>
+        timed(() =>
+          a.http.post('/player/login', { mode: 'TOKEN', version: 1, authToken: 'wrong' }, { token: s1.accessToken }),
+        );
       const statuses: number[] = [];
       for (let i = 0; i < 6; i++) statuses.push((await attempt()).status);
       expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
 
       // Economy and the rest need no Redis.
-      expect((await timed(() => a.http.post('/player/economy', { uid: p1.uid, accessToken: p1.accessToken, wattHour: 5 }, { token: s1.accessToken }))).status).toBe(200);
+      expect(
+        (
+          await timed(() =>
+            a.http.post(
+              '/player/economy',
+              { uid: p1.uid, accessToken: p1.accessToken, wattHour: 5 },
+              { token: s1.accessToken },
+            ),
+          )
+        ).status,
+      ).toBe(200);
 
       await proxy.restore();
 
       // The rank index is rebuilt in Redis and holds the play uploaded during the outage.
-      const p3Best = await a.sql<{ first: string }>('SELECT first_time_ms::text AS first FROM player_chart_best WHERE uid = $1 AND level_id = 301', [p3.uid]);
+      const p3Best = await a.sql<{ first: string }>(
+        'SELECT first_time_ms::text AS first FROM player_chart_best WHERE uid = $1 AND level_id = 301',
+        [p3.uid],
+      );
       const member = trackMember(String(p3.uid), Number(p3Best[0].first));
-      await eventually(async () => (await redis.zscore(`${a.env.REDIS_KEY_PREFIX}rank2:track:301`, member)) === '-98.5', 'the Redis rank index holds the outage upload');
+      await eventually(
+        async () => (await redis.zscore(`${a.env.REDIS_KEY_PREFIX}rank2:track:301`, member)) === '-98.5',
+        'the Redis rank index holds the outage upload',
+      );
 
       // A's subscription is back: an event published on Redis reaches A's game server.
       const channel = `${a.env.REDIS_KEY_PREFIX}events`;
       await eventually(async () => {
-        await redis.publish(channel, JSON.stringify({ type: 'chat', data: { uid: p2.uid, username: 'x', displayName: 'x', message: 'through redis', serverID: s2.serverID, serverName: 'x', prefix: null, suffix: null } }));
+        await redis.publish(
+          channel,
+          JSON.stringify({
+            type: 'chat',
+            data: {
+              uid: p2.uid,
+              username: 'x',
+              displayName: 'x',
+              message: 'through redis',
+              serverID: s2.serverID,
+              serverName: 'x',
+              prefix: null,
+              suffix: null,
+            },
+          }),
+        );
         await sleep(100);
         return chatFrames(onA, 'through redis').length > 0;
       }, 'A receives events from Redis again');
@@ -144,9 +193,27 @@ describeWithRedis(
 
         await down.restore();
         // The index is built in Redis (this deployment's prefix had none) and the subscription is made.
-        await eventually(async () => (await redis.exists(`${app.env.REDIS_KEY_PREFIX}rank2:ready`)) === 1, 'the Redis rank index is built');
+        await eventually(
+          async () => (await redis.exists(`${app.env.REDIS_KEY_PREFIX}rank2:ready`)) === 1,
+          'the Redis rank index is built',
+        );
         await eventually(async () => {
-          await redis.publish(`${app.env.REDIS_KEY_PREFIX}events`, JSON.stringify({ type: 'chat', data: { uid: second.uid, username: 'x', displayName: 'x', message: 'redis is here', serverID: session.serverID, serverName: 'x', prefix: null, suffix: null } }));
+          await redis.publish(
+            `${app.env.REDIS_KEY_PREFIX}events`,
+            JSON.stringify({
+              type: 'chat',
+              data: {
+                uid: second.uid,
+                username: 'x',
+                displayName: 'x',
+                message: 'redis is here',
+                serverID: session.serverID,
+                serverName: 'x',
+                prefix: null,
+                suffix: null,
+              },
+            }),
+          );
           await sleep(100);
           return chatFrames(socket, 'redis is here').length > 0;
         }, 'the instance receives events from Redis');

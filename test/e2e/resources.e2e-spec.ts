@@ -54,7 +54,14 @@ function standardFixture(): Fixture {
   fixture.write('packs/full.zip', randomBytes(200_000));
   fixture.write('packs/song-1.zip', randomBytes(50_000));
   // Not indexed: outside data/lang/packs, not a top-level .zip of packs/, dotfiles, symbolic links.
-  for (const path of ['other/secret.txt', 'packs/readme.txt', 'packs/nested/inner.zip', 'data/.DS_Store', 'data/.git/config', 'root.json']) {
+  for (const path of [
+    'other/secret.txt',
+    'packs/readme.txt',
+    'packs/nested/inner.zip',
+    'data/.DS_Store',
+    'data/.git/config',
+    'root.json',
+  ]) {
     mkdirSync(dirname(join(fixture.root, path)), { recursive: true });
     writeFileSync(join(fixture.root, path), 'not indexed');
   }
@@ -74,13 +81,22 @@ interface Fetched {
  * Fetches a handed-out URL the way a downloader does: no Authorization header. The tests bind
  * to port 0, so the advertised origin (http://localhost:0) is swapped for the real one.
  */
-async function fetchUrl(app: TestApp, url: string, init: { method?: string; headers?: Record<string, string> } = {}): Promise<Fetched> {
+async function fetchUrl(
+  app: TestApp,
+  url: string,
+  init: { method?: string; headers?: Record<string, string> } = {},
+): Promise<Fetched> {
   expect(url.startsWith(`${app.config.assetServerUrl}/`)).toBe(true);
   const target = new URL(url.slice(app.config.assetServerUrl.length), app.baseUrl);
   const response = await fetch(target, { method: init.method ?? 'GET', headers: init.headers ?? {} });
   const bytes = Buffer.from(await response.arrayBuffer());
   const json = (response.headers.get('content-type') ?? '').includes('application/json') && bytes.length > 0;
-  return { status: response.status, headers: response.headers, bytes, body: json ? JSON.parse(bytes.toString()) : undefined };
+  return {
+    status: response.status,
+    headers: response.headers,
+    bytes,
+    body: json ? JSON.parse(bytes.toString()) : undefined,
+  };
 }
 
 /** A link signed with the service's stored key, for expiry tests. */
@@ -114,7 +130,10 @@ describe('Resources: manifest, downloads and signed links', () => {
       ['POST', '/resources/down'],
       ['GET', '/resources/packmanifest'],
     ])('%s %s answers 401 without the server token', async (method, path) => {
-      const response = await app.http.request(method, path, { token: null, body: method === 'POST' ? ['data/songs/1/chart.json'] : undefined });
+      const response = await app.http.request(method, path, {
+        token: null,
+        body: method === 'POST' ? ['data/songs/1/chart.json'] : undefined,
+      });
       expect(response.status).toBe(401);
       expect(response.body).toEqual({ error: 'UNAUTHORIZED', message: 'Missing bearer server access token' });
     });
@@ -124,7 +143,10 @@ describe('Resources: manifest, downloads and signed links', () => {
       ['POST', '/resources/down'],
       ['GET', '/resources/packmanifest'],
     ])('%s %s answers 401 with a token that is not a server access token', async (method, path) => {
-      const response = await app.http.request(method, path, { token: 'not-a-server-token', body: method === 'POST' ? [] : undefined });
+      const response = await app.http.request(method, path, {
+        token: 'not-a-server-token',
+        body: method === 'POST' ? [] : undefined,
+      });
       expect(response.status).toBe(401);
       expect(response.body).toEqual({ error: 'UNAUTHORIZED', message: 'Invalid or expired server access token' });
     });
@@ -191,19 +213,30 @@ describe('Resources: manifest, downloads and signed links', () => {
       expect(withLang.headers.get('cache-control')).toBe('no-cache');
       expect(withLang.headers.get('content-type')).toBe('application/json; charset=utf-8');
 
-      const notModified = await api().get('/resources/manifest', { query: { lang: 'true' }, headers: { 'If-None-Match': `"other", W/${etag}` } });
+      const notModified = await api().get('/resources/manifest', {
+        query: { lang: 'true' },
+        headers: { 'If-None-Match': `"other", W/${etag}` },
+      });
       expect(notModified.status).toBe(304);
       expect(notModified.text).toBe('');
-      expect((await api().get('/resources/manifest', { query: { lang: 'true' }, headers: { 'If-None-Match': '"other"' } })).status).toBe(200);
+      expect(
+        (await api().get('/resources/manifest', { query: { lang: 'true' }, headers: { 'If-None-Match': '"other"' } }))
+          .status,
+      ).toBe(200);
 
       // A new file: after the rescan the next request has it, under a new ETag; removed again, the old ETag is back.
       fixture.write('data/zz-new.json', '{"new":true}');
       try {
         expect((await app.admin.post('/admin/resources/rescan')).status).toBe(200);
-        const changed = await api().get('/resources/manifest', { query: { lang: 'true' }, headers: { 'If-None-Match': etag } });
+        const changed = await api().get('/resources/manifest', {
+          query: { lang: 'true' },
+          headers: { 'If-None-Match': etag },
+        });
         expect(changed.status).toBe(200);
         expect(changed.headers.get('etag')).not.toBe(etag);
-        expect((changed.body as { Data: Array<{ path: string }> }).Data.map((entry) => entry.path)).toContain('data/zz-new.json');
+        expect((changed.body as { Data: Array<{ path: string }> }).Data.map((entry) => entry.path)).toContain(
+          'data/zz-new.json',
+        );
       } finally {
         fixture.remove('data/zz-new.json');
         expect((await app.admin.post('/admin/resources/rescan')).status).toBe(200);
@@ -223,7 +256,9 @@ describe('Resources: manifest, downloads and signed links', () => {
       expect(response.body).toEqual(
         paths.map((path) => ({
           path,
-          url: expect.stringMatching(/^http:\/\/localhost:0\/resources\/files\/[^?]+\?expires=\d+&sig=[A-Za-z0-9_-]{43}$/),
+          url: expect.stringMatching(
+            /^http:\/\/localhost:0\/resources\/files\/[^?]+\?expires=\d+&sig=[A-Za-z0-9_-]{43}$/,
+          ),
           bytes: fixture.files.get(path)!.length,
           sha256: sha256(fixture.files.get(path)!),
         })),
@@ -249,7 +284,9 @@ describe('Resources: manifest, downloads and signed links', () => {
     it('percent-encodes path segments in the url', async () => {
       const response = await api().post('/resources/down', ['data/ui/icon set/ümlaut & co.png']);
       expect(response.status).toBe(200);
-      expect(response.body[0].url).toMatch(/^http:\/\/localhost:0\/resources\/files\/data\/ui\/icon%20set\/%C3%BCmlaut%20%26%20co\.png\?expires=/);
+      expect(response.body[0].url).toMatch(
+        /^http:\/\/localhost:0\/resources\/files\/data\/ui\/icon%20set\/%C3%BCmlaut%20%26%20co\.png\?expires=/,
+      );
     });
 
     it('answers [] for an empty array', async () => {
@@ -259,14 +296,24 @@ describe('Resources: manifest, downloads and signed links', () => {
     });
 
     it('answers each distinct path once, in request order', async () => {
-      const response = await api().post('/resources/down', ['lang/en_us.json', 'data/songs/2/chart.json', 'lang/en_us.json']);
+      const response = await api().post('/resources/down', [
+        'lang/en_us.json',
+        'data/songs/2/chart.json',
+        'lang/en_us.json',
+      ]);
       expect(response.status).toBe(200);
-      expect((response.body as Array<{ path: string }>).map((entry) => entry.path)).toEqual(['lang/en_us.json', 'data/songs/2/chart.json']);
+      expect((response.body as Array<{ path: string }>).map((entry) => entry.path)).toEqual([
+        'lang/en_us.json',
+        'data/songs/2/chart.json',
+      ]);
     });
 
     it.each([
       [['../etc/passwd'], '[0] "../etc/passwd" must not contain a ".." segment'],
-      [['data/songs/1/chart.json', 'data/../other/secret.txt'], '[1] "data/../other/secret.txt" must not contain a ".." segment'],
+      [
+        ['data/songs/1/chart.json', 'data/../other/secret.txt'],
+        '[1] "data/../other/secret.txt" must not contain a ".." segment',
+      ],
       [['data/songs/..'], '[0] "data/songs/.." must not contain a ".." segment'],
       [['/data/songs/1/chart.json'], '[0] "/data/songs/1/chart.json" must be relative (no leading "/")'],
       [['data\\songs\\1\\chart.json'], '[0] "data\\\\songs\\\\1\\\\chart.json" must use "/" separators (no backslash)'],
@@ -287,11 +334,17 @@ describe('Resources: manifest, downloads and signed links', () => {
       const body = { paths: ['data/songs/1/chart.json'] };
       const response = await api().post('/resources/down', body);
       expect(response.status).toBe(400);
-      expect(response.body).toEqual({ error: 'BAD_REQUEST', message: 'The request body must be a JSON array of resource paths' });
+      expect(response.body).toEqual({
+        error: 'BAD_REQUEST',
+        message: 'The request body must be a JSON array of resource paths',
+      });
     });
 
     it('answers 400 for more than 10,000 paths', async () => {
-      const response = await api().post('/resources/down', Array.from({ length: 10_001 }, (_, i) => `data/${i}`));
+      const response = await api().post(
+        '/resources/down',
+        Array.from({ length: 10_001 }, (_, i) => `data/${i}`),
+      );
       expect(response.status).toBe(400);
       expect(response.body).toEqual({ error: 'BAD_REQUEST', message: 'At most 10000 paths per request, got 10001' });
     });
@@ -308,7 +361,8 @@ describe('Resources: manifest, downloads and signed links', () => {
       expect(response.status).toBe(404);
       expect(response.body).toEqual({
         error: 'NOT_FOUND',
-        message: 'Unknown resource paths (5): "data/songs/3/chart.json", "packs/full.zip", "other/secret.txt", "data/link.json", "data/.DS_Store"',
+        message:
+          'Unknown resource paths (5): "data/songs/3/chart.json", "packs/full.zip", "other/secret.txt", "data/link.json", "data/.DS_Store"',
       });
     });
   });
@@ -322,7 +376,9 @@ describe('Resources: manifest, downloads and signed links', () => {
     });
 
     it('keeps one signing key in the database', async () => {
-      expect(await app.sql('SELECT id, length(secret) AS length FROM resource_signing_key')).toEqual([{ id: 1, length: 64 }]);
+      expect(await app.sql('SELECT id, length(secret) AS length FROM resource_signing_key')).toEqual([
+        { id: 1, length: 64 },
+      ]);
     });
 
     it('answers 403 for a tampered signature', async () => {
@@ -409,7 +465,9 @@ describe('Resources: manifest, downloads and signed links', () => {
 
     it('sends the whole file for several ranges or an If-Range that does not match', async () => {
       const bytes = fixture.files.get(path)!;
-      for (const headers of [{ Range: 'bytes=0-1,5-6' }, { Range: 'bytes=0-1', 'If-Range': '"0000"' }] as Array<Record<string, string>>) {
+      for (const headers of [{ Range: 'bytes=0-1,5-6' }, { Range: 'bytes=0-1', 'If-Range': '"0000"' }] as Array<
+        Record<string, string>
+      >) {
         const response = await fetchUrl(app, url, { headers });
         expect(response.status).toBe(200);
         expect(response.bytes.equals(bytes)).toBe(true);
@@ -420,7 +478,9 @@ describe('Resources: manifest, downloads and signed links', () => {
     });
 
     it('answers 304 to If-None-Match with the ETag', async () => {
-      const response = await fetchUrl(app, url, { headers: { 'If-None-Match': `"${sha256(fixture.files.get(path)!)}"` } });
+      const response = await fetchUrl(app, url, {
+        headers: { 'If-None-Match': `"${sha256(fixture.files.get(path)!)}"` },
+      });
       expect(response.status).toBe(304);
       expect(response.bytes.length).toBe(0);
     });
@@ -442,7 +502,10 @@ describe('Resources: manifest, downloads and signed links', () => {
     });
 
     it.each([
-      ['an encoded traversal', '/resources/files/data/..%2F..%2Fother/secret.txt?expires=9999999999&sig=' + 'A'.repeat(43)],
+      [
+        'an encoded traversal',
+        '/resources/files/data/..%2F..%2Fother/secret.txt?expires=9999999999&sig=' + 'A'.repeat(43),
+      ],
       ['a dot-dot segment', '/resources/files/data/%2E%2E/other/secret.txt?expires=9999999999&sig=' + 'A'.repeat(43)],
     ])('answers 403 for %s', async (_label, target) => {
       const response = await app.http.get(target, { token: null });
@@ -470,7 +533,12 @@ describe('Resources: rescan, packs and restarts', () => {
   let token: string;
   const api = () => app.http.withToken(token);
   const hashedAt = async () =>
-    new Map((await app.sql<{ path: string; hashed_at: Date }>('SELECT path, hashed_at FROM resource_file')).map((row) => [row.path, row.hashed_at.getTime()]));
+    new Map(
+      (await app.sql<{ path: string; hashed_at: Date }>('SELECT path, hashed_at FROM resource_file')).map((row) => [
+        row.path,
+        row.hashed_at.getTime(),
+      ]),
+    );
 
   beforeAll(async () => {
     fixture = new Fixture();
@@ -503,7 +571,10 @@ describe('Resources: rescan, packs and restarts', () => {
     const response = await app.admin.post('/admin/resources/rescan');
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ data: 3, lang: 1, packs: 2, bytes: 100 + 200 + 300 + 2 + 4_096 + 1_024 });
-    expect((await api().get('/resources/manifest', { query: { lang: true } })).body).toEqual({ Data: fixture.entries('data/'), Lang: fixture.entries('lang/') });
+    expect((await api().get('/resources/manifest', { query: { lang: true } })).body).toEqual({
+      Data: fixture.entries('data/'),
+      Lang: fixture.entries('lang/'),
+    });
   });
 
   it('re-hashes a changed file and only that one', async () => {
@@ -520,8 +591,12 @@ describe('Resources: rescan, packs and restarts', () => {
     const after = await hashedAt();
     expect(after.get('data/a.json')!).toBeGreaterThan(before.get('data/a.json')!);
     expect(after.get('data/b.json')!).toBeGreaterThan(before.get('data/b.json')!);
-    for (const path of ['data/c.json', 'lang/en.json', 'packs/full.zip', 'packs/one.zip']) expect(after.get(path)).toBe(before.get(path));
-    const rows = await app.sql('SELECT path, size, sha256 FROM resource_file WHERE path IN ($1, $2) ORDER BY path', ['data/a.json', 'data/b.json']);
+    for (const path of ['data/c.json', 'lang/en.json', 'packs/full.zip', 'packs/one.zip'])
+      expect(after.get(path)).toBe(before.get(path));
+    const rows = await app.sql('SELECT path, size, sha256 FROM resource_file WHERE path IN ($1, $2) ORDER BY path', [
+      'data/a.json',
+      'data/b.json',
+    ]);
     expect(rows).toEqual([
       { path: 'data/a.json', size: '150', sha256: sha256(fixture.files.get('data/a.json')!) },
       { path: 'data/b.json', size: '200', sha256: sha256(fixture.files.get('data/b.json')!) },
@@ -545,11 +620,15 @@ describe('Resources: rescan, packs and restarts', () => {
     const response = await api().get('/resources/manifest');
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
-      Data: fixture.entries('data/').map((entry) => (entry.path === 'data/c.json' ? { ...entry, sha256: other } : entry)),
+      Data: fixture
+        .entries('data/')
+        .map((entry) => (entry.path === 'data/c.json' ? { ...entry, sha256: other } : entry)),
       Lang: [],
     });
     // The next scan sees the file unchanged on disk (same size and mtime) and keeps what is stored.
-    await app.sql(`UPDATE resource_file SET sha256 = $1 WHERE path = 'data/c.json'`, [sha256(fixture.files.get('data/c.json')!)]);
+    await app.sql(`UPDATE resource_file SET sha256 = $1 WHERE path = 'data/c.json'`, [
+      sha256(fixture.files.get('data/c.json')!),
+    ]);
     await app.sql('UPDATE resource_index_state SET version = version + 1');
   });
 
@@ -577,7 +656,11 @@ describe('Resources: rescan, packs and restarts', () => {
           ...pack,
           size: fixture.files.get(file)!.length,
           sha1: sha1(fixture.files.get(file)!),
-          url: expect.stringMatching(new RegExp(`^http://localhost:0/resources/files/${file}\\?v=${sha1(fixture.files.get(file)!)}&sig=[A-Za-z0-9_-]{43}$`)),
+          url: expect.stringMatching(
+            new RegExp(
+              `^http://localhost:0/resources/files/${file}\\?v=${sha1(fixture.files.get(file)!)}&sig=[A-Za-z0-9_-]{43}$`,
+            ),
+          ),
         })),
       );
       for (const entry of manifest.body as Array<{ name: string; url: string }>) {
@@ -589,10 +672,25 @@ describe('Resources: rescan, packs and restarts', () => {
     });
 
     it('gives pack links that do not expire: a day later the pack manifest url still downloads, a download link does not', async () => {
-      const [entry] = (await api().get<Array<{ name: string; url: string }>>('/resources/packmanifest')).body.filter((pack) => pack.name === 'base');
+      const [entry] = (await api().get<Array<{ name: string; url: string }>>('/resources/packmanifest')).body.filter(
+        (pack) => pack.name === 'base',
+      );
       const [download] = (await api().post('/resources/down', ['data/a.json'])).body;
       expect(entry.url).not.toMatch(/expires=/);
-      jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'clearImmediate', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'queueMicrotask', 'hrtime', 'performance'] });
+      jest.useFakeTimers({
+        doNotFake: [
+          'nextTick',
+          'setImmediate',
+          'clearImmediate',
+          'setTimeout',
+          'clearTimeout',
+          'setInterval',
+          'clearInterval',
+          'queueMicrotask',
+          'hrtime',
+          'performance',
+        ],
+      });
       jest.setSystemTime(Date.now() + 2 * 86_400_000);
       try {
         const later = await fetchUrl(app, entry.url);
@@ -607,30 +705,46 @@ describe('Resources: rescan, packs and restarts', () => {
     });
 
     it('refuses an altered pack link, and one that mixes both kinds', async () => {
-      const [entry] = (await api().get<Array<{ name: string; url: string }>>('/resources/packmanifest')).body.filter((pack) => pack.name === 'base');
+      const [entry] = (await api().get<Array<{ name: string; url: string }>>('/resources/packmanifest')).body.filter(
+        (pack) => pack.name === 'base',
+      );
       const url = new URL(entry.url);
       const otherSha1 = 'f'.repeat(40);
       const cases: Array<[string, string]> = [
         [entry.url.replace(/v=[0-9a-f]{40}/, `v=${otherSha1}`), 'Invalid link signature'],
         [entry.url.replace('packs/full.zip', 'packs/one.zip'), 'Invalid link signature'],
         [`${entry.url}&expires=99999999999`, 'Missing or malformed link signature'],
-        [`${url.origin}${url.pathname}?v=nothex&sig=${url.searchParams.get('sig')}`, 'Missing or malformed link signature'],
+        [
+          `${url.origin}${url.pathname}?v=nothex&sig=${url.searchParams.get('sig')}`,
+          'Missing or malformed link signature',
+        ],
       ];
       for (const [link, message] of cases) {
         const answer = await fetchUrl(app, link);
-        expect({ link, status: answer.status, body: answer.body }).toEqual({ link, status: 403, body: { error: 'FORBIDDEN', message } });
+        expect({ link, status: answer.status, body: answer.body }).toEqual({
+          link,
+          status: 403,
+          body: { error: 'FORBIDDEN', message },
+        });
       }
     });
 
     it('stops a pack link once the pack changes; the pack manifest then gives a new one', async () => {
-      const before = (await api().get<Array<{ name: string; url: string; sha1: string }>>('/resources/packmanifest')).body.find((pack) => pack.name === 'base')!;
+      const before = (
+        await api().get<Array<{ name: string; url: string; sha1: string }>>('/resources/packmanifest')
+      ).body.find((pack) => pack.name === 'base')!;
       const original = fixture.files.get('packs/full.zip')!;
       fixture.write('packs/full.zip', 'a new build of the pack');
       expect((await app.admin.post('/admin/resources/rescan')).status).toBe(200);
       const old = await fetchUrl(app, before.url);
       expect(old.status).toBe(404);
-      expect(old.body).toEqual({ error: 'NOT_FOUND', message: 'The pack "packs/full.zip" changed since this link was issued; load the pack manifest again' });
-      const after = (await api().get<Array<{ name: string; url: string; sha1: string }>>('/resources/packmanifest')).body.find((pack) => pack.name === 'base')!;
+      expect(old.body).toEqual({
+        error: 'NOT_FOUND',
+        message: 'The pack "packs/full.zip" changed since this link was issued; load the pack manifest again',
+      });
+      const after = (
+        await api().get<Array<{ name: string; url: string; sha1: string }>>('/resources/packmanifest')
+      ).body.find((pack) => pack.name === 'base')!;
       expect(after.sha1).toBe(sha1(Buffer.from('a new build of the pack')));
       expect(after.url).not.toBe(before.url);
       const fresh = await fetchUrl(app, after.url);
@@ -642,27 +756,64 @@ describe('Resources: rescan, packs and restarts', () => {
     });
 
     it('updates an existing pack by name', async () => {
-      const response = await app.admin.put('/admin/packs', [{ ...packs[1], displayName: 'All songs', type: 'CHAPTER', availableSongs: [3, 2, 2, 1] }]);
+      const response = await app.admin.put('/admin/packs', [
+        { ...packs[1], displayName: 'All songs', type: 'CHAPTER', availableSongs: [3, 2, 2, 1] },
+      ]);
       expect(response.status).toBe(200);
       expect(response.body).toEqual({ upserted: 1 });
-      expect(await app.sql('SELECT name, display_name, type, available_songs, file FROM resource_pack ORDER BY name')).toEqual([
-        { name: 'base', display_name: 'All songs', type: 'CHAPTER', available_songs: [3, 2, 1], file: 'packs/full.zip' },
+      expect(
+        await app.sql('SELECT name, display_name, type, available_songs, file FROM resource_pack ORDER BY name'),
+      ).toEqual([
+        {
+          name: 'base',
+          display_name: 'All songs',
+          type: 'CHAPTER',
+          available_songs: [3, 2, 1],
+          file: 'packs/full.zip',
+        },
         { name: 'song-1', display_name: 'Song 1', type: 'SONG', available_songs: [1], file: 'packs/one.zip' },
       ]);
     });
 
     it.each([
-      [[{ ...packs[0], name: 'new-one' }, { ...packs[1], type: 'HALF' }], '[1].type must be one of FULL, CHAPTER, SONG'],
-      [[{ ...packs[0], name: 'new-one' }, { ...packs[1], file: 'packs/missing.zip' }], '[1].file: "packs/missing.zip" is not in the resource index'],
+      [
+        [
+          { ...packs[0], name: 'new-one' },
+          { ...packs[1], type: 'HALF' },
+        ],
+        '[1].type must be one of FULL, CHAPTER, SONG',
+      ],
+      [
+        [
+          { ...packs[0], name: 'new-one' },
+          { ...packs[1], file: 'packs/missing.zip' },
+        ],
+        '[1].file: "packs/missing.zip" is not in the resource index',
+      ],
       [[{ ...packs[0], name: 'new-one', file: 'packs/../data/a.json' }], '[0].file must not contain a ".." segment'],
       [[{ ...packs[0], name: 'new-one', file: '/packs/one.zip' }], '[0].file must be relative (no leading "/")'],
       [[{ ...packs[0], name: 'new-one', file: 'data/a.json' }], '[0].file must name a .zip file directly under packs/'],
-      [[{ ...packs[0], name: 'new-one' }, { ...packs[0], name: 'new-one' }], '[1].name: "new-one" is already given at [0]'],
-      [[{ ...packs[0], name: 'new-one', availableSongs: [1, 'two'] }], '[0].availableSongs must contain only ids up to 2147483647; [0].availableSongs must contain only ids of 0 or more; [0].availableSongs must contain only integers'],
-      [[{ ...packs[0], name: 'new-one', availableSongs: [-1] }], '[0].availableSongs must contain only ids of 0 or more'],
+      [
+        [
+          { ...packs[0], name: 'new-one' },
+          { ...packs[0], name: 'new-one' },
+        ],
+        '[1].name: "new-one" is already given at [0]',
+      ],
+      [
+        [{ ...packs[0], name: 'new-one', availableSongs: [1, 'two'] }],
+        '[0].availableSongs must contain only ids up to 2147483647; [0].availableSongs must contain only ids of 0 or more; [0].availableSongs must contain only integers',
+      ],
+      [
+        [{ ...packs[0], name: 'new-one', availableSongs: [-1] }],
+        '[0].availableSongs must contain only ids of 0 or more',
+      ],
       [[{ ...packs[0], name: 'new-one', extra: 1 }], '[0].extra: property extra should not exist'],
       [[{ ...packs[0], name: '' }], '[0].name should not be empty'],
-      [[{ displayName: 'x', type: 'SONG', availableSongs: [], file: 'packs/one.zip' }], '[0].name must be shorter than or equal to 128 characters; [0].name should not be empty; [0].name must be a string'],
+      [
+        [{ displayName: 'x', type: 'SONG', availableSongs: [], file: 'packs/one.zip' }],
+        '[0].name must be shorter than or equal to 128 characters; [0].name should not be empty; [0].name must be a string',
+      ],
       [[{ ...packs[0], name: 'new-one' }, 'packs/one.zip'], '[1] must be a JSON object'],
       [{ ...packs[0] }, 'The request body must be a JSON array'],
     ])('refuses the whole batch with 400 (%#) and stores nothing', async (body, message) => {
@@ -692,8 +843,13 @@ describe('Resources: rescan, packs and restarts', () => {
       ['data/a.json', 'data/b.json', 'lang/en.json', 'packs/full.zip'].map((path) => ({ path })),
     );
     expect((await api().get('/resources/manifest')).body).toEqual({ Data: fixture.entries('data/'), Lang: [] });
-    expect((await api().post('/resources/down', ['data/c.json'])).body).toEqual({ error: 'NOT_FOUND', message: 'Unknown resource paths (1): "data/c.json"' });
-    expect((await api().get<Array<{ name: string }>>('/resources/packmanifest')).body.map((pack) => pack.name)).toEqual(['base']);
+    expect((await api().post('/resources/down', ['data/c.json'])).body).toEqual({
+      error: 'NOT_FOUND',
+      message: 'Unknown resource paths (1): "data/c.json"',
+    });
+    expect((await api().get<Array<{ name: string }>>('/resources/packmanifest')).body.map((pack) => pack.name)).toEqual(
+      ['base'],
+    );
 
     const download = await fetchUrl(app, dataLink.url);
     expect(download.status).toBe(404);
@@ -705,7 +861,10 @@ describe('Resources: rescan, packs and restarts', () => {
     fixture.write('data/a.json', 'changed');
     const download = await fetchUrl(app, entry.url);
     expect(download.status).toBe(404);
-    expect(download.body).toEqual({ error: 'NOT_FOUND', message: 'Resource "data/a.json" changed since it was indexed' });
+    expect(download.body).toEqual({
+      error: 'NOT_FOUND',
+      message: 'Resource "data/a.json" changed since it was indexed',
+    });
     await app.admin.post('/admin/resources/rescan');
     const fresh = await fetchUrl(app, (await api().post('/resources/down', ['data/a.json'])).body[0].url);
     expect(fresh.bytes.toString()).toBe('changed');
@@ -725,7 +884,10 @@ describe('Resources: rescan, packs and restarts', () => {
   ])('answers DELETE /admin/packs/{name} with a name no pack can have (%s) with 400', async (_label, name) => {
     const response = await app.admin.delete(`/admin/packs/${name}`);
     expect(response.status).toBe(400);
-    expect(response.body).toEqual({ error: 'BAD_REQUEST', message: 'name must be 1 to 128 characters without the NUL character' });
+    expect(response.body).toEqual({
+      error: 'BAD_REQUEST',
+      message: 'name must be 1 to 128 characters without the NUL character',
+    });
   });
 
   it('keeps links valid across a restart (the signing key is stored) and rescans at start-up', async () => {
@@ -757,7 +919,9 @@ describe('Resources behind a CDN (CDN_BASE_URL)', () => {
   });
 
   it('answers CDN_BASE_URL/<path> as url, with no signature and no token', async () => {
-    const response = await app.http.withToken(token).post('/resources/down', ['data/songs/1/chart.json', 'lang/de/de_de.json', 'data/ui/icon set/ümlaut & co.png']);
+    const response = await app.http
+      .withToken(token)
+      .post('/resources/down', ['data/songs/1/chart.json', 'lang/de/de_de.json', 'data/ui/icon set/ümlaut & co.png']);
     expect(response.status).toBe(200);
     expect(response.body).toEqual([
       {
@@ -782,7 +946,9 @@ describe('Resources behind a CDN (CDN_BASE_URL)', () => {
   });
 
   it('answers CDN urls in the pack manifest', async () => {
-    await app.admin.put('/admin/packs', [{ name: 'all', displayName: 'All', type: 'FULL', availableSongs: [1, 2, 10], file: 'packs/full.zip' }]);
+    await app.admin.put('/admin/packs', [
+      { name: 'all', displayName: 'All', type: 'FULL', availableSongs: [1, 2, 10], file: 'packs/full.zip' },
+    ]);
     const response = await app.http.withToken(token).get('/resources/packmanifest');
     expect(response.status).toBe(200);
     expect(response.body).toEqual([

@@ -29,7 +29,9 @@ describe('Schema drift: entities and migrations agree', () => {
     database = await freshDatabase();
     const url = database.env.DATABASE_URL;
     if (url === '') embedded = await EmbeddedDatabase.start(database.env.DATA_DIR);
-    dataSource = await new DataSource(buildDataSourceOptions({ url: embedded?.url ?? url, embedded: embedded !== null })).initialize();
+    dataSource = await new DataSource(
+      buildDataSourceOptions({ url: embedded?.url ?? url, embedded: embedded !== null }),
+    ).initialize();
   });
 
   afterAll(async () => {

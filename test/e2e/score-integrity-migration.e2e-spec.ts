@@ -52,17 +52,22 @@ describe('ScoreIntegrity migration', () => {
     const migration = new ScoreIntegrity1795628083856();
     await migration.down(runner);
     // The old rule: the earliest payload.time holds the best.
-    expect(await app.sql('SELECT record_id, first_time_ms::text FROM player_chart_best WHERE uid = $1', [a.uid])).toEqual([
-      { record_id: second.id, first_time_ms: String(t0 + 1_000) },
-    ]);
+    expect(
+      await app.sql('SELECT record_id, first_time_ms::text FROM player_chart_best WHERE uid = $1', [a.uid]),
+    ).toEqual([{ record_id: second.id, first_time_ms: String(t0 + 1_000) }]);
     // What an older version stored for an unknown level: a placeholder row, bests rated 0 on it, and b ranked only by it.
-    await app.sql(`INSERT INTO chart (level_id, name, difficulty_constant, version, active) VALUES (555, 'Level 555', 0, 'unknown', false)`);
+    await app.sql(
+      `INSERT INTO chart (level_id, name, difficulty_constant, version, active) VALUES (555, 'Level 555', 0, 'unknown', false)`,
+    );
     for (const uid of [a.uid, b.uid]) {
       const [copy] = await app.sql<{ id: string }>(
         `INSERT INTO play_record (uid, level_id, time_ms, ${RECORD_COLUMNS}) SELECT $2, 555, time_ms, ${RECORD_COLUMNS} FROM play_record WHERE id = $1 RETURNING id`,
         [first.id, uid],
       );
-      await app.sql(`INSERT INTO player_chart_best (uid, level_id, acc, first_time_ms, record_id, rating, version) VALUES ($1, 555, 99, $2, $3, 0, 7)`, [uid, t0, copy.id]);
+      await app.sql(
+        `INSERT INTO player_chart_best (uid, level_id, acc, first_time_ms, record_id, rating, version) VALUES ($1, 555, 99, $2, $3, 0, 7)`,
+        [uid, t0, copy.id],
+      );
     }
     await app.sql(`INSERT INTO player_rating (uid, atp, version) VALUES ($1, 0, 7)`, [b.uid]);
     await app.sql('UPDATE player_rating SET version = 41 WHERE uid = $1', [a.uid]);
@@ -71,18 +76,28 @@ describe('ScoreIntegrity migration', () => {
 
     await migration.up(runner);
 
-    expect(await app.sql('SELECT level_id, placeholder FROM chart WHERE level_id IN (1, 555) ORDER BY level_id')).toEqual([
+    expect(
+      await app.sql('SELECT level_id, placeholder FROM chart WHERE level_id IN (1, 555) ORDER BY level_id'),
+    ).toEqual([
       { level_id: 1, placeholder: false },
       { level_id: 555, placeholder: true },
     ]);
     // The first accepted play holds the best, first reached when the service accepted it.
-    expect(await app.sql('SELECT level_id, record_id, first_time_ms::text FROM player_chart_best WHERE uid = $1', [a.uid])).toEqual([
-      { level_id: 1, record_id: first.id, first_time_ms: first.received_ms },
-    ]);
+    expect(
+      await app.sql('SELECT level_id, record_id, first_time_ms::text FROM player_chart_best WHERE uid = $1', [a.uid]),
+    ).toEqual([{ level_id: 1, record_id: first.id, first_time_ms: first.received_ms }]);
     expect(await app.sql('SELECT 1 FROM player_chart_best WHERE uid = $1', [b.uid])).toEqual([]);
-    expect(await app.sql('SELECT uid::int, atp::text FROM player_rating WHERE uid IN ($1, $2)', [a.uid, b.uid])).toEqual([{ uid: a.uid, atp }]);
+    expect(
+      await app.sql('SELECT uid::int, atp::text FROM player_rating WHERE uid IN ($1, $2)', [a.uid, b.uid]),
+    ).toEqual([{ uid: a.uid, atp }]);
     expect(await app.sql("SELECT nextval('rank_version_seq')::int AS next")).toEqual([{ next: 42 }]);
-    expect(await app.sql('SELECT generation::text FROM rank_ban_generation')).toEqual([{ generation: String(Number(generation) + 1) }]);
-    expect(await app.sql('SELECT count(*)::int AS n FROM play_record WHERE cardinality(flags) > 0 OR approved_at IS NOT NULL OR voided_at IS NOT NULL')).toEqual([{ n: 0 }]);
+    expect(await app.sql('SELECT generation::text FROM rank_ban_generation')).toEqual([
+      { generation: String(Number(generation) + 1) },
+    ]);
+    expect(
+      await app.sql(
+        'SELECT count(*)::int AS n FROM play_record WHERE cardinality(flags) > 0 OR approved_at IS NOT NULL OR voided_at IS NOT NULL',
+      ),
+    ).toEqual([{ n: 0 }]);
   });
 });

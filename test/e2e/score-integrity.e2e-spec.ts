@@ -8,7 +8,11 @@ let clock = Date.now() - 3_600_000;
 const nextTime = () => (clock += 1_000);
 const HOUR = 3_600_000;
 
-function record(server: TestServerSession, player: Pick<TestPlayerSession, 'uid' | 'accessToken'>, payload: GameplayPayload) {
+function record(
+  server: TestServerSession,
+  player: Pick<TestPlayerSession, 'uid' | 'accessToken'>,
+  payload: GameplayPayload,
+) {
   return {
     player: { playerUID: player.uid, accessToken: player.accessToken, timestamp: payload.time + 250 },
     server: { serverID: server.serverID, serverName: server.body.serverName as string, country: 'DE' },
@@ -16,10 +20,20 @@ function record(server: TestServerSession, player: Pick<TestPlayerSession, 'uid'
   };
 }
 
-async function putCharts(app: TestApp, charts: Array<{ levelId: number; constant: number; notes?: number }>): Promise<void> {
+async function putCharts(
+  app: TestApp,
+  charts: Array<{ levelId: number; constant: number; notes?: number }>,
+): Promise<void> {
   const response = await app.admin.put(
     '/admin/charts',
-    charts.map((c) => ({ levelId: c.levelId, name: `Chart ${c.levelId}`, difficultyConstant: c.constant, version: '1.0', active: true, ...(c.notes ? { notes: c.notes } : {}) })),
+    charts.map((c) => ({
+      levelId: c.levelId,
+      name: `Chart ${c.levelId}`,
+      difficultyConstant: c.constant,
+      version: '1.0',
+      active: true,
+      ...(c.notes ? { notes: c.notes } : {}),
+    })),
   );
   if (response.status !== 200) throw new Error(`putCharts: ${response.status} ${response.text}`);
 }
@@ -32,14 +46,23 @@ describe('Score integrity', () => {
   let server: TestServerSession;
 
   const upload = (player: TestPlayerSession, levelID: number, overrides: Record<string, unknown> = {}) =>
-    app.http.post('/player/upload', record(server, player, gameplayPayload(levelID, nextTime(), overrides)), { token: server.accessToken }).then((response) => {
-      if (response.status !== 200) throw new Error(`upload: ${response.status} ${response.text}`);
-      return response.body as Record<string, unknown>;
-    });
+    app.http
+      .post('/player/upload', record(server, player, gameplayPayload(levelID, nextTime(), overrides)), {
+        token: server.accessToken,
+      })
+      .then((response) => {
+        if (response.status !== 200) throw new Error(`upload: ${response.status} ${response.text}`);
+        return response.body as Record<string, unknown>;
+      });
   /** A play that changes nothing (pass: false): its answer shows the player's current standing. */
   const look = (player: TestPlayerSession, levelID: number) => upload(player, levelID, { pass: false, acc: 10 });
   const lastRecord = (player: TestPlayerSession) =>
-    app.sql<{ id: string; flags: string[] }>('SELECT id, flags FROM play_record WHERE uid = $1 ORDER BY id DESC LIMIT 1', [player.uid]).then((rows) => rows[0]);
+    app
+      .sql<{ id: string; flags: string[] }>(
+        'SELECT id, flags FROM play_record WHERE uid = $1 ORDER BY id DESC LIMIT 1',
+        [player.uid],
+      )
+      .then((rows) => rows[0]);
 
   beforeAll(async () => {
     app = await startTestApp();
@@ -56,30 +79,70 @@ describe('Score integrity', () => {
 
   describe('each check flags a play instead of ranking it', () => {
     const NOTHING = { atp: 0, siteRank: null, trackRank: null, playRating: 0, personalBest: false };
-    const COUNTED = { atp: 0.4, siteRank: expect.any(Number), trackRank: expect.any(Number), playRating: 12, personalBest: true };
+    const COUNTED = {
+      atp: 0.4,
+      siteRank: expect.any(Number),
+      trackRank: expect.any(Number),
+      playRating: 12,
+      personalBest: true,
+    };
 
     it.each<[string, number, Record<string, unknown>, Record<string, unknown>]>([
-      ['fullCombo', 401, { fullCombo: true }, { fullCombo: true, acc: 99, tapStats: { perfect: 310, great: 4, miss: 1 } }],
-      ['allPerfect', 401, { allPerfect: true, fullCombo: true, tapStats: { perfect: 315, great: 0, miss: 0 }, holdStats: { perfect: 42, great: 0, miss: 0 }, lookStats: { perfect: 8, great: 0, miss: 0 } }, { allPerfect: true }],
+      [
+        'fullCombo',
+        401,
+        { fullCombo: true },
+        { fullCombo: true, acc: 99, tapStats: { perfect: 310, great: 4, miss: 1 } },
+      ],
+      [
+        'allPerfect',
+        401,
+        {
+          allPerfect: true,
+          fullCombo: true,
+          tapStats: { perfect: 315, great: 0, miss: 0 },
+          holdStats: { perfect: 42, great: 0, miss: 0 },
+          lookStats: { perfect: 8, great: 0, miss: 0 },
+        },
+        { allPerfect: true },
+      ],
       ['maxCombo', 401, { maxCombo: JUDGED }, { maxCombo: JUDGED + 1 }],
       ['noteCount', 402, {}, { tapStats: { perfect: 312, great: 4, miss: 0 } }],
       ['perfectAccuracy', 401, { acc: 100 }, { acc: 100, tapStats: { perfect: 310, great: 4, miss: 1 } }],
       ['time', 401, { time: Date.now() - 23 * HOUR }, { time: Date.now() - 25 * HOUR }],
       ['time', 401, { time: Date.now() + 60_000 }, { time: Date.now() + 10 * 60_000 }],
-    ])('%s: a consistent play counts, an inconsistent one is stored flagged and changes nothing', async (check, level, passing, failing) => {
-      const cheater = await onlinePlayer(app, server);
-      expect(await upload(cheater, level, { acc: 100, ...failing })).toEqual(NOTHING);
-      expect(await lastRecord(cheater)).toEqual({ id: expect.any(String), flags: [check] });
-      expect(await app.sql('SELECT 1 FROM player_chart_best WHERE uid = $1 UNION ALL SELECT 1 FROM player_rating WHERE uid = $1', [cheater.uid])).toEqual([]);
+    ])(
+      '%s: a consistent play counts, an inconsistent one is stored flagged and changes nothing',
+      async (check, level, passing, failing) => {
+        const cheater = await onlinePlayer(app, server);
+        expect(await upload(cheater, level, { acc: 100, ...failing })).toEqual(NOTHING);
+        expect(await lastRecord(cheater)).toEqual({ id: expect.any(String), flags: [check] });
+        expect(
+          await app.sql(
+            'SELECT 1 FROM player_chart_best WHERE uid = $1 UNION ALL SELECT 1 FROM player_rating WHERE uid = $1',
+            [cheater.uid],
+          ),
+        ).toEqual([]);
 
-      const honest = await onlinePlayer(app, server);
-      expect(await upload(honest, level, { acc: 100, ...passing })).toEqual(COUNTED);
-      expect(await lastRecord(honest)).toEqual({ id: expect.any(String), flags: [] });
-    });
+        const honest = await onlinePlayer(app, server);
+        expect(await upload(honest, level, { acc: 100, ...passing })).toEqual(COUNTED);
+        expect(await lastRecord(honest)).toEqual({ id: expect.any(String), flags: [] });
+      },
+    );
 
     it('reports every failed check of one play, and answers a resent copy the same way', async () => {
       const player = await onlinePlayer(app, server);
-      const body = record(server, player, gameplayPayload(402, 1, { acc: 100, fullCombo: true, allPerfect: true, maxCombo: 99_999, tapStats: { perfect: 40, great: 10, miss: 50 } }));
+      const body = record(
+        server,
+        player,
+        gameplayPayload(402, 1, {
+          acc: 100,
+          fullCombo: true,
+          allPerfect: true,
+          maxCombo: 99_999,
+          tapStats: { perfect: 40, great: 10, miss: 50 },
+        }),
+      );
       const first = await app.http.post('/player/upload', body, { token: server.accessToken });
       const again = await app.http.post('/player/upload', body, { token: server.accessToken });
       expect([first.status, again.status]).toEqual([200, 200]);
@@ -94,13 +157,31 @@ describe('Score integrity', () => {
       const lenient = await startTestApp({ env: { SCORE_CHECKS_DISABLED: 'time,maxCombo' } });
       try {
         const [s] = [await onlineServer(lenient)];
-        await lenient.admin.put('/admin/charts', [{ levelId: 401, name: 'Chart 401', difficultyConstant: 10, version: '1.0', active: true }]);
+        await lenient.admin.put('/admin/charts', [
+          { levelId: 401, name: 'Chart 401', difficultyConstant: 10, version: '1.0', active: true },
+        ]);
         const player = await onlinePlayer(lenient, s);
         const send = (overrides: Record<string, unknown>) =>
-          lenient.http.post('/player/upload', record(s, player, gameplayPayload(401, nextTime(), { acc: 100, ...overrides })), { token: s.accessToken });
-        expect((await send({ time: 1, maxCombo: 99_999 })).body).toEqual({ atp: 0.4, siteRank: 1, trackRank: 1, playRating: 12, personalBest: true });
-        expect((await send({ fullCombo: true, tapStats: { perfect: 310, great: 4, miss: 1 } })).body).toMatchObject({ playRating: 0, personalBest: false });
-        expect(await lenient.sql('SELECT flags FROM play_record WHERE uid = $1 ORDER BY id', [player.uid])).toEqual([{ flags: [] }, { flags: ['fullCombo', 'perfectAccuracy'] }]);
+          lenient.http.post(
+            '/player/upload',
+            record(s, player, gameplayPayload(401, nextTime(), { acc: 100, ...overrides })),
+            { token: s.accessToken },
+          );
+        expect((await send({ time: 1, maxCombo: 99_999 })).body).toEqual({
+          atp: 0.4,
+          siteRank: 1,
+          trackRank: 1,
+          playRating: 12,
+          personalBest: true,
+        });
+        expect((await send({ fullCombo: true, tapStats: { perfect: 310, great: 4, miss: 1 } })).body).toMatchObject({
+          playRating: 0,
+          personalBest: false,
+        });
+        expect(await lenient.sql('SELECT flags FROM play_record WHERE uid = $1 ORDER BY id', [player.uid])).toEqual([
+          { flags: [] },
+          { flags: ['fullCombo', 'perfectAccuracy'] },
+        ]);
       } finally {
         await lenient.close();
       }
@@ -110,12 +191,24 @@ describe('Score integrity', () => {
   describe('placeholder charts', () => {
     it('stores plays on an unknown level unranked; they count once the chart is defined and ratings are recomputed', async () => {
       const player = await onlinePlayer(app, server);
-      expect(await upload(player, 480_001, { acc: 100 })).toEqual({ atp: 0, siteRank: null, trackRank: null, playRating: 0, personalBest: false });
+      expect(await upload(player, 480_001, { acc: 100 })).toEqual({
+        atp: 0,
+        siteRank: null,
+        trackRank: null,
+        playRating: 0,
+        personalBest: false,
+      });
       await putCharts(app, [{ levelId: 480_001, constant: 9 }]);
       expect(await app.sql('SELECT placeholder FROM chart WHERE level_id = 480001')).toEqual([{ placeholder: false }]);
       expect((await app.admin.post('/admin/ratings/recompute')).status).toBe(200);
       // 9 + 2 = 11; 11 / 30 = 0.3667
-      expect(await look(player, 480_001)).toEqual({ atp: 0.3667, siteRank: expect.any(Number), trackRank: 1, playRating: 0, personalBest: false });
+      expect(await look(player, 480_001)).toEqual({
+        atp: 0.3667,
+        siteRank: expect.any(Number),
+        trackRank: 1,
+        playRating: 0,
+        personalBest: false,
+      });
     });
   });
 
@@ -159,35 +252,59 @@ describe('Score integrity', () => {
 
       const approved = await app.admin.post(`/admin/plays/${flagged.id}/approve`);
       expect(approved.status).toBe(200);
-      expect(approved.body).toMatchObject({ id: Number(flagged.id), review: 'approved', counts: true, flags: ['maxCombo'] });
+      expect(approved.body).toMatchObject({
+        id: Number(flagged.id),
+        review: 'approved',
+        counts: true,
+        flags: ['maxCombo'],
+      });
       // Accepted before p1's play: p0 now leads the chart, p1 moves to second.
       expect(await look(p[0], 450)).toMatchObject({ atp: 0.4, trackRank: 1 });
       expect(await look(p[1], 450)).toMatchObject({ atp: 0.4, trackRank: 2 });
-      expect((await app.admin.get(`/admin/plays?state=flagged&uid=${p[0].uid}`)).body).toEqual({ items: [], nextCursor: null });
-      expect((await app.admin.get(`/admin/plays?state=approved&uid=${p[0].uid}`)).body).toMatchObject({ items: [{ id: Number(flagged.id) }] });
+      expect((await app.admin.get(`/admin/plays?state=flagged&uid=${p[0].uid}`)).body).toEqual({
+        items: [],
+        nextCursor: null,
+      });
+      expect((await app.admin.get(`/admin/plays?state=approved&uid=${p[0].uid}`)).body).toMatchObject({
+        items: [{ id: Number(flagged.id) }],
+      });
       // Approving again changes nothing; a play without a failed check cannot be approved.
       expect((await app.admin.post(`/admin/plays/${flagged.id}/approve`)).body).toMatchObject({ review: 'approved' });
       const clean = await lastRecord(p[1]);
       const refused = await app.admin.post(`/admin/plays/${clean.id}/approve`);
       expect(refused.status).toBe(400);
-      expect(refused.body).toEqual({ error: 'BAD_REQUEST', message: `Play ${clean.id} failed no check: there is nothing to approve` });
+      expect(refused.body).toEqual({
+        error: 'BAD_REQUEST',
+        message: `Play ${clean.id} failed no check: there is nothing to approve`,
+      });
     });
 
     it("voids a play: its player's best and ATP go, the players behind move up; restore takes it back", async () => {
       expect(await upload(p[2], 450, { acc: 99 })).toMatchObject({ trackRank: 3 });
-      const [best] = await app.sql<{ record_id: string }>('SELECT record_id FROM player_chart_best WHERE uid = $1 AND level_id = 450', [p[0].uid]);
+      const [best] = await app.sql<{ record_id: string }>(
+        'SELECT record_id FROM player_chart_best WHERE uid = $1 AND level_id = 450',
+        [p[0].uid],
+      );
 
       const voided = await app.admin.post(`/admin/plays/${best.record_id}/void`, { reason: 'macro' });
       expect(voided.status).toBe(200);
       expect(voided.body).toMatchObject({ review: 'voided', voidReason: 'macro', counts: false });
       // p0 had one counted play: no best, no ATP, no ranks. p1 and p2 move up.
-      expect(await look(p[0], 450)).toEqual({ atp: 0, siteRank: null, trackRank: null, playRating: 0, personalBest: false });
+      expect(await look(p[0], 450)).toEqual({
+        atp: 0,
+        siteRank: null,
+        trackRank: null,
+        playRating: 0,
+        personalBest: false,
+      });
       expect(await app.sql('SELECT 1 FROM player_rating WHERE uid = $1', [p[0].uid])).toEqual([]);
       expect(await look(p[1], 450)).toMatchObject({ trackRank: 1 });
       expect(await look(p[2], 450)).toMatchObject({ trackRank: 2 });
 
       // Voiding again keeps the first reason; restore brings it back, first again (accepted first).
-      expect((await app.admin.post(`/admin/plays/${best.record_id}/void`, { reason: 'other' })).body).toMatchObject({ voidReason: 'macro' });
+      expect((await app.admin.post(`/admin/plays/${best.record_id}/void`, { reason: 'other' })).body).toMatchObject({
+        voidReason: 'macro',
+      });
       const restored = await app.admin.post(`/admin/plays/${best.record_id}/restore`);
       expect(restored.body).toMatchObject({ review: 'approved', voidReason: null, counts: true });
       expect(await look(p[0], 450)).toMatchObject({ atp: 0.4, trackRank: 1 });
@@ -199,12 +316,28 @@ describe('Score integrity', () => {
       expect(await look(p[2], 450)).toMatchObject({ trackRank: 2 });
 
       // Every review action is in the audit log, with the admin credential and the request id.
-      const audit = await app.sql<{ action: string; summary: Record<string, unknown>; credential: string; request_id: string }>(
-        'SELECT action, summary, credential, request_id FROM admin_audit WHERE target = $1 ORDER BY id',
-        [`play:${best.record_id}`],
-      );
-      expect(audit.map((row) => row.action)).toEqual(['play.approve', 'play.approve', 'play.void', 'play.void', 'play.restore', 'play.void']);
-      expect(audit[2]).toEqual({ action: 'play.void', summary: { uid: p[0].uid, levelId: 450, review: 'voided', reason: 'macro' }, credential: 'admin', request_id: expect.any(String) });
+      const audit = await app.sql<{
+        action: string;
+        summary: Record<string, unknown>;
+        credential: string;
+        request_id: string;
+      }>('SELECT action, summary, credential, request_id FROM admin_audit WHERE target = $1 ORDER BY id', [
+        `play:${best.record_id}`,
+      ]);
+      expect(audit.map((row) => row.action)).toEqual([
+        'play.approve',
+        'play.approve',
+        'play.void',
+        'play.void',
+        'play.restore',
+        'play.void',
+      ]);
+      expect(audit[2]).toEqual({
+        action: 'play.void',
+        summary: { uid: p[0].uid, levelId: 450, review: 'voided', reason: 'macro' },
+        credential: 'admin',
+        request_id: expect.any(String),
+      });
     });
 
     it('pages the listing by id, newest first', async () => {
@@ -212,16 +345,23 @@ describe('Score integrity', () => {
       const ids = (all.body as { items: Array<{ id: number }> }).items.map((play) => play.id);
       expect(ids.length).toBeGreaterThan(3);
       expect([...ids].sort((a, b) => b - a)).toEqual(ids);
-      const first = await app.admin.get<{ items: Array<{ id: number }>; nextCursor: string }>(`/admin/plays?state=all&uid=${p[0].uid}&limit=2`);
+      const first = await app.admin.get<{ items: Array<{ id: number }>; nextCursor: string }>(
+        `/admin/plays?state=all&uid=${p[0].uid}&limit=2`,
+      );
       expect(first.body.items.map((play) => play.id)).toEqual(ids.slice(0, 2));
-      const second = await app.admin.get<{ items: Array<{ id: number }> }>(`/admin/plays?state=all&uid=${p[0].uid}&limit=2&cursor=${first.body.nextCursor}`);
+      const second = await app.admin.get<{ items: Array<{ id: number }> }>(
+        `/admin/plays?state=all&uid=${p[0].uid}&limit=2&cursor=${first.body.nextCursor}`,
+      );
       expect(second.body.items.map((play) => play.id)).toEqual(ids.slice(2, 4));
       expect((await app.admin.get(`/admin/plays/${ids[0]}`)).body).toMatchObject({ id: ids[0], uid: p[0].uid });
     });
 
     it.each([
       ['/admin/plays?state=pending', 'state must be one of flagged, approved, voided, all'],
-      ['/admin/plays?check=combo', 'check must be one of fullCombo, allPerfect, maxCombo, noteCount, perfectAccuracy, time'],
+      [
+        '/admin/plays?check=combo',
+        'check must be one of fullCombo, allPerfect, maxCombo, noteCount, perfectAccuracy, time',
+      ],
       ['/admin/plays?uid=abc', 'uid must be a positive integer'],
       ['/admin/plays?limit=201', 'limit must be an integer from 1 to 200'],
       ['/admin/plays?cursor=bm9wZTox', 'cursor must be the nextCursor of a previous page of this list'],
@@ -239,11 +379,19 @@ describe('Score integrity', () => {
         expect(response.status).toBe(404);
         expect(response.body).toEqual({ error: 'NOT_FOUND', message: 'No play with id 999999999' });
       }
-      const [play] = await app.sql<{ id: string }>('SELECT id FROM play_record WHERE uid = $1 AND voided_at IS NULL LIMIT 1', [p[1].uid]);
+      const [play] = await app.sql<{ id: string }>(
+        'SELECT id FROM play_record WHERE uid = $1 AND voided_at IS NULL LIMIT 1',
+        [p[1].uid],
+      );
       const bad = await app.admin.post(`/admin/plays/${play.id}/void`, { reason: 'x'.repeat(201) });
       expect(bad.status).toBe(400);
-      expect(bad.body).toEqual({ error: 'BAD_REQUEST', message: 'reason must be shorter than or equal to 200 characters' });
-      expect(await app.sql('SELECT voided_at FROM play_record WHERE id = $1', [play.id])).toEqual([{ voided_at: null }]);
+      expect(bad.body).toEqual({
+        error: 'BAD_REQUEST',
+        message: 'reason must be shorter than or equal to 200 characters',
+      });
+      expect(await app.sql('SELECT voided_at FROM play_record WHERE id = $1', [play.id])).toEqual([
+        { voided_at: null },
+      ]);
     });
 
     it('needs the admin token', async () => {
@@ -273,12 +421,24 @@ describe('Score integrity', () => {
     const first = await onlinePlayer(a, serverA);
     const second = await onlinePlayer(b, serverB);
     const send = (app: TestApp, s: TestServerSession, player: TestPlayerSession, overrides: Record<string, unknown>) =>
-      app.http.post('/player/upload', record(s, player, gameplayPayload(460, nextTime(), overrides)), { token: s.accessToken }).then((r) => r.body as Record<string, unknown>);
+      app.http
+        .post('/player/upload', record(s, player, gameplayPayload(460, nextTime(), overrides)), {
+          token: s.accessToken,
+        })
+        .then((r) => r.body as Record<string, unknown>);
     expect(await send(a, serverA, first, { acc: 100 })).toMatchObject({ trackRank: 1 });
     expect(await send(b, serverB, second, { acc: 99 })).toMatchObject({ trackRank: 2 });
-    const [best] = await a.sql<{ record_id: string }>('SELECT record_id FROM player_chart_best WHERE uid = $1', [first.uid]);
+    const [best] = await a.sql<{ record_id: string }>('SELECT record_id FROM player_chart_best WHERE uid = $1', [
+      first.uid,
+    ]);
     expect((await a.admin.post(`/admin/plays/${best.record_id}/void`, {})).status).toBe(200);
-    expect(await send(b, serverB, second, { acc: 10, pass: false })).toMatchObject({ trackRank: 1, siteRank: expect.any(Number) });
-    expect(await send(a, serverA, second.uid === first.uid ? first : first, { acc: 10, pass: false })).toMatchObject({ trackRank: null, siteRank: null });
+    expect(await send(b, serverB, second, { acc: 10, pass: false })).toMatchObject({
+      trackRank: 1,
+      siteRank: expect.any(Number),
+    });
+    expect(await send(a, serverA, second.uid === first.uid ? first : first, { acc: 10, pass: false })).toMatchObject({
+      trackRank: null,
+      siteRank: null,
+    });
   });
 });

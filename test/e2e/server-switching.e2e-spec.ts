@@ -37,7 +37,11 @@ describe('Server switching (PUT /admin/session-handover)', () => {
     return response.body as Record<string, unknown>;
   };
   const tokenLogin = (server: TestServerSession, player: TestPlayer) =>
-    app.http.post('/player/login', { mode: 'TOKEN', version: 1, authToken: player.netToken }, { token: server.accessToken });
+    app.http.post(
+      '/player/login',
+      { mode: 'TOKEN', version: 1, authToken: player.netToken },
+      { token: server.accessToken },
+    );
   const sessionsOf = (uid: number) =>
     app.sql<{ server_id: number; logout_reason: string | null }>(
       `SELECT s.server_id, p.logout_reason FROM player_session p JOIN server_session s ON s.id = p.server_session_id WHERE p.uid = $1 ORDER BY p.created_at`,
@@ -62,9 +66,13 @@ describe('Server switching (PUT /admin/session-handover)', () => {
   });
 
   describe('all servers one network', () => {
-    it('hands the session over: B gets the profile, A is told to kick the player, A\'s token is dead', async () => {
+    it("hands the session over: B gets the profile, A is told to kick the player, A's token is dead", async () => {
       const [a, b] = [await onlineServer(app), await onlineServer(app)];
-      expect(await setHandover({ mode: 'all' })).toEqual({ mode: 'all', groups: [], modes: ['ONLINE', 'TOKEN', 'OFFLINE_REFRESH'] });
+      expect(await setHandover({ mode: 'all' })).toEqual({
+        mode: 'all',
+        groups: [],
+        modes: ['ONLINE', 'TOKEN', 'OFFLINE_REFRESH'],
+      });
       const player = await createPlayer(app);
       const onA = await loginPlayer(app, a, player);
       const socketA = await socketOf(a);
@@ -84,17 +92,34 @@ describe('Server switching (PUT /admin/session-handover)', () => {
       await sleep(200);
       expect(socketB.frames.filter((frame) => frame.event === 'kick_player')).toEqual([]);
       // Sent live only, never kept for a later socket of A (the player may come back to A).
-      expect(await app.sql('SELECT 1 FROM realtime_outbox WHERE server_session_id IN (SELECT id FROM server_session WHERE server_id = $1)', [a.serverID])).toEqual([]);
+      expect(
+        await app.sql(
+          'SELECT 1 FROM realtime_outbox WHERE server_session_id IN (SELECT id FROM server_session WHERE server_id = $1)',
+          [a.serverID],
+        ),
+      ).toEqual([]);
 
       // A's token is dead (its late logout too: the player already left); B's works.
-      const optionsOnA = await app.http.post('/player/options', { uid: player.uid, accessToken: onA.accessToken, options: {} }, { token: a.accessToken });
+      const optionsOnA = await app.http.post(
+        '/player/options',
+        { uid: player.uid, accessToken: onA.accessToken, options: {} },
+        { token: a.accessToken },
+      );
       expect(optionsOnA.status).toBe(401);
-      const lateLogout = await app.http.post('/player/logout', { uid: player.uid, accessToken: onA.accessToken }, { token: a.accessToken });
+      const lateLogout = await app.http.post(
+        '/player/logout',
+        { uid: player.uid, accessToken: onA.accessToken },
+        { token: a.accessToken },
+      );
       expect(lateLogout.status).toBe(401);
       const play = gameplayPayload(101, Date.now() - 60_000);
       const upload = await app.http.post(
         '/player/upload',
-        { player: { playerUID: player.uid, accessToken: viaB.body.accessToken, timestamp: play.time + 10 }, server: { serverID: b.serverID, serverName: b.body.serverName, country: 'DE' }, payload: play },
+        {
+          player: { playerUID: player.uid, accessToken: viaB.body.accessToken, timestamp: play.time + 10 },
+          server: { serverID: b.serverID, serverName: b.body.serverName, country: 'DE' },
+          payload: play,
+        },
         { token: b.accessToken },
       );
       expect(upload.status).toBe(200);
@@ -121,11 +146,16 @@ describe('Server switching (PUT /admin/session-handover)', () => {
 
     it('only for the listed login modes', async () => {
       const [a, b] = [await onlineServer(app), await onlineServer(app)];
-      expect(await setHandover({ mode: 'all', modes: ['TOKEN'] })).toEqual({ mode: 'all', groups: [], modes: ['TOKEN'] });
+      expect(await setHandover({ mode: 'all', modes: ['TOKEN'] })).toEqual({
+        mode: 'all',
+        groups: [],
+        modes: ['TOKEN'],
+      });
       const uuid = randomUuid();
       const username = `Sw${uuid.slice(0, 8)}`;
       idp.addAccount(uuid, username);
-      const online = (server: TestServerSession) => app.http.post('/player/login', { mode: 'ONLINE', version: 1, uuid, username }, { token: server.accessToken });
+      const online = (server: TestServerSession) =>
+        app.http.post('/player/login', { mode: 'ONLINE', version: 1, uuid, username }, { token: server.accessToken });
       expect((await online(a)).status).toBe(200);
       expect((await online(b)).status).toBe(409);
     });
@@ -135,7 +165,15 @@ describe('Server switching (PUT /admin/session-handover)', () => {
     it('hands over inside a group and answers 409 across groups', async () => {
       const [a, b, c] = [await onlineServer(app), await onlineServer(app), await onlineServer(app)];
       const d = await onlineServer(app);
-      expect(await setHandover({ mode: 'groups', groups: [{ name: 'eu', serverIDs: [a.serverID, b.serverID, b.serverID] }, { name: 'us', serverIDs: [c.serverID, d.serverID] }] })).toEqual({
+      expect(
+        await setHandover({
+          mode: 'groups',
+          groups: [
+            { name: 'eu', serverIDs: [a.serverID, b.serverID, b.serverID] },
+            { name: 'us', serverIDs: [c.serverID, d.serverID] },
+          ],
+        }),
+      ).toEqual({
         mode: 'groups',
         groups: [
           { name: 'eu', serverIDs: [a.serverID, b.serverID] },
@@ -158,22 +196,47 @@ describe('Server switching (PUT /admin/session-handover)', () => {
     it.each([
       ['an unknown mode', { mode: 'some' }, 'mode must be one of the following values: off, all, groups'],
       ['groups without any group', { mode: 'groups' }, 'groups: at least one group is needed with mode groups'],
-      ['groups with mode all', { mode: 'all', groups: [{ name: 'x', serverIDs: [1, 2] }] }, 'groups: only with mode groups (mode is all)'],
-      ['a group of one server', { mode: 'groups', groups: [{ name: 'x', serverIDs: [1, 1] }] }, 'groups: x needs at least two different servers'],
-      ['a bad group name', { mode: 'groups', groups: [{ name: 'a b', serverIDs: [1, 2] }] }, 'groups.0.name must be 1-64 characters of A-Z, a-z, 0-9, _, . and -'],
-      ['a server id of 0', { mode: 'groups', groups: [{ name: 'x', serverIDs: [0, 2] }] }, 'groups.0.serverIDs must be integers from 1 to 2147483647'],
-      ['an unknown login mode', { mode: 'all', modes: ['PASSWORD'] }, 'modes: each value in modes must be one of the following values: ONLINE, TOKEN, OFFLINE_REFRESH'],
+      [
+        'groups with mode all',
+        { mode: 'all', groups: [{ name: 'x', serverIDs: [1, 2] }] },
+        'groups: only with mode groups (mode is all)',
+      ],
+      [
+        'a group of one server',
+        { mode: 'groups', groups: [{ name: 'x', serverIDs: [1, 1] }] },
+        'groups: x needs at least two different servers',
+      ],
+      [
+        'a bad group name',
+        { mode: 'groups', groups: [{ name: 'a b', serverIDs: [1, 2] }] },
+        'groups.0.name must be 1-64 characters of A-Z, a-z, 0-9, _, . and -',
+      ],
+      [
+        'a server id of 0',
+        { mode: 'groups', groups: [{ name: 'x', serverIDs: [0, 2] }] },
+        'groups.0.serverIDs must be integers from 1 to 2147483647',
+      ],
+      [
+        'an unknown login mode',
+        { mode: 'all', modes: ['PASSWORD'] },
+        'modes: each value in modes must be one of the following values: ONLINE, TOKEN, OFFLINE_REFRESH',
+      ],
       ['an unknown field', { mode: 'all', network: 'x' }, 'property network should not exist'],
     ])('answers 400 for %s and keeps the setting', async (_label, body, message) => {
       const response = await app.admin.put('/admin/session-handover', body);
       expect(response.status).toBe(400);
       expect(response.body).toEqual({ error: 'BAD_REQUEST', message: expect.stringContaining(message) });
-      expect(await app.sql(`SELECT value->>'mode' AS mode FROM service_setting WHERE key = 'session_handover'`)).toEqual([{ mode: 'off' }]);
+      expect(
+        await app.sql(`SELECT value->>'mode' AS mode FROM service_setting WHERE key = 'session_handover'`),
+      ).toEqual([{ mode: 'off' }]);
     });
 
     it('answers 400 naming unknown servers and a server in two groups', async () => {
       const [a, b] = [await onlineServer(app), await onlineServer(app)];
-      const unknown = await app.admin.put('/admin/session-handover', { mode: 'groups', groups: [{ name: 'x', serverIDs: [a.serverID, 99_999_999] }] });
+      const unknown = await app.admin.put('/admin/session-handover', {
+        mode: 'groups',
+        groups: [{ name: 'x', serverIDs: [a.serverID, 99_999_999] }],
+      });
       expect(unknown.body).toEqual({ error: 'BAD_REQUEST', message: 'groups: no server with id 99999999' });
       const twice = await app.admin.put('/admin/session-handover', {
         mode: 'groups',
@@ -189,7 +252,9 @@ describe('Server switching (PUT /admin/session-handover)', () => {
       const response = await app.http.put('/admin/session-handover', { mode: 'all' }, { token: null });
       expect(response.status).toBe(401);
       expect(response.body).toEqual({ error: 'UNAUTHORIZED', message: expect.any(String) });
-      expect(await app.sql(`SELECT value->>'mode' AS mode FROM service_setting WHERE key = 'session_handover'`)).toEqual([{ mode: 'off' }]);
+      expect(
+        await app.sql(`SELECT value->>'mode' AS mode FROM service_setting WHERE key = 'session_handover'`),
+      ).toEqual([{ mode: 'off' }]);
     });
   });
 });

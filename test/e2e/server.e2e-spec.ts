@@ -18,7 +18,11 @@ describe('Server sessions (POST /server/login, GET /server/refresh, POST /server
   describe('POST /server/login', () => {
     it('answers the server session and stores only the token hash', async () => {
       const server = await createServer(app, { country: 'FR', ip: '203.0.113.7' });
-      const response = await app.http.post('/server/login', { pluginVersion: 12, pluginSHA: 'abc123' }, { token: server.bootstrapToken });
+      const response = await app.http.post(
+        '/server/login',
+        { pluginVersion: 12, pluginSHA: 'abc123' },
+        { token: server.bootstrapToken },
+      );
 
       expect(response.status).toBe(200);
       expect(response.body).toEqual({
@@ -35,7 +39,9 @@ describe('Server sessions (POST /server/login, GET /server/refresh, POST /server
         'SELECT token_hash, plugin_version, plugin_sha, ended_at FROM server_session WHERE server_id = $1',
         [server.serverID],
       );
-      expect(rows).toEqual([{ token_hash: sha256(response.body.accessToken), plugin_version: 12, plugin_sha: 'abc123', ended_at: null }]);
+      expect(rows).toEqual([
+        { token_hash: sha256(response.body.accessToken), plugin_version: 12, plugin_sha: 'abc123', ended_at: null },
+      ]);
       const stored = await app.sql('SELECT token_hash FROM server_credential WHERE server_id = $1', [server.serverID]);
       expect(stored).toEqual([{ token_hash: sha256(server.bootstrapToken) }]);
     });
@@ -80,7 +86,11 @@ describe('Server sessions (POST /server/login, GET /server/refresh, POST /server
 
     it('does not accept a server access token as bootstrap token', async () => {
       const session = await onlineServer(app);
-      const response = await app.http.post('/server/login', { pluginVersion: 1, pluginSHA: 'x' }, { token: session.accessToken });
+      const response = await app.http.post(
+        '/server/login',
+        { pluginVersion: 1, pluginSHA: 'x' },
+        { token: session.accessToken },
+      );
       expect(response.status).toBe(401);
     });
 
@@ -124,12 +134,18 @@ describe('Server sessions (POST /server/login, GET /server/refresh, POST /server
     it('keeps exactly one open session under concurrent logins of one server', async () => {
       const server = await createServer(app);
       const responses = await Promise.all(
-        Array.from({ length: 8 }, () => app.http.post('/server/login', { pluginVersion: 1, pluginSHA: 'x' }, { token: server.bootstrapToken })),
+        Array.from({ length: 8 }, () =>
+          app.http.post('/server/login', { pluginVersion: 1, pluginSHA: 'x' }, { token: server.bootstrapToken }),
+        ),
       );
       expect(responses.map((r) => r.status)).toEqual(Array(8).fill(200));
-      const open = await app.sql('SELECT id FROM server_session WHERE server_id = $1 AND ended_at IS NULL', [server.serverID]);
+      const open = await app.sql('SELECT id FROM server_session WHERE server_id = $1 AND ended_at IS NULL', [
+        server.serverID,
+      ]);
       expect(open).toHaveLength(1);
-      const valid = await Promise.all(responses.map((r) => app.http.get('/server/refresh', { token: r.body.accessToken })));
+      const valid = await Promise.all(
+        responses.map((r) => app.http.get('/server/refresh', { token: r.body.accessToken })),
+      );
       expect(valid.filter((r) => r.status === 200)).toHaveLength(1);
     });
   });
@@ -205,7 +221,9 @@ describe('Server token lifetime and refresh grace', () => {
     await sleep(1500);
     const refreshed = await app.http.get('/server/refresh', { token: session.accessToken });
     expect(refreshed.status).toBe(200);
-    const rows = await app.sql('SELECT count(*)::int AS n FROM server_session WHERE server_id = $1', [session.serverID]);
+    const rows = await app.sql('SELECT count(*)::int AS n FROM server_session WHERE server_id = $1', [
+      session.serverID,
+    ]);
     expect(rows).toEqual([{ n: 1 }]);
     expect((await app.http.post('/server/logout', undefined, { token: refreshed.body.accessToken })).status).toBe(204);
   });

@@ -42,7 +42,9 @@ async function storedHistory(databaseEnv: Record<string, string>): Promise<Array
   const client = new Client({ connectionString: embedded?.url ?? databaseEnv.DATABASE_URL });
   await client.connect();
   try {
-    return (await client.query<{ uid: string; watt_hour: string }>('SELECT uid::text, watt_hour::text FROM balance_history')).rows;
+    return (
+      await client.query<{ uid: string; watt_hour: string }>('SELECT uid::text, watt_hour::text FROM balance_history')
+    ).rows;
   } finally {
     await client.end();
     await embedded?.stop();
@@ -70,7 +72,11 @@ describe('Graceful shutdown: SIGTERM to a real service process under load', () =
         method: 'POST',
         path: '/player/economy',
         agent: false,
-        headers: { Authorization: `Bearer ${session.accessToken}`, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(slowBody) },
+        headers: {
+          Authorization: `Bearer ${session.accessToken}`,
+          'Content-Type': 'application/json',
+          'Content-Length': Buffer.byteLength(slowBody),
+        },
       });
       const slowAnswer = new Promise<{ status: number; body: unknown }>((resolve, reject) => {
         slowRequest.once('response', (response) => {
@@ -87,11 +93,15 @@ describe('Graceful shutdown: SIGTERM to a real service process under load', () =
       let signaled = false;
       let nextValue = 0;
       const worker = async (player: TestPlayerSession) => {
-        for (let sinceSignal = 0; sinceSignal < 500; ) {
+        for (let sinceSignal = 0; sinceSignal < 500;) {
           const wattHour = ++nextValue;
           const afterSignal = signaled;
           try {
-            const response = await clients.http.post('/player/economy', { uid: player.uid, accessToken: player.accessToken, wattHour }, { token: session.accessToken });
+            const response = await clients.http.post(
+              '/player/economy',
+              { uid: player.uid, accessToken: player.accessToken, wattHour },
+              { token: session.accessToken },
+            );
             attempts.push({ uid: player.uid, wattHour, afterSignal, outcome: response.status });
           } catch (error) {
             attempts.push({ uid: player.uid, wattHour, afterSignal, outcome: networkCode(error) });
@@ -117,12 +127,15 @@ describe('Graceful shutdown: SIGTERM to a real service process under load', () =
 
       // Every answer was a 200 or a refused/closed connection: nothing failed half-way (no 5xx).
       const outcomes = new Set(attempts.map((attempt) => attempt.outcome));
-      for (const outcome of outcomes) expect([200, 'ECONNREFUSED', 'ECONNRESET', 'UND_ERR_SOCKET', 'other side closed']).toContain(outcome);
+      for (const outcome of outcomes)
+        expect([200, 'ECONNREFUSED', 'ECONNRESET', 'UND_ERR_SOCKET', 'other side closed']).toContain(outcome);
       expect(attempts.some((attempt) => attempt.afterSignal && attempt.outcome !== 200)).toBe(true);
 
       // Every acknowledged write is stored, including the one in flight at the signal.
       const stored = new Set((await storedHistory(database.env)).map((row) => `${row.uid}:${row.watt_hour}`));
-      const acknowledged = attempts.filter((attempt) => attempt.outcome === 200).map((attempt) => `${attempt.uid}:${attempt.wattHour}`);
+      const acknowledged = attempts
+        .filter((attempt) => attempt.outcome === 200)
+        .map((attempt) => `${attempt.uid}:${attempt.wattHour}`);
       expect(acknowledged.filter((key) => !stored.has(key))).toEqual([]);
       expect(stored.has(`${slowPlayer.uid}:999999`)).toBe(true);
     } finally {

@@ -56,13 +56,20 @@ const SMOKE_CALLS = [
 ];
 
 /** Runs the simulator's command line; resolves with its exit code and output. */
-function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(ROOT, 'bench', 'simulate', 'main.ts'), ...args], {
-      cwd: ROOT,
-      env: { ...process.env, TS_NODE_TRANSPILE_ONLY: 'true', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['-r', 'ts-node/register/transpile-only', join(ROOT, 'bench', 'simulate', 'main.ts'), ...args],
+      {
+        cwd: ROOT,
+        env: { ...process.env, TS_NODE_TRANSPILE_ONLY: 'true', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -93,7 +100,12 @@ describe('plugin simulator', () => {
 
   describe('--smoke', () => {
     it('makes every call once and gets the expected answer to each', async () => {
-      const report = await runSmoke({ url: app.baseUrl, adminToken: ADMIN_TOKEN, identityProvider: true, selfStarted: true });
+      const report = await runSmoke({
+        url: app.baseUrl,
+        adminToken: ADMIN_TOKEN,
+        identityProvider: true,
+        selfStarted: true,
+      });
 
       expect(report.steps.filter((step) => step.status !== 'ok')).toEqual([]);
       // The four catalog loads run in parallel, so the order of their steps varies.
@@ -105,17 +117,24 @@ describe('plugin simulator', () => {
       expect(plays).toEqual([{ level_id: 990_001, acc: 99.5 }]);
       const balances = await app.sql<{ watt_hour: string }>('SELECT watt_hour FROM player_balance');
       expect(balances).toEqual([{ watt_hour: '4321' }]);
-      const open = await app.sql<{ n: number }>('SELECT count(*)::int AS n FROM player_session WHERE logged_out_at IS NULL');
+      const open = await app.sql<{ n: number }>(
+        'SELECT count(*)::int AS n FROM player_session WHERE logged_out_at IS NULL',
+      );
       expect(open).toEqual([{ n: 0 }]);
       expect(idp.lookups()).toBe(1);
     });
 
     it('fails at the first call answered otherwise, naming it (wrong admin token)', async () => {
       const lines: string[] = [];
-      const report = await runSmoke({ url: app.baseUrl, adminToken: 'not-the-admin-token-0000', identityProvider: true, selfStarted: true }, (line) => lines.push(line));
+      const report = await runSmoke(
+        { url: app.baseUrl, adminToken: 'not-the-admin-token-0000', identityProvider: true, selfStarted: true },
+        (line) => lines.push(line),
+      );
 
       expect(report.ok).toBe(false);
-      expect(report.steps).toEqual([expect.objectContaining({ call: 'POST /admin/servers', status: 'failed', expected: '201', got: '401' })]);
+      expect(report.steps).toEqual([
+        expect.objectContaining({ call: 'POST /admin/servers', status: 'failed', expected: '201', got: '401' }),
+      ]);
       expect(lines).toEqual([expect.stringMatching(/^FAIL {2}POST \/admin\/servers: expected 201, got 401/)]);
     });
 
@@ -124,7 +143,11 @@ describe('plugin simulator', () => {
       let brokenUrl: string;
 
       beforeAll(async () => {
-        broken = createServer((_req, res) => res.writeHead(500, { 'Content-Type': 'application/json' }).end('{"error":"INTERNAL_ERROR","message":"Internal error"}'));
+        broken = createServer((_req, res) =>
+          res
+            .writeHead(500, { 'Content-Type': 'application/json' })
+            .end('{"error":"INTERNAL_ERROR","message":"Internal error"}'),
+        );
         await new Promise<void>((resolve) => broken.listen(0, '127.0.0.1', resolve));
         brokenUrl = `http://127.0.0.1:${(broken.address() as AddressInfo).port}`;
       });
@@ -143,12 +166,21 @@ describe('plugin simulator', () => {
       });
 
       it('reports the failure in --json too', async () => {
-        const result = await runCli(['--smoke', '--json', '--url', brokenUrl, '--admin-token', 'any-admin-token-0123456789']);
+        const result = await runCli([
+          '--smoke',
+          '--json',
+          '--url',
+          brokenUrl,
+          '--admin-token',
+          'any-admin-token-0123456789',
+        ]);
 
         expect(result.code).toBe(1);
         const report = JSON.parse(result.stdout) as { ok: boolean; steps: unknown[]; metrics: { unexpected: number } };
         expect(report.ok).toBe(false);
-        expect(report.steps).toEqual([expect.objectContaining({ call: 'POST /admin/servers', status: 'failed', got: '500' })]);
+        expect(report.steps).toEqual([
+          expect.objectContaining({ call: 'POST /admin/servers', status: 'failed', got: '500' }),
+        ]);
         expect(report.metrics.unexpected).toBe(1);
       });
     });
@@ -158,17 +190,39 @@ describe('plugin simulator', () => {
     it('hands out pack URLs that keep working over many download-link lifetimes (--pack-links --link-ttl)', async () => {
       // The simulator starts the service from src on a fresh embedded database, download links living 2 s.
       const result = await runCli(
-        ['--source', 'src', '--servers', '2', '--players', '3', '--minutes', '0.4', '--churn', '0', '--chat-per-minute', '0', '--pack-links', '--link-ttl', '2', '--json'],
+        [
+          '--source',
+          'src',
+          '--servers',
+          '2',
+          '--players',
+          '3',
+          '--minutes',
+          '0.4',
+          '--churn',
+          '0',
+          '--chat-per-minute',
+          '0',
+          '--pack-links',
+          '--link-ttl',
+          '2',
+          '--json',
+        ],
         { DATABASE_URL: '', REDIS_URL: '' },
       );
       expect(result.stderr).not.toMatch(/simulator failed/);
       expect(result.code).toBe(0);
-      const report = JSON.parse(result.stdout) as { packLinks: { checks: number; oldestOkSeconds: number }; metrics: { unexpected: number; calls: Array<{ call: string; byStatus: Record<string, number> }> } };
+      const report = JSON.parse(result.stdout) as {
+        packLinks: { checks: number; oldestOkSeconds: number };
+        metrics: { unexpected: number; calls: Array<{ call: string; byStatus: Record<string, number> }> };
+      };
       expect(report.metrics.unexpected).toBe(0);
       // Every player joined at the start and again after the restart half-way (12 s = 6 link lifetimes later), fetching the boot-time URL each time.
       expect(report.packLinks.checks).toBeGreaterThanOrEqual(6 + 3);
       expect(report.packLinks.oldestOkSeconds).toBeGreaterThan(4 * 2);
-      expect(report.metrics.calls.find((call) => call.call === 'HEAD pack url (from server login)')?.byStatus).toEqual({ '200': report.packLinks.checks });
+      expect(report.metrics.calls.find((call) => call.call === 'HEAD pack url (from server login)')?.byStatus).toEqual({
+        '200': report.packLinks.checks,
+      });
     }, 120_000);
 
     it('moves players between servers of one network like a proxy, without an unexpected answer', async () => {
@@ -192,7 +246,8 @@ describe('plugin simulator', () => {
       try {
         await network.provision();
         await network.start();
-        for (let i = 0; i < 600 && network.switches.done < 4; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+        for (let i = 0; i < 600 && network.switches.done < 4; i++)
+          await new Promise((resolve) => setTimeout(resolve, 100));
         expect(network.switches.done).toBeGreaterThanOrEqual(4);
       } finally {
         await network.stop({ logoutPlayers: true });
@@ -204,7 +259,9 @@ describe('plugin simulator', () => {
       // Every switch: the new server's login took the session over, the old server's logout found it ended.
       expect(counts['POST /player/logout (after a handover)']).toBeGreaterThanOrEqual(network.switches.done);
       expect(report.events['kick_player handover']).toBeGreaterThanOrEqual(1);
-      const handedOver = await app.sql<{ n: number }>(`SELECT count(*)::int AS n FROM player_session WHERE logout_reason = 'handover'`);
+      const handedOver = await app.sql<{ n: number }>(
+        `SELECT count(*)::int AS n FROM player_session WHERE logout_reason = 'handover'`,
+      );
       expect(handedOver[0].n).toBeGreaterThanOrEqual(network.switches.done);
       // Leave the spec's 409 in force for the other tests of this app.
       expect((await app.admin.put('/admin/session-handover', { mode: 'off' })).status).toBe(200);
@@ -232,7 +289,8 @@ describe('plugin simulator', () => {
       expect(network.onlinePlayers).toBe(6);
 
       network.setUploadRate(20);
-      for (let i = 0; i < 300 && network.metrics.count('POST /player/upload') < 5; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      for (let i = 0; i < 300 && network.metrics.count('POST /player/upload') < 5; i++)
+        await new Promise((resolve) => setTimeout(resolve, 100));
       network.setUploadRate(0);
       const burst = await network.restart();
       expect(burst).toEqual(expect.objectContaining({ servers: 2, players: 6, failedLogins: 0 }));
@@ -256,7 +314,9 @@ describe('plugin simulator', () => {
       );
       expect(counts['POST /player/upload']).toBeGreaterThanOrEqual(5);
       expect(report.events).toEqual(expect.objectContaining({ 'ws close 4002 (replaced on purpose)': 4 }));
-      const open = await app.sql<{ n: number }>('SELECT count(*)::int AS n FROM player_session WHERE logged_out_at IS NULL');
+      const open = await app.sql<{ n: number }>(
+        'SELECT count(*)::int AS n FROM player_session WHERE logged_out_at IS NULL',
+      );
       expect(open).toEqual([{ n: 0 }]);
     });
   });

@@ -16,7 +16,11 @@ describe('TLS (TLS_CERT_FILE / TLS_KEY_FILE): HTTPS and WSS, TLS 1.3 only', () =
   let port: number;
 
   /** One HTTPS request trusting the test certificate; answers the negotiated protocol too. */
-  const request = (method: string, path: string, options: { token?: string; body?: unknown; maxVersion?: SecureVersion } = {}) =>
+  const request = (
+    method: string,
+    path: string,
+    options: { token?: string; body?: unknown; maxVersion?: SecureVersion } = {},
+  ) =>
     new Promise<TlsResponse>((resolve, reject) => {
       const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
       const req = httpsRequest(
@@ -30,7 +34,9 @@ describe('TLS (TLS_CERT_FILE / TLS_KEY_FILE): HTTPS and WSS, TLS 1.3 only', () =
           agent: false,
           headers: {
             ...(options.token ? { Authorization: `Bearer ${options.token}` } : {}),
-            ...(payload === undefined ? {} : { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) }),
+            ...(payload === undefined
+              ? {}
+              : { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) }),
           },
         },
         (res) => {
@@ -61,10 +67,13 @@ describe('TLS (TLS_CERT_FILE / TLS_KEY_FILE): HTTPS and WSS, TLS 1.3 only', () =
 
   it('refuses a client limited to TLS 1.2 in the handshake (protocol_version alert)', async () => {
     const failure = await new Promise<Error>((resolve, reject) => {
-      const socket = tlsConnect({ host: '127.0.0.1', port, ca: certificate.cert, minVersion: 'TLSv1.2', maxVersion: 'TLSv1.2' }, () => {
-        socket.destroy();
-        reject(new Error(`the TLS 1.2 handshake succeeded (${String(socket.getProtocol())})`));
-      });
+      const socket = tlsConnect(
+        { host: '127.0.0.1', port, ca: certificate.cert, minVersion: 'TLSv1.2', maxVersion: 'TLSv1.2' },
+        () => {
+          socket.destroy();
+          reject(new Error(`the TLS 1.2 handshake succeeded (${String(socket.getProtocol())})`));
+        },
+      );
       socket.on('error', resolve);
     });
     expect((failure as NodeJS.ErrnoException).code).toBe('ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION');
@@ -79,18 +88,30 @@ describe('TLS (TLS_CERT_FILE / TLS_KEY_FILE): HTTPS and WSS, TLS 1.3 only', () =
   });
 
   it('serves the API and the WebSocket (WSS) on the same port: login, then a resume_session ack over TLS 1.3', async () => {
-    const server = await request('POST', '/admin/servers', { token: ADMIN_TOKEN, body: { name: 'tls-server', country: 'DE' } });
+    const server = await request('POST', '/admin/servers', {
+      token: ADMIN_TOKEN,
+      body: { name: 'tls-server', country: 'DE' },
+    });
     expect(server.status).toBe(201);
-    const login = await request('POST', '/server/login', { token: server.body.bootstrapToken, body: { pluginVersion: 10, pluginSHA: 'sha-test' } });
+    const login = await request('POST', '/server/login', {
+      token: server.body.bootstrapToken,
+      body: { pluginVersion: 10, pluginSHA: 'sha-test' },
+    });
     expect(login.status).toBe(200);
     // The service advertises secure addresses (PUBLIC_BASE_URL defaults to https with TLS; the test's PORT is 0).
     expect(login.body.wsServer).toBe('wss://localhost:0/ws');
     const player = await request('POST', '/admin/players', { token: ADMIN_TOKEN, body: { username: 'tls_player' } });
     const netToken = await request('POST', `/admin/players/${player.body.uid}/net-token`, { token: ADMIN_TOKEN });
-    const playerLogin = await request('POST', '/player/login', { token: login.body.accessToken, body: { mode: 'TOKEN', version: 1, authToken: netToken.body.netToken } });
+    const playerLogin = await request('POST', '/player/login', {
+      token: login.body.accessToken,
+      body: { mode: 'TOKEN', version: 1, authToken: netToken.body.netToken },
+    });
     expect(playerLogin.status).toBe(200);
 
-    const socket = new WebSocket(`wss://127.0.0.1:${port}/ws`, { ca: certificate.cert, headers: { Authorization: `Bearer ${login.body.accessToken}` } });
+    const socket = new WebSocket(`wss://127.0.0.1:${port}/ws`, {
+      ca: certificate.cert,
+      headers: { Authorization: `Bearer ${login.body.accessToken}` },
+    });
     try {
       let protocol: string | null = null;
       socket.once('upgrade', (response) => (protocol = (response.socket as TLSSocket).getProtocol()));
@@ -99,8 +120,15 @@ describe('TLS (TLS_CERT_FILE / TLS_KEY_FILE): HTTPS and WSS, TLS 1.3 only', () =
         socket.once('error', reject);
       });
       expect(protocol).toBe('TLSv1.3');
-      const ack = new Promise<unknown>((resolve) => socket.once('message', (data: Buffer) => resolve(JSON.parse(data.toString('utf8')))));
-      socket.send(JSON.stringify({ event: 'resume_session', data: { uid: player.body.uid, accessToken: playerLogin.body.accessToken } }));
+      const ack = new Promise<unknown>((resolve) =>
+        socket.once('message', (data: Buffer) => resolve(JSON.parse(data.toString('utf8')))),
+      );
+      socket.send(
+        JSON.stringify({
+          event: 'resume_session',
+          data: { uid: player.body.uid, accessToken: playerLogin.body.accessToken },
+        }),
+      );
       expect(await ack).toEqual({ event: 'resume_session', data: { uid: player.body.uid, ok: true, expiresIn: 600 } });
     } finally {
       socket.terminate();

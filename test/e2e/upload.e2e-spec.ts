@@ -20,7 +20,8 @@ const nextTime = () => (clock += 1_000);
 
 type Payload = GameplayPayload;
 
-const gameplay = (levelID: number, overrides: Record<string, unknown> = {}): Payload => gameplayPayload(levelID, nextTime(), overrides);
+const gameplay = (levelID: number, overrides: Record<string, unknown> = {}): Payload =>
+  gameplayPayload(levelID, nextTime(), overrides);
 
 function record(server: TestServerSession, player: Pick<TestPlayerSession, 'uid' | 'accessToken'>, payload: Payload) {
   return {
@@ -30,13 +31,20 @@ function record(server: TestServerSession, player: Pick<TestPlayerSession, 'uid'
   };
 }
 
-const upload = (app: TestApp, server: TestServerSession, body: unknown) => app.http.post('/player/upload', body, { token: server.accessToken });
+const upload = (app: TestApp, server: TestServerSession, body: unknown) =>
+  app.http.post('/player/upload', body, { token: server.accessToken });
 
 /** PUT /admin/charts with active charts of the given constants. */
 async function putCharts(app: TestApp, charts: Array<[levelId: number, constant: number]>): Promise<void> {
   const response = await app.admin.put(
     '/admin/charts',
-    charts.map(([levelId, difficultyConstant]) => ({ levelId, name: `Chart ${levelId}`, difficultyConstant, version: '1.0', active: true })),
+    charts.map(([levelId, difficultyConstant]) => ({
+      levelId,
+      name: `Chart ${levelId}`,
+      difficultyConstant,
+      version: '1.0',
+      active: true,
+    })),
   );
   if (response.status !== 200) throw new Error(`putCharts: ${response.status} ${response.text}`);
 }
@@ -45,7 +53,11 @@ async function putCharts(app: TestApp, charts: Array<[levelId: number, constant:
  * The ranks by their definition (decisions.md §5), counted over the tables: the reference for
  * answers whose ranks depend on what other tests of the same app uploaded.
  */
-async function referenceRanks(app: TestApp, uid: number, levelId: number): Promise<{ siteRank: number | null; trackRank: number | null }> {
+async function referenceRanks(
+  app: TestApp,
+  uid: number,
+  levelId: number,
+): Promise<{ siteRank: number | null; trackRank: number | null }> {
   const banned = `EXISTS (SELECT 1 FROM player_ban b WHERE b.uid = x.uid AND b.lifted_at IS NULL AND (b.until IS NULL OR b.until > now()))`;
   const [row] = await app.sql<{ site: number | null; track: number | null }>(
     `SELECT (SELECT CASE WHEN me.uid IS NULL THEN NULL ELSE 1 + count(*) END FROM player_rating x
@@ -80,7 +92,14 @@ describe('POST /player/upload', () => {
   describe('a counted play', () => {
     it('answers ATP, ranks, play rating and personal best, and stores the record whole', async () => {
       const player = await onlinePlayer(app, server);
-      const payload = gameplay(101, { acc: 99.5, isRival: true, isWin: true, rivalUID: 77, rivalAcc: 98.25, isNewRecord: false });
+      const payload = gameplay(101, {
+        acc: 99.5,
+        isRival: true,
+        isWin: true,
+        rivalUID: 77,
+        rivalAcc: 98.25,
+        isNewRecord: false,
+      });
       const response = await upload(app, server, record(server, player, payload));
       expect(response.status).toBe(200);
       // 10 + 1 + (99.5 − 98)/2 = 11.75; ATP 11.75 / 30 = 0.39166… → 0.3917. The first ranked player of this app.
@@ -135,29 +154,62 @@ describe('POST /player/upload', () => {
         session_server: server.serverID,
       });
       // The best was first reached when the service accepted the record (ms), not at payload.time.
-      expect(await app.sql('SELECT level_id, acc, first_time_ms, record_id, rating, version FROM player_chart_best WHERE uid = $1', [player.uid])).toEqual([
-        { level_id: 101, acc: 99.5, first_time_ms: String(Math.floor((stored.received_at as Date).getTime())), record_id: stored.id, rating: 11.75, version: '1' },
+      expect(
+        await app.sql(
+          'SELECT level_id, acc, first_time_ms, record_id, rating, version FROM player_chart_best WHERE uid = $1',
+          [player.uid],
+        ),
+      ).toEqual([
+        {
+          level_id: 101,
+          acc: 99.5,
+          first_time_ms: String(Math.floor((stored.received_at as Date).getTime())),
+          record_id: stored.id,
+          rating: 11.75,
+          version: '1',
+        },
       ]);
-      expect(await app.sql('SELECT atp, version FROM player_rating WHERE uid = $1', [player.uid])).toEqual([{ atp: '0.3917', version: '1' }]);
+      expect(await app.sql('SELECT atp, version FROM player_rating WHERE uid = $1', [player.uid])).toEqual([
+        { atp: '0.3917', version: '1' },
+      ]);
     });
 
     it('decides the personal best itself: a worse play is not one, whatever isNewRecord says, and changes nothing', async () => {
       const player = await onlinePlayer(app, server);
       const first = await upload(app, server, record(server, player, gameplay(102, { acc: 98 })));
       expect(first.status).toBe(200);
-      expect(first.body).toEqual({ atp: 0.45, personalBest: true, playRating: 13.5, ...(await referenceRanks(app, player.uid, 102)) });
+      expect(first.body).toEqual({
+        atp: 0.45,
+        personalBest: true,
+        playRating: 13.5,
+        ...(await referenceRanks(app, player.uid, 102)),
+      });
 
       const worse = await upload(app, server, record(server, player, gameplay(102, { acc: 96.5, isNewRecord: true })));
       expect(worse.status).toBe(200);
       // 12.5 + 1.5/3 = 13
-      expect(worse.body).toEqual({ atp: 0.45, personalBest: false, playRating: 13, ...(await referenceRanks(app, player.uid, 102)) });
+      expect(worse.body).toEqual({
+        atp: 0.45,
+        personalBest: false,
+        playRating: 13,
+        ...(await referenceRanks(app, player.uid, 102)),
+      });
 
       const better = await upload(app, server, record(server, player, gameplay(102, { acc: 100, isNewRecord: false })));
       expect(better.status).toBe(200);
       // 14.5 / 30 = 0.48333…
-      expect(better.body).toEqual({ atp: 0.4833, personalBest: true, playRating: 14.5, ...(await referenceRanks(app, player.uid, 102)) });
-      expect(await app.sql('SELECT count(*)::int AS n FROM play_record WHERE uid = $1', [player.uid])).toEqual([{ n: 3 }]);
-      expect(await app.sql('SELECT acc, rating FROM player_chart_best WHERE uid = $1', [player.uid])).toEqual([{ acc: 100, rating: 14.5 }]);
+      expect(better.body).toEqual({
+        atp: 0.4833,
+        personalBest: true,
+        playRating: 14.5,
+        ...(await referenceRanks(app, player.uid, 102)),
+      });
+      expect(await app.sql('SELECT count(*)::int AS n FROM play_record WHERE uid = $1', [player.uid])).toEqual([
+        { n: 3 },
+      ]);
+      expect(await app.sql('SELECT acc, rating FROM player_chart_best WHERE uid = $1', [player.uid])).toEqual([
+        { acc: 100, rating: 14.5 },
+      ]);
     });
 
     it('stores a pass:false play but does not count it', async () => {
@@ -165,26 +217,56 @@ describe('POST /player/upload', () => {
       const failed = await upload(app, server, record(server, player, gameplay(101, { acc: 100, pass: false })));
       expect(failed.status).toBe(200);
       expect(failed.body).toEqual({ atp: 0, siteRank: null, trackRank: null, playRating: 0, personalBest: false });
-      expect(await app.sql('SELECT acc, pass FROM play_record WHERE uid = $1', [player.uid])).toEqual([{ acc: 100, pass: false }]);
-      expect(await app.sql('SELECT 1 FROM player_chart_best WHERE uid = $1 UNION ALL SELECT 1 FROM player_rating WHERE uid = $1', [player.uid])).toEqual([]);
+      expect(await app.sql('SELECT acc, pass FROM play_record WHERE uid = $1', [player.uid])).toEqual([
+        { acc: 100, pass: false },
+      ]);
+      expect(
+        await app.sql(
+          'SELECT 1 FROM player_chart_best WHERE uid = $1 UNION ALL SELECT 1 FROM player_rating WHERE uid = $1',
+          [player.uid],
+        ),
+      ).toEqual([]);
 
       const passed = await upload(app, server, record(server, player, gameplay(101, { acc: 95 })));
-      expect(passed.body).toEqual({ atp: 0.3333, personalBest: true, playRating: 10, ...(await referenceRanks(app, player.uid, 101)) });
+      expect(passed.body).toEqual({
+        atp: 0.3333,
+        personalBest: true,
+        playRating: 10,
+        ...(await referenceRanks(app, player.uid, 101)),
+      });
       const failedAgain = await upload(app, server, record(server, player, gameplay(101, { acc: 100, pass: false })));
-      expect(failedAgain.body).toEqual({ atp: 0.3333, personalBest: false, playRating: 0, ...(await referenceRanks(app, player.uid, 101)) });
+      expect(failedAgain.body).toEqual({
+        atp: 0.3333,
+        personalBest: false,
+        playRating: 0,
+        ...(await referenceRanks(app, player.uid, 101)),
+      });
     });
 
     it('averages the 30 best charts: a 31st lower chart changes nothing, a higher one replaces the lowest', async () => {
       const player = await onlinePlayer(app, server);
       const levels = Array.from({ length: 31 }, (_, i) => 5_000 + i);
-      await putCharts(app, levels.map((level, i) => [level, i === 30 ? 5 : 10] as [number, number]));
+      await putCharts(
+        app,
+        levels.map((level, i) => [level, i === 30 ? 5 : 10] as [number, number]),
+      );
       let last: Record<string, unknown> = {};
-      for (const level of levels.slice(0, 30)) last = (await upload(app, server, record(server, player, gameplay(level, { acc: 100 })))).body;
+      for (const level of levels.slice(0, 30))
+        last = (await upload(app, server, record(server, player, gameplay(level, { acc: 100 })))).body;
       expect(last.atp).toBe(12);
       const lower = await upload(app, server, record(server, player, gameplay(levels[30], { acc: 100 }))); // rating 7
-      expect(lower.body).toEqual({ atp: 12, personalBest: true, playRating: 7, ...(await referenceRanks(app, player.uid, levels[30])) });
+      expect(lower.body).toEqual({
+        atp: 12,
+        personalBest: true,
+        playRating: 7,
+        ...(await referenceRanks(app, player.uid, levels[30])),
+      });
       await putCharts(app, [[levels[30], 20]]);
-      const higher = await upload(app, server, record(server, player, gameplay(levels[30], { acc: 100, time: nextTime() }))); // same acc, later: not a new best
+      const higher = await upload(
+        app,
+        server,
+        record(server, player, gameplay(levels[30], { acc: 100, time: nextTime() })),
+      ); // same acc, later: not a new best
       expect(higher.body.personalBest).toBe(false);
       expect(higher.body.atp).toBe(12);
       // Recomputing with the new constant: (29 × 12 + 22) / 30 = 12.3333
@@ -198,13 +280,22 @@ describe('POST /player/upload', () => {
       const player = await onlinePlayer(app, server);
       const body = record(server, player, gameplay(101, { acc: 98.5 }));
       const first = await upload(app, server, body);
-      const [written] = await app.sql<{ version: string }>('SELECT version FROM player_rating WHERE uid = $1', [player.uid]);
+      const [written] = await app.sql<{ version: string }>('SELECT version FROM player_rating WHERE uid = $1', [
+        player.uid,
+      ]);
       const second = await upload(app, server, body);
       expect(first.status).toBe(200);
       expect(second.status).toBe(200);
       expect(second.body).toEqual(first.body);
-      expect(first.body).toEqual({ atp: 0.375, personalBest: true, playRating: 11.25, ...(await referenceRanks(app, player.uid, 101)) });
-      expect(await app.sql('SELECT count(*)::int AS n FROM play_record WHERE uid = $1', [player.uid])).toEqual([{ n: 1 }]);
+      expect(first.body).toEqual({
+        atp: 0.375,
+        personalBest: true,
+        playRating: 11.25,
+        ...(await referenceRanks(app, player.uid, 101)),
+      });
+      expect(await app.sql('SELECT count(*)::int AS n FROM play_record WHERE uid = $1', [player.uid])).toEqual([
+        { n: 1 },
+      ]);
       // The duplicate wrote nothing: the rating row keeps the first upload's version.
       expect(await app.sql('SELECT version FROM player_rating WHERE uid = $1', [player.uid])).toEqual([written]);
     });
@@ -216,17 +307,26 @@ describe('POST /player/upload', () => {
       const tampered = await upload(app, server, record(server, player, { ...payload, acc: 100, maxCombo: 1 }));
       expect(tampered.status).toBe(200);
       expect(tampered.body).toEqual(first.body);
-      expect(await app.sql('SELECT acc, max_combo FROM play_record WHERE uid = $1', [player.uid])).toEqual([{ acc: 97, max_combo: 355 }]);
+      expect(await app.sql('SELECT acc, max_combo FROM play_record WHERE uid = $1', [player.uid])).toEqual([
+        { acc: 97, max_combo: 355 },
+      ]);
     });
 
     it('answers a duplicate from the current state when a better play came in between', async () => {
       const player = await onlinePlayer(app, server);
       const old = record(server, player, gameplay(101, { acc: 98 }));
       expect((await upload(app, server, old)).body.personalBest).toBe(true);
-      expect((await upload(app, server, record(server, player, gameplay(101, { acc: 100 })))).body.personalBest).toBe(true);
+      expect((await upload(app, server, record(server, player, gameplay(101, { acc: 100 })))).body.personalBest).toBe(
+        true,
+      );
       const again = await upload(app, server, old);
       // Its own rating is unchanged (11); ATP and ranks are the player's current ones; it no longer holds the best.
-      expect(again.body).toEqual({ atp: 0.4, personalBest: false, playRating: 11, ...(await referenceRanks(app, player.uid, 101)) });
+      expect(again.body).toEqual({
+        atp: 0.4,
+        personalBest: false,
+        playRating: 11,
+        ...(await referenceRanks(app, player.uid, 101)),
+      });
     });
 
     it('two concurrent uploads of the same record: one stored, both 200 with the same figures', async () => {
@@ -235,8 +335,15 @@ describe('POST /player/upload', () => {
       const [a, b] = await Promise.all([upload(app, server, body), upload(app, server, body)]);
       expect([a.status, b.status]).toEqual([200, 200]);
       expect(a.body).toEqual(b.body);
-      expect(a.body).toEqual({ atp: 0.4667, personalBest: true, playRating: 14, ...(await referenceRanks(app, player.uid, 102)) });
-      expect(await app.sql('SELECT count(*)::int AS n FROM play_record WHERE uid = $1', [player.uid])).toEqual([{ n: 1 }]);
+      expect(a.body).toEqual({
+        atp: 0.4667,
+        personalBest: true,
+        playRating: 14,
+        ...(await referenceRanks(app, player.uid, 102)),
+      });
+      expect(await app.sql('SELECT count(*)::int AS n FROM play_record WHERE uid = $1', [player.uid])).toEqual([
+        { n: 1 },
+      ]);
     });
 
     it('ten concurrent uploads of a first record, five times: one stored each time, every answer the same', async () => {
@@ -245,9 +352,16 @@ describe('POST /player/upload', () => {
         const body = record(server, player, gameplay(101, { acc: 100 }));
         const responses = await Promise.all(Array.from({ length: 10 }, () => upload(app, server, body)));
         expect(responses.map((r) => r.status)).toEqual(Array(10).fill(200));
-        const expected = { atp: 0.4, personalBest: true, playRating: 12, ...(await referenceRanks(app, player.uid, 101)) };
+        const expected = {
+          atp: 0.4,
+          personalBest: true,
+          playRating: 12,
+          ...(await referenceRanks(app, player.uid, 101)),
+        };
         expect(responses.map((r) => r.body as unknown)).toEqual(Array(10).fill(expected));
-        expect(await app.sql('SELECT count(*)::int AS n FROM play_record WHERE uid = $1', [player.uid])).toEqual([{ n: 1 }]);
+        expect(await app.sql('SELECT count(*)::int AS n FROM play_record WHERE uid = $1', [player.uid])).toEqual([
+          { n: 1 },
+        ]);
       }
     });
 
@@ -255,31 +369,53 @@ describe('POST /player/upload', () => {
       for (let round = 0; round < 3; round++) {
         const player = await onlinePlayer(app, server);
         expect((await upload(app, server, record(server, player, gameplay(102, { acc: 95 })))).status).toBe(200);
-        const [before] = await app.sql<{ version: string }>('SELECT version FROM player_rating WHERE uid = $1', [player.uid]);
+        const [before] = await app.sql<{ version: string }>('SELECT version FROM player_rating WHERE uid = $1', [
+          player.uid,
+        ]);
         const body = record(server, player, gameplay(102, { acc: 99.5 }));
         const responses = await Promise.all(Array.from({ length: 10 }, () => upload(app, server, body)));
         expect(responses.map((r) => r.status)).toEqual(Array(10).fill(200));
         // 12.5 + 1 + 0.75 = 14.25; 14.25 / 30 = 0.475
-        const expected = { atp: 0.475, personalBest: true, playRating: 14.25, ...(await referenceRanks(app, player.uid, 102)) };
+        const expected = {
+          atp: 0.475,
+          personalBest: true,
+          playRating: 14.25,
+          ...(await referenceRanks(app, player.uid, 102)),
+        };
         expect(responses.map((r) => r.body as unknown)).toEqual(Array(10).fill(expected));
-        expect(await app.sql('SELECT count(*)::int AS n FROM play_record WHERE uid = $1', [player.uid])).toEqual([{ n: 2 }]);
+        expect(await app.sql('SELECT count(*)::int AS n FROM play_record WHERE uid = $1', [player.uid])).toEqual([
+          { n: 2 },
+        ]);
         // One write for the ten copies: the next version of the sequence (nothing else writes meanwhile).
-        expect(await app.sql('SELECT version FROM player_rating WHERE uid = $1', [player.uid])).toEqual([{ version: String(Number(before.version) + 1) }]);
+        expect(await app.sql('SELECT version FROM player_rating WHERE uid = $1', [player.uid])).toEqual([
+          { version: String(Number(before.version) + 1) },
+        ]);
       }
     });
 
     it('concurrent uploads of one player on twelve charts lose no best and no ATP update', async () => {
       const player = await onlinePlayer(app, server);
       const levels = Array.from({ length: 12 }, (_, i) => 6_000 + i);
-      await putCharts(app, levels.map((level) => [level, 10] as [number, number]));
+      await putCharts(
+        app,
+        levels.map((level) => [level, 10] as [number, number]),
+      );
       const [{ last }] = await app.sql<{ last: string }>("SELECT nextval('rank_version_seq')::text AS last");
-      const responses = await Promise.all(levels.map((level) => upload(app, server, record(server, player, gameplay(level, { acc: 100 })))));
+      const responses = await Promise.all(
+        levels.map((level) => upload(app, server, record(server, player, gameplay(level, { acc: 100 })))),
+      );
       expect(responses.map((r) => r.status)).toEqual(levels.map(() => 200));
       expect(responses.every((r) => r.body.personalBest === true)).toBe(true);
       // Each answer saw the bests committed before it: the ATPs are 0.4, 0.8, …, 4.8 in some order.
-      expect(responses.map((r) => r.body.atp as number).sort((x, y) => x - y)).toEqual(levels.map((_, i) => Number((((i + 1) * 12) / 30).toFixed(4))));
-      expect(await app.sql('SELECT count(*)::int AS n FROM player_chart_best WHERE uid = $1', [player.uid])).toEqual([{ n: 12 }]);
-      expect(await app.sql('SELECT atp, version FROM player_rating WHERE uid = $1', [player.uid])).toEqual([{ atp: '4.8000', version: String(Number(last) + 12) }]);
+      expect(responses.map((r) => r.body.atp as number).sort((x, y) => x - y)).toEqual(
+        levels.map((_, i) => Number((((i + 1) * 12) / 30).toFixed(4))),
+      );
+      expect(await app.sql('SELECT count(*)::int AS n FROM player_chart_best WHERE uid = $1', [player.uid])).toEqual([
+        { n: 12 },
+      ]);
+      expect(await app.sql('SELECT atp, version FROM player_rating WHERE uid = $1', [player.uid])).toEqual([
+        { atp: '4.8000', version: String(Number(last) + 12) },
+      ]);
     });
   });
 
@@ -289,11 +425,22 @@ describe('POST /player/upload', () => {
       const response = await upload(app, server, record(server, player, gameplay(990_001, { acc: 100 })));
       expect(response.status).toBe(200);
       expect(response.body).toEqual({ atp: 0, siteRank: null, trackRank: null, playRating: 0, personalBest: false });
-      expect(await app.sql('SELECT name, version, difficulty_constant, active, placeholder FROM chart WHERE level_id = 990001')).toEqual([
+      expect(
+        await app.sql(
+          'SELECT name, version, difficulty_constant, active, placeholder FROM chart WHERE level_id = 990001',
+        ),
+      ).toEqual([
         { name: 'Level 990001', version: 'unknown', difficulty_constant: 0, active: false, placeholder: true },
       ]);
-      expect(await app.sql('SELECT acc, flags FROM play_record WHERE uid = $1', [player.uid])).toEqual([{ acc: 100, flags: [] }]);
-      expect(await app.sql('SELECT 1 FROM player_chart_best WHERE uid = $1 UNION ALL SELECT 1 FROM player_rating WHERE uid = $1', [player.uid])).toEqual([]);
+      expect(await app.sql('SELECT acc, flags FROM play_record WHERE uid = $1', [player.uid])).toEqual([
+        { acc: 100, flags: [] },
+      ]);
+      expect(
+        await app.sql(
+          'SELECT 1 FROM player_chart_best WHERE uid = $1 UNION ALL SELECT 1 FROM player_rating WHERE uid = $1',
+          [player.uid],
+        ),
+      ).toEqual([]);
       const charts = await app.http.get('/server/charts', { token: server.accessToken });
       expect(charts.status).toBe(200);
       expect((charts.body as Array<{ levelId: number }>).map((chart) => chart.levelId)).not.toContain(990_001);
@@ -354,7 +501,12 @@ describe('POST /player/upload', () => {
       const retried = await upload(app, server, record(server, player, gameplay(7_001, { acc: 99 })));
       expect(retried.status).toBe(200);
       // 7.5 + 1 + 0.5 = 9; 9 / 30 = 0.3
-      expect(retried.body).toEqual({ atp: 0.3, personalBest: true, playRating: 9, ...(await referenceRanks(app, player.uid, 7_001)) });
+      expect(retried.body).toEqual({
+        atp: 0.3,
+        personalBest: true,
+        playRating: 9,
+        ...(await referenceRanks(app, player.uid, 7_001)),
+      });
     });
   });
 
@@ -370,33 +522,141 @@ describe('POST /player/upload', () => {
     it.each<[string, (body: Body) => unknown, string]>([
       ['no player', (b) => ({ ...b, player: undefined }), 'player must be an object'],
       ['player not an object', (b) => ({ ...b, player: 'me' }), 'player must be an object'],
-      ['playerUID missing', (b) => ({ ...b, player: { ...b.player, playerUID: undefined } }), 'player.playerUID must be a positive integer'],
-      ['playerUID negative', (b) => ({ ...b, player: { ...b.player, playerUID: -4 } }), 'player.playerUID must be a positive integer'],
-      ['accessToken empty', (b) => ({ ...b, player: { ...b.player, accessToken: '' } }), 'player.accessToken should not be empty'],
-      ['timestamp a string', (b) => ({ ...b, player: { ...b.player, timestamp: '1700000000000' } }), 'player.timestamp must be an integer of epoch milliseconds from 1 to 253402300799999'],
-      ['timestamp fractional', (b) => ({ ...b, player: { ...b.player, timestamp: 1.5 } }), 'player.timestamp must be an integer of epoch milliseconds from 1 to 253402300799999'],
-      ['timestamp 0', (b) => ({ ...b, player: { ...b.player, timestamp: 0 } }), 'player.timestamp must be an integer of epoch milliseconds from 1 to 253402300799999'],
-      ['serverID missing', (b) => ({ ...b, server: { ...b.server, serverID: undefined } }), 'server.serverID must be an integer from 1 to 2147483647'],
-      ['serverName a number', (b) => ({ ...b, server: { ...b.server, serverName: 5 } }), 'server.serverName must be shorter than or equal to 64 characters; server.serverName must be a string'],
-      ['country missing', (b) => ({ ...b, server: { serverID: b.server.serverID, serverName: 'x' } }), 'server.country must be shorter than or equal to 64 characters; server.country must be a string'],
-      ['type other than gameplay', (b) => ({ ...b, payload: { ...b.payload, type: 'replay' } }), "payload.type must be 'gameplay'"],
-      ['levelID negative', (b) => ({ ...b, payload: { ...b.payload, levelID: -1 } }), 'payload.levelID must be an integer from 0 to 2147483647'],
-      ['levelID beyond int32', (b) => ({ ...b, payload: { ...b.payload, levelID: 2_147_483_648 } }), 'payload.levelID must be an integer from 0 to 2147483647'],
-      ['acc above 100', (b) => ({ ...b, payload: { ...b.payload, acc: 100.01 } }), 'payload.acc must be a number from 0 to 100'],
-      ['acc negative', (b) => ({ ...b, payload: { ...b.payload, acc: -1 } }), 'payload.acc must be a number from 0 to 100'],
-      ['acc a string', (b) => ({ ...b, payload: { ...b.payload, acc: '99' } }), 'payload.acc must be a number from 0 to 100'],
-      ['isRival a string', (b) => ({ ...b, payload: { ...b.payload, isRival: 'no' } }), 'payload.isRival must be a boolean value'],
-      ['rivalAcc above 100', (b) => ({ ...b, payload: { ...b.payload, rivalAcc: 101 } }), 'payload.rivalAcc must be a number from 0 to 100'],
-      ['a counter negative', (b) => ({ ...b, payload: { ...b.payload, tapStats: { perfect: -1, great: 0, miss: 0 } } }), 'payload.tapStats.perfect must be an integer from 0 to 2147483647'],
-      ['a counter fractional', (b) => ({ ...b, payload: { ...b.payload, holdStats: { perfect: 1, great: 0.5, miss: 0 } } }), 'payload.holdStats.great must be an integer from 0 to 2147483647'],
-      ['a counter missing', (b) => ({ ...b, payload: { ...b.payload, dodgeStats: { perfect: 1, great: 0 } } }), 'payload.dodgeStats.miss must be an integer from 0 to 2147483647'],
-      ['stats not an object', (b) => ({ ...b, payload: { ...b.payload, lookStats: [1, 2, 3] } }), 'payload.lookStats must be an object'],
-      ['maxCombo negative', (b) => ({ ...b, payload: { ...b.payload, maxCombo: -3 } }), 'payload.maxCombo must be an integer from 0 to 2147483647'],
-      ['pass missing', (b) => ({ ...b, payload: { ...b.payload, pass: undefined } }), 'payload.pass must be a boolean value'],
-      ['fullCombo a number', (b) => ({ ...b, payload: { ...b.payload, fullCombo: 1 } }), 'payload.fullCombo must be a boolean value'],
-      ['player_arena too long', (b) => ({ ...b, payload: { ...b.payload, player_arena: 'x'.repeat(65) } }), 'payload.player_arena must be shorter than or equal to 64 characters'],
-      ['time fractional', (b) => ({ ...b, payload: { ...b.payload, time: 1_772_000_000_000.5 } }), 'payload.time must be an integer of epoch milliseconds from 1 to 253402300799999'],
-      ['time beyond year 9999', (b) => ({ ...b, payload: { ...b.payload, time: 253_402_300_800_000 } }), 'payload.time must be an integer of epoch milliseconds from 1 to 253402300799999'],
+      [
+        'playerUID missing',
+        (b) => ({ ...b, player: { ...b.player, playerUID: undefined } }),
+        'player.playerUID must be a positive integer',
+      ],
+      [
+        'playerUID negative',
+        (b) => ({ ...b, player: { ...b.player, playerUID: -4 } }),
+        'player.playerUID must be a positive integer',
+      ],
+      [
+        'accessToken empty',
+        (b) => ({ ...b, player: { ...b.player, accessToken: '' } }),
+        'player.accessToken should not be empty',
+      ],
+      [
+        'timestamp a string',
+        (b) => ({ ...b, player: { ...b.player, timestamp: '1700000000000' } }),
+        'player.timestamp must be an integer of epoch milliseconds from 1 to 253402300799999',
+      ],
+      [
+        'timestamp fractional',
+        (b) => ({ ...b, player: { ...b.player, timestamp: 1.5 } }),
+        'player.timestamp must be an integer of epoch milliseconds from 1 to 253402300799999',
+      ],
+      [
+        'timestamp 0',
+        (b) => ({ ...b, player: { ...b.player, timestamp: 0 } }),
+        'player.timestamp must be an integer of epoch milliseconds from 1 to 253402300799999',
+      ],
+      [
+        'serverID missing',
+        (b) => ({ ...b, server: { ...b.server, serverID: undefined } }),
+        'server.serverID must be an integer from 1 to 2147483647',
+      ],
+      [
+        'serverName a number',
+        (b) => ({ ...b, server: { ...b.server, serverName: 5 } }),
+        'server.serverName must be shorter than or equal to 64 characters; server.serverName must be a string',
+      ],
+      [
+        'country missing',
+        (b) => ({ ...b, server: { serverID: b.server.serverID, serverName: 'x' } }),
+        'server.country must be shorter than or equal to 64 characters; server.country must be a string',
+      ],
+      [
+        'type other than gameplay',
+        (b) => ({ ...b, payload: { ...b.payload, type: 'replay' } }),
+        "payload.type must be 'gameplay'",
+      ],
+      [
+        'levelID negative',
+        (b) => ({ ...b, payload: { ...b.payload, levelID: -1 } }),
+        'payload.levelID must be an integer from 0 to 2147483647',
+      ],
+      [
+        'levelID beyond int32',
+        (b) => ({ ...b, payload: { ...b.payload, levelID: 2_147_483_648 } }),
+        'payload.levelID must be an integer from 0 to 2147483647',
+      ],
+      [
+        'acc above 100',
+        (b) => ({ ...b, payload: { ...b.payload, acc: 100.01 } }),
+        'payload.acc must be a number from 0 to 100',
+      ],
+      [
+        'acc negative',
+        (b) => ({ ...b, payload: { ...b.payload, acc: -1 } }),
+        'payload.acc must be a number from 0 to 100',
+      ],
+      [
+        'acc a string',
+        (b) => ({ ...b, payload: { ...b.payload, acc: '99' } }),
+        'payload.acc must be a number from 0 to 100',
+      ],
+      [
+        'isRival a string',
+        (b) => ({ ...b, payload: { ...b.payload, isRival: 'no' } }),
+        'payload.isRival must be a boolean value',
+      ],
+      [
+        'rivalAcc above 100',
+        (b) => ({ ...b, payload: { ...b.payload, rivalAcc: 101 } }),
+        'payload.rivalAcc must be a number from 0 to 100',
+      ],
+      [
+        'a counter negative',
+        (b) => ({ ...b, payload: { ...b.payload, tapStats: { perfect: -1, great: 0, miss: 0 } } }),
+        'payload.tapStats.perfect must be an integer from 0 to 2147483647',
+      ],
+      [
+        'a counter fractional',
+        (b) => ({ ...b, payload: { ...b.payload, holdStats: { perfect: 1, great: 0.5, miss: 0 } } }),
+        'payload.holdStats.great must be an integer from 0 to 2147483647',
+      ],
+      [
+        'a counter missing',
+        (b) => ({ ...b, payload: { ...b.payload, dodgeStats: { perfect: 1, great: 0 } } }),
+        'payload.dodgeStats.miss must be an integer from 0 to 2147483647',
+      ],
+      [
+        'stats not an object',
+        (b) => ({ ...b, payload: { ...b.payload, lookStats: [1, 2, 3] } }),
+        'payload.lookStats must be an object',
+      ],
+      [
+        'maxCombo negative',
+        (b) => ({ ...b, payload: { ...b.payload, maxCombo: -3 } }),
+        'payload.maxCombo must be an integer from 0 to 2147483647',
+      ],
+      [
+        'pass missing',
+        (b) => ({ ...b, payload: { ...b.payload, pass: undefined } }),
+        'payload.pass must be a boolean value',
+      ],
+      [
+        'fullCombo a number',
+        (b) => ({ ...b, payload: { ...b.payload, fullCombo: 1 } }),
+        'payload.fullCombo must be a boolean value',
+      ],
+      [
+        'player_arena too long',
+        (b) => ({ ...b, payload: { ...b.payload, player_arena: 'x'.repeat(65) } }),
+        'payload.player_arena must be shorter than or equal to 64 characters',
+      ],
+      [
+        'time fractional',
+        (b) => ({ ...b, payload: { ...b.payload, time: 1_772_000_000_000.5 } }),
+        'payload.time must be an integer of epoch milliseconds from 1 to 253402300799999',
+      ],
+      [
+        'time beyond year 9999',
+        (b) => ({ ...b, payload: { ...b.payload, time: 253_402_300_800_000 } }),
+        'payload.time must be an integer of epoch milliseconds from 1 to 253402300799999',
+      ],
     ])('%s', async (_label, mutate, message) => {
       const response = await upload(app, server, mutate(valid()));
       expect(response.status).toBe(400);
@@ -410,12 +670,15 @@ describe('POST /player/upload', () => {
       expect(response.body).toEqual({ error: 'BAD_REQUEST', message: 'The request body must be a JSON object' });
     });
 
-    it('answers 400 when server.serverID is not the calling session\'s server', async () => {
+    it("answers 400 when server.serverID is not the calling session's server", async () => {
       const other = await onlineServer(app);
       const body = valid();
       const response = await upload(app, server, { ...body, server: { ...body.server, serverID: other.serverID } });
       expect(response.status).toBe(400);
-      expect(response.body).toEqual({ error: 'BAD_REQUEST', message: `server.serverID: ${other.serverID} is not the server of this session` });
+      expect(response.body).toEqual({
+        error: 'BAD_REQUEST',
+        message: `server.serverID: ${other.serverID} is not the server of this session`,
+      });
       expect(await app.sql('SELECT 1 FROM play_record WHERE uid = $1', [player.uid])).toEqual([]);
     });
   });
@@ -435,7 +698,11 @@ describe('POST /player/upload', () => {
     it('answers 401 for an unknown player token', async () => {
       const player = await onlinePlayer(app, server);
       // An unknown level: a refused upload must not create its placeholder chart either.
-      const response = await upload(app, server, record(server, { uid: player.uid, accessToken: 'forged' }, gameplay(424242)));
+      const response = await upload(
+        app,
+        server,
+        record(server, { uid: player.uid, accessToken: 'forged' }, gameplay(424242)),
+      );
       expect(response.status).toBe(401);
       expect(response.body).toEqual({ error: 'UNAUTHORIZED', message: 'Invalid or expired player access token' });
       expect(await app.sql('SELECT 1 FROM play_record WHERE uid = $1', [player.uid])).toEqual([]);
@@ -445,7 +712,11 @@ describe('POST /player/upload', () => {
 
     it('answers 401 when playerUID does not own the token', async () => {
       const [player, other] = [await onlinePlayer(app, server), await onlinePlayer(app, server)];
-      const response = await upload(app, server, record(server, { uid: other.uid, accessToken: player.accessToken }, gameplay(101)));
+      const response = await upload(
+        app,
+        server,
+        record(server, { uid: other.uid, accessToken: player.accessToken }, gameplay(101)),
+      );
       expect(response.status).toBe(401);
       expect(response.body).toEqual({ error: 'UNAUTHORIZED', message: 'The access token does not belong to this uid' });
       expect(await app.sql('SELECT 1 FROM play_record WHERE uid = ANY($1)', [[player.uid, other.uid]])).toEqual([]);
@@ -456,10 +727,21 @@ describe('POST /player/upload', () => {
       const player = await onlinePlayer(app, elsewhere);
       const foreign = await upload(app, server, record(server, player, gameplay(101)));
       expect(foreign.status).toBe(401);
-      expect(foreign.body).toEqual({ error: 'UNAUTHORIZED', message: 'The player session belongs to another server session' });
+      expect(foreign.body).toEqual({
+        error: 'UNAUTHORIZED',
+        message: 'The player session belongs to another server session',
+      });
       expect(await app.sql('SELECT 1 FROM play_record WHERE uid = $1', [player.uid])).toEqual([]);
 
-      expect((await app.http.post('/player/logout', { uid: player.uid, accessToken: player.accessToken }, { token: elsewhere.accessToken })).status).toBe(204);
+      expect(
+        (
+          await app.http.post(
+            '/player/logout',
+            { uid: player.uid, accessToken: player.accessToken },
+            { token: elsewhere.accessToken },
+          )
+        ).status,
+      ).toBe(204);
       const loggedOut = await upload(app, elsewhere, record(elsewhere, player, gameplay(101)));
       expect(loggedOut.status).toBe(401);
       expect(loggedOut.body).toEqual({ error: 'UNAUTHORIZED', message: 'Invalid or expired player access token' });
@@ -483,16 +765,29 @@ describe('Upload with an expired player token', () => {
 
   const expire = () => sleep(1_100);
 
-  it('is accepted under the player\'s online session on the same server session', async () => {
+  it("is accepted under the player's online session on the same server session", async () => {
     const player = await onlinePlayer(app, server);
     await expire();
     // The token really is expired: other player calls refuse it.
-    expect((await app.http.post('/player/options', { uid: player.uid, accessToken: player.accessToken, options: {} }, { token: server.accessToken })).status).toBe(401);
+    expect(
+      (
+        await app.http.post(
+          '/player/options',
+          { uid: player.uid, accessToken: player.accessToken, options: {} },
+          { token: server.accessToken },
+        )
+      ).status,
+    ).toBe(401);
     const response = await upload(app, server, record(server, player, gameplay(101, { acc: 100 })));
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ atp: 0.4, siteRank: 1, trackRank: 1, playRating: 12, personalBest: true });
-    const [session] = await app.sql<{ id: string }>('SELECT id FROM player_session WHERE uid = $1 AND logged_out_at IS NULL', [player.uid]);
-    expect(await app.sql('SELECT player_session_id FROM play_record WHERE uid = $1', [player.uid])).toEqual([{ player_session_id: session.id }]);
+    const [session] = await app.sql<{ id: string }>(
+      'SELECT id FROM player_session WHERE uid = $1 AND logged_out_at IS NULL',
+      [player.uid],
+    );
+    expect(await app.sql('SELECT player_session_id FROM play_record WHERE uid = $1', [player.uid])).toEqual([
+      { player_session_id: session.id },
+    ]);
   });
 
   it('is refused under another server session', async () => {
@@ -512,7 +807,11 @@ describe('Upload with an expired player token', () => {
     const player = await onlinePlayer(app, srv);
     const stranger = await onlinePlayer(app, srv);
     await expire();
-    const foreignUid = await upload(app, srv, record(srv, { uid: stranger.uid, accessToken: player.accessToken }, gameplay(101)));
+    const foreignUid = await upload(
+      app,
+      srv,
+      record(srv, { uid: stranger.uid, accessToken: player.accessToken }, gameplay(101)),
+    );
     expect(foreignUid.status).toBe(401);
     expect(foreignUid.body).toEqual({ error: 'UNAUTHORIZED', message: 'The access token does not belong to this uid' });
 
@@ -560,13 +859,23 @@ describe('Upload with an expired player token of a stale session', () => {
       error: 'UNAUTHORIZED',
       message: 'The player access token has expired and the player session was not renewed within two resync intervals',
     });
-    expect(await app.sql('SELECT time_ms::text AS t FROM play_record WHERE uid = $1', [player.uid])).toEqual([{ t: String(accepted.time) }]);
+    expect(await app.sql('SELECT time_ms::text AS t FROM play_record WHERE uid = $1', [player.uid])).toEqual([
+      { t: String(accepted.time) },
+    ]);
   });
 
   it('counts an options sync as a renewal', async () => {
     const player = await onlinePlayer(app, server);
     await sleep(700);
-    expect((await app.http.post('/player/options', { uid: player.uid, accessToken: player.accessToken, options: {} }, { token: server.accessToken })).status).toBe(200);
+    expect(
+      (
+        await app.http.post(
+          '/player/options',
+          { uid: player.uid, accessToken: player.accessToken, options: {} },
+          { token: server.accessToken },
+        )
+      ).status,
+    ).toBe(200);
     await sleep(1_700);
     // 2.4 s after the login, 1.7 s after the sync: the sync keeps the player live.
     expect((await upload(app, server, record(server, player, gameplay(101)))).status).toBe(200);
@@ -603,18 +912,48 @@ describe('Upload ranks', () => {
 
   it('orders the site by ATP desc then uid asc, and a chart by acc desc, then first reached (on the service clock) asc, then uid asc', async () => {
     // P0: 100 %.
-    expect(await play(0, 201, { acc: 100, time: T + 1_000 })).toEqual({ atp: 0.4, siteRank: 1, trackRank: 1, playRating: 12, personalBest: true });
+    expect(await play(0, 201, { acc: 100, time: T + 1_000 })).toEqual({
+      atp: 0.4,
+      siteRank: 1,
+      trackRank: 1,
+      playRating: 12,
+      personalBest: true,
+    });
     // P1: 100 % with an earlier payload.time, accepted later: second on the chart; same ATP as P0 and a higher uid: second on the site.
-    expect(await play(1, 201, { acc: 100, time: T + 900 })).toEqual({ atp: 0.4, siteRank: 2, trackRank: 2, playRating: 12, personalBest: true });
+    expect(await play(1, 201, { acc: 100, time: T + 900 })).toEqual({
+      atp: 0.4,
+      siteRank: 2,
+      trackRank: 2,
+      playRating: 12,
+      personalBest: true,
+    });
     // P2: 100 % accepted after both: third on both.
-    expect(await play(2, 201, { acc: 100, time: T + 900 })).toEqual({ atp: 0.4, siteRank: 3, trackRank: 3, playRating: 12, personalBest: true });
+    expect(await play(2, 201, { acc: 100, time: T + 900 })).toEqual({
+      atp: 0.4,
+      siteRank: 3,
+      trackRank: 3,
+      playRating: 12,
+      personalBest: true,
+    });
     expect(await look(0, 201)).toMatchObject({ siteRank: 1, trackRank: 1 });
     // P0 sends an older 100 % play late: payload.time decides nothing, the best stays the one accepted first.
-    expect(await play(0, 201, { acc: 100, time: T + 800 })).toEqual({ atp: 0.4, siteRank: 1, trackRank: 1, playRating: 12, personalBest: false });
+    expect(await play(0, 201, { acc: 100, time: T + 800 })).toEqual({
+      atp: 0.4,
+      siteRank: 1,
+      trackRank: 1,
+      playRating: 12,
+      personalBest: false,
+    });
     expect(await look(1, 201)).toMatchObject({ siteRank: 2, trackRank: 2 });
     expect(await look(2, 201)).toMatchObject({ siteRank: 3, trackRank: 3 });
     // P1 cannot win the tie with a modified plugin sending time: 1 either: the record is flagged (time check) and changes nothing.
-    expect(await play(1, 201, { acc: 100, time: 1 })).toEqual({ atp: 0.4, siteRank: 2, trackRank: 2, playRating: 0, personalBest: false });
+    expect(await play(1, 201, { acc: 100, time: 1 })).toEqual({
+      atp: 0.4,
+      siteRank: 2,
+      trackRank: 2,
+      playRating: 0,
+      personalBest: false,
+    });
     const [best] = await app.sql<{ first_time_ms: string; received_ms: string }>(
       `SELECT b.first_time_ms::text, floor(extract(epoch FROM r.received_at) * 1000)::text AS received_ms
          FROM player_chart_best b JOIN play_record r ON r.id = b.record_id WHERE b.uid = $1 AND b.level_id = 201`,
@@ -622,10 +961,28 @@ describe('Upload ranks', () => {
     );
     expect(best.first_time_ms).toBe(best.received_ms);
     // P3: 95 % on 202 (ATP 10/30 = 0.3333): fourth on the site, first on 202; no best on 201.
-    expect(await play(3, 202, { acc: 95, time: T })).toEqual({ atp: 0.3333, siteRank: 4, trackRank: 1, playRating: 10, personalBest: true });
-    expect(await look(3, 201)).toEqual({ atp: 0.3333, siteRank: 4, trackRank: null, playRating: 0, personalBest: false });
+    expect(await play(3, 202, { acc: 95, time: T })).toEqual({
+      atp: 0.3333,
+      siteRank: 4,
+      trackRank: 1,
+      playRating: 10,
+      personalBest: true,
+    });
+    expect(await look(3, 201)).toEqual({
+      atp: 0.3333,
+      siteRank: 4,
+      trackRank: null,
+      playRating: 0,
+      personalBest: false,
+    });
     // P3 then 99 % on 201 (11.5): ATP 21.5/30 = 0.7167, first on the site, fourth on 201.
-    expect(await play(3, 201, { acc: 99, time: T })).toEqual({ atp: 0.7167, siteRank: 1, trackRank: 4, playRating: 11.5, personalBest: true });
+    expect(await play(3, 201, { acc: 99, time: T })).toEqual({
+      atp: 0.7167,
+      siteRank: 1,
+      trackRank: 4,
+      playRating: 11.5,
+      personalBest: true,
+    });
     expect(await look(0, 201)).toMatchObject({ siteRank: 2, trackRank: 1 });
     // P4 never passed anything: no ranks at all.
     expect(await look(4, 201)).toEqual({ atp: 0, siteRank: null, trackRank: null, playRating: 0, personalBest: false });
@@ -643,7 +1000,9 @@ describe('Upload ranks', () => {
     // A banned player cannot upload (the ban logged the session out); the records are kept.
     const refused = await upload(app, server, record(server, players[0], gameplay(201)));
     expect(refused.status).toBe(401);
-    expect(await app.sql('SELECT count(*)::int AS n FROM player_chart_best WHERE uid = $1', [players[0].uid])).toEqual([{ n: 1 }]);
+    expect(await app.sql('SELECT count(*)::int AS n FROM player_chart_best WHERE uid = $1', [players[0].uid])).toEqual([
+      { n: 1 },
+    ]);
 
     expect((await app.admin.delete(`/admin/players/${players[3].uid}/ban`)).status).toBe(204);
     expect(await look(1, 201)).toEqual({ atp: 0.4, siteRank: 2, trackRank: 1, playRating: 0, personalBest: false });
@@ -676,25 +1035,47 @@ describe('Upload ranks', () => {
       { uid: players[2].uid, atp: '0.2333' },
       { uid: players[3].uid, atp: '0.5500' },
     ]);
-    expect(await app.sql('SELECT rating FROM player_chart_best WHERE uid = $1 AND level_id = 201', [players[0].uid])).toEqual([{ rating: 7 }]);
+    expect(
+      await app.sql('SELECT rating FROM player_chart_best WHERE uid = $1 AND level_id = 201', [players[0].uid]),
+    ).toEqual([{ rating: 7 }]);
     expect(await look(0, 201)).toEqual({ atp: 0.2333, siteRank: 2, trackRank: 1, playRating: 0, personalBest: false });
     // 201 at 10.5: P0..P2 get 12.5 (0.4167), P3 gets 10 + 12 = 22 (0.7333).
     await putCharts(app, [[201, 10.5]]);
-    expect((await app.admin.post('/admin/ratings/recompute')).body).toEqual({ players: 5, bests: 5, atpChanged: 4, batches: 1 });
+    expect((await app.admin.post('/admin/ratings/recompute')).body).toEqual({
+      players: 5,
+      bests: 5,
+      atpChanged: 4,
+      batches: 1,
+    });
     expect(await look(3, 202)).toEqual({ atp: 0.7333, siteRank: 1, trackRank: 1, playRating: 0, personalBest: false });
     expect(await look(2, 201)).toEqual({ atp: 0.4167, siteRank: 4, trackRank: 3, playRating: 0, personalBest: false });
     // A second recompute with nothing changed changes nothing.
-    expect((await app.admin.post('/admin/ratings/recompute')).body).toEqual({ players: 5, bests: 5, atpChanged: 0, batches: 1 });
+    expect((await app.admin.post('/admin/ratings/recompute')).body).toEqual({
+      players: 5,
+      bests: 5,
+      atpChanged: 0,
+      batches: 1,
+    });
   });
 
-  it('keeps the banned correction exact when a recompute changes a banned player\'s rating', async () => {
+  it("keeps the banned correction exact when a recompute changes a banned player's rating", async () => {
     // P3 (0.7333) leads the site. Banned, then 202 (P3's 95 %) drops to 0, then a recompute: P3's
     // ATP falls below P0..P2 while banned. Lifted, P3 must come back at its new place.
     expect((await app.admin.post(`/admin/players/${players[3].uid}/ban`, {})).status).toBe(200);
     expect(await look(0, 201)).toMatchObject({ siteRank: 1 });
     await putCharts(app, [[202, 0]]);
-    expect((await app.admin.post('/admin/ratings/recompute')).body).toEqual({ players: 5, bests: 5, atpChanged: 1, batches: 1 });
-    expect(await look(0, 201)).toEqual({ atp: 0.4167, ...(await referenceRanks(app, players[0].uid, 201)), playRating: 0, personalBest: false });
+    expect((await app.admin.post('/admin/ratings/recompute')).body).toEqual({
+      players: 5,
+      bests: 5,
+      atpChanged: 1,
+      batches: 1,
+    });
+    expect(await look(0, 201)).toEqual({
+      atp: 0.4167,
+      ...(await referenceRanks(app, players[0].uid, 201)),
+      playRating: 0,
+      personalBest: false,
+    });
     expect(await look(0, 201)).toMatchObject({ siteRank: 1, trackRank: 1 });
     expect((await app.admin.delete(`/admin/players/${players[3].uid}/ban`)).status).toBe(204);
     // P3: 12 (99 % on 201 at 10.5) + 0 (95 % on 202 at 0) = 0.4; behind the three 0.4167.
@@ -731,7 +1112,11 @@ describe('Upload ranks with and without Redis', () => {
     for (let step = 0; step < 60; step++) {
       const who = Math.floor(next() * players.length);
       const level = 301 + Math.floor(next() * 3);
-      const payload = gameplay(level, { acc: accs[Math.floor(next() * accs.length)], pass: next() > 0.15, time: base + Math.floor(next() * 6) * 1_000 });
+      const payload = gameplay(level, {
+        acc: accs[Math.floor(next() * accs.length)],
+        pass: next() > 0.15,
+        time: base + Math.floor(next() * 6) * 1_000,
+      });
       if (step === 30) await app.admin.post(`/admin/players/${players[2].uid}/ban`, {}); // logs P2 out: its uploads are 401 until step 45
       if (step === 45) {
         await app.admin.delete(`/admin/players/${players[2].uid}/ban`);

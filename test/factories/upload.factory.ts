@@ -6,7 +6,11 @@ import type { TestClients } from '../support/test-app';
  */
 export type GameplayPayload = Record<string, unknown> & { levelID: number; time: number };
 
-export function gameplayPayload(levelID: number, time: number, overrides: Record<string, unknown> = {}): GameplayPayload {
+export function gameplayPayload(
+  levelID: number,
+  time: number,
+  overrides: Record<string, unknown> = {},
+): GameplayPayload {
   return {
     type: 'gameplay',
     levelID,
@@ -34,7 +38,13 @@ export function gameplayPayload(levelID: number, time: number, overrides: Record
 export async function defineCharts(app: TestClients, levelIds: number[], difficultyConstant = 10): Promise<void> {
   const response = await app.admin.put(
     '/admin/charts',
-    levelIds.map((levelId) => ({ levelId, name: `Chart ${levelId}`, difficultyConstant, version: '1.0', active: true })),
+    levelIds.map((levelId) => ({
+      levelId,
+      name: `Chart ${levelId}`,
+      difficultyConstant,
+      version: '1.0',
+      active: true,
+    })),
   );
   if (response.status !== 200) throw new Error(`defineCharts: ${response.status} ${response.text}`);
 }

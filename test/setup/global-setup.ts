@@ -29,7 +29,9 @@ export default async function globalSetup(): Promise<void> {
     const template = `rhythmc_test_tpl_${runId}`;
     assertTestDatabaseName(template);
     await withAdminClient(serverUrl, (admin) => admin.query(`CREATE DATABASE "${template}"`));
-    const dataSource = await new DataSource(buildDataSourceOptions({ url: withDatabase(serverUrl, template), embedded: false })).initialize();
+    const dataSource = await new DataSource(
+      buildDataSourceOptions({ url: withDatabase(serverUrl, template), embedded: false }),
+    ).initialize();
     try {
       await runMigrations(dataSource, false, () => undefined);
     } finally {

@@ -19,7 +19,11 @@ function newestMtime(path: string): number {
 export function ensureConsoleBuilt(): void {
   const index = join(consoleDirectory(), 'index.html');
   if (existsSync(index) && statSync(index).mtimeMs >= newestMtime(join(ROOT, 'console'))) return;
-  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'console/vite.config.mts'], { cwd: ROOT, stdio: 'inherit' });
+  execFileSync(
+    process.execPath,
+    [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'console/vite.config.mts'],
+    { cwd: ROOT, stdio: 'inherit' },
+  );
 }
 
 /**
@@ -28,7 +32,8 @@ export function ensureConsoleBuilt(): void {
  * them Chromium's own connections (updates, sync, QUIC probes) are refused and can stall it.
  */
 export function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM_PATH)) throw new Error(`No Chromium at ${CHROMIUM_PATH}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
+  if (!existsSync(CHROMIUM_PATH))
+    throw new Error(`No Chromium at ${CHROMIUM_PATH}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,

@@ -18,7 +18,13 @@ export class HttpForwarder {
   static async start(targetPort: number): Promise<HttpForwarder> {
     const server = createServer((incoming, outgoing) => {
       const upstream = request(
-        { host: '127.0.0.1', port: targetPort, method: incoming.method, path: incoming.url, headers: { ...incoming.headers, 'x-forwarded-for': forwardedFor(incoming) } },
+        {
+          host: '127.0.0.1',
+          port: targetPort,
+          method: incoming.method,
+          path: incoming.url,
+          headers: { ...incoming.headers, 'x-forwarded-for': forwardedFor(incoming) },
+        },
         (answer) => {
           outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
           answer.pipe(outgoing);
@@ -31,7 +37,8 @@ export class HttpForwarder {
       const upstream = connect(targetPort, '127.0.0.1', () => {
         const lines = [`${incoming.method} ${incoming.url} HTTP/1.1`];
         for (let i = 0; i < incoming.rawHeaders.length; i += 2) {
-          if (incoming.rawHeaders[i].toLowerCase() !== 'x-forwarded-for') lines.push(`${incoming.rawHeaders[i]}: ${incoming.rawHeaders[i + 1]}`);
+          if (incoming.rawHeaders[i].toLowerCase() !== 'x-forwarded-for')
+            lines.push(`${incoming.rawHeaders[i]}: ${incoming.rawHeaders[i + 1]}`);
         }
         lines.push(`X-Forwarded-For: ${forwardedFor(incoming)}`);
         upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
@@ -82,15 +89,18 @@ export function requestFrom(
   if (options.token !== undefined) headers.Authorization = `Bearer ${options.token}`;
   if (payload !== undefined) headers['Content-Type'] = 'application/json';
   return new Promise((resolve, reject) => {
-    const outgoing = request({ host: '127.0.0.1', port, localAddress, method, path, headers, agent: false }, (answer) => {
-      let text = '';
-      answer.setEncoding('utf8');
-      answer.on('data', (chunk: string) => (text += chunk));
-      answer.on('end', () => {
-        const json = (answer.headers['content-type'] ?? '').includes('application/json') && text.length > 0;
-        resolve({ status: answer.statusCode ?? 0, headers: answer.headers, body: json ? JSON.parse(text) : text });
-      });
-    });
+    const outgoing = request(
+      { host: '127.0.0.1', port, localAddress, method, path, headers, agent: false },
+      (answer) => {
+        let text = '';
+        answer.setEncoding('utf8');
+        answer.on('data', (chunk: string) => (text += chunk));
+        answer.on('end', () => {
+          const json = (answer.headers['content-type'] ?? '').includes('application/json') && text.length > 0;
+          resolve({ status: answer.statusCode ?? 0, headers: answer.headers, body: json ? JSON.parse(text) : text });
+        });
+      },
+    );
     outgoing.on('error', reject);
     outgoing.end(payload);
   });

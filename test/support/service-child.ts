@@ -21,8 +21,12 @@ export async function startServiceChild(env: Record<string, string>): Promise<Se
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const port = await new Promise<number>((resolve, reject) => {
-    child.once('message', (message: { port?: number }) => (typeof message.port === 'number' ? resolve(message.port) : reject(new Error('bad message'))));
-    void exited.then((code) => reject(new Error(`the service process exited with ${code} before listening: ${stderr}`)));
+    child.once('message', (message: { port?: number }) =>
+      typeof message.port === 'number' ? resolve(message.port) : reject(new Error('bad message')),
+    );
+    void exited.then((code) =>
+      reject(new Error(`the service process exited with ${code} before listening: ${stderr}`)),
+    );
   });
   return { process: child, port, exited, stderr: () => stderr };
 }

@@ -51,7 +51,10 @@ export async function freshDatabase(): Promise<TestDatabase> {
     });
     return {
       env: { DATABASE_URL: withDatabase(serverUrl, database) },
-      drop: () => withAdminClient(serverUrl, (admin) => admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`)).then(() => undefined),
+      drop: () =>
+        withAdminClient(serverUrl, (admin) => admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`)).then(
+          () => undefined,
+        ),
     };
   }
   const dataDir = join(TEST_TMP_ROOT, runId, name);
@@ -114,11 +117,15 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const shared = options.shareWith;
   if (shared && !multiInstanceAvailable()) throw new Error('shareWith needs DATABASE_URL and REDIS_URL');
   const database = shared
-    ? { env: { DATABASE_URL: shared.env.DATABASE_URL, REDIS_KEY_PREFIX: shared.env.REDIS_KEY_PREFIX }, drop: () => Promise.resolve() }
+    ? {
+        env: { DATABASE_URL: shared.env.DATABASE_URL, REDIS_KEY_PREFIX: shared.env.REDIS_KEY_PREFIX },
+        drop: () => Promise.resolve(),
+      }
     : await freshDatabase();
   const redisUrl = options.redis === false ? null : testRedisUrl();
   const env: Record<string, string> = { ...testServiceEnv(redisUrl), ...database.env, ...options.env };
-  const serviceEnv = options.databaseUrl && env.DATABASE_URL ? { ...env, DATABASE_URL: options.databaseUrl(env.DATABASE_URL) } : env;
+  const serviceEnv =
+    options.databaseUrl && env.DATABASE_URL ? { ...env, DATABASE_URL: options.databaseUrl(env.DATABASE_URL) } : env;
   let config = loadConfig(serviceEnv);
   const startOptions: StartOptions = { logDestination: options.logDestination };
   let service: RunningService = await startService(config, startOptions);

@@ -19,11 +19,30 @@ export function createTestCertificate(): TestCertificate {
   execFileSync(
     'openssl',
     [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-      '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
-      '-keyout', keyFile, '-out', certFile,
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
     ],
     { stdio: 'pipe' },
   );
-  return { certFile, keyFile, cert: readFileSync(certFile), remove: () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    certFile,
+    keyFile,
+    cert: readFileSync(certFile),
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }

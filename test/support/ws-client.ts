@@ -21,10 +21,12 @@ export class WsClient {
       this.frames.push(JSON.parse(Buffer.from(data as Buffer).toString('utf8')) as Frame);
       this.notify();
     });
-    this.closed = new Promise((resolve) => socket.on('close', (code, reason) => {
-      resolve({ code, reason: reason.toString() });
-      this.notify();
-    }));
+    this.closed = new Promise((resolve) =>
+      socket.on('close', (code, reason) => {
+        resolve({ code, reason: reason.toString() });
+        this.notify();
+      }),
+    );
   }
 
   static connect(baseUrl: string, token: string | null): Promise<WsClient> {
@@ -36,7 +38,9 @@ export class WsClient {
       socket.once('unexpected-response', (_req, res) => {
         let body = '';
         res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-        res.on('end', () => reject(Object.assign(new Error(`upgrade refused: ${res.statusCode}`), { status: res.statusCode, body })));
+        res.on('end', () =>
+          reject(Object.assign(new Error(`upgrade refused: ${res.statusCode}`), { status: res.statusCode, body })),
+        );
       });
       socket.once('error', reject);
     });
@@ -69,7 +73,8 @@ export class WsClient {
     for (;;) {
       const found = this.frames.slice(from).find(predicate);
       if (found) return found;
-      if (Date.now() > deadline) throw new Error(`no matching frame within ${timeoutMs} ms; got ${JSON.stringify(this.frames)}`);
+      if (Date.now() > deadline)
+        throw new Error(`no matching frame within ${timeoutMs} ms; got ${JSON.stringify(this.frames)}`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
         this.waiters.push(() => {

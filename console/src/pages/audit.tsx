@@ -18,7 +18,10 @@ export function AuditPage({ target: initialTarget }: { target: string }) {
   const [target, setTarget] = useState(initialTarget);
   const [cursors, setCursors] = useState<string[]>([]);
   const cursor = cursors[cursors.length - 1];
-  const page = useLoad(() => api<Page<AuditEntry>>('GET', '/admin/audit', { query: { target, limit: 50, cursor } }), [target, cursor]);
+  const page = useLoad(
+    () => api<Page<AuditEntry>>('GET', '/admin/audit', { query: { target, limit: 50, cursor } }),
+    [target, cursor],
+  );
   return (
     <section>
       <h1>Audit log</h1>

@@ -39,10 +39,12 @@ interface BoardQuery {
 export function BoardsPage() {
   const [form, setForm] = useState<BoardQuery>({ board: 'atp', levelId: '', around: '', k: '5', limit: '50' });
   const [query, setQuery] = useState<BoardQuery>(form);
-  const path = query.board === 'atp' ? '/admin/boards/atp' : `/admin/boards/charts/${encodeURIComponent(query.levelId)}`;
+  const path =
+    query.board === 'atp' ? '/admin/boards/atp' : `/admin/boards/charts/${encodeURIComponent(query.levelId)}`;
   const params = query.around.trim() !== '' ? { around: query.around.trim(), k: query.k } : { limit: query.limit };
   const board = useLoad(() => api<Board>('GET', path, { query: params }), [path, JSON.stringify(params)]);
-  const set = (name: keyof BoardQuery) => (event: Event) => setForm({ ...form, [name]: (event.currentTarget as HTMLInputElement).value });
+  const set = (name: keyof BoardQuery) => (event: Event) =>
+    setForm({ ...form, [name]: (event.currentTarget as HTMLInputElement).value });
   const entries = board.data?.entries ?? [];
   return (
     <section>
@@ -90,12 +92,16 @@ export function BoardsPage() {
           {entries.length === 0 ? (
             <p class="muted">Nobody on this board.</p>
           ) : (
-            <Table label="Board" head={board.data.board === 'atp' ? ['Rank', 'Player', 'ATP'] : ['Rank', 'Player', 'Acc', 'Rating']}>
+            <Table
+              label="Board"
+              head={board.data.board === 'atp' ? ['Rank', 'Player', 'ATP'] : ['Rank', 'Player', 'Acc', 'Rating']}
+            >
               {entries.map((entry) => (
                 <tr key={entry.uid} class={query.around === String(entry.uid) ? 'active' : undefined}>
                   <td>{entry.rank}</td>
                   <td>
-                    <a href={`#/players/${entry.uid}`}>{entry.displayName}</a> <span class="muted">({entry.username})</span>
+                    <a href={`#/players/${entry.uid}`}>{entry.displayName}</a>{' '}
+                    <span class="muted">({entry.username})</span>
                   </td>
                   {'atp' in entry ? (
                     <td>{entry.atp}</td>

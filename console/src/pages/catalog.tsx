@@ -26,8 +26,19 @@ type Kind = 'charts' | 'collections';
 /** The stored rows as a PUT batch (the definition fields only). */
 function asBatch(kind: Kind, items: Array<Chart | Collection>): unknown[] {
   return kind === 'charts'
-    ? (items as Chart[]).map(({ levelId, name, difficultyConstant, version, active }) => ({ levelId, name, difficultyConstant, version, active }))
-    : (items as Collection[]).map(({ key, type, unlockMethod, properties }) => ({ key, type, unlockMethod, properties }));
+    ? (items as Chart[]).map(({ levelId, name, difficultyConstant, version, active }) => ({
+        levelId,
+        name,
+        difficultyConstant,
+        version,
+        active,
+      }))
+    : (items as Collection[]).map(({ key, type, unlockMethod, properties }) => ({
+        key,
+        type,
+        unlockMethod,
+        properties,
+      }));
 }
 
 /** " 4101" or " rhythmc:title.x": the entry's key, to tell the entries apart. */
@@ -74,8 +85,17 @@ function BatchEditor({ kind, initial, onSaved }: { kind: Kind; initial: string; 
   return (
     <form class="card" onSubmit={(event) => void save(event)} aria-label={`Edit ${kind}`}>
       <h2>Edit a batch</h2>
-      <p class="muted">A JSON array of definitions, upserted by {kind === 'charts' ? 'levelId' : 'key'}; the whole batch is checked first and nothing is stored when an entry is wrong.</p>
-      <textarea name="batch" rows={14} spellcheck={false} value={text} onInput={(event) => setText(event.currentTarget.value)} />
+      <p class="muted">
+        A JSON array of definitions, upserted by {kind === 'charts' ? 'levelId' : 'key'}; the whole batch is checked
+        first and nothing is stored when an entry is wrong.
+      </p>
+      <textarea
+        name="batch"
+        rows={14}
+        spellcheck={false}
+        value={text}
+        onInput={(event) => setText(event.currentTarget.value)}
+      />
       {parseError && <p class="error">Not JSON: {parseError}</p>}
       <div class="row">
         <button type="submit" disabled={busy || parseError !== null}>
@@ -89,8 +109,7 @@ function BatchEditor({ kind, initial, onSaved }: { kind: Kind; initial: string; 
           {[...problems.entries()].map(([index, lines]) => (
             <li key={index}>
               <strong>
-                Entry [{index}]
-                {entryName(entries[index], kind)}
+                Entry [{index}]{entryName(entries[index], kind)}
               </strong>
               <ul>
                 {lines.map((line) => (
@@ -142,7 +161,17 @@ export function CatalogPage({ kind }: { kind: Kind }) {
             />
           </Field>
         )}
-        <button type="button" class="secondary" onClick={() => setEditing(page.data && page.data.items.length > 0 ? JSON.stringify(asBatch(kind, page.data.items), null, 2) : EXAMPLE[kind])}>
+        <button
+          type="button"
+          class="secondary"
+          onClick={() =>
+            setEditing(
+              page.data && page.data.items.length > 0
+                ? JSON.stringify(asBatch(kind, page.data.items), null, 2)
+                : EXAMPLE[kind],
+            )
+          }
+        >
           Edit this page as JSON
         </button>
         <button type="button" class="secondary" onClick={() => setEditing(EXAMPLE[kind])}>

@@ -7,7 +7,12 @@ export interface Overview {
   playersOnline: number;
   uploads: { lastMinute: number; last15Minutes: number };
   maintenance: { enabled: boolean; message: string };
-  pluginPolicy: { minPluginVersion: number; latestPluginVersion: number; allowedPluginSHAs: string[]; downUrl: string } | null;
+  pluginPolicy: {
+    minPluginVersion: number;
+    latestPluginVersion: number;
+    allowedPluginSHAs: string[];
+    downUrl: string;
+  } | null;
 }
 
 function Stat({ label, value }: { label: string; value: string | number }) {
@@ -51,7 +56,9 @@ export function OverviewPage() {
           <p class={data.maintenance.enabled ? 'warning' : 'muted'}>
             Maintenance {data.maintenance.enabled ? `ON: ${data.maintenance.message || '(no message)'}` : 'off'}
             {' · '}
-            {data.pluginPolicy ? `plugin versions ${data.pluginPolicy.minPluginVersion}–${data.pluginPolicy.latestPluginVersion}` : 'no plugin policy'}
+            {data.pluginPolicy
+              ? `plugin versions ${data.pluginPolicy.minPluginVersion}–${data.pluginPolicy.latestPluginVersion}`
+              : 'no plugin policy'}
           </p>
         </>
       )}

@@ -23,9 +23,33 @@ interface Profile {
   createdAt: string;
   updatedAt: string;
   options: { continueEnabled: boolean; prefixKey: string | null; suffixKey: string | null } & Record<string, unknown>;
-  bans: Array<{ banId: number; reason: string; message: string; until: string | null; createdAt: string; liftedAt: string | null; active: boolean }>;
-  sessions: Array<{ sessionId: string; mode: string; serverID: number | null; serverName: string | null; live: boolean; createdAt: string; renewedAt: string; loggedOutAt: string | null; logoutReason: string | null }>;
-  balance: { wattHour: number | null; updatedAt: string | null; history: Array<{ previous?: number | null; wattHour?: number; serverID?: number; time?: string } & Record<string, unknown>> };
+  bans: Array<{
+    banId: number;
+    reason: string;
+    message: string;
+    until: string | null;
+    createdAt: string;
+    liftedAt: string | null;
+    active: boolean;
+  }>;
+  sessions: Array<{
+    sessionId: string;
+    mode: string;
+    serverID: number | null;
+    serverName: string | null;
+    live: boolean;
+    createdAt: string;
+    renewedAt: string;
+    loggedOutAt: string | null;
+    logoutReason: string | null;
+  }>;
+  balance: {
+    wattHour: number | null;
+    updatedAt: string | null;
+    history: Array<
+      { previous?: number | null; wattHour?: number; serverID?: number; time?: string } & Record<string, unknown>
+    >;
+  };
   atp: number | null;
   siteRank: number | null;
   bests: Array<{ levelId: number; acc: number; rating: number; trackRank: number | null }>;
@@ -42,7 +66,10 @@ export function PlayersPage() {
   const [cursors, setCursors] = useState<string[]>([]);
   const cursor = cursors[cursors.length - 1];
   const players = useLoad(
-    () => (query ? api<Page<PlayerSummary>>('GET', '/admin/players', { query: { [query.by]: query.text, limit: 50, cursor } }) : Promise.resolve(null)),
+    () =>
+      query
+        ? api<Page<PlayerSummary>>('GET', '/admin/players', { query: { [query.by]: query.text, limit: 50, cursor } })
+        : Promise.resolve(null),
     [query?.by, query?.text, cursor],
   );
   const search = (event: Event) => {
@@ -81,7 +108,13 @@ export function PlayersPage() {
                 <td>{player.displayName}</td>
                 <td class="mono">{player.uuid ?? '—'}</td>
                 <td>{player.online ? `on ${player.online.serverName}` : 'offline'}</td>
-                <td>{player.ban ? `banned${player.ban.until ? ` until ${player.ban.until}` : ''}: ${player.ban.reason}` : player.banstate > 0 ? `warning ${player.banstate}` : '—'}</td>
+                <td>
+                  {player.ban
+                    ? `banned${player.ban.until ? ` until ${player.ban.until}` : ''}: ${player.ban.reason}`
+                    : player.banstate > 0
+                      ? `warning ${player.banstate}`
+                      : '—'}
+                </td>
               </tr>
             ))}
           </Table>
@@ -98,7 +131,8 @@ export function PlayersPage() {
 }
 
 /** `<input type="datetime-local" step="1">` gives YYYY-MM-DDTHH:mm or …:ss; the API wants seconds. */
-const localDateTime = (value: string): string | undefined => (value === '' ? undefined : value.length === 16 ? `${value}:00` : value);
+const localDateTime = (value: string): string | undefined =>
+  value === '' ? undefined : value.length === 16 ? `${value}:00` : value;
 
 function BanForm({ uid, onDone }: { uid: number; onDone: (text: string) => void }) {
   const [reason, setReason] = useState('');
@@ -124,10 +158,21 @@ function BanForm({ uid, onDone }: { uid: number; onDone: (text: string) => void 
         <input name="reason" value={reason} maxLength={512} onInput={(event) => setReason(event.currentTarget.value)} />
       </Field>
       <Field label="Until (service's local time; empty: permanent)">
-        <input name="until" type="datetime-local" step={1} value={until} onInput={(event) => setUntil(event.currentTarget.value)} />
+        <input
+          name="until"
+          type="datetime-local"
+          step={1}
+          value={until}
+          onInput={(event) => setUntil(event.currentTarget.value)}
+        />
       </Field>
       <Field label="Kick message (empty: “You are banned: reason”)">
-        <input name="message" value={message} maxLength={512} onInput={(event) => setMessage(event.currentTarget.value)} />
+        <input
+          name="message"
+          value={message}
+          maxLength={512}
+          onInput={(event) => setMessage(event.currentTarget.value)}
+        />
       </Field>
       <button type="submit" class="danger" disabled={action.busy}>
         Ban
@@ -143,7 +188,9 @@ function BanstateForm({ uid, current, onDone }: { uid: number; current: number; 
   const submit = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
-      const answer = await api<{ banstate: number }>('PUT', `/admin/players/${uid}/banstate`, { body: { banstate: Number(value) } });
+      const answer = await api<{ banstate: number }>('PUT', `/admin/players/${uid}/banstate`, {
+        body: { banstate: Number(value) },
+      });
       onDone(`Warning level (banstate) is now ${answer.banstate}`);
     });
   };
@@ -151,7 +198,14 @@ function BanstateForm({ uid, current, onDone }: { uid: number; current: number; 
     <form class="card" onSubmit={submit} aria-label="Banstate">
       <h3>Warning level (banstate)</h3>
       <Field label="banstate (0: none)">
-        <input name="banstate" type="number" min={0} step={1} value={value} onInput={(event) => setValue(event.currentTarget.value)} />
+        <input
+          name="banstate"
+          type="number"
+          min={0}
+          step={1}
+          value={value}
+          onInput={(event) => setValue(event.currentTarget.value)}
+        />
       </Field>
       <button type="submit" disabled={action.busy}>
         Set
@@ -183,15 +237,24 @@ export function PlayerPage({ uid }: { uid: string }) {
       {p && (
         <>
           <h1>
-            {p.displayName} <span class="muted">({p.username}, uid {p.uid})</span>
+            {p.displayName}{' '}
+            <span class="muted">
+              ({p.username}, uid {p.uid})
+            </span>
           </h1>
           <dl class="facts">
             <dt>UUID</dt>
             <dd class="mono">{p.uuid ?? '—'}</dd>
             <dt>Online</dt>
-            <dd>{live ? `on ${live.serverName ?? live.serverID} since ${live.createdAt} (${live.mode})` : 'offline'}</dd>
+            <dd>
+              {live ? `on ${live.serverName ?? live.serverID} since ${live.createdAt} (${live.mode})` : 'offline'}
+            </dd>
             <dt>Ban</dt>
-            <dd class={activeBan ? 'warning' : undefined}>{activeBan ? `banned ${activeBan.until ? `until ${activeBan.until}` : 'permanently'}: ${activeBan.reason}` : 'not banned'}</dd>
+            <dd class={activeBan ? 'warning' : undefined}>
+              {activeBan
+                ? `banned ${activeBan.until ? `until ${activeBan.until}` : 'permanently'}: ${activeBan.reason}`
+                : 'not banned'}
+            </dd>
             <dt>banstate</dt>
             <dd>{p.banstate}</dd>
             <dt>ATP</dt>
@@ -247,7 +310,13 @@ export function PlayerPage({ uid }: { uid: string }) {
                 <td>{session.createdAt}</td>
                 <td>{session.serverName ?? session.serverID ?? '—'}</td>
                 <td>{session.mode}</td>
-                <td>{session.live ? 'live' : session.loggedOutAt ? `ended ${session.loggedOutAt} (${session.logoutReason ?? ''})` : 'expired'}</td>
+                <td>
+                  {session.live
+                    ? 'live'
+                    : session.loggedOutAt
+                      ? `ended ${session.loggedOutAt} (${session.logoutReason ?? ''})`
+                      : 'expired'}
+                </td>
                 <td>{session.renewedAt}</td>
               </tr>
             ))}

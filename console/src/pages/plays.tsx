@@ -24,14 +24,19 @@ export function PlaysPage() {
   const [state, setState] = useState<State>('flagged');
   const [cursors, setCursors] = useState<string[]>([]);
   const cursor = cursors[cursors.length - 1];
-  const plays = useLoad(() => api<Page<Play>>('GET', '/admin/plays', { query: { state, limit: 50, cursor } }), [state, cursor]);
+  const plays = useLoad(
+    () => api<Page<Play>>('GET', '/admin/plays', { query: { state, limit: 50, cursor } }),
+    [state, cursor],
+  );
   const action = useAction();
   const [done, setDone] = useState<string | null>(null);
   const act = (play: Play, verb: 'approve' | 'void' | 'restore') =>
     action.run(async () => {
       let body: { reason?: string } | undefined;
       if (verb === 'void') {
-        const reason = prompt(`Void play ${play.id} of ${play.username}? Its player's bests, ATP and ranks are recomputed without it. Reason (optional):`);
+        const reason = prompt(
+          `Void play ${play.id} of ${play.username}? Its player's bests, ATP and ranks are recomputed without it. Reason (optional):`,
+        );
         if (reason === null) return;
         body = reason.trim() === '' ? {} : { reason: reason.trim() };
       } else if (!confirm(`${verb === 'approve' ? 'Approve' : 'Restore'} play ${play.id} of ${play.username}?`)) {
@@ -70,7 +75,10 @@ export function PlaysPage() {
       <Loading loading={plays.loading && !plays.data} />
       {plays.data && plays.data.items.length === 0 && <p class="muted">No play here.</p>}
       {plays.data && plays.data.items.length > 0 && (
-        <Table label="Plays" head={['ID', 'Player', 'Level', 'Acc', 'Received', 'Failed checks', 'Review', 'Counts', '']}>
+        <Table
+          label="Plays"
+          head={['ID', 'Player', 'Level', 'Acc', 'Received', 'Failed checks', 'Review', 'Counts', '']}
+        >
           {plays.data.items.map((play) => (
             <tr key={play.id}>
               <td>{play.id}</td>
@@ -85,12 +93,22 @@ export function PlaysPage() {
               <td>{play.counts ? 'yes' : 'no'}</td>
               <td>
                 {play.review === 'flagged' && (
-                  <button type="button" class="secondary" disabled={action.busy} onClick={() => void act(play, 'approve')}>
+                  <button
+                    type="button"
+                    class="secondary"
+                    disabled={action.busy}
+                    onClick={() => void act(play, 'approve')}
+                  >
                     Approve
                   </button>
                 )}
                 {play.review === 'voided' ? (
-                  <button type="button" class="secondary" disabled={action.busy} onClick={() => void act(play, 'restore')}>
+                  <button
+                    type="button"
+                    class="secondary"
+                    disabled={action.busy}
+                    onClick={() => void act(play, 'restore')}
+                  >
                     Restore
                   </button>
                 ) : (

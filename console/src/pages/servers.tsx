@@ -26,9 +26,13 @@ function RegisterForm({ onRegistered }: { onRegistered: (serverID: number, name:
   const submit = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
-      const created = await api<{ serverID: number; serverName: string; bootstrapToken: string }>('POST', '/admin/servers', {
-        body: { name, country, ...(ip.trim() !== '' ? { ip: ip.trim() } : {}) },
-      });
+      const created = await api<{ serverID: number; serverName: string; bootstrapToken: string }>(
+        'POST',
+        '/admin/servers',
+        {
+          body: { name, country, ...(ip.trim() !== '' ? { ip: ip.trim() } : {}) },
+        },
+      );
       setName('');
       setIp('');
       onRegistered(created.serverID, created.serverName, created.bootstrapToken);
@@ -39,10 +43,22 @@ function RegisterForm({ onRegistered }: { onRegistered: (serverID: number, name:
       <h2>Register a server</h2>
       <div class="row wrap">
         <Field label="Name">
-          <input name="name" value={name} required maxLength={64} onInput={(event) => setName(event.currentTarget.value)} />
+          <input
+            name="name"
+            value={name}
+            required
+            maxLength={64}
+            onInput={(event) => setName(event.currentTarget.value)}
+          />
         </Field>
         <Field label="Country or region">
-          <input name="country" value={country} required maxLength={64} onInput={(event) => setCountry(event.currentTarget.value)} />
+          <input
+            name="country"
+            value={country}
+            required
+            maxLength={64}
+            onInput={(event) => setCountry(event.currentTarget.value)}
+          />
         </Field>
         <Field label="Public IP (optional)">
           <input name="ip" value={ip} onInput={(event) => setIp(event.currentTarget.value)} />
@@ -60,22 +76,35 @@ export function ServersPage() {
   const [online, setOnline] = useState<Online>('');
   const [cursors, setCursors] = useState<string[]>([]);
   const cursor = cursors[cursors.length - 1];
-  const servers = useLoad(() => api<Page<Server>>('GET', '/admin/servers', { query: { online, limit: 100, cursor } }), [online, cursor]);
+  const servers = useLoad(
+    () => api<Page<Server>>('GET', '/admin/servers', { query: { online, limit: 100, cursor } }),
+    [online, cursor],
+  );
   const action = useAction();
   const [secret, setSecret] = useState<{ label: string; value: string } | null>(null);
   const [done, setDone] = useState<string | null>(null);
   const rotate = (server: Server) =>
     action.run(async () => {
-      if (!confirm(`Rotate the bootstrap token of ${server.serverName}? The old token stops working; live sessions stay.`)) return;
+      if (
+        !confirm(`Rotate the bootstrap token of ${server.serverName}? The old token stops working; live sessions stay.`)
+      )
+        return;
       const answer = await api<{ bootstrapToken: string }>('POST', `/admin/servers/${server.serverID}/bootstrap-token`);
       setDone(`New bootstrap token of ${server.serverName} (serverID ${server.serverID})`);
       setSecret({ label: `Bootstrap token of ${server.serverName}`, value: answer.bootstrapToken });
     });
   const logOut = (server: Server) =>
     action.run(async () => {
-      if (!confirm(`Log ${server.serverName} out? Its players are logged out and its WebSocket closes; it logs in again with its bootstrap token (rotate that first to keep it out).`)) return;
+      if (
+        !confirm(
+          `Log ${server.serverName} out? Its players are logged out and its WebSocket closes; it logs in again with its bootstrap token (rotate that first to keep it out).`,
+        )
+      )
+        return;
       const answer = await api<{ endedSessions: number }>('POST', `/admin/servers/${server.serverID}/logout`);
-      setDone(answer.endedSessions > 0 ? `Logged ${server.serverName} out.` : `${server.serverName} was not logged in.`);
+      setDone(
+        answer.endedSessions > 0 ? `Logged ${server.serverName} out.` : `${server.serverName} was not logged in.`,
+      );
       servers.reload();
     });
   return (
@@ -112,7 +141,10 @@ export function ServersPage() {
       <ErrorBox error={servers.error} />
       <Loading loading={servers.loading && !servers.data} />
       {servers.data && (
-        <Table label="Servers" head={['ID', 'Name', 'Country', 'State', 'Players', 'Plugin', 'Address', 'Last login', 'WebSocket', '']}>
+        <Table
+          label="Servers"
+          head={['ID', 'Name', 'Country', 'State', 'Players', 'Plugin', 'Address', 'Last login', 'WebSocket', '']}
+        >
           {servers.data.items.map((server) => (
             <tr key={server.serverID}>
               <td>{server.serverID}</td>

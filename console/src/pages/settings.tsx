@@ -20,10 +20,21 @@ function MaintenanceForm({ current }: { current: Overview['maintenance'] }) {
       <h2>Maintenance</h2>
       <p class="muted">While on, server logins answer 401 MAINTENANCE with the message.</p>
       <label class="check">
-        <input type="checkbox" name="enabled" checked={enabled} onChange={(event) => setEnabled(event.currentTarget.checked)} /> Maintenance on
+        <input
+          type="checkbox"
+          name="enabled"
+          checked={enabled}
+          onChange={(event) => setEnabled(event.currentTarget.checked)}
+        />{' '}
+        Maintenance on
       </label>
       <Field label="Message">
-        <input name="message" value={message} maxLength={512} onInput={(event) => setMessage(event.currentTarget.value)} />
+        <input
+          name="message"
+          value={message}
+          maxLength={512}
+          onInput={(event) => setMessage(event.currentTarget.value)}
+        />
       </Field>
       <button type="submit" disabled={action.busy}>
         Save
@@ -54,23 +65,46 @@ function PolicyForm({ current }: { current: Overview['pluginPolicy'] }) {
         downUrl,
       };
       const answer = await api<NonNullable<Overview['pluginPolicy']>>('PUT', '/admin/plugin-policy', { body });
-      setDone(`Plugin policy stored: versions ${answer.minPluginVersion}–${answer.latestPluginVersion}, ${answer.allowedPluginSHAs.length} allowed builds`);
+      setDone(
+        `Plugin policy stored: versions ${answer.minPluginVersion}–${answer.latestPluginVersion}, ${answer.allowedPluginSHAs.length} allowed builds`,
+      );
     });
   };
   return (
     <form class="card" onSubmit={submit} aria-label="Plugin policy">
       <h2>Plugin policy</h2>
-      <p class="muted">{current ? 'In force:' : 'No policy set: every plugin may log in.'} Logins below the minimum version, or of a build not listed (when the list is not empty), answer 426.</p>
+      <p class="muted">
+        {current ? 'In force:' : 'No policy set: every plugin may log in.'} Logins below the minimum version, or of a
+        build not listed (when the list is not empty), answer 426.
+      </p>
       <div class="row wrap">
         <Field label="Minimum plugin version">
-          <input name="minPluginVersion" type="number" min={0} value={min} onInput={(event) => setMin(event.currentTarget.value)} />
+          <input
+            name="minPluginVersion"
+            type="number"
+            min={0}
+            value={min}
+            onInput={(event) => setMin(event.currentTarget.value)}
+          />
         </Field>
         <Field label="Latest plugin version">
-          <input name="latestPluginVersion" type="number" min={0} value={latest} onInput={(event) => setLatest(event.currentTarget.value)} />
+          <input
+            name="latestPluginVersion"
+            type="number"
+            min={0}
+            value={latest}
+            onInput={(event) => setLatest(event.currentTarget.value)}
+          />
         </Field>
       </div>
       <Field label="Allowed plugin SHAs (one a line; empty: any build)">
-        <textarea name="allowedPluginSHAs" rows={4} spellcheck={false} value={shas} onInput={(event) => setShas(event.currentTarget.value)} />
+        <textarea
+          name="allowedPluginSHAs"
+          rows={4}
+          spellcheck={false}
+          value={shas}
+          onInput={(event) => setShas(event.currentTarget.value)}
+        />
       </Field>
       <Field label="Download URL of the latest plugin">
         <input name="downUrl" value={downUrl} onInput={(event) => setDownUrl(event.currentTarget.value)} />

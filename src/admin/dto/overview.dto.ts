@@ -5,7 +5,11 @@ export class OverviewUploads {
   @ApiProperty({ type: 'integer', description: 'Score records received in the last minute', example: 42 })
   lastMinute!: number;
 
-  @ApiProperty({ type: 'integer', description: 'Score records received in the last 15 minutes (at most the newest 100,000 are counted)', example: 512 })
+  @ApiProperty({
+    type: 'integer',
+    description: 'Score records received in the last 15 minutes (at most the newest 100,000 are counted)',
+    example: 512,
+  })
   last15Minutes!: number;
 }
 
@@ -23,6 +27,10 @@ export class AdminOverviewResponse {
   @ApiProperty({ type: MaintenanceResponse, description: 'Maintenance in force' })
   maintenance!: MaintenanceResponse;
 
-  @ApiProperty({ type: PluginPolicyResponse, nullable: true, description: 'The plugin policy in force; null when none was set' })
+  @ApiProperty({
+    type: PluginPolicyResponse,
+    nullable: true,
+    description: 'The plugin policy in force; null when none was set',
+  })
   pluginPolicy!: PluginPolicyResponse | null;
 }

@@ -13,13 +13,28 @@ export class AuditEntryResponse {
   @ApiProperty({ type: String, example: 'player:1002' })
   target!: string;
 
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'What changed (never a token)', example: { reason: 'cheating', until: '2026-04-01T12:00:00' } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: 'What changed (never a token)',
+    example: { reason: 'cheating', until: '2026-04-01T12:00:00' },
+  })
   summary!: Record<string, unknown>;
 
-  @ApiProperty({ type: String, nullable: true, description: "The request's X-Request-Id", example: '3f0b6c1e-2a55-4c59-9d43-5d1f0a7e2b11' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: "The request's X-Request-Id",
+    example: '3f0b6c1e-2a55-4c59-9d43-5d1f0a7e2b11',
+  })
   requestId!: string | null;
 
-  @ApiProperty({ type: String, nullable: true, description: 'Source address (TRUST_PROXY applies)', example: '203.0.113.7' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Source address (TRUST_PROXY applies)',
+    example: '203.0.113.7',
+  })
   sourceAddress!: string | null;
 
   @ApiProperty({ type: String, description: 'The admin credential id (never the token)', example: 'admin' })

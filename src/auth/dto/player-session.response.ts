@@ -8,7 +8,12 @@ export class AdminPlayerSessionResponse {
   @ApiProperty({ type: String, enum: ['ONLINE', 'TOKEN', 'OFFLINE_REFRESH'] })
   mode!: string;
 
-  @ApiProperty({ type: 'integer', nullable: true, description: 'The game server the session is bound to (null if it was removed)', example: 1 })
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: 'The game server the session is bound to (null if it was removed)',
+    example: 1,
+  })
   serverID!: number | null;
 
   @ApiProperty({ type: String, nullable: true, example: 'lobby-1' })
@@ -20,7 +25,11 @@ export class AdminPlayerSessionResponse {
   @ApiProperty({ type: String, description: 'Login time (local date-time)', example: '2026-03-20T18:04:11' })
   createdAt!: string;
 
-  @ApiProperty({ type: String, description: 'Last sign of liveness: login, resume_session or options sync', example: '2026-03-20T18:10:00' })
+  @ApiProperty({
+    type: String,
+    description: 'Last sign of liveness: login, resume_session or options sync',
+    example: '2026-03-20T18:10:00',
+  })
   renewedAt!: string;
 
   @ApiProperty({ type: String, example: '2026-03-20T19:04:11' })
@@ -29,6 +38,11 @@ export class AdminPlayerSessionResponse {
   @ApiProperty({ type: String, nullable: true, example: null })
   loggedOutAt!: string | null;
 
-  @ApiProperty({ type: String, nullable: true, enum: ['logout', 'server_session_ended', 'banned', 'expired', 'handover'], example: null })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    enum: ['logout', 'server_session_ended', 'banned', 'expired', 'handover'],
+    example: null,
+  })
   logoutReason!: string | null;
 }

@@ -13,13 +13,26 @@ export class AdminChartResponse {
   @ApiProperty({ type: String, example: '1.2.0' })
   version!: string;
 
-  @ApiProperty({ type: Boolean, description: 'Listed to game servers; uploads of unknown levels add inactive placeholders' })
+  @ApiProperty({
+    type: Boolean,
+    description: 'Listed to game servers; uploads of unknown levels add inactive placeholders',
+  })
   active!: boolean;
 
-  @ApiProperty({ type: Boolean, description: 'Created by an upload of an unknown level: its plays are stored but unranked until the chart is defined (PUT /admin/charts) and ratings recomputed', example: false })
+  @ApiProperty({
+    type: Boolean,
+    description:
+      'Created by an upload of an unknown level: its plays are stored but unranked until the chart is defined (PUT /admin/charts) and ratings recomputed',
+    example: false,
+  })
   placeholder!: boolean;
 
-  @ApiProperty({ type: 'integer', nullable: true, description: 'Note count the noteCount check compares plays with; null: not checked', example: 812 })
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: 'Note count the noteCount check compares plays with; null: not checked',
+    example: 812,
+  })
   notes!: number | null;
 
   @ApiProperty({ type: String, example: '2026-03-01T10:00:00' })
@@ -58,7 +71,10 @@ export class AdminCollectionResponse {
 }
 
 export class AdminCollectionPage {
-  @ApiProperty({ type: [AdminCollectionResponse], description: 'By key ascending (byte order), asset collections included' })
+  @ApiProperty({
+    type: [AdminCollectionResponse],
+    description: 'By key ascending (byte order), asset collections included',
+  })
   items!: AdminCollectionResponse[];
 
   @ApiProperty({ type: String, nullable: true, description: 'Pass as cursor for the next page; null on the last page' })

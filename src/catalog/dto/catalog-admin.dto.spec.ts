@@ -4,11 +4,20 @@ import { ChartDefinition, MAX_BATCH_ENTRIES, toChartDefinition } from '../catalo
 import { ChartDefinitionDto, CollectionDefinitionDto } from './catalog-admin.dto';
 
 /** The pipes of CatalogAdminController. */
-const collections = new DtoArrayPipe(CollectionDefinitionDto, { maxItems: MAX_BATCH_ENTRIES, wording: 'label', unique: 'key' });
-const charts = new DtoArrayPipe(ChartDefinitionDto, { maxItems: MAX_BATCH_ENTRIES, wording: 'label', unique: 'levelId' });
+const collections = new DtoArrayPipe(CollectionDefinitionDto, {
+  maxItems: MAX_BATCH_ENTRIES,
+  wording: 'label',
+  unique: 'key',
+});
+const charts = new DtoArrayPipe(ChartDefinitionDto, {
+  maxItems: MAX_BATCH_ENTRIES,
+  wording: 'label',
+  unique: 'levelId',
+});
 
 const parseCollectionBatch = (body: unknown): Promise<CollectionDefinitionDto[]> => collections.transform(body);
-const parseChartBatch = async (body: unknown): Promise<ChartDefinition[]> => (await charts.transform(body)).map(toChartDefinition);
+const parseChartBatch = async (body: unknown): Promise<ChartDefinition[]> =>
+  (await charts.transform(body)).map(toChartDefinition);
 
 const title = (key: string, properties: Record<string, unknown> = { title: '&6Star', position: true }) => ({
   key,
@@ -38,12 +47,21 @@ describe('PUT /admin/collections entries (CollectionDefinitionDto through DtoArr
       defaultUnlocked: false,
       custom: { nested: [1, 2] },
     };
-    const tag = { key: 'rhythmc:tag.red', type: 'tag', unlockMethod: rule, properties: { title: 'R', description: ['a', 'b'], rarity: 'RARE', position: false, color: 'red' } };
+    const tag = {
+      key: 'rhythmc:tag.red',
+      type: 'tag',
+      unlockMethod: rule,
+      properties: { title: 'R', description: ['a', 'b'], rarity: 'RARE', position: false, color: 'red' },
+    };
     expect(await parseCollectionBatch([tag, title('rhythmc:title.star')])).toEqual([tag, title('rhythmc:title.star')]);
   });
 
   it('does not check properties of other types', async () => {
-    expect(await parseCollectionBatch([{ key: 'rhythmc:arena.one', type: 'arena', unlockMethod: { type: 'MANUAL' }, properties: { title: 5 } }])).toHaveLength(1);
+    expect(
+      await parseCollectionBatch([
+        { key: 'rhythmc:arena.one', type: 'arena', unlockMethod: { type: 'MANUAL' }, properties: { title: 5 } },
+      ]),
+    ).toHaveLength(1);
   });
 
   it('accepts an empty batch', async () => {
@@ -52,7 +70,9 @@ describe('PUT /admin/collections entries (CollectionDefinitionDto through DtoArr
 
   it('refuses a body that is not an array, and too many entries', async () => {
     expect(await message(() => parseCollectionBatch({}))).toBe('The request body must be a JSON array');
-    expect(await message(() => parseCollectionBatch(Array.from({ length: 1001 }, (_, i) => title(`a:b.${i}`))))).toBe('At most 1000 entries per request, got 1001');
+    expect(await message(() => parseCollectionBatch(Array.from({ length: 1001 }, (_, i) => title(`a:b.${i}`))))).toBe(
+      'At most 1000 entries per request, got 1001',
+    );
   });
 
   it('names every bad entry by index and field', async () => {
@@ -61,7 +81,13 @@ describe('PUT /admin/collections entries (CollectionDefinitionDto through DtoArr
         title('rhythmc:title.ok'),
         'nope',
         { key: 'bad key', type: 'Title!', unlockMethod: { name: 'x' }, properties: [] },
-        { key: 'rhythmc:title.x', type: 'title', unlockMethod: [], properties: { title: 1, description: [1], rarity: 2, position: 'yes' }, extra: 1 },
+        {
+          key: 'rhythmc:title.x',
+          type: 'title',
+          unlockMethod: [],
+          properties: { title: 1, description: [1], rarity: 2, position: 'yes' },
+          extra: 1,
+        },
         title('rhythmc:title.ok'),
       ]),
     );
@@ -84,7 +110,9 @@ describe('PUT /admin/collections entries (CollectionDefinitionDto through DtoArr
   });
 
   it('requires a title for title and tag collections but not the later fields', async () => {
-    expect(await message(() => parseCollectionBatch([title('rhythmc:tag.x', { position: true })]))).toBe('[0] properties.title: must be a string');
+    expect(await message(() => parseCollectionBatch([title('rhythmc:tag.x', { position: true })]))).toBe(
+      '[0] properties.title: must be a string',
+    );
     expect(await parseCollectionBatch([title('rhythmc:title.old', { title: 'Old' })])).toHaveLength(1);
   });
 
@@ -98,11 +126,18 @@ describe('PUT /admin/charts entries (ChartDefinitionDto through DtoArrayPipe)', 
   const chart = { levelId: 7, name: 'Seven', difficultyConstant: 12.7, version: '1.2', active: true };
 
   it('parses charts, createdAt as a local date-time', async () => {
-    expect(await parseChartBatch([chart, { ...chart, levelId: 0, active: false, createdAt: '2026-03-16T10:20:30' }])).toEqual([
+    expect(
+      await parseChartBatch([chart, { ...chart, levelId: 0, active: false, createdAt: '2026-03-16T10:20:30' }]),
+    ).toEqual([
       { ...chart, createdAt: null, notes: null },
       { ...chart, levelId: 0, active: false, createdAt: new Date(2026, 2, 16, 10, 20, 30), notes: null },
     ]);
-    expect(await parseChartBatch([{ ...chart, notes: 812 }, { ...chart, levelId: 8, notes: null }])).toEqual([
+    expect(
+      await parseChartBatch([
+        { ...chart, notes: 812 },
+        { ...chart, levelId: 8, notes: null },
+      ]),
+    ).toEqual([
       { ...chart, createdAt: null, notes: 812 },
       { ...chart, levelId: 8, createdAt: null, notes: null },
     ]);
@@ -110,14 +145,24 @@ describe('PUT /admin/charts entries (ChartDefinitionDto through DtoArrayPipe)', 
 
   it('refuses a note count that is not an integer from 1 to 1000000', async () => {
     for (const notes of [0, 1.5, '812', 1_000_001]) {
-      expect(await message(() => parseChartBatch([{ ...chart, notes }]))).toBe('[0] notes: must be an integer from 1 to 1000000, or null');
+      expect(await message(() => parseChartBatch([{ ...chart, notes }]))).toBe(
+        '[0] notes: must be an integer from 1 to 1000000, or null',
+      );
     }
   });
 
   it('names every bad entry by index and field', async () => {
     const text = await message(() =>
       parseChartBatch([
-        { levelId: -1, name: '', difficultyConstant: -0.5, version: '', active: 'yes', createdAt: '2026-02-30T00:00:00', icon: 'x' },
+        {
+          levelId: -1,
+          name: '',
+          difficultyConstant: -0.5,
+          version: '',
+          active: 'yes',
+          createdAt: '2026-02-30T00:00:00',
+          icon: 'x',
+        },
         { ...chart, levelId: 1.5, difficultyConstant: '3' },
         chart,
         { ...chart, createdAt: 5 },
@@ -144,7 +189,9 @@ describe('PUT /admin/charts entries (ChartDefinitionDto through DtoArrayPipe)', 
 
   it('counts name and version like their varchar columns (code points)', async () => {
     expect(await parseChartBatch([{ ...chart, name: '😀'.repeat(128), version: '😀'.repeat(64) }])).toHaveLength(1);
-    expect(await message(() => parseChartBatch([{ ...chart, name: 'a\uFE0F'.repeat(65), version: 'a\uFE0F'.repeat(33) }]))).toBe(
+    expect(
+      await message(() => parseChartBatch([{ ...chart, name: 'a\uFE0F'.repeat(65), version: 'a\uFE0F'.repeat(33) }])),
+    ).toBe(
       '[0] name: must be a non-empty string of at most 128 characters; [0] version: must be a non-empty string of at most 64 characters',
     );
   });
@@ -155,4 +202,3 @@ describe('PUT /admin/charts entries (ChartDefinitionDto through DtoArrayPipe)', 
     );
   });
 });
-

@@ -27,7 +27,11 @@ function isNonEmptyText(value: unknown, max: number): value is string {
 function decorationRule(field: string, test: (value: unknown) => boolean, problem: string): PropertyDecorator {
   return Check(
     `decoration.${field}`,
-    (properties, entry) => !isJsonObject(properties) || typeof entry.type !== 'string' || !isDecorationType(entry.type) || test(properties[field]),
+    (properties, entry) =>
+      !isJsonObject(properties) ||
+      typeof entry.type !== 'string' ||
+      !isDecorationType(entry.type) ||
+      test(properties[field]),
     `properties.${field}: ${problem}`,
   );
 }
@@ -41,11 +45,24 @@ export class CollectionDefinitionDto {
     description: 'Unique key of the form namespace:category.id (unique within the batch too)',
     example: 'rhythmc:titles.champion',
   })
-  @Check('isCollectionKey', isCollectionKey, `must look like namespace:category.id (at most ${COLLECTION_KEY_MAX_LENGTH} characters)`)
+  @Check(
+    'isCollectionKey',
+    isCollectionKey,
+    `must look like namespace:category.id (at most ${COLLECTION_KEY_MAX_LENGTH} characters)`,
+  )
   key!: string;
 
-  @ApiProperty({ type: String, pattern: COLLECTION_TYPE_PATTERN.source, description: 'Lower-case type word; title and tag properties are checked', example: 'title' })
-  @Check('isCollectionType', (value) => typeof value === 'string' && COLLECTION_TYPE_PATTERN.test(value), 'must be a lower-case word of at most 32 characters (title, tag, …)')
+  @ApiProperty({
+    type: String,
+    pattern: COLLECTION_TYPE_PATTERN.source,
+    description: 'Lower-case type word; title and tag properties are checked',
+    example: 'title',
+  })
+  @Check(
+    'isCollectionType',
+    (value) => typeof value === 'string' && COLLECTION_TYPE_PATTERN.test(value),
+    'must be a lower-case word of at most 32 characters (title, tag, …)',
+  )
   type!: string;
 
   @ApiProperty(UNLOCK_METHOD_SCHEMA)
@@ -62,7 +79,10 @@ export class CollectionDefinitionDto {
   @decorationRule('rarity', (value) => value === undefined || typeof value === 'string', 'must be a string')
   @decorationRule(
     'description',
-    (value) => value === undefined || typeof value === 'string' || (Array.isArray(value) && value.every((line) => typeof line === 'string')),
+    (value) =>
+      value === undefined ||
+      typeof value === 'string' ||
+      (Array.isArray(value) && value.every((line) => typeof line === 'string')),
     'must be a string or an array of strings',
   )
   @decorationRule('title', (value) => typeof value === 'string', 'must be a string')
@@ -72,8 +92,18 @@ export class CollectionDefinitionDto {
 
 /** One entry of PUT /admin/charts. */
 export class ChartDefinitionDto {
-  @ApiProperty({ type: 'integer', minimum: 0, maximum: LEVEL_ID_MAX, description: 'Chart level id (unique within the batch)', example: 12 })
-  @Check('isLevelId', (value) => typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= LEVEL_ID_MAX, `must be an integer from 0 to ${LEVEL_ID_MAX}`)
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    maximum: LEVEL_ID_MAX,
+    description: 'Chart level id (unique within the batch)',
+    example: 12,
+  })
+  @Check(
+    'isLevelId',
+    (value) => typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= LEVEL_ID_MAX,
+    `must be an integer from 0 to ${LEVEL_ID_MAX}`,
+  )
   levelId!: number;
 
   @ApiProperty({ type: String, minLength: 1, maxLength: 128, example: 'Freedom Dive' })
@@ -81,7 +111,11 @@ export class ChartDefinitionDto {
   name!: string;
 
   @ApiProperty({ type: Number, minimum: 0, description: 'Chart constant (ratings use it)', example: 14.2 })
-  @Check('isConstant', (value) => typeof value === 'number' && Number.isFinite(value) && value >= 0, 'must be a number of at least 0')
+  @Check(
+    'isConstant',
+    (value) => typeof value === 'number' && Number.isFinite(value) && value >= 0,
+    'must be a number of at least 0',
+  )
   difficultyConstant!: number;
 
   @ApiProperty({ type: String, minLength: 1, maxLength: 64, example: '1.0' })
@@ -99,7 +133,11 @@ export class ChartDefinitionDto {
     example: '2026-03-16T10:00:00',
   })
   // Absent is fine; null is not (it is not a date-time).
-  @Check('isLocalDateTime', (value) => value === undefined || (typeof value === 'string' && parseLocalDateTime(value) !== null), 'must be an ISO local date-time YYYY-MM-DDTHH:mm:ss')
+  @Check(
+    'isLocalDateTime',
+    (value) => value === undefined || (typeof value === 'string' && parseLocalDateTime(value) !== null),
+    'must be an ISO local date-time YYYY-MM-DDTHH:mm:ss',
+  )
   createdAt?: string;
 
   @ApiPropertyOptional({
@@ -107,12 +145,16 @@ export class ChartDefinitionDto {
     minimum: 1,
     maximum: CHART_NOTES_MAX,
     nullable: true,
-    description: "The chart's note count: when set, a play whose judged notes (perfect + great + miss over every group) differ is flagged (noteCount check). Absent or null: not checked",
+    description:
+      "The chart's note count: when set, a play whose judged notes (perfect + great + miss over every group) differ is flagged (noteCount check). Absent or null: not checked",
     example: 812,
   })
   @Check(
     'isNoteCount',
-    (value) => value === undefined || value === null || (typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= CHART_NOTES_MAX),
+    (value) =>
+      value === undefined ||
+      value === null ||
+      (typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= CHART_NOTES_MAX),
     `must be an integer from 1 to ${CHART_NOTES_MAX}, or null`,
   )
   notes?: number | null;

@@ -20,7 +20,10 @@ export const COLLECTION_PROPERTIES_SCHEMA: ApiPropertyOptions = {
   description: 'Type-specific, kept as given. For `title` and `tag`: title (required), description, rarity, position',
   properties: {
     title: { type: 'string', description: 'Rendered text (may contain colour codes)' },
-    description: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }], description: 'Hover description in chat' },
+    description: {
+      oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
+      description: 'Hover description in chat',
+    },
     rarity: { type: 'string', description: 'Hover rarity label' },
     position: { type: 'boolean', description: 'true: prefix; false: suffix' },
   },
@@ -30,7 +33,11 @@ export const COLLECTION_PROPERTIES_SCHEMA: ApiPropertyOptions = {
 
 /** interface.md "Collection". */
 export class CollectionResponse {
-  @ApiProperty({ type: String, description: 'Unique key of the form namespace:category.id', example: 'rhythmc:titles.champion' })
+  @ApiProperty({
+    type: String,
+    description: 'Unique key of the form namespace:category.id',
+    example: 'rhythmc:titles.champion',
+  })
   key!: string;
 
   @ApiProperty({ type: String, description: 'Collection type; the client uses title and tag', example: 'title' })

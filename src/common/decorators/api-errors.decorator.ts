@@ -13,7 +13,11 @@ const BODY_BY_STATUS: Record<ErrorStatus, { code: ErrorCode; type: Type<ErrorRes
   404: { code: 'NOT_FOUND', type: ErrorResponse, message: 'Not found' },
   409: { code: 'SESSION_CONFLICT', type: ErrorResponse, message: 'The account already has an active session' },
   413: { code: 'PAYLOAD_TOO_LARGE', type: ErrorResponse, message: 'Request body exceeds 262144 bytes' },
-  416: { code: 'RANGE_NOT_SATISFIABLE', type: ErrorResponse, message: 'The range "bytes=9000-" is outside the 512 bytes of the file' },
+  416: {
+    code: 'RANGE_NOT_SATISFIABLE',
+    type: ErrorResponse,
+    message: 'The range "bytes=9000-" is outside the 512 bytes of the file',
+  },
   426: { code: 'UPGRADE_REQUIRED', type: UpgradeRequiredResponse, message: 'Plugin version 3 is below the minimum 5' },
   429: { code: 'RATE_LIMITED', type: ErrorResponse, message: 'Too many requests; retry in 12 s' },
   430: { code: 'BANNED', type: BannedResponse, message: 'This account is banned' },
@@ -56,7 +60,9 @@ export function ApiErrors(errors: Partial<Record<ErrorStatus, ErrorDoc>>, option
       description,
       type: known.type,
       example,
-      ...(status === 429 ? { headers: { 'Retry-After': { description: 'Seconds until the limit resets', schema: { type: 'integer' } } } } : {}),
+      ...(status === 429
+        ? { headers: { 'Retry-After': { description: 'Seconds until the limit resets', schema: { type: 'integer' } } } }
+        : {}),
     });
   });
   return applyDecorators(ApiExtraModels(ErrorResponse, UpgradeRequiredResponse, BannedResponse), ...decorators);

@@ -17,7 +17,10 @@ describe('parseQueryInt', () => {
     expect(parseQueryInt(raw, limit)).toBe(value);
   });
 
-  it.each(['0', '101', 'abc', '1.5', '', ' 5', '-1', '1e1', '0x10', '+5', '99999999999999999', ['1', '2'], { a: '1' }])('refuses %j', (raw) => {
-    expect(() => parseQueryInt(raw, limit)).toThrow(new BadRequestError('limit must be an integer from 1 to 100'));
-  });
+  it.each(['0', '101', 'abc', '1.5', '', ' 5', '-1', '1e1', '0x10', '+5', '99999999999999999', ['1', '2'], { a: '1' }])(
+    'refuses %j',
+    (raw) => {
+      expect(() => parseQueryInt(raw, limit)).toThrow(new BadRequestError('limit must be an integer from 1 to 100'));
+    },
+  );
 });

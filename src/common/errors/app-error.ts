@@ -93,13 +93,21 @@ export class RangeNotSatisfiableError extends AppError {
 /** 409 of an opt-in compare-and-set: the stored value is not the one the caller last saw. */
 export class BalanceConflictError extends AppError {
   constructor(expected: number, stored: number) {
-    super(409, 'CONFLICT', `The balance is ${stored}, not the expected ${expected}; nothing was changed`, { wattHour: stored });
+    super(409, 'CONFLICT', `The balance is ${stored}, not the expected ${expected}; nothing was changed`, {
+      wattHour: stored,
+    });
   }
 }
 
 export class RateLimitedError extends AppError {
   constructor(retryAfterSeconds: number) {
-    super(429, 'RATE_LIMITED', `Too many requests; retry in ${retryAfterSeconds} s`, {}, { 'Retry-After': String(retryAfterSeconds) });
+    super(
+      429,
+      'RATE_LIMITED',
+      `Too many requests; retry in ${retryAfterSeconds} s`,
+      {},
+      { 'Retry-After': String(retryAfterSeconds) },
+    );
   }
 }
 

@@ -2,8 +2,18 @@ import { QueryFailedError } from 'typeorm';
 import { BadRequestError } from './app-error';
 import { mapError } from './error-body';
 
-const unavailable = { status: 503, body: { error: 'UNAVAILABLE', message: 'The database cannot be reached' }, headers: {}, internal: true };
-const internal = { status: 500, body: { error: 'INTERNAL_ERROR', message: 'Internal server error' }, headers: {}, internal: true };
+const unavailable = {
+  status: 503,
+  body: { error: 'UNAVAILABLE', message: 'The database cannot be reached' },
+  headers: {},
+  internal: true,
+};
+const internal = {
+  status: 500,
+  body: { error: 'INTERNAL_ERROR', message: 'Internal server error' },
+  headers: {},
+  internal: true,
+};
 
 const withCode = (message: string, code: string) => Object.assign(new Error(message), { code });
 const queryFailed = (driverError: Error) => new QueryFailedError('SELECT 1', [], driverError);
@@ -14,14 +24,23 @@ describe('mapError: an unreachable database is 503 UNAVAILABLE', () => {
     ['connection reset', withCode('read ECONNRESET', 'ECONNRESET')],
     ['unknown host', withCode('getaddrinfo ENOTFOUND db', 'ENOTFOUND')],
     ['unreachable host', withCode('connect EHOSTUNREACH 10.0.0.9:5432', 'EHOSTUNREACH')],
-    ['both addresses of localhost refused', new AggregateError([withCode('connect ECONNREFUSED ::1:5432', 'ECONNREFUSED'), withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED')])],
+    [
+      'both addresses of localhost refused',
+      new AggregateError([
+        withCode('connect ECONNREFUSED ::1:5432', 'ECONNREFUSED'),
+        withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED'),
+      ]),
+    ],
     ['a pooled connection lost', new Error('Connection terminated unexpectedly')],
     ['the connect timeout', new Error('Connection terminated due to connection timeout')],
     ['the client connect timeout', new Error('timeout expired')],
     ['no free pooled connection in time', new Error('timeout exceeded when trying to connect')],
     ['a client that already failed', new Error('Client has encountered a connection error and is not queryable')],
     ['the pool closed at shutdown', new Error('Cannot use a pool after calling end on the pool')],
-    ['admin shutdown (57P01) inside a query', queryFailed(withCode('terminating connection due to administrator command', '57P01'))],
+    [
+      'admin shutdown (57P01) inside a query',
+      queryFailed(withCode('terminating connection due to administrator command', '57P01')),
+    ],
     ['the server starting up (57P03)', withCode('the database system is starting up', '57P03')],
     ['a connection exception (08006)', queryFailed(withCode('connection failure', '08006'))],
     ['too many connections (53300)', withCode('sorry, too many clients already', '53300')],

@@ -86,14 +86,34 @@ export function mapError(error: unknown): MappedError {
     const status = error.getStatus();
     const code = CODE_BY_STATUS[status] ?? (status >= 500 ? 'INTERNAL_ERROR' : 'BAD_REQUEST');
     if (status >= 500 && status !== 503) {
-      return { status: 500, body: { error: 'INTERNAL_ERROR', message: 'Internal server error' }, headers: {}, internal: true };
+      return {
+        status: 500,
+        body: { error: 'INTERNAL_ERROR', message: 'Internal server error' },
+        headers: {},
+        internal: true,
+      };
     }
-    return { status, body: { error: code, message: httpExceptionMessage(error, status) }, headers: {}, internal: false };
+    return {
+      status,
+      body: { error: code, message: httpExceptionMessage(error, status) },
+      headers: {},
+      internal: false,
+    };
   }
   if (isDatabaseUnavailable(error) || (error instanceof QueryFailedError && isDatabaseUnavailable(error.driverError))) {
-    return { status: 503, body: { error: 'UNAVAILABLE', message: 'The database cannot be reached' }, headers: {}, internal: true };
+    return {
+      status: 503,
+      body: { error: 'UNAVAILABLE', message: 'The database cannot be reached' },
+      headers: {},
+      internal: true,
+    };
   }
-  return { status: 500, body: { error: 'INTERNAL_ERROR', message: 'Internal server error' }, headers: {}, internal: true };
+  return {
+    status: 500,
+    body: { error: 'INTERNAL_ERROR', message: 'Internal server error' },
+    headers: {},
+    internal: true,
+  };
 }
 
 function httpExceptionMessage(error: HttpException, status: number): string {

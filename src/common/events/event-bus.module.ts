@@ -18,7 +18,10 @@ import { RedisEventBus } from './redis-event-bus';
         const bus = new RedisEventBus(redis, config.redisKeyPrefix);
         // Wait for the subscription, but not forever: with Redis down the instance still starts
         // (events are then delivered locally) and ioredis subscribes when Redis comes back.
-        await Promise.race([bus.start().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 3_000).unref())]);
+        await Promise.race([
+          bus.start().catch(() => undefined),
+          new Promise((resolve) => setTimeout(resolve, 3_000).unref()),
+        ]);
         return bus;
       },
     },

@@ -23,7 +23,16 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const mapped = mapError(exception);
     if (mapped.internal) {
       // With the request's id, as its completion line; never its body, headers or query.
-      this.logger.error({ reqId: requestIdOf(response), err: exception, method: request.method, route: routeOf(request), status: mapped.status }, 'Request failed');
+      this.logger.error(
+        {
+          reqId: requestIdOf(response),
+          err: exception,
+          method: request.method,
+          route: routeOf(request),
+          status: mapped.status,
+        },
+        'Request failed',
+      );
     }
     response.locals.errorCode = mapped.body.error;
     if (response.headersSent) return;

@@ -2,13 +2,18 @@ import { jsonBodyProblem, MAX_JSON_DEPTH } from './json-body-check';
 
 describe('jsonBodyProblem', () => {
   it('accepts ordinary JSON, astral characters included', () => {
-    expect(jsonBodyProblem({ name: 'lobby 🎵', list: ['a', { b: [1, null, true] }], 'key with space': 'é' })).toBeNull();
+    expect(
+      jsonBodyProblem({ name: 'lobby 🎵', list: ['a', { b: [1, null, true] }], 'key with space': 'é' }),
+    ).toBeNull();
     expect(jsonBodyProblem([])).toBeNull();
   });
 
   it.each([
     [{ name: 'a\u0000b' }, 'name must not contain the NUL character (\\u0000)'],
-    [{ options: { sound: { x: ['ok', '\u0000'] } } }, 'options.sound.x[1] must not contain the NUL character (\\u0000)'],
+    [
+      { options: { sound: { x: ['ok', '\u0000'] } } },
+      'options.sound.x[1] must not contain the NUL character (\\u0000)',
+    ],
     [[{ name: 'ok' }, { name: 'x\ud800' }], '[1].name must not contain a lone surrogate (\\ud800-\\udfff)'],
     [{ 'a b': '\udc00' }, '["a b"] must not contain a lone surrogate (\\ud800-\\udfff)'],
     ['\u0000', 'the request body must not contain the NUL character (\\u0000)'],
@@ -37,11 +42,15 @@ describe('jsonBodyProblem', () => {
 
   it(`accepts ${MAX_JSON_DEPTH} levels of objects and arrays and refuses one more`, () => {
     expect(jsonBodyProblem(nested(MAX_JSON_DEPTH))).toBeNull();
-    expect(jsonBodyProblem(nested(MAX_JSON_DEPTH + 1))).toMatch(new RegExp(`^The request body nests deeper than ${MAX_JSON_DEPTH} levels \\(at (\\[0\\]|\\.?a)+\\)$`));
+    expect(jsonBodyProblem(nested(MAX_JSON_DEPTH + 1))).toMatch(
+      new RegExp(`^The request body nests deeper than ${MAX_JSON_DEPTH} levels \\(at (\\[0\\]|\\.?a)+\\)$`),
+    );
   });
 
   it('walks a body of 200,000 levels without exhausting the stack', () => {
     expect(JSON.parse('['.repeat(200_000) + ']'.repeat(200_000))).toBeDefined();
-    expect(jsonBodyProblem(JSON.parse('['.repeat(200_000) + ']'.repeat(200_000)))).toMatch(/^The request body nests deeper than 64 levels/);
+    expect(jsonBodyProblem(JSON.parse('['.repeat(200_000) + ']'.repeat(200_000)))).toMatch(
+      /^The request body nests deeper than 64 levels/,
+    );
   });
 });

@@ -57,10 +57,12 @@ export function jsonBodyProblem(body: unknown): string | null {
       continue;
     }
     if (typeof value !== 'object' || value === null) continue;
-    if (visit.depth > MAX_JSON_DEPTH) return `The request body nests deeper than ${MAX_JSON_DEPTH} levels (at ${pathOf(visit)})`;
+    if (visit.depth > MAX_JSON_DEPTH)
+      return `The request body nests deeper than ${MAX_JSON_DEPTH} levels (at ${pathOf(visit)})`;
     const depth = visit.depth + 1;
     if (Array.isArray(value)) {
-      for (let index = value.length - 1; index >= 0; index--) pending.push({ value: value[index], depth, parent: visit, key: index });
+      for (let index = value.length - 1; index >= 0; index--)
+        pending.push({ value: value[index], depth, parent: visit, key: index });
       continue;
     }
     const entries = Object.entries(value);
@@ -69,7 +71,8 @@ export function jsonBodyProblem(body: unknown): string | null {
       const problem = stringProblem(key);
       if (problem !== null) return `The key ${JSON.stringify(key)} in ${pathOf(visit)} ${problem}`;
     }
-    for (let index = entries.length - 1; index >= 0; index--) pending.push({ value: entries[index][1], depth, parent: visit, key: entries[index][0] });
+    for (let index = entries.length - 1; index >= 0; index--)
+      pending.push({ value: entries[index][1], depth, parent: visit, key: entries[index][0] });
   }
   return null;
 }

@@ -11,12 +11,18 @@ async function serve(handler: Handler): Promise<{ server: Server; drain: HttpDra
   return { server, drain, port: (server.address() as AddressInfo).port };
 }
 
-function fetchText(port: number, path: string, agent: Agent): Promise<{ status: number; connection: string | undefined; text: string }> {
+function fetchText(
+  port: number,
+  path: string,
+  agent: Agent,
+): Promise<{ status: number; connection: string | undefined; text: string }> {
   return new Promise((resolve, reject) => {
     get({ host: '127.0.0.1', port, path, agent }, (response) => {
       let text = '';
       response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, connection: response.headers.connection, text }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, connection: response.headers.connection, text }),
+      );
     }).on('error', reject);
   });
 }
@@ -32,7 +38,9 @@ const refused = (port: number) =>
   });
 
 const openConnections = (server: Server) =>
-  new Promise<number>((resolve, reject) => server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
+  new Promise<number>((resolve, reject) =>
+    server.getConnections((error, count) => (error ? reject(error) : resolve(count))),
+  );
 
 describe('HttpDrain', () => {
   it('refuses new connections, lets the request in flight finish with Connection: close, and closes idle keep-alive connections', async () => {

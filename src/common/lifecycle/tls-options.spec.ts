@@ -18,13 +18,20 @@ describe('httpsOptionsOf', () => {
   });
 
   it('reads both files and allows TLS 1.3 only', () => {
-    const options = httpsOptionsOf(loadConfig({ TLS_CERT_FILE: join(dir, 'cert.pem'), TLS_KEY_FILE: join(dir, 'key.pem') }));
-    expect(options).toEqual({ cert: Buffer.from('CERT'), key: Buffer.from('KEY'), minVersion: 'TLSv1.3', maxVersion: 'TLSv1.3' });
+    const options = httpsOptionsOf(
+      loadConfig({ TLS_CERT_FILE: join(dir, 'cert.pem'), TLS_KEY_FILE: join(dir, 'key.pem') }),
+    );
+    expect(options).toEqual({
+      cert: Buffer.from('CERT'),
+      key: Buffer.from('KEY'),
+      minVersion: 'TLSv1.3',
+      maxVersion: 'TLSv1.3',
+    });
   });
 
   it('names the variable of a file it cannot read', () => {
-    expect(() => httpsOptionsOf(loadConfig({ TLS_CERT_FILE: join(dir, 'cert.pem'), TLS_KEY_FILE: join(dir, 'missing.pem') }))).toThrow(
-      /^Invalid configuration: TLS_KEY_FILE cannot be read: ENOENT/,
-    );
+    expect(() =>
+      httpsOptionsOf(loadConfig({ TLS_CERT_FILE: join(dir, 'cert.pem'), TLS_KEY_FILE: join(dir, 'missing.pem') })),
+    ).toThrow(/^Invalid configuration: TLS_KEY_FILE cannot be read: ENOENT/);
   });
 });

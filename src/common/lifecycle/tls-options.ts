@@ -4,7 +4,10 @@ import type { SecureVersion } from 'node:tls';
 import { AppConfig, ConfigError } from '../../config/app-config';
 
 /** Nest's HttpsOptions type lacks the version bounds; the object goes to https.createServer whole. */
-export type TlsServerOptions = NonNullable<NestApplicationOptions['httpsOptions']> & { minVersion: SecureVersion; maxVersion: SecureVersion };
+export type TlsServerOptions = NonNullable<NestApplicationOptions['httpsOptions']> & {
+  minVersion: SecureVersion;
+  maxVersion: SecureVersion;
+};
 
 /**
  * HTTPS options from TLS_CERT_FILE / TLS_KEY_FILE, or undefined for plain HTTP (a TLS-terminating
@@ -25,6 +28,9 @@ function readPem(variable: string, file: string): Buffer {
   try {
     return readFileSync(file);
   } catch (error) {
-    throw new ConfigError(variable, `cannot be read: ${(error as NodeJS.ErrnoException).code ?? String(error)} (${file})`);
+    throw new ConfigError(
+      variable,
+      `cannot be read: ${(error as NodeJS.ErrnoException).code ?? String(error)} (${file})`,
+    );
   }
 }

@@ -67,7 +67,12 @@ export function parseListQuery<F>(query: Record<string, unknown>, spec: ListQuer
     if (typeof value !== 'string') throw new BadRequestError(`${name} must be given once, as text`);
     return value;
   };
-  const limit = parseQueryInt(query.limit, { name: 'limit', min: 1, max: LIST_MAX_LIMIT, default: LIST_DEFAULT_LIMIT }) as number;
+  const limit = parseQueryInt(query.limit, {
+    name: 'limit',
+    min: 1,
+    max: LIST_MAX_LIMIT,
+    default: LIST_DEFAULT_LIMIT,
+  }) as number;
   const cursor = single('cursor');
   const filters: Partial<F> = {};
   for (const name of filterNames) {
@@ -87,10 +92,19 @@ export const ListQueryParam = createParamDecorator(<F>(spec: ListQuerySpec<F>, c
  * Cuts a page from rows fetched with `limit + 1` (the extra row only says that there is more):
  * the next cursor is the key of the page's last row.
  */
-export function toPage<R, T>(rows: R[], query: ListQuery<unknown>, list: string, keyOf: (row: R) => string, map: (row: R) => T): Page<T> {
+export function toPage<R, T>(
+  rows: R[],
+  query: ListQuery<unknown>,
+  list: string,
+  keyOf: (row: R) => string,
+  map: (row: R) => T,
+): Page<T> {
   const kept = rows.slice(0, query.limit);
   const more = rows.length > query.limit;
-  return { items: kept.map(map), nextCursor: more && kept.length > 0 ? encodeCursor(list, keyOf(kept[kept.length - 1])) : null };
+  return {
+    items: kept.map(map),
+    nextCursor: more && kept.length > 0 ? encodeCursor(list, keyOf(kept[kept.length - 1])) : null,
+  };
 }
 
 export interface FilterDoc {
@@ -102,16 +116,28 @@ export interface FilterDoc {
 /** OpenAPI: `limit`, `cursor` and the list's filters. */
 export const ApiListQuery = (...filters: FilterDoc[]) =>
   applyDecorators(
-    ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: LIST_MAX_LIMIT, default: LIST_DEFAULT_LIMIT } }),
-    ApiQuery({ name: 'cursor', required: false, description: 'nextCursor of the previous page (opaque)', schema: { type: 'string' } }),
-    ...filters.map((filter) => ApiQuery({ name: filter.name, required: false, description: filter.description, schema: filter.schema })),
+    ApiQuery({
+      name: 'limit',
+      required: false,
+      schema: { type: 'integer', minimum: 1, maximum: LIST_MAX_LIMIT, default: LIST_DEFAULT_LIMIT },
+    }),
+    ApiQuery({
+      name: 'cursor',
+      required: false,
+      description: 'nextCursor of the previous page (opaque)',
+      schema: { type: 'string' },
+    }),
+    ...filters.map((filter) =>
+      ApiQuery({ name: filter.name, required: false, description: filter.description, schema: filter.schema }),
+    ),
   );
 
 // Filter parsers shared by the lists.
 
 /** A positive bigint id (uid, ban id) in decimal digits, returned as a string. */
 export const bigIdFilter: FilterParser<string> = (raw, name) => {
-  if (!/^\d{1,19}$/.test(raw) || BigInt(raw) < 1n || BigInt(raw) > 9_223_372_036_854_775_807n) throw new BadRequestError(`${name} must be a positive integer`);
+  if (!/^\d{1,19}$/.test(raw) || BigInt(raw) < 1n || BigInt(raw) > 9_223_372_036_854_775_807n)
+    throw new BadRequestError(`${name} must be a positive integer`);
   return BigInt(raw).toString();
 };
 

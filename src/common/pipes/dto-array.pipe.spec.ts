@@ -41,6 +41,8 @@ describe('DtoArrayPipe', () => {
 
   it('counts problems beyond the first 20', async () => {
     const many = new DtoArrayPipe(Item, { maxItems: 100 });
-    expect(await message(many.transform(Array.from({ length: 25 }, () => 'x')))).toMatch(/^(\[\d+\] must be a JSON object; ){19}\[19\] must be a JSON object; … and 5 more$/);
+    expect(await message(many.transform(Array.from({ length: 25 }, () => 'x')))).toMatch(
+      /^(\[\d+\] must be a JSON object; ){19}\[19\] must be a JSON object; … and 5 more$/,
+    );
   });
 });

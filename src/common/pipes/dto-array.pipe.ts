@@ -48,28 +48,45 @@ export class DtoArrayPipe<T extends object> implements PipeTransform<unknown, Pr
   async transform(value: unknown): Promise<T[]> {
     const { maxItems, unique } = this.options;
     if (!Array.isArray(value)) throw new BadRequestError('The request body must be a JSON array');
-    if (value.length > maxItems) throw new BadRequestError(`At most ${maxItems} entries per request, got ${value.length}`);
+    if (value.length > maxItems)
+      throw new BadRequestError(`At most ${maxItems} entries per request, got ${value.length}`);
     const messages: string[] = [];
     const items: T[] = [];
     const seen = new Map<unknown, number>();
     for (const [index, element] of (value as unknown[]).entries()) {
       if (!isJsonObject(element)) {
-        messages.push(this.wording === 'label' ? `[${index}] entry: must be a JSON object` : `[${index}] must be a JSON object`);
+        messages.push(
+          this.wording === 'label' ? `[${index}] entry: must be a JSON object` : `[${index}] must be a JSON object`,
+        );
         continue;
       }
       const item = plainToInstance(this.dto, element);
-      const errors = await validate(item, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true, validationError: { target: false, value: false } });
+      const errors = await validate(item, {
+        whitelist: true,
+        forbidNonWhitelisted: true,
+        forbidUnknownValues: true,
+        validationError: { target: false, value: false },
+      });
       if (unique && !errors.some((error) => error.property === unique)) {
         const key: unknown = item[unique];
         const first = seen.get(key);
         if (first === undefined) seen.set(key, index);
-        else this.insertInFieldOrder(errors, { property: unique, children: [], constraints: { unique: this.duplicateMessage(unique, first) } });
+        else
+          this.insertInFieldOrder(errors, {
+            property: unique,
+            children: [],
+            constraints: { unique: this.duplicateMessage(unique, first) },
+          });
       }
-      messages.push(...(this.wording === 'label' ? labelled(errors, index) : describeValidationErrors(errors, `[${index}]`)));
+      messages.push(
+        ...(this.wording === 'label' ? labelled(errors, index) : describeValidationErrors(errors, `[${index}]`)),
+      );
       items.push(item);
     }
     if (messages.length > MAX_LISTED) {
-      throw new BadRequestError(`${messages.slice(0, MAX_LISTED).join('; ')}; … and ${messages.length - MAX_LISTED} more`);
+      throw new BadRequestError(
+        `${messages.slice(0, MAX_LISTED).join('; ')}; … and ${messages.length - MAX_LISTED} more`,
+      );
     }
     if (messages.length > 0) throw new BadRequestError(messages.join('; '));
     return items;
@@ -81,7 +98,8 @@ export class DtoArrayPipe<T extends object> implements PipeTransform<unknown, Pr
 
   /** Unknown-field problems come first (as class-validator lists them), then the fields in declaration order. */
   private insertInFieldOrder(errors: ValidationError[], added: ValidationError): void {
-    const rank = (error: ValidationError) => (error.constraints?.whitelistValidation ? -1 : this.fieldOrder.indexOf(error.property));
+    const rank = (error: ValidationError) =>
+      error.constraints?.whitelistValidation ? -1 : this.fieldOrder.indexOf(error.property);
     const at = errors.findIndex((error) => rank(error) > rank(added));
     errors.splice(at === -1 ? errors.length : at, 0, added);
   }
@@ -93,7 +111,9 @@ function labelled(errors: ValidationError[], index: number, parent = ''): string
     const field = parent ? `${parent}.${error.property}` : error.property;
     const own = Object.entries(error.constraints ?? {}).map(([name, text]) => {
       if (name === 'whitelistValidation') return `[${index}] ${field}: unknown field`;
-      return text.startsWith(`${error.property}.`) ? `[${index}] ${parent ? `${parent}.` : ''}${text}` : `[${index}] ${field}: ${text}`;
+      return text.startsWith(`${error.property}.`)
+        ? `[${index}] ${parent ? `${parent}.` : ''}${text}`
+        : `[${index}] ${field}: ${text}`;
     });
     return [...own, ...labelled(error.children ?? [], index, field)];
   });

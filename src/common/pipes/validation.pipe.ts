@@ -22,7 +22,12 @@ class AppValidationPipe extends ValidationPipe {
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    if (metadata.type === 'body' && metadata.metatype && metadata.metatype !== Array && typeof metadata.metatype === 'function') {
+    if (
+      metadata.type === 'body' &&
+      metadata.metatype &&
+      metadata.metatype !== Array &&
+      typeof metadata.metatype === 'function'
+    ) {
       if (!isJsonObject(value)) {
         throw new BadRequestError('The request body must be a JSON object');
       }
@@ -52,7 +57,8 @@ const OPTIONS = {
   forbidUnknownValues: true,
   validationError: { target: false, value: false },
   // Two rules of one field can share a message (IsUid: "must be a positive integer"); say it once.
-  exceptionFactory: (errors: ValidationError[]) => new BadRequestError([...new Set(describeValidationErrors(errors))].join('; ') || 'Invalid request body'),
+  exceptionFactory: (errors: ValidationError[]) =>
+    new BadRequestError([...new Set(describeValidationErrors(errors))].join('; ') || 'Invalid request body'),
 };
 
 /**
@@ -60,5 +66,9 @@ const OPTIONS = {
  * 400 too, except on plugin bodies (@PluginBody), where they are stripped and reported.
  */
 export function createValidationPipe(onIgnored?: IgnoredFieldsListener): ValidationPipe {
-  return new AppValidationPipe({ ...OPTIONS, forbidNonWhitelisted: true }, new ValidationPipe({ ...OPTIONS, forbidNonWhitelisted: false }), onIgnored);
+  return new AppValidationPipe(
+    { ...OPTIONS, forbidNonWhitelisted: true },
+    new ValidationPipe({ ...OPTIONS, forbidNonWhitelisted: false }),
+    onIgnored,
+  );
 }

@@ -45,6 +45,9 @@ export class CallerThrottlerGuard extends ThrottlerGuard {
   }
 
   private limitOf(context: ExecutionContext): RateLimitName | undefined {
-    return this.reflector.getAllAndOverride<RateLimitName | undefined>(RATE_LIMIT_KEY, [context.getHandler(), context.getClass()]);
+    return this.reflector.getAllAndOverride<RateLimitName | undefined>(RATE_LIMIT_KEY, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
   }
 }

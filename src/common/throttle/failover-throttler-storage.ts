@@ -20,7 +20,13 @@ export class FailoverThrottlerStorage implements ThrottlerStorage {
     this.shared = new ThrottlerStorageRedisService(redis);
   }
 
-  async increment(key: string, ttl: number, limit: number, blockDuration: number, throttlerName: string): Promise<ThrottlerStorageRecord> {
+  async increment(
+    key: string,
+    ttl: number,
+    limit: number,
+    blockDuration: number,
+    throttlerName: string,
+  ): Promise<ThrottlerStorageRecord> {
     if (this.redis.status === 'ready') {
       try {
         const record = await this.shared.increment(key, ttl, limit, blockDuration, throttlerName);

@@ -23,7 +23,9 @@ export class LoginFailureLimiter {
     if (credentialHash !== null) keys.push(`server-login-failure:credential:${credentialHash}`);
     const limit = this.config.throttleLoginLimit;
     const ttl = this.config.throttleLoginTtlSeconds * 1_000;
-    const records = await Promise.all(keys.map((key) => this.storage.increment(key, ttl, limit, ttl, 'server-login-failure')));
+    const records = await Promise.all(
+      keys.map((key) => this.storage.increment(key, ttl, limit, ttl, 'server-login-failure')),
+    );
     const blocked = records.filter((record) => record.isBlocked);
     if (blocked.length === 0) return failure;
     return new RateLimitedError(Math.max(1, ...blocked.map((record) => Math.ceil(record.timeToBlockExpire))));

@@ -84,7 +84,14 @@ class RedisLockoutStore implements LockoutStore {
   }
 
   async fail(key: string, maxFailures: number, lockoutMs: number): Promise<void> {
-    await this.redis.eval(FAIL_SCRIPT, 2, `lockout:{${key}}:failures`, `lockout:{${key}}:locked`, maxFailures, lockoutMs);
+    await this.redis.eval(
+      FAIL_SCRIPT,
+      2,
+      `lockout:{${key}}:failures`,
+      `lockout:{${key}}:locked`,
+      maxFailures,
+      lockoutMs,
+    );
   }
 
   async reset(key: string): Promise<void> {

@@ -9,4 +9,5 @@ export type { RateLimitName } from './rate-limit';
  * guard runs after the global AuthGuard (Nest runs global guards first), so it knows the caller;
  * routes without a limit do not pay for a throttler guard on every request (docs/benchmarks.md).
  */
-export const RateLimit = (name: RateLimitName) => applyDecorators(SetMetadata(RATE_LIMIT_KEY, name), UseGuards(CallerThrottlerGuard));
+export const RateLimit = (name: RateLimitName) =>
+  applyDecorators(SetMetadata(RATE_LIMIT_KEY, name), UseGuards(CallerThrottlerGuard));

@@ -20,7 +20,11 @@ import { LoginLockout } from './login-lockout';
       useFactory: (config: AppConfig, redis: Redis | null) => ({
         throttlers: [
           { name: 'server-login', limit: config.throttleLoginLimit, ttl: config.throttleLoginTtlSeconds * 1_000 },
-          { name: 'player-login', limit: config.throttlePlayerLoginLimit, ttl: config.throttlePlayerLoginTtlSeconds * 1_000 },
+          {
+            name: 'player-login',
+            limit: config.throttlePlayerLoginLimit,
+            ttl: config.throttlePlayerLoginTtlSeconds * 1_000,
+          },
         ],
         // Retry-After comes with the 429 itself (RateLimitedError); no X-RateLimit-* per throttler.
         setHeaders: false,

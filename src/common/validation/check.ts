@@ -5,11 +5,16 @@ import { ValidateBy, ValidationArguments } from 'class-validator';
  * Check rules lists each failed one). `test` sees the whole object too (rules that depend on a
  * sibling field). `name` must be unique within the field.
  */
-export function Check(name: string, test: (value: unknown, object: Record<string, unknown>) => boolean, message: string | ((value: unknown) => string)): PropertyDecorator {
+export function Check(
+  name: string,
+  test: (value: unknown, object: Record<string, unknown>) => boolean,
+  message: string | ((value: unknown) => string),
+): PropertyDecorator {
   return ValidateBy({
     name,
     validator: {
-      validate: (value: unknown, args?: ValidationArguments) => test(value, (args?.object ?? {}) as Record<string, unknown>),
+      validate: (value: unknown, args?: ValidationArguments) =>
+        test(value, (args?.object ?? {}) as Record<string, unknown>),
       defaultMessage: (args?: ValidationArguments) => (typeof message === 'string' ? message : message(args?.value)),
     },
   });

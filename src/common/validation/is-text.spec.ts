@@ -28,7 +28,7 @@ describe('textLength', () => {
 });
 
 describe('IsText', () => {
-  it('takes strings up to the length and refuses longer ones and non-strings with MaxLength\'s message', async () => {
+  it("takes strings up to the length and refuses longer ones and non-strings with MaxLength's message", async () => {
     expect(await problems('abcd')).toEqual([]);
     expect(await problems('😀😀😀😀')).toEqual([]);
     expect(await problems('abcde')).toEqual(['name must be shorter than or equal to 4 characters']);
@@ -38,6 +38,8 @@ describe('IsText', () => {
 
   it('checks each element with each: true', async () => {
     expect(await problems('a', ['ab', 'c'])).toEqual([]);
-    expect(await problems('a', ['ab', 'a\uFE0F\uFE0F'])).toEqual(['each value in tags must be shorter than or equal to 2 characters']);
+    expect(await problems('a', ['ab', 'a\uFE0F\uFE0F'])).toEqual([
+      'each value in tags must be shorter than or equal to 2 characters',
+    ]);
   });
 });

@@ -31,7 +31,10 @@ export function IsText(max: number, validationOptions?: ValidationOptions): Prop
       constraints: [max],
       validator: {
         validate: (value: unknown): boolean => typeof value === 'string' && textLength(value) <= max,
-        defaultMessage: buildMessage((eachPrefix) => `${eachPrefix}$property must be shorter than or equal to $constraint1 characters`, validationOptions),
+        defaultMessage: buildMessage(
+          (eachPrefix) => `${eachPrefix}$property must be shorter than or equal to $constraint1 characters`,
+          validationOptions,
+        ),
       },
     },
     validationOptions,

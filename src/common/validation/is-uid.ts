@@ -9,7 +9,9 @@ import { IsString, Matches } from 'class-validator';
  */
 export function IsUid() {
   return applyDecorators(
-    Transform(({ value }: { value: unknown }) => (typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value)),
+    Transform(({ value }: { value: unknown }) =>
+      typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value,
+    ),
     IsString({ message: '$property must be a positive integer' }),
     Matches(/^[1-9]\d{0,17}$/, { message: '$property must be a positive integer' }),
   );

@@ -8,7 +8,11 @@ import { IsText } from './is-text';
  * access token. Action DTOs extend it (class-validator applies the inherited rules).
  */
 export class PlayerCredentialsDto {
-  @ApiProperty({ ...UID_REQUEST_SCHEMA, description: 'Player uid (a long; a string of digits is accepted too)', example: 1001 })
+  @ApiProperty({
+    ...UID_REQUEST_SCHEMA,
+    description: 'Player uid (a long; a string of digits is accepted too)',
+    example: 1001,
+  })
   @IsUid()
   uid!: string;
 
@@ -16,7 +20,8 @@ export class PlayerCredentialsDto {
     type: String,
     minLength: 1,
     maxLength: 512,
-    description: "The player's access token from POST /player/login; it must belong to uid and to the calling server session",
+    description:
+      "The player's access token from POST /player/login; it must belong to uid and to the calling server session",
     example: 'pl4yerAcc3ssT0kenExample0123456789abcdefABCD',
   })
   @IsString()

@@ -18,7 +18,8 @@ export function isPluginBody(type: unknown): boolean {
 }
 
 /** On an optional field of a plugin body: `null` means absent (the field is then left out). */
-export const NullAsAbsent = (): PropertyDecorator => Transform(({ value }: { value: unknown }) => (value === null ? undefined : value));
+export const NullAsAbsent = (): PropertyDecorator =>
+  Transform(({ value }: { value: unknown }) => (value === null ? undefined : value));
 
 /**
  * The dotted paths of `plain`'s keys that validation left out of `instance` (unknown fields
@@ -27,7 +28,8 @@ export const NullAsAbsent = (): PropertyDecorator => Transform(({ value }: { val
  */
 export function strippedFields(plain: unknown, instance: unknown, parent = ''): string[] {
   if (!isJsonObject(plain)) return [];
-  if (typeof instance !== 'object' || instance === null || Object.getPrototypeOf(instance) === Object.prototype) return [];
+  if (typeof instance !== 'object' || instance === null || Object.getPrototypeOf(instance) === Object.prototype)
+    return [];
   const kept = instance as Record<string, unknown>;
   return Object.entries(plain).flatMap(([key, value]) => {
     const path = parent ? `${parent}.${key}` : key;

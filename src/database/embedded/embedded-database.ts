@@ -34,7 +34,12 @@ export class EmbeddedDatabase {
       const worker = new Worker(WORKER_FILE, { workerData: { pgdataDir: join(dataDir, 'pgdata'), maxConnections } });
       const port = await waitForReady(worker);
       // user/db names are ignored by PGlite; sslmode off because the socket is loopback only.
-      return new EmbeddedDatabase(worker, lockFile, dataDir, `postgresql://postgres@127.0.0.1:${port}/postgres?sslmode=disable`);
+      return new EmbeddedDatabase(
+        worker,
+        lockFile,
+        dataDir,
+        `postgresql://postgres@127.0.0.1:${port}/postgres?sslmode=disable`,
+      );
     } catch (error) {
       releaseLock(dataDir, lockFile);
       throw error;

@@ -68,18 +68,34 @@ export class RankingEntryResponse {
 }
 
 export class BalanceChangeResponse {
-  @ApiProperty({ type: 'integer', format: 'int64', description: 'Id of the change; pass as `before` to page', example: 31 })
+  @ApiProperty({
+    type: 'integer',
+    format: 'int64',
+    description: 'Id of the change; pass as `before` to page',
+    example: 31,
+  })
   id!: number;
 
   /** Null for the first synchronised balance. */
-  @ApiProperty({ type: 'integer', format: 'int64', nullable: true, description: 'The balance it replaced; null for the first sync', example: 12000 })
+  @ApiProperty({
+    type: 'integer',
+    format: 'int64',
+    nullable: true,
+    description: 'The balance it replaced; null for the first sync',
+    example: 12000,
+  })
   previousWattHour!: number | null;
 
   @ApiProperty({ type: 'integer', format: 'int64', example: 12500 })
   wattHour!: number;
 
   /** The game server that sent it (null if that server was removed). */
-  @ApiProperty({ type: 'integer', nullable: true, description: 'The game server that sent it; null when that server was removed', example: 1 })
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: 'The game server that sent it; null when that server was removed',
+    example: 1,
+  })
   serverID!: number | null;
 
   /** ISO local date-time. */
@@ -93,10 +109,21 @@ export class AdminEconomyResponse {
   uid!: number;
 
   /** Null while the player never synced a balance. */
-  @ApiProperty({ type: 'integer', format: 'int64', nullable: true, description: 'null while the player never synced a balance', example: 12500 })
+  @ApiProperty({
+    type: 'integer',
+    format: 'int64',
+    nullable: true,
+    description: 'null while the player never synced a balance',
+    example: 12500,
+  })
   wattHour!: number | null;
 
-  @ApiProperty({ type: String, nullable: true, description: 'Local date-time of the last sync; null without one', example: '2026-03-20T18:04:11' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Local date-time of the last sync; null without one',
+    example: '2026-03-20T18:04:11',
+  })
   updatedAt!: string | null;
 
   /** Newest first. */
@@ -104,6 +131,12 @@ export class AdminEconomyResponse {
   history!: BalanceChangeResponse[];
 
   /** Pass as `before` for the next (older) page; null on the last page. */
-  @ApiProperty({ type: 'integer', format: 'int64', nullable: true, description: 'Pass as `before` for the next (older) page; null on the last page', example: 7 })
+  @ApiProperty({
+    type: 'integer',
+    format: 'int64',
+    nullable: true,
+    description: 'Pass as `before` for the next (older) page; null on the last page',
+    example: 7,
+  })
   nextBefore!: number | null;
 }

@@ -2,7 +2,11 @@ import { ApiProperty } from '@nestjs/swagger';
 
 const INDICATORS = {
   type: 'object',
-  additionalProperties: { type: 'object', properties: { status: { type: 'string', example: 'up' } }, additionalProperties: true },
+  additionalProperties: {
+    type: 'object',
+    properties: { status: { type: 'string', example: 'up' } },
+    additionalProperties: true,
+  },
 } as const;
 
 /** 200 of /health and /health/ready: terminus's result (a failed check is 503 with the error body instead). */
@@ -10,7 +14,11 @@ export class HealthResponse {
   @ApiProperty({ type: String, enum: ['ok'], example: 'ok' })
   status!: 'ok';
 
-  @ApiProperty({ ...INDICATORS, description: 'Checks that passed, by name (readiness: database)', example: { database: { status: 'up' } } })
+  @ApiProperty({
+    ...INDICATORS,
+    description: 'Checks that passed, by name (readiness: database)',
+    example: { database: { status: 'up' } },
+  })
   info!: Record<string, unknown>;
 
   @ApiProperty({ ...INDICATORS, description: 'Checks that failed: none in a 200', example: {} })

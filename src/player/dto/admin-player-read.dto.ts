@@ -16,7 +16,12 @@ export class ActiveBanSummary {
   @ApiProperty({ type: String, example: 'cheating' })
   reason!: string;
 
-  @ApiProperty({ type: String, nullable: true, description: 'End of the ban (local date-time); null: permanent', example: '2026-04-01T12:00:00' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'End of the ban (local date-time); null: permanent',
+    example: '2026-04-01T12:00:00',
+  })
   until!: string | null;
 
   @ApiProperty({ type: String, description: 'When the ban was made (local date-time)', example: '2026-03-20T18:04:11' })
@@ -42,7 +47,11 @@ export class AdminPlayerSummary {
   @ApiProperty({ type: ActiveBanSummary, nullable: true, description: 'The ban in force; null when none' })
   ban!: ActiveBanSummary | null;
 
-  @ApiProperty({ type: OnlineServerResponse, nullable: true, description: 'The server of the live session; null when offline' })
+  @ApiProperty({
+    type: OnlineServerResponse,
+    nullable: true,
+    description: 'The server of the live session; null when offline',
+  })
   online!: OnlineServerResponse | null;
 
   @ApiProperty({ type: String, description: 'Local date-time', example: '2026-03-01T10:00:00' })
@@ -73,7 +82,12 @@ export class AdminBanResponse {
   @ApiProperty({ type: String, description: 'Kick message shown in game', example: 'You are banned: cheating' })
   message!: string;
 
-  @ApiProperty({ type: String, nullable: true, description: 'End of the ban (local date-time); null: permanent', example: '2026-04-01T12:00:00' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'End of the ban (local date-time); null: permanent',
+    example: '2026-04-01T12:00:00',
+  })
   until!: string | null;
 
   @ApiProperty({ type: String, description: 'Local date-time', example: '2026-03-20T18:04:11' })
@@ -105,7 +119,12 @@ export class PlayerBanHistoryEntry {
   @ApiProperty({ type: String, example: '2026-03-20T18:04:11' })
   createdAt!: string;
 
-  @ApiProperty({ type: String, nullable: true, description: 'When it was lifted (or replaced by a new ban); null when never', example: null })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'When it was lifted (or replaced by a new ban); null when never',
+    example: null,
+  })
   liftedAt!: string | null;
 
   @ApiProperty({ type: Boolean, description: 'In force now' })

@@ -8,12 +8,22 @@ export class CreatePlayerDto {
   @Matches(/^[A-Za-z0-9_]{1,32}$/, { message: 'username must be 1-32 characters of A-Z, a-z, 0-9 and _' })
   username!: string;
 
-  @ApiPropertyOptional({ type: String, pattern: UUID_PATTERN.source, description: 'Account UUID, unique; stored lower-case', example: '8667ba71-b85a-4004-af54-457a9734eed7' })
+  @ApiPropertyOptional({
+    type: String,
+    pattern: UUID_PATTERN.source,
+    description: 'Account UUID, unique; stored lower-case',
+    example: '8667ba71-b85a-4004-af54-457a9734eed7',
+  })
   @IsOptional()
   @Matches(UUID_PATTERN, { message: 'uuid must be a UUID in 8-4-4-4-12 hexadecimal form' })
   uuid?: string;
 
-  @ApiPropertyOptional({ type: String, maxLength: 64, description: 'Display name; default: the username', example: 'Steve' })
+  @ApiPropertyOptional({
+    type: String,
+    maxLength: 64,
+    description: 'Display name; default: the username',
+    example: 'Steve',
+  })
   @IsOptional()
   @IsString()
   @IsText(64)
@@ -35,7 +45,12 @@ export class CreatedPlayerResponse {
 }
 
 export class BanPlayerDto {
-  @ApiPropertyOptional({ type: String, maxLength: 512, description: 'Shown to the player (430 and kick_player); default ""', example: 'cheating' })
+  @ApiPropertyOptional({
+    type: String,
+    maxLength: 512,
+    description: 'Shown to the player (430 and kick_player); default ""',
+    example: 'cheating',
+  })
   @IsOptional()
   @IsString()
   @IsText(512)
@@ -72,16 +87,30 @@ export class BanResponse {
   @ApiProperty({ type: String, example: 'cheating' })
   reason!: string;
 
-  @ApiProperty({ type: String, description: 'The kick message sent to online sessions', example: 'You are banned: cheating' })
+  @ApiProperty({
+    type: String,
+    description: 'The kick message sent to online sessions',
+    example: 'You are banned: cheating',
+  })
   message!: string;
 
   /** '' for a permanent ban. */
-  @ApiProperty({ type: String, description: 'End of the ban as a local date-time; "" for a permanent ban', example: '2026-04-01T12:00:00' })
+  @ApiProperty({
+    type: String,
+    description: 'End of the ban as a local date-time; "" for a permanent ban',
+    example: '2026-04-01T12:00:00',
+  })
   until!: string;
 }
 
 export class BanstateDto {
-  @ApiProperty({ type: 'integer', minimum: 0, maximum: 2_147_483_647, description: 'Warning level; greater than 0 shows a red title notice in game', example: 1 })
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    maximum: 2_147_483_647,
+    description: 'Warning level; greater than 0 shows a red title notice in game',
+    example: 1,
+  })
   @IsInt()
   @Min(0)
   @Max(2_147_483_647)
@@ -97,6 +126,10 @@ export class BanstateResponse {
 }
 
 export class NetTokenResponse {
-  @ApiProperty({ type: String, description: "The player's Net Token (TOKEN login); the old one stops working", example: 'N3tT0kenExample0123456789abcdefABCDEFghijkl' })
+  @ApiProperty({
+    type: String,
+    description: "The player's Net Token (TOKEN login); the old one stops working",
+    example: 'N3tT0kenExample0123456789abcdefABCDEFghijkl',
+  })
   netToken!: string;
 }

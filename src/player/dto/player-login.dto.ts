@@ -11,7 +11,12 @@ export const USERNAME_PATTERN = /^[A-Za-z0-9_]{1,16}$/;
 /** POST /player/login (interface.md; decisions.md §4). Each mode requires its own field. */
 @PluginBody()
 export class PlayerLoginDto {
-  @ApiProperty({ enum: PLAYER_LOGIN_MODES, enumName: 'PlayerLoginMode', description: 'How the player is identified', example: 'ONLINE' })
+  @ApiProperty({
+    enum: PLAYER_LOGIN_MODES,
+    enumName: 'PlayerLoginMode',
+    description: 'How the player is identified',
+    example: 'ONLINE',
+  })
   @IsIn(PLAYER_LOGIN_MODES)
   mode!: PlayerLoginMode;
 
@@ -19,7 +24,8 @@ export class PlayerLoginDto {
     type: 'integer',
     minimum: 0,
     maximum: 2_147_483_647,
-    description: 'Player data version of the running plugin; stored after the login (the answer carries the previous one)',
+    description:
+      'Player data version of the running plugin; stored after the login (the answer carries the previous one)',
     example: 3,
   })
   @IsInt()
@@ -30,7 +36,8 @@ export class PlayerLoginDto {
   @ApiPropertyOptional({
     type: String,
     pattern: UUID_PATTERN.source,
-    description: 'ONLINE (required): the account UUID in 8-4-4-4-12 hexadecimal form, checked with the identity provider',
+    description:
+      'ONLINE (required): the account UUID in 8-4-4-4-12 hexadecimal form, checked with the identity provider',
     example: '069a79f4-44e9-4726-a5be-fca90e38aaf5',
   })
   @NullAsAbsent()
@@ -53,7 +60,8 @@ export class PlayerLoginDto {
     type: String,
     maxLength: 512,
     nullable: true,
-    description: 'TOKEN (required, non-empty): the Net Token the player entered. Other modes: ignored; absent, empty or null',
+    description:
+      'TOKEN (required, non-empty): the Net Token the player entered. Other modes: ignored; absent, empty or null',
   })
   @NullAsAbsent()
   // The plugin sends authToken with every mode (optional for ONLINE): an empty one outside TOKEN is no token.
@@ -69,11 +77,14 @@ export class PlayerLoginDto {
     nullable: true,
     description:
       "OFFLINE_REFRESH (required, non-empty): the cached resume token; works only while the player's continueEnabled is true. " +
-      'Other modes: ignored; absent, empty (the plugin\'s empty cache) or null',
+      "Other modes: ignored; absent, empty (the plugin's empty cache) or null",
   })
   @NullAsAbsent()
   // The plugin's resume-token cache is "" when it holds none: an empty one outside OFFLINE_REFRESH is no token.
-  @ValidateIf((dto: PlayerLoginDto) => dto.mode === 'OFFLINE_REFRESH' || (dto.resumeToken !== undefined && dto.resumeToken !== ''))
+  @ValidateIf(
+    (dto: PlayerLoginDto) =>
+      dto.mode === 'OFFLINE_REFRESH' || (dto.resumeToken !== undefined && dto.resumeToken !== ''),
+  )
   @IsString()
   @IsNotEmpty()
   @IsText(512)

@@ -8,11 +8,25 @@ const SONG_SELECTION_STATE = {
   type: 'object',
   additionalProperties: true,
   description: 'Kept as a JSON value; the client uses sortMode, difficulty, collection, songId and autoPlay',
-  example: { sortMode: 'LEVEL', difficulty: 'NETHER', collection: 'rhythmc:collections.default', songId: 12, autoPlay: false },
+  example: {
+    sortMode: 'LEVEL',
+    difficulty: 'NETHER',
+    collection: 'rhythmc:collections.default',
+    songId: 12,
+    autoPlay: false,
+  },
 } as const;
-const SOUND = { type: 'object', additionalProperties: true, description: 'Kept as a JSON value', example: { volume: 0.8 } } as const;
+const SOUND = {
+  type: 'object',
+  additionalProperties: true,
+  description: 'Kept as a JSON value',
+  example: { volume: 0.8 },
+} as const;
 const CORE_OPTIONS = {
-  continueEnabled: { type: 'boolean', description: 'Whether the service may issue resume tokens (OFFLINE_REFRESH); default false' },
+  continueEnabled: {
+    type: 'boolean',
+    description: 'Whether the service may issue resume tokens (OFFLINE_REFRESH); default false',
+  },
   sound: SOUND,
   songSelectionState: SONG_SELECTION_STATE,
 } as const;
@@ -20,7 +34,8 @@ const CORE_OPTIONS = {
 /** OpenAPI schema of `options` in a request: keys present replace the stored ones. */
 const OPTIONS_REQUEST_SCHEMA: ApiPropertyOptions = {
   type: 'object',
-  description: 'Keys present replace the stored ones, absent keys are kept; unknown keys are stored and returned as sent',
+  description:
+    'Keys present replace the stored ones, absent keys are kept; unknown keys are stored and returned as sent',
   properties: CORE_OPTIONS,
   additionalProperties: true,
 };
@@ -47,7 +62,7 @@ export class PlayerOptionsDto extends PlayerCredentialsDto {
   @ApiPropertyOptional({
     type: String,
     maxLength: 128,
-    description: "Key of a title collection the player has unlocked, or \"\" to clear; absent keeps the current one",
+    description: 'Key of a title collection the player has unlocked, or "" to clear; absent keeps the current one',
     example: 'rhythmc:titles.champion',
   })
   @NullAsAbsent()
@@ -56,7 +71,12 @@ export class PlayerOptionsDto extends PlayerCredentialsDto {
   @IsText(128)
   playerPrefix?: string;
 
-  @ApiPropertyOptional({ type: String, maxLength: 128, description: 'Like playerPrefix, for the suffix title', example: '' })
+  @ApiPropertyOptional({
+    type: String,
+    maxLength: 128,
+    description: 'Like playerPrefix, for the suffix title',
+    example: '',
+  })
   @NullAsAbsent()
   @IsOptional()
   @IsString()

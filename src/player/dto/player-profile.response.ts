@@ -22,13 +22,25 @@ export class PlayerProfileResponse {
   displayName!: string;
 
   /** The data version stored before this login. */
-  @ApiProperty({ type: 'integer', description: 'The player data version stored before this login (the request\'s version is stored afterwards)', example: 2 })
+  @ApiProperty({
+    type: 'integer',
+    description: "The player data version stored before this login (the request's version is stored afterwards)",
+    example: 2,
+  })
   version!: number;
 
-  @ApiProperty({ type: 'integer', description: 'Greater than 0: the account carries a warning (the client shows a red title notice)', example: 0 })
+  @ApiProperty({
+    type: 'integer',
+    description: 'Greater than 0: the account carries a warning (the client shows a red title notice)',
+    example: 0,
+  })
   banstate!: number;
 
-  @ApiProperty({ type: String, description: 'Player access token (WebSocket resume, options, collections, economy, upload, logout)', example: 'pl4yerAcc3ssT0kenExample0123456789abcdefABCD' })
+  @ApiProperty({
+    type: String,
+    description: 'Player access token (WebSocket resume, options, collections, economy, upload, logout)',
+    example: 'pl4yerAcc3ssT0kenExample0123456789abcdefABCD',
+  })
   accessToken!: string;
 
   @ApiProperty({ type: 'integer', description: 'Seconds left on accessToken', example: 600 })
@@ -37,7 +49,8 @@ export class PlayerProfileResponse {
   /** '' while continueEnabled is false. */
   @ApiProperty({
     type: String,
-    description: 'A freshly issued resume token while options.continueEnabled is true (the previous one stops working); "" otherwise',
+    description:
+      'A freshly issued resume token while options.continueEnabled is true (the previous one stops working); "" otherwise',
     example: '',
   })
   resumeToken!: string;
@@ -46,7 +59,11 @@ export class PlayerProfileResponse {
   resumeExpiresIn!: number;
 
   /** Selected title keys ('' when none). */
-  @ApiProperty({ type: String, description: 'Key of the selected prefix title, "" when none', example: 'rhythmc:titles.champion' })
+  @ApiProperty({
+    type: String,
+    description: 'Key of the selected prefix title, "" when none',
+    example: 'rhythmc:titles.champion',
+  })
   playerPrefix!: string;
 
   @ApiProperty({ type: String, description: 'Key of the selected suffix title, "" when none', example: '' })

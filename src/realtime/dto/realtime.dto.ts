@@ -20,7 +20,11 @@ export class ResumeSessionData {
   @IsUid()
   uid!: string;
 
-  @Check('isAccessToken', (value) => typeof value === 'string' && value.length > 0 && value.length <= 512, 'accessToken must be a non-empty string')
+  @Check(
+    'isAccessToken',
+    (value) => typeof value === 'string' && value.length > 0 && value.length <= 512,
+    'accessToken must be a non-empty string',
+  )
   accessToken!: string;
 }
 
@@ -44,10 +48,19 @@ export class OpenConnectionResponse {
   @ApiProperty({ type: 'integer', example: 1 })
   serverID!: number;
 
-  @ApiProperty({ type: String, description: 'The service instance holding the socket', example: '5d1c0e0a-3f7e-4a3b-9a34-8a1f4e2b7c55' })
+  @ApiProperty({
+    type: String,
+    description: 'The service instance holding the socket',
+    example: '5d1c0e0a-3f7e-4a3b-9a34-8a1f4e2b7c55',
+  })
   instanceId!: string;
 
-  @ApiProperty({ type: String, nullable: true, description: 'Address of the game server as the instance saw it', example: '203.0.113.7' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Address of the game server as the instance saw it',
+    example: '203.0.113.7',
+  })
   remoteAddress!: string | null;
 
   @ApiProperty({ type: String, description: 'Local date-time the socket opened', example: '2026-03-20T18:00:02' })

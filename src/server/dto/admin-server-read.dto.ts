@@ -18,7 +18,12 @@ export class AdminServerResponse {
   @ApiProperty({ type: String, example: 'DE' })
   country!: string;
 
-  @ApiProperty({ type: String, nullable: true, description: 'The registered public IP; null: the login address is used', example: null })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'The registered public IP; null: the login address is used',
+    example: null,
+  })
   ip!: string | null;
 
   @ApiProperty({ type: Boolean, description: 'Has a live server session (open, token not expired)' })
@@ -27,16 +32,35 @@ export class AdminServerResponse {
   @ApiProperty({ type: 'integer', description: 'Live player sessions under its open server session', example: 12 })
   playersOnline!: number;
 
-  @ApiProperty({ type: 'integer', nullable: true, description: 'Plugin version of the latest login; null without one', example: 5 })
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: 'Plugin version of the latest login; null without one',
+    example: 5,
+  })
   pluginVersion!: number | null;
 
-  @ApiProperty({ type: String, nullable: true, description: 'Source address of the latest login', example: '203.0.113.7' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Source address of the latest login',
+    example: '203.0.113.7',
+  })
   address!: string | null;
 
-  @ApiProperty({ type: String, nullable: true, description: 'Local date-time of the latest login; null: never logged in', example: '2026-03-20T18:04:11' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Local date-time of the latest login; null: never logged in',
+    example: '2026-03-20T18:04:11',
+  })
   lastLogin!: string | null;
 
-  @ApiProperty({ type: RealtimeConnectionSummary, nullable: true, description: 'Its open WebSocket (seen in the last 90 s); null when none' })
+  @ApiProperty({
+    type: RealtimeConnectionSummary,
+    nullable: true,
+    description: 'Its open WebSocket (seen in the last 90 s); null when none',
+  })
   realtime!: RealtimeConnectionSummary | null;
 
   @ApiProperty({ type: String, description: 'Registration time (local date-time)', example: '2026-03-01T10:00:00' })
@@ -56,6 +80,10 @@ export class AdminServerLogoutResponse {
   @ApiProperty({ type: 'integer', example: 7 })
   serverID!: number;
 
-  @ApiProperty({ type: 'integer', description: 'Open sessions ended: 1 when the server was logged in, 0 when it was not (nothing to do)', example: 1 })
+  @ApiProperty({
+    type: 'integer',
+    description: 'Open sessions ended: 1 when the server was logged in, 0 when it was not (nothing to do)',
+    example: 1,
+  })
   endedSessions!: number;
 }

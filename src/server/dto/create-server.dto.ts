@@ -15,7 +15,11 @@ export class CreateServerDto {
   @IsText(64)
   country!: string;
 
-  @ApiPropertyOptional({ type: String, description: 'Public IPv4 or IPv6 address; without one, serverIP is the address a login comes from', example: '203.0.113.7' })
+  @ApiPropertyOptional({
+    type: String,
+    description: 'Public IPv4 or IPv6 address; without one, serverIP is the address a login comes from',
+    example: '203.0.113.7',
+  })
   @IsOptional()
   @IsIP()
   ip?: string;
@@ -28,6 +32,10 @@ export class CreatedServerResponse {
   @ApiProperty({ type: String, example: 'lobby-1' })
   serverName!: string;
 
-  @ApiProperty({ type: String, description: 'The bootstrap token for the plugin configuration; shown only here', example: 'Qm9vdHN0cmFwVG9rZW5FeGFtcGxlMDEyMzQ1Njc4OWFi' })
+  @ApiProperty({
+    type: String,
+    description: 'The bootstrap token for the plugin configuration; shown only here',
+    example: 'Qm9vdHN0cmFwVG9rZW5FeGFtcGxlMDEyMzQ1Njc4OWFi',
+  })
   bootstrapToken!: string;
 }

@@ -5,13 +5,25 @@ import { IsText } from '../../common/validation/is-text';
 
 @PluginBody()
 export class ServerLoginDto {
-  @ApiProperty({ type: 'integer', minimum: 0, maximum: 2_147_483_647, description: 'Version code of the running plugin build', example: 42 })
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    maximum: 2_147_483_647,
+    description: 'Version code of the running plugin build',
+    example: 42,
+  })
   @IsInt()
   @Min(0)
   @Max(2_147_483_647)
   pluginVersion!: number;
 
-  @ApiProperty({ type: String, minLength: 1, maxLength: 128, description: 'SHA of the plugin build', example: '3f786850e387550fdab836ed7e6dc881de23001b' })
+  @ApiProperty({
+    type: String,
+    minLength: 1,
+    maxLength: 128,
+    description: 'SHA of the plugin build',
+    example: '3f786850e387550fdab836ed7e6dc881de23001b',
+  })
   @IsString()
   @IsNotEmpty()
   @IsText(128)

@@ -1,6 +1,20 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, Min, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  ValidateNested,
+} from 'class-validator';
 import { HANDOVER_LOGIN_MODES, HandoverLoginMode } from '../server.types';
 import { IsText } from '../../common/validation/is-text';
 
@@ -9,7 +23,12 @@ export class MaintenanceDto {
   @IsBoolean()
   enabled!: boolean;
 
-  @ApiPropertyOptional({ type: String, maxLength: 512, description: 'Message of the 401 (printed on the game server console); default ""', example: 'Back at 18:00' })
+  @ApiPropertyOptional({
+    type: String,
+    maxLength: 512,
+    description: 'Message of the 401 (printed on the game server console); default ""',
+    example: 'Back at 18:00',
+  })
   @IsOptional()
   @IsString()
   @IsText(512)
@@ -26,13 +45,25 @@ export class MaintenanceResponse {
 }
 
 export class PluginPolicyDto {
-  @ApiProperty({ type: 'integer', minimum: 0, maximum: 2_147_483_647, description: 'Logins of older plugin versions get 426', example: 40 })
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    maximum: 2_147_483_647,
+    description: 'Logins of older plugin versions get 426',
+    example: 40,
+  })
   @IsInt()
   @Min(0)
   @Max(2_147_483_647)
   minPluginVersion!: number;
 
-  @ApiProperty({ type: 'integer', minimum: 0, maximum: 2_147_483_647, description: 'toVersion of the 426; not below minPluginVersion', example: 42 })
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    maximum: 2_147_483_647,
+    description: 'toVersion of the 426; not below minPluginVersion',
+    example: 42,
+  })
   @IsInt()
   @Min(0)
   @Max(2_147_483_647)
@@ -51,7 +82,12 @@ export class PluginPolicyDto {
   @IsText(128, { each: true })
   allowedPluginSHAs!: string[];
 
-  @ApiProperty({ type: String, maxLength: 2048, description: 'downUrl of the 426', example: 'https://example.org/rhythmc-42.jar' })
+  @ApiProperty({
+    type: String,
+    maxLength: 2048,
+    description: 'downUrl of the 426',
+    example: 'https://example.org/rhythmc-42.jar',
+  })
   @IsString()
   @IsText(2048)
   downUrl!: string;
@@ -73,12 +109,25 @@ export class PluginPolicyResponse {
 }
 
 export class HandoverGroupDto {
-  @ApiProperty({ type: String, maxLength: 64, pattern: '^[A-Za-z0-9_.-]+$', description: 'A name for the network (for the admins)', example: 'eu-lobby' })
+  @ApiProperty({
+    type: String,
+    maxLength: 64,
+    pattern: '^[A-Za-z0-9_.-]+$',
+    description: 'A name for the network (for the admins)',
+    example: 'eu-lobby',
+  })
   @IsString()
   @Matches(/^[A-Za-z0-9_.-]{1,64}$/, { message: 'name must be 1-64 characters of A-Z, a-z, 0-9, _, . and -' })
   name!: string;
 
-  @ApiProperty({ type: 'integer', isArray: true, minItems: 2, maxItems: 10_000, description: 'The serverIDs of the network; a server is in at most one group', example: [1, 2, 3] })
+  @ApiProperty({
+    type: 'integer',
+    isArray: true,
+    minItems: 2,
+    maxItems: 10_000,
+    description: 'The serverIDs of the network; a server is in at most one group',
+    example: [1, 2, 3],
+  })
   @IsArray()
   @ArrayMinSize(2)
   @ArrayMaxSize(10_000)
@@ -92,13 +141,18 @@ export class HandoverGroupDto {
 export class SessionHandoverDto {
   @ApiProperty({
     enum: ['off', 'all', 'groups'],
-    description: 'off: a second login answers 409 (the spec). all: every server is one network. groups: each group is one network',
+    description:
+      'off: a second login answers 409 (the spec). all: every server is one network. groups: each group is one network',
     example: 'groups',
   })
   @IsIn(['off', 'all', 'groups'])
   mode!: 'off' | 'all' | 'groups';
 
-  @ApiPropertyOptional({ type: [HandoverGroupDto], maxItems: 1000, description: 'Required (at least one) with mode groups; must be absent or empty otherwise' })
+  @ApiPropertyOptional({
+    type: [HandoverGroupDto],
+    maxItems: 1000,
+    description: 'Required (at least one) with mode groups; must be absent or empty otherwise',
+  })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(1000)

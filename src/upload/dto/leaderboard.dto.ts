@@ -1,6 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Matches, Max, Min, registerDecorator, ValidationArguments } from 'class-validator';
+import {
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  registerDecorator,
+  ValidationArguments,
+} from 'class-validator';
 
 export const BOARD_DEFAULT_LIMIT = 10;
 export const BOARD_MAX_LIMIT = 100;
@@ -11,7 +20,10 @@ export const BOARD_MAX_K = 25;
  * A query value as a decimal integer, strictly: only digits become a number (`1.5`, `1e1`, ` 5`,
  * `0x10`, an empty value or a repeated parameter stay as sent and fail IsInt), as QueryInt does.
  */
-const StrictInt = () => Transform(({ value }: { value: unknown }) => (typeof value === 'string' && /^\d{1,16}$/.test(value) ? Number(value) : value));
+const StrictInt = () =>
+  Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' && /^\d{1,16}$/.test(value) ? Number(value) : value,
+  );
 
 /** A query parameter that may only be given when `other` is given (`present`) or is not (`!present`). */
 function RequiresOther(other: string, present: boolean, message: string): PropertyDecorator {
@@ -23,7 +35,8 @@ function RequiresOther(other: string, present: boolean, message: string): Proper
       constraints: [other],
       options: { message },
       validator: {
-        validate: (_value: unknown, args: ValidationArguments) => ((args.object as Record<string, unknown>)[other] !== undefined) === present,
+        validate: (_value: unknown, args: ValidationArguments) =>
+          ((args.object as Record<string, unknown>)[other] !== undefined) === present,
       },
     });
 }
@@ -80,10 +93,19 @@ export class LeaderboardQueryDto {
   k?: number;
 }
 
-const RANK = { type: 'integer', minimum: 1, description: 'Position on the board, from 1; banned players take none (decisions.md §5)', example: 1 } as const;
+const RANK = {
+  type: 'integer',
+  minimum: 1,
+  description: 'Position on the board, from 1; banned players take none (decisions.md §5)',
+  example: 1,
+} as const;
 const UID = { type: 'integer', format: 'int64', description: 'Platform player id', example: 1001 } as const;
 const USERNAME = { type: String, description: 'Stored account name', example: 'Notch' } as const;
-const DISPLAY_NAME = { type: String, description: 'Display name; the username when it is empty', example: 'Notch' } as const;
+const DISPLAY_NAME = {
+  type: String,
+  description: 'Display name; the username when it is empty',
+  example: 'Notch',
+} as const;
 const WINDOW_RANK = {
   type: 'integer',
   nullable: true,
@@ -128,7 +150,11 @@ export class ChartBoardEntry {
   @ApiProperty({ type: Number, description: 'Accuracy of the best play, 0–100', example: 99.5 })
   acc!: number;
 
-  @ApiProperty({ type: Number, description: "That play's rating at the chart's constant of the last computation, 4 decimals", example: 11.75 })
+  @ApiProperty({
+    type: Number,
+    description: "That play's rating at the chart's constant of the last computation, 4 decimals",
+    example: 11.75,
+  })
   rating!: number;
 }
 
@@ -155,6 +181,9 @@ export class ChartBoardResponse {
   @ApiPropertyOptional(WINDOW_RANK)
   rank?: number | null;
 
-  @ApiProperty({ type: [ChartBoardEntry], description: 'In board order (acc descending, then first reached ascending, then uid ascending)' })
+  @ApiProperty({
+    type: [ChartBoardEntry],
+    description: 'In board order (acc descending, then first reached ascending, then uid ascending)',
+  })
   entries!: ChartBoardEntry[];
 }

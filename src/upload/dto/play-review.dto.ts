@@ -5,7 +5,12 @@ import { IsText } from '../../common/validation/is-text';
 
 /** Body of POST /admin/plays/{id}/void (optional). */
 export class VoidPlayDto {
-  @ApiPropertyOptional({ type: String, maxLength: 200, description: 'Why, kept with the play and in the audit log', example: 'Replay shows a macro' })
+  @ApiPropertyOptional({
+    type: String,
+    maxLength: 200,
+    description: 'Why, kept with the play and in the audit log',
+    example: 'Replay shows a macro',
+  })
   @IsOptional()
   @IsString()
   @IsText(200)
@@ -32,22 +37,37 @@ export class PlayResponse {
   @ApiProperty({ type: Boolean, example: true })
   pass!: boolean;
 
-  @ApiProperty({ type: 'integer', format: 'int64', description: "payload.time: the play's identity with uid and levelId, epoch ms", example: 1795600000000 })
+  @ApiProperty({
+    type: 'integer',
+    format: 'int64',
+    description: "payload.time: the play's identity with uid and levelId, epoch ms",
+    example: 1795600000000,
+  })
   time!: number;
 
-  @ApiProperty({ type: String, description: "When the service accepted it (local date-time): ties on a chart go to the earliest", example: '2026-11-25T18:02:11' })
+  @ApiProperty({
+    type: String,
+    description: 'When the service accepted it (local date-time): ties on a chart go to the earliest',
+    example: '2026-11-25T18:02:11',
+  })
   receivedAt!: string;
 
   @ApiProperty({ type: 'integer', example: 3 })
   serverID!: number;
 
-  @ApiProperty({ type: [String], enum: SCORE_CHECK_NAMES, description: 'The consistency checks it failed on arrival', example: ['maxCombo'] })
+  @ApiProperty({
+    type: [String],
+    enum: SCORE_CHECK_NAMES,
+    description: 'The consistency checks it failed on arrival',
+    example: ['maxCombo'],
+  })
   flags!: string[];
 
   @ApiProperty({
     type: String,
     enum: ['none', 'flagged', 'approved', 'voided'],
-    description: 'none: no failed check; flagged: waiting for review; approved: counts despite its flags; voided: counts for nothing',
+    description:
+      'none: no failed check; flagged: waiting for review; approved: counts despite its flags; voided: counts for nothing',
     example: 'flagged',
   })
   review!: 'none' | 'flagged' | 'approved' | 'voided';
@@ -55,7 +75,12 @@ export class PlayResponse {
   @ApiProperty({ type: String, nullable: true, example: null })
   voidReason!: string | null;
 
-  @ApiProperty({ type: Boolean, description: 'Whether it counts towards bests, ATP and ranks now (passed, not flagged or approved, not voided, on a chart that is not a placeholder)', example: false })
+  @ApiProperty({
+    type: Boolean,
+    description:
+      'Whether it counts towards bests, ATP and ranks now (passed, not flagged or approved, not voided, on a chart that is not a placeholder)',
+    example: false,
+  })
   counts!: boolean;
 }
 
@@ -64,6 +89,11 @@ export class PlayPage {
   @ApiProperty({ type: [PlayResponse], description: 'Newest first, at most `limit`' })
   items!: PlayResponse[];
 
-  @ApiProperty({ type: String, nullable: true, description: 'Pass as `cursor` for the next (older) page; null on the last page', example: 'cGxheXM6NDc5MA' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Pass as `cursor` for the next (older) page; null on the last page',
+    example: 'cGxheXM6NDc5MA',
+  })
   nextCursor!: string | null;
 }

@@ -1,7 +1,16 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { Equals, IsBoolean, IsNotEmpty, IsObject, IsOptional, IsString, ValidateBy, ValidateNested } from 'class-validator';
+import {
+  Equals,
+  IsBoolean,
+  IsNotEmpty,
+  IsObject,
+  IsOptional,
+  IsString,
+  ValidateBy,
+  ValidateNested,
+} from 'class-validator';
 import { IsUid, UID_REQUEST_SCHEMA } from '../../common/validation/is-uid';
 import { NullAsAbsent, PluginBody } from '../../common/validation/plugin-body';
 import { isJsonObject } from '../../common/validation/json-object';
@@ -16,7 +25,8 @@ const IsIntegerFrom = (min: number, max: number, what = 'an integer') =>
   ValidateBy({
     name: 'isIntegerFrom',
     validator: {
-      validate: (value: unknown) => typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max,
+      validate: (value: unknown) =>
+        typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max,
       defaultMessage: () => `$property must be ${what} from ${min} to ${max}`,
     },
   });
@@ -45,7 +55,9 @@ const IsPercent = () =>
 const IsNested = (type: () => new () => object) =>
   applyDecorators(
     Type(type),
-    Transform(({ obj, key, value }: { obj: Record<string, unknown>; key: string; value: unknown }) => (isJsonObject(obj[key]) ? value : undefined)),
+    Transform(({ obj, key, value }: { obj: Record<string, unknown>; key: string; value: unknown }) =>
+      isJsonObject(obj[key]) ? value : undefined,
+    ),
     IsObject(),
     ValidateNested(),
   );
@@ -63,7 +75,8 @@ export class UploadPlayerDto {
     type: String,
     minLength: 1,
     maxLength: 512,
-    description: 'Player access token; an expired one is accepted while its session is still open under the calling server session',
+    description:
+      'Player access token; an expired one is accepted while its session is still open under the calling server session',
     example: 'pl4yerAcc3ssT0kenExample0123456789abcdefABCD',
   })
   @IsString()
@@ -77,7 +90,13 @@ export class UploadPlayerDto {
 }
 
 export class UploadServerDto {
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_INT32, description: "Must be the calling session's serverID", example: 1 })
+  @ApiProperty({
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_INT32,
+    description: "Must be the calling session's serverID",
+    example: 1,
+  })
   @IsIntegerFrom(1, MAX_INT32)
   serverID!: number;
 
@@ -113,7 +132,14 @@ export class GameplayPayloadDto {
   @Equals('gameplay', { message: "$property must be 'gameplay'" })
   type!: 'gameplay';
 
-  @ApiProperty({ type: 'integer', minimum: 0, maximum: MAX_INT32, description: 'Chart level id (0 to 2^31-1, as in the catalog); an unknown one creates an inactive placeholder chart', example: 12 })
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_INT32,
+    description:
+      'Chart level id (0 to 2^31-1, as in the catalog); an unknown one creates an inactive placeholder chart',
+    example: 12,
+  })
   @IsIntegerFrom(0, MAX_INT32)
   levelID!: number;
 
@@ -178,18 +204,33 @@ export class GameplayPayloadDto {
   allPerfect!: boolean;
 
   /** Stored, never trusted: the service decides personal bests itself. */
-  @ApiProperty({ type: Boolean, description: 'Stored, never trusted: the service decides personal bests itself', example: true })
+  @ApiProperty({
+    type: Boolean,
+    description: 'Stored, never trusted: the service decides personal bests itself',
+    example: true,
+  })
   @IsBoolean()
   isNewRecord!: boolean;
 
-  @ApiPropertyOptional({ type: String, maxLength: 64, nullable: true, description: 'Absent or null: stored as ""', example: 'arena-3' })
+  @ApiPropertyOptional({
+    type: String,
+    maxLength: 64,
+    nullable: true,
+    description: 'Absent or null: stored as ""',
+    example: 'arena-3',
+  })
   @NullAsAbsent()
   @IsOptional()
   @IsString()
   @IsText(64)
   player_arena?: string;
 
-  @ApiProperty({ ...EPOCH_MS, description: 'When the play ended, epoch milliseconds; with the player and levelID it identifies the record (a resend is stored once)', example: 1773999990000 })
+  @ApiProperty({
+    ...EPOCH_MS,
+    description:
+      'When the play ended, epoch milliseconds; with the player and levelID it identifies the record (a resend is stored once)',
+    example: 1773999990000,
+  })
   @IsEpochMs()
   time!: number;
 }

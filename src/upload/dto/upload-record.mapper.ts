@@ -3,7 +3,10 @@ import type { UploadedPlay } from '../upload.types';
 import { UploadRecordDto } from './upload-record.dto';
 
 /** The play of POST /player/upload as it is stored: the body's fields, and the server session it came through. */
-export function toUploadedPlay(body: UploadRecordDto, server: Pick<ServerSessionContext, 'serverId' | 'sessionId'>): UploadedPlay {
+export function toUploadedPlay(
+  body: UploadRecordDto,
+  server: Pick<ServerSessionContext, 'serverId' | 'sessionId'>,
+): UploadedPlay {
   const p = body.payload;
   return {
     uid: body.player.playerUID,

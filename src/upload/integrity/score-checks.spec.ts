@@ -33,7 +33,11 @@ describe('failedChecks', () => {
 
   it.each<[ScoreCheckName, Partial<CheckedPlay>, Partial<CheckedPlay>]>([
     ['fullCombo', { fullCombo: true, counters: spread(90, 10, 0) }, { fullCombo: true, counters: spread(90, 9, 1) }],
-    ['allPerfect', { allPerfect: true, fullCombo: true, counters: spread(100, 0, 0) }, { allPerfect: true, counters: spread(99, 1, 0) }],
+    [
+      'allPerfect',
+      { allPerfect: true, fullCombo: true, counters: spread(100, 0, 0) },
+      { allPerfect: true, counters: spread(99, 1, 0) },
+    ],
     ['maxCombo', { maxCombo: 100 }, { maxCombo: 101 }],
     ['perfectAccuracy', { acc: 100, counters: spread(100, 0, 0) }, { acc: 100, counters: spread(99, 0, 1) }],
     ['time', { timeMs: NOW + MAX_AHEAD_MS }, { timeMs: NOW + MAX_AHEAD_MS + 1 }],
@@ -44,7 +48,10 @@ describe('failedChecks', () => {
   });
 
   it('allPerfect also fails on a miss (with fullCombo then failing too)', () => {
-    expect(failedChecks(play({ allPerfect: true, fullCombo: true, counters: spread(99, 0, 1) }), context())).toEqual(['fullCombo', 'allPerfect']);
+    expect(failedChecks(play({ allPerfect: true, fullCombo: true, counters: spread(99, 0, 1) }), context())).toEqual([
+      'fullCombo',
+      'allPerfect',
+    ]);
   });
 
   it('noteCount compares the judged notes with the chart note count, only when the chart has one', () => {
@@ -54,8 +61,22 @@ describe('failedChecks', () => {
   });
 
   it('reports every failed check, in the order of SCORE_CHECK_NAMES', () => {
-    const cheat = play({ acc: 100, fullCombo: true, allPerfect: true, maxCombo: 99_999, counters: spread(40, 10, 50), timeMs: 1 });
-    expect(failedChecks(cheat, context({ chartNotes: 500 }))).toEqual(['fullCombo', 'allPerfect', 'maxCombo', 'noteCount', 'perfectAccuracy', 'time']);
+    const cheat = play({
+      acc: 100,
+      fullCombo: true,
+      allPerfect: true,
+      maxCombo: 99_999,
+      counters: spread(40, 10, 50),
+      timeMs: 1,
+    });
+    expect(failedChecks(cheat, context({ chartNotes: 500 }))).toEqual([
+      'fullCombo',
+      'allPerfect',
+      'maxCombo',
+      'noteCount',
+      'perfectAccuracy',
+      'time',
+    ]);
   });
 
   it('runs only the enabled checks', () => {

@@ -6,7 +6,8 @@ import { BadRequestError } from '../../common/errors/app-error';
 @Injectable()
 export class ParseLevelIdPipe implements PipeTransform<string, number> {
   transform(value: string): number {
-    if (!/^\d{1,10}$/.test(value) || Number(value) > LEVEL_ID_MAX) throw new BadRequestError(`levelId must be an integer from 0 to ${LEVEL_ID_MAX}`);
+    if (!/^\d{1,10}$/.test(value) || Number(value) > LEVEL_ID_MAX)
+      throw new BadRequestError(`levelId must be an integer from 0 to ${LEVEL_ID_MAX}`);
     return Number(value);
   }
 }

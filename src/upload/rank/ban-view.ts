@@ -39,7 +39,10 @@ export class BanView {
     const uid = Number(state.uid);
     return {
       siteAhead: state.atpE4 === null ? 0 : this.site.countBelow(-state.atpE4, 0, uid),
-      trackAhead: state.best === null ? 0 : (this.tracks.get(state.levelId)?.countBelow(-state.best.acc, state.best.firstTimeMs, uid) ?? 0),
+      trackAhead:
+        state.best === null
+          ? 0
+          : (this.tracks.get(state.levelId)?.countBelow(-state.best.acc, state.best.firstTimeMs, uid) ?? 0),
     };
   }
 
@@ -51,7 +54,9 @@ export class BanView {
 
   private async load(): Promise<void> {
     const keys = await this.repository.bannedKeys();
-    const site = OrderStatisticSet.fromTriples(Float64Array.from(keys.sites.flatMap((s) => [-toTenThousandths(Number(s.atp)), 0, Number(s.uid)])));
+    const site = OrderStatisticSet.fromTriples(
+      Float64Array.from(keys.sites.flatMap((s) => [-toTenThousandths(Number(s.atp)), 0, Number(s.uid)])),
+    );
     const byLevel = new Map<number, number[]>();
     for (const t of keys.tracks) {
       let triples = byLevel.get(t.levelId);
@@ -59,7 +64,8 @@ export class BanView {
       triples.push(-t.acc, t.firstTimeMs, Number(t.uid));
     }
     const tracks = new Map<number, OrderStatisticSet>();
-    for (const [levelId, triples] of byLevel) tracks.set(levelId, OrderStatisticSet.fromTriples(Float64Array.from(triples)));
+    for (const [levelId, triples] of byLevel)
+      tracks.set(levelId, OrderStatisticSet.fromTriples(Float64Array.from(triples)));
     this.site = site;
     this.tracks = tracks;
     this.generation = keys.generation;

@@ -56,7 +56,9 @@ export class MemoryRankIndex extends RankIndex implements OnApplicationBootstrap
           // Another instance may write from now on: answer from SQL until the lock is back.
           lost: (error) => {
             this.ready = false;
-            this.logger.error(`Rank index writer lock lost (${error.message}); ranks are counted in SQL until it is taken again`);
+            this.logger.error(
+              `Rank index writer lock lost (${error.message}); ranks are counted in SQL until it is taken again`,
+            );
           },
           regained: () => {
             this.logger.log('Rank index writer lock taken again; reloading the index');
@@ -111,7 +113,11 @@ export class MemoryRankIndex extends RankIndex implements OnApplicationBootstrap
     const set = read.levelId === null ? this.site : this.tracks.get(read.levelId);
     if (!this.ready || !set?.has(...read.key)) return Promise.resolve(null);
     const position = set.countBelow(...read.key);
-    return Promise.resolve({ position, ahead: set.slice(position - read.ahead, position), behind: set.slice(position + 1, position + 1 + read.behind) });
+    return Promise.resolve({
+      position,
+      ahead: set.slice(position - read.ahead, position),
+      behind: set.slice(position + 1, position + 1 + read.behind),
+    });
   }
 
   syncEntries(): Promise<void> {
@@ -125,14 +131,14 @@ export class MemoryRankIndex extends RankIndex implements OnApplicationBootstrap
       const started = Date.now();
       // Keys are collected per order and built sorted in one go (no per-key shifting).
       const siteKeys: number[] = [];
-      for (let after = '0'; ; ) {
+      for (let after = '0'; ;) {
         const page = await this.repository.pageRatings(after, PAGE);
         for (const row of page) siteKeys.push(-toTenThousandths(Number(row.atp)), 0, Number(row.uid));
         if (page.length < PAGE) break;
         after = page[page.length - 1].uid;
       }
       const trackKeys = new Map<number, number[]>();
-      for (let after = { uid: '0', levelId: 0 }; ; ) {
+      for (let after = { uid: '0', levelId: 0 }; ;) {
         const page = await this.repository.pageBests(after.uid, after.levelId, PAGE);
         for (const row of page) {
           let keys = trackKeys.get(row.levelId);
@@ -144,11 +150,14 @@ export class MemoryRankIndex extends RankIndex implements OnApplicationBootstrap
       }
       const site = OrderStatisticSet.fromTriples(Float64Array.from(siteKeys));
       const tracks = new Map<number, OrderStatisticSet>();
-      for (const [levelId, keys] of trackKeys) tracks.set(levelId, OrderStatisticSet.fromTriples(Float64Array.from(keys)));
+      for (const [levelId, keys] of trackKeys)
+        tracks.set(levelId, OrderStatisticSet.fromTriples(Float64Array.from(keys)));
       this.site = site;
       this.tracks = tracks;
       this.ready = this.config.databaseUrl === null || this.lock?.held === true;
-      this.logger.log(`Rank index loaded: ${site.size} ranked players, ${tracks.size} charts, in ${Date.now() - started} ms`);
+      this.logger.log(
+        `Rank index loaded: ${site.size} ranked players, ${tracks.size} charts, in ${Date.now() - started} ms`,
+      );
     });
   }
 
@@ -162,7 +171,9 @@ export class MemoryRankIndex extends RankIndex implements OnApplicationBootstrap
   private rebuildInBackground(): void {
     if (this.closing) return;
     this.rebuild().catch((error: unknown) => {
-      this.logger.warn(`Rank index rebuild failed (${error instanceof Error ? error.message : String(error)}); retrying in ${REBUILD_RETRY_MS / 1000} s`);
+      this.logger.warn(
+        `Rank index rebuild failed (${error instanceof Error ? error.message : String(error)}); retrying in ${REBUILD_RETRY_MS / 1000} s`,
+      );
       setTimeout(() => this.rebuildInBackground(), REBUILD_RETRY_MS).unref();
     });
   }

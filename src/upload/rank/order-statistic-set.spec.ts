@@ -111,7 +111,8 @@ describe('OrderStatisticSet', () => {
     expect(reference.length).toBeGreaterThan(2_000); // several blocks
     expect(set.size).toBe(reference.length);
     const mismatches: string[] = [];
-    for (let i = 0; i < reference.length; i++) if (compare(set.at(i) ?? [NaN, NaN, NaN], reference[i]) !== 0) mismatches.push(`at ${i}`);
+    for (let i = 0; i < reference.length; i++)
+      if (compare(set.at(i) ?? [NaN, NaN, NaN], reference[i]) !== 0) mismatches.push(`at ${i}`);
     expect(mismatches).toEqual([]);
     expect(set.at(-1)).toBeNull();
     expect(set.at(reference.length)).toBeNull();
@@ -166,7 +167,11 @@ describe('OrderStatisticSet', () => {
 describe('OrderStatisticSet.fromTriples', () => {
   it('builds the same set as inserting the keys one by one, duplicates once, and keeps working after', () => {
     const next = random(3);
-    const keys: Key[] = Array.from({ length: 5_000 }, () => [-Math.floor(next() * 40), Math.floor(next() * 10), Math.floor(next() * 100)]);
+    const keys: Key[] = Array.from({ length: 5_000 }, () => [
+      -Math.floor(next() * 40),
+      Math.floor(next() * 10),
+      Math.floor(next() * 100),
+    ]);
     const triples = new Float64Array(keys.flat());
     const built = OrderStatisticSet.fromTriples(triples);
     const inserted = new OrderStatisticSet();

@@ -37,14 +37,25 @@ export class RankAnswerService {
   async ranks(state: PlayerRankState, bans: BanCheck, staged: IndexedPositions | null): Promise<Ranks> {
     if (bans.selfBanned) return { siteRank: null, trackRank: null };
     const indexed = await this.index.positions(state, staged);
-    const banned = indexed ? await this.bans.ensure(bans.generation, bans.dbNowMs).then(() => this.bans.bannedAhead(state), () => null) : null;
+    const banned = indexed
+      ? await this.bans.ensure(bans.generation, bans.dbNowMs).then(
+          () => this.bans.bannedAhead(state),
+          () => null,
+        )
+      : null;
     if (indexed && banned) {
       return {
         siteRank: state.atpE4 === null || indexed.siteAhead === null ? null : indexed.siteAhead - banned.siteAhead + 1,
-        trackRank: state.best === null || indexed.trackAhead === null ? null : indexed.trackAhead - banned.trackAhead + 1,
+        trackRank:
+          state.best === null || indexed.trackAhead === null ? null : indexed.trackAhead - banned.trackAhead + 1,
       };
     }
-    const counted = await this.rankSources.unbannedAhead(state.uid, state.atpE4 === null ? null : atpText(state.atpE4), state.levelId, state.best);
+    const counted = await this.rankSources.unbannedAhead(
+      state.uid,
+      state.atpE4 === null ? null : atpText(state.atpE4),
+      state.levelId,
+      state.best,
+    );
     return {
       siteRank: state.atpE4 === null ? null : counted.siteAhead + 1,
       trackRank: state.best === null ? null : counted.trackAhead + 1,
@@ -58,10 +69,21 @@ export class RankAnswerService {
    * the caller then answers from SQL. Read only: unlike ranks(), it does not re-sync the player's
    * Redis entries (a stale entry is not found, and the SQL path re-syncs it).
    */
-  async window(state: PlayerRankState, board: 'site' | 'track', bans: BanCheck, k: number): Promise<(RankWindow & { key: RankKey }) | null> {
+  async window(
+    state: PlayerRankState,
+    board: 'site' | 'track',
+    bans: BanCheck,
+    k: number,
+  ): Promise<(RankWindow & { key: RankKey }) | null> {
     const key = keyOf(state, board);
     if (bans.selfBanned || key === null) return null;
-    if (!(await this.bans.ensure(bans.generation, bans.dbNowMs).then(() => true, () => false))) return null;
+    if (
+      !(await this.bans.ensure(bans.generation, bans.dbNowMs).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return null;
     const levelId = board === 'site' ? null : state.levelId;
     const window = await readRankWindow(
       {

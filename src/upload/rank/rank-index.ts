@@ -90,4 +90,5 @@ export interface IndexEntries {
 export const uidMember = (uid: string): string => uid.padStart(19, '0');
 
 /** Redis member of a track entry: first-reached time (15 digits) then uid, both ascending. */
-export const trackMember = (uid: string, firstTimeMs: number): string => String(firstTimeMs).padStart(15, '0') + uidMember(uid);
+export const trackMember = (uid: string, firstTimeMs: number): string =>
+  String(firstTimeMs).padStart(15, '0') + uidMember(uid);

@@ -39,7 +39,12 @@ export async function readRankWindow(source: WindowSource, k: number): Promise<R
     // A side shorter than the span reached the top or the bottom of the board.
     const aheadDone = ahead.length >= k || window.ahead.length < span;
     const behindDone = behind.length >= k || window.behind.length < span;
-    if (aheadDone && behindDone) return { rank: source.rank(window.position), ahead: ahead.slice(Math.max(0, ahead.length - k)), behind: behind.slice(0, k) };
+    if (aheadDone && behindDone)
+      return {
+        rank: source.rank(window.position),
+        ahead: ahead.slice(Math.max(0, ahead.length - k)),
+        behind: behind.slice(0, k),
+      };
   }
   return null;
 }

@@ -6,7 +6,17 @@ import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { toTenThousandths } from '../rating';
 import { RankSourceRepository } from '../rank-source.repository';
 import type { IndexedPositions, PlayerRankState } from '../upload.types';
-import { IndexEntries, IndexWindow, IndexWindowRead, RankIndex, RankIndexStats, RankKey, StageRankChanges, trackMember, uidMember } from './rank-index';
+import {
+  IndexEntries,
+  IndexWindow,
+  IndexWindowRead,
+  RankIndex,
+  RankIndexStats,
+  RankKey,
+  StageRankChanges,
+  trackMember,
+  uidMember,
+} from './rank-index';
 import { WriterLock } from './writer-lock';
 
 /**
@@ -167,7 +177,11 @@ function keysOf(reply: string[], site: boolean): RankKey[] {
   const keys: RankKey[] = [];
   for (let i = 0; i < reply.length; i += 2) {
     const member = reply[i];
-    keys.push(site ? [Number(reply[i + 1]), 0, Number(member)] : [Number(reply[i + 1]), Number(member.slice(0, 15)), Number(member.slice(15))]);
+    keys.push(
+      site
+        ? [Number(reply[i + 1]), 0, Number(member)]
+        : [Number(reply[i + 1]), Number(member.slice(0, 15)), Number(member.slice(15))],
+    );
   }
   return keys;
 }
@@ -220,7 +234,10 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
         'shared',
         this.logger,
         {
-          lost: (error) => this.logger.warn(`Rank index writer lock lost (${error.message}); taking it again when the database answers`),
+          lost: (error) =>
+            this.logger.warn(
+              `Rank index writer lock lost (${error.message}); taking it again when the database answers`,
+            ),
           regained: () => this.logger.log('Rank index writer lock taken again'),
         },
         'An instance without REDIS_URL writes ratings on this database. Waiting for it to stop.',
@@ -287,7 +304,12 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
     const member = site ? uidMember(String(uid)) : trackMember(String(uid), time);
     let result: unknown;
     try {
-      result = await this.script(this.windowSha, WINDOW_LUA, [READY, site ? SITE : trackKey(read.levelId as number)], [member, String(score), String(read.ahead), String(read.behind)]);
+      result = await this.script(
+        this.windowSha,
+        WINDOW_LUA,
+        [READY, site ? SITE : trackKey(read.levelId as number)],
+        [member, String(score), String(read.ahead), String(read.behind)],
+      );
     } catch (error) {
       this.lost(`Redis window read failed (${error instanceof Error ? error.message : String(error)})`);
       return null;
@@ -321,14 +343,17 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
     await this.redis.script('LOAD', LOAD_LUA);
     let players = 0;
     let bests = 0;
-    for (let after = '0'; ; ) {
+    for (let after = '0'; ;) {
       const page = await this.repository.pageRatings(after, PAGE);
-      await this.syncEntries({ sites: page.map((row) => ({ uid: row.uid, version: row.version, atpE4: toTenThousandths(Number(row.atp)) })), tracks: [] });
+      await this.syncEntries({
+        sites: page.map((row) => ({ uid: row.uid, version: row.version, atpE4: toTenThousandths(Number(row.atp)) })),
+        tracks: [],
+      });
       players += page.length;
       if (page.length < PAGE) break;
       after = page[page.length - 1].uid;
     }
-    for (let after = { uid: '0', levelId: 0 }; ; ) {
+    for (let after = { uid: '0', levelId: 0 }; ;) {
       const page = await this.repository.pageBests(after.uid, after.levelId, PAGE);
       await this.syncEntries({ sites: [], tracks: page });
       bests += page.length;
@@ -355,7 +380,9 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
       } while (cursor !== '0' && !this.closed);
       if (dropped > 0) this.logger.log(`Deleted ${dropped} keys of the previous rank index format`);
     } catch (error) {
-      this.logger.warn(`Could not delete the previous rank index keys (${error instanceof Error ? error.message : String(error)})`);
+      this.logger.warn(
+        `Could not delete the previous rank index keys (${error instanceof Error ? error.message : String(error)})`,
+      );
     }
   }
 
@@ -383,16 +410,27 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
     const removedSites = entries.removedSites ?? [];
     for (let i = 0; i < removedSites.length; i += LOAD_BATCH) {
       const batch = removedSites.slice(i, i + LOAD_BATCH);
-      calls.push([batch.length * 2, ...batch.flatMap((e) => [SITE, playerKey(e.uid)]), 'unsite', ...batch.flatMap((e) => [uidMember(e.uid), e.version])]);
+      calls.push([
+        batch.length * 2,
+        ...batch.flatMap((e) => [SITE, playerKey(e.uid)]),
+        'unsite',
+        ...batch.flatMap((e) => [uidMember(e.uid), e.version]),
+      ]);
     }
     const removedTracks = entries.removedTracks ?? [];
     for (let i = 0; i < removedTracks.length; i += LOAD_BATCH) {
       const batch = removedTracks.slice(i, i + LOAD_BATCH);
-      calls.push([batch.length * 2, ...batch.flatMap((e) => [trackKey(e.levelId), playerKey(e.uid)]), 'untrack', ...batch.flatMap((e) => [String(e.levelId), e.version])]);
+      calls.push([
+        batch.length * 2,
+        ...batch.flatMap((e) => [trackKey(e.levelId), playerKey(e.uid)]),
+        'untrack',
+        ...batch.flatMap((e) => [String(e.levelId), e.version]),
+      ]);
     }
     for (let i = 0; i < calls.length; i += LOAD_PIPELINE) {
       const pipeline = this.redis.pipeline();
-      for (const args of calls.slice(i, i + LOAD_PIPELINE)) pipeline.evalsha(this.loadSha, ...(args as [number, ...string[]]));
+      for (const args of calls.slice(i, i + LOAD_PIPELINE))
+        pipeline.evalsha(this.loadSha, ...(args as [number, ...string[]]));
       const results = (await pipeline.exec()) ?? [];
       const failed = results.find(([error]) => error);
       if (failed?.[0] instanceof Error && failed[0].message.includes('NOSCRIPT')) {
@@ -409,7 +447,14 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
     if (this.redis.status !== 'ready') return;
     const entries: IndexEntries = { sites: [], tracks: [] };
     if (state.atpE4 !== null) entries.sites.push({ uid: state.uid, version: state.version, atpE4: state.atpE4 });
-    if (state.best !== null) entries.tracks.push({ uid: state.uid, levelId: state.levelId, version: state.best.version, acc: state.best.acc, firstTimeMs: state.best.firstTimeMs });
+    if (state.best !== null)
+      entries.tracks.push({
+        uid: state.uid,
+        levelId: state.levelId,
+        version: state.best.version,
+        acc: state.best.acc,
+        firstTimeMs: state.best.firstTimeMs,
+      });
     await this.syncEntries(entries).catch(() => undefined);
   }
 
@@ -433,7 +478,9 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
       this.rebuild().then(
         () => (this.retrying = false),
         (error: unknown) => {
-          this.logger.warn(`Rank index rebuild failed (${error instanceof Error ? error.message : String(error)}); retrying in 5 s`);
+          this.logger.warn(
+            `Rank index rebuild failed (${error instanceof Error ? error.message : String(error)}); retrying in 5 s`,
+          );
           setTimeout(retry, 5_000).unref();
         },
       );

@@ -1,8 +1,23 @@
 import type { ComputedBest, StoredBest } from '../upload.types';
 import { diffBests } from './bests-diff';
 
-const computed = (uid: string, levelId: number, acc: number, firstTimeMs: number, recordId: string, constant = 10): ComputedBest => ({ uid, levelId, acc, firstTimeMs, recordId, constant });
-const stored = (uid: string, levelId: number, acc: number, firstTimeMs: number, recordId: string, rating: number, version: number): StoredBest => ({
+const computed = (
+  uid: string,
+  levelId: number,
+  acc: number,
+  firstTimeMs: number,
+  recordId: string,
+  constant = 10,
+): ComputedBest => ({ uid, levelId, acc, firstTimeMs, recordId, constant });
+const stored = (
+  uid: string,
+  levelId: number,
+  acc: number,
+  firstTimeMs: number,
+  recordId: string,
+  rating: number,
+  version: number,
+): StoredBest => ({
   uid,
   levelId,
   acc,
@@ -21,7 +36,15 @@ describe('diffBests', () => {
       stored: [stored('1', 7, 100, 1_000, '11', 12, 5)],
       versions: [9],
     });
-    expect(diff).toEqual({ upserts: [], removed: [], updates: [], unranked: [], changes: [], entries: { sites: [], tracks: [], removedSites: [], removedTracks: [] }, atpChanged: 0 });
+    expect(diff).toEqual({
+      upserts: [],
+      removed: [],
+      updates: [],
+      unranked: [],
+      changes: [],
+      entries: { sites: [], tracks: [], removedSites: [], removedTracks: [] },
+      atpChanged: 0,
+    });
   });
 
   it('replaces a changed best with the fresh version and moves ATP', () => {
@@ -32,12 +55,29 @@ describe('diffBests', () => {
       stored: [stored('1', 7, 100, 1_000, '11', 12, 5)],
       versions: [9],
     });
-    expect(diff.upserts).toEqual([{ uid: '1', levelId: 7, acc: 99, firstTimeMs: 2_000, recordId: '12', constant: 10, rating: 11.5, version: 9 }]);
+    expect(diff.upserts).toEqual([
+      { uid: '1', levelId: 7, acc: 99, firstTimeMs: 2_000, recordId: '12', constant: 10, rating: 11.5, version: 9 },
+    ]);
     expect(diff.updates).toEqual([{ uid: '1', atp: '0.3833', version: 9 }]);
     expect(diff.changes).toEqual([
-      { uid: '1', site: { before: 4_000, after: 3_833 }, tracks: [{ levelId: 7, before: stored('1', 7, 100, 1_000, '11', 12, 5), after: expect.objectContaining({ acc: 99, firstTimeMs: 2_000 }) }] },
+      {
+        uid: '1',
+        site: { before: 4_000, after: 3_833 },
+        tracks: [
+          {
+            levelId: 7,
+            before: stored('1', 7, 100, 1_000, '11', 12, 5),
+            after: expect.objectContaining({ acc: 99, firstTimeMs: 2_000 }),
+          },
+        ],
+      },
     ]);
-    expect(diff.entries).toEqual({ sites: [{ uid: '1', version: 9, atpE4: 3_833 }], tracks: [{ uid: '1', levelId: 7, version: 9, acc: 99, firstTimeMs: 2_000 }], removedSites: [], removedTracks: [] });
+    expect(diff.entries).toEqual({
+      sites: [{ uid: '1', version: 9, atpE4: 3_833 }],
+      tracks: [{ uid: '1', levelId: 7, version: 9, acc: 99, firstTimeMs: 2_000 }],
+      removedSites: [],
+      removedTracks: [],
+    });
     expect(diff.atpChanged).toBe(1);
   });
 
@@ -55,7 +95,18 @@ describe('diffBests', () => {
     expect(diff.removed).toEqual([{ uid: '1', levelId: 7 }]);
     // Player 2's row was created by the batch (version 0) and goes again, with no change to announce.
     expect(diff.unranked).toEqual(['1', '2']);
-    expect(diff.changes).toEqual([{ uid: '1', site: { before: 4_000, after: null }, tracks: [{ levelId: 7, before: stored('1', 7, 100, 1_000, '11', 12, 5), after: null }] }]);
-    expect(diff.entries).toEqual({ sites: [], tracks: [], removedSites: [{ uid: '1', version: 9 }], removedTracks: [{ uid: '1', levelId: 7, version: 9 }] });
+    expect(diff.changes).toEqual([
+      {
+        uid: '1',
+        site: { before: 4_000, after: null },
+        tracks: [{ levelId: 7, before: stored('1', 7, 100, 1_000, '11', 12, 5), after: null }],
+      },
+    ]);
+    expect(diff.entries).toEqual({
+      sites: [],
+      tracks: [],
+      removedSites: [{ uid: '1', version: 9 }],
+      removedTracks: [{ uid: '1', levelId: 7, version: 9 }],
+    });
   });
 });

@@ -54,8 +54,18 @@ function groupByUid<T extends { uid: string }>(rows: T[]): Map<string, T[]> {
  */
 export function diffBests(input: BatchInput): BestsDiff {
   const storedBy = groupByUid(input.stored);
-  const computedBy = groupByUid(input.computed.map((best): StoredBest => ({ ...best, rating: playRating(best.constant, best.acc), version: 0 })));
-  const diff: BestsDiff = { upserts: [], removed: [], updates: [], unranked: [], changes: [], entries: { sites: [], tracks: [], removedSites: [], removedTracks: [] }, atpChanged: 0 };
+  const computedBy = groupByUid(
+    input.computed.map((best): StoredBest => ({ ...best, rating: playRating(best.constant, best.acc), version: 0 })),
+  );
+  const diff: BestsDiff = {
+    upserts: [],
+    removed: [],
+    updates: [],
+    unranked: [],
+    changes: [],
+    entries: { sites: [], tracks: [], removedSites: [], removedTracks: [] },
+    atpChanged: 0,
+  };
 
   input.uids.forEach((uid, index) => {
     const rating = input.ratings.get(uid);
@@ -67,7 +77,13 @@ export function diffBests(input: BatchInput): BestsDiff {
 
     const changedBests = after.filter((best) => {
       const old = before.get(best.levelId);
-      return !old || old.acc !== best.acc || old.firstTimeMs !== best.firstTimeMs || old.recordId !== best.recordId || old.rating !== best.rating;
+      return (
+        !old ||
+        old.acc !== best.acc ||
+        old.firstTimeMs !== best.firstTimeMs ||
+        old.recordId !== best.recordId ||
+        old.rating !== best.rating
+      );
     });
     const gone = [...before.values()].filter((old) => !after.some((best) => best.levelId === old.levelId));
     if (changedBests.length === 0 && gone.length === 0 && previousAtp === atpE4) {
@@ -96,7 +112,11 @@ export function diffBests(input: BatchInput): BestsDiff {
       tracks.push({ levelId: old.levelId, before: old, after: null });
       diff.entries.removedTracks.push({ uid, levelId: old.levelId, version });
     }
-    diff.changes.push({ uid, ...(previousAtp === atpE4 ? {} : { site: { before: previousAtp, after: atpE4 } }), tracks });
+    diff.changes.push({
+      uid,
+      ...(previousAtp === atpE4 ? {} : { site: { before: previousAtp, after: atpE4 } }),
+      tracks,
+    });
   });
   return diff;
 }

@@ -29,7 +29,7 @@ export class RatingRecomputeService {
    */
   async recomputeAll(): Promise<RecomputeResponse> {
     const totals: RecomputeResponse = { players: 0, bests: 0, atpChanged: 0, batches: 0 };
-    for (let after = '0'; ; ) {
+    for (let after = '0'; ;) {
       const uids = await this.ratings.nextPlayersWithRecords(after, RECOMPUTE_BATCH);
       if (uids.length === 0) break;
       const batch = await this.recomputePlayers(uids);
@@ -62,7 +62,15 @@ export class RatingRecomputeService {
         await this.ratings.replaceBests(diff.upserts, diff.removed, manager);
         await this.ratings.replaceRatings(diff.updates, diff.unranked, manager);
         // The ban views hold banned players' keys: if one of them changed, every view must reload.
-        if ((await this.rankSources.activelyBanned(diff.changes.map((c) => c.uid), manager)).length > 0) await this.rankSources.bumpBanGeneration(manager);
+        if (
+          (
+            await this.rankSources.activelyBanned(
+              diff.changes.map((c) => c.uid),
+              manager,
+            )
+          ).length > 0
+        )
+          await this.rankSources.bumpBanGeneration(manager);
         stage(diff.changes, null);
         return { changed, diff, bests: computed.length };
       }),

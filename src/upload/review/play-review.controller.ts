@@ -4,7 +4,14 @@ import { AdminAuth } from '../../auth/auth.decorators';
 import { AuditInput, Audited, pathId } from '../../audit/audited.decorator';
 import { ApiErrors } from '../../common/decorators/api-errors.decorator';
 import { BadRequestError } from '../../common/errors/app-error';
-import { ApiListQuery, bigIdFilter, FilterParser, ListQuery, ListQueryParam, ListQuerySpec } from '../../common/pagination/list-query';
+import {
+  ApiListQuery,
+  bigIdFilter,
+  FilterParser,
+  ListQuery,
+  ListQueryParam,
+  ListQuerySpec,
+} from '../../common/pagination/list-query';
 import { ParseBigIdPipe } from '../../common/pipes/parse-id.pipe';
 import { SCORE_CHECK_NAMES } from '../../config/app-config';
 import { API_TAGS } from '../../openapi/api-tags';
@@ -15,7 +22,8 @@ import { REVIEW_STATES, ReviewFilters } from './play-review.types';
 const oneOf =
   <T extends string>(values: readonly T[]): FilterParser<T> =>
   (raw, name) => {
-    if (!(values as readonly string[]).includes(raw)) throw new BadRequestError(`${name} must be one of ${values.join(', ')}`);
+    if (!(values as readonly string[]).includes(raw))
+      throw new BadRequestError(`${name} must be one of ${values.join(', ')}`);
     return raw as T;
   };
 
@@ -33,7 +41,10 @@ const playSummary = ({ result, body }: AuditInput): Record<string, unknown> => {
   const reason = (body as VoidPlayDto | undefined)?.reason;
   return { uid: play.uid, levelId: play.levelId, review: play.review, ...(reason !== undefined ? { reason } : {}) };
 };
-const NO_PLAY_404 = { description: 'No play with this id, or the admin API is disabled', message: 'No play with id 4821' };
+const NO_PLAY_404 = {
+  description: 'No play with this id, or the admin API is disabled',
+  message: 'No play with id 4821',
+};
 
 @ApiTags(API_TAGS.admin)
 @Controller('admin/plays')
@@ -42,14 +53,31 @@ export class PlayReviewController {
   constructor(private readonly review: PlayReviewService) {}
 
   @Get()
-  @ApiOperation({ summary: 'List stored plays for review', description: 'Newest first; `state` flagged (default: waiting for review), approved, voided or all. Paged like every admin list.' })
+  @ApiOperation({
+    summary: 'List stored plays for review',
+    description:
+      'Newest first; `state` flagged (default: waiting for review), approved, voided or all. Paged like every admin list.',
+  })
   @ApiListQuery(
-    { name: 'state', description: 'flagged (default), approved, voided or all', schema: { type: 'string', enum: [...REVIEW_STATES], default: 'flagged' } },
-    { name: 'check', description: 'Only plays that failed this check', schema: { type: 'string', enum: [...SCORE_CHECK_NAMES] } },
+    {
+      name: 'state',
+      description: 'flagged (default), approved, voided or all',
+      schema: { type: 'string', enum: [...REVIEW_STATES], default: 'flagged' },
+    },
+    {
+      name: 'check',
+      description: 'Only plays that failed this check',
+      schema: { type: 'string', enum: [...SCORE_CHECK_NAMES] },
+    },
     { name: 'uid', description: "Only this player's plays", schema: { type: 'integer', format: 'int64', minimum: 1 } },
   )
   @ApiOkResponse({ type: PlayPage })
-  @ApiErrors({ 400: { description: 'limit, cursor or a filter is invalid, or the query has an unknown parameter', message: 'state must be one of flagged, approved, voided, all' } })
+  @ApiErrors({
+    400: {
+      description: 'limit, cursor or a filter is invalid, or the query has an unknown parameter',
+      message: 'state must be one of flagged, approved, voided, all',
+    },
+  })
   list(@ListQueryParam(PLAYS) query: ListQuery<ReviewFilters>): Promise<PlayPage> {
     return this.review.list(query);
   }
@@ -66,10 +94,20 @@ export class PlayReviewController {
   @Post(':id/approve')
   @HttpCode(200)
   @Audited('play.approve', playTarget, playSummary)
-  @ApiOperation({ summary: 'Approve a flagged play', description: "It enters bests, ATP and ranks as if it had counted when it was accepted; its player's ratings are recomputed in the same transaction." })
+  @ApiOperation({
+    summary: 'Approve a flagged play',
+    description:
+      "It enters bests, ATP and ranks as if it had counted when it was accepted; its player's ratings are recomputed in the same transaction.",
+  })
   @ApiParam({ name: 'id', schema: { type: 'integer', format: 'int64', minimum: 1 } })
   @ApiOkResponse({ type: PlayResponse })
-  @ApiErrors({ 400: { description: 'id is not a positive integer, or the play failed no check', message: 'Play 4821 failed no check: there is nothing to approve' }, 404: NO_PLAY_404 })
+  @ApiErrors({
+    400: {
+      description: 'id is not a positive integer, or the play failed no check',
+      message: 'Play 4821 failed no check: there is nothing to approve',
+    },
+    404: NO_PLAY_404,
+  })
   approve(@Param('id', idPipe) id: string): Promise<PlayResponse> {
     return this.review.approve(id);
   }
@@ -77,10 +115,21 @@ export class PlayReviewController {
   @Post(':id/void')
   @HttpCode(200)
   @Audited('play.void', playTarget, playSummary)
-  @ApiOperation({ summary: 'Void a play', description: "It counts for nothing: its player's bests and ATP, and every rank they touch, are recomputed in one transaction. Voiding a voided play changes nothing." })
+  @ApiOperation({
+    summary: 'Void a play',
+    description:
+      "It counts for nothing: its player's bests and ATP, and every rank they touch, are recomputed in one transaction. Voiding a voided play changes nothing.",
+  })
   @ApiParam({ name: 'id', schema: { type: 'integer', format: 'int64', minimum: 1 } })
   @ApiOkResponse({ type: PlayResponse })
-  @ApiErrors({ 400: { description: 'id is not a positive integer, or reason is not a string of at most 200 characters', message: 'reason must be shorter than or equal to 200 characters' }, 404: NO_PLAY_404, 413: 'The body is over 256 KiB' })
+  @ApiErrors({
+    400: {
+      description: 'id is not a positive integer, or reason is not a string of at most 200 characters',
+      message: 'reason must be shorter than or equal to 200 characters',
+    },
+    404: NO_PLAY_404,
+    413: 'The body is over 256 KiB',
+  })
   void(@Param('id', idPipe) id: string, @Body() body: VoidPlayDto): Promise<PlayResponse> {
     return this.review.void(id, body.reason ?? null);
   }
@@ -88,7 +137,10 @@ export class PlayReviewController {
   @Post(':id/restore')
   @HttpCode(200)
   @Audited('play.restore', playTarget, playSummary)
-  @ApiOperation({ summary: 'Restore a voided play', description: 'It counts again as before it was voided (a flagged play still waits for approval).' })
+  @ApiOperation({
+    summary: 'Restore a voided play',
+    description: 'It counts again as before it was voided (a flagged play still waits for approval).',
+  })
   @ApiParam({ name: 'id', schema: { type: 'integer', format: 'int64', minimum: 1 } })
   @ApiOkResponse({ type: PlayResponse })
   @ApiErrors({ 400: ID_400, 404: NO_PLAY_404 })

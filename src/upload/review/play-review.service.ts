@@ -10,7 +10,8 @@ import type { ReviewedPlay, ReviewFilters, ReviewStanding } from './play-review.
 
 export const PLAYS_LIST = 'plays';
 
-const standing = (play: ReviewedPlay): ReviewStanding => (play.voided ? 'voided' : play.approved ? 'approved' : play.flags.length > 0 ? 'flagged' : 'none');
+const standing = (play: ReviewedPlay): ReviewStanding =>
+  play.voided ? 'voided' : play.approved ? 'approved' : play.flags.length > 0 ? 'flagged' : 'none';
 
 export function toPlayResponse(play: ReviewedPlay): PlayResponse {
   return {
@@ -71,7 +72,10 @@ export class PlayReviewService {
     return this.existing(id).then((play) => this.change(play, (manager) => this.plays.restore(id, manager)));
   }
 
-  private async change(play: ReviewedPlay, mark: Parameters<RatingRecomputeService['recomputePlayers']>[1]): Promise<PlayResponse> {
+  private async change(
+    play: ReviewedPlay,
+    mark: Parameters<RatingRecomputeService['recomputePlayers']>[1],
+  ): Promise<PlayResponse> {
     const { changed } = await this.recomputer.recomputePlayers([play.uid], async (manager) => {
       await mark?.(manager);
       return this.plays.find(play.id, manager);
