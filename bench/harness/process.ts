@@ -139,10 +139,13 @@ export async function startServiceProcess(options: ServiceOptions): Promise<Chil
   const source = serviceSource(options.source);
   if (source === 'dist' && !existsSync(join(ROOT, 'dist', 'src', 'main.js')))
     throw new Error('dist/src/main.js is missing: run `npm run build` first');
+  // SERVICE_NODE_ARGS: extra flags for the service's node only (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`,
+  // which NODE_OPTIONS does not accept), so a profile covers the service and not the load driver.
+  const nodeArgs = (process.env.SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const args =
     source === 'dist'
-      ? [join(ROOT, 'dist', 'src', 'main.js')]
-      : ['-r', 'ts-node/register/transpile-only', join(ROOT, 'src', 'main.ts')];
+      ? [...nodeArgs, join(ROOT, 'dist', 'src', 'main.js')]
+      : [...nodeArgs, '-r', 'ts-node/register/transpile-only', join(ROOT, 'src', 'main.ts')];
   return spawnReady({
     name: options.name ?? `service (${source})`,
     args,

@@ -11,7 +11,11 @@
  * Environment: BENCH_DATABASE_URL (dropped and recreated; its name must contain "bench"),
  * BENCH_REDIS_URL, PLAYERS (1000000), SMALL_RANKED (10000), LARGE_RANKED (= PLAYERS), MODES
  * (redis,memory), ROUNDS (2), SEQUENTIAL (1000), CONCURRENT (8000), CONCURRENCY (16), SESSIONS
- * (200), SKIP_GENERATE=1 (reuse a database generated at the large size: measures only that).
+ * (200), SKIP_GENERATE=1 (reuse a database generated at the large size: measures only that),
+ * REDIS_PREFIX / KEEP_REDIS_PREFIX=1 (reuse / keep the Redis rank index of an earlier run, as in
+ * bench/network-day: only sound with SKIP_GENERATE=1 and MODES=redis, so that nothing uploads
+ * without it in between), SERVICE_NODE_ARGS (node flags of the service, e.g.
+ * `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  * Prints the results and writes bench/.out/upload.json. Every loop is bounded by a count.
  * Every measurement of the service also reports its event-loop delay (p99, max) over that
  * measurement, from its own /metrics (`rhythmc_event_loop_delay_seconds`, reset by each scrape).
@@ -176,7 +180,8 @@ async function measureSize(size: string, ranked: number): Promise<SizeResult> {
   const redis = await redisPid(BENCH_REDIS_URL);
   try {
     for (const mode of MODES) {
-      const prefix = `rhythmc-bench-upload:${randomBytes(4).toString('hex')}:`;
+      // REDIS_PREFIX: start on an index built by an earlier run (minutes at 1M players) instead of building it again.
+      const prefix = process.env.REDIS_PREFIX ?? `rhythmc-bench-upload:${randomBytes(4).toString('hex')}:`;
       const service = await startService(mode, prefix);
       const memory = mode === 'redis' ? await redisMemory(BENCH_REDIS_URL) : undefined;
       console.log(
@@ -245,7 +250,7 @@ async function measureSize(size: string, ranked: number): Promise<SizeResult> {
         await call(base, 'POST', '/server/logout', setup.serverToken);
       } finally {
         await stopChild(service);
-        if (mode === 'redis') await dropRedisPrefix(BENCH_REDIS_URL, prefix);
+        if (mode === 'redis' && process.env.KEEP_REDIS_PREFIX !== '1') await dropRedisPrefix(BENCH_REDIS_URL, prefix);
       }
       result.modes.push(entry);
     }
