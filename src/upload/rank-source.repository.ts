@@ -10,6 +10,28 @@ export const BAN_CHECK = `(SELECT ${activeBanPredicate('me_uid')} FROM (SELECT $
   (SELECT generation FROM rank_ban_generation WHERE id = 1) AS ban_generation,
   now() AS db_now`;
 
+/** A row of a chart's order (level, acc, first reached, uid), as the index loads it. */
+export interface TrackOrderRow {
+  levelId: number;
+  acc: number;
+  firstTimeMs: number;
+  uid: string;
+}
+
+interface TrackOrderSqlRow {
+  level_id: number;
+  acc: number;
+  first_time_ms: string;
+  uid: string;
+}
+
+const toTrackOrderRow = (row: TrackOrderSqlRow): TrackOrderRow => ({
+  levelId: row.level_id,
+  acc: row.acc,
+  firstTimeMs: Number(row.first_time_ms),
+  uid: row.uid,
+});
+
 /** Site order: a row of player_rating `r` ahead of ($atp, $uid). */
 const SITE_AHEAD = (atp: string, uid: string) => `(r.atp > ${atp} OR (r.atp = ${atp} AND r.uid < ${uid}))`;
 
@@ -104,6 +126,108 @@ export class RankSourceRepository {
       [uid, atp, levelId, best?.acc ?? null, best?.firstTimeMs ?? null],
     );
     return { siteAhead: rows[0].site_ahead, trackAhead: rows[0].track_ahead };
+  }
+
+  /**
+   * One page of the site order (ATP descending, uid ascending) after (afterAtp, afterUid), null at
+   * the start: how the in-process index streams its load. The index on (atp DESC, uid) serves it;
+   * only the ties at afterAtp already read are filtered out.
+   */
+  async pageSiteOrder(
+    after: { atp: string; uid: string } | null,
+    limit: number,
+  ): Promise<Array<{ atp: string; uid: string }>> {
+    return this.dataSource.manager.query<Array<{ atp: string; uid: string }>>(
+      after === null
+        ? 'SELECT atp, uid FROM player_rating ORDER BY atp DESC, uid LIMIT $1'
+        : `SELECT atp, uid FROM player_rating WHERE atp <= $2::numeric AND (atp < $2::numeric OR uid > $3::bigint)
+            ORDER BY atp DESC, uid LIMIT $1`,
+      after === null ? [limit] : [limit, after.atp, after.uid],
+    );
+  }
+
+  /**
+   * One page of the track orders: chart by chart (level ascending), each in its order (acc
+   * descending, first reached ascending, uid ascending), after `after` (null at the start). Two
+   * range reads of the index on (level_id, acc DESC, first_time_ms, uid): the rest of the current
+   * chart (only its ties at after.acc already read are filtered out), then the next charts.
+   */
+  async pageTrackOrder(after: TrackOrderRow | null, limit: number): Promise<TrackOrderRow[]> {
+    const rows: TrackOrderRow[] = [];
+    if (after !== null) {
+      rows.push(
+        ...(
+          await this.dataSource.manager.query<TrackOrderSqlRow[]>(
+            `SELECT level_id, acc, first_time_ms, uid FROM player_chart_best
+            WHERE level_id = $2 AND acc <= $3::float8
+              AND (acc < $3::float8 OR first_time_ms > $4::bigint OR (first_time_ms = $4::bigint AND uid > $5::bigint))
+            ORDER BY acc DESC, first_time_ms, uid LIMIT $1`,
+            [limit, after.levelId, after.acc, after.firstTimeMs, after.uid],
+          )
+        ).map(toTrackOrderRow),
+      );
+    }
+    if (rows.length < limit) {
+      rows.push(
+        ...(
+          await this.dataSource.manager.query<TrackOrderSqlRow[]>(
+            `SELECT level_id, acc, first_time_ms, uid FROM player_chart_best WHERE level_id > $2
+            ORDER BY level_id, acc DESC, first_time_ms, uid LIMIT $1`,
+            [limit - rows.length, after?.levelId ?? -1],
+          )
+        ).map(toTrackOrderRow),
+      );
+    }
+    return rows;
+  }
+
+  /**
+   * Which database and schema this is, for a snapshot: the database's oid and name, the last
+   * migration applied, and the change watermark now (a snapshot from later than now is not this
+   * database's).
+   */
+  async snapshotIdentity(): Promise<{ database: string; migration: string; watermark: string }> {
+    const rows = await this.dataSource.manager.query<Array<{ database: string; migration: string; watermark: string }>>(
+      `SELECT (SELECT oid::text || ':' || datname FROM pg_database WHERE datname = current_database()) AS database,
+              (SELECT name FROM migrations ORDER BY id DESC LIMIT 1) AS migration,
+              (SELECT (CASE WHEN is_called THEN last_value ELSE last_value - 1 END)::text FROM rank_change_seq) AS watermark`,
+    );
+    return rows[0];
+  }
+
+  /** The players whose rank keys changed after `watermark` (rating rows written or deleted), at most `limit` + 1 of them. */
+  async changedSince(watermark: string, limit: number): Promise<string[]> {
+    const rows = await this.dataSource.manager.query<Array<{ uid: string }>>(
+      `SELECT uid FROM player_rating WHERE change_seq > $1::bigint
+       UNION SELECT uid FROM rank_change_tombstone WHERE change_seq > $1::bigint
+       LIMIT $2`,
+      [watermark, limit + 1],
+    );
+    return rows.map((row) => row.uid);
+  }
+
+  /** The current rank keys of the players `uids`: their ATP and their bests. */
+  async rankKeysOf(uids: string[]): Promise<{
+    sites: Array<{ uid: string; atp: string }>;
+    tracks: TrackOrderRow[];
+  }> {
+    const sites = await this.dataSource.manager.query<Array<{ uid: string; atp: string }>>(
+      'SELECT uid, atp FROM player_rating WHERE uid = ANY($1::bigint[])',
+      [uids],
+    );
+    const tracks = await this.dataSource.manager.query<TrackOrderSqlRow[]>(
+      'SELECT level_id, acc, first_time_ms, uid FROM player_chart_best WHERE uid = ANY($1::bigint[])',
+      [uids],
+    );
+    return { sites, tracks: tracks.map(toTrackOrderRow) };
+  }
+
+  /** How many rating rows and bests there are (a loaded index must hold as many). */
+  async rankRowCounts(): Promise<{ ratings: number; bests: number }> {
+    const rows = await this.dataSource.manager.query<Array<{ ratings: number; bests: number }>>(
+      `SELECT (SELECT count(*) FROM player_rating)::int AS ratings, (SELECT count(*) FROM player_chart_best)::int AS bests`,
+    );
+    return rows[0];
   }
 
   /** One page of ratings by uid (index loading). */
