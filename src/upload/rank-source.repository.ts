@@ -15,7 +15,43 @@ export interface TrackOrderRow {
   levelId: number;
   acc: number;
   firstTimeMs: number;
-  uid: string;
+  uid: number;
+}
+
+/** A signed int8 sent big-endian (int8send), as a number (exact below 2^53, as uids and times are). */
+const int8At = (bytes: Buffer, offset: number) => bytes.readInt32BE(offset) * 2 ** 32 + bytes.readUInt32BE(offset + 4);
+
+/** A page of the site order packed by pageSiteOrder: per row int8 ATP in ten-thousandths, int8 uid. */
+export class SitePage {
+  static readonly ROW = 16;
+  readonly count: number;
+  constructor(private readonly bytes: Buffer) {
+    this.count = bytes.length / SitePage.ROW;
+  }
+  atpE4(i: number): number {
+    return int8At(this.bytes, i * SitePage.ROW);
+  }
+  uid(i: number): number {
+    return int8At(this.bytes, i * SitePage.ROW + 8);
+  }
+}
+
+/** A page of the track orders packed by pageTrackOrder: per row int4 level, float8 acc, int8 first reached, int8 uid. */
+export class TrackPage {
+  static readonly ROW = 28;
+  readonly count: number;
+  constructor(private readonly bytes: Buffer) {
+    this.count = bytes.length / TrackPage.ROW;
+  }
+  row(i: number): TrackOrderRow {
+    const at = i * TrackPage.ROW;
+    return {
+      levelId: this.bytes.readInt32BE(at),
+      acc: this.bytes.readDoubleBE(at + 4),
+      firstTimeMs: int8At(this.bytes, at + 12),
+      uid: int8At(this.bytes, at + 20),
+    };
+  }
 }
 
 interface TrackOrderSqlRow {
@@ -29,7 +65,7 @@ const toTrackOrderRow = (row: TrackOrderSqlRow): TrackOrderRow => ({
   levelId: row.level_id,
   acc: row.acc,
   firstTimeMs: Number(row.first_time_ms),
-  uid: row.uid,
+  uid: Number(row.uid),
 });
 
 /** Site order: a row of player_rating `r` ahead of ($atp, $uid). */
@@ -129,56 +165,56 @@ export class RankSourceRepository {
   }
 
   /**
-   * One page of the site order (ATP descending, uid ascending) after (afterAtp, afterUid), null at
-   * the start: how the in-process index streams its load. The index on (atp DESC, uid) serves it;
-   * only the ties at afterAtp already read are filtered out.
+   * One page of the site order (ATP descending, uid ascending) after `after` (null at the start):
+   * how the in-process index streams its load. The rows come packed in one bytea (SitePage), so a
+   * page of 20,000 rows is one buffer, not 20,000 objects. The index on (atp DESC, uid) serves it;
+   * only the ties at after's ATP already read are filtered out.
    */
-  async pageSiteOrder(
-    after: { atp: string; uid: string } | null,
-    limit: number,
-  ): Promise<Array<{ atp: string; uid: string }>> {
-    return this.dataSource.manager.query<Array<{ atp: string; uid: string }>>(
-      after === null
-        ? 'SELECT atp, uid FROM player_rating ORDER BY atp DESC, uid LIMIT $1'
-        : `SELECT atp, uid FROM player_rating WHERE atp <= $2::numeric AND (atp < $2::numeric OR uid > $3::bigint)
-            ORDER BY atp DESC, uid LIMIT $1`,
-      after === null ? [limit] : [limit, after.atp, after.uid],
+  async pageSiteOrder(after: { atpE4: number; uid: number } | null, limit: number): Promise<SitePage> {
+    const rows = await this.dataSource.manager.query<Array<{ rows: Buffer | null }>>(
+      `SELECT string_agg(int8send((atp * 10000)::bigint) || int8send(uid), ''::bytea ORDER BY atp DESC, uid) AS rows
+         FROM (SELECT atp, uid FROM player_rating
+                ${after === null ? '' : 'WHERE atp <= $2::numeric / 10000 AND (atp < $2::numeric / 10000 OR uid > $3::bigint)'}
+                ORDER BY atp DESC, uid LIMIT $1) AS page`,
+      after === null ? [limit] : [limit, after.atpE4, after.uid],
     );
+    return new SitePage(rows[0].rows ?? Buffer.alloc(0));
   }
 
   /**
    * One page of the track orders: chart by chart (level ascending), each in its order (acc
-   * descending, first reached ascending, uid ascending), after `after` (null at the start). Two
-   * range reads of the index on (level_id, acc DESC, first_time_ms, uid): the rest of the current
-   * chart (only its ties at after.acc already read are filtered out), then the next charts.
+   * descending, first reached ascending, uid ascending), after `after` (null at the start), packed
+   * like pageSiteOrder. Two range reads of the index on (level_id, acc DESC, first_time_ms, uid):
+   * the rest of the current chart (only its ties at after's acc already read are filtered out),
+   * then the next charts.
    */
-  async pageTrackOrder(after: TrackOrderRow | null, limit: number): Promise<TrackOrderRow[]> {
-    const rows: TrackOrderRow[] = [];
+  async pageTrackOrder(after: TrackOrderRow | null, limit: number): Promise<TrackPage> {
+    const packed = (where: string, order: string) =>
+      `SELECT string_agg(int4send(level_id) || float8send(acc) || int8send(first_time_ms) || int8send(uid), ''::bytea
+                         ORDER BY level_id, acc DESC, first_time_ms, uid) AS rows
+         FROM (SELECT level_id, acc, first_time_ms, uid FROM player_chart_best WHERE ${where} ORDER BY ${order} LIMIT $1) AS page`;
+    const parts: Buffer[] = [];
+    let count = 0;
     if (after !== null) {
-      rows.push(
-        ...(
-          await this.dataSource.manager.query<TrackOrderSqlRow[]>(
-            `SELECT level_id, acc, first_time_ms, uid FROM player_chart_best
-            WHERE level_id = $2 AND acc <= $3::float8
-              AND (acc < $3::float8 OR first_time_ms > $4::bigint OR (first_time_ms = $4::bigint AND uid > $5::bigint))
-            ORDER BY acc DESC, first_time_ms, uid LIMIT $1`,
-            [limit, after.levelId, after.acc, after.firstTimeMs, after.uid],
-          )
-        ).map(toTrackOrderRow),
+      const rows = await this.dataSource.manager.query<Array<{ rows: Buffer | null }>>(
+        packed(
+          `level_id = $2 AND acc <= $3::float8
+             AND (acc < $3::float8 OR first_time_ms > $4::bigint OR (first_time_ms = $4::bigint AND uid > $5::bigint))`,
+          'acc DESC, first_time_ms, uid',
+        ),
+        [limit, after.levelId, after.acc, after.firstTimeMs, after.uid],
       );
+      if (rows[0].rows) parts.push(rows[0].rows);
+      count = (rows[0].rows?.length ?? 0) / TrackPage.ROW;
     }
-    if (rows.length < limit) {
-      rows.push(
-        ...(
-          await this.dataSource.manager.query<TrackOrderSqlRow[]>(
-            `SELECT level_id, acc, first_time_ms, uid FROM player_chart_best WHERE level_id > $2
-            ORDER BY level_id, acc DESC, first_time_ms, uid LIMIT $1`,
-            [limit - rows.length, after?.levelId ?? -1],
-          )
-        ).map(toTrackOrderRow),
+    if (count < limit) {
+      const rows = await this.dataSource.manager.query<Array<{ rows: Buffer | null }>>(
+        packed('level_id > $2', 'level_id, acc DESC, first_time_ms, uid'),
+        [limit - count, after?.levelId ?? -1],
       );
+      if (rows[0].rows) parts.push(rows[0].rows);
     }
-    return rows;
+    return new TrackPage(parts.length === 1 ? parts[0] : Buffer.concat(parts));
   }
 
   /**

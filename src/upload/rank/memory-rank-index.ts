@@ -12,7 +12,7 @@ import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { toTenThousandths } from '../rating';
 import { RankSourceRepository, TrackOrderRow } from '../rank-source.repository';
 import type { IndexedPositions, PlayerRankState, RankChange, TrackPosition } from '../upload.types';
-import { readRankIndexSnapshot, writeRankIndexSnapshot } from './rank-index-snapshot';
+import { openRankIndexSnapshot, writeRankIndexSnapshot } from './rank-index-snapshot';
 import { CHART_KEY_CODEC, SITE_KEY_CODEC } from './rank-key-codec';
 import { RankKeySet, RankKeySetBuilder } from './rank-key-set';
 import { IndexWindow, IndexWindowRead, RankIndex, RankIndexStats, StageRankChanges } from './rank-index';
@@ -197,11 +197,11 @@ export class MemoryRankIndex
     this.site = new RankKeySet(SITE_KEY_CODEC);
     this.tracks = new Map();
     const site = new RankKeySetBuilder(SITE_KEY_CODEC);
-    for (let after: { atp: string; uid: string } | null = null; ;) {
+    for (let after: { atpE4: number; uid: number } | null = null; ;) {
       const page = await this.repository.pageSiteOrder(after, PAGE);
-      for (const row of page) site.append(-toTenThousandths(Number(row.atp)), 0, Number(row.uid));
-      if (page.length < PAGE) break;
-      after = page[page.length - 1];
+      for (let i = 0; i < page.count; i++) site.append(-page.atpE4(i), 0, page.uid(i));
+      if (page.count < PAGE) break;
+      after = { atpE4: page.atpE4(page.count - 1), uid: page.uid(page.count - 1) };
     }
     const tracks = new Map<number, RankKeySet>();
     // Rows come chart by chart: one builder at a time.
@@ -209,16 +209,17 @@ export class MemoryRankIndex
     let builder = null as RankKeySetBuilder | null;
     for (let after: TrackOrderRow | null = null; ;) {
       const page = await this.repository.pageTrackOrder(after, PAGE);
-      for (const row of page) {
+      for (let i = 0; i < page.count; i++) {
+        const row = page.row(i);
         if (builder === null || levelId !== row.levelId) {
           if (builder) tracks.set(levelId, builder.finish());
           levelId = row.levelId;
           builder = new RankKeySetBuilder(CHART_KEY_CODEC);
         }
-        builder.append(-row.acc, row.firstTimeMs, Number(row.uid));
+        builder.append(-row.acc, row.firstTimeMs, row.uid);
       }
-      if (page.length < PAGE) break;
-      after = page[page.length - 1];
+      if (page.count < PAGE) break;
+      after = page.row(page.count - 1);
     }
     if (builder) tracks.set(levelId, builder.finish());
     this.site = site.finish();
@@ -236,16 +237,27 @@ export class MemoryRankIndex
     if (path === null) return false;
     const started = Date.now();
     const { watermark: now, ...identity } = await this.repository.snapshotIdentity();
-    const snapshot = readRankIndexSnapshot(path, identity);
+    const opened = await openRankIndexSnapshot(path, identity);
+    if (typeof opened === 'string') {
+      this.logger.log(`Rank index snapshot not used (${opened}); loading from the tables`);
+      return false;
+    }
+    // The queries run while the file is read.
+    const queries = Promise.all([
+      this.repository.changedSince(opened.watermark, MAX_CATCH_UP),
+      this.repository.rankRowCounts(),
+    ]);
+    queries.catch(() => undefined);
+    const snapshot = await opened.read();
+    const [changed, counts] = await queries;
     if (typeof snapshot === 'string') {
       this.logger.log(`Rank index snapshot not used (${snapshot}); loading from the tables`);
       return false;
     }
-    if (BigInt(snapshot.watermark) > BigInt(now)) {
+    if (BigInt(opened.watermark) > BigInt(now)) {
       this.logger.warn('Rank index snapshot is ahead of the database (restored?); loading from the tables');
       return false;
     }
-    const changed = await this.repository.changedSince(snapshot.watermark, MAX_CATCH_UP);
     if (changed.length > MAX_CATCH_UP) {
       this.logger.log(`Over ${MAX_CATCH_UP} players changed since the rank index snapshot; loading from the tables`);
       return false;
@@ -259,11 +271,10 @@ export class MemoryRankIndex
       for (let at = 0; at < changed.length; at += CATCH_UP_BATCH) {
         const keys = await this.repository.rankKeysOf(changed.slice(at, at + CATCH_UP_BATCH));
         for (const row of keys.sites) site.insert(-toTenThousandths(Number(row.atp)), 0, Number(row.uid));
-        for (const row of keys.tracks) trackSet(tracks, row.levelId).insert(-row.acc, row.firstTimeMs, Number(row.uid));
+        for (const row of keys.tracks) trackSet(tracks, row.levelId).insert(-row.acc, row.firstTimeMs, row.uid);
       }
     }
     // A last guard against a snapshot of another state of the data: the index holds every row.
-    const counts = await this.repository.rankRowCounts();
     let entries = 0;
     for (const track of tracks.values()) entries += track.size;
     if (site.size !== counts.ratings || entries !== counts.bests) {
@@ -276,7 +287,7 @@ export class MemoryRankIndex
     this.tracks = tracks;
     this.ready = this.config.databaseUrl === null || this.lock?.held === true;
     this.logger.log(
-      `Rank index loaded from the snapshot at watermark ${snapshot.watermark} and ${changed.length} players changed since: ${this.describe()}, in ${Date.now() - started} ms`,
+      `Rank index loaded from the snapshot at watermark ${opened.watermark} and ${changed.length} players changed since: ${this.describe()}, in ${Date.now() - started} ms`,
     );
     return true;
   }

@@ -1,5 +1,4 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { open, rename, rm } from 'node:fs/promises';
+import { FileHandle, open, rename, rm } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import { crc32 } from 'node:zlib';
 import { CompactKeySet, MAX_BLOCK } from './compact-key-set';
@@ -119,82 +118,131 @@ export async function writeRankIndexSnapshot(path: string, snapshot: RankIndexSn
   }
 }
 
+/** A snapshot whose footer matched: its watermark, and its keys to read. */
+export interface OpenedSnapshot {
+  watermark: string;
+  /** Reads the keys (or says why they cannot be used) and closes the file. */
+  read(): Promise<Pick<RankIndexSnapshot, 'site' | 'tracks'> | string>;
+}
+
 /**
- * Reads a snapshot taken on `identity`'s database and schema; a string says why it cannot be used
- * (missing, another format or database, damaged). Synchronous: it runs once, before the service
- * listens, and reads straight into the blocks (no second copy of the file in memory).
+ * Opens a snapshot taken on `identity`'s database and schema and checks its footer; a string says
+ * why it cannot be used (missing, another format or database, truncated). The keys are read by
+ * read(), in chunks straight into the blocks (no second copy of the file in memory), so the caller
+ * can run its queries meanwhile.
  */
-export function readRankIndexSnapshot(path: string, identity: SnapshotIdentity): RankIndexSnapshot | string {
-  let fd: number;
+export async function openRankIndexSnapshot(
+  path: string,
+  identity: SnapshotIdentity,
+): Promise<OpenedSnapshot | string> {
+  let file: FileHandle;
   try {
-    fd = openSync(path, 'r');
+    file = await open(path, 'r');
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no snapshot' : `unreadable (${String(error)})`;
   }
+  const readAt = async (bytes: Uint8Array, position: number) => {
+    for (let at = 0; at < bytes.byteLength;) {
+      const { bytesRead } = await file.read(bytes, at, bytes.byteLength - at, position + at);
+      if (bytesRead === 0) throw new Error('unexpected end of file');
+      at += bytesRead;
+    }
+  };
+  let footer: Footer;
   try {
-    const size = fstatSync(fd).size;
-    const readAt = (bytes: Uint8Array, position: number) => {
-      for (let at = 0; at < bytes.byteLength;) {
-        const read = readSync(fd, bytes, at, bytes.byteLength - at, position + at);
-        if (read === 0) throw new Error('unexpected end of file');
-        at += read;
-      }
-    };
-    if (size < 8) return 'truncated';
+    const size = (await file.stat()).size;
+    if (size < 8) throw new Unusable('truncated');
     const trailer = Buffer.alloc(8);
-    readAt(trailer, size - 8);
-    if (trailer.toString('latin1', 4, 8) !== MAGIC) return 'not a rank index snapshot';
+    await readAt(trailer, size - 8);
+    if (trailer.toString('latin1', 4, 8) !== MAGIC) throw new Unusable('not a rank index snapshot');
     const footerLength = trailer.readUInt32LE(0);
-    if (footerLength > size - 8) return 'truncated';
+    if (footerLength > size - 8) throw new Unusable('truncated');
     const footerBytes = Buffer.alloc(footerLength);
-    readAt(footerBytes, size - 8 - footerLength);
-    let footer: Footer;
+    await readAt(footerBytes, size - 8 - footerLength);
     try {
       footer = JSON.parse(footerBytes.toString('utf8')) as Footer;
     } catch {
-      return 'damaged footer';
+      throw new Unusable('damaged footer');
     }
-    if (footer.format !== FORMAT || footer.version !== VERSION) return `format ${footer.format} ${footer.version}`;
-    if (footer.codecs?.[0] !== SITE_KEY_CODEC.name || footer.codecs[1] !== CHART_KEY_CODEC.name) return 'other codecs';
-    if (footer.endianness !== endianness()) return 'other byte order';
-    if (footer.identity?.database !== identity.database) return 'taken on another database';
-    if (footer.identity.migration !== identity.migration) return 'taken before a migration';
-    if (footer.bodyBytes !== size - 8 - footerLength) return 'truncated';
-
-    let crc = 0;
-    let position = 0;
-    let site: RankKeySet | null = null;
-    const tracks = new Map<number, RankKeySet>();
-    for (const entry of footer.sets) {
-      const blocks: Uint32Array[] = [];
-      for (const count of entry.blocks) {
-        if (!Number.isInteger(count) || count <= 0 || count > MAX_BLOCK) return 'damaged block list';
-        const block = new Uint32Array(count * 3);
-        const bytes = new Uint8Array(block.buffer);
-        readAt(bytes, position);
-        crc = crc32(bytes, crc);
-        position += bytes.byteLength;
-        blocks.push(block);
-      }
-      const wide = new OrderStatisticSet();
-      if (entry.wide > 0) {
-        const triples = new Float64Array(entry.wide * 3);
-        const bytes = new Uint8Array(triples.buffer);
-        readAt(bytes, position);
-        crc = crc32(bytes, crc);
-        position += bytes.byteLength;
-        for (let i = 0; i < triples.length; i += 3) wide.insert(triples[i], triples[i + 1], triples[i + 2]);
-      }
-      const compact = CompactKeySet.fromBlocks(blocks);
-      if (entry.levelId === null) site = new RankKeySet(SITE_KEY_CODEC, compact, wide);
-      else tracks.set(entry.levelId, new RankKeySet(CHART_KEY_CODEC, compact, wide));
-    }
-    if (position !== footer.bodyBytes || crc !== footer.crc) return 'checksum mismatch';
-    if (site === null) return 'no site order';
-    return { identity: footer.identity, watermark: footer.watermark, site, tracks };
+    if (footer.format !== FORMAT || footer.version !== VERSION)
+      throw new Unusable(`format ${footer.format} ${footer.version}`);
+    if (footer.codecs?.[0] !== SITE_KEY_CODEC.name || footer.codecs[1] !== CHART_KEY_CODEC.name)
+      throw new Unusable('other codecs');
+    if (footer.endianness !== endianness()) throw new Unusable('other byte order');
+    if (footer.identity?.database !== identity.database) throw new Unusable('taken on another database');
+    if (footer.identity.migration !== identity.migration) throw new Unusable('taken before a migration');
+    if (footer.bodyBytes !== size - 8 - footerLength || !/^\d+$/.test(footer.watermark))
+      throw new Unusable('truncated');
   } catch (error) {
+    await file.close();
+    if (error instanceof Unusable) return error.message;
     return `unreadable (${error instanceof Error ? error.message : String(error)})`;
-  } finally {
-    closeSync(fd);
   }
+  return {
+    watermark: footer.watermark,
+    read: async () => {
+      try {
+        return await readBody(file, footer);
+      } catch (error) {
+        return `unreadable (${error instanceof Error ? error.message : String(error)})`;
+      } finally {
+        await file.close();
+      }
+    },
+  };
+}
+
+class Unusable extends Error {}
+
+/** The sets of a snapshot whose footer matched, read in chunks of CHUNK bytes. */
+async function readBody(
+  file: FileHandle,
+  footer: Footer,
+): Promise<Pick<RankIndexSnapshot, 'site' | 'tracks'> | string> {
+  const chunk = Buffer.allocUnsafe(CHUNK);
+  let chunkStart = 0;
+  let chunkEnd = 0;
+  let position = 0;
+  let crc = 0;
+  /** Fills `target` with the next bytes of the body. */
+  const fill = async (target: Uint8Array) => {
+    for (let at = 0; at < target.byteLength;) {
+      if (position === chunkEnd) {
+        const { bytesRead } = await file.read(chunk, 0, Math.min(CHUNK, footer.bodyBytes - position), position);
+        if (bytesRead === 0) throw new Error('unexpected end of file');
+        chunkStart = position;
+        chunkEnd = position + bytesRead;
+      }
+      const length = Math.min(target.byteLength - at, chunkEnd - position);
+      target.set(chunk.subarray(position - chunkStart, position - chunkStart + length), at);
+      at += length;
+      position += length;
+    }
+    crc = crc32(target, crc);
+  };
+  let site: RankKeySet | null = null;
+  const tracks = new Map<number, RankKeySet>();
+  for (const entry of footer.sets) {
+    const blocks: Uint32Array[] = [];
+    for (const count of entry.blocks) {
+      if (!Number.isInteger(count) || count <= 0 || count > MAX_BLOCK) return 'damaged block list';
+      if (position + count * 12 > footer.bodyBytes) return 'damaged block list';
+      const block = new Uint32Array(count * 3);
+      await fill(new Uint8Array(block.buffer));
+      blocks.push(block);
+    }
+    const wide = new OrderStatisticSet();
+    if (entry.wide > 0) {
+      if (!Number.isInteger(entry.wide) || position + entry.wide * 24 > footer.bodyBytes) return 'damaged block list';
+      const triples = new Float64Array(entry.wide * 3);
+      await fill(new Uint8Array(triples.buffer));
+      for (let i = 0; i < triples.length; i += 3) wide.insert(triples[i], triples[i + 1], triples[i + 2]);
+    }
+    const compact = CompactKeySet.fromBlocks(blocks);
+    if (entry.levelId === null) site = new RankKeySet(SITE_KEY_CODEC, compact, wide);
+    else tracks.set(entry.levelId, new RankKeySet(CHART_KEY_CODEC, compact, wide));
+  }
+  if (position !== footer.bodyBytes || crc !== footer.crc) return 'checksum mismatch';
+  if (site === null) return 'no site order';
+  return { site, tracks };
 }
