@@ -32,6 +32,7 @@ const CHANGED = intFromEnv('RANKIDX_CHANGED', 10_000);
 const DATA_DIR = join(OUT_DIR, 'rank-index-data');
 const SNAPSHOT = join(DATA_DIR, 'rank-index.snapshot');
 const LOG = 'rank-index.log';
+const SETTLE_MS = intFromEnv('RANKIDX_SETTLE_MS', 20_000);
 
 interface StartFigures {
   start: string;
@@ -39,6 +40,8 @@ interface StartFigures {
   indexReady: boolean;
   rssMiB: number;
   peakRssMiB: number;
+  /** VmRSS SETTLE_MS after ready (V8's memory reducer runs a few seconds after a burst of allocation). */
+  settledRssMiB: number;
   load: string;
   loadAverage: number;
 }
@@ -79,9 +82,12 @@ async function start(label: string): Promise<{ child: Child; figures: StartFigur
     indexReady: (await metric(child, 'rhythmc_rank_index_ready{mode="memory"}')) === '1',
     rssMiB: mib(memory.rss),
     peakRssMiB: mib(memory.peakRss),
+    settledRssMiB: NaN,
     load: lastLoadLine(),
     loadAverage: loadAverage(),
   };
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+  figures.settledRssMiB = mib(memoryOf(child.pid).rss);
   process.stdout.write(`${JSON.stringify(figures)}\n`);
   return { child, figures };
 }
@@ -138,11 +144,11 @@ async function main(): Promise<void> {
     JSON.stringify({ database: databaseName(DATABASE_URL), snapshotBytes: statSync(SNAPSHOT).size, results }, null, 2),
   );
   process.stdout.write(
-    `\n| start | ready (s) | index answers | VmRSS (MiB) | VmHWM (MiB) | load avg |\n|---|---|---|---|---|---|\n`,
+    `\n| start | ready (s) | index answers | VmRSS at ready (MiB) | VmHWM (MiB) | VmRSS ${SETTLE_MS / 1000} s later (MiB) | load avg |\n|---|---|---|---|---|---|---|\n`,
   );
   for (const r of results)
     process.stdout.write(
-      `| ${r.start} | ${(r.readyMs / 1000).toFixed(1)} | ${r.indexReady ? 'yes' : 'no'} | ${r.rssMiB} | ${r.peakRssMiB} | ${r.loadAverage} |\n`,
+      `| ${r.start} | ${(r.readyMs / 1000).toFixed(1)} | ${r.indexReady ? 'yes' : 'no'} | ${r.rssMiB} | ${r.peakRssMiB} | ${r.settledRssMiB} | ${r.loadAverage} |\n`,
     );
   for (const r of results) process.stdout.write(`${r.start}: ${r.load}\n`);
 }

@@ -9,7 +9,6 @@ import {
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { toTenThousandths } from '../rating';
 import { RankSourceRepository, TrackOrderRow } from '../rank-source.repository';
 import type { IndexedPositions, PlayerRankState, RankChange, TrackPosition } from '../upload.types';
 import { openRankIndexSnapshot, writeRankIndexSnapshot } from './rank-index-snapshot';
@@ -24,7 +23,7 @@ const REBUILD_RETRY_MS = 5_000;
 /** More players changed since the snapshot than this: a full load is about as fast as catching up. */
 const MAX_CATCH_UP = 50_000;
 /** Changed players read per statement while catching up. */
-const CATCH_UP_BATCH = 5_000;
+const CATCH_UP_BATCH = 2_000;
 export const SNAPSHOT_FILE = 'rank-index.snapshot';
 
 /**
@@ -210,13 +209,12 @@ export class MemoryRankIndex
     for (let after: TrackOrderRow | null = null; ;) {
       const page = await this.repository.pageTrackOrder(after, PAGE);
       for (let i = 0; i < page.count; i++) {
-        const row = page.row(i);
-        if (builder === null || levelId !== row.levelId) {
+        if (builder === null || levelId !== page.levelId(i)) {
           if (builder) tracks.set(levelId, builder.finish());
-          levelId = row.levelId;
+          levelId = page.levelId(i);
           builder = new RankKeySetBuilder(CHART_KEY_CODEC);
         }
-        builder.append(-row.acc, row.firstTimeMs, row.uid);
+        builder.append(-page.acc(i), page.firstTimeMs(i), page.uid(i));
       }
       if (page.count < PAGE) break;
       after = page.row(page.count - 1);
@@ -270,8 +268,10 @@ export class MemoryRankIndex
       for (const track of tracks.values()) track.removeUids(drop);
       for (let at = 0; at < changed.length; at += CATCH_UP_BATCH) {
         const keys = await this.repository.rankKeysOf(changed.slice(at, at + CATCH_UP_BATCH));
-        for (const row of keys.sites) site.insert(-toTenThousandths(Number(row.atp)), 0, Number(row.uid));
-        for (const row of keys.tracks) trackSet(tracks, row.levelId).insert(-row.acc, row.firstTimeMs, row.uid);
+        for (let i = 0; i < keys.sites.count; i++) site.insert(-keys.sites.atpE4(i), 0, keys.sites.uid(i));
+        const rows = keys.tracks;
+        for (let i = 0; i < rows.count; i++)
+          trackSet(tracks, rows.levelId(i)).insert(-rows.acc(i), rows.firstTimeMs(i), rows.uid(i));
       }
     }
     // A last guard against a snapshot of another state of the data: the index holds every row.
@@ -324,7 +324,9 @@ export class MemoryRankIndex
     }
     const keys = this.site.size + entries;
     if (wide > 0) this.noteWide();
-    return `${this.site.size} ranked players, ${entries} chart entries on ${this.tracks.size} charts, ${(bytes / 2 ** 20).toFixed(1)} MiB of keys (${keys ? (bytes / keys).toFixed(2) : 0} B a key, ${wide} kept wide)`;
+    const memory = process.memoryUsage();
+    const mib = (n: number) => (n / 2 ** 20).toFixed(1);
+    return `${this.site.size} ranked players, ${entries} chart entries on ${this.tracks.size} charts, ${mib(bytes)} MiB of keys (${keys ? (bytes / keys).toFixed(2) : 0} B a key, ${wide} kept wide); process: ${mib(memory.rss)} MiB resident, JS heap ${mib(memory.heapUsed)} of ${mib(memory.heapTotal)} MiB`;
   }
 
   /** Logged once: keys that do not pack are exact but cost 24 bytes. */
