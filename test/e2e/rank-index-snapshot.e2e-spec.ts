@@ -92,7 +92,8 @@ async function indexAgainstSql(app: TestApp): Promise<{ index: unknown[]; sql: u
 const loadLines = (logs: LogCapture, from: number) =>
   logs.lines
     .slice(from)
-    .map((line) => String((JSON.parse(line) as { msg?: unknown }).msg ?? ''))
+    .map((line) => (JSON.parse(line) as { msg?: unknown }).msg)
+    .filter((msg): msg is string => typeof msg === 'string')
     .filter((msg) => /^Rank index (loaded|snapshot not used)/.test(msg));
 
 describe('the in-process rank index snapshot', () => {
