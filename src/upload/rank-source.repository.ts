@@ -10,6 +10,100 @@ export const BAN_CHECK = `(SELECT ${activeBanPredicate('me_uid')} FROM (SELECT $
   (SELECT generation FROM rank_ban_generation WHERE id = 1) AS ban_generation,
   now() AS db_now`;
 
+/** A row of a chart's order (level, acc, first reached, uid), as the index loads it. */
+export interface TrackOrderRow {
+  levelId: number;
+  acc: number;
+  firstTimeMs: number;
+  uid: number;
+}
+
+/** Rows per bytea of a packed read: 2,000 track rows are 56 KB, 112 KB as the hex text the driver reads. */
+const PACK_ROWS = 2_000;
+
+/** A row of a chart's order, packed: int4 level, float8 acc, int8 first reached, int8 uid (TrackPage). */
+const TRACK_ROW = 'int4send(level_id) || float8send(acc) || int8send(first_time_ms) || int8send(uid)';
+
+/** A signed int8 sent big-endian (int8send), as a number (exact below 2^53, as uids and times are). */
+const int8At = (bytes: Buffer, offset: number) => bytes.readInt32BE(offset) * 2 ** 32 + bytes.readUInt32BE(offset + 4);
+
+/**
+ * Rows packed in byteas of whole rows (`rowBytes` each), read by position without an object per
+ * row (a load reads millions): seek(i) points `bytes` and `offset` at row i; sequential reads stay
+ * in one chunk.
+ */
+class PackedRows {
+  readonly count: number;
+  protected bytes: Buffer = Buffer.alloc(0);
+  protected offset = 0;
+  private chunk = 0;
+  private readonly firsts: number[] = [];
+
+  constructor(
+    private readonly chunks: Buffer[],
+    private readonly rowBytes: number,
+  ) {
+    let count = 0;
+    for (const chunk of chunks) {
+      this.firsts.push(count);
+      count += chunk.length / rowBytes;
+    }
+    this.count = count;
+  }
+
+  protected seek(i: number): void {
+    const first = this.firsts[this.chunk];
+    if (i < first || i >= first + this.chunks[this.chunk].length / this.rowBytes) {
+      this.chunk = 0;
+      while (this.chunk + 1 < this.chunks.length && this.firsts[this.chunk + 1] <= i) this.chunk++;
+    }
+    this.bytes = this.chunks[this.chunk];
+    this.offset = (i - this.firsts[this.chunk]) * this.rowBytes;
+  }
+}
+
+/** A page of the site order packed by pageSiteOrder: per row int8 ATP in ten-thousandths, int8 uid. */
+export class SitePage extends PackedRows {
+  constructor(chunks: Buffer[]) {
+    super(chunks, 16);
+  }
+  atpE4(i: number): number {
+    this.seek(i);
+    return int8At(this.bytes, this.offset);
+  }
+  uid(i: number): number {
+    this.seek(i);
+    return int8At(this.bytes, this.offset + 8);
+  }
+}
+
+/** A page of the track orders packed by pageTrackOrder: per row int4 level, float8 acc, int8 first reached, int8 uid. */
+export class TrackPage extends PackedRows {
+  constructor(chunks: Buffer[]) {
+    super(chunks, 28);
+  }
+  levelId(i: number): number {
+    this.seek(i);
+    return this.bytes.readInt32BE(this.offset);
+  }
+  acc(i: number): number {
+    this.seek(i);
+    return this.bytes.readDoubleBE(this.offset + 4);
+  }
+  firstTimeMs(i: number): number {
+    this.seek(i);
+    return int8At(this.bytes, this.offset + 12);
+  }
+  uid(i: number): number {
+    this.seek(i);
+    return int8At(this.bytes, this.offset + 20);
+  }
+  /** Row i as an object (the last row of a page: where the next one starts). */
+  row(i: number): TrackOrderRow {
+    return { levelId: this.levelId(i), acc: this.acc(i), firstTimeMs: this.firstTimeMs(i), uid: this.uid(i) };
+  }
+}
+
 /** Site order: a row of player_rating `r` ahead of ($atp, $uid). */
 const SITE_AHEAD = (atp: string, uid: string) => `(r.atp > ${atp} OR (r.atp = ${atp} AND r.uid < ${uid}))`;
 
@@ -104,6 +198,126 @@ export class RankSourceRepository {
       [uid, atp, levelId, best?.acc ?? null, best?.firstTimeMs ?? null],
     );
     return { siteAhead: rows[0].site_ahead, trackAhead: rows[0].track_ahead };
+  }
+
+  /**
+   * One page of the site order (ATP descending, uid ascending) after `after` (null at the start):
+   * how the in-process index streams its load, packed (SitePage). The index on (atp DESC, uid)
+   * serves it; only the ties at after's ATP already read are filtered out.
+   */
+  async pageSiteOrder(after: { atpE4: number; uid: number } | null, limit: number): Promise<SitePage> {
+    return new SitePage(
+      await this.packed(
+        'int8send((atp * 10000)::bigint) || int8send(uid)',
+        `SELECT atp, uid FROM player_rating
+          ${after === null ? '' : 'WHERE atp <= $2::numeric / 10000 AND (atp < $2::numeric / 10000 OR uid > $3::bigint)'}
+          ORDER BY atp DESC, uid LIMIT $1`,
+        'atp DESC, uid',
+        after === null ? [limit] : [limit, after.atpE4, after.uid],
+      ),
+    );
+  }
+
+  /**
+   * One page of the track orders: chart by chart (level ascending), each in its order (acc
+   * descending, first reached ascending, uid ascending), after `after` (null at the start), packed
+   * (TrackPage). Two range reads of the index on (level_id, acc DESC, first_time_ms, uid): the rest
+   * of the current chart (only its ties at after's acc already read are filtered out), then the
+   * next charts.
+   */
+  async pageTrackOrder(after: TrackOrderRow | null, limit: number): Promise<TrackPage> {
+    const parts: Buffer[] = [];
+    if (after !== null) {
+      parts.push(
+        ...(await this.packed(
+          TRACK_ROW,
+          `SELECT level_id, acc, first_time_ms, uid FROM player_chart_best
+            WHERE level_id = $2 AND acc <= $3::float8
+              AND (acc < $3::float8 OR first_time_ms > $4::bigint OR (first_time_ms = $4::bigint AND uid > $5::bigint))
+            ORDER BY acc DESC, first_time_ms, uid LIMIT $1`,
+          'acc DESC, first_time_ms, uid',
+          [limit, after.levelId, after.acc, after.firstTimeMs, after.uid],
+        )),
+      );
+    }
+    const count = new TrackPage(parts).count;
+    if (count < limit) {
+      parts.push(
+        ...(await this.packed(
+          TRACK_ROW,
+          `SELECT level_id, acc, first_time_ms, uid FROM player_chart_best WHERE level_id > $2
+            ORDER BY level_id, acc DESC, first_time_ms, uid LIMIT $1`,
+          'level_id, acc DESC, first_time_ms, uid',
+          [limit - count, after?.levelId ?? -1],
+        )),
+      );
+    }
+    return new TrackPage(parts);
+  }
+
+  /**
+   * Which database and schema this is, for a snapshot: the database's oid and name, the last
+   * migration applied, and the change watermark now (a snapshot from later than now is not this
+   * database's).
+   */
+  async snapshotIdentity(): Promise<{ database: string; migration: string; watermark: string }> {
+    const rows = await this.dataSource.manager.query<Array<{ database: string; migration: string; watermark: string }>>(
+      `SELECT (SELECT oid::text || ':' || datname FROM pg_database WHERE datname = current_database()) AS database,
+              (SELECT name FROM migrations ORDER BY id DESC LIMIT 1) AS migration,
+              (SELECT (CASE WHEN is_called THEN last_value ELSE last_value - 1 END)::text FROM rank_change_seq) AS watermark`,
+    );
+    return rows[0];
+  }
+
+  /** The players whose rank keys changed after `watermark` (rating rows written or deleted), at most `limit` + 1 of them. */
+  async changedSince(watermark: string, limit: number): Promise<string[]> {
+    const rows = await this.dataSource.manager.query<Array<{ uid: string }>>(
+      `SELECT uid FROM player_rating WHERE change_seq > $1::bigint
+       UNION SELECT uid FROM rank_change_tombstone WHERE change_seq > $1::bigint
+       LIMIT $2`,
+      [watermark, limit + 1],
+    );
+    return rows.map((row) => row.uid);
+  }
+
+  /** The current rank keys of the players `uids`: their ATP and their bests (packed). */
+  async rankKeysOf(uids: string[]): Promise<{ sites: SitePage; tracks: TrackPage }> {
+    const sites = await this.packed(
+      'int8send((atp * 10000)::bigint) || int8send(uid)',
+      'SELECT atp, uid FROM player_rating WHERE uid = ANY($1::bigint[])',
+      'uid',
+      [uids],
+    );
+    const tracks = await this.packed(
+      TRACK_ROW,
+      'SELECT level_id, acc, first_time_ms, uid FROM player_chart_best WHERE uid = ANY($1::bigint[])',
+      'uid, level_id',
+      [uids],
+    );
+    return { sites: new SitePage(sites), tracks: new TrackPage(tracks) };
+  }
+
+  /** How many rating rows and bests there are (a loaded index must hold as many). */
+  async rankRowCounts(): Promise<{ ratings: number; bests: number }> {
+    const rows = await this.dataSource.manager.query<Array<{ ratings: number; bests: number }>>(
+      `SELECT (SELECT count(*) FROM player_rating)::int AS ratings, (SELECT count(*) FROM player_chart_best)::int AS bests`,
+    );
+    return rows[0];
+  }
+
+  /**
+   * The rows of `select` (in `order`, over its columns) as `row` bytes, concatenated: one bytea per
+   * PACK_ROWS rows, so that each field the driver reads stays a small string (below V8's
+   * large-object size) and a page leaves only short-lived garbage, not an object per row.
+   */
+  private async packed(row: string, select: string, order: string, parameters: unknown[]): Promise<Buffer[]> {
+    const rows = await this.dataSource.manager.query<Array<{ rows: Buffer }>>(
+      `SELECT string_agg(b, ''::bytea ORDER BY n) AS rows
+         FROM (SELECT row_number() OVER (ORDER BY ${order}) AS n, ${row} AS b FROM (${select}) AS page) AS numbered
+        GROUP BY (n - 1) / ${PACK_ROWS} ORDER BY (n - 1) / ${PACK_ROWS}`,
+      parameters,
+    );
+    return rows.map((packed) => packed.rows);
   }
 
   /** One page of ratings by uid (index loading). */

@@ -50,7 +50,8 @@ export async function freshDatabase(): Promise<TestDatabase> {
       }
     });
     return {
-      env: { DATABASE_URL: withDatabase(serverUrl, database) },
+      // A data dir of its own too: the in-process rank index keeps its snapshot there.
+      env: { DATABASE_URL: withDatabase(serverUrl, database), DATA_DIR: join(TEST_TMP_ROOT, runId, name) },
       drop: () =>
         withAdminClient(serverUrl, (admin) => admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`)).then(
           () => undefined,
@@ -74,7 +75,7 @@ export interface TestApp {
   /** A provider of the running app (for service methods no route exposes yet). */
   get<T>(type: Type<T>): T;
   /** Stops the service and starts it again on the same database (same port). */
-  restart(): Promise<void>;
+  restart(whileStopped?: () => Promise<void> | void): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -160,9 +161,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     get<T>(type: Type<T>): T {
       return service.app.get(type);
     },
-    async restart() {
+    async restart(whileStopped) {
       await closeSql();
       await service.close();
+      await whileStopped?.();
       service = await startService(config, startOptions);
     },
     async close() {

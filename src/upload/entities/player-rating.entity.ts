@@ -11,6 +11,7 @@ import type { PlayerEntity } from '../../player/entities/player.entity';
 @Entity({ name: 'player_rating' })
 // (atp DESC, uid ASC): the site order, written in the migration (TypeORM has no per-column order).
 @Index('IDX_player_rating_site', { synchronize: false })
+@Index('IDX_player_rating_change_seq', ['changeSeq'])
 export class PlayerRatingEntity {
   @PrimaryColumn({ type: 'bigint' })
   uid!: string;
@@ -25,6 +26,13 @@ export class PlayerRatingEntity {
 
   @Column({ type: 'bigint' })
   version!: string;
+
+  /**
+   * rank_change_seq at the row's last write, set by a trigger (migration RankChangeLog): the
+   * watermark of the in-process rank index's snapshot.
+   */
+  @Column({ name: 'change_seq', type: 'bigint', default: 0 })
+  changeSeq!: string;
 
   @Column({ name: 'updated_at', type: 'timestamptz', default: () => 'now()' })
   updatedAt!: Date;

@@ -1,0 +1,322 @@
+/**
+ * A set of keys of three unsigned 32-bit words (compared lexicographically) that answers "how many
+ * keys are below this one" in O(log n): the storage of the in-process rank index, 12 bytes a key.
+ *
+ * Layout: sorted blocks of at most MAX_BLOCK keys, each a Uint32Array of consecutive word triples
+ * sized close to its count (loaded blocks exactly, a block that fills up grows by an eighth), plus
+ * a Fenwick tree over the block sizes. A lookup binary-searches the block ends, then inside the
+ * block; an insert or delete shifts at most one block; a block past MAX_BLOCK splits in two and an
+ * empty one is dropped, both rebuilding the Fenwick tree (O(n / MAX_BLOCK), once per ~MAX_BLOCK / 2
+ * inserts). Loading appends sorted keys (CompactKeySetBuilder) into blocks filled to LOAD_FILL.
+ */
+export const MAX_BLOCK = 1024;
+/** Keys per block when loading: ~94 %, so the first inserts after a load rarely split. */
+export const LOAD_FILL = 960;
+const MIN_GROWTH = 8;
+
+/** Whether the stored key at `offset` (a word index into `data`) is below the key searched for. */
+export type BelowQuery = (data: Uint32Array, offset: number) => boolean;
+
+export type WordKey = [number, number, number];
+
+export class CompactKeySet {
+  private blocks: Uint32Array[] = [];
+  private counts: number[] = [];
+  /** Fenwick tree over `counts`, 1-based. */
+  private tree: number[] = [0];
+  private total = 0;
+
+  /** A set over sorted, strictly ascending blocks (the builder and the snapshot reader). */
+  static fromBlocks(blocks: Uint32Array[]): CompactKeySet {
+    const set = new CompactKeySet();
+    for (const block of blocks) {
+      if (block.length === 0) continue;
+      set.blocks.push(block);
+      set.counts.push(block.length / 3);
+      set.total += block.length / 3;
+    }
+    set.rebuildTree();
+    return set;
+  }
+
+  get size(): number {
+    return this.total;
+  }
+
+  /** Bytes held by the key blocks (their capacity, used or not). */
+  get bytes(): number {
+    let bytes = 0;
+    for (const block of this.blocks) bytes += block.byteLength;
+    return bytes;
+  }
+
+  /** Keys below (w0, w1, w2). */
+  countBelow(w0: number, w1: number, w2: number): number {
+    return this.countWhere(belowWords(w0, w1, w2));
+  }
+
+  /** Keys below a key given by its order only (`below` must be true for a prefix of the keys). */
+  countWhere(below: BelowQuery): number {
+    const block = this.blockFor(below);
+    if (block < 0) return this.total;
+    return this.prefix(block) + this.lowerBound(block, below);
+  }
+
+  has(w0: number, w1: number, w2: number): boolean {
+    const below = belowWords(w0, w1, w2);
+    const block = this.blockFor(below);
+    if (block < 0) return false;
+    const pos = this.lowerBound(block, below);
+    return pos < this.counts[block] && equalsAt(this.blocks[block], pos * 3, w0, w1, w2);
+  }
+
+  /** Adds the key; false when it was there already. */
+  insert(w0: number, w1: number, w2: number): boolean {
+    if (this.blocks.length === 0) {
+      this.blocks.push(new Uint32Array(MIN_GROWTH * 3));
+      this.counts.push(0);
+      this.rebuildTree();
+    }
+    const below = belowWords(w0, w1, w2);
+    let block = this.blockFor(below);
+    if (block < 0) block = this.blocks.length - 1;
+    const count = this.counts[block];
+    const pos = this.lowerBound(block, below);
+    let data = this.blocks[block];
+    if (pos < count && equalsAt(data, pos * 3, w0, w1, w2)) return false;
+    if ((count + 1) * 3 > data.length) {
+      const grown = new Uint32Array(Math.min(count + Math.max(MIN_GROWTH, count >>> 3), MAX_BLOCK + 1) * 3);
+      grown.set(data.subarray(0, count * 3));
+      this.blocks[block] = data = grown;
+    }
+    data.copyWithin((pos + 1) * 3, pos * 3, count * 3);
+    data[pos * 3] = w0;
+    data[pos * 3 + 1] = w1;
+    data[pos * 3 + 2] = w2;
+    this.counts[block] = count + 1;
+    this.total++;
+    if (count + 1 > MAX_BLOCK) this.split(block);
+    else this.add(block, 1);
+    return true;
+  }
+
+  /** Removes the key; false when it was not there. */
+  delete(w0: number, w1: number, w2: number): boolean {
+    const below = belowWords(w0, w1, w2);
+    const block = this.blockFor(below);
+    if (block < 0) return false;
+    const count = this.counts[block];
+    const pos = this.lowerBound(block, below);
+    const data = this.blocks[block];
+    if (pos >= count || !equalsAt(data, pos * 3, w0, w1, w2)) return false;
+    data.copyWithin(pos * 3, (pos + 1) * 3, count * 3);
+    this.counts[block] = count - 1;
+    this.total--;
+    if (count - 1 === 0 && this.blocks.length > 1) {
+      this.blocks.splice(block, 1);
+      this.counts.splice(block, 1);
+      this.rebuildTree();
+    } else {
+      this.add(block, -1);
+    }
+    return true;
+  }
+
+  /**
+   * Removes every key whose third word (the uid) passes `drop`, in one pass over the blocks
+   * (how a snapshot forgets the players that changed after it). Returns how many went.
+   */
+  removeWhereThird(drop: (w2: number) => boolean): number {
+    let removed = 0;
+    for (let block = 0; block < this.blocks.length; block++) {
+      const data = this.blocks[block];
+      const count = this.counts[block];
+      let kept = 0;
+      for (let i = 0; i < count; i++) {
+        const offset = i * 3;
+        if (drop(data[offset + 2])) continue;
+        if (kept !== i) data.copyWithin(kept * 3, offset, offset + 3);
+        kept++;
+      }
+      removed += count - kept;
+      this.counts[block] = kept;
+    }
+    if (removed > 0) {
+      const blocks: Uint32Array[] = [];
+      const counts: number[] = [];
+      for (let block = 0; block < this.blocks.length; block++) {
+        if (this.counts[block] === 0) continue;
+        blocks.push(this.blocks[block]);
+        counts.push(this.counts[block]);
+      }
+      this.blocks = blocks;
+      this.counts = counts;
+      this.total -= removed;
+      this.rebuildTree();
+    }
+    return removed;
+  }
+
+  /** The keys at positions start … end − 1 (clamped to the set), in order. */
+  slice(start: number, end: number): WordKey[] {
+    const from = Math.max(0, Math.floor(start));
+    const to = Math.min(this.total, Math.floor(end));
+    const keys: WordKey[] = [];
+    if (from >= to) return keys;
+    let [block, offset] = this.locate(from);
+    for (let left = to - from; left > 0; block++, offset = 0) {
+      const data = this.blocks[block];
+      const stop = Math.min(this.counts[block], offset + left);
+      for (let i = offset; i < stop; i++) keys.push([data[i * 3], data[i * 3 + 1], data[i * 3 + 2]]);
+      left -= stop - offset;
+    }
+    return keys;
+  }
+
+  /** The used part of every block, in order (snapshot writing; valid until the next change). */
+  *usedBlocks(): IterableIterator<Uint32Array> {
+    for (let block = 0; block < this.blocks.length; block++) {
+      if (this.counts[block] > 0) yield this.blocks[block].subarray(0, this.counts[block] * 3);
+    }
+  }
+
+  /** Every key in order (tests and diagnostics). */
+  *keys(): IterableIterator<WordKey> {
+    for (const data of this.usedBlocks()) {
+      for (let i = 0; i < data.length; i += 3) yield [data[i], data[i + 1], data[i + 2]];
+    }
+  }
+
+  /** The block holding position `position` (0 ≤ position < size) and the position inside it. */
+  private locate(position: number): [block: number, offset: number] {
+    const n = this.counts.length;
+    let step = 1;
+    while (step * 2 <= n) step *= 2;
+    let at = 0;
+    let left = position;
+    for (; step > 0; step >>>= 1) {
+      if (at + step <= n && this.tree[at + step] <= left) {
+        at += step;
+        left -= this.tree[at];
+      }
+    }
+    return [at, left];
+  }
+
+  /** The first block whose last key is not below the query, or -1 when every key is below it. */
+  private blockFor(below: BelowQuery): number {
+    let lo = 0;
+    let hi = this.blocks.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const count = this.counts[mid];
+      if (count === 0 || below(this.blocks[mid], (count - 1) * 3)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < this.blocks.length ? lo : -1;
+  }
+
+  /** Position of the first key of the block that is not below the query. */
+  private lowerBound(block: number, below: BelowQuery): number {
+    const data = this.blocks[block];
+    let lo = 0;
+    let hi = this.counts[block];
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (below(data, mid * 3)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Splits a full block into two halves, each sized with room for an eighth more. */
+  private split(block: number): void {
+    const data = this.blocks[block];
+    const count = this.counts[block];
+    const half = count >>> 1;
+    const room = (keys: number) => (keys + Math.max(MIN_GROWTH, keys >>> 3)) * 3;
+    const lower = new Uint32Array(room(half));
+    lower.set(data.subarray(0, half * 3));
+    const upper = new Uint32Array(room(count - half));
+    upper.set(data.subarray(half * 3, count * 3));
+    this.blocks.splice(block, 1, lower, upper);
+    this.counts.splice(block, 1, half, count - half);
+    this.rebuildTree();
+  }
+
+  private rebuildTree(): void {
+    const n = this.counts.length;
+    const tree = new Array<number>(n + 1).fill(0);
+    for (let i = 1; i <= n; i++) {
+      tree[i] += this.counts[i - 1];
+      const parent = i + (i & -i);
+      if (parent <= n) tree[parent] += tree[i];
+    }
+    this.tree = tree;
+  }
+
+  private add(block: number, delta: number): void {
+    for (let i = block + 1; i < this.tree.length; i += i & -i) this.tree[i] += delta;
+  }
+
+  /** Keys in the blocks before `block`. */
+  private prefix(block: number): number {
+    let sum = 0;
+    for (let i = block; i > 0; i -= i & -i) sum += this.tree[i];
+    return sum;
+  }
+}
+
+/** The query "stored key < (w0, w1, w2)". */
+export function belowWords(w0: number, w1: number, w2: number): BelowQuery {
+  return (data, offset) => {
+    const x = data[offset];
+    if (x !== w0) return x < w0;
+    const y = data[offset + 1];
+    if (y !== w1) return y < w1;
+    return data[offset + 2] < w2;
+  };
+}
+
+function equalsAt(data: Uint32Array, offset: number, w0: number, w1: number, w2: number): boolean {
+  return data[offset] === w0 && data[offset + 1] === w1 && data[offset + 2] === w2;
+}
+
+/**
+ * Builds a CompactKeySet from keys appended in strictly ascending order (rows read in the rank
+ * order): blocks of LOAD_FILL keys sized exactly, no sort and no array of every key. Throws on a key
+ * out of order, so a source that does not sort as the index does can never load a wrong order.
+ */
+export class CompactKeySetBuilder {
+  private readonly blocks: Uint32Array[] = [];
+  private block = new Uint32Array(LOAD_FILL * 3);
+  private used = 0;
+  private last: WordKey | null = null;
+
+  append(w0: number, w1: number, w2: number): void {
+    const last = this.last;
+    if (last && !(last[0] < w0 || (last[0] === w0 && (last[1] < w1 || (last[1] === w1 && last[2] < w2)))))
+      throw new Error(`rank keys out of order: [${last.join(', ')}] then [${w0}, ${w1}, ${w2}]`);
+    if (last) {
+      last[0] = w0;
+      last[1] = w1;
+      last[2] = w2;
+    } else this.last = [w0, w1, w2];
+    if (this.used === LOAD_FILL) {
+      this.blocks.push(this.block);
+      this.block = new Uint32Array(LOAD_FILL * 3);
+      this.used = 0;
+    }
+    const offset = this.used * 3;
+    this.block[offset] = w0;
+    this.block[offset + 1] = w1;
+    this.block[offset + 2] = w2;
+    this.used++;
+  }
+
+  finish(): CompactKeySet {
+    if (this.used > 0) this.blocks.push(this.block.slice(0, this.used * 3));
+    this.used = 0;
+    return CompactKeySet.fromBlocks(this.blocks);
+  }
+}
