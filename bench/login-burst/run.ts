@@ -27,9 +27,11 @@
  * template. Environment: SERVERS (100), PLAYERS_PER_SERVER (200), CONFIGS (redis,no-redis),
  * GAP_SECONDS (65), LOGIN_CONCURRENCY (4, per server, as in network-day), RESUME_INTERVAL (3600:
  * no periodic resume_session inside the measured stretches, only the one after each login),
- * BENCH_REDIS_URL, REDIS_PREFIX (rhythmc-bench-login:, kept between runs with KEEP_REDIS_PREFIX=1
- * so the Redis rank index of 1,000,000 players is not built again: no run here uploads, so it
- * stays right), CPU_PROF=1 (profile the burst: bench/.out/login-burst-<config>.cpuprofile and its
+ * the `redis` configuration's Redis: a private redis-server started for the run (its CPU is the
+ * service's alone; the service builds its rank index there first, several minutes for 1,000,000
+ * players), or with SHARED_REDIS=1 BENCH_REDIS_URL, where REDIS_PREFIX (rhythmc-bench-login:) is
+ * kept between runs with KEEP_REDIS_PREFIX=1 so the index is not built again (no run here uploads,
+ * so it stays right; but other users of that Redis count in its CPU), CPU_PROF=1 (profile the burst: bench/.out/login-burst-<config>.cpuprofile and its
  * summary; the profiler's own CPU inflates that run's figures). Results: bench/.out/login-burst.json.
  */
 import { execFileSync } from 'node:child_process';
@@ -57,7 +59,7 @@ import { generateResourceTree } from '../harness/generate';
 import { summarize } from '../harness/load';
 import { freePort, memoryOf, mib, startServiceProcess, stopAllChildren, stopChild } from '../harness/process';
 import { connectProfiler, CpuProfiler, inspectArgs, summarizeProfile } from '../harness/profiler';
-import { dropRedisPrefix } from '../harness/redis';
+import { dropRedisPrefix, startPrivateRedis } from '../harness/redis';
 import { startIdentityProvider } from '../simulate/identity-provider';
 import { Collector } from '../simulate/metrics';
 import { Network } from '../simulate/network';
@@ -72,6 +74,8 @@ const LOGIN_CONCURRENCY = intFromEnv('LOGIN_CONCURRENCY', 4);
 const RESUME_INTERVAL = intFromEnv('RESUME_INTERVAL', 3600);
 const REDIS_PREFIX = process.env.REDIS_PREFIX ?? 'rhythmc-bench-login:';
 const CPU_PROF = process.env.CPU_PROF === '1';
+/** Redis of the `redis` configuration: a private redis-server (default; its CPU is the service's alone) or SHARED_REDIS=1 for BENCH_REDIS_URL. */
+const SHARED_REDIS = process.env.SHARED_REDIS === '1';
 
 /** The calls of a player's login and sync, in the report's order. */
 const PLAYER_CALLS = [
@@ -218,14 +222,15 @@ async function runConfig(
   idp: Awaited<ReturnType<typeof startIdentityProvider>>,
   resourceDir: string,
   monitor: Client,
+  redisUrl: string,
 ): Promise<ConfigResult> {
   const redis = config === 'redis';
-  console.log(`\n== ${config}: one instance, ${redis ? `Redis (prefix ${REDIS_PREFIX})` : 'no Redis'}`);
+  console.log(`\n== ${config}: one instance, ${redis ? `Redis ${redisUrl} (prefix ${REDIS_PREFIX})` : 'no Redis'}`);
   const inspectPort = CPU_PROF ? await freePort() : 0;
   const service = await startServiceProcess({
     name: `login-burst ${config}`,
     databaseUrl: DATABASE_URL,
-    redisUrl: redis ? BENCH_REDIS_URL : '',
+    redisUrl: redis ? redisUrl : '',
     adminToken: BENCH_ADMIN_TOKEN,
     log: `login-burst-${config}.log`,
     env: {
@@ -261,7 +266,7 @@ async function runConfig(
     const probe: CpuProbe = {
       httpPids: [service.pid],
       monitor,
-      redisPid: redis ? await redisPid(BENCH_REDIS_URL) : null,
+      redisPid: redis ? await redisPid(redisUrl) : null,
     };
     await network.provision();
     const lookups0 = idp.lookups();
@@ -360,9 +365,11 @@ async function main(): Promise<void> {
   const monitor = new Client({ connectionString: DATABASE_URL });
   await monitor.connect();
   const results: ConfigResult[] = [];
+  const privateRedis = !SHARED_REDIS && CONFIGS.includes('redis') ? await startPrivateRedis() : null;
+  const redisUrl = privateRedis?.url ?? BENCH_REDIS_URL;
   try {
     for (const config of CONFIGS) {
-      results.push(await runConfig(config, existingPlayers, idp, resourceDir, monitor));
+      results.push(await runConfig(config, existingPlayers, idp, resourceDir, monitor, redisUrl));
       mkdirSync(OUT_DIR, { recursive: true });
       writeFileSync(
         join(OUT_DIR, 'login-burst.json'),
@@ -377,7 +384,8 @@ async function main(): Promise<void> {
     await monitor.end();
     await idp.stop();
     rmSync(work, { recursive: true, force: true });
-    if (process.env.KEEP_REDIS_PREFIX !== '1')
+    if (privateRedis) await privateRedis.stop();
+    else if (process.env.KEEP_REDIS_PREFIX !== '1')
       await dropRedisPrefix(BENCH_REDIS_URL, REDIS_PREFIX).catch(() => undefined);
   }
   console.log(

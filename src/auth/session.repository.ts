@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { PreparedQueries } from '../database/prepared-queries';
 import { DataSource, EntityManager, In, IsNull } from 'typeorm';
 import { PlayerLoginMode, PlayerLogoutReason, PlayerSessionEntity } from './entities/player-session.entity';
 import { ServerSessionEndReason, ServerSessionEntity } from './entities/server-session.entity';
@@ -39,7 +40,10 @@ export interface PlayerSessionListRow {
 /** Server sessions and the player sessions bound to them. */
 @Injectable()
 export class SessionRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly prepared: PreparedQueries,
+  ) {}
 
   private serverSessions(manager?: EntityManager) {
     return (manager ?? this.dataSource.manager).getRepository(ServerSessionEntity);
@@ -174,7 +178,8 @@ export class SessionRepository {
     now: Date,
     expiresAt: Date,
   ): Promise<{ uid: string; live: boolean; renewed: boolean } | null> {
-    const rows = await this.dataSource.query<Array<{ uid: string; live: boolean; renewed: boolean }>>(
+    const rows = await this.prepared.run<{ uid: string; live: boolean; renewed: boolean }>(
+      'session_renew_by_token',
       `WITH s AS (
          SELECT id, uid, logged_out_at IS NULL AND token_expires_at > $2 AS live FROM player_session WHERE token_hash = $1
        ), renewed AS (

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { PreparedQueries } from '../database/prepared-queries';
 import { DataSource, EntityManager } from 'typeorm';
 import { ASSET_TYPE, ASSET_UNLOCK_METHOD, ChartDefinition, CollectionDefinition } from './catalog.rules';
 import { ChartEntity } from './entities/chart.entity';
@@ -8,7 +9,10 @@ import { PlayerCollectionEntity } from './entities/player-collection.entity';
 
 @Injectable()
 export class CatalogRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly prepared: PreparedQueries,
+  ) {}
 
   private manager(manager?: EntityManager): EntityManager {
     return manager ?? this.dataSource.manager;
@@ -82,7 +86,8 @@ export class CatalogRepository {
     keys: string[];
     assetKeys: string[];
   }): Promise<{ status: string; refused: string[] | null }> {
-    const rows = await this.manager().query<Array<{ status: string; refused: string[] | null }>>(
+    const rows = await this.prepared.run<{ status: string; refused: string[] | null }>(
+      'catalog_grant_collections',
       'SELECT * FROM rhythmc_grant_collections($1, $2, $3, $4, $5, $6, $7, $8)',
       [
         grant.tokenHash,

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { buildDataSourceOptions, DatabaseTarget } from './database-options';
 import { runMigrations } from './migrate';
+import { PreparedQueries } from './prepared-queries';
 import { QueryCounter } from './query-counter';
 import { TransactionService } from './transaction.service';
 
@@ -25,8 +26,16 @@ export class DatabaseModule {
           },
         }),
       ],
-      providers: [TransactionService, { provide: QueryCounter, useValue: counter }],
-      exports: [TransactionService, QueryCounter],
+      providers: [
+        TransactionService,
+        { provide: QueryCounter, useValue: counter },
+        {
+          provide: PreparedQueries,
+          useFactory: (dataSource: DataSource) => new PreparedQueries(dataSource, !target.embedded),
+          inject: [DataSource],
+        },
+      ],
+      exports: [TransactionService, QueryCounter, PreparedQueries],
     };
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { PreparedQueries } from '../database/prepared-queries';
 import { DataSource, EntityManager } from 'typeorm';
 import { activeBanPredicate } from '../player/player.repository';
 import { BalanceHistoryEntity } from './entities/balance-history.entity';
@@ -30,7 +31,10 @@ export interface RankedBalanceRow {
  */
 @Injectable()
 export class EconomyRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly prepared: PreparedQueries,
+  ) {}
 
   private manager(manager?: EntityManager): EntityManager {
     return manager ?? this.dataSource.manager;
@@ -60,7 +64,8 @@ export class EconomyRepository {
     expected: number | null;
     serverId: number;
   }): Promise<{ status: string; stored: string | null }> {
-    const rows = await this.manager().query<Array<{ status: string; stored: string | null }>>(
+    const rows = await this.prepared.run<{ status: string; stored: string | null }>(
+      'economy_set_balance',
       'SELECT * FROM rhythmc_set_balance($1, $2, $3, $4, $5, $6, $7)',
       [write.tokenHash, write.uid, write.serverSessionId, write.now, write.wattHour, write.expected, write.serverId],
     );

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { PreparedQueries } from '../database/prepared-queries';
 import { DataSource, EntityManager, IsNull, QueryDeepPartialEntity } from 'typeorm';
 import { PlayerBanEntity } from './entities/player-ban.entity';
 import { PlayerEntity } from './entities/player.entity';
@@ -57,7 +58,10 @@ export interface OneRoundTripLoginRow {
 
 @Injectable()
 export class PlayerRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly prepared: PreparedQueries,
+  ) {}
 
   private players(manager?: EntityManager) {
     return (manager ?? this.dataSource.manager).getRepository(PlayerEntity);
@@ -103,7 +107,8 @@ export class PlayerRepository {
    * the unlocked keys — the statements of PlayerService's transactional path, in one function.
    */
   async loginInOneRoundTrip(login: OneRoundTripLogin): Promise<OneRoundTripLoginRow> {
-    const rows = await this.dataSource.query<OneRoundTripLoginRow[]>(
+    const rows = await this.prepared.run<OneRoundTripLoginRow>(
+      'player_login',
       'SELECT * FROM rhythmc_player_login($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)',
       [
         login.mode,
