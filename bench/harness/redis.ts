@@ -44,6 +44,7 @@ export async function startPrivateRedis(): Promise<{ url: string; pid: number; s
   const url = `redis://127.0.0.1:${port}`;
   for (let attempt = 0; ; attempt++) {
     const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    redis.on('error', () => undefined); // refused until the server listens: connect() rejects, which is what is awaited
     try {
       await redis.connect();
       await redis.ping();
