@@ -97,3 +97,40 @@ export async function cpuPerRequest(probe: CpuProbe, before: CpuSample, requests
 }
 
 export const totalCpu = (cpu: CpuPerRequest) => cpu.http + cpu.db + cpu.redis + cpu.driver;
+
+/** CPU of a stretch of a run by who used it: the service process(es), PostgreSQL, Redis, the simulator or driver (this process). */
+export interface Cores {
+  service: number;
+  db: number;
+  redis: number;
+  simulator: number;
+}
+
+/** Runs `work` and reports the CPU the deployment and the simulator used meanwhile: in core-seconds, and in cores (÷ wall time). */
+export async function measureCpu<T>(
+  probe: CpuProbe,
+  work: () => Promise<T>,
+): Promise<{ result: T; cpuSeconds: Cores; cores: Cores; seconds: number }> {
+  const before = await sampleCpu(probe);
+  const started = performance.now();
+  const result = await work();
+  const seconds = (performance.now() - started) / 1000;
+  const after = await sampleCpu(probe);
+  const simulator = process.cpuUsage(before.driver);
+  const cpuSeconds: Cores = {
+    service: (after.http - before.http) / 1000,
+    db: cpuDelta(before.db, after.db) / 1000,
+    redis: (after.redis - before.redis) / 1000,
+    simulator: (simulator.user + simulator.system) / 1e6,
+  };
+  const cores: Cores = {
+    service: cpuSeconds.service / seconds,
+    db: cpuSeconds.db / seconds,
+    redis: cpuSeconds.redis / seconds,
+    simulator: cpuSeconds.simulator / seconds,
+  };
+  return { result, cpuSeconds, cores, seconds };
+}
+
+/** What the deployment used (service + PostgreSQL + Redis), without the simulator. */
+export const deploymentCores = (cores: Cores) => cores.service + cores.db + cores.redis;

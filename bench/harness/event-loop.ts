@@ -26,20 +26,32 @@ const inheritedMetricsToken = (): string | null => process.env.METRICS_TOKEN?.tr
  */
 const scrapeAgent = new Agent({ keepAlive: false });
 
-export async function eventLoopDelay(
+/** The service's /metrics text (a scrape: it also ends the event-loop window). */
+export async function scrapeMetrics(
   baseUrl: string,
   metricsToken: string | null = inheritedMetricsToken(),
-): Promise<EventLoopDelay> {
+): Promise<string> {
   const metrics = await send(scrapeAgent, baseUrl, {
     method: 'GET',
     path: '/metrics',
     headers: metricsToken === null ? {} : { Authorization: `Bearer ${metricsToken}` },
   });
   if (metrics.status !== 200) throw new Error(`GET /metrics answered ${metrics.status}`);
-  const stat = (name: string) => {
-    const line = metrics.text.split('\n').find((l) => l.startsWith(`rhythmc_event_loop_delay_seconds{stat="${name}"}`));
-    return line ? Number(line.split(' ').pop()) * 1000 : NaN;
-  };
+  return metrics.text;
+}
+
+/** The value of the sample `series` (the name with its labels as exposed, e.g. `x{a="b"}`) in a scrape; NaN when absent. */
+export function metricValue(text: string, series: string): number {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line ? Number(line.split(' ').pop()) : NaN;
+}
+
+export async function eventLoopDelay(
+  baseUrl: string,
+  metricsToken: string | null = inheritedMetricsToken(),
+): Promise<EventLoopDelay> {
+  const text = await scrapeMetrics(baseUrl, metricsToken);
+  const stat = (name: string) => metricValue(text, `rhythmc_event_loop_delay_seconds{stat="${name}"}`) * 1000;
   return { p50Ms: stat('p50'), p99Ms: stat('p99'), maxMs: stat('max') };
 }
 

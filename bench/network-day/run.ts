@@ -37,7 +37,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { cpuDelta, CpuProbe, redisPid, sampleCpu } from '../harness/cpu';
+import { Cores, CpuProbe, deploymentCores, measureCpu, redisPid } from '../harness/cpu';
 import { databaseExists, withClient } from '../harness/database';
 import { EventLoopDelay, eventLoopDelays, formatEventLoop } from '../harness/event-loop';
 import {
@@ -99,41 +99,6 @@ interface Step {
   eventLoop?: EventLoopDelay[];
   loadAverage: number;
 }
-
-interface Cores {
-  service: number;
-  db: number;
-  redis: number;
-  simulator: number;
-}
-
-/** Runs `work` and reports the CPU the deployment and the simulator used meanwhile: in core-seconds, and in cores (÷ wall time). */
-async function measureCpu<T>(
-  probe: CpuProbe,
-  work: () => Promise<T>,
-): Promise<{ result: T; cpuSeconds: Cores; cores: Cores; seconds: number }> {
-  const before = await sampleCpu(probe);
-  const started = performance.now();
-  const result = await work();
-  const seconds = (performance.now() - started) / 1000;
-  const after = await sampleCpu(probe);
-  const simulator = process.cpuUsage(before.driver);
-  const cpuSeconds: Cores = {
-    service: (after.http - before.http) / 1000,
-    db: cpuDelta(before.db, after.db) / 1000,
-    redis: (after.redis - before.redis) / 1000,
-    simulator: (simulator.user + simulator.system) / 1e6,
-  };
-  const cores: Cores = {
-    service: cpuSeconds.service / seconds,
-    db: cpuSeconds.db / seconds,
-    redis: cpuSeconds.redis / seconds,
-    simulator: cpuSeconds.simulator / seconds,
-  };
-  return { result, cpuSeconds, cores, seconds };
-}
-
-const deploymentCores = (cores: Cores) => cores.service + cores.db + cores.redis;
 
 /** The highest event-loop delay p99 among the instances, ms; NaN without figures (the bare handler, results of earlier runs). */
 const worstEventLoopP99 = (delays: EventLoopDelay[] | undefined) =>

@@ -50,10 +50,6 @@ export class CredentialRepository {
     await this.repo(PlayerCredentialEntity).upsert({ uid, tokenHash, issuedAt: new Date() }, ['uid']);
   }
 
-  findResumeTokenByHash(tokenHash: string): Promise<PlayerResumeTokenEntity | null> {
-    return this.repo(PlayerResumeTokenEntity).findOne({ where: { tokenHash } });
-  }
-
   /** Sets the player's one live resume token, replacing the previous one. */
   async putResumeTokenHash(uid: string, tokenHash: string, expiresAt: Date, manager: EntityManager): Promise<void> {
     await this.repo(PlayerResumeTokenEntity, manager).upsert({ uid, tokenHash, expiresAt, issuedAt: new Date() }, [

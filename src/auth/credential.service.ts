@@ -74,11 +74,16 @@ export class CredentialService {
     return this.credentials.findUidByNetTokenHash(this.tokens.hash(token));
   }
 
-  /** The uid owning an unexpired resume token, or null. */
-  async findUidByResumeToken(token: string): Promise<string | null> {
-    const row = await this.credentials.findResumeTokenByHash(this.tokens.hash(token));
-    if (!row || row.expiresAt.getTime() <= Date.now()) return null;
-    return row.uid;
+  /** SHA-256 of a presented resume token (a statement looks it up: PlayerRepository.loginInOneRoundTrip). */
+  resumeTokenHash(token: string): string {
+    return this.tokens.hash(token);
+  }
+
+  /** A new resume token and its expiry, for a statement that stores it only when the player has continueEnabled on. */
+  newResumeToken(now: Date): { token: string; hash: string; expiresAt: Date; expiresIn: number } {
+    const { token, hash } = this.tokens.issue();
+    const ttl = this.config.resumeTokenTtlSeconds;
+    return { token, hash, expiresAt: new Date(now.getTime() + ttl * 1000), expiresIn: ttl };
   }
 
   /** Issues the player's one live resume token (the previous one stops working). */

@@ -9,6 +9,13 @@ import { PlayerLoginMode, PlayerLogoutReason } from './entities/player-session.e
 import { SessionRepository } from './session.repository';
 import { TokenService } from './token.service';
 
+/** The inputs of `rhythmc_bound_player_session` (PlayerSessionService.boundTokenCheck). */
+export interface BoundTokenCheck {
+  tokenHash: string;
+  serverSessionId: string;
+  now: Date;
+}
+
 /** Player sessions: open, resolve a player access token, renew, log out, revoke. */
 @Injectable()
 export class PlayerSessionService {
@@ -53,6 +60,41 @@ export class PlayerSessionService {
       manager,
     );
     return { token, expiresIn: ttl };
+  }
+
+  /**
+   * A new player access token and its expiry, for a session that a single statement opens
+   * (PlayerRepository.loginInOneRoundTrip); the token itself never reaches the database.
+   */
+  newSessionToken(now: Date): { token: string; hash: string; expiresAt: Date; expiresIn: number } {
+    const { token, hash } = this.tokens.issue();
+    const ttl = this.config.playerTokenTtlSeconds;
+    return { token, hash, expiresAt: new Date(now.getTime() + ttl * 1000), expiresIn: ttl };
+  }
+
+  /**
+   * What a statement needs to judge a player token the way resolveBoundPlayerToken does
+   * (`rhythmc_bound_player_session`, migrations/1795662422908-OneRoundTripLogin.ts): its hash, the
+   * calling server session and this instance's clock. assertBoundTokenStatus reads the answer.
+   */
+  boundTokenCheck(token: string, server: ServerSessionContext): BoundTokenCheck {
+    return { tokenHash: this.tokens.hash(token), serverSessionId: server.sessionId, now: new Date() };
+  }
+
+  /** Throws what resolveBoundPlayerToken would have thrown for the status of `rhythmc_bound_player_session`; 'ok' passes. */
+  assertBoundTokenStatus(status: string): void {
+    switch (status) {
+      case 'ok':
+        return;
+      case 'other_uid':
+        throw new UnauthorizedError('The access token does not belong to this uid');
+      case 'other_server_session':
+        throw new UnauthorizedError('The player session belongs to another server session');
+      case 'invalid_token':
+        throw new UnauthorizedError('Invalid or expired player access token');
+      default:
+        throw new Error(`Unknown player token status ${status}`);
+    }
   }
 
   /**
@@ -118,15 +160,19 @@ export class PlayerSessionService {
    * or one of another uid.
    */
   async renewPlayerSession(token: string, uid: string, server: ServerSessionContext): Promise<number> {
-    const session = await this.resolvePlayerToken(token);
-    if (session.uid !== uid) throw new UnauthorizedError('The access token does not belong to this uid');
     const ttl = this.config.playerTokenTtlSeconds;
-    const renewed = await this.sessions.renewPlayerSession(
-      session.sessionId,
+    const now = new Date();
+    const result = await this.sessions.renewPlayerSessionByToken(
+      this.tokens.hash(token),
+      uid,
       server.sessionId,
-      new Date(Date.now() + ttl * 1000),
+      now,
+      new Date(now.getTime() + ttl * 1000),
     );
-    if (!renewed) throw new UnauthorizedError('Invalid or expired player access token');
+    // The checks of resolvePlayerToken, then the uid, then the renewal itself (the session or the server session ended meanwhile).
+    if (result === null || !result.live) throw new UnauthorizedError('Invalid or expired player access token');
+    if (result.uid !== uid) throw new UnauthorizedError('The access token does not belong to this uid');
+    if (!result.renewed) throw new UnauthorizedError('Invalid or expired player access token');
     return ttl;
   }
 

@@ -68,4 +68,30 @@ describe('ServerSessionCache', () => {
     await bus.publish({ type: 'server_session.ended', serverId: 1, sessionIds: ['s1'], reason: 'logout' });
     expect(cache.get('h1')?.id).toBe('s1');
   });
+
+  it('lets concurrent lookups of one token share a query, but not across a forget', async () => {
+    let loads = 0;
+    let release: (session: ServerSessionLookup) => void = () => undefined;
+    const load = () =>
+      new Promise<ServerSessionLookup | null>((resolve) => {
+        loads++;
+        release = resolve;
+      });
+    const first = cache.lookup('h1', load);
+    const second = cache.lookup('h1', load);
+    expect(loads).toBe(1);
+    const before = release;
+    cache.forgetSessions(['s1']);
+    const third = cache.lookup('h1', load);
+    expect(loads).toBe(2);
+    before(live('s-old'));
+    release(live('s1'));
+    expect((await first)?.id).toBe('s-old');
+    expect((await second)?.id).toBe('s-old');
+    expect((await third)?.id).toBe('s1');
+    // The lookup that ran across the forget is not remembered; the one started after it is.
+    expect(cache.get('h1')?.id).toBe('s1');
+    expect((await cache.lookup('h1', load))?.id).toBe('s1');
+    expect(loads).toBe(2);
+  });
 });

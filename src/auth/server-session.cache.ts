@@ -28,6 +28,13 @@ export class ServerSessionCache implements OnModuleInit, OnModuleDestroy {
   private readonly entries = new Map<string, Entry>();
   /** Bumped by every forget: a lookup that started before one must not be remembered after it. */
   private epoch = 0;
+  /**
+   * Database lookups in flight, by token hash, with the epoch they started in. A game server's
+   * calls come in parallel, so when its entry runs out several of them miss at once; they share
+   * one query — but only while nothing was forgotten since it started, so a caller never gets an
+   * answer older than one it could have got without the sharing.
+   */
+  private readonly pending = new Map<string, { epoch: number; lookup: Promise<ServerSessionLookup | null> }>();
   private unsubscribe: (() => void) | null = null;
 
   constructor(@Inject(EVENT_BUS) private readonly events: EventBus) {}
@@ -41,6 +48,7 @@ export class ServerSessionCache implements OnModuleInit, OnModuleDestroy {
   onModuleDestroy(): void {
     this.unsubscribe?.();
     this.entries.clear();
+    this.pending.clear();
   }
 
   get(tokenHash: string, now = Date.now()): ServerSessionLookup | null {
@@ -51,6 +59,25 @@ export class ServerSessionCache implements OnModuleInit, OnModuleDestroy {
       return null;
     }
     return entry.session;
+  }
+
+  /** The session of `tokenHash`: remembered, or looked up with `load` (shared by concurrent callers, see `pending`). */
+  lookup(tokenHash: string, load: () => Promise<ServerSessionLookup | null>): Promise<ServerSessionLookup | null> {
+    const cached = this.get(tokenHash);
+    if (cached) return Promise.resolve(cached);
+    const running = this.pending.get(tokenHash);
+    if (running && running.epoch === this.epoch) return running.lookup;
+    const epoch = this.epoch;
+    const lookup = load()
+      .then((session) => {
+        if (session) this.remember(tokenHash, session, epoch);
+        return session;
+      })
+      .finally(() => {
+        if (this.pending.get(tokenHash)?.lookup === lookup) this.pending.delete(tokenHash);
+      });
+    this.pending.set(tokenHash, { epoch, lookup });
+    return lookup;
   }
 
   /** Taken before a database lookup, handed to remember() with its result. */

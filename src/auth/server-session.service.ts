@@ -37,16 +37,14 @@ export class ServerSessionService {
   /**
    * Resolves a server access token. With `allowGrace` (refresh only) a token that expired at
    * most SERVER_TOKEN_REFRESH_GRACE_SECONDS ago is accepted while its session is live. Live
-   * sessions are memoised per instance for a second (ServerSessionCache says what that may miss).
+   * sessions are memoised per instance for a second, and concurrent lookups of one token share a
+   * query (ServerSessionCache says what that may miss).
    */
   async resolveServerToken(token: string, allowGrace = false): Promise<ServerSessionContext> {
     const tokenHash = this.tokens.hash(token);
-    let session = this.sessionCache.get(tokenHash);
-    if (!session) {
-      const ticket = this.sessionCache.ticket();
-      session = await this.sessions.findServerSessionByTokenHash(tokenHash);
-      if (session) this.sessionCache.remember(tokenHash, session, ticket);
-    }
+    const session = await this.sessionCache.lookup(tokenHash, () =>
+      this.sessions.findServerSessionByTokenHash(tokenHash),
+    );
     if (!session || session.endedAt !== null) throw new UnauthorizedError('Invalid or expired server access token');
     const graceMs = allowGrace ? this.config.serverTokenRefreshGraceSeconds * 1000 : 0;
     if (session.tokenExpiresAt.getTime() + graceMs <= Date.now()) {

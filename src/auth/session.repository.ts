@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { PreparedQueries } from '../database/prepared-queries';
 import { DataSource, EntityManager, In, IsNull } from 'typeorm';
 import { PlayerLoginMode, PlayerLogoutReason, PlayerSessionEntity } from './entities/player-session.entity';
 import { ServerSessionEndReason, ServerSessionEntity } from './entities/server-session.entity';
@@ -39,7 +40,10 @@ export interface PlayerSessionListRow {
 /** Server sessions and the player sessions bound to them. */
 @Injectable()
 export class SessionRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly prepared: PreparedQueries,
+  ) {}
 
   private serverSessions(manager?: EntityManager) {
     return (manager ?? this.dataSource.manager).getRepository(ServerSessionEntity);
@@ -162,18 +166,33 @@ export class SessionRepository {
     return repo.save(repo.create({ ...session, renewedAt: new Date(), loggedOutAt: null, logoutReason: null }));
   }
 
-  /** Moves an open player session to a live server session and extends its token. */
-  async renewPlayerSession(sessionId: string, serverSessionId: string, expiresAt: Date): Promise<boolean> {
-    const result = await this.playerSessions()
-      .createQueryBuilder()
-      .update()
-      .set({ serverSessionId, tokenExpiresAt: expiresAt, renewedAt: new Date() })
-      .where('id = :sessionId AND logged_out_at IS NULL', { sessionId })
-      .andWhere('EXISTS (SELECT 1 FROM server_session s WHERE s.id = :serverSessionId AND s.ended_at IS NULL)', {
-        serverSessionId,
-      })
-      .execute();
-    return (result.affected ?? 0) > 0;
+  /**
+   * resume_session in one statement: finds the session of the token (null: none), says whether it
+   * was live at `now` and whose it is, and — when it was live, is `uid`'s and the server session
+   * has not ended — moves it to that server session and extends its token.
+   */
+  async renewPlayerSessionByToken(
+    tokenHash: string,
+    uid: string,
+    serverSessionId: string,
+    now: Date,
+    expiresAt: Date,
+  ): Promise<{ uid: string; live: boolean; renewed: boolean } | null> {
+    const rows = await this.prepared.run<{ uid: string; live: boolean; renewed: boolean }>(
+      'session_renew_by_token',
+      `WITH s AS (
+         SELECT id, uid, logged_out_at IS NULL AND token_expires_at > $2 AS live FROM player_session WHERE token_hash = $1
+       ), renewed AS (
+         UPDATE player_session ps SET server_session_id = $4, token_expires_at = $5, renewed_at = $2
+           FROM s
+          WHERE ps.id = s.id AND s.live AND s.uid = $3 AND ps.logged_out_at IS NULL
+            AND EXISTS (SELECT 1 FROM server_session ss WHERE ss.id = $4 AND ss.ended_at IS NULL)
+         RETURNING ps.id
+       )
+       SELECT s.uid, s.live, EXISTS (SELECT 1 FROM renewed) AS renewed FROM s`,
+      [tokenHash, now, uid, serverSessionId, expiresAt],
+    );
+    return rows[0] ?? null;
   }
 
   /** An options sync: the player is alive (the token keeps its expiry). */

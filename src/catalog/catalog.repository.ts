@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { PreparedQueries } from '../database/prepared-queries';
 import { DataSource, EntityManager } from 'typeorm';
 import { ASSET_TYPE, ASSET_UNLOCK_METHOD, ChartDefinition, CollectionDefinition } from './catalog.rules';
 import { ChartEntity } from './entities/chart.entity';
@@ -8,7 +9,10 @@ import { PlayerCollectionEntity } from './entities/player-collection.entity';
 
 @Injectable()
 export class CatalogRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly prepared: PreparedQueries,
+  ) {}
 
   private manager(manager?: EntityManager): EntityManager {
     return manager ?? this.dataSource.manager;
@@ -65,42 +69,38 @@ export class CatalogRepository {
     return rows.length;
   }
 
-  /** The keys among `keys` that name a collection. */
-  async existingCollectionKeys(keys: string[], manager?: EntityManager): Promise<Set<string>> {
-    if (keys.length === 0) return new Set();
-    const rows = await this.manager(manager).query<{ key: string }[]>(
-      `SELECT key FROM collection WHERE key = ANY($1::varchar[])`,
-      [keys],
-    );
-    return new Set(rows.map((row) => row.key));
-  }
-
   /**
-   * Creates asset collections for the keys; keys that exist (or appear concurrently) are left
-   * alone. Rows are inserted in key order so that concurrent calls naming the same new keys in
-   * different orders wait on each other instead of deadlocking (same for grants).
+   * POST /player/collections in one round trip (`rhythmc_grant_collections`,
+   * migrations/1795662422908-OneRoundTripLogin.ts): the player token is live, of this uid and
+   * server session (its status otherwise); unknown keys outside `assetKeys` refuse the whole
+   * request (`refused`, in request order, nothing written); else the unknown keys become asset
+   * collections and every key is granted, both in key order (concurrent calls naming the same
+   * new keys in different orders wait on each other instead of deadlocking) and skipping rows
+   * that exist.
    */
-  async createAssetCollections(keys: string[], manager: EntityManager): Promise<void> {
-    if (keys.length === 0) return;
-    await manager.query(
-      `INSERT INTO collection (key, type, unlock_method, properties)
-       SELECT k, $2, $3::jsonb, '{}'::jsonb FROM unnest($1::varchar[]) AS k ORDER BY k
-       ON CONFLICT (key) DO NOTHING`,
-      [keys, ASSET_TYPE, JSON.stringify(ASSET_UNLOCK_METHOD)],
+  async grantCollectionsWithToken(grant: {
+    tokenHash: string;
+    uid: string;
+    serverSessionId: string;
+    now: Date;
+    keys: string[];
+    assetKeys: string[];
+  }): Promise<{ status: string; refused: string[] | null }> {
+    const rows = await this.prepared.run<{ status: string; refused: string[] | null }>(
+      'catalog_grant_collections',
+      'SELECT * FROM rhythmc_grant_collections($1, $2, $3, $4, $5, $6, $7, $8)',
+      [
+        grant.tokenHash,
+        grant.uid,
+        grant.serverSessionId,
+        grant.now,
+        grant.keys,
+        grant.assetKeys,
+        ASSET_TYPE,
+        JSON.stringify(ASSET_UNLOCK_METHOD),
+      ],
     );
-  }
-
-  /** Grants the keys to the player; grants that exist (or appear concurrently) are kept as they are. */
-  async grantCollections(uid: string, keys: string[], manager: EntityManager): Promise<number> {
-    if (keys.length === 0) return 0;
-    const rows = await manager.query<unknown[]>(
-      `INSERT INTO player_collection (uid, collection_key)
-       SELECT $1::bigint, k FROM unnest($2::varchar[]) AS k ORDER BY k
-       ON CONFLICT (uid, collection_key) DO NOTHING
-       RETURNING collection_key`,
-      [uid, keys],
-    );
-    return rows.length;
+    return rows[0];
   }
 
   /** The listed catalog's generation (catalog_generation). */

@@ -119,24 +119,24 @@ export class CatalogService {
    * POST /player/collections: grants the keys (never removes any). Unknown `rhythmc:assets.` keys
    * become asset collections; any other unknown key fails the whole request before anything is
    * written. Both inserts skip rows that exist, so repeated and concurrent calls are harmless.
+   * The token check and the writes are one round trip (CatalogRepository.grantCollectionsWithToken).
    */
   async syncPlayerCollections(server: ServerSessionContext, body: SyncCollectionsDto): Promise<void> {
-    const session = await this.playerSessions.resolveBoundPlayerToken(body.accessToken, body.uid, server);
     const keys = [...new Set(body.collections)];
-    if (keys.length === 0) return;
-    await this.tx.run(async (manager) => {
-      const existing = await this.catalog.existingCollectionKeys(keys, manager);
-      const unknown = keys.filter((key) => !existing.has(key));
-      const refused = unknown.filter((key) => !isAssetKey(key));
-      if (refused.length > 0) {
-        const listed = refused.slice(0, MAX_LISTED_UNKNOWN_KEYS).join(', ');
-        const more =
-          refused.length > MAX_LISTED_UNKNOWN_KEYS ? ` and ${refused.length - MAX_LISTED_UNKNOWN_KEYS} more` : '';
-        throw new BadRequestError(`collections: unknown collection keys: ${listed}${more}`);
-      }
-      await this.catalog.createAssetCollections(unknown, manager);
-      await this.catalog.grantCollections(session.uid, keys, manager);
+    const result = await this.catalog.grantCollectionsWithToken({
+      ...this.playerSessions.boundTokenCheck(body.accessToken, server),
+      uid: body.uid,
+      keys,
+      assetKeys: keys.filter(isAssetKey),
     });
+    this.playerSessions.assertBoundTokenStatus(result.status === 'refused' ? 'ok' : result.status);
+    if (result.status === 'refused') {
+      const refused = result.refused ?? [];
+      const listed = refused.slice(0, MAX_LISTED_UNKNOWN_KEYS).join(', ');
+      const more =
+        refused.length > MAX_LISTED_UNKNOWN_KEYS ? ` and ${refused.length - MAX_LISTED_UNKNOWN_KEYS} more` : '';
+      throw new BadRequestError(`collections: unknown collection keys: ${listed}${more}`);
+    }
   }
 
   /** GET /server/charts: active charts, by level id, as prepared JSON (CatalogReadCache). */

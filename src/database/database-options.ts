@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { Client, ClientConfig } from 'pg';
 import type { DataSourceOptions } from 'typeorm';
+import type { QueryCounter } from './query-counter';
 
 /** Opening a connection (TCP + startup) gives up after this; an unreachable database answers 503 this fast. */
 export const CONNECT_TIMEOUT_MS = 2_000;
@@ -8,14 +9,24 @@ export const CONNECT_TIMEOUT_MS = 2_000;
 export const ACQUIRE_TIMEOUT_MS = 5_000;
 
 /**
- * pg-pool uses its connectionTimeoutMillis both for waiting for a free client and for opening a new
- * one. A dead database should fail fast while a busy pool may queue longer, so the client opens
- * its connection under its own, shorter bound.
+ * The pool's client class. pg-pool uses its connectionTimeoutMillis both for waiting for a free
+ * client and for opening a new one. A dead database should fail fast while a busy pool may queue
+ * longer, so the client opens its connection under its own, shorter bound. With a counter, every
+ * query the client sends (a round trip) is counted.
  */
-class QuickConnectClient extends Client {
-  constructor(config: ClientConfig) {
-    super({ ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
-  }
+function clientClass(counter: QueryCounter | undefined): typeof Client {
+  return class QuickConnectClient extends Client {
+    constructor(config: ClientConfig) {
+      super({ ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+      if (counter) {
+        const query = this.query.bind(this) as (...args: unknown[]) => unknown;
+        this.query = ((...args: unknown[]) => {
+          counter.queries++;
+          return query(...args);
+        }) as Client['query'];
+      }
+    }
+  };
 }
 
 export interface DatabaseTarget {
@@ -29,7 +40,7 @@ export interface DatabaseTarget {
  * (src/database/data-source.ts). `synchronize` is never on: the schema only changes
  * through reviewed migrations in migrations/.
  */
-export function buildDataSourceOptions(target: DatabaseTarget): DataSourceOptions {
+export function buildDataSourceOptions(target: DatabaseTarget, counter?: QueryCounter): DataSourceOptions {
   return {
     type: 'postgres',
     url: target.url,
@@ -52,7 +63,7 @@ export function buildDataSourceOptions(target: DatabaseTarget): DataSourceOption
       // two parameterised queries in flight steal each other's unnamed statement ("portal does
       // not exist") and can wedge its queue. PGlite executes one query at a time anyway.
       max: target.embedded ? 1 : 10,
-      Client: QuickConnectClient,
+      Client: clientClass(counter),
       connectionTimeoutMillis: ACQUIRE_TIMEOUT_MS,
       // Client-side backstop: PGlite ignores statement_timeout, and a hung query must not hang a request.
       query_timeout: 15_000,

@@ -3,6 +3,8 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { buildDataSourceOptions, DatabaseTarget } from './database-options';
 import { runMigrations } from './migrate';
+import { PreparedQueries } from './prepared-queries';
+import { QueryCounter } from './query-counter';
 import { TransactionService } from './transaction.service';
 
 /** TypeORM on the given database (real or embedded); pending migrations run before the app starts. */
@@ -10,11 +12,12 @@ import { TransactionService } from './transaction.service';
 @Module({})
 export class DatabaseModule {
   static forRoot(target: DatabaseTarget): DynamicModule {
+    const counter = new QueryCounter();
     return {
       module: DatabaseModule,
       imports: [
         TypeOrmModule.forRootAsync({
-          useFactory: () => ({ ...buildDataSourceOptions(target), retryAttempts: 2, retryDelay: 1_000 }),
+          useFactory: () => ({ ...buildDataSourceOptions(target, counter), retryAttempts: 2, retryDelay: 1_000 }),
           dataSourceFactory: async (options) => {
             if (!options) throw new Error('Missing data source options');
             const dataSource = await new DataSource(options).initialize();
@@ -23,8 +26,16 @@ export class DatabaseModule {
           },
         }),
       ],
-      providers: [TransactionService],
-      exports: [TransactionService],
+      providers: [
+        TransactionService,
+        { provide: QueryCounter, useValue: counter },
+        {
+          provide: PreparedQueries,
+          useFactory: (dataSource: DataSource) => new PreparedQueries(dataSource, !target.embedded),
+          inject: [DataSource],
+        },
+      ],
+      exports: [TransactionService, QueryCounter, PreparedQueries],
     };
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { PreparedQueries } from '../database/prepared-queries';
 import { DataSource, EntityManager } from 'typeorm';
 import { activeBanPredicate } from '../player/player.repository';
 import { BalanceHistoryEntity } from './entities/balance-history.entity';
@@ -30,7 +31,10 @@ export interface RankedBalanceRow {
  */
 @Injectable()
 export class EconomyRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly prepared: PreparedQueries,
+  ) {}
 
   private manager(manager?: EntityManager): EntityManager {
     return manager ?? this.dataSource.manager;
@@ -45,37 +49,27 @@ export class EconomyRepository {
     return this.manager().getRepository(PlayerBalanceEntity).findOne({ where: { uid } });
   }
 
-  /** The balance, locked for the rest of the transaction; null when the player has none yet. */
-  async lockBalance(uid: string, manager: EntityManager): Promise<string | null> {
-    const rows = await manager.query<{ watt_hour: string }[]>(
-      'SELECT watt_hour FROM player_balance WHERE uid = $1 FOR UPDATE',
-      [uid],
+  /**
+   * POST /player/economy in one round trip (`rhythmc_set_balance`, migrations/1795662422908-OneRoundTripLogin.ts):
+   * the player exists (`no_player`), the player token is live, of this uid and server session
+   * (its status otherwise), the balance row locked or inserted, the compare-and-set (`conflict`,
+   * with the stored balance), the overwrite and its history row.
+   */
+  async setBalance(write: {
+    tokenHash: string;
+    uid: string;
+    serverSessionId: string;
+    now: Date;
+    wattHour: number;
+    expected: number | null;
+    serverId: number;
+  }): Promise<{ status: string; stored: string | null }> {
+    const rows = await this.prepared.run<{ status: string; stored: string | null }>(
+      'economy_set_balance',
+      'SELECT * FROM rhythmc_set_balance($1, $2, $3, $4, $5, $6, $7)',
+      [write.tokenHash, write.uid, write.serverSessionId, write.now, write.wattHour, write.expected, write.serverId],
     );
-    return rows.length > 0 ? rows[0].watt_hour : null;
-  }
-
-  /** Inserts the first balance; false when a row exists (a concurrent first sync won). */
-  async insertBalanceIfAbsent(uid: string, wattHour: number, manager: EntityManager): Promise<boolean> {
-    const rows = await manager.query<unknown[]>(
-      `INSERT INTO player_balance (uid, watt_hour, updated_at) VALUES ($1, $2, now())
-       ON CONFLICT (uid) DO NOTHING RETURNING uid`,
-      [uid, wattHour],
-    );
-    return rows.length > 0;
-  }
-
-  async updateBalance(uid: string, wattHour: number, manager: EntityManager): Promise<void> {
-    await manager.query('UPDATE player_balance SET watt_hour = $2, updated_at = now() WHERE uid = $1', [uid, wattHour]);
-  }
-
-  async appendHistory(
-    change: { uid: string; previous: string | null; wattHour: number; serverId: number },
-    manager: EntityManager,
-  ): Promise<void> {
-    await manager.query(
-      'INSERT INTO balance_history (uid, previous_watt_hour, watt_hour, server_id) VALUES ($1, $2, $3, $4)',
-      [change.uid, change.previous, change.wattHour, change.serverId],
-    );
+    return rows[0];
   }
 
   /** Newest first; `before` is an exclusive id cursor. */

@@ -4,7 +4,6 @@ import type { ServerSessionContext } from '../auth/auth.types';
 import { BalanceConflictError, NotFoundError } from '../common/errors/app-error';
 import { formatLocalDateTime } from '../common/time';
 import { isForeignKeyViolation } from '../database/pg-errors';
-import { TransactionService } from '../database/transaction.service';
 import { AdminEconomyResponse, EconomyResponse, RankingEntryResponse, SyncEconomyDto } from './dto/economy.dto';
 import { EconomyRepository } from './economy.repository';
 import { shownName } from '../common/player-name';
@@ -14,17 +13,11 @@ export const BALTOP_MAX_LIMIT = 100;
 export const HISTORY_DEFAULT_LIMIT = 50;
 export const HISTORY_MAX_LIMIT = 500;
 
-/** The compare-and-set of an ordered balance write: null expects nothing; a player never synced holds 0. */
-function assertExpected(expected: number | null, stored: number): void {
-  if (expected !== null && expected !== stored) throw new BalanceConflictError(expected, stored);
-}
-
 @Injectable()
 export class EconomyService {
   constructor(
     private readonly economy: EconomyRepository,
     private readonly playerSessions: PlayerSessionService,
-    private readonly tx: TransactionService,
   ) {}
 
   /**
@@ -35,41 +28,28 @@ export class EconomyService {
    * the value it replaced, and the last to commit holds. With `expectedWattHour` the write is a
    * compare-and-set under that lock: 409 CONFLICT (nothing written) unless the stored balance is
    * the expected one, so two servers writing one player's balance cannot land out of order.
+   * All of it is one round trip (EconomyRepository.setBalance).
    */
   async setBalance(server: ServerSessionContext, body: SyncEconomyDto): Promise<EconomyResponse> {
-    if (!(await this.economy.playerExists(body.uid))) throw new NotFoundError(`No player with uid ${body.uid}`);
-    const session = await this.playerSessions.resolveBoundPlayerToken(body.accessToken, body.uid, server);
-    const uid = session.uid;
     const expected = body.expectedWattHour ?? null;
+    let result: { status: string; stored: string | null };
     try {
-      await this.tx.run(async (manager) => {
-        let previous = await this.economy.lockBalance(uid, manager);
-        if (previous === null) {
-          assertExpected(expected, 0);
-          if (await this.economy.insertBalanceIfAbsent(uid, body.wattHour, manager)) {
-            await this.economy.appendHistory(
-              { uid, previous: null, wattHour: body.wattHour, serverId: server.serverId },
-              manager,
-            );
-            return;
-          }
-          // Another first sync of this player committed in between: lock its row and replace it.
-          previous = await this.economy.lockBalance(uid, manager);
-          if (previous === null) throw new Error('Balance row vanished after a conflicting insert');
-        }
-        assertExpected(expected, Number(previous));
-        await this.economy.updateBalance(uid, body.wattHour, manager);
-        await this.economy.appendHistory(
-          { uid, previous, wattHour: body.wattHour, serverId: server.serverId },
-          manager,
-        );
+      result = await this.economy.setBalance({
+        ...this.playerSessions.boundTokenCheck(body.accessToken, server),
+        uid: body.uid,
+        wattHour: body.wattHour,
+        expected,
+        serverId: server.serverId,
       });
     } catch (error) {
       // The player was deleted after the existence check.
       if (isForeignKeyViolation(error)) throw new NotFoundError(`No player with uid ${body.uid}`);
       throw error;
     }
-    return { uid: Number(uid), wattHour: body.wattHour };
+    if (result.status === 'no_player') throw new NotFoundError(`No player with uid ${body.uid}`);
+    if (result.status === 'conflict') throw new BalanceConflictError(expected as number, Number(result.stored));
+    this.playerSessions.assertBoundTokenStatus(result.status);
+    return { uid: Number(body.uid), wattHour: body.wattHour };
   }
 
   /** GET /server/baltop: ranks are positions in the returned order (ties are broken by uid). */

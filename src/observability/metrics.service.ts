@@ -13,6 +13,7 @@ import { UploadStatsService } from '../upload/upload-stats.service';
 import { REDIS } from '../common/redis/redis.module';
 import type { RouteMetric } from '../common/decorators/route-metric.decorator';
 import { buildInfo } from '../config/build-info';
+import { QueryCounter } from '../database/query-counter';
 import { processMetrics } from './process-metrics';
 import { expressRoutes, routeKey, routeMetricsOf } from './route-metrics';
 
@@ -150,7 +151,19 @@ export class MetricsService implements OnApplicationBootstrap {
     @Inject(REDIS) private readonly redis: Redis | null,
     private readonly discovery: DiscoveryService,
     private readonly adapterHost: HttpAdapterHost,
+    queryCounter: QueryCounter,
   ) {
+    let counted = 0;
+    // Read at scrape time, like the gauges: the count lives with the pool's clients (src/database).
+    new Counter({
+      name: 'rhythmc_db_queries_total',
+      help: 'Statements this instance sent to the database (round trips, BEGIN and COMMIT included).',
+      registers: [this.registry],
+      collect() {
+        this.inc(queryCounter.queries - counted);
+        counted = queryCounter.queries;
+      },
+    });
     this.redisUp =
       redis === null
         ? null

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { PreparedQueries } from '../database/prepared-queries';
 import { DataSource, EntityManager, IsNull, QueryDeepPartialEntity } from 'typeorm';
 import { PlayerBanEntity } from './entities/player-ban.entity';
 import { PlayerEntity } from './entities/player.entity';
@@ -12,9 +13,55 @@ export const activeBan = (ban: string) => `${ban}.lifted_at IS NULL AND (${ban}.
 export const activeBanPredicate = (alias: string) =>
   `EXISTS (SELECT 1 FROM player_ban b WHERE b.uid = ${alias}.uid AND ${activeBan('b')})`;
 
+/** What rhythmc_player_login is given (migrations/1795662422908-OneRoundTripLogin.ts). */
+export interface OneRoundTripLogin {
+  mode: 'ONLINE' | 'TOKEN' | 'OFFLINE_REFRESH';
+  /** TOKEN: the uid the Net Token named. */
+  uid: string | null;
+  /** ONLINE: the account's uuid and the provider's spelling of its name. */
+  uuid: string | null;
+  username: string | null;
+  /** OFFLINE_REFRESH: SHA-256 of the presented resume token. */
+  resumeHash: string | null;
+  serverSessionId: string;
+  tokenHash: string;
+  tokenExpiresAt: Date;
+  version: number;
+  /** Stored only when the player has continueEnabled on. */
+  newResumeHash: string;
+  resumeExpiresAt: Date;
+  now: Date;
+}
+
+/**
+ * What rhythmc_player_login answered: `ok` (the session is open; the profile fields are the
+ * player's before this login, `username` after it), `live` (a live session exists: nothing was
+ * written, the transactional path decides), or why the login is refused.
+ */
+export interface OneRoundTripLoginRow {
+  status: 'ok' | 'live' | 'banned' | 'no_resume' | 'no_continue' | 'unknown_player' | 'vanished';
+  uid: string | null;
+  username: string | null;
+  display_name: string | null;
+  previous_version: number | null;
+  banstate: number | null;
+  continue_enabled: boolean | null;
+  sound: Record<string, unknown> | null;
+  song_selection_state: Record<string, unknown> | null;
+  extra_options: Record<string, unknown> | null;
+  prefix_key: string | null;
+  suffix_key: string | null;
+  ban_reason: string | null;
+  ban_until: Date | null;
+  collections: string[] | null;
+}
+
 @Injectable()
 export class PlayerRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly prepared: PreparedQueries,
+  ) {}
 
   private players(manager?: EntityManager) {
     return (manager ?? this.dataSource.manager).getRepository(PlayerEntity);
@@ -26,10 +73,6 @@ export class PlayerRepository {
 
   findByUid(uid: string, manager?: EntityManager): Promise<PlayerEntity | null> {
     return this.players(manager).findOne({ where: { uid } });
-  }
-
-  findByUuid(uuid: string, manager?: EntityManager): Promise<PlayerEntity | null> {
-    return this.players(manager).findOne({ where: { uuid } });
   }
 
   /** Locks the player row for the rest of the transaction (serialises logins of one account). */
@@ -49,16 +92,6 @@ export class PlayerRepository {
     return repo.save(repo.create({ ...player, extraOptions: {} }));
   }
 
-  /** Inserts the player of a genuine account seen for the first time; a concurrent insert wins quietly. */
-  async insertOnlinePlayerIfAbsent(uuid: string, username: string): Promise<void> {
-    await this.players()
-      .createQueryBuilder()
-      .insert()
-      .values({ uuid, username, displayName: '', extraOptions: {} })
-      .orIgnore()
-      .execute();
-  }
-
   async update(
     uid: string,
     changes: Partial<Omit<PlayerEntity, 'uid' | 'createdAt' | 'updatedAt'>>,
@@ -66,6 +99,33 @@ export class PlayerRepository {
   ): Promise<void> {
     // jsonb columns typed as records do not satisfy TypeORM's deep-partial type; the shape is the entity's.
     await this.players(manager).update({ uid }, changes as QueryDeepPartialEntity<PlayerEntity>);
+  }
+
+  /**
+   * A player login in one round trip: identify (ONLINE, OFFLINE_REFRESH), lock the player, ban,
+   * live session, open the session, store the version, issue the resume token, read the profile and
+   * the unlocked keys — the statements of PlayerService's transactional path, in one function.
+   */
+  async loginInOneRoundTrip(login: OneRoundTripLogin): Promise<OneRoundTripLoginRow> {
+    const rows = await this.prepared.run<OneRoundTripLoginRow>(
+      'player_login',
+      'SELECT * FROM rhythmc_player_login($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)',
+      [
+        login.mode,
+        login.uid,
+        login.uuid,
+        login.username,
+        login.resumeHash,
+        login.serverSessionId,
+        login.tokenHash,
+        login.tokenExpiresAt,
+        login.version,
+        login.newResumeHash,
+        login.resumeExpiresAt,
+        login.now,
+      ],
+    );
+    return rows[0];
   }
 
   findActiveBan(uid: string, manager?: EntityManager): Promise<PlayerBanEntity | null> {

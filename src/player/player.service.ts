@@ -62,6 +62,21 @@ export function defaultKickMessage(reason: string): string {
 /** The kick_player message to the server a player left by joining another server of the same network. */
 export const HANDOVER_KICK_MESSAGE = 'You joined another server of the network';
 
+/** The player fields a profile response shows. */
+type ProfileFields = Pick<
+  PlayerEntity,
+  | 'uid'
+  | 'username'
+  | 'displayName'
+  | 'banstate'
+  | 'continueEnabled'
+  | 'sound'
+  | 'songSelectionState'
+  | 'extraOptions'
+  | 'prefixKey'
+  | 'suffixKey'
+>;
+
 /** Option keys with their own storage; every other key is kept as sent in `extraOptions`. */
 const CORE_OPTION_KEYS = new Set(['continueEnabled', 'sound', 'songSelectionState']);
 
@@ -98,9 +113,74 @@ export class PlayerService {
    * POST /player/login: identify by mode, then ban (430) before conflict (409), then open the
    * session. A live session on another server of the same network is handed over instead of 409
    * when the session-handover setting allows it; that server is then told to kick the player.
+   *
+   * One round trip in the usual case (PlayerRepository.loginInOneRoundTrip: the checks and writes
+   * of the transactional path below, in one database function); when the player has a live session
+   * that function writes nothing and the transactional path decides (409 or handover).
    */
   async login(server: ServerSessionContext, body: PlayerLoginDto): Promise<PlayerProfileResponse> {
-    const identified = await this.identify(server, body);
+    const credential = await this.loginCredential(server, body);
+    const now = new Date();
+    const session = this.sessions.newSessionToken(now);
+    const resume = this.credentials.newResumeToken(now);
+    const row = await this.players.loginInOneRoundTrip({
+      mode: body.mode,
+      uid: credential.uid ?? null,
+      uuid: credential.uuid ?? null,
+      username: credential.username ?? null,
+      resumeHash: credential.resumeHash ?? null,
+      serverSessionId: server.sessionId,
+      tokenHash: session.hash,
+      tokenExpiresAt: session.expiresAt,
+      version: body.version,
+      newResumeHash: resume.hash,
+      resumeExpiresAt: resume.expiresAt,
+      now,
+    });
+    switch (row.status) {
+      case 'ok':
+        return this.toProfile(
+          {
+            uid: row.uid as string,
+            username: row.username as string,
+            displayName: row.display_name as string,
+            banstate: row.banstate as number,
+            continueEnabled: row.continue_enabled as boolean,
+            sound: row.sound,
+            songSelectionState: row.song_selection_state,
+            extraOptions: row.extra_options ?? {},
+            prefixKey: row.prefix_key,
+            suffixKey: row.suffix_key,
+          },
+          row.previous_version as number,
+          { token: session.token, expiresIn: session.expiresIn },
+          row.continue_enabled ? { token: resume.token, expiresIn: resume.expiresIn } : null,
+          row.collections ?? [],
+        );
+      case 'live':
+        return this.loginInTransaction(server, body, {
+          uid: row.uid as string,
+          ...(credential.username !== undefined ? { username: credential.username } : {}),
+        });
+      case 'banned':
+        throw new BannedError(row.ban_reason ?? '', row.ban_until ? formatLocalDateTime(row.ban_until) : '');
+      case 'no_resume':
+        throw new UnauthorizedError('Invalid or expired resume token');
+      case 'no_continue':
+        throw new UnauthorizedError('Offline refresh is not enabled for this player');
+      case 'unknown_player':
+        throw new UnauthorizedError('Unknown player');
+      case 'vanished':
+        throw new Error('Player vanished after creation');
+    }
+  }
+
+  /** The transactional login, for a player whose session is live: 409, or a handover. */
+  private async loginInTransaction(
+    server: ServerSessionContext,
+    body: PlayerLoginDto,
+    identified: { uid: string; username?: string },
+  ): Promise<PlayerProfileResponse> {
     const { profile, handedOver } = await this.tx.run(async (manager) => {
       let handedOver: { uid: string; serverSessionId: string } | null = null;
       const player = await this.players.lockByUid(identified.uid, manager);
@@ -280,11 +360,16 @@ export class PlayerService {
     return { uid: Number(uid), banstate };
   }
 
-  /** Finds the account a login names; 401 when the credential names none, 503 when the provider is down. */
-  private async identify(
+  /**
+   * What names the account, before the database: ONLINE the provider's profile (401 when it is
+   * not a genuine account or the name does not match, 503 when the provider is down), TOKEN the
+   * uid of the Net Token (after the lock-out; 401 for an unknown token), OFFLINE_REFRESH the
+   * resume token's hash (the login's statement looks it up).
+   */
+  private async loginCredential(
     server: ServerSessionContext,
     body: PlayerLoginDto,
-  ): Promise<{ uid: string; username?: string }> {
+  ): Promise<{ uid?: string; uuid?: string; username?: string; resumeHash?: string }> {
     switch (body.mode) {
       case 'ONLINE': {
         const uuid = (body.uuid as string).toLowerCase();
@@ -295,13 +380,7 @@ export class PlayerService {
         if (profile.name.toLowerCase() !== (body.username as string).toLowerCase()) {
           throw new UnauthorizedError('The username does not match the account');
         }
-        let player = await this.players.findByUuid(uuid);
-        if (!player) {
-          await this.players.insertOnlinePlayerIfAbsent(uuid, profile.name);
-          player = await this.players.findByUuid(uuid);
-        }
-        if (!player) throw new Error('Player vanished after creation');
-        return { uid: player.uid, username: profile.name };
+        return { uuid, username: profile.name };
       }
       case 'TOKEN': {
         const target = tokenLoginTarget(server, body);
@@ -314,11 +393,8 @@ export class PlayerService {
         await this.lockout.recordSuccess(target.key);
         return { uid };
       }
-      case 'OFFLINE_REFRESH': {
-        const uid = await this.credentials.findUidByResumeToken(body.resumeToken as string);
-        if (uid === null) throw new UnauthorizedError('Invalid or expired resume token');
-        return { uid };
-      }
+      case 'OFFLINE_REFRESH':
+        return { resumeHash: this.credentials.resumeTokenHash(body.resumeToken as string) };
     }
   }
 
@@ -368,7 +444,7 @@ export class PlayerService {
   }
 
   private toProfile(
-    player: PlayerEntity,
+    player: ProfileFields,
     version: number,
     access: IssuedExpiringToken,
     resume: IssuedExpiringToken | null,
