@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { UploadSessionClock, UploadSessionRow } from '../auth/auth.types';
 import { playerSessionByTokenHashCte, uploadSessionAccepted } from '../auth/upload-session.rule';
-import { PreparedStatements } from './prepared-statements';
+import { PreparedQueries } from '../database/prepared-queries';
 import { BAN_CHECK } from './rank-source.repository';
 import { ATP_CHART_COUNT } from './rating';
 import { BanCheckRow, BestSqlRow, EPOCH_MS, toBanCheck, toBest } from './upload-sql';
@@ -80,7 +80,7 @@ const toStoredRecord = (row: RecordSqlRow): StoredRecord => ({
  */
 @Injectable()
 export class PlayRecordRepository {
-  constructor(private readonly statements: PreparedStatements) {}
+  constructor(private readonly statements: PreparedQueries) {}
 
   /**
    * One statement for the common upload: reads the session of the player token (the caller judges
@@ -106,7 +106,7 @@ export class PlayRecordRepository {
     locked: LockedRating | null;
     state: StateRead;
   }> {
-    const rows = await this.statements.run<
+    const rows = await this.statements.runIn<
       StateSqlRow & {
         id: string | null;
         received_ms: string | null;
@@ -121,7 +121,7 @@ export class PlayRecordRepository {
       }
     >(
       manager,
-      'insert_and_read',
+      'upload_insert_and_read',
       `WITH ${playerSessionByTokenHashCte('sess', '$32')},
        locked AS (SELECT atp, version FROM player_rating WHERE uid = $1 FOR UPDATE),
        inserted AS (
@@ -195,9 +195,9 @@ export class PlayRecordRepository {
 
   /** The player's state as insertRecordAndReadState reads it, in a statement of its own (call with the rating row locked). */
   async readLockedState(uid: string, levelId: number, manager: EntityManager): Promise<StateRead> {
-    const rows = await this.statements.run<StateSqlRow>(
+    const rows = await this.statements.runIn<StateSqlRow>(
       manager,
-      'read_state',
+      'upload_read_state',
       `WITH ${STATE_CTES} SELECT ${STATE_SELECT} FROM me`,
       [uid, levelId],
     );

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { COUNTED_RECORD } from './counted-record';
-import { PreparedStatements } from './prepared-statements';
+import { PreparedQueries } from '../database/prepared-queries';
 import { BestSqlRow, EPOCH_MS, toBest } from './upload-sql';
 import type { BestRow, ComputedBest, LockedRating, StoredBest } from './upload.types';
 
@@ -15,7 +15,7 @@ import type { BestRow, ComputedBest, LockedRating, StoredBest } from './upload.t
 export class RatingRepository {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly statements: PreparedStatements,
+    private readonly statements: PreparedQueries,
   ) {}
 
   /** Creates the rating row of a player's first counted play (ATP 0, version 0) and locks it. */
@@ -43,9 +43,9 @@ export class RatingRepository {
     atp: string,
     manager: EntityManager,
   ): Promise<number> {
-    const rows = await this.statements.run<{ version: string }>(
+    const rows = await this.statements.runIn<{ version: string }>(
       manager,
-      'write_best',
+      'upload_write_best',
       `WITH v AS (SELECT nextval('rank_version_seq') AS version),
        best AS (
          INSERT INTO player_chart_best (uid, level_id, acc, first_time_ms, record_id, rating, version, updated_at)

@@ -5,7 +5,6 @@ import { CatalogModule } from '../catalog/catalog.module';
 import { REDIS } from '../common/redis/redis.module';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { PlayRecordRepository } from './play-record.repository';
-import { PreparedStatements } from './prepared-statements';
 import { RankSourceRepository } from './rank-source.repository';
 import { BanView } from './rank/ban-view';
 import { RankAnswerService } from './rank/rank-answer.service';
@@ -42,7 +41,6 @@ import { RatingRepository } from './rating.repository';
     LeaderboardAdminController,
   ],
   providers: [
-    PreparedStatements,
     PlayRecordRepository,
     RatingRepository,
     RankSourceRepository,
