@@ -1,3 +1,5 @@
+import { BlockFenwick } from './block-fenwick';
+
 /**
  * A set of keys of three unsigned 32-bit words (compared lexicographically) that answers "how many
  * keys are below this one" in O(log n): the storage of the in-process rank index, 12 bytes a key.
@@ -22,8 +24,8 @@ export type WordKey = [number, number, number];
 export class CompactKeySet {
   private blocks: Uint32Array[] = [];
   private counts: number[] = [];
-  /** Fenwick tree over `counts`, 1-based. */
-  private tree: number[] = [0];
+  /** Fenwick tree over `counts`. */
+  private readonly tree = new BlockFenwick();
   private total = 0;
 
   /** A set over sorted, strictly ascending blocks (the builder and the snapshot reader). */
@@ -35,7 +37,7 @@ export class CompactKeySet {
       set.counts.push(block.length / 3);
       set.total += block.length / 3;
     }
-    set.rebuildTree();
+    set.tree.rebuild(set.counts);
     return set;
   }
 
@@ -59,7 +61,7 @@ export class CompactKeySet {
   countWhere(below: BelowQuery): number {
     const block = this.blockFor(below);
     if (block < 0) return this.total;
-    return this.prefix(block) + this.lowerBound(block, below);
+    return this.tree.prefix(block) + this.lowerBound(block, below);
   }
 
   has(w0: number, w1: number, w2: number): boolean {
@@ -75,7 +77,7 @@ export class CompactKeySet {
     if (this.blocks.length === 0) {
       this.blocks.push(new Uint32Array(MIN_GROWTH * 3));
       this.counts.push(0);
-      this.rebuildTree();
+      this.tree.rebuild(this.counts);
     }
     const below = belowWords(w0, w1, w2);
     let block = this.blockFor(below);
@@ -96,7 +98,7 @@ export class CompactKeySet {
     this.counts[block] = count + 1;
     this.total++;
     if (count + 1 > MAX_BLOCK) this.split(block);
-    else this.add(block, 1);
+    else this.tree.add(block, 1);
     return true;
   }
 
@@ -115,9 +117,9 @@ export class CompactKeySet {
     if (count - 1 === 0 && this.blocks.length > 1) {
       this.blocks.splice(block, 1);
       this.counts.splice(block, 1);
-      this.rebuildTree();
+      this.tree.rebuild(this.counts);
     } else {
-      this.add(block, -1);
+      this.tree.add(block, -1);
     }
     return true;
   }
@@ -152,7 +154,7 @@ export class CompactKeySet {
       this.blocks = blocks;
       this.counts = counts;
       this.total -= removed;
-      this.rebuildTree();
+      this.tree.rebuild(this.counts);
     }
     return removed;
   }
@@ -163,7 +165,7 @@ export class CompactKeySet {
     const to = Math.min(this.total, Math.floor(end));
     const keys: WordKey[] = [];
     if (from >= to) return keys;
-    let [block, offset] = this.locate(from);
+    let [block, offset] = this.tree.locate(from);
     for (let left = to - from; left > 0; block++, offset = 0) {
       const data = this.blocks[block];
       const stop = Math.min(this.counts[block], offset + left);
@@ -185,22 +187,6 @@ export class CompactKeySet {
     for (const data of this.usedBlocks()) {
       for (let i = 0; i < data.length; i += 3) yield [data[i], data[i + 1], data[i + 2]];
     }
-  }
-
-  /** The block holding position `position` (0 ≤ position < size) and the position inside it. */
-  private locate(position: number): [block: number, offset: number] {
-    const n = this.counts.length;
-    let step = 1;
-    while (step * 2 <= n) step *= 2;
-    let at = 0;
-    let left = position;
-    for (; step > 0; step >>>= 1) {
-      if (at + step <= n && this.tree[at + step] <= left) {
-        at += step;
-        left -= this.tree[at];
-      }
-    }
-    return [at, left];
   }
 
   /** The first block whose last key is not below the query, or -1 when every key is below it. */
@@ -241,29 +227,7 @@ export class CompactKeySet {
     upper.set(data.subarray(half * 3, count * 3));
     this.blocks.splice(block, 1, lower, upper);
     this.counts.splice(block, 1, half, count - half);
-    this.rebuildTree();
-  }
-
-  private rebuildTree(): void {
-    const n = this.counts.length;
-    const tree = new Array<number>(n + 1).fill(0);
-    for (let i = 1; i <= n; i++) {
-      tree[i] += this.counts[i - 1];
-      const parent = i + (i & -i);
-      if (parent <= n) tree[parent] += tree[i];
-    }
-    this.tree = tree;
-  }
-
-  private add(block: number, delta: number): void {
-    for (let i = block + 1; i < this.tree.length; i += i & -i) this.tree[i] += delta;
-  }
-
-  /** Keys in the blocks before `block`. */
-  private prefix(block: number): number {
-    let sum = 0;
-    for (let i = block; i > 0; i -= i & -i) sum += this.tree[i];
-    return sum;
+    this.tree.rebuild(this.counts);
   }
 }
 

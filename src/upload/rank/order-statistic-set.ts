@@ -1,3 +1,5 @@
+import { BlockFenwick } from './block-fenwick';
+
 /**
  * A set of keys (a, b, c) — three numbers compared in that order, ascending — that answers "how
  * many keys are below this one" in O(log n).
@@ -48,14 +50,14 @@ export class OrderStatisticSet {
       set.counts[set.counts.length - 1] = used;
       set.total++;
     }
-    set.rebuildTree();
+    set.tree.rebuild(set.counts);
     return set;
   }
 
   private blocks: Float64Array[] = [];
   private counts: number[] = [];
-  /** Fenwick tree over `counts`, 1-based. */
-  private tree: number[] = [0];
+  /** Fenwick tree over `counts`. */
+  private readonly tree = new BlockFenwick();
   private total = 0;
 
   get size(): number {
@@ -66,7 +68,7 @@ export class OrderStatisticSet {
   countBelow(a: number, b: number, c: number): number {
     const block = this.blockFor(a, b, c);
     if (block < 0) return this.total;
-    return this.prefix(block) + this.lowerBound(block, a, b, c);
+    return this.tree.prefix(block) + this.lowerBound(block, a, b, c);
   }
 
   has(a: number, b: number, c: number): boolean {
@@ -81,7 +83,7 @@ export class OrderStatisticSet {
     if (this.blocks.length === 0) {
       this.blocks.push(new Float64Array(INITIAL_CAPACITY * 3));
       this.counts.push(0);
-      this.rebuildTree();
+      this.tree.rebuild(this.counts);
     }
     let block = this.blockFor(a, b, c);
     if (block < 0) block = this.blocks.length - 1;
@@ -102,7 +104,7 @@ export class OrderStatisticSet {
     this.counts[block] = count + 1;
     this.total++;
     if (count + 1 > MAX_BLOCK) this.split(block);
-    else this.add(block, 1);
+    else this.tree.add(block, 1);
     return true;
   }
 
@@ -120,9 +122,9 @@ export class OrderStatisticSet {
     if (count - 1 === 0 && this.blocks.length > 1) {
       this.blocks.splice(block, 1);
       this.counts.splice(block, 1);
-      this.rebuildTree();
+      this.tree.rebuild(this.counts);
     } else {
-      this.add(block, -1);
+      this.tree.add(block, -1);
     }
     return true;
   }
@@ -130,7 +132,7 @@ export class OrderStatisticSet {
   clear(): void {
     this.blocks = [];
     this.counts = [];
-    this.tree = [0];
+    this.tree.rebuild(this.counts);
     this.total = 0;
   }
 
@@ -148,7 +150,7 @@ export class OrderStatisticSet {
     const to = Math.min(this.total, Math.floor(end));
     const keys: Array<[number, number, number]> = [];
     if (from >= to) return keys;
-    let [block, offset] = this.locate(from);
+    let [block, offset] = this.tree.locate(from);
     for (let left = to - from; left > 0; block++, offset = 0) {
       const data = this.blocks[block];
       const stop = Math.min(this.counts[block], offset + left);
@@ -164,22 +166,6 @@ export class OrderStatisticSet {
       const data = this.blocks[block];
       for (let i = 0; i < this.counts[block]; i++) yield [data[i * 3], data[i * 3 + 1], data[i * 3 + 2]];
     }
-  }
-
-  /** The block holding position `position` (0 ≤ position < size) and the position inside it. */
-  private locate(position: number): [block: number, offset: number] {
-    const n = this.counts.length;
-    let step = 1;
-    while (step * 2 <= n) step *= 2;
-    let at = 0;
-    let left = position;
-    for (; step > 0; step >>>= 1) {
-      if (at + step <= n && this.tree[at + step] <= left) {
-        at += step;
-        left -= this.tree[at];
-      }
-    }
-    return [at, left];
   }
 
   /** The first block whose last key is ≥ (a, b, c), or -1 when every key is below it. */
@@ -221,29 +207,7 @@ export class OrderStatisticSet {
     this.blocks.splice(block + 1, 0, upper);
     this.counts.splice(block + 1, 0, count - half);
     this.counts[block] = half;
-    this.rebuildTree();
-  }
-
-  private rebuildTree(): void {
-    const n = this.counts.length;
-    const tree = new Array<number>(n + 1).fill(0);
-    for (let i = 1; i <= n; i++) {
-      tree[i] += this.counts[i - 1];
-      const parent = i + (i & -i);
-      if (parent <= n) tree[parent] += tree[i];
-    }
-    this.tree = tree;
-  }
-
-  private add(block: number, delta: number): void {
-    for (let i = block + 1; i < this.tree.length; i += i & -i) this.tree[i] += delta;
-  }
-
-  /** Keys in the blocks before `block`. */
-  private prefix(block: number): number {
-    let sum = 0;
-    for (let i = block; i > 0; i -= i & -i) sum += this.tree[i];
-    return sum;
+    this.tree.rebuild(this.counts);
   }
 }
 
