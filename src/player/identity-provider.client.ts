@@ -10,6 +10,14 @@ export interface IdentityProfile {
 }
 
 const TIMEOUT_MS = 5_000;
+/** Redirects followed (as fetch did: an IDENTITY_PROVIDER_URL behind an http → https or proxy redirect). */
+const MAX_REDIRECTS = 5;
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+/**
+ * Idle kept-alive connections are closed after this long (undici's default, which fetch had): a
+ * provider that drops idle connections first would otherwise fail a reused one with ECONNRESET.
+ */
+const IDLE_SOCKET_MS = 4_000;
 /** A profile is a few hundred bytes; anything far larger is not one. */
 const MAX_BODY_BYTES = 64 * 1024;
 
@@ -32,8 +40,8 @@ export class IdentityProviderClient implements OnModuleDestroy {
    * login asks the provider, and fetch (undici) cost about twice the CPU per lookup (bench/login-burst).
    */
   private readonly agents = {
-    http: new HttpAgent({ keepAlive: true, maxSockets: 64 }),
-    https: new HttpsAgent({ keepAlive: true, maxSockets: 64 }),
+    http: new HttpAgent({ keepAlive: true, maxSockets: 64, timeout: IDLE_SOCKET_MS }),
+    https: new HttpsAgent({ keepAlive: true, maxSockets: 64, timeout: IDLE_SOCKET_MS }),
   };
 
   /** Found profiles by uuid key, with the time they were fetched (insertion order = age). */
@@ -78,7 +86,7 @@ export class IdentityProviderClient implements OnModuleDestroy {
     const url = `${this.config.identityProviderUrl}/session/minecraft/profile/${key}`;
     let response: { status: number; body: string };
     try {
-      response = await this.get(url);
+      response = await this.getFollowingRedirects(url);
     } catch (error) {
       this.logger.warn(`Profile lookup failed: ${error instanceof Error ? error.message : String(error)}`);
       throw new UnavailableError('The identity provider cannot be reached');
@@ -101,9 +109,22 @@ export class IdentityProviderClient implements OnModuleDestroy {
     return { id: profile.id, name: profile.name };
   }
 
-  /** GET with the whole exchange (connect, answer, body) bounded by TIMEOUT_MS. */
-  private get(url: string): Promise<{ status: number; body: string }> {
-    const target = new URL(url);
+  /** GET, following up to MAX_REDIRECTS redirects; the whole exchange is bounded by TIMEOUT_MS. */
+  private async getFollowingRedirects(url: string): Promise<{ status: number; body: string }> {
+    const deadline = Date.now() + TIMEOUT_MS;
+    let target = new URL(url);
+    for (let hop = 0; ; hop++) {
+      const response = await this.get(target, deadline);
+      if (!REDIRECTS.has(response.status) || response.location === undefined) return response;
+      if (hop === MAX_REDIRECTS) throw new Error(`more than ${MAX_REDIRECTS} redirects`);
+      target = new URL(response.location, target);
+      if (target.protocol !== 'http:' && target.protocol !== 'https:')
+        throw new Error(`redirect to ${target.protocol}`);
+    }
+  }
+
+  /** One GET, its exchange (connect, answer, body) ended at `deadline`. */
+  private get(target: URL, deadline: number): Promise<{ status: number; body: string; location?: string }> {
     const https = target.protocol === 'https:';
     const request = https ? httpsRequest : httpRequest;
     return new Promise((resolve, reject) => {
@@ -118,11 +139,20 @@ export class IdentityProviderClient implements OnModuleDestroy {
             if (size > MAX_BODY_BYTES) req.destroy(new Error(`answer over ${MAX_BODY_BYTES} bytes`));
             else chunks.push(chunk);
           });
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              body: Buffer.concat(chunks).toString('utf8'),
+              location: res.headers.location,
+            }),
+          );
           res.on('error', reject);
         },
       );
-      const timer = setTimeout(() => req.destroy(new Error(`no answer within ${TIMEOUT_MS} ms`)), TIMEOUT_MS);
+      const timer = setTimeout(
+        () => req.destroy(new Error(`no answer within ${TIMEOUT_MS} ms`)),
+        Math.max(0, deadline - Date.now()),
+      );
       req.on('error', reject);
       req.on('close', () => clearTimeout(timer));
       req.end();

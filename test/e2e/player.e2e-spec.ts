@@ -164,6 +164,20 @@ describe('Player identity', () => {
       expect(idp.lookups.filter((entry) => entry.path.endsWith(otherKey))).toHaveLength(2);
     });
 
+    it('follows a redirect of the provider (as fetch did) to the profile', async () => {
+      const uuid = randomUuid();
+      const key = uuid.replace(/-/g, '');
+      idp.addAccount(uuid, 'Redirected');
+      idp.misbehave(uuid, 'redirect');
+      const response = await login({ mode: 'ONLINE', version: 1, uuid, username: 'Redirected' });
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({ username: 'Redirected' });
+      expect(idp.lookups.filter((entry) => entry.path.endsWith(key)).map((entry) => entry.path)).toEqual([
+        `/session/minecraft/profile/${key}`,
+        `/moved/session/minecraft/profile/${key}`,
+      ]);
+    });
+
     it('answers 401 when the name does not match the account', async () => {
       const uuid = randomUuid();
       idp.addAccount(uuid, 'RealName');

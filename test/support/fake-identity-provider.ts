@@ -13,7 +13,7 @@ export interface RecordedLookup {
 export class FakeIdentityProvider {
   private server: Server | null = null;
   private readonly profiles = new Map<string, { id: string; name: string }>();
-  private readonly behaviours = new Map<string, 'hang' | 'error' | 'garbage' | 'missing'>();
+  private readonly behaviours = new Map<string, 'hang' | 'error' | 'garbage' | 'missing' | 'redirect'>();
   private readonly hanging = new Set<ServerResponse>();
   readonly lookups: RecordedLookup[] = [];
   url = '';
@@ -23,8 +23,8 @@ export class FakeIdentityProvider {
     this.profiles.set(uuid.replace(/-/g, '').toLowerCase(), { id: uuid.replace(/-/g, '').toLowerCase(), name });
   }
 
-  /** Makes lookups of this uuid never answer, answer 500, malformed JSON, or 404. */
-  misbehave(uuid: string, behaviour: 'hang' | 'error' | 'garbage' | 'missing'): void {
+  /** Makes lookups of this uuid never answer, answer 500, malformed JSON, 404, or 307 to /moved/… (which answers normally). */
+  misbehave(uuid: string, behaviour: 'hang' | 'error' | 'garbage' | 'missing' | 'redirect'): void {
     this.behaviours.set(uuid.replace(/-/g, '').toLowerCase(), behaviour);
   }
 
@@ -49,13 +49,17 @@ export class FakeIdentityProvider {
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
     this.lookups.push({ path: req.url ?? '', authorization: req.headers.authorization });
-    const match = /^\/session\/minecraft\/profile\/([0-9a-f]{32})$/.exec(req.url ?? '');
+    const match = /^(\/moved)?\/session\/minecraft\/profile\/([0-9a-f]{32})$/.exec(req.url ?? '');
     if (!match) {
       res.writeHead(404).end();
       return;
     }
-    const key = match[1];
-    const behaviour = this.behaviours.get(key);
+    const key = match[2];
+    const behaviour = match[1] ? undefined : this.behaviours.get(key);
+    if (behaviour === 'redirect') {
+      res.writeHead(307, { Location: `/moved${req.url}` }).end();
+      return;
+    }
     if (behaviour === 'hang') {
       this.hanging.add(res);
       return;
