@@ -1,5 +1,5 @@
 import type { Type } from '@nestjs/common';
-import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { onlinePlayer, TestPlayerSession } from '../factories/player.factory';
 import { onlineServer, TestServerSession } from '../factories/server.factory';
@@ -134,8 +134,12 @@ describe('the in-process rank index snapshot', () => {
 
   it('writes the snapshot at a clean stop and starts from it', async () => {
     const from = logs.lines.length;
+    // A temporary file an interrupted write left behind is removed by the next write.
+    const leftover = `${snapshot}.1.0badf00d.tmp`;
+    writeFileSync(leftover, 'half a snapshot');
     await app.restart();
     expect(readFileSync(snapshot).subarray(-4).toString('latin1')).toBe('RKIX');
+    expect(existsSync(leftover)).toBe(false);
     expect(loadLines(logs, from)).toEqual([
       expect.stringMatching(
         /^Rank index loaded from the snapshot at watermark \d+ and 0 players changed since: 6 ranked players, 7 chart entries on 3 charts, .* 1 kept wide\)/,
