@@ -23,13 +23,17 @@ import { TokenService } from './token.service';
 export const playerSessionByTokenHashCte = (name: string, tokenHashParam: string): string =>
   `${name} AS (SELECT id, uid, server_session_id, token_expires_at, renewed_at, logged_out_at FROM player_session WHERE token_hash = ${tokenHashParam})`;
 
-/** The rule over a row `alias` of that CTE: true exactly when UploadSessionRule.check accepts the row. */
+/**
+ * The rule over a row `alias` of that CTE: true exactly when UploadSessionRule.check accepts the
+ * row. The SQL is the function rhythmc_upload_session_accepted (migrations/1795710000000-OneRoundTripUpload.ts),
+ * which the one-statement upload calls too; the planner inlines it.
+ */
 export const uploadSessionAccepted = (
   alias: string,
   p: { uid: string; serverSession: string; now: string; liveSince: string },
 ): string =>
-  `(${alias}.uid = ${p.uid} AND ${alias}.logged_out_at IS NULL AND ${alias}.server_session_id = ${p.serverSession}` +
-  ` AND (${alias}.token_expires_at > ${p.now} OR ${alias}.renewed_at > ${p.liveSince}))`;
+  `rhythmc_upload_session_accepted(${alias}.uid, ${alias}.logged_out_at, ${alias}.server_session_id, ` +
+  `${alias}.token_expires_at, ${alias}.renewed_at, ${p.uid}, ${p.serverSession}, ${p.now}, ${p.liveSince})`;
 
 @Injectable()
 export class UploadSessionRule {

@@ -6,7 +6,7 @@ import { PreparedQueries } from '../database/prepared-queries';
 import { BAN_CHECK } from './rank-source.repository';
 import { ATP_CHART_COUNT } from './rating';
 import { BanCheckRow, BestSqlRow, EPOCH_MS, toBanCheck, toBest } from './upload-sql';
-import type { LockedRating, NewPlayRecord, StateRead, StoredRecord } from './upload.types';
+import type { LockedRating, NewPlayRecord, OneStatementUpload, StateRead, StoredRecord } from './upload.types';
 
 /**
  * The player's state ($1 uid, $2 level) in the statement's snapshot: CTE `me` holds the rating row
@@ -73,6 +73,65 @@ const toStoredRecord = (row: RecordSqlRow): StoredRecord => ({
   approved: row.approved,
   voided: row.voided,
 });
+
+/** A row of rhythmc_upload_play. */
+interface UploadPlaySqlRow {
+  outcome: 'stored' | 'session' | 'chart' | 'notes' | 'duplicate';
+  new_record_id: string | null;
+  new_received_ms: string | null;
+  chart_constant: number | null;
+  chart_placeholder: boolean | null;
+  chart_notes: number | null;
+  prev_version: string | null;
+  prev_atp: string | null;
+  prev_acc: number | null;
+  prev_first_time_ms: string | null;
+  prev_record_id: string | null;
+  prev_rating: number | null;
+  prev_best_version: string | null;
+  new_version: string | null;
+  new_atp_e4: string | null;
+  new_rating: number | null;
+  self_banned: boolean | null;
+  ban_generation: string | null;
+  db_now: Date | null;
+}
+
+function toOneStatementUpload(row: UploadPlaySqlRow): OneStatementUpload {
+  if (row.outcome !== 'stored') return { outcome: row.outcome };
+  return {
+    outcome: 'stored',
+    record: { id: row.new_record_id as string, receivedMs: Number(row.new_received_ms) },
+    chart: {
+      constant: row.chart_constant as number,
+      placeholder: row.chart_placeholder === true,
+      notes: row.chart_notes,
+    },
+    previous: {
+      version: Number(row.prev_version ?? 0),
+      atp: row.prev_atp,
+      best:
+        row.prev_record_id === null
+          ? null
+          : toBest({
+              acc: row.prev_acc as number,
+              first_time_ms: row.prev_first_time_ms as string,
+              record_id: row.prev_record_id,
+              rating: row.prev_rating as number,
+              version: row.prev_best_version as string,
+            }),
+    },
+    written:
+      row.new_version === null
+        ? null
+        : { version: Number(row.new_version), atpE4: Number(row.new_atp_e4), rating: row.new_rating as number },
+    bans: toBanCheck({
+      self_banned: row.self_banned === true,
+      ban_generation: row.ban_generation as string,
+      db_now: row.db_now as Date,
+    }),
+  };
+}
 
 /**
  * Score records: the upload's one statement (session read, insert, rating-row lock, the player's
@@ -191,6 +250,53 @@ export class PlayRecordRepository {
         row.locked_version === null ? null : { atp: row.locked_atp as string, version: Number(row.locked_version) },
       state: toStateRead(row),
     };
+  }
+
+  /**
+   * The common upload in one statement (rhythmc_upload_play, migrations/1795710000000-OneRoundTripUpload.ts):
+   * the session check, the record, and for a counted play that beats the best the best and ATP,
+   * with the locks and in the order of the transactional path. `judged`: the notes the record
+   * judged when the noteCount check is on, else null. Any outcome but 'stored' wrote nothing.
+   */
+  async uploadInOneStatement(
+    record: NewPlayRecord,
+    playerTokenHash: string,
+    clock: UploadSessionClock,
+    judged: number | null,
+  ): Promise<OneStatementUpload> {
+    const rows = await this.statements.run<UploadPlaySqlRow>(
+      'upload_play',
+      `SELECT * FROM rhythmc_upload_play($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::int[],
+         $16, $17, $18, $19, $20, $21, $22, $23, $24::text[], $25)`,
+      [
+        record.uid,
+        record.levelId,
+        record.timeMs,
+        record.playerTimestampMs,
+        record.acc,
+        record.pass,
+        record.fullCombo,
+        record.allPerfect,
+        record.isNewRecord,
+        record.maxCombo,
+        record.isRival,
+        record.isWin,
+        record.rivalUid,
+        record.rivalAcc,
+        record.counters,
+        record.playerArena,
+        record.serverId,
+        record.serverName,
+        record.serverCountry,
+        record.serverSessionId,
+        playerTokenHash,
+        clock.now,
+        clock.liveSince,
+        record.flags,
+        judged,
+      ],
+    );
+    return toOneStatementUpload(rows[0]);
   }
 
   /** The player's state as insertRecordAndReadState reads it, in a statement of its own (call with the rating row locked). */

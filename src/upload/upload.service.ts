@@ -10,11 +10,11 @@ import { recordCounts } from './counted-record';
 import { UploadRecordDto } from './dto/upload-record.dto';
 import { toUploadedPlay } from './dto/upload-record.mapper';
 import { UploadResponse } from './dto/upload.response';
-import { CheckContext, failedChecks } from './integrity/score-checks';
+import { CheckContext, failedChecks, judgedNotes } from './integrity/score-checks';
 import { PlayRecordRepository } from './play-record.repository';
 import { RankSourceRepository } from './rank-source.repository';
 import { RankAnswerService } from './rank/rank-answer.service';
-import { RankIndex } from './rank/rank-index';
+import { RankIndex, StageRankChanges } from './rank/rank-index';
 import { atpTenThousandths, playRating, roundRating, toTenThousandths } from './rating';
 import { RatingRepository } from './rating.repository';
 import { UploadStatsService } from './upload-stats.service';
@@ -44,6 +44,39 @@ interface Counted {
   change: RankChange;
 }
 
+/** The player's rating row and best on the chart before an upload (version 0, atp null: no row, or created by this upload). */
+type PreviousState = Pick<StateRead, 'atp' | 'version' | 'best'>;
+
+/** A new best written: the player's state after it, and the change for the rank index. */
+function toCounted(
+  uid: string,
+  levelId: number,
+  previous: PreviousState,
+  best: Omit<BestRow, 'version'>,
+  written: { version: number; atpE4: number },
+): Counted {
+  // version 0: the row was created by this upload (every committed row has version ≥ 1).
+  const previousAtp = previous.atp === null || previous.version === 0 ? null : atpE4Of(previous.atp);
+  const { version, atpE4 } = written;
+  return {
+    state: { uid, version, atpE4, levelId, best: { ...best, version } },
+    change: {
+      uid,
+      ...(previousAtp === atpE4 ? {} : { site: { before: previousAtp, after: atpE4 } }),
+      tracks: [{ levelId, before: previous.best, after: { acc: best.acc, firstTimeMs: best.firstTimeMs } }],
+    },
+  };
+}
+
+/** The state an upload that wrote no best answers from (a duplicate, an uncounted play, a play below the best). */
+const toRankState = (uid: string, levelId: number, previous: PreviousState): PlayerRankState => ({
+  uid,
+  version: previous.version,
+  atpE4: previous.atp === null ? null : atpE4Of(previous.atp),
+  levelId,
+  best: previous.best,
+});
+
 interface UploadOutcome {
   record: StoredRecord;
   chart: ChartRead;
@@ -71,13 +104,14 @@ export class UploadService {
 
   /**
    * POST /player/upload. Order of checks: body (400, the pipe) → server.serverID (400) → player
-   * token or online session (401, judged from the transaction's first statement, which stores
-   * nothing for a refused session). The consistency checks never refuse: a play that fails one is
+   * token or online session (401). The consistency checks never refuse: a play that fails one is
    * stored with its flags and counts for nothing until approved (docs/decisions.md "Score
-   * integrity"). Then, in that one transaction: the chart (placeholder when unknown), the record
-   * (stored once), and for a new counted play the player's best and ATP under the lock of the
-   * player's rating row. The answer of a duplicate is computed from the stored record and the
-   * current state the same way, so with nothing changed in between it is the same answer.
+   * integrity"). The common upload is one statement (rhythmc_upload_play: the session check, the
+   * record, and for a new counted play the player's best and ATP under the lock of the player's
+   * rating row). When that statement stores nothing (no accepted session, no chart row, a failed
+   * note count, a record already stored), the upload runs as a transaction, uploadInTransaction.
+   * The answer of a duplicate is computed from the stored record and the current state the same
+   * way, so with nothing changed in between it is the same answer.
    */
   async upload(server: ServerSessionContext, body: UploadRecordDto): Promise<UploadResponse> {
     if (body.server.serverID !== server.serverId) {
@@ -92,56 +126,23 @@ export class UploadService {
     const play = toUploadedPlay(body, server);
     const record: NewPlayRecord = { ...play, flags: failedChecks(play, checks) };
     const tokenHash = this.sessionRule.tokenHash(body.player.accessToken);
+    const judged = checks.enabled.has('noteCount') ? judgedNotes(play) : null;
 
-    const outcome = await this.index.runWrite((stage) =>
-      this.tx.run(async (manager): Promise<UploadOutcome> => {
-        const clock = this.sessionRule.clock();
-        const first = await this.records.insertRecordAndReadState(record, tokenHash, clock, manager);
-        // 401 rolls back; the statement has stored nothing for a session the check refuses.
-        this.sessionRule.check(first.session, record.uid, server, clock);
-        let current = first.state;
-        // Another upload of the player committed while this one waited for the lock: read again.
-        if (first.locked && first.locked.version !== current.version)
-          current = await this.records.readLockedState(record.uid, record.levelId, manager);
-        const chart = current.chart ?? toChartRead(await this.catalog.ensurePlaceholderChart(record.levelId, manager));
-
-        let stored: StoredRecord;
-        let counted: Counted | null = null;
-        if (first.inserted === null) {
-          // A duplicate. Its insert may have waited for a concurrent upload of the same record to
-          // commit, which the statement's snapshot predates: answer from a fresh read.
-          const existing = await this.records.findRecord(record.uid, record.levelId, record.timeMs, manager);
-          if (!existing) throw new Error('A duplicate record vanished');
-          stored = existing;
-          current = await this.records.readLockedState(record.uid, record.levelId, manager);
-        } else {
-          stored = { ...record, ...first.inserted, approved: false, voided: false };
-          // The note count is known only now: the noteCount check runs here (rarely adds a flag).
-          if (chart.notes !== null) {
-            const flags = failedChecks(play, { ...checks, chartNotes: chart.notes });
-            if (flags.length !== stored.flags.length) {
-              stored.flags = flags;
-              await this.records.setFlags(stored.id, flags, manager);
-            }
-          }
-          if (recordCounts(stored, chart)) {
-            if (!first.locked) {
-              // A first counted play: create the rating row (locked); a concurrent first play may have won.
-              const created = await this.ratings.createAndLockRating(record.uid, manager);
-              if (created.version !== current.version)
-                current = await this.records.readLockedState(record.uid, record.levelId, manager);
-            }
-            counted = await this.countPlay(record.uid, record.levelId, stored, chart.constant, current, manager);
-          }
-        }
-        // A banned player's keys changed (an upload that raced its ban): every ban view must reload.
-        if (counted && current.bans.selfBanned) await this.rankSources.bumpBanGeneration(manager);
-        // A duplicate, an uncounted play or a play below the best changes nothing: the answer comes from the stored state.
-        const state = counted?.state ?? this.toRankState(record.uid, record.levelId, current);
-        const staged = stage(counted ? [counted.change] : [], state);
-        return { record: stored, chart, state, bans: current.bans, staged, inserted: first.inserted !== null };
-      }),
-    );
+    const outcome = await this.index.runWrite([record.uid], async (stage) => {
+      const written = await this.records.uploadInOneStatement(record, tokenHash, this.sessionRule.clock(), judged);
+      if (written.outcome !== 'stored') return this.uploadInTransaction(server, record, tokenHash, checks, stage);
+      const stored: StoredRecord = { ...record, ...written.record, approved: false, voided: false };
+      const { uid, levelId } = record;
+      let counted: Counted | null = null;
+      if (written.written) {
+        const position: TrackPosition = { acc: stored.acc, firstTimeMs: stored.receivedMs };
+        const best = { ...position, recordId: stored.id, rating: written.written.rating };
+        counted = toCounted(uid, levelId, written.previous, best, written.written);
+      }
+      const state = counted?.state ?? toRankState(uid, levelId, written.previous);
+      const staged = stage(counted ? [counted.change] : [], state);
+      return { record: stored, chart: written.chart, state, bans: written.bans, staged, inserted: true };
+    });
     if (outcome.inserted) this.stats.countFlagged(outcome.record.flags);
 
     const { siteRank, trackRank } = await this.rankAnswers.ranks(outcome.state, outcome.bans, outcome.staged);
@@ -154,6 +155,69 @@ export class UploadService {
         : 0,
       personalBest: outcome.state.best?.recordId === outcome.record.id,
     };
+  }
+
+  /**
+   * The upload as one transaction, for what the one statement leaves: the session judged in
+   * TypeScript (401 rolls back; the first statement stores nothing for a session the check
+   * refuses), the chart (placeholder when unknown), the record (stored once, a duplicate answered
+   * from the stored one), the noteCount check, and for a new counted play the player's best and
+   * ATP under the lock of the player's rating row.
+   */
+  private uploadInTransaction(
+    server: ServerSessionContext,
+    record: NewPlayRecord,
+    tokenHash: string,
+    checks: CheckContext,
+    stage: StageRankChanges,
+  ): Promise<UploadOutcome> {
+    return this.tx.run(async (manager): Promise<UploadOutcome> => {
+      const clock = this.sessionRule.clock();
+      const first = await this.records.insertRecordAndReadState(record, tokenHash, clock, manager);
+      // 401 rolls back; the statement has stored nothing for a session the check refuses.
+      this.sessionRule.check(first.session, record.uid, server, clock);
+      let current = first.state;
+      // Another upload of the player committed while this one waited for the lock: read again.
+      if (first.locked && first.locked.version !== current.version)
+        current = await this.records.readLockedState(record.uid, record.levelId, manager);
+      const chart = current.chart ?? toChartRead(await this.catalog.ensurePlaceholderChart(record.levelId, manager));
+
+      let stored: StoredRecord;
+      let counted: Counted | null = null;
+      if (first.inserted === null) {
+        // A duplicate. Its insert may have waited for a concurrent upload of the same record to
+        // commit, which the statement's snapshot predates: answer from a fresh read.
+        const existing = await this.records.findRecord(record.uid, record.levelId, record.timeMs, manager);
+        if (!existing) throw new Error('A duplicate record vanished');
+        stored = existing;
+        current = await this.records.readLockedState(record.uid, record.levelId, manager);
+      } else {
+        stored = { ...record, ...first.inserted, approved: false, voided: false };
+        // The note count is known only now: the noteCount check runs here (rarely adds a flag).
+        if (chart.notes !== null) {
+          const flags = failedChecks(record, { ...checks, chartNotes: chart.notes });
+          if (flags.length !== stored.flags.length) {
+            stored.flags = flags;
+            await this.records.setFlags(stored.id, flags, manager);
+          }
+        }
+        if (recordCounts(stored, chart)) {
+          if (!first.locked) {
+            // A first counted play: create the rating row (locked); a concurrent first play may have won.
+            const created = await this.ratings.createAndLockRating(record.uid, manager);
+            if (created.version !== current.version)
+              current = await this.records.readLockedState(record.uid, record.levelId, manager);
+          }
+          counted = await this.countPlay(record.uid, record.levelId, stored, chart.constant, current, manager);
+        }
+      }
+      // A banned player's keys changed (an upload that raced its ban): every ban view must reload.
+      if (counted && current.bans.selfBanned) await this.rankSources.bumpBanGeneration(manager);
+      // A duplicate, an uncounted play or a play below the best changes nothing: the answer comes from the stored state.
+      const state = counted?.state ?? toRankState(record.uid, record.levelId, current);
+      const staged = stage(counted ? [counted.change] : [], state);
+      return { record: stored, chart, state, bans: current.bans, staged, inserted: first.inserted !== null };
+    });
   }
 
   /**
@@ -170,29 +234,10 @@ export class UploadService {
   ): Promise<Counted | null> {
     const position: TrackPosition = { acc: play.acc, firstTimeMs: play.receivedMs };
     if (!improves(position, current.best)) return null;
-    // version 0: the row was created by this transaction (every committed row has version ≥ 1).
-    const previousAtp = current.atp === null || current.version === 0 ? null : atpE4Of(current.atp);
     const best: Omit<BestRow, 'version'> = { ...position, recordId: play.id, rating: playRating(constant, play.acc) };
     const atpE4 = atpTenThousandths([...current.others, best.rating]);
     const version = await this.ratings.writeBestAndRating(uid, levelId, best, atpText(atpE4), manager);
-    return {
-      state: { uid, version, atpE4, levelId, best: { ...best, version } },
-      change: {
-        uid,
-        ...(previousAtp === atpE4 ? {} : { site: { before: previousAtp, after: atpE4 } }),
-        tracks: [{ levelId, before: current.best, after: position }],
-      },
-    };
-  }
-
-  private toRankState(uid: string, levelId: number, current: StateRead): PlayerRankState {
-    return {
-      uid,
-      version: current.version,
-      atpE4: current.atp === null ? null : atpE4Of(current.atp),
-      levelId,
-      best: current.best,
-    };
+    return toCounted(uid, levelId, current, best, { version, atpE4 });
   }
 }
 

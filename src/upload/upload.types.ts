@@ -102,6 +102,25 @@ export interface StateRead {
   bans: BanCheck;
 }
 
+/**
+ * What the one-statement upload (rhythmc_upload_play) answers. 'stored': the record was inserted
+ * and, when it counts and beats the best, the best and ATP written. Any other outcome wrote nothing
+ * and the upload takes its transactional path: no accepted session, no chart row, a note count the
+ * record fails, or the record already stored.
+ */
+export type OneStatementUpload =
+  | { outcome: 'session' | 'chart' | 'notes' | 'duplicate' }
+  | {
+      outcome: 'stored';
+      record: { id: string; receivedMs: number };
+      chart: ChartRead;
+      /** The player's rating row (version 0, atp null: none, or created by this upload) and best on the chart, under the lock, before this upload's write. */
+      previous: { version: number; atp: string | null; best: BestRow | null };
+      /** The new best's rating and the new ATP and version; null when nothing was written (not counted, or not better). */
+      written: { version: number; atpE4: number; rating: number } | null;
+      bans: BanCheck;
+    };
+
 /** A recomputed best of one player on one chart. */
 export interface ComputedBest extends TrackPosition {
   uid: string;

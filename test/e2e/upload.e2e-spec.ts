@@ -5,7 +5,6 @@ import { startTestApp, TestApp } from '../support/test-app';
 import { testRedisUrl } from '../setup/test-env';
 import { formatLocalDateTime } from '../../src/common/time';
 import { RankIndex } from '../../src/upload/rank/rank-index';
-import { RatingRepository } from '../../src/upload/rating.repository';
 import { CatalogService } from '../../src/catalog/catalog.service';
 import { sleep } from '../support/wait';
 import { GameplayPayload, gameplayPayload } from '../factories/upload.factory';
@@ -484,14 +483,23 @@ describe('POST /player/upload', () => {
     it('leaves nothing stored when a step fails: no record, no best, no rating', async () => {
       const player = await onlinePlayer(app, server);
       await putCharts(app, [[7_001, 7.5]]);
-      const repository = app.get(RatingRepository);
-      const spy = jest.spyOn(repository, 'writeBestAndRating').mockRejectedValueOnce(new Error('disk on fire'));
+      // The best's write fails inside the upload's statement, after the record's insert: a trigger
+      // that refuses this player's best (and nobody else's).
+      const name = `test_refuse_best_${player.uid}`;
+      await app.sql(
+        `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN IF NEW.uid = ${player.uid} THEN RAISE EXCEPTION 'disk on fire'; END IF; RETURN NEW; END $$`,
+      );
+      await app.sql(
+        `CREATE TRIGGER ${name} BEFORE INSERT ON player_chart_best FOR EACH ROW EXECUTE FUNCTION ${name}()`,
+      );
       try {
         const response = await upload(app, server, record(server, player, gameplay(7_001, { acc: 99 })));
         expect(response.status).toBe(500);
         expect(response.body).toEqual({ error: 'INTERNAL_ERROR', message: 'Internal server error' });
       } finally {
-        spy.mockRestore();
+        await app.sql(`DROP TRIGGER ${name} ON player_chart_best`);
+        await app.sql(`DROP FUNCTION ${name}()`);
       }
       expect(await app.sql('SELECT 1 FROM play_record WHERE uid = $1', [player.uid])).toEqual([]);
       expect(await app.sql('SELECT 1 FROM player_chart_best WHERE uid = $1', [player.uid])).toEqual([]);

@@ -31,6 +31,11 @@ const sumOf = (counters: readonly number[], offset: number) => {
   return total;
 };
 
+/** The notes a play judged (perfect + great + miss over the four groups): what the noteCount check compares. */
+export function judgedNotes(play: Pick<CheckedPlay, 'counters'>): number {
+  return sumOf(play.counters, 0) + sumOf(play.counters, 1) + sumOf(play.counters, 2);
+}
+
 /**
  * The consistency checks a play fails, in SCORE_CHECK_NAMES order; [] when it passes every enabled
  * one. Pure: the same play and context always give the same answer. Counters below zero never get

@@ -15,6 +15,7 @@ import { openRankIndexSnapshot, writeRankIndexSnapshot } from './rank-index-snap
 import { CHART_KEY_CODEC, SITE_KEY_CODEC } from './rank-key-codec';
 import { RankKeySet, RankKeySetBuilder } from './rank-key-set';
 import { IndexWindow, IndexWindowRead, RankIndex, RankIndexStats, StageRankChanges } from './rank-index';
+import { KeyedQueue } from './keyed-queue';
 import { ReadWriteGate } from './read-write-gate';
 import { WriterLock } from './writer-lock';
 
@@ -35,8 +36,10 @@ export const SNAPSHOT_FILE = 'rank-index.snapshot';
  * - PostgreSQL: the instance holds a session advisory lock for its whole life; a second instance
  *   without Redis waits for it at start (and instances with Redis take it shared), so two
  *   processes never write ratings with one of them keeping a private index.
- * Changes are applied inside the writing transaction, after its last write and before COMMIT,
- * while the player's rating row is locked: the index sees each player's changes in commit order.
+ * Changes are applied by the write that made them: inside a transaction after its last write and
+ * before COMMIT (the rating row still locked), or right after the one-statement upload returns.
+ * The writes of one player run one after the other in this process (a KeyedQueue by uid), so
+ * either way the index sees each player's changes in commit order.
  * A transaction that fails after staging (its commit outcome unknown) makes the index rebuild from
  * the tables, under the exclusive side of a gate that every write holds shared (retried until the
  * database answers). Losing the lock's connection (a database outage) switches to SQL counts until
@@ -56,6 +59,7 @@ export class MemoryRankIndex
   readonly kind = 'memory' as const;
   private readonly logger = new Logger('RankIndex');
   private readonly gate = new ReadWriteGate();
+  private readonly players = new KeyedQueue();
   private site = new RankKeySet(SITE_KEY_CODEC);
   private tracks = new Map<number, RankKeySet>();
   private ready = false;
@@ -115,7 +119,11 @@ export class MemoryRankIndex
     await this.lock?.release();
   }
 
-  async runWrite<T>(work: (stage: StageRankChanges) => Promise<T>): Promise<T> {
+  runWrite<T>(uids: readonly string[], work: (stage: StageRankChanges) => Promise<T>): Promise<T> {
+    return this.players.run(uids, () => this.writeUnit(work));
+  }
+
+  private writeUnit<T>(work: (stage: StageRankChanges) => Promise<T>): Promise<T> {
     return this.gate.runShared(async () => {
       let staged = false;
       const stage: StageRankChanges = (changes, state) => {

@@ -1,9 +1,10 @@
 import type { IndexedPositions, PlayerRankState, RankChange } from '../upload.types';
 
 /**
- * Applies changes inside a write transaction, after its last write and before its commit. Returns
- * the positions of `state` when the index answers them there (the in-process index), null otherwise.
- * Must not await anything: on the embedded database nothing may wait inside a transaction.
+ * Applies a write's changes: inside its transaction after the last write and before the commit,
+ * or after a one-statement write returned. Returns the positions of `state` when the index answers
+ * them there (the in-process index), null otherwise. Must not await anything: on the embedded
+ * database nothing may wait inside a transaction.
  */
 export type StageRankChanges = (changes: RankChange[], state: PlayerRankState | null) => IndexedPositions | null;
 
@@ -17,8 +18,12 @@ export type StageRankChanges = (changes: RankChange[], state: PlayerRankState | 
 export abstract class RankIndex {
   abstract readonly kind: 'memory' | 'redis';
 
-  /** Runs one write unit (a transaction that may stage changes). */
-  abstract runWrite<T>(work: (stage: StageRankChanges) => Promise<T>): Promise<T>;
+  /**
+   * Runs one write unit of the players `uids` (a transaction, or one statement, that may stage
+   * changes). The in-process index runs the units of one player one after the other, so each
+   * player's changes are staged in commit order.
+   */
+  abstract runWrite<T>(uids: readonly string[], work: (stage: StageRankChanges) => Promise<T>): Promise<T>;
 
   /**
    * After the commit: the positions of `state`. `staged` is what the transaction's stage answered.

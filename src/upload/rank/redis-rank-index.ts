@@ -258,7 +258,8 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
     await this.lock?.release();
   }
 
-  runWrite<T>(work: (stage: StageRankChanges) => Promise<T>): Promise<T> {
+  /** Unordered: positions() brings a player's entries up to a version, whatever the order of the calls. */
+  runWrite<T>(_uids: readonly string[], work: (stage: StageRankChanges) => Promise<T>): Promise<T> {
     return work(() => null);
   }
 

@@ -51,7 +51,7 @@ export class RatingRecomputeService {
     uids: string[],
     change?: (manager: EntityManager) => Promise<T>,
   ): Promise<{ changed: T | undefined; bests: number; atpChanged: number }> {
-    const outcome = await this.index.runWrite((stage) =>
+    const outcome = await this.index.runWrite(uids, (stage) =>
       this.tx.run(async (manager) => {
         const ratings = await this.ratings.lockRatings(uids, manager);
         const changed = change ? await change(manager) : undefined;

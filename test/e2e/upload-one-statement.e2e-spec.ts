@@ -1,0 +1,143 @@
+import { onlinePlayer, TestPlayerSession } from '../factories/player.factory';
+import { onlineServer, TestServerSession } from '../factories/server.factory';
+import { defineCharts, gameplayPayload } from '../factories/upload.factory';
+import { indexAgainstSql } from '../support/rank-index-check';
+import { startTestApp, TestApp } from '../support/test-app';
+import { atpTenThousandths, playRating, toTenThousandths } from '../../src/upload/rating';
+
+/**
+ * The upload's one statement (rhythmc_upload_play, migrations/1795710000000-OneRoundTripUpload.ts)
+ * carries the arithmetic of src/upload/rating.ts in SQL: the play rating, the rounding to
+ * ten-thousandths and ATP. The two forms are compared here value by value, on random values and on
+ * the ones where a rounding could go either way; the in-process rank index, staged after that
+ * statement commits, is compared with SQL after concurrent uploads of the same players.
+ */
+
+/** A deterministic generator (mulberry32), so a failure names values that can be replayed. */
+function randomSource(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+describe('rating arithmetic: SQL and rating.ts agree', () => {
+  let app: TestApp;
+  const random = randomSource(20261126);
+
+  beforeAll(async () => {
+    app = await startTestApp({ redis: false });
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('rhythmc_play_rating equals playRating, at every band edge and on random plays', async () => {
+    const accs = [
+      0, 50, 94.9999, 94.99999999999999, 95, 95.0001, 96.5, 97.99999, 98, 98.0001, 99.9999, 99.99999999999999, 100,
+    ];
+    const constants = [0, 0.1, 1, 7.5, 12.3, 14.7, 15, 16.9];
+    const pairs: Array<[number, number]> = [];
+    for (const constant of constants) for (const acc of accs) pairs.push([constant, acc]);
+    for (let i = 0; i < 4_000; i++) pairs.push([Math.round(random() * 170) / 10, random() * 100]);
+    const rows = await app.sql<{ rating: number }>(
+      `SELECT rhythmc_play_rating(c, a) AS rating
+         FROM unnest($1::float8[], $2::float8[]) WITH ORDINALITY AS t(c, a, n) ORDER BY n`,
+      [pairs.map(([c]) => c), pairs.map(([, a]) => a)],
+    );
+    expect(rows.map((row) => row.rating)).toEqual(pairs.map(([c, a]) => playRating(c, a)));
+  });
+
+  it('rhythmc_rating_e4 equals toTenThousandths, on halves, binary noise and random values', async () => {
+    const values: number[] = [0, 1e-9, 0.00004, 0.00005, 0.00015, 1.00005, 2.00005, 0.3, 4.8, 17.99995, 123.45675];
+    // Every x.xxxx5 between 0 and 20 in steps that hit binary noise on both sides of the half.
+    for (let e4 = 0; e4 < 200_000; e4 += 37) values.push((e4 + 0.5) / 10_000, e4 / 10_000 + 0.00005);
+    // The neighbours of those halves, one ulp away.
+    for (let e4 = 1; e4 < 20_000; e4 += 997) {
+      const half = (e4 + 0.5) / 10_000;
+      values.push(half * (1 + Number.EPSILON), half * (1 - Number.EPSILON));
+    }
+    for (let i = 0; i < 3_000; i++) values.push(random() * 20, random() * 1e6, random() * 1e-3, (random() * 600) / 30);
+    const rows = await app.sql<{ e4: string }>(
+      `SELECT rhythmc_rating_e4(v)::text AS e4 FROM unnest($1::float8[]) WITH ORDINALITY AS t(v, n) ORDER BY n`,
+      [values],
+    );
+    expect(rows.map((row) => Number(row.e4))).toEqual(values.map((value) => toTenThousandths(value)));
+  });
+
+  it('rhythmc_atp_e4 equals atpTenThousandths, with fewer and more than 30 ratings', async () => {
+    const sets: number[][] = [[], [9], [7.5 + 1 + 0.5]];
+    for (let i = 0; i < 400; i++) {
+      const size = 1 + Math.floor(random() * 45);
+      sets.push(Array.from({ length: size }, () => playRating(Math.round(random() * 150) / 10, 90 + random() * 10)));
+    }
+    // Ten equal ratings and a set where the order of the sum matters in binary.
+    sets.push(
+      Array.from({ length: 10 }, () => 0.1),
+      [1e-5, 16.5, 0.30000000000000004, 3, 2.9999999999999996],
+    );
+    const rows = await app.sql<{ e4: string }>(
+      `SELECT rhythmc_atp_e4(ARRAY(SELECT jsonb_array_elements_text(s)::float8))::text AS e4
+         FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS t(s, n) ORDER BY n`,
+      [JSON.stringify(sets)],
+    );
+    expect(rows.map((row) => Number(row.e4))).toEqual(sets.map((set) => atpTenThousandths(set)));
+  });
+});
+
+describe('the in-process rank index after concurrent uploads of the same players', () => {
+  let app: TestApp;
+  let server: TestServerSession;
+  let players: TestPlayerSession[];
+
+  beforeAll(async () => {
+    app = await startTestApp({ redis: false });
+    server = await onlineServer(app);
+    await defineCharts(app, [701, 702], 12);
+    players = [];
+    for (let i = 0; i < 4; i++) players.push(await onlinePlayer(app, server));
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('stages each player’s new bests in commit order: the index answers what SQL counts', async () => {
+    const start = Date.now() - 3_600_000;
+    const uploads = players.flatMap((player, p) =>
+      Array.from({ length: 8 }, (_, i) => {
+        const payload = gameplayPayload(701 + (i % 2), start + p * 100 + i, { acc: 90 + i + p / 10 });
+        return app.http.post(
+          '/player/upload',
+          {
+            player: { playerUID: player.uid, accessToken: player.accessToken, timestamp: payload.time + 250 },
+            server: { serverID: server.serverID, serverName: server.body.serverName as string, country: 'DE' },
+            payload,
+          },
+          { token: server.accessToken },
+        );
+      }),
+    );
+    const responses = await Promise.all(uploads);
+    expect(responses.map((response) => response.status)).toEqual(uploads.map(() => 200));
+    expect(
+      await app.sql<{ bests: number; records: number }>(
+        'SELECT (SELECT count(*) FROM player_chart_best)::int AS bests, (SELECT count(*) FROM play_record)::int AS records',
+      ),
+    ).toEqual([{ bests: 8, records: 32 }]);
+    const { index, sql } = await indexAgainstSql(app);
+    expect(index).toEqual(sql);
+    // Every player's best on each chart is the last (highest) of its plays there.
+    expect(
+      await app.sql(
+        'SELECT level_id, array_agg(acc ORDER BY uid) AS accs FROM player_chart_best GROUP BY level_id ORDER BY level_id',
+      ),
+    ).toEqual([
+      { level_id: 701, accs: [96, 96.1, 96.2, 96.3] },
+      { level_id: 702, accs: [97, 97.1, 97.2, 97.3] },
+    ]);
+  });
+});
