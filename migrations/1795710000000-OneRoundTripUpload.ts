@@ -98,7 +98,7 @@ CREATE FUNCTION rhythmc_upload_play(
   p_full_combo boolean, p_all_perfect boolean, p_is_new_record boolean, p_max_combo integer, p_is_rival boolean,
   p_is_win boolean, p_rival_uid bigint, p_rival_acc float8, p_counters integer[], p_player_arena varchar,
   p_server_id integer, p_server_name varchar, p_server_country varchar, p_server_session_id uuid,
-  p_token_hash bpchar, p_now timestamptz, p_live_since timestamptz, p_flags text[], p_judged integer
+  p_token_hash bpchar, p_now timestamptz, p_live_since timestamptz, p_flags text[], p_judged bigint
 ) RETURNS TABLE (
   outcome text, new_record_id bigint, new_received_ms bigint,
   chart_constant float8, chart_placeholder boolean, chart_notes integer,
@@ -116,15 +116,6 @@ DECLARE
   v_has_best boolean;
   v_counted boolean;
 BEGIN
-  SELECT c.difficulty_constant, c.placeholder, c.notes INTO v_chart FROM chart c WHERE c.level_id = p_level_id;
-  IF NOT FOUND THEN outcome := 'chart'; RETURN NEXT; RETURN; END IF;
-  chart_constant := v_chart.difficulty_constant;
-  chart_placeholder := v_chart.placeholder;
-  chart_notes := v_chart.notes;
-  -- p_judged: the notes the record judged, null when the noteCount check is off.
-  IF v_chart.notes IS NOT NULL AND p_judged IS NOT NULL AND p_judged <> v_chart.notes THEN
-    outcome := 'notes'; RETURN NEXT; RETURN;
-  END IF;
   SELECT s.id INTO v_session_id FROM player_session s
     WHERE s.token_hash = p_token_hash
       AND rhythmc_upload_session_accepted(s.uid, s.logged_out_at, s.server_session_id, s.token_expires_at,
@@ -135,6 +126,16 @@ BEGIN
   -- record queue on it instead of deadlocking on it and the record key.
   SELECT r.atp, r.version INTO v_rating FROM player_rating r WHERE r.uid = p_uid FOR UPDATE;
   v_has_rating := FOUND;
+  -- The chart as it is now (after the lock, as every read below).
+  SELECT c.difficulty_constant, c.placeholder, c.notes INTO v_chart FROM chart c WHERE c.level_id = p_level_id;
+  IF NOT FOUND THEN outcome := 'chart'; RETURN NEXT; RETURN; END IF;
+  chart_constant := v_chart.difficulty_constant;
+  chart_placeholder := v_chart.placeholder;
+  chart_notes := v_chart.notes;
+  -- p_judged: the notes the record judged, null when the noteCount check is off.
+  IF v_chart.notes IS NOT NULL AND p_judged IS NOT NULL AND p_judged <> v_chart.notes THEN
+    outcome := 'notes'; RETURN NEXT; RETURN;
+  END IF;
   INSERT INTO play_record (uid, level_id, time_ms, player_timestamp_ms, acc, pass, full_combo, all_perfect, is_new_record,
     max_combo, is_rival, is_win, rival_uid, rival_acc,
     tap_perfect, tap_great, tap_miss, hold_perfect, hold_great, hold_miss,
@@ -165,7 +166,7 @@ BEGIN
     SELECT r.atp, r.version INTO v_rating FROM player_rating r WHERE r.uid = p_uid FOR UPDATE;
     v_has_rating := true;
   END IF;
-  -- The lock returned the row's latest version; the reads below take snapshots after it.
+  -- The lock returned the row's latest version; the reads since take snapshots after it.
   IF v_has_rating THEN prev_version := v_rating.version; prev_atp := v_rating.atp; ELSE prev_version := 0; END IF;
   SELECT b.acc, b.first_time_ms, b.record_id, b.rating, b.version INTO v_best
     FROM player_chart_best b WHERE b.uid = p_uid AND b.level_id = p_level_id;

@@ -134,15 +134,17 @@ function toOneStatementUpload(row: UploadPlaySqlRow): OneStatementUpload {
 }
 
 /**
- * Score records: the upload's one statement (session read, insert, rating-row lock, the player's
- * state), the state read again under the lock, a stored record, and a record's failed checks.
+ * Score records: the upload's one statement (rhythmc_upload_play: session check, insert, rating-row
+ * lock, best and ATP); for the transactional path its first statement (session read, insert,
+ * rating-row lock, the player's state), the state read again under the lock, a stored record, and
+ * a record's failed checks.
  */
 @Injectable()
 export class PlayRecordRepository {
   constructor(private readonly statements: PreparedQueries) {}
 
   /**
-   * One statement for the common upload: reads the session of the player token (the caller judges
+   * The transactional path's first statement: reads the session of the player token (the caller judges
    * it with UploadSessionRule.check; the record is inserted only under the same conditions: the
    * rule's SQL form, uploadSessionAccepted),
    * stores the record unless the same one (player, level, time) is stored, locks the player's

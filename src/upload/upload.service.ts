@@ -14,7 +14,7 @@ import { CheckContext, failedChecks, judgedNotes } from './integrity/score-check
 import { PlayRecordRepository } from './play-record.repository';
 import { RankSourceRepository } from './rank-source.repository';
 import { RankAnswerService } from './rank/rank-answer.service';
-import { RankIndex, StageRankChanges } from './rank/rank-index';
+import { RankIndex, RankWrite } from './rank/rank-index';
 import { atpTenThousandths, playRating, roundRating, toTenThousandths } from './rating';
 import { RatingRepository } from './rating.repository';
 import { UploadStatsService } from './upload-stats.service';
@@ -128,9 +128,15 @@ export class UploadService {
     const tokenHash = this.sessionRule.tokenHash(body.player.accessToken);
     const judged = checks.enabled.has('noteCount') ? judgedNotes(play) : null;
 
-    const outcome = await this.index.runWrite([record.uid], async (stage) => {
-      const written = await this.records.uploadInOneStatement(record, tokenHash, this.sessionRule.clock(), judged);
-      if (written.outcome !== 'stored') return this.uploadInTransaction(server, record, tokenHash, checks, stage);
+    const outcome = await this.index.runWrite([record.uid], async (write) => {
+      const written = await this.records
+        .uploadInOneStatement(record, tokenHash, this.sessionRule.clock(), judged)
+        .catch((error: unknown) => {
+          // It may have committed (a lost answer): the in-process index must not trust itself.
+          write.outcomeUnknown();
+          throw error;
+        });
+      if (written.outcome !== 'stored') return this.uploadInTransaction(server, record, tokenHash, checks, write);
       const stored: StoredRecord = { ...record, ...written.record, approved: false, voided: false };
       const { uid, levelId } = record;
       let counted: Counted | null = null;
@@ -140,7 +146,7 @@ export class UploadService {
         counted = toCounted(uid, levelId, written.previous, best, written.written);
       }
       const state = counted?.state ?? toRankState(uid, levelId, written.previous);
-      const staged = stage(counted ? [counted.change] : [], state);
+      const staged = write.stage(counted ? [counted.change] : [], state);
       return { record: stored, chart: written.chart, state, bans: written.bans, staged, inserted: true };
     });
     if (outcome.inserted) this.stats.countFlagged(outcome.record.flags);
@@ -169,7 +175,7 @@ export class UploadService {
     record: NewPlayRecord,
     tokenHash: string,
     checks: CheckContext,
-    stage: StageRankChanges,
+    write: RankWrite,
   ): Promise<UploadOutcome> {
     return this.tx.run(async (manager): Promise<UploadOutcome> => {
       const clock = this.sessionRule.clock();
@@ -215,7 +221,7 @@ export class UploadService {
       if (counted && current.bans.selfBanned) await this.rankSources.bumpBanGeneration(manager);
       // A duplicate, an uncounted play or a play below the best changes nothing: the answer comes from the stored state.
       const state = counted?.state ?? toRankState(record.uid, record.levelId, current);
-      const staged = stage(counted ? [counted.change] : [], state);
+      const staged = write.stage(counted ? [counted.change] : [], state);
       return { record: stored, chart, state, bans: current.bans, staged, inserted: first.inserted !== null };
     });
   }

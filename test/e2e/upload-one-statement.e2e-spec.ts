@@ -3,6 +3,9 @@ import { onlineServer, TestServerSession } from '../factories/server.factory';
 import { defineCharts, gameplayPayload } from '../factories/upload.factory';
 import { indexAgainstSql } from '../support/rank-index-check';
 import { startTestApp, TestApp } from '../support/test-app';
+import { sleep } from '../support/wait';
+import { PlayRecordRepository } from '../../src/upload/play-record.repository';
+import { RankIndex } from '../../src/upload/rank/rank-index';
 import { atpTenThousandths, playRating, toTenThousandths } from '../../src/upload/rating';
 
 /**
@@ -93,6 +96,25 @@ describe('the in-process rank index after concurrent uploads of the same players
   let app: TestApp;
   let server: TestServerSession;
   let players: TestPlayerSession[];
+  let clock = Date.now() - 7_200_000;
+
+  const post = (player: TestPlayerSession, levelID: number, acc: number, pass = true) => {
+    const payload = gameplayPayload(levelID, (clock += 1_000), { acc, pass });
+    return app.http.post(
+      '/player/upload',
+      {
+        player: { playerUID: player.uid, accessToken: player.accessToken, timestamp: payload.time + 250 },
+        server: { serverID: server.serverID, serverName: server.body.serverName as string, country: 'DE' },
+        payload,
+      },
+      { token: server.accessToken },
+    );
+  };
+  const rankIndex = () => app.get<RankIndex>(RankIndex as never);
+  async function indexReady(): Promise<void> {
+    for (let i = 0; i < 200 && !(await rankIndex().stats()).ready; i++) await sleep(50);
+    expect((await rankIndex().stats()).ready).toBe(true);
+  }
 
   beforeAll(async () => {
     app = await startTestApp({ redis: false });
@@ -139,5 +161,101 @@ describe('the in-process rank index after concurrent uploads of the same players
       { level_id: 701, accs: [96, 96.1, 96.2, 96.3] },
       { level_id: 702, accs: [97, 97.1, 97.2, 97.3] },
     ]);
+  });
+
+  it('stages a player’s writes in commit order even when the first one’s answer is slow to arrive', async () => {
+    const [player] = players;
+    const records = app.get(PlayRecordRepository);
+    const original = records.uploadInOneStatement.bind(records);
+    // The first upload's statement commits, then its answer is held back while the second arrives.
+    const spy = jest.spyOn(records, 'uploadInOneStatement').mockImplementationOnce(async (...args) => {
+      const written = await original(...args);
+      await sleep(400);
+      return written;
+    });
+    try {
+      const first = post(player, 701, 99.1);
+      await sleep(100);
+      const second = post(player, 701, 99.2);
+      const [a, b] = await Promise.all([first, second]);
+      expect([a.status, b.status]).toEqual([200, 200]);
+      expect([a.body.personalBest, b.body.personalBest]).toEqual([true, true]);
+    } finally {
+      spy.mockRestore();
+    }
+    const { index, sql } = await indexAgainstSql(app);
+    expect(index).toEqual(sql);
+  });
+
+  it('reloads from the tables when the statement’s answer is lost after its commit', async () => {
+    const [, player] = players;
+    const records = app.get(PlayRecordRepository);
+    const original = records.uploadInOneStatement.bind(records);
+    const spy = jest.spyOn(records, 'uploadInOneStatement').mockImplementationOnce(async (...args) => {
+      await original(...args);
+      throw new Error('Query read timeout');
+    });
+    try {
+      // A lost answer after the commit, as node-postgres reports a client-side query timeout.
+      const lost = await post(player, 702, 99.9);
+      expect(lost.status).toBe(503);
+      expect(lost.body).toEqual({ error: 'UNAVAILABLE', message: 'The database cannot be reached' });
+    } finally {
+      spy.mockRestore();
+    }
+    // It was committed: the record and the best are stored, and the index learns them by reloading.
+    expect(await app.sql('SELECT acc FROM player_chart_best WHERE uid = $1 AND level_id = 702', [player.uid])).toEqual([
+      { acc: 99.9 },
+    ]);
+    await indexReady();
+    const { index, sql } = await indexAgainstSql(app);
+    expect(index).toEqual(sql);
+  });
+
+  it('answers and stores the same through the one statement and through the transaction', async () => {
+    const [a, b] = [await onlinePlayer(app, server), await onlinePlayer(app, server)];
+    await defineCharts(app, [711, 712, 713], 13.7);
+    const records = app.get(PlayRecordRepository);
+    const original = records.uploadInOneStatement.bind(records);
+    // b's uploads take the transactional path: the statement answers as for a refused session (nothing written).
+    const spy = jest
+      .spyOn(records, 'uploadInOneStatement')
+      .mockImplementation((record, ...rest) =>
+        record.uid === String(b.uid) ? Promise.resolve({ outcome: 'session' }) : original(record, ...rest),
+      );
+    const plays: Array<[number, number, boolean?]> = [
+      [711, 96.5],
+      [711, 95.25],
+      [712, 100],
+      [711, 98.75],
+      [713, 90, false],
+      [713, 99.99],
+      [712, 99.5],
+    ];
+    const answers: Array<[unknown, unknown]> = [];
+    try {
+      for (const [level, acc, pass] of plays) {
+        const [x, y] = [await post(a, level, acc, pass), await post(b, level, acc, pass)];
+        expect([x.status, y.status]).toEqual([200, 200]);
+        const { siteRank: _s1, trackRank: _t1, ...fromStatement } = x.body;
+        const { siteRank: _s2, trackRank: _t2, ...fromTransaction } = y.body;
+        answers.push([fromStatement, fromTransaction]);
+      }
+      expect(spy.mock.calls.filter(([record]) => record.uid === String(b.uid))).toHaveLength(plays.length);
+    } finally {
+      spy.mockRestore();
+    }
+    for (const [fromStatement, fromTransaction] of answers) expect(fromStatement).toEqual(fromTransaction);
+    const stateOf = (uid: number) =>
+      app.sql(
+        `SELECT (SELECT atp FROM player_rating WHERE uid = $1) AS atp,
+                (SELECT json_agg(json_build_array(level_id, acc, rating) ORDER BY level_id) FROM player_chart_best WHERE uid = $1) AS bests,
+                (SELECT count(*)::int FROM play_record WHERE uid = $1) AS records`,
+        [uid],
+      );
+    expect(await stateOf(a.uid)).toEqual(await stateOf(b.uid));
+    expect((await stateOf(a.uid))[0]).toMatchObject({ records: plays.length });
+    const { index, sql } = await indexAgainstSql(app);
+    expect(index).toEqual(sql);
   });
 });

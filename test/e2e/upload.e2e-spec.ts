@@ -1,6 +1,8 @@
 import type { Type } from '@nestjs/common';
 import { loginServer, onlineServer, TestServerSession } from '../factories/server.factory';
 import { createPlayer, loginPlayer, onlinePlayer, TestPlayerSession } from '../factories/player.factory';
+import { PlayRecordRepository } from '../../src/upload/play-record.repository';
+import { RatingRepository } from '../../src/upload/rating.repository';
 import { startTestApp, TestApp } from '../support/test-app';
 import { testRedisUrl } from '../setup/test-env';
 import { formatLocalDateTime } from '../../src/common/time';
@@ -515,6 +517,60 @@ describe('POST /player/upload', () => {
         playRating: 9,
         ...(await referenceRanks(app, player.uid, 7_001)),
       });
+    });
+
+    it('the transactional path leaves nothing stored when its best write fails, and the next upload ranks right', async () => {
+      const player = await onlinePlayer(app, server);
+      await putCharts(app, [[7_002, 7.5]]);
+      // The one statement answers as for a refused session (it wrote nothing), so the upload runs as a transaction.
+      const records = app.get(PlayRecordRepository);
+      const oneStatement = jest.spyOn(records, 'uploadInOneStatement').mockResolvedValueOnce({ outcome: 'session' });
+      const bestWrite = jest
+        .spyOn(app.get(RatingRepository), 'writeBestAndRating')
+        .mockRejectedValueOnce(new Error('disk on fire'));
+      try {
+        const response = await upload(app, server, record(server, player, gameplay(7_002, { acc: 99 })));
+        expect(response.status).toBe(500);
+        expect(response.body).toEqual({ error: 'INTERNAL_ERROR', message: 'Internal server error' });
+        expect(bestWrite).toHaveBeenCalledTimes(1);
+      } finally {
+        oneStatement.mockRestore();
+        bestWrite.mockRestore();
+      }
+      expect(await app.sql('SELECT 1 FROM play_record WHERE uid = $1', [player.uid])).toEqual([]);
+      expect(await app.sql('SELECT 1 FROM player_chart_best WHERE uid = $1', [player.uid])).toEqual([]);
+      expect(await app.sql('SELECT 1 FROM player_rating WHERE uid = $1', [player.uid])).toEqual([]);
+
+      const retried = await upload(app, server, record(server, player, gameplay(7_002, { acc: 99 })));
+      expect(retried.status).toBe(200);
+      expect(retried.body).toEqual({
+        atp: 0.3,
+        personalBest: true,
+        playRating: 9,
+        ...(await referenceRanks(app, player.uid, 7_002)),
+      });
+    });
+  });
+
+  describe('counters at the top of their range', () => {
+    it('stores a play whose judged notes add up past 2^31 − 1 (each counter in range), flagged by the note count', async () => {
+      const player = await onlinePlayer(app, server);
+      await app.admin.put('/admin/charts', [
+        { levelId: 7_010, name: 'Chart 7010', difficultyConstant: 10, version: '1.0', active: true, notes: 1_000 },
+      ]);
+      const payload = gameplay(7_010, {
+        acc: 99,
+        maxCombo: 10,
+        tapStats: { perfect: 2_147_483_647, great: 0, miss: 0 },
+        holdStats: { perfect: 1, great: 0, miss: 0 },
+      });
+      const response = await upload(app, server, record(server, player, payload));
+      expect(response.status).toBe(200);
+      // The note count (2^31 judged against the chart's 1,000) flags it: stored, not counted.
+      expect(response.body).toEqual({ atp: 0, siteRank: null, trackRank: null, playRating: 0, personalBest: false });
+      expect(
+        await app.sql('SELECT tap_perfect, hold_perfect, flags FROM play_record WHERE uid = $1', [player.uid]),
+      ).toEqual([{ tap_perfect: 2_147_483_647, hold_perfect: 1, flags: ['noteCount'] }]);
     });
   });
 

@@ -14,7 +14,7 @@ import type { IndexedPositions, PlayerRankState, RankChange, TrackPosition } fro
 import { openRankIndexSnapshot, writeRankIndexSnapshot } from './rank-index-snapshot';
 import { CHART_KEY_CODEC, SITE_KEY_CODEC } from './rank-key-codec';
 import { RankKeySet, RankKeySetBuilder } from './rank-key-set';
-import { IndexWindow, IndexWindowRead, RankIndex, RankIndexStats, StageRankChanges } from './rank-index';
+import { IndexWindow, IndexWindowRead, RankIndex, RankIndexStats, RankWrite } from './rank-index';
 import { KeyedQueue } from './keyed-queue';
 import { ReadWriteGate } from './read-write-gate';
 import { WriterLock } from './writer-lock';
@@ -119,25 +119,31 @@ export class MemoryRankIndex
     await this.lock?.release();
   }
 
-  runWrite<T>(uids: readonly string[], work: (stage: StageRankChanges) => Promise<T>): Promise<T> {
+  runWrite<T>(uids: readonly string[], work: (write: RankWrite) => Promise<T>): Promise<T> {
     return this.players.run(uids, () => this.writeUnit(work));
   }
 
-  private writeUnit<T>(work: (stage: StageRankChanges) => Promise<T>): Promise<T> {
+  private writeUnit<T>(work: (write: RankWrite) => Promise<T>): Promise<T> {
     return this.gate.runShared(async () => {
-      let staged = false;
-      const stage: StageRankChanges = (changes, state) => {
-        if (!this.ready) return null;
-        staged = true;
-        for (const change of changes) this.apply(change);
-        return state ? this.positionsOf(state) : null;
+      let uncertain = false;
+      const write: RankWrite = {
+        stage: (changes, state) => {
+          if (!this.ready) return null;
+          uncertain = true;
+          for (const change of changes) this.apply(change);
+          return state ? this.positionsOf(state) : null;
+        },
+        outcomeUnknown: () => {
+          uncertain = true;
+        },
       };
       try {
-        return await work(stage);
+        return await work(write);
       } catch (error) {
-        if (staged) {
+        // Staged before a commit that failed, or committed without staging: the tables decide.
+        if (uncertain) {
           this.ready = false;
-          this.logger.warn('A transaction failed after staging rank changes; rebuilding the rank index');
+          this.logger.warn('A write failed after staging rank changes or with an unknown outcome; rebuilding the rank index');
           this.rebuildInBackground();
         }
         throw error;

@@ -1,12 +1,20 @@
 import type { IndexedPositions, PlayerRankState, RankChange } from '../upload.types';
 
-/**
- * Applies a write's changes: inside its transaction after the last write and before the commit,
- * or after a one-statement write returned. Returns the positions of `state` when the index answers
- * them there (the in-process index), null otherwise. Must not await anything: on the embedded
- * database nothing may wait inside a transaction.
- */
-export type StageRankChanges = (changes: RankChange[], state: PlayerRankState | null) => IndexedPositions | null;
+/** What a write unit tells the rank index (RankIndex.runWrite). */
+export interface RankWrite {
+  /**
+   * Applies the write's changes: inside its transaction after the last write and before the
+   * commit, or after a one-statement write returned. Returns the positions of `state` when the
+   * index answers them there (the in-process index), null otherwise. Must not await anything: on
+   * the embedded database nothing may wait inside a transaction.
+   */
+  stage(changes: RankChange[], state: PlayerRankState | null): IndexedPositions | null;
+  /**
+   * The write may have committed without its changes staged (a one-statement write whose answer
+   * was lost: a timeout, a dropped connection). The in-process index reloads from the tables.
+   */
+  outcomeUnknown(): void;
+}
 
 /**
  * The exact order-statistic structure behind siteRank and trackRank (docs/decisions.md "Score
@@ -23,7 +31,7 @@ export abstract class RankIndex {
    * changes). The in-process index runs the units of one player one after the other, so each
    * player's changes are staged in commit order.
    */
-  abstract runWrite<T>(uids: readonly string[], work: (stage: StageRankChanges) => Promise<T>): Promise<T>;
+  abstract runWrite<T>(uids: readonly string[], work: (write: RankWrite) => Promise<T>): Promise<T>;
 
   /**
    * After the commit: the positions of `state`. `staged` is what the transaction's stage answered.

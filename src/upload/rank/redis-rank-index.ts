@@ -13,7 +13,7 @@ import {
   RankIndex,
   RankIndexStats,
   RankKey,
-  StageRankChanges,
+  RankWrite,
   trackMember,
   uidMember,
 } from './rank-index';
@@ -259,8 +259,8 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
   }
 
   /** Unordered: positions() brings a player's entries up to a version, whatever the order of the calls. */
-  runWrite<T>(_uids: readonly string[], work: (stage: StageRankChanges) => Promise<T>): Promise<T> {
-    return work(() => null);
+  runWrite<T>(_uids: readonly string[], work: (write: RankWrite) => Promise<T>): Promise<T> {
+    return work({ stage: () => null, outcomeUnknown: () => undefined });
   }
 
   async positions(state: PlayerRankState): Promise<IndexedPositions | null> {

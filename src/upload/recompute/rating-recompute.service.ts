@@ -51,7 +51,7 @@ export class RatingRecomputeService {
     uids: string[],
     change?: (manager: EntityManager) => Promise<T>,
   ): Promise<{ changed: T | undefined; bests: number; atpChanged: number }> {
-    const outcome = await this.index.runWrite(uids, (stage) =>
+    const outcome = await this.index.runWrite(uids, (write) =>
       this.tx.run(async (manager) => {
         const ratings = await this.ratings.lockRatings(uids, manager);
         const changed = change ? await change(manager) : undefined;
@@ -71,7 +71,7 @@ export class RatingRecomputeService {
           ).length > 0
         )
           await this.rankSources.bumpBanGeneration(manager);
-        stage(diff.changes, null);
+        write.stage(diff.changes, null);
         return { changed, diff, bests: computed.length };
       }),
     );
