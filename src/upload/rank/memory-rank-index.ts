@@ -143,7 +143,9 @@ export class MemoryRankIndex
         // Staged before a commit that failed, or committed without staging: the tables decide.
         if (uncertain) {
           this.ready = false;
-          this.logger.warn('A write failed after staging rank changes or with an unknown outcome; rebuilding the rank index');
+          this.logger.warn(
+            'A write failed after staging rank changes or with an unknown outcome; rebuilding the rank index',
+          );
           this.rebuildInBackground();
         }
         throw error;
