@@ -188,6 +188,9 @@ async function ensureData(): Promise<void> {
         const servers = await client.query(
           `UPDATE server_session SET ended_at = now(), end_reason = 'logout' WHERE ended_at IS NULL`,
         );
+        // This machine's PostgreSQL runs without autovacuum: tables that earlier runs grew from
+        // empty (sessions, collections, balances) would keep the plans of empty tables.
+        await client.query('ANALYZE');
         return { players: players.rowCount, servers: servers.rowCount };
       });
       console.log(
