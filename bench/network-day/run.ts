@@ -205,6 +205,46 @@ async function ensureData(): Promise<void> {
   await generateUploadData(DATABASE_URL, PLAYERS, PLAYERS, (line) => console.log(`  ${line}`));
 }
 
+/** The tables a run grows from few rows to tens of thousands (sessions, balances, collections). */
+const GROWING_TABLES = [
+  'player_session',
+  'server_session',
+  'player_resume_token',
+  'player_balance',
+  'balance_history',
+  'player_collection',
+];
+
+/**
+ * This machine's PostgreSQL (and CI's) runs with autovacuum off. A production server analyzes a
+ * table once a tenth of it changed; without that, the planner keeps the statistics of the run's
+ * start (no open session), and the session statements' cached plans walk the index of open
+ * sessions (20,000 entries at every resume_session: 4× the PostgreSQL CPU of the login burst,
+ * seen 2026-11-26). So when autovacuum is off, the run analyzes the growing tables every 30 s, as
+ * autovacuum would.
+ */
+async function emulateAutoanalyze(): Promise<{ stop: () => Promise<void> }> {
+  const client = new Client({ connectionString: DATABASE_URL });
+  await client.connect();
+  const { rows } = await client.query<{ autovacuum: string }>('SHOW autovacuum');
+  if (rows[0].autovacuum === 'on') {
+    await client.end();
+    return { stop: () => Promise.resolve() };
+  }
+  console.log(`autovacuum is off on this server: ANALYZE ${GROWING_TABLES.join(', ')} every 30 s, as autovacuum would`);
+  let running: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    running = client.query(`ANALYZE ${GROWING_TABLES.join(', ')}`).catch(() => undefined);
+  }, 30_000);
+  return {
+    stop: async () => {
+      clearInterval(timer);
+      await running;
+      await client.end();
+    },
+  };
+}
+
 /** The bare handler at the same rate steps (no background traffic): the machine's ceiling for an insert + select. */
 async function bareSteps(monitor: Client): Promise<Step[]> {
   const bare = await startBareServer(
@@ -521,6 +561,7 @@ async function main(): Promise<void> {
   // Reads which PostgreSQL backends serve the benchmark database, for their CPU time.
   const monitor = new Client({ connectionString: DATABASE_URL });
   await monitor.connect();
+  const analyzer = await emulateAutoanalyze();
   try {
     if (process.env.SKIP_BARE !== '1') {
       console.log('\n== bare Express + pg upload handler, same rate steps');
@@ -547,6 +588,7 @@ async function main(): Promise<void> {
       );
     }
   } finally {
+    await analyzer.stop();
     await monitor.end();
     await idp.stop();
     if (process.env.KEEP_REDIS_PREFIX !== '1')
