@@ -74,6 +74,35 @@ const toStoredRecord = (row: RecordSqlRow): StoredRecord => ({
   voided: row.voided,
 });
 
+/**
+ * The record's fields in the order of both upload statements' first parameters: the play, the
+ * twelve counters (one parameter each, or one int[] for rhythmc_upload_play), where it came from.
+ */
+function recordFields(record: NewPlayRecord, counters: 'spread' | 'array'): unknown[] {
+  return [
+    record.uid,
+    record.levelId,
+    record.timeMs,
+    record.playerTimestampMs,
+    record.acc,
+    record.pass,
+    record.fullCombo,
+    record.allPerfect,
+    record.isNewRecord,
+    record.maxCombo,
+    record.isRival,
+    record.isWin,
+    record.rivalUid,
+    record.rivalAcc,
+    ...(counters === 'spread' ? record.counters : [record.counters]),
+    record.playerArena,
+    record.serverId,
+    record.serverName,
+    record.serverCountry,
+    record.serverSessionId,
+  ];
+}
+
 /** A row of rhythmc_upload_play. */
 interface UploadPlaySqlRow {
   outcome: 'stored' | 'session' | 'chart' | 'notes' | 'duplicate';
@@ -207,32 +236,7 @@ export class PlayRecordRepository {
          s.id AS s_id, s.uid AS s_uid, s.server_session_id AS s_server_session_id, s.token_expires_at AS s_token_expires_at,
          s.renewed_at AS s_renewed_at, s.logged_out_at AS s_logged_out_at, ${STATE_SELECT}
          FROM me LEFT JOIN sess s ON true`,
-      [
-        record.uid,
-        record.levelId,
-        record.timeMs,
-        record.playerTimestampMs,
-        record.acc,
-        record.pass,
-        record.fullCombo,
-        record.allPerfect,
-        record.isNewRecord,
-        record.maxCombo,
-        record.isRival,
-        record.isWin,
-        record.rivalUid,
-        record.rivalAcc,
-        ...record.counters,
-        record.playerArena,
-        record.serverId,
-        record.serverName,
-        record.serverCountry,
-        record.serverSessionId,
-        playerTokenHash,
-        clock.now,
-        clock.liveSince,
-        record.flags,
-      ],
+      [...recordFields(record, 'spread'), playerTokenHash, clock.now, clock.liveSince, record.flags],
     );
     const row = rows[0];
     return {
@@ -270,33 +274,7 @@ export class PlayRecordRepository {
       'upload_play',
       `SELECT * FROM rhythmc_upload_play($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::int[],
          $16, $17, $18, $19, $20, $21, $22, $23, $24::text[], $25)`,
-      [
-        record.uid,
-        record.levelId,
-        record.timeMs,
-        record.playerTimestampMs,
-        record.acc,
-        record.pass,
-        record.fullCombo,
-        record.allPerfect,
-        record.isNewRecord,
-        record.maxCombo,
-        record.isRival,
-        record.isWin,
-        record.rivalUid,
-        record.rivalAcc,
-        record.counters,
-        record.playerArena,
-        record.serverId,
-        record.serverName,
-        record.serverCountry,
-        record.serverSessionId,
-        playerTokenHash,
-        clock.now,
-        clock.liveSince,
-        record.flags,
-        judged,
-      ],
+      [...recordFields(record, 'array'), playerTokenHash, clock.now, clock.liveSince, record.flags, judged],
     );
     return toOneStatementUpload(rows[0]);
   }

@@ -1,3 +1,4 @@
+import { seededRandom } from '../../bench/simulate/rng';
 import { onlinePlayer, TestPlayerSession } from '../factories/player.factory';
 import { onlineServer, TestServerSession } from '../factories/server.factory';
 import { defineCharts, gameplayPayload } from '../factories/upload.factory';
@@ -16,21 +17,10 @@ import { atpTenThousandths, playRating, toTenThousandths } from '../../src/uploa
  * statement commits, is compared with SQL after concurrent uploads of the same players.
  */
 
-/** A deterministic generator (mulberry32), so a failure names values that can be replayed. */
-function randomSource(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 describe('rating arithmetic: SQL and rating.ts agree', () => {
   let app: TestApp;
-  const random = randomSource(20261126);
+  // Seeded, so a failure names values that can be replayed.
+  const random = seededRandom(20261126);
 
   beforeAll(async () => {
     app = await startTestApp({ redis: false });
@@ -128,20 +118,8 @@ describe('the in-process rank index after concurrent uploads of the same players
   });
 
   it('stages each player’s new bests in commit order: the index answers what SQL counts', async () => {
-    const start = Date.now() - 3_600_000;
     const uploads = players.flatMap((player, p) =>
-      Array.from({ length: 8 }, (_, i) => {
-        const payload = gameplayPayload(701 + (i % 2), start + p * 100 + i, { acc: 90 + i + p / 10 });
-        return app.http.post(
-          '/player/upload',
-          {
-            player: { playerUID: player.uid, accessToken: player.accessToken, timestamp: payload.time + 250 },
-            server: { serverID: server.serverID, serverName: server.body.serverName as string, country: 'DE' },
-            payload,
-          },
-          { token: server.accessToken },
-        );
-      }),
+      Array.from({ length: 8 }, (_, i) => post(player, 701 + (i % 2), 90 + i + p / 10)),
     );
     const responses = await Promise.all(uploads);
     expect(responses.map((response) => response.status)).toEqual(uploads.map(() => 200));
