@@ -1238,7 +1238,9 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
           type: req({
             t: 'string',
             max: 32,
-            ...matching(/^[a-z][a-z0-9_]{0,31}$/, fc.constantFrom('title', 'tag', 'arena')),
+            // Only types whose properties need a title: a poisoned `properties` (title left out) must
+            // be refused, and an arena collection accepts {} (seed 1231109140 found it).
+            ...matching(/^[a-z][a-z0-9_]{0,31}$/, fc.constantFrom('title', 'tag')),
           }),
           unlockMethod: req({
             t: 'nested',
