@@ -66,3 +66,47 @@ export async function scratchDatabase(serverUrl: string, tag: string): Promise<{
   await ensureDatabase(url);
   return { url, drop: () => dropDatabase(url) };
 }
+
+/** The server's write-ahead-log counters (PostgreSQL ≥ 14), cumulative since its statistics reset. */
+export interface WalCounters {
+  bytes: number;
+  /** Full-page images: the first change of a page after a checkpoint logs the whole 8 kB page. */
+  fullPageImages: number;
+  /** Checkpoints started, on schedule or because max_wal_size was reached. */
+  checkpoints: number;
+  /** Of those, started because max_wal_size was reached. */
+  requestedCheckpoints: number;
+}
+
+export async function walCounters(client: Client): Promise<WalCounters> {
+  const { rows } = await client.query<{ bytes: string; fpi: string; timed: string; requested: string }>(
+    `SELECT w.wal_bytes AS bytes, w.wal_fpi AS fpi, b.checkpoints_timed AS timed, b.checkpoints_req AS requested
+       FROM pg_stat_wal w, pg_stat_bgwriter b`,
+  );
+  const row = rows[0];
+  return {
+    bytes: Number(row.bytes),
+    fullPageImages: Number(row.fpi),
+    checkpoints: Number(row.timed) + Number(row.requested),
+    requestedCheckpoints: Number(row.requested),
+  };
+}
+
+export function walDelta(after: WalCounters, before: WalCounters): WalCounters {
+  return {
+    bytes: after.bytes - before.bytes,
+    fullPageImages: after.fullPageImages - before.fullPageImages,
+    checkpoints: after.checkpoints - before.checkpoints,
+    requestedCheckpoints: after.requestedCheckpoints - before.requestedCheckpoints,
+  };
+}
+
+/** The server settings that decide how much WAL a write costs and how often it is flushed. */
+export async function walSettings(client: Client): Promise<string> {
+  const { rows } = await client.query<{ name: string; setting: string; unit: string | null }>(
+    `SELECT name, setting, unit FROM pg_settings
+      WHERE name IN ('max_wal_size', 'checkpoint_timeout', 'wal_compression', 'synchronous_commit', 'full_page_writes')
+      ORDER BY name`,
+  );
+  return rows.map((row) => `${row.name}=${row.setting}${row.unit ? ` ${row.unit}` : ''}`).join(', ');
+}

@@ -16,7 +16,9 @@
  * The cold start, every rate step and the burst also carry the event-loop delay (p50, p99, max) of
  * each instance over that window, from its own /metrics (`rhythmc_event_loop_delay_seconds`: a
  * scrape right before the window resets it, one right after reads it); the table shows the highest
- * p99 among the instances.
+ * p99 among the instances. Each step and the burst also carry the server's write-ahead log
+ * (`pg_stat_wal`, `pg_stat_bgwriter`: kB per upload or per player, the share of full-page images,
+ * checkpoints), with the settings that drive it printed at the start.
  * In the same run a bare Express + pg upload handler (bench/upload/bare-server.ts) takes the same
  * rate steps, so the upload figure is also a ratio that holds on a noisy machine. Every figure
  * carries the load average of the moment.
@@ -38,7 +40,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { Cores, CpuProbe, deploymentCores, measureCpu, redisPid } from '../harness/cpu';
-import { databaseExists, withClient } from '../harness/database';
+import { databaseExists, WalCounters, walCounters, walDelta, walSettings, withClient } from '../harness/database';
 import { EventLoopDelay, eventLoopDelays, formatEventLoop } from '../harness/event-loop';
 import {
   BENCH_ADMIN_TOKEN,
@@ -97,6 +99,8 @@ interface Step {
   cores: Cores;
   /** The event-loop delay of each service instance over the step; absent for the bare handler (no /metrics) and in results of earlier runs. */
   eventLoop?: EventLoopDelay[];
+  /** The server's WAL over the step (every database on it): MB/s, kB per upload answered, full-page images' share of its bytes (at 8 kB each, uncompressed), checkpoints. Absent in results of earlier runs. */
+  wal?: { mbPerSecond: number; kbPerUpload: number; fullPageShare: number; checkpoints: number };
   loadAverage: number;
 }
 
@@ -142,6 +146,8 @@ interface ConfigResult {
         cpuSeconds: Cores;
         dedicatedSeconds: number;
         eventLoop?: EventLoopDelay[];
+        /** The server's WAL per player logged in again; absent in results of earlier runs. */
+        walKbPerPlayer?: number;
         loadAverage: number;
       })
     | null;
@@ -243,6 +249,25 @@ async function emulateAutoanalyze(): Promise<{ stop: () => Promise<void> }> {
       await client.end();
     },
   };
+}
+
+/**
+ * The WAL of a step. A write's cost on the server is mostly its WAL: each commit waits for it to
+ * be flushed, and right after a checkpoint every page a write touches for the first time is logged
+ * whole (a full-page image), so frequent checkpoints (max_wal_size reached) multiply it.
+ */
+function walPerStep(wal: WalCounters, seconds: number, uploads: number): Step['wal'] {
+  return {
+    mbPerSecond: wal.bytes / 1e6 / seconds,
+    kbPerUpload: uploads > 0 ? wal.bytes / 1e3 / uploads : 0,
+    fullPageShare: wal.bytes > 0 ? Math.min(1, (wal.fullPageImages * 8192) / wal.bytes) : 0,
+    checkpoints: wal.checkpoints,
+  };
+}
+
+function formatWal(wal: Step['wal']): string {
+  if (!wal) return 'WAL –';
+  return `WAL ${wal.mbPerSecond.toFixed(1)} MB/s (${wal.kbPerUpload.toFixed(1)} kB per upload, full-page images ≤ ${(wal.fullPageShare * 100).toFixed(0)} %, ${wal.checkpoints} checkpoint(s))`;
 }
 
 /** The bare handler at the same rate steps (no background traffic): the machine's ceiling for an insert + select. */
@@ -376,7 +401,9 @@ async function runConfig(
       const offeredBefore = { ...network.uploads };
       await eventLoopDelays(urls);
       const window = network.metrics.openWindow();
+      const walBefore = await walCounters(monitor);
       const { cores } = await measureCpu(probe, () => sleep(STEP_SECONDS * 1000));
+      const wal = walDelta(await walCounters(monitor), walBefore);
       const seen = window.stop();
       const eventLoop = await eventLoopDelays(urls);
       const uploads = seen.latencies('POST /player/upload');
@@ -392,6 +419,7 @@ async function runConfig(
         callsPerSecond: report.calls.reduce((sum, call) => sum + call.count, 0) / report.seconds,
         cores,
         eventLoop,
+        wal: walPerStep(wal, report.seconds, seen.count('POST /player/upload')),
         loadAverage: loadAverage(),
       };
       steps.push(step);
@@ -399,7 +427,7 @@ async function runConfig(
         `  uploads ${rate}/s: achieved ${step.achieved.toFixed(0)}/s, p50 ${step.p50.toFixed(1)} ms, p99 ${step.p99.toFixed(1)} ms, ` +
           `unexpected ${step.unexpected}, not sent ${step.notSent}; all calls ${step.callsPerSecond.toFixed(0)}/s; ` +
           `cores: service ${cores.service.toFixed(2)}, PostgreSQL ${cores.db.toFixed(2)}, Redis ${cores.redis.toFixed(2)}, simulator ${cores.simulator.toFixed(2)}; ` +
-          `event-loop delay per instance ${formatEventLoop(eventLoop)}; load average ${step.loadAverage}`,
+          `event-loop delay per instance ${formatEventLoop(eventLoop)}; ${formatWal(step.wal)}; load average ${step.loadAverage}`,
       );
       if (saturated(step)) break;
     }
@@ -410,7 +438,9 @@ async function runConfig(
     await sleep(SETTLE_SECONDS * 1000);
     await eventLoopDelays(urls);
     const window = network.metrics.openWindow();
+    const walBeforeBurst = await walCounters(monitor);
     const { result: burstResult, cpuSeconds: burstCpu } = await measureCpu(probe, () => network.restart());
+    const burstWal = walDelta(await walCounters(monitor), walBeforeBurst);
     const seen = window.stop();
     const burstEventLoop = await eventLoopDelays(urls);
     const logins = [
@@ -428,13 +458,15 @@ async function runConfig(
       // The burst's CPU spread over two dedicated cores: its length on a machine of its own.
       dedicatedSeconds: deploymentCores(burstCpu) / 2,
       eventLoop: burstEventLoop,
+      walKbPerPlayer: burstResult.players > 0 ? burstWal.bytes / 1e3 / burstResult.players : 0,
       loadAverage: loadAverage(),
     };
     console.log(
       `  burst: ${burst.servers} servers up in ${(burst.serversUpMs / 1000).toFixed(1)} s, ${burst.players} players logged in again in ${(burst.loginsMs / 1000).toFixed(1)} s ` +
         `(synced ${(burst.syncedMs / 1000).toFixed(1)} s; login p50 ${loginLatency.p50.toFixed(0)} ms, p99 ${loginLatency.p99.toFixed(0)} ms; failed ${burst.failedLogins}); ` +
         `CPU s: service ${burstCpu.service.toFixed(0)}, PostgreSQL ${burstCpu.db.toFixed(0)}, Redis ${burstCpu.redis.toFixed(0)}, simulator ${burstCpu.simulator.toFixed(0)} ` +
-        `(${burst.dedicatedSeconds.toFixed(0)} s on 2 dedicated cores); event-loop delay per instance ${formatEventLoop(burstEventLoop)}; load average ${burst.loadAverage}`,
+        `(${burst.dedicatedSeconds.toFixed(0)} s on 2 dedicated cores); event-loop delay per instance ${formatEventLoop(burstEventLoop)}; ` +
+        `WAL ${burst.walKbPerPlayer.toFixed(1)} kB per player (${burstWal.checkpoints} checkpoint(s)); load average ${burst.loadAverage}`,
     );
 
     const peakRssMiB = started.map((instance) => mib(memoryOf(instance.pid).peakRss));
@@ -507,7 +539,7 @@ function table(results: ConfigResult[], bare: Step[]): string {
   }
   lines.push(
     '',
-    'Every step (offered/s: answered/s, p50 / p99 ms, cores used by the service + PostgreSQL + Redis, event-loop p99 ms of the highest instance (services only), load average):',
+    'Every step (offered/s: answered/s, p50 / p99 ms, cores used by the service + PostgreSQL + Redis, event-loop p99 ms of the highest instance (services only), the WAL of the server per upload answered, load average):',
   );
   for (const [name, steps] of [['bare', bare] as const, ...results.map((r) => [r.config, r.steps] as const)]) {
     lines.push(
@@ -515,7 +547,8 @@ function table(results: ConfigResult[], bare: Step[]): string {
         .map(
           (step) =>
             `${step.offered}: ${step.achieved.toFixed(0)}, ${step.p50.toFixed(1)} / ${step.p99.toFixed(1)}, ${deploymentCores(step.cores).toFixed(2)}, ` +
-            `${step.eventLoop ? `${msOrDash(worstEventLoopP99(step.eventLoop))}, ` : ''}${step.loadAverage.toFixed(1)}`,
+            `${step.eventLoop ? `${msOrDash(worstEventLoopP99(step.eventLoop))}, ` : ''}` +
+            `${step.wal ? `${step.wal.kbPerUpload.toFixed(1)} kB WAL, ` : ''}${step.loadAverage.toFixed(1)}`,
         )
         .join('; ')}`,
     );
@@ -562,6 +595,7 @@ async function main(): Promise<void> {
   const monitor = new Client({ connectionString: DATABASE_URL });
   await monitor.connect();
   const analyzer = await emulateAutoanalyze();
+  console.log(`PostgreSQL: ${await walSettings(monitor)}`);
   try {
     if (process.env.SKIP_BARE !== '1') {
       console.log('\n== bare Express + pg upload handler, same rate steps');
