@@ -37,13 +37,18 @@ export class PlayerSessionService {
     if (open.session.tokenExpiresAt.getTime() > Date.now()) {
       return { sessionId: open.session.id, serverSessionId: open.session.serverSessionId, serverId: open.serverId };
     }
-    await this.sessions.logoutPlayerSession(open.session.id, 'expired', manager);
+    await this.sessions.logoutPlayerSession({ id: open.session.id, uid }, 'expired', manager);
     return null;
   }
 
   /** Ends a live player session inside the caller's transaction (a handover to another server). */
-  async endPlayerSession(sessionId: string, reason: PlayerLogoutReason, manager: EntityManager): Promise<void> {
-    await this.sessions.logoutPlayerSession(sessionId, reason, manager);
+  async endPlayerSession(
+    uid: string,
+    sessionId: string,
+    reason: PlayerLogoutReason,
+    manager: EntityManager,
+  ): Promise<void> {
+    await this.sessions.logoutPlayerSession({ id: sessionId, uid }, reason, manager);
   }
 
   /** Opens a player session bound to the server session. Call when livePlayerSession() found none (or it was ended). */
@@ -136,7 +141,7 @@ export class PlayerSessionService {
   }
 
   async logoutPlayerSession(session: PlayerSessionContext, reason: PlayerLogoutReason): Promise<boolean> {
-    return this.sessions.logoutPlayerSession(session.sessionId, reason);
+    return this.sessions.logoutPlayerSession({ id: session.sessionId, uid: session.uid }, reason);
   }
 
   /**
@@ -151,7 +156,7 @@ export class PlayerSessionService {
 
   /** An options sync counts as a sign of the player's liveness (expired-token uploads). */
   markPlayerSessionRenewed(session: PlayerSessionContext, manager: EntityManager): Promise<void> {
-    return this.sessions.markPlayerSessionRenewed(session.sessionId, manager);
+    return this.sessions.markPlayerSessionRenewed({ id: session.sessionId, uid: session.uid }, manager);
   }
 
   /**

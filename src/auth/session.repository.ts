@@ -22,6 +22,21 @@ export interface NewPlayerSession {
   mode: PlayerLoginMode;
 }
 
+/** A player session named by its id and its player's uid. */
+export interface SessionOfPlayer {
+  id: string;
+  uid: string;
+}
+
+/**
+ * The open session `id` of player `uid`. The uid is redundant for the row but not for the plan:
+ * with statistics taken while no session was open (every server restarted, autovacuum behind),
+ * PostgreSQL costs the partial index of open sessions (uid) like the primary key and, given only
+ * the id, walks every open session to find one (seen with 20,000 open). With the uid both indexes
+ * are a lookup of one entry, whatever the statistics say.
+ */
+const openSession = ({ id, uid }: SessionOfPlayer) => ({ id, uid, loggedOutAt: IsNull() });
+
 export type ServerSessionLookup = Pick<ServerSessionEntity, 'id' | 'serverId' | 'tokenExpiresAt' | 'endedAt'>;
 
 export interface PlayerSessionListRow {
@@ -169,7 +184,8 @@ export class SessionRepository {
   /**
    * resume_session in one statement: finds the session of the token (null: none), says whether it
    * was live at `now` and whose it is, and — when it was live, is `uid`'s and the server session
-   * has not ended — moves it to that server session and extends its token.
+   * has not ended — moves it to that server session and extends its token. The update names the
+   * uid as well as the id (see openSession).
    */
   async renewPlayerSessionByToken(
     tokenHash: string,
@@ -185,7 +201,7 @@ export class SessionRepository {
        ), renewed AS (
          UPDATE player_session ps SET server_session_id = $4, token_expires_at = $5, renewed_at = $2
            FROM s
-          WHERE ps.id = s.id AND s.live AND s.uid = $3 AND ps.logged_out_at IS NULL
+          WHERE ps.id = s.id AND ps.uid = $3 AND s.live AND s.uid = $3 AND ps.logged_out_at IS NULL
             AND EXISTS (SELECT 1 FROM server_session ss WHERE ss.id = $4 AND ss.ended_at IS NULL)
          RETURNING ps.id
        )
@@ -196,15 +212,19 @@ export class SessionRepository {
   }
 
   /** An options sync: the player is alive (the token keeps its expiry). */
-  async markPlayerSessionRenewed(sessionId: string, manager?: EntityManager): Promise<void> {
-    await this.playerSessions(manager).update({ id: sessionId, loggedOutAt: IsNull() }, { renewedAt: new Date() });
+  async markPlayerSessionRenewed(session: SessionOfPlayer, manager?: EntityManager): Promise<void> {
+    await this.playerSessions(manager).update(openSession(session), { renewedAt: new Date() });
   }
 
-  async logoutPlayerSession(sessionId: string, reason: PlayerLogoutReason, manager?: EntityManager): Promise<boolean> {
-    const result = await this.playerSessions(manager).update(
-      { id: sessionId, loggedOutAt: IsNull() },
-      { loggedOutAt: new Date(), logoutReason: reason },
-    );
+  async logoutPlayerSession(
+    session: SessionOfPlayer,
+    reason: PlayerLogoutReason,
+    manager?: EntityManager,
+  ): Promise<boolean> {
+    const result = await this.playerSessions(manager).update(openSession(session), {
+      loggedOutAt: new Date(),
+      logoutReason: reason,
+    });
     return (result.affected ?? 0) > 0;
   }
 

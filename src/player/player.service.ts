@@ -193,7 +193,7 @@ export class PlayerService {
       if (live) {
         if (!(await this.servers.mayHandOver(live.serverId, server.serverId, body.mode, manager)))
           throw new SessionConflictError();
-        await this.sessions.endPlayerSession(live.sessionId, 'handover', manager);
+        await this.sessions.endPlayerSession(player.uid, live.sessionId, 'handover', manager);
         handedOver = { uid: player.uid, serverSessionId: live.serverSessionId };
       }
 

@@ -1,0 +1,131 @@
+// node-postgres' query object (untyped): every statement the service sends is submitted through it.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const PgQuery = require('pg/lib/query') as {
+  new (): PgQuery;
+  prototype: PgQuery;
+};
+interface PgQuery {
+  text?: string;
+  values?: unknown[];
+  submit: (this: PgQuery, ...args: unknown[]) => unknown;
+}
+import { onlinePlayer } from '../factories/player.factory';
+import { onlineServer } from '../factories/server.factory';
+import { startTestApp, TestApp } from '../support/test-app';
+import { WsClient } from '../support/ws-client';
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Index Cond'?: string;
+  Plans?: PlanNode[];
+}
+
+const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
+
+/** How each scan of a plan reads player_session: "<index>: <condition>", or the node type when it reads no index. */
+const sessionReads = (plan: PlanNode): string[] =>
+  nodesOf(plan)
+    .filter((node) => node['Relation Name'] === 'player_session' && node['Node Type'] !== 'ModifyTable')
+    .map((node) =>
+      node['Index Name'] ? `${node['Index Name']}: ${node['Index Cond'] ?? 'no index condition'}` : node['Node Type'],
+    );
+
+/**
+ * Issue #16: the statements that change one open player session (resume_session, an options sync,
+ * a logout) must reach it through one index lookup whatever the planner's statistics say. With
+ * statistics taken while every session was closed (every game server restarted, then autovacuum
+ * or a scheduled ANALYZE ran), PostgreSQL believes the partial index of open sessions is empty and,
+ * given only the session id, walks all of it (the network day's resume_session: 20,000 entries a
+ * call). The statements also name the uid, so that index is read at one key as well.
+ */
+describe('Player session statements under stale statistics', () => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await startTestApp({ redis: false });
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('resume_session, the options sync and the logout read player_session by index condition only', async () => {
+    const server = await onlineServer(app);
+    const [serverSession] = await app.sql<{ id: string }>(
+      'SELECT id FROM server_session WHERE ended_at IS NULL ORDER BY created_at DESC LIMIT 1',
+    );
+    // 400 players with one closed session each, analyzed closed; then 300 of them open again.
+    await app.sql(
+      `WITH p AS (
+         INSERT INTO player (uuid, username, display_name, extra_options)
+         SELECT gen_random_uuid(), 'stale' || g, '', '{}'::jsonb FROM generate_series(1, 400) g RETURNING uid
+       )
+       INSERT INTO player_session (uid, server_session_id, token_hash, token_expires_at, mode, logged_out_at, logout_reason)
+       SELECT uid, $1, md5(uid::text) || md5('x' || uid::text), now() + interval '1 hour', 'TOKEN', now(), 'logout' FROM p`,
+      [serverSession.id],
+    );
+    await app.sql('ANALYZE player_session');
+    await app.sql(
+      `UPDATE player_session SET logged_out_at = NULL, logout_reason = NULL
+        WHERE id IN (SELECT id FROM player_session WHERE logged_out_at IS NOT NULL ORDER BY id LIMIT 300)`,
+    );
+    const player = await onlinePlayer(app, server);
+    const ws = await WsClient.connect(app.baseUrl, server.accessToken);
+
+    // The service's own statements, as node-postgres submits them (both database modes go through it).
+    const sent: Array<{ text: string; values: unknown[] }> = [];
+    const submit = PgQuery.prototype.submit;
+    PgQuery.prototype.submit = function (this: PgQuery, ...args: unknown[]): unknown {
+      if (/UPDATE\s+"?player_session"?/i.test(this.text ?? ''))
+        sent.push({ text: this.text as string, values: this.values ?? [] });
+      return submit.apply(this, args);
+    };
+    try {
+      const renewed = await ws.request('resume_session', { uid: player.uid, accessToken: player.accessToken });
+      expect(renewed.data).toEqual({ uid: player.uid, ok: true, expiresIn: 600 });
+      const options = await app.http.post(
+        '/player/options',
+        { uid: player.uid, accessToken: player.accessToken, options: { continueEnabled: true } },
+        { token: server.accessToken },
+      );
+      expect(options.status).toBe(200);
+      const logout = await app.http.post(
+        '/player/logout',
+        { uid: player.uid, accessToken: player.accessToken },
+        { token: server.accessToken },
+      );
+      expect(logout.status).toBe(204);
+    } finally {
+      PgQuery.prototype.submit = submit;
+      ws.close();
+    }
+
+    // resume_session's statement, the options sync's renewal and the logout.
+    expect(sent).toHaveLength(3);
+    const reads: string[][] = [];
+    for (const { text, values } of sent) {
+      const [row] = await app.sql<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`EXPLAIN (FORMAT JSON) ${text}`, values);
+      reads.push(sessionReads(row['QUERY PLAN'][0].Plan));
+    }
+    const [resume, optionsSync, logout] = reads;
+    // The token's row by its unique token index, then the update at the player's one open session
+    // (the parameters are bound, so the conditions show their values).
+    const atOneOpenSession = /^(UQ_player_session_open_per_player: \(uid = |PK_\w+: \(id = )/;
+    expect(resume).toEqual([
+      expect.stringMatching(/^UQ_\w+: \(token_hash = /),
+      expect.stringMatching(atOneOpenSession),
+    ]);
+    expect(optionsSync).toEqual([expect.stringMatching(atOneOpenSession)]);
+    expect(logout).toEqual([expect.stringMatching(atOneOpenSession)]);
+    // What was written: the player's session renewed, then logged out; the 300 others untouched.
+    expect(
+      await app.sql(`SELECT logout_reason, renewed_at > created_at AS renewed FROM player_session WHERE uid = $1`, [
+        player.uid,
+      ]),
+    ).toEqual([{ logout_reason: 'logout', renewed: true }]);
+    expect(await app.sql(`SELECT count(*)::int AS n FROM player_session WHERE logged_out_at IS NULL`)).toEqual([
+      { n: 300 },
+    ]);
+  });
+});
