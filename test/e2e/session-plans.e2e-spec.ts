@@ -9,7 +9,7 @@ interface PgQuery {
   values?: unknown[];
   submit: (this: PgQuery, ...args: unknown[]) => unknown;
 }
-import { onlinePlayer } from '../factories/player.factory';
+import { loginPlayer, onlinePlayer } from '../factories/player.factory';
 import { onlineServer } from '../factories/server.factory';
 import { startTestApp, TestApp } from '../support/test-app';
 import { WsClient } from '../support/ws-client';
@@ -127,5 +127,34 @@ describe('Player session statements under stale statistics', () => {
     expect(await app.sql(`SELECT count(*)::int AS n FROM player_session WHERE logged_out_at IS NULL`)).toEqual([
       { n: 300 },
     ]);
+  });
+
+  it("a login closes the player's expired session (reason expired) and opens a new one", async () => {
+    // rhythmc_player_login's close names the uid too (migrations/1795720000000-LoginClosesSessionByUid.ts);
+    // its plan is inside the function, out of EXPLAIN's reach: this holds what it writes.
+    const server = await onlineServer(app);
+    const first = await onlinePlayer(app, server);
+    await app.sql(`UPDATE player_session SET token_expires_at = now() - interval '1 second' WHERE uid = $1`, [
+      first.uid,
+    ]);
+    const openBefore = await app.sql<{ n: number }>(
+      'SELECT count(*)::int AS n FROM player_session WHERE logged_out_at IS NULL',
+    );
+
+    const again = await loginPlayer(app, server, first, 2);
+    expect(again.accessToken).not.toBe(first.accessToken);
+    expect(
+      await app.sql(
+        `SELECT logout_reason, logged_out_at IS NULL AS open FROM player_session WHERE uid = $1 ORDER BY created_at, open`,
+        [first.uid],
+      ),
+    ).toEqual([
+      { logout_reason: 'expired', open: false },
+      { logout_reason: null, open: true },
+    ]);
+    // Only the player's own session was closed: as many open sessions as before.
+    expect(await app.sql('SELECT count(*)::int AS n FROM player_session WHERE logged_out_at IS NULL')).toEqual(
+      openBefore,
+    );
   });
 });
