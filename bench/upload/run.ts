@@ -15,7 +15,8 @@
  * REDIS_PREFIX / KEEP_REDIS_PREFIX=1 (reuse / keep the Redis rank index of an earlier run, as in
  * bench/network-day: only sound with SKIP_GENERATE=1 and MODES=redis, so that nothing uploads
  * without it in between), SERVICE_NODE_ARGS (node flags of the service, e.g.
- * `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ * `--cpu-prof --cpu-prof-dir=/tmp/prof`), SERVICE_SOURCE (src: src/main.ts through ts-node, the
+ * default; dist: the build, as production runs it).
  * Prints the results and writes bench/.out/upload.json. Every loop is bounded by a count.
  * Every measurement of the service also reports its event-loop delay (p99, max) over that
  * measurement, from its own /metrics (`rhythmc_event_loop_delay_seconds`, reset by each scrape).
@@ -83,8 +84,10 @@ interface Target {
 function startService(mode: 'redis' | 'memory', redisPrefix: string): Promise<Child> {
   return startServiceProcess({
     name: `service (${mode})`,
-    // The service from src/main.ts through ts-node (transpile-only: the same JavaScript as the build).
-    source: 'src',
+    // SERVICE_SOURCE=dist: the build (`npm run build` first), as production runs it; src (the
+    // default, as every figure before 2026-11-26): src/main.ts through ts-node, whose hooks load
+    // node:domain (every EventEmitter then pays for it) and source-map-support.
+    source: process.env.SERVICE_SOURCE === 'dist' ? 'dist' : 'src',
     databaseUrl: BENCH_DATABASE_URL,
     redisUrl: mode === 'redis' ? BENCH_REDIS_URL : '',
     adminToken: BENCH_ADMIN_TOKEN,
