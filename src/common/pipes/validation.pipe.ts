@@ -3,6 +3,7 @@ import { BadRequestError } from '../errors/app-error';
 import { describeValidationErrors } from '../validation/describe-errors';
 import { isPluginBody, strippedFields } from '../validation/plugin-body';
 import { isJsonObject } from '../validation/json-object';
+import { cacheValidationMetadata } from '../validation/metadata-cache';
 
 /** Told of the unknown fields a plugin body carried (they were ignored). */
 export type IgnoredFieldsListener = (dto: string, fields: string[]) => void;
@@ -66,6 +67,7 @@ const OPTIONS = {
  * 400 too, except on plugin bodies (@PluginBody), where they are stripped and reported.
  */
 export function createValidationPipe(onIgnored?: IgnoredFieldsListener): ValidationPipe {
+  cacheValidationMetadata();
   return new AppValidationPipe(
     { ...OPTIONS, forbidNonWhitelisted: true },
     new ValidationPipe({ ...OPTIONS, forbidNonWhitelisted: false }),
