@@ -67,7 +67,10 @@ export async function scratchDatabase(serverUrl: string, tag: string): Promise<{
   return { url, drop: () => dropDatabase(url) };
 }
 
-/** The server's write-ahead-log counters (PostgreSQL ≥ 14), cumulative since its statistics reset. */
+/**
+ * The server's write-ahead-log counters (PostgreSQL ≥ 14), cumulative since its statistics reset;
+ * server-wide, so whatever else writes on the server counts too.
+ */
 export interface WalCounters {
   bytes: number;
   /** Full-page images: the first change of a page after a checkpoint logs the whole 8 kB page. */
@@ -79,9 +82,14 @@ export interface WalCounters {
 }
 
 export async function walCounters(client: Client): Promise<WalCounters> {
+  const version = await client.query<{ v: number }>(`SELECT current_setting('server_version_num')::int AS v`);
+  // PostgreSQL 17 moved the checkpoint counters from pg_stat_bgwriter to pg_stat_checkpointer.
+  const checkpoints =
+    version.rows[0].v >= 170000
+      ? 'SELECT num_timed AS timed, num_requested AS requested FROM pg_stat_checkpointer'
+      : 'SELECT checkpoints_timed AS timed, checkpoints_req AS requested FROM pg_stat_bgwriter';
   const { rows } = await client.query<{ bytes: string; fpi: string; timed: string; requested: string }>(
-    `SELECT w.wal_bytes AS bytes, w.wal_fpi AS fpi, b.checkpoints_timed AS timed, b.checkpoints_req AS requested
-       FROM pg_stat_wal w, pg_stat_bgwriter b`,
+    `SELECT w.wal_bytes AS bytes, w.wal_fpi AS fpi, c.timed, c.requested FROM pg_stat_wal w, (${checkpoints}) c`,
   );
   const row = rows[0];
   return {

@@ -65,6 +65,8 @@ describe('Player session statements under stale statistics', () => {
        SELECT uid, $1, md5(uid::text) || md5('x' || uid::text), now() + interval '1 hour', 'TOKEN', now(), 'logout' FROM p`,
       [serverSession.id],
     );
+    // Statistics of that moment, kept: no autoanalyze may refresh them before the EXPLAINs.
+    await app.sql('ALTER TABLE player_session SET (autovacuum_enabled = off)');
     await app.sql('ANALYZE player_session');
     await app.sql(
       `UPDATE player_session SET logged_out_at = NULL, logout_reason = NULL
@@ -103,6 +105,11 @@ describe('Player session statements under stale statistics', () => {
 
     // resume_session's statement, the options sync's renewal and the logout.
     expect(sent).toHaveLength(3);
+    // Each names the player's uid (a parameter bound to it), not only the session id.
+    for (const { text, values } of sent) {
+      expect(text).toMatch(/\buid"? = \$\d+/);
+      expect(values.map(String)).toContain(String(player.uid));
+    }
     const reads: string[][] = [];
     for (const { text, values } of sent) {
       const [row] = await app.sql<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`EXPLAIN (FORMAT JSON) ${text}`, values);
@@ -130,8 +137,7 @@ describe('Player session statements under stale statistics', () => {
   });
 
   it("a login closes the player's expired session (reason expired) and opens a new one", async () => {
-    // rhythmc_player_login's close names the uid too (migrations/1795720000000-LoginClosesSessionByUid.ts);
-    // its plan is inside the function, out of EXPLAIN's reach: this holds what it writes.
+    // rhythmc_player_login's close names the uid too (migrations/1795720000000-LoginClosesSessionByUid.ts).
     const server = await onlineServer(app);
     const first = await onlinePlayer(app, server);
     await app.sql(`UPDATE player_session SET token_expires_at = now() - interval '1 second' WHERE uid = $1`, [
@@ -140,6 +146,10 @@ describe('Player session statements under stale statistics', () => {
     const openBefore = await app.sql<{ n: number }>(
       'SELECT count(*)::int AS n FROM player_session WHERE logged_out_at IS NULL',
     );
+
+    // The function's close names the uid (its plan is out of EXPLAIN's reach; its text is not).
+    const [login] = await app.sql<{ def: string }>(`SELECT pg_get_functiondef('rhythmc_player_login'::regproc) AS def`);
+    expect(login.def).toContain('WHERE s.id = v_open.id AND s.uid = v_uid AND s.logged_out_at IS NULL');
 
     const again = await loginPlayer(app, server, first, 2);
     expect(again.accessToken).not.toBe(first.accessToken);

@@ -36,6 +36,9 @@ describe('cacheValidationMetadata', () => {
     expect(strict.map((m) => m.propertyName)).toEqual(['c']);
     expect(strict).toEqual(uncached(Child, false, ['strict']));
     expect(storage.getTargetValidationMetadatas(Base, '', false, false)).toEqual(uncached(Base));
+    // Not a class (a nested object whose `constructor` is data): the library's own answer, no throw.
+    const notAClass = { constructor: 'x' } as unknown as typeof Base;
+    expect(storage.getTargetValidationMetadatas(notAClass, '', false, false)).toEqual([]);
     // Twice is once: the wrappers are not stacked.
     cacheValidationMetadata();
     expect(storage.getTargetValidationMetadatas(Child, '', false, false)).toBe(first);

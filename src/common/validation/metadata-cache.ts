@@ -3,7 +3,8 @@ import { getMetadataStorage, MetadataStorage } from 'class-validator';
 type Metadatas = ReturnType<MetadataStorage['getTargetValidationMetadatas']>;
 type Grouped = ReturnType<MetadataStorage['groupByPropertyName']>;
 
-const cached = new WeakSet<MetadataStorage>();
+/** Marks a storage already wrapped; a registry-wide symbol, so a second copy of this module (jest.resetModules) sees it too. */
+const WRAPPED = Symbol.for('rhythmc:class-validator-metadata-cache');
 
 /**
  * Keeps class-validator's answer to "which rules apply to this class" instead of working it out at
@@ -21,8 +22,9 @@ const cached = new WeakSet<MetadataStorage>();
  * Idempotent: the storage is global to the process, and tests start many apps in one.
  */
 export function cacheValidationMetadata(storage: MetadataStorage = getMetadataStorage()): void {
-  if (cached.has(storage)) return;
-  cached.add(storage);
+  const marked = storage as MetadataStorage & { [WRAPPED]?: true };
+  if (marked[WRAPPED]) return;
+  marked[WRAPPED] = true;
   const resolve = storage.getTargetValidationMetadatas.bind(storage);
   const group = storage.groupByPropertyName.bind(storage);
   const addMetadata = storage.addValidationMetadata.bind(storage);
@@ -30,7 +32,10 @@ export function cacheValidationMetadata(storage: MetadataStorage = getMetadataSt
   let byTarget = new WeakMap<object, Map<string, Metadatas>>();
   let groupedOf = new WeakMap<Metadatas, Grouped>();
 
-  storage.getTargetValidationMetadatas = (target, schema, always, strictGroups, groups) => {
+  storage.getTargetValidationMetadatas = (target, schema, always, strictGroups, groups, ...more: unknown[]) => {
+    // Not a class (a hostile nested `constructor`), or arguments this wrapper does not know: the library's own answer.
+    if (typeof target !== 'function' || more.length > 0)
+      return (resolve as (...args: unknown[]) => Metadatas)(target, schema, always, strictGroups, groups, ...more);
     let answers = byTarget.get(target);
     if (!answers) byTarget.set(target, (answers = new Map<string, Metadatas>()));
     const key = JSON.stringify([schema ?? null, always, strictGroups, groups ?? null]);
