@@ -1,7 +1,7 @@
 /**
  * The event-loop delay of a running service, from its own /metrics:
- * `rhythmc_event_loop_delay_seconds{stat}` (perf_hooks.monitorEventLoopDelay, the monitor's
- * resolution taken off), over the window since the previous scrape. Scrape once before a measured
+ * `rhythmc_event_loop_delay_seconds{stat}` (a 2 ms timer into a perf_hooks histogram, the
+ * timer's interval taken off), over the window since the previous scrape. Scrape once before a measured
  * window (to start it) and once after (to read it).
  */
 import { Agent } from 'node:http';
