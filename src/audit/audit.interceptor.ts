@@ -4,7 +4,7 @@ import type { Request, Response } from 'express';
 import { concatMap, Observable } from 'rxjs';
 import { clientIp } from '../common/http/client-ip';
 import { requestIdOf } from '../common/http/request-id';
-import { AUDITED_KEY, AuditInput, AuditSpec } from './audited.decorator';
+import { AUDITED_KEY, AuditInput, AuditSpec } from './audit-spec';
 import { AuditService } from './audit.service';
 
 /**
