@@ -2,7 +2,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { json } from 'express';
 import { AppError, BadRequestError, PayloadTooLargeError } from '../errors/app-error';
 import { mapError } from '../errors/error-body';
-import { jsonBodyProblem } from './json-body-check';
+import { jsonBodyProblem, markCheckedJsonBody } from './json-body-check';
 
 /**
  * Answers a request refused before Nest reaches it, through the same mapping as the exception
@@ -36,6 +36,7 @@ export function jsonBodyParser(): RequestHandler {
         refuse(res, new BadRequestError(problem));
         return;
       }
+      markCheckedJsonBody(req.body);
       next();
     });
   };

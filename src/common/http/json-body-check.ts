@@ -76,3 +76,19 @@ export function jsonBodyProblem(body: unknown): string | null {
   }
   return null;
 }
+
+/**
+ * The parsed bodies that passed jsonBodyProblem, by identity. The validation pipe skips, for
+ * these, the walks Nest's ValidationPipe makes to defend against values JSON cannot hold (see
+ * src/common/pipes/validation.pipe.ts).
+ */
+const checkedBodies = new WeakSet<object>();
+
+/** Records that `body` (as parsed, not a copy) passed jsonBodyProblem. */
+export function markCheckedJsonBody(body: unknown): void {
+  if (typeof body === 'object' && body !== null) checkedBodies.add(body);
+}
+
+/** `value` is a parsed body that passed jsonBodyProblem. */
+export const isCheckedJsonBody = (value: unknown): boolean =>
+  typeof value === 'object' && value !== null && checkedBodies.has(value);

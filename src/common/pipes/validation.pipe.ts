@@ -4,9 +4,46 @@ import { describeValidationErrors } from '../validation/describe-errors';
 import { isPluginBody, strippedFields } from '../validation/plugin-body';
 import { isJsonObject } from '../validation/json-object';
 import { cacheValidationMetadata } from '../validation/metadata-cache';
+import { isCheckedJsonBody } from '../http/json-body-check';
 
 /** Told of the unknown fields a plugin body carried (they were ignored). */
 export type IgnoredFieldsListener = (dto: string, fields: string[]) => void;
+
+/**
+ * Nest's ValidationPipe for a request body that passed jsonBodyProblem (isCheckedJsonBody). Before
+ * validating, Nest's pipe walks every value three times to defend against what JSON.parse cannot
+ * produce and what that check refuses: keys `__proto__`, `constructor` and `prototype`
+ * (stripProtoKeys), sparse arrays (closeArrayGaps) and binary values in nested objects
+ * (findNestedBinaryValues). For such a body each walk is a no-op; skipped, they were 2.6 % of the
+ * CPU of a score upload (docs/benchmarks.md "Score upload"). Any other value (a query object, a
+ * WebSocket payload, a part of a body) goes through Nest's pipe as it is.
+ */
+class CheckedJsonValidationPipe extends ValidationPipe {
+  protected override stripProtoKeys(): void {}
+
+  protected override closeArrayGaps(): void {}
+
+  protected override findNestedBinaryValues(): ValidationError[] {
+    return [];
+  }
+}
+
+type PipeOptions = ConstructorParameters<typeof ValidationPipe>[0];
+
+/** The pipes a DTO body goes through: Nest's for any value, and the twin for a checked JSON body. */
+class BodyPipes {
+  private readonly any: ValidationPipe;
+  private readonly checkedJson: ValidationPipe;
+
+  constructor(options: PipeOptions) {
+    this.any = new ValidationPipe(options);
+    this.checkedJson = new CheckedJsonValidationPipe(options);
+  }
+
+  transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    return (isCheckedJsonBody(value) ? this.checkedJson : this.any).transform(value, metadata) as Promise<unknown>;
+  }
+}
 
 /**
  * A JSON array where a DTO object is expected gets one clear message instead of per-index noise.
@@ -14,12 +51,16 @@ export type IgnoredFieldsListener = (dto: string, fields: string[]) => void;
  * every other one through the strict pipe (unknown fields are 400).
  */
 class AppValidationPipe extends ValidationPipe {
+  private readonly strict: BodyPipes;
+  private readonly liberal: BodyPipes;
+
   constructor(
-    options: ConstructorParameters<typeof ValidationPipe>[0],
-    private readonly liberal: ValidationPipe | null = null,
+    options: PipeOptions,
     private readonly onIgnored: IgnoredFieldsListener = () => undefined,
   ) {
-    super(options);
+    super({ ...options, forbidNonWhitelisted: true });
+    this.strict = new BodyPipes({ ...options, forbidNonWhitelisted: true });
+    this.liberal = new BodyPipes({ ...options, forbidNonWhitelisted: false });
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
@@ -32,12 +73,13 @@ class AppValidationPipe extends ValidationPipe {
       if (!isJsonObject(value)) {
         throw new BadRequestError('The request body must be a JSON object');
       }
-      if (this.liberal && isPluginBody(metadata.metatype)) {
-        const result: unknown = await this.liberal.transform(value, metadata);
+      if (isPluginBody(metadata.metatype)) {
+        const result = await this.liberal.transform(value, metadata);
         const ignored = strippedFields(value, result);
         if (ignored.length > 0) this.onIgnored(metadata.metatype.name, ignored);
         return result;
       }
+      return this.strict.transform(value, metadata);
     }
     return super.transform(value, metadata) as Promise<unknown>;
   }
@@ -68,9 +110,5 @@ const OPTIONS = {
  */
 export function createValidationPipe(onIgnored?: IgnoredFieldsListener): ValidationPipe {
   cacheValidationMetadata();
-  return new AppValidationPipe(
-    { ...OPTIONS, forbidNonWhitelisted: true },
-    new ValidationPipe({ ...OPTIONS, forbidNonWhitelisted: false }),
-    onIgnored,
-  );
+  return new AppValidationPipe(OPTIONS, onIgnored);
 }
