@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, type Type } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy, type Type } from '@nestjs/common';
 import { DiscoveryService, HttpAdapterHost } from '@nestjs/core';
 import type Redis from 'ioredis';
 import type { Request, Response } from 'express';
@@ -14,7 +14,7 @@ import { REDIS } from '../common/redis/redis.module';
 import type { RouteMetric } from '../common/decorators/route-metric.decorator';
 import { buildInfo } from '../config/build-info';
 import { QueryCounter } from '../database/query-counter';
-import { processMetrics } from './process-metrics';
+import { processMetrics, sampleEventLoop } from './process-metrics';
 import { expressRoutes, routeKey, routeMetricsOf } from './route-metrics';
 
 /** Seconds; most calls answer in 1–50 ms, uploads and manifests can take longer under load. */
@@ -40,7 +40,7 @@ function loginModeOf(body: unknown): string {
  * metrics are recorded when a response ends; the gauges are read at scrape time.
  */
 @Injectable()
-export class MetricsService implements OnApplicationBootstrap {
+export class MetricsService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('Metrics');
   /** `METHOD /pattern` → what the route counts, from the handlers' `@CountAs(…)` (set once the routes exist). */
   private routeMetrics = new Map<string, RouteMetric>();
@@ -143,6 +143,9 @@ export class MetricsService implements OnApplicationBootstrap {
   /** Node's process metrics, shared by the apps of the process; created at start so CPU counts from then. */
   private readonly process = processMetrics();
 
+  /** The event-loop delay is sampled while this app runs (stopped in onModuleDestroy). */
+  private readonly stopEventLoopSampling = sampleEventLoop();
+
   constructor(
     private readonly sessions: SessionReadService,
     private readonly realtime: RealtimeService,
@@ -183,6 +186,10 @@ export class MetricsService implements OnApplicationBootstrap {
       .flatMap((wrapper) => (wrapper.metatype ? [wrapper.metatype as Type] : []));
     const router = this.adapterHost.httpAdapter.getInstance<{ router: Parameters<typeof expressRoutes>[0] }>().router;
     this.routeMetrics = routeMetricsOf(controllers, expressRoutes(router));
+  }
+
+  onModuleDestroy(): void {
+    this.stopEventLoopSampling();
   }
 
   /** Records one answered request; called when its response closes. Scrapes are not counted. */
