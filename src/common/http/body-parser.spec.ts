@@ -16,7 +16,7 @@ describe('jsonBodyParser', () => {
       res.json({ body: req.body as unknown, checked: isCheckedJsonBody(req.body) });
     });
     await new Promise<void>((resolve) => {
-      server = app.listen(0, '127.0.0.1', resolve);
+      server = app.listen(0, '127.0.0.1', () => resolve());
     });
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   });
