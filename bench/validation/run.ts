@@ -6,8 +6,9 @@
  *   a plain value (Nest's pipe walks it for prototype keys, array gaps and binary values);
  * - the rule lookups kept (cacheValidationMetadata), the body a plain value;
  * - the rule lookups kept and the body marked as the JSON body parser marks a checked body
- *   (markCheckedJsonBody): the three walks skipped. This is the service's path for a request body. CPU-bound and single-threaded: the figures are µs per validation
- * on this machine, and their ratio is what to compare.
+ *   (markCheckedJsonBody): the three walks skipped. This is the service's path for a request body.
+ * CPU-bound and single-threaded: the figures are µs per validation on this machine, and their
+ * ratio is what to compare.
  *
  *   npm run bench:validation       # ROUNDS (5), ITERATIONS (20000)
  */
