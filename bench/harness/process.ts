@@ -133,6 +133,19 @@ export function serviceSource(preferred?: 'dist' | 'src'): 'dist' | 'src' {
   return existsSync(join(ROOT, 'dist', 'src', 'main.js')) ? 'dist' : 'src';
 }
 
+/**
+ * SERVICE_PG_SOCKET_DIR (e.g. /var/run/postgresql): the service reaches PostgreSQL through its
+ * Unix-domain socket in that directory instead of TCP, as a deployment with PostgreSQL on the
+ * same host would (`DATABASE_URL=postgres://user@localhost/db?host=/var/run/postgresql`).
+ */
+export function overSocket(databaseUrl: string): string {
+  const dir = process.env.SERVICE_PG_SOCKET_DIR;
+  if (!dir || databaseUrl === '') return databaseUrl;
+  const url = new URL(databaseUrl);
+  url.searchParams.set('host', dir);
+  return url.toString();
+}
+
 /** Starts the real service as a child process (`node dist/src/main.js`, or src/main.ts) and waits for /health/ready. */
 export async function startServiceProcess(options: ServiceOptions): Promise<Child> {
   const port = options.port ?? (await freePort());
@@ -156,7 +169,7 @@ export async function startServiceProcess(options: ServiceOptions): Promise<Chil
       HOST: '127.0.0.1',
       PORT: String(port),
       PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-      DATABASE_URL: options.databaseUrl,
+      DATABASE_URL: overSocket(options.databaseUrl),
       REDIS_URL: options.redisUrl ?? '',
       ADMIN_TOKEN: options.adminToken,
       LOG_LEVEL: 'warn',
