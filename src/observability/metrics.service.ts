@@ -140,6 +140,13 @@ export class MetricsService implements OnApplicationBootstrap, OnModuleDestroy {
     registers: [this.registry],
   });
 
+  private readonly sqlRankCounts = new Counter({
+    name: 'rhythmc_rank_sql_counts_total',
+    help: 'Ranks counted in SQL because the rank index could not answer (counted), and requests answered 503 because this instance was already counting as many as it may (refused).',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
   /** Node's process metrics, shared by the apps of the process; created at start so CPU counts from then. */
   private readonly process = processMetrics();
 
@@ -247,6 +254,10 @@ export class MetricsService implements OnApplicationBootstrap, OnModuleDestroy {
     // The upload's stats count; the counter shows its totals (reset + inc keeps it a counter within the process).
     this.flaggedPlays.reset();
     for (const [check, count] of this.uploadStats.flaggedCounts()) this.flaggedPlays.inc({ check }, count);
+    const sqlCounts = this.uploadStats.sqlRankCounts();
+    this.sqlRankCounts.reset();
+    this.sqlRankCounts.inc({ result: 'counted' }, sqlCounts.counted);
+    this.sqlRankCounts.inc({ result: 'refused' }, sqlCounts.refused);
     const parts = [await this.registry.metrics()];
     try {
       const live = await this.sessions.countLiveSessions();

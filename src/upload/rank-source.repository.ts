@@ -181,7 +181,9 @@ export class RankSourceRepository {
 
   /**
    * Unbanned players ahead, counted in SQL: exact, but it walks every row ahead (O(rank)). Used
-   * when the rank index cannot answer, and by the tests as the reference.
+   * when the rank index cannot answer, and by the tests as the reference. The player's own rows
+   * never count: when a later upload of the player committed first, `atp`/`best` are an older
+   * state and the player's newer row would be ahead of it (the indexes leave it out too).
    */
   async unbannedAhead(
     uid: string,
@@ -191,10 +193,11 @@ export class RankSourceRepository {
   ): Promise<{ siteAhead: number; trackAhead: number }> {
     const rows = await this.dataSource.manager.query<Array<{ site_ahead: number; track_ahead: number }>>(
       `SELECT (SELECT count(*) FROM player_rating r
-                WHERE $2::numeric IS NOT NULL AND ${SITE_AHEAD('$2::numeric', '$1::bigint')} AND NOT ${activeBanPredicate('r')})::int AS site_ahead,
+                WHERE $2::numeric IS NOT NULL AND ${SITE_AHEAD('$2::numeric', '$1::bigint')} AND r.uid <> $1::bigint
+                  AND NOT ${activeBanPredicate('r')})::int AS site_ahead,
               (SELECT count(*) FROM player_chart_best c
                 WHERE c.level_id = $3 AND $4::float8 IS NOT NULL AND ${TRACK_AHEAD('$4::float8', '$5::bigint', '$1::bigint')}
-                  AND NOT ${activeBanPredicate('c')})::int AS track_ahead`,
+                  AND c.uid <> $1::bigint AND NOT ${activeBanPredicate('c')})::int AS track_ahead`,
       [uid, atp, levelId, best?.acc ?? null, best?.firstTimeMs ?? null],
     );
     return { siteAhead: rows[0].site_ahead, trackAhead: rows[0].track_ahead };

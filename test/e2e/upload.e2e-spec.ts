@@ -3,6 +3,7 @@ import { loginServer, onlineServer, TestServerSession } from '../factories/serve
 import { createPlayer, loginPlayer, onlinePlayer, TestPlayerSession } from '../factories/player.factory';
 import { PlayRecordRepository } from '../../src/upload/play-record.repository';
 import { RatingRepository } from '../../src/upload/rating.repository';
+import { RankSourceRepository } from '../../src/upload/rank-source.repository';
 import { startTestApp, TestApp } from '../support/test-app';
 import { testRedisUrl } from '../setup/test-env';
 import { formatLocalDateTime } from '../../src/common/time';
@@ -1242,6 +1243,79 @@ describe('Upload ranks with and without Redis', () => {
         playRating: 0,
         personalBest: false,
       });
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('counts two ranks in SQL at once while the index cannot answer; a third waits 3 s, then 503 with the play stored, answered when sent again', async () => {
+    const app = await startTestApp();
+    try {
+      const server = await onlineServer(app);
+      await putCharts(app, [[301, 10]]);
+      const a = await onlinePlayer(app, server);
+      const b = await onlinePlayer(app, server);
+      await upload(app, server, record(server, a, gameplay(301, { acc: 99 })));
+      const positions = jest.spyOn(rankIndexOf(app), 'positions').mockResolvedValue(null);
+      const sources = app.get(RankSourceRepository);
+      const count = sources.unbannedAhead.bind(sources);
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let held = 0;
+      const counts = jest.spyOn(sources, 'unbannedAhead').mockImplementation(async (...args) => {
+        if (held < 2) {
+          held++;
+          await released;
+        }
+        return count(...args);
+      });
+      try {
+        const first = upload(app, server, record(server, b, gameplay(301, { acc: 98 })));
+        const second = upload(app, server, record(server, b, gameplay(301, { acc: 97 })));
+        while (held < 2) await sleep(10);
+        const third = record(server, b, gameplay(301, { acc: 99.5 }));
+        const started = Date.now();
+        const refused = await upload(app, server, third);
+        expect(Date.now() - started).toBeGreaterThanOrEqual(2_900);
+        expect(refused.status).toBe(503);
+        expect(refused.headers.get('retry-after')).toBe('5');
+        expect(refused.body).toEqual({
+          error: 'UNAVAILABLE',
+          message:
+            'Ranks are counted in the database while the rank index is rebuilt, and this instance is counting ' +
+            'as many as the database can take; retry shortly (an upload is stored already: sending it again answers it)',
+        });
+        // Stored, and counted: b's best is now the refused play.
+        const stored = await app.sql<{ acc: number }>(
+          'SELECT acc FROM play_record WHERE uid = $1 AND level_id = 301 AND time_ms = $2',
+          [b.uid, third.payload.time],
+        );
+        expect(stored).toEqual([{ acc: 99.5 }]);
+        release();
+        expect((await first).body).toEqual({
+          atp: 0.3667,
+          siteRank: 2,
+          trackRank: 2,
+          playRating: 11,
+          personalBest: true,
+        });
+        expect((await second).status).toBe(200);
+        const again = await upload(app, server, third);
+        expect(again.status).toBe(200);
+        expect(again.body).toEqual({ atp: 0.3917, siteRank: 1, trackRank: 1, playRating: 11.75, personalBest: true });
+        const records = await app.sql<{ n: number }>(
+          'SELECT count(*)::int AS n FROM play_record WHERE uid = $1 AND level_id = 301',
+          [b.uid],
+        );
+        expect(records).toEqual([{ n: 3 }]);
+        const metrics = (await app.http.get('/metrics', { token: null })).text;
+        expect(metrics).toContain('rhythmc_rank_sql_counts_total{result="counted"} 3\n');
+        expect(metrics).toContain('rhythmc_rank_sql_counts_total{result="refused"} 1\n');
+      } finally {
+        release();
+        counts.mockRestore();
+        positions.mockRestore();
+      }
     } finally {
       await app.close();
     }

@@ -118,7 +118,7 @@ export class BannedError extends AppError {
 }
 
 export class UnavailableError extends AppError {
-  constructor(message: string) {
-    super(503, 'UNAVAILABLE', message);
+  constructor(message: string, headers: Record<string, string> = {}) {
+    super(503, 'UNAVAILABLE', message, {}, headers);
   }
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { RankSourceRepository } from '../rank-source.repository';
 import type { BanCheck, IndexedPositions, PlayerRankState } from '../upload.types';
 import { BanView } from './ban-view';
+import { CountGate } from './count-gate';
 import { RankIndex, RankKey } from './rank-index';
 import { RankWindow, readRankWindow } from './rank-window';
 
@@ -20,13 +21,22 @@ function keyOf(state: PlayerRankState, board: 'site' | 'track'): RankKey | null 
 const atpText = (atpE4: number) => (atpE4 / 10_000).toFixed(4);
 
 /**
+ * SQL rank counts at once per instance: two of the pool's ten connections (docs/decisions.md
+ * "Rank counts while the index rebuilds"), the rest stay free for logins, syncs and writes.
+ */
+const SQL_COUNT_LIMITS = { concurrency: 2, queue: 64, maxWaitMs: 3_000, retryAfterSeconds: 5 };
+
+/**
  * Answers a player's siteRank and trackRank (decisions.md §5): 1 + entries ahead in the rank
  * index − banned players ahead (this instance's ban view, brought up to the ban generation the
  * caller's statement saw). A banned player has no rank. When the index or the ban view cannot
- * answer, SQL counts the unbanned players ahead directly: the same numbers, in O(rank).
+ * answer, SQL counts the unbanned players ahead directly: the same numbers, in O(rank), as many
+ * at once as the CountGate lets through (the others answer 503 UNAVAILABLE with Retry-After).
  */
 @Injectable()
 export class RankAnswerService {
+  private readonly sqlCounts = new CountGate(SQL_COUNT_LIMITS);
+
   constructor(
     private readonly index: RankIndex,
     private readonly bans: BanView,
@@ -50,16 +60,23 @@ export class RankAnswerService {
           state.best === null || indexed.trackAhead === null ? null : indexed.trackAhead - banned.trackAhead + 1,
       };
     }
-    const counted = await this.rankSources.unbannedAhead(
-      state.uid,
-      state.atpE4 === null ? null : atpText(state.atpE4),
-      state.levelId,
-      state.best,
+    const counted = await this.sqlCounts.run(() =>
+      this.rankSources.unbannedAhead(
+        state.uid,
+        state.atpE4 === null ? null : atpText(state.atpE4),
+        state.levelId,
+        state.best,
+      ),
     );
     return {
       siteRank: state.atpE4 === null ? null : counted.siteAhead + 1,
       trackRank: state.best === null ? null : counted.trackAhead + 1,
     };
+  }
+
+  /** SQL rank counts run and refused since the start (the metrics). */
+  sqlCountTotals(): { counted: number; refused: number } {
+    return this.sqlCounts.totals();
   }
 
   /**
