@@ -30,7 +30,9 @@
  * SERVERS (100), PLAYERS_PER_SERVER (200), CONFIGS (two,one-redis,one), RATES
  * (50,100,150,200,300,400,500,600,800), STEP_SECONDS (30), P99_LIMIT_MS (50), RESOURCE_FILES (2000),
  * BARE_RATES (RATES then 1200,1600,2400,3200), SKIP_BARE=1, BARE_ONLY=1 (measure the bare handler again into the last
- * results), REDIS_PREFIX / KEEP_REDIS_PREFIX=1 (reuse a built rank index), REPORT_ONLY=1 (print the
+ * results), REDIS_PREFIX / KEEP_REDIS_PREFIX=1 (reuse a built rank index), INDEX_LOSS_RATE (Redis
+ * configurations, after the steps: delete the rank index's ready marker at that upload rate and
+ * print every call's answers over INDEX_LOSS_SECONDS, 60), REPORT_ONLY=1 (print the
  * table of the last run again). Results:
  * bench/.out/network-day.json and a markdown table on stdout.
  */
@@ -38,6 +40,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Redis from 'ioredis';
 import { Client } from 'pg';
 import { Cores, CpuProbe, deploymentCores, measureCpu, redisPid } from '../harness/cpu';
 import { databaseExists, WalCounters, walCounters, walDelta, walSettings, withClient } from '../harness/database';
@@ -83,6 +86,9 @@ const STEP_SECONDS = intFromEnv('STEP_SECONDS', 30);
 const P99_LIMIT_MS = intFromEnv('P99_LIMIT_MS', 50);
 const RESOURCE_FILES = intFromEnv('RESOURCE_FILES', 2_000);
 const SETTLE_SECONDS = 5;
+/** Redis configurations: uploads/s offered while the rank index is lost (0: no such stretch). */
+const INDEX_LOSS_RATE = intFromEnv('INDEX_LOSS_RATE', 0);
+const INDEX_LOSS_SECONDS = intFromEnv('INDEX_LOSS_SECONDS', 60);
 
 interface Step {
   offered: number;
@@ -442,6 +448,7 @@ async function runConfig(
       if (saturated(step)) break;
     }
     const sustained = sustainedOf(steps);
+    if (redis && INDEX_LOSS_RATE > 0) await indexLoss(network, urls, redisPrefix);
 
     // Login burst: every server restarts at once (no uploads meanwhile, for a clean figure).
     network.setUploadRate(0);
@@ -647,3 +654,42 @@ async function main(): Promise<void> {
 }
 
 runMain(main, stopAllChildren);
+
+/**
+ * The rank index lost under load (INDEX_LOSS_RATE): at that upload rate, the index's ready marker
+ * is deleted from Redis, as a flush or an eviction would; the instances answer ranks from SQL
+ * while they rebuild it. Prints every call's answers by status over INDEX_LOSS_SECONDS, then waits
+ * until the index is ready again (before the login burst).
+ */
+async function indexLoss(network: Network, urls: string[], redisPrefix: string): Promise<void> {
+  network.setUploadRate(INDEX_LOSS_RATE);
+  await sleep(SETTLE_SECONDS * 1000);
+  const window = network.metrics.openWindow();
+  const redis = new Redis(BENCH_REDIS_URL, { lazyConnect: true });
+  await redis.connect();
+  try {
+    await redis.del(`${redisPrefix}rank2:ready`);
+  } finally {
+    redis.disconnect();
+  }
+  await sleep(INDEX_LOSS_SECONDS * 1000);
+  const report = window.stop().report();
+  console.log(`  rank index lost at ${INDEX_LOSS_RATE} uploads/s, the next ${INDEX_LOSS_SECONDS} s:`);
+  for (const call of report.calls)
+    console.log(
+      `    ${call.call.padEnd(36)} ${String(call.count).padStart(6)}  ${JSON.stringify(call.byStatus)}  p50 ${call.p50.toFixed(0)} ms, p99 ${call.p99.toFixed(0)} ms`,
+    );
+  network.setUploadRate(0);
+  const deadline = Date.now() + 600_000;
+  for (;;) {
+    const ready = await Promise.all(
+      urls.map(async (url) =>
+        /rhythmc_rank_index_ready\{[^}]*\} 1\b/.test(await (await fetch(`${url}/metrics`)).text()),
+      ),
+    );
+    if (ready.every(Boolean)) break;
+    if (Date.now() > deadline) throw new Error('the rank index was not ready again within 10 minutes');
+    await sleep(5_000);
+  }
+  console.log('  rank index ready again');
+}

@@ -2,6 +2,7 @@ import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { LEVEL_ID_MAX } from '../catalog/catalog.rules';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
+import { RANKS_503 } from './rank/count-gate';
 import { API_TAGS } from '../openapi/api-tags';
 import {
   AtpBoardResponse,
@@ -39,6 +40,7 @@ export class LeaderboardController {
     400: QUERY_400,
     401: SERVER_TOKEN_401,
     404: { description: 'around names no player', message: 'No player with uid 1001' },
+    503: RANKS_503,
   })
   atp(@Query() query: LeaderboardQueryDto): Promise<AtpBoardResponse> {
     return this.leaderboards.atpBoard(query);
@@ -65,6 +67,7 @@ export class LeaderboardController {
       description: 'The catalog has no chart with this levelId, or around names no player',
       message: 'No chart with levelId 101',
     },
+    503: RANKS_503,
   })
   chart(
     @Param('levelId', ParseLevelIdPipe) levelId: number,

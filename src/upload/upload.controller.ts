@@ -2,6 +2,7 @@ import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { ServerSessionContext } from '../auth/auth.types';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
+import { RANKS_503 } from './rank/count-gate';
 import { CurrentServer } from '../auth/auth.decorators';
 import { API_TAGS } from '../openapi/api-tags';
 import { UploadRecordDto } from './dto/upload-record.dto';
@@ -38,6 +39,7 @@ export class UploadController {
       message: 'Invalid or expired player access token',
     },
     413: 'The body is over 256 KiB',
+    503: RANKS_503,
   })
   upload(@CurrentServer() server: ServerSessionContext, @Body() body: UploadRecordDto): Promise<UploadResponse> {
     return this.uploads.upload(server, body);

@@ -296,6 +296,22 @@ describe('API docs (OpenAPI at /docs)', () => {
     expect(codes.enum).toEqual([...ERROR_CODES]);
   });
 
+  it('documents Retry-After on the 503 of the routes that answer ranks (SQL counts at their limit), and only there besides 429', () => {
+    const withRetryAfter = operations
+      .flatMap(({ method, path, operation }) =>
+        Object.entries(operation.responses)
+          .filter(([, response]) => (response as { headers?: Record<string, unknown> }).headers?.['Retry-After'])
+          .map(([status]) => `${status} ${method} ${path}`),
+      )
+      .filter((entry) => !entry.startsWith('429 '))
+      .sort();
+    expect(withRetryAfter).toEqual([
+      '503 get /server/leaderboards/atp',
+      '503 get /server/leaderboards/charts/{levelId}',
+      '503 post /player/upload',
+    ]);
+  });
+
   it('describes POST /server/login exactly: request fields, the answer of interface.md, 426 and 401', async () => {
     const login = operation('post', '/server/login');
     const request = schemaOf(jsonSchema(login.requestBody?.content)?.$ref);

@@ -31,7 +31,15 @@ const EXTRA_EXAMPLE: Partial<Record<ErrorStatus, Record<string, unknown>>> = {
 };
 
 /** What a route says about one error status: why it happens, and optionally the example's code and message. */
-export type ErrorDoc = string | { description: string; code?: ErrorCode; message?: string };
+export type ErrorDoc =
+  | string
+  | {
+      description: string;
+      code?: ErrorCode;
+      message?: string;
+      /** The answer carries Retry-After: what its seconds mean. */
+      retryAfter?: string;
+    };
 
 /** Every route that runs a query can fail like this; listed unless the route says otherwise. */
 const COMMON: Partial<Record<ErrorStatus, string>> = {
@@ -50,6 +58,8 @@ export function ApiErrors(errors: Partial<Record<ErrorStatus, ErrorDoc>>, option
     const status = Number(key) as ErrorStatus;
     const known = BODY_BY_STATUS[status];
     const description = typeof doc === 'string' ? doc : doc.description;
+    const retryAfter =
+      status === 429 ? 'Seconds until the limit resets' : typeof doc === 'string' ? undefined : doc.retryAfter;
     const example = {
       error: (typeof doc === 'string' ? undefined : doc.code) ?? known.code,
       message: (typeof doc === 'string' ? undefined : doc.message) ?? known.message,
@@ -60,9 +70,7 @@ export function ApiErrors(errors: Partial<Record<ErrorStatus, ErrorDoc>>, option
       description,
       type: known.type,
       example,
-      ...(status === 429
-        ? { headers: { 'Retry-After': { description: 'Seconds until the limit resets', schema: { type: 'integer' } } } }
-        : {}),
+      ...(retryAfter ? { headers: { 'Retry-After': { description: retryAfter, schema: { type: 'integer' } } } } : {}),
     });
   });
   return applyDecorators(ApiExtraModels(ErrorResponse, UpgradeRequiredResponse, BannedResponse), ...decorators);

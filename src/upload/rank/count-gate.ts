@@ -1,4 +1,18 @@
+import type { ErrorDoc } from '../../common/decorators/api-errors.decorator';
 import { UnavailableError } from '../../common/errors/app-error';
+
+const REFUSED =
+  'Ranks are counted in the database while the rank index is rebuilt, and this instance is counting ' +
+  'as many as the database can take; retry shortly (an upload is stored already: sending it again answers it)';
+
+/** The 503 of a route that answers ranks (OpenAPI): the database, or a CountGate refusal. */
+export const RANKS_503: ErrorDoc = {
+  description:
+    'UNAVAILABLE: the database cannot be reached; or the rank index is being rebuilt and this instance is already ' +
+    'counting as many ranks in SQL as it may (with Retry-After; an upload answered so is stored, and sending it again answers it)',
+  message: REFUSED,
+  retryAfter: 'Seconds to wait before sending the request again',
+};
 
 export interface CountGateLimits {
   /** Counts running at once. */
@@ -72,10 +86,6 @@ export class CountGate {
 
   private refusal(): UnavailableError {
     this.refused++;
-    return new UnavailableError(
-      'Ranks are counted in the database while the rank index is rebuilt, and this instance is counting ' +
-        'as many as the database can take; retry shortly (an upload is stored already: sending it again answers it)',
-      { 'Retry-After': String(this.limits.retryAfterSeconds) },
-    );
+    return new UnavailableError(REFUSED, { 'Retry-After': String(this.limits.retryAfterSeconds) });
   }
 }
