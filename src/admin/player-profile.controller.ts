@@ -2,6 +2,7 @@ import { Controller, Get, Param } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminAuth } from '../auth/auth.decorators';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
+import { RANKS_503 } from '../upload/rank/count-gate';
 import { ParseBigIdPipe } from '../common/pipes/parse-id.pipe';
 import { ApiUidParam } from '../common/validation/is-uid';
 import { API_TAGS } from '../openapi/api-tags';
@@ -25,6 +26,7 @@ export class PlayerProfileController {
   @ApiErrors({
     400: { description: 'uid is not a positive integer', message: 'uid must be a positive integer' },
     404: { description: 'No player with this uid, or the admin API is disabled', message: 'No player with uid 1002' },
+    503: RANKS_503,
   })
   profile(@Param('uid', new ParseBigIdPipe('uid')) uid: string): Promise<AdminPlayerProfileResponse> {
     return this.profiles.profile(uid);

@@ -142,7 +142,7 @@ export class MetricsService implements OnApplicationBootstrap, OnModuleDestroy {
 
   private readonly sqlRankCounts = new Counter({
     name: 'rhythmc_rank_sql_counts_total',
-    help: 'Ranks counted in SQL because the rank index could not answer (counted), and requests answered 503 because this instance was already counting as many as it may (refused).',
+    help: 'SQL rank counts run because the rank index could not answer (counted, failed ones included), and requests answered 503 because this instance was already counting as many as it may (refused).',
     labelNames: ['result'] as const,
     registers: [this.registry],
   });

@@ -306,6 +306,7 @@ describe('API docs (OpenAPI at /docs)', () => {
       .filter((entry) => !entry.startsWith('429 '))
       .sort();
     expect(withRetryAfter).toEqual([
+      '503 get /admin/players/{uid}',
       '503 get /server/leaderboards/atp',
       '503 get /server/leaderboards/charts/{levelId}',
       '503 post /player/upload',

@@ -1283,7 +1283,7 @@ describe('Upload ranks with and without Redis', () => {
           error: 'UNAVAILABLE',
           message:
             'Ranks are counted in the database while the rank index is rebuilt, and this instance is counting ' +
-            'as many as the database can take; retry shortly (an upload is stored already: sending it again answers it)',
+            'as many as the database can take; retry later (an upload is stored already: sent again once the index is back, it is answered)',
         });
         // Stored, and counted: b's best is now the refused play.
         const stored = await app.sql<{ acc: number }>(

@@ -3,13 +3,14 @@ import { UnavailableError } from '../../common/errors/app-error';
 
 const REFUSED =
   'Ranks are counted in the database while the rank index is rebuilt, and this instance is counting ' +
-  'as many as the database can take; retry shortly (an upload is stored already: sending it again answers it)';
+  'as many as the database can take; retry later (an upload is stored already: sent again once the index is back, it is answered)';
 
 /** The 503 of a route that answers ranks (OpenAPI): the database, or a CountGate refusal. */
 export const RANKS_503: ErrorDoc = {
   description:
     'UNAVAILABLE: the database cannot be reached; or the rank index is being rebuilt and this instance is already ' +
-    'counting as many ranks in SQL as it may (with Retry-After; an upload answered so is stored, and sending it again answers it)',
+    'counting as many ranks in SQL as it may (with Retry-After; an upload answered so is stored, and is answered when sent ' +
+    'again once the index is back: until then a resend may be refused too)',
   message: REFUSED,
   retryAfter: 'Seconds to wait before sending the request again',
 };
