@@ -71,8 +71,9 @@ export class CatalogRepository {
 
   /**
    * POST /player/collections in one round trip (`rhythmc_grant_collections`,
-   * migrations/1795662422908-OneRoundTripLogin.ts): the player token is live, of this uid and
-   * server session (its status otherwise); unknown keys outside `assetKeys` refuse the whole
+   * migrations/1795730000000-SyncsWriteOnlyChanges.ts): the player token is live, of this uid and
+   * server session (its status otherwise); keys the player owns already are answered with nothing
+   * checked or written; else unknown keys outside `assetKeys` refuse the whole
    * request (`refused`, in request order, nothing written); else the unknown keys become asset
    * collections and every key is granted, both in key order (concurrent calls naming the same
    * new keys in different orders wait on each other instead of deadlocking) and skipping rows

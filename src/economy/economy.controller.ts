@@ -21,7 +21,7 @@ export class EconomyController {
   @ApiOperation({
     summary: "Store a player's balance",
     description:
-      'Overwrites the balance with the value sent (no arithmetic) and records the change. The plugin calls it after each local change.',
+      'Overwrites the balance with the value sent (no arithmetic) and records the change in the history; sending the stored balance changes and records nothing. The plugin calls it after each local change.',
   })
   @ApiOkResponse({ type: EconomyResponse })
   @ApiErrors({

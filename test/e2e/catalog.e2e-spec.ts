@@ -193,6 +193,38 @@ describe('Catalog: collections, unlock sync, charts', () => {
       expect(await granted(player.uid)).toEqual(['rhythmc:assets.songs.9', redTag.key]);
     });
 
+    it('answers a sync of keys the player owns with nothing written, and still checks and grants a list with one more', async () => {
+      const rows = () =>
+        app.sql<{ collection_key: string; granted_at: Date; xmin: string }>(
+          'SELECT collection_key, granted_at, xmin::text FROM player_collection WHERE uid = $1 ORDER BY collection_key COLLATE "C"',
+          [player.uid],
+        );
+      const owned = { uid: player.uid, accessToken: player.accessToken, collections: [starTitle.key, redTag.key] };
+      expect((await sync(owned)).status).toBe(204);
+      const before = await rows();
+      expect(before.map((row) => row.collection_key)).toEqual([redTag.key, starTitle.key]);
+
+      // Owned keys, in another order and repeated: the same row versions.
+      const again = await sync({ ...owned, collections: [redTag.key, starTitle.key, redTag.key] });
+      expect(again.status).toBe(204);
+      expect(await rows()).toEqual(before);
+
+      // Owned keys and an unknown non-asset key: refused as before, nothing granted.
+      const refused = await sync({ ...owned, collections: [redTag.key, starTitle.key, 'rhythmc:title.gone'] });
+      expect(refused.status).toBe(400);
+      expect(refused.body).toEqual({
+        error: 'BAD_REQUEST',
+        message: 'collections: unknown collection keys: rhythmc:title.gone',
+      });
+      expect(await rows()).toEqual(before);
+
+      // Owned keys and a new asset key: the asset is created and granted, the owned rows untouched.
+      const more = await sync({ ...owned, collections: [starTitle.key, 'rhythmc:assets.songs.31', redTag.key] });
+      expect(more.status).toBe(204);
+      expect(await granted(player.uid)).toEqual(['rhythmc:assets.songs.31', redTag.key, starTitle.key]);
+      expect((await rows()).filter((row) => row.collection_key !== 'rhythmc:assets.songs.31')).toEqual(before);
+    });
+
     it('accepts an empty list', async () => {
       expect((await sync({ uid: player.uid, accessToken: player.accessToken, collections: [] })).status).toBe(204);
       expect(await granted(player.uid)).toEqual([]);

@@ -44,18 +44,61 @@ describe('Economy: POST /player/economy and GET /admin/players/{uid}/economy', (
       ]);
     });
 
-    it('overwrites with the value sent, without arithmetic, and records every call', async () => {
+    it('overwrites with the value sent, without arithmetic, and records every change', async () => {
       for (const wattHour of [100, 40, 40, 0]) {
         const response = await economy({ uid: player.uid, accessToken: player.accessToken, wattHour });
+        expect(response.status).toBe(200);
         expect(response.body).toEqual({ uid: player.uid, wattHour });
       }
       expect(await balance(player.uid)).toEqual([{ watt_hour: '0', has_time: true }]);
       expect(await history(player.uid)).toEqual([
         { previous_watt_hour: null, watt_hour: '100', server_id: server.serverID },
         { previous_watt_hour: '100', watt_hour: '40', server_id: server.serverID },
-        { previous_watt_hour: '40', watt_hour: '40', server_id: server.serverID },
         { previous_watt_hour: '40', watt_hour: '0', server_id: server.serverID },
       ]);
+    });
+
+    it('answers a sync of the stored balance with nothing written: no history row, no new time, no row lock', async () => {
+      expect((await economy({ uid: player.uid, accessToken: player.accessToken, wattHour: 250 })).status).toBe(200);
+      await app.sql("UPDATE player_balance SET updated_at = '2026-01-01T00:00:00Z' WHERE uid = $1", [player.uid]);
+      const row = () =>
+        app.sql<{ watt_hour: string; updated_at: Date; xmin: string; xmax: string }>(
+          'SELECT watt_hour, updated_at, xmin::text, xmax::text FROM player_balance WHERE uid = $1',
+          [player.uid],
+        );
+      const [before] = await row();
+      expect(before.xmax).toBe('0');
+
+      for (const body of [{ wattHour: 250 }, { wattHour: 250, expectedWattHour: 250 }]) {
+        const response = await economy({ uid: player.uid, accessToken: player.accessToken, ...body });
+        expect(response.status).toBe(200);
+        expect(response.body).toEqual({ uid: player.uid, wattHour: 250 });
+      }
+
+      expect(await history(player.uid)).toEqual([
+        { previous_watt_hour: null, watt_hour: '250', server_id: server.serverID },
+      ]);
+      // The same row version, never locked (FOR UPDATE would have set xmax), the time untouched.
+      expect(await row()).toEqual([
+        { watt_hour: '250', updated_at: new Date('2026-01-01T00:00:00Z'), xmin: before.xmin, xmax: '0' },
+      ]);
+    });
+
+    it('still answers 409 when the stored balance is the value sent but not the one expected', async () => {
+      expect((await economy({ uid: player.uid, accessToken: player.accessToken, wattHour: 80 })).status).toBe(200);
+      const response = await economy({
+        uid: player.uid,
+        accessToken: player.accessToken,
+        wattHour: 80,
+        expectedWattHour: 70,
+      });
+      expect(response.status).toBe(409);
+      expect(response.body).toEqual({
+        error: 'CONFLICT',
+        message: 'The balance is 80, not the expected 70; nothing was changed',
+        wattHour: 80,
+      });
+      expect(await history(player.uid)).toHaveLength(1);
     });
 
     it('keeps a long exactly up to 2^53 - 1', async () => {
@@ -131,7 +174,7 @@ describe('Economy: POST /player/economy and GET /admin/players/{uid}/economy', (
       expect((await economy({ uid: player.uid, accessToken: player.accessToken, wattHour: 1 }, null)).status).toBe(401);
     });
 
-    it('keeps one history row per call and a consistent chain under concurrent calls', async () => {
+    it('keeps one history row per change and a consistent chain under concurrent calls', async () => {
       const values = Array.from({ length: 12 }, (_, i) => 1000 + i * 7);
       const responses = await Promise.all(
         values.map((wattHour) => economy({ uid: player.uid, accessToken: player.accessToken, wattHour })),
@@ -146,6 +189,24 @@ describe('Economy: POST /player/economy and GET /admin/players/{uid}/economy', (
       rows.slice(1).forEach((row, i) => expect(row.previous_watt_hour).toBe(rows[i].watt_hour));
       const [stored] = await balance(player.uid);
       expect(values).toContain(Number(stored.watt_hour));
+      expect(stored.watt_hour).toBe(rows[rows.length - 1].watt_hour);
+    });
+
+    it('records no unchanged value when concurrent calls send the same balances', async () => {
+      const values = Array.from({ length: 16 }, (_, i) => (i % 2 === 0 ? 500 : 900));
+      const responses = await Promise.all(
+        values.map((wattHour) => economy({ uid: player.uid, accessToken: player.accessToken, wattHour })),
+      );
+      expect(responses.map((r) => r.status)).toEqual(values.map(() => 200));
+
+      const rows = await history(player.uid);
+      expect(rows[0].previous_watt_hour).toBeNull();
+      // A chain of changes: each row replaced the row before's value with another one.
+      rows.slice(1).forEach((row, i) => {
+        expect(row.previous_watt_hour).toBe(rows[i].watt_hour);
+        expect(row.watt_hour).not.toBe(row.previous_watt_hour);
+      });
+      const [stored] = await balance(player.uid);
       expect(stored.watt_hour).toBe(rows[rows.length - 1].watt_hour);
     });
 
