@@ -1,17 +1,66 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { PreparedQueries } from '../database/prepared-queries';
+import { BatchableStatement, compareUids, StatementBatcher } from '../database/statement-batcher';
 import { DataSource, EntityManager } from 'typeorm';
 import { ASSET_TYPE, ASSET_UNLOCK_METHOD, ChartDefinition, CollectionDefinition } from './catalog.rules';
 import { ChartEntity } from './entities/chart.entity';
 import { CollectionEntity } from './entities/collection.entity';
 import { PlayerCollectionEntity } from './entities/player-collection.entity';
 
+export interface CollectionGrant {
+  tokenHash: string;
+  uid: string;
+  serverSessionId: string;
+  now: Date;
+  keys: string[];
+  assetKeys: string[];
+}
+
+/**
+ * `rhythmc_grant_collections`, alone or for many players in one statement (StatementBatcher), by
+ * uid. A batch carries each call's key lists as JSON text: an array of arrays of different lengths
+ * is not a PostgreSQL array.
+ */
+const GRANT_COLLECTIONS: BatchableStatement<CollectionGrant, { status: string; refused: string[] | null }> = {
+  name: 'catalog_grant_collections',
+  single: 'SELECT * FROM rhythmc_grant_collections($1, $2, $3, $4, $5, $6, $7, $8)',
+  params: (g) => [
+    g.tokenHash,
+    g.uid,
+    g.serverSessionId,
+    g.now,
+    g.keys,
+    g.assetKeys,
+    ASSET_TYPE,
+    JSON.stringify(ASSET_UNLOCK_METHOD),
+  ],
+  batch: `SELECT a.i, r.*
+    FROM unnest($1::bpchar[], $2::bigint[], $3::uuid[], $4::timestamptz[], $5::text[], $6::text[])
+         WITH ORDINALITY AS a(token_hash, uid, server_session_id, now, keys, asset_keys, i)
+   CROSS JOIN LATERAL rhythmc_grant_collections(
+         a.token_hash, a.uid, a.server_session_id, a.now,
+         ARRAY(SELECT jsonb_array_elements_text(a.keys::jsonb))::varchar[],
+         ARRAY(SELECT jsonb_array_elements_text(a.asset_keys::jsonb))::varchar[],
+         $7, $8::jsonb) r
+   ORDER BY a.i`,
+  batchParams: (grants) => [
+    grants.map((g) => g.tokenHash),
+    grants.map((g) => g.uid),
+    grants.map((g) => g.serverSessionId),
+    grants.map((g) => g.now),
+    grants.map((g) => JSON.stringify(g.keys)),
+    grants.map((g) => JSON.stringify(g.assetKeys)),
+    ASSET_TYPE,
+    JSON.stringify(ASSET_UNLOCK_METHOD),
+  ],
+  order: (a, b) => compareUids(a.uid, b.uid),
+};
+
 @Injectable()
 export class CatalogRepository {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly prepared: PreparedQueries,
+    private readonly batcher: StatementBatcher,
   ) {}
 
   private manager(manager?: EntityManager): EntityManager {
@@ -79,29 +128,8 @@ export class CatalogRepository {
    * new keys in different orders wait on each other instead of deadlocking) and skipping rows
    * that exist.
    */
-  async grantCollectionsWithToken(grant: {
-    tokenHash: string;
-    uid: string;
-    serverSessionId: string;
-    now: Date;
-    keys: string[];
-    assetKeys: string[];
-  }): Promise<{ status: string; refused: string[] | null }> {
-    const rows = await this.prepared.run<{ status: string; refused: string[] | null }>(
-      'catalog_grant_collections',
-      'SELECT * FROM rhythmc_grant_collections($1, $2, $3, $4, $5, $6, $7, $8)',
-      [
-        grant.tokenHash,
-        grant.uid,
-        grant.serverSessionId,
-        grant.now,
-        grant.keys,
-        grant.assetKeys,
-        ASSET_TYPE,
-        JSON.stringify(ASSET_UNLOCK_METHOD),
-      ],
-    );
-    return rows[0];
+  grantCollectionsWithToken(grant: CollectionGrant): Promise<{ status: string; refused: string[] | null }> {
+    return this.batcher.run(GRANT_COLLECTIONS, grant);
   }
 
   /** The listed catalog's generation (catalog_generation). */

@@ -5,6 +5,7 @@ import { buildDataSourceOptions, DatabaseTarget } from './database-options';
 import { runMigrations } from './migrate';
 import { PreparedQueries } from './prepared-queries';
 import { QueryCounter } from './query-counter';
+import { StatementBatcher } from './statement-batcher';
 import { TransactionService } from './transaction.service';
 
 /** TypeORM on the given database (real or embedded); pending migrations run before the app starts. */
@@ -34,8 +35,9 @@ export class DatabaseModule {
           useFactory: (dataSource: DataSource) => new PreparedQueries(dataSource, !target.embedded),
           inject: [DataSource],
         },
+        StatementBatcher,
       ],
-      exports: [TransactionService, QueryCounter, PreparedQueries],
+      exports: [TransactionService, QueryCounter, PreparedQueries, StatementBatcher],
     };
   }
 }

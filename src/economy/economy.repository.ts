@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { PreparedQueries } from '../database/prepared-queries';
+import { BatchableStatement, compareUids, StatementBatcher } from '../database/statement-batcher';
 import { DataSource, EntityManager } from 'typeorm';
 import { activeBanPredicate } from '../player/player.repository';
 import { BalanceHistoryEntity } from './entities/balance-history.entity';
@@ -18,6 +18,29 @@ export const TOP_BALANCES_SQL = `SELECT bal.uid, p.username, p.display_name, bal
  ORDER BY bal.watt_hour DESC, bal.uid ASC
  LIMIT $1`;
 
+export interface BalanceWrite {
+  tokenHash: string;
+  uid: string;
+  serverSessionId: string;
+  now: Date;
+  wattHour: number;
+  expected: number | null;
+  serverId: number;
+}
+
+/** `rhythmc_set_balance`, alone or for many players in one statement (StatementBatcher), by uid. */
+const SET_BALANCE: BatchableStatement<BalanceWrite, { status: string; stored: string | null }> = {
+  name: 'economy_set_balance',
+  single: 'SELECT * FROM rhythmc_set_balance($1, $2, $3, $4, $5, $6, $7)',
+  params: (w) => [w.tokenHash, w.uid, w.serverSessionId, w.now, w.wattHour, w.expected, w.serverId],
+  batch: `SELECT a.i, r.*
+    FROM unnest($1::bpchar[], $2::bigint[], $3::uuid[], $4::timestamptz[], $5::bigint[], $6::bigint[], $7::integer[])
+         WITH ORDINALITY AS a(token_hash, uid, server_session_id, now, watt_hour, expected, server_id, i)
+   CROSS JOIN LATERAL rhythmc_set_balance(a.token_hash, a.uid, a.server_session_id, a.now, a.watt_hour, a.expected, a.server_id) r
+   ORDER BY a.i`,
+  order: (a, b) => compareUids(a.uid, b.uid),
+};
+
 export interface RankedBalanceRow {
   uid: string;
   username: string;
@@ -33,7 +56,7 @@ export interface RankedBalanceRow {
 export class EconomyRepository {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly prepared: PreparedQueries,
+    private readonly batcher: StatementBatcher,
   ) {}
 
   private manager(manager?: EntityManager): EntityManager {
@@ -56,21 +79,8 @@ export class EconomyRepository {
    * written; else the balance row locked or inserted, the compare-and-set (`conflict`, with the
    * stored balance), the overwrite and its history row.
    */
-  async setBalance(write: {
-    tokenHash: string;
-    uid: string;
-    serverSessionId: string;
-    now: Date;
-    wattHour: number;
-    expected: number | null;
-    serverId: number;
-  }): Promise<{ status: string; stored: string | null }> {
-    const rows = await this.prepared.run<{ status: string; stored: string | null }>(
-      'economy_set_balance',
-      'SELECT * FROM rhythmc_set_balance($1, $2, $3, $4, $5, $6, $7)',
-      [write.tokenHash, write.uid, write.serverSessionId, write.now, write.wattHour, write.expected, write.serverId],
-    );
-    return rows[0];
+  setBalance(write: BalanceWrite): Promise<{ status: string; stored: string | null }> {
+    return this.batcher.run(SET_BALANCE, write);
   }
 
   /** Newest first; `before` is an exclusive id cursor. */

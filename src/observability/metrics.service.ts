@@ -14,6 +14,7 @@ import { REDIS } from '../common/redis/redis.module';
 import type { RouteMetric } from '../common/decorators/route-metric.decorator';
 import { buildInfo } from '../config/build-info';
 import { QueryCounter } from '../database/query-counter';
+import { StatementBatcher } from '../database/statement-batcher';
 import { processMetrics, sampleEventLoop } from './process-metrics';
 import { expressRoutes, routeKey, routeMetricsOf } from './route-metrics';
 
@@ -162,6 +163,7 @@ export class MetricsService implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly discovery: DiscoveryService,
     private readonly adapterHost: HttpAdapterHost,
     queryCounter: QueryCounter,
+    batcher: StatementBatcher,
   ) {
     let counted = 0;
     // Read at scrape time, like the gauges: the count lives with the pool's clients (src/database).
@@ -172,6 +174,27 @@ export class MetricsService implements OnApplicationBootstrap, OnModuleDestroy {
       collect() {
         this.inc(queryCounter.queries - counted);
         counted = queryCounter.queries;
+      },
+    });
+    const batchedSeen = { calls: 0, fallbacks: 0 };
+    new Counter({
+      name: 'rhythmc_db_batched_calls_total',
+      help: 'Logins and state syncs answered by a statement they shared with others (StatementBatcher; a call alone is not counted).',
+      registers: [this.registry],
+      collect() {
+        const { batchedCalls } = batcher.stats();
+        this.inc(batchedCalls - batchedSeen.calls);
+        batchedSeen.calls = batchedCalls;
+      },
+    });
+    new Counter({
+      name: 'rhythmc_db_batch_fallbacks_total',
+      help: 'Batched statements that failed with a database error (a deadlock, one call wrong) and whose calls ran again one by one.',
+      registers: [this.registry],
+      collect() {
+        const { fallbacks } = batcher.stats();
+        this.inc(fallbacks - batchedSeen.fallbacks);
+        batchedSeen.fallbacks = fallbacks;
       },
     });
     this.redisUp =

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { PreparedQueries } from '../database/prepared-queries';
+import { BatchableStatement, StatementBatcher } from '../database/statement-batcher';
 import { DataSource, EntityManager, IsNull, QueryDeepPartialEntity } from 'typeorm';
 import { PlayerBanEntity } from './entities/player-ban.entity';
 import { PlayerEntity } from './entities/player.entity';
@@ -56,11 +56,44 @@ export interface OneRoundTripLoginRow {
   collections: string[] | null;
 }
 
+/**
+ * `rhythmc_player_login`, alone or for many logins in one statement (StatementBatcher), in
+ * arrival order: the player a login locks is found inside the function (by uuid, resume token or
+ * uid), so there is no lock order to sort by; logins of one player in two batches at once can
+ * deadlock, and then run again one by one.
+ */
+const PLAYER_LOGIN: BatchableStatement<OneRoundTripLogin, OneRoundTripLoginRow> = {
+  name: 'player_login',
+  single: 'SELECT * FROM rhythmc_player_login($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)',
+  params: (login) => [
+    login.mode,
+    login.uid,
+    login.uuid,
+    login.username,
+    login.resumeHash,
+    login.serverSessionId,
+    login.tokenHash,
+    login.tokenExpiresAt,
+    login.version,
+    login.newResumeHash,
+    login.resumeExpiresAt,
+    login.now,
+  ],
+  batch: `SELECT a.i, r.*
+    FROM unnest($1::varchar[], $2::bigint[], $3::uuid[], $4::varchar[], $5::bpchar[], $6::uuid[], $7::bpchar[],
+                $8::timestamptz[], $9::integer[], $10::bpchar[], $11::timestamptz[], $12::timestamptz[])
+         WITH ORDINALITY AS a(mode, uid, uuid, username, resume_hash, server_session_id, token_hash,
+                              token_expires_at, version, new_resume_hash, resume_expires_at, now, i)
+   CROSS JOIN LATERAL rhythmc_player_login(a.mode, a.uid, a.uuid, a.username, a.resume_hash, a.server_session_id,
+         a.token_hash, a.token_expires_at, a.version, a.new_resume_hash, a.resume_expires_at, a.now) r
+   ORDER BY a.i`,
+};
+
 @Injectable()
 export class PlayerRepository {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly prepared: PreparedQueries,
+    private readonly batcher: StatementBatcher,
   ) {}
 
   private players(manager?: EntityManager) {
@@ -106,26 +139,8 @@ export class PlayerRepository {
    * live session, open the session, store the version, issue the resume token, read the profile and
    * the unlocked keys — the statements of PlayerService's transactional path, in one function.
    */
-  async loginInOneRoundTrip(login: OneRoundTripLogin): Promise<OneRoundTripLoginRow> {
-    const rows = await this.prepared.run<OneRoundTripLoginRow>(
-      'player_login',
-      'SELECT * FROM rhythmc_player_login($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)',
-      [
-        login.mode,
-        login.uid,
-        login.uuid,
-        login.username,
-        login.resumeHash,
-        login.serverSessionId,
-        login.tokenHash,
-        login.tokenExpiresAt,
-        login.version,
-        login.newResumeHash,
-        login.resumeExpiresAt,
-        login.now,
-      ],
-    );
-    return rows[0];
+  loginInOneRoundTrip(login: OneRoundTripLogin): Promise<OneRoundTripLoginRow> {
+    return this.batcher.run(PLAYER_LOGIN, login);
   }
 
   findActiveBan(uid: string, manager?: EntityManager): Promise<PlayerBanEntity | null> {

@@ -1,0 +1,286 @@
+import { TokenService } from '../../src/auth/token.service';
+import { CatalogRepository } from '../../src/catalog/catalog.repository';
+import { BatchableStatement, MAX_BATCH_CALLS, StatementBatcher } from '../../src/database/statement-batcher';
+import { EconomyRepository } from '../../src/economy/economy.repository';
+import { PlayerRepository } from '../../src/player/player.repository';
+import { createPlayer, onlinePlayer, TestPlayerSession } from '../factories/player.factory';
+import { onlineServer } from '../factories/server.factory';
+import { Client } from 'pg';
+import { startTestApp, TestApp } from '../support/test-app';
+import { testDatabaseServerUrl } from '../setup/test-env';
+
+/**
+ * Issue #16: the login, the collection sync and the balance sync go to the database together when
+ * they arrive together (StatementBatcher, docs/decisions.md "Logins and syncs batched under
+ * load"). Calls made in one turn of the event loop are one batch, so these tests drive the
+ * repositories directly; the routes' answers are held by the economy, catalog, player and
+ * login-burst specs, which run the same statements alone or batched as requests arrive.
+ */
+describe('Statement batching', () => {
+  let app: TestApp;
+  let server: Awaited<ReturnType<typeof onlineServer>>;
+  let serverSessionId: string;
+  let players: TestPlayerSession[];
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    server = await onlineServer(app);
+    players = [];
+    for (let n = 0; n < 12; n++) players.push(await onlinePlayer(app, server));
+    const [session] = await app.sql<{ id: string }>('SELECT id FROM server_session WHERE token_hash = $1', [
+      hash(server.accessToken),
+    ]);
+    serverSessionId = session.id;
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  const hash = (token: string) => app.get(TokenService).hash(token);
+  const batched = () => app.get(StatementBatcher).stats().batchedCalls;
+
+  it('answers every balance sync of one batch with its own result, in any order of arrival', async () => {
+    const before = batched();
+    const economy = app.get(EconomyRepository);
+    // Reversed uids: the batch runs them in uid order and still answers each call its own row.
+    const calls = [...players].reverse().map((player, n) => ({
+      tokenHash: hash(player.accessToken),
+      uid: String(player.uid),
+      serverSessionId,
+      now: new Date(),
+      wattHour: 1000 + n,
+      expected: null,
+      serverId: server.serverID,
+    }));
+    const wrongToken = { ...calls[0], tokenHash: hash('not a token') };
+    const conflict = { ...calls[1], uid: String(players[players.length - 2].uid), expected: 5, wattHour: 7 };
+    const answers = await Promise.all([...calls, wrongToken].map((call) => economy.setBalance(call)));
+    expect(answers).toEqual([
+      ...calls.map((call) => ({ status: 'ok', stored: String(call.wattHour) })),
+      { status: 'invalid_token', stored: null },
+    ]);
+    expect(batched() - before).toBe(calls.length + 1);
+
+    const stored = await app.sql<{ uid: string; watt_hour: string }>(
+      'SELECT uid::text, watt_hour::text FROM player_balance b WHERE b.uid = ANY($1::bigint[]) ORDER BY b.uid',
+      [players.map((p) => p.uid)],
+    );
+    expect(stored).toEqual(
+      calls
+        .map((call) => ({ uid: call.uid, watt_hour: String(call.wattHour) }))
+        .sort((a, b) => Number(a.uid) - Number(b.uid)),
+    );
+
+    // A compare-and-set in a batch: refused with the stored balance, nothing written.
+    const second = await Promise.all([economy.setBalance(conflict), economy.setBalance({ ...calls[2], wattHour: 3 })]);
+    expect(second).toEqual([
+      { status: 'conflict', stored: '1001' },
+      { status: 'ok', stored: '3' },
+    ]);
+  });
+
+  it('answers every collection sync of one batch, refusing one call without failing the others', async () => {
+    const catalog = app.get(CatalogRepository);
+    const defined = await app.admin.put('/admin/collections', [
+      {
+        key: 'rhythmc:tag.batch',
+        type: 'tag',
+        unlockMethod: { type: 'MANUAL' },
+        properties: { title: '&aBatch', description: 'A tag', rarity: 'COMMON', position: false },
+      },
+    ]);
+    expect(defined.status).toBe(200);
+    const grant = (player: TestPlayerSession, keys: string[]) => ({
+      tokenHash: hash(player.accessToken),
+      uid: String(player.uid),
+      serverSessionId,
+      now: new Date(),
+      keys,
+      assetKeys: keys.filter((key) => key.startsWith('rhythmc:assets.')),
+    });
+    const before = batched();
+    const answers = await Promise.all([
+      catalog.grantCollectionsWithToken(grant(players[0], ['rhythmc:tag.batch', 'rhythmc:assets.b.1'])),
+      catalog.grantCollectionsWithToken(grant(players[1], ['rhythmc:tag.nope', 'rhythmc:tag.batch'])),
+      catalog.grantCollectionsWithToken(grant(players[2], [])),
+      catalog.grantCollectionsWithToken(grant(players[3], ['rhythmc:assets.b.1'])),
+    ]);
+    // `refused` is [] after the catalog check, null when there was none to make (no key, or every key owned).
+    expect(answers).toEqual([
+      { status: 'ok', refused: [] },
+      { status: 'refused', refused: ['rhythmc:tag.nope'] },
+      { status: 'ok', refused: null },
+      { status: 'ok', refused: [] },
+    ]);
+    expect(batched() - before).toBe(4);
+    const granted = await app.sql<{ uid: number; collection_key: string }>(
+      'SELECT uid::int AS uid, collection_key FROM player_collection WHERE uid = ANY($1::bigint[]) ORDER BY uid, collection_key COLLATE "C"',
+      [players.slice(0, 4).map((p) => p.uid)],
+    );
+    expect(granted).toEqual([
+      { uid: players[0].uid, collection_key: 'rhythmc:assets.b.1' },
+      { uid: players[0].uid, collection_key: 'rhythmc:tag.batch' },
+      { uid: players[3].uid, collection_key: 'rhythmc:assets.b.1' },
+    ]);
+  });
+
+  it('logs in a batch of players, the second login of one of them seeing the first one live', async () => {
+    const repo = app.get(PlayerRepository);
+    const fresh = await Promise.all([createPlayer(app), createPlayer(app), createPlayer(app)]);
+    const now = new Date();
+    const login = (uid: number, n: number) => ({
+      mode: 'TOKEN' as const,
+      uid: String(uid),
+      uuid: null,
+      username: null,
+      resumeHash: null,
+      serverSessionId,
+      tokenHash: hash(`batch-token-${uid}-${n}`),
+      tokenExpiresAt: new Date(now.getTime() + 600_000),
+      version: 4,
+      newResumeHash: hash(`batch-resume-${uid}-${n}`),
+      resumeExpiresAt: new Date(now.getTime() + 3_600_000),
+      now,
+    });
+    const before = batched();
+    const rows = await Promise.all([
+      repo.loginInOneRoundTrip(login(fresh[0].uid, 1)),
+      repo.loginInOneRoundTrip(login(fresh[1].uid, 1)),
+      repo.loginInOneRoundTrip(login(fresh[0].uid, 2)),
+      repo.loginInOneRoundTrip(login(999_999_999, 1)),
+      repo.loginInOneRoundTrip(login(fresh[2].uid, 1)),
+    ]);
+    expect(batched() - before).toBe(5);
+    expect(rows.map((row) => [row.status, row.uid === null ? null : Number(row.uid)])).toEqual([
+      ['ok', fresh[0].uid],
+      ['ok', fresh[1].uid],
+      ['live', fresh[0].uid],
+      ['unknown_player', 999_999_999],
+      ['ok', fresh[2].uid],
+    ]);
+    expect(rows[0]).toMatchObject({ username: fresh[0].username, previous_version: 0, collections: [] });
+    const sessions = await app.sql<{ uid: number; token_hash: string }>(
+      'SELECT uid::int AS uid, token_hash FROM player_session WHERE uid = ANY($1::bigint[]) AND logged_out_at IS NULL ORDER BY uid',
+      [fresh.map((p) => p.uid)],
+    );
+    expect(sessions).toEqual(
+      [...fresh].sort((a, b) => a.uid - b.uid).map((p) => ({ uid: p.uid, token_hash: login(p.uid, 1).tokenHash })),
+    );
+  });
+
+  // The embedded database is one session: no second connection can hold a lock against the service.
+  (testDatabaseServerUrl() ? it : it.skip)(
+    'answers every login of a batch that deadlocked, each run again alone',
+    async () => {
+      const repo = app.get(PlayerRepository);
+      const [a, b] = await Promise.all([createPlayer(app), createPlayer(app)]);
+      const now = new Date();
+      const login = (uid: number) => ({
+        mode: 'TOKEN' as const,
+        uid: String(uid),
+        uuid: null,
+        username: null,
+        resumeHash: null,
+        serverSessionId,
+        tokenHash: hash(`deadlock-token-${uid}`),
+        tokenExpiresAt: new Date(now.getTime() + 600_000),
+        version: 1,
+        newResumeHash: hash(`deadlock-resume-${uid}`),
+        resumeExpiresAt: new Date(now.getTime() + 3_600_000),
+        now,
+      });
+      // Another transaction holds b; the batch locks a, then waits for b; the other transaction
+      // then asks for a: a cycle, which PostgreSQL breaks by cancelling the batch (it waited first).
+      const other = new Client({ connectionString: app.env.DATABASE_URL });
+      await other.connect();
+      try {
+        await other.query('BEGIN');
+        await other.query('SELECT 1 FROM player WHERE uid = $1 FOR UPDATE', [b.uid]);
+        const fallbacks = app.get(StatementBatcher).stats().fallbacks;
+        const logins = Promise.all([repo.loginInOneRoundTrip(login(a.uid)), repo.loginInOneRoundTrip(login(b.uid))]);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        const otherLock = other.query('SELECT 1 FROM player WHERE uid = $1 FOR UPDATE', [a.uid]);
+        await otherLock;
+        await other.query('COMMIT');
+        const rows = await logins;
+        expect(rows.map((row) => [row.status, Number(row.uid)])).toEqual([
+          ['ok', a.uid],
+          ['ok', b.uid],
+        ]);
+        expect(app.get(StatementBatcher).stats().fallbacks).toBe(fallbacks + 1);
+        const sessions = await app.sql<{ uid: number }>(
+          'SELECT uid::int AS uid FROM player_session WHERE uid = ANY($1::bigint[]) AND logged_out_at IS NULL ORDER BY uid',
+          [[a.uid, b.uid]],
+        );
+        expect(sessions).toEqual([{ uid: Math.min(a.uid, b.uid) }, { uid: Math.max(a.uid, b.uid) }]);
+      } finally {
+        await other.end();
+      }
+    },
+    10_000,
+  );
+
+  describe('a batch whose statement fails', () => {
+    // A probe statement: each call writes a balance history row for uid with 100 / d as its value.
+    const probe: BatchableStatement<{ uid: number; d: number }, { uid: string; v: number }> = {
+      name: 'test_batch_probe',
+      single: `INSERT INTO balance_history (uid, previous_watt_hour, watt_hour) VALUES ($1, NULL, 100 / $2::int)
+               RETURNING uid::text, watt_hour::int AS v`,
+      params: (c) => [c.uid, c.d],
+      batch: `WITH a AS (SELECT * FROM unnest($1::bigint[], $2::int[]) WITH ORDINALITY AS a(uid, d, i)),
+                   w AS (INSERT INTO balance_history (uid, previous_watt_hour, watt_hour)
+                         SELECT uid, NULL, 100 / d FROM a ORDER BY i RETURNING uid, watt_hour)
+              SELECT a.i, a.uid::text, (100 / a.d)::int AS v FROM a WHERE (SELECT count(*) FROM w) > 0 ORDER BY a.i`,
+    };
+    const historyOf = (uid: number) =>
+      app.sql<{ watt_hour: string }>(
+        'SELECT watt_hour::text FROM balance_history WHERE uid = $1 AND server_id IS NULL ORDER BY id',
+        [uid],
+      );
+
+    it('writes nothing of the batch and answers every call as if it had run alone', async () => {
+      const batcher = app.get(StatementBatcher);
+      const [a, b, c] = players.slice(4, 7);
+      const fallbacks = batcher.stats().fallbacks;
+      const settled = await Promise.allSettled([
+        batcher.run(probe, { uid: a.uid, d: 4 }),
+        batcher.run(probe, { uid: b.uid, d: 0 }),
+        batcher.run(probe, { uid: c.uid, d: 5 }),
+      ]);
+      expect(settled[0]).toEqual({ status: 'fulfilled', value: { uid: String(a.uid), v: 25 } });
+      expect(settled[1]).toMatchObject({ status: 'rejected', reason: { message: 'division by zero' } });
+      expect(settled[2]).toEqual({ status: 'fulfilled', value: { uid: String(c.uid), v: 20 } });
+      expect(batcher.stats().fallbacks).toBe(fallbacks + 1);
+      // Once each: the batch's own rows were rolled back with its statement.
+      expect(await historyOf(a.uid)).toEqual([{ watt_hour: '25' }]);
+      expect(await historyOf(b.uid)).toEqual([]);
+      expect(await historyOf(c.uid)).toEqual([{ watt_hour: '20' }]);
+    });
+
+    it(`splits more than ${MAX_BATCH_CALLS} calls into batches of at most ${MAX_BATCH_CALLS}`, async () => {
+      const batcher = app.get(StatementBatcher);
+      const uid = players[7].uid;
+      const before = batcher.stats();
+      const answers = await Promise.all(
+        Array.from({ length: MAX_BATCH_CALLS + 3 }, (_, n) => batcher.run(probe, { uid, d: n + 1 })),
+      );
+      expect(answers.map((answer) => answer.v)).toEqual(
+        Array.from({ length: MAX_BATCH_CALLS + 3 }, (_, n) => Math.trunc(100 / (n + 1))),
+      );
+      expect(batcher.stats()).toEqual({
+        batchedCalls: before.batchedCalls + MAX_BATCH_CALLS + 3,
+        fallbacks: before.fallbacks,
+      });
+      expect(await historyOf(uid)).toHaveLength(MAX_BATCH_CALLS + 3);
+    });
+
+    it('shows the batched calls and the fallbacks in the metrics', async () => {
+      const stats = app.get(StatementBatcher).stats();
+      // The failed probe batch, and the deadlocked logins on PostgreSQL.
+      expect(stats.fallbacks).toBe(testDatabaseServerUrl() ? 2 : 1);
+      const metrics = (await app.http.get('/metrics', { token: null })).text;
+      expect(metrics).toContain(`rhythmc_db_batched_calls_total ${stats.batchedCalls}\n`);
+      expect(metrics).toContain(`rhythmc_db_batch_fallbacks_total ${stats.fallbacks}\n`);
+    });
+  });
+});
