@@ -123,6 +123,23 @@ describe('StatementBatcher', () => {
     expect(await Promise.all(answers)).toEqual([{ uid: '1' }, 'echo: no answer for a call of a batch']);
   });
 
+  it('fails the calls of a batch whose parameters cannot be built, and goes on with the next ones', async () => {
+    const { prepared, sent } = fakePrepared();
+    const batcher = new StatementBatcher(prepared);
+    const broken: BatchableStatement<{ uid: string }, { uid: string }> = {
+      ...echo,
+      batchParams: () => {
+        throw new Error('no parameters');
+      },
+    };
+    const failed = ['1', '2'].map((uid) => batcher.run(broken, { uid }).catch((error: Error) => error.message));
+    expect(await Promise.all(failed)).toEqual(['no parameters', 'no parameters']);
+    const alone = batcher.run(broken, { uid: '3' });
+    await turn();
+    sent[0].finish([{ uid: '3' }]);
+    await expect(alone).resolves.toEqual({ uid: '3' });
+  });
+
   it('orders uids as numbers', () => {
     expect(['10', '9', '100', '11'].sort(compareUids)).toEqual(['9', '10', '11', '100']);
   });

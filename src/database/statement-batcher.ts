@@ -44,8 +44,8 @@ interface Lane<C, R> {
 const UNAVAILABLE = /^(08|53|57P)/;
 
 /**
- * Group commit for the login burst's statements (docs/decisions.md "Logins and syncs batched
- * under load"). Each statement has a lane; a call waits for the next turn of the event loop and
+ * Group commit for the hot statements: login, collection and balance syncs, upload
+ * (docs/decisions.md "Logins, syncs and uploads batched under load"). Each statement has a lane; a call waits for the next turn of the event loop and
  * then goes in one statement with every call of that statement that arrived meanwhile, while at
  * most BATCHES_IN_FLIGHT batches of it are in flight. Alone, a call runs as its own statement
  * (nothing changes at low load); under load, many calls share one round trip, one parse-bind-
@@ -102,10 +102,13 @@ export class StatementBatcher {
       while (lane.waiting.length > 0 && lane.inFlight < BATCHES_IN_FLIGHT) {
         const group = lane.waiting.splice(0, MAX_BATCH_CALLS);
         lane.inFlight++;
-        void this.execute(statement, group).finally(() => {
-          lane.inFlight--;
-          this.schedule(statement, lane);
-        });
+        void this.execute(statement, group)
+          // A failure of the batcher's own (never the database's: execute settles those) fails the group, not the process.
+          .catch((error: unknown) => group.forEach((waiting) => waiting.reject(error)))
+          .finally(() => {
+            lane.inFlight--;
+            this.schedule(statement, lane);
+          });
       }
     });
   }

@@ -3,6 +3,7 @@ import { EntityManager } from 'typeorm';
 import type { UploadSessionClock, UploadSessionRow } from '../auth/auth.types';
 import { playerSessionByTokenHashCte, uploadSessionAccepted } from '../auth/upload-session.rule';
 import { PreparedQueries } from '../database/prepared-queries';
+import { BatchableStatement, compareUids, StatementBatcher } from '../database/statement-batcher';
 import { BAN_CHECK } from './rank-source.repository';
 import { ATP_CHART_COUNT } from './rating';
 import { BanCheckRow, BestSqlRow, EPOCH_MS, toBanCheck, toBest } from './upload-sql';
@@ -103,6 +104,9 @@ function recordFields(record: NewPlayRecord, counters: 'spread' | 'array'): unkn
   ];
 }
 
+/** Where recordFields(…, 'array') puts the counters (rhythmc_upload_play's p_counters). */
+const COUNTERS_COLUMN = 14;
+
 /** A row of rhythmc_upload_play. */
 interface UploadPlaySqlRow {
   outcome: 'stored' | 'session' | 'chart' | 'notes' | 'duplicate';
@@ -162,6 +166,61 @@ function toOneStatementUpload(row: UploadPlaySqlRow): OneStatementUpload {
   };
 }
 
+interface UploadCall {
+  record: NewPlayRecord;
+  playerTokenHash: string;
+  clock: UploadSessionClock;
+  judged: number | null;
+}
+
+/**
+ * `rhythmc_upload_play`, alone or for many uploads in one statement (StatementBatcher), by uid (the
+ * order their rating rows are locked in). A batch carries each call's counters as an int[] literal
+ * and its flags as JSON text: an array of arrays is not a parameter a batch row can carry.
+ */
+const UPLOAD_PLAY: BatchableStatement<UploadCall, UploadPlaySqlRow> = {
+  name: 'upload_play',
+  single: `SELECT * FROM rhythmc_upload_play($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::int[],
+         $16, $17, $18, $19, $20, $21, $22, $23, $24::text[], $25)`,
+  params: (c) => [
+    ...recordFields(c.record, 'array'),
+    c.playerTokenHash,
+    c.clock.now,
+    c.clock.liveSince,
+    c.record.flags,
+    c.judged,
+  ],
+  batch: `SELECT a.i, r.*
+    FROM unnest($1::bigint[], $2::integer[], $3::bigint[], $4::bigint[], $5::float8[], $6::boolean[], $7::boolean[],
+                $8::boolean[], $9::boolean[], $10::integer[], $11::boolean[], $12::boolean[], $13::bigint[], $14::float8[],
+                $15::text[], $16::varchar[], $17::integer[], $18::varchar[], $19::varchar[], $20::uuid[], $21::bpchar[],
+                $22::timestamptz[], $23::timestamptz[], $24::text[], $25::bigint[])
+         WITH ORDINALITY AS a(uid, level_id, time_ms, player_timestamp_ms, acc, pass, full_combo, all_perfect,
+                              is_new_record, max_combo, is_rival, is_win, rival_uid, rival_acc, counters, player_arena,
+                              server_id, server_name, server_country, server_session_id, token_hash, now, live_since,
+                              flags, judged, i)
+   CROSS JOIN LATERAL rhythmc_upload_play(a.uid, a.level_id, a.time_ms, a.player_timestamp_ms, a.acc, a.pass,
+         a.full_combo, a.all_perfect, a.is_new_record, a.max_combo, a.is_rival, a.is_win, a.rival_uid, a.rival_acc,
+         a.counters::int[], a.player_arena, a.server_id, a.server_name, a.server_country, a.server_session_id,
+         a.token_hash, a.now, a.live_since, ARRAY(SELECT jsonb_array_elements_text(a.flags::jsonb)), a.judged) r
+   ORDER BY a.i`,
+  batchParams: (calls) => {
+    const columns = (value: (c: UploadCall) => unknown) => calls.map(value);
+    const fields = calls.map((c) => recordFields(c.record, 'array'));
+    return [
+      ...fields[0].map((_value, column) =>
+        fields.map((row) => (column === COUNTERS_COLUMN ? `{${(row[column] as number[]).join(',')}}` : row[column])),
+      ),
+      columns((c) => c.playerTokenHash),
+      columns((c) => c.clock.now),
+      columns((c) => c.clock.liveSince),
+      columns((c) => JSON.stringify(c.record.flags)),
+      columns((c) => c.judged),
+    ];
+  },
+  order: (a, b) => compareUids(a.record.uid, b.record.uid),
+};
+
 /**
  * Score records: the upload's one statement (rhythmc_upload_play: session check, insert, rating-row
  * lock, best and ATP); for the transactional path its first statement (session read, insert,
@@ -170,7 +229,10 @@ function toOneStatementUpload(row: UploadPlaySqlRow): OneStatementUpload {
  */
 @Injectable()
 export class PlayRecordRepository {
-  constructor(private readonly statements: PreparedQueries) {}
+  constructor(
+    private readonly statements: PreparedQueries,
+    private readonly batcher: StatementBatcher,
+  ) {}
 
   /**
    * The transactional path's first statement: reads the session of the player token (the caller judges
@@ -270,13 +332,8 @@ export class PlayRecordRepository {
     clock: UploadSessionClock,
     judged: number | null,
   ): Promise<OneStatementUpload> {
-    const rows = await this.statements.run<UploadPlaySqlRow>(
-      'upload_play',
-      `SELECT * FROM rhythmc_upload_play($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::int[],
-         $16, $17, $18, $19, $20, $21, $22, $23, $24::text[], $25)`,
-      [...recordFields(record, 'array'), playerTokenHash, clock.now, clock.liveSince, record.flags, judged],
-    );
-    return toOneStatementUpload(rows[0]);
+    const row = await this.batcher.run(UPLOAD_PLAY, { record, playerTokenHash, clock, judged });
+    return toOneStatementUpload(row);
   }
 
   /** The player's state as insertRecordAndReadState reads it, in a statement of its own (call with the rating row locked). */

@@ -3,6 +3,10 @@ import { CatalogRepository } from '../../src/catalog/catalog.repository';
 import { BatchableStatement, MAX_BATCH_CALLS, StatementBatcher } from '../../src/database/statement-batcher';
 import { EconomyRepository } from '../../src/economy/economy.repository';
 import { PlayerRepository } from '../../src/player/player.repository';
+import type { UploadRecordDto } from '../../src/upload/dto/upload-record.dto';
+import { UploadService } from '../../src/upload/upload.service';
+import { defineCharts, gameplayPayload } from '../factories/upload.factory';
+import { indexAgainstSql } from '../support/rank-index-check';
 import { createPlayer, onlinePlayer, TestPlayerSession } from '../factories/player.factory';
 import { onlineServer } from '../factories/server.factory';
 import { Client } from 'pg';
@@ -10,11 +14,12 @@ import { startTestApp, TestApp } from '../support/test-app';
 import { testDatabaseServerUrl } from '../setup/test-env';
 
 /**
- * Issue #16: the login, the collection sync and the balance sync go to the database together when
- * they arrive together (StatementBatcher, docs/decisions.md "Logins and syncs batched under
- * load"). Calls made in one turn of the event loop are one batch, so these tests drive the
- * repositories directly; the routes' answers are held by the economy, catalog, player and
- * login-burst specs, which run the same statements alone or batched as requests arrive.
+ * Issue #16: the login, the collection and balance syncs and the upload go to the database together
+ * when they arrive together (StatementBatcher, docs/decisions.md "Logins, syncs and uploads batched
+ * under load"). Calls made in one turn of the event loop are one batch, so these tests call the
+ * repositories and the upload service directly; the routes' answers are held by the economy,
+ * catalog, player, upload and login-burst specs, which run the same statements alone or batched
+ * as requests arrive.
  */
 describe('Statement batching', () => {
   let app: TestApp;
@@ -23,7 +28,8 @@ describe('Statement batching', () => {
   let players: TestPlayerSession[];
 
   beforeAll(async () => {
-    app = await startTestApp();
+    // The in-process rank index, which indexAgainstSql compares with SQL entry by entry.
+    app = await startTestApp({ redis: false });
     server = await onlineServer(app);
     players = [];
     for (let n = 0; n < 12; n++) players.push(await onlinePlayer(app, server));
@@ -166,6 +172,47 @@ describe('Statement batching', () => {
     expect(sessions).toEqual(
       [...fresh].sort((a, b) => a.uid - b.uid).map((p) => ({ uid: p.uid, token_hash: login(p.uid, 1).tokenHash })),
     );
+  });
+
+  it('answers every upload of one batch as alone: its own ranks, and 401 for a dead token beside them', async () => {
+    await defineCharts(app, [801], 12);
+    const uploads = app.get(UploadService);
+    const context = {
+      sessionId: serverSessionId,
+      serverId: server.serverID,
+      tokenExpiresAt: new Date(Date.now() + 600_000),
+      tokenHash: hash(server.accessToken),
+    };
+    const time = Date.now() - 3_600_000;
+    const body = (player: TestPlayerSession, acc: number, accessToken = player.accessToken) =>
+      ({
+        player: { playerUID: String(player.uid), accessToken, timestamp: time + 250 },
+        server: { serverID: server.serverID, serverName: 'batch', country: 'DE' },
+        payload: gameplayPayload(801, time, { acc }),
+      }) as unknown as UploadRecordDto;
+    const uploaders = players.slice(8, 12);
+    const before = batched();
+    const settled = await Promise.allSettled([
+      ...uploaders.map((player, n) => uploads.upload(context, body(player, 99 - n))),
+      uploads.upload(context, body(uploaders[0], 99, 'dead-token')),
+    ]);
+    // Four uploads in one batch (the dead token's waits for the first upload of its player): run
+    // in uid order, each answered the rank it had when stored, as if they had come one by one.
+    expect(batched() - before).toBeGreaterThanOrEqual(4);
+    expect(settled.slice(0, 4).map((s) => (s.status === 'fulfilled' ? s.value.trackRank : s.status))).toEqual([
+      1, 2, 3, 4,
+    ]);
+    expect(settled.slice(0, 4).every((s) => s.status === 'fulfilled' && s.value.personalBest)).toBe(true);
+    expect(settled[4]).toMatchObject({
+      status: 'rejected',
+      reason: { message: 'Invalid or expired player access token' },
+    });
+    const stored = await app.sql<{ uid: number; acc: number }>(
+      'SELECT uid::int AS uid, acc FROM play_record WHERE level_id = 801 ORDER BY acc',
+    );
+    expect(stored).toEqual(uploaders.map((player, n) => ({ uid: player.uid, acc: 99 - n })).reverse());
+    const { index, sql } = await indexAgainstSql(app);
+    expect(index).toEqual(sql);
   });
 
   // The embedded database is one session: no second connection can hold a lock against the service.
