@@ -8,11 +8,12 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *     index probe per key (owned keys exist in the catalog: player_collection's foreign key), with
  *     no catalog check and no INSERT statements; otherwise it runs as before;
  *   - rhythmc_set_balance: when the stored balance already is the value sent (and the expected
- *     one, if any), it answers with it without the row lock, the UPDATE or a history row, so the
- *     transaction writes nothing and commits without a WAL flush. A concurrent change committing
- *     meanwhile orders after it, as if it had run first. Otherwise it runs as before, except that
- *     a balance found equal to the value sent once the row is locked is not written either: the
- *     history holds changes only.
+ *     one, if any) and no transaction holds the row (xmax 0: no lock, no update in flight), it
+ *     answers with it without the row lock, the UPDATE or a history row, so the transaction
+ *     writes nothing and commits without a WAL flush. A sync that finds the row held waits for
+ *     it as before: a change in flight (sent earlier) is not overtaken by this one. Otherwise it
+ *     runs as before, except that a balance found equal to the value sent once the row is locked
+ *     is not written either: the history holds changes only.
  * Every other answer is unchanged; `down` restores the functions of
  * migrations/1795662422908-OneRoundTripLogin.ts. Written by hand (the TypeORM CLI does not
  * generate functions). Runs on PostgreSQL and on the embedded PGlite.
@@ -70,9 +71,10 @@ END $$`;
 function setBalance(unchangedFastPath: boolean): string {
   const fastPath = unchangedFastPath
     ? `
-  -- The balance already is the value sent: nothing to lock or write, no history row.
-  SELECT b.watt_hour INTO v_previous FROM player_balance b WHERE b.uid = p_uid;
-  IF FOUND AND v_previous = p_watt_hour AND (p_expected IS NULL OR p_expected = v_previous) THEN
+  -- The balance already is the value sent and nobody holds the row (a change in flight, sent
+  -- before this sync, would be overtaken): nothing to lock or write, no history row.
+  SELECT b.watt_hour, b.xmax::text = '0' INTO v_previous, v_free FROM player_balance b WHERE b.uid = p_uid;
+  IF FOUND AND v_free AND v_previous = p_watt_hour AND (p_expected IS NULL OR p_expected = v_previous) THEN
     stored := v_previous; RETURN NEXT; RETURN;
   END IF;`
     : '';
@@ -88,7 +90,7 @@ CREATE OR REPLACE FUNCTION rhythmc_set_balance(
 ) RETURNS TABLE (status text, stored bigint) LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 DECLARE
-  v_previous bigint;
+  v_previous bigint;${unchangedFastPath ? '\n  v_free boolean;' : ''}
 BEGIN
   -- 404 for a uid that names no player comes before the token check.
   PERFORM 1 FROM player p WHERE p.uid = p_uid;

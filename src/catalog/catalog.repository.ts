@@ -19,7 +19,9 @@ export interface CollectionGrant {
 /**
  * `rhythmc_grant_collections`, alone or for many players in one statement (StatementBatcher), by
  * uid. A batch carries each call's key lists as JSON text: an array of arrays of different lengths
- * is not a PostgreSQL array.
+ * is not a PostgreSQL array. Each call creates its new asset keys in key order, but two batches
+ * creating the same two new keys in different calls can still meet in the other order: a
+ * deadlock, after which PostgreSQL cancels one batch and its calls run again alone.
  */
 const GRANT_COLLECTIONS: BatchableStatement<CollectionGrant, { status: string; refused: string[] | null }> = {
   name: 'catalog_grant_collections',
@@ -39,8 +41,8 @@ const GRANT_COLLECTIONS: BatchableStatement<CollectionGrant, { status: string; r
          WITH ORDINALITY AS a(token_hash, uid, server_session_id, now, keys, asset_keys, i)
    CROSS JOIN LATERAL rhythmc_grant_collections(
          a.token_hash, a.uid, a.server_session_id, a.now,
-         ARRAY(SELECT jsonb_array_elements_text(a.keys::jsonb))::varchar[],
-         ARRAY(SELECT jsonb_array_elements_text(a.asset_keys::jsonb))::varchar[],
+         ARRAY(SELECT k.v FROM jsonb_array_elements_text(a.keys::jsonb) WITH ORDINALITY AS k(v, n) ORDER BY k.n)::varchar[],
+         ARRAY(SELECT k.v FROM jsonb_array_elements_text(a.asset_keys::jsonb) WITH ORDINALITY AS k(v, n) ORDER BY k.n)::varchar[],
          $7, $8::jsonb) r
    ORDER BY a.i`,
   batchParams: (grants) => [

@@ -54,14 +54,17 @@ const UNAVAILABLE = /^(08|53|57P)/;
  * What a caller gets is what its own statement would have answered:
  *   - each call is its own function call, with its own snapshots, run one after the other in
  *     `order` (a later call of a batch sees the writes of an earlier one, as it would have seen
- *     them committed);
+ *     them committed); the transaction's clock (`now()`) is the batch's start;
  *   - if the batch's statement fails with a database error (a call's own error, a deadlock
  *     between batches, a serialization failure), its transaction is rolled back, nothing is
  *     written, and every call runs again alone, to get its own answer or error;
  *   - a lost connection fails every call of the batch with the same error (the database is
- *     unavailable to each of them).
+ *     unavailable to each of them), and so does node-postgres' query timeout (15 s: the outcome
+ *     of every call is then unknown, as it would be for one call alone). The batched functions
+ *     wait at most 5 s for a row lock (their `lock_timeout`), so a held row fails the batch with
+ *     55P03 well before, and only the call that waits for it fails, alone.
  * The cost: the calls of a batch commit together, so a call waits for the others of its batch,
- * and a call that waits for a row lock holds up the batch.
+ * and a call that waits for a row lock holds up the batch (up to that lock_timeout).
  */
 @Injectable()
 export class StatementBatcher {

@@ -202,7 +202,8 @@ const UPLOAD_PLAY: BatchableStatement<UploadCall, UploadPlaySqlRow> = {
    CROSS JOIN LATERAL rhythmc_upload_play(a.uid, a.level_id, a.time_ms, a.player_timestamp_ms, a.acc, a.pass,
          a.full_combo, a.all_perfect, a.is_new_record, a.max_combo, a.is_rival, a.is_win, a.rival_uid, a.rival_acc,
          a.counters::int[], a.player_arena, a.server_id, a.server_name, a.server_country, a.server_session_id,
-         a.token_hash, a.now, a.live_since, ARRAY(SELECT jsonb_array_elements_text(a.flags::jsonb)), a.judged) r
+         a.token_hash, a.now, a.live_since, ARRAY(SELECT f.v FROM jsonb_array_elements_text(a.flags::jsonb) WITH ORDINALITY AS f(v, n) ORDER BY f.n),
+         a.judged) r
    ORDER BY a.i`,
   batchParams: (calls) => {
     const columns = (value: (c: UploadCall) => unknown) => calls.map(value);

@@ -1,3 +1,5 @@
+import { Client } from 'pg';
+import { testDatabaseServerUrl } from '../setup/test-env';
 import { createPlayer, onlinePlayer, TestPlayerSession } from '../factories/player.factory';
 import { onlineServer } from '../factories/server.factory';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -83,6 +85,41 @@ describe('Economy: POST /player/economy and GET /admin/players/{uid}/economy', (
         { watt_hour: '250', updated_at: new Date('2026-01-01T00:00:00Z'), xmin: before.xmin, xmax: '0' },
       ]);
     });
+
+    // The embedded database is one session: no second connection can hold the row.
+    (testDatabaseServerUrl() ? it : it.skip)(
+      'waits for a change in flight before answering a sync of the stored value, and then writes it',
+      async () => {
+        expect((await economy({ uid: player.uid, accessToken: player.accessToken, wattHour: 5 })).status).toBe(200);
+        const other = new Client({ connectionString: app.env.DATABASE_URL });
+        await other.connect();
+        try {
+          // A change to 7 in flight (sent first): the row is held.
+          await other.query('BEGIN');
+          await other.query('SELECT 1 FROM player_balance WHERE uid = $1 FOR UPDATE', [player.uid]);
+          let answered = false;
+          const sync = economy({ uid: player.uid, accessToken: player.accessToken, wattHour: 5 }).then((response) => {
+            answered = true;
+            return response;
+          });
+          await new Promise((resolve) => setTimeout(resolve, 400));
+          expect(answered).toBe(false);
+          await other.query('UPDATE player_balance SET watt_hour = 7 WHERE uid = $1', [player.uid]);
+          await other.query('COMMIT');
+          const response = await sync;
+          expect(response.status).toBe(200);
+          expect(response.body).toEqual({ uid: player.uid, wattHour: 5 });
+        } finally {
+          await other.end();
+        }
+        // The sync sent last holds, and its change is in the history.
+        expect(await balance(player.uid)).toEqual([{ watt_hour: '5', has_time: true }]);
+        expect(await history(player.uid)).toEqual([
+          { previous_watt_hour: null, watt_hour: '5', server_id: server.serverID },
+          { previous_watt_hour: '7', watt_hour: '5', server_id: server.serverID },
+        ]);
+      },
+    );
 
     it('still answers 409 when the stored balance is the value sent but not the one expected', async () => {
       expect((await economy({ uid: player.uid, accessToken: player.accessToken, wattHour: 80 })).status).toBe(200);

@@ -1,5 +1,6 @@
 import { TokenService } from '../../src/auth/token.service';
 import { CatalogRepository } from '../../src/catalog/catalog.repository';
+import { mapError } from '../../src/common/errors/error-body';
 import { BatchableStatement, MAX_BATCH_CALLS, StatementBatcher } from '../../src/database/statement-batcher';
 import { EconomyRepository } from '../../src/economy/economy.repository';
 import { PlayerRepository } from '../../src/player/player.repository';
@@ -267,6 +268,59 @@ describe('Statement batching', () => {
     10_000,
   );
 
+  (testDatabaseServerUrl() ? it : it.skip)(
+    'fails only the login whose player row stays held past the 5 s lock_timeout (503), the rest of its batch answered',
+    async () => {
+      const repo = app.get(PlayerRepository);
+      const [held, free] = await Promise.all([createPlayer(app), createPlayer(app)]);
+      const now = new Date();
+      const login = (uid: number) => ({
+        mode: 'TOKEN' as const,
+        uid: String(uid),
+        uuid: null,
+        username: null,
+        resumeHash: null,
+        serverSessionId,
+        tokenHash: hash(`held-token-${uid}`),
+        tokenExpiresAt: new Date(now.getTime() + 600_000),
+        version: 1,
+        newResumeHash: hash(`held-resume-${uid}`),
+        resumeExpiresAt: new Date(now.getTime() + 3_600_000),
+        now,
+      });
+      const other = new Client({ connectionString: app.env.DATABASE_URL });
+      await other.connect();
+      try {
+        await other.query('BEGIN');
+        await other.query('SELECT 1 FROM player WHERE uid = $1 FOR UPDATE', [held.uid]);
+        const fallbacks = app.get(StatementBatcher).stats().fallbacks;
+        const started = Date.now();
+        const [heldLogin, freeLogin] = await Promise.allSettled([
+          repo.loginInOneRoundTrip(login(held.uid)),
+          repo.loginInOneRoundTrip(login(free.uid)),
+        ]);
+        // The batch gave up after 5 s, then each ran alone: the held one waited 5 s more.
+        expect(Date.now() - started).toBeGreaterThanOrEqual(9_500);
+        expect(freeLogin).toMatchObject({ status: 'fulfilled', value: { status: 'ok', uid: String(free.uid) } });
+        expect(heldLogin.status).toBe('rejected');
+        const reason = (heldLogin as PromiseRejectedResult).reason as { driverError?: { code?: string } };
+        expect(reason.driverError?.code).toBe('55P03');
+        expect(mapError(reason)).toMatchObject({ status: 503, body: { error: 'UNAVAILABLE' } });
+        expect(app.get(StatementBatcher).stats().fallbacks).toBe(fallbacks + 1);
+        await other.query('COMMIT');
+        expect(
+          await app.sql<{ uid: number }>(
+            'SELECT uid::int AS uid FROM player_session WHERE uid = ANY($1::bigint[]) AND logged_out_at IS NULL',
+            [[held.uid, free.uid]],
+          ),
+        ).toEqual([{ uid: free.uid }]);
+      } finally {
+        await other.end();
+      }
+    },
+    20_000,
+  );
+
   describe('a batch whose statement fails', () => {
     // A probe statement: each call writes a balance history row for uid with 100 / d as its value.
     const probe: BatchableStatement<{ uid: number; d: number }, { uid: string; v: number }> = {
@@ -323,8 +377,8 @@ describe('Statement batching', () => {
 
     it('shows the batched calls and the fallbacks in the metrics', async () => {
       const stats = app.get(StatementBatcher).stats();
-      // The failed probe batch, and the deadlocked logins on PostgreSQL.
-      expect(stats.fallbacks).toBe(testDatabaseServerUrl() ? 2 : 1);
+      // The failed probe batch, and on PostgreSQL the deadlocked and the held logins.
+      expect(stats.fallbacks).toBe(testDatabaseServerUrl() ? 3 : 1);
       const metrics = (await app.http.get('/metrics', { token: null })).text;
       expect(metrics).toContain(`rhythmc_db_batched_calls_total ${stats.batchedCalls}\n`);
       expect(metrics).toContain(`rhythmc_db_batch_fallbacks_total ${stats.fallbacks}\n`);

@@ -33,7 +33,8 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
 /**
  * Connection-level failures of PostgreSQL/pg: the database is unreachable, not the request wrong.
  * Socket errnos, SQLSTATE class 08 (connection exception), 57P01-57P03 (shutdown, crash, starting
- * up) and 53300 (too many connections).
+ * up) and 53300 (too many connections); and 55P03, a row held past the hot functions'
+ * lock_timeout (the database cannot serve this call now; nothing was written).
  */
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED',
@@ -53,6 +54,8 @@ const UNAVAILABLE_CODES = new Set([
   '57P02',
   '57P03',
   '53300',
+  // lock_not_available: a row stayed locked past the lock_timeout of the hot functions (5 s).
+  '55P03',
 ]);
 
 /** pg and pg-pool report lost or refused connections with these messages and no code. */

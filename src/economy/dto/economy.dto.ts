@@ -121,7 +121,8 @@ export class AdminEconomyResponse {
   @ApiProperty({
     type: String,
     nullable: true,
-    description: 'Local date-time of the last sync; null without one',
+    description:
+      'Local date-time of the last change of the balance (a sync of the stored value changes nothing); null without one',
     example: '2026-03-20T18:04:11',
   })
   updatedAt!: string | null;
