@@ -3,7 +3,7 @@ import { CatalogRepository } from '../../src/catalog/catalog.repository';
 import { mapError } from '../../src/common/errors/error-body';
 import { BatchableStatement, MAX_BATCH_CALLS, StatementBatcher } from '../../src/database/statement-batcher';
 import { EconomyRepository } from '../../src/economy/economy.repository';
-import { PlayerRepository } from '../../src/player/player.repository';
+import { OneRoundTripLogin, PlayerRepository } from '../../src/player/player.repository';
 import type { UploadRecordDto } from '../../src/upload/dto/upload-record.dto';
 import { UploadService } from '../../src/upload/upload.service';
 import { defineCharts, gameplayPayload } from '../factories/upload.factory';
@@ -45,6 +45,21 @@ describe('Statement batching', () => {
 
   const hash = (token: string) => app.get(TokenService).hash(token);
   const batched = () => app.get(StatementBatcher).stats().batchedCalls;
+  /** What PlayerService.login hands rhythmc_player_login for a Net Token login of `uid` (tokens named by `tag`). */
+  const tokenLogin = (uid: number, tag: string, now = new Date()): OneRoundTripLogin => ({
+    mode: 'TOKEN',
+    uid: String(uid),
+    uuid: null,
+    username: null,
+    resumeHash: null,
+    serverSessionId,
+    tokenHash: hash(`${tag}-token-${uid}`),
+    tokenExpiresAt: new Date(now.getTime() + 600_000),
+    version: 4,
+    newResumeHash: hash(`${tag}-resume-${uid}`),
+    resumeExpiresAt: new Date(now.getTime() + 3_600_000),
+    now,
+  });
 
   it('answers every balance sync of one batch with its own result, in any order of arrival', async () => {
     const before = batched();
@@ -134,28 +149,13 @@ describe('Statement batching', () => {
   it('logs in a batch of players, the second login of one of them seeing the first one live', async () => {
     const repo = app.get(PlayerRepository);
     const fresh = await Promise.all([createPlayer(app), createPlayer(app), createPlayer(app)]);
-    const now = new Date();
-    const login = (uid: number, n: number) => ({
-      mode: 'TOKEN' as const,
-      uid: String(uid),
-      uuid: null,
-      username: null,
-      resumeHash: null,
-      serverSessionId,
-      tokenHash: hash(`batch-token-${uid}-${n}`),
-      tokenExpiresAt: new Date(now.getTime() + 600_000),
-      version: 4,
-      newResumeHash: hash(`batch-resume-${uid}-${n}`),
-      resumeExpiresAt: new Date(now.getTime() + 3_600_000),
-      now,
-    });
     const before = batched();
     const rows = await Promise.all([
-      repo.loginInOneRoundTrip(login(fresh[0].uid, 1)),
-      repo.loginInOneRoundTrip(login(fresh[1].uid, 1)),
-      repo.loginInOneRoundTrip(login(fresh[0].uid, 2)),
-      repo.loginInOneRoundTrip(login(999_999_999, 1)),
-      repo.loginInOneRoundTrip(login(fresh[2].uid, 1)),
+      repo.loginInOneRoundTrip(tokenLogin(fresh[0].uid, 'batch1')),
+      repo.loginInOneRoundTrip(tokenLogin(fresh[1].uid, 'batch1')),
+      repo.loginInOneRoundTrip(tokenLogin(fresh[0].uid, 'batch2')),
+      repo.loginInOneRoundTrip(tokenLogin(999_999_999, 'batch1')),
+      repo.loginInOneRoundTrip(tokenLogin(fresh[2].uid, 'batch1')),
     ]);
     expect(batched() - before).toBe(5);
     expect(rows.map((row) => [row.status, row.uid === null ? null : Number(row.uid)])).toEqual([
@@ -171,7 +171,9 @@ describe('Statement batching', () => {
       [fresh.map((p) => p.uid)],
     );
     expect(sessions).toEqual(
-      [...fresh].sort((a, b) => a.uid - b.uid).map((p) => ({ uid: p.uid, token_hash: login(p.uid, 1).tokenHash })),
+      [...fresh]
+        .sort((a, b) => a.uid - b.uid)
+        .map((p) => ({ uid: p.uid, token_hash: tokenLogin(p.uid, 'batch1').tokenHash })),
     );
   });
 
@@ -222,21 +224,6 @@ describe('Statement batching', () => {
     async () => {
       const repo = app.get(PlayerRepository);
       const [a, b] = await Promise.all([createPlayer(app), createPlayer(app)]);
-      const now = new Date();
-      const login = (uid: number) => ({
-        mode: 'TOKEN' as const,
-        uid: String(uid),
-        uuid: null,
-        username: null,
-        resumeHash: null,
-        serverSessionId,
-        tokenHash: hash(`deadlock-token-${uid}`),
-        tokenExpiresAt: new Date(now.getTime() + 600_000),
-        version: 1,
-        newResumeHash: hash(`deadlock-resume-${uid}`),
-        resumeExpiresAt: new Date(now.getTime() + 3_600_000),
-        now,
-      });
       // Another transaction holds b; the batch locks a, then waits for b; the other transaction
       // then asks for a: a cycle, which PostgreSQL breaks by cancelling the batch (it waited first).
       const other = new Client({ connectionString: app.env.DATABASE_URL });
@@ -245,7 +232,10 @@ describe('Statement batching', () => {
         await other.query('BEGIN');
         await other.query('SELECT 1 FROM player WHERE uid = $1 FOR UPDATE', [b.uid]);
         const fallbacks = app.get(StatementBatcher).stats().fallbacks;
-        const logins = Promise.all([repo.loginInOneRoundTrip(login(a.uid)), repo.loginInOneRoundTrip(login(b.uid))]);
+        const logins = Promise.all([
+          repo.loginInOneRoundTrip(tokenLogin(a.uid, 'deadlock')),
+          repo.loginInOneRoundTrip(tokenLogin(b.uid, 'deadlock')),
+        ]);
         await new Promise((resolve) => setTimeout(resolve, 200));
         const otherLock = other.query('SELECT 1 FROM player WHERE uid = $1 FOR UPDATE', [a.uid]);
         await otherLock;
@@ -273,21 +263,6 @@ describe('Statement batching', () => {
     async () => {
       const repo = app.get(PlayerRepository);
       const [held, free] = await Promise.all([createPlayer(app), createPlayer(app)]);
-      const now = new Date();
-      const login = (uid: number) => ({
-        mode: 'TOKEN' as const,
-        uid: String(uid),
-        uuid: null,
-        username: null,
-        resumeHash: null,
-        serverSessionId,
-        tokenHash: hash(`held-token-${uid}`),
-        tokenExpiresAt: new Date(now.getTime() + 600_000),
-        version: 1,
-        newResumeHash: hash(`held-resume-${uid}`),
-        resumeExpiresAt: new Date(now.getTime() + 3_600_000),
-        now,
-      });
       const other = new Client({ connectionString: app.env.DATABASE_URL });
       await other.connect();
       try {
@@ -296,8 +271,8 @@ describe('Statement batching', () => {
         const fallbacks = app.get(StatementBatcher).stats().fallbacks;
         const started = Date.now();
         const [heldLogin, freeLogin] = await Promise.allSettled([
-          repo.loginInOneRoundTrip(login(held.uid)),
-          repo.loginInOneRoundTrip(login(free.uid)),
+          repo.loginInOneRoundTrip(tokenLogin(held.uid, 'held')),
+          repo.loginInOneRoundTrip(tokenLogin(free.uid, 'held')),
         ]);
         // The batch gave up after 5 s, then each ran alone: the held one waited 5 s more.
         expect(Date.now() - started).toBeGreaterThanOrEqual(9_500);
