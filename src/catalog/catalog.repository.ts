@@ -18,8 +18,7 @@ export interface CollectionGrant {
 
 /**
  * `rhythmc_grant_collections`, alone or for many players in one statement (StatementBatcher), by
- * uid. A batch carries each call's key lists as JSON text: an array of arrays of different lengths
- * is not a PostgreSQL array. Each call creates its new asset keys in key order, but two batches
+ * uid. A batch carries each call's key lists as JSON text (StatementBatcher), unpacked in order. Each call creates its new asset keys in key order, but two batches
  * creating the same two new keys in different calls can still meet in the other order: a
  * deadlock, after which PostgreSQL cancels one batch and its calls run again alone.
  */
@@ -37,24 +36,14 @@ const GRANT_COLLECTIONS: BatchableStatement<CollectionGrant, { status: string; r
     JSON.stringify(ASSET_UNLOCK_METHOD),
   ],
   batch: `SELECT a.i, r.*
-    FROM unnest($1::bpchar[], $2::bigint[], $3::uuid[], $4::timestamptz[], $5::text[], $6::text[])
-         WITH ORDINALITY AS a(token_hash, uid, server_session_id, now, keys, asset_keys, i)
+    FROM unnest($1::bpchar[], $2::bigint[], $3::uuid[], $4::timestamptz[], $5::text[], $6::text[], $7::varchar[], $8::text[])
+         WITH ORDINALITY AS a(token_hash, uid, server_session_id, now, keys, asset_keys, asset_type, asset_unlock_method, i)
    CROSS JOIN LATERAL rhythmc_grant_collections(
          a.token_hash, a.uid, a.server_session_id, a.now,
          ARRAY(SELECT k.v FROM jsonb_array_elements_text(a.keys::jsonb) WITH ORDINALITY AS k(v, n) ORDER BY k.n)::varchar[],
          ARRAY(SELECT k.v FROM jsonb_array_elements_text(a.asset_keys::jsonb) WITH ORDINALITY AS k(v, n) ORDER BY k.n)::varchar[],
-         $7, $8::jsonb) r
+         a.asset_type, a.asset_unlock_method::jsonb) r
    ORDER BY a.i`,
-  batchParams: (grants) => [
-    grants.map((g) => g.tokenHash),
-    grants.map((g) => g.uid),
-    grants.map((g) => g.serverSessionId),
-    grants.map((g) => g.now),
-    grants.map((g) => JSON.stringify(g.keys)),
-    grants.map((g) => JSON.stringify(g.assetKeys)),
-    ASSET_TYPE,
-    JSON.stringify(ASSET_UNLOCK_METHOD),
-  ],
   order: (a, b) => compareUids(a.uid, b.uid),
 };
 

@@ -128,16 +128,39 @@ describe('StatementBatcher', () => {
     const batcher = new StatementBatcher(prepared);
     const broken: BatchableStatement<{ uid: string }, { uid: string }> = {
       ...echo,
-      batchParams: () => {
-        throw new Error('no parameters');
+      params: (call) => {
+        if (call.uid === 'bad') throw new Error('no parameters');
+        return [call.uid];
       },
     };
-    const failed = ['1', '2'].map((uid) => batcher.run(broken, { uid }).catch((error: Error) => error.message));
+    const failed = ['bad', '2'].map((uid) => batcher.run(broken, { uid }).catch((error: Error) => error.message));
     expect(await Promise.all(failed)).toEqual(['no parameters', 'no parameters']);
     const alone = batcher.run(broken, { uid: '3' });
     await turn();
     sent[0].finish([{ uid: '3' }]);
     await expect(alone).resolves.toEqual({ uid: '3' });
+  });
+
+  it('sends a parameter that is an array as its JSON text in a batch, as the array itself alone', async () => {
+    const { prepared, sent } = fakePrepared();
+    const batcher = new StatementBatcher(prepared);
+    const keyed: BatchableStatement<{ uid: string; keys: string[] }, { uid: string }> = {
+      ...echo,
+      params: (call) => [call.uid, call.keys, 'constant'],
+    };
+    void batcher.run(keyed, { uid: '1', keys: ['a"b', 'c,d'] });
+    void batcher.run(keyed, { uid: '2', keys: [] });
+    await turn();
+    void batcher.run(keyed, { uid: '3', keys: ['e'] });
+    await turn();
+    expect(sent.map((s) => s.params)).toEqual([
+      [
+        ['1', '2'],
+        ['["a\\"b","c,d"]', '[]'],
+        ['constant', 'constant'],
+      ],
+      ['3', ['e'], 'constant'],
+    ]);
   });
 
   it('orders uids as numbers', () => {

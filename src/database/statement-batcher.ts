@@ -14,11 +14,11 @@ export interface BatchableStatement<C, _R> {
   readonly single: string;
   params(call: C): unknown[];
   /**
-   * Many calls: a row per call carrying `i`, the call's 1-based position in the arrays of
-   * `batchParams` — by default one array per parameter of `params` (`$n` becomes an array).
+   * Many calls: a row per call carrying `i`, the call's 1-based position in the arrays. `$n` is
+   * the array of every call's n-th parameter of `params`; a parameter that is itself an array
+   * comes as its JSON text (PostgreSQL arrays cannot be ragged), for the statement to unpack.
    */
   readonly batch: string;
-  readonly batchParams?: (calls: readonly C[]) => unknown[];
   /** The order the calls of one batch run in (the order their rows are locked in); arrival order when absent. */
   readonly order?: (a: C, b: C) => number;
 }
@@ -169,11 +169,12 @@ export class StatementBatcher {
   }
 }
 
-/** One array per parameter of the single statement, a call per element, unless the statement builds its own. */
+/** One array per parameter of the single statement, a call per element; an array-valued parameter as JSON text. */
 function batchParamsOf<C, R>(statement: BatchableStatement<C, R>, calls: readonly C[]): unknown[] {
-  if (statement.batchParams) return statement.batchParams(calls);
   const rows = calls.map((call) => statement.params(call));
-  return rows[0].map((_value, column) => rows.map((row) => row[column]));
+  return rows[0].map((_value, column) =>
+    rows.map((row) => (Array.isArray(row[column]) ? JSON.stringify(row[column]) : row[column])),
+  );
 }
 
 /** A database error about the statement (one call's or the batch's own), not a lost connection. */

@@ -104,9 +104,6 @@ function recordFields(record: NewPlayRecord, counters: 'spread' | 'array'): unkn
   ];
 }
 
-/** Where recordFields(…, 'array') puts the counters (rhythmc_upload_play's p_counters). */
-const COUNTERS_COLUMN = 14;
-
 /** A row of rhythmc_upload_play. */
 interface UploadPlaySqlRow {
   outcome: 'stored' | 'session' | 'chart' | 'notes' | 'duplicate';
@@ -175,8 +172,9 @@ interface UploadCall {
 
 /**
  * `rhythmc_upload_play`, alone or for many uploads in one statement (StatementBatcher), by uid (the
- * order their rating rows are locked in). A batch carries each call's counters as an int[] literal
- * and its flags as JSON text: an array of arrays is not a parameter a batch row can carry.
+ * order their rating rows are locked in). A batch carries each call's counters and flags as JSON
+ * text (StatementBatcher): twelve integers become an int[] literal by their brackets, the flags
+ * are unpacked in order.
  */
 const UPLOAD_PLAY: BatchableStatement<UploadCall, UploadPlaySqlRow> = {
   name: 'upload_play',
@@ -201,24 +199,10 @@ const UPLOAD_PLAY: BatchableStatement<UploadCall, UploadPlaySqlRow> = {
                               flags, judged, i)
    CROSS JOIN LATERAL rhythmc_upload_play(a.uid, a.level_id, a.time_ms, a.player_timestamp_ms, a.acc, a.pass,
          a.full_combo, a.all_perfect, a.is_new_record, a.max_combo, a.is_rival, a.is_win, a.rival_uid, a.rival_acc,
-         a.counters::int[], a.player_arena, a.server_id, a.server_name, a.server_country, a.server_session_id,
+         translate(a.counters, '[]', '{}')::int[], a.player_arena, a.server_id, a.server_name, a.server_country, a.server_session_id,
          a.token_hash, a.now, a.live_since, ARRAY(SELECT f.v FROM jsonb_array_elements_text(a.flags::jsonb) WITH ORDINALITY AS f(v, n) ORDER BY f.n),
          a.judged) r
    ORDER BY a.i`,
-  batchParams: (calls) => {
-    const columns = (value: (c: UploadCall) => unknown) => calls.map(value);
-    const fields = calls.map((c) => recordFields(c.record, 'array'));
-    return [
-      ...fields[0].map((_value, column) =>
-        fields.map((row) => (column === COUNTERS_COLUMN ? `{${(row[column] as number[]).join(',')}}` : row[column])),
-      ),
-      columns((c) => c.playerTokenHash),
-      columns((c) => c.clock.now),
-      columns((c) => c.clock.liveSince),
-      columns((c) => JSON.stringify(c.record.flags)),
-      columns((c) => c.judged),
-    ];
-  },
   order: (a, b) => compareUids(a.record.uid, b.record.uid),
 };
 
