@@ -109,12 +109,16 @@ export function walDelta(after: WalCounters, before: WalCounters): WalCounters {
   };
 }
 
-/** The server settings that decide how much WAL a write costs and how often it is flushed. */
-export async function walSettings(client: Client): Promise<string> {
-  const { rows } = await client.query<{ name: string; setting: string; unit: string | null }>(
-    `SELECT name, setting, unit FROM pg_settings
-      WHERE name IN ('max_wal_size', 'checkpoint_timeout', 'wal_compression', 'synchronous_commit', 'full_page_writes')
+/**
+ * The server settings that decide a write's cost: how much WAL it makes and how often that is
+ * flushed, and how much of the working set stays in PostgreSQL's buffers (with the default 128 MB
+ * the backends evict dirty pages themselves, docs/benchmarks.md "Network day").
+ */
+export async function writePathSettings(client: Client): Promise<string> {
+  const { rows } = await client.query<{ name: string; setting: string }>(
+    `SELECT name, current_setting(name) AS setting FROM pg_settings
+      WHERE name IN ('shared_buffers', 'max_wal_size', 'checkpoint_timeout', 'wal_compression', 'synchronous_commit', 'full_page_writes')
       ORDER BY name`,
   );
-  return rows.map((row) => `${row.name}=${row.setting}${row.unit ? ` ${row.unit}` : ''}`).join(', ');
+  return rows.map((row) => `${row.name}=${row.setting}`).join(', ');
 }

@@ -67,3 +67,27 @@ export function eventLoopDelays(
 export function formatEventLoop(delays: EventLoopDelay[]): string {
   return `p99 ${delays.map((d) => d.p99Ms.toFixed(1)).join(' / ')} ms (max ${delays.map((d) => d.maxMs.toFixed(1)).join(' / ')} ms)`;
 }
+
+/**
+ * Answered POST calls of one route (status 200) from a scrape of the service's latency histogram
+ * (`rhythmc_http_request_duration_seconds`): how many in all, and how many took longer than
+ * `limitSeconds` from request to response inside the service (one of the histogram's bucket
+ * bounds, else `over` is NaN). The difference of two scrapes is a window's.
+ */
+export function routeLatencyCounts(text: string, route: string, limitSeconds: number): { count: number; over: number } {
+  const series = (line: string) =>
+    line.includes(`route="${route}"`) && line.includes('status="200"') && line.includes('method="POST"');
+  let count = 0;
+  let within = 0;
+  let bound = false;
+  for (const line of text.split('\n')) {
+    if (!series(line)) continue;
+    if (line.startsWith('rhythmc_http_request_duration_seconds_count')) count += Number(line.split(' ').pop());
+    else if (line.startsWith('rhythmc_http_request_duration_seconds_bucket') && line.includes(`le="${limitSeconds}"`)) {
+      within += Number(line.split(' ').pop());
+      bound = true;
+    }
+  }
+  // A limit that is not one of the bucket bounds cannot be read off the histogram.
+  return { count, over: bound || count === 0 ? count - within : NaN };
+}

@@ -39,12 +39,19 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join } from 'node:path';
 import Redis from 'ioredis';
 import { Client } from 'pg';
 import { Cores, CpuProbe, deploymentCores, measureCpu, redisPid } from '../harness/cpu';
-import { databaseExists, WalCounters, walCounters, walDelta, walSettings, withClient } from '../harness/database';
-import { EventLoopDelay, eventLoopDelays, formatEventLoop } from '../harness/event-loop';
+import { databaseExists, WalCounters, walCounters, walDelta, writePathSettings, withClient } from '../harness/database';
+import {
+  EventLoopDelay,
+  eventLoopDelays,
+  formatEventLoop,
+  routeLatencyCounts,
+  scrapeMetrics,
+} from '../harness/event-loop';
 import {
   BENCH_ADMIN_TOKEN,
   BENCH_REDIS_URL,
@@ -107,6 +114,13 @@ interface Step {
   eventLoop?: EventLoopDelay[];
   /** The server's WAL over the step (every database on it): MB/s, kB per upload answered, full-page images' share of its bytes (at 8 kB each, uncompressed), checkpoints. Absent in results of earlier runs. */
   wal?: { mbPerSecond: number; kbPerUpload: number; fullPageShare: number; checkpoints: number };
+  /**
+   * Where the upload p99 comes from: the share of the step's uploads (answered 200) that took
+   * longer than the limit inside the service (its latency histogram, all instances), and the
+   * simulator's own event-loop delay (its timers and answers wait behind it). Absent in results
+   * of earlier runs.
+   */
+  overLimit?: { serviceShare: number; simulatorLoopP99Ms: number; simulatorLoopMaxMs: number };
   loadAverage: number;
 }
 
@@ -241,7 +255,8 @@ const GROWING_TABLES = [
  * sessions (20,000 entries at every resume_session: 4× the PostgreSQL CPU of the login burst,
  * seen 2026-11-26), and the rows the run updates (sessions renewed, balances synced) pile up as
  * dead tuples. So when autovacuum is off, the run vacuums and analyzes the growing tables every
- * 30 s, as autovacuum would.
+ * 30 s, as autovacuum would, and at its pace: with autovacuum's cost-based delay (a manual VACUUM
+ * does not sleep; until 2026-11-27 this one read those tables at full speed beside the steps).
  */
 async function emulateAutoanalyze(): Promise<{ stop: () => Promise<void> }> {
   const client = new Client({ connectionString: DATABASE_URL });
@@ -251,8 +266,18 @@ async function emulateAutoanalyze(): Promise<{ stop: () => Promise<void> }> {
     await client.end();
     return { stop: () => Promise.resolve() };
   }
+  // At autovacuum's pace, not a manual VACUUM's (which never sleeps): its cost-based delay, so
+  // that the emulation reads and writes no faster than the worker it stands in for would.
+  const { rows: pace } = await client.query<{ delay: string; limit: string }>(
+    `SELECT current_setting('autovacuum_vacuum_cost_delay') AS delay,
+            CASE current_setting('autovacuum_vacuum_cost_limit') WHEN '-1' THEN current_setting('vacuum_cost_limit')
+                 ELSE current_setting('autovacuum_vacuum_cost_limit') END AS limit`,
+  );
+  await client.query(`SET vacuum_cost_delay = '${pace[0].delay}'`);
+  await client.query(`SET vacuum_cost_limit = ${Number(pace[0].limit)}`);
   console.log(
-    `autovacuum is off on this server: VACUUM (ANALYZE) ${GROWING_TABLES.join(', ')} every 30 s, as autovacuum would`,
+    `autovacuum is off on this server: VACUUM (ANALYZE) ${GROWING_TABLES.join(', ')} every 30 s, as autovacuum would ` +
+      `(vacuum_cost_delay ${pace[0].delay}, vacuum_cost_limit ${pace[0].limit}, autovacuum's)`,
   );
   let running: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
@@ -284,6 +309,22 @@ function walPerStep(wal: WalCounters, seconds: number, uploads: number): Step['w
 function formatWal(wal: Step['wal']): string {
   if (!wal) return 'WAL –';
   return `WAL ${wal.mbPerSecond.toFixed(1)} MB/s (${wal.kbPerUpload.toFixed(1)} kB per upload, full-page images ≤ ${(wal.fullPageShare * 100).toFixed(0)} %, ${wal.checkpoints} checkpoint(s))`;
+}
+
+/** Uploads answered 200 by the instances so far, and how many of them took longer than the p99 limit inside the service. */
+async function serviceUploadLatency(urls: string[]): Promise<{ count: number; over: number }> {
+  const counts = (await Promise.all(urls.map((url) => scrapeMetrics(url)))).map((text) =>
+    routeLatencyCounts(text, '/player/upload', P99_LIMIT_MS / 1000),
+  );
+  return { count: counts.reduce((sum, c) => sum + c.count, 0), over: counts.reduce((sum, c) => sum + c.over, 0) };
+}
+
+function formatOverLimit(overLimit: Step['overLimit']): string {
+  if (!overLimit) return 'over the limit: –';
+  return (
+    `uploads over ${P99_LIMIT_MS} ms inside the service ${(overLimit.serviceShare * 100).toFixed(2)} %; ` +
+    `simulator event-loop delay p99 ${overLimit.simulatorLoopP99Ms.toFixed(1)} ms (max ${overLimit.simulatorLoopMaxMs.toFixed(1)} ms)`
+  );
 }
 
 /** The bare handler at the same rate steps (no background traffic): the machine's ceiling for an insert + select. */
@@ -415,13 +456,19 @@ async function runConfig(
       network.setUploadRate(rate);
       await sleep(SETTLE_SECONDS * 1000);
       const offeredBefore = { ...network.uploads };
+      const serviceBefore = await serviceUploadLatency(urls);
       await eventLoopDelays(urls);
+      const simulatorLoop = monitorEventLoopDelay({ resolution: 10 });
+      simulatorLoop.enable();
       const window = network.metrics.openWindow();
       const walBefore = await walCounters(monitor);
       const { cores } = await measureCpu(probe, () => sleep(STEP_SECONDS * 1000));
       const wal = walDelta(await walCounters(monitor), walBefore);
       const seen = window.stop();
+      simulatorLoop.disable();
       const eventLoop = await eventLoopDelays(urls);
+      const serviceAfter = await serviceUploadLatency(urls);
+      const serviceUploads = serviceAfter.count - serviceBefore.count;
       const uploads = seen.latencies('POST /player/upload');
       const report = seen.report();
       const latency = summarize(uploads);
@@ -436,6 +483,12 @@ async function runConfig(
         cores,
         eventLoop,
         wal: walPerStep(wal, report.seconds, seen.count('POST /player/upload')),
+        overLimit: {
+          serviceShare: serviceUploads > 0 ? (serviceAfter.over - serviceBefore.over) / serviceUploads : NaN,
+          // The histogram's values are nanoseconds; the timer's own 10 ms resolution is taken off.
+          simulatorLoopP99Ms: Math.max(0, simulatorLoop.percentile(99) / 1e6 - 10),
+          simulatorLoopMaxMs: Math.max(0, simulatorLoop.max / 1e6 - 10),
+        },
         loadAverage: loadAverage(),
       };
       steps.push(step);
@@ -443,7 +496,7 @@ async function runConfig(
         `  uploads ${rate}/s: achieved ${step.achieved.toFixed(0)}/s, p50 ${step.p50.toFixed(1)} ms, p99 ${step.p99.toFixed(1)} ms, ` +
           `unexpected ${step.unexpected}, not sent ${step.notSent}; all calls ${step.callsPerSecond.toFixed(0)}/s; ` +
           `cores: service ${cores.service.toFixed(2)}, PostgreSQL ${cores.db.toFixed(2)}, Redis ${cores.redis.toFixed(2)}, simulator ${cores.simulator.toFixed(2)}; ` +
-          `event-loop delay per instance ${formatEventLoop(eventLoop)}; ${formatWal(step.wal)}; load average ${step.loadAverage}`,
+          `event-loop delay per instance ${formatEventLoop(eventLoop)}; ${formatOverLimit(step.overLimit)}; ${formatWal(step.wal)}; load average ${step.loadAverage}`,
       );
       if (saturated(step)) break;
     }
@@ -612,7 +665,7 @@ async function main(): Promise<void> {
   const monitor = new Client({ connectionString: DATABASE_URL });
   await monitor.connect();
   const analyzer = await emulateAutoanalyze();
-  console.log(`PostgreSQL: ${await walSettings(monitor)}`);
+  console.log(`PostgreSQL: ${await writePathSettings(monitor)}`);
   try {
     if (process.env.SKIP_BARE !== '1') {
       console.log('\n== bare Express + pg upload handler, same rate steps');
