@@ -69,25 +69,39 @@ export function formatEventLoop(delays: EventLoopDelay[]): string {
 }
 
 /**
- * Answered POST calls of one route (status 200) from a scrape of the service's latency histogram
- * (`rhythmc_http_request_duration_seconds`): how many in all, and how many took longer than
- * `limitSeconds` from request to response inside the service (one of the histogram's bucket
- * bounds, else `over` is NaN). The difference of two scrapes is a window's.
+ * How many observations a histogram of a scrape holds over the series whose line passes `series`,
+ * and how many of them are above `limitSeconds` (one of the histogram's bucket bounds, else `over`
+ * is NaN). The difference of two scrapes is a window's.
  */
-export function routeLatencyCounts(text: string, route: string, limitSeconds: number): { count: number; over: number } {
-  const series = (line: string) =>
-    line.includes(`route="${route}"`) && line.includes('status="200"') && line.includes('method="POST"');
+export function histogramCounts(
+  text: string,
+  metric: string,
+  series: (line: string) => boolean,
+  limitSeconds: number,
+): { count: number; over: number } {
   let count = 0;
   let within = 0;
   let bound = false;
   for (const line of text.split('\n')) {
-    if (!series(line)) continue;
-    if (line.startsWith('rhythmc_http_request_duration_seconds_count')) count += Number(line.split(' ').pop());
-    else if (line.startsWith('rhythmc_http_request_duration_seconds_bucket') && line.includes(`le="${limitSeconds}"`)) {
+    if (!line.startsWith(`${metric}_`) || !series(line)) continue;
+    if (line.startsWith(`${metric}_count`)) count += Number(line.split(' ').pop());
+    else if (line.startsWith(`${metric}_bucket`) && line.includes(`le="${limitSeconds}"`)) {
       within += Number(line.split(' ').pop());
       bound = true;
     }
   }
-  // A limit that is not one of the bucket bounds cannot be read off the histogram.
   return { count, over: bound || count === 0 ? count - within : NaN };
 }
+
+/** Answered POST calls of one route (status 200) in the service's latency histogram: histogramCounts. */
+export const routeLatencyCounts = (text: string, route: string, limitSeconds: number) =>
+  histogramCounts(
+    text,
+    'rhythmc_http_request_duration_seconds',
+    (line) => line.includes(`route="${route}"`) && line.includes('status="200"') && line.includes('method="POST"'),
+    limitSeconds,
+  );
+
+/** An upload phase's observations (`rhythmc_upload_phase_seconds`, phase store or rank): histogramCounts. */
+export const uploadPhaseCounts = (text: string, phase: 'store' | 'rank', limitSeconds: number) =>
+  histogramCounts(text, 'rhythmc_upload_phase_seconds', (line) => line.includes(`phase="${phase}"`), limitSeconds);

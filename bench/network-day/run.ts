@@ -51,6 +51,7 @@ import {
   formatEventLoop,
   routeLatencyCounts,
   scrapeMetrics,
+  uploadPhaseCounts,
 } from '../harness/event-loop';
 import {
   BENCH_ADMIN_TOKEN,
@@ -120,7 +121,14 @@ interface Step {
    * simulator's own event-loop delay (its timers and answers wait behind it). Absent in results
    * of earlier runs.
    */
-  overLimit?: { serviceShare: number; simulatorLoopP99Ms: number; simulatorLoopMaxMs: number };
+  overLimit?: {
+    serviceShare: number;
+    /** The shares of the step's uploads whose store phase (to the commit) or rank phase alone took longer than the limit. */
+    storeShare: number;
+    rankShare: number;
+    simulatorLoopP99Ms: number;
+    simulatorLoopMaxMs: number;
+  };
   loadAverage: number;
 }
 
@@ -311,18 +319,36 @@ function formatWal(wal: Step['wal']): string {
   return `WAL ${wal.mbPerSecond.toFixed(1)} MB/s (${wal.kbPerUpload.toFixed(1)} kB per upload, full-page images ≤ ${(wal.fullPageShare * 100).toFixed(0)} %, ${wal.checkpoints} checkpoint(s))`;
 }
 
-/** Uploads answered 200 by the instances so far, and how many of them took longer than the p99 limit inside the service. */
-async function serviceUploadLatency(urls: string[]): Promise<{ count: number; over: number }> {
-  const counts = (await Promise.all(urls.map((url) => scrapeMetrics(url)))).map((text) =>
-    routeLatencyCounts(text, '/player/upload', P99_LIMIT_MS / 1000),
-  );
-  return { count: counts.reduce((sum, c) => sum + c.count, 0), over: counts.reduce((sum, c) => sum + c.over, 0) };
+interface ServiceUploadCounts {
+  /** Uploads answered 200 so far, and those over the p99 limit inside the service. */
+  count: number;
+  over: number;
+  /** Of those, the ones whose store phase (to the commit) or rank phase (after it) alone took longer than the limit. */
+  storeOver: number;
+  rankOver: number;
+}
+
+/** What the instances' histograms hold so far of the uploads answered (ServiceUploadCounts), summed. */
+async function serviceUploadLatency(urls: string[]): Promise<ServiceUploadCounts> {
+  const limit = P99_LIMIT_MS / 1000;
+  const counts = (await Promise.all(urls.map((url) => scrapeMetrics(url)))).map((text) => {
+    const route = routeLatencyCounts(text, '/player/upload', limit);
+    return {
+      count: route.count,
+      over: route.over,
+      storeOver: uploadPhaseCounts(text, 'store', limit).over,
+      rankOver: uploadPhaseCounts(text, 'rank', limit).over,
+    };
+  });
+  const sum = (key: keyof ServiceUploadCounts) => counts.reduce((total, c) => total + c[key], 0);
+  return { count: sum('count'), over: sum('over'), storeOver: sum('storeOver'), rankOver: sum('rankOver') };
 }
 
 function formatOverLimit(overLimit: Step['overLimit']): string {
   if (!overLimit) return 'over the limit: –';
   return (
-    `uploads over ${P99_LIMIT_MS} ms inside the service ${(overLimit.serviceShare * 100).toFixed(2)} %; ` +
+    `uploads over ${P99_LIMIT_MS} ms inside the service ${(overLimit.serviceShare * 100).toFixed(2)} % ` +
+    `(store phase alone ${(overLimit.storeShare * 100).toFixed(2)} %, rank phase alone ${(overLimit.rankShare * 100).toFixed(2)} %); ` +
     `simulator event-loop delay p99 ${overLimit.simulatorLoopP99Ms.toFixed(1)} ms (max ${overLimit.simulatorLoopMaxMs.toFixed(1)} ms)`
   );
 }
@@ -485,6 +511,8 @@ async function runConfig(
         wal: walPerStep(wal, report.seconds, seen.count('POST /player/upload')),
         overLimit: {
           serviceShare: serviceUploads > 0 ? (serviceAfter.over - serviceBefore.over) / serviceUploads : NaN,
+          storeShare: serviceUploads > 0 ? (serviceAfter.storeOver - serviceBefore.storeOver) / serviceUploads : NaN,
+          rankShare: serviceUploads > 0 ? (serviceAfter.rankOver - serviceBefore.rankOver) / serviceUploads : NaN,
           // The histogram's values are nanoseconds; the timer's own 10 ms resolution is taken off.
           simulatorLoopP99Ms: Math.max(0, simulatorLoop.percentile(99) / 1e6 - 10),
           simulatorLoopMaxMs: Math.max(0, simulatorLoop.max / 1e6 - 10),

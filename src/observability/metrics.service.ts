@@ -78,6 +78,14 @@ export class MetricsService implements OnApplicationBootstrap, OnModuleDestroy {
     registers: [this.registry],
   });
 
+  private readonly uploadPhases = new Histogram({
+    name: 'rhythmc_upload_phase_seconds',
+    help: 'Where the time of an answered upload (200) went in the service, by phase: store (from taking it to its commit: waiting for a batch, the statement, the commit) and rank (the rank answer after the commit: the in-process index or the round trip to Redis).',
+    labelNames: ['phase'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+
   private readonly flaggedPlays = new Counter({
     name: 'rhythmc_plays_flagged_total',
     help: 'Uploaded plays that failed a score consistency check, by check (a play failing two counts under both); stored, counted only once approved.',
@@ -205,6 +213,7 @@ export class MetricsService implements OnApplicationBootstrap, OnModuleDestroy {
             help: 'Whether this instance is connected to Redis (1) or not (0: events stay local, limits in memory, ranks from SQL). Absent without REDIS_URL.',
             registers: [this.registry],
           });
+    uploadStats.observePhasesWith((phase, seconds) => this.uploadPhases.observe({ phase }, seconds));
     const info = buildInfo();
     this.build.set({ version: info.version, commit: info.commit, node: info.node }, 1);
   }

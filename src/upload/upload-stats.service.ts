@@ -3,9 +3,22 @@ import { SCORE_CHECK_NAMES, ScoreCheckName } from '../config/app-config';
 import { RankAnswerService } from './rank/rank-answer.service';
 import { RankIndex, RankIndexStats } from './rank/rank-index';
 
-/** What the metrics read of the upload: plays flagged by each check, the rank index's mode and size, and the SQL rank counts. */
+/**
+ * The two parts of an answered upload's time in the service: `store` from the service taking the
+ * upload to its commit (waiting for a batch, the statement, the commit), `rank` the rank answer
+ * after it (the in-process index, or the round trip to Redis).
+ */
+export type UploadPhase = 'store' | 'rank';
+
+/**
+ * What the metrics read of the upload: plays flagged by each check, the rank index's mode and
+ * size, the SQL rank counts; and what they are told as it happens: the phases of each answered
+ * upload.
+ */
 @Injectable()
 export class UploadStatsService {
+  private phaseObserver: ((phase: UploadPhase, seconds: number) => void) | null = null;
+
   /** New records that failed each check since the start. */
   private readonly flagged = new Map<ScoreCheckName, number>(SCORE_CHECK_NAMES.map((check) => [check, 0]));
 
@@ -17,6 +30,17 @@ export class UploadStatsService {
   /** Counts a newly stored record's failed checks (not a resent copy's). */
   countFlagged(flags: readonly string[]): void {
     for (const check of flags as ScoreCheckName[]) this.flagged.set(check, (this.flagged.get(check) ?? 0) + 1);
+  }
+
+  /** The metrics' observer of upload phases (one per app; none without metrics). */
+  observePhasesWith(observer: (phase: UploadPhase, seconds: number) => void): void {
+    this.phaseObserver = observer;
+  }
+
+  /** The phases of an answered upload, in seconds. */
+  recordPhases(storeSeconds: number, rankSeconds: number): void {
+    this.phaseObserver?.('store', storeSeconds);
+    this.phaseObserver?.('rank', rankSeconds);
   }
 
   /** New records flagged by each check since the start, for the metrics. */

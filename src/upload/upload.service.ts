@@ -117,6 +117,7 @@ export class UploadService {
     if (body.server.serverID !== server.serverId) {
       throw new BadRequestError(`server.serverID: ${body.server.serverID} is not the server of this session`);
     }
+    const started = performance.now();
     const checks: CheckContext = {
       enabled: this.config.scoreChecks,
       nowMs: Date.now(),
@@ -151,7 +152,9 @@ export class UploadService {
     });
     if (outcome.inserted) this.stats.countFlagged(outcome.record.flags);
 
+    const stored = performance.now();
     const { siteRank, trackRank } = await this.rankAnswers.ranks(outcome.state, outcome.bans, outcome.staged);
+    this.stats.recordPhases((stored - started) / 1_000, (performance.now() - stored) / 1_000);
     return {
       atp: (outcome.state.atpE4 ?? 0) / 10_000,
       siteRank,

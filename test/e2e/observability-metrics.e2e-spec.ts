@@ -195,6 +195,16 @@ describe('Prometheus metrics', () => {
       '10',
       '+Inf',
     ]);
+    // The two answered uploads' time in the service, split at the commit; the refused one is not counted.
+    const phase = (suffix: string, labels: Labels) =>
+      valueOf(samples, `rhythmc_upload_phase_seconds_${suffix}`, labels);
+    expect(phase('count', { phase: 'store' })).toBe(2);
+    expect(phase('count', { phase: 'rank' })).toBe(2);
+    expect(phase('bucket', { phase: 'rank', le: '+Inf' })).toBe(2);
+    const storeSeconds = phase('sum', { phase: 'store' }) ?? NaN;
+    const rankSeconds = phase('sum', { phase: 'rank' }) ?? NaN;
+    expect(storeSeconds).toBeGreaterThan(0);
+    expect(storeSeconds + rankSeconds).toBeLessThanOrEqual(latency('sum', upload) ?? NaN);
 
     // Process metrics of Node (collected once per process).
     expect(valueOf(samples, 'process_cpu_user_seconds_total')).toBeGreaterThan(0);
