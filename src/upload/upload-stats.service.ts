@@ -5,8 +5,9 @@ import { RankIndex, RankIndexStats } from './rank/rank-index';
 
 /**
  * The two parts of an answered upload's time in the service: `store` from the service taking the
- * upload to its commit (waiting for a batch, the statement, the commit), `rank` the rank answer
- * after it (the in-process index, or the round trip to Redis).
+ * upload to its commit (waiting for a batch, or with the in-process index for the same player's
+ * previous upload; the statement; the commit), `rank` the rank answer after it (the in-process
+ * index, or the round trip to Redis).
  */
 export type UploadPhase = 'store' | 'rank';
 
