@@ -119,7 +119,9 @@ interface Step {
    * Where the upload p99 comes from: the share of the step's uploads (answered 200) that took
    * longer than the limit inside the service (its latency histogram, all instances), and the
    * simulator's own event-loop delay (its timers and answers wait behind it). Absent in results
-   * of earlier runs.
+   * of earlier runs. Approximate: the service's histograms are read by scrapes just outside the
+   * step (a slightly wider window), and the phase histograms also count uploads whose client had
+   * gone (answered, but not 200 to anyone).
    */
   overLimit?: {
     serviceShare: number;

@@ -80,7 +80,7 @@ export class MetricsService implements OnApplicationBootstrap, OnModuleDestroy {
 
   private readonly uploadPhases = new Histogram({
     name: 'rhythmc_upload_phase_seconds',
-    help: "Where the time of an answered upload (200) went in the service, by phase: store (from taking it to its commit: waiting for a batch, or in process for the same player's previous upload; the statement; the commit) and rank (the rank answer after the commit: the in-process index or the round trip to Redis).",
+    help: "Where the time of an upload answered 200 went in the service, by phase: store (from taking it to its commit: waiting for a batch, or in process for the same player's previous upload or an index reload; the statement; the commit) and rank (the rank answer after the commit: the in-process index or the round trip to Redis, a reload of the banned players after a ban changed, or the SQL rank count while the index cannot answer).",
     labelNames: ['phase'] as const,
     buckets: LATENCY_BUCKETS,
     registers: [this.registry],

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { SCORE_CHECK_NAMES, ScoreCheckName } from '../config/app-config';
 import { RankAnswerService } from './rank/rank-answer.service';
 import { RankIndex, RankIndexStats } from './rank/rank-index';
@@ -6,8 +6,9 @@ import { RankIndex, RankIndexStats } from './rank/rank-index';
 /**
  * The two parts of an answered upload's time in the service: `store` from the service taking the
  * upload to its commit (waiting for a batch, or with the in-process index for the same player's
- * previous upload; the statement; the commit), `rank` the rank answer after it (the in-process
- * index, or the round trip to Redis).
+ * previous upload or an index reload; the statement; the commit), `rank` the rank answer after it
+ * (the in-process index or the round trip to Redis; a reload of the banned players after a ban
+ * changed; the SQL rank count while the index cannot answer).
  */
 export type UploadPhase = 'store' | 'rank';
 
@@ -18,6 +19,7 @@ export type UploadPhase = 'store' | 'rank';
  */
 @Injectable()
 export class UploadStatsService {
+  private readonly logger = new Logger(UploadStatsService.name);
   private phaseObserver: ((phase: UploadPhase, seconds: number) => void) | null = null;
 
   /** New records that failed each check since the start. */
@@ -38,10 +40,14 @@ export class UploadStatsService {
     this.phaseObserver = observer;
   }
 
-  /** The phases of an answered upload, in seconds. */
+  /** The phases of an answered upload, in seconds. Never throws: the upload is committed, its answer must go out. */
   recordPhases(storeSeconds: number, rankSeconds: number): void {
-    this.phaseObserver?.('store', storeSeconds);
-    this.phaseObserver?.('rank', rankSeconds);
+    try {
+      this.phaseObserver?.('store', storeSeconds);
+      this.phaseObserver?.('rank', rankSeconds);
+    } catch (error) {
+      this.logger.warn(`Upload phases not recorded (${error instanceof Error ? error.message : String(error)})`);
+    }
   }
 
   /** New records flagged by each check since the start, for the metrics. */

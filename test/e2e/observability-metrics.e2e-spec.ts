@@ -200,10 +200,27 @@ describe('Prometheus metrics', () => {
       valueOf(samples, `rhythmc_upload_phase_seconds_${suffix}`, labels);
     expect(phase('count', { phase: 'store' })).toBe(2);
     expect(phase('count', { phase: 'rank' })).toBe(2);
-    expect(phase('bucket', { phase: 'rank', le: '+Inf' })).toBe(2);
+    // The request latency's buckets, per phase.
+    const ladder = (name: string) =>
+      samples
+        .filter((sample) => sample.name === 'rhythmc_upload_phase_seconds_bucket' && sample.labels.phase === name)
+        .map((sample) => [sample.labels.le, sample.value]);
+    for (const name of ['store', 'rank'])
+      expect(ladder(name).map(([le]) => le)).toEqual(
+        samples
+          .filter(
+            (sample) =>
+              sample.name === 'rhythmc_http_request_duration_seconds_bucket' &&
+              sameLabels({ ...sample.labels, le: '' }, { ...upload, le: '' }),
+          )
+          .map((sample) => sample.labels.le),
+      );
+    expect(ladder('rank').at(-1)).toEqual(['+Inf', 2]);
     const storeSeconds = phase('sum', { phase: 'store' }) ?? NaN;
     const rankSeconds = phase('sum', { phase: 'rank' }) ?? NaN;
+    // Both phases took time, and together no more than the requests did.
     expect(storeSeconds).toBeGreaterThan(0);
+    expect(rankSeconds).toBeGreaterThan(0);
     expect(storeSeconds + rankSeconds).toBeLessThanOrEqual(latency('sum', upload) ?? NaN);
 
     // Process metrics of Node (collected once per process).
