@@ -21,10 +21,10 @@
  *   npm run bench:login-burst
  *   CPU_PROF=1 CONFIGS=redis npm run bench:login-burst   # + a CPU profile of the service during the burst
  *
- * Data: BENCH_DATABASE_URL (rhythmc_bench_login), created when missing as a copy of
+ * Data: BENCH_DATABASE_URL (rhythmc_bench_login), created anew at each run as a copy of
  * TEMPLATE_DATABASE (rhythmc_bench_network, the network-day data: 1,000,000 players, 10,000,000
- * plays); the generated players 1..N are logged in, spread over the range. Never writes into the
- * template. Environment: SERVERS (100), PLAYERS_PER_SERVER (200), CONFIGS (redis,no-redis),
+ * plays; REUSE_DATA=1 keeps the copy an earlier run left); the generated players 1..N are logged
+ * in, spread over the range. Never writes into the template. Environment: SERVERS (100), PLAYERS_PER_SERVER (200), CONFIGS (redis,no-redis),
  * GAP_SECONDS (65), LOGIN_CONCURRENCY (4, per server, as in network-day), RESUME_INTERVAL (3600:
  * no periodic resume_session inside the measured stretches, only the one after each login),
  * the `redis` configuration's Redis: a private redis-server started for the run (its CPU is the
@@ -66,6 +66,7 @@ import { Network } from '../simulate/network';
 
 const DATABASE_URL = benchDatabaseUrl('rhythmc_bench_login');
 const TEMPLATE_DATABASE = process.env.TEMPLATE_DATABASE ?? 'rhythmc_bench_network';
+const REUSE_DATA = process.env.REUSE_DATA === '1';
 const SERVERS = intFromEnv('SERVERS', 100);
 const PLAYERS_PER_SERVER = intFromEnv('PLAYERS_PER_SERVER', 200);
 const CONFIGS = listFromEnv('CONFIGS', ['redis', 'no-redis']);
@@ -121,9 +122,18 @@ interface ConfigResult {
 const uptime = () => execFileSync('uptime', { encoding: 'utf8' }).trim();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A copy of the template when the database is missing; sessions a stopped run left open are closed. */
+/**
+ * A fresh copy of the template (an earlier run's logins, sessions and balances would change what
+ * this one measures), or with REUSE_DATA=1 the copy there is, its sessions left open closed.
+ */
 async function ensureData(): Promise<number> {
   assertBenchDatabase(DATABASE_URL);
+  if (!REUSE_DATA && (await databaseExists(DATABASE_URL))) {
+    console.log(`dropping ${databaseName(DATABASE_URL)}, the copy an earlier run used (REUSE_DATA=1 keeps it)`);
+    await withClient(withDatabase(DATABASE_URL, 'postgres'), (client) =>
+      client.query(`DROP DATABASE "${databaseName(DATABASE_URL)}"`),
+    );
+  }
   if (!(await databaseExists(DATABASE_URL))) {
     const name = databaseName(DATABASE_URL);
     console.log(`creating ${name} as a copy of ${TEMPLATE_DATABASE}`);

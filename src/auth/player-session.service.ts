@@ -167,13 +167,13 @@ export class PlayerSessionService {
   async renewPlayerSession(token: string, uid: string, server: ServerSessionContext): Promise<number> {
     const ttl = this.config.playerTokenTtlSeconds;
     const now = new Date();
-    const result = await this.sessions.renewPlayerSessionByToken(
-      this.tokens.hash(token),
+    const result = await this.sessions.renewPlayerSessionByToken({
+      tokenHash: this.tokens.hash(token),
       uid,
-      server.sessionId,
+      serverSessionId: server.sessionId,
       now,
-      new Date(now.getTime() + ttl * 1000),
-    );
+      expiresAt: new Date(now.getTime() + ttl * 1000),
+    });
     // The checks of resolvePlayerToken, then the uid, then the renewal itself (the session or the server session ended meanwhile).
     if (result === null || !result.live) throw new UnauthorizedError('Invalid or expired player access token');
     if (result.uid !== uid) throw new UnauthorizedError('The access token does not belong to this uid');

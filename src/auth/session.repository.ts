@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { PreparedQueries } from '../database/prepared-queries';
+import { BatchableStatement, compareUids, StatementBatcher } from '../database/statement-batcher';
 import { DataSource, EntityManager, In, IsNull } from 'typeorm';
 import { PlayerLoginMode, PlayerLogoutReason, PlayerSessionEntity } from './entities/player-session.entity';
 import { ServerSessionEndReason, ServerSessionEntity } from './entities/server-session.entity';
@@ -37,6 +37,31 @@ export interface SessionOfPlayer {
  */
 const openSession = ({ id, uid }: SessionOfPlayer) => ({ id, uid, loggedOutAt: IsNull() });
 
+/** A resume_session renewal: the token's hash, the uid it must belong to, the server session to bind it to. */
+export interface SessionRenewal {
+  tokenHash: string;
+  uid: string;
+  serverSessionId: string;
+  now: Date;
+  expiresAt: Date;
+}
+
+/** `rhythmc_renew_player_session`, alone or for many renewals in one statement (StatementBatcher), by uid. */
+const RENEW_PLAYER_SESSION: BatchableStatement<
+  SessionRenewal,
+  { uid: string | null; live: boolean | null; renewed: boolean | null }
+> = {
+  name: 'session_renew_by_token',
+  single: 'SELECT * FROM rhythmc_renew_player_session($1, $2, $3, $4, $5)',
+  params: (r) => [r.tokenHash, r.uid, r.serverSessionId, r.now, r.expiresAt],
+  batch: `SELECT a.i, r.*
+    FROM unnest($1::bpchar[], $2::bigint[], $3::uuid[], $4::timestamptz[], $5::timestamptz[])
+         WITH ORDINALITY AS a(token_hash, uid, server_session_id, now, expires_at, i)
+   CROSS JOIN LATERAL rhythmc_renew_player_session(a.token_hash, a.uid, a.server_session_id, a.now, a.expires_at) r
+   ORDER BY a.i`,
+  order: (a, b) => compareUids(a.uid, b.uid),
+};
+
 export type ServerSessionLookup = Pick<ServerSessionEntity, 'id' | 'serverId' | 'tokenExpiresAt' | 'endedAt'>;
 
 export interface PlayerSessionListRow {
@@ -57,7 +82,7 @@ export interface PlayerSessionListRow {
 export class SessionRepository {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly prepared: PreparedQueries,
+    private readonly batcher: StatementBatcher,
   ) {}
 
   private serverSessions(manager?: EntityManager) {
@@ -182,33 +207,17 @@ export class SessionRepository {
   }
 
   /**
-   * resume_session in one statement: finds the session of the token (null: none), says whether it
-   * was live at `now` and whose it is, and — when it was live, is `uid`'s and the server session
-   * has not ended — moves it to that server session and extends its token. The update names the
-   * uid as well as the id (see openSession).
+   * resume_session in one round trip (`rhythmc_renew_player_session`,
+   * migrations/1795750000000-BatchedSessionRenewal.ts), batched with the renewals that arrive with
+   * it: finds the session of the token (null: none), says whether it was live at `now` and whose it
+   * is, and — when it was live, is `uid`'s and the server session has not ended — moves it to that
+   * server session and extends its token.
    */
   async renewPlayerSessionByToken(
-    tokenHash: string,
-    uid: string,
-    serverSessionId: string,
-    now: Date,
-    expiresAt: Date,
+    renewal: SessionRenewal,
   ): Promise<{ uid: string; live: boolean; renewed: boolean } | null> {
-    const rows = await this.prepared.run<{ uid: string; live: boolean; renewed: boolean }>(
-      'session_renew_by_token',
-      `WITH s AS (
-         SELECT id, uid, logged_out_at IS NULL AND token_expires_at > $2 AS live FROM player_session WHERE token_hash = $1
-       ), renewed AS (
-         UPDATE player_session ps SET server_session_id = $4, token_expires_at = $5, renewed_at = $2
-           FROM s
-          WHERE ps.id = s.id AND ps.uid = $3 AND s.live AND s.uid = $3 AND ps.logged_out_at IS NULL
-            AND EXISTS (SELECT 1 FROM server_session ss WHERE ss.id = $4 AND ss.ended_at IS NULL)
-         RETURNING ps.id
-       )
-       SELECT s.uid, s.live, EXISTS (SELECT 1 FROM renewed) AS renewed FROM s`,
-      [tokenHash, now, uid, serverSessionId, expiresAt],
-    );
-    return rows[0] ?? null;
+    const row = await this.batcher.run(RENEW_PLAYER_SESSION, renewal);
+    return row.uid === null ? null : { uid: row.uid, live: row.live === true, renewed: row.renewed === true };
   }
 
   /** An options sync: the player is alive (the token keeps its expiry). */

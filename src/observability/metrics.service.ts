@@ -187,7 +187,7 @@ export class MetricsService implements OnApplicationBootstrap, OnModuleDestroy {
     const batchedSeen = { calls: 0, fallbacks: 0 };
     new Counter({
       name: 'rhythmc_db_batched_calls_total',
-      help: 'Logins, state syncs and uploads answered by a statement they shared with others (StatementBatcher; a call alone is not counted).',
+      help: 'Logins, state syncs, session renewals and uploads answered by a statement they shared with others (StatementBatcher; a call alone is not counted).',
       registers: [this.registry],
       collect() {
         const { batchedCalls } = batcher.stats();

@@ -79,7 +79,7 @@ describe('Player session statements under stale statistics', () => {
     const sent: Array<{ text: string; values: unknown[] }> = [];
     const submit = PgQuery.prototype.submit;
     PgQuery.prototype.submit = function (this: PgQuery, ...args: unknown[]): unknown {
-      if (/UPDATE\s+"?player_session"?/i.test(this.text ?? ''))
+      if (/UPDATE\s+"?player_session"?|rhythmc_renew_player_session/i.test(this.text ?? ''))
         sent.push({ text: this.text as string, values: this.values ?? [] });
       return submit.apply(this, args);
     };
@@ -103,19 +103,43 @@ describe('Player session statements under stale statistics', () => {
       ws.close();
     }
 
-    // resume_session's statement, the options sync's renewal and the logout.
+    // resume_session's call of rhythmc_renew_player_session, the options sync's renewal and the logout.
     expect(sent).toHaveLength(3);
+    expect(sent[0].text).toMatch(/^SELECT \* FROM rhythmc_renew_player_session\(/);
     // Each names the player's uid (a parameter bound to it), not only the session id.
-    for (const { text, values } of sent) {
-      expect(text).toMatch(/\buid"? = \$\d+/);
-      expect(values.map(String)).toContain(String(player.uid));
-    }
-    const reads: string[][] = [];
-    for (const { text, values } of sent) {
+    for (const { values } of sent) expect(values.map(String)).toContain(String(player.uid));
+    for (const { text } of sent.slice(1)) expect(text).toMatch(/\buid"? = \$\d+/);
+    const explain = async (text: string, values: unknown[]) => {
       const [row] = await app.sql<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`EXPLAIN (FORMAT JSON) ${text}`, values);
-      reads.push(sessionReads(row['QUERY PLAN'][0].Plan));
-    }
-    const [resume, optionsSync, logout] = reads;
+      return sessionReads(row['QUERY PLAN'][0].Plan);
+    };
+    // The function's own two statements, as its body has them, with the call's values bound.
+    const [{ body }] = await app.sql<{ body: string }>(
+      `SELECT prosrc AS body FROM pg_proc WHERE proname = 'rhythmc_renew_player_session'`,
+    );
+    const [{ id: sessionId }] = await app.sql<{ id: string }>('SELECT id FROM player_session WHERE uid = $1', [
+      player.uid,
+    ]);
+    // Each name of the body becomes the call's value as a typed literal (v_id: the session the token names).
+    const literal = (value: unknown) => `'${value instanceof Date ? value.toISOString() : String(value)}'`;
+    const bound = [
+      ['p_token_hash', 'bpchar'],
+      ['p_uid', 'bigint'],
+      ['p_server_session_id', 'uuid'],
+      ['p_now', 'timestamptz'],
+      ['p_expires_at', 'timestamptz'],
+    ].map(([name, type], n) => [name, `${literal(sent[0].values[n])}::${type}`]);
+    bound.push(['v_id', `${literal(sessionId)}::uuid`]);
+    const bind = (statement: string) =>
+      bound.reduce((text, [name, value]) => text.replace(new RegExp(`\\b${name}\\b`, 'g'), value), statement);
+    const find = bind(/SELECT s\.id[^;]*/.exec(body)![0].replace(/\s+INTO v_id, uid, live/, ''));
+    const update = bind(/UPDATE player_session ps[^;]*/.exec(body)![0]);
+    expect(update).toContain(`ps.uid = '${player.uid}'::bigint`);
+    const resume = [...(await explain(find, [])), ...(await explain(update, []))];
+    const [optionsSync, logout] = [
+      await explain(sent[1].text, sent[1].values),
+      await explain(sent[2].text, sent[2].values),
+    ];
     // The token's row by its unique token index, then the update at the player's one open session
     // (the parameters are bound, so the conditions show their values).
     const atOneOpenSession = /^(UQ_player_session_open_per_player: \(uid = |PK_\w+: \(id = )/;

@@ -1,3 +1,4 @@
+import { SessionRenewal, SessionRepository } from '../../src/auth/session.repository';
 import { TokenService } from '../../src/auth/token.service';
 import { CatalogRepository } from '../../src/catalog/catalog.repository';
 import { mapError } from '../../src/common/errors/error-body';
@@ -144,6 +145,59 @@ describe('Statement batching', () => {
       { uid: players[0].uid, collection_key: 'rhythmc:tag.batch' },
       { uid: players[3].uid, collection_key: 'rhythmc:assets.b.1' },
     ]);
+  });
+
+  it('answers every resume_session renewal of one batch with its own result, renewing only the live ones', async () => {
+    const sessions = app.get(SessionRepository);
+    const fresh: TestPlayerSession[] = [];
+    for (let n = 0; n < 5; n++) fresh.push(await onlinePlayer(app, server));
+    const [renewA, renewB, otherUid, expired, endedServer] = fresh;
+    await app.sql(`UPDATE player_session SET token_expires_at = now() - interval '1 second' WHERE uid = $1`, [
+      expired.uid,
+    ]);
+    const stateOf = () =>
+      app.sql<{ uid: number; server_session_id: string; token_expires_at: Date; renewed_at: Date }>(
+        `SELECT uid::int AS uid, server_session_id, token_expires_at, renewed_at FROM player_session
+          WHERE uid = ANY($1::bigint[]) AND logged_out_at IS NULL ORDER BY uid`,
+        [fresh.map((p) => p.uid)],
+      );
+    const before = await stateOf();
+    const now = new Date(Date.now() + 1_000);
+    const expiresAt = new Date(now.getTime() + 900_000);
+    const renewal = (player: TestPlayerSession, overrides: Partial<SessionRenewal> = {}): SessionRenewal => ({
+      tokenHash: hash(player.accessToken),
+      uid: String(player.uid),
+      serverSessionId,
+      now,
+      expiresAt,
+      ...overrides,
+    });
+    const counted = batched();
+    // Reversed uids first: the batch runs the renewals in uid order and answers each its own row.
+    const answers = await Promise.all([
+      sessions.renewPlayerSessionByToken(renewal(renewB)),
+      sessions.renewPlayerSessionByToken(renewal(renewA)),
+      sessions.renewPlayerSessionByToken(renewal(renewA, { tokenHash: hash('no such token') })),
+      sessions.renewPlayerSessionByToken(renewal(otherUid, { uid: String(renewA.uid) })),
+      sessions.renewPlayerSessionByToken(renewal(expired)),
+      sessions.renewPlayerSessionByToken(
+        renewal(endedServer, { serverSessionId: '00000000-0000-4000-8000-000000000000' }),
+      ),
+    ]);
+    expect(batched() - counted).toBe(6);
+    expect(answers).toEqual([
+      { uid: String(renewB.uid), live: true, renewed: true },
+      { uid: String(renewA.uid), live: true, renewed: true },
+      null,
+      { uid: String(otherUid.uid), live: true, renewed: false },
+      { uid: String(expired.uid), live: false, renewed: false },
+      { uid: String(endedServer.uid), live: true, renewed: false },
+    ]);
+    // Only the two renewed sessions changed, to the renewal's expiry and time.
+    const renewed = new Set([renewA.uid, renewB.uid]);
+    expect(await stateOf()).toEqual(
+      before.map((row) => (renewed.has(row.uid) ? { ...row, token_expires_at: expiresAt, renewed_at: now } : row)),
+    );
   });
 
   it('logs in a batch of players, the second login of one of them seeing the first one live', async () => {
