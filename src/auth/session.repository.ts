@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { BatchableStatement, compareUids, StatementBatcher } from '../database/statement-batcher';
-import { DataSource, EntityManager, In, IsNull } from 'typeorm';
+import { DataSource, EntityManager, IsNull } from 'typeorm';
 import { PlayerLoginMode, PlayerLogoutReason, PlayerSessionEntity } from './entities/player-session.entity';
 import { ServerSessionEndReason, ServerSessionEntity } from './entities/server-session.entity';
 
@@ -249,13 +249,24 @@ export class SessionRepository {
     return (result.raw as Array<{ server_session_id: string }>).map((row) => row.server_session_id);
   }
 
-  /** Logs out every player bound to the given server sessions (they ended). */
+  /**
+   * Logs out every player bound to the given server sessions (they ended). The rows are locked in
+   * uid order, the order of the batched renewals and syncs (StatementBatcher), so a server's end
+   * and a batch that renews several of its players cannot deadlock.
+   */
   async logoutPlayersOfServerSessions(serverSessionIds: string[], manager: EntityManager): Promise<number> {
     if (serverSessionIds.length === 0) return 0;
-    const result = await this.playerSessions(manager).update(
-      { serverSessionId: In(serverSessionIds), loggedOutAt: IsNull() },
-      { loggedOutAt: new Date(), logoutReason: 'server_session_ended' },
-    );
+    const result = await this.playerSessions(manager)
+      .createQueryBuilder()
+      .update()
+      .set({ loggedOutAt: new Date(), logoutReason: 'server_session_ended' })
+      .where(
+        `id IN (SELECT id FROM player_session
+                 WHERE server_session_id = ANY(:ids::uuid[]) AND logged_out_at IS NULL
+                 ORDER BY uid FOR UPDATE)`,
+        { ids: serverSessionIds },
+      )
+      .execute();
     return result.affected ?? 0;
   }
 }

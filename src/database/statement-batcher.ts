@@ -44,8 +44,8 @@ interface Lane<C, R> {
 const UNAVAILABLE = /^(08|53|57P)/;
 
 /**
- * Group commit for the hot statements: login, collection and balance syncs, upload
- * (docs/decisions.md "Logins, syncs and uploads batched under load"). Each statement has a lane; a call waits for the next turn of the event loop and
+ * Group commit for the hot statements: login, collection and balance syncs, resume_session's
+ * renewal, upload (docs/decisions.md "Logins, syncs and uploads batched under load"). Each statement has a lane; a call waits for the next turn of the event loop and
  * then goes in one statement with every call of that statement that arrived meanwhile, while at
  * most BATCHES_IN_FLIGHT batches of it are in flight. Alone, a call runs as its own statement
  * (nothing changes at low load); under load, many calls share one round trip, one parse-bind-

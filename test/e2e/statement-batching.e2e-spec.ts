@@ -2,6 +2,7 @@ import { SessionRenewal, SessionRepository } from '../../src/auth/session.reposi
 import { TokenService } from '../../src/auth/token.service';
 import { CatalogRepository } from '../../src/catalog/catalog.repository';
 import { mapError } from '../../src/common/errors/error-body';
+import { PreparedQueries } from '../../src/database/prepared-queries';
 import { BatchableStatement, MAX_BATCH_CALLS, StatementBatcher } from '../../src/database/statement-batcher';
 import { EconomyRepository } from '../../src/economy/economy.repository';
 import { OneRoundTripLogin, PlayerRepository } from '../../src/player/player.repository';
@@ -150,15 +151,24 @@ describe('Statement batching', () => {
   it('answers every resume_session renewal of one batch with its own result, renewing only the live ones', async () => {
     const sessions = app.get(SessionRepository);
     const fresh: TestPlayerSession[] = [];
-    for (let n = 0; n < 5; n++) fresh.push(await onlinePlayer(app, server));
-    const [renewA, renewB, otherUid, expired, endedServer] = fresh;
+    for (let n = 0; n < 7; n++) fresh.push(await onlinePlayer(app, server));
+    const [moved, twice, otherUid, expired, loggedOut, endedServer, unknownToken] = fresh;
+    const sessionOf = async (token: string) =>
+      (await app.sql<{ id: string }>('SELECT id FROM server_session WHERE token_hash = $1', [hash(token)]))[0].id;
+    // Another live server session of the network, and one that has ended.
+    const liveElsewhere = await sessionOf((await onlineServer(app)).accessToken);
+    const ended = await sessionOf((await onlineServer(app)).accessToken);
+    await app.sql('UPDATE server_session SET ended_at = now() WHERE id = $1', [ended]);
     await app.sql(`UPDATE player_session SET token_expires_at = now() - interval '1 second' WHERE uid = $1`, [
       expired.uid,
+    ]);
+    await app.sql(`UPDATE player_session SET logged_out_at = now(), logout_reason = 'logout' WHERE uid = $1`, [
+      loggedOut.uid,
     ]);
     const stateOf = () =>
       app.sql<{ uid: number; server_session_id: string; token_expires_at: Date; renewed_at: Date }>(
         `SELECT uid::int AS uid, server_session_id, token_expires_at, renewed_at FROM player_session
-          WHERE uid = ANY($1::bigint[]) AND logged_out_at IS NULL ORDER BY uid`,
+          WHERE uid = ANY($1::bigint[]) ORDER BY uid`,
         [fresh.map((p) => p.uid)],
       );
     const before = await stateOf();
@@ -172,31 +182,58 @@ describe('Statement batching', () => {
       expiresAt,
       ...overrides,
     });
+    const run = jest.spyOn(app.get(PreparedQueries), 'run');
     const counted = batched();
-    // Reversed uids first: the batch runs the renewals in uid order and answers each its own row.
-    const answers = await Promise.all([
-      sessions.renewPlayerSessionByToken(renewal(renewB)),
-      sessions.renewPlayerSessionByToken(renewal(renewA)),
-      sessions.renewPlayerSessionByToken(renewal(renewA, { tokenHash: hash('no such token') })),
-      sessions.renewPlayerSessionByToken(renewal(otherUid, { uid: String(renewA.uid) })),
-      sessions.renewPlayerSessionByToken(renewal(expired)),
-      sessions.renewPlayerSessionByToken(
-        renewal(endedServer, { serverSessionId: '00000000-0000-4000-8000-000000000000' }),
-      ),
-    ]);
-    expect(batched() - counted).toBe(6);
+    let answers: unknown[];
+    let sent: unknown[][] = [];
+    try {
+      // Reversed uids: the batch runs the renewals in uid order and answers each its own row.
+      answers = await Promise.all([
+        sessions.renewPlayerSessionByToken(renewal(unknownToken, { tokenHash: hash('no such token') })),
+        sessions.renewPlayerSessionByToken(renewal(endedServer, { serverSessionId: ended })),
+        sessions.renewPlayerSessionByToken(renewal(loggedOut)),
+        sessions.renewPlayerSessionByToken(renewal(expired)),
+        sessions.renewPlayerSessionByToken(renewal(otherUid, { uid: String(moved.uid) })),
+        sessions.renewPlayerSessionByToken(renewal(twice)),
+        // Made earlier than the one before it (its expiry is earlier) but run after it: that one stands.
+        sessions.renewPlayerSessionByToken(
+          renewal(twice, {
+            serverSessionId: liveElsewhere,
+            now: new Date(now.getTime() - 5_000),
+            expiresAt: new Date(expiresAt.getTime() - 5_000),
+          }),
+        ),
+        sessions.renewPlayerSessionByToken(renewal(moved, { serverSessionId: liveElsewhere })),
+      ]);
+      sent = [...run.mock.calls];
+    } finally {
+      run.mockRestore();
+    }
+    expect(batched() - counted).toBe(8);
     expect(answers).toEqual([
-      { uid: String(renewB.uid), live: true, renewed: true },
-      { uid: String(renewA.uid), live: true, renewed: true },
       null,
-      { uid: String(otherUid.uid), live: true, renewed: false },
-      { uid: String(expired.uid), live: false, renewed: false },
       { uid: String(endedServer.uid), live: true, renewed: false },
+      { uid: String(loggedOut.uid), live: false, renewed: false },
+      { uid: String(expired.uid), live: false, renewed: false },
+      { uid: String(otherUid.uid), live: true, renewed: false },
+      { uid: String(twice.uid), live: true, renewed: true },
+      { uid: String(twice.uid), live: true, renewed: true },
+      { uid: String(moved.uid), live: true, renewed: true },
     ]);
-    // Only the two renewed sessions changed, to the renewal's expiry and time.
-    const renewed = new Set([renewA.uid, renewB.uid]);
+    // One statement, its calls in uid order (the order its rows are locked in).
+    const batches = sent.filter(([name]) => name === 'session_renew_by_token_batch');
+    expect(batches).toHaveLength(1);
+    const uids = (batches[0][2] as unknown[][])[1].map(Number);
+    expect(uids).toEqual([...uids].sort((a, b) => a - b));
+    // Only the renewed sessions changed: `moved` to the other server session, `twice` by its later renewal.
     expect(await stateOf()).toEqual(
-      before.map((row) => (renewed.has(row.uid) ? { ...row, token_expires_at: expiresAt, renewed_at: now } : row)),
+      before.map((row) =>
+        row.uid === moved.uid
+          ? { ...row, server_session_id: liveElsewhere, token_expires_at: expiresAt, renewed_at: now }
+          : row.uid === twice.uid
+            ? { ...row, token_expires_at: expiresAt, renewed_at: now }
+            : row,
+      ),
     );
   });
 
