@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto';
+import { Client } from 'pg';
+import { onlinePlayer } from '../factories/player.factory';
 import { createServer, loginServer, onlineServer } from '../factories/server.factory';
+import { testDatabaseServerUrl } from '../setup/test-env';
 import { startTestApp, TestApp } from '../support/test-app';
 import { sleep } from '../support/wait';
 
@@ -185,6 +188,60 @@ describe('Server sessions (POST /server/login, GET /server/refresh, POST /server
       expect(rows).toEqual([{ end_reason: 'logout' }]);
       expect((await app.http.post('/server/logout', undefined, { token: session.accessToken })).status).toBe(401);
     });
+
+    // The embedded database is one session: no second connection can hold a lock against the service.
+    (testDatabaseServerUrl() ? it : it.skip)(
+      'answers 503 with nothing written when its transaction is the victim of a deadlock, and 204 when sent again',
+      async () => {
+        const session = await onlineServer(app);
+        const [first, second] = [await onlinePlayer(app, session), await onlinePlayer(app, session)].sort(
+          (a, b) => a.uid - b.uid,
+        );
+        const openSessions = () =>
+          app.sql<{ uid: number; logout_reason: string | null }>(
+            'SELECT uid::int AS uid, logout_reason FROM player_session WHERE uid = ANY($1::bigint[]) ORDER BY uid',
+            [[first.uid, second.uid]],
+          );
+        // Another transaction holds the second player's session; the logout locks the first (uid
+        // order) and waits for it; the other then asks for the first: a cycle, which PostgreSQL
+        // breaks by cancelling the logout's transaction (it waited first).
+        const other = new Client({ connectionString: app.env.DATABASE_URL });
+        await other.connect();
+        try {
+          await other.query('BEGIN');
+          await other.query('SELECT 1 FROM player_session WHERE uid = $1 FOR UPDATE', [second.uid]);
+          const logout = app.http.post('/server/logout', undefined, { token: session.accessToken });
+          await sleep(300);
+          await other.query('SELECT 1 FROM player_session WHERE uid = $1 FOR UPDATE', [first.uid]);
+          const refused = await logout;
+          expect(refused.status).toBe(503);
+          expect(refused.body).toEqual({
+            error: 'UNAVAILABLE',
+            message: 'The database could not complete this call now; nothing was written',
+          });
+          await other.query('COMMIT');
+        } finally {
+          await other.end();
+        }
+        const ended = () =>
+          app.sql<{ end_reason: string | null }>('SELECT end_reason FROM server_session WHERE server_id = $1', [
+            session.serverID,
+          ]);
+        expect(await ended()).toEqual([{ end_reason: null }]);
+        expect(await openSessions()).toEqual([
+          { uid: first.uid, logout_reason: null },
+          { uid: second.uid, logout_reason: null },
+        ]);
+
+        expect((await app.http.post('/server/logout', undefined, { token: session.accessToken })).status).toBe(204);
+        expect(await ended()).toEqual([{ end_reason: 'logout' }]);
+        expect(await openSessions()).toEqual([
+          { uid: first.uid, logout_reason: 'server_session_ended' },
+          { uid: second.uid, logout_reason: 'server_session_ended' },
+        ]);
+      },
+      10_000,
+    );
   });
 
   describe('GET /server/ping', () => {

@@ -49,6 +49,20 @@ describe('mapError: an unreachable database is 503 UNAVAILABLE', () => {
   });
 
   it.each([
+    [
+      'a row held past the lock timeout (55P03)',
+      queryFailed(withCode('canceling statement due to lock timeout', '55P03')),
+    ],
+    ['the victim of a deadlock (40P01)', queryFailed(withCode('deadlock detected', '40P01'))],
+    ['a deadlock outside a query', withCode('deadlock detected', '40P01')],
+  ])('answers %s 503 UNAVAILABLE: nothing was written, the call can be made again', (_name, error) => {
+    expect(mapError(error)).toEqual({
+      ...unavailable,
+      body: { error: 'UNAVAILABLE', message: 'The database could not complete this call now; nothing was written' },
+    });
+  });
+
+  it.each([
     ['a unique violation', queryFailed(withCode('duplicate key value violates unique constraint', '23505'))],
     ['a syntax error', queryFailed(withCode('syntax error at or near "x"', '42601'))],
     ['a plain bug', new TypeError('Cannot read properties of undefined')],

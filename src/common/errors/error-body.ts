@@ -33,8 +33,7 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
 /**
  * Connection-level failures of PostgreSQL/pg: the database is unreachable, not the request wrong.
  * Socket errnos, SQLSTATE class 08 (connection exception), 57P01-57P03 (shutdown, crash, starting
- * up) and 53300 (too many connections); and 55P03, a row held past the hot functions'
- * lock_timeout (the database cannot serve this call now; nothing was written).
+ * up) and 53300 (too many connections).
  */
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED',
@@ -54,9 +53,15 @@ const UNAVAILABLE_CODES = new Set([
   '57P02',
   '57P03',
   '53300',
-  // lock_not_available: a row stayed locked past the lock_timeout of the hot functions (5 s).
-  '55P03',
 ]);
+
+/**
+ * The database refused this call because of other transactions, and rolled it back: nothing was
+ * written, and the same call can succeed a moment later. 55P03 lock_not_available: a row stayed
+ * locked past the lock_timeout of the hot functions (5 s); 40P01 deadlock_detected: this
+ * transaction was the one PostgreSQL cancelled to break a cycle of lock waits.
+ */
+const CONTENTION_CODES = new Set(['55P03', '40P01']);
 
 /** pg and pg-pool report lost or refused connections with these messages and no code. */
 const UNAVAILABLE_MESSAGE =
@@ -70,6 +75,12 @@ function isDatabaseUnavailable(error: unknown): boolean {
   // A host name with several addresses (localhost: ::1 and 127.0.0.1) fails with one error per address.
   if (Array.isArray(errors) && errors.some(isDatabaseUnavailable)) return true;
   return typeof message === 'string' && UNAVAILABLE_MESSAGE.test(message);
+}
+
+function isDatabaseContention(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code } = error as { code?: unknown };
+  return typeof code === 'string' && CONTENTION_CODES.has(code);
 }
 
 /** One mapping from any thrown value to the wire error (decisions.md §2), shared by HTTP and WebSocket. */
@@ -101,6 +112,14 @@ export function mapError(error: unknown): MappedError {
       body: { error: code, message: httpExceptionMessage(error, status) },
       headers: {},
       internal: false,
+    };
+  }
+  if (isDatabaseContention(error) || (error instanceof QueryFailedError && isDatabaseContention(error.driverError))) {
+    return {
+      status: 503,
+      body: { error: 'UNAVAILABLE', message: 'The database could not complete this call now; nothing was written' },
+      headers: {},
+      internal: true,
     };
   }
   if (isDatabaseUnavailable(error) || (error instanceof QueryFailedError && isDatabaseUnavailable(error.driverError))) {
