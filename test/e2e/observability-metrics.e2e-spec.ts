@@ -171,15 +171,16 @@ describe('Prometheus metrics', () => {
     expect(latency('bucket', { ...upload, le: '+Inf' })).toBe(2);
     expect(latency('bucket', { ...upload, le: '0.001' })).toBeLessThanOrEqual(2);
     expect(latency('sum', upload)).toBeGreaterThan(0);
-    expect(
+    /** The (le, count) ladder of a histogram's series with these labels. */
+    const ladder = (histogram: string, labels: Labels) =>
       samples
         .filter(
           (sample) =>
-            sample.name === 'rhythmc_http_request_duration_seconds_bucket' &&
-            sameLabels({ ...sample.labels, le: '' }, { ...upload, le: '' }),
+            sample.name === `${histogram}_bucket` && sameLabels({ ...sample.labels, le: '' }, { ...labels, le: '' }),
         )
-        .map((sample) => sample.labels.le),
-    ).toEqual([
+        .map((sample) => [sample.labels.le, sample.value]);
+    const latencyBuckets = ladder('rhythmc_http_request_duration_seconds', upload).map(([le]) => le);
+    expect(latencyBuckets).toEqual([
       '0.001',
       '0.0025',
       '0.005',
@@ -201,21 +202,9 @@ describe('Prometheus metrics', () => {
     expect(phase('count', { phase: 'store' })).toBe(2);
     expect(phase('count', { phase: 'rank' })).toBe(2);
     // The request latency's buckets, per phase.
-    const ladder = (name: string) =>
-      samples
-        .filter((sample) => sample.name === 'rhythmc_upload_phase_seconds_bucket' && sample.labels.phase === name)
-        .map((sample) => [sample.labels.le, sample.value]);
-    for (const name of ['store', 'rank'])
-      expect(ladder(name).map(([le]) => le)).toEqual(
-        samples
-          .filter(
-            (sample) =>
-              sample.name === 'rhythmc_http_request_duration_seconds_bucket' &&
-              sameLabels({ ...sample.labels, le: '' }, { ...upload, le: '' }),
-          )
-          .map((sample) => sample.labels.le),
-      );
-    expect(ladder('rank').at(-1)).toEqual(['+Inf', 2]);
+    const phaseLadder = (name: string) => ladder('rhythmc_upload_phase_seconds', { phase: name });
+    for (const name of ['store', 'rank']) expect(phaseLadder(name).map(([le]) => le)).toEqual(latencyBuckets);
+    expect(phaseLadder('rank').at(-1)).toEqual(['+Inf', 2]);
     const storeSeconds = phase('sum', { phase: 'store' }) ?? NaN;
     const rankSeconds = phase('sum', { phase: 'rank' }) ?? NaN;
     // Both phases took time, and together no more than the requests did.
