@@ -83,6 +83,13 @@ function isDatabaseContention(error: unknown): boolean {
   return typeof code === 'string' && CONTENTION_CODES.has(code);
 }
 
+const databaseUnavailable = (message: string): MappedError => ({
+  status: 503,
+  body: { error: 'UNAVAILABLE', message },
+  headers: {},
+  internal: true,
+});
+
 /** One mapping from any thrown value to the wire error (decisions.md §2), shared by HTTP and WebSocket. */
 export function mapError(error: unknown): MappedError {
   if (error instanceof AppError) {
@@ -114,21 +121,13 @@ export function mapError(error: unknown): MappedError {
       internal: false,
     };
   }
-  if (isDatabaseContention(error) || (error instanceof QueryFailedError && isDatabaseContention(error.driverError))) {
-    return {
-      status: 503,
-      body: { error: 'UNAVAILABLE', message: 'The database could not complete this call now; nothing was written' },
-      headers: {},
-      internal: true,
-    };
+  // A QueryFailedError carries PostgreSQL's code on its driver error.
+  const cause = error instanceof QueryFailedError ? (error.driverError as unknown) : error;
+  if (isDatabaseContention(error) || isDatabaseContention(cause)) {
+    return databaseUnavailable('The database could not complete this call now; nothing was written');
   }
-  if (isDatabaseUnavailable(error) || (error instanceof QueryFailedError && isDatabaseUnavailable(error.driverError))) {
-    return {
-      status: 503,
-      body: { error: 'UNAVAILABLE', message: 'The database cannot be reached' },
-      headers: {},
-      internal: true,
-    };
+  if (isDatabaseUnavailable(error) || isDatabaseUnavailable(cause)) {
+    return databaseUnavailable('The database cannot be reached');
   }
   return {
     status: 500,
