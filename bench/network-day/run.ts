@@ -751,7 +751,7 @@ async function indexLoss(network: Network, urls: string[], redisPrefix: string):
   const redis = new Redis(BENCH_REDIS_URL, { lazyConnect: true });
   await redis.connect();
   try {
-    await redis.del(`${redisPrefix}rank2:ready`);
+    await redis.del(`${redisPrefix}rank3:ready`);
   } finally {
     redis.disconnect();
   }

@@ -323,22 +323,52 @@ export class RankSourceRepository {
     return rows.map((packed) => packed.rows);
   }
 
-  /** One page of ratings by uid (index loading). */
-  async pageRatings(afterUid: string, limit: number): Promise<Array<{ uid: string; atp: string; version: number }>> {
+  /**
+   * One page of ratings with their versions in the site order (ATP descending, uid ascending) after
+   * `after` (null at the start): how the Redis index loads, in order, so that its leaves fill up.
+   * The index on (atp DESC, uid) serves it.
+   */
+  async pageRatingsInSiteOrder(
+    after: { atp: string; uid: string } | null,
+    limit: number,
+  ): Promise<Array<{ uid: string; atp: string; version: number }>> {
     const rows = await this.dataSource.manager.query<Array<{ uid: string; atp: string; version: string }>>(
-      'SELECT uid, atp, version FROM player_rating WHERE uid > $1 ORDER BY uid LIMIT $2',
-      [afterUid, limit],
+      `SELECT uid, atp, version FROM player_rating
+        ${after === null ? '' : 'WHERE atp <= $2::numeric AND (atp < $2::numeric OR uid > $3::bigint)'}
+        ORDER BY atp DESC, uid LIMIT $1`,
+      after === null ? [limit] : [limit, after.atp, after.uid],
     );
     return rows.map((row) => ({ uid: row.uid, atp: row.atp, version: Number(row.version) }));
   }
 
-  /** One page of bests by (uid, level) (index loading). */
-  async pageBests(afterUid: string, afterLevel: number, limit: number): Promise<StoredBest[]> {
-    const rows = await this.dataSource.manager.query<Array<BestSqlRow & { uid: string; level_id: number }>>(
-      `SELECT uid, level_id, acc, first_time_ms, record_id, rating, version FROM player_chart_best
-        WHERE (uid, level_id) > ($1::bigint, $2::int) ORDER BY uid, level_id LIMIT $3`,
-      [afterUid, afterLevel, limit],
-    );
+  /**
+   * One page of bests with their versions in the track orders, chart by chart (as pageTrackOrder:
+   * the rest of the current chart, then the next charts), for the Redis index's ordered load.
+   */
+  async pageBestsInTrackOrder(after: StoredBest | null, limit: number): Promise<StoredBest[]> {
+    type Row = BestSqlRow & { uid: string; level_id: number };
+    const columns = 'uid, level_id, acc, first_time_ms, record_id, rating, version';
+    const rows: Row[] = [];
+    if (after !== null) {
+      rows.push(
+        ...(await this.dataSource.manager.query<Row[]>(
+          `SELECT ${columns} FROM player_chart_best
+            WHERE level_id = $2 AND acc <= $3::float8
+              AND (acc < $3::float8 OR first_time_ms > $4::bigint OR (first_time_ms = $4::bigint AND uid > $5::bigint))
+            ORDER BY acc DESC, first_time_ms, uid LIMIT $1`,
+          [limit, after.levelId, after.acc, after.firstTimeMs, after.uid],
+        )),
+      );
+    }
+    if (rows.length < limit) {
+      rows.push(
+        ...(await this.dataSource.manager.query<Row[]>(
+          `SELECT ${columns} FROM player_chart_best WHERE level_id > $2
+            ORDER BY level_id, acc DESC, first_time_ms, uid LIMIT $1`,
+          [limit - rows.length, after?.levelId ?? -2147483648],
+        )),
+      );
+    }
     return rows.map((row) => ({ uid: row.uid, levelId: row.level_id, ...toBest(row) }));
   }
 }

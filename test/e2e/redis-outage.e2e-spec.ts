@@ -6,7 +6,7 @@ import { TcpProxy } from '../support/tcp-proxy';
 import { multiInstanceAvailable, startTestApp, TestApp } from '../support/test-app';
 import { WsClient } from '../support/ws-client';
 import { testRedisUrl } from '../setup/test-env';
-import { trackMember } from '../../src/upload/rank/rank-index';
+import { redisIndexHoldsBest } from '../support/redis-order-tree';
 import { eventually, sleep } from '../support/wait';
 import { defineCharts, gameplayPayload } from '../factories/upload.factory';
 
@@ -133,9 +133,9 @@ describeWithRedis(
         'SELECT first_time_ms::text AS first FROM player_chart_best WHERE uid = $1 AND level_id = 301',
         [p3.uid],
       );
-      const member = trackMember(String(p3.uid), Number(p3Best[0].first));
+      const best = { acc: 98.5, firstTimeMs: Number(p3Best[0].first), uid: String(p3.uid) };
       await eventually(
-        async () => (await redis.zscore(`${a.env.REDIS_KEY_PREFIX}rank2:track:301`, member)) === '-98.5',
+        () => redisIndexHoldsBest(redis, a.env.REDIS_KEY_PREFIX, 301, best),
         'the Redis rank index holds the outage upload',
       );
 
@@ -194,7 +194,7 @@ describeWithRedis(
         await down.restore();
         // The index is built in Redis (this deployment's prefix had none) and the subscription is made.
         await eventually(
-          async () => (await redis.exists(`${app.env.REDIS_KEY_PREFIX}rank2:ready`)) === 1,
+          async () => (await redis.exists(`${app.env.REDIS_KEY_PREFIX}rank3:ready`)) === 1,
           'the Redis rank index is built',
         );
         await eventually(async () => {

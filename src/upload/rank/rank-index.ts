@@ -98,10 +98,3 @@ export interface IndexEntries {
   removedSites?: Array<{ uid: string; version: number }>;
   removedTracks?: Array<{ uid: string; levelId: number; version: number }>;
 }
-
-/** Redis member of a uid: 19 digits, so that lexicographic order is numeric order. */
-export const uidMember = (uid: string): string => uid.padStart(19, '0');
-
-/** Redis member of a track entry: first-reached time (15 digits) then uid, both ascending. */
-export const trackMember = (uid: string, firstTimeMs: number): string =>
-  String(firstTimeMs).padStart(15, '0') + uidMember(uid);

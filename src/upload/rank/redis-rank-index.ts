@@ -5,7 +5,7 @@ import { REDIS } from '../../common/redis/redis.module';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { toTenThousandths } from '../rating';
 import { RankSourceRepository } from '../rank-source.repository';
-import type { IndexedPositions, PlayerRankState } from '../upload.types';
+import type { IndexedPositions, PlayerRankState, StoredBest } from '../upload.types';
 import {
   IndexEntries,
   IndexWindow,
@@ -14,175 +14,173 @@ import {
   RankIndexStats,
   RankKey,
   RankWrite,
-  trackMember,
-  uidMember,
 } from './rank-index';
+import {
+  orderTreeLua,
+  siteNumbers,
+  siteRankKey,
+  trackNumbers,
+  trackRankKey,
+  uidNumber,
+  versionNumber,
+} from './redis-order-tree';
 import { WriterLock } from './writer-lock';
 
 /**
- * Key names carry a format: `rank2:` since plays are ranked by the service's acceptance time and
- * entries can be removed (the ScoreIntegrity migration). A new format is built from the tables;
- * the keys of the previous one (`rank:`) are deleted once it is ready.
+ * Key names carry a format: `rank3:` since the orders are counted B+-trees of binary records
+ * (redis-order-tree.ts). A new format is built from the tables; the keys of the previous ones
+ * (`rank:`, `rank2:`) are deleted once it is ready.
  */
-const FORMAT = 'rank2';
-const OLD_FORMAT_PATTERN = 'rank:*';
+const FORMAT = 'rank3';
+const OLD_FORMAT_PATTERNS = ['rank:*', 'rank2:*'];
 const READY = `${FORMAT}:ready`;
-const SITE = `${FORMAT}:site`;
-const trackKey = (levelId: number) => `${FORMAT}:track:${levelId}`;
-/** Per player: field `v` = version of the site entry; field `<levelId>` = "<version>|<track member>". */
-const playerKey = (uid: string) => `${FORMAT}:player:${uid}`;
+const SITE = `${FORMAT}:s`;
+const trackKey = (levelId: number) => `${FORMAT}:t:${levelId}`;
+/**
+ * The versions and keys of eight players (uid div 8) in one hash, so that it stays a compact
+ * listpack: field `s<uid mod 8>` = the site entry's, field `<levelId · 8 + uid mod 8>` = a best's.
+ */
+const PLAYERS_PER_STORE = 8;
+const storeKey = (uid: string) => `${FORMAT}:p:${Math.floor(Number(uid) / PLAYERS_PER_STORE)}`;
+const siteField = (uid: string) => `s${Number(uid) % PLAYERS_PER_STORE}`;
+const trackField = (uid: string, levelId: number) =>
+  String(levelId * PLAYERS_PER_STORE + (Number(uid) % PLAYERS_PER_STORE));
 const PAGE = 20_000;
 /** Entries per LOAD script call, and script calls per pipeline. */
 const LOAD_BATCH = 250;
 const LOAD_PIPELINE = 8;
 
 /**
- * Shared by both scripts: upserts a versioned entry. A site entry is (score −ATP, member uid); a
- * track entry is (score −acc, member first-reached + uid). An entry only moves forward: a write
- * older than the stored version is ignored, so late, repeated and rebuild writes are harmless.
+ * Shared by the scripts: versioned entries. A player's stored entry of an order is its version
+ * (6 bytes) and, unless it was removed, its record without the uid. An entry only moves forward: a
+ * write older than the stored version is ignored, so late, repeated and rebuild writes are
+ * harmless. The current key is inserted even when it did not change (a no-op when it is there),
+ * so a write also repairs a missing entry.
  */
-const UPSERT_LUA = `
-local function upsert_site(site, player, member, version, score)
-  local stored = tonumber(redis.call('HGET', player, 'v') or '-1')
-  if version > stored then
-    redis.call('ZADD', site, score, member)
-    redis.call('HSET', player, 'v', version)
-    return version
-  end
-  return stored
+const UPSERT_LUA = `${orderTreeLua()}
+local SITE, TRACK = KINDS.s, KINDS.t
+local function stored_entry(store, field, kind, uid)
+  local value = redis.call('HGET', store, field)
+  if not value then return -1, nil end
+  local version = struct.unpack('>I6', value)
+  if #value == 6 then return version, nil end
+  if kind == SITE then return version, {struct.unpack('>I6', value, 7), uid} end
+  local a1, a2, t = struct.unpack('>I4I4I6', value, 7)
+  return version, {a1, a2, t, uid}
 end
--- The player's stored track entry on a level: its version (-1: none) and member (false: none or removed).
-local function stored_track(player, level)
-  local stored = redis.call('HGET', player, level)
-  if not stored then return -1, false end
-  local bar = string.find(stored, '|', 1, true)
-  local member = string.sub(stored, bar + 1)
-  return tonumber(string.sub(stored, 1, bar - 1)), member ~= '' and member
+local function without_uid(kind, key)
+  if kind == SITE then return struct.pack('>I6', key[1]) end
+  return struct.pack('>I4I4I6', key[1], key[2], key[3])
 end
-local function upsert_track(track, player, level, version, score, member)
-  local stored_version, stored_member = stored_track(player, level)
-  if version > stored_version then
-    if stored_member then redis.call('ZREM', track, stored_member) end
-    redis.call('ZADD', track, score, member)
-    redis.call('HSET', player, level, version .. '|' .. member)
-    return version, member
-  end
-  return stored_version, stored_member
+-- Returns the player's entry after the write: its version and key (nil: removed).
+local function upsert(tree, store, field, kind, version, key)
+  local stored_version, stored_key = stored_entry(store, field, kind, key[#key])
+  if version <= stored_version then return stored_version, stored_key end
+  if stored_key and kind.cmp(kind.pack(stored_key), 1, key) ~= 0 then tree_delete(tree, kind, stored_key) end
+  tree_insert(tree, kind, key)
+  redis.call('HSET', store, field, struct.pack('>I6', version) .. without_uid(kind, key))
+  return version, key
 end
-local function remove_site(site, player, member, version)
-  local stored = tonumber(redis.call('HGET', player, 'v') or '-1')
-  if version > stored then
-    redis.call('ZREM', site, member)
-    redis.call('HSET', player, 'v', version)
-  end
+local function remove(tree, store, field, kind, version, uid)
+  local stored_version, stored_key = stored_entry(store, field, kind, uid)
+  if version <= stored_version then return end
+  if stored_key then tree_delete(tree, kind, stored_key) end
+  redis.call('HSET', store, field, struct.pack('>I6', version))
 end
-local function remove_track(track, player, level, version)
-  local stored_version, stored_member = stored_track(player, level)
-  if version > stored_version then
-    if stored_member then redis.call('ZREM', track, stored_member) end
-    redis.call('HSET', player, level, version .. '|')
-  end
+-- A site key (a, uid) or chart key (a1, a2, t, uid) from ARGV[at ..].
+local function key_at(kind, at, uid)
+  if kind == SITE then return {tonumber(ARGV[at]), uid} end
+  return {tonumber(ARGV[at]), tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2]), uid}
 end
 `;
 
 /**
- * KEYS: ready, site, player, track. ARGV: uid member, version, site score ('' = not ranked),
- * level ('' = no best there), best version, track score, track member.
- * Returns {site ahead, track ahead} (-1: not ranked), or -2 when the index is not built.
+ * KEYS: ready, site tree, player store, chart tree. ARGV: uid, site field, version, site number
+ * ('' = not ranked), chart field ('' = no best there), best version, chart numbers (3).
+ * Returns {site ahead, chart ahead} (-1: not ranked), or -2 when the index is not built.
  * When the player's stored entry is newer than the state asked about (a later upload of the same
- * player got there first), the answer is still the asked state's position: a temporary member
- * just after it is ranked and removed, and the player's own newer entry is not counted.
+ * player got there first), the answer is still the asked state's position, without counting the
+ * player's own newer entry.
  */
 const SYNC_AND_RANK_LUA = `${UPSERT_LUA}
-local function ahead(zset, score, member, own)
-  local probe = member .. '~'
-  redis.call('ZADD', zset, score, probe)
-  local rank = redis.call('ZRANK', zset, probe)
-  redis.call('ZREM', zset, probe)
-  if own then
-    local own_rank = redis.call('ZRANK', zset, own)
-    if own_rank and own_rank < rank then rank = rank - 1 end
-  end
-  return rank
+local function ahead(tree, kind, key, own)
+  local below = tree_count_below(tree, kind, key)
+  if own and kind.cmp(kind.pack(own), 1, key) < 0 then below = below - 1 end
+  return below
 end
 if redis.call('EXISTS', KEYS[1]) == 0 then return -2 end
+local uid = tonumber(ARGV[1])
 local site, track = -1, -1
-if ARGV[3] ~= '' then
-  local version = tonumber(ARGV[2])
-  if upsert_site(KEYS[2], KEYS[3], ARGV[1], version, ARGV[3]) == version then
-    site = redis.call('ZRANK', KEYS[2], ARGV[1])
-  else
-    site = ahead(KEYS[2], ARGV[3], ARGV[1], ARGV[1])
-  end
-end
 if ARGV[4] ~= '' then
-  local version = tonumber(ARGV[5])
-  local stored_version, stored_member = upsert_track(KEYS[4], KEYS[3], ARGV[4], version, ARGV[6], ARGV[7])
-  if stored_version == version then
-    track = redis.call('ZRANK', KEYS[4], ARGV[7])
-  else
-    track = ahead(KEYS[4], ARGV[6], ARGV[7], stored_member)
-  end
+  local key = key_at(SITE, 4, uid)
+  local _, own = upsert(KEYS[2], KEYS[3], ARGV[2], SITE, tonumber(ARGV[3]), key)
+  site = ahead(KEYS[2], SITE, key, own)
+end
+if ARGV[5] ~= '' then
+  local key = key_at(TRACK, 7, uid)
+  local _, own = upsert(KEYS[4], KEYS[3], ARGV[5], TRACK, tonumber(ARGV[6]), key)
+  track = ahead(KEYS[4], TRACK, key, own)
 end
 return {site, track}
 `;
 
 /**
- * Versioned writes of many committed entries in one call. KEYS: a (sorted set, player hash) pair
- * per entry. ARGV: 'site' then (uid member, version, score) per entry, 'track' then (level,
- * version, score, member) per entry, 'unsite' then (uid member, version), or 'untrack' then
- * (level, version): a removal, kept as the version in the player hash so older writes stay ignored.
+ * Versioned writes of many committed entries in one call. KEYS: a (tree, player store) pair per
+ * entry. ARGV: 'site' then (uid, field, version, a) per entry, 'track' then (uid, field, version,
+ * a1, a2, t) per entry, 'unsite' or 'untrack' then (uid, field, version): a removal, kept as the
+ * version in the store so older writes stay ignored.
  */
 const LOAD_LUA = `${UPSERT_LUA}
 local entries = #KEYS / 2
+local op = ARGV[1]
+local width = (op == 'site' and 4) or (op == 'track' and 6) or 3
 for i = 1, entries do
-  local zset, player = KEYS[2 * i - 1], KEYS[2 * i]
-  if ARGV[1] == 'site' then
-    local at = 1 + (i - 1) * 3
-    upsert_site(zset, player, ARGV[at + 1], tonumber(ARGV[at + 2]), ARGV[at + 3])
-  elseif ARGV[1] == 'track' then
-    local at = 1 + (i - 1) * 4
-    upsert_track(zset, player, ARGV[at + 1], tonumber(ARGV[at + 2]), ARGV[at + 3], ARGV[at + 4])
-  elseif ARGV[1] == 'unsite' then
-    local at = 1 + (i - 1) * 2
-    remove_site(zset, player, ARGV[at + 1], tonumber(ARGV[at + 2]))
+  local tree, store = KEYS[2 * i - 1], KEYS[2 * i]
+  local at = 2 + (i - 1) * width
+  local uid, field, version = tonumber(ARGV[at]), ARGV[at + 1], tonumber(ARGV[at + 2])
+  if op == 'site' then
+    upsert(tree, store, field, SITE, version, key_at(SITE, at + 3, uid))
+  elseif op == 'track' then
+    upsert(tree, store, field, TRACK, version, key_at(TRACK, at + 3, uid))
   else
-    local at = 1 + (i - 1) * 2
-    remove_track(zset, player, ARGV[at + 1], tonumber(ARGV[at + 2]))
+    remove(tree, store, field, op == 'unsite' and SITE or TRACK, version, uid)
   end
 end
 return entries
 `;
 
 /**
- * A window, read only, in one call. KEYS: ready, sorted set. ARGV: member, its expected score,
- * entries ahead, entries behind. Returns {rank, ahead (member, score, …), behind (member, score, …)},
- * -1 when the member is not there with that score (a stale entry: the caller answers from SQL and
- * its rank read re-syncs the entry), -2 when the index is not built.
+ * A window, read only, in one call. KEYS: ready, tree. ARGV: 's' or 't', the key's numbers (with
+ * the uid), entries ahead, entries behind. Returns {rank, ahead, behind}, each side the records'
+ * numbers one after the other; -1 when the tree does not hold exactly that key (a stale entry: the
+ * caller answers from SQL and its rank read re-syncs the entry), -2 when the index is not built.
  */
-const WINDOW_LUA = `
+const WINDOW_LUA = `${orderTreeLua()}
 if redis.call('EXISTS', KEYS[1]) == 0 then return -2 end
-local score = redis.call('ZSCORE', KEYS[2], ARGV[1])
-if not score or tonumber(score) ~= tonumber(ARGV[2]) then return -1 end
-local rank = redis.call('ZRANK', KEYS[2], ARGV[1])
-local ahead, behind = tonumber(ARGV[3]), tonumber(ARGV[4])
-local before, after = {}, {}
-if ahead > 0 and rank > 0 then before = redis.call('ZRANGE', KEYS[2], math.max(0, rank - ahead), rank - 1, 'WITHSCORES') end
-if behind > 0 then after = redis.call('ZRANGE', KEYS[2], rank + 1, rank + behind, 'WITHSCORES') end
-return {rank, before, after}
+local kind = KINDS[ARGV[1]]
+local n = ARGV[1] == 's' and 2 or 4
+local key = {}
+for i = 1, n do key[i] = tonumber(ARGV[1 + i]) end
+local rank, found = tree_find(KEYS[2], kind, key)
+if not found then return -1 end
+local function flat(records)
+  local out = {}
+  for _, record in ipairs(records) do
+    for _, number in ipairs(record) do out[#out + 1] = number end
+  end
+  return out
+end
+local from = math.max(0, rank - tonumber(ARGV[n + 2]))
+return {rank, flat(tree_range(KEYS[2], kind, from, rank - from)), flat(tree_range(KEYS[2], kind, rank + 1, tonumber(ARGV[n + 3])))}
 `;
 
-/** The keys of a ZRANGE … WITHSCORES reply (member, score, …) of the site order or of a chart's. */
-function keysOf(reply: string[], site: boolean): RankKey[] {
+/** The rank keys of a window side's numbers (2 a site record, 4 a chart record). */
+function keysOf(numbers: number[], site: boolean): RankKey[] {
   const keys: RankKey[] = [];
-  for (let i = 0; i < reply.length; i += 2) {
-    const member = reply[i];
-    keys.push(
-      site
-        ? [Number(reply[i + 1]), 0, Number(member)]
-        : [Number(reply[i + 1]), Number(member.slice(0, 15)), Number(member.slice(15))],
-    );
-  }
+  if (site) for (let i = 0; i < numbers.length; i += 2) keys.push(siteRankKey(numbers[i], numbers[i + 1]));
+  else
+    for (let i = 0; i < numbers.length; i += 4)
+      keys.push(trackRankKey(numbers[i], numbers[i + 1], numbers[i + 2], numbers[i + 3]));
   return keys;
 }
 
@@ -273,18 +271,19 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
       this.lost(`Redis is ${this.redis.status}`);
       return null;
     }
-    const keys = [READY, SITE, playerKey(state.uid), trackKey(state.levelId)];
-    const args = [
-      uidMember(state.uid),
-      String(state.version),
-      state.atpE4 === null ? '' : String(-state.atpE4),
-      state.best === null ? '' : String(state.levelId),
-      String(state.best?.version ?? 0),
-      state.best === null ? '' : String(-state.best.acc),
-      state.best === null ? '' : trackMember(state.uid, state.best.firstTimeMs),
-    ];
     let result: unknown;
     try {
+      const keys = [READY, SITE, storeKey(state.uid), trackKey(state.levelId)];
+      const { best } = state;
+      const args = [
+        uidNumber(state.uid),
+        siteField(state.uid),
+        versionNumber(state.version),
+        ...(state.atpE4 === null ? [''] : siteNumbers(state.atpE4)),
+        best === null ? '' : trackField(state.uid, state.levelId),
+        versionNumber(best?.version ?? 0),
+        ...(best === null ? ['', '', ''] : trackNumbers(best.acc, best.firstTimeMs)),
+      ];
       result = await this.script(this.syncSha, SYNC_AND_RANK_LUA, keys, args);
     } catch (error) {
       this.lost(`Redis rank update failed (${error instanceof Error ? error.message : String(error)})`);
@@ -302,14 +301,14 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
     if (!this.ready || this.redis.status !== 'ready') return null;
     const [score, time, uid] = read.key;
     const site = read.levelId === null;
-    const member = site ? uidMember(String(uid)) : trackMember(String(uid), time);
     let result: unknown;
     try {
+      const numbers = site ? ['s', ...siteNumbers(-score)] : ['t', ...trackNumbers(-score, time)];
       result = await this.script(
         this.windowSha,
         WINDOW_LUA,
         [READY, site ? SITE : trackKey(read.levelId as number)],
-        [member, String(score), String(read.ahead), String(read.behind)],
+        [...numbers, uidNumber(String(uid)), String(read.ahead), String(read.behind)],
       );
     } catch (error) {
       this.lost(`Redis window read failed (${error instanceof Error ? error.message : String(error)})`);
@@ -320,7 +319,7 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
       return null;
     }
     if (result === -1) return null;
-    const [position, ahead, behind] = result as [number, string[], string[]];
+    const [position, ahead, behind] = result as [number, number[], number[]];
     return { position, ahead: keysOf(ahead, site), behind: keysOf(behind, site) };
   }
 
@@ -335,7 +334,7 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
 
   async stats(): Promise<RankIndexStats> {
     if (this.redis.status !== 'ready') return { ready: false, rankedPlayers: null, chartEntries: null };
-    return { ready: this.ready, rankedPlayers: await this.redis.zcard(SITE), chartEntries: null };
+    return { ready: this.ready, rankedPlayers: Number((await this.redis.hget(SITE, 'c')) ?? 0), chartEntries: null };
   }
 
   private async load(): Promise<void> {
@@ -344,18 +343,19 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
     await this.redis.script('LOAD', LOAD_LUA);
     let players = 0;
     let bests = 0;
-    for (let after = '0'; ;) {
-      const page = await this.repository.pageRatings(after, PAGE);
+    // In each order's own order: the trees' leaves are appended to and fill up (redis-order-tree.ts).
+    for (let after: { atp: string; uid: string } | null = null; ;) {
+      const page = await this.repository.pageRatingsInSiteOrder(after, PAGE);
       await this.syncEntries({
         sites: page.map((row) => ({ uid: row.uid, version: row.version, atpE4: toTenThousandths(Number(row.atp)) })),
         tracks: [],
       });
       players += page.length;
       if (page.length < PAGE) break;
-      after = page[page.length - 1].uid;
+      after = page[page.length - 1];
     }
-    for (let after = { uid: '0', levelId: 0 }; ;) {
-      const page = await this.repository.pageBests(after.uid, after.levelId, PAGE);
+    for (let after: StoredBest | null = null; ;) {
+      const page = await this.repository.pageBestsInTrackOrder(after, PAGE);
       await this.syncEntries({ sites: [], tracks: page });
       bests += page.length;
       if (page.length < PAGE) break;
@@ -367,18 +367,20 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
     void this.dropOldFormat();
   }
 
-  /** Deletes the keys of the previous index format (SCAN + UNLINK in the background; best effort). */
+  /** Deletes the keys of the previous index formats (SCAN + UNLINK in the background; best effort). */
   private async dropOldFormat(): Promise<void> {
     const prefix = this.config.redisKeyPrefix;
     let dropped = 0;
     try {
-      let cursor = '0';
-      do {
-        // SCAN's pattern is not prefixed by ioredis; the keys it returns carry the prefix, UNLINK adds it again.
-        const [next, keys] = await this.redis.scan(cursor, 'MATCH', `${prefix}${OLD_FORMAT_PATTERN}`, 'COUNT', 1000);
-        cursor = next;
-        if (keys.length > 0) dropped += await this.redis.unlink(...keys.map((key) => key.slice(prefix.length)));
-      } while (cursor !== '0' && !this.closed);
+      for (const pattern of OLD_FORMAT_PATTERNS) {
+        let cursor = '0';
+        do {
+          // SCAN's pattern is not prefixed by ioredis; the keys it returns carry the prefix, UNLINK adds it again.
+          const [next, keys] = await this.redis.scan(cursor, 'MATCH', `${prefix}${pattern}`, 'COUNT', 1000);
+          cursor = next;
+          if (keys.length > 0) dropped += await this.redis.unlink(...keys.map((key) => key.slice(prefix.length)));
+        } while (cursor !== '0' && !this.closed);
+      }
       if (dropped > 0) this.logger.log(`Deleted ${dropped} keys of the previous rank index format`);
     } catch (error) {
       this.logger.warn(
@@ -390,44 +392,41 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
   /** Versioned writes of committed entries, LOAD_BATCH a script call, pipelined (rebuild, admin recompute batches). */
   async syncEntries(entries: IndexEntries): Promise<void> {
     const calls: Array<Array<string | number>> = [];
-    for (let i = 0; i < entries.sites.length; i += LOAD_BATCH) {
-      const batch = entries.sites.slice(i, i + LOAD_BATCH);
-      calls.push([
-        batch.length * 2,
-        ...batch.flatMap((e) => [SITE, playerKey(e.uid)]),
-        'site',
-        ...batch.flatMap((e) => [uidMember(e.uid), e.version, String(-e.atpE4)]),
-      ]);
-    }
-    for (let i = 0; i < entries.tracks.length; i += LOAD_BATCH) {
-      const batch = entries.tracks.slice(i, i + LOAD_BATCH);
-      calls.push([
-        batch.length * 2,
-        ...batch.flatMap((e) => [trackKey(e.levelId), playerKey(e.uid)]),
-        'track',
-        ...batch.flatMap((e) => [String(e.levelId), e.version, String(-e.acc), trackMember(e.uid, e.firstTimeMs)]),
-      ]);
-    }
-    const removedSites = entries.removedSites ?? [];
-    for (let i = 0; i < removedSites.length; i += LOAD_BATCH) {
-      const batch = removedSites.slice(i, i + LOAD_BATCH);
-      calls.push([
-        batch.length * 2,
-        ...batch.flatMap((e) => [SITE, playerKey(e.uid)]),
-        'unsite',
-        ...batch.flatMap((e) => [uidMember(e.uid), e.version]),
-      ]);
-    }
-    const removedTracks = entries.removedTracks ?? [];
-    for (let i = 0; i < removedTracks.length; i += LOAD_BATCH) {
-      const batch = removedTracks.slice(i, i + LOAD_BATCH);
-      calls.push([
-        batch.length * 2,
-        ...batch.flatMap((e) => [trackKey(e.levelId), playerKey(e.uid)]),
-        'untrack',
-        ...batch.flatMap((e) => [String(e.levelId), e.version]),
-      ]);
-    }
+    const batches = <T>(list: T[] | undefined, op: string, keys: (e: T) => string[], args: (e: T) => string[]) => {
+      for (let i = 0; i < (list?.length ?? 0); i += LOAD_BATCH) {
+        const batch = (list as T[]).slice(i, i + LOAD_BATCH);
+        calls.push([batch.length * 2, ...batch.flatMap(keys), op, ...batch.flatMap(args)]);
+      }
+    };
+    batches(
+      entries.sites,
+      'site',
+      (e) => [SITE, storeKey(e.uid)],
+      (e) => [uidNumber(e.uid), siteField(e.uid), versionNumber(e.version), ...siteNumbers(e.atpE4)],
+    );
+    batches(
+      entries.tracks,
+      'track',
+      (e) => [trackKey(e.levelId), storeKey(e.uid)],
+      (e) => [
+        uidNumber(e.uid),
+        trackField(e.uid, e.levelId),
+        versionNumber(e.version),
+        ...trackNumbers(e.acc, e.firstTimeMs),
+      ],
+    );
+    batches(
+      entries.removedSites,
+      'unsite',
+      (e) => [SITE, storeKey(e.uid)],
+      (e) => [uidNumber(e.uid), siteField(e.uid), versionNumber(e.version)],
+    );
+    batches(
+      entries.removedTracks,
+      'untrack',
+      (e) => [trackKey(e.levelId), storeKey(e.uid)],
+      (e) => [uidNumber(e.uid), trackField(e.uid, e.levelId), versionNumber(e.version)],
+    );
     for (let i = 0; i < calls.length; i += LOAD_PIPELINE) {
       const pipeline = this.redis.pipeline();
       for (const args of calls.slice(i, i + LOAD_PIPELINE))

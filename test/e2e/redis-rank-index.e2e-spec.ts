@@ -1,0 +1,156 @@
+import type { Type } from '@nestjs/common';
+import { RankIndex } from '../../src/upload/rank/rank-index';
+import type { PlayerRankState } from '../../src/upload/upload.types';
+import { testRedisUrl } from '../setup/test-env';
+import { startTestApp, TestApp } from '../support/test-app';
+
+const redisUrl = testRedisUrl();
+const describeWithRedis = redisUrl ? describe : describe.skip;
+
+const LEVEL = 9_001;
+const T0 = Date.UTC(2026, 10, 1);
+
+/** A state as an upload answers it: ATP in ten-thousandths and the best on LEVEL (null: none). */
+const state = (
+  uid: number,
+  version: number,
+  atpE4: number | null,
+  best: { acc: number; at: number; version?: number } | null,
+): PlayerRankState => ({
+  uid: String(uid),
+  version,
+  atpE4,
+  levelId: LEVEL,
+  best:
+    best === null
+      ? null
+      : { acc: best.acc, firstTimeMs: T0 + best.at, recordId: '1', version: best.version ?? version },
+});
+
+describeWithRedis(
+  redisUrl
+    ? 'Redis rank index: versioned entries, answers for older states, removals and windows'
+    : 'Redis rank index (skipped: needs REDIS_URL)',
+  () => {
+    let app: TestApp;
+    let index: RankIndex;
+
+    beforeAll(async () => {
+      app = await startTestApp();
+      index = app.get(RankIndex as unknown as Type<RankIndex>);
+      expect(index.kind).toBe('redis');
+      expect((await index.stats()).ready).toBe(true);
+      // uids 11, 12 and 13 share a player store (uid div 8); 40 has its own.
+      await index.syncEntries({
+        sites: [
+          { uid: '11', version: 3, atpE4: 150_000 },
+          { uid: '12', version: 3, atpE4: 150_000 },
+          { uid: '13', version: 3, atpE4: 120_000 },
+          { uid: '40', version: 3, atpE4: 170_000 },
+        ],
+        tracks: [
+          { uid: '11', levelId: LEVEL, version: 3, acc: 99.5, firstTimeMs: T0 + 5 },
+          { uid: '12', levelId: LEVEL, version: 3, acc: 99.5, firstTimeMs: T0 + 1 },
+          { uid: '13', levelId: LEVEL, version: 3, acc: 97, firstTimeMs: T0 },
+          { uid: '40', levelId: LEVEL, version: 3, acc: 100, firstTimeMs: T0 + 9 },
+        ],
+      });
+    });
+
+    afterAll(async () => {
+      await app?.close();
+    });
+
+    it('answers the entries ahead in both orders, ties broken by uid and by first reached', async () => {
+      expect(await index.positions(state(11, 3, 150_000, { acc: 99.5, at: 5 }), null)).toEqual({
+        siteAhead: 1,
+        trackAhead: 2,
+      });
+      expect(await index.positions(state(12, 3, 150_000, { acc: 99.5, at: 1 }), null)).toEqual({
+        siteAhead: 2,
+        trackAhead: 1,
+      });
+      expect(await index.positions(state(13, 3, 120_000, { acc: 97, at: 0 }), null)).toEqual({
+        siteAhead: 3,
+        trackAhead: 3,
+      });
+      expect((await index.stats()).rankedPlayers).toBe(4);
+    });
+
+    it('moves a player forward, answers an older state without counting his newer entry, and never moves back', async () => {
+      // Player 13 improves (version 5) past everyone.
+      expect(await index.positions(state(13, 5, 180_000, { acc: 100, at: 20 }), null)).toEqual({
+        siteAhead: 0,
+        trackAhead: 1,
+      });
+      // An upload of version 4 finishing late: its own position among the others, 13's newer entry left out.
+      expect(await index.positions(state(13, 4, 160_000, { acc: 99.6, at: 10 }), null)).toEqual({
+        siteAhead: 1,
+        trackAhead: 1,
+      });
+      // The stored entries stayed at version 5: 11 still has 13 and 40 ahead.
+      expect(await index.positions(state(11, 3, 150_000, { acc: 99.5, at: 5 }), null)).toEqual({
+        siteAhead: 2,
+        trackAhead: 3,
+      });
+      const window = await index.window({ levelId: null, key: [-180_000, 0, 13], ahead: 5, behind: 5 });
+      expect(window).toEqual({
+        position: 0,
+        ahead: [],
+        behind: [
+          [-170_000, 0, 40],
+          [-150_000, 0, 11],
+          [-150_000, 0, 12],
+        ],
+      });
+      // The version-4 key is not in the index: a window around it cannot be answered from it.
+      expect(await index.window({ levelId: null, key: [-160_000, 0, 13], ahead: 5, behind: 5 })).toBeNull();
+    });
+
+    it('removes entries by version, and an older write cannot bring them back', async () => {
+      await index.syncEntries({
+        sites: [],
+        tracks: [],
+        removedSites: [{ uid: '40', version: 7 }],
+        removedTracks: [{ uid: '40', levelId: LEVEL, version: 7 }],
+      });
+      expect((await index.stats()).rankedPlayers).toBe(3);
+      // A late write of version 6 is ignored, and its answer does not count 40's (removed) entry either.
+      expect(await index.positions(state(40, 6, 170_000, { acc: 100, at: 9 }), null)).toEqual({
+        siteAhead: 1,
+        trackAhead: 0,
+      });
+      expect((await index.stats()).rankedPlayers).toBe(3);
+      const chart = await index.window({ levelId: LEVEL, key: [-99.5, T0 + 1, 12], ahead: 5, behind: 5 });
+      expect(chart).toEqual({
+        position: 1,
+        ahead: [[-100, T0 + 20, 13]],
+        behind: [[-99.5, T0 + 5, 11]],
+      });
+      // A newer state brings 40 back.
+      expect(await index.positions(state(40, 8, 170_000, { acc: 100, at: 9 }), null)).toEqual({
+        siteAhead: 1,
+        trackAhead: 0,
+      });
+      expect((await index.stats()).rankedPlayers).toBe(4);
+    });
+
+    it('is built again from the tables after its keys are deleted (a flushed Redis)', async () => {
+      const { default: Redis } = await import('ioredis');
+      const redis = new Redis(redisUrl as string);
+      try {
+        const keys = await redis.keys(`${app.env.REDIS_KEY_PREFIX}rank3:*`);
+        expect(keys.length).toBeGreaterThan(0);
+        await redis.del(...keys);
+      } finally {
+        redis.disconnect();
+      }
+      await index.rebuild();
+      expect(await index.stats()).toEqual({ ready: true, rankedPlayers: 0, chartEntries: null });
+      expect(await index.positions(state(11, 9, 150_000, { acc: 99.5, at: 5 }), null)).toEqual({
+        siteAhead: 0,
+        trackAhead: 0,
+      });
+    });
+  },
+);
