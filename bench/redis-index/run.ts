@@ -4,13 +4,19 @@
  * copy of the network-day data (1M ranked players, ~9M bests on 2,000 charts). It builds the index
  * at start (no `rank3:ready`); the figures are Redis's `used_memory` before and after, the memory
  * of each kind of key (MEMORY USAGE over every key), the trees' shape, the build time, and the
- * ranks of random entries against SQL's count (they must be equal).
+ * ranks of random entries against SQL's count (they must be equal). Then churn: REDISIDX_CHURN
+ * bests improve (a random sample moved up to a higher acc, as uploads would), written by the
+ * index's own versioned batch writes, and the memory is read again: random inserts split leaves
+ * in half, where the ordered build kept them full.
  *
  *   npm run build && npm run bench:redis-index
  *   BENCH_DATABASE_URL=postgres://…/rhythmc_bench_redisidx REDISIDX_CHECKS=1000 npm run bench:redis-index
  */
 import Redis from 'ioredis';
 import { TestOrderTree } from '../../test/support/redis-order-tree';
+import type { AppConfig } from '../../src/config/app-config';
+import type { RankSourceRepository } from '../../src/upload/rank-source.repository';
+import { RedisRankIndex } from '../../src/upload/rank/redis-rank-index';
 import { TREE_CAPACITY, siteNumbers, trackNumbers } from '../../src/upload/rank/redis-order-tree';
 import {
   assertBenchDatabase,
@@ -29,6 +35,7 @@ import { startPrivateRedis } from '../harness/redis';
 const DATABASE_URL = benchDatabaseUrl('rhythmc_bench_redisidx');
 const SOURCE_DATABASE = 'rhythmc_bench_network';
 const CHECKS = intFromEnv('REDISIDX_CHECKS', 500);
+const CHURN = intFromEnv('REDISIDX_CHURN', 1_000_000);
 const PREFIX = 'bench:';
 
 const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
@@ -74,6 +81,70 @@ async function memoryByKind(redis: Redis): Promise<Map<string, { keys: number; b
     });
   } while (cursor !== '0');
   return kinds;
+}
+
+/**
+ * CHURN improved bests through RedisRankIndex.syncEntries (what a recompute uses; an upload's
+ * script runs the same upsert): each sampled best moves to a higher acc at a later time with a
+ * newer version, so its old record is deleted and the new one inserted at a random place.
+ */
+async function churn(redisUrl: string, bests: number, baseline: number): Promise<void> {
+  const prefixed = new Redis(redisUrl, { keyPrefix: PREFIX });
+  const plain = new Redis(redisUrl);
+  try {
+    const index = new RedisRankIndex(
+      { redisKeyPrefix: PREFIX } as AppConfig,
+      prefixed,
+      null as unknown as RankSourceRepository,
+    );
+    const sample = await withClient(DATABASE_URL, async (client) => {
+      const percent = Math.min(100, ((CHURN * 1.2) / bests) * 100);
+      const rows = await client.query<{ uid: string; level_id: number; acc: number; version: string }>(
+        `SELECT uid, level_id, acc, version FROM player_chart_best TABLESAMPLE BERNOULLI (${percent}) LIMIT $1`,
+        [CHURN],
+      );
+      return rows.rows;
+    });
+    const version = 2 ** 40;
+    const now = Date.now();
+    const started = process.hrtime.bigint();
+    const before = await redisCpuSeconds(plain);
+    for (let i = 0; i < sample.length; i += 10_000) {
+      await index.syncEntries({
+        sites: [],
+        tracks: sample.slice(i, i + 10_000).map((row, j) => ({
+          uid: row.uid,
+          levelId: row.level_id,
+          version: version + i + j,
+          // Up a random part of the way to 100 %, in hundredths as the plugin sends.
+          acc: Math.round((row.acc + (((i + j) % 97) / 97) * (100 - row.acc)) * 100) / 100,
+          firstTimeMs: now + i + j,
+        })),
+      });
+    }
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const redisSeconds = (await redisCpuSeconds(plain)) - before;
+    const used = (await usedMemory(plain)) - baseline;
+    const nodes = await plain.dbsize();
+    process.stdout.write(
+      `${JSON.stringify({
+        churned: sample.length,
+        seconds: seconds.toFixed(1),
+        redisCpuMicrosecondsPerUpsert: ((redisSeconds / sample.length) * 1e6).toFixed(1),
+        usedMemoryMB: mb(used),
+        keys: nodes,
+        loadAverage: loadAverage(),
+      })}\n`,
+    );
+  } finally {
+    prefixed.disconnect();
+    plain.disconnect();
+  }
+}
+
+async function redisCpuSeconds(redis: Redis): Promise<number> {
+  const info = await redis.info('cpu');
+  return Number(/used_cpu_sys:([\d.]+)/.exec(info)?.[1]) + Number(/used_cpu_user:([\d.]+)/.exec(info)?.[1]);
 }
 
 async function main(): Promise<void> {
@@ -164,6 +235,7 @@ async function main(): Promise<void> {
     };
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     if (mismatches > 0) process.exitCode = 1;
+    if (CHURN > 0) await churn(privateRedis.url, counts.bests, baseline);
   } finally {
     redis.disconnect();
     await privateRedis.stop();
