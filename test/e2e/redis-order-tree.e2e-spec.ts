@@ -92,8 +92,11 @@ describeWithRedis(
         const k = key();
         // Grow for the first half, shrink to nothing in the second.
         const inserting = step < 750 ? next() < 0.75 : next() < 0.2;
-        if (inserting) expect([step, await tree.insert(k)]).toEqual([step, model.insert(k)]);
-        else {
+        if (inserting && step % 2 === 0) expect([step, await tree.insert(k)]).toEqual([step, model.insert(k)]);
+        else if (inserting) {
+          const below = model.below(k);
+          expect([step, await tree.insertCounted(k)]).toEqual([step, { inserted: model.insert(k), below }]);
+        } else {
           const victim = model.keys.length > 0 && next() < 0.9 ? model.keys[Math.floor(next() * model.keys.length)] : k;
           expect([step, await tree.delete(victim)]).toEqual([step, model.delete(victim)]);
         }

@@ -1,6 +1,10 @@
 import type { Type } from '@nestjs/common';
 import { RankIndex } from '../../src/upload/rank/rank-index';
-import type { PlayerRankState } from '../../src/upload/upload.types';
+import { RankSourceRepository } from '../../src/upload/rank-source.repository';
+import type { PlayerRankState, StoredBest } from '../../src/upload/upload.types';
+import { onlinePlayer } from '../factories/player.factory';
+import { onlineServer } from '../factories/server.factory';
+import { defineCharts, gameplayPayload } from '../factories/upload.factory';
 import { testRedisUrl } from '../setup/test-env';
 import { startTestApp, TestApp } from '../support/test-app';
 
@@ -154,3 +158,84 @@ describeWithRedis(
     });
   },
 );
+
+describe('Redis rank index load: ratings and bests paged in each order, ties across page ends', () => {
+  let app: TestApp;
+  let repository: RankSourceRepository;
+
+  beforeAll(async () => {
+    app = await startTestApp({ redis: false });
+    repository = app.get(RankSourceRepository);
+    const server = await onlineServer(app);
+    await defineCharts(app, [501, 502]);
+    let time = Date.now() - 600_000;
+    for (let i = 0; i < 6; i++) {
+      const player = await onlinePlayer(app, server);
+      for (const levelID of i % 2 === 0 ? [501, 502] : [501]) {
+        const payload = gameplayPayload(levelID, (time += 1_000), { acc: 95 + i / 2 });
+        const response = await app.http.post(
+          '/player/upload',
+          {
+            player: { playerUID: player.uid, accessToken: player.accessToken, timestamp: payload.time },
+            server: { serverID: server.serverID, serverName: 'load', country: 'DE' },
+            payload,
+          },
+          { token: server.accessToken },
+        );
+        expect(response.status).toBe(200);
+      }
+    }
+    // Ties: four players at one ATP, four bests on chart 501 at one acc and first-reached time.
+    await app.sql(
+      `UPDATE player_rating SET atp = 7.5 WHERE uid IN (SELECT uid FROM player_rating ORDER BY uid LIMIT 4)`,
+    );
+    await app.sql(
+      `UPDATE player_chart_best SET acc = 97, first_time_ms = 1000
+        WHERE level_id = 501 AND uid IN (SELECT uid FROM player_chart_best WHERE level_id = 501 ORDER BY uid DESC LIMIT 4)`,
+    );
+  });
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('reads every rating once, in site order, whatever the page size', async () => {
+    const expected = await app.sql<{ uid: string; atp: string; version: string }>(
+      'SELECT uid::text, atp::text, version::text FROM player_rating ORDER BY atp DESC, uid',
+    );
+    expect(expected).toHaveLength(6);
+    for (const limit of [1, 2, 3, 4, 10]) {
+      const read: Array<{ uid: string; atp: string; version: number }> = [];
+      for (let after: { atp: string; uid: string } | null = null; ;) {
+        const page = await repository.pageRatingsInSiteOrder(after, limit);
+        read.push(...page);
+        if (page.length < limit) break;
+        after = page[page.length - 1];
+      }
+      expect([limit, read]).toEqual([
+        limit,
+        expected.map((row) => ({ uid: row.uid, atp: row.atp, version: Number(row.version) })),
+      ]);
+    }
+  });
+
+  it('reads every best once, chart by chart in track order, whatever the page size', async () => {
+    const expected = await app.sql<{ uid: string; level_id: number; acc: number; first: string }>(
+      'SELECT uid::text, level_id, acc, first_time_ms::text AS first FROM player_chart_best ORDER BY level_id, acc DESC, first_time_ms, uid',
+    );
+    expect(expected).toHaveLength(9);
+    for (const limit of [1, 2, 3, 4, 20]) {
+      const read: StoredBest[] = [];
+      for (let after: StoredBest | null = null; ;) {
+        const page = await repository.pageBestsInTrackOrder(after, limit);
+        read.push(...page);
+        if (page.length < limit) break;
+        after = page[page.length - 1];
+      }
+      expect([limit, read.map((best) => [best.uid, best.levelId, best.acc, best.firstTimeMs])]).toEqual([
+        limit,
+        expected.map((row) => [row.uid, row.level_id, row.acc, Number(row.first)]),
+      ]);
+    }
+  });
+});

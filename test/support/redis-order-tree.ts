@@ -20,6 +20,10 @@ local function flat(records)
   return out
 end
 if op == 'insert' then return tree_insert(tree, kind, nums) and 1 or 0 end
+if op == 'insert_counted' then
+  local inserted, below = tree_insert(tree, kind, nums, true)
+  return {inserted and 1 or 0, below}
+end
 if op == 'delete' then return tree_delete(tree, kind, nums) and 1 or 0 end
 if op == 'below' then return tree_count_below(tree, kind, nums) end
 if op == 'find' then
@@ -98,6 +102,12 @@ export class TestOrderTree {
 
   async insert(key: number[]): Promise<boolean> {
     return (await this.run('insert', key)) === 1;
+  }
+
+  /** Inserts and answers the records below the key, as the upload's script does. */
+  async insertCounted(key: number[]): Promise<{ inserted: boolean; below: number }> {
+    const [inserted, below] = (await this.run('insert_counted', key)) as [number, number];
+    return { inserted: inserted === 1, below };
   }
 
   async delete(key: number[]): Promise<boolean> {

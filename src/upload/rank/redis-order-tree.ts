@@ -136,19 +136,19 @@ local function halves(s, unit, keep)
   return string.sub(s, 1, keep * unit), string.sub(s, keep * unit + 1)
 end
 
--- Adds k; false when it is there already.
-local function tree_insert(tree, kind, k)
+-- Adds k; false when it is there already. Then (when 'counted') the records below k.
+local function tree_insert(tree, kind, k, counted)
   local W, E = kind.width, kind.width + 8
-  local path, leaf_id, leaf = descend(tree, kind, k)
+  local path, leaf_id, leaf, before = descend(tree, kind, k, counted)
   if not path then
     local id = new_node(tree)
     set_node(tree, id, kind.pack(k))
     redis.call('HSET', tree, 'r', id, 'h', 1, 'c', 1)
-    return true
+    return true, 0
   end
   local pos = lower_bound(kind, leaf, k)
   local n = #leaf / W
-  if pos < n and kind.cmp(leaf, pos * W + 1, k) == 0 then return false end
+  if pos < n and kind.cmp(leaf, pos * W + 1, k) == 0 then return false, before + pos end
   redis.call('HINCRBY', tree, 'c', 1)
   leaf = string.sub(leaf, 1, pos * W) .. kind.pack(k) .. string.sub(leaf, pos * W + 1)
   n = n + 1
@@ -202,7 +202,22 @@ local function tree_insert(tree, kind, k)
     set_node(tree, root, struct.pack('>I4I4', tonumber(meta[1]), left_count) .. string.rep('\\0', W) .. added)
     redis.call('HSET', tree, 'r', root, 'h', tonumber(meta[2]) + 1)
   end
-  return true
+  return true, before + pos
+end
+
+-- A node changed by a delete, written once its parent has decided: either new contents ('s'),
+-- or its stored contents ('s') with one entry's count lowered by one ('patch': the entry's byte
+-- offset, 'count': the new count), which is written in place.
+local function pending_contents(node)
+  if not node.patch then return node.s end
+  return string.sub(node.s, 1, node.patch + 4) .. struct.pack('>I4', node.count) .. string.sub(node.s, node.patch + 9)
+end
+local function write_pending(tree, node)
+  if node.patch then
+    redis.call('SETRANGE', node_key(tree, node.id), node.patch + 4, struct.pack('>I4', node.count))
+  else
+    set_node(tree, node.id, node.s)
+  end
 end
 
 -- Removes k; false when it is not there.
@@ -213,30 +228,30 @@ local function tree_delete(tree, kind, k)
   local pos = lower_bound(kind, leaf, k)
   if pos >= #leaf / W or kind.cmp(leaf, pos * W + 1, k) ~= 0 then return false end
   redis.call('HINCRBY', tree, 'c', -1)
-  -- The node below the one being updated, not written yet: its id, contents and unit width.
   local child = { id = leaf_id, s = string.sub(leaf, 1, pos * W) .. string.sub(leaf, (pos + 1) * W + 1), unit = W }
   for l = #path, 1, -1 do
     local p = path[l]
     local s, i = p.s, p.i
-    local entries = #s / E
+    local at = i * E
+    local count = struct.unpack('>I4', s, at + 5) - 1
+    local rebuilt = nil
     if #child.s == 0 then
       redis.call('DEL', node_key(tree, child.id))
-      s = string.sub(s, 1, i * E) .. string.sub(s, (i + 1) * E + 1)
+      rebuilt = string.sub(s, 1, at) .. string.sub(s, at + E + 1)
     else
-      local id, count = struct.unpack('>I4I4', s, i * E + 1)
-      s = string.sub(s, 1, i * E) .. struct.pack('>I4I4', id, count - 1) .. string.sub(s, i * E + 9)
       -- A small child is merged with its right neighbour (the left one for the last child) when both fit.
-      local merged = false
       local units = #child.s / child.unit
+      local entries = #s / E
       if units < MERGE_BELOW and entries > 1 then
         local j = (i + 1 < entries) and i + 1 or i - 1
-        local other = get_node(tree, (struct.unpack('>I4', s, j * E + 1)))
+        local other_id, other_count = struct.unpack('>I4I4', s, j * E + 1)
+        local other = get_node(tree, other_id)
         if units + #other / child.unit <= MERGE_UPTO then
           local left = math.min(i, j)
-          local left_id, left_count = struct.unpack('>I4I4', s, left * E + 1)
-          local right_id, right_count = struct.unpack('>I4I4', s, (left + 1) * E + 1)
-          local left_s, right_s = child.s, other
-          if j < i then left_s, right_s = other, child.s end
+          local left_id = struct.unpack('>I4', s, left * E + 1)
+          local right_id = struct.unpack('>I4', s, (left + 1) * E + 1)
+          local left_s, right_s = pending_contents(child), other
+          if j < i then left_s, right_s = other, left_s end
           if child.unit == E then
             -- An inner node's first separator is never read; in the merged node it is: the parent's one.
             right_s = string.sub(right_s, 1, 8) .. string.sub(s, (left + 1) * E + 9, (left + 2) * E)
@@ -244,14 +259,17 @@ local function tree_delete(tree, kind, k)
           end
           set_node(tree, left_id, left_s .. right_s)
           redis.call('DEL', node_key(tree, right_id))
-          s = string.sub(s, 1, left * E) .. struct.pack('>I4I4', left_id, left_count + right_count)
+          rebuilt = string.sub(s, 1, left * E) .. struct.pack('>I4I4', left_id, count + other_count)
             .. string.sub(s, left * E + 9, (left + 1) * E) .. string.sub(s, (left + 2) * E + 1)
-          merged = true
         end
       end
-      if not merged then set_node(tree, child.id, child.s) end
+      if not rebuilt then write_pending(tree, child) end
     end
-    child = { id = p.id, s = s, unit = E }
+    if rebuilt then
+      child = { id = p.id, s = rebuilt, unit = E }
+    else
+      child = { id = p.id, s = s, unit = E, patch = at, count = count }
+    end
   end
   if #child.s == 0 then
     -- Every record went: the tree is one empty leaf again.
@@ -265,7 +283,7 @@ local function tree_delete(tree, kind, k)
     end
     return true
   end
-  set_node(tree, child.id, child.s)
+  write_pending(tree, child)
   -- A root with one child hands the root down.
   local height = #path + 1
   while height > 1 and #child.s == E do

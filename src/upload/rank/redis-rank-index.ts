@@ -72,14 +72,15 @@ local function without_uid(kind, key)
   if kind == SITE then return struct.pack('>I6', key[1]) end
   return struct.pack('>I4I4I6', key[1], key[2], key[3])
 end
--- Returns the player's entry after the write: its version and key (nil: removed).
-local function upsert(tree, store, field, kind, version, key)
+-- Returns the player's entry after the write: its version and key (nil: removed), and when the
+-- write applied and 'counted' is set, the records below the key.
+local function upsert(tree, store, field, kind, version, key, counted)
   local stored_version, stored_key = stored_entry(store, field, kind, key[#key])
-  if version <= stored_version then return stored_version, stored_key end
+  if version <= stored_version then return stored_version, stored_key, nil end
   if stored_key and kind.cmp(kind.pack(stored_key), 1, key) ~= 0 then tree_delete(tree, kind, stored_key) end
-  tree_insert(tree, kind, key)
+  local _, below = tree_insert(tree, kind, key, counted)
   redis.call('HSET', store, field, struct.pack('>I6', version) .. without_uid(kind, key))
-  return version, key
+  return version, key, counted and below or nil
 end
 local function remove(tree, store, field, kind, version, uid)
   local stored_version, stored_key = stored_entry(store, field, kind, uid)
@@ -113,13 +114,13 @@ local uid = tonumber(ARGV[1])
 local site, track = -1, -1
 if ARGV[4] ~= '' then
   local key = key_at(SITE, 4, uid)
-  local _, own = upsert(KEYS[2], KEYS[3], ARGV[2], SITE, tonumber(ARGV[3]), key)
-  site = ahead(KEYS[2], SITE, key, own)
+  local _, own, below = upsert(KEYS[2], KEYS[3], ARGV[2], SITE, tonumber(ARGV[3]), key, true)
+  site = below or ahead(KEYS[2], SITE, key, own)
 end
 if ARGV[5] ~= '' then
   local key = key_at(TRACK, 7, uid)
-  local _, own = upsert(KEYS[4], KEYS[3], ARGV[5], TRACK, tonumber(ARGV[6]), key)
-  track = ahead(KEYS[4], TRACK, key, own)
+  local _, own, below = upsert(KEYS[4], KEYS[3], ARGV[5], TRACK, tonumber(ARGV[6]), key, true)
+  track = below or ahead(KEYS[4], TRACK, key, own)
 end
 return {site, track}
 `;
@@ -139,9 +140,9 @@ for i = 1, entries do
   local at = 2 + (i - 1) * width
   local uid, field, version = tonumber(ARGV[at]), ARGV[at + 1], tonumber(ARGV[at + 2])
   if op == 'site' then
-    upsert(tree, store, field, SITE, version, key_at(SITE, at + 3, uid))
+    upsert(tree, store, field, SITE, version, key_at(SITE, at + 3, uid), false)
   elseif op == 'track' then
-    upsert(tree, store, field, TRACK, version, key_at(TRACK, at + 3, uid))
+    upsert(tree, store, field, TRACK, version, key_at(TRACK, at + 3, uid), false)
   else
     remove(tree, store, field, op == 'unsite' and SITE or TRACK, version, uid)
   end
@@ -187,9 +188,9 @@ function keysOf(numbers: number[], site: boolean): RankKey[] {
 const sha1 = (text: string) => createHash('sha1').update(text).digest('hex');
 
 /**
- * The rank index in Redis sorted sets (REDIS_URL set), shared by every instance: ZRANK is
- * O(log n) and a member's position among equal scores is its lexicographic order, which the
- * fixed-width members turn into the required tie-breaks (uid asc; first reached asc, then uid asc).
+ * The rank index in Redis (REDIS_URL set), shared by every instance: one counted B+-tree per order
+ * (redis-order-tree.ts), whose records sort as the rank keys do (ATP desc, uid asc; acc desc,
+ * first reached asc, uid asc), so a rank is O(log n) in one script call.
  *
  * Writes happen after the commit, in one script call that also answers the ranks. Each entry
  * carries the version of the player's rating row at its change, and the script only moves an
@@ -197,7 +198,7 @@ const sha1 = (text: string) => createHash('sha1').update(text).digest('hex');
  * running beside live uploads all converge on the committed state. Every answer first re-syncs
  * the player's own entries, so a lost write (a crash between commit and script) heals at that
  * player's next upload; `POST /admin/ratings/recompute` rebuilds everything.
- * When Redis fails, or the index is not built (`rank:ready` missing: first start, flushed Redis),
+ * When Redis fails, or the index is not built (`rank3:ready` missing: first start, flushed Redis),
  * this instance answers from SQL and rebuilds in the background.
  */
 @Injectable()
