@@ -1,4 +1,5 @@
 import type { Type } from '@nestjs/common';
+import Redis from 'ioredis';
 import { RankIndex } from '../../src/upload/rank/rank-index';
 import { RankSourceRepository } from '../../src/upload/rank-source.repository';
 import type { PlayerRankState, StoredBest } from '../../src/upload/upload.types';
@@ -6,7 +7,9 @@ import { onlinePlayer } from '../factories/player.factory';
 import { onlineServer } from '../factories/server.factory';
 import { defineCharts, gameplayPayload } from '../factories/upload.factory';
 import { testRedisUrl } from '../setup/test-env';
+import { redisIndexHoldsBest } from '../support/redis-order-tree';
 import { startTestApp, TestApp } from '../support/test-app';
+import { eventually } from '../support/wait';
 
 const redisUrl = testRedisUrl();
 const describeWithRedis = redisUrl ? describe : describe.skip;
@@ -92,7 +95,20 @@ describeWithRedis(
         siteAhead: 1,
         trackAhead: 1,
       });
-      // The stored entries stayed at version 5: 11 still has 13 and 40 ahead.
+      // The stored entries stayed at version 5: the chart tree holds 13's version-5 best, not the late one.
+      const prefix = app.env.REDIS_KEY_PREFIX;
+      const redis = new Redis(redisUrl as string);
+      try {
+        expect(await redisIndexHoldsBest(redis, prefix, LEVEL, { acc: 100, firstTimeMs: T0 + 20, uid: '13' })).toBe(
+          true,
+        );
+        expect(await redisIndexHoldsBest(redis, prefix, LEVEL, { acc: 99.6, firstTimeMs: T0 + 10, uid: '13' })).toBe(
+          false,
+        );
+      } finally {
+        redis.disconnect();
+      }
+      // 11 still has 13 and 40 ahead.
       expect(await index.positions(state(11, 3, 150_000, { acc: 99.5, at: 5 }), null)).toEqual({
         siteAhead: 2,
         trackAhead: 3,
@@ -139,8 +155,42 @@ describeWithRedis(
       expect((await index.stats()).rankedPlayers).toBe(4);
     });
 
+    it('moves to a new key generation built from the tables when a tree is damaged, and deletes the damaged one', async () => {
+      const prefix = app.env.REDIS_KEY_PREFIX;
+      // 300 more ranked players: a site tree of two levels.
+      await index.syncEntries({
+        sites: Array.from({ length: 300 }, (_, i) => ({ uid: String(1_000 + i), version: 1, atpE4: i })),
+        tracks: [],
+      });
+      const redis = new Redis(redisUrl as string);
+      try {
+        expect(await redis.hget(`${prefix}rank3:s`, 'h')).toBe('2');
+        // A node lost (evicted, deleted by hand): the root of the site tree.
+        const root = await redis.hget(`${prefix}rank3:s`, 'r');
+        expect(await redis.del(`${prefix}rank3:s:${root}`)).toBe(1);
+        // The upload that finds it is answered from SQL (null here) and generation 1 is built.
+        expect(await index.positions(state(11, 10, 150_000, null), null)).toBeNull();
+        await eventually(async () => (await index.stats()).ready, 'generation 1 is built');
+        expect(await redis.get(`${prefix}rank3:gen`)).toBe('1');
+        expect(await redis.exists(`${prefix}rank3:g1:ready`)).toBe(1);
+        // Generation 0 goes entirely; generation 1 holds what the tables hold (nothing in this database).
+        await eventually(
+          async () => (await redis.keys(`${prefix}rank3:*`)).every((key) => /rank3:(gen|g1:.*)$/.test(key)),
+          'generation 0 is deleted',
+        );
+        expect(await index.stats()).toEqual({ ready: true, rankedPlayers: 0, chartEntries: null });
+        expect(await index.positions(state(11, 11, 150_000, { acc: 99.5, at: 5 }), null)).toEqual({
+          siteAhead: 0,
+          trackAhead: 0,
+        });
+        const best = { acc: 99.5, firstTimeMs: T0 + 5, uid: '11' };
+        expect(await redisIndexHoldsBest(redis, prefix, LEVEL, best, 1)).toBe(true);
+      } finally {
+        redis.disconnect();
+      }
+    });
+
     it('is built again from the tables after its keys are deleted (a flushed Redis)', async () => {
-      const { default: Redis } = await import('ioredis');
       const redis = new Redis(redisUrl as string);
       try {
         const keys = await redis.keys(`${app.env.REDIS_KEY_PREFIX}rank3:*`);

@@ -138,13 +138,15 @@ export class TestOrderTree {
   }
 }
 
-/** Whether the service's Redis rank index holds exactly this best on the chart (key prefix included). */
+/** Whether the service's Redis rank index (of a key generation) holds exactly this best on the chart. */
 export async function redisIndexHoldsBest(
   redis: Redis,
   prefix: string,
   levelId: number,
   best: { acc: number; firstTimeMs: number; uid: string },
+  generation = 0,
 ): Promise<boolean> {
-  const tree = new TestOrderTree(redis, `${prefix}rank3:t:${levelId}`, 't', TREE_CAPACITY);
+  const base = generation === 0 ? `${prefix}rank3:` : `${prefix}rank3:g${generation}:`;
+  const tree = new TestOrderTree(redis, `${base}t:${levelId}`, 't', TREE_CAPACITY);
   return (await tree.find([...trackNumbers(best.acc, best.firstTimeMs), best.uid].map(Number))).found;
 }

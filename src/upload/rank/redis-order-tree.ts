@@ -27,6 +27,9 @@
  */
 export const TREE_CAPACITY = 128;
 
+/** How a script error about a damaged tree begins (a missing node, counts that do not add up). */
+export const TREE_DAMAGED = 'rank tree damaged';
+
 /** The tree functions, for a node capacity (tests use a small one to split and merge often). */
 export function orderTreeLua(capacity: number = TREE_CAPACITY): string {
   const rightFill = Math.max(1, Math.floor((capacity * 15) / 16));
@@ -62,7 +65,13 @@ local KINDS = {
 }
 
 local function node_key(tree, id) return tree .. ':' .. id end
-local function get_node(tree, id) return redis.call('GET', node_key(tree, id)) or '' end
+-- A node the tree points at must exist: a missing one (evicted, deleted by hand) is damage, which
+-- the caller answers with a clean rebuild (redis-rank-index.ts).
+local function get_node(tree, id)
+  local s = redis.call('GET', node_key(tree, id))
+  if not s then error('${TREE_DAMAGED}: ' .. node_key(tree, id) .. ' is missing') end
+  return s
+end
 local function set_node(tree, id, s) redis.call('SET', node_key(tree, id), s) end
 local function new_node(tree) return redis.call('HINCRBY', tree, 'n', 1) end
 
@@ -319,7 +328,7 @@ local function tree_range(tree, kind, from, count)
     end
     local leaf = get_node(tree, id)
     local n = #leaf / W
-    if p >= n then error('rank tree ' .. tree .. ': counts do not match the leaves') end
+    if p >= n then error('${TREE_DAMAGED}: the counts of ' .. tree .. ' do not match its leaves') end
     while p < n and #out < count do
       out[#out + 1] = kind.unpack(leaf, p * W + 1)
       p = p + 1

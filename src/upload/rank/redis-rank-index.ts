@@ -18,6 +18,7 @@ import {
 import {
   orderTreeLua,
   siteNumbers,
+  TREE_DAMAGED,
   siteRankKey,
   trackNumbers,
   trackRankKey,
@@ -33,15 +34,50 @@ import { WriterLock } from './writer-lock';
  */
 const FORMAT = 'rank3';
 const OLD_FORMAT_PATTERNS = ['rank:*', 'rank2:*'];
-const READY = `${FORMAT}:ready`;
-const SITE = `${FORMAT}:s`;
-const trackKey = (levelId: number) => `${FORMAT}:t:${levelId}`;
 /**
- * The versions and keys of eight players (uid div 8) in one hash, so that it stays a compact
- * listpack: field `s<uid mod 8>` = the site entry's, field `<levelId · 8 + uid mod 8>` = a best's.
+ * The generation in use (absent: 0). A damaged tree (a node evicted or deleted by hand) cannot be
+ * repaired in place, since versioned writes skip what they think is there: the instance that finds
+ * the damage moves the generation on (once, compare-and-set) and builds the new one from the
+ * tables; the damaged one is deleted once the new one is ready.
  */
+const GENERATION = `${FORMAT}:gen`;
+/** Moves the generation on from ARGV[1] unless another instance did already; answers the current one. */
+const NEXT_GENERATION_LUA = `
+local current = tonumber(redis.call('GET', KEYS[1]) or '0')
+if current == tonumber(ARGV[1]) then current = redis.call('INCR', KEYS[1]) end
+return current
+`;
+/** The versions and keys of eight players (uid div 8) share a hash (see IndexKeys.store). */
 const PLAYERS_PER_STORE = 8;
-const storeKey = (uid: string) => `${FORMAT}:p:${Math.floor(Number(uid) / PLAYERS_PER_STORE)}`;
+
+/** The key names of one generation of the index: `rank3:…` for generation 0, `rank3:g<n>:…` after. */
+class IndexKeys {
+  readonly base: string;
+  readonly ready: string;
+  readonly site: string;
+
+  constructor(readonly generation: number) {
+    this.base = generation === 0 ? `${FORMAT}:` : `${FORMAT}:g${generation}:`;
+    this.ready = `${this.base}ready`;
+    this.site = `${this.base}s`;
+  }
+
+  track(levelId: number): string {
+    return `${this.base}t:${levelId}`;
+  }
+
+  /**
+   * A hash of eight players, so that it stays a compact listpack: field `s<uid mod 8>` = the site
+   * entry's version and key, field `<levelId · 8 + uid mod 8>` = a best's.
+   */
+  store(uid: string): string {
+    return `${this.base}p:${Math.floor(Number(uid) / PLAYERS_PER_STORE)}`;
+  }
+}
+
+/** A script error that says the trees are damaged (a node missing, counts that do not add up, a truncated node). */
+const isDamage = (error: unknown) =>
+  error instanceof Error && (error.message.includes(TREE_DAMAGED) || error.message.includes('data string too short'));
 const siteField = (uid: string) => `s${Number(uid) % PLAYERS_PER_STORE}`;
 const trackField = (uid: string, levelId: number) =>
   String(levelId * PLAYERS_PER_STORE + (Number(uid) % PLAYERS_PER_STORE));
@@ -54,8 +90,7 @@ const LOAD_PIPELINE = 8;
  * Shared by the scripts: versioned entries. A player's stored entry of an order is its version
  * (6 bytes) and, unless it was removed, its record without the uid. An entry only moves forward: a
  * write older than the stored version is ignored, so late, repeated and rebuild writes are
- * harmless. The current key is inserted even when it did not change (a no-op when it is there),
- * so a write also repairs a missing entry.
+ * harmless. A missing node is damage, which no write repairs (RedisRankIndex.failed).
  */
 const UPSERT_LUA = `${orderTreeLua()}
 local SITE, TRACK = KINDS.s, KINDS.t
@@ -208,6 +243,7 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
   private readonly syncSha = sha1(SYNC_AND_RANK_LUA);
   private readonly loadSha = sha1(LOAD_LUA);
   private readonly windowSha = sha1(WINDOW_LUA);
+  private keys = new IndexKeys(0);
   private ready = false;
   private rebuilding: Promise<void> | null = null;
   private retrying = false;
@@ -244,7 +280,8 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
       await this.lock.acquire();
     }
     try {
-      if ((await this.redis.exists(READY)) === 1) this.ready = true;
+      await this.readGeneration();
+      if ((await this.redis.exists(this.keys.ready)) === 1) this.ready = true;
       else await this.rebuild();
     } catch (error) {
       this.lost(`Redis cannot build the rank index now (${error instanceof Error ? error.message : String(error)})`);
@@ -274,7 +311,8 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
     }
     let result: unknown;
     try {
-      const keys = [READY, SITE, storeKey(state.uid), trackKey(state.levelId)];
+      const { keys: names } = this;
+      const keys = [names.ready, names.site, names.store(state.uid), names.track(state.levelId)];
       const { best } = state;
       const args = [
         uidNumber(state.uid),
@@ -287,7 +325,7 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
       ];
       result = await this.script(this.syncSha, SYNC_AND_RANK_LUA, keys, args);
     } catch (error) {
-      this.lost(`Redis rank update failed (${error instanceof Error ? error.message : String(error)})`);
+      this.failed('Redis rank update', error);
       return null;
     }
     if (result === -2) {
@@ -308,11 +346,11 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
       result = await this.script(
         this.windowSha,
         WINDOW_LUA,
-        [READY, site ? SITE : trackKey(read.levelId as number)],
+        [this.keys.ready, site ? this.keys.site : this.keys.track(read.levelId as number)],
         [...numbers, uidNumber(String(uid)), String(read.ahead), String(read.behind)],
       );
     } catch (error) {
-      this.lost(`Redis window read failed (${error instanceof Error ? error.message : String(error)})`);
+      this.failed('Redis window read', error);
       return null;
     }
     if (result === -2) {
@@ -335,16 +373,42 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
 
   async stats(): Promise<RankIndexStats> {
     if (this.redis.status !== 'ready') return { ready: false, rankedPlayers: null, chartEntries: null };
-    return { ready: this.ready, rankedPlayers: Number((await this.redis.hget(SITE, 'c')) ?? 0), chartEntries: null };
+    return {
+      ready: this.ready,
+      rankedPlayers: Number((await this.redis.hget(this.keys.site, 'c')) ?? 0),
+      chartEntries: null,
+    };
   }
 
   private async load(): Promise<void> {
     this.ready = false;
     const started = Date.now();
     await this.redis.script('LOAD', LOAD_LUA);
+    for (;;) {
+      if ((await this.readGeneration()) && (await this.redis.exists(this.keys.ready)) === 1) {
+        this.ready = true;
+        this.logger.log(`Redis rank index: generation ${this.keys.generation}, built by another instance, is in use`);
+        return;
+      }
+      const { generation } = this.keys;
+      const { players, bests } = await this.loadTables();
+      // Another instance found damage and moved on while this one loaded: build that generation.
+      if (Number((await this.redis.get(GENERATION)) ?? 0) !== generation) continue;
+      await this.redis.set(this.keys.ready, String(Date.now()));
+      this.ready = true;
+      this.logger.log(
+        `Redis rank index built: ${players} ranked players, ${bests} bests, in ${Date.now() - started} ms` +
+          (generation > 0 ? ` (generation ${generation})` : ''),
+      );
+      void this.dropOldKeys();
+      return;
+    }
+  }
+
+  /** Writes every rating and best, in each order's own order, so that the trees' leaves fill up (redis-order-tree.ts). */
+  private async loadTables(): Promise<{ players: number; bests: number }> {
     let players = 0;
     let bests = 0;
-    // In each order's own order: the trees' leaves are appended to and fill up (redis-order-tree.ts).
     for (let after: { atp: string; uid: string } | null = null; ;) {
       const page = await this.repository.pageRatingsInSiteOrder(after, PAGE);
       await this.syncEntries({
@@ -362,36 +426,59 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
       if (page.length < PAGE) break;
       after = page[page.length - 1];
     }
-    await this.redis.set(READY, String(Date.now()));
-    this.ready = true;
-    this.logger.log(`Redis rank index built: ${players} ranked players, ${bests} bests, in ${Date.now() - started} ms`);
-    void this.dropOldFormat();
+    return { players, bests };
   }
 
-  /** Deletes the keys of the previous index formats (SCAN + UNLINK in the background; best effort). */
-  private async dropOldFormat(): Promise<void> {
+  /** Follows the generation in Redis; true when it moved. */
+  private async readGeneration(): Promise<boolean> {
+    const generation = Number((await this.redis.get(GENERATION)) ?? 0);
+    if (generation === this.keys.generation) return false;
+    this.keys = new IndexKeys(generation);
+    return true;
+  }
+
+  /**
+   * Deletes the keys of the previous formats and of the generations before this one (SCAN +
+   * UNLINK in the background; best effort). The replaced generations' ready markers go first, so
+   * that an instance still on one stops answering from it before its trees go.
+   */
+  private async dropOldKeys(): Promise<void> {
     const prefix = this.config.redisKeyPrefix;
+    const { generation } = this.keys;
     let dropped = 0;
     try {
-      for (const pattern of OLD_FORMAT_PATTERNS) {
+      const patterns = [...OLD_FORMAT_PATTERNS];
+      if (generation > 0) {
+        await this.redis.unlink(...Array.from({ length: generation }, (_, older) => new IndexKeys(older).ready));
+        patterns.push(`${FORMAT}:*`);
+      }
+      const replaced = (name: string) => {
+        if (!name.startsWith(`${FORMAT}:`)) return true; // rank: and rank2:
+        if (name === GENERATION) return false;
+        const match = /^rank3:g(\d+):/.exec(name);
+        return (match === null ? 0 : Number(match[1])) < generation;
+      };
+      for (const pattern of patterns) {
         let cursor = '0';
         do {
           // SCAN's pattern is not prefixed by ioredis; the keys it returns carry the prefix, UNLINK adds it again.
           const [next, keys] = await this.redis.scan(cursor, 'MATCH', `${prefix}${pattern}`, 'COUNT', 1000);
           cursor = next;
-          if (keys.length > 0) dropped += await this.redis.unlink(...keys.map((key) => key.slice(prefix.length)));
+          const names = keys.map((key) => key.slice(prefix.length)).filter(replaced);
+          if (names.length > 0) dropped += await this.redis.unlink(...names);
         } while (cursor !== '0' && !this.closed);
       }
-      if (dropped > 0) this.logger.log(`Deleted ${dropped} keys of the previous rank index format`);
+      if (dropped > 0) this.logger.log(`Deleted ${dropped} keys of replaced rank index formats or generations`);
     } catch (error) {
       this.logger.warn(
-        `Could not delete the previous rank index keys (${error instanceof Error ? error.message : String(error)})`,
+        `Could not delete the replaced rank index keys (${error instanceof Error ? error.message : String(error)})`,
       );
     }
   }
 
   /** Versioned writes of committed entries, LOAD_BATCH a script call, pipelined (rebuild, admin recompute batches). */
   async syncEntries(entries: IndexEntries): Promise<void> {
+    const { keys } = this;
     const calls: Array<Array<string | number>> = [];
     const batches = <T>(list: T[] | undefined, op: string, keys: (e: T) => string[], args: (e: T) => string[]) => {
       for (let i = 0; i < (list?.length ?? 0); i += LOAD_BATCH) {
@@ -402,13 +489,13 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
     batches(
       entries.sites,
       'site',
-      (e) => [SITE, storeKey(e.uid)],
+      (e) => [keys.site, keys.store(e.uid)],
       (e) => [uidNumber(e.uid), siteField(e.uid), versionNumber(e.version), ...siteNumbers(e.atpE4)],
     );
     batches(
       entries.tracks,
       'track',
-      (e) => [trackKey(e.levelId), storeKey(e.uid)],
+      (e) => [keys.track(e.levelId), keys.store(e.uid)],
       (e) => [
         uidNumber(e.uid),
         trackField(e.uid, e.levelId),
@@ -419,13 +506,13 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
     batches(
       entries.removedSites,
       'unsite',
-      (e) => [SITE, storeKey(e.uid)],
+      (e) => [keys.site, keys.store(e.uid)],
       (e) => [uidNumber(e.uid), siteField(e.uid), versionNumber(e.version)],
     );
     batches(
       entries.removedTracks,
       'untrack',
-      (e) => [trackKey(e.levelId), storeKey(e.uid)],
+      (e) => [keys.track(e.levelId), keys.store(e.uid)],
       (e) => [uidNumber(e.uid), trackField(e.uid, e.levelId), versionNumber(e.version)],
     );
     for (let i = 0; i < calls.length; i += LOAD_PIPELINE) {
@@ -466,6 +553,31 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
       if (!(error instanceof Error) || !error.message.includes('NOSCRIPT')) throw error;
       return this.redis.eval(source, keys.length, ...keys, ...args);
     }
+  }
+
+  /**
+   * A script failed: a damaged tree moves the index to a new generation built from the tables;
+   * anything else (Redis down, a timeout) rebuilds in place.
+   */
+  private failed(what: string, error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    if (!isDamage(error)) {
+      this.lost(`${what} failed (${message})`);
+      return;
+    }
+    this.ready = false;
+    const damaged = this.keys.generation;
+    this.redis
+      .eval(NEXT_GENERATION_LUA, 1, GENERATION, String(damaged))
+      .then((next) => {
+        if (Number(next) !== this.keys.generation) this.keys = new IndexKeys(Number(next));
+      })
+      .catch(() => undefined)
+      .finally(() =>
+        this.lost(
+          `The Redis rank index is damaged (${message}); generation ${damaged} is replaced by ${this.keys.generation}, built from the tables`,
+        ),
+      );
   }
 
   /** Stops answering from Redis on this instance and rebuilds in the background until it succeeds. */
