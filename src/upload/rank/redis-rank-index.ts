@@ -310,8 +310,8 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
       return null;
     }
     let result: unknown;
+    const { keys: names } = this;
     try {
-      const { keys: names } = this;
       const keys = [names.ready, names.site, names.store(state.uid), names.track(state.levelId)];
       const { best } = state;
       const args = [
@@ -325,7 +325,7 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
       ];
       result = await this.script(this.syncSha, SYNC_AND_RANK_LUA, keys, args);
     } catch (error) {
-      this.failed('Redis rank update', error);
+      this.failed('Redis rank update', error, names.generation);
       return null;
     }
     if (result === -2) {
@@ -341,16 +341,17 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
     const [score, time, uid] = read.key;
     const site = read.levelId === null;
     let result: unknown;
+    const { keys: names } = this;
     try {
       const numbers = site ? ['s', ...siteNumbers(-score)] : ['t', ...trackNumbers(-score, time)];
       result = await this.script(
         this.windowSha,
         WINDOW_LUA,
-        [this.keys.ready, site ? this.keys.site : this.keys.track(read.levelId as number)],
+        [names.ready, site ? names.site : names.track(read.levelId as number)],
         [...numbers, uidNumber(String(uid)), String(read.ahead), String(read.behind)],
       );
     } catch (error) {
-      this.failed('Redis window read', error);
+      this.failed('Redis window read', error, names.generation);
       return null;
     }
     if (result === -2) {
@@ -556,17 +557,17 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
   }
 
   /**
-   * A script failed: a damaged tree moves the index to a new generation built from the tables;
-   * anything else (Redis down, a timeout) rebuilds in place.
+   * A script on generation `damaged` failed: a damaged tree moves the index to a new generation
+   * built from the tables; anything else (Redis down, a timeout) rebuilds in place.
    */
-  private failed(what: string, error: unknown): void {
+  private failed(what: string, error: unknown, damaged: number): void {
     const message = error instanceof Error ? error.message : String(error);
     if (!isDamage(error)) {
       this.lost(`${what} failed (${message})`);
       return;
     }
     this.ready = false;
-    const damaged = this.keys.generation;
+    // The generation the failed script ran on: a script of an instance that already moved on must not move it twice.
     this.redis
       .eval(NEXT_GENERATION_LUA, 1, GENERATION, String(damaged))
       .then((next) => {
