@@ -104,6 +104,27 @@ export class TrackPage extends PackedRows {
   }
 }
 
+/**
+ * Keyset pages of the two orders, shared by the in-process load (packed) and the Redis load (rows
+ * with versions). Site: $1 rows after (`atp`, $3 uid), or from the start. Charts: the rest of chart
+ * $2 after ($3 acc, $4 first reached, $5 uid), then the charts after $2. Each is one range read of
+ * its index ((atp DESC, uid); (level_id, acc DESC, first_time_ms, uid)): only the ties at the
+ * last key already read are filtered out.
+ */
+const siteOrderPage = (columns: string, atp: string | null) =>
+  `SELECT ${columns} FROM player_rating
+    ${atp === null ? '' : `WHERE atp <= ${atp} AND (atp < ${atp} OR uid > $3::bigint)`}
+    ORDER BY atp DESC, uid LIMIT $1`;
+const restOfChartPage = (columns: string) =>
+  `SELECT ${columns} FROM player_chart_best
+    WHERE level_id = $2 AND acc <= $3::float8
+      AND (acc < $3::float8 OR first_time_ms > $4::bigint OR (first_time_ms = $4::bigint AND uid > $5::bigint))
+    ORDER BY acc DESC, first_time_ms, uid LIMIT $1`;
+const nextChartsPage = (columns: string) =>
+  `SELECT ${columns} FROM player_chart_best WHERE level_id > $2 ORDER BY level_id, acc DESC, first_time_ms, uid LIMIT $1`;
+/** Below every level id (int4), for the first page of nextChartsPage. */
+const BEFORE_ANY_LEVEL = -2147483648;
+
 /** Site order: a row of player_rating `r` ahead of ($atp, $uid). */
 const SITE_AHEAD = (atp: string, uid: string) => `(r.atp > ${atp} OR (r.atp = ${atp} AND r.uid < ${uid}))`;
 
@@ -212,9 +233,7 @@ export class RankSourceRepository {
     return new SitePage(
       await this.packed(
         'int8send((atp * 10000)::bigint) || int8send(uid)',
-        `SELECT atp, uid FROM player_rating
-          ${after === null ? '' : 'WHERE atp <= $2::numeric / 10000 AND (atp < $2::numeric / 10000 OR uid > $3::bigint)'}
-          ORDER BY atp DESC, uid LIMIT $1`,
+        siteOrderPage('atp, uid', after === null ? null : '$2::numeric / 10000'),
         'atp DESC, uid',
         after === null ? [limit] : [limit, after.atpE4, after.uid],
       ),
@@ -234,10 +253,7 @@ export class RankSourceRepository {
       parts.push(
         ...(await this.packed(
           TRACK_ROW,
-          `SELECT level_id, acc, first_time_ms, uid FROM player_chart_best
-            WHERE level_id = $2 AND acc <= $3::float8
-              AND (acc < $3::float8 OR first_time_ms > $4::bigint OR (first_time_ms = $4::bigint AND uid > $5::bigint))
-            ORDER BY acc DESC, first_time_ms, uid LIMIT $1`,
+          restOfChartPage('level_id, acc, first_time_ms, uid'),
           'acc DESC, first_time_ms, uid',
           [limit, after.levelId, after.acc, after.firstTimeMs, after.uid],
         )),
@@ -248,10 +264,9 @@ export class RankSourceRepository {
       parts.push(
         ...(await this.packed(
           TRACK_ROW,
-          `SELECT level_id, acc, first_time_ms, uid FROM player_chart_best WHERE level_id > $2
-            ORDER BY level_id, acc DESC, first_time_ms, uid LIMIT $1`,
+          nextChartsPage('level_id, acc, first_time_ms, uid'),
           'level_id, acc DESC, first_time_ms, uid',
-          [limit - count, after?.levelId ?? -1],
+          [limit - count, after?.levelId ?? BEFORE_ANY_LEVEL],
         )),
       );
     }
@@ -333,9 +348,7 @@ export class RankSourceRepository {
     limit: number,
   ): Promise<Array<{ uid: string; atp: string; version: number }>> {
     const rows = await this.dataSource.manager.query<Array<{ uid: string; atp: string; version: string }>>(
-      `SELECT uid, atp, version FROM player_rating
-        ${after === null ? '' : 'WHERE atp <= $2::numeric AND (atp < $2::numeric OR uid > $3::bigint)'}
-        ORDER BY atp DESC, uid LIMIT $1`,
+      siteOrderPage('uid, atp, version', after === null ? null : '$2::numeric'),
       after === null ? [limit] : [limit, after.atp, after.uid],
     );
     return rows.map((row) => ({ uid: row.uid, atp: row.atp, version: Number(row.version) }));
@@ -351,22 +364,21 @@ export class RankSourceRepository {
     const rows: Row[] = [];
     if (after !== null) {
       rows.push(
-        ...(await this.dataSource.manager.query<Row[]>(
-          `SELECT ${columns} FROM player_chart_best
-            WHERE level_id = $2 AND acc <= $3::float8
-              AND (acc < $3::float8 OR first_time_ms > $4::bigint OR (first_time_ms = $4::bigint AND uid > $5::bigint))
-            ORDER BY acc DESC, first_time_ms, uid LIMIT $1`,
-          [limit, after.levelId, after.acc, after.firstTimeMs, after.uid],
-        )),
+        ...(await this.dataSource.manager.query<Row[]>(restOfChartPage(columns), [
+          limit,
+          after.levelId,
+          after.acc,
+          after.firstTimeMs,
+          after.uid,
+        ])),
       );
     }
     if (rows.length < limit) {
       rows.push(
-        ...(await this.dataSource.manager.query<Row[]>(
-          `SELECT ${columns} FROM player_chart_best WHERE level_id > $2
-            ORDER BY level_id, acc DESC, first_time_ms, uid LIMIT $1`,
-          [limit - rows.length, after?.levelId ?? -2147483648],
-        )),
+        ...(await this.dataSource.manager.query<Row[]>(nextChartsPage(columns), [
+          limit - rows.length,
+          after?.levelId ?? BEFORE_ANY_LEVEL,
+        ])),
       );
     }
     return rows.map((row) => ({ uid: row.uid, levelId: row.level_id, ...toBest(row) }));

@@ -14,11 +14,6 @@ local op = ARGV[2]
 local nums = {}
 for i = 3, #ARGV do nums[#nums + 1] = tonumber(ARGV[i]) end
 local tree = KEYS[1]
-local function flat(records)
-  local out = {}
-  for _, record in ipairs(records) do for _, n in ipairs(record) do out[#out + 1] = n end end
-  return out
-end
 if op == 'insert' then return tree_insert(tree, kind, nums) and 1 or 0 end
 if op == 'insert_counted' then
   local inserted, below = tree_insert(tree, kind, nums, true)
@@ -30,13 +25,13 @@ if op == 'find' then
   local rank, found = tree_find(tree, kind, nums)
   return {rank, found and 1 or 0}
 end
-if op == 'range' then return flat(tree_range(tree, kind, nums[1], nums[2])) end
+if op == 'range' then return flatten(tree_range(tree, kind, nums[1], nums[2])) end
 -- check
 local meta = redis.call('HMGET', tree, 'r', 'h', 'c')
 if not meta[1] then return {0, 0, 0, {}} end
 local W, E = kind.width, kind.width + 8
 local nodes, records = 0, {}
-local function less(a, b) return kind.cmp(kind.pack(a), 1, b) < 0 end
+local function less(a, b) return compare_keys(kind, a, b) < 0 end
 local function walk(id, height, lower, upper, is_root)
   nodes = nodes + 1
   local s = redis.call('GET', node_key(tree, id))
@@ -72,7 +67,7 @@ local function walk(id, height, lower, upper, is_root)
 end
 local total = walk(tonumber(meta[1]), tonumber(meta[2]), nil, nil, true)
 if total ~= tonumber(meta[3] or '0') then error('the tree counts ' .. tostring(meta[3]) .. ', its leaves hold ' .. total) end
-return {total, nodes, tonumber(meta[2]), flat(records)}
+return {total, nodes, tonumber(meta[2]), flatten(records)}
 `;
 }
 

@@ -64,6 +64,18 @@ local KINDS = {
         unpack = function(s, pos) local a1, a2, t, u = struct.unpack('>I4I4I6I7', s, pos); return {a1, a2, t, u} end },
 }
 
+-- Two keys (tables of numbers) of one order compared: -1, 0 or 1.
+local function compare_keys(kind, a, b) return kind.cmp(kind.pack(a), 1, b) end
+
+-- Records (tables of numbers) as one flat list of their numbers, for a script's reply.
+local function flatten(records)
+  local out = {}
+  for _, record in ipairs(records) do
+    for _, number in ipairs(record) do out[#out + 1] = number end
+  end
+  return out
+end
+
 local function node_key(tree, id) return tree .. ':' .. id end
 -- A node the tree points at must exist: a missing one (evicted, deleted by hand) is damage, which
 -- the caller answers with a clean rebuild (redis-rank-index.ts).

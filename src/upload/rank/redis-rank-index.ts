@@ -112,7 +112,7 @@ end
 local function upsert(tree, store, field, kind, version, key, counted)
   local stored_version, stored_key = stored_entry(store, field, kind, key[#key])
   if version <= stored_version then return stored_version, stored_key, nil end
-  if stored_key and kind.cmp(kind.pack(stored_key), 1, key) ~= 0 then tree_delete(tree, kind, stored_key) end
+  if stored_key and compare_keys(kind, stored_key, key) ~= 0 then tree_delete(tree, kind, stored_key) end
   local _, below = tree_insert(tree, kind, key, counted)
   redis.call('HSET', store, field, struct.pack('>I6', version) .. without_uid(kind, key))
   return version, key, counted and below or nil
@@ -141,7 +141,7 @@ end
 const SYNC_AND_RANK_LUA = `${UPSERT_LUA}
 local function ahead(tree, kind, key, own)
   local below = tree_count_below(tree, kind, key)
-  if own and kind.cmp(kind.pack(own), 1, key) < 0 then below = below - 1 end
+  if own and compare_keys(kind, own, key) < 0 then below = below - 1 end
   return below
 end
 if redis.call('EXISTS', KEYS[1]) == 0 then return -2 end
@@ -199,15 +199,8 @@ local key = {}
 for i = 1, n do key[i] = tonumber(ARGV[1 + i]) end
 local rank, found = tree_find(KEYS[2], kind, key)
 if not found then return -1 end
-local function flat(records)
-  local out = {}
-  for _, record in ipairs(records) do
-    for _, number in ipairs(record) do out[#out + 1] = number end
-  end
-  return out
-end
 local from = math.max(0, rank - tonumber(ARGV[n + 2]))
-return {rank, flat(tree_range(KEYS[2], kind, from, rank - from)), flat(tree_range(KEYS[2], kind, rank + 1, tonumber(ARGV[n + 3])))}
+return {rank, flatten(tree_range(KEYS[2], kind, from, rank - from)), flatten(tree_range(KEYS[2], kind, rank + 1, tonumber(ARGV[n + 3])))}
 `;
 
 /** The rank keys of a window side's numbers (2 a site record, 4 a chart record). */
