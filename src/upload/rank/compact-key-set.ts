@@ -4,17 +4,36 @@ import { BlockFenwick } from './block-fenwick';
  * A set of keys of three unsigned 32-bit words (compared lexicographically) that answers "how many
  * keys are below this one" in O(log n): the storage of the in-process rank index, 12 bytes a key.
  *
- * Layout: sorted blocks of at most MAX_BLOCK keys, each a Uint32Array of consecutive word triples
- * sized close to its count (loaded blocks exactly, a block that fills up grows by an eighth), plus
- * a Fenwick tree over the block sizes. A lookup binary-searches the block ends, then inside the
- * block; an insert or delete shifts at most one block; a block past MAX_BLOCK splits in two and an
- * empty one is dropped, both rebuilding the Fenwick tree (O(n / MAX_BLOCK), once per ~MAX_BLOCK / 2
- * inserts). Loading appends sorted keys (CompactKeySetBuilder) into blocks filled to LOAD_FILL.
+ * Layout: sorted blocks of at most MAX_BLOCK keys, each a Uint32Array of consecutive word triples,
+ * plus a Fenwick tree over the block sizes. A lookup binary-searches the block ends, then inside
+ * the block; an insert or delete shifts at most one block. An insert into a full block first hands
+ * a key to a neighbour with room (as a B*-tree does); only when both are full does the block split
+ * in two. An emptied block is dropped. A split or a drop rebuilds the Fenwick tree (O(n / MAX_BLOCK)).
+ * Loading appends sorted keys (CompactKeySetBuilder) into blocks filled to LOAD_FILL.
+ *
+ * Buffers: a block of at least half of MAX_BLOCK keys has a whole block's buffer (BLOCK_WORDS, the
+ * same size for all of them), a smaller one (a small chart's, a set's last) a buffer close to its
+ * count that grows by an eighth. So a big block is never reallocated: loaded blocks keep their room
+ * (LOAD_FILL of MAX_BLOCK), a full one passes keys to its neighbours, and a split keeps the lower
+ * half in place. Growing into a new buffer would leave the old one free, of a size malloc cannot
+ * give to the next block that grows, and a day of uploads stranded ~50 MiB that way
+ * (docs/benchmarks.md, "Rank index memory under uploads"); handing keys on keeps the blocks full
+ * where splitting would leave two half-empty ones.
  */
 export const MAX_BLOCK = 1024;
-/** Keys per block when loading: ~94 %, so the first inserts after a load rarely split. */
-export const LOAD_FILL = 960;
+/** Keys per block when loading: ~97 %, the rest is room for inserts (and a neighbour's keys) in place. */
+export const LOAD_FILL = 992;
+/** A whole block's buffer: 12 KiB. */
+const BLOCK_WORDS = MAX_BLOCK * 3;
 const MIN_GROWTH = 8;
+
+/** Whether a block of `keys` keys gets a whole block's buffer. */
+const isBig = (keys: number) => keys >= MAX_BLOCK >>> 1;
+
+/** A buffer for a block about to hold `keys` keys (the class comment's sizes). */
+export function blockBuffer(keys: number): Uint32Array {
+  return new Uint32Array(isBig(keys) ? BLOCK_WORDS : (keys + Math.max(MIN_GROWTH, keys >>> 3)) * 3);
+}
 
 /** Whether the stored key at `offset` (a word index into `data`) is below the key searched for. */
 export type BelowQuery = (data: Uint32Array, offset: number) => boolean;
@@ -28,15 +47,18 @@ export class CompactKeySet {
   private readonly tree = new BlockFenwick();
   private total = 0;
 
-  /** A set over sorted, strictly ascending blocks (the builder and the snapshot reader). */
-  static fromBlocks(blocks: Uint32Array[]): CompactKeySet {
+  /** A set over sorted, strictly ascending blocks holding `counts[i]` keys each (the builder and the snapshot reader). */
+  static fromBlocks(blocks: readonly Uint32Array[], counts: readonly number[]): CompactKeySet {
     const set = new CompactKeySet();
-    for (const block of blocks) {
-      if (block.length === 0) continue;
+    blocks.forEach((block, i) => {
+      const count = counts[i];
+      if (count === 0) return;
+      if (count * 3 > block.length || count > MAX_BLOCK)
+        throw new Error(`a block of ${block.length / 3} keys cannot hold ${count}`);
       set.blocks.push(block);
-      set.counts.push(block.length / 3);
-      set.total += block.length / 3;
-    }
+      set.counts.push(count);
+      set.total += count;
+    });
     set.tree.rebuild(set.counts);
     return set;
   }
@@ -75,19 +97,38 @@ export class CompactKeySet {
   /** Adds the key; false when it was there already. */
   insert(w0: number, w1: number, w2: number): boolean {
     if (this.blocks.length === 0) {
-      this.blocks.push(new Uint32Array(MIN_GROWTH * 3));
+      this.blocks.push(blockBuffer(0));
       this.counts.push(0);
       this.tree.rebuild(this.counts);
     }
     const below = belowWords(w0, w1, w2);
     let block = this.blockFor(below);
     if (block < 0) block = this.blocks.length - 1;
-    const count = this.counts[block];
-    const pos = this.lowerBound(block, below);
+    let count = this.counts[block];
+    let pos = this.lowerBound(block, below);
+    if (pos < count && equalsAt(this.blocks[block], pos * 3, w0, w1, w2)) return false;
+    if (count === MAX_BLOCK) {
+      // Full: a neighbour with room takes a key first (as a B*-tree does), so blocks stay full and
+      // a split (a new block's buffer) comes only when the neighbours are full too.
+      if (this.hasRoom(block + 1)) {
+        this.moveLastToNext(block);
+        count--;
+      } else if (this.hasRoom(block - 1) && pos === 0) {
+        // The key sorts between the previous block's last key and this block's first: it ends the previous block.
+        block--;
+        pos = count = this.counts[block];
+      } else if (this.hasRoom(block - 1)) {
+        this.moveFirstToPrevious(block);
+        count--;
+        pos--;
+      } else {
+        this.split(block);
+        return this.insert(w0, w1, w2);
+      }
+    }
     let data = this.blocks[block];
-    if (pos < count && equalsAt(data, pos * 3, w0, w1, w2)) return false;
     if ((count + 1) * 3 > data.length) {
-      const grown = new Uint32Array(Math.min(count + Math.max(MIN_GROWTH, count >>> 3), MAX_BLOCK + 1) * 3);
+      const grown = blockBuffer(count + 1);
       grown.set(data.subarray(0, count * 3));
       this.blocks[block] = data = grown;
     }
@@ -97,8 +138,7 @@ export class CompactKeySet {
     data[pos * 3 + 2] = w2;
     this.counts[block] = count + 1;
     this.total++;
-    if (count + 1 > MAX_BLOCK) this.split(block);
-    else this.tree.add(block, 1);
+    this.tree.add(block, 1);
     return true;
   }
 
@@ -215,15 +255,48 @@ export class CompactKeySet {
     return lo;
   }
 
-  /** Splits a full block into two halves, each sized with room for an eighth more. */
+  /** Whether block `block` exists and has room for one more key in its buffer. */
+  private hasRoom(block: number): boolean {
+    return block >= 0 && block < this.blocks.length && this.counts[block] * 3 < this.blocks[block].length;
+  }
+
+  /** Moves the last key of `block` to the front of the next block (which has room). */
+  private moveLastToNext(block: number): void {
+    const data = this.blocks[block];
+    const last = (this.counts[block] - 1) * 3;
+    const next = this.blocks[block + 1];
+    next.copyWithin(3, 0, this.counts[block + 1] * 3);
+    next[0] = data[last];
+    next[1] = data[last + 1];
+    next[2] = data[last + 2];
+    this.counts[block]--;
+    this.counts[block + 1]++;
+    this.tree.add(block, -1);
+    this.tree.add(block + 1, 1);
+  }
+
+  /** Moves the first key of `block` to the end of the previous block (which has room). */
+  private moveFirstToPrevious(block: number): void {
+    const data = this.blocks[block];
+    const previous = this.blocks[block - 1];
+    const end = this.counts[block - 1] * 3;
+    previous[end] = data[0];
+    previous[end + 1] = data[1];
+    previous[end + 2] = data[2];
+    data.copyWithin(0, 3, this.counts[block] * 3);
+    this.counts[block]--;
+    this.counts[block - 1]++;
+    this.tree.add(block, -1);
+    this.tree.add(block - 1, 1);
+  }
+
+  /** Splits a full block in two: the lower half stays in its buffer, the upper half moves to a new one. */
   private split(block: number): void {
     const data = this.blocks[block];
     const count = this.counts[block];
     const half = count >>> 1;
-    const room = (keys: number) => (keys + Math.max(MIN_GROWTH, keys >>> 3)) * 3;
-    const lower = new Uint32Array(room(half));
-    lower.set(data.subarray(0, half * 3));
-    const upper = new Uint32Array(room(count - half));
+    const lower = data;
+    const upper = blockBuffer(count - half);
     upper.set(data.subarray(half * 3, count * 3));
     this.blocks.splice(block, 1, lower, upper);
     this.counts.splice(block, 1, half, count - half);
@@ -253,7 +326,8 @@ function equalsAt(data: Uint32Array, offset: number, w0: number, w1: number, w2:
  */
 export class CompactKeySetBuilder {
   private readonly blocks: Uint32Array[] = [];
-  private block = new Uint32Array(LOAD_FILL * 3);
+  private readonly counts: number[] = [];
+  private block = blockBuffer(LOAD_FILL);
   private used = 0;
   private last: WordKey | null = null;
 
@@ -268,7 +342,8 @@ export class CompactKeySetBuilder {
     } else this.last = [w0, w1, w2];
     if (this.used === LOAD_FILL) {
       this.blocks.push(this.block);
-      this.block = new Uint32Array(LOAD_FILL * 3);
+      this.counts.push(LOAD_FILL);
+      this.block = blockBuffer(LOAD_FILL);
       this.used = 0;
     }
     const offset = this.used * 3;
@@ -279,8 +354,17 @@ export class CompactKeySetBuilder {
   }
 
   finish(): CompactKeySet {
-    if (this.used > 0) this.blocks.push(this.block.slice(0, this.used * 3));
+    if (this.used > 0) {
+      let last = this.block;
+      if (!isBig(this.used)) {
+        // A small last block is sized to its keys, as any small block (blockBuffer).
+        last = blockBuffer(this.used);
+        last.set(this.block.subarray(0, this.used * 3));
+      }
+      this.blocks.push(last);
+      this.counts.push(this.used);
+    }
     this.used = 0;
-    return CompactKeySet.fromBlocks(this.blocks);
+    return CompactKeySet.fromBlocks(this.blocks, this.counts);
   }
 }

@@ -3,7 +3,7 @@ import { FileHandle, open, readdir, rename, rm } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { CompactKeySet, MAX_BLOCK } from './compact-key-set';
+import { blockBuffer, CompactKeySet, MAX_BLOCK } from './compact-key-set';
 import { OrderStatisticSet } from './order-statistic-set';
 import { CHART_KEY_CODEC, SITE_KEY_CODEC } from './rank-key-codec';
 import { RankKeySet } from './rank-key-set';
@@ -255,8 +255,8 @@ async function readBody(
     for (const count of entry.blocks) {
       if (!Number.isInteger(count) || count <= 0 || count > MAX_BLOCK) return 'damaged block list';
       if (position + count * 12 > footer.bodyBytes) return 'damaged block list';
-      const block = new Uint32Array(count * 3);
-      await fill(new Uint8Array(block.buffer));
+      const block = blockBuffer(count);
+      await fill(new Uint8Array(block.buffer, 0, count * 12));
       blocks.push(block);
     }
     const wide = new OrderStatisticSet();
@@ -266,7 +266,7 @@ async function readBody(
       await fill(new Uint8Array(triples.buffer));
       for (let i = 0; i < triples.length; i += 3) wide.insert(triples[i], triples[i + 1], triples[i + 2]);
     }
-    const compact = CompactKeySet.fromBlocks(blocks);
+    const compact = CompactKeySet.fromBlocks(blocks, entry.blocks);
     if (entry.levelId === null) site = new RankKeySet(SITE_KEY_CODEC, compact, wide);
     else tracks.set(entry.levelId, new RankKeySet(CHART_KEY_CODEC, compact, wide));
   }

@@ -146,13 +146,13 @@ describe('CompactKeySet', () => {
       expect(set.countBelow(reference[i][0], reference[i][1], reference[i][2])).toBe(i);
   });
 
-  it('builds blocks filled to LOAD_FILL from sorted keys, 12 bytes a key, and keeps working after', () => {
+  it('builds blocks filled to LOAD_FILL of MAX_BLOCK from sorted keys, a small last block sized to it, and keeps working after', () => {
     const builder = new CompactKeySetBuilder();
     const count = 10 * LOAD_FILL + 17;
     for (let i = 0; i < count; i++) builder.append(i >>> 4, 0, i);
     const set = builder.finish();
     expect(set.size).toBe(count);
-    expect(set.bytes).toBe(count * 12);
+    expect(set.bytes).toBe(10 * MAX_BLOCK * 12 + (17 + 8) * 12);
     expect(set.countBelow(100, 0, 1_600)).toBe(1_600);
     expect(set.insert(100, 0, 1_600)).toBe(false);
     expect(set.insert(0, 1, 0)).toBe(true); // between (0, 0, 15) and (1, 0, 16)
@@ -162,6 +162,85 @@ describe('CompactKeySet', () => {
       [0, 1, 0],
       [1, 0, 16],
     ]);
+  });
+
+  describe('a full block', () => {
+    /** A set of `blocks` loaded blocks over the even second words 0, 2, 4, …; odd ones insert between. */
+    const loaded = (blocks: number) => {
+      const builder = new CompactKeySetBuilder();
+      for (let i = 0; i < blocks * LOAD_FILL; i++) builder.append(0, 2 * i, 0);
+      return builder.finish();
+    };
+    const counts = (set: CompactKeySet) => [...set.usedBlocks()].map((block) => block.length / 3);
+    const buffers = (set: CompactKeySet) => new Set([...set.usedBlocks()].map((block) => block.buffer));
+    const sorted = (set: CompactKeySet) =>
+      [...set.keys()].every((key, i, keys) => i === 0 || keys[i - 1][1] < key[1]) &&
+      set.size === [...set.keys()].length;
+
+    it('fills its room in place, then hands its last key to the next block, never moving to a new buffer', () => {
+      const set = loaded(3);
+      const before = buffers(set);
+      expect(set.bytes).toBe(3 * MAX_BLOCK * 12);
+      const room = MAX_BLOCK - LOAD_FILL;
+      for (let i = 0; i < room; i++) expect(set.insert(0, 2 * i + 1, 0)).toBe(true);
+      expect(counts(set)).toEqual([MAX_BLOCK, LOAD_FILL, LOAD_FILL]);
+      expect(set.insert(0, 2 * room + 1, 0)).toBe(true);
+      expect(counts(set)).toEqual([MAX_BLOCK, LOAD_FILL + 1, LOAD_FILL]);
+      expect(buffers(set)).toEqual(before);
+      expect(set.bytes).toBe(3 * MAX_BLOCK * 12);
+      expect(sorted(set)).toBe(true);
+      // The key that moved (the first block's old last one) answers its place from the next block.
+      expect(set.countBelow(0, 2 * (LOAD_FILL - 1), 0)).toBe(LOAD_FILL - 1 + room + 1);
+      expect(set.has(0, 2 * (LOAD_FILL - 1), 0)).toBe(true);
+    });
+
+    it('hands its first key to the previous block when only that one has room, or ends the previous block with a key below its own', () => {
+      const set = loaded(2);
+      const room = MAX_BLOCK - LOAD_FILL;
+      for (let i = 0; i < room; i++) expect(set.insert(0, 2 * (LOAD_FILL + i) + 1, 0)).toBe(true);
+      expect(counts(set)).toEqual([LOAD_FILL, MAX_BLOCK]);
+      expect(set.insert(0, 2 * (LOAD_FILL + room) + 1, 0)).toBe(true); // inside the last block
+      expect(counts(set)).toEqual([LOAD_FILL + 1, MAX_BLOCK]);
+      // The last block now starts at 2·LOAD_FILL + 1 (its old first key went back). Take that key out
+      // and fill the block again, so that putting it back sorts first in a full block.
+      expect(set.delete(0, 2 * LOAD_FILL + 1, 0)).toBe(true);
+      expect(set.insert(0, 2 * (LOAD_FILL + room + 1) + 1, 0)).toBe(true);
+      expect(counts(set)).toEqual([LOAD_FILL + 1, MAX_BLOCK]);
+      expect(set.insert(0, 2 * LOAD_FILL + 1, 0)).toBe(true); // sorts first in the full block: ends the previous one
+      expect(counts(set)).toEqual([LOAD_FILL + 2, MAX_BLOCK]);
+      expect(set.bytes).toBe(2 * MAX_BLOCK * 12);
+      expect(sorted(set)).toBe(true);
+      expect(set.countBelow(0, 2 * LOAD_FILL + 1, 0)).toBe(LOAD_FILL + 1);
+    });
+
+    it('splits when no neighbour has room: the lower half stays in its buffer, the upper half takes one new one', () => {
+      const set = loaded(1);
+      const before = buffers(set);
+      for (let i = 0; i < MAX_BLOCK - LOAD_FILL; i++) set.insert(0, 2 * i + 1, 0);
+      expect(set.insert(0, 2 * (MAX_BLOCK - LOAD_FILL) + 1, 0)).toBe(true);
+      expect(counts(set)).toEqual([MAX_BLOCK / 2 + 1, MAX_BLOCK / 2]); // the new key sorts in the lower half
+      const after = buffers(set);
+      expect(after.size).toBe(2);
+      for (const buffer of before) expect(after.has(buffer)).toBe(true);
+      expect(set.bytes).toBe(2 * MAX_BLOCK * 12);
+      expect(sorted(set)).toBe(true);
+    });
+  });
+
+  it('grows a small block by an eighth until it has half a block, then gives it a whole block', () => {
+    const set = new CompactKeySet();
+    const sizes: number[] = [];
+    for (let i = 0; i < 600; i++) {
+      set.insert(0, i, 0);
+      if (sizes[sizes.length - 1] !== set.bytes) sizes.push(set.bytes);
+    }
+    // 8 keys, then each time it is full: the keys plus an eighth (at least 8), until half a block.
+    const expected = [8];
+    for (let keys = 9; expected[expected.length - 1] < MAX_BLOCK; keys = expected[expected.length - 1] + 1)
+      expected.push(keys >= MAX_BLOCK / 2 ? MAX_BLOCK : keys + Math.max(8, keys >>> 3));
+    expect(sizes.map((bytes) => bytes / 12)).toEqual(expected);
+    expect(expected.slice(0, 4)).toEqual([8, 17, 26, 35]);
+    expect([...set.keys()]).toEqual(Array.from({ length: 600 }, (_, i) => [0, i, 0]));
   });
 
   it('refuses keys appended out of order or twice', () => {
@@ -257,7 +336,12 @@ describe('RankKeySet', () => {
     const built = builder.finish();
     expect(built.wideSize).toBeGreaterThan(0);
     expect(compareLists([...built.keys()], [...inserted.keys()])).toBe(false);
-    expect(built.bytes).toBe((distinct.length - built.wideSize) * 12 + built.wideSize * 24);
+    // Blocks of LOAD_FILL keys in MAX_BLOCK-key buffers, the last one too when it holds half a
+    // block or more (else room for an eighth more), and the wide keys at 24 bytes.
+    const packed = distinct.length - built.wideSize;
+    const last = packed % LOAD_FILL;
+    expect(last).toBeGreaterThanOrEqual(MAX_BLOCK / 2); // 724 here; the small case is the CompactKeySet test's
+    expect(built.bytes).toBe(Math.ceil(packed / LOAD_FILL) * MAX_BLOCK * 12 + built.wideSize * 24);
   });
 
   it('answers the site order with the numbers the callers use (−ATP·10⁴, 0, uid)', () => {

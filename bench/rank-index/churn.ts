@@ -1,0 +1,132 @@
+/**
+ * The in-process rank index's memory under a day of improved bests (docs/benchmarks.md "Rank
+ * index memory under uploads"), without a database: the key sets of the network-day data built
+ * as a load builds them (CHARTS charts of KEYS_PER_CHART keys and a site order of SITE_KEYS), then
+ * MOVES moves, each what an improved best does: in its chart and in the site order, one key
+ * leaves (a random one) and a new key goes in at a random place. At each checkpoint it reports the resident memory (after a
+ * full GC and a pause for the ArrayBuffers' sweeping), V8's heap, the ArrayBuffers, the index's
+ * own block bytes (their capacity), the main malloc arena (`[heap]`), and the moves' speed.
+ * The process's memory apart from the index is a bare Node's: what grows is the index and what
+ * malloc keeps of the buffers it dropped.
+ *
+ *   npm run bench:rank-index:churn
+ *   MOVES=50000,300000,1000000,3000000 npm run bench:rank-index:churn
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CompactKeySet, CompactKeySetBuilder } from '../../src/upload/rank/compact-key-set';
+import { intFromEnv, listFromEnv, loadAverage, OUT_DIR, runMain } from '../harness/env';
+
+const CHARTS = intFromEnv('CHARTS', 2_000);
+const KEYS_PER_CHART = intFromEnv('KEYS_PER_CHART', 4_475);
+const SITE_KEYS = intFromEnv('SITE_KEYS', 1_000_000);
+const CHECKPOINTS = listFromEnv('MOVES', ['50000', '100000', '300000', '1000000', '3000000']).map(Number);
+
+interface Checkpoint {
+  moves: number;
+  rssMiB: number;
+  v8HeapMiB: number;
+  arrayBuffersMiB: number;
+  indexMiB: number;
+  mainArenaMiB: number;
+  movesPerSecond: number;
+}
+
+const MiB = 2 ** 20;
+
+function mainArenaMiB(): number {
+  const smaps = readFileSync('/proc/self/smaps', 'utf8');
+  const start = smaps.indexOf(' [heap]\n');
+  const rss = start < 0 ? null : /^Rss:\s+(\d+) kB/m.exec(smaps.slice(start));
+  return rss ? Number(rss[1]) / 1024 : 0;
+}
+
+async function settledMemory(sets: CompactKeySet[]): Promise<Omit<Checkpoint, 'moves' | 'movesPerSecond'>> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) throw new Error('run with --expose-gc (npm run bench:rank-index:churn does)');
+  gc();
+  await sleep(1_000); // the dropped ArrayBuffers are freed by a concurrent sweep after the GC
+  gc();
+  await sleep(500);
+  const rss = Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? NaN) / 1024;
+  const usage = process.memoryUsage();
+  return {
+    rssMiB: rss,
+    v8HeapMiB: usage.heapTotal / MiB,
+    arrayBuffersMiB: usage.arrayBuffers / MiB,
+    indexMiB: sets.reduce((bytes, set) => bytes + set.bytes, 0) / MiB,
+    mainArenaMiB: mainArenaMiB(),
+  };
+}
+
+async function main(): Promise<void> {
+  let seed = 42;
+  const random = () => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return seed / 2 ** 32;
+  };
+  // Chart keys: (acc order, time, uid); a chart's keys spread over 2^31 so new ones land anywhere.
+  const spacing = Math.floor(2 ** 31 / KEYS_PER_CHART);
+  const sets: CompactKeySet[] = [];
+  for (let chart = 0; chart < CHARTS; chart++) {
+    const builder = new CompactKeySetBuilder();
+    for (let i = 0; i < KEYS_PER_CHART; i++) builder.append(i * spacing, 0, chart * KEYS_PER_CHART + i);
+    sets.push(builder.finish());
+  }
+  const site = new CompactKeySetBuilder();
+  for (let uid = 1; uid <= SITE_KEYS; uid++) site.append(uid * 64, 0, uid);
+  sets.push(site.finish());
+
+  const keys = sets.reduce((sum, set) => sum + set.size, 0);
+  const loaded = await settledMemory(sets);
+  const line = (label: string, m: Omit<Checkpoint, 'moves' | 'movesPerSecond'>, speed = '') =>
+    console.log(
+      `${label}: RSS ${m.rssMiB.toFixed(0)} MiB, V8 heap ${m.v8HeapMiB.toFixed(0)}, ArrayBuffers ${m.arrayBuffersMiB.toFixed(1)}, ` +
+        `index blocks ${m.indexMiB.toFixed(1)} MiB (${((m.indexMiB * MiB) / keys).toFixed(2)} B a key), main arena ${m.mainArenaMiB.toFixed(0)} MiB${speed}`,
+    );
+  console.log(
+    `${CHARTS} charts × ${KEYS_PER_CHART} keys + ${SITE_KEYS} site keys = ${keys} keys; load average ${loadAverage()}`,
+  );
+  line('loaded', loaded);
+
+  const checkpoints: Checkpoint[] = [];
+  let moves = 0;
+  let nextUid = CHARTS * KEYS_PER_CHART + SITE_KEYS + 1;
+  for (const target of CHECKPOINTS) {
+    const started = process.hrtime.bigint();
+    const from = moves;
+    for (; moves < target; moves++) {
+      // The chart's best moves, and with it the player's place in the site order.
+      for (const set of [sets[Math.floor(random() * CHARTS)], sets[CHARTS]]) {
+        const at = Math.floor(random() * set.size);
+        const [victim] = set.slice(at, at + 1);
+        set.delete(victim[0], victim[1], victim[2]);
+        set.insert(Math.floor(random() * 2 ** 31), 1, nextUid++);
+      }
+    }
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const memory = await settledMemory(sets);
+    const checkpoint = { moves, ...memory, movesPerSecond: (moves - from) / seconds };
+    checkpoints.push(checkpoint);
+    line(`${moves} moves`, memory, `; ${Math.round(checkpoint.movesPerSecond)} moves/s`);
+  }
+  mkdirSync(OUT_DIR, { recursive: true });
+  writeFileSync(
+    join(OUT_DIR, 'rank-index-churn.json'),
+    JSON.stringify(
+      {
+        charts: CHARTS,
+        keysPerChart: KEYS_PER_CHART,
+        siteKeys: SITE_KEYS,
+        loaded,
+        checkpoints,
+        loadAverage: loadAverage(),
+      },
+      null,
+      2,
+    ),
+  );
+}
+
+runMain(main);
