@@ -12,7 +12,9 @@
  *      saturation; the figure is the highest rate whose uploads answered with p99 under
  *      P99_LIMIT_MS, all of them 200; also the most uploads per second answered;
  *   3. login burst: every server restarts at once; time until all players are logged in again;
- *   4. peak RSS of each service process (VmHWM).
+ *   4. peak RSS of each service process (VmHWM), and at the end of the cold start, of every step
+ *      and of the burst what each one's resident memory is made of (file-backed, V8 heap,
+ *      external: the rank index's blocks among them, the rest: bench/harness/memory.ts).
  * The cold start, every rate step and the burst also carry the event-loop delay (p50, p99, max) of
  * each instance over that window, from its own /metrics (`rhythmc_event_loop_delay_seconds`: a
  * scrape right before the window resets it, one right after reads it); the table shows the highest
@@ -43,6 +45,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join } from 'node:path';
 import Redis from 'ioredis';
 import { Client } from 'pg';
+import { formatMemory, MemoryBreakdown, memoryBreakdown } from '../harness/memory';
 import { Cores, CpuProbe, deploymentCores, measureCpu, redisPid } from '../harness/cpu';
 import { databaseExists, WalCounters, walCounters, walDelta, writePathSettings, withClient } from '../harness/database';
 import {
@@ -131,6 +134,8 @@ interface Step {
     simulatorLoopP99Ms: number;
     simulatorLoopMaxMs: number;
   };
+  /** What each service instance's resident memory is made of at the step's end; absent for the bare handler and in results of earlier runs. */
+  memory?: MemoryBreakdown[];
   loadAverage: number;
 }
 
@@ -165,7 +170,13 @@ interface ConfigResult {
   redis: boolean;
   startupSeconds: number[];
   /** eventLoop: of each instance; absent in results of earlier runs (as in the burst). */
-  coldStart: { ms: number; online: number; eventLoop?: EventLoopDelay[]; loadAverage: number };
+  coldStart: {
+    ms: number;
+    online: number;
+    eventLoop?: EventLoopDelay[];
+    memory?: MemoryBreakdown[];
+    loadAverage: number;
+  };
   steps: Step[];
   sustained: Step | null;
   burst:
@@ -176,6 +187,7 @@ interface ConfigResult {
         cpuSeconds: Cores;
         dedicatedSeconds: number;
         eventLoop?: EventLoopDelay[];
+        memory?: MemoryBreakdown[];
         /** The server's WAL per player logged in again; absent in results of earlier runs. */
         walKbPerPlayer?: number;
         loadAverage: number;
@@ -346,6 +358,14 @@ async function serviceUploadLatency(urls: string[]): Promise<ServiceUploadCounts
   return { count: sum('count'), over: sum('over'), storeOver: sum('storeOver'), rankOver: sum('rankOver') };
 }
 
+/**
+ * What each instance's resident memory is made of right now (bench/harness/memory.ts). Its scrape
+ * also ends the instance's event-loop window: call it only after a window was read.
+ */
+function memoryOfInstances(instances: Array<{ pid: number; url: string }>): Promise<MemoryBreakdown[]> {
+  return Promise.all(instances.map(async ({ pid, url }) => memoryBreakdown(pid, await scrapeMetrics(url))));
+}
+
 function formatOverLimit(overLimit: Step['overLimit']): string {
   if (!overLimit) return 'over the limit: –';
   return (
@@ -472,10 +492,11 @@ async function runConfig(
       ms: cold.ms,
       online: network.onlinePlayers,
       eventLoop: await eventLoopDelays(urls),
+      memory: await memoryOfInstances(started),
       loadAverage: loadAverage(),
     };
     console.log(
-      `  cold start: ${coldStart.online} players online in ${(cold.ms / 1000).toFixed(1)} s; event-loop delay per instance ${formatEventLoop(coldStart.eventLoop)}`,
+      `  cold start: ${coldStart.online} players online in ${(cold.ms / 1000).toFixed(1)} s; event-loop delay per instance ${formatEventLoop(coldStart.eventLoop)}; ${formatMemory(coldStart.memory)}`,
     );
 
     // Sustained uploads: step the offered rate up until p99 crosses the limit.
@@ -496,6 +517,7 @@ async function runConfig(
       simulatorLoop.disable();
       const eventLoop = await eventLoopDelays(urls);
       const serviceAfter = await serviceUploadLatency(urls);
+      const memory = await memoryOfInstances(started);
       const serviceUploads = serviceAfter.count - serviceBefore.count;
       const uploads = seen.latencies('POST /player/upload');
       const report = seen.report();
@@ -519,6 +541,7 @@ async function runConfig(
           simulatorLoopP99Ms: Math.max(0, simulatorLoop.percentile(99) / 1e6 - 10),
           simulatorLoopMaxMs: Math.max(0, simulatorLoop.max / 1e6 - 10),
         },
+        memory,
         loadAverage: loadAverage(),
       };
       steps.push(step);
@@ -526,7 +549,7 @@ async function runConfig(
         `  uploads ${rate}/s: achieved ${step.achieved.toFixed(0)}/s, p50 ${step.p50.toFixed(1)} ms, p99 ${step.p99.toFixed(1)} ms, ` +
           `unexpected ${step.unexpected}, not sent ${step.notSent}; all calls ${step.callsPerSecond.toFixed(0)}/s; ` +
           `cores: service ${cores.service.toFixed(2)}, PostgreSQL ${cores.db.toFixed(2)}, Redis ${cores.redis.toFixed(2)}, simulator ${cores.simulator.toFixed(2)}; ` +
-          `event-loop delay per instance ${formatEventLoop(eventLoop)}; ${formatOverLimit(step.overLimit)}; ${formatWal(step.wal)}; load average ${step.loadAverage}`,
+          `event-loop delay per instance ${formatEventLoop(eventLoop)}; ${formatOverLimit(step.overLimit)}; ${formatWal(step.wal)}; ${formatMemory(memory)}; load average ${step.loadAverage}`,
       );
       if (saturated(step)) break;
     }
@@ -543,6 +566,7 @@ async function runConfig(
     const burstWal = walDelta(await walCounters(monitor), walBeforeBurst);
     const seen = window.stop();
     const burstEventLoop = await eventLoopDelays(urls);
+    const burstMemory = await memoryOfInstances(started);
     const logins = [
       'POST /player/login ONLINE',
       'POST /player/login OFFLINE_REFRESH',
@@ -558,6 +582,7 @@ async function runConfig(
       // The burst's CPU spread over two dedicated cores: its length on a machine of its own.
       dedicatedSeconds: deploymentCores(burstCpu) / 2,
       eventLoop: burstEventLoop,
+      memory: burstMemory,
       walKbPerPlayer: burstResult.players > 0 ? burstWal.bytes / 1e3 / burstResult.players : 0,
       loadAverage: loadAverage(),
     };
@@ -566,7 +591,7 @@ async function runConfig(
         `(synced ${(burst.syncedMs / 1000).toFixed(1)} s; login p50 ${loginLatency.p50.toFixed(0)} ms, p99 ${loginLatency.p99.toFixed(0)} ms; failed ${burst.failedLogins}); ` +
         `CPU s: service ${burstCpu.service.toFixed(0)}, PostgreSQL ${burstCpu.db.toFixed(0)}, Redis ${burstCpu.redis.toFixed(0)}, simulator ${burstCpu.simulator.toFixed(0)} ` +
         `(${burst.dedicatedSeconds.toFixed(0)} s on 2 dedicated cores); event-loop delay per instance ${formatEventLoop(burstEventLoop)}; ` +
-        `WAL ${burst.walKbPerPlayer.toFixed(1)} kB per player (${burstWal.checkpoints} checkpoint(s)); load average ${burst.loadAverage}`,
+        `WAL ${burst.walKbPerPlayer.toFixed(1)} kB per player (${burstWal.checkpoints} checkpoint(s)); ${formatMemory(burstMemory)}; load average ${burst.loadAverage}`,
     );
 
     const peakRssMiB = started.map((instance) => mib(memoryOf(instance.pid).peakRss));

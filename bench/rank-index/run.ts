@@ -7,7 +7,7 @@
  *   3. after RANKIDX_CHANGED rating rows were written while it was down: the snapshot plus catch-up.
  * For each: ready time from process start (spawn → /health/ready, which answers once the index is
  * loaded), whether the index answers (rhythmc_rank_index_ready), VmRSS and VmHWM after ready, the
- * load log line (keys, bytes per key), and the load average.
+ * load log line (keys, bytes per key), what the memory is made of once settled, and the load average.
  *
  *   npm run build && npm run bench:rank-index
  *   BENCH_DATABASE_URL=postgres://…/rhythmc_bench_rankidx RANKIDX_CHANGED=10000 npm run bench:rank-index
@@ -25,6 +25,8 @@ import {
   runMain,
 } from '../harness/env';
 import { withClient } from '../harness/database';
+import { scrapeMetrics } from '../harness/event-loop';
+import { formatMemory, MemoryBreakdown, memoryBreakdown } from '../harness/memory';
 import { Child, memoryOf, mib, startServiceProcess, stopAllChildren, stopChild } from '../harness/process';
 
 const DATABASE_URL = benchDatabaseUrl('rhythmc_bench_rankidx');
@@ -42,6 +44,8 @@ interface StartFigures {
   peakRssMiB: number;
   /** VmRSS SETTLE_MS after ready (V8's memory reducer runs a few seconds after a burst of allocation). */
   settledRssMiB: number;
+  /** What the resident memory is made of SETTLE_MS after ready (bench/harness/memory.ts). */
+  settled?: MemoryBreakdown;
   load: string;
   loadAverage: number;
 }
@@ -88,7 +92,8 @@ async function start(label: string): Promise<{ child: Child; figures: StartFigur
   };
   await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
   figures.settledRssMiB = mib(memoryOf(child.pid).rss);
-  process.stdout.write(`${JSON.stringify(figures)}\n`);
+  figures.settled = memoryBreakdown(child.pid, await scrapeMetrics(child.url));
+  process.stdout.write(`${JSON.stringify(figures)}\n${formatMemory([figures.settled])}\n`);
   return { child, figures };
 }
 
