@@ -20,10 +20,10 @@ import { BlockFenwick } from './block-fenwick';
  * (docs/benchmarks.md, "Rank index memory under uploads"); handing keys on keeps the blocks full
  * where splitting would leave two half-empty ones.
  */
-export const MAX_BLOCK = 1024;
+export const MAX_BLOCK = 512;
 /** Keys per block when loading: ~97 %, the rest is room for inserts (and a neighbour's keys) in place. */
-export const LOAD_FILL = 992;
-/** A whole block's buffer: 12 KiB. */
+export const LOAD_FILL = 496;
+/** A whole block's buffer: 6 KiB. */
 const BLOCK_WORDS = MAX_BLOCK * 3;
 const MIN_GROWTH = 8;
 

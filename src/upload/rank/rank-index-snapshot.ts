@@ -18,7 +18,8 @@ import { RankKeySet } from './rank-key-set';
  */
 const MAGIC = 'RKIX';
 const FORMAT = 'rhythmc-rank-index';
-const VERSION = 1;
+/** 2: blocks of at most 512 keys (1 had 1,024; its blocks would not fit). */
+const VERSION = 2;
 const CHUNK = 4 << 20;
 
 /** Where a snapshot comes from; a snapshot is used only on the database and schema it was taken from. */
