@@ -2,7 +2,8 @@ import { BlockFenwick } from './block-fenwick';
 
 /**
  * A set of keys of three unsigned 32-bit words (compared lexicographically) that answers "how many
- * keys are below this one" in O(log n): the storage of the in-process rank index, 12 bytes a key.
+ * keys are below this one" in O(log n): the storage of the in-process rank index, 12 bytes a key
+ * (about 12.5 with the room loaded blocks keep).
  *
  * Layout: sorted blocks of at most MAX_BLOCK keys, each a Uint32Array of consecutive word triples,
  * plus a Fenwick tree over the block sizes. A lookup binary-searches the block ends, then inside
