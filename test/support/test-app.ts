@@ -32,7 +32,10 @@ export interface TestDatabase {
 /** A fresh database for one test app: a clone of the migrated template. */
 export async function freshDatabase(): Promise<TestDatabase> {
   const runId = process.env[RUN_ID_VAR] as string;
-  const name = `${runId}_${process.pid}_${++counter}`.toLowerCase();
+  // The counter restarts with every test file (Jest loads this module again for each), and a
+  // worker runs many files: the random part keeps a database left behind by a failed file from
+  // colliding with the next file's first one.
+  const name = `${runId}_${process.pid}_${++counter}_${randomBytes(3).toString('hex')}`.toLowerCase();
   const serverUrl = testDatabaseServerUrl();
   if (serverUrl) {
     const database = `rhythmc_test_${name}`;
