@@ -43,8 +43,8 @@ export function memoryBreakdown(pid: number, metricsText: string): MemoryBreakdo
   };
 }
 
-/** The resident size of the `[heap]` mapping (0 when the process has none). */
-function mainArenaMiB(pid: number): number {
+/** The resident size of process `pid`'s `[heap]` mapping, malloc's main arena (0 when it has none). */
+export function mainArenaMiB(pid: number): number {
   const smaps = readFileSync(`/proc/${pid}/smaps`, 'utf8');
   const start = smaps.indexOf(' [heap]\n');
   if (start < 0) return 0;

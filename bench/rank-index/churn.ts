@@ -12,11 +12,13 @@
  *   npm run bench:rank-index:churn
  *   MOVES=50000,300000,1000000,3000000 npm run bench:rank-index:churn
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CompactKeySet, CompactKeySetBuilder } from '../../src/upload/rank/compact-key-set';
 import { intFromEnv, listFromEnv, loadAverage, OUT_DIR, runMain } from '../harness/env';
+import { mainArenaMiB } from '../harness/memory';
+import { memoryOf } from '../harness/process';
 
 const CHARTS = intFromEnv('CHARTS', 2_000);
 const KEYS_PER_CHART = intFromEnv('KEYS_PER_CHART', 4_475);
@@ -35,13 +37,6 @@ interface Checkpoint {
 
 const MiB = 2 ** 20;
 
-function mainArenaMiB(): number {
-  const smaps = readFileSync('/proc/self/smaps', 'utf8');
-  const start = smaps.indexOf(' [heap]\n');
-  const rss = start < 0 ? null : /^Rss:\s+(\d+) kB/m.exec(smaps.slice(start));
-  return rss ? Number(rss[1]) / 1024 : 0;
-}
-
 async function settledMemory(sets: CompactKeySet[]): Promise<Omit<Checkpoint, 'moves' | 'movesPerSecond'>> {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error('run with --expose-gc (npm run bench:rank-index:churn does)');
@@ -49,14 +44,13 @@ async function settledMemory(sets: CompactKeySet[]): Promise<Omit<Checkpoint, 'm
   await sleep(1_000); // the dropped ArrayBuffers are freed by a concurrent sweep after the GC
   gc();
   await sleep(500);
-  const rss = Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? NaN) / 1024;
   const usage = process.memoryUsage();
   return {
-    rssMiB: rss,
+    rssMiB: memoryOf(process.pid).rss / MiB,
     v8HeapMiB: usage.heapTotal / MiB,
     arrayBuffersMiB: usage.arrayBuffers / MiB,
     indexMiB: sets.reduce((bytes, set) => bytes + set.bytes, 0) / MiB,
-    mainArenaMiB: mainArenaMiB(),
+    mainArenaMiB: mainArenaMiB(process.pid),
   };
 }
 
