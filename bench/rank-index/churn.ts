@@ -15,7 +15,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CompactKeySet, CompactKeySetBuilder } from '../../src/upload/rank/compact-key-set';
+import { CompactKeySet, CompactKeySetBuilder, WordKey } from '../../src/upload/rank/compact-key-set';
+import type { RankKey } from '../../src/upload/rank/rank-index';
+import { CHART_KEY_CODEC, RankKeyCodec, SITE_KEY_CODEC } from '../../src/upload/rank/rank-key-codec';
 import { intFromEnv, listFromEnv, loadAverage, OUT_DIR, runMain } from '../harness/env';
 import { mainArenaMiB } from '../harness/memory';
 import { memoryOf } from '../harness/process';
@@ -54,23 +56,47 @@ async function settledMemory(sets: CompactKeySet[]): Promise<Omit<Checkpoint, 'm
   };
 }
 
+const T0 = Date.UTC(2026, 0, 1);
+
 async function main(): Promise<void> {
   let seed = 42;
   const random = () => {
     seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
     return seed / 2 ** 32;
   };
-  // Chart keys: (acc order, time, uid); a chart's keys spread over 2^31 so new ones land anywhere.
-  const spacing = Math.floor(2 ** 31 / KEYS_PER_CHART);
+  // Keys as the network data has them (bench/harness/generate.ts), packed by the index's codecs:
+  // chart keys (−acc, first reached, uid) with two-decimal accs 80–100 (15 % at 100), plays over
+  // 115 days, uids of a million players; the site order (−ATP·10⁴, 0, uid).
+  const PLAYERS = 1_000_000;
+  const words = new Uint32Array(3);
+  const pack = (codec: RankKeyCodec, key: RankKey): WordKey => {
+    if (!codec.encode(...key, words)) throw new Error(`key does not pack: ${key.join()}`);
+    return [words[0], words[1], words[2]];
+  };
+  const acc = () => (random() < 0.15 ? 100 : (8_000 + Math.floor(random() * 2_000)) / 100);
+  const uid = () => 1 + Math.floor(random() * PLAYERS);
+  const atp = () => -Math.floor(random() * 150 * 10_000);
+  const compare = (x: WordKey, y: WordKey) => x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
+  const sortedWords = (keys: WordKey[]) => keys.sort(compare);
   const sets: CompactKeySet[] = [];
   for (let chart = 0; chart < CHARTS; chart++) {
+    const keys = sortedWords(
+      Array.from({ length: KEYS_PER_CHART }, () =>
+        pack(CHART_KEY_CODEC, [-acc(), T0 + Math.floor(random() * 1e10), uid()]),
+      ),
+    );
     const builder = new CompactKeySetBuilder();
-    for (let i = 0; i < KEYS_PER_CHART; i++) builder.append(i * spacing, 0, chart * KEYS_PER_CHART + i);
+    keys.forEach((key, i) => {
+      if (i === 0 || compare(keys[i - 1], key) !== 0) builder.append(...key); // a player's two plays of one chart: one best
+    });
     sets.push(builder.finish());
   }
+  const siteKeys = sortedWords(Array.from({ length: SITE_KEYS }, (_, i) => pack(SITE_KEY_CODEC, [atp(), 0, i + 1])));
   const site = new CompactKeySetBuilder();
-  for (let uid = 1; uid <= SITE_KEYS; uid++) site.append(uid * 64, 0, uid);
+  for (const key of siteKeys) site.append(...key);
   sets.push(site.finish());
+  /** The time of the n-th new best: after every loaded one, a second apart (today's uploads). */
+  let now = T0 + 1e10;
 
   const keys = sets.reduce((sum, set) => sum + set.size, 0);
   const loaded = await settledMemory(sets);
@@ -86,17 +112,22 @@ async function main(): Promise<void> {
 
   const checkpoints: Checkpoint[] = [];
   let moves = 0;
-  let nextUid = CHARTS * KEYS_PER_CHART + SITE_KEYS + 1;
   for (const target of CHECKPOINTS) {
     const started = process.hrtime.bigint();
     const from = moves;
     for (; moves < target; moves++) {
-      // The chart's best moves, and with it the player's place in the site order.
-      for (const set of [sets[Math.floor(random() * CHARTS)], sets[CHARTS]]) {
+      // The chart's best moves (a better acc, reached now), and with it the player's place in the site order.
+      const chart = sets[Math.floor(random() * CHARTS)];
+      const player = uid();
+      now += 1_000;
+      for (const [set, key] of [
+        [chart, pack(CHART_KEY_CODEC, [-acc(), now, player])],
+        [sets[CHARTS], pack(SITE_KEY_CODEC, [atp(), 0, player])],
+      ] as Array<[CompactKeySet, WordKey]>) {
         const at = Math.floor(random() * set.size);
         const [victim] = set.slice(at, at + 1);
         set.delete(victim[0], victim[1], victim[2]);
-        set.insert(Math.floor(random() * 2 ** 31), 1, nextUid++);
+        set.insert(...key);
       }
     }
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;

@@ -2,44 +2,88 @@ import { BlockFenwick } from './block-fenwick';
 
 /**
  * A set of keys of three unsigned 32-bit words (compared lexicographically) that answers "how many
- * keys are below this one" in O(log n): the storage of the in-process rank index, 12 bytes a key
- * (about 12.5 with the room loaded blocks keep).
+ * keys are below this one" in O(log n): the storage of the in-process rank index, about 7–8 bytes
+ * a key on the network's data (12 bytes unpacked).
  *
- * Layout: sorted blocks of at most MAX_BLOCK keys, each a Uint32Array of consecutive word triples,
- * plus a Fenwick tree over the block sizes. A lookup binary-searches the block ends, then inside
- * the block; an insert or delete shifts at most one block. An insert into a full block first hands
- * a key to a neighbour with room (as a B*-tree does); only when both are full does the block split
- * in two. An emptied block is dropped. A split or a drop rebuilds the Fenwick tree (O(n / MAX_BLOCK)).
- * Loading appends sorted keys (CompactKeySetBuilder) into blocks filled to LOAD_FILL.
+ * Layout: sorted blocks, each a Uint32Array holding a small header and its keys bit-packed, plus a
+ * Fenwick tree over the block sizes. A key's 96 bits are cut into three fields, 20 + 44 + 32 bits
+ * (for a chart key: the acc, the time it was first reached, the uid; for a site key: nothing, the
+ * inverted ATP, the uid). A block stores each field as its offset from the block's smallest value
+ * of that field, in as many bits as the block's largest offset needs; the first field's offsets
+ * are divided by their common step (a two-decimal acc moves in steps of 100 ten-thousandths). A
+ * block's keys are close in the first field and spread in the other two, so a chart key of the
+ * network's data takes ~60 bits where the words take 96 (docs/benchmarks.md, "Rank index at
+ * start-up"). Key i of a block is at a fixed bit position, so a lookup binary-searches the block
+ * ends, then inside the block, as with unpacked words.
  *
- * Buffers: a block of at least half of MAX_BLOCK keys has a whole block's buffer (BLOCK_WORDS, the
- * same size for all of them), a smaller one (a small chart's, a set's last) a buffer close to its
- * count that grows by an eighth. So a big block is never reallocated: loaded blocks keep their room
- * (LOAD_FILL of MAX_BLOCK), a full one passes keys to its neighbours, and a split keeps the lower
- * half in place. Growing into a new buffer would leave the old one free, of a size malloc cannot
- * give to the next block that grows, and a day of uploads stranded ~50 MiB that way
- * (docs/benchmarks.md, "Rank index memory under uploads"); handing keys on keeps the blocks full
- * where splitting would leave two half-empty ones.
+ * A key that fits the block's packing (its fields within the block's ranges and step) goes in
+ * where the block has room by moving the keys after it up by one key's bits; a delete moves them
+ * down (moveBits, a word at a time). Otherwise the block is unpacked into scratch arrays, changed
+ * and packed again (at most MAX_KEYS keys, microseconds). A block that no longer fits its buffer
+ * (more keys, or a key that widens a field) first hands a key to a neighbour with room, as a
+ * B*-tree does; only when neither can take it does it split. An emptied block is dropped. A split
+ * or a drop rebuilds the Fenwick tree (O(n / block size)). Loading appends sorted keys
+ * (CompactKeySetBuilder) into blocks packed to LOAD_WORDS of a whole buffer, the rest being room
+ * for inserts in place; a snapshot stores the blocks as they are (packedBlocks, fromPacked).
+ *
+ * Buffers: a block that needs at least half of a whole buffer (FULL_WORDS, 4 KiB, the same for all
+ * of them) has one; a smaller one (a small chart's, a set's last) a buffer close to its need that
+ * grows by an eighth. So a big block is never reallocated: growing into a new buffer would leave
+ * the old one free, of a size malloc cannot give to the next block that grows, and a day of
+ * uploads stranded ~50 MiB that way (docs/benchmarks.md, "Rank index memory under uploads").
  */
-export const MAX_BLOCK = 512;
-/** Keys per block when loading: ~97 %, the rest is room for inserts (and a neighbour's keys) in place. */
-export const LOAD_FILL = 496;
-/** A whole block's buffer: 6 KiB. */
-const BLOCK_WORDS = MAX_BLOCK * 3;
-const MIN_GROWTH = 8;
 
-/** Whether a block of `keys` keys gets a whole block's buffer. */
-const isBig = (keys: number) => keys >= MAX_BLOCK >>> 1;
+/** A whole block's buffer: 4 KiB. */
+export const FULL_WORDS = 1024;
+/** Words a loaded block is packed to: the rest (32 words, at least ten keys) is room for inserts in place. */
+export const LOAD_WORDS = FULL_WORDS - 32;
+/** Keys in a block at most, however few bits they take (a repack handles the whole block). */
+export const MAX_KEYS = 1024;
+/** Keys a loaded block holds at most (room for 16 inserts when the keys take few bits). */
+export const LOAD_KEYS = MAX_KEYS - 16;
+/**
+ * Header words: the smallest value of each field (the 44-bit one in two words), the fields'
+ * widths, and the step of the first field's values (their offsets' greatest common divisor).
+ */
+export const HEADER = 6;
+const HEADER_BITS = HEADER * 32;
+const MIN_GROWTH = 16;
+const TWO_32 = 2 ** 32;
 
-/** A buffer for a block about to hold `keys` keys (the class comment's sizes). */
-export function blockBuffer(keys: number): Uint32Array {
-  return new Uint32Array(isBig(keys) ? BLOCK_WORDS : (keys + Math.max(MIN_GROWTH, keys >>> 3)) * 3);
+/** Words of the buffer for a block that needs `words` (the class comment's sizes). */
+export function bufferWords(words: number): number {
+  return words >= FULL_WORDS >>> 1 ? FULL_WORDS : Math.min(FULL_WORDS, words + Math.max(MIN_GROWTH, words >>> 3));
 }
 
-/** Whether the stored key at `offset` (a word index into `data`) is below the key searched for. */
-export type BelowQuery = (data: Uint32Array, offset: number) => boolean;
+/** Whether the stored key (w0, w1, w2) is below the key searched for. */
+export type WordQuery = (w0: number, w1: number, w2: number) => boolean;
+/** The same on a key's fields (f0, f1, f2): the order is the same, the fields being the words' bits cut elsewhere. */
+type FieldQuery = (f0: number, f1: number, f2: number) => boolean;
 
 export type WordKey = [number, number, number];
+
+/** Keys unpacked into fields: the working space of a change (two: a block and its neighbour). */
+class Scratch {
+  readonly f0 = new Float64Array(MAX_KEYS + 1);
+  readonly f1 = new Float64Array(MAX_KEYS + 1);
+  readonly f2 = new Float64Array(MAX_KEYS + 1);
+}
+const BLOCK = new Scratch();
+const NEIGHBOUR = new Scratch();
+
+/** How keys from..to − 1 of a scratch pack: each field's smallest value and width, the words it takes. */
+interface Packing {
+  from: number;
+  to: number;
+  step0: number;
+  min0: number;
+  min1: number;
+  min2: number;
+  b0: number;
+  b1: number;
+  b2: number;
+  words: number;
+}
 
 export class CompactKeySet {
   private blocks: Uint32Array[] = [];
@@ -48,19 +92,36 @@ export class CompactKeySet {
   private readonly tree = new BlockFenwick();
   private total = 0;
 
-  /** A set over sorted, strictly ascending blocks holding `counts[i]` keys each (the builder and the snapshot reader). */
-  static fromBlocks(blocks: readonly Uint32Array[], counts: readonly number[]): CompactKeySet {
-    const set = new CompactKeySet();
-    blocks.forEach((block, i) => {
+  /**
+   * A set over blocks as packedBlocks gave them (a snapshot read back): each a buffer holding the
+   * block's words and `counts[i]` keys. Throws on a block its header cannot hold (a damaged file).
+   */
+  static fromPacked(blocks: Uint32Array[], counts: number[]): CompactKeySet {
+    blocks.forEach((data, i) => {
       const count = counts[i];
-      if (count === 0) return;
-      if (count * 3 > block.length || count > MAX_BLOCK)
-        throw new Error(`a block of ${block.length / 3} keys cannot hold ${count}`);
-      set.blocks.push(block);
-      set.counts.push(count);
-      set.total += count;
+      const { b0, b1, b2, bits } = position(data, 0);
+      const valid =
+        Number.isInteger(count) &&
+        count > 0 &&
+        count <= MAX_KEYS &&
+        data.length <= FULL_WORDS &&
+        b0 <= 20 &&
+        b1 <= 44 &&
+        b2 <= 32 &&
+        data[5] >= 1 &&
+        wordsFor(count, bits) <= data.length;
+      if (!valid) throw new Error(`a damaged block: ${count} keys in ${data.length} words, widths ${b0}/${b1}/${b2}`);
     });
-    set.tree.rebuild(set.counts);
+    return CompactKeySet.fromBlocks(blocks, counts);
+  }
+
+  /** A set over packed blocks (the builder). */
+  static fromBlocks(blocks: Uint32Array[], counts: number[]): CompactKeySet {
+    const set = new CompactKeySet();
+    set.blocks = blocks;
+    set.counts = counts;
+    for (const count of counts) set.total += count;
+    set.tree.rebuild(counts);
     return set;
   }
 
@@ -77,82 +138,71 @@ export class CompactKeySet {
 
   /** Keys below (w0, w1, w2). */
   countBelow(w0: number, w1: number, w2: number): number {
-    return this.countWhere(belowWords(w0, w1, w2));
+    return this.countFields(belowFields(field0(w0), field1(w0, w1), w2));
   }
 
   /** Keys below a key given by its order only (`below` must be true for a prefix of the keys). */
-  countWhere(below: BelowQuery): number {
-    const block = this.blockFor(below);
-    if (block < 0) return this.total;
-    return this.tree.prefix(block) + this.lowerBound(block, below);
+  countWhere(below: WordQuery): number {
+    return this.countFields((f0, f1, f2) => below(word0(f0, f1), word1(f1), f2));
   }
 
   has(w0: number, w1: number, w2: number): boolean {
-    const below = belowWords(w0, w1, w2);
+    const f0 = field0(w0);
+    const f1 = field1(w0, w1);
+    const below = belowFields(f0, f1, w2);
     const block = this.blockFor(below);
     if (block < 0) return false;
     const pos = this.lowerBound(block, below);
-    return pos < this.counts[block] && equalsAt(this.blocks[block], pos * 3, w0, w1, w2);
+    return pos < this.counts[block] && this.equalsAt(block, pos, f0, f1, w2);
   }
 
   /** Adds the key; false when it was there already. */
   insert(w0: number, w1: number, w2: number): boolean {
     if (this.blocks.length === 0) {
-      this.blocks.push(blockBuffer(0));
+      this.blocks.push(new Uint32Array(bufferWords(HEADER)));
       this.counts.push(0);
       this.tree.rebuild(this.counts);
     }
-    const below = belowWords(w0, w1, w2);
+    const f0 = field0(w0);
+    const f1 = field1(w0, w1);
+    const below = belowFields(f0, f1, w2);
     let block = this.blockFor(below);
     if (block < 0) block = this.blocks.length - 1;
-    let count = this.counts[block];
-    let pos = this.lowerBound(block, below);
-    if (pos < count && equalsAt(this.blocks[block], pos * 3, w0, w1, w2)) return false;
-    if (count === MAX_BLOCK) {
-      // Full: a neighbour with room takes a key first (as a B*-tree does), so blocks stay full and
-      // a split (a new block's buffer) comes only when the neighbours are full too.
-      if (this.hasRoom(block + 1)) {
-        this.moveLastToNext(block);
-        count--;
-      } else if (this.hasRoom(block - 1) && pos === 0) {
-        // The key sorts between the previous block's last key and this block's first: it ends the previous block.
-        block--;
-        pos = count = this.counts[block];
-      } else if (this.hasRoom(block - 1)) {
-        this.moveFirstToPrevious(block);
-        count--;
-        pos--;
-      } else {
-        this.split(block);
-        return this.insert(w0, w1, w2);
-      }
-    }
-    let data = this.blocks[block];
-    if ((count + 1) * 3 > data.length) {
-      const grown = blockBuffer(count + 1);
-      grown.set(data.subarray(0, count * 3));
-      this.blocks[block] = data = grown;
-    }
-    data.copyWithin((pos + 1) * 3, pos * 3, count * 3);
-    data[pos * 3] = w0;
-    data[pos * 3 + 1] = w1;
-    data[pos * 3 + 2] = w2;
-    this.counts[block] = count + 1;
+    const count = this.counts[block];
+    const pos = this.lowerBound(block, below);
+    if (pos < count && this.equalsAt(block, pos, f0, f1, w2)) return false;
     this.total++;
-    this.tree.add(block, 1);
+    if (this.insertInPlace(block, pos, f0, f1, w2)) {
+      this.counts[block] = count + 1;
+      this.tree.add(block, 1);
+      return true;
+    }
+    const keys = BLOCK;
+    this.unpack(block, keys, 0);
+    keys.f0.copyWithin(pos + 1, pos, count);
+    keys.f1.copyWithin(pos + 1, pos, count);
+    keys.f2.copyWithin(pos + 1, pos, count);
+    keys.f0[pos] = f0;
+    keys.f1[pos] = f1;
+    keys.f2[pos] = w2;
+    this.store(block, keys, count + 1);
     return true;
   }
 
   /** Removes the key; false when it was not there. */
   delete(w0: number, w1: number, w2: number): boolean {
-    const below = belowWords(w0, w1, w2);
+    const f0 = field0(w0);
+    const f1 = field1(w0, w1);
+    const below = belowFields(f0, f1, w2);
     const block = this.blockFor(below);
     if (block < 0) return false;
     const count = this.counts[block];
     const pos = this.lowerBound(block, below);
+    if (pos >= count || !this.equalsAt(block, pos, f0, f1, w2)) return false;
+    // The keys after it move down by one key's bits; the header still holds for the keys left.
     const data = this.blocks[block];
-    if (pos >= count || !equalsAt(data, pos * 3, w0, w1, w2)) return false;
-    data.copyWithin(pos * 3, (pos + 1) * 3, count * 3);
+    const { bits, at } = position(data, pos);
+    moveBits(data, at + bits, at, (count - 1 - pos) * bits);
     this.counts[block] = count - 1;
     this.total--;
     if (count - 1 === 0 && this.blocks.length > 1) {
@@ -172,14 +222,20 @@ export class CompactKeySet {
   removeWhereThird(drop: (w2: number) => boolean): number {
     let removed = 0;
     for (let block = 0; block < this.blocks.length; block++) {
+      // Reads only the uids; each run of kept keys moves down over the dropped ones before it.
       const data = this.blocks[block];
       const count = this.counts[block];
+      const { b0, b1, b2, bits } = position(data, 0);
+      const min2 = data[3];
       let kept = 0;
-      for (let i = 0; i < count; i++) {
-        const offset = i * 3;
-        if (drop(data[offset + 2])) continue;
-        if (kept !== i) data.copyWithin(kept * 3, offset, offset + 3);
-        kept++;
+      let run = 0;
+      for (let i = 0; i <= count; i++) {
+        if (i < count && !drop(min2 + readField(data, HEADER_BITS + i * bits + b0 + b1, b2))) continue;
+        const length = i - run;
+        if (length > 0 && kept !== run)
+          moveBits(data, HEADER_BITS + run * bits, HEADER_BITS + kept * bits, length * bits);
+        kept += length;
+        run = i + 1;
       }
       removed += count - kept;
       this.counts[block] = kept;
@@ -208,164 +264,554 @@ export class CompactKeySet {
     if (from >= to) return keys;
     let [block, offset] = this.tree.locate(from);
     for (let left = to - from; left > 0; block++, offset = 0) {
-      const data = this.blocks[block];
       const stop = Math.min(this.counts[block], offset + left);
-      for (let i = offset; i < stop; i++) keys.push([data[i * 3], data[i * 3 + 1], data[i * 3 + 2]]);
+      for (let i = offset; i < stop; i++) keys.push(this.keyAt(block, i));
       left -= stop - offset;
     }
     return keys;
   }
 
-  /** The used part of every block, in order (snapshot writing; valid until the next change). */
-  *usedBlocks(): IterableIterator<Uint32Array> {
+  /**
+   * Every block as it is in memory (its header and packed keys, not the room after them) with its
+   * key count, in order (snapshot writing; valid until the next change).
+   */
+  *packedBlocks(): IterableIterator<[count: number, words: Uint32Array]> {
     for (let block = 0; block < this.blocks.length; block++) {
-      if (this.counts[block] > 0) yield this.blocks[block].subarray(0, this.counts[block] * 3);
+      const count = this.counts[block];
+      if (count === 0) continue;
+      const data = this.blocks[block];
+      yield [count, data.subarray(0, wordsFor(count, position(data, 0).bits))];
     }
   }
 
   /** Every key in order (tests and diagnostics). */
   *keys(): IterableIterator<WordKey> {
-    for (const data of this.usedBlocks()) {
-      for (let i = 0; i < data.length; i += 3) yield [data[i], data[i + 1], data[i + 2]];
+    for (let block = 0; block < this.blocks.length; block++) {
+      for (let i = 0; i < this.counts[block]; i++) yield this.keyAt(block, i);
     }
   }
 
+  /** Keys per block, in order (tests and diagnostics). */
+  blockCounts(): number[] {
+    return [...this.counts];
+  }
+
+  /** The blocks' buffers, in order (tests: which ones a change kept). */
+  buffers(): ArrayBufferLike[] {
+    return this.blocks.map((block) => block.buffer);
+  }
+
+  private countFields(below: FieldQuery): number {
+    const block = this.blockFor(below);
+    if (block < 0) return this.total;
+    return this.tree.prefix(block) + this.lowerBound(block, below);
+  }
+
   /** The first block whose last key is not below the query, or -1 when every key is below it. */
-  private blockFor(below: BelowQuery): number {
+  private blockFor(below: FieldQuery): number {
     let lo = 0;
     let hi = this.blocks.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       const count = this.counts[mid];
-      if (count === 0 || below(this.blocks[mid], (count - 1) * 3)) lo = mid + 1;
+      if (count === 0 || this.belowAt(mid, count - 1, below)) lo = mid + 1;
       else hi = mid;
     }
     return lo < this.blocks.length ? lo : -1;
   }
 
   /** Position of the first key of the block that is not below the query. */
-  private lowerBound(block: number, below: BelowQuery): number {
+  private lowerBound(block: number, below: FieldQuery): number {
     const data = this.blocks[block];
+    const min0 = data[0];
+    const step0 = data[5];
+    const min1 = data[1] + data[2] * TWO_32;
+    const min2 = data[3];
+    const widths = data[4];
+    const b0 = widths & 0xff;
+    const b1 = (widths >>> 8) & 0xff;
+    const b2 = widths >>> 16;
+    const bits = b0 + b1 + b2;
     let lo = 0;
     let hi = this.counts[block];
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (below(data, mid * 3)) lo = mid + 1;
+      const at = HEADER_BITS + mid * bits;
+      const f0 = min0 + readField(data, at, b0) * step0;
+      const f1 = min1 + readField(data, at + b0, b1);
+      const f2 = min2 + readField(data, at + b0 + b1, b2);
+      if (below(f0, f1, f2)) lo = mid + 1;
       else hi = mid;
     }
     return lo;
   }
 
-  /** Whether block `block` exists and has room for one more key in its buffer. */
-  private hasRoom(block: number): boolean {
-    return block >= 0 && block < this.blocks.length && this.counts[block] * 3 < this.blocks[block].length;
-  }
-
-  /** Moves the last key of `block` to the front of the next block (which has room). */
-  private moveLastToNext(block: number): void {
+  private belowAt(block: number, i: number, below: FieldQuery): boolean {
     const data = this.blocks[block];
-    const last = (this.counts[block] - 1) * 3;
-    const next = this.blocks[block + 1];
-    next.copyWithin(3, 0, this.counts[block + 1] * 3);
-    next[0] = data[last];
-    next[1] = data[last + 1];
-    next[2] = data[last + 2];
-    this.counts[block]--;
-    this.counts[block + 1]++;
-    this.tree.add(block, -1);
-    this.tree.add(block + 1, 1);
+    const { b0, b1, b2, at } = position(data, i);
+    return below(
+      data[0] + readField(data, at, b0) * data[5],
+      data[1] + data[2] * TWO_32 + readField(data, at + b0, b1),
+      data[3] + readField(data, at + b0 + b1, b2),
+    );
   }
 
-  /** Moves the first key of `block` to the end of the previous block (which has room). */
-  private moveFirstToPrevious(block: number): void {
+  private equalsAt(block: number, i: number, f0: number, f1: number, f2: number): boolean {
     const data = this.blocks[block];
-    const previous = this.blocks[block - 1];
-    const end = this.counts[block - 1] * 3;
-    previous[end] = data[0];
-    previous[end + 1] = data[1];
-    previous[end + 2] = data[2];
-    data.copyWithin(0, 3, this.counts[block] * 3);
-    this.counts[block]--;
-    this.counts[block - 1]++;
-    this.tree.add(block, -1);
-    this.tree.add(block - 1, 1);
+    const { b0, b1, b2, at } = position(data, i);
+    return (
+      data[0] + readField(data, at, b0) * data[5] === f0 &&
+      data[1] + data[2] * TWO_32 + readField(data, at + b0, b1) === f1 &&
+      data[3] + readField(data, at + b0 + b1, b2) === f2
+    );
   }
 
-  /** Splits a full block in two: the lower half stays in its buffer, the upper half moves to a new one. */
-  private split(block: number): void {
+  private keyAt(block: number, i: number): WordKey {
+    const data = this.blocks[block];
+    const { b0, b1, b2, at } = position(data, i);
+    const f0 = data[0] + readField(data, at, b0) * data[5];
+    const f1 = data[1] + data[2] * TWO_32 + readField(data, at + b0, b1);
+    return [word0(f0, f1), word1(f1), data[3] + readField(data, at + b0 + b1, b2)];
+  }
+
+  /**
+   * Inserts the key at `pos` without repacking when its fields fit the block's packing and the
+   * buffer has room for one more: the keys from `pos` on move up by one key's bits. False otherwise.
+   */
+  private insertInPlace(block: number, pos: number, f0: number, f1: number, f2: number): boolean {
     const data = this.blocks[block];
     const count = this.counts[block];
-    const half = count >>> 1;
-    const lower = data;
-    const upper = blockBuffer(count - half);
-    upper.set(data.subarray(half * 3, count * 3));
-    this.blocks.splice(block, 1, lower, upper);
-    this.counts.splice(block, 1, half, count - half);
+    if (count === 0 || count === MAX_KEYS) return false;
+    const { b0, b1, b2, bits, at } = position(data, pos);
+    if (wordsFor(count + 1, bits) > data.length) return false;
+    const step0 = data[5];
+    const d0 = (f0 - data[0]) / step0;
+    const d1 = f1 - (data[1] + data[2] * TWO_32);
+    const d2 = f2 - data[3];
+    if (!(Number.isInteger(d0) && d0 >= 0 && d0 < 2 ** b0 && d1 >= 0 && d1 < 2 ** b1 && d2 >= 0 && d2 < 2 ** b2))
+      return false;
+    moveBits(data, at, at + bits, (count - pos) * bits);
+    setField(data, at, b0, d0);
+    setField(data, at + b0, b1, d1);
+    setField(data, at + b0 + b1, b2, d2);
+    return true;
+  }
+
+  /** Unpacks the block's keys into `keys` from index `offset` on; returns their count. */
+  private unpack(block: number, keys: Scratch, offset: number): number {
+    const data = this.blocks[block];
+    const count = this.counts[block];
+    const min0 = data[0];
+    const step0 = data[5];
+    const min1 = data[1] + data[2] * TWO_32;
+    const min2 = data[3];
+    const widths = data[4];
+    const b0 = widths & 0xff;
+    const b1 = (widths >>> 8) & 0xff;
+    const b2 = widths >>> 16;
+    const bits = b0 + b1 + b2;
+    for (let i = 0, at = HEADER_BITS; i < count; i++, at += bits) {
+      keys.f0[offset + i] = min0 + readField(data, at, b0) * step0;
+      keys.f1[offset + i] = min1 + readField(data, at + b0, b1);
+      keys.f2[offset + i] = min2 + readField(data, at + b0 + b1, b2);
+    }
+    return count;
+  }
+
+  /**
+   * Makes block `block` hold keys[0 … count − 1] (its old keys with one more): in its buffer when
+   * they fit (a small buffer grows), else a key goes to a neighbour with room, else it splits.
+   */
+  private store(block: number, keys: Scratch, count: number): void {
+    const all = measure(keys, 0, count);
+    if (fits(all)) {
+      this.put(block, keys, all);
+      this.tree.add(block, 1);
+      return;
+    }
+    // Full: a neighbour with room takes a key first, so blocks stay full and a split (a new
+    // block's buffer) comes only when the neighbours are full too.
+    if (block + 1 < this.blocks.length) {
+      const next = NEIGHBOUR;
+      const nextCount = this.unpack(block + 1, next, 1) + 1;
+      next.f0[0] = keys.f0[count - 1];
+      next.f1[0] = keys.f1[count - 1];
+      next.f2[0] = keys.f2[count - 1];
+      const rest = measure(keys, 0, count - 1);
+      const moved = measure(next, 0, nextCount);
+      if (fits(rest) && fits(moved)) {
+        this.put(block, keys, rest);
+        this.put(block + 1, next, moved);
+        this.tree.add(block + 1, 1);
+        return;
+      }
+    }
+    if (block > 0) {
+      const previous = NEIGHBOUR;
+      const previousCount = this.unpack(block - 1, previous, 0) + 1;
+      previous.f0[previousCount - 1] = keys.f0[0];
+      previous.f1[previousCount - 1] = keys.f1[0];
+      previous.f2[previousCount - 1] = keys.f2[0];
+      const rest = measure(keys, 1, count);
+      const moved = measure(previous, 0, previousCount);
+      if (fits(rest) && fits(moved)) {
+        this.put(block, keys, rest);
+        this.put(block - 1, previous, moved);
+        this.tree.add(block - 1, 1);
+        return;
+      }
+    }
+    this.split(block, keys, count);
+  }
+
+  /** Packs into block `block`, in its buffer when it is big enough, else in a grown one. */
+  private put(block: number, keys: Scratch, packing: Packing): void {
+    let data = this.blocks[block];
+    if (packing.words > data.length) this.blocks[block] = data = new Uint32Array(bufferWords(packing.words));
+    pack(data, keys, packing);
+    this.counts[block] = packing.to - packing.from;
+  }
+
+  /**
+   * Splits keys[0 … count − 1] of a full block in two (or more, when a half does not fit a whole
+   * buffer): the lower part stays in the block's buffer, the others take new ones.
+   */
+  private split(block: number, keys: Scratch, count: number): void {
+    const parts: Packing[] = [];
+    const cut = (from: number, to: number) => {
+      const packing = measure(keys, from, to);
+      if (fits(packing)) {
+        parts.push(packing);
+        return;
+      }
+      const middle = (from + to) >>> 1;
+      cut(from, middle);
+      cut(middle, to);
+    };
+    const middle = count >>> 1;
+    cut(0, middle);
+    cut(middle, count);
+    const blocks = parts.map((packing, i) => {
+      // The lower part stays in the block's buffer unless it outgrew it (a small block whose new key widened it).
+      const own = this.blocks[block];
+      const data = i === 0 && packing.words <= own.length ? own : new Uint32Array(bufferWords(packing.words));
+      pack(data, keys, packing);
+      return data;
+    });
+    this.blocks.splice(block, 1, ...blocks);
+    this.counts.splice(block, 1, ...parts.map((packing) => packing.to - packing.from));
     this.tree.rebuild(this.counts);
   }
 }
 
-/** The query "stored key < (w0, w1, w2)". */
-export function belowWords(w0: number, w1: number, w2: number): BelowQuery {
-  return (data, offset) => {
-    const x = data[offset];
-    if (x !== w0) return x < w0;
-    const y = data[offset + 1];
-    if (y !== w1) return y < w1;
-    return data[offset + 2] < w2;
-  };
-}
-
-function equalsAt(data: Uint32Array, offset: number, w0: number, w1: number, w2: number): boolean {
-  return data[offset] === w0 && data[offset + 1] === w1 && data[offset + 2] === w2;
-}
-
 /**
  * Builds a CompactKeySet from keys appended in strictly ascending order (rows read in the rank
- * order): blocks of LOAD_FILL keys sized exactly, no sort and no array of every key. Throws on a key
- * out of order, so a source that does not sort as the index does can never load a wrong order.
+ * order, an old snapshot's runs): blocks packed to LOAD_WORDS of a whole buffer (at most
+ * LOAD_KEYS keys), no sort and no array of every key. Throws on a key out of order, so a source
+ * that does not sort as the index does can never load a wrong order.
  */
 export class CompactKeySetBuilder {
   private readonly blocks: Uint32Array[] = [];
   private readonly counts: number[] = [];
-  private block = blockBuffer(LOAD_FILL);
+  /** The block being gathered (from SCRATCH_POOL: a load builds thousands of sets, one after the other). */
+  private keys: Scratch | null = null;
   private used = 0;
-  private last: WordKey | null = null;
+  private last0 = -1;
+  private last1 = 0;
+  private last2 = 0;
+  /**
+   * The gathered keys' packing: the first key's first field (keys come in order: the smallest)
+   * and the last one's offset from it (the largest), the step, the other fields' ranges.
+   */
+  private min0 = 0;
+  private span0 = 0;
+  private step0 = 0;
+  private min1 = 0;
+  private max1 = 0;
+  private min2 = 0;
+  private max2 = 0;
+  /** Bits a key of the gathered block takes. */
+  private bits = 0;
 
   append(w0: number, w1: number, w2: number): void {
-    const last = this.last;
-    if (last && !(last[0] < w0 || (last[0] === w0 && (last[1] < w1 || (last[1] === w1 && last[2] < w2)))))
-      throw new Error(`rank keys out of order: [${last.join(', ')}] then [${w0}, ${w1}, ${w2}]`);
-    if (last) {
-      last[0] = w0;
-      last[1] = w1;
-      last[2] = w2;
-    } else this.last = [w0, w1, w2];
-    if (this.used === LOAD_FILL) {
-      this.blocks.push(this.block);
-      this.counts.push(LOAD_FILL);
-      this.block = blockBuffer(LOAD_FILL);
-      this.used = 0;
+    if (
+      this.last0 >= 0 &&
+      !(this.last0 < w0 || (this.last0 === w0 && (this.last1 < w1 || (this.last1 === w1 && this.last2 < w2))))
+    )
+      throw new Error(
+        `rank keys out of order: [${this.last0}, ${this.last1}, ${this.last2}] then [${w0}, ${w1}, ${w2}]`,
+      );
+    this.last0 = w0;
+    this.last1 = w1;
+    this.last2 = w2;
+    const f0 = field0(w0);
+    const f1 = field1(w0, w1);
+    if (this.used > 0) {
+      // The packing with this key; the block is packed first when the key would not fit its LOAD_WORDS.
+      const d0 = f0 - this.min0;
+      const step0 = d0 % this.step0 === 0 ? this.step0 : gcd(this.step0, d0);
+      const min1 = f1 < this.min1 ? f1 : this.min1;
+      const max1 = f1 > this.max1 ? f1 : this.max1;
+      const min2 = w2 < this.min2 ? w2 : this.min2;
+      const max2 = w2 > this.max2 ? w2 : this.max2;
+      const bits =
+        d0 === this.span0 &&
+        step0 === this.step0 &&
+        min1 === this.min1 &&
+        max1 === this.max1 &&
+        min2 === this.min2 &&
+        max2 === this.max2
+          ? this.bits
+          : bitLength(d0 / (step0 || 1)) + bitLength(max1 - min1) + bitLength(max2 - min2);
+      if (this.used < LOAD_KEYS && wordsFor(this.used + 1, bits) <= LOAD_WORDS) {
+        // d0 is the largest offset so far (keys in order), so it sets the first field's width.
+        this.span0 = d0;
+        this.step0 = step0;
+        this.min1 = min1;
+        this.max1 = max1;
+        this.min2 = min2;
+        this.max2 = max2;
+        this.bits = bits;
+        this.put(f0, f1, w2);
+        return;
+      }
+      this.flush();
     }
-    const offset = this.used * 3;
-    this.block[offset] = w0;
-    this.block[offset + 1] = w1;
-    this.block[offset + 2] = w2;
-    this.used++;
+    this.keys ??= SCRATCH_POOL.pop() ?? new Scratch();
+    this.min0 = f0;
+    this.span0 = 0;
+    this.step0 = 0;
+    this.min1 = this.max1 = f1;
+    this.min2 = this.max2 = w2;
+    this.bits = 0;
+    this.put(f0, f1, w2);
   }
 
   finish(): CompactKeySet {
-    if (this.used > 0) {
-      let last = this.block;
-      if (!isBig(this.used)) {
-        // A small last block is sized to its keys, as any small block (blockBuffer).
-        last = blockBuffer(this.used);
-        last.set(this.block.subarray(0, this.used * 3));
-      }
-      this.blocks.push(last);
-      this.counts.push(this.used);
-    }
-    this.used = 0;
+    if (this.used > 0) this.flush();
+    if (this.keys) SCRATCH_POOL.push(this.keys);
+    this.keys = null;
     return CompactKeySet.fromBlocks(this.blocks, this.counts);
   }
+
+  private put(f0: number, f1: number, f2: number): void {
+    const keys = this.keys as Scratch;
+    keys.f0[this.used] = f0;
+    keys.f1[this.used] = f1;
+    keys.f2[this.used] = f2;
+    this.used++;
+  }
+
+  /**
+   * Packs the keys gathered into a new block: a whole buffer when they need half of one (a loaded
+   * block, packed to LOAD_WORDS), else one sized to them (a small chart's, a set's last).
+   */
+  private flush(): void {
+    const packing = measure(this.keys as Scratch, 0, this.used);
+    const data = new Uint32Array(bufferWords(packing.words));
+    pack(data, this.keys as Scratch, packing);
+    this.blocks.push(data);
+    this.counts.push(this.used);
+    this.used = 0;
+  }
+}
+
+/** Scratch arrays of finished builders, for the next ones. */
+const SCRATCH_POOL: Scratch[] = [];
+
+/** The query "stored key < (f0, f1, f2)". */
+function belowFields(q0: number, q1: number, q2: number): FieldQuery {
+  return (f0, f1, f2) => (f0 !== q0 ? f0 < q0 : f1 !== q1 ? f1 < q1 : f2 < q2);
+}
+
+/** The query "stored key < (w0, w1, w2)". */
+export function belowWords(w0: number, w1: number, w2: number): WordQuery {
+  return (x, y, z) => (x !== w0 ? x < w0 : y !== w1 ? y < w1 : z < w2);
+}
+
+/** The first field: the top 20 bits of w0. */
+const field0 = (w0: number) => w0 >>> 12;
+/** The second field: the low 12 bits of w0, then w1 (44 bits). */
+const field1 = (w0: number, w1: number) => (w0 & 0xfff) * TWO_32 + w1;
+const word0 = (f0: number, f1: number) => f0 * 4096 + Math.floor(f1 / TWO_32);
+const word1 = (f1: number) => f1 % TWO_32;
+
+/** Bits needed for values 0 … range (range < 2^53). */
+function bitLength(range: number): number {
+  if (range < TWO_32) return 32 - Math.clz32(range);
+  return 64 - Math.clz32(Math.floor(range / TWO_32));
+}
+
+/** Words of a block of `count` keys of `bits` bits each, header included. */
+const wordsFor = (count: number, bits: number) => HEADER + Math.ceil((count * bits) / 32);
+
+/** Whether a packing fits a whole buffer (a block's own, or a small one grown). */
+const fits = (packing: Packing) => packing.to - packing.from <= MAX_KEYS && packing.words <= FULL_WORDS;
+
+function measure(keys: Scratch, from: number, to: number): Packing {
+  let min0 = keys.f0[from];
+  let max0 = min0;
+  let min1 = keys.f1[from];
+  let max1 = min1;
+  let min2 = keys.f2[from];
+  let max2 = min2;
+  for (let i = from + 1; i < to; i++) {
+    const f0 = keys.f0[i];
+    const f1 = keys.f1[i];
+    const f2 = keys.f2[i];
+    if (f0 < min0) min0 = f0;
+    else if (f0 > max0) max0 = f0;
+    if (f1 < min1) min1 = f1;
+    else if (f1 > max1) max1 = f1;
+    if (f2 < min2) min2 = f2;
+    else if (f2 > max2) max2 = f2;
+  }
+  // The first field's offsets share a step when the scores do (a two-decimal acc: 100 ten-thousandths).
+  let step0 = 0;
+  for (let i = from; i < to && step0 !== 1; i++) step0 = gcd(step0, keys.f0[i] - min0);
+  if (step0 === 0) step0 = 1;
+  const b0 = bitLength((max0 - min0) / step0);
+  const b1 = bitLength(max1 - min1);
+  const b2 = bitLength(max2 - min2);
+  return { from, to, step0, min0, min1, min2, b0, b1, b2, words: wordsFor(to - from, b0 + b1 + b2) };
+}
+
+function gcd(a: number, b: number): number {
+  while (b !== 0) {
+    const rest = a % b;
+    a = b;
+    b = rest;
+  }
+  return a;
+}
+
+/** Writes the header and keys[from … to − 1] into `data` (which has packing.words words at least). */
+function pack(data: Uint32Array, keys: Scratch, packing: Packing): void {
+  const { from, to, step0, min0, min1, min2, b0, b1, b2, words } = packing;
+  data.fill(0, 0, words);
+  data[0] = min0;
+  data[1] = min1 % TWO_32;
+  data[2] = Math.floor(min1 / TWO_32);
+  data[3] = min2;
+  data[4] = b0 | (b1 << 8) | (b2 << 16);
+  data[5] = step0;
+  const bits = b0 + b1 + b2;
+  for (let i = from, at = HEADER_BITS; i < to; i++, at += bits) {
+    writeField(data, at, b0, (keys.f0[i] - min0) / step0);
+    writeField(data, at + b0, b1, keys.f1[i] - min1);
+    writeField(data, at + b0 + b1, b2, keys.f2[i] - min2);
+  }
+}
+
+/** Key i's bit position in a block, its fields' widths and a key's bits. */
+function position(data: Uint32Array, i: number): { b0: number; b1: number; b2: number; bits: number; at: number } {
+  const widths = data[4];
+  const b0 = widths & 0xff;
+  const b1 = (widths >>> 8) & 0xff;
+  const b2 = widths >>> 16;
+  const bits = b0 + b1 + b2;
+  return { b0, b1, b2, bits, at: HEADER_BITS + i * bits };
+}
+
+/** Reads `width` (0 … 44) bits at bit `at`. */
+function readField(data: Uint32Array, at: number, width: number): number {
+  if (width <= 32) return readBits(data, at, width);
+  return readBits(data, at, 32) + readBits(data, at + 32, width - 32) * TWO_32;
+}
+
+/** Writes `value` (0 … 2^width − 1, width 0 … 44) at bit `at` (whose bits are zero). */
+function writeField(data: Uint32Array, at: number, width: number, value: number): void {
+  if (width <= 32) writeBits(data, at, width, value);
+  else {
+    const high = Math.floor(value / TWO_32);
+    writeBits(data, at, 32, value - high * TWO_32);
+    writeBits(data, at + 32, width - 32, high);
+  }
+}
+
+/** Reads `width` (0 … 32) bits at bit `at`, least significant first. */
+function readBits(data: Uint32Array, at: number, width: number): number {
+  if (width === 0) return 0;
+  const word = at >>> 5;
+  const shift = at & 31;
+  let value = data[word] >>> shift;
+  if (shift + width > 32) value = (value | (data[word + 1] << (32 - shift))) >>> 0;
+  return width === 32 ? value : value & ((1 << width) - 1);
+}
+
+/** Writes `value` (0 … 2^width − 1, width 0 … 44) at bit `at`, whatever its bits were. */
+function setField(data: Uint32Array, at: number, width: number, value: number): void {
+  if (width <= 32) setBits(data, at, width, value);
+  else {
+    const high = Math.floor(value / TWO_32);
+    setBits(data, at, 32, value - high * TWO_32);
+    setBits(data, at + 32, width - 32, high);
+  }
+}
+
+/** Writes `value` (0 … 2^width − 1, width 0 … 32) at bit `at`, whatever its bits were. */
+function setBits(data: Uint32Array, at: number, width: number, value: number): void {
+  if (width === 0) return;
+  const word = at >>> 5;
+  const shift = at & 31;
+  const low = Math.min(width, 32 - shift);
+  const lowMask = (low === 32 ? -1 : (1 << low) - 1) << shift;
+  data[word] = (data[word] & ~lowMask) | ((value << shift) & lowMask);
+  if (low < width) {
+    const highMask = (1 << (width - low)) - 1;
+    data[word + 1] = (data[word + 1] & ~highMask) | ((value >>> low) & highMask);
+  }
+}
+
+/**
+ * Copies `length` bits from bit `from` to bit `to` (the ranges may overlap): how a key goes in or
+ * out of a block without unpacking it. Whole destination words are copied with a funnel shift,
+ * the partial ones at either end bit-masked; the copy runs away from the side it writes to.
+ * (Exported for its unit test.)
+ */
+export function moveBits(data: Uint32Array, from: number, to: number, length: number): void {
+  if (length <= 0 || from === to) return;
+  const end = to + length;
+  const firstWord = (to + 31) >>> 5;
+  const endWord = end >>> 5;
+  const delta = from - to;
+  if (endWord <= firstWord) {
+    // Within one or two words: bit-masked, in the safe order.
+    const head = Math.min(length, firstWord * 32 - to);
+    const copy = (at: number, width: number) => setBits(data, at, width, readBits(data, at + delta, width));
+    if (delta > 0) {
+      copy(to, head);
+      if (length > head) copy(to + head, length - head);
+    } else {
+      if (length > head) copy(to + head, length - head);
+      copy(to, head);
+    }
+    return;
+  }
+  const headBits = firstWord * 32 - to;
+  const tailBits = end - endWord * 32;
+  if (delta > 0) {
+    if (headBits > 0) setBits(data, to, headBits, readBits(data, from, headBits));
+    for (let k = firstWord; k < endWord; k++) data[k] = wordAt(data, k * 32 + delta);
+    if (tailBits > 0) setBits(data, endWord * 32, tailBits, readBits(data, endWord * 32 + delta, tailBits));
+  } else {
+    if (tailBits > 0) setBits(data, endWord * 32, tailBits, readBits(data, endWord * 32 + delta, tailBits));
+    for (let k = endWord - 1; k >= firstWord; k--) data[k] = wordAt(data, k * 32 + delta);
+    if (headBits > 0) setBits(data, to, headBits, readBits(data, from, headBits));
+  }
+}
+
+/** The 32 bits at bit `at`. */
+function wordAt(data: Uint32Array, at: number): number {
+  const word = at >>> 5;
+  const shift = at & 31;
+  return shift === 0 ? data[word] : (data[word] >>> shift) | (data[word + 1] << (32 - shift));
+}
+
+function writeBits(data: Uint32Array, at: number, width: number, value: number): void {
+  if (width === 0) return;
+  const word = at >>> 5;
+  const shift = at & 31;
+  data[word] |= value << shift;
+  if (shift + width > 32) data[word + 1] |= value >>> (32 - shift);
 }

@@ -3,23 +3,27 @@ import { FileHandle, open, readdir, rename, rm } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { blockBuffer, CompactKeySet, MAX_BLOCK } from './compact-key-set';
+import { bufferWords, CompactKeySet, FULL_WORDS } from './compact-key-set';
 import { OrderStatisticSet } from './order-statistic-set';
 import { CHART_KEY_CODEC, SITE_KEY_CODEC } from './rank-key-codec';
 import { RankKeySet } from './rank-key-set';
 
 /**
- * The in-process rank index on disk: every order's compact blocks (raw words) and wide keys
- * (Float64 triples), then a JSON footer that says what they are, where they come from (database,
- * last migration, change watermark) and their CRC-32, then the footer's length and a magic.
+ * The in-process rank index on disk: every order's compact blocks as they are in memory (header
+ * and packed keys) and wide keys (Float64 triples), then a JSON footer that says what they are,
+ * where they come from (database, last migration, change watermark) and their CRC-32, then the
+ * footer's length and a magic.
  * Written to a temporary file and renamed over the old one, so a reader sees a whole snapshot or
  * the previous one. Anything unexpected on reading (another format, codec, database or byte order,
  * a wrong length or checksum) makes read return a reason instead of sets: the caller rebuilds.
  */
 const MAGIC = 'RKIX';
 const FORMAT = 'rhythmc-rank-index';
-/** 2: blocks of at most 512 keys (1 had 1,024; its blocks would not fit). */
-const VERSION = 2;
+/**
+ * 3: bit-packed blocks (compact-key-set.ts), read straight into their buffers. An older snapshot
+ * (2: blocks of ≤ 512 unpacked keys; 1: of ≤ 1,024) is refused and the start loads the tables.
+ */
+const VERSION = 3;
 const CHUNK = 4 << 20;
 
 /** Where a snapshot comes from; a snapshot is used only on the database and schema it was taken from. */
@@ -45,8 +49,11 @@ interface Footer {
   endianness: string;
   identity: SnapshotIdentity;
   watermark: string;
-  /** Per order (site first, level null): the keys of each compact block and the number of wide keys. */
-  sets: Array<{ levelId: number | null; blocks: number[]; wide: number }>;
+  /**
+   * Per order (site first, level null): the keys of each compact block, the words each takes (its
+   * header and packed keys), the number of wide keys.
+   */
+  sets: Array<{ levelId: number | null; blocks: number[]; words: number[]; wide: number }>;
   bodyBytes: number;
   crc: number;
 }
@@ -88,15 +95,17 @@ export async function writeRankIndexSnapshot(path: string, snapshot: RankIndexSn
     for (const [levelId, set] of orders) {
       const { compact, wide } = set.parts();
       const blocks: number[] = [];
-      for (const block of compact.usedBlocks()) {
-        blocks.push(block.length / 3);
+      const words: number[] = [];
+      for (const [count, block] of compact.packedBlocks()) {
+        blocks.push(count);
+        words.push(block.length);
         await put(new Uint8Array(block.buffer, block.byteOffset, block.byteLength));
       }
       if (wide.size > 0) {
         const triples = Float64Array.from([...wide.keys()].flat());
         await put(new Uint8Array(triples.buffer));
       }
-      sets.push({ levelId, blocks, wide: wide.size });
+      sets.push({ levelId, blocks, words, wide: wide.size });
     }
     const footer: Footer = {
       format: FORMAT,
@@ -249,17 +258,25 @@ async function readBody(
     }
     crc = crc32(target, crc);
   };
+  /** Each block's words straight into a buffer of the size the set gives a block of that many. */
+  const readPacked = async (entry: Footer['sets'][number]): Promise<CompactKeySet | string> => {
+    const blocks: Uint32Array[] = [];
+    const { words } = entry;
+    if (!Array.isArray(words) || words.length !== entry.blocks.length) return 'damaged block list';
+    for (const length of words) {
+      if (!Number.isInteger(length) || length <= 0 || length > FULL_WORDS) return 'damaged block list';
+      if (position + length * 4 > footer.bodyBytes) return 'damaged block list';
+      const block = new Uint32Array(bufferWords(length));
+      await fill(new Uint8Array(block.buffer, 0, length * 4));
+      blocks.push(block);
+    }
+    return CompactKeySet.fromPacked(blocks, entry.blocks);
+  };
   let site: RankKeySet | null = null;
   const tracks = new Map<number, RankKeySet>();
   for (const entry of footer.sets) {
-    const blocks: Uint32Array[] = [];
-    for (const count of entry.blocks) {
-      if (!Number.isInteger(count) || count <= 0 || count > MAX_BLOCK) return 'damaged block list';
-      if (position + count * 12 > footer.bodyBytes) return 'damaged block list';
-      const block = blockBuffer(count);
-      await fill(new Uint8Array(block.buffer, 0, count * 12));
-      blocks.push(block);
-    }
+    const compact = await readPacked(entry);
+    if (typeof compact === 'string') return compact;
     const wide = new OrderStatisticSet();
     if (entry.wide > 0) {
       if (!Number.isInteger(entry.wide) || position + entry.wide * 24 > footer.bodyBytes) return 'damaged block list';
@@ -267,7 +284,6 @@ async function readBody(
       await fill(new Uint8Array(triples.buffer));
       for (let i = 0; i < triples.length; i += 3) wide.insert(triples[i], triples[i + 1], triples[i + 2]);
     }
-    const compact = CompactKeySet.fromBlocks(blocks, entry.blocks);
     if (entry.levelId === null) site = new RankKeySet(SITE_KEY_CODEC, compact, wide);
     else tracks.set(entry.levelId, new RankKeySet(CHART_KEY_CODEC, compact, wide));
   }

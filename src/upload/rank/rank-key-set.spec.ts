@@ -1,4 +1,13 @@
-import { CompactKeySet, CompactKeySetBuilder, LOAD_FILL, MAX_BLOCK } from './compact-key-set';
+import {
+  bufferWords,
+  CompactKeySet,
+  CompactKeySetBuilder,
+  FULL_WORDS,
+  HEADER,
+  LOAD_KEYS,
+  MAX_KEYS,
+  moveBits,
+} from './compact-key-set';
 import type { RankKey } from './rank-index';
 import { CHART_KEY_CODEC, RankKeyCodec, SITE_KEY_CODEC, TIME_EPOCH_MS } from './rank-key-codec';
 import { compareKeys, RankKeySet, RankKeySetBuilder } from './rank-key-set';
@@ -101,9 +110,32 @@ describe('rank key codecs', () => {
   });
 });
 
+describe('moveBits', () => {
+  it('copies any bit range up or down, overlapping or not, as a bit-by-bit copy does, and touches nothing else', () => {
+    const next = random(17);
+    const bit = (data: Uint32Array, at: number) => (data[at >>> 5] >>> (at & 31)) & 1;
+    const mismatches: string[] = [];
+    for (let trial = 0; trial < 3_000; trial++) {
+      const data = Uint32Array.from({ length: 12 }, () => Math.floor(next() * 2 ** 32));
+      const bits = data.length * 32;
+      const length = Math.floor(next() * (trial % 3 === 0 ? 40 : 300));
+      const from = Math.floor(next() * (bits - length));
+      const to = Math.floor(next() * (bits - length));
+      const before = [...Array(bits).keys()].map((at) => bit(data, at));
+      const expected = [...before];
+      for (let i = 0; i < length; i++) expected[to + i] = before[from + i];
+      moveBits(data, from, to, length);
+      const actual = [...Array(bits).keys()].map((at) => bit(data, at));
+      if (actual.join('') !== expected.join('')) mismatches.push(`from ${from} to ${to} length ${length}`);
+    }
+    expect(mismatches).toEqual([]);
+  });
+});
+
 describe('CompactKeySet', () => {
-  it('agrees with a sorted array through random inserts and deletes across block splits', () => {
-    const next = random(42);
+  /** Compares the set with a sorted array of word triples through random inserts, deletes and probes. */
+  function differential(seed: number, make: (next: () => number) => number[], steps: number) {
+    const next = random(seed);
     const set = new CompactKeySet();
     const reference: number[][] = [];
     const position = (key: number[]) => {
@@ -117,8 +149,8 @@ describe('CompactKeySet', () => {
       return lo;
     };
     const mismatches: string[] = [];
-    for (let step = 0; step < 30_000; step++) {
-      const key = [Math.floor(next() * 50), Math.floor(next() * 20), Math.floor(next() * 5_000)];
+    for (let step = 0; step < steps; step++) {
+      const key = make(next);
       const at = position(key);
       const present = at < reference.length && compareWords(reference[at], key) === 0;
       if (next() < 0.3 && reference.length > 0) {
@@ -130,118 +162,202 @@ describe('CompactKeySet', () => {
         if (set.insert(key[0], key[1], key[2]) === present) mismatches.push(`insert ${key.join()} at ${step}`);
       }
       if (step % 97 === 0) {
-        const probe = [Math.floor(next() * 51), Math.floor(next() * 21), Math.floor(next() * 5_001)];
+        const probe = make(next);
         if (set.countBelow(probe[0], probe[1], probe[2]) !== position(probe)) mismatches.push(`countBelow at ${step}`);
         if (set.has(probe[0], probe[1], probe[2]) !== (compareWords(reference[position(probe)] ?? [-1], probe) === 0))
           mismatches.push(`has at ${step}`);
       }
     }
     expect(mismatches).toEqual([]);
-    expect(reference.length).toBeGreaterThan(3 * MAX_BLOCK); // several splits happened
     expect(set.size).toBe(reference.length);
     expect([...set.keys()]).toEqual(reference);
     expect(set.slice(500, 2_600)).toEqual(reference.slice(500, 2_600));
     expect(set.slice(reference.length - 3, reference.length + 9)).toEqual(reference.slice(reference.length - 3));
     for (let i = 0; i < reference.length; i += 37)
       expect(set.countBelow(reference[i][0], reference[i][1], reference[i][2])).toBe(i);
+    expect(set.blockCounts().reduce((sum, count) => sum + count, 0)).toBe(reference.length);
+    return set;
+  }
+
+  it('agrees with a sorted array through random inserts and deletes across block splits (keys of few bits)', () => {
+    const set = differential(
+      42,
+      (next) => [Math.floor(next() * 50), Math.floor(next() * 20), Math.floor(next() * 5_000)],
+      30_000,
+    );
+    expect(set.blockCounts().length).toBeGreaterThan(3); // several splits happened
   });
 
-  it('builds blocks filled to LOAD_FILL of MAX_BLOCK from sorted keys, a small last block sized to it, and keeps working after', () => {
+  it('agrees with a sorted array when keys of every width meet in a block (hand-offs, widening, splits)', () => {
+    const word = (next: () => number) => Math.floor(next() * 2 ** 32);
+    const set = differential(
+      7,
+      (next) => {
+        const roll = next();
+        // Mostly close keys (a chart's), some anywhere in the 96 bits, some on the fields' edges.
+        if (roll < 0.7) return [4096 * (1_000 + Math.floor(next() * 8)), word(next), Math.floor(next() * 3_000)];
+        if (roll < 0.9) return [word(next), word(next), word(next)];
+        return [next() < 0.5 ? 0 : 2 ** 32 - 1, next() < 0.5 ? 0 : 2 ** 32 - 1, next() < 0.5 ? 0 : 2 ** 32 - 1];
+      },
+      40_000,
+    );
+    expect(set.blockCounts().length).toBeGreaterThan(10);
+  });
+
+  it('packs network-like chart keys in about 8 bytes a key, blocks of a whole buffer but the last', () => {
+    const next = random(3);
+    const keys: RankKey[] = [];
+    for (let i = 0; i < 20_000; i++) {
+      // Two-decimal percentages 80–100, plays over 115 days, uids of a million players.
+      // As the plugin's JSON gives them: the double nearest to the decimal (so each one packs).
+      const acc = next() < 0.15 ? 100 : (8_000 + Math.floor(next() * 2_000)) / 100;
+      keys.push([-acc, T0 + Math.floor(next() * 1e10), 1 + Math.floor(next() * 1_000_000)]);
+    }
+    keys.sort(compareKeys);
+    const builder = new RankKeySetBuilder(CHART_KEY_CODEC);
+    for (const [i, key] of keys.entries()) if (i === 0 || compareKeys(keys[i - 1], key) !== 0) builder.append(...key);
+    const set = builder.finish();
+    const { compact } = set.parts();
+    expect(set.wideSize).toBe(0);
+    // 6 bits of acc (in steps of 0.01 %), 34 of time, 20 of uid, in blocks packed to 97 %.
+    const bytesPerKey = set.bytes / set.size;
+    expect(bytesPerKey).toBeGreaterThan(7.5);
+    expect(bytesPerKey).toBeLessThan(8.25); // 12 unpacked
+    const buffers = compact.buffers().map((buffer) => buffer.byteLength);
+    expect(buffers.slice(0, -1).every((bytes) => bytes === FULL_WORDS * 4)).toBe(true);
+    expect(compact.blockCounts().every((count) => count <= LOAD_KEYS)).toBe(true);
+    expect(
+      compareLists(
+        [...set.keys()],
+        keys.filter((key, i) => i === 0 || compareKeys(keys[i - 1], key) !== 0),
+      ),
+    ).toBe(false);
+  });
+
+  it('builds blocks from sorted keys, a small last block sized to it, and keeps working after', () => {
     const builder = new CompactKeySetBuilder();
-    const count = 10 * LOAD_FILL + 17;
-    for (let i = 0; i < count; i++) builder.append(i >>> 4, 0, i);
+    // (0, i, 1000·i): 10 + 20 bits a key, so a block holds LOAD_KEYS (945 words and the header),
+    // in a whole buffer; 17 left over.
+    const count = 10 * LOAD_KEYS + 17;
+    for (let i = 0; i < count; i++) builder.append(0, i, 1_000 * i);
     const set = builder.finish();
     expect(set.size).toBe(count);
-    expect(set.bytes).toBe(10 * MAX_BLOCK * 12 + (17 + 8) * 12);
-    expect(set.countBelow(100, 0, 1_600)).toBe(1_600);
-    expect(set.insert(100, 0, 1_600)).toBe(false);
-    expect(set.insert(0, 1, 0)).toBe(true); // between (0, 0, 15) and (1, 0, 16)
-    expect(set.countBelow(1, 0, 0)).toBe(17);
+    expect(set.blockCounts()).toEqual([...Array<number>(10).fill(LOAD_KEYS), 17]);
+    // The last: 17 keys of 5 + 14 bits (11 words) and the header, plus 16 words of room.
+    expect(set.bytes).toBe(10 * FULL_WORDS * 4 + (HEADER + 11 + 16) * 4);
+    expect(set.countBelow(0, 1_600, 1_600_000)).toBe(1_600);
+    expect(set.insert(0, 1_600, 1_600_000)).toBe(false);
+    expect(set.insert(0, 15, 15_001)).toBe(true); // between (0, 15, 15000) and (0, 16, 16000)
+    expect(set.countBelow(0, 15, 15_001)).toBe(16);
+    expect(set.countBelow(0, 16, 16_000)).toBe(17);
     expect(set.slice(15, 18)).toEqual([
-      [0, 0, 15],
-      [0, 1, 0],
-      [1, 0, 16],
+      [0, 15, 15_000],
+      [0, 15, 15_001],
+      [0, 16, 16_000],
     ]);
   });
 
   describe('a full block', () => {
-    /** A set of `blocks` loaded blocks over the even second words 0, 2, 4, …; odd ones insert between. */
-    const loaded = (blocks: number) => {
+    /** `count` keys over the even second words, uids spread over 32 bits (43 bits a key: loaded blocks take whole buffers). */
+    const key = (i: number) => [0, 2 * i, Math.imul(i + 1, 2_654_435_761) >>> 0] as const;
+    const loaded = (count: number) => {
       const builder = new CompactKeySetBuilder();
-      for (let i = 0; i < blocks * LOAD_FILL; i++) builder.append(0, 2 * i, 0);
+      for (let i = 0; i < count; i++) builder.append(...key(i));
       return builder.finish();
     };
-    const counts = (set: CompactKeySet) => [...set.usedBlocks()].map((block) => block.length / 3);
-    const buffers = (set: CompactKeySet) => new Set([...set.usedBlocks()].map((block) => block.buffer));
+    /** Inserts odd keys just after even key `at` (uid 1: inside every block's uid range) until the block count changes. */
+    const fill = (set: CompactKeySet, at: number, steps: Array<{ counts: number[]; buffers: ArrayBufferLike[] }>) => {
+      const blocks = set.blockCounts().length;
+      for (let i = 1; set.blockCounts().length === blocks && i < 2_000; i++) {
+        expect(set.insert(0, 2 * at + 1, i)).toBe(true);
+        steps.push({ counts: set.blockCounts(), buffers: set.buffers() });
+      }
+    };
     const sorted = (set: CompactKeySet) =>
-      [...set.keys()].every((key, i, keys) => i === 0 || keys[i - 1][1] < key[1]) &&
-      set.size === [...set.keys()].length;
+      [...set.keys()].every((k, i, keys) => i === 0 || compareWords(keys[i - 1], k) < 0);
 
-    it('fills its room in place, then hands its last key to the next block, never moving to a new buffer', () => {
-      const set = loaded(3);
-      const before = buffers(set);
-      expect(set.bytes).toBe(3 * MAX_BLOCK * 12);
-      const room = MAX_BLOCK - LOAD_FILL;
-      for (let i = 0; i < room; i++) expect(set.insert(0, 2 * i + 1, 0)).toBe(true);
-      expect(counts(set)).toEqual([MAX_BLOCK, LOAD_FILL, LOAD_FILL]);
-      expect(set.insert(0, 2 * room + 1, 0)).toBe(true);
-      expect(counts(set)).toEqual([MAX_BLOCK, LOAD_FILL + 1, LOAD_FILL]);
-      expect(buffers(set)).toEqual(before);
-      expect(set.bytes).toBe(3 * MAX_BLOCK * 12);
+    it('fills its room in place, then hands keys to the next block, and splits only when both are full, keeping its buffer', () => {
+      const set = loaded(2_000);
+      const before = set.buffers();
+      const loadedCounts = set.blockCounts();
+      expect(
+        before.every((buffer) => buffer.byteLength === FULL_WORDS * 4 || buffer === before[before.length - 1]),
+      ).toBe(true);
+      expect(loadedCounts.length).toBe(3);
+      const steps: Array<{ counts: number[]; buffers: ArrayBufferLike[] }> = [];
+      fill(set, 10, steps); // inside the first block
+      const handed = steps.findIndex((step) => step.counts[1] > loadedCounts[1]);
+      const split = steps.length - 1;
+      // Room in place first: the first block grows, nothing else changes.
+      expect(handed).toBeGreaterThan(5);
+      for (const step of steps.slice(0, handed)) {
+        expect(step.counts.slice(1)).toEqual(loadedCounts.slice(1));
+        expect(step.buffers).toEqual(before);
+      }
+      // Then the next block takes the first one's last key at every insert, in the same buffers.
+      expect(steps[handed].counts[0]).toBe(steps[handed - 1].counts[0]);
+      for (const step of steps.slice(handed, split)) expect(step.buffers).toEqual(before);
+      // When the next is full too (the previous does not exist), the block splits: its lower half stays in its buffer.
+      expect(steps[split].counts.length).toBe(4);
+      expect(steps[split].buffers[0]).toBe(before[0]);
+      expect(steps[split].buffers.slice(2)).toEqual(before.slice(1));
       expect(sorted(set)).toBe(true);
-      // The key that moved (the first block's old last one) answers its place from the next block.
-      expect(set.countBelow(0, 2 * (LOAD_FILL - 1), 0)).toBe(LOAD_FILL - 1 + room + 1);
-      expect(set.has(0, 2 * (LOAD_FILL - 1), 0)).toBe(true);
+      expect(set.size).toBe(2_000 + steps.length);
+      // The keys that moved answer their place from the next block.
+      const last = loadedCounts[0] - 1;
+      expect(set.has(...key(last))).toBe(true);
+      expect(set.countBelow(...key(last))).toBe(last + steps.length);
     });
 
-    it('hands its first key to the previous block when only that one has room, or ends the previous block with a key below its own', () => {
-      const set = loaded(2);
-      const room = MAX_BLOCK - LOAD_FILL;
-      for (let i = 0; i < room; i++) expect(set.insert(0, 2 * (LOAD_FILL + i) + 1, 0)).toBe(true);
-      expect(counts(set)).toEqual([LOAD_FILL, MAX_BLOCK]);
-      expect(set.insert(0, 2 * (LOAD_FILL + room) + 1, 0)).toBe(true); // inside the last block
-      expect(counts(set)).toEqual([LOAD_FILL + 1, MAX_BLOCK]);
-      // The last block now starts at 2·LOAD_FILL + 1 (its old first key went back). Take that key out
-      // and fill the block again, so that putting it back sorts first in a full block.
-      expect(set.delete(0, 2 * LOAD_FILL + 1, 0)).toBe(true);
-      expect(set.insert(0, 2 * (LOAD_FILL + room + 1) + 1, 0)).toBe(true);
-      expect(counts(set)).toEqual([LOAD_FILL + 1, MAX_BLOCK]);
-      expect(set.insert(0, 2 * LOAD_FILL + 1, 0)).toBe(true); // sorts first in the full block: ends the previous one
-      expect(counts(set)).toEqual([LOAD_FILL + 2, MAX_BLOCK]);
-      expect(set.bytes).toBe(2 * MAX_BLOCK * 12);
+    it('hands its first key to the previous block when only that one has room', () => {
+      const set = loaded(2_000);
+      const loadedCounts = set.blockCounts();
+      const steps: Array<{ counts: number[]; buffers: ArrayBufferLike[] }> = [];
+      fill(set, 1_999, steps); // inside the last block, after its last key
+      const first = loadedCounts[0] + loadedCounts[1];
+      // The last block was sized to its keys: it grows into a whole buffer, then hands keys back.
+      const handed = steps.findIndex((step) => step.counts[1] > loadedCounts[1]);
+      expect(handed).toBeGreaterThan(0);
+      expect(steps[handed].counts[0]).toBe(loadedCounts[0]);
+      expect(set.has(...key(first))).toBe(true);
+      expect(set.countBelow(...key(first))).toBe(first);
       expect(sorted(set)).toBe(true);
-      expect(set.countBelow(0, 2 * LOAD_FILL + 1, 0)).toBe(LOAD_FILL + 1);
     });
 
-    it('splits when no neighbour has room: the lower half stays in its buffer, the upper half takes one new one', () => {
-      const set = loaded(1);
-      const before = buffers(set);
-      for (let i = 0; i < MAX_BLOCK - LOAD_FILL; i++) set.insert(0, 2 * i + 1, 0);
-      expect(set.insert(0, 2 * (MAX_BLOCK - LOAD_FILL) + 1, 0)).toBe(true);
-      expect(counts(set)).toEqual([MAX_BLOCK / 2 + 1, MAX_BLOCK / 2]); // the new key sorts in the lower half
-      const after = buffers(set);
-      expect(after.size).toBe(2);
-      for (const buffer of before) expect(after.has(buffer)).toBe(true);
-      expect(set.bytes).toBe(2 * MAX_BLOCK * 12);
+    it('splits a small block whose new key widens it past its buffer into whole buffers as needed', () => {
+      const set = new CompactKeySet();
+      for (let i = 0; i < MAX_KEYS; i++) expect(set.insert(0, i, 0)).toBe(true); // 10 bits a key, one small buffer
+      expect(set.blockCounts()).toEqual([MAX_KEYS]);
+      const small = set.bytes;
+      expect(small).toBeLessThan((FULL_WORDS * 4) / 2);
+      expect(set.insert(0, 5, 2 ** 32 - 1)).toBe(true); // a third field of 32 bits, in the lower half
+      expect(set.insert(2 ** 32 - 1, 2 ** 32 - 1, 2 ** 32 - 1)).toBe(true); // 96 bits
+      expect(set.blockCounts().reduce((sum, count) => sum + count, 0)).toBe(MAX_KEYS + 2);
+      expect(set.blockCounts().length).toBeGreaterThan(1);
       expect(sorted(set)).toBe(true);
+      expect(set.countBelow(0, 6, 0)).toBe(7);
+      expect(set.countBelow(2 ** 32 - 1, 2 ** 32 - 1, 2 ** 32 - 1)).toBe(MAX_KEYS + 1);
     });
   });
 
-  it('grows a small block by an eighth until it has half a block, then gives it a whole block', () => {
+  it('grows a small block by an eighth until it needs half a whole buffer, then gives it one', () => {
     const set = new CompactKeySet();
     const sizes: number[] = [];
-    const inserted = MAX_BLOCK / 2 + 40; // past half a block, short of full
+    const inserted = 1_000; // (0, i, 2^32 − 1 − i): n keys take 2 · bitLength(n − 1) bits each
     for (let i = 0; i < inserted; i++) {
-      set.insert(0, i, 0);
+      set.insert(0, i, 2 ** 32 - 1 - i);
       if (sizes[sizes.length - 1] !== set.bytes) sizes.push(set.bytes);
     }
-    // 8 keys, then each time it is full: the keys plus an eighth (at least 8), until half a block.
-    const expected = [8];
-    for (let keys = 9; expected[expected.length - 1] < MAX_BLOCK; keys = expected[expected.length - 1] + 1)
-      expected.push(keys >= MAX_BLOCK / 2 ? MAX_BLOCK : keys + Math.max(8, keys >>> 3));
-    expect(sizes.map((bytes) => bytes / 12)).toEqual(expected);
-    expect(expected.slice(0, 4)).toEqual([8, 17, 26, 35]);
-    expect([...set.keys()]).toEqual(Array.from({ length: inserted }, (_, i) => [0, i, 0]));
+    const expected = [HEADER + 16]; // the empty block's buffer
+    for (let n = 1; n <= inserted; n++) {
+      const need = HEADER + Math.ceil((n * 2 * (32 - Math.clz32(n - 1))) / 32);
+      if (need > expected[expected.length - 1]) expected.push(bufferWords(need));
+    }
+    expect(sizes.map((bytes) => bytes / 4)).toEqual(expected);
+    expect(expected.slice(0, 4)).toEqual([22, 39, 56, 73]); // the need (23, 40, 57) plus 16 words while small
+    expect(expected[expected.length - 1]).toBe(FULL_WORDS);
+    expect(expected[expected.length - 2]).toBeLessThan(FULL_WORDS / 2 + FULL_WORDS / 16);
+    expect([...set.keys()]).toEqual(Array.from({ length: inserted }, (_, i) => [0, i, 2 ** 32 - 1 - i]));
   });
 
   it('refuses keys appended out of order or twice', () => {
@@ -253,11 +369,12 @@ describe('CompactKeySet', () => {
 
   it('removes the keys of given uids in one pass, dropping emptied blocks', () => {
     const builder = new CompactKeySetBuilder();
-    for (let i = 0; i < 5 * LOAD_FILL; i++) builder.append(0, i, i < LOAD_FILL ? 7 : i % 5);
+    for (let i = 0; i < 5 * LOAD_KEYS; i++) builder.append(0, i, i < LOAD_KEYS ? 7 : i % 5);
     const set = builder.finish();
     const removed = set.removeWhereThird((uid) => uid === 7 || uid === 3);
-    const expected = [...Array(5 * LOAD_FILL).keys()].filter((i) => i >= LOAD_FILL && i % 5 !== 3);
-    expect(removed).toBe(5 * LOAD_FILL - expected.length);
+    const expected = [...Array(5 * LOAD_KEYS).keys()].filter((i) => i >= LOAD_KEYS && i % 5 !== 3);
+    expect(removed).toBe(5 * LOAD_KEYS - expected.length);
+    expect(set.blockCounts().length).toBe(4);
     expect([...set.keys()]).toEqual(expected.map((i) => [0, i, i % 5]));
     expect(set.countBelow(0, expected[100], 0)).toBe(100);
     expect(set.insert(0, 0, 7)).toBe(true);
@@ -265,6 +382,30 @@ describe('CompactKeySet', () => {
       [0, 0, 7],
       [0, expected[0], expected[0] % 5],
     ]);
+  });
+
+  it('gives its blocks as they are in memory, from which the same set reads back, and refuses a damaged one', () => {
+    const next = random(11);
+    const set = new CompactKeySet();
+    for (let i = 0; i < 5_000; i++) set.insert(Math.floor(next() * 2 ** 32), Math.floor(next() * 2 ** 32), i);
+    for (let i = 0; i < 1_000; i++) set.delete(...set.slice(i * 3, i * 3 + 1)[0]);
+    const blocks: Uint32Array[] = [];
+    const counts: number[] = [];
+    for (const [count, words] of set.packedBlocks()) {
+      const copy = new Uint32Array(bufferWords(words.length));
+      copy.set(words);
+      blocks.push(copy);
+      counts.push(count);
+    }
+    expect(counts).toEqual(set.blockCounts());
+    const read = CompactKeySet.fromPacked(blocks, counts);
+    expect([...read.keys()]).toEqual([...set.keys()]);
+    expect(read.insert(1, 2, 3)).toBe(true);
+    expect(read.countBelow(1, 2, 4)).toBe(set.countBelow(1, 2, 4) + 1);
+    expect(() => CompactKeySet.fromPacked([blocks[0]], [MAX_KEYS + 1])).toThrow('a damaged block');
+    const damaged = blocks[1].slice();
+    damaged[4] = 45 << 8; // a second field of 45 bits
+    expect(() => CompactKeySet.fromPacked([damaged], [counts[1]])).toThrow('a damaged block');
   });
 });
 
@@ -337,12 +478,10 @@ describe('RankKeySet', () => {
     const built = builder.finish();
     expect(built.wideSize).toBeGreaterThan(0);
     expect(compareLists([...built.keys()], [...inserted.keys()])).toBe(false);
-    // Blocks of LOAD_FILL keys in MAX_BLOCK-key buffers, the last one too when it holds half a
-    // block or more (else room for an eighth more, at least 8), and the wide keys at 24 bytes.
-    const packed = distinct.length - built.wideSize;
-    const last = packed % LOAD_FILL;
-    const lastKeys = last === 0 ? 0 : last >= MAX_BLOCK / 2 ? MAX_BLOCK : last + Math.max(8, last >>> 3);
-    expect(built.bytes).toBe((Math.floor(packed / LOAD_FILL) * MAX_BLOCK + lastKeys) * 12 + built.wideSize * 24);
+    // The compact blocks' buffers, and the wide keys at 24 bytes.
+    const { compact } = built.parts();
+    expect(built.bytes).toBe(compact.bytes + built.wideSize * 24);
+    expect(compact.size).toBe(distinct.length - built.wideSize);
   });
 
   it('answers the site order with the numbers the callers use (−ATP·10⁴, 0, uid)', () => {

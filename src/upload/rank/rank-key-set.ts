@@ -5,7 +5,7 @@ import type { RankKeyCodec } from './rank-key-codec';
 
 /**
  * One rank order of the in-process index, with OrderStatisticSet's API on RankKey numbers: the
- * keys the codec packs live in a CompactKeySet (12 bytes a key), the rest (an acc with more than
+ * keys the codec packs live in a CompactKeySet (bit-packed, 7–8 bytes a key on the network's data), the rest (an acc with more than
  * four decimals, a uid ≥ 2^32, a time outside 2000–2557) in a wide OrderStatisticSet (24 bytes a
  * key, normally empty). Every answer counts both, so a key that does not pack is still ranked
  * exactly, never rounded.
@@ -112,9 +112,7 @@ export class RankKeySet {
     const w = this.words;
     if (this.codec.encode(a, b, c, w)) return this.compact.countBelow(w[0], w[1], w[2]);
     const query: RankKey = [a, b, c];
-    return this.compact.countWhere(
-      (data, offset) => compareKeys(this.codec.decode(data[offset], data[offset + 1], data[offset + 2]), query) < 0,
-    );
+    return this.compact.countWhere((w0, w1, w2) => compareKeys(this.codec.decode(w0, w1, w2), query) < 0);
   }
 }
 
