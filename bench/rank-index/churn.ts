@@ -76,24 +76,37 @@ async function main(): Promise<void> {
   const acc = () => (random() < 0.15 ? 100 : (8_000 + Math.floor(random() * 2_000)) / 100);
   const uid = () => 1 + Math.floor(random() * PLAYERS);
   const atp = () => -Math.floor(random() * 150 * 10_000);
-  const compare = (x: WordKey, y: WordKey) => x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
-  const sortedWords = (keys: WordKey[]) => keys.sort(compare);
+  // Each chart's keys as words in typed arrays, sorted through an index: the load's garbage would
+  // otherwise stay in the process's memory and blur what the index takes.
+  const chartWords = new Uint32Array(KEYS_PER_CHART * 3);
+  const order = new Uint32Array(KEYS_PER_CHART);
+  const compareAt = (x: number, y: number) =>
+    chartWords[x * 3] - chartWords[y * 3] ||
+    chartWords[x * 3 + 1] - chartWords[y * 3 + 1] ||
+    chartWords[x * 3 + 2] - chartWords[y * 3 + 2];
   const sets: CompactKeySet[] = [];
   for (let chart = 0; chart < CHARTS; chart++) {
-    const keys = sortedWords(
-      Array.from({ length: KEYS_PER_CHART }, () =>
-        pack(CHART_KEY_CODEC, [-acc(), T0 + Math.floor(random() * 1e10), uid()]),
-      ),
-    );
+    for (let i = 0; i < KEYS_PER_CHART; i++) {
+      chartWords.set(pack(CHART_KEY_CODEC, [-acc(), T0 + Math.floor(random() * 1e10), uid()]), i * 3);
+      order[i] = i;
+    }
+    order.sort(compareAt);
     const builder = new CompactKeySetBuilder();
-    keys.forEach((key, i) => {
-      if (i === 0 || compare(keys[i - 1], key) !== 0) builder.append(...key); // a player's two plays of one chart: one best
+    order.forEach((at, i) => {
+      // A player's two plays of one chart: one best.
+      if (i === 0 || compareAt(order[i - 1], at) !== 0)
+        builder.append(chartWords[at * 3], chartWords[at * 3 + 1], chartWords[at * 3 + 2]);
     });
     sets.push(builder.finish());
   }
-  const siteKeys = sortedWords(Array.from({ length: SITE_KEYS }, (_, i) => pack(SITE_KEY_CODEC, [atp(), 0, i + 1])));
+  // The site order sorted as one Float64Array of (−ATP, uid) in one number, not a million arrays
+  // whose garbage would stay in the process's memory.
+  const siteOrder = Float64Array.from({ length: SITE_KEYS }, (_, i) => atp() * 2 ** 21 + i + 1).sort();
   const site = new CompactKeySetBuilder();
-  for (const key of siteKeys) site.append(...key);
+  for (const composite of siteOrder) {
+    const negativeAtp = Math.floor(composite / 2 ** 21);
+    site.append(...pack(SITE_KEY_CODEC, [negativeAtp, 0, composite - negativeAtp * 2 ** 21]));
+  }
   sets.push(site.finish());
   /** The time of the n-th new best: after every loaded one, a second apart (today's uploads). */
   let now = T0 + 1e10;
