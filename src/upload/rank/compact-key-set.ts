@@ -172,11 +172,7 @@ export class CompactKeySet {
     const pos = this.lowerBound(block, below);
     if (pos < count && this.equalsAt(block, pos, f0, f1, w2)) return false;
     this.total++;
-    if (this.insertInPlace(block, pos, f0, f1, w2)) {
-      this.counts[block] = count + 1;
-      this.tree.add(block, 1);
-      return true;
-    }
+    if (this.insertInPlace(block, pos, f0, f1, w2) || this.insertAfterHandingBack(block, pos, f0, f1, w2)) return true;
     const keys = BLOCK;
     this.unpack(block, keys, 0);
     keys.f0.copyWithin(pos + 1, pos, count);
@@ -376,7 +372,8 @@ export class CompactKeySet {
 
   /**
    * Inserts the key at `pos` without repacking when its fields fit the block's packing and the
-   * buffer has room for one more: the keys from `pos` on move up by one key's bits. False otherwise.
+   * buffer has room for one more: the keys from `pos` on move up by one key's bits (the count and
+   * the tree follow). False otherwise, nothing changed.
    */
   private insertInPlace(block: number, pos: number, f0: number, f1: number, f2: number): boolean {
     const data = this.blocks[block];
@@ -384,17 +381,39 @@ export class CompactKeySet {
     if (count === 0 || count === MAX_KEYS) return false;
     const { b0, b1, b2, bits, at } = position(data, pos);
     if (wordsFor(count + 1, bits) > data.length) return false;
-    const step0 = data[5];
-    const d0 = (f0 - data[0]) / step0;
-    const d1 = f1 - (data[1] + data[2] * TWO_32);
-    const d2 = f2 - data[3];
-    if (!(Number.isInteger(d0) && d0 >= 0 && d0 < 2 ** b0 && d1 >= 0 && d1 < 2 ** b1 && d2 >= 0 && d2 < 2 ** b2))
-      return false;
+    if (!fitsPacking(data, f0, f1, f2)) return false;
     moveBits(data, at, at + bits, (count - pos) * bits);
-    setField(data, at, b0, d0);
-    setField(data, at + b0, b1, d1);
-    setField(data, at + b0 + b1, b2, d2);
+    setField(data, at, b0, (f0 - data[0]) / data[5]);
+    setField(data, at + b0, b1, f1 - (data[1] + data[2] * TWO_32));
+    setField(data, at + b0 + b1, b2, f2 - data[3]);
+    this.counts[block] = count + 1;
+    this.tree.add(block, 1);
     return true;
+  }
+
+  /**
+   * A full block's cheap way out, without repacking: its first key (or the new key, when it sorts
+   * first) goes to the end of the previous block when that one's packing takes it in place (a
+   * packing has room above its largest values, never below its smallest, so the next block rarely
+   * could), then the new key goes in. False when it cannot (the caller repacks), nothing changed.
+   */
+  private insertAfterHandingBack(block: number, pos: number, f0: number, f1: number, f2: number): boolean {
+    if (block === 0) return false;
+    const previous = block - 1;
+    if (pos === 0) return this.insertInPlace(previous, this.counts[previous], f0, f1, f2);
+    const data = this.blocks[block];
+    if (!fitsPacking(data, f0, f1, f2)) return false;
+    const { b0, b1, b2, bits } = position(data, 0);
+    const first0 = data[0] + readField(data, HEADER_BITS, b0) * data[5];
+    const first1 = data[1] + data[2] * TWO_32 + readField(data, HEADER_BITS + b0, b1);
+    const first2 = data[3] + readField(data, HEADER_BITS + b0 + b1, b2);
+    if (!this.insertInPlace(previous, this.counts[previous], first0, first1, first2)) return false;
+    const count = this.counts[block];
+    moveBits(data, HEADER_BITS + bits, HEADER_BITS, (count - 1) * bits);
+    this.counts[block] = count - 1;
+    this.tree.add(block, -1);
+    // It fits the packing, and a key's room was made.
+    return this.insertInPlace(block, pos - 1, f0, f1, f2);
   }
 
   /** Unpacks the block's keys into `keys` from index `offset` on; returns their count. */
@@ -701,6 +720,23 @@ function pack(data: Uint32Array, keys: Scratch, packing: Packing): void {
     writeField(data, at + b0, b1, keys.f1[i] - min1);
     writeField(data, at + b0 + b1, b2, keys.f2[i] - min2);
   }
+}
+
+/** Whether a key's fields are within a block's packing: at or above its smallest values, on the step, within the widths. */
+function fitsPacking(data: Uint32Array, f0: number, f1: number, f2: number): boolean {
+  const widths = data[4];
+  const d0 = (f0 - data[0]) / data[5];
+  const d1 = f1 - (data[1] + data[2] * TWO_32);
+  const d2 = f2 - data[3];
+  return (
+    Number.isInteger(d0) &&
+    d0 >= 0 &&
+    d0 < 2 ** (widths & 0xff) &&
+    d1 >= 0 &&
+    d1 < 2 ** ((widths >>> 8) & 0xff) &&
+    d2 >= 0 &&
+    d2 < 2 ** (widths >>> 16)
+  );
 }
 
 /** Key i's bit position in a block, its fields' widths and a key's bits. */
