@@ -21,7 +21,9 @@ import { BlockFenwick } from './block-fenwick';
  * down (moveBits, a word at a time). Otherwise the block is unpacked into scratch arrays, changed
  * and packed again (at most MAX_KEYS keys, microseconds). A block that no longer fits its buffer
  * (more keys, or a key that widens a field) first hands a key to a neighbour with room, as a
- * B*-tree does; only when neither can take it does it split. An emptied block is dropped. A split
+ * B*-tree does (to the previous block in place when its packing takes the key: a packing has
+ * room above its largest values, none below its smallest); only when neither can take it does
+ * it split. An emptied block is dropped. A split
  * or a drop rebuilds the Fenwick tree (O(n / block size)). Loading appends sorted keys
  * (CompactKeySetBuilder) into blocks packed to LOAD_WORDS of a whole buffer, the rest being room
  * for inserts in place; a snapshot stores the blocks as they are (packedBlocks, fromPacked).
