@@ -321,15 +321,7 @@ export class CompactKeySet {
   /** Position of the first key of the block that is not below the query. */
   private lowerBound(block: number, below: FieldQuery): number {
     const data = this.blocks[block];
-    const min0 = data[0];
-    const step0 = data[5];
-    const min1 = data[1] + data[2] * TWO_32;
-    const min2 = data[3];
-    const widths = data[4];
-    const b0 = widths & 0xff;
-    const b1 = (widths >>> 8) & 0xff;
-    const b2 = widths >>> 16;
-    const bits = b0 + b1 + b2;
+    const { min0, step0, min1, min2, b0, b1, b2, bits } = readHeader(data);
     let lo = 0;
     let hi = this.counts[block];
     while (lo < hi) {
@@ -345,31 +337,18 @@ export class CompactKeySet {
   }
 
   private belowAt(block: number, i: number, below: FieldQuery): boolean {
-    const data = this.blocks[block];
-    const { b0, b1, b2, at } = position(data, i);
-    return below(
-      data[0] + readField(data, at, b0) * data[5],
-      data[1] + data[2] * TWO_32 + readField(data, at + b0, b1),
-      data[3] + readField(data, at + b0 + b1, b2),
-    );
+    const key = fieldsAt(this.blocks[block], i);
+    return below(key[0], key[1], key[2]);
   }
 
   private equalsAt(block: number, i: number, f0: number, f1: number, f2: number): boolean {
-    const data = this.blocks[block];
-    const { b0, b1, b2, at } = position(data, i);
-    return (
-      data[0] + readField(data, at, b0) * data[5] === f0 &&
-      data[1] + data[2] * TWO_32 + readField(data, at + b0, b1) === f1 &&
-      data[3] + readField(data, at + b0 + b1, b2) === f2
-    );
+    const key = fieldsAt(this.blocks[block], i);
+    return key[0] === f0 && key[1] === f1 && key[2] === f2;
   }
 
   private keyAt(block: number, i: number): WordKey {
-    const data = this.blocks[block];
-    const { b0, b1, b2, at } = position(data, i);
-    const f0 = data[0] + readField(data, at, b0) * data[5];
-    const f1 = data[1] + data[2] * TWO_32 + readField(data, at + b0, b1);
-    return [word0(f0, f1), word1(f1), data[3] + readField(data, at + b0 + b1, b2)];
+    const [f0, f1, f2] = fieldsAt(this.blocks[block], i);
+    return [word0(f0, f1), word1(f1), f2];
   }
 
   /**
@@ -405,11 +384,9 @@ export class CompactKeySet {
     if (pos === 0) return this.insertInPlace(previous, this.counts[previous], f0, f1, f2);
     const data = this.blocks[block];
     if (!fitsPacking(data, f0, f1, f2)) return false;
-    const { b0, b1, b2, bits } = position(data, 0);
-    const first0 = data[0] + readField(data, HEADER_BITS, b0) * data[5];
-    const first1 = data[1] + data[2] * TWO_32 + readField(data, HEADER_BITS + b0, b1);
-    const first2 = data[3] + readField(data, HEADER_BITS + b0 + b1, b2);
+    const [first0, first1, first2] = fieldsAt(data, 0);
     if (!this.insertInPlace(previous, this.counts[previous], first0, first1, first2)) return false;
+    const { bits } = readHeader(data);
     const count = this.counts[block];
     moveBits(data, HEADER_BITS + bits, HEADER_BITS, (count - 1) * bits);
     this.counts[block] = count - 1;
@@ -422,15 +399,7 @@ export class CompactKeySet {
   private unpack(block: number, keys: Scratch, offset: number): number {
     const data = this.blocks[block];
     const count = this.counts[block];
-    const min0 = data[0];
-    const step0 = data[5];
-    const min1 = data[1] + data[2] * TWO_32;
-    const min2 = data[3];
-    const widths = data[4];
-    const b0 = widths & 0xff;
-    const b1 = (widths >>> 8) & 0xff;
-    const b2 = widths >>> 16;
-    const bits = b0 + b1 + b2;
+    const { min0, step0, min1, min2, b0, b1, b2, bits } = readHeader(data);
     for (let i = 0, at = HEADER_BITS; i < count; i++, at += bits) {
       keys.f0[offset + i] = min0 + readField(data, at, b0) * step0;
       keys.f1[offset + i] = min1 + readField(data, at + b0, b1);
@@ -706,10 +675,9 @@ function gcd(a: number, b: number): number {
   return a;
 }
 
-/** Writes the header and keys[from … to − 1] into `data` (which has packing.words words at least). */
+/** Writes the header and keys[from … to − 1] into `data` (which has packing.words words at least; the bits after them are left as they were). */
 function pack(data: Uint32Array, keys: Scratch, packing: Packing): void {
-  const { from, to, step0, min0, min1, min2, b0, b1, b2, words } = packing;
-  data.fill(0, 0, words);
+  const { from, to, step0, min0, min1, min2, b0, b1, b2 } = packing;
   data[0] = min0;
   data[1] = min1 % TWO_32;
   data[2] = Math.floor(min1 / TWO_32);
@@ -718,53 +686,70 @@ function pack(data: Uint32Array, keys: Scratch, packing: Packing): void {
   data[5] = step0;
   const bits = b0 + b1 + b2;
   for (let i = from, at = HEADER_BITS; i < to; i++, at += bits) {
-    writeField(data, at, b0, (keys.f0[i] - min0) / step0);
-    writeField(data, at + b0, b1, keys.f1[i] - min1);
-    writeField(data, at + b0 + b1, b2, keys.f2[i] - min2);
+    setField(data, at, b0, (keys.f0[i] - min0) / step0);
+    setField(data, at + b0, b1, keys.f1[i] - min1);
+    setField(data, at + b0 + b1, b2, keys.f2[i] - min2);
   }
 }
 
+/** Key i's fields (a reused array: read it before the next call). */
+function fieldsAt(data: Uint32Array, i: number): Float64Array {
+  const { min0, step0, min1, min2, b0, b1, b2, at } = position(data, i);
+  FIELDS[0] = min0 + readField(data, at, b0) * step0;
+  FIELDS[1] = min1 + readField(data, at + b0, b1);
+  FIELDS[2] = min2 + readField(data, at + b0 + b1, b2);
+  return FIELDS;
+}
+const FIELDS = new Float64Array(3);
+
 /** Whether a key's fields are within a block's packing: at or above its smallest values, on the step, within the widths. */
 function fitsPacking(data: Uint32Array, f0: number, f1: number, f2: number): boolean {
-  const widths = data[4];
-  const d0 = (f0 - data[0]) / data[5];
-  const d1 = f1 - (data[1] + data[2] * TWO_32);
-  const d2 = f2 - data[3];
-  return (
-    Number.isInteger(d0) &&
-    d0 >= 0 &&
-    d0 < 2 ** (widths & 0xff) &&
-    d1 >= 0 &&
-    d1 < 2 ** ((widths >>> 8) & 0xff) &&
-    d2 >= 0 &&
-    d2 < 2 ** (widths >>> 16)
-  );
+  const { min0, step0, min1, min2, b0, b1, b2 } = readHeader(data);
+  const d0 = (f0 - min0) / step0;
+  const d1 = f1 - min1;
+  const d2 = f2 - min2;
+  return Number.isInteger(d0) && d0 >= 0 && d0 < 2 ** b0 && d1 >= 0 && d1 < 2 ** b1 && d2 >= 0 && d2 < 2 ** b2;
 }
 
-/** Key i's bit position in a block, its fields' widths and a key's bits. */
-function position(data: Uint32Array, i: number): { b0: number; b1: number; b2: number; bits: number; at: number } {
+/** A block's header: each field's smallest value, the first field's step, the fields' widths and a key's bits. */
+interface Header {
+  min0: number;
+  step0: number;
+  min1: number;
+  min2: number;
+  b0: number;
+  b1: number;
+  b2: number;
+  bits: number;
+}
+
+function readHeader(data: Uint32Array): Header {
   const widths = data[4];
   const b0 = widths & 0xff;
   const b1 = (widths >>> 8) & 0xff;
   const b2 = widths >>> 16;
-  const bits = b0 + b1 + b2;
-  return { b0, b1, b2, bits, at: HEADER_BITS + i * bits };
+  return {
+    min0: data[0],
+    step0: data[5],
+    min1: data[1] + data[2] * TWO_32,
+    min2: data[3],
+    b0,
+    b1,
+    b2,
+    bits: b0 + b1 + b2,
+  };
+}
+
+/** Key i's bit position in a block, with the block's header. */
+function position(data: Uint32Array, i: number): Header & { at: number } {
+  const header = readHeader(data);
+  return { ...header, at: HEADER_BITS + i * header.bits };
 }
 
 /** Reads `width` (0 … 44) bits at bit `at`. */
 function readField(data: Uint32Array, at: number, width: number): number {
   if (width <= 32) return readBits(data, at, width);
   return readBits(data, at, 32) + readBits(data, at + 32, width - 32) * TWO_32;
-}
-
-/** Writes `value` (0 … 2^width − 1, width 0 … 44) at bit `at` (whose bits are zero). */
-function writeField(data: Uint32Array, at: number, width: number, value: number): void {
-  if (width <= 32) writeBits(data, at, width, value);
-  else {
-    const high = Math.floor(value / TWO_32);
-    writeBits(data, at, 32, value - high * TWO_32);
-    writeBits(data, at + 32, width - 32, high);
-  }
 }
 
 /** Reads `width` (0 … 32) bits at bit `at`, least significant first. */
@@ -844,12 +829,4 @@ function wordAt(data: Uint32Array, at: number): number {
   const word = at >>> 5;
   const shift = at & 31;
   return shift === 0 ? data[word] : (data[word] >>> shift) | (data[word + 1] << (32 - shift));
-}
-
-function writeBits(data: Uint32Array, at: number, width: number, value: number): void {
-  if (width === 0) return;
-  const word = at >>> 5;
-  const shift = at & 31;
-  data[word] |= value << shift;
-  if (shift + width > 32) data[word + 1] |= value >>> (32 - shift);
 }
