@@ -12,8 +12,8 @@ import { BlockFenwick } from './block-fenwick';
  * of that field, in as many bits as the block's largest offset needs; the first field's offsets
  * are divided by their common step (a two-decimal acc moves in steps of 100 ten-thousandths). A
  * block's keys are close in the first field and spread in the other two, so a chart key of the
- * network's data takes ~60 bits where the words take 96 (docs/benchmarks.md, "Rank index at
- * start-up"). Key i of a block is at a fixed bit position, so a lookup binary-searches the block
+ * network's data takes ~60 bits where the words take 96 (docs/benchmarks.md, "Bit-packed rank
+ * index"). Key i of a block is at a fixed bit position, so a lookup binary-searches the block
  * ends, then inside the block, as with unpacked words.
  *
  * A key that fits the block's packing (its fields within the block's ranges and step) goes in
@@ -23,10 +23,10 @@ import { BlockFenwick } from './block-fenwick';
  * (more keys, or a key that widens a field) first hands a key to a neighbour with room, as a
  * B*-tree does (to the previous block in place when its packing takes the key: a packing has
  * room above its largest values, none below its smallest); only when neither can take it does
- * it split. An emptied block is dropped. A split
- * or a drop rebuilds the Fenwick tree (O(n / block size)). Loading appends sorted keys
- * (CompactKeySetBuilder) into blocks packed to LOAD_WORDS of a whole buffer, the rest being room
- * for inserts in place; a snapshot stores the blocks as they are (packedBlocks, fromPacked).
+ * it split. An emptied block is dropped. A split or a drop rebuilds the Fenwick tree
+ * (O(n / block size)). Loading appends sorted keys (CompactKeySetBuilder) into blocks packed to
+ * LOAD_WORDS of a whole buffer, the rest being room for inserts in place; a snapshot stores the
+ * blocks as they are (packedBlocks, fromPacked).
  *
  * Buffers: a block that needs at least half of a whole buffer (FULL_WORDS, 4 KiB, the same for all
  * of them) has one; a smaller one (a small chart's, a set's last) a buffer close to its need that
@@ -612,11 +612,6 @@ const SCRATCH_POOL: Scratch[] = [];
 /** The query "stored key < (f0, f1, f2)". */
 function belowFields(q0: number, q1: number, q2: number): FieldQuery {
   return (f0, f1, f2) => (f0 !== q0 ? f0 < q0 : f1 !== q1 ? f1 < q1 : f2 < q2);
-}
-
-/** The query "stored key < (w0, w1, w2)". */
-export function belowWords(w0: number, w1: number, w2: number): WordQuery {
-  return (x, y, z) => (x !== w0 ? x < w0 : y !== w1 ? y < w1 : z < w2);
 }
 
 /** The first field: the top 20 bits of w0. */
