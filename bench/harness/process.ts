@@ -146,8 +146,29 @@ export function overSocket(databaseUrl: string): string {
   return url.toString();
 }
 
-/** Starts the real service as a child process (`node dist/src/main.js`, or src/main.ts) and waits for /health/ready. */
+/**
+ * Starts the real service as a child process (`node dist/src/main.js`, or src/main.ts) and waits
+ * for /health/ready, then checks that the service answering is this one: its admin token opens
+ * `GET /admin/servers`. A free port can be taken by another process (a parallel test's app)
+ * between freePort and the child's listen; the child then fails to bind while the other process
+ * answers /health/ready. Then the child is stopped and the start tried again on another port (a
+ * port the caller chose is not changed: that fails).
+ */
 export async function startServiceProcess(options: ServiceOptions): Promise<Child> {
+  for (let attempt = 1; ; attempt++) {
+    const service = await spawnService(options);
+    const answer = await fetch(`${service.url}/admin/servers`, {
+      headers: { Authorization: `Bearer ${options.adminToken}` },
+      signal: AbortSignal.timeout(10_000),
+    }).catch(() => null);
+    if (answer?.status !== 401) return service;
+    await stopChild(service);
+    if (options.port !== undefined || attempt === 3)
+      throw new Error(`${service.name}: another process answers on port ${service.port}`);
+  }
+}
+
+async function spawnService(options: ServiceOptions): Promise<Child> {
   const port = options.port ?? (await freePort());
   const source = serviceSource(options.source);
   if (source === 'dist' && !existsSync(join(ROOT, 'dist', 'src', 'main.js')))

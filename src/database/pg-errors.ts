@@ -14,6 +14,11 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
   return ((error as QueryFailedError).driverError as { constraint?: string }).constraint === constraint;
 }
 
+/** 40P01: PostgreSQL cancelled this transaction to break a cycle of lock waits; it was rolled back whole. */
+export function isDeadlock(error: unknown): boolean {
+  return sqlState(error) === '40P01';
+}
+
 export function isForeignKeyViolation(error: unknown): boolean {
   return sqlState(error) === '23503';
 }

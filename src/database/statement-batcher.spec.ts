@@ -99,6 +99,40 @@ describe('StatementBatcher', () => {
     expect(batcher.stats()).toEqual({ batchedCalls: 0, fallbacks: 1 });
   });
 
+  it('runs a call alone once more when PostgreSQL cancelled it to break a deadlock, and gives a second one to its caller', async () => {
+    const { prepared, sent } = fakePrepared();
+    const batcher = new StatementBatcher(prepared);
+    const answers = ['1', '2'].map((uid) => batcher.run(echo, { uid }).catch((error: Error) => error.message));
+    await turn();
+    sent[0].fail(sqlError('40P01')); // the batch
+    await turn();
+    sent[1].fail(sqlError('40P01')); // call 1 alone: once more
+    sent[2].fail(sqlError('40P01')); // call 2 alone: once more
+    await turn();
+    expect(sent.map(({ name, params }) => ({ name, params }))).toEqual([
+      { name: 'echo_batch', params: [['1', '2']] },
+      { name: 'echo', params: ['1'] },
+      { name: 'echo', params: ['2'] },
+      { name: 'echo', params: ['1'] },
+      { name: 'echo', params: ['2'] },
+    ]);
+    sent[3].finish([{ uid: '1' }]);
+    sent[4].fail(sqlError('40P01')); // a second deadlock of the same call: the caller's (a 503)
+    expect(await Promise.all(answers)).toEqual([{ uid: '1' }, 'sqlstate 40P01']);
+    await turn();
+    expect(sent).toHaveLength(5);
+  });
+
+  it('does not run a call again for any other error of its own', async () => {
+    const { prepared, sent } = fakePrepared();
+    const answer = new StatementBatcher(prepared).run(echo, { uid: '7' }).catch((error: Error) => error.message);
+    await turn();
+    sent[0].fail(sqlError('55P03'));
+    expect(await answer).toBe('sqlstate 55P03');
+    await turn();
+    expect(sent).toHaveLength(1);
+  });
+
   it.each([
     ['a lost connection', new Error('Connection terminated unexpectedly')],
     ['a connection refused by the server', sqlError('57P01')],

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
 import { PreparedQueries } from './prepared-queries';
+import { isDeadlock } from './pg-errors';
 
 /**
  * A statement run once per request (a login, a sync) that can also run for many requests in one
@@ -57,7 +58,8 @@ const UNAVAILABLE = /^(08|53|57P)/;
  *     them committed); the transaction's clock (`now()`) is the batch's start;
  *   - if the batch's statement fails with a database error (a call's own error, a deadlock
  *     between batches, a serialization failure), its transaction is rolled back, nothing is
- *     written, and every call runs again alone, to get its own answer or error;
+ *     written, and every call runs again alone, to get its own answer or error (a call alone that
+ *     PostgreSQL cancels to break a deadlock runs once more: it was rolled back whole);
  *   - a lost connection fails every call of the batch with the same error (the database is
  *     unavailable to each of them), and so does node-postgres' query timeout (15 s: the outcome
  *     of every call is then unknown, as it would be for one call alone). The batched functions
@@ -159,11 +161,25 @@ export class StatementBatcher {
     });
   }
 
-  private async runAlone<C, R>(statement: BatchableStatement<C, R>, waiting: Waiting<C, R>): Promise<void> {
+  /**
+   * One call as its own statement. A call PostgreSQL cancelled to break a deadlock (rolled back
+   * whole, nothing written) runs once more before its caller hears of it: the calls of a failed
+   * batch run again alone at the same time, and two of one player's can meet in opposite orders.
+   */
+  private async runAlone<C, R>(
+    statement: BatchableStatement<C, R>,
+    waiting: Waiting<C, R>,
+    again = false,
+  ): Promise<void> {
     try {
       const rows = await this.prepared.run<R>(statement.name, statement.single, statement.params(waiting.call));
       waiting.resolve(rows[0]);
     } catch (error) {
+      if (!again && isDeadlock(error)) {
+        this.logger.debug(`${statement.name}: a call was cancelled to break a deadlock; once more`);
+        await this.runAlone(statement, waiting, true);
+        return;
+      }
       waiting.reject(error);
     }
   }
