@@ -275,6 +275,9 @@ describe('CompactKeySet', () => {
     };
     const sorted = (set: CompactKeySet) =>
       [...set.keys()].every((k, i, keys) => i === 0 || compareWords(keys[i - 1], k) < 0);
+    /** The same buffer objects in the same order (toEqual would compare two ArrayBuffers as equal whatever they hold). */
+    const same = (actual: ArrayBufferLike[], expected: ArrayBufferLike[]) =>
+      actual.length === expected.length && actual.every((buffer, i) => buffer === expected[i]);
 
     it('fills its room in place, then hands keys to the next block, and splits only when both are full, keeping its buffer', () => {
       const set = loaded(2_000);
@@ -292,15 +295,20 @@ describe('CompactKeySet', () => {
       expect(handed).toBeGreaterThan(5);
       for (const step of steps.slice(0, handed)) {
         expect(step.counts.slice(1)).toEqual(loadedCounts.slice(1));
-        expect(step.buffers).toEqual(before);
+        expect(same(step.buffers, before)).toBe(true);
       }
       // Then the next block takes the first one's last key at every insert, in the same buffers.
       expect(steps[handed].counts[0]).toBe(steps[handed - 1].counts[0]);
-      for (const step of steps.slice(handed, split)) expect(step.buffers).toEqual(before);
-      // When the next is full too (the previous does not exist), the block splits: its lower half stays in its buffer.
-      expect(steps[split].counts.length).toBe(4);
-      expect(steps[split].buffers[0]).toBe(before[0]);
-      expect(steps[split].buffers.slice(2)).toEqual(before.slice(1));
+      for (const step of steps.slice(handed, split)) expect(same(step.buffers, before)).toBe(true);
+      // When the next is full too (the previous does not exist), the block splits in halves: its
+      // lower half stays in its buffer, the upper one takes a new one sized to it (bufferWords).
+      const { counts, buffers } = steps[split];
+      expect(counts.length).toBe(4);
+      expect(Math.abs(counts[0] - counts[1])).toBeLessThanOrEqual(1);
+      expect(counts.slice(2)).toEqual(steps[split - 1].counts.slice(1));
+      expect(same([buffers[0], ...buffers.slice(2)], before)).toBe(true);
+      expect(before).not.toContain(buffers[1]);
+      expect(buffers[1].byteLength).toBeLessThanOrEqual(FULL_WORDS * 4);
       expect(sorted(set)).toBe(true);
       expect(set.size).toBe(2_000 + steps.length);
       // The keys that moved answer their place from the next block.
