@@ -3,7 +3,14 @@
  * index memory under uploads"), without a database: the key sets of the network-day data built
  * as a load builds them (CHARTS charts of KEYS_PER_CHART keys and a site order of SITE_KEYS), then
  * MOVES moves, each what an improved best does: in its chart and in the site order, one key
- * leaves (a random one) and a new key goes in at a random place. At each checkpoint it reports the resident memory (after a
+ * leaves (a random one) and a new key goes in at a random place. A share NEW_BESTS of the moves
+ * (0 by default) are a player's first best on a chart instead: its key goes in and none leaves,
+ * so the set grows, as the network's does (most network-day uploads are a player's first play of
+ * a chart). PLAY_SHAPE: `uniform` (the default: every chart and acc alike) or `network` (the
+ * moves' charts and accs drawn as the network-day simulator plays them, bench/harness/payloads.ts:
+ * popular charts, high accs; a new best goes in at the end of its acc's run of keys). With both
+ * left unset the moves are drawn exactly as before they existed. At each checkpoint it reports
+ * the resident memory (after a
  * full GC and a pause for the ArrayBuffers' sweeping), V8's heap, the ArrayBuffers, the index's
  * own block bytes (their capacity), the main malloc arena (`[heap]`), and the moves' speed.
  * The process's memory apart from the index is a bare Node's: what grows is the index and what
@@ -11,6 +18,7 @@
  *
  *   npm run bench:rank-index:churn
  *   MOVES=50000,300000,1000000,3000000 npm run bench:rank-index:churn
+ *   NEW_BESTS=1 MOVES=200000,1000000,3000000 npm run bench:rank-index:churn   # growth alone
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,12 +28,17 @@ import type { RankKey } from '../../src/upload/rank/rank-index';
 import { CHART_KEY_CODEC, RankKeyCodec, SITE_KEY_CODEC } from '../../src/upload/rank/rank-key-codec';
 import { intFromEnv, listFromEnv, loadAverage, OUT_DIR, runMain } from '../harness/env';
 import { mainArenaMiB } from '../harness/memory';
+import { randomPlay } from '../harness/payloads';
 import { memoryOf } from '../harness/process';
 
 const CHARTS = intFromEnv('CHARTS', 2_000);
 const KEYS_PER_CHART = intFromEnv('KEYS_PER_CHART', 4_475);
 const SITE_KEYS = intFromEnv('SITE_KEYS', 1_000_000);
 const CHECKPOINTS = listFromEnv('MOVES', ['50000', '100000', '300000', '1000000', '3000000']).map(Number);
+const NEW_BESTS = Number(process.env.NEW_BESTS ?? '0');
+const PLAY_SHAPE = process.env.PLAY_SHAPE ?? 'uniform';
+if (!['uniform', 'network'].includes(PLAY_SHAPE))
+  throw new Error(`PLAY_SHAPE is uniform or network, not ${PLAY_SHAPE}`);
 
 interface Checkpoint {
   moves: number;
@@ -111,15 +124,16 @@ async function main(): Promise<void> {
   /** The time of the n-th new best: after every loaded one, a second apart (today's uploads). */
   let now = T0 + 1e10;
 
-  const keys = sets.reduce((sum, set) => sum + set.size, 0);
+  const keyCount = () => sets.reduce((sum, set) => sum + set.size, 0);
+  const keys = keyCount();
   const loaded = await settledMemory(sets);
   const line = (label: string, m: Omit<Checkpoint, 'moves' | 'movesPerSecond'>, speed = '') =>
     console.log(
       `${label}: RSS ${m.rssMiB.toFixed(0)} MiB, V8 heap ${m.v8HeapMiB.toFixed(0)}, ArrayBuffers ${m.arrayBuffersMiB.toFixed(1)}, ` +
-        `index blocks ${m.indexMiB.toFixed(1)} MiB (${((m.indexMiB * MiB) / keys).toFixed(2)} B a key), main arena ${m.mainArenaMiB.toFixed(0)} MiB${speed}`,
+        `index blocks ${m.indexMiB.toFixed(1)} MiB for ${keyCount()} keys (${((m.indexMiB * MiB) / keyCount()).toFixed(2)} B a key), main arena ${m.mainArenaMiB.toFixed(0)} MiB${speed}`,
     );
   console.log(
-    `${CHARTS} charts × ${KEYS_PER_CHART} keys + ${SITE_KEYS} site keys = ${keys} keys; load average ${loadAverage()}`,
+    `${CHARTS} charts × ${KEYS_PER_CHART} keys + ${SITE_KEYS} site keys = ${keys} keys; ${NEW_BESTS * 100} % of the moves new bests, ${PLAY_SHAPE} plays; load average ${loadAverage()}`,
   );
   line('loaded', loaded);
 
@@ -130,16 +144,20 @@ async function main(): Promise<void> {
     const from = moves;
     for (; moves < target; moves++) {
       // The chart's best moves (a better acc, reached now), and with it the player's place in the site order.
-      const chart = sets[Math.floor(random() * CHARTS)];
+      const play = PLAY_SHAPE === 'network' ? randomPlay(random, CHARTS) : null;
+      const chart = sets[play ? play.levelID - 1 : Math.floor(random() * CHARTS)];
       const player = uid();
       now += 1_000;
       for (const [set, key] of [
-        [chart, pack(CHART_KEY_CODEC, [-acc(), now, player])],
+        [chart, pack(CHART_KEY_CODEC, [-(play ? play.acc : acc()), now, player])],
         [sets[CHARTS], pack(SITE_KEY_CODEC, [atp(), 0, player])],
       ] as Array<[CompactKeySet, WordKey]>) {
-        const at = Math.floor(random() * set.size);
-        const [victim] = set.slice(at, at + 1);
-        set.delete(victim[0], victim[1], victim[2]);
+        const first = set !== sets[CHARTS] && NEW_BESTS > 0 && random() < NEW_BESTS;
+        if (!first) {
+          const at = Math.floor(random() * set.size);
+          const [victim] = set.slice(at, at + 1);
+          set.delete(victim[0], victim[1], victim[2]);
+        }
         set.insert(...key);
       }
     }
@@ -157,6 +175,8 @@ async function main(): Promise<void> {
         charts: CHARTS,
         keysPerChart: KEYS_PER_CHART,
         siteKeys: SITE_KEYS,
+        newBests: NEW_BESTS,
+        playShape: PLAY_SHAPE,
         loaded,
         checkpoints,
         loadAverage: loadAverage(),
