@@ -95,6 +95,14 @@ describe('the in-process rank index snapshot', () => {
     await app.restart();
     expect(readFileSync(snapshot).subarray(-4).toString('latin1')).toBe('RKIX');
     expect(existsSync(leftover)).toBe(false);
+    // The stop wrote the blocks packed afresh (a load's density for the next start).
+    const written = logs.lines
+      .slice(from)
+      .map((line) => (JSON.parse(line) as { msg?: unknown }).msg)
+      .filter((msg) => typeof msg === 'string' && msg.startsWith('Rank index snapshot written'));
+    expect(written).toEqual([
+      expect.stringMatching(/^Rank index snapshot written \(repacked\): [\d.]+ MiB at watermark \d+/),
+    ]);
     expect(loadLines(logs, from)).toEqual([
       expect.stringMatching(
         /^Rank index loaded from the snapshot at watermark \d+ and 0 players changed since: 6 ranked players, 7 chart entries on 3 charts, .* 1 kept wide\)/,

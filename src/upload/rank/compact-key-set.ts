@@ -26,7 +26,7 @@ import { BlockFenwick } from './block-fenwick';
  * it split. An emptied block is dropped. A split or a drop rebuilds the Fenwick tree
  * (O(n / block size)). Loading appends sorted keys (CompactKeySetBuilder) into blocks packed to
  * LOAD_WORDS of a whole buffer, the rest being room for inserts in place; a snapshot stores the
- * blocks as they are (packedBlocks, fromPacked).
+ * blocks as they are (packedBlocks, fromPacked), or packed afresh at shutdown (repacked).
  *
  * Buffers: a block that needs at least half of a whole buffer (FULL_WORDS, 4 KiB, the same for all
  * of them) has one; a smaller one (a small chart's, a set's last) a buffer close to its need that
@@ -280,6 +280,18 @@ export class CompactKeySet {
       const data = this.blocks[block];
       yield [count, data.subarray(0, wordsFor(count, position(data, 0).bits))];
     }
+  }
+
+  /**
+   * The same keys packed afresh, as a load packs them (blocks filled to LOAD_WORDS): new keys
+   * split blocks, which settle ~80 % full, and a snapshot written from this set gives the next
+   * start the loaded density back (docs/decisions.md "Bit-packed blocks"). This set is unchanged.
+   */
+  repacked(): CompactKeySet {
+    const builder = new CompactKeySetBuilder();
+    for (let block = 0; block < this.blocks.length; block++)
+      for (let i = 0; i < this.counts[block]; i++) builder.append(...this.keyAt(block, i));
+    return builder.finish();
   }
 
   /** Every key in order (tests and diagnostics). */

@@ -109,9 +109,13 @@ export class MemoryRankIndex
     if (!loaded) this.saveInBackground();
   }
 
-  /** Writes the snapshot while the database is still open (in-flight writes finish first). */
+  /**
+   * Writes the snapshot while the database is still open (in-flight writes finish first), its
+   * blocks packed afresh: the next start has a load's density back (7.7 B a key, against ~9.7
+   * after a few per cent of new bests split blocks), for ~3 s of CPU at a million players.
+   */
   async beforeApplicationShutdown(): Promise<void> {
-    await this.saveSnapshot().catch((error: unknown) => this.snapshotFailed(error));
+    await this.saveSnapshot({ repack: true }).catch((error: unknown) => this.snapshotFailed(error));
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -187,9 +191,9 @@ export class MemoryRankIndex
   /**
    * Writes the index and the change watermark to the snapshot file, under the exclusive gate (no
    * write in flight, so the index is exactly the tables at that watermark). Nothing when the index
-   * is not ready or snapshots are off.
+   * is not ready or snapshots are off. `repack`: the blocks packed afresh (writeRankIndexSnapshot).
    */
-  async saveSnapshot(): Promise<void> {
+  async saveSnapshot({ repack = false }: { repack?: boolean } = {}): Promise<void> {
     const path = this.snapshotPath;
     if (path === null) return;
     await this.gate.runExclusive(async () => {
@@ -197,9 +201,10 @@ export class MemoryRankIndex
       const started = Date.now();
       const { watermark, ...identity } = await this.repository.snapshotIdentity();
       mkdirSync(this.config.dataDir, { recursive: true });
-      const bytes = await writeRankIndexSnapshot(path, { identity, watermark, site: this.site, tracks: this.tracks });
+      const snapshot = { identity, watermark, site: this.site, tracks: this.tracks };
+      const bytes = await writeRankIndexSnapshot(path, snapshot, { repack });
       this.logger.log(
-        `Rank index snapshot written: ${(bytes / 2 ** 20).toFixed(1)} MiB at watermark ${watermark}, in ${Date.now() - started} ms`,
+        `Rank index snapshot written${repack ? ' (repacked)' : ''}: ${(bytes / 2 ** 20).toFixed(1)} MiB at watermark ${watermark}, in ${Date.now() - started} ms`,
       );
     });
   }

@@ -392,11 +392,8 @@ describe('CompactKeySet', () => {
     ]);
   });
 
-  it('gives its blocks as they are in memory, from which the same set reads back, and refuses a damaged one', () => {
-    const next = random(11);
-    const set = new CompactKeySet();
-    for (let i = 0; i < 5_000; i++) set.insert(Math.floor(next() * 2 ** 32), Math.floor(next() * 2 ** 32), i);
-    for (let i = 0; i < 1_000; i++) set.delete(...set.slice(i * 3, i * 3 + 1)[0]);
+  /** What a snapshot keeps of a set: each block's words copied into a buffer of its size (as the reader allocates), and its key count. */
+  const packedCopy = (set: CompactKeySet) => {
     const blocks: Uint32Array[] = [];
     const counts: number[] = [];
     for (const [count, words] of set.packedBlocks()) {
@@ -405,6 +402,15 @@ describe('CompactKeySet', () => {
       blocks.push(copy);
       counts.push(count);
     }
+    return { blocks, counts };
+  };
+
+  it('gives its blocks as they are in memory, from which the same set reads back, and refuses a damaged one', () => {
+    const next = random(11);
+    const set = new CompactKeySet();
+    for (let i = 0; i < 5_000; i++) set.insert(Math.floor(next() * 2 ** 32), Math.floor(next() * 2 ** 32), i);
+    for (let i = 0; i < 1_000; i++) set.delete(...set.slice(i * 3, i * 3 + 1)[0]);
+    const { blocks, counts } = packedCopy(set);
     expect(counts).toEqual(set.blockCounts());
     const read = CompactKeySet.fromPacked(blocks, counts);
     expect([...read.keys()]).toEqual([...set.keys()]);
@@ -414,6 +420,41 @@ describe('CompactKeySet', () => {
     const damaged = blocks[1].slice();
     damaged[4] = 45 << 8; // a second field of 45 bits
     expect(() => CompactKeySet.fromPacked([damaged], [counts[1]])).toThrow('a damaged block');
+  });
+
+  it('packs its keys afresh as a load does, after splits left its blocks part empty, and stays as it was', () => {
+    const next = random(5);
+    // A chart's keys (two-decimal accs, times over months, uids of a million players), loaded, then 30 % more inserted.
+    const key = () => [
+      4096 * (1_000 + Math.floor(next() * 200)),
+      Math.floor(next() * 2 ** 32),
+      1 + Math.floor(next() * 1e6),
+    ];
+    const sorted = Array.from({ length: 20_000 }, key).sort(compareWords);
+    const builder = new CompactKeySetBuilder();
+    sorted.forEach((k, i) => {
+      if (i === 0 || compareWords(sorted[i - 1], k) !== 0) builder.append(k[0], k[1], k[2]);
+    });
+    const set = builder.finish();
+    const loadedBytesPerKey = set.bytes / set.size;
+    for (let i = 0; i < 6_000; i++) set.insert(...(key() as [number, number, number]));
+    const grown = set.bytes / set.size;
+    expect(grown).toBeGreaterThan(loadedBytesPerKey * 1.05);
+    const keys = [...set.keys()];
+    const counts = set.blockCounts();
+
+    const repacked = set.repacked();
+    expect([...repacked.keys()]).toEqual(keys);
+    expect(repacked.bytes / repacked.size).toBeLessThan(loadedBytesPerKey * 1.02);
+    expect(repacked.blockCounts().length).toBeLessThan(counts.length);
+    expect([...set.keys()]).toEqual(keys);
+    expect(set.blockCounts()).toEqual(counts);
+    // What a snapshot writes of it reads back as the same keys, and takes inserts.
+    const { blocks, counts: written } = packedCopy(repacked);
+    const read = CompactKeySet.fromPacked(blocks, written);
+    expect([...read.keys()]).toEqual(keys);
+    expect(read.insert(4096 * 1_000, 0, 0)).toBe(true);
+    expect(read.countBelow(4096 * 1_000, 0, 1)).toBe(1);
   });
 });
 
