@@ -53,8 +53,14 @@ describe('Realtime WebSocket', () => {
     it('is accepted with a live server token and listed by the admin API', async () => {
       const session = await onlineServer(app);
       await connect(session.accessToken);
-      await sleep(100);
-      const listed = await app.admin.get('/admin/realtime/connections');
+      const list = () => app.admin.get('/admin/realtime/connections');
+      // The connection's row is written after the upgrade, not before the socket opens.
+      await eventually(
+        async () => ((await list()).body as Array<{ serverID: number }>).some((c) => c.serverID === session.serverID),
+        'the connection listed',
+        5_000,
+      );
+      const listed = await list();
       expect(listed.status).toBe(200);
       expect(listed.body).toEqual(
         expect.arrayContaining([
@@ -353,12 +359,14 @@ describe('Realtime WebSocket', () => {
       const client = await connect(session.accessToken);
       expect((await app.http.post('/server/logout', undefined, { token: session.accessToken })).status).toBe(204);
       expect(await client.closed).toEqual({ code: 4002, reason: 'Server logged out' });
-      await sleep(100);
-      expect(
-        await app.sql('SELECT close_code, closed_at IS NOT NULL AS closed FROM ws_connection WHERE server_id = $1', [
+      const row = () =>
+        app.sql('SELECT close_code, closed_at IS NOT NULL AS closed FROM ws_connection WHERE server_id = $1', [
           session.serverID,
-        ]),
-      ).toEqual([{ close_code: 4002, closed: true }]);
+        ]);
+      // The close handler writes the row after the close frame went out (a write that may wait on
+      // a batch PostgreSQL cancelled to break a deadlock, then run alone): wait for it, then check it exactly.
+      await eventually(async () => (await row()).some((r) => r.closed === true), 'the connection row closed', 5_000);
+      expect(await row()).toEqual([{ close_code: 4002, closed: true }]);
       const listed = await app.admin.get('/admin/realtime/connections');
       expect((listed.body as Array<{ serverID: number }>).filter((c) => c.serverID === session.serverID)).toEqual([]);
     });
@@ -528,14 +536,16 @@ describe('Chat flood', () => {
       event: 'kick_player',
       data: { uid: player.uid, message: 'You are banned: moved', reason: 'moved', until: '' },
     });
-    await sleep(300);
-    expect(onB.frames.filter((frame) => frame.event === 'kick_player')).toHaveLength(1);
-    expect(
-      await a.sql(
+    const outbox = () =>
+      a.sql(
         'SELECT count(*)::int AS n, bool_and(delivered_at IS NOT NULL) AS delivered FROM realtime_outbox WHERE server_session_id IN (SELECT id FROM server_session WHERE server_id = $1)',
         [session.serverID],
-      ),
-    ).toEqual([{ n: 1, delivered: true }]);
+      );
+    // Marked delivered after the frame went out: wait for that, and that no second kick follows.
+    await eventually(async () => (await outbox())[0]?.delivered === true, 'the kick marked delivered', 5_000);
+    await sleep(300);
+    expect(onB.frames.filter((frame) => frame.event === 'kick_player')).toHaveLength(1);
+    expect(await outbox()).toEqual([{ n: 1, delivered: true }]);
   });
 
   it('chat sent on A reaches a game server connected to B', async () => {
