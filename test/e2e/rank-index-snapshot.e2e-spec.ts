@@ -43,13 +43,15 @@ async function upload(
   return response as { status: number; body: Record<string, unknown> };
 }
 
-/** The messages of the rank index's load lines since `from`. */
-const loadLines = (logs: LogCapture, from: number) =>
+/** The messages of the log lines since `from` that match `pattern`. */
+const messages = (logs: LogCapture, from: number, pattern: RegExp) =>
   logs.lines
     .slice(from)
     .map((line) => (JSON.parse(line) as { msg?: unknown }).msg)
     .filter((msg): msg is string => typeof msg === 'string')
-    .filter((msg) => /^Rank index (loaded|snapshot not used)/.test(msg));
+    .filter((msg) => pattern.test(msg));
+/** The messages of the rank index's load lines since `from`. */
+const loadLines = (logs: LogCapture, from: number) => messages(logs, from, /^Rank index (loaded|snapshot not used)/);
 
 describe('the in-process rank index snapshot', () => {
   const logs = new LogCapture();
@@ -96,11 +98,7 @@ describe('the in-process rank index snapshot', () => {
     expect(readFileSync(snapshot).subarray(-4).toString('latin1')).toBe('RKIX');
     expect(existsSync(leftover)).toBe(false);
     // The stop wrote the blocks packed afresh (a load's density for the next start).
-    const written = logs.lines
-      .slice(from)
-      .map((line) => (JSON.parse(line) as { msg?: unknown }).msg)
-      .filter((msg) => typeof msg === 'string' && msg.startsWith('Rank index snapshot written'));
-    expect(written).toEqual([
+    expect(messages(logs, from, /^Rank index snapshot written/)).toEqual([
       expect.stringMatching(/^Rank index snapshot written \(repacked\): [\d.]+ MiB at watermark \d+/),
     ]);
     expect(loadLines(logs, from)).toEqual([
