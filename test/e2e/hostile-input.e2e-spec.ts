@@ -586,7 +586,10 @@ function poisonedObjectOptions(fields: Fields, open: boolean): fc.Arbitrary<[str
     );
   }
   const unknownKey = fc
-    .oneof(fc.string({ maxLength: 12 }), fc.constantFrom('', ' ', 'UID', 'options ', 'extra', 'prototype'))
+    .oneof(
+      fc.string({ maxLength: 12 }),
+      fc.constantFrom('', ' ', 'UID', 'options ', 'extra', 'prototype', 'valueOf', 'toString', 'hasOwnProperty'),
+    )
     .filter((key) => !names.includes(key));
   if (!open)
     options.push(

@@ -316,6 +316,7 @@ describe('Leaderboards', () => {
       ['charts/501?around=1&k=x', 'k must be an integer from 0 to 25'],
       ['atp?k=3', 'k needs around'],
       ['atp?top=3', 'top: property top should not exist'],
+      ['atp?valueOf=3', 'valueOf: property valueOf should not exist'],
       ['charts/abc', 'levelId must be an integer from 0 to 2147483647'],
       ['charts/-1', 'levelId must be an integer from 0 to 2147483647'],
       ['charts/1.0', 'levelId must be an integer from 0 to 2147483647'],

@@ -809,6 +809,7 @@ describe('Resources: rescan, packs and restarts', () => {
         '[0].availableSongs must contain only ids of 0 or more',
       ],
       [[{ ...packs[0], name: 'new-one', extra: 1 }], '[0].extra: property extra should not exist'],
+      [[{ ...packs[0], name: 'new-one', toString: 1 }], '[0].toString: property toString should not exist'],
       [[{ ...packs[0], name: '' }], '[0].name should not be empty'],
       [
         [{ displayName: 'x', type: 'SONG', availableSongs: [], file: 'packs/one.zip' }],

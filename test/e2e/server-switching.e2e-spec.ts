@@ -222,6 +222,16 @@ describe('Server switching (PUT /admin/session-handover)', () => {
         'modes: each value in modes must be one of the following values: ONLINE, TOKEN, OFFLINE_REFRESH',
       ],
       ['an unknown field', { mode: 'all', network: 'x' }, 'property network should not exist'],
+      [
+        'a field named hasOwnProperty',
+        { mode: 'all', hasOwnProperty: 'x' },
+        'property hasOwnProperty should not exist',
+      ],
+      [
+        'a group field named valueOf',
+        { mode: 'groups', groups: [{ name: 'x', serverIDs: [1, 2], valueOf: 1 }] },
+        'groups.0.valueOf: property valueOf should not exist',
+      ],
     ])('answers 400 for %s and keeps the setting', async (_label, body, message) => {
       const response = await app.admin.put('/admin/session-handover', body);
       expect(response.status).toBe(400);

@@ -3,6 +3,7 @@ import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validate, ValidationError } from 'class-validator';
 import { BadRequestError } from '../errors/app-error';
 import { describeValidationErrors } from '../validation/describe-errors';
+import { droppedFields, unknownFieldErrors } from '../validation/dropped-fields';
 import { isJsonObject } from '../validation/json-object';
 
 /** Problems spelled out in one answer; the rest are counted. */
@@ -61,12 +62,16 @@ export class DtoArrayPipe<T extends object> implements PipeTransform<unknown, Pr
         continue;
       }
       const item = plainToInstance(this.dto, element);
-      const errors = await validate(item, {
-        whitelist: true,
-        forbidNonWhitelisted: true,
-        forbidUnknownValues: true,
-        validationError: { target: false, value: false },
-      });
+      // Keys class-transformer did not copy (`valueOf`…) are unknown fields the whitelist cannot see.
+      const errors = [
+        ...unknownFieldErrors(droppedFields(element, item)),
+        ...(await validate(item, {
+          whitelist: true,
+          forbidNonWhitelisted: true,
+          forbidUnknownValues: true,
+          validationError: { target: false, value: false },
+        })),
+      ];
       if (unique && !errors.some((error) => error.property === unique)) {
         const key: unknown = item[unique];
         const first = seen.get(key);

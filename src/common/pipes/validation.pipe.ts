@@ -1,7 +1,8 @@
 import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { BadRequestError } from '../errors/app-error';
 import { describeValidationErrors } from '../validation/describe-errors';
-import { isPluginBody, strippedFields } from '../validation/plugin-body';
+import { droppedFields, unknownFieldErrors } from '../validation/dropped-fields';
+import { isPluginBody } from '../validation/plugin-body';
 import { isJsonObject } from '../validation/json-object';
 import { cacheValidationMetadata } from '../validation/metadata-cache';
 import { isCheckedJsonBody } from '../http/json-body-check';
@@ -78,13 +79,24 @@ class AppValidationPipe extends ValidationPipe {
       }
       if (isPluginBody(metadata.metatype)) {
         const result = await this.liberal.transform(value, metadata);
-        const ignored = strippedFields(value, result);
+        const ignored = droppedFields(value, result).map((path) => path.join('.'));
         if (ignored.length > 0) this.onIgnored(metadata.metatype.name, ignored);
         return result;
       }
-      return this.strict.transform(value, metadata);
+      return this.refuseDropped(value, await this.strict.transform(value, metadata));
     }
-    return super.transform(value, metadata) as Promise<unknown>;
+    return this.refuseDropped(value, await (super.transform(value, metadata) as Promise<unknown>));
+  }
+
+  /**
+   * The whitelist refused every unknown field it saw; a key class-transformer never copied (one
+   * named like a method of Object.prototype, `valueOf`) it did not see: refused here the same way.
+   * Only DTO instances are looked at (droppedFields), so primitives and free-form values pass.
+   */
+  private refuseDropped(value: unknown, result: unknown): unknown {
+    const dropped = droppedFields(value, result);
+    if (dropped.length > 0) throw this.exceptionFactory(unknownFieldErrors(dropped));
+    return result;
   }
 
   /**

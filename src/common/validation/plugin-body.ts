@@ -1,5 +1,4 @@
 import { Transform } from 'class-transformer';
-import { isJsonObject } from './json-object';
 
 const PLUGIN_BODY_KEY = Symbol('rhythmc:plugin-body');
 
@@ -20,20 +19,3 @@ export function isPluginBody(type: unknown): boolean {
 /** On an optional field of a plugin body: `null` means absent (the field is then left out). */
 export const NullAsAbsent = (): PropertyDecorator =>
   Transform(({ value }: { value: unknown }) => (value === null ? undefined : value));
-
-/**
- * The dotted paths of `plain`'s keys that validation left out of `instance` (unknown fields
- * stripped by the whitelist). It descends only into nested DTOs (class instances other than
- * plain objects and arrays), so free-form maps such as player options are never counted.
- */
-export function strippedFields(plain: unknown, instance: unknown, parent = ''): string[] {
-  if (!isJsonObject(plain)) return [];
-  if (typeof instance !== 'object' || instance === null || Object.getPrototypeOf(instance) === Object.prototype)
-    return [];
-  const kept = instance as Record<string, unknown>;
-  return Object.entries(plain).flatMap(([key, value]) => {
-    const path = parent ? `${parent}.${key}` : key;
-    if (!(key in kept)) return [path];
-    return strippedFields(value, kept[key], path);
-  });
-}
