@@ -8,7 +8,8 @@
  *   other     the rest of the anonymous memory: what Node and its libraries malloc, thread stacks,
  *             and malloc's free memory it has not given back (fragmentation)
  * and, overlapping those, `mainArena`: the resident part of malloc's main arena (the `[heap]`
- * mapping), where the main thread's mallocs go (ArrayBuffers under the mmap threshold too). A
+ * mapping), where the main thread's mallocs go (ArrayBuffers under the mmap threshold too; 0
+ * under jemalloc, which maps its own arenas). A
  * heap or external figure read from a different moment than /proc is off by what changed between
  * the two reads (milliseconds apart).
  */

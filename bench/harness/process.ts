@@ -176,6 +176,19 @@ async function spawnService(options: ServiceOptions): Promise<Child> {
   // SERVICE_NODE_ARGS: extra flags for the service's node only (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`,
   // which NODE_OPTIONS does not accept), so a profile covers the service and not the load driver.
   const nodeArgs = (process.env.SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  // SERVICE_ENV: `NAME=value` pairs (space-separated) for the service's environment only, e.g. a
+  // different malloc (`LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 MALLOC_CONF=…`), so
+  // the load driver and a bare handler of the same run keep theirs.
+  const serviceEnv = Object.fromEntries(
+    (process.env.SERVICE_ENV ?? '')
+      .split(' ')
+      .filter(Boolean)
+      .map((pair) => {
+        const at = pair.indexOf('=');
+        if (at < 1) throw new Error(`SERVICE_ENV: "${pair}" is not NAME=value`);
+        return [pair.slice(0, at), pair.slice(at + 1)];
+      }),
+  );
   const args =
     source === 'dist'
       ? [...nodeArgs, join(ROOT, 'dist', 'src', 'main.js')]
@@ -194,6 +207,7 @@ async function spawnService(options: ServiceOptions): Promise<Child> {
       REDIS_URL: options.redisUrl ?? '',
       ADMIN_TOKEN: options.adminToken,
       LOG_LEVEL: 'warn',
+      ...serviceEnv,
       ...options.env,
     },
   });

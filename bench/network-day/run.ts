@@ -34,7 +34,9 @@
  * BARE_RATES (RATES then 1200,1600,2400,3200), SKIP_BARE=1, BARE_ONLY=1 (measure the bare handler again into the last
  * results), REDIS_PREFIX / KEEP_REDIS_PREFIX=1 (reuse a built rank index), INDEX_LOSS_RATE (Redis
  * configurations, after the steps: delete the rank index's ready marker at that upload rate and
- * print every call's answers over INDEX_LOSS_SECONDS, 60), REPORT_ONLY=1 (print the
+ * print every call's answers over INDEX_LOSS_SECONDS, 60), SERVICE_NODE_ARGS (node flags of each
+ * service), SERVICE_ENV (`NAME=value` pairs of each service's environment only, e.g. a malloc:
+ * `LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 MALLOC_CONF=…`), REPORT_ONLY=1 (print the
  * table of the last run again). Results:
  * bench/.out/network-day.json and a markdown table on stdout.
  */

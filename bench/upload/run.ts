@@ -15,7 +15,8 @@
  * REDIS_PREFIX / KEEP_REDIS_PREFIX=1 (reuse / keep the Redis rank index of an earlier run, as in
  * bench/network-day: only sound with SKIP_GENERATE=1 and MODES=redis, so that nothing uploads
  * without it in between), SERVICE_NODE_ARGS (node flags of the service, e.g.
- * `--cpu-prof --cpu-prof-dir=/tmp/prof`), SERVICE_SOURCE (src: src/main.ts through ts-node, the
+ * `--cpu-prof --cpu-prof-dir=/tmp/prof`), SERVICE_ENV (`NAME=value` pairs of the service's
+ * environment only, e.g. `LD_PRELOAD=… MALLOC_CONF=…`), SERVICE_SOURCE (src: src/main.ts through ts-node, the
  * default; dist: the build, as production runs it).
  * Prints the results and writes bench/.out/upload.json. Every loop is bounded by a count.
  * Every measurement of the service also reports its event-loop delay (p99, max) over that
