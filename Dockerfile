@@ -23,11 +23,21 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts
 
 FROM node:24.21.0-bookworm-slim
+# jemalloc instead of glibc's malloc, returning freed pages within a second: under a network's full
+# traffic the service's native memory outside V8 (what node, pg and ws malloc) held 35–60 MiB
+# instead of 70–115, at no CPU cost seen (docs/decisions.md "jemalloc in the image"). The link
+# gives one path on amd64 and arm64.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends libjemalloc2 \
+ && rm -rf /var/lib/apt/lists/* \
+ && ln -s "/usr/lib/$(uname -m)-linux-gnu/libjemalloc.so.2" /usr/local/lib/libjemalloc.so.2
 ENV NODE_ENV=production \
     PORT=3000 \
     HOST=0.0.0.0 \
     DATA_DIR=/data \
-    RESOURCE_DIR=/resources
+    RESOURCE_DIR=/resources \
+    LD_PRELOAD=/usr/local/lib/libjemalloc.so.2 \
+    MALLOC_CONF=background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0,narenas:2
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
