@@ -134,7 +134,7 @@ function BatchEditor({
     const unchanged = Array.isArray(parsed) ? parsed.length - changed.places.length : 0;
     const kept = unchanged > 0 ? ` (${unchanged} unchanged, not sent)` : '';
     if (Array.isArray(changed.body) && changed.body.length === 0) {
-      setSaved(`Nothing changed: nothing sent${kept}`);
+      setSaved('Nothing changed: nothing sent');
       return;
     }
     setBusy(true);
