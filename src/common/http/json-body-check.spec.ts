@@ -53,4 +53,16 @@ describe('jsonBodyProblem', () => {
       /^The request body nests deeper than 64 levels/,
     );
   });
+
+  it('names the value by the root it is given (a WebSocket frame)', () => {
+    expect(jsonBodyProblem(nested(MAX_JSON_DEPTH + 1), 'the frame')).toMatch(
+      /^The frame nests deeper than 64 levels \(at /,
+    );
+    expect(jsonBodyProblem(JSON.parse('{"__proto__":1}'), 'the frame')).toBe(
+      'The key "__proto__" in the frame is not accepted',
+    );
+    expect(jsonBodyProblem({ data: { message: 'a\u0000' } }, 'the frame')).toBe(
+      'data.message must not contain the NUL character (\\u0000)',
+    );
+  });
 });
