@@ -7,11 +7,17 @@
  *   silently (so `{"name": …, "__proto__": …}` passed the unknown-field check, and an option with
  *   such a key was dropped), and they are the keys of prototype pollution;
  * - nesting is at most MAX_JSON_DEPTH levels: the validation pipe, class-transformer and the
- *   jsonb encoder all recurse, and a few thousand levels exhausted the stack (a 500).
+ *   jsonb encoder all recurse, and a few thousand levels exhausted the stack (a 500);
+ * - an object has at most MAX_JSON_KEYS keys: class-transformer (the validation pipe) makes each
+ *   object's key list unique with indexOf, quadratic in its key count, and one object of 16,000
+ *   keys held the event loop for half a second.
  */
 
 /** Objects and arrays inside one another; no body of the interface needs more than a handful. */
 export const MAX_JSON_DEPTH = 64;
+
+/** Keys of one object; the interface's objects have a few dozen at most, its maps (options) as many. */
+export const MAX_JSON_KEYS = 1000;
 
 const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
@@ -70,6 +76,7 @@ export function jsonBodyProblem(body: unknown, root = 'the request body'): strin
       continue;
     }
     const entries = Object.entries(value);
+    if (entries.length > MAX_JSON_KEYS) return `${at(visit)} has more than ${MAX_JSON_KEYS} keys`;
     for (const [key] of entries) {
       if (RESERVED_KEYS.has(key)) return `The key ${JSON.stringify(key)} in ${at(visit)} is not accepted`;
       const problem = stringProblem(key);
