@@ -1,0 +1,233 @@
+/**
+ * Hostile `Range` headers against the event loop (issue 40). The service runs as a child process
+ * (the build; embedded database in a temp dir, or a scratch database on DATABASE_URL's PostgreSQL)
+ * with one pack and one data file. CLIENTS clients (32) each send, one after another on their own
+ * keep-alive connection, HEAD and GET to the pack link and to a download link
+ * (`/resources/files/...`), in turn, while a worker thread of this process times GET /server/ping
+ * every PING_INTERVAL_MS (10) on its own connection. Three phases of SECONDS (20) each:
+ *   1. idle: the pings alone;
+ *   2. benign: the clients send `Range: bytes=0-1` (the same load with an ordinary header);
+ *   3. hostile: the clients send `Range: bytes=` + 15,500 tabs + `!` (the issue's header).
+ * Each phase reports the ping latency (p50, p99, max), the clients' requests per second and
+ * statuses, and the service's event-loop delay (its /metrics); the goal is a ping p99 under 20 ms
+ * in the hostile phase (the exit code is 1 when it is missed).
+ *
+ *   npm run build && npm run bench:hostile-range
+ *   SERVICE_SOURCE=src npm run bench:hostile-range   # src/ through ts-node (no build needed)
+ *   CLIENTS=32 SECONDS=20 PING_INTERVAL_MS=10 TABS=15500 FILE_BYTES=4096 npm run bench:hostile-range
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { AdminApi, expectCall } from '../harness/api';
+import { scratchDatabase } from '../harness/database';
+import { BENCH_ADMIN_TOKEN, fmt, intFromEnv, loadAverage, OUT_DIR, runMain } from '../harness/env';
+import { eventLoopDelay, EventLoopDelay } from '../harness/event-loop';
+import { LatencySummary, send, summarize } from '../harness/load';
+import { Child, startServiceProcess, stopAllChildren, stopChild } from '../harness/process';
+
+const CLIENTS = intFromEnv('CLIENTS', 32);
+const SECONDS = intFromEnv('SECONDS', 20);
+const PING_INTERVAL_MS = intFromEnv('PING_INTERVAL_MS', 10);
+const TABS = intFromEnv('TABS', 15_500);
+const FILE_BYTES = intFromEnv('FILE_BYTES', 4096);
+const GOAL_P99_MS = 20;
+
+const HOSTILE_RANGE = `bytes=${'\t'.repeat(TABS)}!`;
+const BENIGN_RANGE = 'bytes=0-1';
+
+/**
+ * The ping timer, in a worker thread: its own event loop, so the 32 clients of the main thread
+ * cannot delay the timing. Sends GET /server/ping every `interval` ms (the next one waits for the
+ * answer), until told to stop; answers the latencies in ms.
+ */
+const PING_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { Agent, request } = require('node:http');
+const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+const latencies = [];
+let failures = 0;
+let running = true;
+parentPort.on('message', () => (running = false));
+const ping = () => new Promise((resolve) => {
+  const t0 = process.hrtime.bigint();
+  const outgoing = request(workerData.url + '/server/ping', { agent }, (response) => {
+    response.resume();
+    response.on('end', () => {
+      latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      if (response.statusCode !== 200) failures++;
+      resolve();
+    });
+  });
+  outgoing.on('error', () => { failures++; resolve(); });
+  outgoing.end();
+});
+(async () => {
+  while (running) {
+    const started = Date.now();
+    await ping();
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, workerData.interval - (Date.now() - started))));
+  }
+  agent.destroy();
+  parentPort.postMessage({ latencies, failures });
+})();
+`;
+
+interface Phase {
+  name: string;
+  range: string | null;
+  ping: LatencySummary & { failures: number };
+  clientRps: number;
+  statuses: Record<string, number>;
+  loop: EventLoopDelay;
+  loadAverage: number;
+}
+
+async function runPhase(service: Child, name: string, range: string | null, targets: string[]): Promise<Phase> {
+  await eventLoopDelay(service.url); // starts the service's event-loop window
+  const worker = new Worker(PING_WORKER, { eval: true, workerData: { url: service.url, interval: PING_INTERVAL_MS } });
+  const pinged = new Promise<{ latencies: number[]; failures: number }>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  const statuses: Record<string, number> = {};
+  let requests = 0;
+  const deadline = Date.now() + SECONDS * 1000;
+  const client = async (index: number) => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    for (let turn = index; Date.now() < deadline; turn++) {
+      const method = turn % 2 === 0 ? 'HEAD' : 'GET';
+      const path = targets[Math.floor(turn / 2) % targets.length];
+      try {
+        const answer = await send(agent, service.url, {
+          method: method as 'GET',
+          path,
+          headers: { Range: range as string },
+        });
+        statuses[`${method} ${answer.status}`] = (statuses[`${method} ${answer.status}`] ?? 0) + 1;
+      } catch {
+        statuses[`${method} error`] = (statuses[`${method} error`] ?? 0) + 1;
+      }
+      requests++;
+    }
+    agent.destroy();
+  };
+  const started = Date.now();
+  if (range === null) await new Promise((resolve) => setTimeout(resolve, SECONDS * 1000));
+  else await Promise.all(Array.from({ length: CLIENTS }, (_, i) => client(i)));
+  const seconds = (Date.now() - started) / 1000;
+  worker.postMessage('stop');
+  const { latencies, failures } = await pinged;
+  await worker.terminate();
+  const loop = await eventLoopDelay(service.url);
+  return {
+    name,
+    range: range === null ? null : range.length > 20 ? `bytes= + ${TABS} tabs + !` : range,
+    ping: { ...summarize(latencies), failures },
+    clientRps: requests / seconds,
+    statuses,
+    loop,
+    loadAverage: loadAverage(),
+  };
+}
+
+function report(phase: Phase): void {
+  const ping = phase.ping;
+  const statuses = Object.entries(phase.statuses)
+    .sort()
+    .map(([key, count]) => `${key}: ${fmt(count)}`)
+    .join(', ');
+  console.log(
+    `${phase.name.padEnd(8)} ping ${fmt(ping.count)} × p50 ${ping.p50.toFixed(1)} ms, p99 ${ping.p99.toFixed(1)} ms, ` +
+      `max ${ping.max.toFixed(1)} ms${ping.failures > 0 ? `, ${ping.failures} failed` : ''}; ` +
+      (phase.range === null ? 'no clients' : `${CLIENTS} clients ${fmt(phase.clientRps)} requests/s (${statuses})`) +
+      `; service event loop p99 ${phase.loop.p99Ms.toFixed(1)} ms, max ${phase.loop.maxMs.toFixed(1)} ms; load average ${phase.loadAverage}`,
+  );
+}
+
+async function main(): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), 'rhythmc-bench-range-'));
+  const serverUrl = process.env.DATABASE_URL?.trim() || null;
+  const database = serverUrl ? await scratchDatabase(serverUrl, 'hostile_range') : null;
+  let service: Child | null = null;
+  try {
+    const resourceDir = join(work, 'resources');
+    mkdirSync(join(resourceDir, 'data'), { recursive: true });
+    mkdirSync(join(resourceDir, 'packs'), { recursive: true });
+    writeFileSync(join(resourceDir, 'data', 'range.bin'), Buffer.alloc(FILE_BYTES, 1));
+    writeFileSync(join(resourceDir, 'packs', 'range.zip'), Buffer.alloc(FILE_BYTES, 2));
+    service = await startServiceProcess({
+      databaseUrl: database?.url ?? '',
+      adminToken: BENCH_ADMIN_TOKEN,
+      source: process.env.SERVICE_SOURCE === 'src' ? 'src' : 'dist',
+      log: 'hostile-range-service.log',
+      env: { DATA_DIR: join(work, 'data'), RESOURCE_DIR: resourceDir, THROTTLE_LOGIN_LIMIT: '100000' },
+    });
+    const admin = new AdminApi(service.url, BENCH_ADMIN_TOKEN);
+    await admin.putPacks([
+      { name: 'range', displayName: 'Range', type: 'FULL', availableSongs: [], file: 'packs/range.zip' },
+    ]);
+    const created = await admin.createServer('bench-range');
+    const { accessToken } = await expectCall<{ accessToken: string }>(
+      200,
+      service.url,
+      'POST',
+      '/server/login',
+      created.bootstrapToken,
+      {
+        pluginVersion: 1,
+        pluginSHA: 'bench',
+      },
+    );
+    const links = await expectCall<Array<{ url: string }>>(200, service.url, 'POST', '/resources/down', accessToken, [
+      'data/range.bin',
+    ]);
+    const packs = await expectCall<Array<{ url: string }>>(
+      200,
+      service.url,
+      'GET',
+      '/resources/packmanifest',
+      accessToken,
+    );
+    const local = (url: string) => {
+      const parsed = new URL(url);
+      return parsed.pathname + parsed.search;
+    };
+    const targets = [local(packs[0].url), local(links[0].url)];
+
+    console.log(
+      `service: ${process.env.SERVICE_SOURCE === 'src' ? 'src (ts-node)' : 'dist'}, ${serverUrl ? 'PostgreSQL' : 'embedded database'}; ` +
+        `${CLIENTS} clients, HEAD and GET in turn to a pack link and a download link of ${FILE_BYTES} bytes; ` +
+        `ping every ${PING_INTERVAL_MS} ms; ${SECONDS} s per phase`,
+    );
+    const phases: Phase[] = [];
+    for (const [name, range] of [
+      ['idle', null],
+      ['benign', BENIGN_RANGE],
+      ['hostile', HOSTILE_RANGE],
+    ] as const) {
+      const phase = await runPhase(service, name, range, targets);
+      report(phase);
+      phases.push(phase);
+    }
+    const hostile = phases[2];
+    const met = hostile.ping.p99 < GOAL_P99_MS && hostile.ping.failures === 0;
+    console.log(
+      `goal: ping p99 under ${GOAL_P99_MS} ms with ${CLIENTS} hostile clients: ${met ? 'met' : 'MISSED'} (${hostile.ping.p99.toFixed(1)} ms)`,
+    );
+    mkdirSync(OUT_DIR, { recursive: true });
+    writeFileSync(
+      join(OUT_DIR, 'hostile-range.json'),
+      JSON.stringify({ clients: CLIENTS, seconds: SECONDS, tabs: TABS, phases }, null, 2),
+    );
+    if (!met) process.exitCode = 1;
+  } finally {
+    await stopChild(service);
+    await database?.drop();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+runMain(main, stopAllChildren);
