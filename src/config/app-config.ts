@@ -125,7 +125,7 @@ function url(env: Env, name: string, fallback: string | null, protocols: string[
   if (!protocols.includes(parsed.protocol)) {
     throw new ConfigError(name, `must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
   }
-  return value.replace(/\/+$/, '');
+  return value.replace(/(?<!\/)\/+$/, '');
 }
 
 function prefix(env: Env, name: string, fallback: string): string {

@@ -7,9 +7,12 @@ export const WEBSOCKET_DESCRIPTION = `## WebSocket \`/ws\`
 The address is \`wsServer\` from \`POST /server/login\`. The upgrade request carries \`Authorization: Bearer <server access token>\`;
 without a live token the upgrade is refused with HTTP **401** and the usual \`{"error", "message"}\` body, before any frame.
 
-Frames are JSON text \`{"event": string, "data": object}\`, at most 64 KiB (a larger frame closes the socket with 1009).
-A frame that is not JSON, has no string \`event\`, names an unknown event or has a non-object \`data\` is answered
-\`{"event": "error", "data": {"error": "BAD_REQUEST", "message": "…"}}\`; the connection stays open.
+Frames are JSON text \`{"event": string, "data": object}\`, at most 64 KiB, and follow the rules of every JSON body: at most
+64 levels of nesting, at most 1,000 keys in an object, no NUL character, no lone surrogate, no key \`__proto__\`,
+\`constructor\` or \`prototype\`.
+A frame that is not JSON, breaks those rules, has no string \`event\`, names an unknown event or has a non-object \`data\` is
+answered \`{"event": "error", "data": {"error": "BAD_REQUEST", "message": "…"}}\` (\`PAYLOAD_TOO_LARGE\` for a frame over
+64 KiB); the connection stays open. A frame over 256 KiB closes the socket with 1009.
 
 | event | direction | data |
 |---|---|---|
@@ -27,7 +30,7 @@ Close codes:
 | 4001 | the token the socket was opened with expires in 30 s | \`GET /server/refresh\`, then reconnect |
 | 4002 | the server session ended (a new login for this serverID, or logout) | full \`POST /server/login\` |
 | 1001 | the service is shutting down | reconnect (after a refresh if needed) |
-| 1009 | a frame over 64 KiB | reconnect; send smaller frames |
+| 1009 | a frame over 256 KiB | reconnect; send smaller frames |
 
 The service pings every 30 s; a socket that missed a pong is terminated. With \`REDIS_URL\`, events reach a game server on
 whichever instance it is connected to.`;
