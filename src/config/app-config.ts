@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import proxyaddr from 'proxy-addr';
+import { familyTrustedWhole, NAMED_PROXY_RANGES } from './trust-proxy-ranges';
 
 /** Typed, validated configuration. Built once at boot from the environment (decisions.md §1). */
 export interface AppConfig {
@@ -140,13 +141,12 @@ function path(env: Env, name: string, fallback: string, cwd: string): string {
   return isAbsolute(value) ? value : resolve(cwd, value);
 }
 
-const NAMED_PROXY_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
-
 /**
  * TRUST_PROXY in Express `trust proxy` form: unset or `false` trusts no proxy; a number trusts that
  * many hops from the socket; otherwise a comma-separated list of addresses, CIDR ranges and the
  * named ranges loopback, linklocal, uniquelocal. `true` (trust every hop, so any client can pick its
- * own address) is refused: name the hops or the proxies.
+ * own address) is refused, and so is a list whose ranges together cover every IPv4 or every IPv6
+ * address (familyTrustedWhole): name the hops or the proxies.
  */
 function trustProxy(env: Env, name: string): TrustProxy {
   const value = raw(env, name);
@@ -166,14 +166,21 @@ function trustProxy(env: Env, name: string): TrustProxy {
     .split(',')
     .map((entry) => entry.trim())
     .filter((entry) => entry !== '');
+  const family = familyTrustedWhole(entries);
+  if (family !== null) {
+    throw new ConfigError(
+      name,
+      `must not trust every ${family} address (its ranges together cover them all, so every client could choose its own address): give a hop count or the proxies' addresses`,
+    );
+  }
   for (const entry of entries) {
-    if (NAMED_PROXY_RANGES.includes(entry)) continue;
+    if (Object.hasOwn(NAMED_PROXY_RANGES, entry)) continue;
     try {
       proxyaddr.compile(entry);
     } catch {
       throw new ConfigError(
         name,
-        `must be a hop count or a list of addresses, CIDR ranges, ${NAMED_PROXY_RANGES.join(', ')}; "${entry}" is none of these`,
+        `must be a hop count or a list of addresses, CIDR ranges, ${Object.keys(NAMED_PROXY_RANGES).join(', ')}; "${entry}" is none of these`,
       );
     }
   }
