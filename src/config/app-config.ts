@@ -43,6 +43,9 @@ export interface AppConfig {
   chatBurst: number;
   /** Express `trust proxy`: which X-Forwarded-For hops are believed for the client address. */
   trustProxy: TrustProxy;
+  /** Wrong admin (or metrics) tokens in a row from one address before that address is locked out of it. */
+  throttleAdminAuthMaxFailures: number;
+  throttleAdminAuthLockoutSeconds: number;
   /** How long a stopping service waits for in-flight requests before it closes their connections. */
   shutdownTimeoutSeconds: number;
   tlsCertFile: string | null;
@@ -285,6 +288,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     throttleTokenMaxFailures: number('THROTTLE_TOKEN_MAX_FAILURES', 5, 1, 1_000),
     throttleTokenLockoutSeconds: number('THROTTLE_TOKEN_LOCKOUT_SECONDS', 300, 1, 86_400),
     trustProxy: read(() => trustProxy(env, 'TRUST_PROXY'), false),
+    throttleAdminAuthMaxFailures: number('THROTTLE_ADMIN_AUTH_MAX_FAILURES', 10, 1, 1_000_000),
+    throttleAdminAuthLockoutSeconds: number('THROTTLE_ADMIN_AUTH_LOCKOUT_SECONDS', 900, 1, 86_400),
     chatLinesPerSecond: number('CHAT_LINES_PER_SECOND', 5, 1, 10_000),
     chatBurst: number('CHAT_BURST', 20, 1, 100_000),
     shutdownTimeoutSeconds: number('SHUTDOWN_TIMEOUT_SECONDS', 10, 1, 600),
