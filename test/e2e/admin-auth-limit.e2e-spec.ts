@@ -44,7 +44,7 @@ describe('Failed admin authentications per source address', () => {
     const from = '198.51.100.10';
     const wrong = [];
     for (let i = 0; i < 10; i++) wrong.push(await admin(app, from, `wrong-admin-token-${i}`));
-    expect(wrong.map((response) => [response.status, response.body])).toEqual(
+    expect(wrong.map((response): unknown[] => [response.status, response.body])).toEqual(
       Array.from({ length: 10 }, () => [401, INVALID_ADMIN]),
     );
     expectLockedOut(await admin(app, from, 'wrong-admin-token-10'));
@@ -82,7 +82,7 @@ describe('Failed admin authentications per source address', () => {
     const from = '198.51.100.30';
     const wrong = [];
     for (let i = 0; i < 10; i++) wrong.push(await metrics(app, from, `wrong-metrics-token-${i}`));
-    expect(wrong.map((response) => [response.status, response.body])).toEqual(
+    expect(wrong.map((response): unknown[] => [response.status, response.body])).toEqual(
       Array.from({ length: 10 }, () => [401, INVALID_METRICS]),
     );
     expectLockedOut(await metrics(app, from, METRICS_TOKEN));
