@@ -127,6 +127,14 @@ describe('loadConfig', () => {
     expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toEqual(value.split(','));
   });
 
+  it.each([
+    [undefined, true],
+    ['true', true],
+    ['FALSE', false],
+  ])('reads MIGRATE_ON_START=%s', (value, expected) => {
+    expect(loadConfig({ MIGRATE_ON_START: value }).migrateOnStart).toBe(expected);
+  });
+
   it('treats empty values as unset', () => {
     expect(loadConfig({ DATABASE_URL: '', REDIS_URL: '  ', PORT: '' }).databaseUrl).toBeNull();
   });
@@ -158,6 +166,9 @@ describe('loadConfig', () => {
     ['CHAT_LINES_PER_SECOND', '0'],
     ['CHAT_BURST', 'many'],
     ['TRUST_PROXY', 'true'],
+    ['MIGRATE_ON_START', 'yes'],
+    ['THROTTLE_ADMIN_AUTH_MAX_FAILURES', '0'],
+    ['THROTTLE_ADMIN_AUTH_LOCKOUT_SECONDS', '86401'],
     ['TRUST_PROXY', '0'],
     ['TRUST_PROXY', '10.0.0.0/33'],
     ['TRUST_PROXY', 'proxy.example.org'],

@@ -10,6 +10,8 @@ export interface AppConfig {
   assetServerUrl: string;
   wsServerUrl: string;
   databaseUrl: string | null;
+  /** Apply pending migrations at start (true), or only check that none is pending (the two-role set-up). */
+  migrateOnStart: boolean;
   dataDir: string;
   redisUrl: string | null;
   /** Prefix of every Redis key and channel, so deployments (or test runs) can share one Redis. */
@@ -115,6 +117,13 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
   const parsed = Number(value);
   if (parsed < min || parsed > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${parsed}`);
   return parsed;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const value = raw(env, name)?.toLowerCase();
+  if (value === undefined) return fallback;
+  if (value !== 'true' && value !== 'false') throw new ConfigError(name, `must be true or false, got "${value}"`);
+  return value === 'true';
 }
 
 function url(env: Env, name: string, fallback: string | null, protocols: string[]): string | null {
@@ -264,6 +273,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     ),
     wsServerUrl: read(() => url(env, 'WS_SERVER_URL', wsDefault, ['ws:', 'wss:']) as string, wsDefault),
     databaseUrl: optionalUrl('DATABASE_URL', ['postgres:', 'postgresql:']),
+    migrateOnStart: read(() => bool(env, 'MIGRATE_ON_START', true), true),
     dataDir: path(env, 'DATA_DIR', './data', cwd),
     redisUrl: optionalUrl('REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: read(() => prefix(env, 'REDIS_KEY_PREFIX', 'rhythmc:'), 'rhythmc:'),

@@ -67,7 +67,8 @@ describe('Migration CLI (node dist/src/cli/migrate.js)', () => {
     const result = await migrate(['drop'], database.env);
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
-      'usage: migrate show|run|revert  (DATABASE_URL, or the embedded database in DATA_DIR)\n',
+      'usage: migrate show|run|revert  (DATABASE_URL, or the embedded database in DATA_DIR)\n' +
+        "       migrate grant <role>      (DATABASE_URL of the schema's owner: the service's own role gets its privileges)\n",
     );
   });
 });
