@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,41 +18,13 @@ import {
 } from '../setup/test-env';
 import { HttpClient } from '../support/http';
 import { LogCapture } from '../support/log-capture';
+import { runSourceScript } from '../support/source-script';
 import { ADMIN_TOKEN, testServiceEnv } from '../support/test-app';
 
 const ROOT = join(__dirname, '..', '..');
 
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 /** The migration CLI as the production image runs it (here from its TypeScript source). */
-function migrate(args: string[], env: Record<string, string>): Promise<CliResult> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['-r', 'ts-node/register/transpile-only', 'src/cli/migrate.ts', ...args],
-      { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 120_000 },
-      (error, stdout, stderr) =>
-        resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr }),
-    );
-  });
-}
-
-/** The service's entry point (src/main.ts) until it stops on its own; its exit code and stderr. */
-function startMain(env: Record<string, string>): Promise<Omit<CliResult, 'stdout'>> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['-r', 'ts-node/register/transpile-only', 'src/main.ts'],
-      { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 120_000 },
-      (error, _stdout, stderr) =>
-        resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stderr }),
-    );
-  });
-}
+const migrate = (args: string[], env: Record<string, string>) => runSourceScript('src/cli/migrate.ts', args, env);
 
 /** The newest migration's class name (`<Name><timestamp>` of the last `<timestamp>-<Name>.ts`). */
 const LAST_MIGRATION = (() => {
@@ -293,7 +264,7 @@ const LAST_MIGRATION = (() => {
     service = null;
     const reverted = await migrate(['revert'], ownerEnv());
     expect(reverted.code).toBe(0);
-    const refused = await startMain(serviceEnv());
+    const refused = await runSourceScript('src/main.ts', [], serviceEnv());
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(
       `rhythmc-backend failed to start: Error: 1 migration is pending (${LAST_MIGRATION}) and MIGRATE_ON_START is false: apply them as the schema's owner (node dist/src/cli/migrate.js run with the owner's DATABASE_URL), then start the service again`,

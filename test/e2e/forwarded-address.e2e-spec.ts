@@ -1,7 +1,6 @@
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import WebSocket from 'ws';
 import { createServer } from '../factories/server.factory';
+import { runSourceScript } from '../support/source-script';
 import { startTestApp, TestApp } from '../support/test-app';
 import { eventually } from '../support/wait';
 
@@ -151,26 +150,16 @@ describe('Forwarded addresses behind a hop count (TRUST_PROXY=2)', () => {
 });
 
 describe('TRUST_PROXY that trusts every address', () => {
-  /** The service's entry point (src/main.ts) with one environment; resolves with its exit code and stderr. */
-  const start = (env: Record<string, string>) =>
-    new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      execFile(
-        process.execPath,
-        ['-r', 'ts-node/register/transpile-only', 'src/main.ts'],
-        { cwd: join(__dirname, '..', '..'), env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 },
-        (error, _stdout, stderr) => resolve({ code: error === null ? 0 : (error.code as number), stderr }),
-      );
-    });
-
   it.each([
     ['0.0.0.0/1,128.0.0.0/1', 'IPv4'],
     ['loopback, ::ffff:0:0/96', 'IPv4'],
   ])(
     'stops the start with TRUST_PROXY=%s, naming the variable',
     async (value, family) => {
-      const result = await start({ TRUST_PROXY: value, PORT: '0', HOST: '127.0.0.1' });
+      const result = await runSourceScript('src/main.ts', [], { TRUST_PROXY: value, PORT: '0', HOST: '127.0.0.1' });
       expect(result).toEqual({
         code: 1,
+        stdout: '',
         stderr: `Invalid configuration: TRUST_PROXY must not trust every ${family} address (its ranges together cover them all, so every client could choose its own address): give a hop count or the proxies' addresses\n`,
       });
     },
