@@ -792,16 +792,23 @@ const bool: QuerySpec = {
 };
 
 /** limit (1-200), cursor (a real one of the list, or junk) and the list's filters. */
-function listQuery(list: string, filters: Record<string, QuerySpec>): Record<string, QuerySpec> {
+function listQuery(
+  list: string,
+  filters: Record<string, QuerySpec>,
+  key: fc.Arbitrary<string> = fc.integer({ min: 1, max: 1_000_000 }).map(String),
+): Record<string, QuerySpec> {
   const cursor = (key: string) => Buffer.from(`${list}:${key}`).toString('base64url');
   return {
     limit: { valid: fc.integer({ min: 1, max: 200 }).map(String), wrong: wrongInteger(1, 200) },
     cursor: {
-      valid: fc.integer({ min: 1, max: 1_000_000 }).map((n) => cursor(String(n))),
+      valid: key.map(cursor),
       wrong: fc.oneof(
         queryValue.map((value) => [value]),
         fc.constant<string[]>([cursor('')]),
         fc.constant<string[]>([Buffer.from('other:1').toString('base64url')]),
+        fc
+          .constantFrom('-1', '01', '1e3', '9223372036854775808', '9'.repeat(40), '{"id":1}')
+          .map((key) => [cursor(key)]),
       ),
     },
     ...filters,
@@ -1327,7 +1334,11 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
     },
     'GET /admin/collections': {
       auth: 'admin',
-      query: listQuery('collections', { type: text(/^[A-Za-z0-9_.:-]{1,32}$/) }),
+      query: listQuery(
+        'collections',
+        { type: text(/^[A-Za-z0-9_.:-]{1,32}$/) },
+        fc.stringMatching(/^[a-z0-9]{1,8}:[A-Za-z0-9]{1,8}\.[A-Za-z0-9]{1,8}$/),
+      ),
       body: { t: 'ignored' },
       readOnly: true,
     },

@@ -130,6 +130,11 @@ export class LoginLockout {
     return this.run((store) => store.fail(key, this.config.throttleTokenMaxFailures * scale, lockoutMs));
   }
 
+  /** One failure under other numbers than the TOKEN login's (AdminAuthLimiter). */
+  recordFailureUnder(key: string, maxFailures: number, lockoutSeconds: number): Promise<void> {
+    return this.run((store) => store.fail(key, maxFailures, lockoutSeconds * 1_000));
+  }
+
   recordSuccess(key: string): Promise<void> {
     return this.run((store) => store.reset(key));
   }

@@ -4,13 +4,14 @@ import type Redis from 'ioredis';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { REDIS } from '../redis/redis.module';
 import { FailoverThrottlerStorage } from './failover-throttler-storage';
+import { AdminAuthLimiter } from './admin-auth.limiter';
 import { LoginFailureLimiter } from './login-failure.limiter';
 import { LoginLockout } from './login-lockout';
 
 /**
  * The login limits (decisions.md "Rate limits"): @nestjs/throttler's storage (Redis when set, in
  * memory while Redis is down) behind the named per-caller throttlers of CallerThrottlerGuard, the
- * failed-server-login counter, and the TOKEN lock-out.
+ * failed-server-login counter, the TOKEN lock-out and the admin and metrics token lock-out.
  */
 @Global()
 @Module({
@@ -32,7 +33,7 @@ import { LoginLockout } from './login-lockout';
       }),
     }),
   ],
-  providers: [LoginFailureLimiter, LoginLockout],
-  exports: [LoginFailureLimiter, LoginLockout],
+  providers: [LoginFailureLimiter, LoginLockout, AdminAuthLimiter],
+  exports: [LoginFailureLimiter, LoginLockout, AdminAuthLimiter],
 })
 export class ThrottleModule {}
