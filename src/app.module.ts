@@ -20,6 +20,7 @@ import { EconomyModule } from './economy/economy.module';
 import { UploadModule } from './upload/upload.module';
 import { AdminModule } from './admin/admin.module';
 import { AuditModule } from './audit/audit.module';
+import { StaffModule } from './staff/staff.module';
 
 @Module({})
 class ConfigModule {
@@ -53,6 +54,7 @@ export class AppModule {
         UploadModule,
         AdminModule,
         AuditModule,
+        StaffModule,
         RealtimeModule,
         HealthModule,
         ObservabilityModule,

@@ -19,6 +19,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   [API_TAGS.resources]:
     'Resource manifest, download links and the pack manifest, served at `assetServer`. Download links (CDN or signed) never carry a token.',
   [API_TAGS.upload]: 'Score upload and its ranking answer.',
-  [API_TAGS.admin]: 'Administration with `ADMIN_TOKEN` (the whole `/admin` API answers 404 while it is unset).',
+  [API_TAGS.admin]:
+    "Administration. Staff sign in to the console (`POST /admin/session`: a session cookie plus `X-CSRF-Token`) or call with a personal API token; `ADMIN_TOKEN` is the owner's break-glass key. Each route needs a permission of the caller's role (`x-permission`). The whole `/admin` API answers 404 while `ADMIN_TOKEN` is unset.",
   [API_TAGS.health]: 'Liveness and readiness for load balancers and orchestrators; Prometheus metrics.',
 };

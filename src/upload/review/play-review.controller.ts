@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { AdminAuth } from '../../auth/auth.decorators';
+import { AdminAuth, Permission } from '../../auth/auth.decorators';
 import { AuditInput, Audited, pathId } from '../../audit/audited.decorator';
 import { ApiErrors } from '../../common/decorators/api-errors.decorator';
 import { BadRequestError } from '../../common/errors/app-error';
@@ -54,6 +54,7 @@ export class PlayReviewController {
   constructor(private readonly review: PlayReviewService) {}
 
   @Get()
+  @Permission('plays.read')
   @ApiOperation({
     summary: 'List stored plays for review',
     description:
@@ -84,6 +85,7 @@ export class PlayReviewController {
   }
 
   @Get(':id')
+  @Permission('plays.read')
   @ApiOperation({ summary: 'One stored play' })
   @ApiParam({ name: 'id', schema: { type: 'integer', format: 'int64', minimum: 1 } })
   @ApiOkResponse({ type: PlayResponse })
@@ -93,6 +95,7 @@ export class PlayReviewController {
   }
 
   @Post(':id/approve')
+  @Permission('plays.review')
   @HttpCode(200)
   @Audited('play.approve', playTarget, playSummary)
   @ApiOperation({
@@ -114,6 +117,7 @@ export class PlayReviewController {
   }
 
   @Post(':id/void')
+  @Permission('plays.review')
   @HttpCode(200)
   @Audited('play.void', playTarget, playSummary)
   @ApiOperation({
@@ -136,6 +140,7 @@ export class PlayReviewController {
   }
 
   @Post(':id/restore')
+  @Permission('plays.review')
   @HttpCode(200)
   @Audited('play.restore', playTarget, playSummary)
   @ApiOperation({
