@@ -74,7 +74,8 @@ describe('Admin audit log', () => {
     expect(
       handlers.filter((handler) => handler.route.startsWith('GET ') && handler.audited).map((handler) => handler.route),
     ).toEqual([]);
-    expect(writes.length).toBe(20);
+    // 20 of the game and its operation, 8 of staff accounts, sessions and tokens (staff.e2e-spec.ts).
+    expect(writes.length).toBe(28);
   });
 
   it('appends exactly one row per successful admin write, with request id, source address and credential, never a token', async () => {
@@ -332,6 +333,8 @@ describe('Admin audit log', () => {
           requestId: expect.any(String),
           sourceAddress: '127.0.0.1',
           credential: 'admin',
+          actor: 'ADMIN_TOKEN',
+          actorId: null,
         },
         expect.objectContaining({ summary: { banstate: 2 } }),
       ]);

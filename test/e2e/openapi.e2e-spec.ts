@@ -31,7 +31,10 @@ type Document = {
   info: { title: string; description: string; version: string };
   servers: Array<{ url: string; description?: string }>;
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, Schema>; securitySchemes: Record<string, { type: string; scheme: string }> };
+  components: {
+    schemas: Record<string, Schema>;
+    securitySchemes: Record<string, { type: string; scheme?: string; in?: string; name?: string }>;
+  };
 };
 
 const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete'];
@@ -195,7 +198,8 @@ describe('API docs (OpenAPI at /docs)', () => {
     expect(handlers.length).toBe(operations.length);
     const expectedSecurity: Record<string, Record<string, string[]>[]> = {
       public: [],
-      admin: [{ adminToken: [] }],
+      admin: [{ adminToken: [] }, { staffSession: [], csrfToken: [] }],
+      'sign-in': [],
       bootstrap: [{ bootstrapToken: [] }],
       server: [{ serverAccessToken: [] }],
       'server-refresh': [{ serverAccessToken: [] }],
@@ -222,10 +226,22 @@ describe('API docs (OpenAPI at /docs)', () => {
     expect(Object.keys(document.components.securitySchemes).sort()).toEqual([
       'adminToken',
       'bootstrapToken',
+      'csrfToken',
       'serverAccessToken',
+      'staffSession',
     ]);
-    for (const scheme of Object.values(document.components.securitySchemes))
-      expect(scheme).toMatchObject({ type: 'http', scheme: 'bearer' });
+    for (const name of ['adminToken', 'bootstrapToken', 'serverAccessToken'])
+      expect(document.components.securitySchemes[name]).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(document.components.securitySchemes.staffSession).toMatchObject({
+      type: 'apiKey',
+      in: 'cookie',
+      name: 'rhythmc_session',
+    });
+    expect(document.components.securitySchemes.csrfToken).toMatchObject({
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-CSRF-Token',
+    });
   });
 
   it('documents every /admin/servers route as an operation of one controller, ServerAdminController', () => {

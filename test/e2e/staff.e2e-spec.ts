@@ -301,11 +301,12 @@ describe('Staff accounts and sessions', () => {
 
     it('refuses a sign-in from another origin (403) and keeps nothing', async () => {
       const staff = await createStaff(app, 'support');
-      for (const headers of [
+      const foreign: Array<Record<string, string>> = [
         { Origin: 'https://evil.example' },
         { 'Sec-Fetch-Site': 'cross-site' },
         { Origin: 'null' },
-      ]) {
+      ];
+      for (const headers of foreign) {
         const response = await app.http.post(
           '/admin/session',
           { name: staff.name, password: staff.password },
