@@ -33,9 +33,9 @@ describe('staff roles', () => {
       'boards.read',
       'plays.read',
     ]);
-    expect(permissionsOf('read-only').some((permission) => !permission.endsWith('.read') && permission !== 'account.self')).toBe(
-      false,
-    );
+    expect(
+      permissionsOf('read-only').some((permission) => !permission.endsWith('.read') && permission !== 'account.self'),
+    ).toBe(false);
   });
 
   it('give a token the lower of its role and its account role', () => {

@@ -378,8 +378,10 @@ describe('Admin CLI (npm run admin)', () => {
       expect(charts.some((line) => /^\s*7901\s+Off\s+3\s+1\.0\s+no\s+no\s+-\s+\d{4}-/.test(line))).toBe(true);
       expect((await admin('collections', 'list', '--type', 'title')).code).toBe(0);
       const audit = await admin('audit', 'list', '--target', `server:${server.serverID}`);
-      expect(audit.stdout).toMatch(/^id\s+time\s+action\s+target\s+credential\s+from\s+requestId\s+summary\n/);
-      expect(audit.stdout).toContain(`server.register  server:${server.serverID}  admin`);
+      expect(audit.stdout).toMatch(/^id\s+time\s+action\s+target\s+actor\s+credential\s+from\s+requestId\s+summary\n/);
+      expect(audit.stdout).toContain(`server.register  server:${server.serverID}  ADMIN_TOKEN  admin`);
+      const byActor = await admin('audit', 'list', '--actor', 'ADMIN_TOKEN', '--limit', '1', '--json');
+      expect(JSON.parse(byActor.stdout).items).toEqual([expect.objectContaining({ actor: 'ADMIN_TOKEN' })]);
       const refused = await admin('audit', 'list', '--limit', '0');
       expect(refused).toEqual({
         code: 1,

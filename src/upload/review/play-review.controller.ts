@@ -16,7 +16,7 @@ import {
 import { ParseBigIdPipe } from '../../common/pipes/parse-id.pipe';
 import { SCORE_CHECK_NAMES } from '../../config/app-config';
 import { API_TAGS } from '../../openapi/api-tags';
-import { PlayPage, PlayResponse, VoidPlayDto } from '../dto/play-review.dto';
+import { PlayDetailResponse, PlayPage, PlayResponse, VoidPlayDto } from '../dto/play-review.dto';
 import { PLAYS_LIST, PlayReviewService } from './play-review.service';
 import { REVIEW_STATES, ReviewFilters } from './play-review.types';
 
@@ -86,11 +86,14 @@ export class PlayReviewController {
 
   @Get(':id')
   @Permission('plays.read')
-  @ApiOperation({ summary: 'One stored play' })
+  @ApiOperation({
+    summary: 'One stored play',
+    description: 'With its judgement counts, combo, and when it was played (sent) and received.',
+  })
   @ApiParam({ name: 'id', schema: { type: 'integer', format: 'int64', minimum: 1 } })
-  @ApiOkResponse({ type: PlayResponse })
+  @ApiOkResponse({ type: PlayDetailResponse })
   @ApiErrors({ 400: ID_400, 404: NO_PLAY_404 })
-  get(@Param('id', idPipe) id: string): Promise<PlayResponse> {
+  get(@Param('id', idPipe) id: string): Promise<PlayDetailResponse> {
     return this.review.get(id);
   }
 
