@@ -14,7 +14,7 @@ import {
   SessionConflictError,
   UnauthorizedError,
 } from '../common/errors/app-error';
-import { LoginLockout } from '../common/throttle/login-lockout';
+import { NetTokenGuesses } from '../common/throttle/net-token-guesses';
 import { formatLocalDateTime, parseLocalDateTime } from '../common/time';
 import { isUniqueViolation } from '../database/pg-errors';
 import { TransactionService } from '../database/transaction.service';
@@ -80,21 +80,6 @@ type ProfileFields = Pick<
 /** Option keys with their own storage; every other key is kept as sent in `extraOptions`. */
 const CORE_OPTION_KEYS = new Set(['continueEnabled', 'sound', 'songSelectionState']);
 
-/** Players behind one lock-out key when a TOKEN login names no player: the key's budget is this many times larger. */
-const SHARED_TOKEN_TARGET_SCALE = 10;
-
-/**
- * Whose wrong Net Tokens a TOKEN login counts towards (decisions.md "Rate limits"): the player the
- * body names (`uuid`, else `username`: the plugin knows who is typing), or, when it names none, the
- * calling server session, shared by all its players and so with a larger budget.
- */
-export function tokenLoginTarget(server: ServerSessionContext, body: PlayerLoginDto): { key: string; scale: number } {
-  if (body.uuid !== undefined)
-    return { key: `token-login:uuid:${body.uuid.replace(/-/g, '').toLowerCase()}`, scale: 1 };
-  if (body.username !== undefined) return { key: `token-login:username:${body.username.toLowerCase()}`, scale: 1 };
-  return { key: `token-login:server-session:${server.sessionId}`, scale: SHARED_TOKEN_TARGET_SCALE };
-}
-
 @Injectable()
 export class PlayerService {
   constructor(
@@ -105,7 +90,7 @@ export class PlayerService {
     private readonly identity: IdentityProviderClient,
     private readonly tx: TransactionService,
     @Inject(EVENT_BUS) private readonly events: EventBus,
-    private readonly lockout: LoginLockout,
+    private readonly netTokenGuesses: NetTokenGuesses,
     private readonly servers: ServerService,
   ) {}
 
@@ -363,7 +348,7 @@ export class PlayerService {
   /**
    * What names the account, before the database: ONLINE the provider's profile (401 when it is
    * not a genuine account or the name does not match, 503 when the provider is down), TOKEN the
-   * uid of the Net Token (after the lock-out; 401 for an unknown token), OFFLINE_REFRESH the
+   * uid of the Net Token (within the server's budget of guesses; 401 for an unknown token), OFFLINE_REFRESH the
    * resume token's hash (the login's statement looks it up).
    */
   private async loginCredential(
@@ -383,14 +368,18 @@ export class PlayerService {
         return { uuid, username: profile.name };
       }
       case 'TOKEN': {
-        const target = tokenLoginTarget(server, body);
-        await this.lockout.assertOpen(target.key);
-        const uid = await this.credentials.findUidByNetToken(body.authToken as string);
-        if (uid === null) {
-          await this.lockout.recordFailure(target.key, target.scale);
-          throw new UnauthorizedError('Invalid Net Token');
+        // Guessing is bounded per calling server session and per server, never per player named
+        // (decisions.md "Rate limits"): no server's wrong tokens keep another server's players out.
+        await this.netTokenGuesses.take(server.serverId, server.sessionId);
+        let uid: string | null;
+        try {
+          uid = await this.credentials.findUidByNetToken(body.authToken as string);
+        } catch (error) {
+          await this.netTokenGuesses.giveBack(server.serverId, server.sessionId);
+          throw error;
         }
-        await this.lockout.recordSuccess(target.key);
+        if (uid === null) throw new UnauthorizedError('Invalid Net Token');
+        await this.netTokenGuesses.giveBack(server.serverId, server.sessionId);
         return { uid };
       }
       case 'OFFLINE_REFRESH':

@@ -5,12 +5,12 @@ import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { REDIS } from '../redis/redis.module';
 import { FailoverThrottlerStorage } from './failover-throttler-storage';
 import { LoginFailureLimiter } from './login-failure.limiter';
-import { LoginLockout } from './login-lockout';
+import { NetTokenGuesses } from './net-token-guesses';
 
 /**
  * The login limits (decisions.md "Rate limits"): @nestjs/throttler's storage (Redis when set, in
  * memory while Redis is down) behind the named per-caller throttlers of CallerThrottlerGuard, the
- * failed-server-login counter, and the TOKEN lock-out.
+ * failed-server-login counter, and the budgets of wrong Net Tokens.
  */
 @Global()
 @Module({
@@ -32,7 +32,7 @@ import { LoginLockout } from './login-lockout';
       }),
     }),
   ],
-  providers: [LoginFailureLimiter, LoginLockout],
-  exports: [LoginFailureLimiter, LoginLockout],
+  providers: [LoginFailureLimiter, NetTokenGuesses],
+  exports: [LoginFailureLimiter, NetTokenGuesses],
 })
 export class ThrottleModule {}
