@@ -40,9 +40,11 @@ export interface AppConfig {
   /** Wrong Net Tokens one server may send per window, across its sessions. */
   throttleTokenServerFailures: number;
   throttleTokenServerWindowSeconds: number;
-  /** `chat` frames a second per WebSocket connection, and how many may come at once. */
+  /** `chat` frames a second per server session (all its sockets, every instance), and how many may come at once. */
   chatLinesPerSecond: number;
   chatBurst: number;
+  /** Open WebSockets per server session on one instance; one more closes the oldest (4003). */
+  wsConnectionsPerServerSession: number;
   /** Express `trust proxy`: which X-Forwarded-For hops are believed for the client address. */
   trustProxy: TrustProxy;
   /** How long a stopping service waits for in-flight requests before it closes their connections. */
@@ -299,6 +301,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     trustProxy: read(() => trustProxy(env, 'TRUST_PROXY'), false),
     chatLinesPerSecond: number('CHAT_LINES_PER_SECOND', 5, 1, 10_000),
     chatBurst: number('CHAT_BURST', 20, 1, 100_000),
+    wsConnectionsPerServerSession: number('WS_CONNECTIONS_PER_SERVER_SESSION', 3, 1, 100),
     shutdownTimeoutSeconds: number('SHUTDOWN_TIMEOUT_SECONDS', 10, 1, 600),
     tlsCertFile: tlsCertFile === null ? null : path(env, 'TLS_CERT_FILE', tlsCertFile, cwd),
     tlsKeyFile: tlsKeyFile === null ? null : path(env, 'TLS_KEY_FILE', tlsKeyFile, cwd),
