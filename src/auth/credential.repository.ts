@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, MoreThan } from 'typeorm';
 import { PlayerCredentialEntity } from './entities/player-credential.entity';
 import { PlayerResumeTokenEntity } from './entities/player-resume-token.entity';
 import { ServerCredentialEntity } from './entities/server-credential.entity';
@@ -50,11 +50,32 @@ export class CredentialRepository {
     await this.repo(PlayerCredentialEntity).upsert({ uid, tokenHash, issuedAt: new Date() }, ['uid']);
   }
 
-  /** Sets the player's one live resume token, replacing the previous one. */
-  async putResumeTokenHash(uid: string, tokenHash: string, expiresAt: Date, manager: EntityManager): Promise<void> {
-    await this.repo(PlayerResumeTokenEntity, manager).upsert({ uid, tokenHash, expiresAt, issuedAt: new Date() }, [
-      'uid',
-    ]);
+  /** Sets the player's one live resume token, replacing the previous one; `proven`: issued to a proven session. */
+  async putResumeTokenHash(
+    uid: string,
+    token: { hash: string; expiresAt: Date; proven: boolean },
+    manager: EntityManager,
+  ): Promise<void> {
+    await this.repo(PlayerResumeTokenEntity, manager).upsert(
+      { uid, tokenHash: token.hash, expiresAt: token.expiresAt, proven: token.proven, issuedAt: new Date() },
+      ['uid'],
+    );
+  }
+
+  /** Whether the player holds a resume token, unexpired at `now`, that was issued to a proven session. */
+  async hasLiveProvenResumeToken(uid: string, now: Date, manager: EntityManager): Promise<boolean> {
+    return this.repo(PlayerResumeTokenEntity, manager).exists({
+      where: { uid, proven: true, expiresAt: MoreThan(now) },
+    });
+  }
+
+  /** Whether the resume token of this hash was issued to a proven session (false when there is none). */
+  async isResumeTokenProven(tokenHash: string, manager: EntityManager): Promise<boolean> {
+    const row = await this.repo(PlayerResumeTokenEntity, manager).findOne({
+      where: { tokenHash },
+      select: { uid: true, proven: true },
+    });
+    return row?.proven ?? false;
   }
 
   async deleteResumeToken(uid: string, manager: EntityManager): Promise<void> {

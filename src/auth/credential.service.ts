@@ -86,12 +86,28 @@ export class CredentialService {
     return { token, hash, expiresAt: new Date(now.getTime() + ttl * 1000), expiresIn: ttl };
   }
 
-  /** Issues the player's one live resume token (the previous one stops working). */
-  async issueResumeToken(uid: string, manager: EntityManager): Promise<IssuedExpiringToken> {
+  /**
+   * Issues the player's one live resume token (the previous one stops working). `proven`: the
+   * session it is issued to was opened with proof of ownership, so a login with it proves too. A
+   * session without proof gets none (null) while the player holds a live proven one: replacing it
+   * would revoke the player's proof (docs/decisions.md "Server switching"; the login's statement,
+   * rhythmc_player_login, has the same rule).
+   */
+  async issueResumeToken(uid: string, proven: boolean, manager: EntityManager): Promise<IssuedExpiringToken | null> {
+    if (!proven && (await this.credentials.hasLiveProvenResumeToken(uid, new Date(), manager))) return null;
     const { token, hash } = this.tokens.issue();
     const ttl = this.config.resumeTokenTtlSeconds;
-    await this.credentials.putResumeTokenHash(uid, hash, new Date(Date.now() + ttl * 1000), manager);
+    await this.credentials.putResumeTokenHash(
+      uid,
+      { hash, expiresAt: new Date(Date.now() + ttl * 1000), proven },
+      manager,
+    );
     return { token, expiresIn: ttl };
+  }
+
+  /** Whether an OFFLINE_REFRESH login with this resume token (its hash) proves ownership. */
+  isResumeTokenProven(tokenHash: string, manager: EntityManager): Promise<boolean> {
+    return this.credentials.isResumeTokenProven(tokenHash, manager);
   }
 
   revokeResumeToken(uid: string, manager: EntityManager): Promise<void> {

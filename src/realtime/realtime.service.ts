@@ -3,7 +3,6 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
 import { bearerToken } from '../auth/auth.guard';
-import { PlayerSessionService } from '../auth/player-session.service';
 import { ServerSessionService } from '../auth/server-session.service';
 import type { ServerSessionContext } from '../auth/auth.types';
 import { UnauthorizedError } from '../common/errors/app-error';
@@ -67,7 +66,6 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
 
   constructor(
     private readonly serverSessions: ServerSessionService,
-    private readonly playerSessions: PlayerSessionService,
     private readonly players: PlayerService,
     private readonly servers: ServerService,
     private readonly repository: RealtimeRepository,
@@ -209,7 +207,7 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
     try {
       if (!connection) throw new UnauthorizedError('Unknown connection');
       const { uid, accessToken } = await parseFrameData(ResumeSessionData, data);
-      const expiresIn = await this.playerSessions.renewPlayerSession(accessToken, uid, connection.session);
+      const expiresIn = await this.players.resumeSession(connection.session, accessToken, uid);
       return { event: 'resume_session', data: { uid: Number(uid), ok: true, expiresIn } };
     } catch (error) {
       const { body } = this.mapped(error);
@@ -244,6 +242,8 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
     const sender = await this.players.chatIdentity(uid, connection.session.sessionId);
     await this.events.publish({
       type: 'chat',
+      // The sender's network (decisions.md "Server switching"): with handover groups, a line stays in its group.
+      audience: await this.servers.chatAudience(connection.session.serverId),
       data: {
         uid: sender.uid,
         username: sender.username,
@@ -294,7 +294,9 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
       }
       case 'chat': {
         const frame = { event: 'chat', data: event.data };
-        for (const connection of this.connections.values()) this.send(connection, frame);
+        const audience = event.audience ? new Set(event.audience) : null;
+        for (const connection of this.connections.values())
+          if (!audience || audience.has(connection.session.serverId)) this.send(connection, frame);
         return;
       }
     }

@@ -165,25 +165,30 @@ describe('Realtime WebSocket', () => {
       });
     });
 
-    it('binds the player to the server session of the socket', async () => {
+    it('does not move a session another server holds unless the two are one network (handover off here)', async () => {
       const a = await onlineServer(app);
       const b = await onlineServer(app);
       const player = await onlinePlayer(app, a);
       const client = await connect(b.accessToken);
       expect(
-        (await client.request('resume_session', { uid: player.uid, accessToken: player.accessToken })).data.ok,
-      ).toBe(true);
+        (await client.request('resume_session', { uid: player.uid, accessToken: player.accessToken })).data,
+      ).toEqual({
+        uid: player.uid,
+        ok: false,
+        error: 'UNAUTHORIZED',
+        message: "The player session is bound to a server outside this server's network",
+      });
       const [row] = await app.sql<{ server_id: number }>(
         'SELECT ss.server_id FROM player_session ps JOIN server_session ss ON ss.id = ps.server_session_id WHERE ps.uid = $1',
         [player.uid],
       );
-      expect(row.server_id).toBe(b.serverID);
+      expect(row.server_id).toBe(a.serverID);
       const viaB = await app.http.post(
         '/player/options',
         { uid: player.uid, accessToken: player.accessToken, options: {} },
         { token: b.accessToken },
       );
-      expect(viaB.status).toBe(200);
+      expect(viaB.status).toBe(401);
     });
   });
 
