@@ -14,13 +14,27 @@ export interface GameplayPlay {
   time: number;
 }
 
+/** Notes per judgement group of a bench play. */
+const GROUP_NOTES = 306;
+
+/**
+ * The judgements of one group for an accuracy, consistent with the `accuracy` check (perfects
+ * at most acc, misses at most 100 − acc): all perfect at 100 %, one miss below 99.5 %.
+ */
+function judgementsFor(acc: number): { perfect: number; great: number; miss: number } {
+  if (acc === 100) return { perfect: GROUP_NOTES, great: 0, miss: 0 };
+  const miss = acc < 99.5 ? 1 : 0;
+  const perfect = Math.floor((acc * GROUP_NOTES) / 100);
+  return { perfect, great: GROUP_NOTES - miss - perfect, miss };
+}
+
 /**
  * A POST /player/upload record (one object, not an array), consistent with every score check
- * (docs/decisions.md "Score integrity"): a 100 % play is all perfect, the others miss a note per
- * group. `play.time` must be within the last SCORE_MAX_AGE_HOURS for the play to count.
+ * (docs/decisions.md "Score integrity"). `play.time` must be within the last SCORE_MAX_AGE_HOURS
+ * for the play to count.
  */
 export function gameplayRecord(play: GameplayPlay): Record<string, unknown> {
-  const stats = play.acc === 100 ? { perfect: 306, great: 0, miss: 0 } : { perfect: 300, great: 5, miss: 1 };
+  const stats = judgementsFor(play.acc);
   return {
     player: { playerUID: play.uid, accessToken: play.accessToken, timestamp: play.time + 250 },
     server: { serverID: play.serverID, serverName: play.serverName ?? 'bench', country: play.country ?? 'DE' },

@@ -321,7 +321,7 @@ export const READ_COMMANDS: Command[] = [
       check: {
         type: 'string',
         value: '<check>',
-        help: 'only plays that failed this check (fullCombo, allPerfect, maxCombo, noteCount, perfectAccuracy, time)',
+        help: 'only plays that failed this check (fullCombo, allPerfect, maxCombo, noteCount, perfectAccuracy, accuracy, time)',
       },
       uid: { type: 'string', value: '<uid>', help: "only this player's plays" },
     },

@@ -47,6 +47,7 @@ describe('loadConfig', () => {
       'maxCombo',
       'noteCount',
       'perfectAccuracy',
+      'accuracy',
       'time',
     ]);
   });
@@ -57,9 +58,10 @@ describe('loadConfig', () => {
       'allPerfect',
       'maxCombo',
       'perfectAccuracy',
+      'accuracy',
     ]);
     expect(() => loadConfig({ SCORE_CHECKS_DISABLED: 'time,combo' })).toThrow(
-      'Invalid configuration: SCORE_CHECKS_DISABLED must list check names among fullCombo, allPerfect, maxCombo, noteCount, perfectAccuracy, time; "combo" is none of them',
+      'Invalid configuration: SCORE_CHECKS_DISABLED must list check names among fullCombo, allPerfect, maxCombo, noteCount, perfectAccuracy, accuracy, time; "combo" is none of them',
     );
     expect(() => loadConfig({ SCORE_MAX_AGE_HOURS: '0' })).toThrow(
       'Invalid configuration: SCORE_MAX_AGE_HOURS must be between 1 and 87600, got 0',

@@ -65,6 +65,7 @@ export const SCORE_CHECK_NAMES = [
   'maxCombo',
   'noteCount',
   'perfectAccuracy',
+  'accuracy',
   'time',
 ] as const;
 export type ScoreCheckName = (typeof SCORE_CHECK_NAMES)[number];

@@ -150,6 +150,13 @@ export class MetricsService implements OnApplicationBootstrap, OnModuleDestroy {
     registers: [this.registry],
   });
 
+  private readonly rankIndexMismatches = new Counter({
+    name: 'rhythmc_rank_index_mismatches_total',
+    help: 'Times this instance found the Redis rank index not bound to this database, by reason: unbound, other_database, database_behind (a restore), redis_restarted (each rebuilt from the tables), conflict (another deployment on the same REDIS_KEY_PREFIX: this instance answers ranks from SQL until restarted).',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
   private readonly sqlRankCounts = new Counter({
     name: 'rhythmc_rank_sql_counts_total',
     help: 'SQL rank counts run because the rank index could not answer (counted, failed ones included), and requests answered 503 because this instance was already counting as many as it may (refused).',
@@ -301,6 +308,9 @@ export class MetricsService implements OnApplicationBootstrap, OnModuleDestroy {
     // The upload's stats count; the counter shows its totals (reset + inc keeps it a counter within the process).
     this.flaggedPlays.reset();
     for (const [check, count] of this.uploadStats.flaggedCounts()) this.flaggedPlays.inc({ check }, count);
+    this.rankIndexMismatches.reset();
+    for (const [reason, count] of this.uploadStats.rankIndexMismatches())
+      this.rankIndexMismatches.inc({ reason }, count);
     const sqlCounts = this.uploadStats.sqlRankCounts();
     this.sqlRankCounts.reset();
     this.sqlRankCounts.inc({ result: 'counted' }, sqlCounts.counted);

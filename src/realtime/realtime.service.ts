@@ -299,6 +299,9 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
           if (!audience || audience.has(connection.session.serverId)) this.send(connection, frame);
         return;
       }
+      case 'events.resumed':
+        void this.catchUp('events may have been missed while Redis was unreachable');
+        return;
     }
   }
 
@@ -325,8 +328,33 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
   /** Sends what the outbox kept for this connection's session (it has just connected). */
   private async deliverKept(connection: Connection): Promise<void> {
     try {
-      const kept = await this.repository.takePending(connection.session.sessionId);
+      const kept = await this.repository.takePending([connection.session.sessionId]);
       for (const { eventId, frame } of kept) this.sendTaken(connection, eventId, frame);
+    } catch (error) {
+      this.logger.warn(`Delivering kept frames failed: ${String(error)}`);
+    }
+  }
+
+  /**
+   * Sends what the outbox still keeps for the sessions of the sockets open here: frames whose
+   * event this instance never heard (published while Redis was unreachable, from an instance that
+   * could only keep them) or whose send failed. After `events.resumed`, and every ping round in
+   * case even that was lost (the publishing instance died before Redis came back). A row is taken
+   * once, so a frame another instance sends is not sent here again.
+   */
+  private async catchUp(why?: string): Promise<void> {
+    const bySession = new Map<string, Connection>();
+    for (const connection of this.connections.values())
+      if (isOpen(connection)) bySession.set(connection.session.sessionId, connection);
+    if (bySession.size === 0) return;
+    try {
+      const kept = await this.repository.takePending([...bySession.keys()]);
+      for (const { sessionId, eventId, frame } of kept)
+        this.sendTaken(bySession.get(sessionId) as Connection, eventId, frame);
+      if (kept.length > 0)
+        this.logger.log(
+          `Delivered ${kept.length} kept frame(s) that had not reached their socket${why ? ` (${why})` : ''}`,
+        );
     } catch (error) {
       this.logger.warn(`Delivering kept frames failed: ${String(error)}`);
     }
@@ -381,6 +409,7 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
     void this.repository
       .sweepOutbox()
       .catch((error: unknown) => this.logger.warn(`Outbox sweep failed: ${String(error)}`));
+    void this.catchUp();
     if (this.connections.size > 0) {
       void this.repository
         .touchInstance(this.instanceId)

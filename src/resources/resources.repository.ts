@@ -158,6 +158,17 @@ export class ResourcesRepository {
     return row ?? null;
   }
 
+  /** The target of a pack link: the indexed file, and whether a described pack still names it (one query). */
+  async findPackFile(path: string): Promise<(FileRow & { described: boolean }) | null> {
+    const [row] = await this.manager().query<Array<RawFileRow & { described: boolean }>>(
+      `SELECT f.path, f.kind, f.size, f.mtime_ns, f.sha256, f.sha1,
+              EXISTS (SELECT 1 FROM resource_pack p WHERE p.file = f.path) AS described
+       FROM resource_file f WHERE f.path = $1`,
+      [path],
+    );
+    return row ? { ...toFileRow(row), described: row.described } : null;
+  }
+
   async upsertPacks(packs: NewPack[], manager: EntityManager): Promise<void> {
     if (packs.length === 0) return;
     await manager

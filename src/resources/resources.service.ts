@@ -16,7 +16,7 @@ import { parseByteRange } from './byte-range';
 import { ResourceIndexService } from './resource-index.service';
 import { ResourceLinksService } from './resource-links.service';
 import { resourceKindOf, resourcePathProblem } from './resource-paths';
-import { ResourcesRepository } from './resources.repository';
+import { FileRow, ResourcesRepository } from './resources.repository';
 
 /** Unknown paths quoted in one 404 message; the rest are counted. */
 const MAX_LISTED_PATHS = 100;
@@ -185,11 +185,8 @@ export class ResourcesService {
       case 'ok':
         break;
     }
-    const file = await this.repository.findFile(path);
+    const file = pack ? await this.packLinkTarget(path, link.version) : await this.repository.findFile(path);
     if (!file) throw new NotFoundError(`Resource ${JSON.stringify(path)} is not in the index`);
-    if (pack && file.sha1 !== link.version) {
-      throw new NotFoundError(`The pack ${JSON.stringify(path)} changed since this link was issued; load the pack manifest again`);
-    }
 
     const handle = await this.openIndexedFile(path);
     try {
@@ -227,6 +224,22 @@ export class ResourcesService {
       await handle.close().catch(() => undefined);
       throw error;
     }
+  }
+
+  /**
+   * The file of a pack link, which works while a described pack names the file and the file is
+   * still the one signed (decisions.md §6): a pack withdrawn (DELETE /admin/packs) or moved to
+   * another file, or a file rebuilt, is 404. Read from the database at every request, so every
+   * instance answers alike.
+   */
+  private async packLinkTarget(path: string, version: unknown): Promise<FileRow | null> {
+    const file = await this.repository.findPackFile(path);
+    if (file === null) return null;
+    if (!file.described) throw new NotFoundError(`No pack offers ${JSON.stringify(path)} any more; load the pack manifest again`);
+    if (file.sha1 !== version) {
+      throw new NotFoundError(`The pack ${JSON.stringify(path)} changed since this link was issued; load the pack manifest again`);
+    }
+    return file;
   }
 
   /** Opens an indexed path, refusing anything that resolves outside RESOURCE_DIR (a symlink swapped in). */

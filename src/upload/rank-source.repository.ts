@@ -287,6 +287,25 @@ export class RankSourceRepository {
     return rows[0];
   }
 
+  /**
+   * What the Redis rank index is checked against (RedisIndexBinding): this database's identity
+   * (`database_identity`'s id and the database's oid: a copy made with CREATE DATABASE … TEMPLATE
+   * or restored into a new database is another one), the last version drawn from
+   * rank_version_seq, and the rating version of player `uid` (null: no row, or no uid asked).
+   */
+  async rankIndexOrigin(uid: string | null): Promise<{ database: string; sequence: string; version: string | null }> {
+    const rows = await this.dataSource.manager.query<
+      Array<{ database: string; sequence: string; version: string | null }>
+    >(
+      `SELECT (SELECT id::text FROM database_identity LIMIT 1) || '/' ||
+              (SELECT oid::text FROM pg_database WHERE datname = current_database()) AS database,
+              (SELECT (CASE WHEN is_called THEN last_value ELSE last_value - 1 END)::text FROM rank_version_seq) AS sequence,
+              (SELECT version::text FROM player_rating WHERE uid = $1::bigint) AS version`,
+      [uid],
+    );
+    return rows[0];
+  }
+
   /** The players whose rank keys changed after `watermark` (rating rows written or deleted), at most `limit` + 1 of them. */
   async changedSince(watermark: string, limit: number): Promise<string[]> {
     const rows = await this.dataSource.manager.query<Array<{ uid: string }>>(

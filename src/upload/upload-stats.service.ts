@@ -60,6 +60,11 @@ export class UploadStatsService {
     return { mode: this.index.kind, ...(await this.index.stats()) };
   }
 
+  /** Times the Redis rank index was found not bound to this database's data, by reason (RankIndex.bindingMismatches). */
+  rankIndexMismatches(): ReadonlyMap<string, number> {
+    return this.index.bindingMismatches();
+  }
+
   /** Ranks counted in SQL because the index could not answer, and those refused for want of capacity. */
   sqlRankCounts(): { counted: number; refused: number } {
     return this.rankAnswers.sqlCountTotals();

@@ -5,7 +5,7 @@ import { CONSOLE_CSP } from '../../src/console/console-static';
 import { createPlayer, onlinePlayer, randomUuid } from '../factories/player.factory';
 import { createServer, onlineServer, uniqueName } from '../factories/server.factory';
 import { defineCharts, gameplayPayload } from '../factories/upload.factory';
-import { ensureConsoleBuilt, launchChromium } from '../support/browser';
+import { BROWSER_SUITE_START_MS, ensureConsoleBuilt, startWithChromium } from '../support/browser';
 import { FakeIdentityProvider } from '../support/fake-identity-provider';
 import { LogCapture } from '../support/log-capture';
 import { eventually } from '../support/wait';
@@ -35,10 +35,9 @@ describe('Web console', () => {
     ensureConsoleBuilt();
     if (SCREENSHOTS) mkdirSync(SCREENSHOTS, { recursive: true });
     await idp.start();
-    [app, browser] = await Promise.all([
+    ({ app, browser } = await startWithChromium(() =>
       startTestApp({ env: { LOG_LEVEL: 'debug', IDENTITY_PROVIDER_URL: idp.url }, logDestination: logs }),
-      launchChromium(),
-    ]);
+    ));
     context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
     page = await context.newPage();
     page.setDefaultTimeout(10_000);
@@ -48,7 +47,7 @@ describe('Web console', () => {
         problems.push(`console: ${message.text()}`);
     });
     page.on('dialog', (dialog) => void dialog.accept());
-  });
+  }, BROWSER_SUITE_START_MS);
   afterAll(async () => {
     await browser?.close();
     await app?.close();
@@ -252,6 +251,84 @@ describe('Web console', () => {
     await problems.getByText('levelId: must be an integer from 0 to 2147483647').waitFor();
   });
 
+  it("edits one chart's name as JSON: every other field of every chart on the page stays as stored", async () => {
+    await app.admin.put('/admin/charts', [
+      {
+        levelId: 9101,
+        name: 'Alpha',
+        difficultyConstant: 12.8,
+        version: '1.2.0',
+        active: true,
+        notes: 812,
+        createdAt: '2026-03-01T10:00:00',
+      },
+      { levelId: 9102, name: 'Beta', difficultyConstant: 0.5, version: 'b', active: false, notes: null },
+      { levelId: 9103, name: 'Gamma', difficultyConstant: 14.25, version: '3', active: true, notes: 5 },
+    ]);
+    // An upload naming an unknown level makes a placeholder (constant 0, inactive, no notes).
+    const server = await onlineServer(app);
+    const player = await onlinePlayer(app, server);
+    const time = Date.now() - 60_000;
+    const upload = await app.http.post(
+      '/player/upload',
+      {
+        player: { playerUID: player.uid, accessToken: player.accessToken, timestamp: time },
+        server: { serverID: server.serverID, serverName: server.body.serverName as string, country: 'DE' },
+        payload: gameplayPayload(9104, time),
+      },
+      { token: server.accessToken },
+    );
+    expect(upload.status).toBe(200);
+    type StoredChart = Record<string, unknown> & { levelId: number };
+    const stored = async () =>
+      (await app.admin.get<{ items: StoredChart[] }>('/admin/charts', { query: { limit: 200 } })).body.items;
+    const before = await stored();
+    expect(before.find((chart) => chart.levelId === 9104)).toMatchObject({ placeholder: true, notes: null });
+    expect(before.find((chart) => chart.levelId === 9101)).toMatchObject({ placeholder: false, notes: 812 });
+
+    // (The page is still on Charts from the test before: away and back loads it afresh.)
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await page.getByRole('link', { name: 'Charts' }).click();
+    const table = page.getByRole('table', { name: 'Charts' });
+    const row = (levelId: number) => table.getByRole('row').filter({ hasText: String(levelId) });
+    // The console shows notes and the placeholder flag.
+    await row(9104).getByText('placeholder').waitFor();
+    await row(9101).getByRole('cell', { name: '812', exact: true }).waitFor();
+    await shot('console-charts');
+
+    await page.getByRole('button', { name: 'Edit this page as JSON' }).click();
+    const editor = page.locator('textarea[name=batch]');
+    const batch = JSON.parse(await editor.inputValue()) as StoredChart[];
+    expect(batch.find((entry) => entry.levelId === 9101)).toEqual({
+      levelId: 9101,
+      name: 'Alpha',
+      difficultyConstant: 12.8,
+      version: '1.2.0',
+      active: true,
+      notes: 812,
+    });
+    await editor.fill(
+      JSON.stringify(
+        batch.map((entry) => (entry.levelId === 9101 ? { ...entry, name: 'Alpha (remastered)' } : entry)),
+        null,
+        2,
+      ),
+    );
+    await page.getByRole('button', { name: 'PUT /admin/charts' }).click();
+    const notice = page.getByRole('status').filter({ hasText: /^Stored: / });
+    await notice.waitFor();
+    expect(await stored()).toEqual(
+      before.map((chart) =>
+        chart.levelId === 9101 ? { ...chart, name: 'Alpha (remastered)', updatedAt: expect.any(String) } : chart,
+      ),
+    );
+    expect(await notice.textContent()).toBe(`Stored: 1 upserted (${batch.length - 1} unchanged, not sent)`);
+    await row(9101).getByText('Alpha (remastered)').waitFor();
+    // Saving again with nothing changed sends nothing.
+    await page.getByRole('button', { name: 'PUT /admin/charts' }).click();
+    await page.getByRole('status').filter({ hasText: 'Nothing changed: nothing sent' }).waitFor();
+  });
+
   it('lists the audit log, filtered by target', async () => {
     const other = await createServer(app, { name: uniqueName('audited') });
     await page.getByRole('link', { name: 'Audit log' }).click();
@@ -283,6 +360,54 @@ describe('Web console', () => {
     await form.getByLabel('Maintenance on').uncheck();
     await form.getByRole('button', { name: 'Save' }).click();
     await form.getByText('Maintenance is off').waitFor();
+  });
+
+  it('saves maintenance and the plugin policy without changing the fields the form left alone', async () => {
+    // Values the old forms lost: a message with a line break (an <input> drops it), a SHA with a space.
+    await app.admin.put('/admin/maintenance', { enabled: false, message: 'Back at six\nSee #status' });
+    const policy = {
+      minPluginVersion: 3,
+      latestPluginVersion: 12,
+      allowedPluginSHAs: ['sha-test', 'build 42'],
+      downUrl: 'https://example.org/rhythmc-12.jar',
+    };
+    await app.admin.put('/admin/plugin-policy', policy);
+    const overview = async () => (await app.admin.get('/admin/overview')).body as Record<string, unknown>;
+    try {
+      await page.getByRole('link', { name: 'Overview' }).click();
+      await page.getByRole('link', { name: 'Maintenance & policy' }).click();
+      const maintenance = page.getByRole('form', { name: 'Maintenance' });
+      await maintenance.getByLabel('Maintenance on').check();
+      await maintenance.getByRole('button', { name: 'Save' }).click();
+      await maintenance.getByText('Maintenance is on').waitFor();
+      expect((await overview()).maintenance).toEqual({ enabled: true, message: 'Back at six\nSee #status' });
+      await maintenance.getByLabel('Maintenance on').uncheck();
+      await maintenance.getByRole('button', { name: 'Save' }).click();
+      await maintenance.getByText('Maintenance is off').waitFor();
+      expect((await overview()).maintenance).toEqual({ enabled: false, message: 'Back at six\nSee #status' });
+
+      const form = page.getByRole('form', { name: 'Plugin policy' });
+      await form.getByLabel('Minimum plugin version').fill('4');
+      await form.getByRole('button', { name: 'Save' }).click();
+      await form.getByText(/^Plugin policy stored/).waitFor();
+      expect((await overview()).pluginPolicy).toEqual({ ...policy, minPluginVersion: 4 });
+      // An edited list is one SHA a line, each as typed.
+      await form.getByLabel(/Allowed plugin SHAs/).fill('sha-test\nbuild 42\n\nbuild 43');
+      await form.getByRole('button', { name: 'Save' }).click();
+      await form.getByText(/3 allowed builds$/).waitFor();
+      expect((await overview()).pluginPolicy).toEqual({
+        ...policy,
+        minPluginVersion: 4,
+        allowedPluginSHAs: ['sha-test', 'build 42', 'build 43'],
+      });
+    } finally {
+      await app.admin.put('/admin/plugin-policy', {
+        minPluginVersion: 0,
+        latestPluginVersion: 0,
+        allowedPluginSHAs: [],
+        downUrl: '',
+      });
+    }
   });
 
   it("shows a chart's board around a player, at the rank the upload answered", async () => {

@@ -1341,7 +1341,7 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
       auth: 'admin',
       query: listQuery('plays', {
         state: wrongEnum(['flagged', 'approved', 'voided', 'all']),
-        check: wrongEnum(['fullCombo', 'allPerfect', 'maxCombo', 'noteCount', 'perfectAccuracy', 'time']),
+        check: wrongEnum(['fullCombo', 'allPerfect', 'maxCombo', 'noteCount', 'perfectAccuracy', 'accuracy', 'time']),
         uid: bigId,
       }),
       body: { t: 'ignored' },

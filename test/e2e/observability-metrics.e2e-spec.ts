@@ -140,6 +140,7 @@ describe('Prometheus metrics', () => {
       { check: 'maxCombo', value: 1 },
       { check: 'noteCount', value: 0 },
       { check: 'perfectAccuracy', value: 0 },
+      { check: 'accuracy', value: 0 },
       { check: 'time', value: 0 },
     ]);
     expect(

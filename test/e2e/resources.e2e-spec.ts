@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { onlineServer } from '../factories/server.factory';
-import { startTestApp, TestApp } from '../support/test-app';
+import { multiInstanceAvailable, startTestApp, TestApp } from '../support/test-app';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const sha1 = (bytes: Buffer) => createHash('sha1').update(bytes).digest('hex');
@@ -871,12 +871,54 @@ describe('Resources: rescan, packs and restarts', () => {
     expect(fresh.bytes.toString()).toBe('changed');
   });
 
-  it('deletes a pack description with DELETE /admin/packs/{name}', async () => {
+  it('withdraws a pack with DELETE /admin/packs/{name}: its link answers 404 once no pack offers the file', async () => {
+    const base = {
+      name: 'base',
+      displayName: 'Everything',
+      type: 'FULL',
+      availableSongs: [1, 2, 3],
+      file: 'packs/full.zip',
+    };
+    const link = async () =>
+      (await api().get<Array<{ name: string; url: string }>>('/resources/packmanifest')).body.find(
+        (pack) => pack.name === 'base',
+      )!.url;
+    const withdrawn = {
+      error: 'NOT_FOUND',
+      message: 'No pack offers "packs/full.zip" any more; load the pack manifest again',
+    };
+    // A second description of the same file: the link is the file's, so it works while either is described.
+    expect((await app.admin.put('/admin/packs', [{ ...base, name: 'base-copy' }])).status).toBe(200);
+    const url = await link();
+    expect((await fetchUrl(app, url)).status).toBe(200);
+    expect((await app.admin.delete('/admin/packs/base-copy')).status).toBe(204);
+    expect((await fetchUrl(app, url)).status).toBe(200);
+
     expect((await app.admin.delete('/admin/packs/base')).status).toBe(204);
     const again = await app.admin.delete('/admin/packs/base');
     expect(again.status).toBe(404);
     expect(again.body).toEqual({ error: 'NOT_FOUND', message: 'No pack named "base"' });
     expect((await api().get('/resources/packmanifest')).body).toEqual([]);
+    for (const method of ['GET', 'HEAD']) {
+      const answer = await fetchUrl(app, url, { method, headers: { Range: 'bytes=0-9' } });
+      expect({ method, status: answer.status, body: answer.body }).toEqual({
+        method,
+        status: 404,
+        body: method === 'GET' ? withdrawn : undefined,
+      });
+    }
+
+    // Described again with the file unchanged, the same (content-addressed) link works again.
+    expect((await app.admin.put('/admin/packs', [base])).status).toBe(200);
+    expect(await link()).toBe(url);
+    expect((await fetchUrl(app, url)).bytes.equals(fixture.files.get('packs/full.zip')!)).toBe(true);
+    // A pack moved to another file withdraws the old file's link too.
+    fixture.write('packs/other.zip', 'another pack');
+    expect((await app.admin.post('/admin/resources/rescan')).status).toBe(200);
+    expect((await app.admin.put('/admin/packs', [{ ...base, file: 'packs/other.zip' }])).status).toBe(200);
+    expect((await fetchUrl(app, url)).body).toEqual(withdrawn);
+    expect((await fetchUrl(app, await link())).bytes.toString()).toBe('another pack');
+    expect((await app.admin.delete('/admin/packs/base')).status).toBe(204);
   });
 
   it.each([
@@ -963,5 +1005,43 @@ describe('Resources behind a CDN (CDN_BASE_URL)', () => {
         url: 'https://cdn.example.org/rhythmc/packs/full.zip',
       },
     ]);
+  });
+});
+
+(multiInstanceAvailable() ? describe : describe.skip)('Pack links on two instances', () => {
+  let fixture: Fixture;
+  let a: TestApp;
+  let b: TestApp;
+
+  beforeAll(async () => {
+    fixture = standardFixture();
+    a = await startTestApp({ env: { RESOURCE_DIR: fixture.root } });
+    b = await startTestApp({ shareWith: a, env: { RESOURCE_DIR: fixture.root } });
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+    fixture.dispose();
+  });
+
+  it('a pack withdrawn on one instance is 404 on the other at once', async () => {
+    const pack = {
+      name: 'chapter',
+      displayName: 'Chapter',
+      type: 'CHAPTER',
+      availableSongs: [1],
+      file: 'packs/song-1.zip',
+    };
+    expect((await a.admin.put('/admin/packs', [pack])).status).toBe(200);
+    const token = (await onlineServer(b)).accessToken;
+    const [entry] = (await b.http.withToken(token).get<Array<{ url: string }>>('/resources/packmanifest')).body;
+    expect((await fetchUrl(b, entry.url)).bytes.equals(fixture.files.get('packs/song-1.zip')!)).toBe(true);
+
+    expect((await a.admin.delete('/admin/packs/chapter')).status).toBe(204);
+    const answer = await fetchUrl(b, entry.url);
+    expect({ status: answer.status, body: answer.body }).toEqual({
+      status: 404,
+      body: { error: 'NOT_FOUND', message: 'No pack offers "packs/song-1.zip" any more; load the pack manifest again' },
+    });
   });
 });

@@ -108,7 +108,29 @@ describe('Score integrity', () => {
       ],
       ['maxCombo', 401, { maxCombo: JUDGED }, { maxCombo: JUDGED + 1 }],
       ['noteCount', 402, {}, { tapStats: { perfect: 312, great: 4, miss: 0 } }],
-      ['perfectAccuracy', 401, { acc: 100 }, { acc: 100, tapStats: { perfect: 310, great: 4, miss: 1 } }],
+      // One miss in 1,377 notes: inside the accuracy check's tolerance, so perfectAccuracy alone fails.
+      ['perfectAccuracy', 401, { acc: 100 }, { acc: 100, tapStats: { perfect: 1310, great: 4, miss: 1 } }],
+      // The play: 99.999 % with no note judged. acc 100 with 7 greats counts (a great may count fully).
+      [
+        'accuracy',
+        401,
+        {},
+        {
+          acc: 99.999,
+          maxCombo: 0,
+          tapStats: { perfect: 0, great: 0, miss: 0 },
+          holdStats: { perfect: 0, great: 0, miss: 0 },
+          dodgeStats: { perfect: 0, great: 0, miss: 0 },
+          lookStats: { perfect: 0, great: 0, miss: 0 },
+        },
+      ],
+      // 370 perfect of 377 notes allow 98.14 % at least (98.04 with the tolerance).
+      [
+        'accuracy',
+        401,
+        { tapStats: { perfect: 311, great: 4, miss: 0 } },
+        { acc: 97.9, tapStats: { perfect: 311, great: 4, miss: 0 } },
+      ],
       ['time', 401, { time: Date.now() - 23 * HOUR }, { time: Date.now() - 25 * HOUR }],
       ['time', 401, { time: Date.now() + 60_000 }, { time: Date.now() + 10 * 60_000 }],
     ])(
@@ -149,12 +171,13 @@ describe('Score integrity', () => {
       expect(first.body).toEqual(NOTHING);
       expect(again.body).toEqual(NOTHING);
       expect(await app.sql('SELECT flags FROM play_record WHERE uid = $1', [player.uid])).toEqual([
-        { flags: ['fullCombo', 'allPerfect', 'maxCombo', 'noteCount', 'perfectAccuracy', 'time'] },
+        { flags: ['fullCombo', 'allPerfect', 'maxCombo', 'noteCount', 'perfectAccuracy', 'accuracy', 'time'] },
       ]);
     });
 
     it('runs only the checks SCORE_CHECKS_DISABLED leaves on', async () => {
-      const lenient = await startTestApp({ env: { SCORE_CHECKS_DISABLED: 'time,maxCombo' } });
+      // accuracy would flag the second play too (acc 100 with a miss in 377 notes).
+      const lenient = await startTestApp({ env: { SCORE_CHECKS_DISABLED: 'time,maxCombo,accuracy' } });
       try {
         const [s] = [await onlineServer(lenient)];
         await lenient.admin.put('/admin/charts', [
@@ -360,7 +383,7 @@ describe('Score integrity', () => {
       ['/admin/plays?state=pending', 'state must be one of flagged, approved, voided, all'],
       [
         '/admin/plays?check=combo',
-        'check must be one of fullCombo, allPerfect, maxCombo, noteCount, perfectAccuracy, time',
+        'check must be one of fullCombo, allPerfect, maxCombo, noteCount, perfectAccuracy, accuracy, time',
       ],
       ['/admin/plays?uid=abc', 'uid must be a positive integer'],
       ['/admin/plays?limit=201', 'limit must be an integer from 1 to 200'],

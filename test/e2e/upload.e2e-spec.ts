@@ -560,7 +560,7 @@ describe('POST /player/upload', () => {
         { levelId: 7_010, name: 'Chart 7010', difficultyConstant: 10, version: '1.0', active: true, notes: 1_000 },
       ]);
       const payload = gameplay(7_010, {
-        acc: 99,
+        acc: 100,
         maxCombo: 10,
         tapStats: { perfect: 2_147_483_647, great: 0, miss: 0 },
         holdStats: { perfect: 1, great: 0, miss: 0 },

@@ -2,15 +2,39 @@ import type { TestClients } from '../support/test-app';
 
 /**
  * A `gameplay` upload payload (interface.md "Upload record"): a passed play unless overridden, with
- * judgements that pass every consistency check (no miss, so acc 100 stays consistent too).
+ * judgements that pass every consistency check. The default play judges 377 notes (perfect 370,
+ * great 7, miss 0), which allows acc 98.14 to 100; an `acc` below that without judgements of its
+ * own turns as many perfects into greats as the `accuracy` check needs, starting with tap.
  */
 export type GameplayPayload = Record<string, unknown> & { levelID: number; time: number };
+
+const STAT_GROUPS = ['tapStats', 'holdStats', 'dodgeStats', 'lookStats'] as const;
+
+function judgements(
+  acc: unknown,
+): Record<(typeof STAT_GROUPS)[number], { perfect: number; great: number; miss: number }> {
+  const stats = {
+    tapStats: { perfect: 311, great: 4, miss: 0 },
+    holdStats: { perfect: 40, great: 2, miss: 0 },
+    dodgeStats: { perfect: 12, great: 0, miss: 0 },
+    lookStats: { perfect: 7, great: 1, miss: 0 },
+  };
+  if (typeof acc !== 'number' || !(acc >= 0)) return stats;
+  let surplus = 370 - Math.floor((acc * 377) / 100);
+  for (const group of STAT_GROUPS) {
+    const moved = Math.min(Math.max(surplus, 0), stats[group].perfect);
+    stats[group] = { ...stats[group], perfect: stats[group].perfect - moved, great: stats[group].great + moved };
+    surplus -= moved;
+  }
+  return stats;
+}
 
 export function gameplayPayload(
   levelID: number,
   time: number,
   overrides: Record<string, unknown> = {},
 ): GameplayPayload {
+  const ownJudgements = STAT_GROUPS.some((group) => group in overrides);
   return {
     type: 'gameplay',
     levelID,
@@ -19,10 +43,7 @@ export function gameplayPayload(
     isWin: false,
     rivalUID: 0,
     rivalAcc: 0,
-    tapStats: { perfect: 311, great: 4, miss: 0 },
-    holdStats: { perfect: 40, great: 2, miss: 0 },
-    dodgeStats: { perfect: 12, great: 0, miss: 0 },
-    lookStats: { perfect: 7, great: 1, miss: 0 },
+    ...judgements(ownJudgements ? undefined : overrides.acc),
     maxCombo: 355,
     pass: true,
     fullCombo: false,

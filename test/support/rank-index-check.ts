@@ -46,6 +46,19 @@ export async function indexAgainstSql(app: TestApp): Promise<{ index: unknown[];
     'SELECT (SELECT count(*) FROM player_rating)::int AS ratings, (SELECT count(*) FROM player_chart_best)::int AS bests',
   );
   fromIndex.push(await index.stats());
-  fromSql.push({ ready: true, rankedPlayers: counts.ratings, chartEntries: counts.bests });
+  // The Redis index does not count chart entries (it would need a key scan).
+  fromSql.push({
+    ready: true,
+    rankedPlayers: counts.ratings,
+    chartEntries: index.kind === 'redis' ? null : counts.bests,
+  });
   return { index: fromIndex, sql: fromSql };
+}
+
+/** The samples of rhythmc_rank_index_mismatches_total, as `reason count` lines. */
+export async function rankIndexMismatches(app: TestApp): Promise<string[]> {
+  const metrics = (await app.http.get('/metrics', { token: null })).text;
+  return [...metrics.matchAll(/^rhythmc_rank_index_mismatches_total\{reason="(\w+)"\} (\d+)$/gm)].map(
+    ([, reason, count]) => `${reason} ${count}`,
+  );
 }

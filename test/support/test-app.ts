@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { RunningService, StartOptions, startService } from '../../src/app.factory';
+import { EmbeddedDatabase } from '../../src/database/embedded/embedded-database';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 import {
   assertTestDatabaseName,
@@ -92,10 +93,29 @@ export interface TestAppOptions {
   databaseUrl?: (url: string) => string;
   /** Use Redis (REDIS_URL of the test environment) when it is set. Default true. */
   redis?: boolean;
-  /** Start a second instance on the same database and Redis prefix (PostgreSQL only). */
+  /** Start a second instance on the same database and Redis prefix (PostgreSQL only; Redis: REDIS_URL unless env names one). */
   shareWith?: TestApp;
   /** Where the app writes its log lines (see LogCapture); LOG_LEVEL still applies. */
   logDestination?: StartOptions['logDestination'];
+  /**
+   * A database as a new deployment's migrations would create it: the template's copy with an id
+   * of its own in `database_identity` (the one thing the migrations write at random). Without
+   * it, every test database is a copy of one template, as a restored backup is.
+   */
+  recreated?: boolean;
+}
+
+/** Gives a fresh test database the random identity its migration would have written. */
+async function giveOwnIdentity(env: Record<string, string>): Promise<void> {
+  const embedded = env.DATABASE_URL ? null : await EmbeddedDatabase.start(env.DATA_DIR);
+  const client = new Client({ connectionString: embedded?.url ?? env.DATABASE_URL });
+  try {
+    await client.connect();
+    await client.query('UPDATE database_identity SET id = gen_random_uuid()');
+  } finally {
+    await client.end();
+    await embedded?.stop();
+  }
 }
 
 /** Two instances need a real PostgreSQL and Redis (the embedded database is single-process). */
@@ -119,13 +139,15 @@ export function testServiceEnv(redisUrl: string | null = testRedisUrl()): Record
 /** Starts the real service on a fresh database and a free port. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const shared = options.shareWith;
-  if (shared && !multiInstanceAvailable()) throw new Error('shareWith needs DATABASE_URL and REDIS_URL');
+  if (shared && (testDatabaseServerUrl() === null || !(options.env?.REDIS_URL ?? testRedisUrl())))
+    throw new Error('shareWith needs DATABASE_URL and a Redis (REDIS_URL, or one in env)');
   const database = shared
     ? {
         env: { DATABASE_URL: shared.env.DATABASE_URL, REDIS_KEY_PREFIX: shared.env.REDIS_KEY_PREFIX },
         drop: () => Promise.resolve(),
       }
     : await freshDatabase();
+  if (options.recreated && !shared) await giveOwnIdentity(database.env);
   const redisUrl = options.redis === false ? null : testRedisUrl();
   const env: Record<string, string> = { ...testServiceEnv(redisUrl), ...database.env, ...options.env };
   const serviceEnv =

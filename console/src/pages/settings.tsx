@@ -3,15 +3,23 @@ import { api } from '../api';
 import { ErrorBox, Field, Loading, Notice, useAction, useLoad } from '../ui';
 import type { Overview } from './overview';
 
+/*
+ * The forms send every field the API stores. A field the form has not touched goes back exactly as
+ * stored (null below: not edited): an <input> drops line breaks, and a list shown one a line cannot
+ * hold an entry with one.
+ */
+
 function MaintenanceForm({ current }: { current: Overview['maintenance'] }) {
   const [enabled, setEnabled] = useState(current.enabled);
-  const [message, setMessage] = useState(current.message);
+  const [message, setMessage] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
   const action = useAction();
   const submit = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
-      const answer = await api<Overview['maintenance']>('PUT', '/admin/maintenance', { body: { enabled, message } });
+      const answer = await api<Overview['maintenance']>('PUT', '/admin/maintenance', {
+        body: { enabled, message: message ?? current.message },
+      });
       setDone(`Maintenance is ${answer.enabled ? 'on' : 'off'}`);
     });
   };
@@ -31,8 +39,7 @@ function MaintenanceForm({ current }: { current: Overview['maintenance'] }) {
       <Field label="Message">
         <input
           name="message"
-          value={message}
-          maxLength={512}
+          value={message ?? current.message}
           onInput={(event) => setMessage(event.currentTarget.value)}
         />
       </Field>
@@ -45,24 +52,34 @@ function MaintenanceForm({ current }: { current: Overview['maintenance'] }) {
   );
 }
 
+/** One SHA a line, each exactly as typed (a SHA may hold a space); empty lines are dropped. */
+const shaLines = (text: string): string[] =>
+  text
+    .split('\n')
+    .map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line))
+    .filter((line) => line !== '');
+
 function PolicyForm({ current }: { current: Overview['pluginPolicy'] }) {
-  const [min, setMin] = useState(String(current?.minPluginVersion ?? 0));
-  const [latest, setLatest] = useState(String(current?.latestPluginVersion ?? 0));
-  const [shas, setShas] = useState((current?.allowedPluginSHAs ?? []).join('\n'));
-  const [downUrl, setDownUrl] = useState(current?.downUrl ?? '');
+  const stored = {
+    minPluginVersion: current?.minPluginVersion ?? 0,
+    latestPluginVersion: current?.latestPluginVersion ?? 0,
+    allowedPluginSHAs: current?.allowedPluginSHAs ?? [],
+    downUrl: current?.downUrl ?? '',
+  };
+  const [min, setMin] = useState<string | null>(null);
+  const [latest, setLatest] = useState<string | null>(null);
+  const [shas, setShas] = useState<string | null>(null);
+  const [downUrl, setDownUrl] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
   const action = useAction();
   const submit = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
       const body = {
-        minPluginVersion: Number(min),
-        latestPluginVersion: Number(latest),
-        allowedPluginSHAs: shas
-          .split(/\s+/)
-          .map((sha) => sha.trim())
-          .filter((sha) => sha !== ''),
-        downUrl,
+        minPluginVersion: min === null ? stored.minPluginVersion : Number(min),
+        latestPluginVersion: latest === null ? stored.latestPluginVersion : Number(latest),
+        allowedPluginSHAs: shas === null ? stored.allowedPluginSHAs : shaLines(shas),
+        downUrl: downUrl ?? stored.downUrl,
       };
       const answer = await api<NonNullable<Overview['pluginPolicy']>>('PUT', '/admin/plugin-policy', { body });
       setDone(
@@ -83,7 +100,7 @@ function PolicyForm({ current }: { current: Overview['pluginPolicy'] }) {
             name="minPluginVersion"
             type="number"
             min={0}
-            value={min}
+            value={min ?? String(stored.minPluginVersion)}
             onInput={(event) => setMin(event.currentTarget.value)}
           />
         </Field>
@@ -92,7 +109,7 @@ function PolicyForm({ current }: { current: Overview['pluginPolicy'] }) {
             name="latestPluginVersion"
             type="number"
             min={0}
-            value={latest}
+            value={latest ?? String(stored.latestPluginVersion)}
             onInput={(event) => setLatest(event.currentTarget.value)}
           />
         </Field>
@@ -102,12 +119,16 @@ function PolicyForm({ current }: { current: Overview['pluginPolicy'] }) {
           name="allowedPluginSHAs"
           rows={4}
           spellcheck={false}
-          value={shas}
+          value={shas ?? stored.allowedPluginSHAs.join('\n')}
           onInput={(event) => setShas(event.currentTarget.value)}
         />
       </Field>
       <Field label="Download URL of the latest plugin">
-        <input name="downUrl" value={downUrl} onInput={(event) => setDownUrl(event.currentTarget.value)} />
+        <input
+          name="downUrl"
+          value={downUrl ?? stored.downUrl}
+          onInput={(event) => setDownUrl(event.currentTarget.value)}
+        />
       </Field>
       <button type="submit" disabled={action.busy}>
         Save

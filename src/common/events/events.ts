@@ -61,7 +61,19 @@ export interface CatalogChangedEvent {
   type: 'catalog.changed';
 }
 
-export type ServiceEvent = ServerSessionEndedEvent | PlayerKickedEvent | ChatEvent | CatalogChangedEvent;
+/**
+ * Events may have been missed: this instance's subscription was down, or an instance published
+ * while it could not reach the others (its events went to its own handlers only). Never replayed
+ * by the bus; handlers that keep what must not be lost (the kick outbox) read it again. Delivered
+ * locally when a subscription comes back, and through Redis by an instance that published alone
+ * once it reaches Redis again.
+ */
+export interface EventsResumedEvent {
+  type: 'events.resumed';
+}
+
+export type ServiceEvent =
+  ServerSessionEndedEvent | PlayerKickedEvent | ChatEvent | CatalogChangedEvent | EventsResumedEvent;
 
 export type ServiceEventHandler = (event: ServiceEvent) => void;
 

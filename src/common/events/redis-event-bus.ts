@@ -1,13 +1,18 @@
 import { Logger } from '@nestjs/common';
 import type Redis from 'ioredis';
-import { EventBus, ServiceEvent, ServiceEventHandler } from './events';
+import { EventBus, EventsResumedEvent, ServiceEvent, ServiceEventHandler } from './events';
 import { InProcessEventBus } from './in-process-event-bus';
+
+const RESUMED: EventsResumedEvent = { type: 'events.resumed' };
 
 /**
  * Fan-out across instances over Redis pub/sub (decisions.md §7). Every instance, the publisher
  * included, receives each event once through its subscription. When Redis is down (or this
  * instance's subscription is), the event is delivered locally at once so this instance keeps
- * working; ioredis reconnects and resubscribes when Redis returns.
+ * working; ioredis reconnects and resubscribes when Redis returns. Events are not replayed: once
+ * the subscription is back this instance's handlers get `events.resumed`, and once an instance
+ * that published alone reaches Redis again it publishes `events.resumed` to every instance, so
+ * that what was kept for them (the kick outbox) is read again.
  */
 export class RedisEventBus implements EventBus {
   private readonly logger = new Logger('EventBus');
@@ -16,8 +21,12 @@ export class RedisEventBus implements EventBus {
   private readonly subscriber: Redis;
   /** The SUBSCRIBE went through once; from then on ioredis resubscribes after every reconnect. */
   private subscribed = false;
+  /** The start's SUBSCRIBE is in flight: the connection's first 'ready' sends it (offline queue). */
+  private starting = false;
   /** True while events go around Redis; logged once per outage, not per event. */
   private degraded = false;
+  /** An event of this instance reached only its own handlers: the others are told once Redis is back. */
+  private publishedAlone = false;
 
   constructor(
     private readonly publisher: Redis,
@@ -27,9 +36,20 @@ export class RedisEventBus implements EventBus {
     this.channel = `${keyPrefix}events`;
     this.subscriber = publisher.duplicate();
     this.subscriber.on('error', (error: Error) => this.logger.warn(`Redis subscriber error: ${error.message}`));
-    // A subscription that failed (Redis down at start) is not resubscribed by ioredis: make it when Redis is there.
+    // After a reconnect (or a subscription that failed at start, which ioredis does not retry):
+    // subscribe, and once that is confirmed let the handlers catch up with what they may have missed.
     this.subscriber.on('ready', () => {
-      if (!this.subscribed) this.start().catch(() => undefined);
+      if (this.starting) return;
+      this.listen().then(
+        () => {
+          this.logger.log('Subscribed to events through Redis again; kept events are read again');
+          this.local.deliver(RESUMED);
+        },
+        () => undefined,
+      );
+    });
+    this.publisher.on('ready', () => {
+      if (this.publishedAlone) void this.publish(RESUMED);
     });
     this.subscriber.on('message', (channel: string, payload: string) => {
       if (channel !== this.channel) return;
@@ -45,6 +65,15 @@ export class RedisEventBus implements EventBus {
   }
 
   async start(): Promise<void> {
+    this.starting = true;
+    try {
+      await this.listen();
+    } finally {
+      this.starting = false;
+    }
+  }
+
+  private async listen(): Promise<void> {
     await this.subscriber.subscribe(this.channel);
     this.subscribed = true;
   }
@@ -55,6 +84,7 @@ export class RedisEventBus implements EventBus {
     if (!subscribed) this.local.deliver(event);
     if (this.publisher.status !== 'ready') {
       if (subscribed) this.local.deliver(event);
+      this.publishedAlone = true;
       this.degrade(`Redis is ${this.publisher.status}`);
       return;
     }
@@ -62,9 +92,11 @@ export class RedisEventBus implements EventBus {
       await this.publisher.publish(this.channel, JSON.stringify(event));
     } catch (error) {
       if (subscribed) this.local.deliver(event);
+      this.publishedAlone = true;
       this.degrade(`publishing ${event.type} failed: ${error instanceof Error ? error.message : String(error)}`);
       return;
     }
+    if (event.type === 'events.resumed') this.publishedAlone = false;
     if (!subscribed) this.degrade('the subscription is down');
     else if (this.degraded) {
       this.degraded = false;

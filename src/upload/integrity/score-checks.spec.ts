@@ -1,5 +1,12 @@
 import { SCORE_CHECK_NAMES, ScoreCheckName } from '../../config/app-config';
-import { CheckContext, CheckedPlay, failedChecks, MAX_AHEAD_MS } from './score-checks';
+import {
+  accuracyRange,
+  ACCURACY_TOLERANCE,
+  CheckContext,
+  CheckedPlay,
+  failedChecks,
+  MAX_AHEAD_MS,
+} from './score-checks';
 
 const NOW = Date.UTC(2026, 10, 25, 12);
 const HOUR = 3_600_000;
@@ -35,11 +42,20 @@ describe('failedChecks', () => {
     ['fullCombo', { fullCombo: true, counters: spread(90, 10, 0) }, { fullCombo: true, counters: spread(90, 9, 1) }],
     [
       'allPerfect',
-      { allPerfect: true, fullCombo: true, counters: spread(100, 0, 0) },
-      { allPerfect: true, counters: spread(99, 1, 0) },
+      { allPerfect: true, fullCombo: true, acc: 100, counters: spread(100, 0, 0) },
+      { allPerfect: true, acc: 100, counters: spread(99, 1, 0) },
     ],
     ['maxCombo', { maxCombo: 100 }, { maxCombo: 101 }],
-    ['perfectAccuracy', { acc: 100, counters: spread(100, 0, 0) }, { acc: 100, counters: spread(99, 0, 1) }],
+    // One miss in 2,000 notes: within the accuracy check's tolerance, so only perfectAccuracy fails.
+    ['perfectAccuracy', { acc: 100, counters: spread(2000, 0, 0) }, { acc: 100, counters: spread(1999, 0, 1) }],
+    // 90 perfect, 8 great, 2 miss allow 90 % to 98 %, each with the tolerance.
+    ['accuracy', { acc: 90 - ACCURACY_TOLERANCE }, { acc: 89.89 }],
+    ['accuracy', { acc: 98 + ACCURACY_TOLERANCE }, { acc: 98.11 }],
+    [
+      'accuracy',
+      { acc: 0, counters: spread(0, 0, 0), maxCombo: 0 },
+      { acc: 99.999, counters: spread(0, 0, 0), maxCombo: 0 },
+    ],
     ['time', { timeMs: NOW + MAX_AHEAD_MS }, { timeMs: NOW + MAX_AHEAD_MS + 1 }],
     ['time', { timeMs: NOW - 24 * HOUR }, { timeMs: NOW - 24 * HOUR - 1 }],
   ])('%s: passes at the edge, fails past it', (check, passing, failing) => {
@@ -48,10 +64,9 @@ describe('failedChecks', () => {
   });
 
   it('allPerfect also fails on a miss (with fullCombo then failing too)', () => {
-    expect(failedChecks(play({ allPerfect: true, fullCombo: true, counters: spread(99, 0, 1) }), context())).toEqual([
-      'fullCombo',
-      'allPerfect',
-    ]);
+    expect(
+      failedChecks(play({ allPerfect: true, fullCombo: true, acc: 99, counters: spread(99, 0, 1) }), context()),
+    ).toEqual(['fullCombo', 'allPerfect']);
   });
 
   it('noteCount compares the judged notes with the chart note count, only when the chart has one', () => {
@@ -75,8 +90,21 @@ describe('failedChecks', () => {
       'maxCombo',
       'noteCount',
       'perfectAccuracy',
+      'accuracy',
       'time',
     ]);
+  });
+
+  it('accuracy allows every weight of a great from nothing to a perfect, alike for every group', () => {
+    expect(accuracyRange(90, 8, 2)).toEqual({ min: 90, max: 98 });
+    expect(accuracyRange(100, 0, 0)).toEqual({ min: 100, max: 100 });
+    expect(accuracyRange(0, 0, 7)).toEqual({ min: 0, max: 0 });
+    expect(accuracyRange(0, 0, 0)).toEqual({ min: 0, max: 0 });
+    // The groups add up: 30 perfect tap + 20 great hold + 50 miss look is 30 % to 50 %.
+    const groups = [30, 0, 0, 0, 20, 0, 0, 0, 0, 0, 0, 50];
+    expect(failedChecks(play({ acc: 40, maxCombo: 30, counters: groups }), context())).toEqual([]);
+    expect(failedChecks(play({ acc: 50.2, maxCombo: 30, counters: groups }), context())).toEqual(['accuracy']);
+    expect(failedChecks(play({ acc: 29.8, maxCombo: 30, counters: groups }), context())).toEqual(['accuracy']);
   });
 
   it('runs only the enabled checks', () => {

@@ -58,6 +58,14 @@ export abstract class RankIndex {
 
   /** What the metrics show: whether it answers, and how much it holds (null: not counted here). */
   abstract stats(): Promise<RankIndexStats>;
+
+  /**
+   * How often this instance found the index not bound to this database's data, by reason
+   * (redis-index-binding.ts; the in-process index is built from this database by construction).
+   */
+  bindingMismatches(): ReadonlyMap<string, number> {
+    return new Map();
+  }
 }
 
 /** A key of a rank order, ascending: (−ATP in ten-thousandths, 0, uid) on the site; (−acc, first reached, uid) on a chart. */

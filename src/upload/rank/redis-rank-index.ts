@@ -15,6 +15,7 @@ import {
   RankKey,
   RankWrite,
 } from './rank-index';
+import { bindingMismatch, MismatchReason, readBinding, redisRunId } from './redis-index-binding';
 import {
   orderTreeLua,
   siteNumbers,
@@ -41,6 +42,18 @@ const OLD_FORMAT_PATTERNS = ['rank:*', 'rank2:*'];
  * tables; the damaged one is deleted once the new one is ready.
  */
 const GENERATION = `${FORMAT}:gen`;
+/**
+ * Binds a generation to a database before its build writes an entry. KEYS: binding. ARGV: the
+ * database, Redis's run_id ('' unknown). Answers the database the generation is bound to: another
+ * one means another deployment builds or built it (nothing is written then).
+ */
+const BIND_LUA = `
+local bound = redis.call('HGET', KEYS[1], 'db')
+if bound and bound ~= ARGV[1] then return bound end
+redis.call('HSET', KEYS[1], 'db', ARGV[1])
+if ARGV[2] ~= '' then redis.call('HSET', KEYS[1], 'rid', ARGV[2]) end
+return ARGV[1]
+`;
 /** Moves the generation on from ARGV[1] unless another instance did already; answers the current one. */
 const NEXT_GENERATION_LUA = `
 local current = tonumber(redis.call('GET', KEYS[1]) or '0')
@@ -55,11 +68,14 @@ class IndexKeys {
   readonly base: string;
   readonly ready: string;
   readonly site: string;
+  /** Which database the generation was built from, and how far its writes got (redis-index-binding.ts). */
+  readonly binding: string;
 
   constructor(readonly generation: number) {
     this.base = generation === 0 ? `${FORMAT}:` : `${FORMAT}:g${generation}:`;
     this.ready = `${this.base}ready`;
     this.site = `${this.base}s`;
+    this.binding = `${this.base}db`;
   }
 
   track(levelId: number): string {
@@ -123,6 +139,13 @@ local function remove(tree, store, field, kind, version, uid)
   if stored_key then tree_delete(tree, kind, stored_key) end
   redis.call('HSET', store, field, struct.pack('>I6', version))
 end
+-- The binding (redis-index-binding.ts) keeps the highest site version written and whose it was.
+-- version and uid are the ARGV strings, removal '0' or '1'.
+local function mark(binding, version, uid, removal)
+  if tonumber(version) > tonumber(redis.call('HGET', binding, 'v') or '-1') then
+    redis.call('HSET', binding, 'v', version, 'u', uid, 'r', removal)
+  end
+end
 -- A site key (a, uid) or chart key (a1, a2, t, uid) from ARGV[at ..].
 local function key_at(kind, at, uid)
   if kind == SITE then return {tonumber(ARGV[at]), uid} end
@@ -131,9 +154,10 @@ end
 `;
 
 /**
- * KEYS: ready, site tree, player store, chart tree. ARGV: uid, site field, version, site number
- * ('' = not ranked), chart field ('' = no best there), best version, chart numbers (3).
- * Returns {site ahead, chart ahead} (-1: not ranked), or -2 when the index is not built.
+ * KEYS: ready, site tree, player store, chart tree, binding. ARGV: uid, site field, version, site
+ * number ('' = not ranked), chart field ('' = no best there), best version, chart numbers (3), the
+ * database. Returns {site ahead, chart ahead} (-1: not ranked), -2 when the index is not built, -3
+ * when it is bound to another database (nothing written).
  * When the player's stored entry is newer than the state asked about (a later upload of the same
  * player got there first), the answer is still the asked state's position, without counting the
  * player's own newer entry.
@@ -145,12 +169,14 @@ local function ahead(tree, kind, key, own)
   return below
 end
 if redis.call('EXISTS', KEYS[1]) == 0 then return -2 end
+if redis.call('HGET', KEYS[5], 'db') ~= ARGV[10] then return -3 end
 local uid = tonumber(ARGV[1])
 local site, track = -1, -1
 if ARGV[4] ~= '' then
   local key = key_at(SITE, 4, uid)
   local _, own, below = upsert(KEYS[2], KEYS[3], ARGV[2], SITE, tonumber(ARGV[3]), key, true)
   site = below or ahead(KEYS[2], SITE, key, own)
+  mark(KEYS[5], ARGV[3], ARGV[1], '0')
 end
 if ARGV[5] ~= '' then
   local key = key_at(TRACK, 7, uid)
@@ -161,18 +187,21 @@ return {site, track}
 `;
 
 /**
- * Versioned writes of many committed entries in one call. KEYS: a (tree, player store) pair per
- * entry. ARGV: 'site' then (uid, field, version, a) per entry, 'track' then (uid, field, version,
- * a1, a2, t) per entry, 'unsite' or 'untrack' then (uid, field, version): a removal, kept as the
- * version in the store so older writes stay ignored.
+ * Versioned writes of many committed entries in one call. KEYS: the binding, then a (tree, player
+ * store) pair per entry. ARGV: the database, then 'site' and (uid, field, version, a) per entry,
+ * 'track' and (uid, field, version, a1, a2, t) per entry, or 'unsite' / 'untrack' and (uid,
+ * field, version): a removal, kept as the version in the store so older writes stay ignored.
+ * Returns the entries, or -3 when the index is bound to another database (nothing written).
  */
 const LOAD_LUA = `${UPSERT_LUA}
-local entries = #KEYS / 2
-local op = ARGV[1]
+if redis.call('HGET', KEYS[1], 'db') ~= ARGV[1] then return -3 end
+local entries = (#KEYS - 1) / 2
+local op = ARGV[2]
 local width = (op == 'site' and 4) or (op == 'track' and 6) or 3
+local top, top_at = -1, nil
 for i = 1, entries do
-  local tree, store = KEYS[2 * i - 1], KEYS[2 * i]
-  local at = 2 + (i - 1) * width
+  local tree, store = KEYS[2 * i], KEYS[2 * i + 1]
+  local at = 3 + (i - 1) * width
   local uid, field, version = tonumber(ARGV[at]), ARGV[at + 1], tonumber(ARGV[at + 2])
   if op == 'site' then
     upsert(tree, store, field, SITE, version, key_at(SITE, at + 3, uid), false)
@@ -181,18 +210,24 @@ for i = 1, entries do
   else
     remove(tree, store, field, op == 'unsite' and SITE or TRACK, version, uid)
   end
+  if version > top then top, top_at = version, at end
+end
+if top_at and (op == 'site' or op == 'unsite') then
+  mark(KEYS[1], ARGV[top_at + 2], ARGV[top_at], op == 'unsite' and '1' or '0')
 end
 return entries
 `;
 
 /**
- * A window, read only, in one call. KEYS: ready, tree. ARGV: 's' or 't', the key's numbers (with
- * the uid), entries ahead, entries behind. Returns {rank, ahead, behind}, each side the records'
- * numbers one after the other; -1 when the tree does not hold exactly that key (a stale entry: the
- * caller answers from SQL and its rank read re-syncs the entry), -2 when the index is not built.
+ * A window, read only, in one call. KEYS: ready, tree, binding. ARGV: 's' or 't', the key's
+ * numbers (with the uid), entries ahead, entries behind, the database. Returns {rank, ahead,
+ * behind}, each side the records' numbers one after the other; -1 when the tree does not hold
+ * exactly that key (a stale entry: the caller answers from SQL and its rank read re-syncs the
+ * entry), -2 when the index is not built, -3 when it is bound to another database.
  */
 const WINDOW_LUA = `${orderTreeLua()}
 if redis.call('EXISTS', KEYS[1]) == 0 then return -2 end
+if redis.call('HGET', KEYS[3], 'db') ~= ARGV[#ARGV] then return -3 end
 local kind = KINDS[ARGV[1]]
 local n = ARGV[1] == 's' and 2 or 4
 local key = {}
@@ -214,6 +249,15 @@ function keysOf(numbers: number[], site: boolean): RankKey[] {
 }
 
 const sha1 = (text: string) => createHash('sha1').update(text).digest('hex');
+/** A write script found the index bound to another database than the one it was given. */
+class OtherDatabaseIndex extends Error {
+  constructor() {
+    super('the Redis rank index is bound to another database');
+  }
+}
+
+/** What a check of the index against this database found (RedisRankIndex.verify). */
+type Verdict = 'ok' | 'missing' | 'moved' | 'yield';
 
 /**
  * The rank index in Redis (REDIS_URL set), shared by every instance: one counted B+-tree per order
@@ -228,6 +272,13 @@ const sha1 = (text: string) => createHash('sha1').update(text).digest('hex');
  * player's next upload; `POST /admin/ratings/recompute` rebuilds everything.
  * When Redis fails, or the index is not built (`rank3:ready` missing: first start, flushed Redis),
  * this instance answers from SQL and rebuilds in the background.
+ *
+ * Each generation is bound to the database it was built from (redis-index-binding.ts): checked at
+ * start, when Redis reconnects, when the database connection comes back, and by every script. An
+ * index of another database, one ahead of this database (a restore) or kept by a restarted Redis
+ * is replaced by a new generation built from the tables. An index of a database this instance
+ * never used, found while it runs, is another deployment's on the same REDIS_KEY_PREFIX: the
+ * instance leaves it alone and answers from SQL until it restarts.
  */
 @Injectable()
 export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -242,6 +293,21 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
   private retrying = false;
   private closed = false;
   private lock: WriterLock | null = null;
+  /** This database's identity as last read (RankSourceRepository.rankIndexOrigin), passed to every script. */
+  private database = '';
+  /** The database of the index this instance last built or found its own; null before the first. */
+  private boundTo: string | null = null;
+  /** Replaced an index of a database it never used (at its start, once): a second one is a conflict. */
+  private replacedOther = false;
+  /** Another deployment's database whose index this instance found while running: it stays out of Redis. */
+  private foreign: string | null = null;
+  /** After the start: reconnects and a database coming back trigger a check. */
+  private started = false;
+  private checking: Promise<void> | null = null;
+  /** A failed rebuild's next attempt (lost()). */
+  private retryTimer: NodeJS.Timeout | null = null;
+  private runIdRefused = false;
+  private readonly mismatches = new Map<MismatchReason | 'conflict', number>();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -252,8 +318,9 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
   }
 
   /**
-   * Announces a Redis-backed writer (PostgreSQL) and builds the index when Redis does not have it.
-   * With Redis unreachable the instance still starts: ranks come from SQL until the index is built.
+   * Announces a Redis-backed writer (PostgreSQL), then checks the index against this database:
+   * builds it when Redis does not have it or has one that is not this database's. With Redis
+   * unreachable the instance still starts: ranks come from SQL until the index is built.
    */
   async onApplicationBootstrap(): Promise<void> {
     if (this.config.databaseUrl !== null) {
@@ -266,7 +333,11 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
             this.logger.warn(
               `Rank index writer lock lost (${error.message}); taking it again when the database answers`,
             ),
-          regained: () => this.logger.log('Rank index writer lock taken again'),
+          regained: () => {
+            this.logger.log('Rank index writer lock taken again');
+            // The database may be another one now (restored, failed over, recreated).
+            this.recheck('the database connection is back');
+          },
         },
         'An instance without REDIS_URL writes ratings on this database. Waiting for it to stop.',
       );
@@ -274,16 +345,31 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
     }
     try {
       await this.readGeneration();
-      if ((await this.redis.exists(this.keys.ready)) === 1) this.ready = true;
-      else await this.rebuild();
+      const verdict = await this.verify();
+      if (verdict === 'ok') this.ready = true;
+      // A first start (or a flushed Redis) builds before listening; an index of other data is
+      // replaced while this instance serves, ranks from SQL meanwhile (other instances may be serving).
+      else if (verdict === 'missing') await this.rebuild();
+      else if (verdict === 'moved') this.lost('The Redis rank index is replaced');
     } catch (error) {
       this.lost(`Redis cannot build the rank index now (${error instanceof Error ? error.message : String(error)})`);
     }
+    this.started = true;
+    this.redis.on('ready', () => {
+      // A rebuild that waits to retry for Redis runs now (it checks the index first).
+      if (this.retryTimer === null) this.recheck('Redis reconnected');
+      else {
+        clearTimeout(this.retryTimer);
+        this.retryRebuild();
+      }
+    });
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.closed = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
     await this.rebuilding?.catch(() => undefined);
+    await this.checking;
     await this.lock?.release();
   }
 
@@ -293,6 +379,7 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
   }
 
   async positions(state: PlayerRankState): Promise<IndexedPositions | null> {
+    if (this.foreign !== null) return null;
     if (!this.ready) {
       // A rebuild may have read this player's page before this commit: write the entries anyway.
       await this.syncOwnEntries(state);
@@ -305,7 +392,7 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
     let result: unknown;
     const { keys: names } = this;
     try {
-      const keys = [names.ready, names.site, names.store(state.uid), names.track(state.levelId)];
+      const keys = [names.ready, names.site, names.store(state.uid), names.track(state.levelId), names.binding];
       const { best } = state;
       const args = [
         uidNumber(state.uid),
@@ -315,6 +402,7 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
         best === null ? '' : trackField(state.uid, state.levelId),
         versionNumber(best?.version ?? 0),
         ...(best === null ? ['', '', ''] : trackNumbers(best.acc, best.firstTimeMs)),
+        this.database,
       ];
       result = await this.script(this.syncSha, SYNC_AND_RANK_LUA, keys, args);
     } catch (error) {
@@ -325,12 +413,16 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
       this.lost('The Redis rank index is gone (flushed or evicted)');
       return null;
     }
+    if (result === -3) {
+      this.recheck('a rank update found the index bound to another database');
+      return null;
+    }
     const [site, track] = result as [number, number];
     return { siteAhead: site < 0 ? null : site, trackAhead: track < 0 ? null : track };
   }
 
   async window(read: IndexWindowRead): Promise<IndexWindow | null> {
-    if (!this.ready || this.redis.status !== 'ready') return null;
+    if (!this.ready || this.foreign !== null || this.redis.status !== 'ready') return null;
     const [score, time, uid] = read.key;
     const site = read.levelId === null;
     let result: unknown;
@@ -340,8 +432,8 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
       result = await this.script(
         this.windowSha,
         WINDOW_LUA,
-        [names.ready, site ? names.site : names.track(read.levelId as number)],
-        [...numbers, uidNumber(String(uid)), String(read.ahead), String(read.behind)],
+        [names.ready, site ? names.site : names.track(read.levelId as number), names.binding],
+        [...numbers, uidNumber(String(uid)), String(read.ahead), String(read.behind), this.database],
       );
     } catch (error) {
       this.failed('Redis window read', error, names.generation);
@@ -351,14 +443,19 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
       this.lost('The Redis rank index is gone (flushed or evicted)');
       return null;
     }
+    if (result === -3) {
+      this.recheck('a window read found the index bound to another database');
+      return null;
+    }
     if (result === -1) return null;
     const [position, ahead, behind] = result as [number, number[], number[]];
     return { position, ahead: keysOf(ahead, site), behind: keysOf(behind, site) };
   }
 
   /**
-   * Writes every rating and best into Redis with its version (never undoing a newer entry), then
-   * marks the index ready. Runs beside live uploads; this instance answers from SQL meanwhile.
+   * Checks the index against this database, then writes every rating and best into Redis with its
+   * version (never undoing a newer entry) and marks it ready. Runs beside live uploads; this
+   * instance answers from SQL meanwhile.
    */
   rebuild(): Promise<void> {
     this.rebuilding ??= this.load().finally(() => (this.rebuilding = null));
@@ -374,21 +471,43 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
     };
   }
 
+  override bindingMismatches(): ReadonlyMap<string, number> {
+    return this.mismatches;
+  }
+
   private async load(): Promise<void> {
     this.ready = false;
     const started = Date.now();
     await this.redis.script('LOAD', LOAD_LUA);
     for (;;) {
-      if ((await this.readGeneration()) && (await this.redis.exists(this.keys.ready)) === 1) {
+      const followed = await this.readGeneration();
+      const verdict = await this.verify();
+      if (verdict === 'yield') return;
+      if (verdict === 'ok' && followed) {
         this.ready = true;
         this.logger.log(`Redis rank index: generation ${this.keys.generation}, built by another instance, is in use`);
         return;
       }
+      // 'ok' on the generation in use (after a Redis failure: writes may be missing), 'missing' or 'moved'.
       const { generation } = this.keys;
+      const bound = String(
+        await this.redis.eval(BIND_LUA, 1, this.keys.binding, this.database, (await this.redisRun()) ?? ''),
+      );
+      if (bound !== this.database) {
+        // Another deployment binds this generation at the same time.
+        if (this.otherDatabase(bound) === 'yield') return;
+        this.count('other_database');
+        const next = await this.moveOn(generation);
+        this.logger.warn(
+          `The Redis rank index generation ${generation} is being built from database ${bound}, not this one (${this.database}); building generation ${next}`,
+        );
+        continue;
+      }
       const { players, bests } = await this.loadTables();
       // Another instance found damage and moved on while this one loaded: build that generation.
       if (Number((await this.redis.get(GENERATION)) ?? 0) !== generation) continue;
       await this.redis.set(this.keys.ready, String(Date.now()));
+      this.boundTo = this.database;
       this.ready = true;
       this.logger.log(
         `Redis rank index built: ${players} ranked players, ${bests} bests, in ${Date.now() - started} ms` +
@@ -397,6 +516,109 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
       void this.dropOldKeys();
       return;
     }
+  }
+
+  /**
+   * Checks the generation in use against this database (redis-index-binding.ts): 'ok' it may
+   * answer, 'missing' it is not built, 'moved' it is not this database's and the generation moved
+   * on (to be built), 'yield' it is another deployment's (this instance stays out of Redis).
+   */
+  private async verify(): Promise<Verdict> {
+    const { keys } = this;
+    // Redis first: an entry reaches Redis after its commit, so the database read after holds it.
+    const [ready, hash, run] = await Promise.all([
+      this.redis.exists(keys.ready),
+      this.redis.hgetall(keys.binding),
+      this.redisRun(),
+    ]);
+    const binding = readBinding(hash);
+    const origin = await this.repository.rankIndexOrigin(binding.uid);
+    this.database = origin.database;
+    if (ready === 0) return 'missing';
+    const mismatch = bindingMismatch(binding, origin, run);
+    if (mismatch === null) {
+      this.boundTo = origin.database;
+      return 'ok';
+    }
+    if (mismatch.reason === 'other_database' && this.otherDatabase(binding.database as string) === 'yield')
+      return 'yield';
+    this.count(mismatch.reason);
+    const next = await this.moveOn(keys.generation);
+    this.logger.warn(
+      `The Redis rank index does not match this database (${mismatch.detail}); generation ${keys.generation} is replaced by ${next}, built from the tables (ranks from SQL meanwhile)`,
+    );
+    return 'moved';
+  }
+
+  /**
+   * An index bound to `other`: replaced when this instance has not used an index yet (its start:
+   * once) or when `other` is the database it used (its own database changed: recreated, or
+   * another one behind the same address); otherwise it is another deployment's, and this instance
+   * yields.
+   */
+  private otherDatabase(other: string): 'replace' | 'yield' {
+    const replace = this.boundTo === null ? !this.replacedOther : this.boundTo === other;
+    if (replace) {
+      if (this.boundTo === null) this.replacedOther = true;
+      return 'replace';
+    }
+    this.ready = false;
+    if (this.foreign === null) {
+      this.count('conflict');
+      this.logger.error(
+        `The Redis rank index under REDIS_KEY_PREFIX "${this.config.redisKeyPrefix}" is bound to database ${other}, ` +
+          `not to this one (${this.database}): another deployment shares the prefix. This instance answers ranks ` +
+          'from SQL and leaves the index alone until it restarts; give each deployment its own REDIS_KEY_PREFIX.',
+      );
+    }
+    this.foreign = other;
+    return 'yield';
+  }
+
+  /** Moves the generation on from `from` (once among instances) and follows it; answers the one in use. */
+  private async moveOn(from: number): Promise<number> {
+    this.ready = false;
+    const next = Number(await this.redis.eval(NEXT_GENERATION_LUA, 1, GENERATION, String(from)));
+    if (next !== this.keys.generation) this.keys = new IndexKeys(next);
+    return next;
+  }
+
+  /**
+   * Checks the index again after something that may have changed either side (Redis reconnected,
+   * the database came back, a script found another binding); rebuilds on a mismatch. One at a
+   * time; skipped while a rebuild runs (it checks first).
+   */
+  private recheck(why: string): void {
+    if (!this.started || this.closed || this.foreign !== null || this.checking || this.rebuilding) return;
+    this.checking = (async () => {
+      try {
+        await this.readGeneration();
+        const verdict = await this.verify();
+        if (verdict === 'missing') this.lost(`The Redis rank index is gone (${why})`);
+        else if (verdict === 'moved') this.lost(`The Redis rank index is replaced (${why})`);
+      } catch (error) {
+        this.logger.warn(
+          `Checking the rank index (${why}) failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+    })().finally(() => (this.checking = null));
+  }
+
+  /** Redis's run_id (INFO server); null when INFO is refused (an ACL), then the restart check is skipped. */
+  private async redisRun(): Promise<string | null> {
+    if (this.runIdRefused) return null;
+    try {
+      return redisRunId(await this.redis.info('server'));
+    } catch (error) {
+      if (!(error instanceof Error) || !/NOPERM|unknown command/i.test(error.message)) throw error;
+      this.runIdRefused = true;
+      this.logger.warn(`Redis refuses INFO (${error.message}); a restarted Redis that kept the index is not detected`);
+      return null;
+    }
+  }
+
+  private count(reason: MismatchReason | 'conflict'): void {
+    this.mismatches.set(reason, (this.mismatches.get(reason) ?? 0) + 1);
   }
 
   /** Writes every rating and best, in each order's own order, so that the trees' leaves fill up (redis-order-tree.ts). */
@@ -470,14 +692,19 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
     }
   }
 
-  /** Versioned writes of committed entries, LOAD_BATCH a script call, pipelined (rebuild, admin recompute batches). */
+  /**
+   * Versioned writes of committed entries, LOAD_BATCH a script call, pipelined (rebuild, admin
+   * recompute batches). Nothing while this instance stays out of another deployment's index.
+   */
   async syncEntries(entries: IndexEntries): Promise<void> {
-    const { keys } = this;
+    if (this.foreign !== null) return;
+    const { keys, database } = this;
+    const { binding } = keys;
     const calls: Array<Array<string | number>> = [];
     const batches = <T>(list: T[] | undefined, op: string, keys: (e: T) => string[], args: (e: T) => string[]) => {
       for (let i = 0; i < (list?.length ?? 0); i += LOAD_BATCH) {
         const batch = (list as T[]).slice(i, i + LOAD_BATCH);
-        calls.push([batch.length * 2, ...batch.flatMap(keys), op, ...batch.flatMap(args)]);
+        calls.push([1 + batch.length * 2, binding, ...batch.flatMap(keys), database, op, ...batch.flatMap(args)]);
       }
     };
     batches(
@@ -520,6 +747,9 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
         i -= LOAD_PIPELINE; // the writes are versioned: running the chunk again is harmless
       } else if (failed) {
         throw failed[0] as Error;
+      } else if (results.some(([, result]) => result === -3)) {
+        this.recheck('an index write found it bound to another database');
+        throw new OtherDatabaseIndex();
       }
     }
   }
@@ -577,21 +807,26 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
   /** Stops answering from Redis on this instance and rebuilds in the background until it succeeds. */
   private lost(reason: string): void {
     this.ready = false;
-    if (this.retrying) return;
+    if (this.retrying || this.foreign !== null) return;
     this.retrying = true;
     this.logger.warn(`${reason}; ranks are counted in SQL while the index is rebuilt`);
-    const retry = () => {
-      if (this.closed) return;
-      this.rebuild().then(
-        () => (this.retrying = false),
-        (error: unknown) => {
-          this.logger.warn(
-            `Rank index rebuild failed (${error instanceof Error ? error.message : String(error)}); retrying in 5 s`,
-          );
-          setTimeout(retry, 5_000).unref();
-        },
-      );
-    };
-    retry();
+    this.retryRebuild();
+  }
+
+  /** One attempt of lost()'s rebuild; the next in 5 s, or as soon as Redis reconnects. */
+  private retryRebuild(): void {
+    this.retryTimer = null;
+    if (this.closed) return;
+    this.rebuild().then(
+      () => (this.retrying = false),
+      (error: unknown) => {
+        this.logger.warn(
+          `Rank index rebuild failed (${error instanceof Error ? error.message : String(error)}); retrying in 5 s`,
+        );
+        if (this.closed) return;
+        this.retryTimer = setTimeout(() => this.retryRebuild(), 5_000);
+        this.retryTimer.unref();
+      },
+    );
   }
 }
