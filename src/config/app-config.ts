@@ -37,12 +37,17 @@ export interface AppConfig {
   /** Player logins and logouts per window for one calling server session. */
   throttlePlayerLoginLimit: number;
   throttlePlayerLoginTtlSeconds: number;
-  /** Consecutive failed TOKEN logins for one player before that player's TOKEN logins are locked out. */
-  throttleTokenMaxFailures: number;
-  throttleTokenLockoutSeconds: number;
-  /** `chat` frames a second per WebSocket connection, and how many may come at once. */
+  /** Wrong Net Tokens one server session may send per window (then its TOKEN logins answer 429 until the window ends). */
+  throttleTokenSessionFailures: number;
+  throttleTokenSessionWindowSeconds: number;
+  /** Wrong Net Tokens one server may send per window, across its sessions. */
+  throttleTokenServerFailures: number;
+  throttleTokenServerWindowSeconds: number;
+  /** `chat` frames a second per server session (all its sockets, every instance), and how many may come at once. */
   chatLinesPerSecond: number;
   chatBurst: number;
+  /** Open WebSockets per server session on one instance; one more closes the oldest (4003). */
+  wsConnectionsPerServerSession: number;
   /** Express `trust proxy`: which X-Forwarded-For hops are believed for the client address. */
   trustProxy: TrustProxy;
   /** Wrong admin (or metrics) tokens in a row from one address before that address is locked out of it. */
@@ -225,6 +230,21 @@ function scoreChecks(env: Env, name: string): ReadonlySet<ScoreCheckName> {
   return new Set(SCORE_CHECK_NAMES.filter((check) => !disabled.includes(check)));
 }
 
+/**
+ * Variables whose meaning changed: set, they stop the start rather than being ignored (an operator
+ * who tuned them would otherwise run with limits they never chose).
+ */
+const RETIRED_VARIABLES: Array<[string, string]> = [
+  [
+    'THROTTLE_TOKEN_MAX_FAILURES',
+    'wrong Net Tokens are limited per server session and per server: THROTTLE_TOKEN_SESSION_FAILURES, THROTTLE_TOKEN_SERVER_FAILURES (docs/decisions.md "Rate limits")',
+  ],
+  [
+    'THROTTLE_TOKEN_LOCKOUT_SECONDS',
+    'wrong Net Tokens are limited per server session and per server: THROTTLE_TOKEN_SESSION_WINDOW_SECONDS, THROTTLE_TOKEN_SERVER_WINDOW_SECONDS (docs/decisions.md "Rate limits")',
+  ],
+];
+
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): AppConfig {
   // Every variable is read, and every invalid one reported in one message.
   const errors: ConfigError[] = [];
@@ -304,8 +324,10 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     throttleLoginTtlSeconds: number('THROTTLE_LOGIN_TTL_SECONDS', 60, 1, 86_400),
     throttlePlayerLoginLimit: number('THROTTLE_PLAYER_LOGIN_LIMIT', 600, 1, 1_000_000),
     throttlePlayerLoginTtlSeconds: number('THROTTLE_PLAYER_LOGIN_TTL_SECONDS', 60, 1, 86_400),
-    throttleTokenMaxFailures: number('THROTTLE_TOKEN_MAX_FAILURES', 5, 1, 1_000),
-    throttleTokenLockoutSeconds: number('THROTTLE_TOKEN_LOCKOUT_SECONDS', 300, 1, 86_400),
+    throttleTokenSessionFailures: number('THROTTLE_TOKEN_SESSION_FAILURES', 30, 1, 1_000_000),
+    throttleTokenSessionWindowSeconds: number('THROTTLE_TOKEN_SESSION_WINDOW_SECONDS', 60, 1, 86_400),
+    throttleTokenServerFailures: number('THROTTLE_TOKEN_SERVER_FAILURES', 300, 1, 1_000_000),
+    throttleTokenServerWindowSeconds: number('THROTTLE_TOKEN_SERVER_WINDOW_SECONDS', 3_600, 1, 604_800),
     trustProxy: read(() => trustProxy(env, 'TRUST_PROXY'), false),
     throttleAdminAuthMaxFailures: number('THROTTLE_ADMIN_AUTH_MAX_FAILURES', 10, 1, 1_000_000),
     throttleAdminAuthLockoutSeconds: number('THROTTLE_ADMIN_AUTH_LOCKOUT_SECONDS', 900, 1, 86_400),
@@ -314,6 +336,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     staffSessionMaxSeconds: number('STAFF_SESSION_MAX_SECONDS', 43_200, 60, 2_592_000),
     chatLinesPerSecond: number('CHAT_LINES_PER_SECOND', 5, 1, 10_000),
     chatBurst: number('CHAT_BURST', 20, 1, 100_000),
+    wsConnectionsPerServerSession: number('WS_CONNECTIONS_PER_SERVER_SESSION', 3, 1, 100),
     shutdownTimeoutSeconds: number('SHUTDOWN_TIMEOUT_SECONDS', 10, 1, 600),
     tlsCertFile: tlsCertFile === null ? null : path(env, 'TLS_CERT_FILE', tlsCertFile, cwd),
     tlsKeyFile: tlsKeyFile === null ? null : path(env, 'TLS_KEY_FILE', tlsKeyFile, cwd),
@@ -331,6 +354,9 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
         `must be at least STAFF_SESSION_IDLE_SECONDS (${config.staffSessionIdleSeconds}), got ${config.staffSessionMaxSeconds}`,
       ),
     );
+  for (const [name, replacement] of RETIRED_VARIABLES) {
+    if (raw(env, name) !== undefined) errors.push(new ConfigError(name, `is no longer read; ${replacement}`));
+  }
   if (errors.length > 0) throw ConfigError.of(errors);
   return config;
 }

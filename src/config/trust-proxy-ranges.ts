@@ -33,7 +33,7 @@ function intervalOf(entry: string): Interval | null {
   let prefix: number | null = bits;
   if (slash !== -1) {
     const range = entry.slice(slash + 1);
-    if (/^[0-9]+$/.test(range)) prefix = Number(range);
+    if (/^\d+$/.test(range)) prefix = Number(range);
     else if (ipv4 && ipaddr.IPv4.isValid(range)) prefix = ipaddr.IPv4.parse(range).prefixLengthFromSubnetMask();
     else prefix = null;
   }

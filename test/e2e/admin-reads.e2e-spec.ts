@@ -308,6 +308,7 @@ describe('Admin reads', () => {
       const session = (live: boolean, reason: string | null) => ({
         sessionId: expect.any(String),
         mode: 'TOKEN',
+        proven: true,
         serverID: server.serverID,
         serverName: server.server.serverName,
         live,
@@ -346,6 +347,7 @@ describe('Admin reads', () => {
           },
         ],
         sessions: [session(true, null), session(false, 'banned')],
+        takeovers: [],
         balance: {
           uid: player.uid,
           wattHour: 700,
@@ -477,6 +479,7 @@ describe('Admin reads', () => {
         address: null,
         lastLogin: null,
         realtime: null,
+        sessionConflicts24h: { takenOver: 0, onlineRefused: 0, keptOut: 0 },
         createdAt: expect.stringMatching(LOCAL),
       });
       expect(byId.get(live.serverID)).toEqual(

@@ -43,7 +43,7 @@ export type CursorKey = (key: string) => boolean;
 export const integerCursorKey =
   (min: bigint, max: bigint): CursorKey =>
   (key) =>
-    /^(0|[1-9]\d{0,18})$/.test(key) && BigInt(key) >= min && BigInt(key) <= max;
+    /^(?:0|[1-9]\d{0,18})$/.test(key) && BigInt(key) >= min && BigInt(key) <= max;
 
 /** A `serial` id (server ids): 1 to 2^31 − 1. */
 export const serialCursorKey = integerCursorKey(1n, 2_147_483_647n);

@@ -7,11 +7,12 @@ import { FailoverThrottlerStorage } from './failover-throttler-storage';
 import { AdminAuthLimiter } from './admin-auth.limiter';
 import { LoginFailureLimiter } from './login-failure.limiter';
 import { LoginLockout } from './login-lockout';
+import { NetTokenGuesses } from './net-token-guesses';
 
 /**
  * The login limits (decisions.md "Rate limits"): @nestjs/throttler's storage (Redis when set, in
  * memory while Redis is down) behind the named per-caller throttlers of CallerThrottlerGuard, the
- * failed-server-login counter, the TOKEN lock-out and the admin and metrics token lock-out.
+ * failed-server-login counter, the budgets of wrong Net Tokens and the admin and metrics token lock-out.
  */
 @Global()
 @Module({
@@ -33,7 +34,7 @@ import { LoginLockout } from './login-lockout';
       }),
     }),
   ],
-  providers: [LoginFailureLimiter, LoginLockout, AdminAuthLimiter],
-  exports: [LoginFailureLimiter, LoginLockout, AdminAuthLimiter],
+  providers: [LoginFailureLimiter, NetTokenGuesses, LoginLockout, AdminAuthLimiter],
+  exports: [LoginFailureLimiter, NetTokenGuesses, AdminAuthLimiter],
 })
 export class ThrottleModule {}
