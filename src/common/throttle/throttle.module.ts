@@ -35,6 +35,6 @@ import { NetTokenGuesses } from './net-token-guesses';
     }),
   ],
   providers: [LoginFailureLimiter, NetTokenGuesses, LoginLockout, AdminAuthLimiter],
-  exports: [LoginFailureLimiter, NetTokenGuesses, AdminAuthLimiter],
+  exports: [LoginFailureLimiter, NetTokenGuesses, LoginLockout, AdminAuthLimiter],
 })
 export class ThrottleModule {}
