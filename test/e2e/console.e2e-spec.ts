@@ -69,8 +69,8 @@ describe('Web console', () => {
     rmSync(resourceDir, { recursive: true, force: true });
   });
 
-  const shot = async (name: string) => {
-    if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  const shot = async (name: string, on: Page = page) => {
+    if (SCREENSHOTS) await on.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
   };
   /** Signs in through the form as the console's user would. */
   const signInAs = async (on: Page, staff: TestStaff) => {
@@ -717,10 +717,11 @@ describe('Web console', () => {
       await ban.getByRole('button', { name: 'Ban' }).click();
       await mod.getByRole('status').filter({ hasText: 'Banned permanently' }).waitFor();
       await mod.getByRole('button', { name: 'New Net Token' }).waitFor();
+      await mod.getByText('banned permanently: moderated').waitFor();
       const [banned] = (await app.admin.get('/admin/audit', { query: { actor: moderator.name, action: 'player.ban' } }))
         .body.items as Array<Record<string, unknown>>;
       expect(banned).toMatchObject({ target: `player:${player.uid}`, actor: moderator.name, actorId: moderator.id });
-      await shot('console-moderator');
+      await shot('console-moderator', mod);
 
       // A page of another role: the page says so, and the API refuses it whatever the page shows.
       await mod.goto(`${app.baseUrl}/console/#/staff`);
