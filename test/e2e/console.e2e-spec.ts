@@ -586,19 +586,17 @@ describe('Web console', () => {
     await page.getByRole('button', { name: 'Rescan resources' }).click();
     await page.getByText(/^Rescanned: .*, 1 packs, /).waitFor();
     await page.getByRole('button', { name: 'Edit packs as JSON' }).click();
-    await page
-      .getByLabel('Packs as JSON')
-      .fill(
-        JSON.stringify([
-          {
-            name: 'console-pack',
-            displayName: 'Console',
-            type: 'CHAPTER',
-            availableSongs: [1, 2],
-            file: 'packs/console.zip',
-          },
-        ]),
-      );
+    await page.getByLabel('Packs as JSON').fill(
+      JSON.stringify([
+        {
+          name: 'console-pack',
+          displayName: 'Console',
+          type: 'CHAPTER',
+          availableSongs: [1, 2],
+          file: 'packs/console.zip',
+        },
+      ]),
+    );
     await page.getByRole('button', { name: 'PUT /admin/packs' }).click();
     await page.getByText('Saved 1 pack').waitFor();
     const packRow = page.getByRole('table', { name: 'Packs' }).getByRole('row').filter({ hasText: 'console-pack' });
@@ -619,9 +617,10 @@ describe('Web console', () => {
     const row = page.getByRole('table', { name: 'Staff' }).getByRole('row').filter({ hasText: 'console-support' });
     await row.getByLabel('Role of console-support').selectOption('moderator');
     await page.getByText('console-support is now moderator').waitFor();
-    const member = (await app.admin.get('/admin/staff', { query: { limit: 200 } })).body.items.find(
-      (item: { name: string }) => item.name === 'console-support',
-    ) as { id: number; role: string };
+    const listed = await app.admin.get<{ items: Array<{ id: number; name: string; role: string }> }>('/admin/staff', {
+      query: { limit: 200 },
+    });
+    const member = listed.body.items.find((item) => item.name === 'console-support') as { id: number; role: string };
     expect(member.role).toBe('moderator');
     const session = await signIn(app, {
       id: member.id,

@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-unsafe-member-access -- answers are untyped JSON */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -124,7 +123,7 @@ describe('Staff roles on every admin route', () => {
   const admin = async (method: string, path: string, body?: unknown, status = 200) => {
     const response = await app.admin.request(method, path, { body });
     if (response.status !== status) throw new Error(`${method} ${path}: ${response.status} ${response.text}`);
-    return response.body;
+    return response.body as unknown;
   };
 
   beforeAll(async () => {

@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-unsafe-member-access -- answers are untyped JSON */
 import { createHash } from 'node:crypto';
 import { csrfTokenOf } from '../../src/auth/staff-credentials';
 import {
@@ -611,8 +610,10 @@ describe('Staff accounts and sessions', () => {
       const session = await signIn(app, await createStaff(app, 'support'));
       const player = await session.client.post('/admin/players', { username: 'by_support' });
       expect(player.status).toBe(201);
-      const mine = await app.admin.get('/admin/audit', { query: { actor: session.staff.name } });
-      expect(mine.body.items.map((item: Record<string, unknown>) => [item.action, item.actor, item.actorId])).toEqual([
+      const mine = await app.admin.get<{ items: Array<Record<string, unknown>> }>('/admin/audit', {
+        query: { actor: session.staff.name },
+      });
+      expect(mine.body.items.map((item) => [item.action, item.actor, item.actorId])).toEqual([
         ['player.create', session.staff.name, session.staff.id],
         ['staff.sign-in', session.staff.name, session.staff.id],
       ]);
