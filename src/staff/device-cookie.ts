@@ -11,7 +11,7 @@ export const DEVICE_COOKIE = 'rhythmc_device';
 /** A year: a device stays trusted until its account's password changes. */
 export const DEVICE_COOKIE_MAX_AGE_SECONDS = 365 * 24 * 3600;
 
-const SHAPE = /^(\d{1,10})\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})$/;
+const SHAPE = /^([1-9]\d{0,9})\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})$/;
 
 export function issueDeviceCookie(accountId: number, deviceKey: string): string {
   const nonce = randomBytes(16).toString('base64url');

@@ -3,6 +3,7 @@ import { METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/com
 import { RequestMethod } from '@nestjs/common';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { AUTH_KIND_KEY } from '../../src/auth/auth.decorators';
+import { PERMISSIONS, type Permission } from '../../src/auth/permissions';
 import { ERROR_CODES } from '../../src/common/errors/app-error';
 import { DOCS_PATH, OPENAPI_JSON_PATH } from '../../src/openapi/openapi';
 import { createPlayer, loginPlayer } from '../factories/player.factory';
@@ -25,6 +26,7 @@ type Operation = {
   parameters?: { name: string; in: string; required?: boolean; schema?: Schema }[];
   requestBody?: { content: Record<string, Media> };
   responses: Record<string, { description: string; content?: Record<string, Media> }>;
+  'x-permission'?: { name: string; role: string };
 };
 type Document = {
   openapi: string;
@@ -241,6 +243,29 @@ describe('API docs (OpenAPI at /docs)', () => {
       type: 'apiKey',
       in: 'header',
       name: 'X-CSRF-Token',
+    });
+  });
+
+  it('names the permission of every admin operation, and the lowest role that holds it (x-permission)', () => {
+    const admin = operations.filter(({ operation }) =>
+      (operation.security ?? []).some((requirement) => 'adminToken' in requirement),
+    );
+    expect(admin.length).toBeGreaterThan(40);
+    for (const { method, path, operation } of admin) {
+      const permission = operation['x-permission'];
+      expect({ route: `${method} ${path}`, known: permission !== undefined && permission.name in PERMISSIONS }).toEqual(
+        {
+          route: `${method} ${path}`,
+          known: true,
+        },
+      );
+      expect(permission?.role).toBe(PERMISSIONS[permission?.name as Permission].role);
+    }
+    expect(
+      operations.find(({ path, method }) => path === '/admin/staff' && method === 'get')?.operation['x-permission'],
+    ).toEqual({
+      name: 'staff.manage',
+      role: 'owner',
     });
   });
 
