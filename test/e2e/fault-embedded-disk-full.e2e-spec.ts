@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { EmbeddedDatabase } from '../../src/database/embedded/embedded-database';
 import { MemoryRankIndex, SNAPSHOT_FILE } from '../../src/upload/rank/memory-rank-index';
 import { RankIndex } from '../../src/upload/rank/rank-index';
 import { onlinePlayer, TestPlayerSession } from '../factories/player.factory';
@@ -10,6 +11,7 @@ import { onlineServer, TestServerSession } from '../factories/server.factory';
 import { defineCharts, gameplayPayload } from '../factories/upload.factory';
 import { EMBEDDED_TEMPLATE_VAR, RUN_ID_VAR, TEST_TMP_ROOT, testDatabaseServerUrl } from '../setup/test-env';
 import { HttpClient, HttpResponse } from '../support/http';
+import { reportFaultTiming } from '../support/fault-timing';
 import { LogCapture } from '../support/log-capture';
 import { indexAgainstSql } from '../support/rank-index-check';
 import { startServiceChild } from '../support/service-child';
@@ -139,9 +141,13 @@ describeWithTmpfs(
       await expect(index.saveSnapshot()).rejects.toMatchObject({ code: 'ENOSPC' });
 
       disk.free();
+      const freed = Date.now();
       const first = answerOf(await upload(99));
       expect(first.status).toBe(200);
+      reportFaultTiming('data files full: from the space back to the first acknowledged upload', Date.now() - freed);
+      reportFaultTiming(`data files full: ${refused.length} of ${during.length} uploads refused`, 0);
       await eventually(async () => (await app!.http.get('/health/ready')).status === 200, 'ready again', 30_000);
+      reportFaultTiming('data files full: from the space back to ready', Date.now() - freed);
       // Snapshots were not switched off by the failure.
       const before = Date.now();
       await index.saveSnapshot();
@@ -189,10 +195,14 @@ describeWithTmpfs(
       expect({ status: ready.status, body: ready.body }).toEqual(NOT_READY);
 
       disk.free();
+      const freed = Date.now();
       await eventually(async () => (await upload(99)).status === 200, 'an upload acknowledged again', 60_000);
+      reportFaultTiming('WAL full (PANIC): from the space back to the first acknowledged upload', Date.now() - freed);
       await eventually(async () => (await app!.http.get('/health/ready')).status === 200, 'ready again', 30_000);
+      reportFaultTiming('WAL full (PANIC): from the space back to ready', Date.now() - freed);
       const lines = logs.lines.join('\n');
       expect(lines).toMatch(/The embedded database stopped \(PANIC 53100: could not write to file/);
+      expect(lines).toMatch(/The embedded database waits for free space to start again/);
       expect(lines).toMatch(/Embedded database started again in \d+ ms/);
 
       const stored = await app.sql<{ time_ms: string }>(
@@ -219,25 +229,32 @@ describeWithTmpfs(
       const panic = await fillTheWal(disk, (text) => sql.query(text));
       await sql.end().catch(() => undefined);
       expect(panic).toMatchObject({ severity: 'PANIC', code: '53100' });
+      const panicked = Date.now();
       expect(await child.exited).toBe(1);
+      reportFaultTiming(
+        'WAL full (PANIC), EMBEDDED_RECOVERY_SECONDS=3: from the PANIC to the exit',
+        Date.now() - panicked,
+      );
 
-      // What an orchestrator does next: start it again (here once the disk has room).
+      // What an orchestrator does next: start it again (here once the disk has room). Its database
+      // opens (crash recovery) with every acknowledged write.
       disk.free();
-      const again = await startServiceChild(env);
+      expect(existsSync(join(disk.dir, 'pglite.lock'))).toBe(false);
+      const freed = Date.now();
+      const reopened = await EmbeddedDatabase.start(disk.dir);
+      reportFaultTiming('after the exit: from the space back to the embedded database open again', Date.now() - freed);
+      const check = new Client({ connectionString: reopened.url });
       try {
-        const check = new Client({ connectionString: again.databaseUrl });
         await check.connect();
         const stored = await check.query<{ time_ms: string }>(
           'SELECT time_ms::text AS time_ms FROM play_record WHERE uid = $1 ORDER BY time_ms',
           [player.uid],
         );
-        await check.end();
         expect(stored.rows.map((row) => Number(row.time_ms))).toEqual(acknowledged);
       } finally {
-        again.process.kill('SIGTERM');
-        expect(await again.exited).toBe(0);
+        await check.end();
+        await reopened.stop();
       }
-      expect(existsSync(join(disk.dir, 'pglite.lock'))).toBe(false);
     }, 180_000);
   },
 );

@@ -4,6 +4,7 @@ import { onlinePlayer, TestPlayerSession } from '../factories/player.factory';
 import { onlineServer, TestServerSession } from '../factories/server.factory';
 import { defineCharts, gameplayPayload } from '../factories/upload.factory';
 import { testDatabaseServerUrl } from '../setup/test-env';
+import { reportFaultTiming } from '../support/fault-timing';
 import { LogCapture } from '../support/log-capture';
 import { PrivatePostgres } from '../support/private-postgres';
 import { indexAgainstSql } from '../support/rank-index-check';
@@ -125,9 +126,17 @@ describeWithPostgres(
         'a write acknowledged after the start',
         30_000,
       );
+      const firstAfter = Math.min(
+        ...answers.filter((answer) => answer.at > startedAt && answer.status === 200).map((answer) => answer.at),
+      );
+      reportFaultTiming('PostgreSQL stopped: from the start to the first acknowledged write', firstAfter - startedAt);
       await sleep(2_000);
       running = false;
       await Promise.all(load);
+      reportFaultTiming(
+        `PostgreSQL stopped: ${answers.filter((answer) => answer.status !== 200).length} of ${answers.length} calls answered 503`,
+        0,
+      );
 
       // What the plugin saw: 200, or 503 UNAVAILABLE with Retry-After; never a 500 or a 401.
       const failed = answers.filter((answer) => answer.status !== 200);
@@ -175,6 +184,7 @@ describeWithPostgres(
       // and answers as SQL counts.
       const rankIndex = app.get(RankIndex as unknown as Type<RankIndex>);
       await eventually(async () => (await rankIndex.stats()).ready, 'the rank index answers again', 30_000);
+      reportFaultTiming('PostgreSQL stopped: from the start to the rank index answering again', Date.now() - startedAt);
       const since = logs.lines.slice(loadedFrom);
       expect(since.filter((line) => line.includes('Rank index loaded from the tables'))).toEqual([]);
       const repairs = since.filter((line) => line.includes('Rank index repaired'));

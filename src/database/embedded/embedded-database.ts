@@ -1,4 +1,5 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 
@@ -9,6 +10,13 @@ const STOP_TIMEOUT_MS = 15_000;
 const TERMINATE_TIMEOUT_MS = 10_000;
 /** Between two restart attempts: doubling from the first, up to the last. */
 const RESTART_DELAYS_MS = [500, 5_000];
+/**
+ * A restart is not tried while the data dir's file system has less free than this: PostgreSQL's
+ * crash recovery needs room for a WAL segment (16 MiB) and its checkpoint. Free space is looked at
+ * every RESTART_SPACE_POLL_MS, so the database is back within a moment of the space.
+ */
+const RESTART_FREE_BYTES = 24 * 2 ** 20;
+const RESTART_SPACE_POLL_MS = 250;
 const PING_EVERY_MS = 5_000;
 
 /** Data dirs this process has open: a second open would corrupt PGlite's files. */
@@ -177,6 +185,8 @@ export class EmbeddedDatabase {
     if (!ended) return this.fail(new Error('the embedded database thread did not end'));
     for (let attempt = 1, delay = RESTART_DELAYS_MS[0]; ; attempt++) {
       if (this.state !== 'restarting') return;
+      const room = await this.waitForRoom(since);
+      if (room !== null) return this.fail(new Error(room));
       try {
         const started = await startWorker(this.dataDir, this.options.maxConnections, this.port);
         if (this.state !== 'restarting') {
@@ -204,6 +214,25 @@ export class EmbeddedDatabase {
     }
   }
 
+  /** Waits until the data dir has room for a start (null), or says why it did not come within recoveryMs. */
+  private async waitForRoom(since: number): Promise<string | null> {
+    for (let logged = false; this.state === 'restarting';) {
+      const free = await freeBytes(this.dataDir);
+      if (free === null || free >= RESTART_FREE_BYTES) return null;
+      const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
+      if (Date.now() - since + RESTART_SPACE_POLL_MS > this.options.recoveryMs)
+        return `the embedded database could not be started again within ${this.options.recoveryMs / 1000} s: ${this.dataDir} has ${mib(free)} MiB free, it needs ${mib(RESTART_FREE_BYTES)}`;
+      if (!logged) {
+        logged = true;
+        this.options.log.warn(
+          `The embedded database waits for free space to start again: ${this.dataDir} has ${mib(free)} MiB free, it needs ${mib(RESTART_FREE_BYTES)}`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, RESTART_SPACE_POLL_MS).unref());
+    }
+    return null;
+  }
+
   private fail(error: Error): void {
     if (this.state !== 'restarting') return;
     this.state = 'failed';
@@ -219,6 +248,16 @@ async function startWorker(
 ): Promise<{ worker: Worker; port: number }> {
   const worker = new Worker(WORKER_FILE, { workerData: { pgdataDir: join(dataDir, 'pgdata'), maxConnections, port } });
   return { worker, port: await waitForReady(worker) };
+}
+
+/** Free bytes of the file system holding `path`, null when it cannot be read. */
+async function freeBytes(path: string): Promise<number | null> {
+  try {
+    const stats = await statfs(path);
+    return stats.bavail * stats.bsize;
+  } catch {
+    return null;
+  }
 }
 
 function waitForReady(worker: Worker): Promise<number> {
