@@ -55,6 +55,8 @@ export class PrivatePostgres {
         '--no-sync',
       ]);
     }
+    // A server left running by an interrupted run of the same directory: stopped first.
+    if (existsSync(join(cluster.dataDir, 'postmaster.pid'))) await cluster.stop('fast').catch(() => undefined);
     cluster.settings = {
       listen_addresses: '127.0.0.1',
       port: String(cluster.port),
