@@ -305,6 +305,8 @@ export class MemoryRankIndex
       // Writes after this watermark (they stage nothing meanwhile) are re-read below.
       base = await fresh();
       this.doubt.clear();
+      // The sets are emptied now: until this load is done, only another full load can repair them.
+      this.watermark = null;
       await this.loadTables();
       const next = await fresh();
       const players = await this.changedOrInDoubt(base);
@@ -348,9 +350,18 @@ export class MemoryRankIndex
     return [...players];
   }
 
-  /** Replaces the keys of `uids` in the index by their rows in the tables; how many players. */
+  /**
+   * Replaces the keys of `uids` in the index by their rows in the tables; how many players. When
+   * it fails half-way (their keys dropped, not read again) they go back into doubt, so the next
+   * attempt re-reads them even if no change of theirs committed.
+   */
   private async reread(uids: readonly string[]): Promise<number> {
-    await catchUp(this.repository, this.site, this.tracks, uids);
+    try {
+      await catchUp(this.repository, this.site, this.tracks, uids);
+    } catch (error) {
+      for (const uid of uids) this.doubt.add(uid);
+      throw error;
+    }
     return uids.length;
   }
 
