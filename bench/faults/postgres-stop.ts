@@ -22,7 +22,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { PrivatePostgres } from '../../test/support/private-postgres';
-import { AdminApi, expectCall } from '../harness/api';
+import { AdminApi, call, expectCall } from '../harness/api';
 import { databaseExists, withClient } from '../harness/database';
 import { BENCH_ADMIN_TOKEN, intFromEnv, loadAverage, OUT_DIR, runMain } from '../harness/env';
 import { counts } from '../harness/generate';
@@ -133,15 +133,20 @@ async function setUpSessions(
     },
   );
   const players: Array<{ uid: number; accessToken: string }> = [];
-  // Spread over the rank order: uids 1..PLAYERS are the ranked players.
+  // Spread over the rank order (uids 1..PLAYERS are the ranked players); a player still logged in
+  // by an interrupted run (409) is passed over for the next uid.
   for (let i = 0; i < SESSIONS; i++) {
-    const uid = 1 + Math.floor(((i + 0.5) * PLAYERS) / SESSIONS);
-    const player = await expectCall<{ accessToken: string }>(200, base, 'POST', '/player/login', login.accessToken, {
-      mode: 'TOKEN',
-      version: 1,
-      authToken: await admin.netToken(uid),
-    });
-    players.push({ uid, accessToken: player.accessToken });
+    for (let uid = 1 + Math.floor(((i + 0.5) * PLAYERS) / SESSIONS); ; uid++) {
+      const player = await call<{ accessToken: string }>(base, 'POST', '/player/login', login.accessToken, {
+        mode: 'TOKEN',
+        version: 1,
+        authToken: await admin.netToken(uid),
+      });
+      if (player.status === 409) continue;
+      if (player.status !== 200) throw new Error(`POST /player/login: ${player.status} ${player.text.slice(0, 200)}`);
+      players.push({ uid, accessToken: player.body.accessToken });
+      break;
+    }
   }
   return { token: login.accessToken, serverID: login.serverID, players };
 }
@@ -333,6 +338,8 @@ async function main(): Promise<void> {
       loadAverage: [loadBefore, loadAverage()],
       serviceLogSince: logOffset,
     };
+    // The players' sessions end with the server's: the next run logs them in again.
+    await call(base, 'POST', '/server/logout', token);
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     writeFileSync(join(OUT_DIR, `fault-postgres-stop-${Date.now()}.json`), JSON.stringify(result, null, 2));
   } finally {

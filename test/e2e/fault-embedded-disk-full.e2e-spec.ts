@@ -70,6 +70,17 @@ async function world(clients: TestClients) {
   return { player, upload, acknowledged };
 }
 
+/** The player's stored records are exactly the acknowledged uploads (nothing of a refused one), and the rank index agrees with SQL. */
+async function expectEveryAcknowledgedStored(app: TestApp, uid: number, acknowledged: number[]): Promise<void> {
+  const stored = await app.sql<{ time_ms: string }>(
+    'SELECT time_ms::text AS time_ms FROM play_record WHERE uid = $1 ORDER BY time_ms',
+    [uid],
+  );
+  expect(stored.map((row) => Number(row.time_ms))).toEqual(acknowledged);
+  const { index, sql } = await indexAgainstSql(app);
+  expect(index).toEqual(sql);
+}
+
 const answerOf = (response: HttpResponse) => ({
   status: response.status,
   body: response.body as unknown,
@@ -100,26 +111,33 @@ describeWithTmpfs(
     ? 'A full disk under the embedded database (a real tmpfs): 503 with Retry-After, readiness failing, recovery without a restart'
     : `A full disk under the embedded database (skipped: ${skipped})`,
   () => {
-    let disk: Tmpfs | null = null;
-    let app: TestApp | null = null;
-    afterEach(async () => {
-      disk?.free();
-      await app?.close().catch(() => undefined);
-      app = null;
-      disk?.unmount();
-      disk = null;
-    });
-
-    it('answers 503 UNAVAILABLE with Retry-After (never 500) while data files cannot grow, fails readiness, keeps the rank index, and works again once space is back, snapshots included', async () => {
-      disk = diskWithDatabase(96);
+    /** What the test that runs opened, for the clean-up. */
+    let openDisk: Tmpfs | null = null;
+    let openApp: TestApp | null = null;
+    /** The service in this process on a copy of the database on a 96 MiB tmpfs, with five uploads acknowledged. */
+    async function startOnTmpfs() {
+      const disk = (openDisk = diskWithDatabase(96));
       const logs = new LogCapture();
-      app = await startTestApp({
+      const app = (openApp = await startTestApp({
         env: { DATABASE_URL: '', DATA_DIR: disk.dir, LOG_LEVEL: 'info' },
         redis: false,
         logDestination: logs,
-      });
-      const { player, upload, acknowledged } = await world(app);
-      for (let i = 0; i < 5; i++) expect((await upload()).status).toBe(200);
+      }));
+      const uploads = await world(app);
+      for (let i = 0; i < 5; i++) expect((await uploads.upload()).status).toBe(200);
+      return { disk, app, logs, ...uploads };
+    }
+
+    afterEach(async () => {
+      openDisk?.free();
+      await openApp?.close().catch(() => undefined);
+      openApp = null;
+      openDisk?.unmount();
+      openDisk = null;
+    });
+
+    it('answers 503 UNAVAILABLE with Retry-After (never 500) while data files cannot grow, fails readiness, keeps the rank index, and works again once space is back, snapshots included', async () => {
+      const { disk, app, logs, player, upload, acknowledged } = await startOnTmpfs();
       // A fresh WAL segment (made while there is room): what fills up below is the data files.
       await app.sql('SELECT pg_switch_wal()');
       expect((await upload()).status).toBe(200);
@@ -146,7 +164,7 @@ describeWithTmpfs(
       expect(first.status).toBe(200);
       reportFaultTiming('data files full: from the space back to the first acknowledged upload', Date.now() - freed);
       reportFaultTiming(`data files full: ${refused.length} of ${during.length} uploads refused`, 0);
-      await eventually(async () => (await app!.http.get('/health/ready')).status === 200, 'ready again', 30_000);
+      await eventually(async () => (await app.http.get('/health/ready')).status === 200, 'ready again', 30_000);
       reportFaultTiming('data files full: from the space back to ready', Date.now() - freed);
       // Snapshots were not switched off by the failure.
       const before = Date.now();
@@ -154,27 +172,12 @@ describeWithTmpfs(
       expect(statSync(join(disk.dir, SNAPSHOT_FILE)).mtimeMs).toBeGreaterThanOrEqual(before - 1_000);
       expect(logs.lines.some((line) => line.includes('Rank index snapshots are written again'))).toBe(true);
 
-      // Every acknowledged upload is stored, and nothing of the refused ones.
-      const stored = await app.sql<{ time_ms: string }>(
-        'SELECT time_ms::text AS time_ms FROM play_record WHERE uid = $1 ORDER BY time_ms',
-        [player.uid],
-      );
-      expect(stored.map((row) => Number(row.time_ms))).toEqual(acknowledged);
-      const { index: fromIndex, sql } = await indexAgainstSql(app);
-      expect(fromIndex).toEqual(sql);
+      await expectEveryAcknowledgedStored(app, player.uid, acknowledged);
     }, 180_000);
 
     it('starts the embedded database again in the process after a PANIC (no WAL segment could be created), once space is back', async () => {
-      disk = diskWithDatabase(96);
-      const logs = new LogCapture();
-      app = await startTestApp({
-        env: { DATABASE_URL: '', DATA_DIR: disk.dir, LOG_LEVEL: 'info' },
-        redis: false,
-        logDestination: logs,
-      });
-      const { player, upload, acknowledged } = await world(app);
-      for (let i = 0; i < 5; i++) expect((await upload()).status).toBe(200);
-      const panic = await fillTheWal(disk, (sql) => app!.sql(sql));
+      const { disk, app, logs, player, upload, acknowledged } = await startOnTmpfs();
+      const panic = await fillTheWal(disk, (sql) => app.sql(sql));
       expect(panic).toMatchObject({ severity: 'PANIC', code: '53100' });
       expect(String((panic as Error).message)).toMatch(
         /could not write to file "pg_wal\/xlogtemp\.\d+": No space left on device/,
@@ -198,24 +201,18 @@ describeWithTmpfs(
       const freed = Date.now();
       await eventually(async () => (await upload(99)).status === 200, 'an upload acknowledged again', 60_000);
       reportFaultTiming('WAL full (PANIC): from the space back to the first acknowledged upload', Date.now() - freed);
-      await eventually(async () => (await app!.http.get('/health/ready')).status === 200, 'ready again', 30_000);
+      await eventually(async () => (await app.http.get('/health/ready')).status === 200, 'ready again', 30_000);
       reportFaultTiming('WAL full (PANIC): from the space back to ready', Date.now() - freed);
       const lines = logs.lines.join('\n');
       expect(lines).toMatch(/The embedded database stopped \(PANIC 53100: could not write to file/);
       expect(lines).toMatch(/The embedded database waits for free space to start again/);
       expect(lines).toMatch(/Embedded database started again in \d+ ms/);
 
-      const stored = await app.sql<{ time_ms: string }>(
-        'SELECT time_ms::text AS time_ms FROM play_record WHERE uid = $1 ORDER BY time_ms',
-        [player.uid],
-      );
-      expect(stored.map((row) => Number(row.time_ms))).toEqual(acknowledged);
-      const { index: fromIndex, sql } = await indexAgainstSql(app);
-      expect(fromIndex).toEqual(sql);
+      await expectEveryAcknowledgedStored(app, player.uid, acknowledged);
     }, 180_000);
 
     it('exits with status 1 when the database cannot be started again within EMBEDDED_RECOVERY_SECONDS, and the next start finds every acknowledged write', async () => {
-      disk = diskWithDatabase(96);
+      const disk = (openDisk = diskWithDatabase(96));
       const env = { ...testServiceEnv(null), DATABASE_URL: '', DATA_DIR: disk.dir };
       const child = await startServiceChild({ ...env, EMBEDDED_RECOVERY_SECONDS: '3' });
       const baseUrl = `http://127.0.0.1:${child.port}`;

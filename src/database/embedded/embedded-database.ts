@@ -1,7 +1,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
-import { statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { freeBytes } from '../../common/free-space';
 
 const WORKER_FILE = join(__dirname, 'pglite.worker.js');
 const START_TIMEOUT_MS = 60_000;
@@ -248,16 +248,6 @@ async function startWorker(
 ): Promise<{ worker: Worker; port: number }> {
   const worker = new Worker(WORKER_FILE, { workerData: { pgdataDir: join(dataDir, 'pgdata'), maxConnections, port } });
   return { worker, port: await waitForReady(worker) };
-}
-
-/** Free bytes of the file system holding `path`, null when it cannot be read. */
-async function freeBytes(path: string): Promise<number | null> {
-  try {
-    const stats = await statfs(path);
-    return stats.bavail * stats.bsize;
-  } catch {
-    return null;
-  }
 }
 
 function waitForReady(worker: Worker): Promise<number> {

@@ -7,8 +7,8 @@ import {
   OnApplicationShutdown,
 } from '@nestjs/common';
 import { mkdirSync } from 'node:fs';
-import { statfs } from 'node:fs/promises';
 import { join } from 'node:path';
+import { freeBytes } from '../../common/free-space';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { RankSourceRepository, TrackOrderRow } from '../rank-source.repository';
 import type { IndexedPositions, PlayerRankState, RankChange, TrackPosition } from '../upload.types';
@@ -276,6 +276,9 @@ export class MemoryRankIndex
    * then the last ones under the exclusive gate, where the index becomes exact and ready again.
    */
   private async repairOnce(): Promise<void> {
+    // Without the writer lock the index may not answer anyway: the repair runs once it is taken
+    // again (`regained` asks for one), so a database outage costs one repair, not two.
+    if (!this.canAnswer()) return;
     const started = Date.now();
     const fresh = () => this.gate.runExclusive(() => this.repository.changeWatermark());
     let base = this.watermark;
@@ -621,16 +624,6 @@ async function catchUp(
     const rows = keys.tracks;
     for (let i = 0; i < rows.count; i++)
       trackSet(tracks, rows.levelId(i)).insert(-rows.acc(i), rows.firstTimeMs(i), rows.uid(i));
-  }
-}
-
-/** Free bytes of the file system holding `path`, null when it cannot be read. */
-async function freeBytes(path: string): Promise<number | null> {
-  try {
-    const stats = await statfs(path);
-    return stats.bavail * stats.bsize;
-  } catch {
-    return null;
   }
 }
 
