@@ -251,8 +251,8 @@ export class MemoryRankIndex
     while (this.repairWanted && !this.closing) {
       this.repairWanted = false;
       try {
-        await this.repairOnce();
-        if (failures > 0) this.logger.log(`Rank index repaired after ${failures} failed attempts`);
+        if ((await this.repairOnce()) && failures > 0)
+          this.logger.log(`Rank index repaired after ${failures} failed attempts`);
         failures = 0;
       } catch (error) {
         failures++;
@@ -274,11 +274,12 @@ export class MemoryRankIndex
    * Brings the stale index back to the tables: the players changed after the watermark and those in
    * doubt are re-read (or, past MAX_CATCH_UP of them, the tables loaded), first while writes go on,
    * then the last ones under the exclusive gate, where the index becomes exact and ready again.
+   * true when it answers again.
    */
-  private async repairOnce(): Promise<void> {
+  private async repairOnce(): Promise<boolean> {
     // Without the writer lock the index may not answer anyway: the repair runs once it is taken
     // again (`regained` asks for one), so a database outage costs one repair, not two.
-    if (!this.canAnswer()) return;
+    if (!this.canAnswer()) return false;
     const started = Date.now();
     const fresh = () => this.gate.runExclusive(() => this.repository.changeWatermark());
     let base = this.watermark;
@@ -333,11 +334,12 @@ export class MemoryRankIndex
       this.watermark = watermark;
       this.ready = this.canAnswer();
     });
-    if (!this.ready) return;
+    if (!this.ready) return false;
     this.logger.log(
       `Rank index repaired${full ? ' by a full load' : ''}: ${reread} players re-read, in ${Date.now() - started} ms`,
     );
     if (full) this.saveInBackground();
+    return true;
   }
 
   /** The players changed after `watermark` and those in doubt (taken), or null when over MAX_CATCH_UP. */
