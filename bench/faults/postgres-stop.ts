@@ -100,7 +100,7 @@ async function clusterWithData(): Promise<{ cluster: PrivatePostgres; url: strin
     root: ROOT_DIR,
     settings: {
       shared_buffers: '256MB',
-      max_wal_size: '8GB',
+      max_wal_size: '2GB',
       checkpoint_timeout: '30min',
       maintenance_work_mem: '512MB',
     },
