@@ -51,9 +51,10 @@ function clientClass({ counter, refusals }: ConnectionWatch): typeof Client {
 
     private failed(error: unknown): void {
       const failure = databaseFailureOf(error);
+      const message = (error as { message?: unknown } | null)?.message;
       if (refusals && (failure === 'resource' || failure === 'read-only'))
-        refusals.note(error instanceof Error ? error.message : String(error));
-      if (error instanceof Error && error.message === 'Query read timeout') {
+        refusals.note(typeof message === 'string' ? message : String(error));
+      if (message === 'Query read timeout') {
         (this as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
       }
     }
