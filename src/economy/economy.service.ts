@@ -64,6 +64,11 @@ export class EconomyService {
     }));
   }
 
+  /** The player's wattHour balance; 0 for a player who never synced one. */
+  async balanceOf(uid: string): Promise<number> {
+    return Number((await this.economy.balanceOf(uid)) ?? 0);
+  }
+
   /** GET /admin/players/{uid}/economy: the balance and one page of its history, newest first. */
   async adminEconomy(uid: string, limit: number, before?: number): Promise<AdminEconomyResponse> {
     if (!(await this.economy.playerExists(uid))) throw new NotFoundError(`No player with uid ${uid}`);

@@ -25,6 +25,13 @@ export interface TrackRow {
   display_name: string | null;
 }
 
+/** A chart's rank 1 (FIRST_PLACES_SQL). */
+export interface FirstPlaceRow extends TrackRow {
+  level_id: number;
+  chart_name: string;
+  first_time_ms: string;
+}
+
 /** A window around a player: the player's own row (null when it has none on the board), the rows ahead and behind, each in board order. */
 export interface Window<Row> {
   anchor: Row | null;
@@ -82,12 +89,26 @@ export const TOP_SITE_SQL = `SELECT r.uid, r.atp, p.username, p.display_name
  ORDER BY r.atp DESC, r.uid ASC
  LIMIT $1`;
 
-/** The first $2 unbanned bests on chart $1: one walk of IDX_player_chart_best_track. */
-export const TOP_TRACK_SQL = `SELECT c.uid, c.acc, c.rating, p.username, p.display_name
+/** The first `limit` unbanned bests on chart `levelId` (SQL expressions), with `extra` columns: one walk of IDX_player_chart_best_track. */
+const topTrackSql = (levelId: string, limit: string, extra = '') => `SELECT c.uid, c.acc, c.rating, p.username, p.display_name${extra}
   FROM player_chart_best c JOIN player p ON p.uid = c.uid
- WHERE c.level_id = $1 AND ${unbanned('c')}
+ WHERE c.level_id = ${levelId} AND ${unbanned('c')}
  ORDER BY c.acc DESC, c.first_time_ms ASC, c.uid ASC
- LIMIT $2`;
+ LIMIT ${limit}`;
+
+/** The first $2 unbanned bests on chart $1: one walk of IDX_player_chart_best_track. */
+export const TOP_TRACK_SQL = topTrackSql('$1', '$2');
+
+/**
+ * Rank 1 of every chart board (every catalog chart but placeholders: TOP_TRACK_SQL's first row,
+ * one short walk of the track index per chart), the most recently reached first (the time the
+ * service first accepted that best), then by level id; at most $1.
+ */
+export const FIRST_PLACES_SQL = `SELECT ch.level_id, ch.name AS chart_name, t.uid, t.acc, t.rating, t.username, t.display_name, t.first_time_ms
+  FROM chart ch CROSS JOIN LATERAL (${topTrackSql('ch.level_id', '1', ', c.first_time_ms')}) AS t
+ WHERE NOT ch.placeholder
+ ORDER BY t.first_time_ms DESC, ch.level_id ASC
+ LIMIT $1`;
 
 /**
  * The player $1 with the $2 nearest unbanned players on each side of the site order, the player's
@@ -244,6 +265,10 @@ export class LeaderboardRepository {
 
   topTrack(levelId: number, limit: number): Promise<TrackRow[]> {
     return this.read<TrackRow>('top_track', TOP_TRACK_SQL, [levelId, limit]);
+  }
+
+  firstPlaces(limit: number): Promise<FirstPlaceRow[]> {
+    return this.read<FirstPlaceRow>('first_places', FIRST_PLACES_SQL, [limit]);
   }
 
   /** The player's site window and rank state (null without a rating), in one statement. */

@@ -6,11 +6,12 @@ import { REDIS } from '../redis/redis.module';
 import { FailoverThrottlerStorage } from './failover-throttler-storage';
 import { LoginFailureLimiter } from './login-failure.limiter';
 import { LoginLockout } from './login-lockout';
+import { WindowLimiter } from './window-limiter';
 
 /**
  * The login limits (decisions.md "Rate limits"): @nestjs/throttler's storage (Redis when set, in
  * memory while Redis is down) behind the named per-caller throttlers of CallerThrottlerGuard, the
- * failed-server-login counter, and the TOKEN lock-out.
+ * failed-server-login counter, the TOKEN lock-out, and the per-key budgets of WindowLimiter.
  */
 @Global()
 @Module({
@@ -32,7 +33,7 @@ import { LoginLockout } from './login-lockout';
       }),
     }),
   ],
-  providers: [LoginFailureLimiter, LoginLockout],
-  exports: [LoginFailureLimiter, LoginLockout],
+  providers: [LoginFailureLimiter, LoginLockout, WindowLimiter],
+  exports: [LoginFailureLimiter, LoginLockout, WindowLimiter],
 })
 export class ThrottleModule {}
