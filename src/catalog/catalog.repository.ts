@@ -62,9 +62,11 @@ export class CatalogRepository {
 
   /** The names of the charts of `levelIds` (absent ids are left out). */
   chartNames(levelIds: number[]): Promise<Array<{ level_id: number; name: string }>> {
-    return this.prepared.run('catalog_chart_names', 'SELECT level_id, name FROM chart WHERE level_id = ANY($1::int[])', [
-      levelIds,
-    ]);
+    return this.prepared.run(
+      'catalog_chart_names',
+      'SELECT level_id, name FROM chart WHERE level_id = ANY($1::int[])',
+      [levelIds],
+    );
   }
 
   /** Every `title` collection the player has unlocked, by key. */

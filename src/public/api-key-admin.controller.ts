@@ -1,5 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
 import { AdminAuth } from '../auth/auth.decorators';
 import { Audited, pathId } from '../audit/audited.decorator';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
@@ -47,7 +54,10 @@ export class ApiKeyAdminController {
   })
   @ApiCreatedResponse({ type: CreatedApiKeyResponse })
   @ApiErrors({
-    400: { description: 'A body field is missing or invalid', message: 'scopes must be a non-empty list of distinct scopes among read:boards, read:players' },
+    400: {
+      description: 'A body field is missing or invalid',
+      message: 'scopes must be a non-empty list of distinct scopes among read:boards, read:players',
+    },
     413: 'The body is over 256 KiB',
   })
   @Audited('api-key.create', ({ result }) => `api-key:${(result as CreatedApiKeyResponse).id}`)
@@ -77,7 +87,8 @@ export class ApiKeyAdminController {
   @HttpCode(204)
   @ApiOperation({
     summary: 'Revoke a key',
-    description: 'Every instance refuses it at once (within 30 s where the event bus is down); its record stays. Revoking twice is 204.',
+    description:
+      'Every instance refuses it at once (within 30 s where the event bus is down); its record stays. Revoking twice is 204.',
   })
   @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1, maximum: 2_147_483_647 } })
   @ApiNoContentResponse({ description: 'The key no longer works' })

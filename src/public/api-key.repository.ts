@@ -11,7 +11,8 @@ export interface KeyGrant {
   rateLimit: number | null;
 }
 
-const GRANT_BY_HASH_SQL = 'SELECT id, scopes, rate_limit FROM public_api_key WHERE key_hash = $1 AND revoked_at IS NULL';
+const GRANT_BY_HASH_SQL =
+  'SELECT id, scopes, rate_limit FROM public_api_key WHERE key_hash = $1 AND revoked_at IS NULL';
 
 /**
  * Records the latest use of each key: `ids` and `times` pair up; a time never moves a key's last
@@ -32,7 +33,12 @@ export class ApiKeyRepository {
     return this.dataSource.getRepository(PublicApiKeyEntity);
   }
 
-  insert(key: { name: string; keyHash: string; scopes: string[]; rateLimit: number | null }): Promise<PublicApiKeyEntity> {
+  insert(key: {
+    name: string;
+    keyHash: string;
+    scopes: string[];
+    rateLimit: number | null;
+  }): Promise<PublicApiKeyEntity> {
     return this.keys.save(this.keys.create(key));
   }
 

@@ -112,7 +112,13 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
   async list(query: ListQuery<Record<string, never>>): Promise<Page<ApiKeyResponse>> {
     await this.flushLastUse();
     const rows = await this.keys.list(query.after === undefined ? undefined : Number(query.after), query.limit + 1);
-    return toPage(rows, query, API_KEY_LIST, (row) => String(row.id), (row) => this.toResponse(row));
+    return toPage(
+      rows,
+      query,
+      API_KEY_LIST,
+      (row) => String(row.id),
+      (row) => this.toResponse(row),
+    );
   }
 
   async update(id: number, body: UpdateApiKeyDto): Promise<ApiKeyResponse> {
@@ -151,7 +157,9 @@ export class ApiKeyService implements OnModuleInit, OnModuleDestroy {
     } catch (error) {
       // Kept for the next flush (a newer use of the same key wins).
       for (const [id, at] of uses) if (!this.lastUse.has(id)) this.lastUse.set(id, at);
-      this.logger.warn(`Could not record the last use of API keys: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.warn(
+        `Could not record the last use of API keys: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 

@@ -1,4 +1,13 @@
-import { applyDecorators, Injectable, PipeTransform, SetMetadata, UseGuards } from '@nestjs/common';
+import {
+  applyDecorators,
+  createParamDecorator,
+  ExecutionContext,
+  Injectable,
+  PipeTransform,
+  SetMetadata,
+  UseGuards,
+} from '@nestjs/common';
+import type { Request } from 'express';
 import { ApiBearerAuth, ApiResponse } from '@nestjs/swagger';
 import { AUTH_KIND_KEY } from '../auth/auth.decorators';
 import type { AuthKind } from '../auth/auth.types';
@@ -21,9 +30,13 @@ export const RATE_LIMIT_HEADERS = {
 /** What a 200 of the public API carries besides its body. */
 export const PUBLIC_OK_HEADERS = {
   ...RATE_LIMIT_HEADERS,
-  ETag: { description: 'Strong validator of the body: send it back in If-None-Match for a 304', schema: { type: 'string' } },
+  ETag: {
+    description: 'Strong validator of the body: send it back in If-None-Match for a 304',
+    schema: { type: 'string' },
+  },
   'Cache-Control': {
-    description: '`private, max-age=N` for a keyed call, `public, max-age=N` for the anonymous tier (PUBLIC_API_MAX_AGE_SECONDS)',
+    description:
+      '`private, max-age=N` for a keyed call, `public, max-age=N` for the anonymous tier (PUBLIC_API_MAX_AGE_SECONDS)',
     schema: { type: 'string' },
   },
 };
@@ -39,14 +52,21 @@ export const PublicApiAuth = (scope: PublicApiScope) =>
     SetMetadata(PUBLIC_SCOPE_KEY, scope),
     UseGuards(ApiKeyGuard),
     ApiBearerAuth(PUBLIC_API_KEY_SCHEME),
-    ApiResponse({ status: 304, description: 'If-None-Match names the current ETag: no body', headers: RATE_LIMIT_HEADERS }),
+    ApiResponse({
+      status: 304,
+      description: 'If-None-Match names the current ETag: no body',
+      headers: RATE_LIMIT_HEADERS,
+    }),
     ApiErrors(
       {
         401: {
           description: 'No key (while the anonymous tier is off), or a key that is not a live key',
           message: 'Invalid or revoked API key',
         },
-        403: { description: `The key does not have the scope ${scope}`, message: `This API key does not have the scope ${scope}` },
+        403: {
+          description: `The key does not have the scope ${scope}`,
+          message: `This API key does not have the scope ${scope}`,
+        },
         429: {
           description:
             "RATE_LIMITED: the key's (or the address's, anonymous) calls of the minute are used up; or the address presented too many invalid keys",
@@ -61,9 +81,23 @@ export const PublicApiAuth = (scope: PublicApiScope) =>
 @Injectable()
 export class ParseUuidPipe implements PipeTransform<string, string> {
   transform(value: string): string {
-    const match = /^([0-9a-fA-F]{8})-?([0-9a-fA-F]{4})-?([0-9a-fA-F]{4})-?([0-9a-fA-F]{4})-?([0-9a-fA-F]{12})$/.exec(value);
+    const match = /^([0-9a-fA-F]{8})-?([0-9a-fA-F]{4})-?([0-9a-fA-F]{4})-?([0-9a-fA-F]{4})-?([0-9a-fA-F]{12})$/.exec(
+      value,
+    );
     if (!match || (value.includes('-') && value.length !== 36))
       throw new BadRequestError('uuid must be a uuid (32 hexadecimal digits, with or without dashes)');
     return match.slice(1).join('-').toLowerCase();
   }
 }
+
+/**
+ * A route without query parameters: any parameter is 400, worded as the ValidationPipe words an
+ * unknown one (the routes with parameters refuse unknown ones the same way).
+ */
+export const NoQuery = createParamDecorator((_: unknown, ctx: ExecutionContext): void => {
+  const [name] = Object.keys(ctx.switchToHttp().getRequest<Request>().query);
+  if (name !== undefined) {
+    const shown = name.slice(0, 64);
+    throw new BadRequestError(`${shown}: property ${shown} should not exist`);
+  }
+});

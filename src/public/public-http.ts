@@ -55,7 +55,9 @@ export class PublicHttpMiddleware implements NestMiddleware {
       request.headers['access-control-request-method'] !== undefined
     ) {
       if (!allowed) {
-        const mapped = mapError(new ForbiddenError('This origin may not read the public API (PUBLIC_API_CORS_ORIGINS)'));
+        const mapped = mapError(
+          new ForbiddenError('This origin may not read the public API (PUBLIC_API_CORS_ORIGINS)'),
+        );
         response.status(mapped.status).json(mapped.body);
         return;
       }
@@ -82,7 +84,10 @@ export class PublicResponder {
   send(request: Request, response: Response, answer: unknown): void {
     const prepared = answer instanceof PreparedAnswer ? answer.prepared : prepareJson(answer);
     const shared = response.locals[SHARED_CACHE_LOCAL] === true;
-    response.setHeader('Cache-Control', `${shared ? 'public' : 'private'}, max-age=${this.config.publicApiMaxAgeSeconds}`);
+    response.setHeader(
+      'Cache-Control',
+      `${shared ? 'public' : 'private'}, max-age=${this.config.publicApiMaxAgeSeconds}`,
+    );
     response.setHeader('ETag', prepared.etag);
     if (matchesIfNoneMatch(request.headers['if-none-match'], prepared.etag)) {
       response.status(304).end();

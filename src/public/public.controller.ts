@@ -24,7 +24,7 @@ import {
   PlayerSearchResponse,
   PublicPlayerProfile,
 } from './dto/public-read.dto';
-import { PUBLIC_OK_HEADERS, ParseUuidPipe, PublicApiAuth } from './public-api.decorators';
+import { NoQuery, PUBLIC_OK_HEADERS, ParseUuidPipe, PublicApiAuth } from './public-api.decorators';
 import { PUBLIC_API_PREFIX } from './public-api.rules';
 import { PublicResponder } from './public-http';
 import { PublicService } from './public.service';
@@ -40,7 +40,8 @@ const PROFILE_404 = {
   description: 'No player with this id, or the player is under an active ban (the same answer)',
   message: 'No player with uid 1001',
 };
-const PROFILE_QUERY_400 = 'bests is not an integer from 1 to 100, recent is not an integer from 0 to 50, or an unknown parameter is given';
+const PROFILE_QUERY_400 =
+  'bests is not an integer from 1 to 100, recent is not an integer from 0 to 50, or an unknown parameter is given';
 const PROFILE_DESCRIPTION =
   `Identity, ATP and siteRank, the best charts with their trackRank, the newest plays that count, and the unlocked titles. ${SAME_AS_GAME} ` +
   'Sessions, addresses, tokens and the balance are never shown (the balance only where PUBLIC_API_FIELDS lists it).';
@@ -71,7 +72,11 @@ export class PublicController {
     404: { description: 'around names no player', message: 'No player with uid 1001' },
     503: RANKS_503,
   })
-  async atpBoard(@Req() request: Request, @Res() response: Response, @Query() query: LeaderboardQueryDto): Promise<void> {
+  async atpBoard(
+    @Req() request: Request,
+    @Res() response: Response,
+    @Query() query: LeaderboardQueryDto,
+  ): Promise<void> {
     this.responder.send(request, response, await this.reads.atpBoard(query));
   }
 
@@ -107,8 +112,8 @@ export class PublicController {
   @PublicApiAuth('read:boards')
   @ApiOperation({ summary: 'The active charts', description: 'As GET /server/charts: by levelId.' })
   @ApiOkResponse({ type: [ChartResponse], headers: PUBLIC_OK_HEADERS })
-  @ApiErrors({})
-  async charts(@Req() request: Request, @Res() response: Response): Promise<void> {
+  @ApiErrors({ 400: { description: 'A query parameter is given', message: 'x: property x should not exist' } })
+  async charts(@Req() request: Request, @Res() response: Response, @NoQuery() _query: void): Promise<void> {
     this.responder.send(request, response, await this.reads.charts());
   }
 
@@ -122,9 +127,16 @@ export class PublicController {
   })
   @ApiOkResponse({ type: FirstPlacesResponse, headers: PUBLIC_OK_HEADERS })
   @ApiErrors({
-    400: { description: 'limit is not an integer from 1 to 100, or an unknown parameter is given', message: 'limit must be an integer from 1 to 100' },
+    400: {
+      description: 'limit is not an integer from 1 to 100, or an unknown parameter is given',
+      message: 'limit must be an integer from 1 to 100',
+    },
   })
-  async firstPlaces(@Req() request: Request, @Res() response: Response, @Query() query: FirstPlacesQueryDto): Promise<void> {
+  async firstPlaces(
+    @Req() request: Request,
+    @Res() response: Response,
+    @Query() query: FirstPlacesQueryDto,
+  ): Promise<void> {
     this.responder.send(request, response, await this.reads.firstPlaces(query));
   }
 
@@ -139,11 +151,16 @@ export class PublicController {
   @ApiOkResponse({ type: PlayerSearchResponse, headers: PUBLIC_OK_HEADERS })
   @ApiErrors({
     400: {
-      description: 'Neither or both of name and prefix, a name that is not 1–32 characters of A–Z a–z 0–9 _, a bad limit, or an unknown parameter',
+      description:
+        'Neither or both of name and prefix, a name that is not 1–32 characters of A–Z a–z 0–9 _, a bad limit, or an unknown parameter',
       message: 'name must be 1-32 characters of A-Z, a-z, 0-9 and _',
     },
   })
-  async searchPlayers(@Req() request: Request, @Res() response: Response, @Query() query: PlayerSearchQueryDto): Promise<void> {
+  async searchPlayers(
+    @Req() request: Request,
+    @Res() response: Response,
+    @Query() query: PlayerSearchQueryDto,
+  ): Promise<void> {
     this.responder.send(request, response, await this.reads.searchPlayers(query));
   }
 
@@ -153,7 +170,10 @@ export class PublicController {
   @ApiUidParam()
   @ApiOkResponse({ type: PublicPlayerProfile, headers: PUBLIC_OK_HEADERS })
   @ApiErrors({
-    400: { description: `uid is not a positive integer; or ${PROFILE_QUERY_400}`, message: 'uid must be a positive integer' },
+    400: {
+      description: `uid is not a positive integer; or ${PROFILE_QUERY_400}`,
+      message: 'uid must be a positive integer',
+    },
     404: PROFILE_404,
     503: RANKS_503,
   })
@@ -169,10 +189,17 @@ export class PublicController {
   @Get('players/uuid/:uuid')
   @PublicApiAuth('read:players')
   @ApiOperation({ summary: "A player's profile, by Mojang uuid", description: PROFILE_DESCRIPTION })
-  @ApiParam({ name: 'uuid', description: 'Mojang uuid, with or without dashes', schema: { type: 'string', format: 'uuid' } })
+  @ApiParam({
+    name: 'uuid',
+    description: 'Mojang uuid, with or without dashes',
+    schema: { type: 'string', format: 'uuid' },
+  })
   @ApiOkResponse({ type: PublicPlayerProfile, headers: PUBLIC_OK_HEADERS })
   @ApiErrors({
-    400: { description: `uuid is not a uuid; or ${PROFILE_QUERY_400}`, message: 'uuid must be a uuid (32 hexadecimal digits, with or without dashes)' },
+    400: {
+      description: `uuid is not a uuid; or ${PROFILE_QUERY_400}`,
+      message: 'uuid must be a uuid (32 hexadecimal digits, with or without dashes)',
+    },
     404: { ...PROFILE_404, message: 'No player with uuid 069a79f4-44e9-4726-a5be-fca90e38aaf5' },
     503: RANKS_503,
   })

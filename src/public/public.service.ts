@@ -5,11 +5,7 @@ import { formatLocalDateTime } from '../common/time';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { EconomyService } from '../economy/economy.service';
 import { PlayerReadService, PublicPlayer } from '../player/player-read.service';
-import {
-  AtpBoardResponse,
-  ChartBoardResponse,
-  LeaderboardQueryDto,
-} from '../upload/dto/leaderboard.dto';
+import { AtpBoardResponse, ChartBoardResponse, LeaderboardQueryDto } from '../upload/dto/leaderboard.dto';
 import { FirstPlace, LeaderboardService } from '../upload/leaderboard.service';
 import { roundRating } from '../upload/rating';
 import { RatingReadService } from '../upload/rating-read.service';
@@ -91,7 +87,8 @@ export class PublicService {
   /** The profile of a player who is known and not under an active ban; 404 otherwise (the same answer for both). */
   async profile(by: { uid: string } | { uuid: string }, query: PlayerProfileQueryDto): Promise<PublicPlayerProfile> {
     const player = await this.players.publicPlayer(by);
-    if (player === null) throw new NotFoundError('uid' in by ? `No player with uid ${by.uid}` : `No player with uuid ${by.uuid}`);
+    if (player === null)
+      throw new NotFoundError('uid' in by ? `No player with uid ${by.uid}` : `No player with uuid ${by.uuid}`);
     return this.profileOf(player, query);
   }
 

@@ -90,7 +90,11 @@ export const TOP_SITE_SQL = `SELECT r.uid, r.atp, p.username, p.display_name
  LIMIT $1`;
 
 /** The first `limit` unbanned bests on chart `levelId` (SQL expressions), with `extra` columns: one walk of IDX_player_chart_best_track. */
-const topTrackSql = (levelId: string, limit: string, extra = '') => `SELECT c.uid, c.acc, c.rating, p.username, p.display_name${extra}
+const topTrackSql = (
+  levelId: string,
+  limit: string,
+  extra = '',
+) => `SELECT c.uid, c.acc, c.rating, p.username, p.display_name${extra}
   FROM player_chart_best c JOIN player p ON p.uid = c.uid
  WHERE c.level_id = ${levelId} AND ${unbanned('c')}
  ORDER BY c.acc DESC, c.first_time_ms ASC, c.uid ASC

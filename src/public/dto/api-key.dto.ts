@@ -137,8 +137,7 @@ export class ApiKeyResponse {
 export class CreatedApiKeyResponse extends ApiKeyResponse {
   @ApiProperty({
     type: String,
-    description:
-      'The key, for `Authorization: Bearer <key>`: shown only in this answer (only its SHA-256 is stored)',
+    description: 'The key, for `Authorization: Bearer <key>`: shown only in this answer (only its SHA-256 is stored)',
     example: 'rpk_Qm9vdHN0cmFwVG9rZW5FeGFtcGxlMDEyMzQ1Njc4OWFi',
   })
   key!: string;

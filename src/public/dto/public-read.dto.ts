@@ -1,6 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Matches, Max, Min, registerDecorator, ValidationArguments } from 'class-validator';
+import {
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  registerDecorator,
+  ValidationArguments,
+} from 'class-validator';
 
 export const FIRST_PLACES_DEFAULT_LIMIT = 10;
 export const FIRST_PLACES_MAX_LIMIT = 100;
@@ -38,7 +47,8 @@ export class FirstPlacesQueryDto {
 const NAME_MESSAGE = (name: string) => `${name} must be 1-32 characters of A-Z, a-z, 0-9 and _`;
 const NAME_PATTERN = /^[A-Za-z0-9_]{1,32}$/;
 
-export const ONE_NAME_FILTER = 'give exactly one of name (the exact name) and prefix (names starting with it)';
+export const ONE_NAME_FILTER =
+  'name and prefix: give exactly one (name: the exact name, ignoring case; prefix: the names starting with it)';
 
 /** `name` and `prefix` exclude each other (neither: PublicService says so). */
 function WithoutPrefix(): PropertyDecorator {
@@ -126,7 +136,11 @@ export class PlayerProfileQueryDto {
 
 const UID = { type: 'integer', format: 'int64', description: 'Platform player id', example: 1001 } as const;
 const USERNAME = { type: String, description: 'Account name', example: 'Notch' } as const;
-const DISPLAY_NAME = { type: String, description: 'Display name; the username when it is empty', example: 'Notch' } as const;
+const DISPLAY_NAME = {
+  type: String,
+  description: 'Display name; the username when it is empty',
+  example: 'Notch',
+} as const;
 const UUID = {
   type: String,
   nullable: true,
@@ -171,7 +185,11 @@ export class PublicBest {
   @ApiProperty(ACC)
   acc!: number;
 
-  @ApiProperty({ type: Number, description: 'Rating of the best at the chart constant of the last computation', example: 15.75 })
+  @ApiProperty({
+    type: Number,
+    description: 'Rating of the best at the chart constant of the last computation',
+    example: 15.75,
+  })
   rating!: number;
 
   @ApiProperty({
@@ -194,7 +212,11 @@ export class PublicRecentPlay {
   @ApiProperty(ACC)
   acc!: number;
 
-  @ApiProperty({ type: Number, description: "The play's rating at the chart's constant now, 4 decimals", example: 15.25 })
+  @ApiProperty({
+    type: Number,
+    description: "The play's rating at the chart's constant now, 4 decimals",
+    example: 15.25,
+  })
   rating!: number;
 
   @ApiProperty({ type: Boolean })
@@ -217,7 +239,10 @@ export class PublicTitle {
   @ApiProperty({ type: String, description: 'Rendered text (may contain colour codes)', example: '§6Champion' })
   title!: string;
 
-  @ApiProperty({ oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }], example: 'Won the spring cup' })
+  @ApiProperty({
+    oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
+    example: 'Won the spring cup',
+  })
   description!: string | string[];
 
   @ApiProperty({ type: String, example: 'LEGENDARY' })
@@ -229,14 +254,20 @@ export class PublicTitle {
 
 /** 200 of the public profile. */
 export class PublicPlayerProfile extends PublicPlayerSummary {
-  @ApiProperty({ type: Number, nullable: true, description: 'ATP, 4 decimals; null without a counted play', example: 12.3456 })
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'ATP, 4 decimals; null without a counted play',
+    example: 12.3456,
+  })
   atp!: number | null;
 
   @ApiProperty({
     type: 'integer',
     nullable: true,
     minimum: 1,
-    description: "Rank on the ATP board: the siteRank the player's next upload would answer; null without a counted play",
+    description:
+      "Rank on the ATP board: the siteRank the player's next upload would answer; null without a counted play",
     example: 42,
   })
   siteRank!: number | null;
@@ -293,7 +324,8 @@ export class PublicFirstPlace {
 export class FirstPlacesResponse {
   @ApiProperty({
     type: [PublicFirstPlace],
-    description: "Rank 1 of each chart's board (players under an active ban take none), the most recently reached first",
+    description:
+      "Rank 1 of each chart's board (players under an active ban take none), the most recently reached first",
   })
   entries!: PublicFirstPlace[];
 }
