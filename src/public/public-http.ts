@@ -1,10 +1,12 @@
-import { Inject, Injectable, NestMiddleware } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
 import { mapError } from '../common/errors/error-body';
 import { ForbiddenError } from '../common/errors/app-error';
 import { matchesIfNoneMatch, PreparedJson, prepareJson } from '../common/http/prepared-json';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { SHARED_CACHE_LOCAL } from './api-key.guard';
+import { PUBLIC_API_PREFIX } from './public-api.rules';
 
 /** What a page of another origin may read of an answer besides the safelisted headers. */
 const EXPOSED_HEADERS = [
@@ -20,7 +22,8 @@ const EXPOSED_HEADERS = [
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
 /**
- * Every request under /public (before the router, so 404s and errors get it too):
+ * Every request under /public (mounted before the router by mountPublicHttp, so 404s and errors
+ * get it too):
  * - `Vary: Origin` on every answer, since the CORS fields depend on it: a shared cache never hands
  *   one origin's answer to another;
  * - `Cache-Control: no-store` until a route answers 200 (PublicResponder): a 401, 404 or 429 is never
@@ -31,7 +34,7 @@ const PREFLIGHT_MAX_AGE_SECONDS = 600;
  *   403 for another origin. An OPTIONS that is no preflight goes on to the router (404).
  */
 @Injectable()
-export class PublicHttpMiddleware implements NestMiddleware {
+export class PublicHttpMiddleware {
   private readonly anyOrigin: boolean;
   private readonly origins: ReadonlySet<string>;
 
@@ -69,6 +72,17 @@ export class PublicHttpMiddleware implements NestMiddleware {
     }
     next();
   }
+}
+
+/**
+ * Mounts PublicHttpMiddleware on `/public` as an Express middleware (a Nest middleware for a path
+ * would register a route of every method there, which the router and the route tables would show).
+ */
+export function mountPublicHttp(app: NestExpressApplication): void {
+  const middleware = app.get(PublicHttpMiddleware);
+  app.use(`/${PUBLIC_API_PREFIX.split('/')[0]}`, (request: Request, response: Response, next: NextFunction) =>
+    middleware.use(request, response, next),
+  );
 }
 
 /**
