@@ -481,7 +481,7 @@ describe('Admin CLI (npm run admin)', () => {
       expect(listed.stdout).toMatch(
         new RegExp(`^\\s*${body.id}\\s+Discord bot\\s+read:boards read:players\\s+600\\s`, 'm'),
       );
-      expect(listed.stdout).not.toContain(body.key.slice(4));
+      expect(listed.stdout).not.toContain((body.key as string).slice(4));
 
       const updated = await admin(
         'api-keys',

@@ -399,9 +399,8 @@ describe('Public API', () => {
       const uuid = await get('players/uuid/00000000-0000-4000-8000-000000000001', playersKey.key);
       expect(uuid.status).toBe(404);
       expect((await get('players', playersKey.key, { name: 'alex' })).body).toEqual({ players: [] });
-      expect(
-        (await get('players', playersKey.key, { prefix: 'a' })).body.players.map((x: { uid: number }) => x.uid),
-      ).toEqual([p.ab.uid, p.axb.uid]);
+      const found = (await get('players', playersKey.key, { prefix: 'a' })).body as { players: Array<{ uid: number }> };
+      expect(found.players.map((x) => x.uid)).toEqual([p.ab.uid, p.axb.uid]);
     });
 
     describe('search by name', () => {
