@@ -3,6 +3,7 @@
 import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+import regexp from 'eslint-plugin-regexp';
 
 export default tseslint.config(
   {
@@ -32,6 +33,23 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'off',
       'no-console': 'error',
+    },
+  },
+  // The service's regular expressions (docs/decisions.md "Plugin input", linear time): the regexp
+  // plugin's recommended set on everything under src/, with super-linear backtracking reported
+  // when it is only potential and quadratic moves (an unanchored search) reported too.
+  {
+    files: ['src/**/*.ts'],
+    ...regexp.configs.recommended,
+    rules: {
+      ...regexp.configs.recommended.rules,
+      'regexp/no-super-linear-backtracking': ['error', { report: 'potential' }],
+      'regexp/no-super-linear-move': ['error', { report: 'potential', ignoreSticky: false, ignorePartial: false }],
+      // Style only, and against the code's use: the explicit classes are the ones the OpenAPI
+      // patterns and the error messages spell out (`A-Z, a-z, 0-9 and _`), and with the `u` flag
+      // `i` would also let U+212A (Kelvin) and U+017F (long s) through.
+      'regexp/prefer-w': 'off',
+      'regexp/use-ignore-case': 'off',
     },
   },
   // The web console (console/, docs/operations.md "Web console"): browser code, typed by console/tsconfig.json.

@@ -68,7 +68,7 @@ export async function startService(config: AppConfig, options: StartOptions = {}
     // No weak ETag (a SHA-1 of every JSON answer) by default: the plugin sends no If-None-Match,
     // and the reads that profit from one (catalogs, manifest, files) set their own strong ETag.
     app.set('etag', false);
-    // TRUST_PROXY: which X-Forwarded-For hops `request.ip` believes (limits, serverIP, request log).
+    // TRUST_PROXY: which X-Forwarded-For hops `clientIp` believes (limits, serverIP, request log, audit).
     app.set('trust proxy', config.trustProxy);
     app.use(observeRequests(app, rootLogger));
     // Before the body parser: its refusals under /public get the public API's CORS and no-store too.

@@ -41,7 +41,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        DatabaseModule.forRoot(database),
+        DatabaseModule.forRoot(database, config.migrateOnStart),
         RedisModule,
         ThrottleModule,
         EventBusModule,

@@ -6,6 +6,11 @@
  *
  *   npm run build && npm run bench:realtime
  *
+ * BENCH_FLOOD_SOCKETS=300 adds one more game server that opens that many sockets and sends chat on
+ * every one it still has open (20 lines every 100 ms each) while the chat fan-out is measured: what
+ * one server's sockets cost everyone else's delivery (WS_CONNECTIONS_PER_SERVER_SESSION, the chat
+ * budget per server session). BENCH_SETUPS=single runs the one-instance setup only.
+ *
  * Needs the build (dist/), PostgreSQL (BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/rhythmc_bench_realtime;
  * the database is dropped and recreated) and Redis (BENCH_REDIS_URL, default redis://127.0.0.1:6379).
  * Everything runs on loopback, with bounded counts. Each measure also reports the event-loop delay
@@ -23,6 +28,8 @@ const DATABASE_URL = benchDatabaseUrl('rhythmc_bench_realtime');
 const SERVERS = intFromEnv('BENCH_SERVERS', 200);
 const KICKS = intFromEnv('BENCH_KICKS', 100);
 const CHATS = intFromEnv('BENCH_CHATS', 50);
+const FLOOD_SOCKETS = intFromEnv('BENCH_FLOOD_SOCKETS', 0);
+const SINGLE_ONLY = process.env.BENCH_SETUPS === 'single';
 
 function summary(values: number[]): string {
   const s = summarize(values);
@@ -102,6 +109,8 @@ async function scenario(instances: Child[], label: string): Promise<string[]> {
     target.listeners.length = 0;
   }
   const kickEventLoop = await eventLoopDelays(urls);
+  const flood = FLOOD_SOCKETS > 0 ? await startFlood(instances[0], runTag) : null;
+  if (flood) await eventLoopDelays(urls);
 
   // Chat fan-out: one line at a time from a server whose player is not banned.
   const deliveries: number[] = [];
@@ -128,17 +137,80 @@ async function scenario(instances: Child[], label: string): Promise<string[]> {
     for (const entry of connected) entry.listeners.length = 0;
   }
   const chatEventLoop = await eventLoopDelays(urls);
+  const flooded = flood?.stop() ?? null;
   console.log(
     `${label}: event-loop delay per instance: ban → kick ${formatEventLoop(kickEventLoop)}; chat ${formatEventLoop(chatEventLoop)}`,
   );
 
   for (const entry of connected) entry.socket.terminate();
+  if (flooded)
+    console.log(
+      `${label}: flood of ${FLOOD_SOCKETS} sockets: ${flooded.open} still open at the end, ${flooded.sent} lines sent, ` +
+        `${flooded.refused} refused (RATE_LIMITED), ${flooded.closed} sockets closed by the service`,
+    );
   // Both chat rows are one window, so they carry the same event-loop figure.
   return [
     `| ${label} | ban → kick_player | ${summary(kickLatencies)} | ${formatEventLoop(kickEventLoop)} |`,
     `| ${label} | chat, each delivery | ${summary(deliveries)} | ${formatEventLoop(chatEventLoop)} |`,
     `| ${label} | chat, until all ${SERVERS} servers have it | ${summary(allReceived)} | ${formatEventLoop(chatEventLoop)} |`,
   ];
+}
+
+/** One more game server that opens FLOOD_SOCKETS sockets and sends chat on each one still open. */
+async function startFlood(
+  instance: Child,
+  runTag: string,
+): Promise<{ stop(): { open: number; sent: number; refused: number; closed: number } }> {
+  const admin = new AdminApi(instance.url, BENCH_ADMIN_TOKEN);
+  const created = await admin.createServer(`bench-${runTag}-flood`);
+  const session = await expectCall<{ accessToken: string }>(
+    200,
+    instance.url,
+    'POST',
+    '/server/login',
+    created.bootstrapToken,
+    { pluginVersion: 1, pluginSHA: 'bench' },
+  );
+  const player = await admin.createPlayer({ username: `flood${runTag.slice(-6)}` });
+  await expectCall(200, instance.url, 'POST', '/player/login', session.accessToken, {
+    mode: 'TOKEN',
+    version: 1,
+    authToken: await admin.netToken(player.uid),
+  });
+  const counts = { sent: 0, refused: 0, closed: 0 };
+  const sockets: WebSocket[] = [];
+  for (let i = 0; i < FLOOD_SOCKETS; i++) {
+    const socket = new WebSocket(`${instance.url.replace('http', 'ws')}/ws`, {
+      headers: { Authorization: `Bearer ${session.accessToken}` },
+    });
+    await new Promise<void>((resolve, reject) => {
+      socket.once('open', () => resolve());
+      socket.once('error', reject);
+    });
+    socket.on('message', (raw: WebSocket.RawData) => {
+      if ((JSON.parse(Buffer.from(raw as Buffer).toString('utf8')) as { event: string }).event === 'error')
+        counts.refused += 1;
+    });
+    socket.once('close', () => (counts.closed += 1));
+    sockets.push(socket);
+  }
+  const timer = setInterval(() => {
+    for (const socket of sockets) {
+      if (socket.readyState !== WebSocket.OPEN) continue;
+      for (let n = 0; n < 20; n++) {
+        socket.send(JSON.stringify({ event: 'chat', data: { uid: player.uid, message: 'flood' } }));
+        counts.sent += 1;
+      }
+    }
+  }, 100);
+  return {
+    stop() {
+      clearInterval(timer);
+      const open = sockets.filter((socket) => socket.readyState === WebSocket.OPEN).length;
+      for (const socket of sockets) socket.terminate();
+      return { open, ...counts };
+    },
+  };
 }
 
 async function main(): Promise<void> {
@@ -150,14 +222,20 @@ async function main(): Promise<void> {
   } finally {
     await stopChild(single);
   }
+  if (SINGLE_ONLY) return print(rows);
   const pair = [await startInstance(1, true), await startInstance(2, true)];
   try {
     rows.push(...(await scenario(pair, '2 instances, Redis')));
   } finally {
     await Promise.all(pair.map((instance) => stopChild(instance)));
   }
+  print(rows);
+}
+
+function print(rows: string[]): void {
   console.log(
-    `\n${SERVERS} game servers connected; ${KICKS} bans; ${CHATS} chat lines; load average ${loadAverage()}\n`,
+    `\n${SERVERS} game servers connected; ${KICKS} bans; ${CHATS} chat lines` +
+      `${FLOOD_SOCKETS > 0 ? `; one more server flooding chat on ${FLOOD_SOCKETS} sockets` : ''}; load average ${loadAverage()}\n`,
   );
   console.log('| setup | measure | latency | event-loop delay of each instance |');
   console.log('|---|---|---|---|');

@@ -7,6 +7,7 @@ import { RatingReadService } from '../upload/rating-read.service';
 import { AdminPlayerProfileResponse } from './dto/player-profile.dto';
 
 export const PROFILE_SESSIONS = 20;
+export const PROFILE_TAKEOVERS = 20;
 export const PROFILE_BALANCE_HISTORY = 20;
 export const PROFILE_BESTS = 200;
 
@@ -28,9 +29,10 @@ export class PlayerProfileService {
   async profile(uid: string): Promise<AdminPlayerProfileResponse> {
     const account = await this.players.account(uid);
     const sessions = await this.sessions.playerSessions(uid, PROFILE_SESSIONS);
+    const takeovers = await this.sessions.playerTakeovers(uid, PROFILE_TAKEOVERS);
     const balance = await this.economy.adminEconomy(uid, PROFILE_BALANCE_HISTORY);
     const ratings = await this.ratings.playerRatings(uid, PROFILE_BESTS);
     const collections = await this.catalog.unlockedKeys(uid);
-    return { ...account, sessions, balance, ...ratings, collections: [...collections].sort() };
+    return { ...account, sessions, takeovers, balance, ...ratings, collections: [...collections].sort() };
   }
 }

@@ -2,7 +2,14 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminAuth } from '../auth/auth.decorators';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
-import { ApiListQuery, ListQuery, ListQueryParam, ListQuerySpec, patternFilter } from '../common/pagination/list-query';
+import {
+  ApiListQuery,
+  bigSerialCursorKey,
+  ListQuery,
+  ListQueryParam,
+  ListQuerySpec,
+  patternFilter,
+} from '../common/pagination/list-query';
 import { API_TAGS } from '../openapi/api-tags';
 import { AUDIT_LIST, AuditFilters, AuditService } from './audit.service';
 import { AuditPage } from './dto/audit.dto';
@@ -11,7 +18,7 @@ const TARGET = /^[a-z][a-z-]*:[\x21-\x7e]{1,150}$/;
 const ACTION = /^[a-z][a-z-]*(\.[a-z][a-z-]*)+$/;
 const AUDIT: ListQuerySpec<AuditFilters> = {
   list: AUDIT_LIST,
-  cursorKey: /^\d{1,19}$/,
+  cursorKey: bigSerialCursorKey,
   filters: {
     target: patternFilter(TARGET, 'a target such as player:1002 or server:7'),
     action: patternFilter(ACTION, 'an action such as player.ban'),

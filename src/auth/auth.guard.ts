@@ -4,6 +4,7 @@ import type { Request } from 'express';
 import { AUTH_KIND_KEY } from './auth.decorators';
 import { NotFoundError, UnauthorizedError } from '../common/errors/app-error';
 import { clientIp } from '../common/http/client-ip';
+import { AdminAuthLimiter } from '../common/throttle/admin-auth.limiter';
 import { LoginFailureLimiter } from '../common/throttle/login-failure.limiter';
 import { CredentialService } from './credential.service';
 import { ServerSessionService } from './server-session.service';
@@ -27,12 +28,13 @@ export class AuthGuard implements CanActivate {
     private readonly credentials: CredentialService,
     private readonly serverSessions: ServerSessionService,
     private readonly loginFailures: LoginFailureLimiter,
+    private readonly adminAuth: AdminAuthLimiter,
   ) {}
 
   /** The auth kind of each route handler, read from its metadata once (routes do not change). */
   private readonly kinds = new WeakMap<object, AuthKind>();
 
-  /** Synchronous for public and admin routes: Nest awaits a guard only when it returns a promise. */
+  /** Synchronous for public routes: Nest awaits a guard only when it returns a promise. */
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     if (context.getType() !== 'http') return true;
     const request = context.switchToHttp().getRequest<Request>();
@@ -49,10 +51,7 @@ export class AuthGuard implements CanActivate {
       case 'admin':
         // Without ADMIN_TOKEN the admin API does not exist (decisions.md §1).
         if (!this.credentials.adminApiEnabled) throw new NotFoundError();
-        if (token === null || !this.credentials.verifyAdminToken(token))
-          throw new UnauthorizedError('Invalid admin token');
-        request.auth = { kind: 'admin', credentialId: ADMIN_TOKEN_CREDENTIAL_ID };
-        return true;
+        return this.authenticateAdmin(request, token);
       case 'bootstrap':
         return this.authenticateBootstrap(request, token);
       case 'server':
@@ -72,6 +71,20 @@ export class AuthGuard implements CanActivate {
       this.kinds.set(handler, kind);
     }
     return kind;
+  }
+
+  /** Wrong admin tokens lock their source address out of the admin API (AdminAuthLimiter). */
+  private async authenticateAdmin(request: Request, token: string | null): Promise<boolean> {
+    const address = clientIp(request);
+    await this.adminAuth.assertOpen('admin', address);
+    if (token === null || !this.credentials.verifyAdminToken(token)) {
+      // No token at all is no guess: only a presented wrong one counts.
+      if (token !== null) await this.adminAuth.failed('admin', address);
+      throw new UnauthorizedError('Invalid admin token');
+    }
+    await this.adminAuth.succeeded('admin', address);
+    request.auth = { kind: 'admin', credentialId: ADMIN_TOKEN_CREDENTIAL_ID };
+    return true;
   }
 
   private async authenticateBootstrap(request: Request, token: string | null): Promise<boolean> {

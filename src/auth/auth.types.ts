@@ -15,11 +15,18 @@ export interface PlayerSessionContext {
   tokenExpiresAt: Date;
 }
 
-/** A live player session and where it is bound (player login: conflict or handover). */
+/** A player session resolved from its token, with whether it was opened with proof of ownership. */
+export interface ResolvedPlayerSession extends PlayerSessionContext {
+  proven: boolean;
+}
+
+/** A live player session and where it is bound (player login: conflict, handover or takeover). */
 export interface LivePlayerSession {
   sessionId: string;
   serverSessionId: string;
   serverId: number;
+  /** Opened with proof of ownership (docs/decisions.md "Server switching"). */
+  proven: boolean;
 }
 
 /** A player session as an upload's statement reads it by token hash (playerSessionByTokenHashCte in upload-session.rule.ts). */

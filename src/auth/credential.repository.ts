@@ -50,11 +50,25 @@ export class CredentialRepository {
     await this.repo(PlayerCredentialEntity).upsert({ uid, tokenHash, issuedAt: new Date() }, ['uid']);
   }
 
-  /** Sets the player's one live resume token, replacing the previous one. */
-  async putResumeTokenHash(uid: string, tokenHash: string, expiresAt: Date, manager: EntityManager): Promise<void> {
-    await this.repo(PlayerResumeTokenEntity, manager).upsert({ uid, tokenHash, expiresAt, issuedAt: new Date() }, [
-      'uid',
-    ]);
+  /** Sets the player's one live resume token, replacing the previous one; `proven`: issued to a proven session. */
+  async putResumeTokenHash(
+    uid: string,
+    token: { hash: string; expiresAt: Date; proven: boolean },
+    manager: EntityManager,
+  ): Promise<void> {
+    await this.repo(PlayerResumeTokenEntity, manager).upsert(
+      { uid, tokenHash: token.hash, expiresAt: token.expiresAt, proven: token.proven, issuedAt: new Date() },
+      ['uid'],
+    );
+  }
+
+  /** Whether the resume token of this hash was issued to a proven session (false when there is none). */
+  async isResumeTokenProven(tokenHash: string, manager: EntityManager): Promise<boolean> {
+    const row = await this.repo(PlayerResumeTokenEntity, manager).findOne({
+      where: { tokenHash },
+      select: { uid: true, proven: true },
+    });
+    return row?.proven ?? false;
   }
 
   async deleteResumeToken(uid: string, manager: EntityManager): Promise<void> {

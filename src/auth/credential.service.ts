@@ -86,12 +86,25 @@ export class CredentialService {
     return { token, hash, expiresAt: new Date(now.getTime() + ttl * 1000), expiresIn: ttl };
   }
 
-  /** Issues the player's one live resume token (the previous one stops working). */
-  async issueResumeToken(uid: string, manager: EntityManager): Promise<IssuedExpiringToken> {
+  /**
+   * Issues the player's one live resume token (the previous one stops working, decisions.md §4,
+   * whatever proof it carried). `proven`: the session it is issued to was opened with proof of
+   * ownership, so a login with it proves too (docs/decisions.md "Squatting").
+   */
+  async issueResumeToken(uid: string, proven: boolean, manager: EntityManager): Promise<IssuedExpiringToken> {
     const { token, hash } = this.tokens.issue();
     const ttl = this.config.resumeTokenTtlSeconds;
-    await this.credentials.putResumeTokenHash(uid, hash, new Date(Date.now() + ttl * 1000), manager);
+    await this.credentials.putResumeTokenHash(
+      uid,
+      { hash, expiresAt: new Date(Date.now() + ttl * 1000), proven },
+      manager,
+    );
     return { token, expiresIn: ttl };
+  }
+
+  /** Whether an OFFLINE_REFRESH login with this resume token (its hash) proves ownership. */
+  isResumeTokenProven(tokenHash: string, manager: EntityManager): Promise<boolean> {
+    return this.credentials.isResumeTokenProven(tokenHash, manager);
   }
 
   revokeResumeToken(uid: string, manager: EntityManager): Promise<void> {

@@ -2,11 +2,16 @@ import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { UnauthorizedError } from '../common/errors/app-error';
-import type { LivePlayerSession, PlayerSessionContext, ServerSessionContext } from './auth.types';
+import type {
+  LivePlayerSession,
+  PlayerSessionContext,
+  ResolvedPlayerSession,
+  ServerSessionContext,
+} from './auth.types';
 import { CredentialRepository } from './credential.repository';
 import type { IssuedExpiringToken } from './credential.service';
 import { PlayerLoginMode, PlayerLogoutReason } from './entities/player-session.entity';
-import { SessionRepository } from './session.repository';
+import { NewTakeover, SessionRepository } from './session.repository';
 import { TokenService } from './token.service';
 
 /** The inputs of `rhythmc_bound_player_session` (PlayerSessionService.boundTokenCheck). */
@@ -15,6 +20,9 @@ export interface BoundTokenCheck {
   serverSessionId: string;
   now: Date;
 }
+
+/** What a `resume_session` renewal did: renewed for `expiresIn` seconds, or found the session bound to another server. */
+export type RenewalOutcome = { renewed: true; expiresIn: number } | { renewed: false; boundServerId: number };
 
 /** Player sessions: open, resolve a player access token, renew, log out, revoke. */
 @Injectable()
@@ -35,7 +43,12 @@ export class PlayerSessionService {
     const open = await this.sessions.findOpenPlayerSessionWithServer(uid, manager);
     if (!open) return null;
     if (open.session.tokenExpiresAt.getTime() > Date.now()) {
-      return { sessionId: open.session.id, serverSessionId: open.session.serverSessionId, serverId: open.serverId };
+      return {
+        sessionId: open.session.id,
+        serverSessionId: open.session.serverSessionId,
+        serverId: open.serverId,
+        proven: open.session.proven,
+      };
     }
     await this.sessions.logoutPlayerSession({ id: open.session.id, uid }, 'expired', manager);
     return null;
@@ -51,20 +64,40 @@ export class PlayerSessionService {
     await this.sessions.logoutPlayerSession({ id: sessionId, uid }, reason, manager);
   }
 
-  /** Opens a player session bound to the server session. Call when livePlayerSession() found none (or it was ended). */
+  /**
+   * Opens a player session bound to the server session (`proven`: the login proved ownership).
+   * Call when livePlayerSession() found none (or it was ended).
+   */
   async openPlayerSession(
     uid: string,
     serverSessionId: string,
-    mode: PlayerLoginMode,
+    login: { mode: PlayerLoginMode; proven: boolean },
     manager: EntityManager,
-  ): Promise<IssuedExpiringToken> {
+  ): Promise<IssuedExpiringToken & { sessionId: string }> {
     const { token, hash } = this.tokens.issue();
     const ttl = this.config.playerTokenTtlSeconds;
-    await this.sessions.createPlayerSession(
-      { uid, serverSessionId, tokenHash: hash, tokenExpiresAt: new Date(Date.now() + ttl * 1000), mode },
+    const session = await this.sessions.createPlayerSession(
+      {
+        uid,
+        serverSessionId,
+        tokenHash: hash,
+        tokenExpiresAt: new Date(Date.now() + ttl * 1000),
+        mode: login.mode,
+        proven: login.proven,
+      },
       manager,
     );
-    return { token, expiresIn: ttl };
+    return { token, expiresIn: ttl, sessionId: session.id };
+  }
+
+  /** Records that a login with proof took over a session without it, inside the login's transaction. */
+  recordTakeover(takeover: NewTakeover, manager: EntityManager): Promise<void> {
+    return this.sessions.recordTakeover(takeover, manager);
+  }
+
+  /** Counts a login refused 409 because another server held the player (the admin server list shows it). */
+  countConflict(counts: { onlineRefusedBy: number | null; keptOutBy: number | null }): Promise<void> {
+    return this.sessions.countConflict(counts);
   }
 
   /**
@@ -106,7 +139,7 @@ export class PlayerSessionService {
    * Resolves a player access token to its live session (401 when unknown, logged out or expired).
    * Whether it must belong to the calling server session is the caller's rule (401 or 403).
    */
-  async resolvePlayerToken(token: string): Promise<PlayerSessionContext> {
+  async resolvePlayerToken(token: string): Promise<ResolvedPlayerSession> {
     const session = await this.sessions.findPlayerSessionByTokenHash(this.tokens.hash(token));
     if (!session || session.loggedOutAt !== null || session.tokenExpiresAt.getTime() <= Date.now()) {
       throw new UnauthorizedError('Invalid or expired player access token');
@@ -116,6 +149,7 @@ export class PlayerSessionService {
       uid: session.uid,
       serverSessionId: session.serverSessionId,
       tokenExpiresAt: session.tokenExpiresAt,
+      proven: session.proven,
     };
   }
 
@@ -127,7 +161,7 @@ export class PlayerSessionService {
     token: string,
     uid: string,
     server: ServerSessionContext,
-  ): Promise<PlayerSessionContext> {
+  ): Promise<ResolvedPlayerSession> {
     const session = await this.resolvePlayerToken(token);
     if (session.uid !== uid) throw new UnauthorizedError('The access token does not belong to this uid');
     if (session.serverSessionId !== server.sessionId)
@@ -161,10 +195,16 @@ export class PlayerSessionService {
 
   /**
    * `resume_session` (decisions.md §7): binds the player's live session to this server session
-   * and renews its token for PLAYER_TOKEN_TTL_SECONDS; returns that lifetime. 401 for a dead token
-   * or one of another uid.
+   * and renews its token for PLAYER_TOKEN_TTL_SECONDS. A session bound to another server is moved
+   * only from `moveFrom` (the caller decided it is one network with this server); otherwise nothing
+   * is written and the outcome names the holding server. 401 for a dead token or one of another uid.
    */
-  async renewPlayerSession(token: string, uid: string, server: ServerSessionContext): Promise<number> {
+  async renewPlayerSession(
+    token: string,
+    uid: string,
+    server: ServerSessionContext,
+    moveFrom: number | null,
+  ): Promise<RenewalOutcome> {
     const ttl = this.config.playerTokenTtlSeconds;
     const now = new Date();
     const result = await this.sessions.renewPlayerSessionByToken({
@@ -173,12 +213,14 @@ export class PlayerSessionService {
       serverSessionId: server.sessionId,
       now,
       expiresAt: new Date(now.getTime() + ttl * 1000),
+      moveFrom,
     });
     // The checks of resolvePlayerToken, then the uid, then the renewal itself (the session or the server session ended meanwhile).
     if (result === null || !result.live) throw new UnauthorizedError('Invalid or expired player access token');
     if (result.uid !== uid) throw new UnauthorizedError('The access token does not belong to this uid');
+    if (result.boundServerId !== null) return { renewed: false, boundServerId: result.boundServerId };
     if (!result.renewed) throw new UnauthorizedError('Invalid or expired player access token');
-    return ttl;
+    return { renewed: true, expiresIn: ttl };
   }
 
   /** True when the player has a live (open, unexpired) session bound to this server session. */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { formatLocalDateTime } from '../common/time';
-import { AdminPlayerSessionResponse } from './dto/player-session.response';
+import { AdminPlayerSessionResponse, AdminPlayerTakeoverResponse } from './dto/player-session.response';
 import { SessionRepository } from './session.repository';
 
 /** Read-only views of sessions for the admin API and the metrics. */
@@ -15,6 +15,7 @@ export class SessionReadService {
     return rows.map((row) => ({
       sessionId: row.id,
       mode: row.mode,
+      proven: row.proven,
       serverID: row.server_id,
       serverName: row.server_name,
       live: row.logged_out_at === null && row.server_session_ended_at === null && row.token_expires_at.getTime() > now,
@@ -23,6 +24,19 @@ export class SessionReadService {
       tokenExpiresAt: formatLocalDateTime(row.token_expires_at),
       loggedOutAt: row.logged_out_at ? formatLocalDateTime(row.logged_out_at) : null,
       logoutReason: row.logout_reason,
+    }));
+  }
+
+  /** GET /admin/players/{uid}: the player's latest `limit` takeovers, newest first. */
+  async playerTakeovers(uid: string, limit: number): Promise<AdminPlayerTakeoverResponse[]> {
+    const rows = await this.sessions.listPlayerTakeovers(uid, limit);
+    return rows.map((row) => ({
+      takenAt: formatLocalDateTime(row.taken_at),
+      proof: row.proof,
+      fromServerID: row.from_server_id,
+      fromServerName: row.from_server_name,
+      toServerID: row.to_server_id,
+      toServerName: row.to_server_name,
     }));
   }
 

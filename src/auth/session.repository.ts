@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { BatchableStatement, compareUids, StatementBatcher } from '../database/statement-batcher';
 import { DataSource, EntityManager, IsNull } from 'typeorm';
 import { PlayerLoginMode, PlayerLogoutReason, PlayerSessionEntity } from './entities/player-session.entity';
+import { PlayerSessionTakeoverEntity } from './entities/player-session-takeover.entity';
 import { ServerSessionEndReason, ServerSessionEntity } from './entities/server-session.entity';
 
 export interface NewServerSession {
@@ -20,6 +21,17 @@ export interface NewPlayerSession {
   tokenHash: string;
   tokenExpiresAt: Date;
   mode: PlayerLoginMode;
+  proven: boolean;
+}
+
+/** A takeover to record (PlayerSessionTakeoverEntity). */
+export interface NewTakeover {
+  uid: string;
+  fromSessionId: string;
+  fromServerId: number;
+  toSessionId: string;
+  toServerId: number;
+  proof: PlayerLoginMode;
 }
 
 /** A player session named by its id and its player's uid. */
@@ -37,27 +49,32 @@ export interface SessionOfPlayer {
  */
 const openSession = ({ id, uid }: SessionOfPlayer) => ({ id, uid, loggedOutAt: IsNull() });
 
-/** A resume_session renewal: the token's hash, the uid it must belong to, the server session to bind it to. */
+/**
+ * A resume_session renewal: the token's hash, the uid it must belong to, the server session to bind
+ * it to, and the server it may be moved from when it is bound to another one (null: none).
+ */
 export interface SessionRenewal {
   tokenHash: string;
   uid: string;
   serverSessionId: string;
   now: Date;
   expiresAt: Date;
+  moveFrom: number | null;
 }
 
 /** `rhythmc_renew_player_session`, alone or for many renewals in one statement (StatementBatcher), by uid. */
 const RENEW_PLAYER_SESSION: BatchableStatement<
   SessionRenewal,
-  { uid: string | null; live: boolean | null; renewed: boolean | null }
+  { uid: string | null; live: boolean | null; renewed: boolean | null; bound_server_id: number | null }
 > = {
   name: 'session_renew_by_token',
-  single: 'SELECT * FROM rhythmc_renew_player_session($1, $2, $3, $4, $5)',
-  params: (r) => [r.tokenHash, r.uid, r.serverSessionId, r.now, r.expiresAt],
+  single: 'SELECT * FROM rhythmc_renew_player_session($1, $2, $3, $4, $5, $6)',
+  params: (r) => [r.tokenHash, r.uid, r.serverSessionId, r.now, r.expiresAt, r.moveFrom],
   batch: `SELECT a.i, r.*
-    FROM unnest($1::bpchar[], $2::bigint[], $3::uuid[], $4::timestamptz[], $5::timestamptz[])
-         WITH ORDINALITY AS a(token_hash, uid, server_session_id, now, expires_at, i)
-   CROSS JOIN LATERAL rhythmc_renew_player_session(a.token_hash, a.uid, a.server_session_id, a.now, a.expires_at) r
+    FROM unnest($1::bpchar[], $2::bigint[], $3::uuid[], $4::timestamptz[], $5::timestamptz[], $6::integer[])
+         WITH ORDINALITY AS a(token_hash, uid, server_session_id, now, expires_at, move_from, i)
+   CROSS JOIN LATERAL rhythmc_renew_player_session(a.token_hash, a.uid, a.server_session_id, a.now, a.expires_at,
+         a.move_from) r
    ORDER BY a.i`,
   order: (a, b) => compareUids(a.uid, b.uid),
 };
@@ -67,6 +84,7 @@ export type ServerSessionLookup = Pick<ServerSessionEntity, 'id' | 'serverId' | 
 export interface PlayerSessionListRow {
   id: string;
   mode: string;
+  proven: boolean;
   created_at: Date;
   renewed_at: Date;
   token_expires_at: Date;
@@ -75,6 +93,15 @@ export interface PlayerSessionListRow {
   server_session_ended_at: Date | null;
   server_id: number | null;
   server_name: string | null;
+}
+
+export interface PlayerTakeoverListRow {
+  taken_at: Date;
+  proof: string;
+  from_server_id: number;
+  from_server_name: string | null;
+  to_server_id: number;
+  to_server_name: string | null;
 }
 
 /** Server sessions and the player sessions bound to them. */
@@ -167,7 +194,7 @@ export class SessionRepository {
   /** The player's latest sessions, newest first, with their game server (read-only join of game_server for its name). */
   listPlayerSessions(uid: string, limit: number): Promise<PlayerSessionListRow[]> {
     return this.dataSource.query<PlayerSessionListRow[]>(
-      `SELECT ps.id, ps.mode, ps.created_at, ps.renewed_at, ps.token_expires_at, ps.logged_out_at, ps.logout_reason,
+      `SELECT ps.id, ps.mode, ps.proven, ps.created_at, ps.renewed_at, ps.token_expires_at, ps.logged_out_at, ps.logout_reason,
               ss.ended_at AS server_session_ended_at, gs.id AS server_id, gs.name AS server_name
          FROM player_session ps
          JOIN server_session ss ON ss.id = ps.server_session_id
@@ -208,16 +235,64 @@ export class SessionRepository {
 
   /**
    * resume_session in one round trip (`rhythmc_renew_player_session`,
-   * migrations/1795750000000-BatchedSessionRenewal.ts), batched with the renewals that arrive with
-   * it: finds the session of the token (null: none), says whether it was live at `now` and whose it
-   * is, and — when it was live, is `uid`'s and the server session has not ended — moves it to that
-   * server session and extends its token.
+   * migrations/1795849590361-SessionProof.ts), batched with the renewals that arrive with it: finds
+   * the session of the token (null: none), says whether it was live at `now` and whose it is, and —
+   * when it was live, is `uid`'s and the server session has not ended — moves it to that server
+   * session and extends its token. A session bound to another server is moved only from
+   * `moveFrom`; otherwise nothing is written and `boundServerId` names that server.
    */
   async renewPlayerSessionByToken(
     renewal: SessionRenewal,
-  ): Promise<{ uid: string; live: boolean; renewed: boolean } | null> {
+  ): Promise<{ uid: string; live: boolean; renewed: boolean; boundServerId: number | null } | null> {
     const row = await this.batcher.run(RENEW_PLAYER_SESSION, renewal);
-    return row.uid === null ? null : { uid: row.uid, live: row.live === true, renewed: row.renewed === true };
+    return row.uid === null
+      ? null
+      : { uid: row.uid, live: row.live === true, renewed: row.renewed === true, boundServerId: row.bound_server_id };
+  }
+
+  /** Records a takeover inside the login's transaction (docs/decisions.md "Server switching"). */
+  async recordTakeover(takeover: NewTakeover, manager: EntityManager): Promise<void> {
+    await manager.getRepository(PlayerSessionTakeoverEntity).insert(takeover);
+  }
+
+  /**
+   * Counts a player login answered 409 because another server held the player, in this hour's row
+   * of each server concerned: the caller's ONLINE logins refused (`onlineRefusedBy`), and the
+   * holder's sessions without proof that kept a login out (`keptOutBy`). Each server's rows older
+   * than a week are deleted on the way (the admin list reads the last 24 hours).
+   */
+  async countConflict(counts: { onlineRefusedBy: number | null; keptOutBy: number | null }): Promise<void> {
+    const rows: Array<[number, number, number]> = [];
+    if (counts.onlineRefusedBy !== null) rows.push([counts.onlineRefusedBy, 1, 0]);
+    if (counts.keptOutBy !== null) rows.push([counts.keptOutBy, 0, 1]);
+    if (rows.length === 0) return;
+    const servers = rows.map(([server]) => server);
+    await this.dataSource.query(
+      `INSERT INTO server_conflict_count (server_id, hour, online_refused, kept_out)
+       SELECT s, date_trunc('hour', now()), o, k FROM unnest($1::int[], $2::int[], $3::int[]) AS c(s, o, k)
+       ON CONFLICT (server_id, hour) DO UPDATE
+         SET online_refused = server_conflict_count.online_refused + EXCLUDED.online_refused,
+             kept_out = server_conflict_count.kept_out + EXCLUDED.kept_out`,
+      [servers, rows.map(([, online]) => online), rows.map(([, , kept]) => kept)],
+    );
+    await this.dataSource.query(
+      `DELETE FROM server_conflict_count WHERE server_id = ANY($1::int[]) AND hour < now() - interval '7 days'`,
+      [servers],
+    );
+  }
+
+  /** The player's latest takeovers, newest first, with the two servers' names. */
+  listPlayerTakeovers(uid: string, limit: number): Promise<PlayerTakeoverListRow[]> {
+    return this.dataSource.query<PlayerTakeoverListRow[]>(
+      `SELECT t.taken_at, t.proof, t.from_server_id, f.name AS from_server_name, t.to_server_id, n.name AS to_server_name
+         FROM player_session_takeover t
+         LEFT JOIN game_server f ON f.id = t.from_server_id
+         LEFT JOIN game_server n ON n.id = t.to_server_id
+        WHERE t.uid = $1
+        ORDER BY t.taken_at DESC, t.id DESC
+        LIMIT $2`,
+      [uid, limit],
+    );
   }
 
   /** An options sync: the player is alive (the token keeps its expiry). */

@@ -5,7 +5,7 @@ import { AdminAuth } from '../auth/auth.decorators';
 import { API_TAGS } from '../openapi/api-tags';
 import { CatalogService, CHART_LIST, COLLECTION_LIST } from './catalog.service';
 import { AdminChartPage, AdminCollectionPage } from './dto/catalog-admin-read.dto';
-import { MAX_BATCH_ENTRIES } from './catalog.rules';
+import { isCollectionKey, LEVEL_ID_MAX, MAX_BATCH_ENTRIES } from './catalog.rules';
 import { ChartDefinitionDto, CollectionDefinitionDto } from './dto/catalog-admin.dto';
 import { UpsertedResponse } from '../common/dto/upserted.response';
 import { Audited } from '../audit/audited.decorator';
@@ -13,6 +13,7 @@ import { DtoArrayPipe } from '../common/pipes/dto-array.pipe';
 import {
   ApiListQuery,
   booleanFilter,
+  integerCursorKey,
   ListQuery,
   ListQueryParam,
   ListQuerySpec,
@@ -21,12 +22,12 @@ import {
 
 const CHARTS: ListQuerySpec<{ active: boolean }> = {
   list: CHART_LIST,
-  cursorKey: /^\d{1,10}$/,
+  cursorKey: integerCursorKey(0n, BigInt(LEVEL_ID_MAX)),
   filters: { active: booleanFilter },
 };
 const COLLECTIONS: ListQuerySpec<{ type: string }> = {
   list: COLLECTION_LIST,
-  cursorKey: /^\P{Cc}{1,128}$/u,
+  cursorKey: isCollectionKey,
   filters: { type: patternFilter(/^[A-Za-z0-9_.:-]{1,32}$/, '1-32 characters of A-Z, a-z, 0-9, _, ., : and -') },
 };
 const LIST_400 = {

@@ -86,10 +86,19 @@ function profile(body: unknown): string {
     table(rows(p.sessions), [
       ['created', (s) => s.createdAt],
       ['mode', (s) => s.mode],
+      ['proven', (s) => (s.proven ? 'yes' : 'no')],
       ['server', (s) => (s.serverID === null ? null : server(s))],
       ['live', (s) => (s.live ? 'yes' : 'no')],
       ['loggedOut', (s) => s.loggedOutAt],
       ['reason', (s) => s.logoutReason],
+    ]),
+    '',
+    'Takeovers (latest 20; sessions without proof taken over by a login with proof):',
+    table(rows(p.takeovers), [
+      ['time', (t) => t.takenAt],
+      ['from', (t) => `${cellText(t.fromServerName)} (${cellText(t.fromServerID)})`],
+      ['to', (t) => `${cellText(t.toServerName)} (${cellText(t.toServerID)})`],
+      ['proof', (t) => t.proof],
     ]),
     '',
     'Bans:',
@@ -260,7 +269,7 @@ export const READ_COMMANDS: Command[] = [
     'servers list',
     '/admin/servers',
     { online: { type: 'string', value: '<true|false>', help: 'only online (true) or offline (false) servers' } },
-    'registered game servers: online, players, plugin version, address, last login, WebSocket',
+    'registered game servers: online, players, plugin version, address, last login, WebSocket, session conflicts of the last 24 h (taken over / kept out / ONLINE refused)',
     [
       ['id', (r) => r.serverID],
       ['name', (r) => r.serverName],
@@ -274,6 +283,13 @@ export const READ_COMMANDS: Command[] = [
         'websocket',
         (r) =>
           r.realtime ? `${cellText(obj(r.realtime).instanceId)} since ${cellText(obj(r.realtime).connectedAt)}` : null,
+      ],
+      [
+        'conflicts24h',
+        (r) => {
+          const c = obj(r.sessionConflicts24h);
+          return `${cellText(c.takenOver)}/${cellText(c.keptOut)}/${cellText(c.onlineRefused)}`;
+        },
       ],
     ],
   ),

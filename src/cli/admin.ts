@@ -633,7 +633,7 @@ function serviceUrl(flag: string | undefined, env: NodeJS.ProcessEnv, command: C
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
     throw new UsageError(`--url must use http or https, got ${JSON.stringify(url)}`, command);
-  return url.replace(/\/+$/, '');
+  return url.replace(/(?<!\/)\/+$/, '');
 }
 
 interface Answer {

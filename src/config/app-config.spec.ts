@@ -27,11 +27,14 @@ describe('loadConfig', () => {
       throttleLoginTtlSeconds: 60,
       throttlePlayerLoginLimit: 600,
       throttlePlayerLoginTtlSeconds: 60,
-      throttleTokenMaxFailures: 5,
-      throttleTokenLockoutSeconds: 300,
+      throttleTokenSessionFailures: 30,
+      throttleTokenSessionWindowSeconds: 60,
+      throttleTokenServerFailures: 300,
+      throttleTokenServerWindowSeconds: 3_600,
       trustProxy: false,
       chatLinesPerSecond: 5,
       chatBurst: 20,
+      wsConnectionsPerServerSession: 3,
       shutdownTimeoutSeconds: 10,
       tlsCertFile: null,
       tlsKeyFile: null,
@@ -95,6 +98,46 @@ describe('loadConfig', () => {
     expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toEqual(expected);
   });
 
+  it.each([
+    ['0.0.0.0/0', 'IPv4'],
+    ['0.0.0.0/1,128.0.0.0/1', 'IPv4'],
+    ['10.0.0.0/1, 200.0.0.0/1', 'IPv4'],
+    ['0.0.0.0/2,64.0.0.0/2,128.0.0.0/1,loopback', 'IPv4'],
+    ['0.0.0.0/128.0.0.0,128.0.0.0/128.0.0.0', 'IPv4'],
+    ['0/1,128.0.0.0/1', 'IPv4'],
+    ['::ffff:0:0/96', 'IPv4'],
+    ['::ffff:0.0.0.0/97,::ffff:128.0.0.0/97', 'IPv4'],
+    ['0.0.0.0/1,::ffff:128.0.0.0/97', 'IPv4'],
+    ['::/1', 'IPv4'],
+    ['::/0', 'IPv4'],
+    ['8000::/1,c000::/2,::/1', 'IPv4'],
+    [`8000::/1,${ipv6OutsideMappedBelow8000()}`, 'IPv6'],
+  ])('refuses TRUST_PROXY=%s: its ranges trust every %s address', (value, family) => {
+    expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(
+      `Invalid configuration: TRUST_PROXY must not trust every ${family} address (its ranges together cover them all, so every client could choose its own address): give a hop count or the proxies' addresses`,
+    );
+  });
+
+  it.each([
+    '0.0.0.0/1',
+    '0.0.0.0/1,128.0.0.0/2,192.0.0.0/3,224.0.0.0/4,240.0.0.0/5,248.0.0.0/6,252.0.0.0/7,254.0.0.0/8,255.0.0.0/9',
+    '0.0.0.0/1,128.0.0.0/2,192.0.0.0/3,224.0.0.0/4,240.0.0.0/5,248.0.0.0/6,252.0.0.0/7,254.0.0.0/8,255.255.255.254/31',
+    '::ffff:0:0/97',
+    '8000::/1',
+    ipv6OutsideMappedBelow8000(),
+    'loopback,linklocal,uniquelocal,255.255.255.255',
+  ])('accepts TRUST_PROXY=%s, which leaves some addresses of each family untrusted', (value) => {
+    expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toEqual(value.split(','));
+  });
+
+  it.each([
+    [undefined, true],
+    ['true', true],
+    ['FALSE', false],
+  ])('reads MIGRATE_ON_START=%s', (value, expected) => {
+    expect(loadConfig({ MIGRATE_ON_START: value }).migrateOnStart).toBe(expected);
+  });
+
   it('treats empty values as unset', () => {
     expect(loadConfig({ DATABASE_URL: '', REDIS_URL: '  ', PORT: '' }).databaseUrl).toBeNull();
   });
@@ -120,12 +163,22 @@ describe('loadConfig', () => {
     ['SHUTDOWN_TIMEOUT_SECONDS', '601'],
     ['THROTTLE_PLAYER_LOGIN_LIMIT', '0'],
     ['THROTTLE_PLAYER_LOGIN_TTL_SECONDS', 'x'],
-    ['THROTTLE_TOKEN_MAX_FAILURES', '0'],
-    ['THROTTLE_TOKEN_LOCKOUT_SECONDS', '-1'],
+    ['THROTTLE_TOKEN_SESSION_FAILURES', '0'],
+    ['THROTTLE_TOKEN_SESSION_WINDOW_SECONDS', '-1'],
+    ['THROTTLE_TOKEN_SERVER_FAILURES', 'x'],
+    ['THROTTLE_TOKEN_SERVER_WINDOW_SECONDS', '604801'],
+    // Retired: their meaning changed, so a set value stops the start instead of being ignored.
+    ['THROTTLE_TOKEN_MAX_FAILURES', '5'],
+    ['THROTTLE_TOKEN_LOCKOUT_SECONDS', '300'],
     ['PLAYER_RESYNC_INTERVAL_SECONDS', '0'],
     ['CHAT_LINES_PER_SECOND', '0'],
     ['CHAT_BURST', 'many'],
+    ['WS_CONNECTIONS_PER_SERVER_SESSION', '0'],
+    ['WS_CONNECTIONS_PER_SERVER_SESSION', '101'],
     ['TRUST_PROXY', 'true'],
+    ['MIGRATE_ON_START', 'yes'],
+    ['THROTTLE_ADMIN_AUTH_MAX_FAILURES', '0'],
+    ['THROTTLE_ADMIN_AUTH_LOCKOUT_SECONDS', '86401'],
     ['TRUST_PROXY', '0'],
     ['TRUST_PROXY', '10.0.0.0/33'],
     ['TRUST_PROXY', 'proxy.example.org'],
@@ -162,3 +215,30 @@ describe('loadConfig', () => {
     );
   });
 });
+
+/** CIDR ranges covering every IPv6 address below 8000:: except ::ffff:0:0/96 (the IPv4-mapped ones). */
+function ipv6OutsideMappedBelow8000(): string {
+  const hex = (value: bigint) => {
+    const digits = value.toString(16).padStart(32, '0');
+    return Array.from({ length: 8 }, (_, i) => digits.slice(i * 4, i * 4 + 4)).join(':');
+  };
+  const ranges: string[] = [];
+  const mappedFirst = 0xffffn << 32n;
+  const mappedEnd = mappedFirst + (1n << 32n);
+  // Split [first, end) into the largest aligned blocks.
+  const split = (first: bigint, end: bigint) => {
+    while (first < end) {
+      let size = 1n;
+      let prefix = 128;
+      while (first % (size * 2n) === 0n && first + size * 2n <= end) {
+        size *= 2n;
+        prefix--;
+      }
+      ranges.push(`${hex(first)}/${prefix}`);
+      first += size;
+    }
+  };
+  split(0n, mappedFirst);
+  split(mappedEnd, 1n << 127n);
+  return ranges.join(',');
+}

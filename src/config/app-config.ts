@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import proxyaddr from 'proxy-addr';
+import { familyTrustedWhole, NAMED_PROXY_RANGES } from './trust-proxy-ranges';
 
 /** Typed, validated configuration. Built once at boot from the environment (decisions.md §1). */
 export interface AppConfig {
@@ -9,6 +10,8 @@ export interface AppConfig {
   assetServerUrl: string;
   wsServerUrl: string;
   databaseUrl: string | null;
+  /** Apply pending migrations at start (true), or only check that none is pending (the two-role set-up). */
+  migrateOnStart: boolean;
   dataDir: string;
   redisUrl: string | null;
   /** Prefix of every Redis key and channel, so deployments (or test runs) can share one Redis. */
@@ -34,14 +37,22 @@ export interface AppConfig {
   /** Player logins and logouts per window for one calling server session. */
   throttlePlayerLoginLimit: number;
   throttlePlayerLoginTtlSeconds: number;
-  /** Consecutive failed TOKEN logins for one player before that player's TOKEN logins are locked out. */
-  throttleTokenMaxFailures: number;
-  throttleTokenLockoutSeconds: number;
-  /** `chat` frames a second per WebSocket connection, and how many may come at once. */
+  /** Wrong Net Tokens one server session may send per window (then its TOKEN logins answer 429 until the window ends). */
+  throttleTokenSessionFailures: number;
+  throttleTokenSessionWindowSeconds: number;
+  /** Wrong Net Tokens one server may send per window, across its sessions. */
+  throttleTokenServerFailures: number;
+  throttleTokenServerWindowSeconds: number;
+  /** `chat` frames a second per server session (all its sockets, every instance), and how many may come at once. */
   chatLinesPerSecond: number;
   chatBurst: number;
+  /** Open WebSockets per server session on one instance; one more closes the oldest (4003). */
+  wsConnectionsPerServerSession: number;
   /** Express `trust proxy`: which X-Forwarded-For hops are believed for the client address. */
   trustProxy: TrustProxy;
+  /** Wrong admin (or metrics) tokens in a row from one address before that address is locked out of it. */
+  throttleAdminAuthMaxFailures: number;
+  throttleAdminAuthLockoutSeconds: number;
   /** How long a stopping service waits for in-flight requests before it closes their connections. */
   shutdownTimeoutSeconds: number;
   tlsCertFile: string | null;
@@ -127,6 +138,13 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
   return parsed;
 }
 
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const value = raw(env, name)?.toLowerCase();
+  if (value === undefined) return fallback;
+  if (value !== 'true' && value !== 'false') throw new ConfigError(name, `must be true or false, got "${value}"`);
+  return value === 'true';
+}
+
 function url(env: Env, name: string, fallback: string | null, protocols: string[]): string | null {
   const value = raw(env, name);
   if (value === undefined) return fallback;
@@ -139,7 +157,7 @@ function url(env: Env, name: string, fallback: string | null, protocols: string[
   if (!protocols.includes(parsed.protocol)) {
     throw new ConfigError(name, `must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
   }
-  return value.replace(/\/+$/, '');
+  return value.replace(/(?<!\/)\/+$/, '');
 }
 
 function prefix(env: Env, name: string, fallback: string): string {
@@ -154,13 +172,12 @@ function path(env: Env, name: string, fallback: string, cwd: string): string {
   return isAbsolute(value) ? value : resolve(cwd, value);
 }
 
-const NAMED_PROXY_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
-
 /**
  * TRUST_PROXY in Express `trust proxy` form: unset or `false` trusts no proxy; a number trusts that
  * many hops from the socket; otherwise a comma-separated list of addresses, CIDR ranges and the
  * named ranges loopback, linklocal, uniquelocal. `true` (trust every hop, so any client can pick its
- * own address) is refused: name the hops or the proxies.
+ * own address) is refused, and so is a list whose ranges together cover every IPv4 or every IPv6
+ * address (familyTrustedWhole): name the hops or the proxies.
  */
 function trustProxy(env: Env, name: string): TrustProxy {
   const value = raw(env, name);
@@ -180,14 +197,21 @@ function trustProxy(env: Env, name: string): TrustProxy {
     .split(',')
     .map((entry) => entry.trim())
     .filter((entry) => entry !== '');
+  const family = familyTrustedWhole(entries);
+  if (family !== null) {
+    throw new ConfigError(
+      name,
+      `must not trust every ${family} address (its ranges together cover them all, so every client could choose its own address): give a hop count or the proxies' addresses`,
+    );
+  }
   for (const entry of entries) {
-    if (NAMED_PROXY_RANGES.includes(entry)) continue;
+    if (Object.hasOwn(NAMED_PROXY_RANGES, entry)) continue;
     try {
       proxyaddr.compile(entry);
     } catch {
       throw new ConfigError(
         name,
-        `must be a hop count or a list of addresses, CIDR ranges, ${NAMED_PROXY_RANGES.join(', ')}; "${entry}" is none of these`,
+        `must be a hop count or a list of addresses, CIDR ranges, ${Object.keys(NAMED_PROXY_RANGES).join(', ')}; "${entry}" is none of these`,
       );
     }
   }
@@ -254,6 +278,21 @@ function corsOrigins(env: Env, name: string): readonly string[] {
   return entries;
 }
 
+/**
+ * Variables whose meaning changed: set, they stop the start rather than being ignored (an operator
+ * who tuned them would otherwise run with limits they never chose).
+ */
+const RETIRED_VARIABLES: Array<[string, string]> = [
+  [
+    'THROTTLE_TOKEN_MAX_FAILURES',
+    'wrong Net Tokens are limited per server session and per server: THROTTLE_TOKEN_SESSION_FAILURES, THROTTLE_TOKEN_SERVER_FAILURES (docs/decisions.md "Rate limits")',
+  ],
+  [
+    'THROTTLE_TOKEN_LOCKOUT_SECONDS',
+    'wrong Net Tokens are limited per server session and per server: THROTTLE_TOKEN_SESSION_WINDOW_SECONDS, THROTTLE_TOKEN_SERVER_WINDOW_SECONDS (docs/decisions.md "Rate limits")',
+  ],
+];
+
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): AppConfig {
   // Every variable is read, and every invalid one reported in one message.
   const errors: ConfigError[] = [];
@@ -311,6 +350,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     ),
     wsServerUrl: read(() => url(env, 'WS_SERVER_URL', wsDefault, ['ws:', 'wss:']) as string, wsDefault),
     databaseUrl: optionalUrl('DATABASE_URL', ['postgres:', 'postgresql:']),
+    migrateOnStart: read(() => bool(env, 'MIGRATE_ON_START', true), true),
     dataDir: path(env, 'DATA_DIR', './data', cwd),
     redisUrl: optionalUrl('REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: read(() => prefix(env, 'REDIS_KEY_PREFIX', 'rhythmc:'), 'rhythmc:'),
@@ -332,11 +372,16 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     throttleLoginTtlSeconds: number('THROTTLE_LOGIN_TTL_SECONDS', 60, 1, 86_400),
     throttlePlayerLoginLimit: number('THROTTLE_PLAYER_LOGIN_LIMIT', 600, 1, 1_000_000),
     throttlePlayerLoginTtlSeconds: number('THROTTLE_PLAYER_LOGIN_TTL_SECONDS', 60, 1, 86_400),
-    throttleTokenMaxFailures: number('THROTTLE_TOKEN_MAX_FAILURES', 5, 1, 1_000),
-    throttleTokenLockoutSeconds: number('THROTTLE_TOKEN_LOCKOUT_SECONDS', 300, 1, 86_400),
+    throttleTokenSessionFailures: number('THROTTLE_TOKEN_SESSION_FAILURES', 30, 1, 1_000_000),
+    throttleTokenSessionWindowSeconds: number('THROTTLE_TOKEN_SESSION_WINDOW_SECONDS', 60, 1, 86_400),
+    throttleTokenServerFailures: number('THROTTLE_TOKEN_SERVER_FAILURES', 300, 1, 1_000_000),
+    throttleTokenServerWindowSeconds: number('THROTTLE_TOKEN_SERVER_WINDOW_SECONDS', 3_600, 1, 604_800),
     trustProxy: read(() => trustProxy(env, 'TRUST_PROXY'), false),
+    throttleAdminAuthMaxFailures: number('THROTTLE_ADMIN_AUTH_MAX_FAILURES', 10, 1, 1_000_000),
+    throttleAdminAuthLockoutSeconds: number('THROTTLE_ADMIN_AUTH_LOCKOUT_SECONDS', 900, 1, 86_400),
     chatLinesPerSecond: number('CHAT_LINES_PER_SECOND', 5, 1, 10_000),
     chatBurst: number('CHAT_BURST', 20, 1, 100_000),
+    wsConnectionsPerServerSession: number('WS_CONNECTIONS_PER_SERVER_SESSION', 3, 1, 100),
     shutdownTimeoutSeconds: number('SHUTDOWN_TIMEOUT_SECONDS', 10, 1, 600),
     tlsCertFile: tlsCertFile === null ? null : path(env, 'TLS_CERT_FILE', tlsCertFile, cwd),
     tlsKeyFile: tlsKeyFile === null ? null : path(env, 'TLS_KEY_FILE', tlsKeyFile, cwd),
@@ -349,6 +394,9 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     publicApiMaxAgeSeconds: number('PUBLIC_API_MAX_AGE_SECONDS', 10, 0, 86_400),
     publicApiFields: read(() => nameList(env, 'PUBLIC_API_FIELDS', PUBLIC_API_FIELDS), new Set<PublicApiField>()),
   };
+  for (const [name, replacement] of RETIRED_VARIABLES) {
+    if (raw(env, name) !== undefined) errors.push(new ConfigError(name, `is no longer read; ${replacement}`));
+  }
   if (errors.length > 0) throw ConfigError.of(errors);
   return config;
 }

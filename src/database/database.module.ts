@@ -2,17 +2,20 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { buildDataSourceOptions, DatabaseTarget } from './database-options';
-import { runMigrations } from './migrate';
+import { assertNoPendingMigrations, runMigrations } from './migrate';
 import { PreparedQueries } from './prepared-queries';
 import { QueryCounter } from './query-counter';
 import { StatementBatcher } from './statement-batcher';
 import { TransactionService } from './transaction.service';
 
-/** TypeORM on the given database (real or embedded); pending migrations run before the app starts. */
+/**
+ * TypeORM on the given database (real or embedded); pending migrations run before the app starts,
+ * or with MIGRATE_ON_START=false must have been run by the schema's owner.
+ */
 @Global()
 @Module({})
 export class DatabaseModule {
-  static forRoot(target: DatabaseTarget): DynamicModule {
+  static forRoot(target: DatabaseTarget, migrateOnStart = true): DynamicModule {
     const counter = new QueryCounter();
     return {
       module: DatabaseModule,
@@ -22,7 +25,14 @@ export class DatabaseModule {
           dataSourceFactory: async (options) => {
             if (!options) throw new Error('Missing data source options');
             const dataSource = await new DataSource(options).initialize();
-            await runMigrations(dataSource, target.embedded);
+            try {
+              if (migrateOnStart) await runMigrations(dataSource, target.embedded);
+              else await assertNoPendingMigrations(dataSource);
+            } catch (error) {
+              // The start fails (or is retried): close this pool rather than leave it open.
+              await dataSource.destroy();
+              throw error;
+            }
             return dataSource;
           },
         }),

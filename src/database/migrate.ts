@@ -51,3 +51,33 @@ export async function runMigrations(
     await runner.release();
   }
 }
+
+/** The names of the migrations applied to the database (none when it has no migrations table). */
+export async function appliedMigrationNames(dataSource: DataSource): Promise<Set<string>> {
+  const rows = (await dataSource.query('SELECT name FROM migrations').catch(() => [])) as Array<{ name: string }>;
+  return new Set(rows.map((row) => row.name));
+}
+
+/** The migrations of this build not yet applied to the database, oldest first. */
+export async function pendingMigrationNames(dataSource: DataSource): Promise<string[]> {
+  const applied = await appliedMigrationNames(dataSource);
+  return dataSource.migrations.map((migration) => migration.name ?? '').filter((name) => !applied.has(name));
+}
+
+/**
+ * MIGRATE_ON_START=false (the two-role set-up, docs/operations.md): the service's role may not
+ * change the schema, so the start only checks that the schema's owner applied every migration of
+ * this build, and stops naming the pending ones otherwise.
+ */
+export async function assertNoPendingMigrations(
+  dataSource: DataSource,
+  log: MigrationLog = (line) => logger.log(line),
+): Promise<void> {
+  const pending = await pendingMigrationNames(dataSource);
+  if (pending.length > 0) {
+    throw new Error(
+      `${pending.length} migration${pending.length === 1 ? ' is' : 's are'} pending (${pending.join(', ')}) and MIGRATE_ON_START is false: apply them as the schema's owner (node dist/src/cli/migrate.js run with the owner's DATABASE_URL), then start the service again`,
+    );
+  }
+  log(`Schema up to date (${dataSource.migrations.length} migrations; MIGRATE_ON_START=false, not applied here)`);
+}

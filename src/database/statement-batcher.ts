@@ -42,7 +42,7 @@ interface Lane<C, R> {
 }
 
 /** SQLSTATEs of a lost or refused connection (08, 53, 57P): the database is unavailable, not one call wrong. */
-const UNAVAILABLE = /^(08|53|57P)/;
+const UNAVAILABLE = /^(?:08|53|57P)/;
 
 /**
  * Group commit for the hot statements: login, collection and balance syncs, resume_session's

@@ -8,6 +8,7 @@ import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { SessionReadService } from '../auth/session-read.service';
 import { errorCodeOf } from '../common/filters/all-exceptions.filter';
 import { PLAYER_LOGIN_MODES } from '../player/dto/player-login.dto';
+import { PlayerService } from '../player/player.service';
 import { RealtimeService } from '../realtime/realtime.service';
 import { UploadStatsService } from '../upload/upload-stats.service';
 import { REDIS } from '../common/redis/redis.module';
@@ -179,6 +180,7 @@ export class MetricsService implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly adapterHost: HttpAdapterHost,
     queryCounter: QueryCounter,
     batcher: StatementBatcher,
+    players: PlayerService,
   ) {
     let counted = 0;
     // Read at scrape time, like the gauges: the count lives with the pool's clients (src/database).
@@ -210,6 +212,19 @@ export class MetricsService implements OnApplicationBootstrap, OnModuleDestroy {
         const { fallbacks } = batcher.stats();
         this.inc(fallbacks - batchedSeen.fallbacks);
         batchedSeen.fallbacks = fallbacks;
+      },
+    });
+    const takeoversSeen: Record<string, number> = {};
+    new Counter({
+      name: 'rhythmc_player_session_takeovers_total',
+      help: 'Player sessions opened without proof (ONLINE) that a login with proof through another server took over, by proof (TOKEN: a Net Token, OFFLINE_REFRESH: a resume token issued to a proven session). A steady rate: some server logs players in that it does not have (the admin server list names it).',
+      labelNames: ['proof'] as const,
+      registers: [this.registry],
+      collect() {
+        for (const [proof, count] of Object.entries(players.takeovers())) {
+          this.inc({ proof }, count - (takeoversSeen[proof] ?? 0));
+          takeoversSeen[proof] = count;
+        }
       },
     });
     this.redisUp =

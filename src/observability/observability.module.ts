@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { AuthModule } from '../auth/auth.module';
+import { PlayerModule } from '../player/player.module';
 import { RealtimeModule } from '../realtime/realtime.module';
 import { UploadModule } from '../upload/upload.module';
 import { MetricsTokenGuard } from './metrics-token.guard';
@@ -8,13 +9,13 @@ import { MetricsController } from './metrics.controller';
 import { MetricsService } from './metrics.service';
 
 /**
- * Prometheus metrics (`GET /metrics`). It reads auth (live session counts), realtime (open
- * sockets) and upload (the rank index) at scrape time; nothing depends on it. Request logging and the request observer are
+ * Prometheus metrics (`GET /metrics`). It reads auth (live session counts), player (session
+ * takeovers), realtime (open sockets) and upload (the rank index) at scrape time; nothing depends on it. Request logging and the request observer are
  * set up by `startService` (src/app.factory.ts) through request-observer.ts. Which routes feed the
  * login and upload counters, the handlers say with `@CountAs(…)` (DiscoveryModule finds them).
  */
 @Module({
-  imports: [AuthModule, RealtimeModule, UploadModule, DiscoveryModule],
+  imports: [AuthModule, PlayerModule, RealtimeModule, UploadModule, DiscoveryModule],
   controllers: [MetricsController],
   providers: [MetricsService, MetricsTokenGuard],
 })

@@ -11,7 +11,7 @@ const pathsOf = (metadata: unknown): string[] =>
 /** Nest's route path: controller path then handler path, each with one leading slash, no trailing one. */
 function joinPath(controllerPath: string, handlerPath: string): string {
   const parts = [controllerPath, handlerPath]
-    .map((part) => part.replace(/^\/+|\/+$/g, ''))
+    .map((part) => part.replace(/^\/+|(?<!\/)\/+$/g, ''))
     .filter((part) => part !== '');
   return `/${parts.join('/')}`;
 }

@@ -5,6 +5,7 @@ import { ApiErrors } from '../common/decorators/api-errors.decorator';
 import {
   ApiListQuery,
   bigIdFilter,
+  bigSerialCursorKey,
   ListQuery,
   ListQueryParam,
   ListQuerySpec,
@@ -17,14 +18,18 @@ import { BAN_LIST, PLAYER_LIST, PlayerListFilters, PlayerReadService } from './p
 
 const PLAYERS: ListQuerySpec<PlayerListFilters> = {
   list: PLAYER_LIST,
-  cursorKey: /^\d{1,19}$/,
+  cursorKey: bigSerialCursorKey,
   filters: {
     username: patternFilter(/^[A-Za-z0-9_]{1,32}$/, '1-32 characters of A-Z, a-z, 0-9 and _'),
     uuid: patternFilter(UUID_PATTERN, 'a UUID in 8-4-4-4-12 hexadecimal form'),
     uid: bigIdFilter,
   },
 };
-const BANS: ListQuerySpec<{ uid: string }> = { list: BAN_LIST, cursorKey: /^\d{1,19}$/, filters: { uid: bigIdFilter } };
+const BANS: ListQuerySpec<{ uid: string }> = {
+  list: BAN_LIST,
+  cursorKey: bigSerialCursorKey,
+  filters: { uid: bigIdFilter },
+};
 
 const LIST_400 = {
   description: 'limit, cursor or a filter is invalid, or the query has an unknown parameter',

@@ -46,7 +46,8 @@ export class PlayerController {
     413: 'The body is over 256 KiB',
     429:
       'Too many player logins and logouts through this server session (THROTTLE_PLAYER_LOGIN_LIMIT per THROTTLE_PLAYER_LOGIN_TTL_SECONDS), ' +
-      "or this player's TOKEN logins are locked out after THROTTLE_TOKEN_MAX_FAILURES wrong Net Tokens in a row",
+      'or (TOKEN) this server session or this server sent its budget of wrong Net Tokens ' +
+      '(THROTTLE_TOKEN_SESSION_FAILURES per THROTTLE_TOKEN_SESSION_WINDOW_SECONDS, THROTTLE_TOKEN_SERVER_FAILURES per THROTTLE_TOKEN_SERVER_WINDOW_SECONDS)',
     430: 'The account is banned',
     503: 'UNAVAILABLE: the identity provider (ONLINE) did not answer within 5 s, or the database cannot be reached',
   })

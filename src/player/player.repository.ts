@@ -13,7 +13,7 @@ export const activeBan = (ban: string) => `${ban}.lifted_at IS NULL AND (${ban}.
 export const activeBanPredicate = (alias: string) =>
   `EXISTS (SELECT 1 FROM player_ban b WHERE b.uid = ${alias}.uid AND ${activeBan('b')})`;
 
-/** What rhythmc_player_login is given (migrations/1795662422908-OneRoundTripLogin.ts). */
+/** What rhythmc_player_login is given (migrations/1795662422908-OneRoundTripLogin.ts, 1795849590361-SessionProof.ts). */
 export interface OneRoundTripLogin {
   mode: 'ONLINE' | 'TOKEN' | 'OFFLINE_REFRESH';
   /** TOKEN: the uid the Net Token named. */
@@ -54,6 +54,8 @@ export interface OneRoundTripLoginRow {
   ban_reason: string | null;
   ban_until: Date | null;
   collections: string[] | null;
+  /** A resume token was issued (continueEnabled on, and no proven one the login without proof must leave alone). */
+  resume_issued: boolean | null;
 }
 
 /**

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { CredentialService, IssuedExpiringToken } from '../auth/credential.service';
 import { PlayerSessionService } from '../auth/player-session.service';
-import type { ServerSessionContext } from '../auth/auth.types';
+import type { LivePlayerSession, ServerSessionContext } from '../auth/auth.types';
+import type { PlayerLoginMode } from '../auth/entities/player-session.entity';
 import { CatalogService } from '../catalog/catalog.service';
 import type { TitleInfo } from '../catalog/catalog.types';
 import {
@@ -14,7 +15,7 @@ import {
   SessionConflictError,
   UnauthorizedError,
 } from '../common/errors/app-error';
-import { LoginLockout } from '../common/throttle/login-lockout';
+import { NetTokenGuesses } from '../common/throttle/net-token-guesses';
 import { formatLocalDateTime, parseLocalDateTime } from '../common/time';
 import { isUniqueViolation } from '../database/pg-errors';
 import { TransactionService } from '../database/transaction.service';
@@ -35,6 +36,7 @@ import { PlayerRepository } from './player.repository';
 import { ServerService } from '../server/server.service';
 import { isJsonObject } from '../common/validation/json-object';
 import { shownName } from '../common/player-name';
+import { loginProves, mayTakeOver } from './session-proof.rule';
 
 export interface ChatIdentity {
   uid: number;
@@ -62,6 +64,21 @@ export function defaultKickMessage(reason: string): string {
 /** The kick_player message to the server a player left by joining another server of the same network. */
 export const HANDOVER_KICK_MESSAGE = 'You joined another server of the network';
 
+/** The kick_player message to a server whose session without proof a login with proof took over. */
+export const TAKEOVER_KICK_MESSAGE = 'Your account logged in on another server with its Net Token or resume token';
+
+/** The login modes that can prove ownership (src/player/session-proof.rule.ts). */
+type ProofMode = 'TOKEN' | 'OFFLINE_REFRESH';
+
+/** A live session the transactional login ended: handed over inside one network, or taken over with proof. */
+type EndedSession =
+  | { reason: 'handover'; uid: string; live: LivePlayerSession }
+  | { reason: 'takeover'; uid: string; live: LivePlayerSession; proof: ProofMode };
+
+/** The transactional login's result: the profile, or the live session that keeps the login out (409). */
+type TransactionalLogin =
+  { profile: PlayerProfileResponse; ended: EndedSession | null } | { conflict: LivePlayerSession };
+
 /** The player fields a profile response shows. */
 type ProfileFields = Pick<
   PlayerEntity,
@@ -80,23 +97,11 @@ type ProfileFields = Pick<
 /** Option keys with their own storage; every other key is kept as sent in `extraOptions`. */
 const CORE_OPTION_KEYS = new Set(['continueEnabled', 'sound', 'songSelectionState']);
 
-/** Players behind one lock-out key when a TOKEN login names no player: the key's budget is this many times larger. */
-const SHARED_TOKEN_TARGET_SCALE = 10;
-
-/**
- * Whose wrong Net Tokens a TOKEN login counts towards (decisions.md "Rate limits"): the player the
- * body names (`uuid`, else `username`: the plugin knows who is typing), or, when it names none, the
- * calling server session, shared by all its players and so with a larger budget.
- */
-export function tokenLoginTarget(server: ServerSessionContext, body: PlayerLoginDto): { key: string; scale: number } {
-  if (body.uuid !== undefined)
-    return { key: `token-login:uuid:${body.uuid.replace(/-/g, '').toLowerCase()}`, scale: 1 };
-  if (body.username !== undefined) return { key: `token-login:username:${body.username.toLowerCase()}`, scale: 1 };
-  return { key: `token-login:server-session:${server.sessionId}`, scale: SHARED_TOKEN_TARGET_SCALE };
-}
-
 @Injectable()
 export class PlayerService {
+  private readonly logger = new Logger('Player');
+  private readonly takeoverCounts: Record<ProofMode, number> = { TOKEN: 0, OFFLINE_REFRESH: 0 };
+
   constructor(
     private readonly players: PlayerRepository,
     private readonly credentials: CredentialService,
@@ -105,7 +110,7 @@ export class PlayerService {
     private readonly identity: IdentityProviderClient,
     private readonly tx: TransactionService,
     @Inject(EVENT_BUS) private readonly events: EventBus,
-    private readonly lockout: LoginLockout,
+    private readonly netTokenGuesses: NetTokenGuesses,
     private readonly servers: ServerService,
   ) {}
 
@@ -154,13 +159,14 @@ export class PlayerService {
           },
           row.previous_version as number,
           { token: session.token, expiresIn: session.expiresIn },
-          row.continue_enabled ? { token: resume.token, expiresIn: resume.expiresIn } : null,
+          row.resume_issued ? { token: resume.token, expiresIn: resume.expiresIn } : null,
           row.collections ?? [],
         );
       case 'live':
         return this.loginInTransaction(server, body, {
           uid: row.uid as string,
           ...(credential.username !== undefined ? { username: credential.username } : {}),
+          ...(credential.resumeHash !== undefined ? { resumeHash: credential.resumeHash } : {}),
         });
       case 'banned':
         throw new BannedError(row.ban_reason ?? '', row.ban_until ? formatLocalDateTime(row.ban_until) : '');
@@ -175,57 +181,139 @@ export class PlayerService {
     }
   }
 
-  /** The transactional login, for a player whose session is live: 409, or a handover. */
+  /**
+   * The transactional login, for a player whose session is live: a handover (the holder is a
+   * server of the same network), a takeover (the login proves ownership and the holder's session
+   * did not), or 409 (counted against the servers concerned when another server holds the player).
+   */
   private async loginInTransaction(
     server: ServerSessionContext,
     body: PlayerLoginDto,
-    identified: { uid: string; username?: string },
+    identified: { uid: string; username?: string; resumeHash?: string },
   ): Promise<PlayerProfileResponse> {
-    const { profile, handedOver } = await this.tx.run(async (manager) => {
-      let handedOver: { uid: string; serverSessionId: string } | null = null;
+    const outcome = await this.tx.run(async (manager): Promise<TransactionalLogin> => {
       const player = await this.players.lockByUid(identified.uid, manager);
       if (!player) throw new UnauthorizedError('Unknown player');
       if (body.mode === 'OFFLINE_REFRESH' && !player.continueEnabled) {
         throw new UnauthorizedError('Offline refresh is not enabled for this player');
       }
       await this.assertNotBanned(player.uid, manager);
+      const proven = loginProves(
+        body.mode,
+        identified.resumeHash !== undefined &&
+          (await this.credentials.isResumeTokenProven(identified.resumeHash, manager)),
+      );
       const live = await this.sessions.livePlayerSession(player.uid, manager);
+      let ended: EndedSession | null = null;
       if (live) {
-        if (!(await this.servers.mayHandOver(live.serverId, server.serverId, body.mode, manager)))
-          throw new SessionConflictError();
-        await this.sessions.endPlayerSession(player.uid, live.sessionId, 'handover', manager);
-        handedOver = { uid: player.uid, serverSessionId: live.serverSessionId };
+        if (await this.servers.mayHandOver(live.serverId, server.serverId, body.mode, manager))
+          ended = { reason: 'handover', uid: player.uid, live };
+        else if (mayTakeOver(live, { proven, serverSessionId: server.sessionId }))
+          // A login that proves is never ONLINE.
+          ended = {
+            reason: 'takeover',
+            uid: player.uid,
+            live,
+            proof: body.mode === 'TOKEN' ? 'TOKEN' : 'OFFLINE_REFRESH',
+          };
+        if (!ended) return { conflict: live };
+        await this.sessions.endPlayerSession(player.uid, live.sessionId, ended.reason, manager);
       }
 
-      const session = await this.sessions.openPlayerSession(player.uid, server.sessionId, body.mode, manager);
+      const session = await this.sessions.openPlayerSession(
+        player.uid,
+        server.sessionId,
+        { mode: body.mode, proven },
+        manager,
+      );
+      if (ended?.reason === 'takeover') {
+        await this.sessions.recordTakeover(
+          {
+            uid: player.uid,
+            fromSessionId: ended.live.sessionId,
+            fromServerId: ended.live.serverId,
+            toSessionId: session.sessionId,
+            toServerId: server.serverId,
+            proof: body.mode,
+          },
+          manager,
+        );
+      }
       const previousVersion = player.dataVersion;
       const changes: Partial<PlayerEntity> = { dataVersion: body.version };
       if (identified.username !== undefined && identified.username !== player.username)
         changes.username = identified.username;
       await this.players.update(player.uid, changes, manager);
-      const resume = player.continueEnabled ? await this.credentials.issueResumeToken(player.uid, manager) : null;
+      const resume = player.continueEnabled
+        ? await this.credentials.issueResumeToken(player.uid, proven, manager)
+        : null;
       const collections = await this.catalog.unlockedKeys(player.uid, manager);
       return {
         profile: this.toProfile({ ...player, ...changes }, previousVersion, session, resume, collections),
-        handedOver,
+        ended,
       };
     });
-    if (handedOver) await this.kickAfterHandover(handedOver);
-    return profile;
+    if ('conflict' in outcome) {
+      await this.countConflict(server, body.mode, outcome.conflict);
+      throw new SessionConflictError();
+    }
+    if (outcome.ended) await this.kickHolder(outcome.ended);
+    return outcome.profile;
   }
 
-  /** Tells the server the player left (by joining another of the network) to let the player go; harmless if they already left. */
-  private async kickAfterHandover({ uid, serverSessionId }: { uid: string; serverSessionId: string }): Promise<void> {
+  /**
+   * A 409 because another server holds the player, counted for the admin server list: the
+   * caller's ONLINE claim, and the holder's session without proof that kept the login out. A count
+   * that fails is logged; the answer stays 409.
+   */
+  private async countConflict(server: ServerSessionContext, mode: PlayerLoginMode, holder: LivePlayerSession) {
+    if (holder.serverSessionId === server.sessionId) return;
+    await this.sessions
+      .countConflict({
+        onlineRefusedBy: mode === 'ONLINE' ? server.serverId : null,
+        keptOutBy: holder.proven ? null : holder.serverId,
+      })
+      .catch((error: unknown) => this.logger.warn(`Counting a session conflict failed: ${String(error)}`));
+  }
+
+  /**
+   * Tells the server that held the session to let the player go (after a handover or a takeover);
+   * harmless if they already left. Sent to its sockets open now, never kept in the outbox: a kept
+   * kick could reach that server after the player came back to it, and kick them there.
+   */
+  private async kickHolder(ended: EndedSession): Promise<void> {
+    if (ended.reason === 'takeover') this.takeoverCounts[ended.proof] += 1;
     await this.events.publish({
       type: 'player.kicked',
       id: randomUUID(),
       keep: false,
-      uid,
-      serverSessionIds: [serverSessionId],
-      message: HANDOVER_KICK_MESSAGE,
-      reason: 'handover',
+      uid: ended.uid,
+      serverSessionIds: [ended.live.serverSessionId],
+      message: ended.reason === 'takeover' ? TAKEOVER_KICK_MESSAGE : HANDOVER_KICK_MESSAGE,
+      reason: ended.reason,
       until: '',
     });
+  }
+
+  /** Takeovers this instance made since it started, by the login's proof (the metrics scrape reads them). */
+  takeovers(): Readonly<Record<ProofMode, number>> {
+    return this.takeoverCounts;
+  }
+
+  /**
+   * `resume_session`: renews the player's session and binds it to this server session. A session
+   * that another server holds moves here only when the two servers are one network (the
+   * session-handover setting, decisions.md "Server switching"); otherwise nothing changes and the
+   * answer is 401, as for a session this server cannot use.
+   */
+  async resumeSession(server: ServerSessionContext, token: string, uid: string): Promise<number> {
+    const renewal = await this.sessions.renewPlayerSession(token, uid, server, null);
+    if (renewal.renewed) return renewal.expiresIn;
+    if (await this.servers.inOneNetwork(renewal.boundServerId, server.serverId)) {
+      const moved = await this.sessions.renewPlayerSession(token, uid, server, renewal.boundServerId);
+      if (moved.renewed) return moved.expiresIn;
+    }
+    throw new UnauthorizedError("The player session is bound to a server outside this server's network");
   }
 
   /** POST /player/options: merge the options, validate the titles, rotate or revoke the resume token. */
@@ -252,7 +340,8 @@ export class PlayerService {
       const updated: PlayerEntity = { ...player, ...changes };
 
       let resume: IssuedExpiringToken | null = null;
-      if (updated.continueEnabled) resume = await this.credentials.issueResumeToken(player.uid, manager);
+      if (updated.continueEnabled)
+        resume = await this.credentials.issueResumeToken(player.uid, session.proven, manager);
       else await this.credentials.revokeResumeToken(player.uid, manager);
 
       const collections = await this.catalog.unlockedKeys(player.uid, manager);
@@ -363,7 +452,7 @@ export class PlayerService {
   /**
    * What names the account, before the database: ONLINE the provider's profile (401 when it is
    * not a genuine account or the name does not match, 503 when the provider is down), TOKEN the
-   * uid of the Net Token (after the lock-out; 401 for an unknown token), OFFLINE_REFRESH the
+   * uid of the Net Token (within the server's budget of guesses; 401 for an unknown token), OFFLINE_REFRESH the
    * resume token's hash (the login's statement looks it up).
    */
   private async loginCredential(
@@ -383,14 +472,18 @@ export class PlayerService {
         return { uuid, username: profile.name };
       }
       case 'TOKEN': {
-        const target = tokenLoginTarget(server, body);
-        await this.lockout.assertOpen(target.key);
-        const uid = await this.credentials.findUidByNetToken(body.authToken as string);
-        if (uid === null) {
-          await this.lockout.recordFailure(target.key, target.scale);
-          throw new UnauthorizedError('Invalid Net Token');
+        // Guessing is bounded per calling server session and per server, never per player named
+        // (decisions.md "Rate limits"): no server's wrong tokens keep another server's players out.
+        await this.netTokenGuesses.take(server.serverId, server.sessionId);
+        let uid: string | null;
+        try {
+          uid = await this.credentials.findUidByNetToken(body.authToken as string);
+        } catch (error) {
+          await this.netTokenGuesses.giveBack(server.serverId, server.sessionId);
+          throw error;
         }
-        await this.lockout.recordSuccess(target.key);
+        if (uid === null) throw new UnauthorizedError('Invalid Net Token');
+        await this.netTokenGuesses.giveBack(server.serverId, server.sessionId);
         return { uid };
       }
       case 'OFFLINE_REFRESH':

@@ -10,13 +10,19 @@ import {
 import { AdminAuth } from '../auth/auth.decorators';
 import { Audited, pathId } from '../audit/audited.decorator';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
-import { ApiListQuery, ListQuery, ListQueryParam, ListQuerySpec } from '../common/pagination/list-query';
+import {
+  ApiListQuery,
+  ListQuery,
+  ListQueryParam,
+  ListQuerySpec,
+  serialCursorKey,
+} from '../common/pagination/list-query';
 import { ParseIntIdPipe } from '../common/pipes/parse-id.pipe';
 import { API_TAGS } from '../openapi/api-tags';
 import { API_KEY_LIST, ApiKeyService } from './api-key.service';
 import { ApiKeyPage, ApiKeyResponse, CreateApiKeyDto, CreatedApiKeyResponse, UpdateApiKeyDto } from './dto/api-key.dto';
 
-const KEYS: ListQuerySpec<Record<string, never>> = { list: API_KEY_LIST, cursorKey: /^\d{1,9}$/, filters: {} };
+const KEYS: ListQuerySpec<Record<string, never>> = { list: API_KEY_LIST, cursorKey: serialCursorKey, filters: {} };
 const ID_400 = { description: 'id is not a positive integer', message: 'id must be a positive integer' };
 const idPipe = new ParseIntIdPipe('id');
 const keyTarget = (input: Parameters<typeof pathId>[0]) => `api-key:${pathId(input, 'id')}`;

@@ -36,4 +36,18 @@ describe('parseFrameData', () => {
       'accessToken must be a non-empty string',
     );
   });
+
+  it('reads only the DTO fields, and an object or array in a field as the wrong type it is', async () => {
+    const wide = Object.fromEntries(Array.from({ length: 5_000 }, (_value, i) => [`k${i}`, i]));
+    expect(await parseFrameData(ChatData, { ...wide, uid: 3, message: 'hi' })).toEqual({ uid: '3', message: 'hi' });
+    expect(await problem(parseFrameData(ChatData, { uid: 3, message: Array(18_000).fill(1) }))).toBe(
+      'message must be a non-empty string of at most 256 characters',
+    );
+    expect(await problem(parseFrameData(ChatData, { uid: { a: 1 }, message: 'hi' }))).toBe(
+      'uid must be a positive integer',
+    );
+    expect(await problem(parseFrameData(ResumeSessionData, { uid: 1, accessToken: ['t'] }))).toBe(
+      'accessToken must be a non-empty string',
+    );
+  });
 });

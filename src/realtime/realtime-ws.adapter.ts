@@ -1,15 +1,27 @@
-import { INestApplicationContext } from '@nestjs/common';
+import { INestApplicationContext, Logger } from '@nestjs/common';
 import { WsAdapter } from '@nestjs/platform-ws';
 import type { IncomingMessage } from 'node:http';
 import { Observable, of } from 'rxjs';
+import type { WebSocket, WebSocketServer } from 'ws';
+import type { ServerSessionContext } from '../auth/auth.types';
 import { mapError } from '../common/errors/error-body';
-import { BadRequestError } from '../common/errors/app-error';
+import { AppError, BadRequestError, PayloadTooLargeError } from '../common/errors/app-error';
+import { MAX_BODY_BYTES } from '../common/http/body-parser';
+import { jsonBodyProblem } from '../common/http/json-body-check';
 import { RealtimeService } from './realtime.service';
 import { errorFrame } from './ws-exceptions.filter';
 import { isJsonObject } from '../common/validation/json-object';
 
-/** Frames above this size close the socket (1009); chat and resume frames are tiny. */
-const MAX_FRAME_BYTES = 64 * 1024;
+/**
+ * A frame over this size is answered with a PAYLOAD_TOO_LARGE error frame, unread; chat and
+ * resume frames are well under 2 KiB.
+ */
+export const MAX_FRAME_BYTES = 64 * 1024;
+/**
+ * What ws buffers of one frame (the HTTP body limit): beyond it the socket is closed with 1009, as
+ * there is no frame left to answer.
+ */
+export const MAX_BUFFERED_FRAME_BYTES = MAX_BODY_BYTES;
 
 type VerifyClientCallback = (
   verified: boolean,
@@ -18,22 +30,40 @@ type VerifyClientCallback = (
   headers?: Record<string, string>,
 ) => void;
 type MessageHandler = { message: string; callback: (data: unknown, event: string) => unknown };
+/** What rxjs's fromEvent hands over for a ws `message`: the socket's MessageEvent. */
+type MessageEvent = { data: unknown; target?: WebSocket };
 
 /**
- * Nest's ws adapter with two changes the contract needs (decisions.md §7):
+ * Nest's ws adapter with the changes the contract needs (decisions.md §7):
  * - the upgrade is authenticated (server access token) and refused with HTTP 401 before any frame;
- * - a malformed frame or an unknown event is answered with an `error` frame instead of being dropped.
+ * - a malformed frame or an unknown event is answered with an `error` frame instead of being dropped;
+ * - a frame over MAX_FRAME_BYTES, or one that breaks the rules of every JSON body (nesting, NUL,
+ *   lone surrogates, reserved keys: src/common/http/json-body-check.ts), is answered with an
+ *   `error` frame before any handler reads it, and logged once per connection, without a stack.
  */
 export class RealtimeWsAdapter extends WsAdapter {
+  private readonly frameLogger = new Logger('Realtime');
+  /** The server session of each socket, for the log line of a refused frame. */
+  private readonly sessions = new WeakMap<WebSocket, ServerSessionContext | undefined>();
+  /** The sockets whose refused frame has been logged already. */
+  private readonly logged = new WeakSet<WebSocket>();
+
   constructor(private readonly app: INestApplicationContext) {
     super(app);
+  }
+
+  override bindClientConnect(server: WebSocketServer, callback: (...args: unknown[]) => void): void {
+    server.on('connection', (socket: WebSocket, request: IncomingMessage & { rhythmcSession?: ServerSessionContext }) =>
+      this.sessions.set(socket, request.rhythmcSession),
+    );
+    super.bindClientConnect(server, callback);
   }
 
   override create(port: number, options: Record<string, unknown> = {}): unknown {
     const realtime = this.app.get(RealtimeService, { strict: false });
     return super.create(port, {
       ...options,
-      maxPayload: MAX_FRAME_BYTES,
+      maxPayload: MAX_BUFFERED_FRAME_BYTES,
       // One message event per tick per socket: a socket that sends many frames in one TCP read
       // cannot hold the event loop while every other connection waits.
       allowSynchronousEvents: false,
@@ -50,16 +80,23 @@ export class RealtimeWsAdapter extends WsAdapter {
   }
 
   override bindMessageHandler(
-    buffer: { data: unknown },
+    buffer: MessageEvent,
     handlers: Map<string, MessageHandler>,
     transform: (data: unknown) => Observable<unknown>,
   ): Observable<unknown> {
+    // Text frames arrive as a string, binary ones as a Buffer (read as UTF-8 JSON all the same).
+    const bytes = Buffer.isBuffer(buffer.data) ? buffer.data.length : Buffer.byteLength(String(buffer.data));
+    if (bytes > MAX_FRAME_BYTES)
+      return of(this.refused(buffer.target, new PayloadTooLargeError(MAX_FRAME_BYTES, 'The frame')));
+    const text = String(buffer.data);
     let frame: unknown;
     try {
-      frame = JSON.parse(String(buffer.data));
+      frame = JSON.parse(text);
     } catch {
       return of(malformed('Malformed frame: not JSON'));
     }
+    const problem = jsonBodyProblem(frame, 'the frame');
+    if (problem !== null) return of(this.refused(buffer.target, new BadRequestError(problem)));
     if (!isJsonObject(frame)) return of(malformed('Malformed frame: expected {"event", "data"}'));
     const { event, data } = frame;
     if (typeof event !== 'string') return of(malformed('Malformed frame: event must be a string'));
@@ -73,6 +110,23 @@ export class RealtimeWsAdapter extends WsAdapter {
       // here is the wrapper's own: answered the same way rather than dropped.
       return of(errorFrame(error));
     }
+  }
+
+  /**
+   * The error frame of a frame refused by a limit or by the JSON rules. The first one of a
+   * connection is logged (a warning, no stack: nothing failed); later ones are only answered, so a
+   * peer that keeps sending them cannot fill the log.
+   */
+  private refused(socket: WebSocket | undefined, error: AppError) {
+    if (socket !== undefined && !this.logged.has(socket)) {
+      this.logged.add(socket);
+      const session = this.sessions.get(socket);
+      const from = session === undefined ? 'a connection' : `server ${session.serverId} (session ${session.sessionId})`;
+      this.frameLogger.warn(
+        `Refused a WebSocket frame from ${from}: ${error.message.slice(0, 300)}; further refusals on this connection are not logged`,
+      );
+    }
+    return errorFrame(error);
   }
 }
 

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { PlayerModule } from '../player/player.module';
 import { ServerModule } from '../server/server.module';
+import { ChatBudgets } from './chat-budget';
 import { RealtimeController } from './realtime.controller';
 import { RealtimeGateway } from './realtime.gateway';
 import { RealtimeRepository } from './realtime.repository';
@@ -15,7 +16,7 @@ import { RealtimeService } from './realtime.service';
 @Module({
   imports: [AuthModule, PlayerModule, ServerModule],
   controllers: [RealtimeController],
-  providers: [RealtimeRepository, RealtimeService, RealtimeGateway],
+  providers: [RealtimeRepository, RealtimeService, RealtimeGateway, ChatBudgets],
   exports: [RealtimeService],
 })
 export class RealtimeModule {}

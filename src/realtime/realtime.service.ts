@@ -3,10 +3,9 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
 import { bearerToken } from '../auth/auth.guard';
-import { PlayerSessionService } from '../auth/player-session.service';
 import { ServerSessionService } from '../auth/server-session.service';
 import type { ServerSessionContext } from '../auth/auth.types';
-import { RateLimitedError, UnauthorizedError } from '../common/errors/app-error';
+import { UnauthorizedError } from '../common/errors/app-error';
 import { mapError } from '../common/errors/error-body';
 import { EVENT_BUS, EventBus, ServiceEvent } from '../common/events/events';
 import { clientAddressOf, compileTrustProxy, TrustFunction } from '../common/http/client-ip';
@@ -14,7 +13,7 @@ import { formatLocalDateTime } from '../common/time';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { PlayerService } from '../player/player.service';
 import { ServerService } from '../server/server.service';
-import { ChatBudget } from './chat-budget';
+import { ChatBudgets } from './chat-budget';
 import { ChatData, Frame, OpenConnectionResponse, ResumeSessionData } from './dto/realtime.dto';
 import { parseFrameData } from './parse-frame';
 import { RealtimeRepository } from './realtime.repository';
@@ -22,6 +21,8 @@ import { RealtimeRepository } from './realtime.repository';
 /** Close codes (decisions.md §3). */
 export const CLOSE_TOKEN_EXPIRING = 4001;
 export const CLOSE_SESSION_ENDED = 4002;
+/** The server session opened more sockets than WS_CONNECTIONS_PER_SERVER_SESSION: its oldest is closed. */
+export const CLOSE_TOO_MANY_CONNECTIONS = 4003;
 export const CLOSE_GOING_AWAY = 1001;
 
 /** The socket is closed this long before its token expires, so the plugin refreshes in time. */
@@ -29,6 +30,8 @@ const EXPIRY_MARGIN_MS = 30_000;
 const PING_INTERVAL_MS = 30_000;
 /** How long a stopping service waits for the peers to answer its 1001 close frames. */
 const SHUTDOWN_CLOSE_WAIT_MS = 2_000;
+/** A socket closed for being over the cap that does not answer the close frame is cut after this. */
+const EVICTED_CLOSE_WAIT_MS = 2_000;
 
 interface Connection {
   id: string;
@@ -37,7 +40,6 @@ interface Connection {
   serverName: string;
   alive: boolean;
   expiryTimer: NodeJS.Timeout;
-  chatBudget: ChatBudget;
   /** The last chat line of this connection still being delivered: lines are published in the order they came. */
   chatTail: Promise<void>;
 }
@@ -55,6 +57,8 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
   private readonly logger = new Logger('Realtime');
   private readonly instanceId = randomUUID();
   private readonly connections = new Map<WebSocket, Connection>();
+  /** The open sockets of each server session on this instance, oldest first (at most WS_CONNECTIONS_PER_SERVER_SESSION). */
+  private readonly sessionSockets = new Map<string, Connection[]>();
   private unsubscribe: (() => void) | null = null;
   private pingTimer: NodeJS.Timeout | null = null;
   /** TRUST_PROXY, for the address recorded with each connection. */
@@ -62,10 +66,10 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
 
   constructor(
     private readonly serverSessions: ServerSessionService,
-    private readonly playerSessions: PlayerSessionService,
     private readonly players: PlayerService,
     private readonly servers: ServerService,
     private readonly repository: RealtimeRepository,
+    private readonly chatBudgets: ChatBudgets,
     @Inject(EVENT_BUS) private readonly events: EventBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
@@ -128,7 +132,6 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
       session,
       serverName: '',
       alive: true,
-      chatBudget: new ChatBudget(this.config.chatLinesPerSecond, this.config.chatBurst),
       chatTail: Promise.resolve(),
       expiryTimer: setTimeout(
         () => this.close(connection, CLOSE_TOKEN_EXPIRING, 'Token expiring; refresh and reconnect'),
@@ -136,14 +139,12 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
       ),
     };
     this.connections.set(socket, connection);
+    this.capSessionSockets(connection);
     socket.on('pong', () => {
       connection.alive = true;
     });
-    socket.once('close', (code: number) => {
-      void this.repository.recordClose(connection.id, code).catch(() => undefined);
-    });
-    connection.serverName = await this.servers.serverName(session.serverId);
-    await this.repository
+    // The open row first: a socket closed at once (over the cap) must not leave an open row behind.
+    const recorded = this.repository
       .recordOpen({
         id: connection.id,
         instanceId: this.instanceId,
@@ -153,6 +154,11 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
         connectedAt: new Date(),
       })
       .catch((error: unknown) => this.logger.warn(`Recording a connection failed: ${String(error)}`));
+    socket.once('close', (code: number) => {
+      void recorded.then(() => this.repository.recordClose(connection.id, code)).catch(() => undefined);
+    });
+    connection.serverName = await this.servers.serverName(session.serverId);
+    await recorded;
     await this.deliverKept(connection);
   }
 
@@ -161,6 +167,37 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
     if (!connection) return;
     clearTimeout(connection.expiryTimer);
     this.connections.delete(socket);
+    this.forgetSessionSocket(connection);
+  }
+
+  /**
+   * At most WS_CONNECTIONS_PER_SERVER_SESSION sockets per server session on this instance (decisions.md
+   * "Realtime"): a new one over the cap closes the session's oldest with 4003. The newest is the
+   * plugin's current one (a reconnect whose old socket the service has not seen die yet), so a
+   * reconnecting plugin always gets in; a server that opens sockets in a loop only closes its own.
+   * Synchronous, so connections registering at once count each other.
+   */
+  private capSessionSockets(connection: Connection): void {
+    const sockets = this.sessionSockets.get(connection.session.sessionId) ?? [];
+    sockets.push(connection);
+    this.sessionSockets.set(connection.session.sessionId, sockets);
+    while (sockets.length > this.config.wsConnectionsPerServerSession) {
+      const oldest = sockets.shift() as Connection;
+      this.close(
+        oldest,
+        CLOSE_TOO_MANY_CONNECTIONS,
+        'Too many connections for this server session; the newest is kept',
+      );
+      setTimeout(() => oldest.socket.terminate(), EVICTED_CLOSE_WAIT_MS).unref();
+    }
+  }
+
+  private forgetSessionSocket(connection: Connection): void {
+    const sockets = this.sessionSockets.get(connection.session.sessionId);
+    if (!sockets) return;
+    const index = sockets.indexOf(connection);
+    if (index >= 0) sockets.splice(index, 1);
+    if (sockets.length === 0) this.sessionSockets.delete(connection.session.sessionId);
   }
 
   /** `resume_session` {uid, accessToken}: bind the player here and renew the token's TTL. */
@@ -170,7 +207,7 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
     try {
       if (!connection) throw new UnauthorizedError('Unknown connection');
       const { uid, accessToken } = await parseFrameData(ResumeSessionData, data);
-      const expiresIn = await this.playerSessions.renewPlayerSession(accessToken, uid, connection.session);
+      const expiresIn = await this.players.resumeSession(connection.session, accessToken, uid);
       return { event: 'resume_session', data: { uid: Number(uid), ok: true, expiresIn } };
     } catch (error) {
       const { body } = this.mapped(error);
@@ -186,8 +223,9 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
     const connection = this.connections.get(socket);
     try {
       if (!connection) throw new UnauthorizedError('Unknown connection');
-      // Before any lookup: a flood is refused for nothing and never fanned out.
-      if (!connection.chatBudget.take()) throw new RateLimitedError(connection.chatBudget.secondsUntilNext());
+      // Before any lookup: a flood is refused for nothing and never fanned out. One budget for the
+      // server session, however many sockets it has and on whichever instance.
+      await this.chatBudgets.take(connection.session.sessionId);
       const { uid, message } = await parseFrameData(ChatData, data);
       // Each line waits for the one before it from this connection (the identity lookups of two
       // lines can finish in either order); lines of other connections do not wait.
@@ -204,6 +242,8 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
     const sender = await this.players.chatIdentity(uid, connection.session.sessionId);
     await this.events.publish({
       type: 'chat',
+      // The sender's network (decisions.md "Server switching"): with handover groups, a line stays in its group.
+      audience: await this.servers.chatAudience(connection.session.serverId),
       data: {
         uid: sender.uid,
         username: sender.username,
@@ -254,7 +294,9 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
       }
       case 'chat': {
         const frame = { event: 'chat', data: event.data };
-        for (const connection of this.connections.values()) this.send(connection, frame);
+        const audience = event.audience ? new Set(event.audience) : null;
+        for (const connection of this.connections.values())
+          if (!audience || audience.has(connection.session.serverId)) this.send(connection, frame);
         return;
       }
       case 'events.resumed':

@@ -16,12 +16,19 @@ import { SERVER_LIST, ServerService } from './server.service';
 import { AdminServerLogoutResponse, AdminServerPage } from './dto/admin-server-read.dto';
 import { BootstrapTokenResponse } from './dto/bootstrap-token.response';
 import { ParseIntIdPipe } from '../common/pipes/parse-id.pipe';
-import { ApiListQuery, booleanFilter, ListQuery, ListQueryParam, ListQuerySpec } from '../common/pagination/list-query';
+import {
+  ApiListQuery,
+  booleanFilter,
+  ListQuery,
+  ListQueryParam,
+  ListQuerySpec,
+  serialCursorKey,
+} from '../common/pagination/list-query';
 import { Audited, pathId } from '../audit/audited.decorator';
 
 const SERVERS: ListQuerySpec<{ online: boolean }> = {
   list: SERVER_LIST,
-  cursorKey: /^\d{1,10}$/,
+  cursorKey: serialCursorKey,
   filters: { online: booleanFilter },
 };
 

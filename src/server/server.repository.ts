@@ -17,6 +17,9 @@ export interface ServerListRow {
   last_login: Date | null;
   instance_id: string | null;
   connected_at: Date | null;
+  taken_over: number;
+  online_refused: number;
+  kept_out: number;
 }
 
 /** Seconds after which a WebSocket row its instance stopped refreshing no longer counts (the realtime module's rule). */
@@ -74,7 +77,10 @@ export class ServerRepository {
               (SELECT count(*)::int FROM player_session ps
                 WHERE live.id IS NOT NULL AND ps.server_session_id = live.id AND ps.logged_out_at IS NULL AND ps.token_expires_at > now()) AS players_online,
               latest.plugin_version, latest.client_ip, latest.created_at AS last_login,
-              ws.instance_id, ws.connected_at
+              ws.instance_id, ws.connected_at,
+              (SELECT count(*)::int FROM player_session_takeover t
+                WHERE t.from_server_id = gs.id AND t.taken_at > now() - interval '24 hours') AS taken_over,
+              coalesce(conflicts.online_refused, 0)::int AS online_refused, coalesce(conflicts.kept_out, 0)::int AS kept_out
          FROM game_server gs
          LEFT JOIN LATERAL (SELECT s.plugin_version, s.client_ip, s.created_at FROM server_session s
                              WHERE s.server_id = gs.id ORDER BY s.created_at DESC LIMIT 1) latest ON true
@@ -82,6 +88,9 @@ export class ServerRepository {
          LEFT JOIN LATERAL (SELECT w.instance_id, w.connected_at FROM ws_connection w
                              WHERE w.server_id = gs.id AND w.closed_at IS NULL AND w.last_seen_at > now() - make_interval(secs => $2)
                              ORDER BY w.connected_at DESC LIMIT 1) ws ON true
+         LEFT JOIN LATERAL (SELECT sum(c.online_refused) AS online_refused, sum(c.kept_out) AS kept_out
+                              FROM server_conflict_count c
+                             WHERE c.server_id = gs.id AND c.hour > now() - interval '24 hours') conflicts ON true
         ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
         ORDER BY gs.id ASC
         LIMIT $1`,

@@ -40,6 +40,7 @@ function toAdminServer(row: ServerListRow): AdminServerResponse {
       row.instance_id === null
         ? null
         : { instanceId: row.instance_id, connectedAt: formatLocalDateTime(row.connected_at as Date) },
+    sessionConflicts24h: { takenOver: row.taken_over, onlineRefused: row.online_refused, keptOut: row.kept_out },
     createdAt: formatLocalDateTime(row.created_at),
   };
 }
@@ -48,6 +49,8 @@ import {
   DEFAULT_SESSION_HANDOVER,
   HANDOVER_LOGIN_MODES,
   MaintenanceSetting,
+  chatAudience,
+  inOneNetwork,
   mayHandOver,
   PluginPolicy,
   SessionHandoverSetting,
@@ -216,9 +219,23 @@ export class ServerService {
    * embedded database has one connection).
    */
   async mayHandOver(from: number, to: number, mode: string, manager: EntityManager): Promise<boolean> {
-    const setting =
-      (await this.servers.getSetting<SessionHandoverSetting>('session_handover', manager)) ?? DEFAULT_SESSION_HANDOVER;
-    return mayHandOver(setting, from, to, mode);
+    return mayHandOver(await this.sessionHandover(manager), from, to, mode);
+  }
+
+  /** Whether two servers are one network (`resume_session` may move a session between them). */
+  async inOneNetwork(a: number, b: number): Promise<boolean> {
+    return inOneNetwork(await this.sessionHandover(), a, b);
+  }
+
+  /** The servers a chat line from this server reaches; null: every server. */
+  async chatAudience(serverId: number): Promise<number[] | null> {
+    return chatAudience(await this.sessionHandover(), serverId);
+  }
+
+  private async sessionHandover(manager?: EntityManager): Promise<SessionHandoverSetting> {
+    return (
+      (await this.servers.getSetting<SessionHandoverSetting>('session_handover', manager)) ?? DEFAULT_SESSION_HANDOVER
+    );
   }
 
   /** 426 when the version is below the minimum or the SHA is not allowed; no policy accepts everything. */

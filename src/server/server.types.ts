@@ -34,11 +34,28 @@ export const DEFAULT_SESSION_HANDOVER: SessionHandoverSetting = {
   modes: HANDOVER_LOGIN_MODES,
 };
 
+/**
+ * True when servers `a` and `b` are one network under the setting: the same server, every server
+ * (`all`), or one group (`groups`). `off` declares no network.
+ */
+export function inOneNetwork(setting: SessionHandoverSetting, a: number, b: number): boolean {
+  if (a === b || setting.mode === 'all') return true;
+  if (setting.mode === 'groups')
+    return setting.groups.some((group) => group.serverIDs.includes(a) && group.serverIDs.includes(b));
+  return false;
+}
+
 /** True when a login through server `to` may take over a session bound to server `from` under the setting. */
 export function mayHandOver(setting: SessionHandoverSetting, from: number, to: number, mode: string): boolean {
-  if (from === to || !setting.modes.some((allowed) => allowed === mode)) return false;
-  if (setting.mode === 'all') return true;
-  if (setting.mode === 'groups')
-    return setting.groups.some((group) => group.serverIDs.includes(from) && group.serverIDs.includes(to));
-  return false;
+  return from !== to && setting.modes.some((allowed) => allowed === mode) && inOneNetwork(setting, from, to);
+}
+
+/**
+ * The servers a chat line from `serverId` is delivered to (docs/decisions.md "Server switching"):
+ * with `groups`, the sender's group (a server in no group is a network by itself); otherwise
+ * every server (null), as decisions.md §7 says.
+ */
+export function chatAudience(setting: SessionHandoverSetting, serverId: number): number[] | null {
+  if (setting.mode !== 'groups') return null;
+  return setting.groups.find((group) => group.serverIDs.includes(serverId))?.serverIDs ?? [serverId];
 }

@@ -288,10 +288,17 @@ describe('Admin audit log', () => {
     expect((await rows()).length).toBe(before);
   });
 
-  it('is append-only in the database', async () => {
+  it('is append-only in the database: UPDATE, DELETE and TRUNCATE raise, even for the owner', async () => {
     await createServer(app);
-    await expect(app.sql(`UPDATE admin_audit SET action = 'x'`)).rejects.toThrow(/append-only/);
-    await expect(app.sql('DELETE FROM admin_audit')).rejects.toThrow(/append-only/);
+    const before = await app.sql('SELECT * FROM admin_audit ORDER BY id');
+    expect(before.length).toBeGreaterThan(0);
+    await expect(app.sql(`UPDATE admin_audit SET action = 'x'`)).rejects.toThrow(/admin_audit is append-only/);
+    await expect(app.sql('DELETE FROM admin_audit')).rejects.toThrow(/admin_audit is append-only/);
+    await expect(app.sql('TRUNCATE admin_audit')).rejects.toThrow(/admin_audit is append-only/);
+    await expect(app.sql('TRUNCATE admin_audit RESTART IDENTITY CASCADE')).rejects.toThrow(
+      /admin_audit is append-only/,
+    );
+    expect(await app.sql('SELECT * FROM admin_audit ORDER BY id')).toEqual(before);
   });
 
   describe('GET /admin/audit', () => {

@@ -333,6 +333,7 @@ describe('Admin CLI (npm run admin)', () => {
       expect(result.stdout).toContain('ban          spam until forever\n');
       for (const section of [
         'Sessions (latest 20):',
+        'Takeovers (latest 20; sessions without proof taken over by a login with proof):',
         'Bans:',
         'Balance history (latest 20):',
         'Bests (0 of 0, by rating):',
@@ -371,7 +372,9 @@ describe('Admin CLI (npm run admin)', () => {
       );
       const servers = await admin('servers', 'list', '--online', 'false', '--limit', '200');
       expect(servers.stdout).toMatch(
-        new RegExp(`\\n\\s*${server.serverID}\\s+${server.serverName}\\s+DE\\s+no\\s+0\\s+-\\s+-\\s+-\\s+-\\n`),
+        new RegExp(
+          `\\n\\s*${server.serverID}\\s+${server.serverName}\\s+DE\\s+no\\s+0\\s+-\\s+-\\s+-\\s+-\\s+0/0/0\\n`,
+        ),
       );
       const charts = (await admin('charts', 'list', '--active', 'false')).stdout.split('\n');
       expect(charts[0]).toMatch(/^levelId\s+name\s+constant\s+version\s+active\s+placeholder\s+notes\s+updated$/);

@@ -87,6 +87,98 @@ describe('Admin reads', () => {
     );
   });
 
+  describe('forged cursors', () => {
+    const INT_MAX = 2_147_483_647n;
+    const BIGINT_MAX = 9_223_372_036_854_775_807n;
+    const cursorOf = (text: string) => Buffer.from(text).toString('base64url');
+    /** Each cursor-paginated list: its path, the name in its cursors, and the largest key of its type. */
+    const lists = [
+      { path: '/admin/players', list: 'players', first: 1n, last: BIGINT_MAX },
+      { path: '/admin/bans', list: 'bans', first: 1n, last: BIGINT_MAX },
+      { path: '/admin/servers', list: 'servers', first: 1n, last: INT_MAX },
+      { path: '/admin/charts', list: 'charts', first: 0n, last: INT_MAX },
+      { path: '/admin/audit', list: 'audit', first: 1n, last: BIGINT_MAX },
+      { path: '/admin/plays', list: 'plays', first: 1n, last: BIGINT_MAX },
+      { path: '/admin/collections', list: 'collections', first: null, last: null },
+    ];
+    const validKeyOf = (entry: (typeof lists)[number]) => (entry.last === null ? 'rhythmc:title.x' : '1');
+    const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    /**
+     * A valid cursor's text in two encodings the service never writes, which decode to the same
+     * text: padded, and with a spare bit of the last character set.
+     */
+    const nonCanonical = (entry: (typeof lists)[number]): string[] => {
+      const text = [`${entry.list}:${validKeyOf(entry)}`, `${entry.list}:${validKeyOf(entry)}1`].find(
+        (candidate) => candidate.length % 3 !== 0,
+      ) as string;
+      const canonical = cursorOf(text);
+      const lastBits = BASE64URL.indexOf(canonical.slice(-1));
+      const strayBit = `${canonical.slice(0, -1)}${BASE64URL[lastBits | 1]}`;
+      expect(Buffer.from(strayBit, 'base64url').toString()).toBe(text);
+      return [Buffer.from(text).toString('base64'), strayBit];
+    };
+    const refused = bad('cursor must be the nextCursor of a previous page of this list');
+    const path = (list: string, cursor: string) => `${list}?cursor=${encodeURIComponent(cursor)}`;
+
+    it.each(lists)('$path: 400 for every cursor that is not a key of its own list', async (entry) => {
+      const wrongShapes = [
+        '',
+        'abc',
+        'null',
+        'true',
+        '[1]',
+        '{"id":1}',
+        '1:2',
+        ' 1',
+        '1 ',
+        '\u00001',
+        'x'.repeat(290),
+        ...(entry.last === null
+          ? ['1', 'NOT A KEY', 'rhythmc:title', `rhythmc:title.${'x'.repeat(128)}`, 'rhythmc:title.x\n']
+          : [
+              '-1',
+              '1.5',
+              '+1',
+              '0x10',
+              '1e3',
+              '01',
+              `${entry.first - 1n}`,
+              `${entry.last + 1n}`,
+              '9223372036854775808',
+              '99999999999999999999',
+              '9'.repeat(200),
+            ]),
+      ];
+      const forged = [
+        ...wrongShapes.map((key) => cursorOf(`${entry.list}:${key}`)),
+        // Another list's cursor, each.
+        ...lists.filter((other) => other !== entry).map((other) => cursorOf(`${other.list}:${validKeyOf(other)}`)),
+        cursorOf(entry.list),
+        cursorOf(`${entry.list.toUpperCase()}:${validKeyOf(entry)}`),
+        ...nonCanonical(entry),
+        'A'.repeat(401),
+      ];
+      const answers = [];
+      for (const cursor of forged) {
+        const response = await app.admin.get(path(entry.path, cursor));
+        answers.push({ cursor, status: response.status, body: response.body });
+      }
+      expect(answers).toEqual(forged.map((cursor) => ({ cursor, status: 400, body: refused })));
+    });
+
+    it.each(lists)("$path: 200 for a well-formed key of its own type, up to the type's largest", async (entry) => {
+      const keys = entry.last === null ? ['rhythmc:title.x', 'zz:zz.zz'] : [`${entry.first}`, `${entry.last}`];
+      for (const key of keys) {
+        const response = await app.admin.get(path(entry.path, cursorOf(`${entry.list}:${key}`)));
+        expect({ key, status: response.status, nextCursor: response.body.nextCursor }).toEqual({
+          key,
+          status: 200,
+          nextCursor: null,
+        });
+      }
+    });
+  });
+
   describe('GET /admin/players', () => {
     const prefix = `Adm_${Date.now().toString(36)}`;
     let players: TestPlayer[];
@@ -216,6 +308,7 @@ describe('Admin reads', () => {
       const session = (live: boolean, reason: string | null) => ({
         sessionId: expect.any(String),
         mode: 'TOKEN',
+        proven: true,
         serverID: server.serverID,
         serverName: server.server.serverName,
         live,
@@ -254,6 +347,7 @@ describe('Admin reads', () => {
           },
         ],
         sessions: [session(true, null), session(false, 'banned')],
+        takeovers: [],
         balance: {
           uid: player.uid,
           wattHour: 700,
@@ -385,6 +479,7 @@ describe('Admin reads', () => {
         address: null,
         lastLogin: null,
         realtime: null,
+        sessionConflicts24h: { takenOver: 0, onlineRefused: 0, keptOut: 0 },
         createdAt: expect.stringMatching(LOCAL),
       });
       expect(byId.get(live.serverID)).toEqual(

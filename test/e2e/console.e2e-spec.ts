@@ -2,10 +2,11 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { CONSOLE_CSP } from '../../src/console/console-static';
-import { onlinePlayer } from '../factories/player.factory';
+import { createPlayer, onlinePlayer, randomUuid } from '../factories/player.factory';
 import { createServer, onlineServer, uniqueName } from '../factories/server.factory';
 import { defineCharts, gameplayPayload } from '../factories/upload.factory';
 import { BROWSER_SUITE_START_MS, ensureConsoleBuilt, startWithChromium } from '../support/browser';
+import { FakeIdentityProvider } from '../support/fake-identity-provider';
 import { LogCapture } from '../support/log-capture';
 import { eventually } from '../support/wait';
 import { ADMIN_TOKEN, startTestApp, TestApp } from '../support/test-app';
@@ -23,6 +24,7 @@ const inPage = (page: Page, expression: string): Promise<unknown> => page.evalua
 describe('Web console', () => {
   const logs = new LogCapture();
   let app: TestApp;
+  const idp = new FakeIdentityProvider();
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
@@ -32,8 +34,9 @@ describe('Web console', () => {
   beforeAll(async () => {
     ensureConsoleBuilt();
     if (SCREENSHOTS) mkdirSync(SCREENSHOTS, { recursive: true });
+    await idp.start();
     ({ app, browser } = await startWithChromium(() =>
-      startTestApp({ env: { LOG_LEVEL: 'debug' }, logDestination: logs }),
+      startTestApp({ env: { LOG_LEVEL: 'debug', IDENTITY_PROVIDER_URL: idp.url }, logDestination: logs }),
     ));
     context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
     page = await context.newPage();
@@ -48,6 +51,7 @@ describe('Web console', () => {
   afterAll(async () => {
     await browser?.close();
     await app?.close();
+    await idp.stop();
   });
 
   const shot = async (name: string) => {
@@ -150,6 +154,52 @@ describe('Web console', () => {
     } finally {
       ws.close();
     }
+  });
+
+  it("shows a session takeover on the player's page and the holder's conflicts on the Servers page", async () => {
+    const uuid = randomUuid();
+    const username = `Sq${uuid.slice(0, 8)}`;
+    idp.addAccount(uuid, username);
+    const player = await createPlayer(app, { uuid, username });
+    const squatter = await onlineServer(app, { name: uniqueName('squatter') });
+    const legit = await onlineServer(app, { name: uniqueName('legit') });
+    const squat = await app.http.post(
+      '/player/login',
+      { mode: 'ONLINE', version: 1, uuid, username },
+      { token: squatter.accessToken },
+    );
+    expect(squat.status).toBe(200);
+    const taken = await app.http.post(
+      '/player/login',
+      { mode: 'TOKEN', version: 1, authToken: player.netToken },
+      { token: legit.accessToken },
+    );
+    expect(taken.status).toBe(200);
+
+    await page.getByRole('link', { name: 'Players' }).click();
+    await page.getByLabel('Find by').selectOption('uid');
+    await page.getByLabel('Search').fill(String(player.uid));
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('link', { name: username }).click();
+    await page.getByRole('heading', { name: 'Takeovers' }).waitFor();
+    const row = page.getByRole('table', { name: 'Takeovers' }).getByRole('row').nth(1);
+    expect((await row.getByRole('cell').allTextContents()).slice(1)).toEqual([
+      squatter.body.serverName,
+      legit.body.serverName,
+      'Net Token',
+    ]);
+    await page.getByText(`1; latest`).waitFor();
+    const sessions = page.getByRole('table', { name: 'Sessions' });
+    await sessions.getByText('TOKEN (proven)').waitFor();
+    await sessions.getByText(/\(takeover\)$/).waitFor();
+
+    await page.getByRole('link', { name: 'Servers' }).click();
+    const servers = page.getByRole('table', { name: 'Servers' });
+    await servers
+      .getByRole('row')
+      .filter({ hasText: squatter.body.serverName as string })
+      .getByText('taken over 1 · kept out 0 · ONLINE refused 0')
+      .waitFor();
   });
 
   it('registers a server and shows its bootstrap token once, good for a real /server/login', async () => {

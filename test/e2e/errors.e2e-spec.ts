@@ -139,6 +139,33 @@ describe('Error bodies, body limits and rate limits', () => {
     expect(fine.status).toBe(200);
   });
 
+  it('refuses an object of more than 1000 keys with 400 (class-transformer is quadratic in them)', async () => {
+    const keyed = (count: number) =>
+      JSON.stringify(Object.fromEntries(Array.from({ length: count }, (_value, i) => [`k${i}`, 'x'])));
+    const collection = (key: string, count: number) =>
+      `[{"key":"${key}","type":"title","unlockMethod":{"type":"MANUAL","info":${keyed(count)}},"properties":{"title":"x"}}]`;
+    const refused = await app.http.request('PUT', '/admin/collections', {
+      token: app.config.adminToken,
+      rawBody: collection('wide:rule.x', 1001),
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({ error: 'BAD_REQUEST', message: '[0].unlockMethod.info has more than 1000 keys' });
+    expect(await app.sql(`SELECT 1 FROM collection WHERE key = 'wide:rule.x'`)).toHaveLength(0);
+    // Tens of thousands of keys in one object (well inside 256 KiB) are refused the same way.
+    const huge = await app.http.request('PUT', '/admin/maintenance', {
+      token: app.config.adminToken,
+      rawBody: keyed(20_000),
+    });
+    expect(huge.status).toBe(400);
+    expect(huge.body).toEqual({ error: 'BAD_REQUEST', message: 'the request body has more than 1000 keys' });
+    // 1000 are still taken.
+    const fine = await app.http.request('PUT', '/admin/collections', {
+      token: app.config.adminToken,
+      rawBody: collection('wide:rule.y', 1000),
+    });
+    expect(fine.status).toBe(200);
+  });
+
   it('answers a JSON array where an object is expected with 400', async () => {
     const response = await app.http.request('PUT', '/admin/maintenance', {
       token: app.config.adminToken,

@@ -5,11 +5,14 @@ import { IncomingHttpHeaders, request as httpRequest } from 'node:http';
 import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
+import WebSocket from 'ws';
 import { createPlayer, onlinePlayer, TestPlayer, TestPlayerSession } from '../factories/player.factory';
 import { onlineServer, TestServer } from '../factories/server.factory';
 import { gameplayPayload } from '../factories/upload.factory';
 import { ADMIN_TOKEN, startTestApp, TestApp } from '../support/test-app';
+import { Frame, WsClient } from '../support/ws-client';
 
 /**
  * Hostile input (issue 8, item 7): generated malformed bodies, query strings, path parameters
@@ -793,16 +796,23 @@ const bool: QuerySpec = {
 };
 
 /** limit (1-200), cursor (a real one of the list, or junk) and the list's filters. */
-function listQuery(list: string, filters: Record<string, QuerySpec>): Record<string, QuerySpec> {
+function listQuery(
+  list: string,
+  filters: Record<string, QuerySpec>,
+  key: fc.Arbitrary<string> = fc.integer({ min: 1, max: 1_000_000 }).map(String),
+): Record<string, QuerySpec> {
   const cursor = (key: string) => Buffer.from(`${list}:${key}`).toString('base64url');
   return {
     limit: { valid: fc.integer({ min: 1, max: 200 }).map(String), wrong: wrongInteger(1, 200) },
     cursor: {
-      valid: fc.integer({ min: 1, max: 1_000_000 }).map((n) => cursor(String(n))),
+      valid: key.map(cursor),
       wrong: fc.oneof(
         queryValue.map((value) => [value]),
         fc.constant<string[]>([cursor('')]),
         fc.constant<string[]>([Buffer.from('other:1').toString('base64url')]),
+        fc
+          .constantFrom('-1', '01', '1e3', '9223372036854775808', '9'.repeat(40), '{"id":1}')
+          .map((key) => [cursor(key)]),
       ),
     },
     ...filters,
@@ -1435,7 +1445,11 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
     },
     'GET /admin/collections': {
       auth: 'admin',
-      query: listQuery('collections', { type: text(/^[A-Za-z0-9_.:-]{1,32}$/) }),
+      query: listQuery(
+        'collections',
+        { type: text(/^[A-Za-z0-9_.:-]{1,32}$/) },
+        fc.stringMatching(/^[a-z0-9]{1,8}:[A-Za-z0-9]{1,8}\.[A-Za-z0-9]{1,8}$/),
+      ),
       body: { t: 'ignored' },
       readOnly: true,
     },
@@ -2173,5 +2187,417 @@ describe('Text longer than its column by code points', () => {
       () => app.admin.put('/admin/packs', [{ ...pack, file: `packs/${selectors(1020)}` }]),
       '[0].file must be shorter than or equal to 1024 characters',
     );
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Hostile headers and frames within the event-loop budget (issue 40): generated values of the
+ * headers the service parses (Range, If-Range, If-None-Match, Authorization, X-Forwarded-For behind
+ * TRUST_PROXY, Content-Type) on the routes that read them, and WebSocket frames, shaped the way
+ * super-linear parsers are attacked: long runs of whitespace, separators, quotes or nesting
+ * between a plausible start and a rejecting end, up to node's 16 KiB of headers and ws's 256 KiB
+ * frame. Each answer has the property of the suite above (no 5xx, the error body; an error frame
+ * for a frame), and no single request may block the event loop for more than BUDGET_MS.
+ *
+ * The block is measured in this process, where the app runs: the largest delay of
+ * perf_hooks.monitorEventLoopDelay's 1 ms timer while the request is in flight and until that
+ * timer has fired once after the answer, but no more than the CPU time this thread spent
+ * meanwhile (process.threadCpuUsage): on a loaded machine a timer is also late while the thread
+ * waits for a core, which blocks nothing of its own, and a stretch of the loop cannot have taken
+ * more CPU than the whole request. A request over the budget is sent again, up to BUDGET_TRIES
+ * times in all, each retry right after its benign twin (the same request with an ordinary
+ * value): it fails only if every try is over the budget, the retries over their twin's figure
+ * plus the budget (jest slows the app several times over, so a plain request can cost a few ms).
+ * The former Range regex failed it on every try (0.2 s for 15,500 tabs).
+ */
+describe('Hostile headers and frames within the event-loop budget', () => {
+  const BUDGET_MS = 10;
+  const BUDGET_TRIES = 5;
+  /** Node answers 431 beyond 16 KiB of headers: the hostile value leaves room for the others. */
+  const MAX_VALUE = 15_500;
+  const runs = Math.ceil(RUNS / 2);
+
+  let app: TestApp;
+  let resourceDir: string;
+  let serverToken: string;
+  let fileLink: string;
+  let packLink: string;
+  let player: TestPlayerSession;
+  const port = () => Number(new URL(app.baseUrl).port);
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+
+  beforeAll(async () => {
+    resourceDir = mkdtempSync(join(tmpdir(), 'rhythmc-budget-'));
+    mkdirSync(join(resourceDir, 'data'), { recursive: true });
+    mkdirSync(join(resourceDir, 'packs'), { recursive: true });
+    writeFileSync(join(resourceDir, 'data', 'a.json'), '{"budget":true}\n'.repeat(64));
+    writeFileSync(join(resourceDir, 'packs', 'budget.zip'), Buffer.alloc(4096, 7));
+    // Behind a trusted proxy, so X-Forwarded-For is parsed (proxy-addr) on every request that asks for the address.
+    app = await startTestApp({ env: { RESOURCE_DIR: resourceDir, TRUST_PROXY: 'loopback' } });
+    const session = await onlineServer(app);
+    serverToken = session.accessToken;
+    player = await onlinePlayer(app, session);
+    const links = await app.http.post('/resources/down', ['data/a.json'], { token: serverToken });
+    expect(links.status).toBe(200);
+    const file = new URL(links.body[0].url as string);
+    fileLink = file.pathname + file.search;
+    const pack = { name: 'budget', displayName: 'Budget', type: 'FULL', availableSongs: [], file: 'packs/budget.zip' };
+    expect((await app.admin.put('/admin/packs', [pack])).status).toBe(200);
+    const packs = await app.http.get('/resources/packmanifest', { token: serverToken });
+    const url = new URL(packs.body[0].url as string);
+    packLink = url.pathname + url.search;
+    delay.enable();
+  });
+
+  afterAll(async () => {
+    delay.disable();
+    await app?.close();
+    rmSync(resourceDir, { recursive: true, force: true });
+  });
+
+  /** This thread's CPU time (Node 23.9+; the project's @types/node is 20's, without it). */
+  const threadCpu = (previous?: NodeJS.CpuUsage): NodeJS.CpuUsage =>
+    (process as NodeJS.Process & { threadCpuUsage(previous?: NodeJS.CpuUsage): NodeJS.CpuUsage }).threadCpuUsage(
+      previous,
+    );
+
+  /**
+   * The longest event-loop block (ms) while `action` runs, until the probe's timer fired after it,
+   * capped at this thread's CPU time meanwhile (see above).
+   */
+  async function blockOf(action: () => Promise<void>): Promise<number> {
+    delay.reset();
+    const cpuBefore = threadCpu();
+    await action();
+    await new Promise((resolve) => setTimeout(resolve, 3));
+    const cpu = threadCpu(cpuBefore);
+    return Math.min(delay.max / 1e6, (cpu.user + cpu.system) / 1000);
+  }
+
+  /** Throws unless `hostile` keeps within the budget on one of BUDGET_TRIES tries (see above). */
+  async function withinBudget(what: string, hostile: () => Promise<void>, benign: () => Promise<void>): Promise<void> {
+    const tries: string[] = [];
+    for (let attempt = 0; attempt < BUDGET_TRIES; attempt++) {
+      const twin = attempt === 0 ? 0 : await blockOf(benign);
+      const block = await blockOf(hostile);
+      if (block <= BUDGET_MS + twin) return;
+      tries.push(attempt === 0 ? `${block.toFixed(1)} ms` : `${block.toFixed(1)} ms (twin ${twin.toFixed(1)} ms)`);
+    }
+    throw new Error(`${what} blocked the event loop over ${BUDGET_MS} ms on every try: ${tries.join(', ')}`);
+  }
+
+  /** A generated text that fast-check reports by its start and length (not 15,000 tabs). */
+  interface Shown {
+    text: string;
+    [fc.toStringMethod]: () => string;
+  }
+  const shown = (text: string): Shown => ({
+    text,
+    [fc.toStringMethod]: () => `${JSON.stringify(text.slice(0, 60))}… (${text.length} characters)`,
+  });
+
+  /** `unit` repeated to about `length` characters. */
+  const repeatTo = (unit: string, length: number) => unit.repeat(Math.max(1, Math.floor(length / unit.length)));
+
+  /**
+   * A plausible start, a run of one unit (short, or thousands of characters), a rejecting end;
+   * sometimes plain junk instead.
+   */
+  function hostile(starts: string[], units: string[], ends: string[]): fc.Arbitrary<Shown> {
+    const length = fc.oneof(
+      { weight: 1, arbitrary: fc.integer({ min: 1, max: 64 }) },
+      // Room left for the start and the end.
+      { weight: 4, arbitrary: fc.integer({ min: 2_000, max: MAX_VALUE - 64 }) },
+    );
+    return fc
+      .oneof(
+        {
+          weight: 6,
+          arbitrary: fc
+            .tuple(fc.constantFrom(...starts), fc.constantFrom(...units), length, fc.constantFrom(...ends))
+            .map(([start, unit, size, end]) => start + repeatTo(unit, size) + end),
+        },
+        { weight: 1, arbitrary: headerJunk(200) },
+      )
+      .map(shown);
+  }
+
+  const WHITESPACE = [' ', '\t', ' \t', '\u00a0'];
+  const VALUES: Record<string, fc.Arbitrary<Shown>> = {
+    Range: hostile(
+      ['bytes=', 'bytes=-', 'bytes=0-', 'bytes=1', 'bytes =', ' BYTES= ', '', 'bytes=0-1,'],
+      [...WHITESPACE, ...WHITESPACE, '0', '-', ',', '0-1,', '='],
+      ['!', 'x', '', ',', '\t!', '-', '0-1'],
+    ),
+    'If-Range': hostile(['', '"', 'W/"'], [...WHITESPACE, '"', 'a'], ['', '!', '"']),
+    'If-None-Match': hostile(
+      ['', '"x"', 'W/', '*', '"a", '],
+      [...WHITESPACE, ',', ', ', '"', 'W/"x", ', '"x",', '\\'],
+      ['', '!', '"', 'W/'],
+    ),
+    Authorization: hostile(
+      ['Bearer', 'Bearer ', 'bearer\t', 'Basic ', '', 'Bearer a'],
+      [...WHITESPACE, 'a', 'a ', '=', '.'],
+      ['', '!', ' x', '\t', 'a b'],
+    ),
+    'X-Forwarded-For': hostile(
+      ['', '1.2.3.4', '127.0.0.1,', '[::1]', '::ffff:'],
+      [...WHITESPACE, ',', ', ', '127.0.0.1, ', '1.', ':', '::', '[', '0', 'f', '1.2.3.4 ,'],
+      ['', 'x', '1.2.3.4', ',', '::1', '%eth0'],
+    ),
+    'Content-Type': hostile(
+      ['application/json', 'application/json;', 'application/json; charset=', 'application/json; a="', 'text/', ''],
+      [...WHITESPACE, ';', '; ', 'a=b;', '"', '\\"', '=', '/', 'a', ' ;'],
+      ['', '!', '"', 'utf-8', ';', '/json'],
+    ),
+  };
+
+  interface Target {
+    header: string;
+    /** The ordinary value of the benign twin. */
+    ordinary: string;
+    methods: string[];
+    request: (method: string, value: string) => HostileRequest;
+  }
+
+  const bearer = () => `Bearer ${serverToken}`;
+  const get = (path: string, headers: Record<string, string>, method = 'GET', mustFail = false): HostileRequest => ({
+    method,
+    path,
+    headers,
+    mustFail,
+    poison: 'hostile header',
+  });
+  const post = (path: string, headers: Record<string, string>, body: string, mustFail: boolean): HostileRequest => ({
+    method: 'POST',
+    path,
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: Buffer.from(body),
+    mustFail,
+    poison: 'hostile header',
+  });
+
+  const targets: Record<string, Target> = {
+    'Range on a download link': {
+      header: 'Range',
+      ordinary: 'bytes=0-1',
+      methods: ['GET', 'HEAD'],
+      request: (method, value) => get(fileLink, { Range: value }, method),
+    },
+    'Range on a pack link': {
+      header: 'Range',
+      ordinary: 'bytes=0-1',
+      methods: ['GET', 'HEAD'],
+      request: (method, value) => get(packLink, { Range: value }, method),
+    },
+    'If-Range on a download link': {
+      header: 'If-Range',
+      ordinary: '"x"',
+      methods: ['GET'],
+      request: (method, value) => get(fileLink, { Range: 'bytes=0-1', 'If-Range': value }, method),
+    },
+    'If-None-Match on a download link': {
+      header: 'If-None-Match',
+      ordinary: '"x"',
+      methods: ['GET', 'HEAD'],
+      request: (method, value) => get(fileLink, { 'If-None-Match': value }, method),
+    },
+    'If-None-Match on GET /resources/manifest': {
+      header: 'If-None-Match',
+      ordinary: '"x"',
+      methods: ['GET'],
+      request: (method, value) =>
+        get('/resources/manifest', { Authorization: bearer(), 'If-None-Match': value }, method),
+    },
+    'If-None-Match on GET /server/charts': {
+      header: 'If-None-Match',
+      ordinary: '"x"',
+      methods: ['GET'],
+      request: (method, value) => get('/server/charts', { Authorization: bearer(), 'If-None-Match': value }, method),
+    },
+    'Authorization on GET /server/charts': {
+      header: 'Authorization',
+      ordinary: 'Bearer junk',
+      methods: ['GET'],
+      request: (method, value) => get('/server/charts', { Authorization: value }, method, true),
+    },
+    'Authorization on GET /admin/servers': {
+      header: 'Authorization',
+      ordinary: 'Bearer junk',
+      methods: ['GET'],
+      request: (method, value) => get('/admin/servers', { Authorization: value }, method, true),
+    },
+    'X-Forwarded-For on POST /server/login': {
+      header: 'X-Forwarded-For',
+      ordinary: '1.2.3.4',
+      methods: ['POST'],
+      request: (_method, value) =>
+        post('/server/login', { Authorization: 'Bearer junk', 'X-Forwarded-For': value }, '{}', true),
+    },
+    'X-Forwarded-For on GET /server/ping': {
+      header: 'X-Forwarded-For',
+      ordinary: '1.2.3.4',
+      methods: ['GET'],
+      request: (method, value) => get('/server/ping', { 'X-Forwarded-For': value }, method),
+    },
+    'Content-Type on POST /server/login': {
+      header: 'Content-Type',
+      ordinary: 'application/json',
+      methods: ['POST'],
+      request: (_method, value) =>
+        post('/server/login', { Authorization: 'Bearer junk', 'Content-Type': value }, '{"a":1}', true),
+    },
+    'Content-Type on POST /resources/down': {
+      header: 'Content-Type',
+      ordinary: 'application/json',
+      methods: ['POST'],
+      request: (_method, value) =>
+        post('/resources/down', { Authorization: bearer(), 'Content-Type': value }, '["data/a.json"]', false),
+    },
+  };
+
+  it.each(Object.keys(targets))('%s: answered within the budget, never a 5xx', async (name) => {
+    const target = targets[name];
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...target.methods), VALUES[target.header], async (method, { text: value }) => {
+        const request = target.request(method, value);
+        const twin = target.request(method, target.ordinary);
+        await withinBudget(
+          `${method} ${name} ${JSON.stringify(value.slice(0, 40))}… (${value.length} characters)`,
+          async () => checkAnswer(request, await sendRaw(port(), request)),
+          async () => void (await sendRaw(port(), twin)),
+        );
+      }),
+      // No shrinking: each step of it would be up to BUDGET_TRIES slow requests.
+      { numRuns: runs, seed: SEED, endOnFailure: true },
+    );
+  });
+
+  /** The WebSocket upgrade: answers the HTTP status of a refusal, or 101 once the socket is open (then closes it). */
+  function upgrade(headers: Record<string, string>): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const socket = new WebSocket(`ws://127.0.0.1:${port()}/ws`, { headers });
+      socket.once('open', () => {
+        socket.terminate();
+        resolve(101);
+      });
+      socket.once('unexpected-response', (_request, response) => {
+        response.resume();
+        response.once('end', () => resolve(response.statusCode ?? 0));
+      });
+      socket.once('error', reject);
+    });
+  }
+
+  it.each([
+    ['Authorization', () => ({}), 'Bearer junk', [401]],
+    ['X-Forwarded-For', () => ({ Authorization: bearer() }), '1.2.3.4', [101]],
+  ] as const)('%s of a WebSocket upgrade: answered within the budget', async (header, base, ordinary, statuses) => {
+    await fc.assert(
+      fc.asyncProperty(VALUES[header], async ({ text: value }) => {
+        await withinBudget(
+          `the upgrade with ${header} ${JSON.stringify(value.slice(0, 40))}… (${value.length} characters)`,
+          async () => expect(statuses).toContain(await upgrade({ ...base(), [header]: value })),
+          async () => void (await upgrade({ ...base(), [header]: ordinary })),
+        );
+      }),
+      { numRuns: Math.ceil(runs / 2), seed: SEED, endOnFailure: true },
+    );
+  });
+
+  /** Frames built to be expensive to parse or check; at most 250 KiB (ws closes the socket beyond 256 KiB). */
+  const hostileFrame = (uid: number): fc.Arbitrary<Shown> => {
+    const event = fc.constantFrom('chat', 'resume_session');
+    const size = fc.integer({ min: 1_000, max: 60_000 });
+    const frameOf = (name: string, data: string) => `{"event":"${name}","data":${data}}`;
+    return fc
+      .oneof(
+        // Nesting: balanced, or never closed.
+        fc
+          .tuple(event, fc.constantFrom('[', '{"a":'), fc.integer({ min: 65, max: 12_000 }), fc.boolean())
+          .map(([name, open, depth, closed]) => {
+            const close = open === '[' ? ']' : '}';
+            const inner = open.repeat(depth) + (open === '[' ? '' : '1') + (closed ? close.repeat(depth) : '');
+            return frameOf(name, `{"uid":${uid},"message":${inner}}`);
+          }),
+        // Width: many elements or keys.
+        fc
+          .tuple(event, size, fc.boolean())
+          .map(([name, n, keys]) =>
+            frameOf(
+              name,
+              keys
+                ? `{${Array.from({ length: Math.floor(n / 8) }, (_v, i) => `"k${i}":1`).join(',')}}`
+                : `{"uid":${uid},"message":[${Array.from({ length: Math.floor(n / 2) }, () => '1').join(',')}]}`,
+            ),
+          ),
+        // Long strings of escapes, separators and astral characters.
+        fc
+          .tuple(
+            event,
+            fc.constantFrom('\\u0000', '\\ud800', '\\\\', '\\"', 'é', '🎵', ' ', '\\n', '\\u0041', 'a'),
+            size,
+          )
+          .map(([name, unit, n]) =>
+            frameOf(name, `{"uid":${uid},"accessToken":"${repeatTo(unit, n)}","message":"${repeatTo(unit, n / 4)}"}`),
+          ),
+        // Long event names, long numbers, text that is not JSON.
+        size.map((n) => frameOf('x'.repeat(n), '{}')),
+        size.map((n) => frameOf('chat', `{"uid":${'9'.repeat(n)},"message":"hi"}`)),
+        fc
+          .tuple(fc.constantFrom('[', '{"a":', ' ', '"', '{"event":"chat","data":{'), size)
+          .map(([unit, n]) => repeatTo(unit, n) + 'x'),
+        // Over the frame limit, under ws's.
+        fc
+          .integer({ min: 64 * 1024, max: 250 * 1024 })
+          .map((n) => frameOf('chat', `{"uid":${uid},"message":"${'x'.repeat(n)}"}`)),
+        // Anything JSON at all, as data.
+        fc.tuple(event, anyJson).map(([name, data]) => JSON.stringify({ event: name, data })),
+      )
+      .map(shown);
+  };
+
+  /** The one frame a frame is answered with: an error frame of decisions.md §2, an ack, or a chat line; never a 5xx. */
+  function checkFrameAnswer(sent: string, answer: Frame): void {
+    const fail = (why: string): never => {
+      throw new Error(
+        `${why}\n  frame: ${sent.slice(0, 200)}… (${sent.length} characters)\n  answer: ${JSON.stringify(answer).slice(0, 300)}`,
+      );
+    };
+    if (answer.event === 'resume_session' || answer.event === 'chat') return;
+    if (answer.event !== 'error') fail('an answer that is neither an error frame, an ack nor a chat line');
+    const { error, message, ...extra } = answer.data as Record<string, unknown>;
+    if (!['BAD_REQUEST', 'PAYLOAD_TOO_LARGE', 'UNAUTHORIZED', 'RATE_LIMITED'].includes(error as string))
+      fail(`error code ${JSON.stringify(error)}`);
+    if (typeof message !== 'string' || message.length === 0) fail('error message missing or empty');
+    if (Object.keys(extra).length > 0) fail(`unexpected fields ${Object.keys(extra).join(', ')}`);
+  }
+
+  it('WebSocket frames: answered within the budget with an error frame, never INTERNAL_ERROR, and the socket stays open', async () => {
+    const client = await WsClient.connect(app.baseUrl, serverToken);
+    try {
+      const exchange = async (raw: string): Promise<Frame> => {
+        const from = client.frames.length;
+        client.sendRaw(raw);
+        return client.next(() => true, 5000, from);
+      };
+      await fc.assert(
+        fc.asyncProperty(hostileFrame(player.uid), async ({ text: raw }) => {
+          await withinBudget(
+            `the frame ${JSON.stringify(raw.slice(0, 40))}… (${raw.length} characters)`,
+            async () => checkFrameAnswer(raw, await exchange(raw)),
+            async () => void (await exchange('{"event":"dance","data":{}}')),
+          );
+        }),
+        { numRuns: RUNS, seed: SEED, endOnFailure: true },
+      );
+      expect(client.socket.readyState).toBe(WebSocket.OPEN);
+      const ack = await client.request('resume_session', { uid: player.uid, accessToken: player.accessToken });
+      expect(ack.data).toEqual({ uid: player.uid, ok: true, expiresIn: expect.any(Number) });
+    } finally {
+      client.socket.terminate();
+    }
   });
 });

@@ -1,28 +1,14 @@
-import { execFile } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { runSourceScript, ScriptResult } from '../support/source-script';
 import { freshDatabase, TestDatabase } from '../support/test-app';
 
 const ROOT = join(__dirname, '..', '..');
 
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+type CliResult = ScriptResult;
 
 /** The migration CLI as the production image runs it (here from its TypeScript source), on one database. */
-function migrate(args: string[], env: Record<string, string>): Promise<CliResult> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['-r', 'ts-node/register/transpile-only', 'src/cli/migrate.ts', ...args],
-      { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 120_000 },
-      (error, stdout, stderr) =>
-        resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr }),
-    );
-  });
-}
+const migrate = (args: string[], env: Record<string, string>) => runSourceScript('src/cli/migrate.ts', args, env);
 
 /** Migration class names in order: `<Name><timestamp>` from `<timestamp>-<Name>.ts`. */
 const MIGRATIONS = readdirSync(join(ROOT, 'migrations'))
@@ -67,7 +53,8 @@ describe('Migration CLI (node dist/src/cli/migrate.js)', () => {
     const result = await migrate(['drop'], database.env);
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
-      'usage: migrate show|run|revert  (DATABASE_URL, or the embedded database in DATA_DIR)\n',
+      'usage: migrate show|run|revert  (DATABASE_URL, or the embedded database in DATA_DIR)\n' +
+        "       migrate grant <role>      (DATABASE_URL of the schema's owner: the service's own role gets its privileges)\n",
     );
   });
 });

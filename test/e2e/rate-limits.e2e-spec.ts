@@ -169,68 +169,99 @@ describe('Wrong Net Tokens', () => {
   let session: TestServerSession;
 
   beforeAll(async () => {
-    app = await startTestApp({ env: { THROTTLE_TOKEN_MAX_FAILURES: '3', THROTTLE_TOKEN_LOCKOUT_SECONDS: '2' } });
+    app = await startTestApp({
+      env: {
+        THROTTLE_TOKEN_SESSION_FAILURES: '3',
+        THROTTLE_TOKEN_SESSION_WINDOW_SECONDS: '3',
+        THROTTLE_TOKEN_SERVER_FAILURES: '5',
+        THROTTLE_TOKEN_SERVER_WINDOW_SECONDS: '60',
+      },
+    });
     session = await onlineServer(app);
   });
   afterAll(async () => {
     await app.close();
   });
 
-  it('lock that player out after THROTTLE_TOKEN_MAX_FAILURES in a row; the lock-out ends and the right token gets in', async () => {
+  const liveSessions = async (uid: number) =>
+    app.sql<{ server_id: number }>(
+      `SELECT ss.server_id FROM player_session ps JOIN server_session ss ON ss.id = ps.server_session_id
+        WHERE ps.uid = $1 AND ps.logged_out_at IS NULL`,
+      [uid],
+    );
+
+  it("never keep a player out of another server: wrong tokens naming a victim spend only the sender's budget", async () => {
     const uuid = randomUuid();
-    const player = await createPlayer(app, { uuid });
-    const bystander = await createPlayer(app, { uuid: randomUuid() });
+    const victim = await createPlayer(app, { uuid });
+    const attacker = await onlineServer(app);
     const statuses = [];
-    for (let i = 0; i < 3; i++) statuses.push((await tokenLogin(app, session, `wrong-${i}`, { uuid })).status);
+    for (let i = 0; i < 10; i++)
+      statuses.push((await tokenLogin(app, attacker, `wrong-${i}`, { uuid, username: victim.username })).status);
+    expect(statuses).toEqual([401, 401, 401, 429, 429, 429, 429, 429, 429, 429]);
+
+    // The victim's right token, through any other server, as if nothing happened.
+    const login = await tokenLogin(app, session, victim.netToken, { uuid, username: victim.username });
+    expect(login.status).toBe(200);
+    expect(login.body.uid).toBe(victim.uid);
+    expect(await liveSessions(victim.uid)).toEqual([{ server_id: session.serverID }]);
+  });
+
+  it('bound guessing per server session: the budget spent, every TOKEN login through it is 429 until the window ends', async () => {
+    const own = await onlineServer(app);
+    const player = await createPlayer(app);
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await tokenLogin(app, own, `wrong-${i}`)).status);
     expect(statuses).toEqual([401, 401, 401]);
 
-    const flood = await tokenLogin(app, session, 'wrong-3', { uuid });
-    expect(flood.status).toBe(429);
-    expect(flood.body).toEqual(RATE_LIMITED);
-    const retryAfter = Number(flood.headers.get('retry-after'));
+    const spent = await tokenLogin(app, own, 'wrong-3');
+    expect(spent.status).toBe(429);
+    expect(spent.body).toEqual(RATE_LIMITED);
+    const retryAfter = Number(spent.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
-    expect(retryAfter).toBeLessThanOrEqual(2);
-    // Locked out means the right token too, until the lock-out ends; the player's account is untouched.
-    expect((await tokenLogin(app, session, player.netToken, { uuid })).status).toBe(429);
-    expect(await app.sql('SELECT id FROM player_session WHERE uid = $1', [player.uid])).toEqual([]);
-    // Other players are not concerned.
-    expect((await tokenLogin(app, session, bystander.netToken, { uuid: randomUuid() })).status).toBe(200);
+    expect(retryAfter).toBeLessThanOrEqual(3);
+    // The right token too (the token is not even looked up), and nothing is stored.
+    expect((await tokenLogin(app, own, player.netToken)).status).toBe(429);
+    expect(await liveSessions(player.uid)).toEqual([]);
 
-    await sleep(2_100);
-    const back = await tokenLogin(app, session, player.netToken, { uuid });
+    await sleep(3_100);
+    const back = await tokenLogin(app, own, player.netToken);
     expect(back.status).toBe(200);
     expect(back.body.uid).toBe(player.uid);
   });
 
-  it('count failures in a row only: a success starts the count again', async () => {
-    const uuid = randomUuid();
-    const player = await createPlayer(app, { uuid });
-    const statuses = [];
-    for (let i = 0; i < 2; i++) statuses.push((await tokenLogin(app, session, `wrong-${i}`, { uuid })).status);
-    const login = await tokenLogin(app, session, player.netToken, { uuid });
-    statuses.push(login.status);
-    statuses.push(
-      (
-        await app.http.post(
-          '/player/logout',
-          { uid: player.uid, accessToken: login.body.accessToken },
-          { token: session.accessToken },
-        )
-      ).status,
-    );
-    for (let i = 0; i < 2; i++) statuses.push((await tokenLogin(app, session, `wrong-again-${i}`, { uuid })).status);
-    statuses.push((await tokenLogin(app, session, player.netToken, { uuid })).status);
-    expect(statuses).toEqual([401, 401, 200, 204, 401, 401, 200]);
+  it('count only wrong tokens: right ones, however many, leave the budget as it was', async () => {
+    const own = await onlineServer(app);
+    const players = [await createPlayer(app), await createPlayer(app), await createPlayer(app)];
+    const statuses = [(await tokenLogin(app, own, 'wrong-a')).status, (await tokenLogin(app, own, 'wrong-b')).status];
+    for (const player of players) statuses.push((await tokenLogin(app, own, player.netToken)).status);
+    statuses.push((await tokenLogin(app, own, 'wrong-c')).status);
+    statuses.push((await tokenLogin(app, own, 'wrong-d')).status);
+    expect(statuses).toEqual([401, 401, 200, 200, 200, 401, 429]);
   });
 
-  it('without a named player, count per server session with ten times the budget', async () => {
+  it('cannot be overshot by sending guesses at once', async () => {
     const own = await onlineServer(app);
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => tokenLogin(app, own, `burst-${i}`)));
+    expect(countStatuses(answers.map((answer) => answer.status))).toEqual({ 401: 3, 429: 9 });
+  });
+
+  it('bound guessing per server across its sessions: a new server login opens no new budget', async () => {
+    const server = await createServer(app);
     const player = await createPlayer(app);
+    const first = await loginServer(app, server);
     const statuses = [];
-    for (let i = 0; i < 30; i++) statuses.push((await tokenLogin(app, own, `anonymous-wrong-${i}`)).status);
-    expect(countStatuses(statuses)).toEqual({ 401: 30 });
-    expect((await tokenLogin(app, own, player.netToken)).status).toBe(429);
-    // Another server session's players are not concerned.
+    for (let i = 0; i < 4; i++) statuses.push((await tokenLogin(app, first, `first-${i}`)).status);
+    const second = await loginServer(app, server);
+    for (let i = 0; i < 3; i++) statuses.push((await tokenLogin(app, second, `second-${i}`)).status);
+    expect(statuses).toEqual([401, 401, 401, 429, 401, 401, 429]);
+
+    const spent = await tokenLogin(app, second, player.netToken);
+    expect(spent.status).toBe(429);
+    // The server's window (60 s) is what is left to wait, not the session's (3 s).
+    expect(Number(spent.headers.get('retry-after'))).toBeGreaterThan(50);
+    await sleep(3_100);
+    expect((await tokenLogin(app, second, player.netToken)).status).toBe(429);
+    // Other servers keep their own budgets.
     expect((await tokenLogin(app, session, player.netToken)).status).toBe(200);
   });
 });
@@ -335,8 +366,8 @@ describe('Behind a reverse proxy (TRUST_PROXY)', () => {
   const env = {
     THROTTLE_LOGIN_LIMIT: '2',
     THROTTLE_PLAYER_LOGIN_LIMIT: '3',
-    THROTTLE_TOKEN_MAX_FAILURES: '2',
-    THROTTLE_TOKEN_LOCKOUT_SECONDS: '60',
+    THROTTLE_TOKEN_SESSION_FAILURES: '2',
+    THROTTLE_TOKEN_SERVER_FAILURES: '3',
   };
 
   beforeAll(async () => {
@@ -375,22 +406,34 @@ describe('Behind a reverse proxy (TRUST_PROXY)', () => {
     const statuses = [
       (await tokenLogin(a, session, 'w1')).status,
       (await tokenLogin(b, session, 'w2')).status,
-      (await tokenLogin(a, session, 'w3')).status,
+      // The logout shares the budget (a wrong Net Token more would spend the guesses' budget first).
+      (
+        await a.http.post(
+          '/player/logout',
+          { uid: player.uid, accessToken: 'x'.repeat(43) },
+          { token: session.accessToken },
+        )
+      ).status,
       (await tokenLogin(b, session, player.netToken)).status,
     ];
     expect(statuses).toEqual([401, 401, 401, 429]);
   });
 
-  it('the TOKEN lock-out of one player', async () => {
-    const uuid = randomUuid();
-    const player = await createPlayer(a, { uuid });
-    const [onA, onB] = [await onlineServer(a), await onlineServer(b)];
+  it('wrong Net Tokens of one server session, and of one server', async () => {
+    const server = await createServer(a);
+    const player = await createPlayer(a);
+    const first = await loginServer(a, server);
     const statuses = [
-      (await tokenLogin(a, onA, 'wrong-1', { uuid })).status,
-      (await tokenLogin(b, onB, 'wrong-2', { uuid })).status,
-      (await tokenLogin(a, onA, player.netToken, { uuid })).status,
-      (await tokenLogin(b, onB, player.netToken, { uuid })).status,
+      (await tokenLogin(a, first, 'wrong-1')).status,
+      (await tokenLogin(b, first, 'wrong-2')).status,
+      (await tokenLogin(a, first, player.netToken)).status,
     ];
-    expect(statuses).toEqual([401, 401, 429, 429]);
+    const second = await loginServer(b, server);
+    statuses.push((await tokenLogin(b, second, 'wrong-3')).status);
+    statuses.push((await tokenLogin(a, second, 'wrong-4')).status);
+    statuses.push((await tokenLogin(a, second, player.netToken)).status);
+    expect(statuses).toEqual([401, 401, 429, 401, 429, 429]);
+    // Another server, on either instance, is not concerned.
+    expect((await tokenLogin(b, await onlineServer(b), player.netToken)).status).toBe(200);
   });
 });

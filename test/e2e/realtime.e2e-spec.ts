@@ -6,6 +6,8 @@ import { eventually, sleep } from '../support/wait';
 import { RealtimeService } from '../../src/realtime/realtime.service';
 import { BadRequestError } from '../../src/common/errors/app-error';
 
+const WsOpen = 1;
+
 async function grantTitle(app: TestApp, uid: number, key: string, properties: Record<string, unknown>): Promise<void> {
   await app.sql(
     `INSERT INTO collection (key, type, unlock_method, properties) VALUES ($1, 'title', '{"type":"MANUAL"}', $2) ON CONFLICT (key) DO NOTHING`,
@@ -163,25 +165,30 @@ describe('Realtime WebSocket', () => {
       });
     });
 
-    it('binds the player to the server session of the socket', async () => {
+    it('does not move a session another server holds unless the two are one network (handover off here)', async () => {
       const a = await onlineServer(app);
       const b = await onlineServer(app);
       const player = await onlinePlayer(app, a);
       const client = await connect(b.accessToken);
       expect(
-        (await client.request('resume_session', { uid: player.uid, accessToken: player.accessToken })).data.ok,
-      ).toBe(true);
+        (await client.request('resume_session', { uid: player.uid, accessToken: player.accessToken })).data,
+      ).toEqual({
+        uid: player.uid,
+        ok: false,
+        error: 'UNAUTHORIZED',
+        message: "The player session is bound to a server outside this server's network",
+      });
       const [row] = await app.sql<{ server_id: number }>(
         'SELECT ss.server_id FROM player_session ps JOIN server_session ss ON ss.id = ps.server_session_id WHERE ps.uid = $1',
         [player.uid],
       );
-      expect(row.server_id).toBe(b.serverID);
+      expect(row.server_id).toBe(a.serverID);
       const viaB = await app.http.post(
         '/player/options',
         { uid: player.uid, accessToken: player.accessToken, options: {} },
         { token: b.accessToken },
       );
-      expect(viaB.status).toBe(200);
+      expect(viaB.status).toBe(401);
     });
   });
 
@@ -446,43 +453,140 @@ describe('Chat flood', () => {
     await app.close();
   });
 
-  it('is cut at the limit per connection with an error frame, never fanned out; other servers keep chatting', async () => {
+  it('is cut at the limit of the server session across its sockets, never fanned out; other servers keep chatting', async () => {
     const flooder = await onlineServer(app);
     const quiet = await onlineServer(app);
     const loud = await onlinePlayer(app, flooder);
     const calm = await onlinePlayer(app, quiet);
-    const onFlooder = await WsClient.connect(app.baseUrl, flooder.accessToken);
+    const onFlooder = [
+      await WsClient.connect(app.baseUrl, flooder.accessToken),
+      await WsClient.connect(app.baseUrl, flooder.accessToken),
+    ];
     const onQuiet = await WsClient.connect(app.baseUrl, quiet.accessToken);
-    clients.push(onFlooder, onQuiet);
+    clients.push(...onFlooder, onQuiet);
     await sleep(100);
 
-    for (let i = 0; i < 8; i++) onFlooder.send('chat', { uid: loud.uid, message: `flood ${i}` });
+    // Eight lines over two sockets of one session: one budget of five.
+    for (let i = 0; i < 8; i++) onFlooder[i % 2].send('chat', { uid: loud.uid, message: `flood ${i}` });
     onQuiet.send('chat', { uid: calm.uid, message: 'still here' });
 
-    // The quiet server's line reaches both servers although the flood came first.
-    expect((await onFlooder.next((f) => f.event === 'chat' && f.data.message === 'still here')).data.serverID).toBe(
-      quiet.serverID,
-    );
+    // The quiet server's line reaches every socket although the flood came first.
+    for (const socket of onFlooder)
+      expect((await socket.next((f) => f.event === 'chat' && f.data.message === 'still here')).data.serverID).toBe(
+        quiet.serverID,
+      );
     expect((await onQuiet.next((f) => f.event === 'chat' && f.data.message === 'still here')).data.uid).toBe(calm.uid);
-    await onQuiet.next((f) => f.event === 'chat' && f.data.message === 'flood 4');
-    await onFlooder.next(() => onFlooder.frames.filter((f) => f.event === 'error').length === 3);
+    const fromFlooder = () =>
+      onQuiet.frames
+        .filter((f) => f.event === 'chat' && f.data.serverID === flooder.serverID)
+        .map((f) => Number(String(f.data.message).slice('flood '.length)));
+    await eventually(() => fromFlooder().length === 5, 'five flood lines');
+    const errorsOf = (socket: WsClient) => socket.frames.filter((f) => f.event === 'error');
+    await eventually(() => errorsOf(onFlooder[0]).length + errorsOf(onFlooder[1]).length === 3, 'three refusals');
     await sleep(200);
 
-    const errors = onFlooder.frames.filter((f) => f.event === 'error');
-    expect(errors).toEqual(
+    expect([...errorsOf(onFlooder[0]), ...errorsOf(onFlooder[1])]).toEqual(
       Array.from({ length: 3 }, () => ({
         event: 'error',
         data: { error: 'RATE_LIMITED', message: 'Too many requests; retry in 1 s' },
       })),
     );
-    const delivered = onQuiet.frames
-      .filter((f) => f.event === 'chat' && f.data.serverID === flooder.serverID)
-      .map((f): unknown => f.data.message);
-    expect(delivered).toEqual(['flood 0', 'flood 1', 'flood 2', 'flood 3', 'flood 4']);
-    // The connection stays open, and the budget refills at the rate.
+    // Five distinct lines of the eight; each socket's lines in the order it sent them (two sockets
+    // are two streams: their lines may interleave either way).
+    const delivered = fromFlooder();
+    expect(new Set(delivered).size).toBe(5);
+    for (const parity of [0, 1]) {
+      const ofSocket = delivered.filter((line) => line % 2 === parity);
+      expect(ofSocket).toEqual([...ofSocket].sort((x, y) => x - y));
+    }
+    // The connections stay open, and the budget refills at the rate.
     await sleep(1_100);
-    onFlooder.send('chat', { uid: loud.uid, message: 'after the pause' });
+    onFlooder[1].send('chat', { uid: loud.uid, message: 'after the pause' });
     await onQuiet.next((f) => f.event === 'chat' && f.data.message === 'after the pause');
+  });
+});
+
+describe('Sockets per server session', () => {
+  let app: TestApp;
+  const clients: WsClient[] = [];
+
+  beforeAll(async () => {
+    app = await startTestApp({ env: { CHAT_LINES_PER_SECOND: '1', CHAT_BURST: '5' } });
+  });
+  afterAll(async () => {
+    for (const client of clients.splice(0)) client.socket.terminate();
+    await app.close();
+  });
+
+  it('300 sockets of one server: only the newest 3 stay open, and another server is served as before', async () => {
+    const flooder = await onlineServer(app);
+    const quiet = await onlineServer(app);
+    const loud = await onlinePlayer(app, flooder);
+    const calm = await onlinePlayer(app, quiet);
+    const onQuiet = await WsClient.connect(app.baseUrl, quiet.accessToken);
+    clients.push(onQuiet);
+
+    const flood: WsClient[] = [];
+    for (let i = 0; i < 297; i += 33) {
+      const batch = await Promise.all(
+        Array.from({ length: 33 }, () => WsClient.connect(app.baseUrl, flooder.accessToken)),
+      );
+      flood.push(...batch);
+    }
+    // The last three one by one: they are the newest.
+    for (let i = 0; i < 3; i++) flood.push(await WsClient.connect(app.baseUrl, flooder.accessToken));
+    clients.push(...flood);
+    const kept = flood.slice(-3);
+
+    const closed = await Promise.all(flood.slice(0, -3).map((client) => client.closed));
+    expect(new Set(closed.map((close) => `${close.code} ${close.reason}`))).toEqual(
+      new Set(['4003 Too many connections for this server session; the newest is kept']),
+    );
+    for (const client of kept) expect(client.socket.readyState).toBe(client.socket.OPEN);
+    const realtime = app.get(RealtimeService);
+    await eventually(() => realtime.connectionCount === 4, 'the closed sockets are gone');
+    const rows = () =>
+      app.sql<{ code: number | null; n: number }>(
+        `SELECT close_code AS code, count(*)::int AS n FROM ws_connection WHERE server_id = $1
+          GROUP BY close_code ORDER BY close_code NULLS LAST`,
+        [flooder.serverID],
+      );
+    await eventually(async () => (await rows())[0]?.n === 297, 'every close recorded');
+    expect(await rows()).toEqual([
+      { code: 4003, n: 297 },
+      { code: null, n: 3 },
+    ]);
+
+    // Chat: one budget for the three, and every line written to four sockets, not 301.
+    for (let i = 0; i < 8; i++) kept[i % 3].send('chat', { uid: loud.uid, message: `flood ${i}` });
+    onQuiet.send('chat', { uid: calm.uid, message: 'still here' });
+    for (const client of [onQuiet, ...kept])
+      await client.next((f) => f.event === 'chat' && f.data.message === 'still here');
+    const flooded = () => onQuiet.frames.filter((f) => f.event === 'chat' && f.data.serverID === flooder.serverID);
+    await eventually(() => flooded().length === 5, 'five flood lines');
+    await sleep(200);
+    expect(new Set(flooded().map((f): unknown => f.data.message)).size).toBe(5);
+    expect(onQuiet.frames.filter((f) => f.event === 'chat')).toHaveLength(6);
+    expect(kept.flatMap((client) => client.frames.filter((f) => f.event === 'error'))).toHaveLength(3);
+    for (const client of flood.slice(0, -3)) expect(client.frames.filter((f) => f.event === 'chat')).toEqual([]);
+  });
+
+  it('a reconnecting plugin always gets in: its new socket closes the oldest, and frames flow on it', async () => {
+    const session = await onlineServer(app);
+    const player = await onlinePlayer(app, session);
+    const old = [
+      await WsClient.connect(app.baseUrl, session.accessToken),
+      await WsClient.connect(app.baseUrl, session.accessToken),
+      await WsClient.connect(app.baseUrl, session.accessToken),
+    ];
+    const fresh = await WsClient.connect(app.baseUrl, session.accessToken);
+    clients.push(...old, fresh);
+    expect((await old[0].closed).code).toBe(4003);
+    expect(old.slice(1).map((client) => client.socket.readyState)).toEqual([WsOpen, WsOpen]);
+    expect(await fresh.request('resume_session', { uid: player.uid, accessToken: player.accessToken })).toEqual({
+      event: 'resume_session',
+      data: { uid: player.uid, ok: true, expiresIn: 600 },
+    });
   });
 });
 
@@ -582,6 +686,36 @@ describe('Chat flood', () => {
     expect(old.status).toBe(401);
     expect(old.body).toEqual({ error: 'UNAUTHORIZED', message: 'Invalid or expired server access token' });
     expect((await a.http.get('/server/collections', { token: relogin.body.accessToken as string })).status).toBe(200);
+  });
+
+  it('shares the chat budget of a server session across instances', async () => {
+    const env = { CHAT_LINES_PER_SECOND: '1', CHAT_BURST: '5' };
+    const chattyA = await startTestApp({ env });
+    const chattyB = await startTestApp({ shareWith: chattyA, env });
+    try {
+      const session = await onlineServer(chattyA);
+      const listener = await onlineServer(chattyA);
+      const player = await onlinePlayer(chattyA, session);
+      const sockets = [
+        await WsClient.connect(chattyA.baseUrl, session.accessToken),
+        await WsClient.connect(chattyB.baseUrl, session.accessToken),
+      ];
+      const onListener = await WsClient.connect(chattyA.baseUrl, listener.accessToken);
+      clients.push(...sockets, onListener);
+      await sleep(100);
+      for (let i = 0; i < 8; i++) sockets[i % 2].send('chat', { uid: player.uid, message: `line ${i}` });
+      const refusals = () => sockets.flatMap((socket) => socket.frames.filter((f) => f.event === 'error'));
+      await eventually(() => refusals().length === 3, 'three refusals');
+      await onListener.next(
+        () => onListener.frames.filter((f) => f.event === 'chat' && f.data.serverID === session.serverID).length === 5,
+      );
+      await sleep(200);
+      expect(refusals().map((f): unknown => f.data.error)).toEqual(['RATE_LIMITED', 'RATE_LIMITED', 'RATE_LIMITED']);
+      expect(onListener.frames.filter((f) => f.event === 'chat')).toHaveLength(5);
+    } finally {
+      await chattyB.close();
+      await chattyA.close();
+    }
   });
 
   it('shares the player login limit of a server session', async () => {

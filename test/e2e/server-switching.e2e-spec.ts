@@ -192,6 +192,94 @@ describe('Server switching (PUT /admin/session-handover)', () => {
     });
   });
 
+  describe('resume_session', () => {
+    const boundServer = async (uid: number) =>
+      (
+        await app.sql<{ server_id: number }>(
+          `SELECT s.server_id FROM player_session p JOIN server_session s ON s.id = p.server_session_id
+            WHERE p.uid = $1 AND p.logged_out_at IS NULL`,
+          [uid],
+        )
+      ).map((row) => row.server_id);
+
+    it('moves a session only between servers of one network; across networks nothing changes', async () => {
+      const [a, b, c, d] = [
+        await onlineServer(app),
+        await onlineServer(app),
+        await onlineServer(app),
+        await onlineServer(app),
+      ];
+      await setHandover({
+        mode: 'groups',
+        groups: [
+          { name: 'eu', serverIDs: [a.serverID, b.serverID] },
+          { name: 'us', serverIDs: [c.serverID, d.serverID] },
+        ],
+      });
+      const player = await createPlayer(app);
+      const session = await loginPlayer(app, a, player);
+      const resume = (socket: WsClient) =>
+        socket.request('resume_session', { uid: player.uid, accessToken: session.accessToken });
+      const outside = {
+        uid: player.uid,
+        ok: false,
+        error: 'UNAUTHORIZED',
+        message: "The player session is bound to a server outside this server's network",
+      };
+
+      expect((await resume(await socketOf(c))).data).toEqual(outside);
+      expect(await boundServer(player.uid)).toEqual([a.serverID]);
+      expect((await resume(await socketOf(b))).data).toEqual({ uid: player.uid, ok: true, expiresIn: 600 });
+      expect(await boundServer(player.uid)).toEqual([b.serverID]);
+      expect((await resume(await socketOf(d))).data).toEqual(outside);
+      expect(await boundServer(player.uid)).toEqual([b.serverID]);
+      // The login modes of the setting are a login's rule: a resume carries the service's own token.
+      await setHandover({ mode: 'all', modes: ['TOKEN'] });
+      expect((await resume(await socketOf(d))).data).toEqual({ uid: player.uid, ok: true, expiresIn: 600 });
+      expect(await boundServer(player.uid)).toEqual([d.serverID]);
+    });
+  });
+
+  describe('chat', () => {
+    it("stays in the sender's group; a server in no group is a network by itself; without groups it reaches everyone", async () => {
+      const servers = [
+        await onlineServer(app),
+        await onlineServer(app),
+        await onlineServer(app),
+        await onlineServer(app),
+        await onlineServer(app),
+      ];
+      const [a, b, c, d] = servers;
+      await setHandover({
+        mode: 'groups',
+        groups: [
+          { name: 'eu', serverIDs: [a.serverID, b.serverID] },
+          { name: 'us', serverIDs: [c.serverID, d.serverID] },
+        ],
+      });
+      const sockets = await Promise.all(servers.map((server) => socketOf(server)));
+      const players = await Promise.all(
+        servers.map(async (server) => loginPlayer(app, server, await createPlayer(app))),
+      );
+      await sleep(100);
+      const say = (i: number, message: string) => sockets[i].send('chat', { uid: players[i].uid, message });
+      say(0, 'from eu');
+      say(4, 'from lone');
+      // Every socket hears its own network's lines: wait for those, then for stragglers.
+      await sockets[1].next((f) => f.event === 'chat' && f.data.message === 'from eu');
+      await sockets[4].next((f) => f.event === 'chat' && f.data.message === 'from lone');
+      await sleep(300);
+      const heard = sockets.map((socket) =>
+        socket.frames.filter((f) => f.event === 'chat').map((f): unknown => f.data.message),
+      );
+      expect(heard).toEqual([['from eu'], ['from eu'], [], [], ['from lone']]);
+
+      await setHandover({ mode: 'off' });
+      say(2, 'to everyone');
+      for (const socket of sockets) await socket.next((f) => f.event === 'chat' && f.data.message === 'to everyone');
+    });
+  });
+
   describe('validation', () => {
     it.each([
       ['an unknown mode', { mode: 'some' }, 'mode must be one of the following values: off, all, groups'],

@@ -132,7 +132,7 @@ describe('Player session statements under stale statistics', () => {
     bound.push(['v_id', `${literal(sessionId)}::uuid`]);
     const bind = (statement: string) =>
       bound.reduce((text, [name, value]) => text.replace(new RegExp(`\\b${name}\\b`, 'g'), value), statement);
-    const find = bind(/SELECT s\.id[^;]*/.exec(body)![0].replace(/\s+INTO v_id, uid, live/, ''));
+    const find = bind(/SELECT s\.id[^;]*/.exec(body)![0].replace(/\s+INTO v_id, uid, live, v_bound/, ''));
     const update = bind(/UPDATE player_session ps[^;]*/.exec(body)![0]);
     expect(update).toContain(`ps.uid = '${player.uid}'::bigint`);
     const resume = [...(await explain(find, [])), ...(await explain(update, []))];

@@ -151,8 +151,8 @@ describe('Statement batching', () => {
   it('answers every resume_session renewal of one batch with its own result, renewing only the live ones', async () => {
     const sessions = app.get(SessionRepository);
     const fresh: TestPlayerSession[] = [];
-    for (let n = 0; n < 7; n++) fresh.push(await onlinePlayer(app, server));
-    const [moved, twice, otherUid, expired, loggedOut, endedServer, unknownToken] = fresh;
+    for (let n = 0; n < 8; n++) fresh.push(await onlinePlayer(app, server));
+    const [moved, twice, otherUid, expired, loggedOut, endedServer, unknownToken, held] = fresh;
     const sessionOf = async (token: string) =>
       (await app.sql<{ id: string }>('SELECT id FROM server_session WHERE token_hash = $1', [hash(token)]))[0].id;
     // Another live server session of the network, and one that has ended.
@@ -180,6 +180,7 @@ describe('Statement batching', () => {
       serverSessionId,
       now,
       expiresAt,
+      moveFrom: null,
       ...overrides,
     });
     const run = jest.spyOn(app.get(PreparedQueries), 'run');
@@ -189,8 +190,10 @@ describe('Statement batching', () => {
     try {
       // Reversed uids: the batch runs the renewals in uid order and answers each its own row.
       answers = await Promise.all([
+        // Bound to another server, which the call does not name: nothing written, the holder answered.
+        sessions.renewPlayerSessionByToken(renewal(held, { serverSessionId: liveElsewhere })),
         sessions.renewPlayerSessionByToken(renewal(unknownToken, { tokenHash: hash('no such token') })),
-        sessions.renewPlayerSessionByToken(renewal(endedServer, { serverSessionId: ended })),
+        sessions.renewPlayerSessionByToken(renewal(endedServer, { serverSessionId: ended, moveFrom: server.serverID })),
         sessions.renewPlayerSessionByToken(renewal(loggedOut)),
         sessions.renewPlayerSessionByToken(renewal(expired)),
         sessions.renewPlayerSessionByToken(renewal(otherUid, { uid: String(moved.uid) })),
@@ -199,26 +202,30 @@ describe('Statement batching', () => {
         sessions.renewPlayerSessionByToken(
           renewal(twice, {
             serverSessionId: liveElsewhere,
+            moveFrom: server.serverID,
             now: new Date(now.getTime() - 5_000),
             expiresAt: new Date(expiresAt.getTime() - 5_000),
           }),
         ),
-        sessions.renewPlayerSessionByToken(renewal(moved, { serverSessionId: liveElsewhere })),
+        sessions.renewPlayerSessionByToken(
+          renewal(moved, { serverSessionId: liveElsewhere, moveFrom: server.serverID }),
+        ),
       ]);
       sent = [...run.mock.calls];
     } finally {
       run.mockRestore();
     }
-    expect(batched() - counted).toBe(8);
+    expect(batched() - counted).toBe(9);
     expect(answers).toEqual([
+      { uid: String(held.uid), live: true, renewed: false, boundServerId: server.serverID },
       null,
-      { uid: String(endedServer.uid), live: true, renewed: false },
-      { uid: String(loggedOut.uid), live: false, renewed: false },
-      { uid: String(expired.uid), live: false, renewed: false },
-      { uid: String(otherUid.uid), live: true, renewed: false },
-      { uid: String(twice.uid), live: true, renewed: true },
-      { uid: String(twice.uid), live: true, renewed: true },
-      { uid: String(moved.uid), live: true, renewed: true },
+      { uid: String(endedServer.uid), live: true, renewed: false, boundServerId: null },
+      { uid: String(loggedOut.uid), live: false, renewed: false, boundServerId: null },
+      { uid: String(expired.uid), live: false, renewed: false, boundServerId: null },
+      { uid: String(otherUid.uid), live: true, renewed: false, boundServerId: null },
+      { uid: String(twice.uid), live: true, renewed: true, boundServerId: null },
+      { uid: String(twice.uid), live: true, renewed: true, boundServerId: null },
+      { uid: String(moved.uid), live: true, renewed: true, boundServerId: null },
     ]);
     // One statement, its calls in uid order (the order its rows are locked in).
     const batches = sent.filter(([name]) => name === 'session_renew_by_token_batch');

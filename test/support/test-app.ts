@@ -129,6 +129,8 @@ export function testServiceEnv(redisUrl: string | null = testRedisUrl()): Record
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ADMIN_TOKEN,
     THROTTLE_LOGIN_LIMIT: '100000',
+    // Tests that send wrong admin tokens on purpose (hostile input) must not lock the next ones out.
+    THROTTLE_ADMIN_AUTH_MAX_FAILURES: '1000000',
     REDIS_URL: redisUrl ?? '',
     REDIS_KEY_PREFIX: `rhythmc-test:${randomBytes(6).toString('hex')}:`,
     IDENTITY_PROVIDER_URL: 'http://127.0.0.1:9',

@@ -35,6 +35,7 @@ interface Profile {
   sessions: Array<{
     sessionId: string;
     mode: string;
+    proven: boolean;
     serverID: number | null;
     serverName: string | null;
     live: boolean;
@@ -42,6 +43,14 @@ interface Profile {
     renewedAt: string;
     loggedOutAt: string | null;
     logoutReason: string | null;
+  }>;
+  takeovers: Array<{
+    takenAt: string;
+    proof: string;
+    fromServerID: number;
+    fromServerName: string | null;
+    toServerID: number;
+    toServerName: string | null;
   }>;
   balance: {
     wattHour: number | null;
@@ -247,7 +256,15 @@ export function PlayerPage({ uid }: { uid: string }) {
             <dd class="mono">{p.uuid ?? '—'}</dd>
             <dt>Online</dt>
             <dd>
-              {live ? `on ${live.serverName ?? live.serverID} since ${live.createdAt} (${live.mode})` : 'offline'}
+              {live
+                ? `on ${live.serverName ?? live.serverID} since ${live.createdAt} (${live.mode}${live.proven ? '' : ', without proof'})`
+                : 'offline'}
+            </dd>
+            <dt>Takeovers</dt>
+            <dd class={p.takeovers.length > 0 ? 'warning' : undefined}>
+              {p.takeovers.length === 0
+                ? 'none'
+                : `${p.takeovers.length === 20 ? '20 or more' : p.takeovers.length}; latest ${p.takeovers[0].takenAt} from ${p.takeovers[0].fromServerName ?? p.takeovers[0].fromServerID}`}
             </dd>
             <dt>Ban</dt>
             <dd class={activeBan ? 'warning' : undefined}>
@@ -309,7 +326,7 @@ export function PlayerPage({ uid }: { uid: string }) {
               <tr key={session.sessionId}>
                 <td>{session.createdAt}</td>
                 <td>{session.serverName ?? session.serverID ?? '—'}</td>
-                <td>{session.mode}</td>
+                <td>{session.proven ? `${session.mode} (proven)` : session.mode}</td>
                 <td>
                   {session.live
                     ? 'live'
@@ -321,6 +338,25 @@ export function PlayerPage({ uid }: { uid: string }) {
               </tr>
             ))}
           </Table>
+          {p.takeovers.length > 0 && (
+            <>
+              <h2>Takeovers</h2>
+              <p class="muted">
+                Sessions opened without proof (ONLINE) that a login with the player's Net Token or resume token took
+                over; the server that held the session was told to kick the player.
+              </p>
+              <Table label="Takeovers" head={['When', 'Held by', 'Taken by', 'Proof']}>
+                {p.takeovers.map((takeover, index) => (
+                  <tr key={`${takeover.takenAt}-${index}`}>
+                    <td>{takeover.takenAt}</td>
+                    <td>{takeover.fromServerName ?? takeover.fromServerID}</td>
+                    <td>{takeover.toServerName ?? takeover.toServerID}</td>
+                    <td>{takeover.proof === 'TOKEN' ? 'Net Token' : 'resume token'}</td>
+                  </tr>
+                ))}
+              </Table>
+            </>
+          )}
           <h2>Bans</h2>
           {p.bans.length === 0 ? (
             <p class="muted">Never banned.</p>

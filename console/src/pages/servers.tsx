@@ -13,7 +13,18 @@ interface Server {
   address: string | null;
   lastLogin: string | null;
   realtime: { instanceId: string; connectedAt: string } | null;
+  sessionConflicts24h: { takenOver: number; onlineRefused: number; keptOut: number };
   createdAt: string;
+}
+
+/** Player-session conflicts of the last 24 h; a server whose sessions are taken over or keep others out claims players it does not have. */
+function Conflicts({ counts }: { counts: Server['sessionConflicts24h'] }) {
+  const text = `taken over ${counts.takenOver} · kept out ${counts.keptOut} · ONLINE refused ${counts.onlineRefused}`;
+  return counts.takenOver + counts.keptOut + counts.onlineRefused === 0 ? (
+    <span class="muted">—</span>
+  ) : (
+    <span class={counts.takenOver + counts.keptOut > 0 ? 'warning' : undefined}>{text}</span>
+  );
 }
 
 type Online = '' | 'true' | 'false';
@@ -143,7 +154,19 @@ export function ServersPage() {
       {servers.data && (
         <Table
           label="Servers"
-          head={['ID', 'Name', 'Country', 'State', 'Players', 'Plugin', 'Address', 'Last login', 'WebSocket', '']}
+          head={[
+            'ID',
+            'Name',
+            'Country',
+            'State',
+            'Players',
+            'Plugin',
+            'Address',
+            'Last login',
+            'WebSocket',
+            'Conflicts (24 h)',
+            '',
+          ]}
         >
           {servers.data.items.map((server) => (
             <tr key={server.serverID}>
@@ -158,6 +181,9 @@ export function ServersPage() {
               <td class="mono">{server.ip ?? server.address ?? '—'}</td>
               <td>{server.lastLogin ?? 'never'}</td>
               <td>{server.realtime ? `since ${server.realtime.connectedAt}` : '—'}</td>
+              <td>
+                <Conflicts counts={server.sessionConflicts24h} />
+              </td>
               <td>
                 <button type="button" class="secondary" disabled={action.busy} onClick={() => void rotate(server)}>
                   Rotate token

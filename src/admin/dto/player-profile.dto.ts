@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { AdminPlayerSessionResponse } from '../../auth/dto/player-session.response';
+import { AdminPlayerSessionResponse, AdminPlayerTakeoverResponse } from '../../auth/dto/player-session.response';
 import { AdminEconomyResponse } from '../../economy/dto/economy.dto';
 import { AdminPlayerAccount } from '../../player/dto/admin-player-read.dto';
 
@@ -29,6 +29,13 @@ export class AdminPlayerProfileResponse extends AdminPlayerAccount {
     description: 'The latest 20 sessions, newest first (live and recent)',
   })
   sessions!: AdminPlayerSessionResponse[];
+
+  @ApiProperty({
+    type: [AdminPlayerTakeoverResponse],
+    description:
+      'The latest 20 takeovers, newest first: sessions opened without proof (ONLINE) that a login with proof (Net Token, proven resume token) took over; the holding server was sent kick_player',
+  })
+  takeovers!: AdminPlayerTakeoverResponse[];
 
   @ApiProperty({
     type: AdminEconomyResponse,

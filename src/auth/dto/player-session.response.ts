@@ -9,6 +9,13 @@ export class AdminPlayerSessionResponse {
   mode!: string;
 
   @ApiProperty({
+    type: Boolean,
+    description:
+      'Opened with proof of ownership (a Net Token, or a resume token issued to a proven session). A live session without it gives way to a login with proof through another server',
+  })
+  proven!: boolean;
+
+  @ApiProperty({
     type: 'integer',
     nullable: true,
     description: 'The game server the session is bound to (null if it was removed)',
@@ -41,8 +48,29 @@ export class AdminPlayerSessionResponse {
   @ApiProperty({
     type: String,
     nullable: true,
-    enum: ['logout', 'server_session_ended', 'banned', 'expired', 'handover'],
+    enum: ['logout', 'server_session_ended', 'banned', 'expired', 'handover', 'takeover'],
     example: null,
   })
   logoutReason!: string | null;
+}
+
+/** A session without proof that a login with proof took over (admin profile). */
+export class AdminPlayerTakeoverResponse {
+  @ApiProperty({ type: String, description: 'When (local date-time)', example: '2026-03-20T18:04:11' })
+  takenAt!: string;
+
+  @ApiProperty({ type: String, enum: ['TOKEN', 'OFFLINE_REFRESH'], description: "The login's proof" })
+  proof!: string;
+
+  @ApiProperty({ type: 'integer', description: 'The server that held the session', example: 7 })
+  fromServerID!: number;
+
+  @ApiProperty({ type: String, nullable: true, example: 'lobby-2' })
+  fromServerName!: string | null;
+
+  @ApiProperty({ type: 'integer', description: 'The server the login came through', example: 1 })
+  toServerID!: number;
+
+  @ApiProperty({ type: String, nullable: true, example: 'lobby-1' })
+  toServerName!: string | null;
 }

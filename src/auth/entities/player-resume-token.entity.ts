@@ -19,4 +19,8 @@ export class PlayerResumeTokenEntity {
 
   @CreateDateColumn({ name: 'issued_at', type: 'timestamptz' })
   issuedAt!: Date;
+
+  /** Issued to a proven session: an OFFLINE_REFRESH login with it proves ownership too. */
+  @Column({ type: 'boolean', default: false })
+  proven!: boolean;
 }

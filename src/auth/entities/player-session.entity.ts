@@ -3,8 +3,11 @@ import type { PlayerEntity } from '../../player/entities/player.entity';
 import type { ServerSessionEntity } from './server-session.entity';
 
 export type PlayerLoginMode = 'ONLINE' | 'TOKEN' | 'OFFLINE_REFRESH';
-/** `handover`: the player logged in through another server of the same network (docs/decisions.md "Server switching"). */
-export type PlayerLogoutReason = 'logout' | 'server_session_ended' | 'banned' | 'expired' | 'handover';
+/**
+ * `handover`: the player logged in through another server of the same network; `takeover`: a login
+ * with proof of ownership took over a session opened without it (docs/decisions.md "Server switching").
+ */
+export type PlayerLogoutReason = 'logout' | 'server_session_ended' | 'banned' | 'expired' | 'handover' | 'takeover';
 
 /**
  * A player's login, bound to the server session it came through (`resume_session` may move it
@@ -41,6 +44,14 @@ export class PlayerSessionEntity {
 
   @Column({ type: 'varchar', length: 16 })
   mode!: PlayerLoginMode;
+
+  /**
+   * Opened with proof of ownership: a Net Token, or a resume token issued to a proven session. An
+   * ONLINE login proves none (interface.md, known weakness 6); a session without proof gives way
+   * to a login with proof (docs/decisions.md "Server switching").
+   */
+  @Column({ type: 'boolean', default: false })
+  proven!: boolean;
 
   /** Last sign of the player's liveness: the login, a resume_session, an options sync. */
   @Column({ name: 'renewed_at', type: 'timestamptz', default: () => 'now()' })

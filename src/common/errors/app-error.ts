@@ -72,8 +72,9 @@ export class SessionConflictError extends AppError {
 }
 
 export class PayloadTooLargeError extends AppError {
-  constructor(limitBytes: number) {
-    super(413, 'PAYLOAD_TOO_LARGE', `Request body exceeds ${limitBytes} bytes`);
+  /** `subject`: what is too large ("Request body", "The frame"). */
+  constructor(limitBytes: number, subject = 'Request body') {
+    super(413, 'PAYLOAD_TOO_LARGE', `${subject} exceeds ${limitBytes} bytes`);
   }
 }
 

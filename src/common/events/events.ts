@@ -31,9 +31,11 @@ export interface PlayerKickedEvent {
   until: string;
 }
 
-/** A chat line from one game server, decorated for every game server (decisions.md §7). */
+/** A chat line from one game server, decorated for every game server of its network (decisions.md §7). */
 export interface ChatEvent {
   type: 'chat';
+  /** The serverIDs the line is for (the sender's handover group); null or absent: every server. */
+  audience?: number[] | null;
   data: {
     uid: number;
     username: string;

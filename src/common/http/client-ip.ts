@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import type { IncomingMessage } from 'node:http';
+import { isIP } from 'node:net';
 import proxyaddr from 'proxy-addr';
 import type { TrustProxy } from '../../config/app-config';
 
@@ -13,22 +14,36 @@ export function compileTrustProxy(value: TrustProxy): TrustFunction {
   return proxyaddr.compile(value);
 }
 
+/** The longest textual IP address, an IPv6 one ending in dotted IPv4 (`ffff:…:255.255.255.255`). */
+export const MAX_ADDRESS_LENGTH = 45;
+
+/** An IPv4 or IPv6 address as text, at most MAX_ADDRESS_LENGTH characters (no port, brackets or long zone). */
+function isWellFormedAddress(address: string): boolean {
+  return address.length <= MAX_ADDRESS_LENGTH && isIP(address) !== 0;
+}
+
 /** `::ffff:1.2.3.4` → `1.2.3.4`. */
 function withoutMappedPrefix(address: string): string {
   return address.startsWith('::ffff:') ? address.slice(7) : address;
 }
 
 /**
- * The caller's address of an Express request: `request.ip`, which follows the app's `trust proxy`
- * setting (TRUST_PROXY), without the IPv4-mapped IPv6 prefix.
+ * The caller's address under a trust rule (TRUST_PROXY): proxy-addr's walk from the socket back
+ * through X-Forwarded-For to the first hop not trusted, except that the walk also stops before an
+ * entry that is not a well-formed address: the caller is then the last address known to be real,
+ * the hop that forwarded it. So what reaches a column, a log line or a rate-limit key is always an
+ * address of at most 45 characters (decisions.md "Rate limits").
  */
-export function clientIp(request: Request): string | null {
-  const address = request.ip ?? request.socket.remoteAddress;
-  return address ? withoutMappedPrefix(address) : null;
-}
-
-/** The caller's address of a plain Node request (the WebSocket upgrade), under the same trust rule. */
 export function clientAddressOf(request: IncomingMessage, trust: TrustFunction): string | null {
   if (!request.socket.remoteAddress) return null;
-  return withoutMappedPrefix(proxyaddr(request, trust));
+  const chain = proxyaddr.all(request, trust);
+  let address = chain[0];
+  for (let hop = 1; hop < chain.length && isWellFormedAddress(chain[hop]); hop++) address = chain[hop];
+  return withoutMappedPrefix(address);
+}
+
+/** The caller's address of an Express request, under the app's `trust proxy` setting (TRUST_PROXY). */
+export function clientIp(request: Request): string | null {
+  const trust = request.app?.get('trust proxy fn') as TrustFunction | undefined;
+  return clientAddressOf(request, trust ?? (() => false));
 }

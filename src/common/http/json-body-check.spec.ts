@@ -1,4 +1,4 @@
-import { jsonBodyProblem, MAX_JSON_DEPTH } from './json-body-check';
+import { jsonBodyProblem, MAX_JSON_DEPTH, MAX_JSON_KEYS } from './json-body-check';
 
 describe('jsonBodyProblem', () => {
   it('accepts ordinary JSON, astral characters included', () => {
@@ -51,6 +51,29 @@ describe('jsonBodyProblem', () => {
     expect(JSON.parse('['.repeat(200_000) + ']'.repeat(200_000))).toBeDefined();
     expect(jsonBodyProblem(JSON.parse('['.repeat(200_000) + ']'.repeat(200_000)))).toMatch(
       /^The request body nests deeper than 64 levels/,
+    );
+  });
+
+  it('names the value by the root it is given (a WebSocket frame)', () => {
+    expect(jsonBodyProblem(nested(MAX_JSON_DEPTH + 1), 'the frame')).toMatch(
+      /^The frame nests deeper than 64 levels \(at /,
+    );
+    expect(jsonBodyProblem(JSON.parse('{"__proto__":1}'), 'the frame')).toBe(
+      'The key "__proto__" in the frame is not accepted',
+    );
+    expect(jsonBodyProblem({ data: { message: 'a\u0000' } }, 'the frame')).toBe(
+      'data.message must not contain the NUL character (\\u0000)',
+    );
+  });
+
+  it(`accepts ${MAX_JSON_KEYS} keys in an object and refuses one more`, () => {
+    const keyed = (count: number) => Object.fromEntries(Array.from({ length: count }, (_value, i) => [`k${i}`, i]));
+    expect(jsonBodyProblem({ options: keyed(MAX_JSON_KEYS), list: Array(10_000).fill(keyed(3)) })).toBeNull();
+    expect(jsonBodyProblem({ options: { sound: keyed(MAX_JSON_KEYS + 1) } })).toBe(
+      `options.sound has more than ${MAX_JSON_KEYS} keys`,
+    );
+    expect(jsonBodyProblem(keyed(MAX_JSON_KEYS + 1), 'the frame')).toBe(
+      `the frame has more than ${MAX_JSON_KEYS} keys`,
     );
   });
 });

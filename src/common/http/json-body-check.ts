@@ -1,17 +1,23 @@
 /**
  * Rules every JSON body must meet whatever the route, checked once after parsing (decisions in
- * docs/decisions.md "Errors"):
+ * docs/decisions.md "Errors"); WebSocket frames meet the same ones (src/realtime/realtime-ws.adapter.ts):
  * - no string (value or key) holds the NUL character: PostgreSQL text and jsonb cannot store it;
  * - every string is well-formed Unicode (no lone surrogate): it could not be stored as sent;
  * - no key is `__proto__`, `constructor` or `prototype`: Nest's ValidationPipe deletes those keys
  *   silently (so `{"name": …, "__proto__": …}` passed the unknown-field check, and an option with
  *   such a key was dropped), and they are the keys of prototype pollution;
  * - nesting is at most MAX_JSON_DEPTH levels: the validation pipe, class-transformer and the
- *   jsonb encoder all recurse, and a few thousand levels exhausted the stack (a 500).
+ *   jsonb encoder all recurse, and a few thousand levels exhausted the stack (a 500);
+ * - an object has at most MAX_JSON_KEYS keys: class-transformer (the validation pipe) makes each
+ *   object's key list unique with indexOf, quadratic in its key count, and one object of 16,000
+ *   keys held the event loop for half a second.
  */
 
 /** Objects and arrays inside one another; no body of the interface needs more than a handful. */
 export const MAX_JSON_DEPTH = 64;
+
+/** Keys of one object; the interface's objects have a few dozen at most, its maps (options) as many. */
+export const MAX_JSON_KEYS = 1000;
 
 const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
@@ -31,8 +37,8 @@ interface Visit {
   key: string | number | null;
 }
 
-/** `options.sound.volume`, `[3].name`, `options["a b"]`; the root is "the request body". */
-function pathOf(visit: Visit): string {
+/** `options.sound.volume`, `[3].name`, `options["a b"]`; the root is `root` ("the request body"). */
+function pathOf(visit: Visit, root: string): string {
   const keys: (string | number)[] = [];
   for (let at: Visit | null = visit; at !== null && at.key !== null; at = at.parent) keys.push(at.key);
   let path = '';
@@ -41,11 +47,15 @@ function pathOf(visit: Visit): string {
     else if (/^[A-Za-z_$][\w$]*$/.test(key)) path += path === '' ? key : `.${key}`;
     else path += `[${JSON.stringify(key)}]`;
   }
-  return path === '' ? 'the request body' : path;
+  return path === '' ? root : path;
 }
 
-/** The first problem found in a parsed JSON body, as a 400 message; null when there is none. */
-export function jsonBodyProblem(body: unknown): string | null {
+/**
+ * The first problem found in a parsed JSON body, as a 400 message; null when there is none.
+ * `root` names the value itself in the message: "the request body", "the frame".
+ */
+export function jsonBodyProblem(body: unknown, root = 'the request body'): string | null {
+  const at = (visit: Visit) => pathOf(visit, root);
   // Iterative, so a hostile nesting depth cannot exhaust the stack here.
   const pending: Visit[] = [{ value: body, depth: 1, parent: null, key: null }];
   while (pending.length > 0) {
@@ -53,12 +63,12 @@ export function jsonBodyProblem(body: unknown): string | null {
     const { value } = visit;
     if (typeof value === 'string') {
       const problem = stringProblem(value);
-      if (problem !== null) return `${pathOf(visit)} ${problem}`;
+      if (problem !== null) return `${at(visit)} ${problem}`;
       continue;
     }
     if (typeof value !== 'object' || value === null) continue;
     if (visit.depth > MAX_JSON_DEPTH)
-      return `The request body nests deeper than ${MAX_JSON_DEPTH} levels (at ${pathOf(visit)})`;
+      return `${root[0].toUpperCase()}${root.slice(1)} nests deeper than ${MAX_JSON_DEPTH} levels (at ${at(visit)})`;
     const depth = visit.depth + 1;
     if (Array.isArray(value)) {
       for (let index = value.length - 1; index >= 0; index--)
@@ -66,10 +76,11 @@ export function jsonBodyProblem(body: unknown): string | null {
       continue;
     }
     const entries = Object.entries(value);
+    if (entries.length > MAX_JSON_KEYS) return `${at(visit)} has more than ${MAX_JSON_KEYS} keys`;
     for (const [key] of entries) {
-      if (RESERVED_KEYS.has(key)) return `The key ${JSON.stringify(key)} in ${pathOf(visit)} is not accepted`;
+      if (RESERVED_KEYS.has(key)) return `The key ${JSON.stringify(key)} in ${at(visit)} is not accepted`;
       const problem = stringProblem(key);
-      if (problem !== null) return `The key ${JSON.stringify(key)} in ${pathOf(visit)} ${problem}`;
+      if (problem !== null) return `The key ${JSON.stringify(key)} in ${at(visit)} ${problem}`;
     }
     for (let index = entries.length - 1; index >= 0; index--)
       pending.push({ value: entries[index][1], depth, parent: visit, key: entries[index][0] });

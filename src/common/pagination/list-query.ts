@@ -13,8 +13,8 @@ export type FilterParser<T> = (raw: string, name: string) => T;
 export interface ListQuerySpec<F> {
   /** Names the list inside its cursors, so a cursor of one list is refused by another. */
   list: string;
-  /** The keys a cursor of this list may carry (what the list's order is keyed by). */
-  cursorKey: RegExp;
+  /** The keys a cursor of this list may carry (what the list's order is keyed by): see CursorKey. */
+  cursorKey: CursorKey;
   filters: { [K in keyof F]: FilterParser<F[K]> };
 }
 
@@ -32,11 +32,34 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
+/**
+ * Whether a text is a key of the list, in the one form the list writes it: the decoded cursor's
+ * key reaches the list's query only when this says yes, so a forged cursor is a 400, never a
+ * database error.
+ */
+export type CursorKey = (key: string) => boolean;
+
+/** Integer keys from `min` to `max`, in plain decimal (no sign, no leading zero, no exponent). */
+export const integerCursorKey =
+  (min: bigint, max: bigint): CursorKey =>
+  (key) =>
+    /^(?:0|[1-9]\d{0,18})$/.test(key) && BigInt(key) >= min && BigInt(key) <= max;
+
+/** A `serial` id (server ids): 1 to 2^31 − 1. */
+export const serialCursorKey = integerCursorKey(1n, 2_147_483_647n);
+/** A `bigserial` id (uids, ban, play and audit ids): 1 to 2^63 − 1. */
+export const bigSerialCursorKey = integerCursorKey(1n, 9_223_372_036_854_775_807n);
+
 /** The opaque cursor of a list position: base64url of `<list>:<key>`. */
 export function encodeCursor(list: string, key: string): string {
   return Buffer.from(`${list}:${key}`, 'utf8').toString('base64url');
 }
 
+/**
+ * The key of a cursor of this list. A cursor is refused unless it is exactly what encodeCursor
+ * writes for this list (another list's cursor, padding or stray bits are not) and its key is one
+ * of the list's keys (decisions.md "Admin reads").
+ */
 function decodeCursor<F>(raw: string, spec: ListQuerySpec<F>): string {
   const bad = () => new BadRequestError('cursor must be the nextCursor of a previous page of this list');
   if (!/^[A-Za-z0-9_-]{1,400}$/.test(raw)) throw bad();
@@ -44,7 +67,7 @@ function decodeCursor<F>(raw: string, spec: ListQuerySpec<F>): string {
   const prefix = `${spec.list}:`;
   if (!text.startsWith(prefix)) throw bad();
   const key = text.slice(prefix.length);
-  if (!spec.cursorKey.test(key)) throw bad();
+  if (encodeCursor(spec.list, key) !== raw || !spec.cursorKey(key)) throw bad();
   return key;
 }
 

@@ -1,8 +1,8 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type Redis from 'ioredis';
-import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { RateLimitedError } from '../errors/app-error';
 import { REDIS } from '../redis/redis.module';
+import { SharedOrLocal } from './shared-or-local';
 
 /**
  * Consecutive failures per key with a lock-out: `maxFailures` failures in a row (none further apart
@@ -100,61 +100,35 @@ class RedisLockoutStore implements LockoutStore {
 }
 
 /**
- * Lock-out of TOKEN logins after consecutive wrong Net Tokens (THROTTLE_TOKEN_MAX_FAILURES,
- * THROTTLE_TOKEN_LOCKOUT_SECONDS). Counted in Redis while it answers, in this process while it does
- * not (as the rate limits: an outage neither blocks logins nor lifts the lock-outs counted here).
+ * Consecutive-failure lock-outs of the operator's tokens (AdminAuthLimiter: ADMIN_TOKEN and
+ * METRICS_TOKEN per source address). Counted in Redis while it answers, in this process while it
+ * does not (as the rate limits: an outage neither blocks callers nor lifts the lock-outs counted here).
  */
 @Injectable()
 export class LoginLockout {
-  private readonly logger = new Logger('RateLimit');
-  private readonly local = new LocalLockoutStore();
-  private readonly shared: RedisLockoutStore | null;
-  private degraded = false;
+  private readonly stores: SharedOrLocal<LockoutStore>;
 
-  constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(REDIS) private readonly redis: Redis | null,
-  ) {
-    this.shared = redis ? new RedisLockoutStore(redis) : null;
+  constructor(@Inject(REDIS) redis: Redis | null) {
+    this.stores = new SharedOrLocal<LockoutStore>(
+      'Token lock-outs',
+      redis,
+      redis ? new RedisLockoutStore(redis) : null,
+      new LocalLockoutStore(),
+    );
   }
 
   /** 429 RATE_LIMITED with Retry-After while the key is locked out. */
   async assertOpen(key: string): Promise<void> {
-    const ms = await this.run((store) => store.lockedForMs(key));
+    const ms = await this.stores.run((store) => store.lockedForMs(key));
     if (ms > 0) throw new RateLimitedError(Math.max(1, Math.ceil(ms / 1_000)));
   }
 
-  /** One failure; `scale` multiplies the allowed failures in a row (for keys that many players share). */
-  recordFailure(key: string, scale = 1): Promise<void> {
-    const lockoutMs = this.config.throttleTokenLockoutSeconds * 1_000;
-    return this.run((store) => store.fail(key, this.config.throttleTokenMaxFailures * scale, lockoutMs));
+  /** One failure; the `maxFailures`-th in a row locks the key for `lockoutSeconds`. */
+  recordFailureUnder(key: string, maxFailures: number, lockoutSeconds: number): Promise<void> {
+    return this.stores.run((store) => store.fail(key, maxFailures, lockoutSeconds * 1_000));
   }
 
   recordSuccess(key: string): Promise<void> {
-    return this.run((store) => store.reset(key));
-  }
-
-  private async run<T>(operation: (store: LockoutStore) => Promise<T>): Promise<T> {
-    if (this.shared && this.redis?.status === 'ready') {
-      try {
-        const result = await operation(this.shared);
-        if (this.degraded) {
-          this.degraded = false;
-          this.logger.log('Login lock-outs are counted in Redis again');
-        }
-        return result;
-      } catch (error) {
-        this.degrade(error instanceof Error ? error.message : String(error));
-      }
-    } else if (this.shared) {
-      this.degrade(`Redis is ${this.redis?.status ?? 'unset'}`);
-    }
-    return operation(this.local);
-  }
-
-  private degrade(reason: string): void {
-    if (this.degraded) return;
-    this.degraded = true;
-    this.logger.warn(`Login lock-outs are counted in this process only (${reason})`);
+    return this.stores.run((store) => store.reset(key));
   }
 }

@@ -4,7 +4,7 @@
  * - `server-login`: per presented bootstrap credential (THROTTLE_LOGIN_LIMIT / _TTL_SECONDS);
  * - `player-login`: player login and logout together, per calling server session
  *   (THROTTLE_PLAYER_LOGIN_LIMIT / _TTL_SECONDS).
- * Failed attempts are counted separately (LoginFailureLimiter, LoginLockout).
+ * Failed attempts are counted separately (LoginFailureLimiter, NetTokenGuesses).
  */
 export type RateLimitName = 'server-login' | 'player-login';
 

@@ -4,14 +4,17 @@ import type Redis from 'ioredis';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { REDIS } from '../redis/redis.module';
 import { FailoverThrottlerStorage } from './failover-throttler-storage';
+import { AdminAuthLimiter } from './admin-auth.limiter';
 import { LoginFailureLimiter } from './login-failure.limiter';
 import { LoginLockout } from './login-lockout';
+import { NetTokenGuesses } from './net-token-guesses';
 import { WindowLimiter } from './window-limiter';
 
 /**
  * The login limits (decisions.md "Rate limits"): @nestjs/throttler's storage (Redis when set, in
  * memory while Redis is down) behind the named per-caller throttlers of CallerThrottlerGuard, the
- * failed-server-login counter, the TOKEN lock-out, and the per-key budgets of WindowLimiter.
+ * failed-server-login counter, the budgets of wrong Net Tokens, the admin and metrics token
+ * lock-out, and the per-key budgets of WindowLimiter (the public API).
  */
 @Global()
 @Module({
@@ -33,7 +36,7 @@ import { WindowLimiter } from './window-limiter';
       }),
     }),
   ],
-  providers: [LoginFailureLimiter, LoginLockout, WindowLimiter],
-  exports: [LoginFailureLimiter, LoginLockout, WindowLimiter],
+  providers: [LoginFailureLimiter, NetTokenGuesses, LoginLockout, AdminAuthLimiter, WindowLimiter],
+  exports: [LoginFailureLimiter, NetTokenGuesses, AdminAuthLimiter, WindowLimiter],
 })
 export class ThrottleModule {}

@@ -8,7 +8,7 @@ import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, Update
 @Entity({ name: 'player' })
 /**
  * `lower(username) text_pattern_ops`: the public API's name lookups and prefix search, in byte order
- * (migrations/1795790000000-PublicApi.ts). An expression index TypeORM cannot declare: `synchronize: false`.
+ * (migrations/1795860000000-PublicApi.ts). An expression index TypeORM cannot declare: `synchronize: false`.
  */
 @Index('IDX_player_username_lower', { synchronize: false })
 export class PlayerEntity {

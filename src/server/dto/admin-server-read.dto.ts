@@ -8,6 +8,30 @@ export class RealtimeConnectionSummary {
   connectedAt!: string;
 }
 
+/** Signs of a server claiming players it does not have, over the last 24 hours (docs/decisions.md "Server switching"). */
+export class SessionConflictCounts {
+  @ApiProperty({
+    type: 'integer',
+    description: 'Its sessions opened without proof (ONLINE) that a login with proof through another server took over',
+    example: 0,
+  })
+  takenOver!: number;
+
+  @ApiProperty({
+    type: 'integer',
+    description: 'Its ONLINE logins answered 409 because another server held the player',
+    example: 0,
+  })
+  onlineRefused!: number;
+
+  @ApiProperty({
+    type: 'integer',
+    description: 'Logins through other servers answered 409 because it held the player in a session without proof',
+    example: 0,
+  })
+  keptOut!: number;
+}
+
 export class AdminServerResponse {
   @ApiProperty({ type: 'integer', example: 1 })
   serverID!: number;
@@ -62,6 +86,13 @@ export class AdminServerResponse {
     description: 'Its open WebSocket (seen in the last 90 s); null when none',
   })
   realtime!: RealtimeConnectionSummary | null;
+
+  @ApiProperty({
+    type: SessionConflictCounts,
+    description:
+      'Player-session conflicts with other servers in the last 24 hours; high takenOver or keptOut: the server holds players it does not have',
+  })
+  sessionConflicts24h!: SessionConflictCounts;
 
   @ApiProperty({ type: String, description: 'Registration time (local date-time)', example: '2026-03-01T10:00:00' })
   createdAt!: string;

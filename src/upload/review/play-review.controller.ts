@@ -7,6 +7,7 @@ import { BadRequestError } from '../../common/errors/app-error';
 import {
   ApiListQuery,
   bigIdFilter,
+  bigSerialCursorKey,
   FilterParser,
   ListQuery,
   ListQueryParam,
@@ -29,7 +30,7 @@ const oneOf =
 
 const PLAYS: ListQuerySpec<ReviewFilters> = {
   list: PLAYS_LIST,
-  cursorKey: /^\d{1,19}$/,
+  cursorKey: bigSerialCursorKey,
   filters: { state: oneOf(REVIEW_STATES), check: oneOf(SCORE_CHECK_NAMES), uid: bigIdFilter },
 };
 const idPipe = new ParseBigIdPipe('id');

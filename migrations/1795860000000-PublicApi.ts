@@ -26,8 +26,8 @@ async function buildIndex(queryRunner: QueryRunner, sql: string): Promise<void> 
  * client-side timeout of an hour instead of the pool's 15 s (docs/operations.md "Public API" has
  * the time it took on 10,000,000 plays).
  */
-export class PublicApi1795790000000 implements MigrationInterface {
-  name = 'PublicApi1795790000000';
+export class PublicApi1795860000000 implements MigrationInterface {
+  name = 'PublicApi1795860000000';
 
   public async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`
