@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
@@ -44,28 +45,40 @@ const RATE_LIMIT = {
 const SCOPES_MESSAGE = `scopes must be a non-empty list of distinct scopes among ${PUBLIC_API_SCOPES.join(', ')}`;
 const RATE_LIMIT_MESSAGE = `rateLimit must be null or an integer from 1 to ${KEY_RATE_LIMIT_MAX}`;
 
+/** A key's scopes: one to all of PUBLIC_API_SCOPES, each once. */
+const Scopes = () =>
+  applyDecorators(
+    IsArray({ message: SCOPES_MESSAGE }),
+    ArrayMinSize(1, { message: SCOPES_MESSAGE }),
+    ArrayMaxSize(PUBLIC_API_SCOPES.length, { message: SCOPES_MESSAGE }),
+    ArrayUnique({ message: SCOPES_MESSAGE }),
+    IsIn(PUBLIC_API_SCOPES, { each: true, message: SCOPES_MESSAGE }),
+  );
+
+/** A key's own limit a minute; absent or null: PUBLIC_API_KEY_RATE_LIMIT. */
+const RateLimit = () =>
+  applyDecorators(
+    ApiPropertyOptional(RATE_LIMIT),
+    IsOptional(),
+    IsInt({ message: RATE_LIMIT_MESSAGE }),
+    Min(1, { message: RATE_LIMIT_MESSAGE }),
+    Max(KEY_RATE_LIMIT_MAX, { message: RATE_LIMIT_MESSAGE }),
+  );
+
+/** A key's name: 1 to 64 characters as its column counts them. */
+const Name = () => applyDecorators(IsString(), IsNotEmpty(), IsText(64));
+
 /** POST /admin/api-keys. */
 export class CreateApiKeyDto {
   @ApiProperty(NAME)
-  @IsString()
-  @IsNotEmpty()
-  @IsText(64)
+  @Name()
   name!: string;
 
   @ApiProperty(SCOPES)
-  @IsArray({ message: SCOPES_MESSAGE })
-  @ArrayMinSize(1, { message: SCOPES_MESSAGE })
-  @ArrayMaxSize(PUBLIC_API_SCOPES.length, { message: SCOPES_MESSAGE })
-  @ArrayUnique({ message: SCOPES_MESSAGE })
-  @IsIn(PUBLIC_API_SCOPES, { each: true, message: SCOPES_MESSAGE })
+  @Scopes()
   scopes!: PublicApiScope[];
 
-  /** Absent or null: PUBLIC_API_KEY_RATE_LIMIT. */
-  @ApiPropertyOptional(RATE_LIMIT)
-  @IsOptional()
-  @IsInt({ message: RATE_LIMIT_MESSAGE })
-  @Min(1, { message: RATE_LIMIT_MESSAGE })
-  @Max(KEY_RATE_LIMIT_MAX, { message: RATE_LIMIT_MESSAGE })
+  @RateLimit()
   rateLimit?: number | null;
 }
 
@@ -73,26 +86,16 @@ export class CreateApiKeyDto {
 export class UpdateApiKeyDto {
   @ApiPropertyOptional(NAME)
   @IsOptional()
-  @IsString()
-  @IsNotEmpty()
-  @IsText(64)
+  @Name()
   name?: string;
 
   @ApiPropertyOptional(SCOPES)
   @IsOptional()
-  @IsArray({ message: SCOPES_MESSAGE })
-  @ArrayMinSize(1, { message: SCOPES_MESSAGE })
-  @ArrayMaxSize(PUBLIC_API_SCOPES.length, { message: SCOPES_MESSAGE })
-  @ArrayUnique({ message: SCOPES_MESSAGE })
-  @IsIn(PUBLIC_API_SCOPES, { each: true, message: SCOPES_MESSAGE })
+  @Scopes()
   scopes?: PublicApiScope[];
 
   /** null: back to PUBLIC_API_KEY_RATE_LIMIT; absent: unchanged. */
-  @ApiPropertyOptional(RATE_LIMIT)
-  @IsOptional()
-  @IsInt({ message: RATE_LIMIT_MESSAGE })
-  @Min(1, { message: RATE_LIMIT_MESSAGE })
-  @Max(KEY_RATE_LIMIT_MAX, { message: RATE_LIMIT_MESSAGE })
+  @RateLimit()
   rateLimit?: number | null;
 }
 

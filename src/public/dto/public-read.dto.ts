@@ -1,15 +1,7 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import {
-  IsInt,
-  IsOptional,
-  IsString,
-  Matches,
-  Max,
-  Min,
-  registerDecorator,
-  ValidationArguments,
-} from 'class-validator';
+import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { DISPLAY_NAME, RequiresOther, StrictInt, UID, USERNAME } from '../../upload/dto/leaderboard.dto';
 
 export const FIRST_PLACES_DEFAULT_LIMIT = 10;
 export const FIRST_PLACES_MAX_LIMIT = 100;
@@ -20,13 +12,13 @@ export const PROFILE_MAX_BESTS = 100;
 export const PROFILE_DEFAULT_RECENT = 10;
 export const PROFILE_MAX_RECENT = 50;
 
-/** A query integer read strictly: only digits become a number; `1.5`, `1e1`, ` 5`, a repeat stay as sent and fail. */
-const StrictInt = () =>
-  Transform(({ value }: { value: unknown }) =>
-    typeof value === 'string' && /^\d{1,16}$/.test(value) ? Number(value) : value,
-  );
-
 const intMessage = (name: string, min: number, max: number) => `${name} must be an integer from ${min} to ${max}`;
+
+/** An optional query integer from `min` to `max`, read strictly (digits only), its 400 naming it. */
+function QueryRange(name: string, min: number, max: number): PropertyDecorator {
+  const message = intMessage(name, min, max);
+  return applyDecorators(IsOptional(), StrictInt(), IsInt({ message }), Min(min, { message }), Max(max, { message }));
+}
 
 /** GET /public/v1/first-places. */
 export class FirstPlacesQueryDto {
@@ -36,11 +28,7 @@ export class FirstPlacesQueryDto {
     maximum: FIRST_PLACES_MAX_LIMIT,
     default: FIRST_PLACES_DEFAULT_LIMIT,
   })
-  @IsOptional()
-  @StrictInt()
-  @IsInt({ message: intMessage('limit', 1, FIRST_PLACES_MAX_LIMIT) })
-  @Min(1, { message: intMessage('limit', 1, FIRST_PLACES_MAX_LIMIT) })
-  @Max(FIRST_PLACES_MAX_LIMIT, { message: intMessage('limit', 1, FIRST_PLACES_MAX_LIMIT) })
+  @QueryRange('limit', 1, FIRST_PLACES_MAX_LIMIT)
   limit?: number;
 }
 
@@ -49,21 +37,6 @@ const NAME_PATTERN = /^[A-Za-z0-9_]{1,32}$/;
 
 export const ONE_NAME_FILTER =
   'name and prefix: give exactly one (name: the exact name, ignoring case; prefix: the names starting with it)';
-
-/** `name` and `prefix` exclude each other (neither: PublicService says so). */
-function WithoutPrefix(): PropertyDecorator {
-  return (target, propertyName) =>
-    registerDecorator({
-      name: 'withoutPrefix',
-      target: target.constructor,
-      propertyName: String(propertyName),
-      options: { message: ONE_NAME_FILTER },
-      validator: {
-        validate: (_value: unknown, args: ValidationArguments) =>
-          (args.object as PlayerSearchQueryDto).prefix === undefined,
-      },
-    });
-}
 
 /**
  * GET /public/v1/players: `name` (the exact name, ignoring case) or `prefix` (every name starting
@@ -78,7 +51,8 @@ export class PlayerSearchQueryDto {
     example: 'Notch',
   })
   @IsOptional()
-  @WithoutPrefix()
+  // `name` and `prefix` exclude each other (neither: PublicService says so).
+  @RequiresOther('prefix', false, ONE_NAME_FILTER)
   @IsString({ message: NAME_MESSAGE('name') })
   @Matches(NAME_PATTERN, { message: NAME_MESSAGE('name') })
   name?: string;
@@ -95,11 +69,7 @@ export class PlayerSearchQueryDto {
   prefix?: string;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: SEARCH_MAX_LIMIT, default: SEARCH_DEFAULT_LIMIT })
-  @IsOptional()
-  @StrictInt()
-  @IsInt({ message: intMessage('limit', 1, SEARCH_MAX_LIMIT) })
-  @Min(1, { message: intMessage('limit', 1, SEARCH_MAX_LIMIT) })
-  @Max(SEARCH_MAX_LIMIT, { message: intMessage('limit', 1, SEARCH_MAX_LIMIT) })
+  @QueryRange('limit', 1, SEARCH_MAX_LIMIT)
   limit?: number;
 }
 
@@ -112,11 +82,7 @@ export class PlayerProfileQueryDto {
     default: PROFILE_DEFAULT_BESTS,
     description: 'Best charts to list, by rating',
   })
-  @IsOptional()
-  @StrictInt()
-  @IsInt({ message: intMessage('bests', 1, PROFILE_MAX_BESTS) })
-  @Min(1, { message: intMessage('bests', 1, PROFILE_MAX_BESTS) })
-  @Max(PROFILE_MAX_BESTS, { message: intMessage('bests', 1, PROFILE_MAX_BESTS) })
+  @QueryRange('bests', 1, PROFILE_MAX_BESTS)
   bests?: number;
 
   @ApiPropertyOptional({
@@ -126,21 +92,10 @@ export class PlayerProfileQueryDto {
     default: PROFILE_DEFAULT_RECENT,
     description: 'Recent plays to list, newest first',
   })
-  @IsOptional()
-  @StrictInt()
-  @IsInt({ message: intMessage('recent', 0, PROFILE_MAX_RECENT) })
-  @Min(0, { message: intMessage('recent', 0, PROFILE_MAX_RECENT) })
-  @Max(PROFILE_MAX_RECENT, { message: intMessage('recent', 0, PROFILE_MAX_RECENT) })
+  @QueryRange('recent', 0, PROFILE_MAX_RECENT)
   recent?: number;
 }
 
-const UID = { type: 'integer', format: 'int64', description: 'Platform player id', example: 1001 } as const;
-const USERNAME = { type: String, description: 'Account name', example: 'Notch' } as const;
-const DISPLAY_NAME = {
-  type: String,
-  description: 'Display name; the username when it is empty',
-  example: 'Notch',
-} as const;
 const UUID = {
   type: String,
   nullable: true,
@@ -175,7 +130,8 @@ export class PlayerSearchResponse {
   players!: PublicPlayerSummary[];
 }
 
-export class PublicBest {
+/** A play or a best on one chart. */
+class PublicChartAcc {
   @ApiProperty({ type: 'integer', example: 101 })
   levelId!: number;
 
@@ -184,7 +140,9 @@ export class PublicBest {
 
   @ApiProperty(ACC)
   acc!: number;
+}
 
+export class PublicBest extends PublicChartAcc {
   @ApiProperty({
     type: Number,
     description: 'Rating of the best at the chart constant of the last computation',
@@ -202,16 +160,7 @@ export class PublicBest {
   trackRank!: number | null;
 }
 
-export class PublicRecentPlay {
-  @ApiProperty({ type: 'integer', example: 101 })
-  levelId!: number;
-
-  @ApiProperty(CHART_NAME)
-  chartName!: string;
-
-  @ApiProperty(ACC)
-  acc!: number;
-
+export class PublicRecentPlay extends PublicChartAcc {
   @ApiProperty({
     type: Number,
     description: "The play's rating at the chart's constant now, 4 decimals",
