@@ -32,17 +32,31 @@ export interface RunningService {
 export interface StartOptions {
   /** Where the JSON log lines go instead of stdout (the log tests read them). */
   logDestination?: DestinationStream;
+  /**
+   * The service cannot go on in this process (the embedded database could not be started again
+   * within EMBEDDED_RECOVERY_SECONDS): a process exits non-zero here (exitOnFatal), so that its
+   * orchestrator restarts it. Without it, the failure is only logged.
+   */
+  onFatal?: (error: Error) => void;
 }
+
+/** A thread that answers no ping this long after the start holds a statement for minutes: taken for a hang. */
+const EMBEDDED_HANG_MS = 120_000;
 
 /** The embedded database takes seconds to open: say so before, and when it is ready. */
 async function startEmbedded(
-  dataDir: string,
+  config: AppConfig,
   rootLogger: ReturnType<typeof createRootLogger>,
+  onFatal: StartOptions['onFatal'],
 ): Promise<EmbeddedDatabase> {
   const log = rootLogger.child({ context: 'Database' });
   const started = Date.now();
-  log.info(`Starting the embedded database in ${dataDir} (no DATABASE_URL)`);
-  const embedded = await EmbeddedDatabase.start(dataDir);
+  log.info(`Starting the embedded database in ${config.dataDir} (no DATABASE_URL)`);
+  const embedded = await EmbeddedDatabase.start(config.dataDir, {
+    recoveryMs: config.embeddedRecoverySeconds * 1_000,
+    log: { info: (line) => log.info(line), warn: (line) => log.warn(line), error: (line) => log.error(line) },
+    onFatal,
+  });
   log.info(`Embedded database ready in ${Date.now() - started} ms`);
   return embedded;
 }
@@ -51,7 +65,7 @@ async function startEmbedded(
 export async function startService(config: AppConfig, options: StartOptions = {}): Promise<RunningService> {
   const httpsOptions = httpsOptionsOf(config);
   const rootLogger = createRootLogger(config.logLevel, options.logDestination);
-  const embedded = config.databaseUrl === null ? await startEmbedded(config.dataDir, rootLogger) : null;
+  const embedded = config.databaseUrl === null ? await startEmbedded(config, rootLogger, options.onFatal) : null;
   const database: DatabaseTarget = embedded
     ? { url: embedded.url, embedded: true }
     : { url: config.databaseUrl as string, embedded: false };
@@ -88,6 +102,8 @@ export async function startService(config: AppConfig, options: StartOptions = {}
     mountConsole(app, config, new Logger('Console'));
     drain = new HttpDrain(app.getHttpServer());
     await app.listen(config.port, config.host);
+    // Migrations are done: from now on no statement holds the embedded database for minutes.
+    embedded?.watchForHangs(EMBEDDED_HANG_MS);
   } catch (error) {
     await embedded?.stop();
     throw error;

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
-import { startService } from './app.factory';
-import { stopOnSignals } from './common/lifecycle/shutdown-signals';
+import { RunningService, startService } from './app.factory';
+import { exitOnFatal, stopOnSignals } from './common/lifecycle/shutdown-signals';
 import { ConfigError, loadConfig } from './config/app-config';
 import { packageVersion } from './config/package-version';
 import { openMetricsWarning, startupSummary, unsupportedNodeWarning } from './config/startup-summary';
@@ -19,7 +19,9 @@ async function main(): Promise<void> {
     throw error;
   }
 
-  const service = await startService(config);
+  let started: RunningService | null = null;
+  const service = await startService(config, { onFatal: exitOnFatal(() => started, logger) });
+  started = service;
   logger.log(startupSummary(config, service.port, packageVersion()));
   for (const warning of [openMetricsWarning(config, service.port), unsupportedNodeWarning(process.version)]) {
     if (warning !== null) logger.warn(warning);

@@ -36,6 +36,7 @@ describe('loadConfig', () => {
       chatBurst: 20,
       wsConnectionsPerServerSession: 3,
       shutdownTimeoutSeconds: 10,
+      embeddedRecoverySeconds: 60,
       tlsCertFile: null,
       tlsKeyFile: null,
       logLevel: 'info',

@@ -55,6 +55,8 @@ export interface AppConfig {
   throttleAdminAuthLockoutSeconds: number;
   /** How long a stopping service waits for in-flight requests before it closes their connections. */
   shutdownTimeoutSeconds: number;
+  /** How long the embedded database is started again after it stopped, before the process exits with 1. */
+  embeddedRecoverySeconds: number;
   tlsCertFile: string | null;
   tlsKeyFile: string | null;
   logLevel: LogLevel;
@@ -383,6 +385,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     chatBurst: number('CHAT_BURST', 20, 1, 100_000),
     wsConnectionsPerServerSession: number('WS_CONNECTIONS_PER_SERVER_SESSION', 3, 1, 100),
     shutdownTimeoutSeconds: number('SHUTDOWN_TIMEOUT_SECONDS', 10, 1, 600),
+    embeddedRecoverySeconds: number('EMBEDDED_RECOVERY_SECONDS', 60, 1, 3600),
     tlsCertFile: tlsCertFile === null ? null : path(env, 'TLS_CERT_FILE', tlsCertFile, cwd),
     tlsKeyFile: tlsKeyFile === null ? null : path(env, 'TLS_KEY_FILE', tlsKeyFile, cwd),
     logLevel: logLevel as LogLevel,

@@ -1,29 +1,61 @@
 import { join } from 'node:path';
 import { Client, ClientConfig } from 'pg';
 import type { DataSourceOptions } from 'typeorm';
+import { databaseFailureOf } from '../common/errors/database-errors';
 import type { QueryCounter } from './query-counter';
+import type { WriteRefusals } from './write-refusals';
 
 /** Opening a connection (TCP + startup) gives up after this; an unreachable database answers 503 this fast. */
 export const CONNECT_TIMEOUT_MS = 2_000;
 /** Waiting for a free pooled connection gives up after this (a saturated pool, not a dead database). */
 export const ACQUIRE_TIMEOUT_MS = 5_000;
 
+/** What the pool's connections report: round trips (metrics), refusals (readiness). */
+export interface ConnectionWatch {
+  counter?: QueryCounter;
+  refusals?: WriteRefusals;
+}
+
 /**
  * The pool's client class. pg-pool uses its connectionTimeoutMillis both for waiting for a free
  * client and for opening a new one. A dead database should fail fast while a busy pool may queue
  * longer, so the client opens its connection under its own, shorter bound. With a counter, every
- * query the client sends (a round trip) is counted.
+ * query the client sends (a round trip) is counted; with `refusals`, a statement refused for want of
+ * a resource or because the database is read-only is noted. A query that ran into the query timeout
+ * closes its connection: pg keeps waiting for the answer of a query it already sent, so every later
+ * query on that connection would wait behind it (a pool of one stuck for good), and the pool opens a
+ * new one instead.
  */
-function clientClass(counter: QueryCounter | undefined): typeof Client {
-  return class QuickConnectClient extends Client {
+function clientClass({ counter, refusals }: ConnectionWatch): typeof Client {
+  return class WatchedClient extends Client {
     constructor(config: ClientConfig) {
       super({ ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
-      if (counter) {
-        const query = this.query.bind(this) as (...args: unknown[]) => unknown;
-        this.query = ((...args: unknown[]) => {
-          counter.queries++;
+      const query = this.query.bind(this) as (...args: unknown[]) => unknown;
+      this.query = ((...args: unknown[]) => {
+        if (counter) counter.queries++;
+        const last = args.length - 1;
+        const callback = args[last];
+        if (typeof callback === 'function') {
+          args[last] = (error: unknown, result: unknown) => {
+            if (error) this.failed(error);
+            (callback as (error: unknown, result: unknown) => void)(error, result);
+          };
           return query(...args);
-        }) as Client['query'];
+        }
+        const result = query(...args);
+        const settled = result as { catch?: (onRejected: (error: unknown) => void) => unknown } | undefined;
+        if (typeof settled?.catch === 'function') settled.catch((error: unknown) => this.failed(error));
+        return result;
+      }) as Client['query'];
+    }
+
+    private failed(error: unknown): void {
+      const failure = databaseFailureOf(error);
+      const message = (error as { message?: unknown } | null)?.message;
+      if (refusals && (failure === 'resource' || failure === 'read-only'))
+        refusals.note(typeof message === 'string' ? message : String(error));
+      if (message === 'Query read timeout') {
+        (this as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
       }
     }
   };
@@ -40,7 +72,7 @@ export interface DatabaseTarget {
  * (src/database/data-source.ts). `synchronize` is never on: the schema only changes
  * through reviewed migrations in migrations/.
  */
-export function buildDataSourceOptions(target: DatabaseTarget, counter?: QueryCounter): DataSourceOptions {
+export function buildDataSourceOptions(target: DatabaseTarget, watch: ConnectionWatch = {}): DataSourceOptions {
   return {
     type: 'postgres',
     url: target.url,
@@ -63,7 +95,7 @@ export function buildDataSourceOptions(target: DatabaseTarget, counter?: QueryCo
       // two parameterised queries in flight steal each other's unnamed statement ("portal does
       // not exist") and can wedge its queue. PGlite executes one query at a time anyway.
       max: target.embedded ? 1 : 10,
-      Client: clientClass(counter),
+      Client: clientClass(watch),
       connectionTimeoutMillis: ACQUIRE_TIMEOUT_MS,
       // Client-side backstop: PGlite ignores statement_timeout, and a hung query must not hang a request.
       query_timeout: 15_000,

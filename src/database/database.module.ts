@@ -7,6 +7,7 @@ import { PreparedQueries } from './prepared-queries';
 import { QueryCounter } from './query-counter';
 import { StatementBatcher } from './statement-batcher';
 import { TransactionService } from './transaction.service';
+import { WriteRefusals } from './write-refusals';
 
 /**
  * TypeORM on the given database (real or embedded); pending migrations run before the app starts,
@@ -17,11 +18,16 @@ import { TransactionService } from './transaction.service';
 export class DatabaseModule {
   static forRoot(target: DatabaseTarget, migrateOnStart = true): DynamicModule {
     const counter = new QueryCounter();
+    const refusals = new WriteRefusals();
     return {
       module: DatabaseModule,
       imports: [
         TypeOrmModule.forRootAsync({
-          useFactory: () => ({ ...buildDataSourceOptions(target, counter), retryAttempts: 2, retryDelay: 1_000 }),
+          useFactory: () => ({
+            ...buildDataSourceOptions(target, { counter, refusals }),
+            retryAttempts: 2,
+            retryDelay: 1_000,
+          }),
           dataSourceFactory: async (options) => {
             if (!options) throw new Error('Missing data source options');
             const dataSource = await new DataSource(options).initialize();
@@ -40,6 +46,7 @@ export class DatabaseModule {
       providers: [
         TransactionService,
         { provide: QueryCounter, useValue: counter },
+        { provide: WriteRefusals, useValue: refusals },
         {
           provide: PreparedQueries,
           useFactory: (dataSource: DataSource) => new PreparedQueries(dataSource, !target.embedded),
@@ -47,7 +54,7 @@ export class DatabaseModule {
         },
         StatementBatcher,
       ],
-      exports: [TransactionService, QueryCounter, PreparedQueries, StatementBatcher],
+      exports: [TransactionService, QueryCounter, WriteRefusals, PreparedQueries, StatementBatcher],
     };
   }
 }

@@ -49,7 +49,11 @@ export class PlayerController {
       'or (TOKEN) this server session or this server sent its budget of wrong Net Tokens ' +
       '(THROTTLE_TOKEN_SESSION_FAILURES per THROTTLE_TOKEN_SESSION_WINDOW_SECONDS, THROTTLE_TOKEN_SERVER_FAILURES per THROTTLE_TOKEN_SERVER_WINDOW_SECONDS)',
     430: 'The account is banned',
-    503: 'UNAVAILABLE: the identity provider (ONLINE) did not answer within 5 s, or the database cannot be reached',
+    503: {
+      description:
+        'UNAVAILABLE: the identity provider (ONLINE) did not answer within 5 s, or the database cannot be reached, is out of resources or refuses writes',
+      retryAfter: 'Seconds to wait before sending the call again (when the database is the cause)',
+    },
   })
   login(@CurrentServer() server: ServerSessionContext, @Body() body: PlayerLoginDto): Promise<PlayerProfileResponse> {
     return this.players.login(server, body);

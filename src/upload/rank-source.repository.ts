@@ -306,6 +306,17 @@ export class RankSourceRepository {
     return rows[0];
   }
 
+  /**
+   * The change watermark alone (as snapshotIdentity reads it): every rating row written or deleted
+   * so far has a change_seq at or below it, committed or still in flight.
+   */
+  async changeWatermark(): Promise<string> {
+    const rows = await this.dataSource.manager.query<Array<{ watermark: string }>>(
+      `SELECT (CASE WHEN is_called THEN last_value ELSE last_value - 1 END)::text AS watermark FROM rank_change_seq`,
+    );
+    return rows[0].watermark;
+  }
+
   /** The players whose rank keys changed after `watermark` (rating rows written or deleted), at most `limit` + 1 of them. */
   async changedSince(watermark: string, limit: number): Promise<string[]> {
     const rows = await this.dataSource.manager.query<Array<{ uid: string }>>(

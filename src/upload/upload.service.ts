@@ -5,6 +5,7 @@ import type { ServerSessionContext } from '../auth/auth.types';
 import { CatalogService } from '../catalog/catalog.service';
 import { BadRequestError } from '../common/errors/app-error';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { mayHaveCommitted } from '../database/pg-errors';
 import { TransactionService } from '../database/transaction.service';
 import { recordCounts } from './counted-record';
 import { UploadRecordDto } from './dto/upload-record.dto';
@@ -133,8 +134,9 @@ export class UploadService {
       const written = await this.records
         .uploadInOneStatement(record, tokenHash, this.sessionRule.clock(), judged)
         .catch((error: unknown) => {
-          // It may have committed (a lost answer): the in-process index must not trust itself.
-          write.outcomeUnknown();
+          // A lost answer may hide a commit: the in-process index re-reads this player. An ERROR
+          // (rolled back) or a statement never sent changed nothing.
+          if (mayHaveCommitted(error)) write.outcomeUnknown();
           throw error;
         });
       if (written.outcome !== 'stored') return this.uploadInTransaction(server, record, tokenHash, checks, write);

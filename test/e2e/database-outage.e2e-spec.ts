@@ -160,6 +160,23 @@ describeOnPostgres(
       expect((await upload(201, 99.5, T0 + 13_000)).body).toMatchObject({ trackRank: 1, personalBest: true });
     });
 
+    it('replaces pooled connections whose answers never come (their packets dropped), without a restart', async () => {
+      // As many calls at once as the pool has connections (10), each a query of its own (no batching).
+      const servers = () =>
+        Promise.all(Array.from({ length: 12 }, () => timed(() => app.admin.get('/admin/servers?limit=1'))));
+      expect((await servers()).map((answer) => answer.status)).toEqual(Array(12).fill(200));
+      proxy.blackHoleOpen();
+      // The calls that get one of the open connections wait out the 15 s query timeout; that
+      // connection is then closed, not handed out again to wait behind an answer that never comes.
+      const during = await servers();
+      expect(during.filter((answer) => answer.status !== 200).length).toBeGreaterThan(0);
+      for (const answer of during.filter((one) => one.status !== 200))
+        expect({ status: answer.status, body: answer.body }).toEqual({ status: 503, body: UNAVAILABLE });
+      // Every later call gets a working connection.
+      expect((await servers()).map((answer) => answer.status)).toEqual(Array(12).fill(200));
+      expect((await app.http.get('/health/ready')).status).toBe(200);
+    }, 90_000);
+
     it('answers 503 after the connect timeout when the database does not answer at all (black-holed network)', async () => {
       const fresh = await createPlayer(app);
       await proxy.stall();

@@ -5,10 +5,13 @@ import { createServer, connect, Server, Socket } from 'node:net';
  * - cut(): every open connection is destroyed and new ones are refused (the server is down);
  * - stall(): every open connection is destroyed, new ones are accepted but nothing is forwarded
  *   (a black-holed network: only timeouts notice);
- * - restore(): connections are forwarded again, on the same port.
+ * - restore(): connections are forwarded again, on the same port;
+ * - blackHoleOpen(): the connections open now stay open but carry nothing more either way (a
+ *   network that silently drops their packets); new connections are forwarded as usual.
  */
 export class TcpProxy {
   private readonly sockets = new Set<Socket>();
+  private readonly pairs = new Set<[Socket, Socket]>();
   private mode: 'forward' | 'stall' = 'forward';
   private server: Server;
 
@@ -53,6 +56,17 @@ export class TcpProxy {
     await this.ensureListening();
   }
 
+  blackHoleOpen(): void {
+    for (const [client, upstream] of this.pairs) {
+      client.unpipe(upstream);
+      upstream.unpipe(client);
+      // Read and drop: nothing reaches the other side, and neither side sees the connection close.
+      client.on('data', () => undefined);
+      upstream.on('data', () => undefined);
+    }
+    this.pairs.clear();
+  }
+
   async close(): Promise<void> {
     await this.cut();
   }
@@ -70,7 +84,10 @@ export class TcpProxy {
     const upstream = connect(this.target);
     this.track(upstream);
     client.pipe(upstream).pipe(client);
+    const pair: [Socket, Socket] = [client, upstream];
+    this.pairs.add(pair);
     const end = () => {
+      this.pairs.delete(pair);
       client.destroy();
       upstream.destroy();
     };
@@ -87,6 +104,7 @@ export class TcpProxy {
   private destroyAll(): void {
     for (const socket of this.sockets) socket.destroy();
     this.sockets.clear();
+    this.pairs.clear();
   }
 }
 

@@ -164,8 +164,20 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
 
   const sqlClient = async (): Promise<Client> => {
     if (!client) {
-      client = new Client({ connectionString: env.DATABASE_URL || service.databaseUrl });
-      await client.connect();
+      const opened = new Client({ connectionString: env.DATABASE_URL || service.databaseUrl });
+      // A lost connection (the database stopped or restarted): the next call opens a new one.
+      const drop = () => {
+        if (client === opened) client = null;
+      };
+      opened.on('error', drop);
+      opened.on('end', drop);
+      client = opened;
+      try {
+        await opened.connect();
+      } catch (error) {
+        drop();
+        throw error;
+      }
     }
     return client;
   };

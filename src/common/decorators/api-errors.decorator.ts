@@ -44,9 +44,13 @@ export type ErrorDoc =
     };
 
 /** Every route that runs a query can fail like this; listed unless the route says otherwise. */
-const COMMON: Partial<Record<ErrorStatus, string>> = {
+const COMMON: Partial<Record<ErrorStatus, ErrorDoc>> = {
   500: 'INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown)',
-  503: 'UNAVAILABLE: the database cannot be reached',
+  503: {
+    description:
+      'UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes',
+    retryAfter: 'Seconds to wait before sending the call again',
+  },
 };
 
 /**

@@ -5,7 +5,7 @@ import { mapError } from './error-body';
 const unavailable = {
   status: 503,
   body: { error: 'UNAVAILABLE', message: 'The database cannot be reached' },
-  headers: {},
+  headers: { 'Retry-After': '5' },
   internal: true,
 };
 const internal = {
@@ -43,7 +43,6 @@ describe('mapError: an unreachable database is 503 UNAVAILABLE', () => {
     ],
     ['the server starting up (57P03)', withCode('the database system is starting up', '57P03')],
     ['a connection exception (08006)', queryFailed(withCode('connection failure', '08006'))],
-    ['too many connections (53300)', withCode('sorry, too many clients already', '53300')],
   ])('%s', (_name, error) => {
     expect(mapError(error)).toEqual(unavailable);
   });
@@ -59,6 +58,39 @@ describe('mapError: an unreachable database is 503 UNAVAILABLE', () => {
     expect(mapError(error)).toEqual({
       ...unavailable,
       body: { error: 'UNAVAILABLE', message: 'The database could not complete this call now; nothing was written' },
+      headers: { 'Retry-After': '1' },
+    });
+  });
+
+  /** What PostgreSQL and PGlite answered when their disk was full (test/e2e/fault-embedded-disk-full). */
+  const severe = (message: string, code: string, severity: string) =>
+    Object.assign(new Error(message), { code, severity });
+  it.each([
+    ['a data file that cannot grow (53100)', queryFailed(withCode('could not extend file "base/5/16385"', '53100'))],
+    [
+      'a WAL segment that cannot be created (PANIC 53100)',
+      severe('could not write to file "pg_wal/xlogtemp.42": No space left on device', '53100', 'PANIC'),
+    ],
+    [
+      'the commit log that cannot grow (53100)',
+      queryFailed(withCode('could not access status of transaction 0', '53100')),
+    ],
+    ['out of memory (53200)', queryFailed(withCode('out of memory', '53200'))],
+    ['too many connections (53300)', withCode('sorry, too many clients already', '53300')],
+    ['a configuration limit (53400)', queryFailed(withCode('too many range table entries', '53400'))],
+    ['a file of the service itself (ENOSPC)', withCode('ENOSPC: no space left on device, write', 'ENOSPC')],
+  ])('answers %s 503 UNAVAILABLE with Retry-After, never 500', (_name, error) => {
+    expect(mapError(error)).toEqual({
+      ...unavailable,
+      body: { error: 'UNAVAILABLE', message: 'The database is out of resources (disk space, memory or connections)' },
+    });
+  });
+
+  it('answers a read-only database (25006) 503 UNAVAILABLE with Retry-After', () => {
+    const error = queryFailed(withCode('cannot execute INSERT in a read-only transaction', '25006'));
+    expect(mapError(error)).toEqual({
+      ...unavailable,
+      body: { error: 'UNAVAILABLE', message: 'The database refuses writes (read-only)' },
     });
   });
 

@@ -1,7 +1,7 @@
 import { HttpException } from '@nestjs/common';
 import { ThrottlerException } from '@nestjs/throttler';
-import { QueryFailedError } from 'typeorm';
 import { AppError, ErrorCode } from './app-error';
+import { DatabaseFailure, databaseFailureOf } from './database-errors';
 
 export interface ErrorBody {
   error: ErrorCode;
@@ -30,65 +30,22 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
   503: 'UNAVAILABLE',
 };
 
-/**
- * Connection-level failures of PostgreSQL/pg: the database is unreachable, not the request wrong.
- * Socket errnos, SQLSTATE class 08 (connection exception), 57P01-57P03 (shutdown, crash, starting
- * up) and 53300 (too many connections).
- */
-const UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EPIPE',
-  '08000',
-  '08001',
-  '08003',
-  '08004',
-  '08006',
-  '57P01',
-  '57P02',
-  '57P03',
-  '53300',
-]);
+/** Seconds a client should wait before sending a call again that the database could not take. */
+const DATABASE_RETRY_AFTER_SECONDS = 5;
 
-/**
- * The database refused this call because of other transactions, and rolled it back: nothing was
- * written, and the same call can succeed a moment later. 55P03 lock_not_available: a row stayed
- * locked past the lock_timeout of the hot functions (5 s); 40P01 deadlock_detected: this
- * transaction was the one PostgreSQL cancelled to break a cycle of lock waits.
- */
-const CONTENTION_CODES = new Set(['55P03', '40P01']);
-
-/** pg and pg-pool report lost or refused connections with these messages and no code. */
-const UNAVAILABLE_MESSAGE =
-  /Connection terminated|connection timeout|timeout exceeded when trying to connect|timeout expired|Query read timeout|Client has encountered a connection error|Cannot use a pool after calling end/i;
-
-/** Read without `instanceof Error`: socket errors are made by Node's core, in another realm under jest. */
-function isDatabaseUnavailable(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) return false;
-  const { code, message, errors } = error as { code?: unknown; message?: unknown; errors?: unknown };
-  if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
-  // A host name with several addresses (localhost: ::1 and 127.0.0.1) fails with one error per address.
-  if (Array.isArray(errors) && errors.some(isDatabaseUnavailable)) return true;
-  return typeof message === 'string' && UNAVAILABLE_MESSAGE.test(message);
-}
-
-function isDatabaseContention(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) return false;
-  const { code } = error as { code?: unknown };
-  return typeof code === 'string' && CONTENTION_CODES.has(code);
-}
-
-const databaseUnavailable = (message: string): MappedError => ({
-  status: 503,
-  body: { error: 'UNAVAILABLE', message },
-  headers: {},
-  internal: true,
-});
+const DATABASE_ANSWERS: Record<DatabaseFailure, { message: string; retryAfterSeconds: number }> = {
+  unreachable: { message: 'The database cannot be reached', retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS },
+  // Rolled back by PostgreSQL because of other transactions: sending it again at once may succeed.
+  contention: {
+    message: 'The database could not complete this call now; nothing was written',
+    retryAfterSeconds: 1,
+  },
+  resource: {
+    message: 'The database is out of resources (disk space, memory or connections)',
+    retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
+  },
+  'read-only': { message: 'The database refuses writes (read-only)', retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS },
+};
 
 /** One mapping from any thrown value to the wire error (decisions.md §2), shared by HTTP and WebSocket. */
 export function mapError(error: unknown): MappedError {
@@ -121,13 +78,16 @@ export function mapError(error: unknown): MappedError {
       internal: false,
     };
   }
-  // A QueryFailedError carries PostgreSQL's code on its driver error.
-  const cause = error instanceof QueryFailedError ? (error.driverError as unknown) : error;
-  if (isDatabaseContention(error) || isDatabaseContention(cause)) {
-    return databaseUnavailable('The database could not complete this call now; nothing was written');
-  }
-  if (isDatabaseUnavailable(error) || isDatabaseUnavailable(cause)) {
-    return databaseUnavailable('The database cannot be reached');
+  // Not the request's fault: 503 with Retry-After (decisions.md §2), the cause logged.
+  const failure = databaseFailureOf(error);
+  if (failure !== null) {
+    const { message, retryAfterSeconds } = DATABASE_ANSWERS[failure];
+    return {
+      status: 503,
+      body: { error: 'UNAVAILABLE', message },
+      headers: { 'Retry-After': String(retryAfterSeconds) },
+      internal: true,
+    };
   }
   return {
     status: 500,

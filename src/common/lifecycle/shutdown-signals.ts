@@ -30,3 +30,23 @@ export function stopOnSignals(service: Stoppable, logger: LoggerService): void {
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
 }
+
+/** How long a failed process tries to stop what it can before it exits anyway. */
+const FATAL_STOP_MS = 10_000;
+
+/**
+ * StartOptions.onFatal of a process (src/main.ts): the service cannot go on here, so it stops what
+ * it can (bounded) and exits with 1 for its orchestrator to restart it, rather than answering 503
+ * for good. `service` is null while the start has not finished.
+ */
+export function exitOnFatal(service: () => Stoppable | null, logger: LoggerService): (error: Error) => void {
+  let exiting = false;
+  return (error) => {
+    if (exiting) return;
+    exiting = true;
+    logger.error(`Cannot go on: ${error.message}; exiting with status 1 so that the service is restarted`);
+    const stopping = service()?.close() ?? Promise.resolve();
+    const timeout = new Promise((resolve) => setTimeout(resolve, FATAL_STOP_MS).unref());
+    void Promise.race([stopping.catch(() => undefined), timeout]).finally(() => process.exit(1));
+  };
+}

@@ -8,6 +8,7 @@ import {
 } from '@nestjs/common';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { freeBytes } from '../../common/free-space';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { RankSourceRepository, TrackOrderRow } from '../rank-source.repository';
 import type { IndexedPositions, PlayerRankState, RankChange, TrackPosition } from '../upload.types';
@@ -20,11 +21,20 @@ import { ReadWriteGate } from './read-write-gate';
 import { WriterLock } from './writer-lock';
 
 const PAGE = 20_000;
-const REBUILD_RETRY_MS = 5_000;
-/** More players changed since the snapshot than this: a full load is about as fast as catching up. */
+/** A repair that failed (the database is still down) is tried again after this. */
+const REPAIR_RETRY_MS = 1_000;
+/** A failing repair logs again at most this often. */
+const REPAIR_LOG_EVERY_MS = 30_000;
+/** More players changed since the snapshot or the watermark than this: a full load is about as fast as catching up. */
 const MAX_CATCH_UP = 50_000;
 /** Changed players read per statement while catching up. */
 const CATCH_UP_BATCH = 2_000;
+/** A repair re-reads at most this many players under the exclusive gate (writes wait); more: one more round outside it first. */
+const LAST_ROUND_MAX = 2_000;
+/** How often a ready index moves its watermark forward (a repair re-reads the players changed since). */
+const WATERMARK_EVERY_MS = 60_000;
+/** Free space a snapshot leaves in DATA_DIR: two WAL segments of the embedded database, which keeps its files there. */
+const SNAPSHOT_RESERVE_BYTES = 32 * 2 ** 20;
 export const SNAPSHOT_FILE = 'rank-index.snapshot';
 
 /**
@@ -40,10 +50,17 @@ export const SNAPSHOT_FILE = 'rank-index.snapshot';
  * before COMMIT (the rating row still locked), or right after the one-statement upload returns.
  * The writes of one player run one after the other in this process (a KeyedQueue by uid), so
  * either way the index sees each player's changes in commit order.
- * A transaction that fails after staging (its commit outcome unknown) makes the index rebuild from
- * the tables, under the exclusive side of a gate that every write holds shared (retried until the
- * database answers). Losing the lock's connection (a database outage) switches to SQL counts until
- * the lock is taken again, then the index is rebuilt: no restart needed.
+ *
+ * A write that fails after staging (its changes may not have committed), or whose outcome is
+ * unknown (a lost answer), marks the index stale: ranks come from SQL, the write's players are
+ * noted as in doubt, and a repair is asked for. One repair runs at a time; asking while one runs
+ * makes one more run after it (docs/decisions.md "Rank index repairs"). A repair re-reads the
+ * players changed after the index's watermark (the `rank_change_seq` value read when the index was
+ * last exact, with no write in flight) plus those in doubt, mostly while writes go on (they do not
+ * stage while the index is stale), and the last few under the exclusive side of a gate every write
+ * holds shared; past MAX_CATCH_UP players it loads the tables instead, also while writes go on.
+ * Losing the lock's connection (a database outage) switches to SQL counts until the lock is taken
+ * again, then the index is repaired the same way: no restart needed.
  *
  * Memory and start-up (docs/decisions.md "Rank index at start-up"): keys are packed into 12 bytes
  * (RankKeySet); a load streams the rows in rank order straight into blocks. At shutdown and after a
@@ -65,9 +82,24 @@ export class MemoryRankIndex
   private ready = false;
   private lock: WriterLock | null = null;
   private closing = false;
-  /** The snapshot file, null when snapshots are off (DATA_DIR not writable). */
-  private snapshotPath: string | null;
+  private readonly snapshotPath: string;
+  /** The last snapshot failure's code, logged once until a snapshot is written again. */
+  private snapshotFailure: string | null = null;
   private wideLogged = false;
+  /**
+   * A change watermark at which the index was exact (read with no write in flight): every later
+   * change of a player's keys has a higher change_seq, or was staged into the index. null: unknown.
+   */
+  private watermark: string | null = null;
+  /** Players whose staged changes may not have committed, or whose write's outcome is unknown. */
+  private readonly doubt = new Set<string>();
+  /** The repair loop while it runs (requestRepair). */
+  private repairing: Promise<void> | null = null;
+  /** Another repair was asked for (the loop runs once more). */
+  private repairWanted = false;
+  /** The next repair loads the tables whatever changed. */
+  private fullLoadWanted = false;
+  private watermarkTimer: NodeJS.Timeout | null = null;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -93,8 +125,8 @@ export class MemoryRankIndex
             );
           },
           regained: () => {
-            this.logger.log('Rank index writer lock taken again; reloading the index');
-            this.rebuildInBackground();
+            this.logger.log('Rank index writer lock taken again; repairing the index');
+            this.requestRepair();
           },
         },
         'Another instance writes ratings on this database; without REDIS_URL only one instance may run. Waiting for it to stop.',
@@ -104,9 +136,16 @@ export class MemoryRankIndex
     let loaded = false;
     await this.gate.runExclusive(async () => {
       loaded = await this.loadSnapshot();
-      if (!loaded) await this.loadTables();
+      if (!loaded) {
+        const watermark = await this.repository.changeWatermark();
+        await this.loadTables();
+        this.watermark = watermark;
+        this.ready = this.canAnswer();
+      }
     });
     if (!loaded) this.saveInBackground();
+    this.watermarkTimer = setInterval(() => this.advanceWatermark(), WATERMARK_EVERY_MS);
+    this.watermarkTimer.unref();
   }
 
   /**
@@ -115,46 +154,52 @@ export class MemoryRankIndex
    * after a few per cent of new bests split blocks), for 1.5 s instead of 0.3 at 10M keys.
    */
   async beforeApplicationShutdown(): Promise<void> {
-    await this.saveSnapshot({ repack: true }).catch((error: unknown) => this.snapshotFailed(error));
+    await this.saveSnapshot({ repack: true }).catch(() => undefined);
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.closing = true;
+    if (this.watermarkTimer) clearInterval(this.watermarkTimer);
     await this.lock?.release();
   }
 
   runWrite<T>(uids: readonly string[], work: (write: RankWrite) => Promise<T>): Promise<T> {
-    return this.players.run(uids, () => this.writeUnit(work));
+    return this.players.run(uids, () => this.writeUnit(uids, work));
   }
 
-  private writeUnit<T>(work: (write: RankWrite) => Promise<T>): Promise<T> {
+  private writeUnit<T>(uids: readonly string[], work: (write: RankWrite) => Promise<T>): Promise<T> {
     return this.gate.runShared(async () => {
-      let uncertain = false;
+      let inDoubt = false;
       const write: RankWrite = {
         stage: (changes, state) => {
           if (!this.ready) return null;
-          uncertain = true;
+          inDoubt = true;
           for (const change of changes) this.apply(change);
           return state ? this.positionsOf(state) : null;
         },
         outcomeUnknown: () => {
-          uncertain = true;
+          inDoubt = true;
         },
       };
       try {
         return await work(write);
       } catch (error) {
         // Staged before a commit that failed, or committed without staging: the tables decide.
-        if (uncertain) {
-          this.ready = false;
-          this.logger.warn(
-            'A write failed after staging rank changes or with an unknown outcome; rebuilding the rank index',
-          );
-          this.rebuildInBackground();
-        }
+        if (inDoubt) this.markStale(uids);
         throw error;
       }
     });
+  }
+
+  /** Ranks come from SQL until a repair has re-read `uids` (and whatever else changed). */
+  private markStale(uids: readonly string[]): void {
+    for (const uid of uids) this.doubt.add(uid);
+    if (this.ready)
+      this.logger.warn(
+        `A write of ${uids.length === 1 ? `player ${uids[0]}` : `${uids.length} players`} failed after staging rank changes or with an unknown outcome; ranks are counted in SQL until the rank index is repaired`,
+      );
+    this.ready = false;
+    this.requestRepair();
   }
 
   /**
@@ -182,10 +227,163 @@ export class MemoryRankIndex
     return Promise.resolve();
   }
 
-  /** Loads both orders from the tables, with no write in flight; then writes a snapshot. */
+  /** Loads both orders from the tables (writes go on, ranks from SQL meanwhile); resolves once the index answers again. */
   async rebuild(): Promise<void> {
-    await this.gate.runExclusive(() => this.loadTables());
-    this.saveInBackground();
+    this.fullLoadWanted = true;
+    this.ready = false;
+    this.requestRepair();
+    await this.repairing;
+  }
+
+  /**
+   * Asks for a repair: starts the loop, or makes the running one go round once more. The loop's
+   * last check of `repairWanted` and its `repairing = null` run in one synchronous step, so a
+   * request is never lost between them.
+   */
+  private requestRepair(): void {
+    this.repairWanted = true;
+    if (this.repairing === null && !this.closing) this.repairing = this.repairLoop();
+  }
+
+  private async repairLoop(): Promise<void> {
+    let failures = 0;
+    let loggedAt = 0;
+    while (this.repairWanted && !this.closing) {
+      this.repairWanted = false;
+      try {
+        if ((await this.repairOnce()) && failures > 0)
+          this.logger.log(`Rank index repaired after ${failures} failed attempts`);
+        failures = 0;
+      } catch (error) {
+        failures++;
+        this.repairWanted = true;
+        if (this.closing) break;
+        if (Date.now() - loggedAt >= REPAIR_LOG_EVERY_MS) {
+          loggedAt = Date.now();
+          this.logger.warn(
+            `Rank index repair failed (${error instanceof Error ? error.message : String(error)}); retrying every ${REPAIR_RETRY_MS / 1000} s, ranks are counted in SQL meanwhile`,
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, REPAIR_RETRY_MS).unref());
+      }
+    }
+    this.repairing = null;
+  }
+
+  /**
+   * Brings the stale index back to the tables: the players changed after the watermark and those in
+   * doubt are re-read (or, past MAX_CATCH_UP of them, the tables loaded), first while writes go on,
+   * then the last ones under the exclusive gate, where the index becomes exact and ready again.
+   * true when it answers again.
+   */
+  private async repairOnce(): Promise<boolean> {
+    // Without the writer lock the index may not answer anyway: the repair runs once it is taken
+    // again (`regained` asks for one), so a database outage costs one repair, not two.
+    if (!this.canAnswer()) return false;
+    const started = Date.now();
+    const fresh = () => this.gate.runExclusive(() => this.repository.changeWatermark());
+    let base = this.watermark;
+    let full = this.fullLoadWanted || base === null;
+    let reread = 0;
+    if (!full) {
+      const next = await fresh();
+      const players = await this.changedOrInDoubt(base as string);
+      if (players === null) full = true;
+      else {
+        reread += await this.reread(players);
+        base = next;
+        if (players.length > LAST_ROUND_MAX) {
+          // Many players: one more round outside the gate, so that the last one is short.
+          const again = await fresh();
+          const more = await this.changedOrInDoubt(base);
+          if (more === null) full = true;
+          else {
+            reread += await this.reread(more);
+            base = again;
+          }
+        }
+      }
+    }
+    if (full) {
+      this.fullLoadWanted = false;
+      // Writes after this watermark (they stage nothing meanwhile) are re-read below.
+      base = await fresh();
+      this.doubt.clear();
+      // The sets are emptied now: until this load is done, only another full load can repair them.
+      this.watermark = null;
+      await this.loadTables();
+      const next = await fresh();
+      const players = await this.changedOrInDoubt(base);
+      if (players === null) {
+        this.fullLoadWanted = true;
+        throw new Error(`over ${MAX_CATCH_UP} players changed during the load`);
+      }
+      reread += await this.reread(players);
+      base = next;
+    }
+    const last = base as string;
+    await this.gate.runExclusive(async () => {
+      const watermark = await this.repository.changeWatermark();
+      const players = await this.changedOrInDoubt(last);
+      if (players === null) {
+        this.fullLoadWanted = true;
+        this.repairWanted = true;
+        return;
+      }
+      reread += await this.reread(players);
+      this.watermark = watermark;
+      this.ready = this.canAnswer();
+    });
+    if (!this.ready) return false;
+    this.logger.log(
+      `Rank index repaired${full ? ' by a full load' : ''}: ${reread} players re-read, in ${Date.now() - started} ms`,
+    );
+    if (full) this.saveInBackground();
+    return true;
+  }
+
+  /** The players changed after `watermark` and those in doubt (taken), or null when over MAX_CATCH_UP. */
+  private async changedOrInDoubt(watermark: string): Promise<string[] | null> {
+    const doubt = [...this.doubt];
+    this.doubt.clear();
+    const changed = await this.repository.changedSince(watermark, MAX_CATCH_UP).catch((error: unknown) => {
+      for (const uid of doubt) this.doubt.add(uid);
+      throw error;
+    });
+    const players = new Set([...changed, ...doubt]);
+    if (players.size > MAX_CATCH_UP) return null;
+    return [...players];
+  }
+
+  /**
+   * Replaces the keys of `uids` in the index by their rows in the tables; how many players. When
+   * it fails half-way (their keys dropped, not read again) they go back into doubt, so the next
+   * attempt re-reads them even if no change of theirs committed.
+   */
+  private async reread(uids: readonly string[]): Promise<number> {
+    try {
+      await catchUp(this.repository, this.site, this.tracks, uids);
+    } catch (error) {
+      for (const uid of uids) this.doubt.add(uid);
+      throw error;
+    }
+    return uids.length;
+  }
+
+  /** Moves the watermark forward while the index is exact, so that a repair has few players to re-read. */
+  private advanceWatermark(): void {
+    if (!this.ready || this.repairing !== null || this.closing) return;
+    this.gate
+      .runExclusive(async () => {
+        if (!this.ready) return;
+        this.watermark = await this.repository.changeWatermark();
+      })
+      .catch(() => undefined);
+  }
+
+  /** The index may answer: the embedded database has one process; on PostgreSQL, while the writer lock is held. */
+  private canAnswer(): boolean {
+    return this.config.databaseUrl === null || this.lock?.held === true;
   }
 
   /**
@@ -195,21 +393,42 @@ export class MemoryRankIndex
    */
   async saveSnapshot({ repack = false }: { repack?: boolean } = {}): Promise<void> {
     const path = this.snapshotPath;
-    if (path === null) return;
-    await this.gate.runExclusive(async () => {
-      if (!this.ready) return;
-      const started = Date.now();
-      const { watermark, ...identity } = await this.repository.snapshotIdentity();
-      mkdirSync(this.config.dataDir, { recursive: true });
-      const snapshot = { identity, watermark, site: this.site, tracks: this.tracks };
-      const bytes = await writeRankIndexSnapshot(path, snapshot, { repack });
-      this.logger.log(
-        `Rank index snapshot written${repack ? ' (repacked)' : ''}: ${(bytes / 2 ** 20).toFixed(1)} MiB at watermark ${watermark}, in ${Date.now() - started} ms`,
-      );
-    });
+    await this.gate
+      .runExclusive(async () => {
+        if (!this.ready) return;
+        const started = Date.now();
+        const { watermark, ...identity } = await this.repository.snapshotIdentity();
+        this.watermark = watermark;
+        mkdirSync(this.config.dataDir, { recursive: true });
+        const needed = this.keyBytes() + SNAPSHOT_RESERVE_BYTES;
+        const free = await freeBytes(this.config.dataDir);
+        if (free !== null && free < needed) {
+          throw Object.assign(
+            new Error(
+              `it needs about ${mib(needed)} MiB with ${mib(SNAPSHOT_RESERVE_BYTES)} MiB left for the database, and ${this.config.dataDir} has ${mib(free)} MiB free`,
+            ),
+            { code: 'ENOSPC' },
+          );
+        }
+        const snapshot = { identity, watermark, site: this.site, tracks: this.tracks };
+        const bytes = await writeRankIndexSnapshot(path, snapshot, { repack });
+        if (this.snapshotFailure !== null) this.logger.log('Rank index snapshots are written again');
+        this.snapshotFailure = null;
+        this.logger.log(
+          `Rank index snapshot written${repack ? ' (repacked)' : ''}: ${mib(bytes)} MiB at watermark ${watermark}, in ${Date.now() - started} ms`,
+        );
+      })
+      .catch((error: unknown) => {
+        this.snapshotFailed(error);
+        throw error;
+      });
   }
 
-  /** Streams both orders from the tables in rank order into compact sets (the caller holds the exclusive gate). */
+  /**
+   * Streams both orders from the tables in rank order into compact sets; leaves the index not ready.
+   * Pages are read by key, so a player changed during the load can be missing or twice: the caller
+   * re-reads every player changed after the watermark it read before.
+   */
   private async loadTables(): Promise<void> {
     this.ready = false;
     const started = Date.now();
@@ -243,7 +462,6 @@ export class MemoryRankIndex
     if (builder) tracks.set(levelId, builder.finish());
     this.site = site.finish();
     this.tracks = tracks;
-    this.ready = this.config.databaseUrl === null || this.lock?.held === true;
     this.logger.log(`Rank index loaded from the tables: ${this.describe()}, in ${Date.now() - started} ms`);
   }
 
@@ -253,7 +471,6 @@ export class MemoryRankIndex
    */
   private async loadSnapshot(): Promise<boolean> {
     const path = this.snapshotPath;
-    if (path === null) return false;
     const started = Date.now();
     const { watermark: now, ...identity } = await this.repository.snapshotIdentity();
     const opened = await openRankIndexSnapshot(path, identity);
@@ -282,19 +499,7 @@ export class MemoryRankIndex
       return false;
     }
     const { site, tracks } = snapshot;
-    if (changed.length > 0) {
-      const uids = new Set(changed.map(Number));
-      const drop = (uid: number) => uids.has(uid);
-      site.removeUids(drop);
-      for (const track of tracks.values()) track.removeUids(drop);
-      for (let at = 0; at < changed.length; at += CATCH_UP_BATCH) {
-        const keys = await this.repository.rankKeysOf(changed.slice(at, at + CATCH_UP_BATCH));
-        for (let i = 0; i < keys.sites.count; i++) site.insert(-keys.sites.atpE4(i), 0, keys.sites.uid(i));
-        const rows = keys.tracks;
-        for (let i = 0; i < rows.count; i++)
-          trackSet(tracks, rows.levelId(i)).insert(-rows.acc(i), rows.firstTimeMs(i), rows.uid(i));
-      }
-    }
+    await catchUp(this.repository, site, tracks, changed);
     // A last guard against a snapshot of another state of the data: the index holds every row.
     let entries = 0;
     for (const track of tracks.values()) entries += track.size;
@@ -306,7 +511,8 @@ export class MemoryRankIndex
     }
     this.site = site;
     this.tracks = tracks;
-    this.ready = this.config.databaseUrl === null || this.lock?.held === true;
+    this.watermark = now;
+    this.ready = this.canAnswer();
     this.logger.log(
       `Rank index loaded from the snapshot at watermark ${opened.watermark} and ${changed.length} players changed since: ${this.describe()}, in ${Date.now() - started} ms`,
     );
@@ -316,21 +522,33 @@ export class MemoryRankIndex
   /** Writes a snapshot after a full load, when writes may already run (they wait for the gate meanwhile). */
   private saveInBackground(): void {
     if (this.closing) return;
-    this.saveSnapshot().catch((error: unknown) => this.snapshotFailed(error));
+    this.saveSnapshot().catch(() => undefined);
   }
 
-  /** A snapshot that cannot be written turns snapshots off (logged once); the index itself is unaffected. */
+  /**
+   * A snapshot that cannot be written is logged (once per kind of failure until one is written
+   * again); the next one is tried as usual (after a full load, at a clean stop): a full disk or a
+   * read-only mount that is fixed brings snapshots back without a restart. The index is unaffected.
+   */
   private snapshotFailed(error: unknown): void {
-    if (this.snapshotPath === null) return;
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EACCES' || code === 'EROFS' || code === 'EPERM' || code === 'ENOSPC') {
-      this.logger.warn(
-        `Rank index snapshot cannot be written in ${this.config.dataDir} (${code}); running without snapshots (every start loads the tables)`,
-      );
-      this.snapshotPath = null;
-    } else {
-      this.logger.warn(`Rank index snapshot not written (${error instanceof Error ? error.message : String(error)})`);
+    const kind = typeof code === 'string' ? code : 'other';
+    const message = error instanceof Error ? error.message : String(error);
+    if (this.snapshotFailure === kind) {
+      this.logger.debug(`Rank index snapshot not written (${message})`);
+      return;
     }
+    this.snapshotFailure = kind;
+    this.logger.warn(
+      `Rank index snapshot not written in ${this.config.dataDir} (${message}); the next start loads the tables unless a later snapshot succeeds`,
+    );
+  }
+
+  /** The bytes of every key block: about the size of a snapshot. */
+  private keyBytes(): number {
+    let bytes = this.site.bytes;
+    for (const track of this.tracks.values()) bytes += track.bytes;
+    return bytes;
   }
 
   /** What the index holds, for the load log. */
@@ -346,7 +564,6 @@ export class MemoryRankIndex
     const keys = this.site.size + entries;
     if (wide > 0) this.noteWide();
     const memory = process.memoryUsage();
-    const mib = (n: number) => (n / 2 ** 20).toFixed(1);
     return `${this.site.size} ranked players, ${entries} chart entries on ${this.tracks.size} charts, ${mib(bytes)} MiB of keys (${keys ? (bytes / keys).toFixed(2) : 0} B a key, ${wide} kept wide); process: ${mib(memory.rss)} MiB resident, JS heap ${mib(memory.heapUsed)} of ${mib(memory.heapTotal)} MiB`;
   }
 
@@ -359,21 +576,10 @@ export class MemoryRankIndex
     );
   }
 
-  /** Rebuilds until it succeeds (the database may be down right now); ranks come from SQL meanwhile. */
   stats(): Promise<RankIndexStats> {
     let chartEntries = 0;
     for (const track of this.tracks.values()) chartEntries += track.size;
     return Promise.resolve({ ready: this.ready, rankedPlayers: this.site.size, chartEntries });
-  }
-
-  private rebuildInBackground(): void {
-    if (this.closing) return;
-    this.rebuild().catch((error: unknown) => {
-      this.logger.warn(
-        `Rank index rebuild failed (${error instanceof Error ? error.message : String(error)}); retrying in ${REBUILD_RETRY_MS / 1000} s`,
-      );
-      setTimeout(() => this.rebuildInBackground(), REBUILD_RETRY_MS).unref();
-    });
   }
 
   private apply(change: RankChange): void {
@@ -398,6 +604,32 @@ export class MemoryRankIndex
     };
   }
 }
+
+/**
+ * Replaces the keys of the players `uids` in `site` and `tracks` by their current rows: every key of
+ * theirs is dropped (one pass over the blocks), then their rows are read and inserted.
+ */
+async function catchUp(
+  repository: RankSourceRepository,
+  site: RankKeySet,
+  tracks: Map<number, RankKeySet>,
+  uids: readonly string[],
+): Promise<void> {
+  if (uids.length === 0) return;
+  const dropped = new Set(uids.map(Number));
+  const drop = (uid: number) => dropped.has(uid);
+  site.removeUids(drop);
+  for (const track of tracks.values()) track.removeUids(drop);
+  for (let at = 0; at < uids.length; at += CATCH_UP_BATCH) {
+    const keys = await repository.rankKeysOf(uids.slice(at, at + CATCH_UP_BATCH));
+    for (let i = 0; i < keys.sites.count; i++) site.insert(-keys.sites.atpE4(i), 0, keys.sites.uid(i));
+    const rows = keys.tracks;
+    for (let i = 0; i < rows.count; i++)
+      trackSet(tracks, rows.levelId(i)).insert(-rows.acc(i), rows.firstTimeMs(i), rows.uid(i));
+  }
+}
+
+const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
 
 function trackSet(tracks: Map<number, RankKeySet>, levelId: number): RankKeySet {
   let set = tracks.get(levelId);

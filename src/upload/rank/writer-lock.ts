@@ -4,7 +4,7 @@ import { Client } from 'pg';
 /** Held for the life of a rank-index writer on PostgreSQL (memory-rank-index.ts explains why). */
 export const RANK_INDEX_LOCK_KEY = 727_005;
 const RETRY_MS = 1_000;
-const REGAIN_RETRY_MS = 5_000;
+const REGAIN_RETRY_MS = 1_000;
 
 export interface WriterLockEvents {
   /** The lock's connection broke: the lock is gone with it. */
@@ -18,7 +18,7 @@ export interface WriterLockEvents {
  * exclusive for an instance with the in-process index, shared for instances with Redis.
  * At start it waits as long as another writer holds it. When its connection is lost (the database
  * restarted or became unreachable) the lock is gone; it is taken again in the background, every
- * 5 s, once the database answers and no other writer took it meanwhile.
+ * second, once the database answers and no other writer took it meanwhile.
  */
 export class WriterLock {
   private client: Client | null = null;

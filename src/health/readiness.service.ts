@@ -1,0 +1,62 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { WriteRefusals } from '../database/write-refusals';
+import { ReadinessRepository } from './readiness.repository';
+
+/** The probe write must be committed within this (a pooled connection, a round trip, a WAL flush). */
+export const PROBE_TIMEOUT_MS = 3_000;
+/** Readiness fails while a statement was refused for want of a resource (or read-only) this recently. */
+export const REFUSAL_WINDOW_MS = 10_000;
+
+/**
+ * Readiness (GET /health/ready, docs/decisions.md "Readiness"): not ready while no pooled
+ * connection commits a one-row write within PROBE_TIMEOUT_MS (the database down, restarting or
+ * read-only, the pool stuck, the WAL disk full), or while statements were refused for want of a
+ * resource within REFUSAL_WINDOW_MS (a full data disk lets the probe's one-row write through while
+ * inserts fail). Nothing is latched: the next check after the cause is gone passes.
+ */
+@Injectable()
+export class ReadinessService {
+  private readonly logger = new Logger('Readiness');
+  private notReady: string | null = null;
+
+  constructor(
+    private readonly repository: ReadinessRepository,
+    private readonly refusals: WriteRefusals,
+  ) {}
+
+  /** null when ready, else why not. */
+  async check(): Promise<string | null> {
+    const reason = (await this.probe()) ?? this.recentRefusal();
+    if (reason !== null && this.notReady === null) this.logger.warn(`Not ready: ${reason}`);
+    if (reason === null && this.notReady !== null) this.logger.log('Ready again');
+    this.notReady = reason;
+    return reason;
+  }
+
+  private async probe(): Promise<string | null> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<string>((resolve) => {
+      timer = setTimeout(
+        () => resolve(`the database did not take a write within ${PROBE_TIMEOUT_MS / 1000} s`),
+        PROBE_TIMEOUT_MS,
+      );
+    });
+    const written = this.repository.probeWrite().then(
+      () => null,
+      (error: unknown) =>
+        `the database did not take a write (${error instanceof Error ? error.message : String(error)})`,
+    );
+    try {
+      return await Promise.race([written, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private recentRefusal(): string | null {
+    const refused = this.refusals.recent(REFUSAL_WINDOW_MS);
+    return refused === null
+      ? null
+      : `the database refused a statement within ${REFUSAL_WINDOW_MS / 1000} s (${refused})`;
+  }
+}
