@@ -20,6 +20,7 @@ import { EconomyModule } from './economy/economy.module';
 import { UploadModule } from './upload/upload.module';
 import { AdminModule } from './admin/admin.module';
 import { AuditModule } from './audit/audit.module';
+import { PublicModule } from './public/public.module';
 
 @Module({})
 class ConfigModule {
@@ -52,6 +53,7 @@ export class AppModule {
         EconomyModule,
         UploadModule,
         AdminModule,
+        PublicModule,
         AuditModule,
         RealtimeModule,
         HealthModule,

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, forgetToken, storedToken, storeToken } from './api';
+import { ApiKeysPage } from './pages/api-keys';
 import { AuditPage } from './pages/audit';
 import { BansPage } from './pages/bans';
 import { BoardsPage } from './pages/boards';
@@ -20,6 +21,7 @@ const NAV: Array<[string, string]> = [
   ['collections', 'Collections'],
   ['boards', 'Boards'],
   ['plays', 'Plays'],
+  ['api-keys', 'API keys'],
   ['audit', 'Audit log'],
   ['settings', 'Maintenance & policy'],
 ];
@@ -107,6 +109,8 @@ function Page({ route }: { route: string[] }) {
       return <BoardsPage />;
     case 'plays':
       return <PlaysPage />;
+    case 'api-keys':
+      return <ApiKeysPage />;
     case 'audit':
       return <AuditPage target={rest.length > 0 ? rest.join('/') : ''} />;
     case 'settings':

@@ -54,12 +54,15 @@ export type RequestAuth =
       serverId: number;
       /** SHA-256 of the presented bootstrap token: the login limit's key. */ credentialHash: string;
     }
-  | { kind: 'server'; session: ServerSessionContext };
+  | { kind: 'server'; session: ServerSessionContext }
+  /** A call of the public API: its key's id, or null for the anonymous tier (set by the route's ApiKeyGuard). */
+  | { kind: 'api-key'; keyId: number | null };
 
 /** The credential id of ADMIN_TOKEN in the audit log. */
 export const ADMIN_TOKEN_CREDENTIAL_ID = 'admin';
 
-export type AuthKind = 'public' | 'admin' | 'bootstrap' | 'server' | 'server-refresh';
+/** `api-key`: the public API; the route's own guard (`@PublicApiAuth`, src/public) checks the key. */
+export type AuthKind = 'public' | 'admin' | 'bootstrap' | 'server' | 'server-refresh' | 'api-key';
 
 declare module 'express-serve-static-core' {
   interface Request {

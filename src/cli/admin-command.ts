@@ -4,7 +4,7 @@ export type OptionSpec =
   | { type: 'boolean'; help: string };
 
 export interface Call {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   /** JSON text of the body. */
   body?: string;

@@ -1,6 +1,11 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { ADMIN_TOKEN_SCHEME, BOOTSTRAP_TOKEN_SCHEME, SERVER_TOKEN_SCHEME } from './security-schemes';
+import {
+  ADMIN_TOKEN_SCHEME,
+  BOOTSTRAP_TOKEN_SCHEME,
+  PUBLIC_API_KEY_SCHEME,
+  SERVER_TOKEN_SCHEME,
+} from './security-schemes';
 import type { AppConfig } from '../config/app-config';
 import { packageVersion } from '../config/package-version';
 import { TAG_DESCRIPTIONS } from './api-tags';
@@ -17,8 +22,9 @@ Every body is JSON (UTF-8, at most 256 KiB). Every non-2xx answer has the body \
 Times are ISO 8601 local date-times without zone (\`YYYY-MM-DDTHH:mm:ss\`).
 
 Authentication is a bearer token in \`Authorization\`. Routes need the **server access token** unless they say otherwise:
-the **bootstrap token** is accepted by \`POST /server/login\` only, the **admin token** by \`/admin\` only, and a few
-routes (ping, health, signed resource files, these docs) are public.
+the **bootstrap token** is accepted by \`POST /server/login\` only, the **admin token** by \`/admin\` only, a **public API
+key** by \`/public/v1\` only (or none there, where the operator turned the anonymous tier on), and a few routes (ping,
+health, signed resource files, these docs) are public.
 
 ${WEBSOCKET_DESCRIPTION}`;
 
@@ -52,6 +58,15 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
     .addBearerAuth(
       { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN of the service (/admin only)' },
       ADMIN_TOKEN_SCHEME,
+    )
+    .addBearerAuth(
+      {
+        type: 'http',
+        scheme: 'bearer',
+        description:
+          'A public API key (`rpk_…`) from POST /admin/api-keys, with the scope the route names (/public/v1 only)',
+      },
+      PUBLIC_API_KEY_SCHEME,
     );
   for (const [name, description] of Object.entries(TAG_DESCRIPTIONS)) builder.addTag(name, description);
 
@@ -62,6 +77,12 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
     for (const operation of Object.values(path) as Operation[]) {
       if (typeof operation !== 'object' || operation === null) continue;
       if (operation.security === undefined) operation.security = [{ [SERVER_TOKEN_SCHEME]: [] }];
+      // The public API without a key: only where this deployment turned the anonymous tier on.
+      else if (
+        config.publicApiAnonymousRateLimit > 0 &&
+        operation.security.some((requirement) => PUBLIC_API_KEY_SCHEME in requirement)
+      )
+        operation.security = [...operation.security, {}];
       // @Public() records an empty requirement; no requirement at all says the same more plainly.
       else if (operation.security.every((requirement) => Object.keys(requirement).length === 0))
         operation.security = [];

@@ -74,7 +74,7 @@ describe('Admin audit log', () => {
     expect(
       handlers.filter((handler) => handler.route.startsWith('GET ') && handler.audited).map((handler) => handler.route),
     ).toEqual([]);
-    expect(writes.length).toBe(20);
+    expect(writes.length).toBe(23);
   });
 
   it('appends exactly one row per successful admin write, with request id, source address and credential, never a token', async () => {
