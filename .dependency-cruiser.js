@@ -46,6 +46,9 @@ const MODULES = {
     'server',
     'upload',
   ],
+  // The public read API and its keys: boards and ranks from upload, players from player, charts and
+  // titles from catalog, the optional balance from economy, each through its service.
+  public: ['config', 'common', 'database', 'openapi', 'audit', 'auth', 'catalog', 'economy', 'player', 'upload'],
   health: ['config', 'common', 'database', 'openapi', 'auth'],
   // Nothing depends on observability; it reads auth, realtime and upload at scrape time, and the
   // player login modes (a label of the login counter).

@@ -10,6 +10,7 @@ import { httpsOptionsOf } from './common/lifecycle/tls-options';
 import { answerClientError } from './common/http/client-error';
 import { createValidationPipe } from './common/pipes/validation.pipe';
 import { AppConfig } from './config/app-config';
+import { mountPublicHttp } from './public/public-http';
 import { mountConsole } from './console/console-static';
 import type { DatabaseTarget } from './database/database-options';
 import { EmbeddedDatabase } from './database/embedded/embedded-database';
@@ -84,6 +85,8 @@ export async function startService(config: AppConfig, options: StartOptions = {}
     // TRUST_PROXY: which X-Forwarded-For hops `clientIp` believes (limits, serverIP, request log, audit).
     app.set('trust proxy', config.trustProxy);
     app.use(observeRequests(app, rootLogger));
+    // Before the body parser: its refusals under /public get the public API's CORS and no-store too.
+    mountPublicHttp(app);
     app.use(jsonBodyParser(), bodyParserErrorHandler);
     app.getHttpServer().on('clientError', answerClientError);
     const metrics = app.get(MetricsService);

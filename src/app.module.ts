@@ -21,6 +21,7 @@ import { UploadModule } from './upload/upload.module';
 import { AdminModule } from './admin/admin.module';
 import { AuditModule } from './audit/audit.module';
 import { StaffModule } from './staff/staff.module';
+import { PublicModule } from './public/public.module';
 
 @Module({})
 class ConfigModule {
@@ -53,6 +54,7 @@ export class AppModule {
         EconomyModule,
         UploadModule,
         AdminModule,
+        PublicModule,
         AuditModule,
         StaffModule,
         RealtimeModule,

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, Me, signIn, signOut, SIGNED_OUT_EVENT } from './api';
 import { AccountPage } from './pages/account';
+import { ApiKeysPage } from './pages/api-keys';
 import { AuditPage } from './pages/audit';
 import { BansPage } from './pages/bans';
 import { BoardsPage } from './pages/boards';
@@ -25,6 +26,7 @@ const NAV: Array<[path: string, label: string, permissions: string[]]> = [
   ['packs', 'Packs & resources', ['catalog.read']],
   ['boards', 'Boards', ['boards.read']],
   ['plays', 'Plays', ['plays.read']],
+  ['api-keys', 'API keys', ['api-keys.manage']],
   ['audit', 'Audit log', ['audit.read']],
   ['settings', 'Network settings', ['settings.write', 'ratings.recompute']],
   ['staff', 'Staff', ['staff.manage']],
@@ -127,6 +129,8 @@ function Page({ route, me }: { route: string[]; me: Me }) {
       return <BoardsPage />;
     case 'plays':
       return rest[0] ? <PlayPage id={rest[0]} /> : <PlaysPage />;
+    case 'api-keys':
+      return <ApiKeysPage />;
     case 'audit':
       return <AuditPage target={rest.length > 0 ? rest.join('/') : ''} />;
     case 'settings':

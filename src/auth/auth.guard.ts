@@ -69,6 +69,9 @@ export class AuthGuard implements CanActivate {
       request.auth = { kind: 'public' };
       return true;
     }
+    // The public API's key (or its anonymous tier) is checked by the guard its decorator attaches,
+    // which runs next: the keys, scopes and limits are the public module's.
+    if (kind === 'api-key') return true;
     const token = bearerToken(request.headers.authorization);
     switch (kind) {
       case 'admin':

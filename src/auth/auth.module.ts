@@ -30,6 +30,7 @@ import { UploadSessionRule } from './upload-session.rule';
     SessionReadService,
     UploadSessionRule,
     AuthGuard,
+    TokenService,
   ],
 })
 export class AuthModule {}

@@ -72,7 +72,9 @@ export type RequestAuth =
       serverId: number;
       /** SHA-256 of the presented bootstrap token: the login limit's key. */ credentialHash: string;
     }
-  | { kind: 'server'; session: ServerSessionContext };
+  | { kind: 'server'; session: ServerSessionContext }
+  /** A call of the public API: its key's id, or null for the anonymous tier (set by the route's ApiKeyGuard). */
+  | { kind: 'api-key'; keyId: number | null };
 
 /** The credential id of ADMIN_TOKEN in the audit log. */
 export const ADMIN_TOKEN_CREDENTIAL_ID = 'admin';
@@ -85,8 +87,11 @@ export const STAFF_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{1,31}$/;
 /** Names an account cannot take: they mean someone else in the audit log. */
 export const RESERVED_STAFF_NAMES: readonly string[] = [ANONYMOUS_ACTOR, 'unknown'];
 
-/** `sign-in`: POST /admin/session, open to anyone from the console's origin while the admin API is on. */
-export type AuthKind = 'public' | 'admin' | 'sign-in' | 'bootstrap' | 'server' | 'server-refresh';
+/**
+ * `sign-in`: POST /admin/session, open to anyone from the console's origin while the admin API is on.
+ * `api-key`: the public API; the route's own guard (`@PublicApiAuth`, src/public) checks the key.
+ */
+export type AuthKind = 'public' | 'admin' | 'sign-in' | 'bootstrap' | 'server' | 'server-refresh' | 'api-key';
 
 declare module 'express-serve-static-core' {
   interface Request {

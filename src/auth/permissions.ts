@@ -26,6 +26,7 @@ export const PERMISSIONS = {
   'catalog.write': { role: 'admin', what: 'import charts and collections' },
   'resources.write': { role: 'admin', what: 'resource packs, the resource rescan' },
   'ratings.recompute': { role: 'admin', what: 'recompute every rating' },
+  'api-keys.manage': { role: 'admin', what: "the public read API's keys: list, create, change, revoke" },
   'staff.manage': {
     role: 'owner',
     what: 'staff accounts: create, change role, disable, delete, reset passwords, revoke their tokens',

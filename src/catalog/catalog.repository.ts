@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { PreparedQueries } from '../database/prepared-queries';
 import { BatchableStatement, compareUids, StatementBatcher } from '../database/statement-batcher';
 import { DataSource, EntityManager } from 'typeorm';
 import { ASSET_TYPE, ASSET_UNLOCK_METHOD, ChartDefinition, CollectionDefinition } from './catalog.rules';
@@ -47,12 +48,31 @@ const GRANT_COLLECTIONS: BatchableStatement<CollectionGrant, { status: string; r
   order: (a, b) => compareUids(a.uid, b.uid),
 };
 
+/** The `title` collections the player $1 has unlocked, by key (the public profile). */
+const UNLOCKED_TITLES_SQL = `SELECT c.key, c.properties FROM player_collection pc JOIN collection c ON c.key = pc.collection_key
+ WHERE pc.uid = $1 AND c.type = 'title' ORDER BY c.key`;
+
 @Injectable()
 export class CatalogRepository {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly batcher: StatementBatcher,
+    private readonly prepared: PreparedQueries,
   ) {}
+
+  /** The names of the charts of `levelIds` (absent ids are left out). */
+  chartNames(levelIds: number[]): Promise<Array<{ level_id: number; name: string }>> {
+    return this.prepared.run(
+      'catalog_chart_names',
+      'SELECT level_id, name FROM chart WHERE level_id = ANY($1::int[])',
+      [levelIds],
+    );
+  }
+
+  /** Every `title` collection the player has unlocked, by key. */
+  allUnlockedTitles(uid: string): Promise<Pick<CollectionEntity, 'key' | 'properties'>[]> {
+    return this.prepared.run('catalog_unlocked_titles', UNLOCKED_TITLES_SQL, [uid]);
+  }
 
   private manager(manager?: EntityManager): EntityManager {
     return manager ?? this.dataSource.manager;

@@ -31,7 +31,7 @@ export const COLLECTION_LIST = 'collections';
 /** Unknown keys spelled out in one 400 answer; the rest are counted. */
 const MAX_LISTED_UNKNOWN_KEYS = 50;
 
-export function toTitleInfo(collection: CollectionEntity): TitleInfo {
+export function toTitleInfo(collection: Pick<CollectionEntity, 'key' | 'properties'>): TitleInfo {
   const properties = collection.properties;
   const description = properties.description;
   return {
@@ -95,6 +95,18 @@ export class CatalogService {
   async unlockedTitles(uid: string, keys: string[], manager?: EntityManager): Promise<Map<string, TitleInfo>> {
     const titles = await this.catalog.unlockedTitles(uid, [...new Set(keys)], manager);
     return new Map(titles.map((title) => [title.key, toTitleInfo(title)]));
+  }
+
+  /** Chart names by level id, for the charts of `levelIds` that the catalog has. */
+  async chartNames(levelIds: number[]): Promise<Map<number, string>> {
+    if (levelIds.length === 0) return new Map();
+    const rows = await this.catalog.chartNames([...new Set(levelIds)]);
+    return new Map(rows.map((row) => [row.level_id, row.name]));
+  }
+
+  /** Every `title` collection the player has unlocked, by key (the public profile). */
+  async playerTitles(uid: string): Promise<TitleInfo[]> {
+    return (await this.catalog.allUnlockedTitles(uid)).map(toTitleInfo);
   }
 
   /** GET /server/collections: every collection but the asset ones, as prepared JSON (CatalogReadCache). */

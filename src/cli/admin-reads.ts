@@ -237,6 +237,21 @@ export const READ_COMMANDS: Command[] = [
     render: profile,
   },
   listCommand(
+    'api-keys list',
+    '/admin/api-keys',
+    {},
+    'the public API keys (never the keys themselves), revoked ones included',
+    [
+      ['id', (r) => r.id],
+      ['name', (r) => r.name],
+      ['scopes', (r) => (r.scopes as string[]).join(' ')],
+      ['perMinute', (r) => r.effectiveRateLimit],
+      ['created', (r) => r.createdAt],
+      ['lastUsed', (r) => r.lastUsedAt],
+      ['revoked', (r) => r.revokedAt],
+    ],
+  ),
+  listCommand(
     'bans list',
     '/admin/bans',
     { uid: { type: 'string', value: '<uid>', help: "only this player's" } },

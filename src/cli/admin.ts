@@ -41,6 +41,12 @@ function integer(value: string | undefined, what: string, command: Command): num
   return Number(value);
 }
 
+/** The values of a repeated --scope, as given (the service checks them). */
+function scopes(value: Parsed['values'][string]): string[] {
+  const given = Array.isArray(value) ? value : value === undefined ? [] : [value];
+  return given.filter((scope): scope is string => typeof scope === 'string');
+}
+
 /** The JSON of a file (`-` for stdin), checked here so a typo gets a line number, not a 400. */
 function jsonFile(path: string, command: Command): string {
   let content: string;
@@ -378,6 +384,78 @@ const COMMANDS: Command[] = [
     summary: 'take a void back: the play counts again as before',
     details: 'POST /admin/plays/{id}/restore. Answers the play.',
     build: ({ positionals: [id] }) => ({ method: 'POST', path: `/admin/plays/${segment(id)}/restore` }),
+  },
+  {
+    name: 'api-keys create',
+    args: [],
+    options: {
+      name: { type: 'string', value: '<name>', help: 'what the key is for (1-64 characters)', required: true },
+      scope: {
+        type: 'string',
+        multiple: true,
+        value: '<read:boards|read:players>',
+        help: 'a scope of the key (repeat; at least one)',
+        required: true,
+      },
+      'rate-limit': {
+        type: 'string',
+        value: '<n>',
+        help: 'calls a minute for this key (default: PUBLIC_API_KEY_RATE_LIMIT)',
+      },
+    },
+    summary: 'create a public API key and print it (the only time it is shown)',
+    details:
+      'POST /admin/api-keys. Answers the key\'s record and "key": give that to the integration; only its SHA-256 is kept.',
+    build(parsed) {
+      const { values } = parsed;
+      return {
+        method: 'POST',
+        path: '/admin/api-keys',
+        body: JSON.stringify({
+          name: text(values, 'name'),
+          scopes: scopes(values.scope),
+          ...(values['rate-limit'] !== undefined
+            ? { rateLimit: integer(text(values, 'rate-limit'), '--rate-limit', this) }
+            : {}),
+        }),
+      };
+    },
+  },
+  {
+    name: 'api-keys update',
+    args: ['<id>'],
+    options: {
+      name: { type: 'string', value: '<name>', help: 'a new name' },
+      scope: { type: 'string', multiple: true, value: '<read:boards|read:players>', help: 'the new scopes (repeat)' },
+      'rate-limit': {
+        type: 'string',
+        value: '<n|default>',
+        help: 'calls a minute, or default for PUBLIC_API_KEY_RATE_LIMIT',
+      },
+    },
+    summary: "change a key's name, scopes or limit (every instance applies it at once)",
+    details: "PATCH /admin/api-keys/{id}. Fields not given stay. Answers the key's record.",
+    build(parsed) {
+      const { positionals, values } = parsed;
+      const limit = text(values, 'rate-limit');
+      const body = {
+        ...(values.name !== undefined ? { name: text(values, 'name') } : {}),
+        ...(values.scope !== undefined ? { scopes: scopes(values.scope) } : {}),
+        ...(limit !== undefined
+          ? { rateLimit: limit === 'default' ? null : integer(limit, '--rate-limit', this) }
+          : {}),
+      };
+      if (Object.keys(body).length === 0) throw new UsageError('give --name, --scope or --rate-limit', this);
+      return { method: 'PATCH', path: `/admin/api-keys/${segment(positionals[0])}`, body: JSON.stringify(body) };
+    },
+  },
+  {
+    name: 'api-keys revoke',
+    args: ['<id>'],
+    options: {},
+    summary: 'revoke a key: every instance refuses it from the next call',
+    details: 'DELETE /admin/api-keys/{id}. Answers nothing (204); the key stays listed, revoked.',
+    build: ({ positionals: [id] }) => ({ method: 'DELETE', path: `/admin/api-keys/${segment(id)}` }),
   },
   {
     name: 'realtime connections',

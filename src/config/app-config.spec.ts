@@ -224,6 +224,48 @@ describe('loadConfig', () => {
   });
 });
 
+describe('loadConfig: the public API', () => {
+  it('keeps it keyed, uncached by others and without optional fields by default', () => {
+    expect(loadConfig({})).toMatchObject({
+      publicApiKeyRateLimit: 1200,
+      publicApiAnonymousRateLimit: 0,
+      publicApiCorsOrigins: [],
+      publicApiMaxAgeSeconds: 10,
+      publicApiFields: new Set(),
+    });
+  });
+
+  it('reads origins as a browser sends them, or * alone', () => {
+    expect(
+      loadConfig({ PUBLIC_API_CORS_ORIGINS: ' https://example.net , http://localhost:8080 ' }).publicApiCorsOrigins,
+    ).toEqual(['https://example.net', 'http://localhost:8080']);
+    expect(loadConfig({ PUBLIC_API_CORS_ORIGINS: '*' }).publicApiCorsOrigins).toEqual(['*']);
+    expect(() => loadConfig({ PUBLIC_API_CORS_ORIGINS: 'https://example.net/' })).toThrow(
+      'Invalid configuration: PUBLIC_API_CORS_ORIGINS must list origins like https://example.net (scheme and host, a port other than the default, nothing else); "https://example.net/" is not one (did you mean https://example.net?)',
+    );
+    for (const wrong of [
+      'example.net',
+      'https://example.net:443',
+      'ftp://example.net',
+      'https://Example.net',
+      '*,https://a.example',
+    ])
+      expect(() => loadConfig({ PUBLIC_API_CORS_ORIGINS: wrong })).toThrow(
+        /^Invalid configuration: PUBLIC_API_CORS_ORIGINS must /,
+      );
+  });
+
+  it('turns on listed optional fields only, and refuses an unknown one', () => {
+    expect([...loadConfig({ PUBLIC_API_FIELDS: 'balance' }).publicApiFields]).toEqual(['balance']);
+    expect(() => loadConfig({ PUBLIC_API_FIELDS: 'balance,sessions' })).toThrow(
+      'Invalid configuration: PUBLIC_API_FIELDS must list names among balance; "sessions" is none of them',
+    );
+    expect(() => loadConfig({ PUBLIC_API_KEY_RATE_LIMIT: '0' })).toThrow(
+      'Invalid configuration: PUBLIC_API_KEY_RATE_LIMIT must be between 1 and 1000000, got 0',
+    );
+  });
+});
+
 /** CIDR ranges covering every IPv6 address below 8000:: except ::ffff:0:0/96 (the IPv4-mapped ones). */
 function ipv6OutsideMappedBelow8000(): string {
   const hex = (value: bigint) => {

@@ -73,7 +73,21 @@ export interface AppConfig {
   scoreChecks: ReadonlySet<ScoreCheckName>;
   /** A play whose payload.time is older than this fails the `time` check. */
   scoreMaxAgeHours: number;
+  /** Public API (docs/decisions.md "Public API"): calls a minute of a key without a limit of its own. */
+  publicApiKeyRateLimit: number;
+  /** Calls a minute per client address without a key; 0: the anonymous tier is off (every call needs a key). */
+  publicApiAnonymousRateLimit: number;
+  /** Origins (scheme://host[:port]) whose pages may read the public API; `*` any origin; empty: none. */
+  publicApiCorsOrigins: readonly string[];
+  /** `Cache-Control: max-age` of the public API's answers. */
+  publicApiMaxAgeSeconds: number;
+  /** Optional fields an operator turned on in public answers (PUBLIC_API_FIELDS). */
+  publicApiFields: ReadonlySet<PublicApiField>;
 }
+
+/** Fields the public API leaves out unless PUBLIC_API_FIELDS names them. */
+export const PUBLIC_API_FIELDS = ['balance'] as const;
+export type PublicApiField = (typeof PUBLIC_API_FIELDS)[number];
 
 /** Every named consistency check of an uploaded play (docs/decisions.md "Score integrity"). */
 export const SCORE_CHECK_NAMES = [
@@ -232,6 +246,49 @@ function scoreChecks(env: Env, name: string): ReadonlySet<ScoreCheckName> {
   return new Set(SCORE_CHECK_NAMES.filter((check) => !disabled.includes(check)));
 }
 
+/** A comma-separated list of names, each one of `allowed`. */
+function nameList<T extends string>(env: Env, name: string, allowed: readonly T[]): ReadonlySet<T> {
+  const entries = (raw(env, name) ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  for (const entry of entries) {
+    if (!(allowed as readonly string[]).includes(entry))
+      throw new ConfigError(name, `must list names among ${allowed.join(', ')}; "${entry}" is none of them`);
+  }
+  return new Set(entries as T[]);
+}
+
+/**
+ * PUBLIC_API_CORS_ORIGINS: `*`, or a comma-separated list of origins as a browser sends them in
+ * `Origin` (scheme, host and a port other than the scheme's default; no path, no trailing slash).
+ */
+function corsOrigins(env: Env, name: string): readonly string[] {
+  const entries = (raw(env, name) ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  if (entries.includes('*')) {
+    if (entries.length > 1) throw new ConfigError(name, 'must be "*" alone or a list of origins');
+    return ['*'];
+  }
+  for (const entry of entries) {
+    let origin: string | null = null;
+    try {
+      const parsed = new URL(entry);
+      origin = ['http:', 'https:'].includes(parsed.protocol) ? parsed.origin : null;
+    } catch {
+      origin = null;
+    }
+    if (origin !== entry)
+      throw new ConfigError(
+        name,
+        `must list origins like https://example.net (scheme and host, a port other than the default, nothing else); "${entry}" is not one${origin ? ` (did you mean ${origin}?)` : ''}`,
+      );
+  }
+  return entries;
+}
+
 /**
  * Variables whose meaning changed: set, they stop the start rather than being ignored (an operator
  * who tuned them would otherwise run with limits they never chose).
@@ -346,6 +403,11 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     logLevel: logLevel as LogLevel,
     scoreChecks: read(() => scoreChecks(env, 'SCORE_CHECKS_DISABLED'), new Set(SCORE_CHECK_NAMES)),
     scoreMaxAgeHours: number('SCORE_MAX_AGE_HOURS', 24, 1, 87_600),
+    publicApiKeyRateLimit: number('PUBLIC_API_KEY_RATE_LIMIT', 1_200, 1, 1_000_000),
+    publicApiAnonymousRateLimit: number('PUBLIC_API_ANONYMOUS_RATE_LIMIT', 0, 0, 1_000_000),
+    publicApiCorsOrigins: read(() => corsOrigins(env, 'PUBLIC_API_CORS_ORIGINS'), []),
+    publicApiMaxAgeSeconds: number('PUBLIC_API_MAX_AGE_SECONDS', 10, 0, 86_400),
+    publicApiFields: read(() => nameList(env, 'PUBLIC_API_FIELDS', PUBLIC_API_FIELDS), new Set<PublicApiField>()),
   };
   if (
     config.staffSessionMaxSeconds < config.staffSessionIdleSeconds &&

@@ -1,22 +1,29 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { PreparedQueries } from '../database/prepared-queries';
 import { BatchableStatement, compareUids, StatementBatcher } from '../database/statement-batcher';
 import { DataSource, EntityManager } from 'typeorm';
 import { activeBanPredicate } from '../player/player.repository';
 import { BalanceHistoryEntity } from './entities/balance-history.entity';
 import { PlayerBalanceEntity } from './entities/player-balance.entity';
 
+/** The most entries of the wealth ranking one call reads. */
+export const TOP_BALANCES_MAX_LIMIT = 100;
+
 /**
  * The first $1 balances by wattHour descending then uid ascending, players under an active ban
  * left out. It walks IDX_player_balance_rank and stops after $1 kept rows, so its cost depends on
- * the limit (plus banned players skipped on the way), not on the number of players.
+ * the limit (plus banned players skipped on the way), not on the number of players. The constant
+ * inner bound (TOP_BALANCES_MAX_LIMIT) gives the named statement a generic plan that is that walk:
+ * costed on a `LIMIT $1` alone it was a parallel scan, and PostgreSQL planned every call again
+ * (leaderboard.repository.ts, boundedLimit).
  */
-export const TOP_BALANCES_SQL = `SELECT bal.uid, p.username, p.display_name, bal.watt_hour
+export const TOP_BALANCES_SQL = `SELECT * FROM (SELECT bal.uid, p.username, p.display_name, bal.watt_hour
   FROM player_balance bal
   JOIN player p ON p.uid = bal.uid
  WHERE NOT ${activeBanPredicate('p')}
  ORDER BY bal.watt_hour DESC, bal.uid ASC
- LIMIT $1`;
+ LIMIT ${TOP_BALANCES_MAX_LIMIT}) AS bounded LIMIT $1`;
 
 export interface BalanceWrite {
   tokenHash: string;
@@ -57,6 +64,7 @@ export class EconomyRepository {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly batcher: StatementBatcher,
+    private readonly prepared: PreparedQueries,
   ) {}
 
   private manager(manager?: EntityManager): EntityManager {
@@ -95,8 +103,24 @@ export class EconomyRepository {
     return query.getMany();
   }
 
-  /** The first `limit` entries of the wealth ranking (TOP_BALANCES_SQL). */
+  /**
+   * The first `limit` entries of the wealth ranking (TOP_BALANCES_SQL), a named prepared statement
+   * on PostgreSQL, planned once per connection: planning it took 0.64 ms against 0.18 ms of
+   * execution (EXPLAIN ANALYZE, 1M players).
+   */
   topBalances(limit: number): Promise<RankedBalanceRow[]> {
-    return this.manager().query<RankedBalanceRow[]>(TOP_BALANCES_SQL, [limit]);
+    if (!Number.isInteger(limit) || limit < 1 || limit > TOP_BALANCES_MAX_LIMIT)
+      throw new Error(`The wealth ranking's top N is 1 to ${TOP_BALANCES_MAX_LIMIT}, not ${limit}`);
+    return this.prepared.run<RankedBalanceRow>('economy_top_balances', TOP_BALANCES_SQL, [limit]);
+  }
+
+  /** The player's balance in wattHour; null without one (the public profile's optional field). */
+  async balanceOf(uid: string): Promise<string | null> {
+    const rows = await this.prepared.run<{ watt_hour: string }>(
+      'economy_balance_of',
+      'SELECT watt_hour FROM player_balance WHERE uid = $1',
+      [uid],
+    );
+    return rows[0]?.watt_hour ?? null;
   }
 }

@@ -5,11 +5,11 @@ import { BalanceConflictError, NotFoundError } from '../common/errors/app-error'
 import { formatLocalDateTime } from '../common/time';
 import { isForeignKeyViolation } from '../database/pg-errors';
 import { AdminEconomyResponse, EconomyResponse, RankingEntryResponse, SyncEconomyDto } from './dto/economy.dto';
-import { EconomyRepository } from './economy.repository';
+import { EconomyRepository, TOP_BALANCES_MAX_LIMIT } from './economy.repository';
 import { shownName } from '../common/player-name';
 
 export const BALTOP_DEFAULT_LIMIT = 10;
-export const BALTOP_MAX_LIMIT = 100;
+export const BALTOP_MAX_LIMIT = TOP_BALANCES_MAX_LIMIT;
 export const HISTORY_DEFAULT_LIMIT = 50;
 export const HISTORY_MAX_LIMIT = 500;
 
@@ -62,6 +62,11 @@ export class EconomyService {
       displayName: shownName(row.display_name, row.username),
       wattHour: Number(row.watt_hour),
     }));
+  }
+
+  /** The player's wattHour balance; 0 for a player who never synced one. */
+  async balanceOf(uid: string): Promise<number> {
+    return Number((await this.economy.balanceOf(uid)) ?? 0);
   }
 
   /** GET /admin/players/{uid}/economy: the balance and one page of its history, newest first. */

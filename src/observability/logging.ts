@@ -133,8 +133,8 @@ function serverOf(request: Request): number | undefined {
 
 /**
  * The one line per request: id, method, route pattern, path without its query string, status,
- * the error code answered (4xx/5xx), the game server (serverID) when the caller is one, and
- * duration. Nothing else of the request (headers, body, query) is ever logged.
+ * the error code answered (4xx/5xx), the game server (serverID) when the caller is one, the
+ * public API key's id when the caller used one, and duration. Nothing else of the request (headers, body, query) is ever logged.
  */
 export function logRequest(
   root: Pino,
@@ -157,6 +157,7 @@ export function logRequest(
   if (response.statusCode >= 400) line.error = errorCodeOf(response);
   const server = serverOf(request);
   if (server !== undefined) line.server = server;
+  if (request.auth?.kind === 'api-key' && request.auth.keyId !== null) line.apiKey = request.auth.keyId;
   line.durationMs = Math.round(seconds * 100_000) / 100;
   root[level](line, response.writableFinished ? 'request completed' : 'request aborted');
 }

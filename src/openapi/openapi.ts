@@ -4,6 +4,7 @@ import {
   ADMIN_TOKEN_SCHEME,
   BOOTSTRAP_TOKEN_SCHEME,
   CSRF_TOKEN_SCHEME,
+  PUBLIC_API_KEY_SCHEME,
   SERVER_TOKEN_SCHEME,
   STAFF_SESSION_COOKIE,
   STAFF_SESSION_SCHEME,
@@ -24,8 +25,9 @@ Every body is JSON (UTF-8, at most 256 KiB). Every non-2xx answer has the body \
 Times are ISO 8601 local date-times without zone (\`YYYY-MM-DDTHH:mm:ss\`).
 
 Authentication is a bearer token in \`Authorization\`. Routes need the **server access token** unless they say otherwise:
-the **bootstrap token** is accepted by \`POST /server/login\` only, the **admin token** by \`/admin\` only, and a few
-routes (ping, health, signed resource files, these docs) are public.
+the **bootstrap token** is accepted by \`POST /server/login\` only, the **admin token** by \`/admin\` only, a **public API
+key** by \`/public/v1\` only (or none there, where the operator turned the anonymous tier on), and a few routes (ping,
+health, signed resource files, these docs) are public.
 
 ${WEBSOCKET_DESCRIPTION}`;
 
@@ -76,7 +78,16 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
       in: 'header',
       name: 'X-CSRF-Token',
       description: "The session's CSRF token (the csrfToken of the sign-in, also in the rhythmc_csrf cookie)",
-    });
+    })
+    .addBearerAuth(
+      {
+        type: 'http',
+        scheme: 'bearer',
+        description:
+          'A public API key (`rpk_…`) from POST /admin/api-keys, with the scope the route names (/public/v1 only)',
+      },
+      PUBLIC_API_KEY_SCHEME,
+    );
   for (const [name, description] of Object.entries(TAG_DESCRIPTIONS)) builder.addTag(name, description);
 
   const document = SwaggerModule.createDocument(app, builder.build(), {
@@ -86,6 +97,12 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
     for (const operation of Object.values(path) as Operation[]) {
       if (typeof operation !== 'object' || operation === null) continue;
       if (operation.security === undefined) operation.security = [{ [SERVER_TOKEN_SCHEME]: [] }];
+      // The public API without a key: only where this deployment turned the anonymous tier on.
+      else if (
+        config.publicApiAnonymousRateLimit > 0 &&
+        operation.security.some((requirement) => PUBLIC_API_KEY_SCHEME in requirement)
+      )
+        operation.security = [...operation.security, {}];
       // @Public() records an empty requirement; no requirement at all says the same more plainly.
       else if (operation.security.every((requirement) => Object.keys(requirement).length === 0))
         operation.security = [];

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { PreparedQueries } from '../database/prepared-queries';
 import { PlayerBanEntity } from './entities/player-ban.entity';
 import { PlayerEntity } from './entities/player.entity';
-import { activeBan } from './player.repository';
+import { activeBan, activeBanPredicate } from './player.repository';
 
 export interface PlayerListFilter {
   usernamePrefix?: string;
@@ -36,6 +37,31 @@ export interface ActiveBanRow {
   created_at: Date;
 }
 
+/** A player as the public API shows one (identity only). */
+export interface PublicPlayerRow {
+  uid: string;
+  username: string;
+  display_name: string;
+  uuid: string | null;
+}
+
+const PUBLIC_PLAYER = 'SELECT p.uid, p.username, p.display_name, p.uuid FROM player p';
+const UNBANNED = `NOT ${activeBanPredicate('p')}`;
+/** The player $1, unless under an active ban. */
+const PUBLIC_PLAYER_BY_UID_SQL = `${PUBLIC_PLAYER} WHERE p.uid = $1 AND ${UNBANNED}`;
+/** The player of Mojang uuid $1, unless under an active ban. */
+const PUBLIC_PLAYER_BY_UUID_SQL = `${PUBLIC_PLAYER} WHERE p.uuid = $1 AND ${UNBANNED}`;
+/**
+ * Unbanned players whose lowercased name lies in [$1, $2) in byte order (PlayerReadService
+ * publicPlayersByName gives the bounds of a prefix or of one exact name): one range of
+ * IDX_player_username_lower (lower(username) text_pattern_ops), in its order, then uid; at most $3.
+ * No LIKE: what the caller typed is never a pattern.
+ */
+const PUBLIC_PLAYERS_BY_NAME_SQL = `${PUBLIC_PLAYER}
+ WHERE lower(p.username) ~>=~ $1 AND lower(p.username) ~<~ $2 AND ${UNBANNED}
+ ORDER BY lower(p.username) USING ~<~, p.uid
+ LIMIT $3`;
+
 /** `_` and `%` are LIKE wildcards; usernames may hold `_`. */
 const likePrefix = (prefix: string) => `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
@@ -46,7 +72,24 @@ const likePrefix = (prefix: string) => `${prefix.replace(/[\\%_]/g, (c) => `\\${
  */
 @Injectable()
 export class PlayerReadRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly prepared: PreparedQueries,
+  ) {}
+
+  /** The public API's player by uid or Mojang uuid; null when unknown or under an active ban. */
+  async publicPlayer(by: { uid: string } | { uuid: string }): Promise<PublicPlayerRow | null> {
+    const rows =
+      'uid' in by
+        ? await this.prepared.run<PublicPlayerRow>('player_public_by_uid', PUBLIC_PLAYER_BY_UID_SQL, [by.uid])
+        : await this.prepared.run<PublicPlayerRow>('player_public_by_uuid', PUBLIC_PLAYER_BY_UUID_SQL, [by.uuid]);
+    return rows[0] ?? null;
+  }
+
+  /** Unbanned players whose lowercased name is in [from, to) in byte order, by that name then uid; at most `limit`. */
+  publicPlayersByName(from: string, to: string, limit: number): Promise<PublicPlayerRow[]> {
+    return this.prepared.run<PublicPlayerRow>('player_public_by_name', PUBLIC_PLAYERS_BY_NAME_SQL, [from, to, limit]);
+  }
 
   /** Players by uid ascending after `afterUid`, at most `limit` rows. */
   listPlayers(filter: PlayerListFilter, afterUid: string | undefined, limit: number): Promise<PlayerListRow[]> {

@@ -4,7 +4,25 @@ import { ListQuery, Page, toPage } from '../common/pagination/list-query';
 import { shownName } from '../common/player-name';
 import { formatLocalDateTime } from '../common/time';
 import { AdminBanResponse, AdminPlayerAccount, AdminPlayerSummary } from './dto/admin-player-read.dto';
-import { ActiveBanRow, PlayerListRow, PlayerReadRepository } from './player-read.repository';
+import { ActiveBanRow, PlayerListRow, PlayerReadRepository, PublicPlayerRow } from './player-read.repository';
+
+/** A player the public API may show (known, not under an active ban): identity only. */
+export interface PublicPlayer {
+  uid: number;
+  username: string;
+  displayName: string;
+  uuid: string | null;
+}
+
+const toPublicPlayer = (row: PublicPlayerRow): PublicPlayer => ({
+  uid: Number(row.uid),
+  username: row.username,
+  displayName: shownName(row.display_name, row.username),
+  uuid: row.uuid,
+});
+
+/** What a name lookup may contain: the characters of a username. Anything else finds nobody, and is refused before. */
+export const PLAYER_NAME_QUERY = /^[A-Za-z0-9_]{1,32}$/;
 
 export interface PlayerListFilters {
   username: string;
@@ -50,7 +68,7 @@ function toBan(row: ActiveBanRow): AdminBanResponse {
   };
 }
 
-/** The admin reads of the player module: the player list, active bans, one player's account. */
+/** The admin reads of the player module (the player list, active bans, one player's account) and the public API's player lookups. */
 @Injectable()
 export class PlayerReadService {
   constructor(private readonly reads: PlayerReadRepository) {}
@@ -68,6 +86,27 @@ export class PlayerReadService {
   async listActiveBans(query: ListQuery<{ uid: string }>): Promise<Page<AdminBanResponse>> {
     const rows = await this.reads.listActiveBans(query.filters.uid, query.after, query.limit + 1);
     return toPage(rows, query, BAN_LIST, (row) => row.id, toBan);
+  }
+
+  /** The player by uid or Mojang uuid (lowercase), for the public API; null when unknown or under an active ban. */
+  async publicPlayer(by: { uid: string } | { uuid: string }): Promise<PublicPlayer | null> {
+    const row = await this.reads.publicPlayer(by);
+    return row && toPublicPlayer(row);
+  }
+
+  /**
+   * Unbanned players by name, ignoring case: the one name (`exact`), or every name starting with
+   * it; by lowercased name, then uid; at most `limit`. `name` matches PLAYER_NAME_QUERY (ASCII), so
+   * its lowercase is a plain byte string and the bounds a byte-order range: a prefix p runs to p
+   * with its last byte + 1; an exact name n to n + U+0001 (text holds no NUL).
+   */
+  async publicPlayersByName(name: string, exact: boolean, limit: number): Promise<PublicPlayer[]> {
+    if (!PLAYER_NAME_QUERY.test(name)) return [];
+    const from = name.toLowerCase();
+    const to = exact
+      ? `${from}\u0001`
+      : `${from.slice(0, -1)}${String.fromCharCode(from.charCodeAt(from.length - 1) + 1)}`;
+    return (await this.reads.publicPlayersByName(from, to, limit)).map(toPublicPlayer);
   }
 
   /** Identity, options and ban history; 404 for an unknown uid. */

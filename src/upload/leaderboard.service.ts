@@ -15,6 +15,7 @@ import {
   AnchorState,
   Checked,
   CheckedTrackRow,
+  FirstPlaceRow,
   LeaderboardRepository,
   SiteRow,
   TrackRow,
@@ -44,6 +45,30 @@ const chartEntry = (row: TrackRow, rank: number): ChartBoardEntry => ({
   displayName: shownName(row.display_name, row.username),
   acc: row.acc,
   rating: roundRating(row.rating),
+});
+
+/** A chart's rank 1 (LeaderboardService.firstPlaces). */
+export interface FirstPlace {
+  levelId: number;
+  chartName: string;
+  uid: number;
+  username: string;
+  displayName: string;
+  acc: number;
+  rating: number;
+  /** When the service first accepted a play reaching this best. */
+  reachedAt: Date;
+}
+
+const firstPlace = (row: FirstPlaceRow): FirstPlace => ({
+  levelId: row.level_id,
+  chartName: row.chart_name,
+  uid: Number(row.uid),
+  username: row.username,
+  displayName: shownName(row.display_name, row.username),
+  acc: row.acc,
+  rating: roundRating(row.rating),
+  reachedAt: new Date(Number(row.first_time_ms)),
 });
 
 const siteKeyMatches = (row: SiteRow, key: RankKey) => toTenThousandths(Number(row.atp)) === -key[0];
@@ -106,6 +131,14 @@ export class LeaderboardService {
     return rank === null
       ? { board: 'atp', rank: null, entries: [] }
       : { board: 'atp', rank, entries: windowEntries(window, rank, atpEntry) };
+  }
+
+  /**
+   * Rank 1 of every chart board (the entry chartBoard's top 1 answers), the most recently reached
+   * first; at most `limit`.
+   */
+  async firstPlaces(limit: number): Promise<FirstPlace[]> {
+    return (await this.boards.firstPlaces(limit)).map(firstPlace);
   }
 
   async chartBoard(levelId: number, query: LeaderboardQueryDto): Promise<ChartBoardResponse> {

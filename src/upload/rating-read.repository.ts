@@ -1,6 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { PreparedQueries } from '../database/prepared-queries';
+import { COUNTED_RECORD } from './counted-record';
+import { BAN_CHECK } from './rank-source.repository';
+import { BanCheckRow, toBanCheck } from './upload-sql';
+import type { BanCheck } from './upload.types';
 
 export interface BestRow {
   level_id: number;
@@ -11,31 +16,72 @@ export interface BestRow {
   version: string;
 }
 
-/** Read-only: a player's ATP and bests for the admin profile (the upload path never calls it). */
+/** A counted play of the player, newest first, with its chart. */
+export interface RecentPlayRow {
+  id: string;
+  level_id: number;
+  chart_name: string;
+  difficulty_constant: number;
+  acc: number;
+  full_combo: boolean;
+  all_perfect: boolean;
+  max_combo: number;
+  received_at: Date;
+}
+
+/** The rating row of $1 (ATP and version; nulls without one) and the ban check the rank answer needs, in one snapshot. */
+const RATING_SQL = `SELECT r.atp, r.version, ${BAN_CHECK}
+  FROM (SELECT $1::bigint AS uid) AS me LEFT JOIN player_rating r ON r.uid = me.uid`;
+
+/** The player's bests by rating descending (then level id), at most $2, each with how many there are in all. */
+const BESTS_SQL = `SELECT level_id, acc, rating, first_time_ms, record_id, version, count(*) OVER () AS total
+  FROM player_chart_best WHERE uid = $1 ORDER BY rating DESC, level_id ASC LIMIT $2`;
+
+/**
+ * The player's newest $2 plays that count (counted-record.ts), by id descending (the order the
+ * service stored them): IDX_play_record_uid_recent walked backwards from the player's last record.
+ */
+const RECENT_PLAYS_SQL = `SELECT r.id, r.level_id, c.name AS chart_name, c.difficulty_constant, r.acc, r.full_combo, r.all_perfect,
+       r.max_combo, r.received_at
+  FROM play_record r JOIN chart c ON c.level_id = r.level_id
+ WHERE r.uid = $1 AND ${COUNTED_RECORD('r', 'c')}
+ ORDER BY r.id DESC
+ LIMIT $2`;
+
+/**
+ * Read-only: a player's ATP, bests and plays for the admin profile and the public API (the upload
+ * path never calls it). Named prepared statements on PostgreSQL (PreparedQueries): these are the
+ * profile's hot reads.
+ */
 @Injectable()
 export class RatingReadRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly prepared: PreparedQueries,
+  ) {}
 
-  /** The rating row: ATP and its version; null without a counted play. */
-  async rating(uid: string): Promise<{ atp: string; version: string } | null> {
-    const rows = await this.dataSource.query<{ atp: string; version: string }[]>(
-      'SELECT atp, version FROM player_rating WHERE uid = $1',
+  /** The rating row (null without a counted play) and the player's ban check, read together. */
+  async rating(uid: string): Promise<{ rating: { atp: string; version: string } | null; bans: BanCheck }> {
+    const [row] = await this.prepared.run<{ atp: string | null; version: string | null } & BanCheckRow>(
+      'rating_read_rating',
+      RATING_SQL,
       [uid],
     );
-    return rows.length > 0 ? rows[0] : null;
+    return {
+      rating: row.atp === null ? null : { atp: row.atp, version: row.version as string },
+      bans: toBanCheck(row),
+    };
   }
 
-  /** The player's bests by rating descending (then level id), at most `limit`, and how many there are. */
+  /** The player's bests by rating descending (then level id), at most `limit` (≥ 1), and how many there are. */
   async bests(uid: string, limit: number): Promise<{ rows: BestRow[]; total: number }> {
-    const rows = await this.dataSource.query<BestRow[]>(
-      'SELECT level_id, acc, rating, first_time_ms, record_id, version FROM player_chart_best WHERE uid = $1 ORDER BY rating DESC, level_id ASC LIMIT $2',
-      [uid, limit],
-    );
-    const [{ total }] = await this.dataSource.query<{ total: number }[]>(
-      'SELECT count(*)::int AS total FROM player_chart_best WHERE uid = $1',
-      [uid],
-    );
-    return { rows, total };
+    const rows = await this.prepared.run<BestRow & { total: string }>('rating_read_bests', BESTS_SQL, [uid, limit]);
+    return { rows, total: rows.length > 0 ? Number(rows[0].total) : 0 };
+  }
+
+  /** The player's newest `limit` counted plays. */
+  recentPlays(uid: string, limit: number): Promise<RecentPlayRow[]> {
+    return this.prepared.run<RecentPlayRow>('rating_read_recent_plays', RECENT_PLAYS_SQL, [uid, limit]);
   }
 
   /**

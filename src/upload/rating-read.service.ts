@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { RankSourceRepository } from './rank-source.repository';
 import { RankAnswerService } from './rank/rank-answer.service';
-import { toTenThousandths } from './rating';
+import { playRating, roundRating, toTenThousandths } from './rating';
 import { RatingReadRepository } from './rating-read.repository';
 import type { PlayerRankState } from './upload.types';
 
@@ -14,23 +13,36 @@ export interface PlayerRatingSummary {
   bestCount: number;
 }
 
-/** Read-only view of a player's ATP, bests and ranks (GET /admin/players/{uid}). */
+/** A counted play, newest first (the public profile). */
+export interface RecentPlay {
+  levelId: number;
+  chartName: string;
+  acc: number;
+  /** The play's rating at the chart's constant now (rating.ts), 4 decimals. */
+  rating: number;
+  fullCombo: boolean;
+  allPerfect: boolean;
+  maxCombo: number;
+  /** When the service received it. */
+  receivedAt: Date;
+}
+
+/** Read-only view of a player's ATP, bests, ranks and plays (GET /admin/players/{uid}, the public profile). */
 @Injectable()
 export class RatingReadService {
   constructor(
     private readonly ratings: RatingReadRepository,
-    private readonly rankSources: RankSourceRepository,
     private readonly rankAnswers: RankAnswerService,
   ) {}
 
   /**
-   * ATP and the best charts with the ranks the player's next upload would answer (siteRank, and
-   * trackRank per chart), each from the rank index (SQL when it cannot answer); null while banned.
+   * ATP and the best charts (at most `bestLimit`, ≥ 1) with the ranks the player's next upload
+   * would answer (siteRank, and trackRank per chart), each from the rank index (SQL when it cannot
+   * answer); null while banned.
    */
   async playerRatings(uid: string, bestLimit: number): Promise<PlayerRatingSummary> {
-    const rating = await this.ratings.rating(uid);
+    const { rating, bans } = await this.ratings.rating(uid);
     const bests = await this.ratings.bests(uid, bestLimit);
-    const bans = await this.rankSources.banCheck(uid);
     const version = rating === null ? 0 : Number(rating.version);
     const atpE4 = rating === null ? null : toTenThousandths(Number(rating.atp));
     const state = (levelId: number, best: PlayerRankState['best']): PlayerRankState => ({
@@ -53,6 +65,21 @@ export class RatingReadService {
       ranked.push({ levelId: row.level_id, acc: row.acc, rating: row.rating, trackRank });
     }
     return { atp: rating === null ? null : Number(rating.atp), siteRank, bests: ranked, bestCount: bests.total };
+  }
+
+  /** The player's newest `limit` plays that count towards bests and ranks (counted-record.ts). */
+  async recentPlays(uid: string, limit: number): Promise<RecentPlay[]> {
+    const rows = await this.ratings.recentPlays(uid, limit);
+    return rows.map((row) => ({
+      levelId: row.level_id,
+      chartName: row.chart_name,
+      acc: row.acc,
+      rating: roundRating(playRating(row.difficulty_constant, row.acc)),
+      fullCombo: row.full_combo,
+      allPerfect: row.all_perfect,
+      maxCombo: row.max_combo,
+      receivedAt: row.received_at,
+    }));
   }
 
   /** Uploads received in the last minute and the last 15 minutes (GET /admin/overview). */

@@ -62,6 +62,6 @@ import { RatingRepository } from './rating.repository';
         redis ? new RedisRankIndex(config, redis, repository) : new MemoryRankIndex(config, repository),
     },
   ],
-  exports: [UploadStatsService, RatingReadService],
+  exports: [UploadStatsService, RatingReadService, LeaderboardService],
 })
 export class UploadModule {}

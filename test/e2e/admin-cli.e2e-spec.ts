@@ -448,6 +448,99 @@ describe('Admin CLI (npm run admin)', () => {
     });
   });
 
+  describe('public API keys', () => {
+    it('creates a key shown once, lists it without the key, changes and revokes it', async () => {
+      const created = await admin(
+        'api-keys',
+        'create',
+        '--name',
+        'Discord bot',
+        '--scope',
+        'read:boards',
+        '--scope',
+        'read:players',
+        '--rate-limit',
+        '600',
+      );
+      expect(created).toMatchObject({ code: 0, stderr: '' });
+      const body = json(created);
+      expect(body).toEqual({
+        id: expect.any(Number),
+        name: 'Discord bot',
+        scopes: ['read:boards', 'read:players'],
+        rateLimit: 600,
+        effectiveRateLimit: 600,
+        createdAt: expect.any(String),
+        lastUsedAt: null,
+        revokedAt: null,
+        key: expect.stringMatching(/^rpk_[A-Za-z0-9_-]{43}$/),
+      });
+      expect(await app.sql('SELECT key_hash FROM public_api_key WHERE id = $1', [body.id])).toEqual([
+        { key_hash: sha256(body.key) },
+      ]);
+      expect((await app.http.get('/public/v1/charts', { token: body.key })).status).toBe(200);
+
+      const listed = await admin('api-keys', 'list');
+      expect(listed.code).toBe(0);
+      expect(listed.stdout).toMatch(/^id\s+name\s+scopes\s+perMinute\s+created\s+lastUsed\s+revoked$/m);
+      expect(listed.stdout).toMatch(
+        new RegExp(`^\\s*${body.id}\\s+Discord bot\\s+read:boards read:players\\s+600\\s`, 'm'),
+      );
+      expect(listed.stdout).not.toContain((body.key as string).slice(4));
+
+      const updated = await admin(
+        'api-keys',
+        'update',
+        String(body.id),
+        '--scope',
+        'read:boards',
+        '--rate-limit',
+        'default',
+      );
+      expect(updated.code).toBe(0);
+      expect(json(updated)).toMatchObject({
+        id: body.id,
+        scopes: ['read:boards'],
+        rateLimit: null,
+        effectiveRateLimit: 1200,
+      });
+      expect((await app.http.get('/public/v1/players/1', { token: body.key })).status).toBe(403);
+
+      expect(await admin('api-keys', 'revoke', String(body.id))).toEqual({ code: 0, stdout: '', stderr: '' });
+      expect((await app.http.get('/public/v1/charts', { token: body.key })).status).toBe(401);
+      const again = await admin('api-keys', 'update', String(body.id), '--name', 'x');
+      expect(again.code).toBe(1);
+      expect(JSON.parse(again.stderr)).toEqual({ error: 'NOT_FOUND', message: `No live API key with id ${body.id}` });
+    });
+
+    it('checks the command line before calling', async () => {
+      const noScope = await admin('api-keys', 'create', '--name', 'x');
+      expect(noScope.code).toBe(2);
+      const badLimit = await admin(
+        'api-keys',
+        'create',
+        '--name',
+        'x',
+        '--scope',
+        'read:boards',
+        '--rate-limit',
+        'lots',
+      );
+      expect(badLimit.code).toBe(2);
+      expect(badLimit.stderr).toContain('--rate-limit must be an integer');
+      const nothing = await admin('api-keys', 'update', '1');
+      expect(nothing.code).toBe(2);
+      expect(nothing.stderr).toContain('give --name, --scope or --rate-limit');
+      // A scope the service does not know is its 400, printed as it answered.
+      const unknown = await admin('api-keys', 'create', '--name', 'x', '--scope', 'write:all');
+      expect(unknown.code).toBe(1);
+      expect(JSON.parse(unknown.stderr)).toEqual({
+        error: 'BAD_REQUEST',
+        message: 'scopes must be a non-empty list of distinct scopes among read:boards, read:players',
+      });
+    });
+  });
+
   describe('errors', () => {
     it('prints the error body of a refusal on stderr and exits 1', async () => {
       const file = join(files, 'packs.json');
@@ -653,6 +746,8 @@ describe('Admin CLI (npm run admin)', () => {
         'resources rescan',
         'charts import <file.json>',
         'ratings recompute',
+        'api-keys create',
+        'api-keys list',
       ]) {
         expect(all.stdout).toContain(`  ${command}`);
       }

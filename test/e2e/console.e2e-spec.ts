@@ -272,6 +272,60 @@ describe('Web console', () => {
     expect((await app.http.get('/server/charts', { token: login.body.accessToken as string })).status).toBe(401);
   });
 
+  it('creates a public API key shown once, changes its scopes and revokes it; the key works and then stops', async () => {
+    await page.getByRole('link', { name: 'API keys' }).click();
+    const form = page.getByRole('form', { name: 'Create an API key' });
+    await form.getByLabel('Name', { exact: true }).fill('Website');
+    await form.getByLabel('Calls a minute (empty: the default)').fill('300');
+    await form.getByLabel('read:players', { exact: true }).check();
+    await form.getByRole('button', { name: 'Create' }).click();
+    const dialog = page.getByRole('dialog', { name: 'API key of Website' });
+    const key = await dialog.getByRole('textbox').inputValue();
+    expect(key).toMatch(/^rpk_[A-Za-z0-9_-]{43}$/);
+    const table = page.getByRole('table', { name: 'API keys' });
+    const row = table.getByRole('row').filter({ hasText: 'Website' });
+    await row.waitFor();
+    await shot('console-api-keys');
+    const board = await app.http.get('/public/v1/boards/atp', { token: key });
+    expect({ status: board.status, limit: board.headers.get('ratelimit-limit') }).toEqual({
+      status: 200,
+      limit: '300',
+    });
+    expect((await app.http.get('/public/v1/players?prefix=a', { token: key })).status).toBe(200);
+    await dialog.getByRole('button', { name: 'Done' }).click();
+    await expect(dialog.count()).resolves.toBe(0);
+    // Only its hash is kept, and the page never shows the key again.
+    expect(await page.content()).not.toContain(key.slice(4));
+
+    // Take read:players away and go back to the default limit.
+    await row.getByLabel('read:players', { exact: true }).uncheck();
+    await row.getByLabel('Calls a minute of Website').fill('');
+    await row.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved Website: every instance applies it from the next call.').waitFor();
+    const [stored] = await app.sql<{ scopes: string[]; rate_limit: number | null }>(
+      "SELECT scopes, rate_limit FROM public_api_key WHERE name = 'Website'",
+    );
+    expect(stored).toEqual({ scopes: ['read:boards'], rate_limit: null });
+    expect((await app.http.get('/public/v1/players?prefix=a', { token: key })).status).toBe(403);
+
+    await table.getByRole('row').filter({ hasText: 'Website' }).getByRole('button', { name: 'Revoke' }).click();
+    await page.getByText('Revoked Website.').waitFor();
+    await table
+      .getByRole('row')
+      .filter({ hasText: 'Website' })
+      .getByText(/^revoked /)
+      .waitFor();
+    expect((await app.http.get('/public/v1/boards/atp', { token: key })).status).toBe(401);
+
+    // A key without a scope cannot be asked for: the button waits for one.
+    await form.getByLabel('Name', { exact: true }).fill('Nothing');
+    await form.getByLabel('read:boards', { exact: true }).uncheck();
+    await form.getByLabel('read:players', { exact: true }).uncheck();
+    await expect(form.getByRole('button', { name: 'Create' }).isDisabled()).resolves.toBe(true);
+    await form.getByLabel('read:boards', { exact: true }).check();
+    await expect(form.getByRole('button', { name: 'Create' }).isDisabled()).resolves.toBe(false);
+  });
+
   it('shows the catalog batch 400 per entry and field', async () => {
     await page.getByRole('link', { name: 'Charts' }).click();
     await page.getByRole('button', { name: 'New batch' }).click();

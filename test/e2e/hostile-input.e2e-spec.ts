@@ -609,7 +609,7 @@ function poisonedObjectOptions(fields: Fields, open: boolean): fc.Arbitrary<[str
 // ---------------------------------------------------------------------------------------------
 // Routes
 
-type Auth = 'admin' | 'server' | 'server-refresh' | 'bootstrap' | 'public';
+type Auth = 'admin' | 'server' | 'server-refresh' | 'bootstrap' | 'public' | 'api-key';
 
 /** `open` on an object body: a plugin body, where unknown keys are ignored (docs/decisions.md "Plugin input"). */
 type BodySpec =
@@ -641,6 +641,8 @@ interface RouteSpec {
   extraHeaders?: Record<string, fc.Arbitrary<string>>;
   /** Every request to it fails whatever it carries (no row it could act on exists). */
   alwaysFails?: string;
+  /** The valid request (path and query, wire form) of the priming pass, when the bare path is not one. */
+  prime?: string;
 }
 
 interface Fixtures {
@@ -650,6 +652,8 @@ interface Fixtures {
   idle: TestPlayer;
   /** A valid signed link (wire path and query) of the one indexed resource file. */
   signedFile: { path: string; query: string };
+  /** A public API key with both scopes (and a limit the junk cannot reach), and its id. */
+  apiKey: { id: number; key: string };
 }
 
 /** Path segments, in wire form, that no id pipe or router should choke on. */
@@ -858,6 +862,21 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
     k: { valid: fc.integer({ min: 0, max: 25 }).map(String), wrong: wrongInteger(0, 25) },
   };
 
+  // The headers a public route reads: the origin (CORS), the validator, a preflight's method.
+  const publicHeaders: Record<string, fc.Arbitrary<string>> = {
+    Origin: fc.oneof(headerJunk(), fc.constantFrom('null', 'https://evil.example', 'http://localhost')),
+    'If-None-Match': fc.oneof(headerJunk(), fc.constantFrom('*', 'W/"x"', '"', '""')),
+    'Access-Control-Request-Method': fc.oneof(headerJunk(), fc.constantFrom('GET', 'DELETE')),
+  };
+  const apiKeyFields = (create: boolean): Fields => {
+    const field = create ? req : opt;
+    return {
+      name: field({ t: 'string', min: 1, max: 64 }),
+      scopes: field({ t: 'array', of: { t: 'enum', values: ['read:boards', 'read:players'] }, max: 2 }),
+      rateLimit: opt({ t: 'int', min: 1, max: 1_000_000 }),
+    };
+  };
+
   return {
     'GET /server/ping': { auth: 'public', body: { t: 'ignored' }, readOnly: true },
     'GET /health': { auth: 'public', body: { t: 'ignored' }, readOnly: true },
@@ -901,6 +920,84 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
       body: { t: 'ignored' },
       readOnly: false,
       alwaysFails: 'no chart is in the catalog',
+    },
+    // The public API (issue 43): a key of both scopes; junk keys from this address soon answer 429 (a 4xx).
+    'GET /public/v1/boards/atp': {
+      auth: 'api-key',
+      query: leaderboardQuery,
+      body: { t: 'ignored' },
+      readOnly: true,
+      extraHeaders: publicHeaders,
+    },
+    'GET /public/v1/boards/charts/:levelId': {
+      auth: 'api-key',
+      params: {
+        levelId: {
+          any: fc.oneof(fc.integer({ min: 0, max: 2 ** 31 - 1 }).map(String), junkSegment),
+          wrong: junkSegment.filter((wire) => !/^\d{1,10}$/.test(wire) || Number(wire) > 2 ** 31 - 1),
+        },
+      },
+      query: leaderboardQuery,
+      body: { t: 'ignored' },
+      readOnly: false,
+      alwaysFails: 'no chart is in the catalog',
+      extraHeaders: publicHeaders,
+    },
+    'GET /public/v1/charts': { auth: 'api-key', body: { t: 'ignored' }, readOnly: true, extraHeaders: publicHeaders },
+    'GET /public/v1/first-places': {
+      auth: 'api-key',
+      query: { limit: { valid: fc.integer({ min: 1, max: 100 }).map(String), wrong: wrongInteger(1, 100) } },
+      body: { t: 'ignored' },
+      readOnly: true,
+      extraHeaders: publicHeaders,
+    },
+    'GET /public/v1/players': {
+      auth: 'api-key',
+      // name and prefix exclude each other, and one is needed: valid values may still combine into a 400.
+      query: {
+        name: text(/^[A-Za-z0-9_]{1,32}$/),
+        prefix: text(/^[A-Za-z0-9_]{1,32}$/),
+        limit: { valid: fc.integer({ min: 1, max: 25 }).map(String), wrong: wrongInteger(1, 25) },
+      },
+      body: { t: 'ignored' },
+      readOnly: true,
+      prime: '/public/v1/players?prefix=p',
+      extraHeaders: publicHeaders,
+    },
+    'GET /public/v1/players/:uid': {
+      auth: 'api-key',
+      params: { uid },
+      query: {
+        bests: { valid: fc.integer({ min: 1, max: 100 }).map(String), wrong: wrongInteger(1, 100) },
+        recent: { valid: fc.integer({ min: 0, max: 50 }).map(String), wrong: wrongInteger(0, 50) },
+      },
+      body: { t: 'ignored' },
+      readOnly: true,
+      extraHeaders: publicHeaders,
+    },
+    // The fixture players have no Mojang uuid: every uuid is 404 (or 400).
+    'GET /public/v1/players/uuid/:uuid': {
+      auth: 'api-key',
+      params: {
+        uuid: {
+          any: fc.oneof(
+            fc.uuid(),
+            fc.uuid().map((id) => id.replace(/-/g, '').toUpperCase()),
+            junkSegment,
+          ),
+          wrong: junkSegment.filter(
+            (wire) => !/^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$/.test(wire),
+          ),
+        },
+      },
+      query: {
+        bests: { valid: fc.integer({ min: 1, max: 100 }).map(String), wrong: wrongInteger(1, 100) },
+        recent: { valid: fc.integer({ min: 0, max: 50 }).map(String), wrong: wrongInteger(0, 50) },
+      },
+      body: { t: 'ignored' },
+      readOnly: false,
+      alwaysFails: 'no fixture player has a uuid',
+      extraHeaders: publicHeaders,
     },
     'POST /player/login': {
       auth: 'server',
@@ -1307,6 +1404,20 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
     'POST /admin/ratings/recompute': { auth: 'admin', body: { t: 'ignored' }, readOnly: true },
     'GET /admin/realtime/connections': { auth: 'admin', body: { t: 'ignored' }, readOnly: true },
     'GET /admin/overview': { auth: 'admin', body: { t: 'ignored' }, readOnly: true },
+    'GET /admin/api-keys': { auth: 'admin', query: listQuery('api-keys', {}), body: { t: 'ignored' }, readOnly: true },
+    'POST /admin/api-keys': { auth: 'admin', body: { t: 'object', fields: apiKeyFields(true) }, readOnly: false },
+    'PATCH /admin/api-keys/:id': {
+      auth: 'admin',
+      params: { id: idParam([fx.apiKey.id], 10, 2_147_483_647n) },
+      body: { t: 'object', fields: apiKeyFields(false) },
+      readOnly: false,
+    },
+    'DELETE /admin/api-keys/:id': {
+      auth: 'admin',
+      params: { id: idParam([fx.apiKey.id], 10, 2_147_483_647n) },
+      body: { t: 'ignored' },
+      readOnly: false,
+    },
     // The admin reads (issue 17): limit, cursor and each filter; unknown parameters (the noise) are 400.
     'GET /admin/players': {
       auth: 'admin',
@@ -1536,6 +1647,7 @@ function junkAuthorization(route: RouteSpec, fx: Fixtures): fc.Arbitrary<string[
     'server-refresh': [ADMIN_TOKEN, fx.server.bootstrapToken, fx.player.accessToken, fx.endedServerToken],
     bootstrap: [ADMIN_TOKEN, fx.server.accessToken, fx.player.accessToken, fx.idle.netToken],
     public: [],
+    'api-key': [ADMIN_TOKEN, fx.server.accessToken, fx.server.bootstrapToken, fx.player.accessToken],
   };
   const token = fc.oneof(
     fc.string({
@@ -1581,6 +1693,8 @@ function validAuthorization(route: RouteSpec, fx: Fixtures): string | undefined 
       return `Bearer ${fx.server.accessToken}`;
     case 'bootstrap':
       return `Bearer ${fx.server.bootstrapToken}`;
+    case 'api-key':
+      return `Bearer ${fx.apiKey.key}`;
     case 'public':
       return undefined;
   }
@@ -1817,12 +1931,17 @@ async function snapshot(app: TestApp): Promise<Record<string, string>> {
     `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1`,
   );
   const result: Record<string, string> = {};
+  // A key's last use is the bookkeeping of valid calls (written in batches), not a change they make.
+  const rowText: Record<string, string> = {
+    public_api_key: '(t.id, t.name, t.key_hash, t.scopes, t.rate_limit, t.created_at, t.revoked_at)::text',
+  };
   // The audit log grows with every successful admin write: checked row by row at the end instead.
   // Every readiness check writes its probe row's time (GET /health/ready is among the routes).
   const skipped = new Set(['admin_audit', 'readiness_probe']);
   for (const { name } of tables.filter((table) => !skipped.has(table.name))) {
+    const text = rowText[name] ?? 't::text';
     const [row] = await app.sql<{ n: string; sum: string }>(
-      `SELECT count(*)::text AS n, md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) AS sum FROM "${name}" t`,
+      `SELECT count(*)::text AS n, md5(coalesce(string_agg(${text}, '|' ORDER BY ${text}), '')) AS sum FROM "${name}" t`,
     );
     result[name] = `${row.n} rows, ${row.sum}`;
   }
@@ -1875,12 +1994,19 @@ describe('Hostile input on every route', () => {
     const links = await app.http.post('/resources/down', ['data/hostile/a.json'], { token: main.accessToken });
     expect(links.status).toBe(200);
     const link = new URL(links.body[0].url as string);
+    const apiKey = await app.admin.post('/admin/api-keys', {
+      name: 'hostile',
+      scopes: ['read:boards', 'read:players'],
+      rateLimit: 1_000_000,
+    });
+    expect(apiKey.status).toBe(201);
     fx = {
       server: { ...main.server, accessToken: main.accessToken },
       endedServerToken: other.accessToken,
       player,
       idle,
       signedFile: { path: link.pathname.replace(/^\/resources\/files\//, ''), query: link.search },
+      apiKey: { id: apiKey.body.id as number, key: apiKey.body.key as string },
     };
     table = routeTable(fx);
 
@@ -1888,7 +2014,7 @@ describe('Hostile input on every route', () => {
     for (const [key, route] of Object.entries(table)) {
       if (!route.readOnly || route.alwaysFails) continue;
       const [method, pattern] = key.split(' ');
-      const path = pattern.replace('*path', fx.signedFile.path).replace(':uid', String(fx.player.uid));
+      const path = route.prime ?? pattern.replace('*path', fx.signedFile.path).replace(':uid', String(fx.player.uid));
       const auth = validAuthorization(route, fx);
       const body = route.body.t === 'paths' ? Buffer.from('["data/hostile/a.json"]') : undefined;
       const response = await send(port(), {
@@ -1925,6 +2051,7 @@ describe('Hostile input on every route', () => {
       player: { uid: 1, username: '', netToken: '', accessToken: '', profile: {} },
       idle: { uid: 2, username: '', netToken: '' },
       signedFile: { path: '', query: '?expires=1&sig=x' },
+      apiKey: { id: 1, key: '' },
     }),
   );
 
@@ -1960,6 +2087,7 @@ describe('Hostile input on every route', () => {
     'PUT /admin/charts': { reaches: true },
     'PUT /admin/collections': { reaches: true },
     'PUT /admin/packs': { reaches: false },
+    'POST /admin/api-keys': { reaches: true },
     'POST /player/login': { reaches: false },
     'POST /player/options': { reaches: true },
     'POST /player/collections': { reaches: true },

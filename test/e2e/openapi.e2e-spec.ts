@@ -205,6 +205,8 @@ describe('API docs (OpenAPI at /docs)', () => {
       bootstrap: [{ bootstrapToken: [] }],
       server: [{ serverAccessToken: [] }],
       'server-refresh': [{ serverAccessToken: [] }],
+      // The anonymous tier is off by default: the key only.
+      'api-key': [{ publicApiKey: [] }],
     };
     for (const handler of handlers) {
       const entry = byId.get(handler.operationId);
@@ -229,6 +231,7 @@ describe('API docs (OpenAPI at /docs)', () => {
       'adminToken',
       'bootstrapToken',
       'csrfToken',
+      'publicApiKey',
       'serverAccessToken',
       'staffSession',
     ]);
@@ -480,6 +483,68 @@ describe('API docs (OpenAPI at /docs)', () => {
     expect(Object.keys(ranking.body[0]).sort()).toEqual(
       fieldsOf(schemaOf('#/components/schemas/RankingEntryResponse')).required,
     );
+  });
+
+  it('documents the public API as it answers: its fields, RateLimit-* fields, ETag, 304 and 429', async () => {
+    const fieldsOf = (ref: string | undefined) => {
+      const schema = schemaOf(ref);
+      return { properties: Object.keys(schema.properties ?? {}).sort(), required: [...(schema.required ?? [])].sort() };
+    };
+    const created = await app.admin.post('/admin/api-keys', { name: 'docs', scopes: ['read:boards', 'read:players'] });
+    expect(created.status).toBe(201);
+    expect(Object.keys(created.body).sort()).toEqual(
+      fieldsOf(jsonSchema(operation('post', '/admin/api-keys').responses['201'].content)?.$ref).properties,
+    );
+    const player = await createPlayer(app, { username: 'DocsPlayer' });
+    const key = created.body.key as string;
+    const profile = await app.http.get(`/public/v1/players/${player.uid}`, { token: key });
+    expect(profile.status).toBe(200);
+    const profileFields = fieldsOf(
+      jsonSchema(operation('get', '/public/v1/players/{uid}').responses['200'].content)?.$ref,
+    );
+    // wattHour only where PUBLIC_API_FIELDS turns it on.
+    expect(Object.keys(profile.body).sort()).toEqual(profileFields.properties.filter((name) => name !== 'wattHour'));
+    expect(profileFields.required).toEqual(profileFields.properties.filter((name) => name !== 'wattHour'));
+    const search = await app.http.get('/public/v1/players', { token: key, query: { name: 'docsplayer' } });
+    expect(Object.keys(search.body.players[0]).sort()).toEqual(
+      fieldsOf('#/components/schemas/PublicPlayerSummary').properties,
+    );
+    for (const { method, path, operation: documented } of operations.filter((entry) =>
+      entry.path.startsWith('/public/'),
+    )) {
+      const route = `${method} ${path}`;
+      const statuses = Object.keys(documented.responses);
+      expect({ route, statuses }).toEqual({
+        route,
+        statuses: expect.arrayContaining(['200', '304', '401', '403', '429']),
+      });
+      const headersOf = (status: string) =>
+        Object.keys((documented.responses[status] as { headers?: Record<string, unknown> }).headers ?? {}).sort();
+      expect({ route, headers: headersOf('200') }).toEqual({
+        route,
+        headers: [
+          'Cache-Control',
+          'ETag',
+          'RateLimit-Limit',
+          'RateLimit-Policy',
+          'RateLimit-Remaining',
+          'RateLimit-Reset',
+        ],
+      });
+      expect({ route, headers: headersOf('429') }).toEqual({
+        route,
+        headers: ['RateLimit-Limit', 'RateLimit-Policy', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'],
+      });
+    }
+    for (const header of [
+      'ratelimit-limit',
+      'ratelimit-remaining',
+      'ratelimit-reset',
+      'ratelimit-policy',
+      'etag',
+      'cache-control',
+    ])
+      expect({ header, present: profile.headers.get(header) !== null }).toEqual({ header, present: true });
   });
 
   it('describes the WebSocket protocol in the document description', () => {

@@ -28,6 +28,10 @@ import { startTestApp, TestApp } from '../support/test-app';
 
 /** The lowest role that may call each admin route. A new admin route fails the first test until it is here. */
 const LOWEST_ROLE: Record<string, Role> = {
+  'DELETE /admin/api-keys/:id': 'admin',
+  'GET /admin/api-keys': 'admin',
+  'PATCH /admin/api-keys/:id': 'admin',
+  'POST /admin/api-keys': 'admin',
   'DELETE /admin/me/tokens/:id': 'read-only',
   'DELETE /admin/packs/:name': 'admin',
   'DELETE /admin/players/:uid/ban': 'moderator',
@@ -426,6 +430,33 @@ function walkTable(fx: Fixtures, app: TestApp): Record<string, WalkEntry> {
       },
       status: 204,
       needs: 'account',
+    },
+    'GET /admin/api-keys': get('/admin/api-keys'),
+    'POST /admin/api-keys': {
+      call: () => ({
+        method: 'POST',
+        path: '/admin/api-keys',
+        body: { name: uniqueName('walk'), scopes: ['read:boards'] },
+      }),
+      status: 201,
+    },
+    'PATCH /admin/api-keys/:id': {
+      call: async (ctx) => {
+        const id = ctx.allowed
+          ? (await asAdmin('POST', '/admin/api-keys', { name: uniqueName('k'), scopes: ['read:boards'] })).id
+          : 1;
+        return { method: 'PATCH', path: `/admin/api-keys/${String(id)}`, body: { scopes: ['read:players'] } };
+      },
+      status: 200,
+    },
+    'DELETE /admin/api-keys/:id': {
+      call: async (ctx) => {
+        const id = ctx.allowed
+          ? (await asAdmin('POST', '/admin/api-keys', { name: uniqueName('k'), scopes: ['read:boards'] })).id
+          : 1;
+        return { method: 'DELETE', path: `/admin/api-keys/${String(id)}` };
+      },
+      status: 204,
     },
     'GET /admin/staff': get('/admin/staff'),
     'GET /admin/staff/:id': get(`/admin/staff/${fx.target.id}`),

@@ -39,6 +39,8 @@ export type ErrorDoc =
       message?: string;
       /** The answer carries Retry-After: what its seconds mean. */
       retryAfter?: string;
+      /** Other response headers the answer carries (OpenAPI header objects by name). */
+      headers?: Record<string, { description: string; schema: Record<string, unknown> }>;
     };
 
 /** Every route that runs a query can fail like this; listed unless the route says otherwise. */
@@ -69,12 +71,16 @@ export function ApiErrors(errors: Partial<Record<ErrorStatus, ErrorDoc>>, option
       message: (typeof doc === 'string' ? undefined : doc.message) ?? known.message,
       ...EXTRA_EXAMPLE[status],
     };
+    const headers = {
+      ...(typeof doc === 'string' ? {} : doc.headers),
+      ...(retryAfter ? { 'Retry-After': { description: retryAfter, schema: { type: 'integer' } } } : {}),
+    };
     return ApiResponse({
       status,
       description,
       type: known.type,
       example,
-      ...(retryAfter ? { headers: { 'Retry-After': { description: retryAfter, schema: { type: 'integer' } } } } : {}),
+      ...(Object.keys(headers).length > 0 ? { headers } : {}),
     });
   });
   return applyDecorators(ApiExtraModels(ErrorResponse, UpgradeRequiredResponse, BannedResponse), ...decorators);

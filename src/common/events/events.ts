@@ -61,6 +61,11 @@ export interface CatalogChangedEvent {
   type: 'catalog.changed';
 }
 
+/** An admin write changed or revoked a public API key: drop the keys this instance holds. */
+export interface PublicApiKeysChangedEvent {
+  type: 'public_api_keys.changed';
+}
+
 /**
  * Events may have been missed: this instance's subscription was down, or an instance published
  * while it could not reach the others (its events went to its own handlers only). Never replayed
@@ -73,7 +78,12 @@ export interface EventsResumedEvent {
 }
 
 export type ServiceEvent =
-  ServerSessionEndedEvent | PlayerKickedEvent | ChatEvent | CatalogChangedEvent | EventsResumedEvent;
+  | ServerSessionEndedEvent
+  | PlayerKickedEvent
+  | ChatEvent
+  | CatalogChangedEvent
+  | PublicApiKeysChangedEvent
+  | EventsResumedEvent;
 
 export type ServiceEventHandler = (event: ServiceEvent) => void;
 

@@ -8,11 +8,13 @@ import { AdminAuthLimiter } from './admin-auth.limiter';
 import { LoginFailureLimiter } from './login-failure.limiter';
 import { LoginLockout } from './login-lockout';
 import { NetTokenGuesses } from './net-token-guesses';
+import { WindowLimiter } from './window-limiter';
 
 /**
  * The login limits (decisions.md "Rate limits"): @nestjs/throttler's storage (Redis when set, in
  * memory while Redis is down) behind the named per-caller throttlers of CallerThrottlerGuard, the
- * failed-server-login counter, the budgets of wrong Net Tokens and the admin and metrics token lock-out.
+ * failed-server-login counter, the budgets of wrong Net Tokens, the admin and metrics token
+ * lock-out, and the per-key budgets of WindowLimiter (the public API).
  */
 @Global()
 @Module({
@@ -34,7 +36,7 @@ import { NetTokenGuesses } from './net-token-guesses';
       }),
     }),
   ],
-  providers: [LoginFailureLimiter, NetTokenGuesses, LoginLockout, AdminAuthLimiter],
-  exports: [LoginFailureLimiter, NetTokenGuesses, LoginLockout, AdminAuthLimiter],
+  providers: [LoginFailureLimiter, NetTokenGuesses, LoginLockout, AdminAuthLimiter, WindowLimiter],
+  exports: [LoginFailureLimiter, NetTokenGuesses, LoginLockout, AdminAuthLimiter, WindowLimiter],
 })
 export class ThrottleModule {}

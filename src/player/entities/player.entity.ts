@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 
 /**
  * A player account. `uid` is the platform player id (bigint, carried as a string in code so it
@@ -6,6 +6,11 @@ import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateCol
  * `songSelectionState` are JSON values, unknown option keys live in `extraOptions`.
  */
 @Entity({ name: 'player' })
+/**
+ * `lower(username) text_pattern_ops`: the public API's name lookups and prefix search, in byte order
+ * (migrations/1795860000000-PublicApi.ts). An expression index TypeORM cannot declare: `synchronize: false`.
+ */
+@Index('IDX_player_username_lower', { synchronize: false })
 export class PlayerEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   uid!: string;

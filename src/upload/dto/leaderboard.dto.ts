@@ -20,13 +20,13 @@ export const BOARD_MAX_K = 25;
  * A query value as a decimal integer, strictly: only digits become a number (`1.5`, `1e1`, ` 5`,
  * `0x10`, an empty value or a repeated parameter stay as sent and fail IsInt), as QueryInt does.
  */
-const StrictInt = () =>
+export const StrictInt = () =>
   Transform(({ value }: { value: unknown }) =>
     typeof value === 'string' && /^\d{1,16}$/.test(value) ? Number(value) : value,
   );
 
 /** A query parameter that may only be given when `other` is given (`present`) or is not (`!present`). */
-function RequiresOther(other: string, present: boolean, message: string): PropertyDecorator {
+export function RequiresOther(other: string, present: boolean, message: string): PropertyDecorator {
   return (target, propertyName) =>
     registerDecorator({
       name: present ? 'requiresOther' : 'excludesOther',
@@ -99,9 +99,9 @@ const RANK = {
   description: 'Position on the board, from 1; banned players take none (decisions.md §5)',
   example: 1,
 } as const;
-const UID = { type: 'integer', format: 'int64', description: 'Platform player id', example: 1001 } as const;
-const USERNAME = { type: String, description: 'Stored account name', example: 'Notch' } as const;
-const DISPLAY_NAME = {
+export const UID = { type: 'integer', format: 'int64', description: 'Platform player id', example: 1001 } as const;
+export const USERNAME = { type: String, description: 'Stored account name', example: 'Notch' } as const;
+export const DISPLAY_NAME = {
   type: String,
   description: 'Display name; the username when it is empty',
   example: 'Notch',

@@ -13,6 +13,8 @@ import type { PlayerEntity } from '../../player/entities/player.entity';
  */
 @Entity({ name: 'play_record' })
 @Index('IDX_play_record_flagged', ['id'], { where: 'cardinality(flags) > 0' })
+/** A player's plays newest first (the public profile's recent plays), without a scan of all of them. */
+@Index('IDX_play_record_uid_recent', ['uid', 'id'])
 @Unique('UQ_play_record_player_level_time', ['uid', 'levelId', 'timeMs'])
 export class PlayRecordEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })

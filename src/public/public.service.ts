@@ -1,0 +1,132 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { CatalogService } from '../catalog/catalog.service';
+import { BadRequestError, NotFoundError } from '../common/errors/app-error';
+import { formatLocalDateTime } from '../common/time';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { EconomyService } from '../economy/economy.service';
+import { PlayerReadService, PublicPlayer } from '../player/player-read.service';
+import { AtpBoardResponse, ChartBoardResponse, LeaderboardQueryDto } from '../upload/dto/leaderboard.dto';
+import { FirstPlace, LeaderboardService } from '../upload/leaderboard.service';
+import { roundRating } from '../upload/rating';
+import { RatingReadService } from '../upload/rating-read.service';
+import {
+  FIRST_PLACES_DEFAULT_LIMIT,
+  FIRST_PLACES_MAX_LIMIT,
+  FirstPlacesQueryDto,
+  FirstPlacesResponse,
+  ONE_NAME_FILTER,
+  PlayerProfileQueryDto,
+  PlayerSearchQueryDto,
+  PlayerSearchResponse,
+  PROFILE_DEFAULT_BESTS,
+  PROFILE_DEFAULT_RECENT,
+  PublicPlayerProfile,
+  SEARCH_DEFAULT_LIMIT,
+} from './dto/public-read.dto';
+import { PreparedAnswer } from './public-http';
+
+/**
+ * The public API's reads, each put together from the module that owns it: boards and ranks from
+ * Upload (LeaderboardService, RatingReadService: the rank index the game's own answers come from,
+ * so a public rank is the game's rank), players from Player (unknown and banned players alike are
+ * not there), charts and titles from Catalog, the balance from Economy (only where an operator
+ * turned it on). Nothing here decides what counts, who is banned or how boards are ordered.
+ */
+@Injectable()
+export class PublicService {
+  /** Rank 1 of every chart, newest first: one statement over every chart, kept for max-age (at least a second). */
+  private firstPlacesMemo: { until: number; entries: Promise<FirstPlace[]> } | null = null;
+
+  constructor(
+    private readonly boards: LeaderboardService,
+    private readonly ratings: RatingReadService,
+    private readonly players: PlayerReadService,
+    private readonly catalog: CatalogService,
+    private readonly economy: EconomyService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  atpBoard(query: LeaderboardQueryDto): Promise<AtpBoardResponse> {
+    return this.boards.atpBoard(query);
+  }
+
+  chartBoard(levelId: number, query: LeaderboardQueryDto): Promise<ChartBoardResponse> {
+    return this.boards.chartBoard(levelId, query);
+  }
+
+  /** The active charts, as GET /server/charts lists them (the catalog's cached answer). */
+  async charts(): Promise<PreparedAnswer> {
+    return new PreparedAnswer(await this.catalog.listActiveCharts());
+  }
+
+  async firstPlaces(query: FirstPlacesQueryDto): Promise<FirstPlacesResponse> {
+    const now = Date.now();
+    let memo = this.firstPlacesMemo;
+    if (memo === null || memo.until <= now) {
+      const fresh = {
+        until: now + Math.max(1, this.config.publicApiMaxAgeSeconds) * 1_000,
+        entries: this.boards.firstPlaces(FIRST_PLACES_MAX_LIMIT),
+      };
+      // A failed read is not kept: the next call reads again.
+      fresh.entries.catch(() => {
+        if (this.firstPlacesMemo === fresh) this.firstPlacesMemo = null;
+      });
+      this.firstPlacesMemo = memo = fresh;
+    }
+    const entries = (await memo.entries).slice(0, query.limit ?? FIRST_PLACES_DEFAULT_LIMIT);
+    return { entries: entries.map((entry) => ({ ...entry, reachedAt: formatLocalDateTime(entry.reachedAt) })) };
+  }
+
+  async searchPlayers(query: PlayerSearchQueryDto): Promise<PlayerSearchResponse> {
+    const exact = query.name !== undefined;
+    const name = query.name ?? query.prefix;
+    if (name === undefined) throw new BadRequestError(ONE_NAME_FILTER);
+    return { players: await this.players.publicPlayersByName(name, exact, query.limit ?? SEARCH_DEFAULT_LIMIT) };
+  }
+
+  /** The profile of a player who is known and not under an active ban; 404 otherwise (the same answer for both). */
+  async profile(by: { uid: string } | { uuid: string }, query: PlayerProfileQueryDto): Promise<PublicPlayerProfile> {
+    const player = await this.players.publicPlayer(by);
+    if (player === null)
+      throw new NotFoundError('uid' in by ? `No player with uid ${by.uid}` : `No player with uuid ${by.uuid}`);
+    return this.profileOf(player, query);
+  }
+
+  private async profileOf(player: PublicPlayer, query: PlayerProfileQueryDto): Promise<PublicPlayerProfile> {
+    const uid = String(player.uid);
+    const [ratings, recent, titles, wattHour] = await Promise.all([
+      this.ratings.playerRatings(uid, query.bests ?? PROFILE_DEFAULT_BESTS),
+      (query.recent ?? PROFILE_DEFAULT_RECENT) === 0
+        ? Promise.resolve([])
+        : this.ratings.recentPlays(uid, query.recent ?? PROFILE_DEFAULT_RECENT),
+      this.catalog.playerTitles(uid),
+      this.config.publicApiFields.has('balance') ? this.economy.balanceOf(uid) : Promise.resolve(null),
+    ]);
+    const names = await this.catalog.chartNames(ratings.bests.map((best) => best.levelId));
+    return {
+      ...player,
+      atp: ratings.atp,
+      siteRank: ratings.siteRank,
+      bestCount: ratings.bestCount,
+      bests: ratings.bests.map((best) => ({
+        levelId: best.levelId,
+        chartName: names.get(best.levelId) ?? '',
+        acc: best.acc,
+        rating: roundRating(best.rating),
+        trackRank: best.trackRank,
+      })),
+      recentPlays: recent.map((play) => ({
+        levelId: play.levelId,
+        chartName: play.chartName,
+        acc: play.acc,
+        rating: play.rating,
+        fullCombo: play.fullCombo,
+        allPerfect: play.allPerfect,
+        maxCombo: play.maxCombo,
+        playedAt: formatLocalDateTime(play.receivedAt),
+      })),
+      titles,
+      ...(wattHour === null ? {} : { wattHour }),
+    };
+  }
+}
