@@ -22,6 +22,9 @@ const MODULES = {
   // The audit log: the @Audited decorator every admin controller reads, and GET /admin/audit, which
   // declares @AdminAuth() like every route (deny by default).
   audit: ['common', 'database', 'openapi', 'auth'],
+  // Staff accounts, console sessions, personal API tokens: the AuthGuard reaches them through the
+  // StaffCredentials port auth declares (auth/staff-credentials.ts), not by importing staff.
+  staff: ['config', 'common', 'database', 'openapi', 'audit', 'auth'],
   server: ['config', 'common', 'database', 'openapi', 'audit', 'auth'],
   catalog: ['config', 'common', 'database', 'openapi', 'audit', 'auth'], // knows neither upload nor economy
   player: ['config', 'common', 'database', 'openapi', 'audit', 'auth', 'catalog', 'server'],

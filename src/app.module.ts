@@ -20,6 +20,7 @@ import { EconomyModule } from './economy/economy.module';
 import { UploadModule } from './upload/upload.module';
 import { AdminModule } from './admin/admin.module';
 import { AuditModule } from './audit/audit.module';
+import { StaffModule } from './staff/staff.module';
 import { PublicModule } from './public/public.module';
 
 @Module({})
@@ -55,6 +56,7 @@ export class AppModule {
         AdminModule,
         PublicModule,
         AuditModule,
+        StaffModule,
         RealtimeModule,
         HealthModule,
         ObservabilityModule,

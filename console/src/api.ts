@@ -1,17 +1,19 @@
-/** The admin API client of the console: the token lives in this tab's sessionStorage only. */
+/**
+ * The admin API client of the console. The session is the service's HttpOnly cookie, which this
+ * script never sees; every call echoes the session's CSRF token (the readable `rhythmc_csrf`
+ * cookie) as X-CSRF-Token. Nothing is kept in sessionStorage or localStorage.
+ */
 
-const TOKEN_KEY = 'rhythmc.adminToken';
+const CSRF_COOKIE = 'rhythmc_csrf';
+/** Dispatched on window when the service says the session has ended (401): back to the sign-in. */
+export const SIGNED_OUT_EVENT = 'rhythmc:signed-out';
 
-export function storedToken(): string | null {
-  return sessionStorage.getItem(TOKEN_KEY);
-}
-
-export function storeToken(token: string): void {
-  sessionStorage.setItem(TOKEN_KEY, token);
-}
-
-export function forgetToken(): void {
-  sessionStorage.removeItem(TOKEN_KEY);
+function csrfToken(): string {
+  for (const part of document.cookie.split(';')) {
+    const [name, ...value] = part.trim().split('=');
+    if (name === CSRF_COOKIE) return value.join('=');
+  }
+  return '';
 }
 
 /** An answer other than 2xx, worded as the API words it (`{error, message}`). */
@@ -41,14 +43,13 @@ function withQuery(path: string, query?: Query): string {
   return text ? `${path}?${text}` : path;
 }
 
-/** Calls the admin API with the token given (login) or the stored one. */
+/** Calls the admin API in the signed-in session; a 401 (the session ended) also fires SIGNED_OUT_EVENT. */
 export async function api<T>(
   method: string,
   path: string,
-  options: { query?: Query; body?: unknown; token?: string } = {},
+  options: { query?: Query; body?: unknown } = {},
 ): Promise<T> {
-  const token = options.token ?? storedToken() ?? '';
-  const headers: Record<string, string> = { Accept: 'application/json', Authorization: `Bearer ${token}` };
+  const headers: Record<string, string> = { Accept: 'application/json', 'X-CSRF-Token': csrfToken() };
   if (options.body !== undefined) headers['Content-Type'] = 'application/json';
   let response: Response;
   try {
@@ -56,7 +57,7 @@ export async function api<T>(
       method,
       headers,
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
-      credentials: 'omit',
+      credentials: 'same-origin',
       cache: 'no-store',
     });
   } catch (error) {
@@ -79,9 +80,30 @@ export async function api<T>(
     const code = typeof error?.error === 'string' ? error.error : response.statusText || 'ERROR';
     const message =
       typeof error?.message === 'string' ? error.message : text.slice(0, 200) || `HTTP ${response.status}`;
+    if (response.status === 401 && path !== '/admin/session') window.dispatchEvent(new Event(SIGNED_OUT_EVENT));
     throw new ApiError(response.status, code, message);
   }
   return body as T;
+}
+
+/** Who is signed in (GET /admin/me, and the sign-in's answer). */
+export interface Me {
+  name: string;
+  accountId: number | null;
+  role: string;
+  permissions: string[];
+  credential: 'ADMIN_TOKEN' | 'session' | 'token';
+  session: { expiresAt: string; idleTimeoutSeconds: number } | null;
+  timeZone: string;
+}
+
+export function signIn(name: string, password: string): Promise<Me> {
+  return api<Me>('POST', '/admin/session', { body: { name, password } });
+}
+
+/** Ends the session on the service (the cookie then authorizes nothing). */
+export function signOut(): Promise<void> {
+  return api<void>('DELETE', '/admin/session');
 }
 
 export interface Page<T> {

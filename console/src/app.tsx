@@ -1,29 +1,36 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, forgetToken, storedToken, storeToken } from './api';
+import { api, ApiError, Me, signIn, signOut, SIGNED_OUT_EVENT } from './api';
+import { AccountPage } from './pages/account';
 import { ApiKeysPage } from './pages/api-keys';
 import { AuditPage } from './pages/audit';
 import { BansPage } from './pages/bans';
 import { BoardsPage } from './pages/boards';
 import { CatalogPage } from './pages/catalog';
 import { OverviewPage } from './pages/overview';
+import { PacksPage } from './pages/packs';
 import { PlayerPage, PlayersPage } from './pages/players';
-import { PlaysPage } from './pages/plays';
+import { PlayPage, PlaysPage } from './pages/plays';
 import { ServersPage } from './pages/servers';
 import { SettingsPage } from './pages/settings';
-import { ErrorBox, Field } from './ui';
+import { StaffMemberPage, StaffPage } from './pages/staff';
+import { ErrorBox, Field, Loading, SessionContext, setServiceTimeZone } from './ui';
 
-const NAV: Array<[string, string]> = [
-  ['overview', 'Overview'],
-  ['players', 'Players'],
-  ['servers', 'Servers'],
-  ['bans', 'Bans'],
-  ['charts', 'Charts'],
-  ['collections', 'Collections'],
-  ['boards', 'Boards'],
-  ['plays', 'Plays'],
-  ['api-keys', 'API keys'],
-  ['audit', 'Audit log'],
-  ['settings', 'Maintenance & policy'],
+/** The pages, and the permission each needs to be listed (the API refuses the rest with 403 anyway). */
+const NAV: Array<[path: string, label: string, permissions: string[]]> = [
+  ['overview', 'Overview', ['overview.read']],
+  ['players', 'Players', ['players.read']],
+  ['servers', 'Servers', ['servers.read']],
+  ['bans', 'Bans', ['players.read']],
+  ['charts', 'Charts', ['catalog.read']],
+  ['collections', 'Collections', ['catalog.read']],
+  ['packs', 'Packs & resources', ['catalog.read']],
+  ['boards', 'Boards', ['boards.read']],
+  ['plays', 'Plays', ['plays.read']],
+  ['api-keys', 'API keys', ['api-keys.manage']],
+  ['audit', 'Audit log', ['audit.read']],
+  ['settings', 'Network settings', ['settings.write', 'ratings.recompute']],
+  ['staff', 'Staff', ['staff.manage']],
+  ['account', 'My account', ['account.self']],
 ];
 
 /** The route is the hash (#/players/1002): no server-side fallback needed, nothing in the URL path. */
@@ -43,8 +50,9 @@ function useRoute(): string[] {
   return route;
 }
 
-function Login({ onLogin }: { onLogin: () => void }) {
-  const [token, setToken] = useState('');
+function SignIn({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
+  const [name, setName] = useState('');
+  const [password, setPassword] = useState('');
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const submit = async (event: Event) => {
@@ -52,11 +60,9 @@ function Login({ onLogin }: { onLogin: () => void }) {
     setBusy(true);
     setError(null);
     try {
-      // Any admin read checks the token; the overview is the cheapest.
-      await api('GET', '/admin/overview', { token: token.trim() });
-      storeToken(token.trim());
-      setToken('');
-      onLogin();
+      const me = await signIn(name.trim(), password);
+      setPassword('');
+      onSignedIn(me);
     } catch (reason) {
       setError(reason);
     } finally {
@@ -66,32 +72,44 @@ function Login({ onLogin }: { onLogin: () => void }) {
   return (
     <main class="login">
       <h1>rhythmc console</h1>
-      <form onSubmit={(event) => void submit(event)} autoComplete="off">
-        <Field label="Admin token">
+      <form onSubmit={(event) => void submit(event)} aria-label="Sign in">
+        <Field label="Name">
+          <input
+            name="username"
+            value={name}
+            required
+            autoComplete="username"
+            onInput={(event) => setName(event.currentTarget.value)}
+          />
+        </Field>
+        <Field label="Password">
           <input
             type="password"
-            name="token"
-            value={token}
+            name="password"
+            value={password}
             required
-            onInput={(event) => setToken(event.currentTarget.value)}
-            autoComplete="off"
+            autoComplete="current-password"
+            onInput={(event) => setPassword(event.currentTarget.value)}
           />
         </Field>
         <button type="submit" disabled={busy}>
-          Log in
+          Sign in
         </button>
       </form>
       <ErrorBox error={error} />
       <p class="muted">
-        The token is kept in this tab only (sessionStorage) and sent as an Authorization header; closing the tab forgets
-        it.
+        Your session is a cookie this page cannot read; it ends when you sign out, after a while without use, and at the
+        latest after the time the service allows.
       </p>
     </main>
   );
 }
 
-function Page({ route }: { route: string[] }) {
+function Page({ route, me }: { route: string[]; me: Me }) {
   const [name = 'overview', ...rest] = route;
+  const entry = NAV.find(([path]) => path === name);
+  if (entry && !entry[2].some((permission) => me.permissions.includes(permission)))
+    return <ErrorBox error={new ApiError(403, 'FORBIDDEN', `The ${me.role} role may not see the ${entry[1]} page`)} />;
   switch (name) {
     case 'overview':
       return <OverviewPage />;
@@ -105,58 +123,99 @@ function Page({ route }: { route: string[] }) {
       return <CatalogPage key="charts" kind="charts" />;
     case 'collections':
       return <CatalogPage key="collections" kind="collections" />;
+    case 'packs':
+      return <PacksPage />;
     case 'boards':
       return <BoardsPage />;
     case 'plays':
-      return <PlaysPage />;
+      return rest[0] ? <PlayPage id={rest[0]} /> : <PlaysPage />;
     case 'api-keys':
       return <ApiKeysPage />;
     case 'audit':
       return <AuditPage target={rest.length > 0 ? rest.join('/') : ''} />;
     case 'settings':
       return <SettingsPage />;
+    case 'staff':
+      return rest[0] ? <StaffMemberPage id={rest[0]} /> : <StaffPage />;
+    case 'account':
+      return <AccountPage me={me} />;
     default:
       return <ErrorBox error={new ApiError(404, 'NOT_FOUND', `No page ${name}`)} />;
   }
 }
 
+/** The first page the role may see. */
+function home(me: Me): string {
+  return (
+    NAV.find(([, , permissions]) => permissions.some((permission) => me.permissions.includes(permission)))?.[0] ?? ''
+  );
+}
+
 export function App() {
-  const [loggedIn, setLoggedIn] = useState(() => storedToken() !== null);
+  // undefined: not known yet (asking the service); null: signed out.
+  const [me, setMe] = useState<Me | null | undefined>(undefined);
   const [menuOpen, setMenuOpen] = useState(false);
+  const [signOutError, setSignOutError] = useState<unknown>(null);
   const route = useRoute();
   useEffect(() => setMenuOpen(false), [route.join('/')]);
-  if (!loggedIn) return <Login onLogin={() => setLoggedIn(true)} />;
-  const logout = () => {
-    forgetToken();
-    setLoggedIn(false);
+  useEffect(() => {
+    api<Me>('GET', '/admin/me').then(
+      (answer) => setMe(answer),
+      () => setMe(null),
+    );
+    const onSignedOut = () => setMe(null);
+    window.addEventListener(SIGNED_OUT_EVENT, onSignedOut);
+    return () => window.removeEventListener(SIGNED_OUT_EVENT, onSignedOut);
+  }, []);
+  if (me === undefined) return <Loading loading />;
+  if (me === null) return <SignIn onSignedIn={setMe} />;
+  setServiceTimeZone(me.timeZone);
+  const leave = async () => {
+    setSignOutError(null);
+    try {
+      await signOut();
+      setMe(null);
+    } catch (reason) {
+      if (reason instanceof ApiError && reason.status === 401) setMe(null);
+      else setSignOutError(reason);
+    }
   };
-  const current = route[0] ?? 'overview';
+  const current = route[0] ?? home(me);
+  const visible = NAV.filter(([, , permissions]) =>
+    permissions.some((permission) => me.permissions.includes(permission)),
+  );
   return (
-    <div class="shell">
-      <header class="top">
-        <button
-          type="button"
-          class="menu-button secondary"
-          aria-expanded={menuOpen}
-          onClick={() => setMenuOpen(!menuOpen)}
-        >
-          Menu
-        </button>
-        <strong class="brand">rhythmc console</strong>
-        <button type="button" class="secondary" onClick={logout}>
-          Log out
-        </button>
-      </header>
-      <nav class={menuOpen ? 'side open' : 'side'} aria-label="Pages">
-        {NAV.map(([path, label]) => (
-          <a key={path} href={`#/${path}`} aria-current={current === path ? 'page' : undefined}>
-            {label}
-          </a>
-        ))}
-      </nav>
-      <main class="content">
-        <Page route={route} />
-      </main>
-    </div>
+    <SessionContext.Provider value={me}>
+      <div class="shell">
+        <header class="top">
+          <button
+            type="button"
+            class="menu-button secondary"
+            aria-expanded={menuOpen}
+            onClick={() => setMenuOpen(!menuOpen)}
+          >
+            Menu
+          </button>
+          <strong class="brand">rhythmc console</strong>
+          <span class="who">
+            <a href="#/account">{me.name}</a> <span class="badge">{me.role}</span>
+          </span>
+          <button type="button" class="secondary" onClick={() => void leave()}>
+            Sign out
+          </button>
+        </header>
+        <nav class={menuOpen ? 'side open' : 'side'} aria-label="Pages">
+          {visible.map(([path, label]) => (
+            <a key={path} href={`#/${path}`} aria-current={current === path ? 'page' : undefined}>
+              {label}
+            </a>
+          ))}
+        </nav>
+        <main class="content">
+          <ErrorBox error={signOutError} />
+          <Page route={route.length > 0 ? route : [home(me)]} me={me} />
+        </main>
+      </div>
+    </SessionContext.Provider>
   );
 }

@@ -1,6 +1,36 @@
-import type { ComponentChildren } from 'preact';
-import { useCallback, useEffect, useState } from 'preact/hooks';
-import { ApiError } from './api';
+import { createContext, type ComponentChildren } from 'preact';
+import { useCallback, useContext, useEffect, useState } from 'preact/hooks';
+import { ApiError, type Me } from './api';
+
+/** Who is signed in: what the pages show and offer follows from it (the API refuses the rest anyway). */
+export const SessionContext = createContext<Me | null>(null);
+
+/** Whether the signed-in role holds a permission (src/auth/permissions.ts). */
+export function useCan(): (permission: string) => boolean {
+  const me = useContext(SessionContext);
+  return (permission) => me?.permissions.includes(permission) ?? false;
+}
+
+/** The service's time zone: every time the API answers is a local date-time in it. */
+let serviceTimeZone = 'UTC';
+export function setServiceTimeZone(zone: string): void {
+  serviceTimeZone = zone;
+}
+
+/** `2026-03-20T18:04:11` → `2026-03-20 18:04:11 UTC` (the service's zone); null → —. */
+export function formatTime(value: string | null | undefined): string {
+  if (value === null || value === undefined || value === '') return '—';
+  return `${value.replace('T', ' ')} ${serviceTimeZone}`;
+}
+
+export function Time({ value }: { value: string | null | undefined }) {
+  return <span class="nowrap">{formatTime(value)}</span>;
+}
+
+/** A rating or ATP as the game shows it: 4 decimals, the precision of the upload's answer. */
+export function rating(value: number | null | undefined): string {
+  return value === null || value === undefined ? '—' : value.toFixed(4);
+}
 
 /** An error as the API worded it. */
 export function ErrorBox({ error }: { error: unknown }) {

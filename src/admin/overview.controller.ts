@@ -1,6 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AdminAuth } from '../auth/auth.decorators';
+import { AdminAuth, Permission } from '../auth/auth.decorators';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
 import { API_TAGS } from '../openapi/api-tags';
 import { AdminOverviewResponse } from './dto/overview.dto';
@@ -13,6 +13,7 @@ export class OverviewController {
   constructor(private readonly overviews: OverviewService) {}
 
   @Get()
+  @Permission('overview.read')
   @ApiOperation({
     summary: 'The network at a glance',
     description:

@@ -18,6 +18,14 @@ export class OverviewService {
     const uploads = await this.ratings.recentUploads();
     const maintenance = await this.servers.getMaintenance();
     const pluginPolicy = await this.servers.getPluginPolicy();
-    return { serversOnline: live.servers, playersOnline: live.players, uploads, maintenance, pluginPolicy };
+    const sessionHandover = await this.servers.getSessionHandover();
+    return {
+      serversOnline: live.servers,
+      playersOnline: live.players,
+      uploads,
+      maintenance,
+      pluginPolicy,
+      sessionHandover,
+    };
   }
 }

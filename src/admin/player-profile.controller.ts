@@ -1,6 +1,6 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AdminAuth } from '../auth/auth.decorators';
+import { AdminAuth, Permission } from '../auth/auth.decorators';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
 import { RANKS_503 } from '../upload/rank/count-gate';
 import { ParseBigIdPipe } from '../common/pipes/parse-id.pipe';
@@ -16,6 +16,7 @@ export class PlayerProfileController {
   constructor(private readonly profiles: PlayerProfileService) {}
 
   @Get(':uid')
+  @Permission('players.read')
   @ApiOperation({
     summary: "A player's profile",
     description:

@@ -9,6 +9,8 @@ export interface AuditInput {
   body: unknown;
   /** The handler's answer: may hold a token, so a summary picks fields from it, never copies it. */
   result: unknown;
+  /** The staff account that made the call; null for ADMIN_TOKEN. */
+  accountId: number | null;
 }
 
 export interface AuditSpec {

@@ -1,6 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AdminAuth } from '../auth/auth.decorators';
+import { AdminAuth, Permission } from '../auth/auth.decorators';
+import { ADMIN_TOKEN_ACTOR, STAFF_NAME_PATTERN } from '../auth/auth.types';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
 import {
   ApiListQuery,
@@ -16,12 +17,15 @@ import { AuditPage } from './dto/audit.dto';
 
 const TARGET = /^[a-z][a-z-]*:[\x21-\x7e]{1,150}$/;
 const ACTION = /^[a-z][a-z-]*(\.[a-z][a-z-]*)+$/;
+/** A staff account's name, `ADMIN_TOKEN` or `anonymous` (a failed sign-in's). */
+const ACTOR = new RegExp(`^(${ADMIN_TOKEN_ACTOR}|${STAFF_NAME_PATTERN.source.slice(1, -1)})$`);
 const AUDIT: ListQuerySpec<AuditFilters> = {
   list: AUDIT_LIST,
   cursorKey: bigSerialCursorKey,
   filters: {
     target: patternFilter(TARGET, 'a target such as player:1002 or server:7'),
     action: patternFilter(ACTION, 'an action such as player.ban'),
+    actor: patternFilter(ACTOR, 'a staff name, ADMIN_TOKEN or anonymous'),
   },
 };
 
@@ -32,7 +36,11 @@ export class AuditController {
   constructor(private readonly audit: AuditService) {}
 
   @Get()
-  @ApiOperation({ summary: 'The audit log', description: 'One entry per successful admin write, newest first.' })
+  @Permission('audit.read')
+  @ApiOperation({
+    summary: 'The audit log',
+    description: 'One entry per successful admin write, sign-in and failed sign-in, newest first.',
+  })
   @ApiListQuery(
     {
       name: 'target',
@@ -43,6 +51,11 @@ export class AuditController {
       name: 'action',
       description: 'Exact action, e.g. player.ban',
       schema: { type: 'string', pattern: ACTION.source },
+    },
+    {
+      name: 'actor',
+      description: 'Who: a staff name, ADMIN_TOKEN, or anonymous (failed sign-ins)',
+      schema: { type: 'string', pattern: ACTOR.source },
     },
   )
   @ApiOkResponse({ type: AuditPage })

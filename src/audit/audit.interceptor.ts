@@ -7,6 +7,13 @@ import { requestIdOf } from '../common/http/request-id';
 import { AUDITED_KEY, AuditInput, AuditSpec } from './audit-spec';
 import { AuditService } from './audit.service';
 
+/** Who made the write: the caller the AuthGuard resolved (never a secret). */
+function actorOf(request: Request): { credential: string; actor: string; actorId: number | null } {
+  if (request.auth?.kind !== 'admin') return { credential: 'unknown', actor: 'unknown', actorId: null };
+  const { credentialId, name, accountId } = request.auth.caller;
+  return { credential: credentialId, actor: name, actorId: accountId };
+}
+
 /**
  * Appends one admin_audit row after an @Audited handler succeeded (its answer is not sent
  * before the row is written). A handler that throws writes no row: refused attempts are in the
@@ -47,6 +54,7 @@ export class AuditInterceptor implements NestInterceptor {
         params: request.params as Record<string, string>,
         body: request.body as unknown,
         result,
+        accountId: request.auth?.kind === 'admin' ? request.auth.caller.accountId : null,
       };
       await this.audit.append({
         action: spec.action,
@@ -54,7 +62,7 @@ export class AuditInterceptor implements NestInterceptor {
         summary: spec.summary(input),
         requestId,
         sourceAddress: clientIp(request),
-        credential: request.auth?.kind === 'admin' ? request.auth.credentialId : 'unknown',
+        ...actorOf(request),
       });
     } catch (error) {
       this.logger.error(

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { ListQuery, toPage } from '../common/pagination/list-query';
 import { formatLocalDateTime } from '../common/time';
 import { NewAuditEntry, AuditRepository } from './audit.repository';
@@ -9,14 +10,16 @@ export const AUDIT_LIST = 'audit';
 export interface AuditFilters {
   target: string;
   action: string;
+  actor: string;
 }
 
 @Injectable()
 export class AuditService {
   constructor(private readonly audit: AuditRepository) {}
 
-  append(entry: NewAuditEntry): Promise<void> {
-    return this.audit.append(entry);
+  /** One row; with `manager`, inside that transaction. */
+  append(entry: NewAuditEntry, manager?: EntityManager): Promise<void> {
+    return this.audit.append(entry, manager);
   }
 
   async list(query: ListQuery<AuditFilters>): Promise<AuditPage> {
@@ -35,6 +38,8 @@ export class AuditService {
         requestId: row.requestId,
         sourceAddress: row.sourceAddress,
         credential: row.credential,
+        actor: row.actor,
+        actorId: row.actorId,
       }),
     );
   }

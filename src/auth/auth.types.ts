@@ -1,3 +1,5 @@
+import type { Role } from './permissions';
+
 /** The server session a request runs under, resolved from its bearer access token. */
 export interface ServerSessionContext {
   sessionId: string;
@@ -46,9 +48,25 @@ export interface UploadSessionClock {
   liveSince: Date;
 }
 
+/** Who calls the admin API: a staff account, or the owner's break-glass ADMIN_TOKEN. */
+export interface AdminCaller {
+  /** The staff account's id; null for ADMIN_TOKEN. */
+  accountId: number | null;
+  /** The account's name, or `ADMIN_TOKEN`. */
+  name: string;
+  /** What the caller may do now (a token's role is at most its account's). */
+  role: Role;
+  /** Which credential, for the audit log (never the secret): `admin`, `session:<id>` or `token:<id>`. */
+  credentialId: string;
+  /** The console session's row id when the caller signed in (sign-out ends exactly it). */
+  sessionId: string | null;
+}
+
 export type RequestAuth =
   | { kind: 'public' }
-  | { kind: 'admin'; /** Which admin credential: an id for the audit log, never the token. */ credentialId: string }
+  /** The console's sign-in: nobody yet, from the console's own origin. */
+  | { kind: 'sign-in' }
+  | { kind: 'admin'; caller: AdminCaller }
   | {
       kind: 'bootstrap';
       serverId: number;
@@ -60,9 +78,20 @@ export type RequestAuth =
 
 /** The credential id of ADMIN_TOKEN in the audit log. */
 export const ADMIN_TOKEN_CREDENTIAL_ID = 'admin';
+/** The audit log's actor for ADMIN_TOKEN (no staff account can have this name: names are lower-case). */
+export const ADMIN_TOKEN_ACTOR = 'ADMIN_TOKEN';
+/** The audit log's actor of a failed sign-in (nobody proved who they are). */
+export const ANONYMOUS_ACTOR = 'anonymous';
+/** A staff account's name: 2 to 32 of lower-case letters, digits, `.`, `_`, `-`, starting with a letter or digit. */
+export const STAFF_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{1,31}$/;
+/** Names an account cannot take: they mean someone else in the audit log. */
+export const RESERVED_STAFF_NAMES: readonly string[] = [ANONYMOUS_ACTOR, 'unknown'];
 
-/** `api-key`: the public API; the route's own guard (`@PublicApiAuth`, src/public) checks the key. */
-export type AuthKind = 'public' | 'admin' | 'bootstrap' | 'server' | 'server-refresh' | 'api-key';
+/**
+ * `sign-in`: POST /admin/session, open to anyone from the console's origin while the admin API is on.
+ * `api-key`: the public API; the route's own guard (`@PublicApiAuth`, src/public) checks the key.
+ */
+export type AuthKind = 'public' | 'admin' | 'sign-in' | 'bootstrap' | 'server' | 'server-refresh' | 'api-key';
 
 declare module 'express-serve-static-core' {
   interface Request {

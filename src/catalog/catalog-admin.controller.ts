@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Put } from '@nestjs/common';
 import { ApiBody, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
-import { AdminAuth } from '../auth/auth.decorators';
+import { AdminAuth, Permission } from '../auth/auth.decorators';
 import { API_TAGS } from '../openapi/api-tags';
 import { CatalogService, CHART_LIST, COLLECTION_LIST } from './catalog.service';
 import { AdminChartPage, AdminCollectionPage } from './dto/catalog-admin-read.dto';
@@ -72,6 +72,7 @@ export class CatalogAdminController {
   constructor(private readonly catalog: CatalogService) {}
 
   @Get('collections')
+  @Permission('catalog.read')
   @ApiOperation({ summary: 'Collections as stored', description: 'By key (byte order), asset collections included.' })
   @ApiListQuery({
     name: 'type',
@@ -85,6 +86,7 @@ export class CatalogAdminController {
   }
 
   @Get('charts')
+  @Permission('catalog.read')
   @ApiOperation({
     summary: 'Charts as stored',
     description: 'By levelId, inactive charts and upload placeholders included.',
@@ -101,6 +103,7 @@ export class CatalogAdminController {
   }
 
   @Put('collections')
+  @Permission('catalog.write')
   @ApiOperation({
     summary: 'Upsert collection definitions',
     description: 'By key; the whole batch is validated first, then stored in one go.',
@@ -116,6 +119,7 @@ export class CatalogAdminController {
   }
 
   @Put('charts')
+  @Permission('catalog.write')
   @ApiOperation({
     summary: 'Upsert charts',
     description:

@@ -327,13 +327,15 @@ export const READ_COMMANDS: Command[] = [
     {
       target: { type: 'string', value: '<target>', help: 'e.g. player:1002, server:7' },
       action: { type: 'string', value: '<action>', help: 'e.g. player.ban' },
+      actor: { type: 'string', value: '<name>', help: 'who: a staff name, ADMIN_TOKEN or anonymous' },
     },
-    'the audit log of admin writes, newest first',
+    'the audit log of admin writes and sign-ins, newest first',
     [
       ['id', (r) => r.id],
       ['time', (r) => r.time],
       ['action', (r) => r.action],
       ['target', (r) => r.target],
+      ['actor', (r) => r.actor],
       ['credential', (r) => r.credential],
       ['from', (r) => r.sourceAddress],
       ['requestId', (r) => r.requestId],

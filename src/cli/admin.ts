@@ -2,8 +2,9 @@
  * The admin CLI: `npm run admin -- <group> <action> [arguments] [options]` calls the admin API
  * (decisions.md §8) of a running service, for admins who would rather not write curl.
  *
- * - The token comes from ADMIN_TOKEN in the environment only (a command-line flag would end up
- *   in the shell history and in `ps`); it is never printed.
+ * - The token comes from the environment only (a command-line flag would end up in the shell
+ *   history and in `ps`): STAFF_TOKEN, a staff member's personal API token, else ADMIN_TOKEN, the
+ *   owner's break-glass key. It is never printed.
  * - The service address is `--url`, else the service's own PUBLIC_BASE_URL rule
  *   (`http://localhost:$PORT`, `https` with TLS files), from the same environment variables.
  * - The answer is printed as JSON on stdout (indented; `--json` for one line); reads print a table
@@ -21,6 +22,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config/app-config';
 import { Call, Command, OptionSpec, Parsed, segment, text, UsageError } from './admin-command';
 import { CONNECTIONS_TABLE, ECONOMY_TABLE, READ_COMMANDS } from './admin-reads';
+import { STAFF_COMMANDS } from './admin-staff';
 
 const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
   url: {
@@ -464,6 +466,7 @@ const COMMANDS: Command[] = [
     render: CONNECTIONS_TABLE,
     build: () => ({ method: 'GET', path: '/admin/realtime/connections' }),
   },
+  ...STAFF_COMMANDS,
 ];
 
 function optionUsage(name: string, spec: OptionSpec): string {
@@ -494,7 +497,8 @@ function generalUsage(): string {
   return [
     'Usage: npm run admin -- <command> [arguments] [options]',
     '',
-    'Calls the admin API of a running rhythmc-backend with the token in ADMIN_TOKEN.',
+    'Calls the admin API of a running rhythmc-backend with the token in STAFF_TOKEN (a personal API token),',
+    'else ADMIN_TOKEN.',
     '',
     'Commands:',
     ...commandList(COMMANDS),
@@ -686,9 +690,11 @@ export async function runAdminCli(argv: string[], env: NodeJS.ProcessEnv, output
     );
     return 2;
   }
-  const token = env.ADMIN_TOKEN?.trim();
+  const token = env.STAFF_TOKEN?.trim() || env.ADMIN_TOKEN?.trim();
   if (!token) {
-    output.err('error: ADMIN_TOKEN is not set (the CLI reads the admin token from the environment, like the service)');
+    output.err(
+      "error: neither STAFF_TOKEN nor ADMIN_TOKEN is set (the CLI reads its token from the environment: a personal API token from the console, or the service's ADMIN_TOKEN)",
+    );
     return 2;
   }
 

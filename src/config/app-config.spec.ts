@@ -41,6 +41,9 @@ describe('loadConfig', () => {
       tlsKeyFile: null,
       logLevel: 'info',
       scoreMaxAgeHours: 24,
+      throttleSignInAccountMaxFailures: 20,
+      staffSessionIdleSeconds: 1800,
+      staffSessionMaxSeconds: 43200,
     });
     expect([...config.scoreChecks]).toEqual([
       'fullCombo',
@@ -180,6 +183,10 @@ describe('loadConfig', () => {
     ['MIGRATE_ON_START', 'yes'],
     ['THROTTLE_ADMIN_AUTH_MAX_FAILURES', '0'],
     ['THROTTLE_ADMIN_AUTH_LOCKOUT_SECONDS', '86401'],
+    ['THROTTLE_SIGN_IN_ACCOUNT_MAX_FAILURES', '0'],
+    ['STAFF_SESSION_IDLE_SECONDS', '59'],
+    ['STAFF_SESSION_MAX_SECONDS', '2592001'],
+    ['STAFF_SESSION_MAX_SECONDS', '300'],
     ['TRUST_PROXY', '0'],
     ['TRUST_PROXY', '10.0.0.0/33'],
     ['TRUST_PROXY', 'proxy.example.org'],

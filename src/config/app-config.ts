@@ -53,6 +53,15 @@ export interface AppConfig {
   /** Wrong admin (or metrics) tokens in a row from one address before that address is locked out of it. */
   throttleAdminAuthMaxFailures: number;
   throttleAdminAuthLockoutSeconds: number;
+  /**
+   * Wrong passwords in a row for one staff account from browsers it has not signed in on before
+   * (and, separately, from each browser it has) before those are locked out of it.
+   */
+  throttleSignInAccountMaxFailures: number;
+  /** A console session ends after this long without a request… */
+  staffSessionIdleSeconds: number;
+  /** …and this long after its sign-in in any case. */
+  staffSessionMaxSeconds: number;
   /** How long a stopping service waits for in-flight requests before it closes their connections. */
   shutdownTimeoutSeconds: number;
   /** How long the embedded database is started again after it stopped, before the process exits with 1. */
@@ -381,6 +390,9 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     trustProxy: read(() => trustProxy(env, 'TRUST_PROXY'), false),
     throttleAdminAuthMaxFailures: number('THROTTLE_ADMIN_AUTH_MAX_FAILURES', 10, 1, 1_000_000),
     throttleAdminAuthLockoutSeconds: number('THROTTLE_ADMIN_AUTH_LOCKOUT_SECONDS', 900, 1, 86_400),
+    throttleSignInAccountMaxFailures: number('THROTTLE_SIGN_IN_ACCOUNT_MAX_FAILURES', 20, 1, 1_000_000),
+    staffSessionIdleSeconds: number('STAFF_SESSION_IDLE_SECONDS', 1_800, 60, 86_400),
+    staffSessionMaxSeconds: number('STAFF_SESSION_MAX_SECONDS', 43_200, 60, 2_592_000),
     chatLinesPerSecond: number('CHAT_LINES_PER_SECOND', 5, 1, 10_000),
     chatBurst: number('CHAT_BURST', 20, 1, 100_000),
     wsConnectionsPerServerSession: number('WS_CONNECTIONS_PER_SERVER_SESSION', 3, 1, 100),
@@ -397,6 +409,16 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     publicApiMaxAgeSeconds: number('PUBLIC_API_MAX_AGE_SECONDS', 10, 0, 86_400),
     publicApiFields: read(() => nameList(env, 'PUBLIC_API_FIELDS', PUBLIC_API_FIELDS), new Set<PublicApiField>()),
   };
+  if (
+    config.staffSessionMaxSeconds < config.staffSessionIdleSeconds &&
+    !errors.some((e) => e.variable.startsWith('STAFF_'))
+  )
+    errors.push(
+      new ConfigError(
+        'STAFF_SESSION_MAX_SECONDS',
+        `must be at least STAFF_SESSION_IDLE_SECONDS (${config.staffSessionIdleSeconds}), got ${config.staffSessionMaxSeconds}`,
+      ),
+    );
   for (const [name, replacement] of RETIRED_VARIABLES) {
     if (raw(env, name) !== undefined) errors.push(new ConfigError(name, `is no longer read; ${replacement}`));
   }

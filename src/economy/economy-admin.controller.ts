@@ -1,7 +1,7 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
-import { AdminAuth } from '../auth/auth.decorators';
+import { AdminAuth, Permission } from '../auth/auth.decorators';
 import { QueryInt } from '../common/decorators/query-int.decorator';
 import { ParseBigIdPipe } from '../common/pipes/parse-id.pipe';
 import { ApiUidParam } from '../common/validation/is-uid';
@@ -17,6 +17,7 @@ export class EconomyAdminController {
 
   /** The balance and its history, newest first, `limit` per page; `before` pages to older changes. */
   @Get(':uid/economy')
+  @Permission('players.read')
   @ApiOperation({
     summary: "A player's balance and its history",
     description: 'Newest change first, `limit` per page; `before` pages to older changes.',

@@ -24,6 +24,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
     'The public read API for websites, bots and lobby plugins: boards, charts, players. A key per integration (`/admin/api-keys`), ' +
     'or none where the anonymous tier is on; limits per minute with `RateLimit-*` headers (draft-ietf-httpapi-ratelimit-headers-06), ' +
     '`ETag` / `304` and `Cache-Control`, CORS for the origins the operator lists.',
-  [API_TAGS.admin]: 'Administration with `ADMIN_TOKEN` (the whole `/admin` API answers 404 while it is unset).',
+  [API_TAGS.admin]:
+    "Administration. Staff sign in to the console (`POST /admin/session`: a session cookie plus `X-CSRF-Token`) or call with a personal API token; `ADMIN_TOKEN` is the owner's break-glass key. Each route needs a permission of the caller's role (`x-permission`). The whole `/admin` API answers 404 while `ADMIN_TOKEN` is unset.",
   [API_TAGS.health]: 'Liveness and readiness for load balancers and orchestrators; Prometheus metrics.',
 };

@@ -3,8 +3,11 @@ import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import {
   ADMIN_TOKEN_SCHEME,
   BOOTSTRAP_TOKEN_SCHEME,
+  CSRF_TOKEN_SCHEME,
   PUBLIC_API_KEY_SCHEME,
   SERVER_TOKEN_SCHEME,
+  STAFF_SESSION_COOKIE,
+  STAFF_SESSION_SCHEME,
 } from './security-schemes';
 import type { AppConfig } from '../config/app-config';
 import { packageVersion } from '../config/package-version';
@@ -56,9 +59,26 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
       BOOTSTRAP_TOKEN_SCHEME,
     )
     .addBearerAuth(
-      { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN of the service (/admin only)' },
+      {
+        type: 'http',
+        scheme: 'bearer',
+        description:
+          "ADMIN_TOKEN of the service (the owner's break-glass key), or a staff member's personal API token (rst_…); /admin only",
+      },
       ADMIN_TOKEN_SCHEME,
     )
+    .addSecurity(STAFF_SESSION_SCHEME, {
+      type: 'apiKey',
+      in: 'cookie',
+      name: STAFF_SESSION_COOKIE,
+      description: 'A console session from POST /admin/session (HttpOnly, SameSite=Strict); only with its X-CSRF-Token',
+    })
+    .addSecurity(CSRF_TOKEN_SCHEME, {
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-CSRF-Token',
+      description: "The session's CSRF token (the csrfToken of the sign-in, also in the rhythmc_csrf cookie)",
+    })
     .addBearerAuth(
       {
         type: 'http',

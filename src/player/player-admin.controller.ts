@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
-import { AdminAuth } from '../auth/auth.decorators';
+import { AdminAuth, Permission } from '../auth/auth.decorators';
 import { ParseBigIdPipe } from '../common/pipes/parse-id.pipe';
 import { ApiUidParam } from '../common/validation/is-uid';
 import { API_TAGS } from '../openapi/api-tags';
@@ -33,6 +33,7 @@ export class PlayerAdminController {
   constructor(private readonly players: PlayerService) {}
 
   @Post()
+  @Permission('players.create')
   @HttpCode(201)
   @ApiOperation({
     summary: 'Create a player',
@@ -49,6 +50,7 @@ export class PlayerAdminController {
   }
 
   @Post(':uid/net-token')
+  @Permission('players.net-token')
   @HttpCode(201)
   @ApiOperation({ summary: "Issue a player's Net Token", description: 'The old one stops working.' })
   @ApiUidParam()
@@ -60,6 +62,7 @@ export class PlayerAdminController {
   }
 
   @Post(':uid/ban')
+  @Permission('players.ban')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Ban a player',
@@ -85,6 +88,7 @@ export class PlayerAdminController {
   }
 
   @Delete(':uid/ban')
+  @Permission('players.ban')
   @HttpCode(204)
   @ApiOperation({ summary: 'Lift the ban of a player', description: 'Answers 204 also when no ban is in force.' })
   @ApiUidParam()
@@ -96,6 +100,7 @@ export class PlayerAdminController {
   }
 
   @Put(':uid/banstate')
+  @Permission('players.ban')
   @ApiOperation({ summary: "Set a player's warning level (banstate)" })
   @ApiUidParam()
   @ApiOkResponse({ type: BanstateResponse })

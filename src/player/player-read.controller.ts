@@ -1,6 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AdminAuth } from '../auth/auth.decorators';
+import { AdminAuth, Permission } from '../auth/auth.decorators';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
 import {
   ApiListQuery,
@@ -43,6 +43,7 @@ export class PlayerReadController {
   constructor(private readonly reads: PlayerReadService) {}
 
   @Get('players')
+  @Permission('players.read')
   @ApiOperation({
     summary: 'Find players',
     description:
@@ -64,6 +65,7 @@ export class PlayerReadController {
   }
 
   @Get('bans')
+  @Permission('players.read')
   @ApiOperation({ summary: 'Active bans', description: 'Newest first.' })
   @ApiListQuery({
     name: 'uid',

@@ -7,7 +7,7 @@ import {
   ApiParam,
   ApiTags,
 } from '@nestjs/swagger';
-import { AdminAuth } from '../auth/auth.decorators';
+import { AdminAuth, Permission } from '../auth/auth.decorators';
 import { Audited, pathId } from '../audit/audited.decorator';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
 import {
@@ -31,6 +31,7 @@ const keyTarget = (input: Parameters<typeof pathId>[0]) => `api-key:${pathId(inp
 @ApiTags(API_TAGS.admin)
 @Controller('admin/api-keys')
 @AdminAuth()
+@Permission('api-keys.manage')
 export class ApiKeyAdminController {
   constructor(private readonly keys: ApiKeyService) {}
 

@@ -1,7 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
-import { AdminAuth } from '../auth/auth.decorators';
+import { AdminAuth, Permission } from '../auth/auth.decorators';
 import { API_TAGS } from '../openapi/api-tags';
 import { OpenConnectionResponse } from './dto/realtime.dto';
 import { RealtimeService } from './realtime.service';
@@ -14,6 +14,7 @@ export class RealtimeController {
 
   /** Game servers connected over WebSocket, on every instance. */
   @Get('connections')
+  @Permission('servers.read')
   @ApiOperation({
     summary: 'Game servers connected over WebSocket',
     description: 'On every instance (rows seen in the last 90 s).',

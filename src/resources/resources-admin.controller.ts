@@ -1,10 +1,10 @@
-import { Body, Controller, Delete, HttpCode, Param, Post, Put } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { ApiBody, ApiExtraModels, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { UpsertedResponse } from '../common/dto/upserted.response';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
-import { AdminAuth } from '../auth/auth.decorators';
+import { AdminAuth, Permission } from '../auth/auth.decorators';
 import { API_TAGS } from '../openapi/api-tags';
-import { PackDto } from './dto/pack.dto';
+import { AdminPackList, PackDto } from './dto/pack.dto';
 import { RescanResponse } from './dto/rescan.response';
 import { DtoArrayPipe } from '../common/pipes/dto-array.pipe';
 import { PackNamePipe } from './pipes/pack-name.pipe';
@@ -23,6 +23,7 @@ export class ResourcesAdminController {
   constructor(private readonly resources: ResourcesService) {}
 
   @Post('resources/rescan')
+  @Permission('resources.write')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Re-index RESOURCE_DIR',
@@ -35,7 +36,16 @@ export class ResourcesAdminController {
     return this.resources.rescan();
   }
 
+  @Get('packs')
+  @Permission('catalog.read')
+  @ApiOperation({ summary: 'Described resource packs', description: 'By name, with the size and SHA-1 of each file as indexed.' })
+  @ApiOkResponse({ type: AdminPackList })
+  listPacks(): Promise<AdminPackList> {
+    return this.resources.listPacks();
+  }
+
   @Put('packs')
+  @Permission('resources.write')
   @ApiOperation({ summary: 'Describe resource packs', description: 'Upsert by name; the whole batch is checked first, then stored in one transaction.' })
   @ApiBody({ schema: { type: 'array', items: { $ref: getSchemaPath(PackDto) }, maxItems: MAX_PACKS_PER_REQUEST } })
   @ApiOkResponse({ type: UpsertedResponse })
@@ -55,6 +65,7 @@ export class ResourcesAdminController {
   }
 
   @Delete('packs/:name')
+  @Permission('resources.write')
   @HttpCode(204)
   @ApiOperation({ summary: 'Remove a pack description', description: 'The file stays in RESOURCE_DIR.' })
   @ApiParam({ name: 'name', type: String, description: 'Pack name' })

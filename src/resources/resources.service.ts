@@ -10,7 +10,7 @@ import { BadRequestError, ForbiddenError, NotFoundError, RangeNotSatisfiableErro
 import { TransactionService } from '../database/transaction.service';
 import { DownloadEntry } from './dto/download.dto';
 import { ManifestEntry, ManifestResponse } from './dto/manifest.dto';
-import { PackDto, PackManifestEntry } from './dto/pack.dto';
+import { AdminPackList, PackDto, PackManifestEntry } from './dto/pack.dto';
 import { RescanResponse } from './dto/rescan.response';
 import { parseByteRange } from './byte-range';
 import { ResourceIndexService } from './resource-index.service';
@@ -123,6 +123,22 @@ export class ResourcesService {
       });
     }
     return entries;
+  }
+
+  /** GET /admin/packs: every described pack, its file as indexed (or not). */
+  async listPacks(): Promise<AdminPackList> {
+    const packs = await this.repository.listPacks();
+    return {
+      items: packs.map((pack) => ({
+        name: pack.name,
+        displayName: pack.displayName,
+        type: pack.type,
+        availableSongs: pack.availableSongs,
+        file: pack.file,
+        size: pack.size,
+        sha1: pack.sha1,
+      })),
+    };
   }
 
   /** PUT /admin/packs: the whole batch is checked, then stored in one transaction, or nothing is. */

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
-import { AdminAuth } from '../auth/auth.decorators';
+import { AdminAuth, Permission } from '../auth/auth.decorators';
 import { API_TAGS } from '../openapi/api-tags';
 import { CreatedServerResponse, CreateServerDto } from './dto/create-server.dto';
 import {
@@ -39,6 +39,7 @@ export class ServerAdminController {
   constructor(private readonly servers: ServerService) {}
 
   @Get('servers')
+  @Permission('servers.read')
   @ApiOperation({
     summary: 'Registered game servers',
     description:
@@ -61,6 +62,7 @@ export class ServerAdminController {
   }
 
   @Post('servers')
+  @Permission('servers.manage')
   @HttpCode(201)
   @ApiOperation({
     summary: 'Register a game server',
@@ -77,6 +79,7 @@ export class ServerAdminController {
   }
 
   @Post('servers/:serverID/bootstrap-token')
+  @Permission('servers.manage')
   @HttpCode(201)
   @ApiOperation({
     summary: "Rotate a server's bootstrap token",
@@ -100,6 +103,7 @@ export class ServerAdminController {
   }
 
   @Post('servers/:serverID/logout')
+  @Permission('servers.logout')
   @HttpCode(200)
   @ApiOperation({
     summary: "Log a server's session out",
@@ -128,6 +132,7 @@ export class ServerAdminController {
   }
 
   @Put('maintenance')
+  @Permission('settings.write')
   @ApiOperation({
     summary: 'Switch maintenance on or off',
     description: 'While on, server logins answer 401 MAINTENANCE with the message.',
@@ -140,6 +145,7 @@ export class ServerAdminController {
   }
 
   @Put('plugin-policy')
+  @Permission('settings.write')
   @ApiOperation({
     summary: 'Set the plugin policy',
     description:
@@ -156,6 +162,7 @@ export class ServerAdminController {
   }
 
   @Put('session-handover')
+  @Permission('settings.write')
   @ApiOperation({
     summary: 'Declare which game servers form one network (server switching)',
     description:

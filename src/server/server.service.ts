@@ -213,6 +213,11 @@ export class ServerService {
     return setting;
   }
 
+  /** The session handover setting in force (GET /admin/overview shows it to the console's form). */
+  async getSessionHandover(): Promise<SessionHandoverSetting> {
+    return (await this.servers.getSetting<SessionHandoverSetting>('session_handover')) ?? DEFAULT_SESSION_HANDOVER;
+  }
+
   /**
    * Whether a player login through server `to` may take over the player's live session on server
    * `from` (docs/decisions.md "Server switching"). Read inside the caller's transaction (the

@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { AdminAuth } from '../auth/auth.decorators';
+import { AdminAuth, Permission } from '../auth/auth.decorators';
 import { LEVEL_ID_MAX } from '../catalog/catalog.rules';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
 import { API_TAGS } from '../openapi/api-tags';
@@ -27,6 +27,7 @@ export class LeaderboardAdminController {
   constructor(private readonly leaderboards: LeaderboardService) {}
 
   @Get('atp')
+  @Permission('boards.read')
   @ApiOperation({
     summary: 'The ATP board',
     description: 'As GET /server/leaderboards/atp: top N (`limit`) or a window around a player (`around`, `k`).',
@@ -41,6 +42,7 @@ export class LeaderboardAdminController {
   }
 
   @Get('charts/:levelId')
+  @Permission('boards.read')
   @ApiOperation({ summary: "A chart's board", description: 'As GET /server/leaderboards/charts/{levelId}.' })
   @ApiParam({ name: 'levelId', schema: { type: 'integer', minimum: 0, maximum: LEVEL_ID_MAX } })
   @ApiOkResponse({ type: ChartBoardResponse })

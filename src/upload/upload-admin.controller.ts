@@ -1,7 +1,7 @@
 import { Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
-import { AdminAuth } from '../auth/auth.decorators';
+import { AdminAuth, Permission } from '../auth/auth.decorators';
 import { API_TAGS } from '../openapi/api-tags';
 import { RecomputeResponse } from './dto/upload.response';
 import { RatingRecomputeService } from './recompute/rating-recompute.service';
@@ -15,6 +15,7 @@ export class UploadAdminController {
 
   /** Recomputes every player's bests and ATP from the stored records (after chart constants change). */
   @Post('recompute')
+  @Permission('ratings.recompute')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Recompute every rating',

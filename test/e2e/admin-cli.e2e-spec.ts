@@ -381,8 +381,10 @@ describe('Admin CLI (npm run admin)', () => {
       expect(charts.some((line) => /^\s*7901\s+Off\s+3\s+1\.0\s+no\s+no\s+-\s+\d{4}-/.test(line))).toBe(true);
       expect((await admin('collections', 'list', '--type', 'title')).code).toBe(0);
       const audit = await admin('audit', 'list', '--target', `server:${server.serverID}`);
-      expect(audit.stdout).toMatch(/^id\s+time\s+action\s+target\s+credential\s+from\s+requestId\s+summary\n/);
-      expect(audit.stdout).toContain(`server.register  server:${server.serverID}  admin`);
+      expect(audit.stdout).toMatch(/^id\s+time\s+action\s+target\s+actor\s+credential\s+from\s+requestId\s+summary\n/);
+      expect(audit.stdout).toContain(`server.register  server:${server.serverID}  ADMIN_TOKEN  admin`);
+      const byActor = await admin('audit', 'list', '--actor', 'ADMIN_TOKEN', '--limit', '1', '--json');
+      expect(JSON.parse(byActor.stdout).items).toEqual([expect.objectContaining({ actor: 'ADMIN_TOKEN' })]);
       const refused = await admin('audit', 'list', '--limit', '0');
       expect(refused).toEqual({
         code: 1,
@@ -615,13 +617,112 @@ describe('Admin CLI (npm run admin)', () => {
       );
     });
 
-    it('exits 2 without ADMIN_TOKEN', async () => {
+    it('exits 2 without STAFF_TOKEN or ADMIN_TOKEN', async () => {
       const result = await cli(['realtime', 'connections', '--url', app.baseUrl]);
       expect(result).toEqual({
         code: 2,
         stdout: '',
         stderr:
-          'error: ADMIN_TOKEN is not set (the CLI reads the admin token from the environment, like the service)\n',
+          "error: neither STAFF_TOKEN nor ADMIN_TOKEN is set (the CLI reads its token from the environment: a personal API token from the console, or the service's ADMIN_TOKEN)\n",
+      });
+    });
+  });
+
+  describe('staff', () => {
+    it('creates the first owner with a password from stdin, never from a flag, and manages accounts', async () => {
+      const password = 'first owner passphrase';
+      const created = await cli(
+        ['staff', 'create', '--name', 'first-owner', '--role', 'owner', '--url', app.baseUrl],
+        { ADMIN_TOKEN },
+        `${password}\n`,
+      );
+      expect(created).toMatchObject({ code: 0, stderr: '' });
+      const account = json(created);
+      expect(account).toMatchObject({ name: 'first-owner', role: 'owner', disabled: false });
+      expect(created.stdout).not.toContain(password);
+      const signedIn = await app.http.post('/admin/session', { name: 'first-owner', password });
+      expect(signedIn.status).toBe(200);
+
+      // A personal API token from the console session, then the CLI with STAFF_TOKEN alone.
+      const cookies = Object.fromEntries(
+        signedIn.headers.getSetCookie().map((line) => line.split(';')[0].split('=') as [string, string]),
+      );
+      const session = app.http.withHeaders({
+        Cookie: `rhythmc_session=${cookies.rhythmc_session}`,
+        'X-CSRF-Token': cookies.rhythmc_csrf,
+      });
+      const token = (await session.post('/admin/me/tokens', { name: 'cli' })).body.token as string;
+      const owner = (...args: string[]) => cli([...args, '--url', app.baseUrl], { STAFF_TOKEN: token });
+      const me = await owner('me', 'show');
+      expect(me.code).toBe(0);
+      expect(me.stdout).toMatch(/^name\s+first-owner\nrole\s+owner\ncredential\s+token\n/);
+
+      const mod = await cli(
+        ['staff', 'create', '--name', 'cli-mod', '--role', 'moderator', '--url', app.baseUrl],
+        { STAFF_TOKEN: token },
+        'moderator passphrase 1\n',
+      );
+      const modId = String(json(mod).id);
+      expect((await owner('staff', 'role', modId, 'support', '--json')).stdout).toContain('"role":"support"');
+      expect(json(await owner('staff', 'disable', modId))).toMatchObject({ disabled: true });
+      expect(json(await owner('staff', 'enable', modId))).toMatchObject({ disabled: false });
+      const reset = await cli(
+        ['staff', 'password', modId, '--url', app.baseUrl],
+        { STAFF_TOKEN: token },
+        'a brand new passphrase\n',
+      );
+      expect(reset.code).toBe(0);
+      expect(
+        (await app.http.post('/admin/session', { name: 'cli-mod', password: 'a brand new passphrase' })).status,
+      ).toBe(200);
+      const list = await owner('staff', 'list');
+      expect(list.stdout.split('\n')[0]).toMatch(/^id\s+name\s+role\s+disabled\s+tokens\s+lastSignIn\s+created$/);
+      expect(list.stdout).toContain('cli-mod');
+      expect((await owner('staff', 'show', modId)).stdout).toMatch(/^id\s+\d+\nname\s+cli-mod\n/);
+      expect(json(await owner('staff', 'delete', modId))).toMatchObject({ name: 'cli-mod' });
+      expect((await owner('tokens', 'list')).stdout).toMatch(
+        /^id\s+name\s+role\s+lastUsed\s+created\n\s*\d+\s+cli\s+owner/,
+      );
+
+      // Who did it: the audit log names the owner, through its token.
+      const rows = await app.sql<{ action: string; actor: string; credential: string }>(
+        "SELECT action, actor, credential FROM admin_audit WHERE target = 'staff:' || $1 ORDER BY id",
+        [modId],
+      );
+      expect(rows.map((row) => [row.action, row.actor])).toEqual([
+        ['staff.create', 'first-owner'],
+        ['staff.update', 'first-owner'],
+        ['staff.update', 'first-owner'],
+        ['staff.update', 'first-owner'],
+        ['staff.update', 'first-owner'],
+        ['staff.sign-in', 'cli-mod'],
+        ['staff.delete', 'first-owner'],
+      ]);
+      expect(new Set(rows.filter((row) => row.actor === 'first-owner').map((row) => row.credential))).toEqual(
+        new Set([expect.stringMatching(/^token:\d+$/)]),
+      );
+      expect(JSON.stringify(await app.sql('SELECT * FROM admin_audit'))).not.toContain('passphrase');
+    });
+
+    it('refuses an empty password (exit 2) and the service refuses a short one (exit 1)', async () => {
+      expect(
+        (
+          await cli(
+            ['staff', 'create', '--name', 'empty-pw', '--role', 'support', '--url', app.baseUrl],
+            { ADMIN_TOKEN },
+            '\n',
+          )
+        ).code,
+      ).toBe(2);
+      const short = await cli(
+        ['staff', 'create', '--name', 'short-pw', '--role', 'support', '--url', app.baseUrl],
+        { ADMIN_TOKEN },
+        'short\n',
+      );
+      expect(short.code).toBe(1);
+      expect(JSON.parse(short.stderr)).toEqual({
+        error: 'BAD_REQUEST',
+        message: 'password must be a string of 15 to 256 characters',
       });
     });
   });

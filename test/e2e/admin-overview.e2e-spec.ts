@@ -23,6 +23,7 @@ describe('GET /admin/overview', () => {
       uploads: { lastMinute: 0, last15Minutes: 0 },
       maintenance: { enabled: false, message: '' },
       pluginPolicy: null,
+      sessionHandover: { mode: 'off', groups: [], modes: ['ONLINE', 'TOKEN', 'OFFLINE_REFRESH'] },
     });
   });
 
@@ -65,6 +66,8 @@ describe('GET /admin/overview', () => {
     };
     expect((await app.admin.put('/admin/plugin-policy', policy)).status).toBe(200);
     expect((await app.admin.put('/admin/maintenance', { enabled: true, message: 'Back soon' })).status).toBe(200);
+    const handover = { mode: 'all', groups: [], modes: ['TOKEN'] };
+    expect((await app.admin.put('/admin/session-handover', handover)).status).toBe(200);
 
     const response = await app.admin.get('/admin/overview');
     expect(response.body).toEqual({
@@ -73,6 +76,7 @@ describe('GET /admin/overview', () => {
       uploads: { lastMinute: 1, last15Minutes: 2 },
       maintenance: { enabled: true, message: 'Back soon' },
       pluginPolicy: policy,
+      sessionHandover: handover,
     });
     // A read: no audit row.
     const audit = await app.sql<{ n: number }>(

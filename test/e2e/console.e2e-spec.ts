@@ -1,9 +1,11 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { CONSOLE_CSP } from '../../src/console/console-static';
 import { createPlayer, onlinePlayer, randomUuid } from '../factories/player.factory';
 import { createServer, onlineServer, uniqueName } from '../factories/server.factory';
+import { createStaff, signIn, type TestStaff } from '../factories/staff.factory';
 import { defineCharts, gameplayPayload } from '../factories/upload.factory';
 import { BROWSER_SUITE_START_MS, ensureConsoleBuilt, startWithChromium } from '../support/browser';
 import { FakeIdentityProvider } from '../support/fake-identity-provider';
@@ -30,39 +32,61 @@ describe('Web console', () => {
   let page: Page;
   /** Content-Security-Policy violations and page errors: none may happen. */
   const problems: string[] = [];
+  /** The owner the suite signs in as (its password is in no log line). */
+  let owner: TestStaff;
+  const resourceDir = mkdtempSync(join(tmpdir(), 'rhythmc-console-'));
+  const watch = (watched: Page) => {
+    watched.setDefaultTimeout(10_000);
+    watched.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+    watched.on('console', (message) => {
+      if (message.type() === 'error' && !/status of 4\d\d/.test(message.text()))
+        problems.push(`console: ${message.text()}`);
+    });
+    watched.on('dialog', (dialog) => void dialog.accept());
+  };
 
   beforeAll(async () => {
     ensureConsoleBuilt();
     if (SCREENSHOTS) mkdirSync(SCREENSHOTS, { recursive: true });
     await idp.start();
+    mkdirSync(join(resourceDir, 'packs'), { recursive: true });
+    writeFileSync(join(resourceDir, 'packs', 'console.zip'), 'zip');
     ({ app, browser } = await startWithChromium(() =>
-      startTestApp({ env: { LOG_LEVEL: 'debug', IDENTITY_PROVIDER_URL: idp.url }, logDestination: logs }),
+      startTestApp({
+        env: { LOG_LEVEL: 'debug', IDENTITY_PROVIDER_URL: idp.url, RESOURCE_DIR: resourceDir },
+        logDestination: logs,
+      }),
     ));
+    owner = await createStaff(app, 'owner', 'console-owner');
     context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
     page = await context.newPage();
-    page.setDefaultTimeout(10_000);
-    page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
-    page.on('console', (message) => {
-      if (message.type() === 'error' && !/status of 4\d\d/.test(message.text()))
-        problems.push(`console: ${message.text()}`);
-    });
-    page.on('dialog', (dialog) => void dialog.accept());
+    watch(page);
   }, BROWSER_SUITE_START_MS);
   afterAll(async () => {
     await browser?.close();
     await app?.close();
     await idp.stop();
+    rmSync(resourceDir, { recursive: true, force: true });
   });
 
-  const shot = async (name: string) => {
-    if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  const shot = async (name: string, on: Page = page) => {
+    if (SCREENSHOTS) await on.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
   };
-  const login = async () => {
-    await page.goto(`${app.baseUrl}/console/`);
-    await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  /** Signs in through the form as the console's user would. */
+  const signInAs = async (on: Page, staff: TestStaff) => {
+    await on.goto(`${app.baseUrl}/console/`);
+    await on.getByLabel('Name').fill(staff.name);
+    await on.getByLabel('Password').fill(staff.password);
+    await on.getByRole('button', { name: 'Sign in' }).click();
+    await on.getByRole('heading', { name: 'Overview' }).waitFor();
   };
+  const login = () => signInAs(page, owner);
+  /** The page's own fetch of an admin route, with the session cookie and the CSRF token the console sends. */
+  const fetchInPage = (on: Page, method: string, path: string) =>
+    inPage(
+      on,
+      `fetch(${JSON.stringify(path)}, { method: ${JSON.stringify(method)}, headers: { 'X-CSRF-Token': (document.cookie.match(/rhythmc_csrf=([^;]+)/) || [])[1] || '' } }).then(async (r) => ({ status: r.status, body: await r.json().catch(() => null) }))`,
+    ) as Promise<{ status: number; body: unknown }>;
 
   it('is served with a strict CSP, nosniff, no-cache for index.html and a year for hashed assets', async () => {
     const index = await fetch(`${app.baseUrl}/console/`);
@@ -86,23 +110,35 @@ describe('Web console', () => {
     expect(await missing.json()).toEqual({ error: 'NOT_FOUND', message: 'Not found' });
   });
 
-  it('shows the API error for a wrong token, not a blank page', async () => {
+  it('shows the API error for a wrong password, not a blank page', async () => {
     await page.goto(`${app.baseUrl}/console/`);
-    await page.getByLabel('Admin token').fill('not-the-admin-token-0123');
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await expect(page.getByRole('alert').textContent()).resolves.toBe('401 UNAUTHORIZED: Invalid admin token');
-    expect(await inPage(page, 'sessionStorage.length')).toBe(0);
+    await page.getByLabel('Name').fill(owner.name);
+    await page.getByLabel('Password').fill('not the password at all');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toBe('401 UNAUTHORIZED: Wrong name or password');
+    expect(await context.cookies()).toEqual([]);
     await shot('console-login-error');
   });
 
-  it('logs in with the token, kept in sessionStorage only, and shows the overview', async () => {
+  it('signs in: an HttpOnly session cookie the page cannot read, nothing in storage, and the overview', async () => {
     const server = await onlineServer(app, { name: uniqueName('lobby') });
     await onlinePlayer(app, server);
     await login();
-    expect(await inPage(page, "sessionStorage.getItem('rhythmc.adminToken')")).toBe(ADMIN_TOKEN);
-    expect(await inPage(page, 'localStorage.length')).toBe(0);
-    expect(await context.cookies()).toEqual([]);
-    expect(page.url()).not.toContain(ADMIN_TOKEN);
+    const cookies = await context.cookies();
+    const session = cookies.find((cookie) => cookie.name === 'rhythmc_session');
+    expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/admin', secure: false });
+    expect(cookies.find((cookie) => cookie.name === 'rhythmc_csrf')).toMatchObject({
+      httpOnly: false,
+      sameSite: 'Strict',
+    });
+    expect(cookies.find((cookie) => cookie.name === 'rhythmc_device')).toMatchObject({
+      httpOnly: true,
+      path: '/admin/session',
+    });
+    expect(String(await inPage(page, 'document.cookie'))).not.toContain(session?.value as string);
+    expect(await inPage(page, 'sessionStorage.length + localStorage.length')).toBe(0);
+    expect(page.url()).not.toContain(owner.password);
+    await page.getByRole('banner').getByText(owner.name).waitFor();
     await page.getByText('servers online').waitFor();
     expect(await page.locator('.stat-value').first().textContent()).toBe('1');
     await shot('console-overview');
@@ -401,7 +437,7 @@ describe('Web console', () => {
   });
 
   it('switches maintenance on and off', async () => {
-    await page.getByRole('link', { name: 'Maintenance & policy' }).click();
+    await page.getByRole('link', { name: 'Network settings' }).click();
     const form = page.getByRole('form', { name: 'Maintenance' });
     await form.getByLabel('Maintenance on').check();
     await form.getByLabel('Message').fill('Back at six');
@@ -429,7 +465,7 @@ describe('Web console', () => {
     const overview = async () => (await app.admin.get('/admin/overview')).body as Record<string, unknown>;
     try {
       await page.getByRole('link', { name: 'Overview' }).click();
-      await page.getByRole('link', { name: 'Maintenance & policy' }).click();
+      await page.getByRole('link', { name: 'Network settings' }).click();
       const maintenance = page.getByRole('form', { name: 'Maintenance' });
       await maintenance.getByLabel('Maintenance on').check();
       await maintenance.getByRole('button', { name: 'Save' }).click();
@@ -524,14 +560,248 @@ describe('Web console', () => {
     expect((await app.admin.get(`/admin/boards/charts/8802`)).body).toMatchObject({ entries: [] });
   });
 
+  it("shows a flagged play's judgement counts, combo and both times in the service's zone, and ratings to 4 decimals", async () => {
+    await defineCharts(app, [8803], 13);
+    await defineCharts(app, [8804], 13);
+    const server = await onlineServer(app);
+    const player = await onlinePlayer(app, server, { displayName: 'Detailed' });
+    const time = Date.now() - 60_000;
+    const send = (levelId: number, at: number, overrides: Record<string, unknown>) =>
+      app.http.post(
+        '/player/upload',
+        {
+          player: { playerUID: player.uid, accessToken: player.accessToken, timestamp: at },
+          server: { serverID: server.serverID, serverName: server.body.serverName as string, country: 'DE' },
+          payload: gameplayPayload(levelId, at, overrides),
+        },
+        { token: server.accessToken },
+      );
+    // 95.2 % on a 13: 13 + 0.2 / 3 = 13.0666… (float noise in the API's answer).
+    expect((await send(8804, time, { acc: 95.2 })).status).toBe(200);
+    expect((await send(8803, time + 1_000, { acc: 100, maxCombo: 99_999, fullCombo: true })).status).toBe(200);
+    const [flagged] = await app.sql<{ id: string }>(
+      'SELECT id::text FROM play_record WHERE uid = $1 AND level_id = 8803',
+      [player.uid],
+    );
+    const detail = (await app.admin.get(`/admin/plays/${flagged.id}`)).body as Record<string, unknown>;
+
+    await page.goto(`${app.baseUrl}/console/#/plays/${flagged.id}`);
+    await page.getByRole('heading', { name: `Play ${flagged.id} (flagged)` }).waitFor();
+    const judgements = page.getByRole('table', { name: 'Judgements' });
+    expect(await judgements.getByRole('row').nth(1).getByRole('cell').allTextContents()).toEqual([
+      'tap',
+      '311',
+      '4',
+      '0',
+    ]);
+    await page.getByText('99999 · full combo').waitFor();
+    await page.getByText(`${String(detail.sentAt).replace('T', ' ')} UTC`).waitFor();
+    await page.getByText(`${String(detail.receivedAt).replace('T', ' ')} UTC`).waitFor();
+    await shot('console-play');
+
+    const profile = (await app.admin.get(`/admin/players/${player.uid}`)).body as {
+      bests: Array<{ levelId: number; rating: number }>;
+      atp: number;
+    };
+    const best = profile.bests.find((entry) => entry.levelId === 8804) as { rating: number };
+    expect(String(best.rating).split('.')[1].length).toBeGreaterThan(4);
+    await page.goto(`${app.baseUrl}/console/#/players/${player.uid}`);
+    const row = page.getByRole('table', { name: 'Bests' }).getByRole('row').filter({ hasText: '8804' });
+    await row.getByRole('cell', { name: best.rating.toFixed(4), exact: true }).waitFor();
+    await page.getByText(profile.atp.toFixed(4)).first().waitFor();
+  });
+
+  it('reaches every admin write: creates a player, sets session handover, recomputes, describes and withdraws a pack', async () => {
+    await page.goto(`${app.baseUrl}/console/#/players`);
+    const create = page.getByRole('form', { name: 'Create a player' });
+    await create.getByLabel('Username').fill('ConsoleMade');
+    await create.getByRole('button', { name: 'Create' }).click();
+    await create.getByText(/^Created ConsoleMade \(uid \d+\)$/).waitFor();
+    expect((await app.admin.get('/admin/players', { query: { username: 'ConsoleMade' } })).body.items).toHaveLength(1);
+
+    await page.getByRole('link', { name: 'Network settings' }).click();
+    const handover = page.getByRole('form', { name: 'Session handover' });
+    await handover.getByLabel('Mode').selectOption('all');
+    await handover.getByLabel('ONLINE').uncheck();
+    await handover.getByRole('button', { name: 'Save' }).click();
+    await handover.getByText('Session handover: all').waitFor();
+    expect((await app.admin.get('/admin/overview')).body.sessionHandover).toEqual({
+      mode: 'all',
+      groups: [],
+      modes: ['TOKEN', 'OFFLINE_REFRESH'],
+    });
+    await handover.getByLabel('Mode').selectOption('off');
+    await handover.getByRole('button', { name: 'Save' }).click();
+    await handover.getByText('Session handover: off').waitFor();
+    await page.getByRole('button', { name: 'Recompute ratings' }).click();
+    await page.getByText(/^Recomputed: /).waitFor();
+
+    await page.getByRole('link', { name: 'Packs & resources' }).click();
+    await page.getByRole('button', { name: 'Rescan resources' }).click();
+    await page.getByText(/^Rescanned: .*, 1 packs, /).waitFor();
+    await page.getByRole('button', { name: 'Edit packs as JSON' }).click();
+    await page.getByLabel('Packs as JSON').fill(
+      JSON.stringify([
+        {
+          name: 'console-pack',
+          displayName: 'Console',
+          type: 'CHAPTER',
+          availableSongs: [1, 2],
+          file: 'packs/console.zip',
+        },
+      ]),
+    );
+    await page.getByRole('button', { name: 'PUT /admin/packs' }).click();
+    await page.getByText('Saved 1 pack').waitFor();
+    const packRow = page.getByRole('table', { name: 'Packs' }).getByRole('row').filter({ hasText: 'console-pack' });
+    await packRow.getByRole('cell', { name: 'packs/console.zip' }).waitFor();
+    await packRow.getByRole('button', { name: 'Withdraw' }).click();
+    await page.getByText('Withdrew console-pack').waitFor();
+    expect((await app.admin.get('/admin/packs')).body).toEqual({ items: [] });
+  });
+
+  it('lets an owner add staff, change a role and disable an account (its session ends), and names the owner in the audit log', async () => {
+    await page.getByRole('link', { name: 'Staff' }).click();
+    const form = page.getByRole('form', { name: 'Add a staff member' });
+    await form.getByLabel('Name').fill('console-support');
+    await form.getByLabel('Role').selectOption('support');
+    await form.getByLabel(/First password/).fill('support first passphrase');
+    await form.getByRole('button', { name: 'Add' }).click();
+    await page.getByText(/^Added console-support \(support\)/).waitFor();
+    const row = page.getByRole('table', { name: 'Staff' }).getByRole('row').filter({ hasText: 'console-support' });
+    await row.getByLabel('Role of console-support').selectOption('moderator');
+    await page.getByText('console-support is now moderator').waitFor();
+    const listed = await app.admin.get<{ items: Array<{ id: number; name: string; role: string }> }>('/admin/staff', {
+      query: { limit: 200 },
+    });
+    const member = listed.body.items.find((item) => item.name === 'console-support') as { id: number; role: string };
+    expect(member.role).toBe('moderator');
+    const session = await signIn(app, {
+      id: member.id,
+      name: 'console-support',
+      role: 'moderator',
+      password: 'support first passphrase',
+    });
+    expect((await session.client.get('/admin/me')).status).toBe(200);
+    await row.getByRole('button', { name: 'Disable' }).click();
+    await page.getByText('Disabled console-support').waitFor();
+    expect((await session.client.get('/admin/me')).status).toBe(401);
+    await shot('console-staff');
+
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    await page.getByLabel(/Person/).fill(owner.name);
+    await page.getByRole('button', { name: 'Filter' }).click();
+    const audit = page.getByRole('table', { name: 'Audit log' });
+    await audit
+      .getByRole('row')
+      .filter({ hasText: 'staff.create' })
+      .filter({ hasText: `staff:${member.id}` })
+      .waitFor();
+    expect(await audit.getByRole('row').filter({ hasText: 'staff.update' }).count()).toBe(2);
+  });
+
+  it('gives the signed-in member personal API tokens: shown once, working as a bearer, revocable', async () => {
+    await page.getByRole('link', { name: 'My account' }).click();
+    const form = page.getByRole('form', { name: 'New API token' });
+    await form.getByLabel('Token name').fill('console script');
+    await form.getByLabel('Role').selectOption('support');
+    await form.getByRole('button', { name: 'Create token' }).click();
+    const dialog = page.getByRole('dialog', { name: 'API token console script' });
+    const token = await dialog.getByRole('textbox').inputValue();
+    expect((await app.http.get('/admin/me', { token })).body).toMatchObject({ name: owner.name, role: 'support' });
+    await dialog.getByRole('button', { name: 'Done' }).click();
+    const row = page
+      .getByRole('table', { name: 'Your API tokens' })
+      .getByRole('row')
+      .filter({ hasText: 'console script' });
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    await page.getByText('Revoked console script').waitFor();
+    expect((await app.http.get('/admin/me', { token })).status).toBe(401);
+    await shot('console-account');
+  });
+
+  it('signs a moderator in: the pages and buttons of the role only, the API refusing the rest, then signs out', async () => {
+    const moderator = await createStaff(app, 'moderator', 'console-moderator');
+    const server = await onlineServer(app, { name: uniqueName('modview') });
+    const player = await createPlayer(app);
+    await defineCharts(app, [8805]);
+    const modContext = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    try {
+      const mod = await modContext.newPage();
+      watch(mod);
+      await signInAs(mod, moderator);
+      await mod.getByRole('banner').getByText('moderator', { exact: true }).waitFor();
+      expect(await mod.getByRole('navigation', { name: 'Pages' }).getByRole('link').allTextContents()).toEqual([
+        'Overview',
+        'Players',
+        'Servers',
+        'Bans',
+        'Charts',
+        'Collections',
+        'Packs & resources',
+        'Boards',
+        'Plays',
+        'Audit log',
+        'My account',
+      ]);
+
+      // Servers: a moderator logs a server out, but neither registers one nor rotates a token.
+      await mod.getByRole('link', { name: 'Servers' }).click();
+      const serverRow = mod
+        .getByRole('table', { name: 'Servers' })
+        .getByRole('row')
+        .filter({ hasText: server.body.serverName as string });
+      await serverRow.getByRole('button', { name: 'Log out' }).waitFor();
+      expect(await serverRow.getByRole('button', { name: 'Rotate token' }).count()).toBe(0);
+      expect(await mod.getByRole('form', { name: 'Register a server' }).count()).toBe(0);
+
+      // The catalog and the packs are read-only for a moderator.
+      await mod.getByRole('link', { name: 'Charts' }).click();
+      await mod.getByRole('table', { name: 'Charts' }).getByRole('cell', { name: 'Chart 8805' }).waitFor();
+      expect(await mod.getByRole('button', { name: 'Edit this page as JSON' }).count()).toBe(0);
+      await mod.getByRole('link', { name: 'Packs & resources' }).click();
+      await mod.getByRole('heading', { name: 'Packs & resources' }).waitFor();
+      expect(await mod.getByRole('button', { name: 'Rescan resources' }).count()).toBe(0);
+
+      // A player: ban (a moderator's), a Net Token (support's and up), create (support's and up).
+      await mod.goto(`${app.baseUrl}/console/#/players/${player.uid}`);
+      const ban = mod.getByRole('form', { name: 'Ban' });
+      await ban.getByLabel('Reason', { exact: true }).fill('moderated');
+      await ban.getByRole('button', { name: 'Ban' }).click();
+      await mod.getByRole('status').filter({ hasText: 'Banned permanently' }).waitFor();
+      await mod.getByRole('button', { name: 'New Net Token' }).waitFor();
+      await mod.getByText('banned permanently: moderated').waitFor();
+      const [banned] = (await app.admin.get('/admin/audit', { query: { actor: moderator.name, action: 'player.ban' } }))
+        .body.items as Array<Record<string, unknown>>;
+      expect(banned).toMatchObject({ target: `player:${player.uid}`, actor: moderator.name, actorId: moderator.id });
+      await shot('console-moderator', mod);
+
+      // A page of another role: the page says so, and the API refuses it whatever the page shows.
+      await mod.goto(`${app.baseUrl}/console/#/staff`);
+      await mod
+        .getByRole('alert')
+        .filter({ hasText: '403 FORBIDDEN: The moderator role may not see the Staff page' })
+        .waitFor();
+      expect(await fetchInPage(mod, 'GET', '/admin/staff')).toEqual({
+        status: 403,
+        body: { error: 'FORBIDDEN', message: 'The moderator role may not do this (staff.manage)' },
+      });
+      expect((await fetchInPage(mod, 'POST', '/admin/ratings/recompute')).status).toBe(403);
+
+      await mod.getByRole('button', { name: 'Sign out' }).click();
+      await mod.getByRole('button', { name: 'Sign in' }).waitFor();
+      expect((await fetchInPage(mod, 'GET', '/admin/me')).status).toBe(401);
+    } finally {
+      await modContext.close();
+    }
+  });
+
   it('works on a 375 px phone screen', async () => {
     const phone = await browser.newContext({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true });
     try {
       const small = await phone.newPage();
-      await small.goto(`${app.baseUrl}/console/`);
-      await small.getByLabel('Admin token').fill(ADMIN_TOKEN);
-      await small.getByRole('button', { name: 'Log in' }).click();
-      await small.getByRole('heading', { name: 'Overview' }).waitFor();
+      watch(small);
+      await signInAs(small, owner);
       expect(await inPage(small, 'document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
       await small.getByRole('button', { name: 'Menu' }).click();
       await small.getByRole('link', { name: 'Servers' }).click();
@@ -543,18 +813,25 @@ describe('Web console', () => {
     }
   });
 
-  it('logs out: the token is gone from the tab', async () => {
-    await page.getByRole('button', { name: 'Log out' }).click();
-    await page.getByLabel('Admin token').waitFor();
-    expect(await inPage(page, 'sessionStorage.length')).toBe(0);
+  it('signs out: the session ends on the service, and its cookie is refused even if sent again', async () => {
+    const cookie = (await context.cookies()).find((candidate) => candidate.name === 'rhythmc_session');
+    const csrf = (await context.cookies()).find((candidate) => candidate.name === 'rhythmc_csrf');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect((await context.cookies()).map((candidate) => candidate.name)).toEqual(['rhythmc_device']);
+    const replayed = await app.http.get('/admin/me', {
+      headers: { Cookie: `rhythmc_session=${cookie?.value}`, 'X-CSRF-Token': csrf?.value ?? '' },
+    });
+    expect(replayed.status).toBe(401);
     await page.reload();
-    await page.getByLabel('Admin token').waitFor();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
   });
 
-  it('broke no Content-Security-Policy rule and logged no token', () => {
+  it('broke no Content-Security-Policy rule and logged no token or password', () => {
     expect(problems).toEqual([]);
     const text = logs.lines.join('\n');
     expect(text).not.toContain(ADMIN_TOKEN);
+    expect(text).not.toContain(owner.password);
     expect(text).not.toMatch(/authorization/i);
     expect(logs.records().some((record) => record.path === '/admin/players' && record.status === 200)).toBe(true);
   });

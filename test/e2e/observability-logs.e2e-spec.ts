@@ -194,6 +194,42 @@ describe('structured logs', () => {
     keep(link.searchParams.get('sig'));
     await call(app.http, 'GET', `${link.pathname}${link.search}`, '/resources/files/*path', 200, { token: null });
 
+    // Staff: passwords (right, wrong, new), the session's secret and CSRF token, the device
+    // cookie and personal API tokens (issue 42).
+    const password = keep(`log scan ${randomBytes(12).toString('base64url')}`);
+    const staff = await call(admin, 'POST', '/admin/staff', '/admin/staff', 201, {
+      body: { name: `logs-${randomBytes(3).toString('hex')}`, role: 'moderator', password },
+    });
+    await call(app.http, 'POST', '/admin/session', '/admin/session', 401, {
+      body: { name: staff.body.name, password: keep(`${password}-wrong`) },
+    });
+    await call(app.http, 'POST', '/admin/session', '/admin/session', 401, {
+      body: { name: keep(`${password}-as-a-name`).slice(0, 64), password },
+    });
+    const signedIn = await call(app.http, 'POST', '/admin/session', '/admin/session', 200, {
+      body: { name: staff.body.name, password },
+    });
+    const cookies = Object.fromEntries(
+      signedIn.headers.getSetCookie().map((line) => line.split(';')[0].split('=') as [string, string]),
+    );
+    const session = app.http.withHeaders({
+      Cookie: `rhythmc_session=${keep(cookies.rhythmc_session)}`,
+      'X-CSRF-Token': keep(cookies.rhythmc_csrf),
+    });
+    keep(cookies.rhythmc_device);
+    const personal = await call(session, 'POST', '/admin/me/tokens', '/admin/me/tokens', 201, {
+      body: { name: 'log scan' },
+    });
+    await call(app.http, 'GET', '/admin/me', '/admin/me', 200, { token: keep(personal.body.token) });
+    await call(app.http, 'GET', '/admin/me', '/admin/me', 401, {
+      token: keep(`rst_${randomBytes(32).toString('base64url')}`),
+    });
+    await call(session, 'PUT', '/admin/me/password', '/admin/me/password', 204, {
+      body: { currentPassword: password, newPassword: keep(`new ${password}`) },
+    });
+    await call(session, 'DELETE', '/admin/session', '/admin/session', 204);
+    await call(session, 'GET', '/admin/me', '/admin/me', 401);
+
     // Refused credentials are secrets too (a mistyped token is often a real one).
     await call(app.http, 'GET', '/server/refresh', '/server/refresh', 401, { token: badToken() });
     // The game server authenticated, the player did not: the line names the server and the code.

@@ -3,6 +3,7 @@ import { METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/com
 import { RequestMethod } from '@nestjs/common';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { AUTH_KIND_KEY } from '../../src/auth/auth.decorators';
+import { PERMISSIONS, type Permission } from '../../src/auth/permissions';
 import { ERROR_CODES } from '../../src/common/errors/app-error';
 import { DOCS_PATH, OPENAPI_JSON_PATH } from '../../src/openapi/openapi';
 import { createPlayer, loginPlayer } from '../factories/player.factory';
@@ -25,13 +26,17 @@ type Operation = {
   parameters?: { name: string; in: string; required?: boolean; schema?: Schema }[];
   requestBody?: { content: Record<string, Media> };
   responses: Record<string, { description: string; content?: Record<string, Media> }>;
+  'x-permission'?: { name: string; role: string };
 };
 type Document = {
   openapi: string;
   info: { title: string; description: string; version: string };
   servers: Array<{ url: string; description?: string }>;
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, Schema>; securitySchemes: Record<string, { type: string; scheme: string }> };
+  components: {
+    schemas: Record<string, Schema>;
+    securitySchemes: Record<string, { type: string; scheme?: string; in?: string; name?: string }>;
+  };
 };
 
 const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete'];
@@ -195,7 +200,8 @@ describe('API docs (OpenAPI at /docs)', () => {
     expect(handlers.length).toBe(operations.length);
     const expectedSecurity: Record<string, Record<string, string[]>[]> = {
       public: [],
-      admin: [{ adminToken: [] }],
+      admin: [{ adminToken: [] }, { staffSession: [], csrfToken: [] }],
+      'sign-in': [],
       bootstrap: [{ bootstrapToken: [] }],
       server: [{ serverAccessToken: [] }],
       'server-refresh': [{ serverAccessToken: [] }],
@@ -224,11 +230,46 @@ describe('API docs (OpenAPI at /docs)', () => {
     expect(Object.keys(document.components.securitySchemes).sort()).toEqual([
       'adminToken',
       'bootstrapToken',
+      'csrfToken',
       'publicApiKey',
       'serverAccessToken',
+      'staffSession',
     ]);
-    for (const scheme of Object.values(document.components.securitySchemes))
-      expect(scheme).toMatchObject({ type: 'http', scheme: 'bearer' });
+    for (const name of ['adminToken', 'bootstrapToken', 'serverAccessToken'])
+      expect(document.components.securitySchemes[name]).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(document.components.securitySchemes.staffSession).toMatchObject({
+      type: 'apiKey',
+      in: 'cookie',
+      name: 'rhythmc_session',
+    });
+    expect(document.components.securitySchemes.csrfToken).toMatchObject({
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-CSRF-Token',
+    });
+  });
+
+  it('names the permission of every admin operation, and the lowest role that holds it (x-permission)', () => {
+    const admin = operations.filter(({ operation }) =>
+      (operation.security ?? []).some((requirement) => 'adminToken' in requirement),
+    );
+    expect(admin.length).toBeGreaterThan(40);
+    for (const { method, path, operation } of admin) {
+      const permission = operation['x-permission'];
+      expect({ route: `${method} ${path}`, known: permission !== undefined && permission.name in PERMISSIONS }).toEqual(
+        {
+          route: `${method} ${path}`,
+          known: true,
+        },
+      );
+      expect(permission?.role).toBe(PERMISSIONS[permission?.name as Permission].role);
+    }
+    expect(
+      operations.find(({ path, method }) => path === '/admin/staff' && method === 'get')?.operation['x-permission'],
+    ).toEqual({
+      name: 'staff.manage',
+      role: 'owner',
+    });
   });
 
   it('documents every /admin/servers route as an operation of one controller, ServerAdminController', () => {

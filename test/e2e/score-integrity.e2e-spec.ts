@@ -363,6 +363,48 @@ describe('Score integrity', () => {
       });
     });
 
+    it('shows one play with its judgement counts, combo, and when it was played and received', async () => {
+      const time = nextTime();
+      const payload = gameplayPayload(450, time, { acc: 100, maxCombo: 5_000, fullCombo: true });
+      const response = await app.http.post('/player/upload', record(server, p[2], payload), {
+        token: server.accessToken,
+      });
+      expect(response.status).toBe(200);
+      const flagged = await lastRecord(p[2]);
+      const shown = await app.admin.get(`/admin/plays/${flagged.id}`);
+      const [stored] = await app.sql<{ received_at: Date }>('SELECT received_at FROM play_record WHERE id = $1', [
+        flagged.id,
+      ]);
+      const local = (date: Date) =>
+        `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, '0')}-${String(date.getDate()).padStart(2, '0')}T${date.toTimeString().slice(0, 8)}`;
+      expect(shown.body).toEqual({
+        id: Number(flagged.id),
+        uid: p[2].uid,
+        username: expect.any(String),
+        levelId: 450,
+        acc: 100,
+        pass: true,
+        time,
+        receivedAt: local(stored.received_at),
+        serverID: server.serverID,
+        flags: flagged.flags,
+        review: 'flagged',
+        voidReason: null,
+        counts: false,
+        judgements: {
+          tap: payload.tapStats,
+          hold: payload.holdStats,
+          dodge: payload.dodgeStats,
+          look: payload.lookStats,
+        },
+        maxCombo: 5_000,
+        fullCombo: true,
+        allPerfect: false,
+        sentAt: local(new Date(time)),
+        serverName: server.body.serverName,
+      });
+    });
+
     it('pages the listing by id, newest first', async () => {
       const all = await app.admin.get(`/admin/plays?state=all&uid=${p[0].uid}`);
       const ids = (all.body as { items: Array<{ id: number }> }).items.map((play) => play.id);

@@ -61,6 +61,44 @@ describe('TLS (TLS_CERT_FILE / TLS_KEY_FILE): HTTPS and WSS, TLS 1.3 only', () =
     certificate?.remove();
   });
 
+  it('marks the console session cookies Secure over TLS', async () => {
+    const password = 'a passphrase over tls';
+    const created = await request('POST', '/admin/staff', {
+      token: ADMIN_TOKEN,
+      body: { name: 'tls-owner', role: 'owner', password },
+    });
+    expect(created.status).toBe(201);
+    const cookies = await new Promise<string[]>((resolve, reject) => {
+      const payload = JSON.stringify({ name: 'tls-owner', password });
+      const req = httpsRequest(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/admin/session',
+          ca: certificate.cert,
+          agent: false,
+          headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.headers['set-cookie'] ?? []));
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
+    expect(cookies.map((cookie) => cookie.split('=')[0])).toEqual([
+      'rhythmc_session',
+      'rhythmc_csrf',
+      'rhythmc_device',
+    ]);
+    for (const cookie of cookies) {
+      expect(cookie).toContain('; SameSite=Strict');
+      expect(cookie).toMatch(/; Secure$/);
+    }
+  });
+
   it('answers over TLS 1.3', async () => {
     expect(await request('GET', '/server/ping')).toEqual({ status: 200, body: true, protocol: 'TLSv1.3' });
   });

@@ -20,16 +20,26 @@ export class HttpClient {
   constructor(
     readonly baseUrl: string,
     private readonly defaultToken: string | null = null,
+    /** Sent with every request unless the request gives its own (a console session's cookie and CSRF token). */
+    private readonly defaultHeaders: Record<string, string> = {},
   ) {}
 
   withToken(token: string | null): HttpClient {
-    return new HttpClient(this.baseUrl, token);
+    return new HttpClient(this.baseUrl, token, this.defaultHeaders);
+  }
+
+  withHeaders(headers: Record<string, string>): HttpClient {
+    return new HttpClient(this.baseUrl, this.defaultToken, { ...this.defaultHeaders, ...headers });
   }
 
   async request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<HttpResponse<T>> {
     const url = new URL(path, this.baseUrl);
     for (const [key, value] of Object.entries(options.query ?? {})) url.searchParams.set(key, String(value));
-    const headers: Record<string, string> = { 'User-Agent': 'rhythmc-plugin-test/1.0 node/20', ...options.headers };
+    const headers: Record<string, string> = {
+      'User-Agent': 'rhythmc-plugin-test/1.0 node/20',
+      ...this.defaultHeaders,
+      ...options.headers,
+    };
     const token = options.token === undefined ? this.defaultToken : options.token;
     if (token !== null) headers.Authorization = `Bearer ${token}`;
     let body: string | Buffer | undefined;

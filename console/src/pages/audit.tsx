@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, Page } from '../api';
-import { ErrorBox, Field, Loading, Pager, Table, useLoad } from '../ui';
+import { ErrorBox, Field, Loading, Pager, Table, Time, useLoad } from '../ui';
 
 interface AuditEntry {
   id: number;
@@ -11,30 +11,48 @@ interface AuditEntry {
   requestId: string | null;
   sourceAddress: string | null;
   credential: string;
+  actor: string;
+  actorId: number | null;
 }
 
+interface Filters {
+  target: string;
+  action: string;
+  actor: string;
+}
+
+/** The audit log, newest first: by target (`#/audit/player:42`), action or person. */
 export function AuditPage({ target: initialTarget }: { target: string }) {
-  const [text, setText] = useState(initialTarget);
-  const [target, setTarget] = useState(initialTarget);
+  const [form, setForm] = useState<Filters>({ target: initialTarget, action: '', actor: '' });
+  const [filters, setFilters] = useState<Filters>(form);
   const [cursors, setCursors] = useState<string[]>([]);
   const cursor = cursors[cursors.length - 1];
   const page = useLoad(
-    () => api<Page<AuditEntry>>('GET', '/admin/audit', { query: { target, limit: 50, cursor } }),
-    [target, cursor],
+    () => api<Page<AuditEntry>>('GET', '/admin/audit', { query: { ...filters, limit: 50, cursor } }),
+    [filters.target, filters.action, filters.actor, cursor],
   );
+  const field = (name: keyof Filters) => (event: { currentTarget: HTMLInputElement }) =>
+    setForm({ ...form, [name]: event.currentTarget.value });
   return (
     <section>
       <h1>Audit log</h1>
       <form
         class="row wrap"
+        aria-label="Filter the audit log"
         onSubmit={(event) => {
           event.preventDefault();
           setCursors([]);
-          setTarget(text.trim());
+          setFilters({ target: form.target.trim(), action: form.action.trim(), actor: form.actor.trim() });
         }}
       >
         <Field label="Target (e.g. player:1002, server:7)">
-          <input name="target" value={text} onInput={(event) => setText(event.currentTarget.value)} />
+          <input name="target" value={form.target} onInput={field('target')} />
+        </Field>
+        <Field label="Action (e.g. player.ban)">
+          <input name="action" value={form.action} onInput={field('action')} />
+        </Field>
+        <Field label="Person (a staff name, ADMIN_TOKEN)">
+          <input name="actor" value={form.actor} onInput={field('actor')} />
         </Field>
         <button type="submit">Filter</button>
       </form>
@@ -42,14 +60,20 @@ export function AuditPage({ target: initialTarget }: { target: string }) {
       <Loading loading={page.loading && !page.data} />
       {page.data && page.data.items.length === 0 && <p class="muted">No entry.</p>}
       {page.data && page.data.items.length > 0 && (
-        <Table label="Audit log" head={['Time', 'Action', 'Target', 'Summary', 'Credential', 'Address', 'Request']}>
+        <Table
+          label="Audit log"
+          head={['Time', 'Who', 'Action', 'Target', 'Summary', 'Credential', 'Address', 'Request']}
+        >
           {page.data.items.map((entry) => (
             <tr key={entry.id}>
-              <td class="nowrap">{entry.time.replace('T', ' ')}</td>
+              <td>
+                <Time value={entry.time} />
+              </td>
+              <td class="nowrap">{entry.actor}</td>
               <td class="nowrap">{entry.action}</td>
               <td class="mono nowrap">{entry.target}</td>
               <td class="mono small">{JSON.stringify(entry.summary)}</td>
-              <td>{entry.credential}</td>
+              <td class="mono small">{entry.credential}</td>
               <td class="mono nowrap">{entry.sourceAddress ?? '—'}</td>
               <td class="mono small">{entry.requestId ?? '—'}</td>
             </tr>

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, Page } from '../api';
-import { ErrorBox, Loading, Notice, Pager, Table, useAction, useLoad } from '../ui';
+import { ErrorBox, formatTime, Loading, Notice, Pager, Table, Time, useAction, useCan, useLoad } from '../ui';
 
 export interface Ban {
   banId: number;
@@ -13,6 +13,7 @@ export interface Ban {
 }
 
 export function BansPage() {
+  const can = useCan();
   const [cursors, setCursors] = useState<string[]>([]);
   const cursor = cursors[cursors.length - 1];
   const bans = useLoad(() => api<Page<Ban>>('GET', '/admin/bans', { query: { limit: 50, cursor } }), [cursor]);
@@ -42,12 +43,16 @@ export function BansPage() {
               </td>
               <td>{ban.reason}</td>
               <td>{ban.message}</td>
-              <td>{ban.until ?? 'permanent'}</td>
-              <td>{ban.createdAt}</td>
+              <td>{ban.until ? formatTime(ban.until) : 'permanent'}</td>
               <td>
-                <button type="button" class="secondary" disabled={action.busy} onClick={() => void unban(ban)}>
-                  Unban
-                </button>
+                <Time value={ban.createdAt} />
+              </td>
+              <td>
+                {can('players.ban') && (
+                  <button type="button" class="secondary" disabled={action.busy} onClick={() => void unban(ban)}>
+                    Unban
+                  </button>
+                )}
               </td>
             </tr>
           ))}

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError } from '../api';
-import { ErrorBox, Field, Loading, Table, useLoad } from '../ui';
+import { ErrorBox, Field, Loading, rating, Table, useLoad } from '../ui';
 
 interface AtpEntry {
   rank: number;
@@ -104,11 +104,11 @@ export function BoardsPage() {
                     <span class="muted">({entry.username})</span>
                   </td>
                   {'atp' in entry ? (
-                    <td>{entry.atp}</td>
+                    <td>{rating(entry.atp)}</td>
                   ) : (
                     <>
                       <td>{entry.acc}</td>
-                      <td>{entry.rating}</td>
+                      <td>{rating(entry.rating)}</td>
                     </>
                   )}
                 </tr>

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError, batchProblems, Page } from '../api';
-import { ErrorBox, Field, Loading, Notice, Pager, Table, useLoad } from '../ui';
+import { ErrorBox, Field, Loading, Notice, Pager, Table, Time, useCan, useLoad } from '../ui';
 
 interface Chart {
   levelId: number;
@@ -200,6 +200,7 @@ function BatchEditor({
 }
 
 export function CatalogPage({ kind }: { kind: Kind }) {
+  const can = useCan();
   const [filter, setFilter] = useState('');
   const [cursors, setCursors] = useState<string[]>([]);
   const cursor = cursors[cursors.length - 1];
@@ -236,27 +237,31 @@ export function CatalogPage({ kind }: { kind: Kind }) {
             />
           </Field>
         )}
-        <button
-          type="button"
-          class="secondary"
-          onClick={() => {
-            const batch = page.data && page.data.items.length > 0 ? asBatch(kind, page.data.items) : null;
-            setEditing(
-              batch
-                ? { text: JSON.stringify(batch, null, 2), baseline: baselineOf(kind, batch) }
-                : { text: EXAMPLE[kind], baseline: new Map() },
-            );
-          }}
-        >
-          Edit this page as JSON
-        </button>
-        <button
-          type="button"
-          class="secondary"
-          onClick={() => setEditing({ text: EXAMPLE[kind], baseline: new Map() })}
-        >
-          New batch
-        </button>
+        {can('catalog.write') && (
+          <>
+            <button
+              type="button"
+              class="secondary"
+              onClick={() => {
+                const batch = page.data && page.data.items.length > 0 ? asBatch(kind, page.data.items) : null;
+                setEditing(
+                  batch
+                    ? { text: JSON.stringify(batch, null, 2), baseline: baselineOf(kind, batch) }
+                    : { text: EXAMPLE[kind], baseline: new Map() },
+                );
+              }}
+            >
+              Edit this page as JSON
+            </button>
+            <button
+              type="button"
+              class="secondary"
+              onClick={() => setEditing({ text: EXAMPLE[kind], baseline: new Map() })}
+            >
+              New batch
+            </button>
+          </>
+        )}
       </div>
       {editing !== null && (
         <BatchEditor
@@ -284,8 +289,12 @@ export function CatalogPage({ kind }: { kind: Kind }) {
               <td>{chart.active ? 'yes' : 'no'}</td>
               <td>{chart.notes ?? '—'}</td>
               <td>{chart.placeholder ? <span class="badge off">placeholder</span> : 'no'}</td>
-              <td>{chart.createdAt}</td>
-              <td>{chart.updatedAt}</td>
+              <td>
+                <Time value={chart.createdAt} />
+              </td>
+              <td>
+                <Time value={chart.updatedAt} />
+              </td>
             </tr>
           ))}
         </Table>
@@ -298,7 +307,9 @@ export function CatalogPage({ kind }: { kind: Kind }) {
               <td>{collection.type}</td>
               <td class="mono small">{JSON.stringify(collection.unlockMethod)}</td>
               <td class="mono small">{JSON.stringify(collection.properties)}</td>
-              <td>{collection.updatedAt}</td>
+              <td>
+                <Time value={collection.updatedAt} />
+              </td>
             </tr>
           ))}
         </Table>

@@ -1,5 +1,5 @@
 import { api, Page } from '../api';
-import { ErrorBox, Loading, Table, useLoad } from '../ui';
+import { ErrorBox, Loading, Table, Time, formatTime, useLoad } from '../ui';
 import type { Ban } from './bans';
 
 export interface Overview {
@@ -13,6 +13,11 @@ export interface Overview {
     allowedPluginSHAs: string[];
     downUrl: string;
   } | null;
+  sessionHandover: {
+    mode: 'off' | 'all' | 'groups';
+    groups: Array<{ name: string; serverIDs: number[] }>;
+    modes: string[];
+  };
 }
 
 function Stat({ label, value }: { label: string; value: string | number }) {
@@ -69,12 +74,14 @@ export function OverviewPage() {
         <Table label="Recent bans" head={['When', 'Player', 'Reason', 'Until']}>
           {bans.data.items.map((ban) => (
             <tr key={ban.banId}>
-              <td>{ban.createdAt}</td>
+              <td>
+                <Time value={ban.createdAt} />
+              </td>
               <td>
                 <a href={`#/players/${ban.uid}`}>{ban.username}</a>
               </td>
               <td>{ban.reason}</td>
-              <td>{ban.until ?? 'permanent'}</td>
+              <td>{ban.until ? formatTime(ban.until) : 'permanent'}</td>
             </tr>
           ))}
         </Table>

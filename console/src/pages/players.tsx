@@ -1,6 +1,20 @@
 import { useState } from 'preact/hooks';
 import { api, Page } from '../api';
-import { ErrorBox, Field, Loading, Notice, Pager, SecretOnce, Table, useAction, useLoad } from '../ui';
+import {
+  ErrorBox,
+  Field,
+  formatTime,
+  Loading,
+  Notice,
+  Pager,
+  rating,
+  SecretOnce,
+  Table,
+  Time,
+  useAction,
+  useCan,
+  useLoad,
+} from '../ui';
 
 interface PlayerSummary {
   uid: number;
@@ -68,7 +82,67 @@ interface Profile {
 
 type SearchBy = 'username' | 'uuid' | 'uid';
 
+/** POST /admin/players: the first step of a Net Token login (ONLINE players are created at their first login). */
+function CreatePlayerForm() {
+  const [username, setUsername] = useState('');
+  const [uuid, setUuid] = useState('');
+  const [displayName, setDisplayName] = useState('');
+  const [created, setCreated] = useState<{ uid: number; username: string } | null>(null);
+  const action = useAction();
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void action.run(async () => {
+      const body: Record<string, string> = { username: username.trim() };
+      if (uuid.trim() !== '') body.uuid = uuid.trim();
+      if (displayName.trim() !== '') body.displayName = displayName.trim();
+      const player = await api<{ uid: number; username: string }>('POST', '/admin/players', { body });
+      setUsername('');
+      setUuid('');
+      setDisplayName('');
+      setCreated(player);
+    });
+  };
+  return (
+    <form class="card" onSubmit={submit} aria-label="Create a player">
+      <h2>Create a player</h2>
+      <p class="muted">For Net Token logins: create the player, then issue its Net Token on its page.</p>
+      <div class="row wrap">
+        <Field label="Username">
+          <input
+            name="new-username"
+            value={username}
+            required
+            maxLength={32}
+            onInput={(event) => setUsername(event.currentTarget.value)}
+          />
+        </Field>
+        <Field label="UUID (optional)">
+          <input name="new-uuid" value={uuid} onInput={(event) => setUuid(event.currentTarget.value)} />
+        </Field>
+        <Field label="Display name (optional)">
+          <input
+            name="new-display-name"
+            value={displayName}
+            maxLength={64}
+            onInput={(event) => setDisplayName(event.currentTarget.value)}
+          />
+        </Field>
+      </div>
+      <button type="submit" disabled={action.busy}>
+        Create
+      </button>
+      {created && (
+        <Notice>
+          Created <a href={`#/players/${created.uid}`}>{created.username}</a> (uid {created.uid})
+        </Notice>
+      )}
+      <ErrorBox error={action.error} />
+    </form>
+  );
+}
+
 export function PlayersPage() {
+  const can = useCan();
   const [by, setBy] = useState<SearchBy>('username');
   const [text, setText] = useState('');
   const [query, setQuery] = useState<{ by: SearchBy; text: string } | null>(null);
@@ -89,6 +163,7 @@ export function PlayersPage() {
   return (
     <section>
       <h1>Players</h1>
+      {can('players.create') && <CreatePlayerForm />}
       <form class="row wrap" onSubmit={search} role="search">
         <Field label="Find by">
           <select value={by} onChange={(event) => setBy(event.currentTarget.value as SearchBy)}>
@@ -119,7 +194,7 @@ export function PlayersPage() {
                 <td>{player.online ? `on ${player.online.serverName}` : 'offline'}</td>
                 <td>
                   {player.ban
-                    ? `banned${player.ban.until ? ` until ${player.ban.until}` : ''}: ${player.ban.reason}`
+                    ? `banned${player.ban.until ? ` until ${formatTime(player.ban.until)}` : ''}: ${player.ban.reason}`
                     : player.banstate > 0
                       ? `warning ${player.banstate}`
                       : '—'}
@@ -157,7 +232,7 @@ function BanForm({ uid, onDone }: { uid: number; onDone: (text: string) => void 
       const end = localDateTime(until);
       if (end !== undefined) body.until = end;
       const ban = await api<{ until: string; message: string }>('POST', `/admin/players/${uid}/ban`, { body });
-      onDone(`Banned ${ban.until ? `until ${ban.until}` : 'permanently'}; kick message: ${ban.message}`);
+      onDone(`Banned ${ban.until ? `until ${formatTime(ban.until)}` : 'permanently'}; kick message: ${ban.message}`);
     });
   };
   return (
@@ -225,6 +300,7 @@ function BanstateForm({ uid, current, onDone }: { uid: number; current: number; 
 }
 
 export function PlayerPage({ uid }: { uid: string }) {
+  const can = useCan();
   const profile = useLoad(() => api<Profile>('GET', `/admin/players/${encodeURIComponent(uid)}`), [uid]);
   const action = useAction();
   const [done, setDone] = useState<string | null>(null);
@@ -257,35 +333,37 @@ export function PlayerPage({ uid }: { uid: string }) {
             <dt>Online</dt>
             <dd>
               {live
-                ? `on ${live.serverName ?? live.serverID} since ${live.createdAt} (${live.mode}${live.proven ? '' : ', without proof'})`
+                ? `on ${live.serverName ?? live.serverID} since ${formatTime(live.createdAt)} (${live.mode}${live.proven ? '' : ', without proof'})`
                 : 'offline'}
             </dd>
             <dt>Takeovers</dt>
             <dd class={p.takeovers.length > 0 ? 'warning' : undefined}>
               {p.takeovers.length === 0
                 ? 'none'
-                : `${p.takeovers.length === 20 ? '20 or more' : p.takeovers.length}; latest ${p.takeovers[0].takenAt} from ${p.takeovers[0].fromServerName ?? p.takeovers[0].fromServerID}`}
+                : `${p.takeovers.length === 20 ? '20 or more' : p.takeovers.length}; latest ${formatTime(p.takeovers[0].takenAt)} from ${p.takeovers[0].fromServerName ?? p.takeovers[0].fromServerID}`}
             </dd>
             <dt>Ban</dt>
             <dd class={activeBan ? 'warning' : undefined}>
               {activeBan
-                ? `banned ${activeBan.until ? `until ${activeBan.until}` : 'permanently'}: ${activeBan.reason}`
+                ? `banned ${activeBan.until ? `until ${formatTime(activeBan.until)}` : 'permanently'}: ${activeBan.reason}`
                 : 'not banned'}
             </dd>
             <dt>banstate</dt>
             <dd>{p.banstate}</dd>
             <dt>ATP</dt>
-            <dd>{p.atp === null ? '—' : `${p.atp}${p.siteRank === null ? '' : ` (#${p.siteRank})`}`}</dd>
+            <dd>{p.atp === null ? '—' : `${rating(p.atp)}${p.siteRank === null ? '' : ` (#${p.siteRank})`}`}</dd>
             <dt>wattHour</dt>
             <dd>{p.balance.wattHour ?? '—'}</dd>
             <dt>Created</dt>
-            <dd>{p.createdAt}</dd>
+            <dd>
+              <Time value={p.createdAt} />
+            </dd>
           </dl>
           {done && <Notice>{done}</Notice>}
           <ErrorBox error={action.error} />
           {netToken && <SecretOnce label="Net Token" value={netToken} onDone={() => setNetToken(null)} />}
           <div class="row wrap">
-            {activeBan && (
+            {activeBan && can('players.ban') && (
               <button
                 type="button"
                 class="secondary"
@@ -300,41 +378,49 @@ export function PlayerPage({ uid }: { uid: string }) {
                 Unban
               </button>
             )}
-            <button
-              type="button"
-              class="secondary"
-              disabled={action.busy}
-              onClick={() =>
-                void action.run(async () => {
-                  if (!confirm('Issue a new Net Token? The old one stops working.')) return;
-                  const answer = await api<{ netToken: string }>('POST', `/admin/players/${p.uid}/net-token`);
-                  setNetToken(answer.netToken);
-                  finished('New Net Token issued');
-                })
-              }
-            >
-              New Net Token
-            </button>
+            {can('players.net-token') && (
+              <button
+                type="button"
+                class="secondary"
+                disabled={action.busy}
+                onClick={() =>
+                  void action.run(async () => {
+                    if (!confirm('Issue a new Net Token? The old one stops working.')) return;
+                    const answer = await api<{ netToken: string }>('POST', `/admin/players/${p.uid}/net-token`);
+                    setNetToken(answer.netToken);
+                    finished('New Net Token issued');
+                  })
+                }
+              >
+                New Net Token
+              </button>
+            )}
           </div>
-          <div class="cards">
-            <BanForm uid={p.uid} onDone={finished} />
-            <BanstateForm key={p.banstate} uid={p.uid} current={p.banstate} onDone={finished} />
-          </div>
+          {can('players.ban') && (
+            <div class="cards">
+              <BanForm uid={p.uid} onDone={finished} />
+              <BanstateForm key={p.banstate} uid={p.uid} current={p.banstate} onDone={finished} />
+            </div>
+          )}
           <h2>Sessions</h2>
           <Table label="Sessions" head={['Started', 'Server', 'Mode', 'State', 'Renewed']}>
             {p.sessions.map((session) => (
               <tr key={session.sessionId}>
-                <td>{session.createdAt}</td>
+                <td>
+                  <Time value={session.createdAt} />
+                </td>
                 <td>{session.serverName ?? session.serverID ?? '—'}</td>
                 <td>{session.proven ? `${session.mode} (proven)` : session.mode}</td>
                 <td>
                   {session.live
                     ? 'live'
                     : session.loggedOutAt
-                      ? `ended ${session.loggedOutAt} (${session.logoutReason ?? ''})`
+                      ? `ended ${formatTime(session.loggedOutAt)} (${session.logoutReason ?? ''})`
                       : 'expired'}
                 </td>
-                <td>{session.renewedAt}</td>
+                <td>
+                  <Time value={session.renewedAt} />
+                </td>
               </tr>
             ))}
           </Table>
@@ -348,7 +434,9 @@ export function PlayerPage({ uid }: { uid: string }) {
               <Table label="Takeovers" head={['When', 'Held by', 'Taken by', 'Proof']}>
                 {p.takeovers.map((takeover, index) => (
                   <tr key={`${takeover.takenAt}-${index}`}>
-                    <td>{takeover.takenAt}</td>
+                    <td>
+                      <Time value={takeover.takenAt} />
+                    </td>
                     <td>{takeover.fromServerName ?? takeover.fromServerID}</td>
                     <td>{takeover.toServerName ?? takeover.toServerID}</td>
                     <td>{takeover.proof === 'TOKEN' ? 'Net Token' : 'resume token'}</td>
@@ -364,11 +452,13 @@ export function PlayerPage({ uid }: { uid: string }) {
             <Table label="Ban history" head={['Since', 'Reason', 'Message', 'Until', 'Lifted']}>
               {p.bans.map((ban) => (
                 <tr key={ban.banId} class={ban.active ? 'active' : undefined}>
-                  <td>{ban.createdAt}</td>
+                  <td>
+                    <Time value={ban.createdAt} />
+                  </td>
                   <td>{ban.reason}</td>
                   <td>{ban.message}</td>
-                  <td>{ban.until ?? 'permanent'}</td>
-                  <td>{ban.active ? 'in force' : (ban.liftedAt ?? 'expired')}</td>
+                  <td>{ban.until ? formatTime(ban.until) : 'permanent'}</td>
+                  <td>{ban.active ? 'in force' : ban.liftedAt ? formatTime(ban.liftedAt) : 'expired'}</td>
                 </tr>
               ))}
             </Table>
@@ -382,7 +472,7 @@ export function PlayerPage({ uid }: { uid: string }) {
                 <tr key={best.levelId}>
                   <td>{best.levelId}</td>
                   <td>{best.acc}</td>
-                  <td>{best.rating}</td>
+                  <td>{rating(best.rating)}</td>
                   <td>{best.trackRank ?? '—'}</td>
                 </tr>
               ))}
@@ -394,9 +484,11 @@ export function PlayerPage({ uid }: { uid: string }) {
           <p class="mono">{p.collections.length > 0 ? p.collections.join(', ') : '—'}</p>
           <h2>Options</h2>
           <pre class="json">{JSON.stringify(p.options, null, 2)}</pre>
-          <p>
-            <a href={`#/audit/player:${p.uid}`}>Audit log of this player</a>
-          </p>
+          {can('audit.read') && (
+            <p>
+              <a href={`#/audit/player:${p.uid}`}>Audit log of this player</a>
+            </p>
+          )}
         </>
       )}
     </section>

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, Page } from '../api';
-import { ErrorBox, Field, Loading, Notice, Pager, Table, useAction, useLoad } from '../ui';
+import { ErrorBox, Field, Loading, Notice, Pager, Table, Time, useAction, useCan, useLoad } from '../ui';
 
 /** A stored play as GET /admin/plays shows it (docs/decisions.md "Score integrity"). */
 export interface Play {
@@ -17,20 +17,26 @@ export interface Play {
   counts: boolean;
 }
 
-type State = 'flagged' | 'approved' | 'voided' | 'all';
+/** GET /admin/plays/{id}: what a reviewer weighs beside the checks. */
+interface PlayDetail extends Play {
+  time: number;
+  serverID: number;
+  serverName: string;
+  judgements: Record<'tap' | 'hold' | 'dodge' | 'look', { perfect: number; great: number; miss: number }>;
+  maxCombo: number;
+  fullCombo: boolean;
+  allPerfect: boolean;
+  sentAt: string;
+}
 
-/** The review queue: flagged plays by default; approve, void (with a reason) or restore each. */
-export function PlaysPage() {
-  const [state, setState] = useState<State>('flagged');
-  const [cursors, setCursors] = useState<string[]>([]);
-  const cursor = cursors[cursors.length - 1];
-  const plays = useLoad(
-    () => api<Page<Play>>('GET', '/admin/plays', { query: { state, limit: 50, cursor } }),
-    [state, cursor],
-  );
+type State = 'flagged' | 'approved' | 'voided' | 'all';
+type Verb = 'approve' | 'void' | 'restore';
+
+/** Approve, void (a reason is asked) or restore a play, then `onChanged`. */
+function useReview(onChanged: () => void) {
   const action = useAction();
   const [done, setDone] = useState<string | null>(null);
-  const act = (play: Play, verb: 'approve' | 'void' | 'restore') =>
+  const act = (play: Play, verb: Verb) =>
     action.run(async () => {
       let body: { reason?: string } | undefined;
       if (verb === 'void') {
@@ -44,8 +50,47 @@ export function PlaysPage() {
       }
       const answer = await api<Play>('POST', `/admin/plays/${play.id}/${verb}`, body === undefined ? {} : { body });
       setDone(`Play ${answer.id}: ${answer.review}, ${answer.counts ? 'counts' : 'does not count'}`);
-      plays.reload();
+      onChanged();
     });
+  return { action, done, act };
+}
+
+/** The buttons a play's standing offers, for a role that may review. */
+function ReviewButtons({ play, review }: { play: Play; review: ReturnType<typeof useReview> }) {
+  const can = useCan();
+  if (!can('plays.review')) return null;
+  const { action, act } = review;
+  return (
+    <>
+      {play.review === 'flagged' && (
+        <button type="button" class="secondary" disabled={action.busy} onClick={() => void act(play, 'approve')}>
+          Approve
+        </button>
+      )}
+      {play.review === 'voided' ? (
+        <button type="button" class="secondary" disabled={action.busy} onClick={() => void act(play, 'restore')}>
+          Restore
+        </button>
+      ) : (
+        <button type="button" class="secondary" disabled={action.busy} onClick={() => void act(play, 'void')}>
+          Void
+        </button>
+      )}
+    </>
+  );
+}
+
+/** The review queue: flagged plays by default; approve, void (with a reason) or restore each. */
+export function PlaysPage() {
+  const [state, setState] = useState<State>('flagged');
+  const [cursors, setCursors] = useState<string[]>([]);
+  const cursor = cursors[cursors.length - 1];
+  const plays = useLoad(
+    () => api<Page<Play>>('GET', '/admin/plays', { query: { state, limit: 50, cursor } }),
+    [state, cursor],
+  );
+  const review = useReview(() => plays.reload());
+  const { action, done } = review;
   return (
     <section>
       <h1>Plays</h1>
@@ -81,41 +126,22 @@ export function PlaysPage() {
         >
           {plays.data.items.map((play) => (
             <tr key={play.id}>
-              <td>{play.id}</td>
+              <td>
+                <a href={`#/plays/${play.id}`}>{play.id}</a>
+              </td>
               <td>
                 <a href={`#/players/${play.uid}`}>{play.username}</a> <span class="muted">#{play.uid}</span>
               </td>
               <td>{play.levelId}</td>
               <td>{play.pass ? play.acc : `${play.acc} (failed)`}</td>
-              <td>{play.receivedAt}</td>
+              <td>
+                <Time value={play.receivedAt} />
+              </td>
               <td>{play.flags.join(', ') || '—'}</td>
               <td>{play.review === 'voided' && play.voidReason ? `voided: ${play.voidReason}` : play.review}</td>
               <td>{play.counts ? 'yes' : 'no'}</td>
               <td>
-                {play.review === 'flagged' && (
-                  <button
-                    type="button"
-                    class="secondary"
-                    disabled={action.busy}
-                    onClick={() => void act(play, 'approve')}
-                  >
-                    Approve
-                  </button>
-                )}
-                {play.review === 'voided' ? (
-                  <button
-                    type="button"
-                    class="secondary"
-                    disabled={action.busy}
-                    onClick={() => void act(play, 'restore')}
-                  >
-                    Restore
-                  </button>
-                ) : (
-                  <button type="button" class="secondary" disabled={action.busy} onClick={() => void act(play, 'void')}>
-                    Void
-                  </button>
-                )}
+                <ReviewButtons play={play} review={review} />
               </td>
             </tr>
           ))}
@@ -127,6 +153,84 @@ export function PlaysPage() {
         onFirst={() => setCursors([])}
         onNext={() => plays.data?.nextCursor && setCursors([...cursors, plays.data.nextCursor])}
       />
+    </section>
+  );
+}
+
+/** One play: its judgement counts, combo and times, to decide on a flag. */
+export function PlayPage({ id }: { id: string }) {
+  const play = useLoad(() => api<PlayDetail>('GET', `/admin/plays/${encodeURIComponent(id)}`), [id]);
+  const review = useReview(() => play.reload());
+  const p = play.data;
+  return (
+    <section>
+      <p>
+        <a href="#/plays">← Plays</a>
+      </p>
+      <ErrorBox error={play.error} />
+      <ErrorBox error={review.action.error} />
+      {review.done && <Notice>{review.done}</Notice>}
+      <Loading loading={play.loading && !p} />
+      {p && (
+        <>
+          <h1>
+            Play {p.id} <span class="muted">({p.review})</span>
+          </h1>
+          <dl class="facts">
+            <dt>Player</dt>
+            <dd>
+              <a href={`#/players/${p.uid}`}>{p.username}</a> <span class="muted">#{p.uid}</span>
+            </dd>
+            <dt>Level</dt>
+            <dd>{p.levelId}</dd>
+            <dt>Accuracy</dt>
+            <dd>
+              {p.acc} {p.pass ? '(passed)' : '(failed)'}
+            </dd>
+            <dt>Max combo</dt>
+            <dd>
+              {p.maxCombo}
+              {p.fullCombo ? ' · full combo' : ''}
+              {p.allPerfect ? ' · all perfect' : ''}
+            </dd>
+            <dt>Failed checks</dt>
+            <dd class={p.flags.length > 0 ? 'warning' : undefined}>{p.flags.join(', ') || 'none'}</dd>
+            <dt>Played (sent)</dt>
+            <dd>
+              <Time value={p.sentAt} />
+            </dd>
+            <dt>Received</dt>
+            <dd>
+              <Time value={p.receivedAt} />
+            </dd>
+            <dt>Server</dt>
+            <dd>
+              {p.serverName} <span class="muted">#{p.serverID}</span>
+            </dd>
+            <dt>Counts</dt>
+            <dd>{p.counts ? 'yes' : 'no'}</dd>
+            {p.voidReason && (
+              <>
+                <dt>Void reason</dt>
+                <dd>{p.voidReason}</dd>
+              </>
+            )}
+          </dl>
+          <Table label="Judgements" head={['Notes', 'Perfect', 'Great', 'Miss']}>
+            {(['tap', 'hold', 'dodge', 'look'] as const).map((group) => (
+              <tr key={group}>
+                <td>{group}</td>
+                <td>{p.judgements[group].perfect}</td>
+                <td>{p.judgements[group].great}</td>
+                <td>{p.judgements[group].miss}</td>
+              </tr>
+            ))}
+          </Table>
+          <div class="row">
+            <ReviewButtons play={p} review={review} />
+          </div>
+        </>
+      )}
     </section>
   );
 }

@@ -1,6 +1,18 @@
 import { useState } from 'preact/hooks';
 import { api, Page } from '../api';
-import { ErrorBox, Field, Loading, Notice, Pager, SecretOnce, Table, useAction, useLoad } from '../ui';
+import {
+  ErrorBox,
+  Field,
+  formatTime,
+  Loading,
+  Notice,
+  Pager,
+  SecretOnce,
+  Table,
+  useAction,
+  useCan,
+  useLoad,
+} from '../ui';
 
 interface Server {
   serverID: number;
@@ -84,6 +96,7 @@ function RegisterForm({ onRegistered }: { onRegistered: (serverID: number, name:
 }
 
 export function ServersPage() {
+  const can = useCan();
   const [online, setOnline] = useState<Online>('');
   const [cursors, setCursors] = useState<string[]>([]);
   const cursor = cursors[cursors.length - 1];
@@ -124,13 +137,15 @@ export function ServersPage() {
       {done && <Notice>{done}</Notice>}
       {secret && <SecretOnce label={secret.label} value={secret.value} onDone={() => setSecret(null)} />}
       <ErrorBox error={action.error} />
-      <RegisterForm
-        onRegistered={(serverID, name, token) => {
-          setDone(`Registered ${name} as serverID ${serverID}: put the bootstrap token in its plugin configuration.`);
-          setSecret({ label: `Bootstrap token of ${name}`, value: token });
-          servers.reload();
-        }}
-      />
+      {can('servers.manage') && (
+        <RegisterForm
+          onRegistered={(serverID, name, token) => {
+            setDone(`Registered ${name} as serverID ${serverID}: put the bootstrap token in its plugin configuration.`);
+            setSecret({ label: `Bootstrap token of ${name}`, value: token });
+            servers.reload();
+          }}
+        />
+      )}
       <div class="row wrap">
         <Field label="Show">
           <select
@@ -179,16 +194,18 @@ export function ServersPage() {
               <td>{server.playersOnline}</td>
               <td>{server.pluginVersion ?? '—'}</td>
               <td class="mono">{server.ip ?? server.address ?? '—'}</td>
-              <td>{server.lastLogin ?? 'never'}</td>
-              <td>{server.realtime ? `since ${server.realtime.connectedAt}` : '—'}</td>
+              <td class="nowrap">{server.lastLogin ? formatTime(server.lastLogin) : 'never'}</td>
+              <td>{server.realtime ? `since ${formatTime(server.realtime.connectedAt)}` : '—'}</td>
               <td>
                 <Conflicts counts={server.sessionConflicts24h} />
               </td>
               <td>
-                <button type="button" class="secondary" disabled={action.busy} onClick={() => void rotate(server)}>
-                  Rotate token
-                </button>
-                {server.online && (
+                {can('servers.manage') && (
+                  <button type="button" class="secondary" disabled={action.busy} onClick={() => void rotate(server)}>
+                    Rotate token
+                  </button>
+                )}
+                {server.online && can('servers.logout') && (
                   <button type="button" class="secondary" disabled={action.busy} onClick={() => void logOut(server)}>
                     Log out
                   </button>

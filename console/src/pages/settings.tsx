@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api';
-import { ErrorBox, Field, Loading, Notice, useAction, useLoad } from '../ui';
+import { ErrorBox, Field, Loading, Notice, useAction, useCan, useLoad } from '../ui';
 import type { Overview } from './overview';
 
 /*
@@ -139,19 +139,151 @@ function PolicyForm({ current }: { current: Overview['pluginPolicy'] }) {
   );
 }
 
+type Handover = Overview['sessionHandover'];
+const LOGIN_MODES = ['ONLINE', 'TOKEN', 'OFFLINE_REFRESH'];
+
+/** `eu=1,2,3` a line ⇄ the groups; a line that does not parse goes as typed, for the API to refuse. */
+const groupLines = (groups: Handover['groups']): string =>
+  groups.map((group) => `${group.name}=${group.serverIDs.join(',')}`).join('\n');
+const parseGroups = (text: string): Handover['groups'] =>
+  text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .map((line) => {
+      const [name, ids = ''] = line.split('=');
+      return {
+        name: name.trim(),
+        serverIDs: ids
+          .split(',')
+          .map((id) => id.trim())
+          .filter((id) => id !== '')
+          .map(Number),
+      };
+    });
+
+function HandoverForm({ current }: { current: Handover }) {
+  const [mode, setMode] = useState(current.mode);
+  const [groups, setGroups] = useState<string | null>(null);
+  const [modes, setModes] = useState(current.modes);
+  const [done, setDone] = useState<string | null>(null);
+  const action = useAction();
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void action.run(async () => {
+      const body = {
+        mode,
+        groups: mode === 'groups' ? (groups === null ? current.groups : parseGroups(groups)) : [],
+        modes,
+      };
+      const answer = await api<Handover>('PUT', '/admin/session-handover', { body });
+      setDone(`Session handover: ${answer.mode}${answer.mode === 'groups' ? ` (${answer.groups.length} groups)` : ''}`);
+    });
+  };
+  return (
+    <form class="card" onSubmit={submit} aria-label="Session handover">
+      <h2>Session handover</h2>
+      <p class="muted">
+        Whether a player's login through another server of the same network takes over a live session (off: 409, as the
+        spec has it).
+      </p>
+      <Field label="Mode">
+        <select
+          name="handover-mode"
+          value={mode}
+          onChange={(event) => setMode(event.currentTarget.value as Handover['mode'])}
+        >
+          <option value="off">off</option>
+          <option value="all">all servers are one network</option>
+          <option value="groups">groups of servers</option>
+        </select>
+      </Field>
+      {mode === 'groups' && (
+        <Field label="Groups (one a line: name=serverID,serverID,…)">
+          <textarea
+            name="handover-groups"
+            rows={4}
+            spellcheck={false}
+            value={groups ?? groupLines(current.groups)}
+            onInput={(event) => setGroups(event.currentTarget.value)}
+          />
+        </Field>
+      )}
+      <fieldset>
+        <legend>Login modes that may take a session over</legend>
+        {LOGIN_MODES.map((loginMode) => (
+          <label class="check" key={loginMode}>
+            <input
+              type="checkbox"
+              checked={modes.includes(loginMode)}
+              onChange={(event) =>
+                setModes(
+                  event.currentTarget.checked
+                    ? LOGIN_MODES.filter((m) => m === loginMode || modes.includes(m))
+                    : modes.filter((m) => m !== loginMode),
+                )
+              }
+            />{' '}
+            {loginMode}
+          </label>
+        ))}
+      </fieldset>
+      <button type="submit" disabled={action.busy}>
+        Save
+      </button>
+      {done && <Notice>{done}</Notice>}
+      <ErrorBox error={action.error} />
+    </form>
+  );
+}
+
+function RecomputeCard() {
+  const [done, setDone] = useState<string | null>(null);
+  const action = useAction();
+  const run = () =>
+    action.run(async () => {
+      if (!confirm('Recompute every best and ATP from the stored plays? On a large network this takes minutes.'))
+        return;
+      const answer = await api<Record<string, number>>('POST', '/admin/ratings/recompute');
+      setDone(
+        `Recomputed: ${Object.entries(answer)
+          .map(([key, value]) => `${key} ${value}`)
+          .join(', ')}`,
+      );
+    });
+  return (
+    <div class="card" role="group" aria-label="Ratings">
+      <h2>Ratings</h2>
+      <p class="muted">
+        Rebuilds every player's bests and ATP from the stored plays (after a change of chart constants).
+      </p>
+      <button type="button" disabled={action.busy} onClick={() => void run()}>
+        Recompute ratings
+      </button>
+      {done && <Notice>{done}</Notice>}
+      <ErrorBox error={action.error} />
+    </div>
+  );
+}
+
 export function SettingsPage() {
+  const can = useCan();
   const overview = useLoad(() => api<Overview>('GET', '/admin/overview'), []);
   return (
     <section>
-      <h1>Maintenance & plugin policy</h1>
+      <h1>Network settings</h1>
       <ErrorBox error={overview.error} />
       <Loading loading={overview.loading} />
-      {overview.data && (
-        <div class="cards">
-          <MaintenanceForm current={overview.data.maintenance} />
-          <PolicyForm current={overview.data.pluginPolicy} />
-        </div>
-      )}
+      <div class="cards">
+        {overview.data && can('settings.write') && (
+          <>
+            <MaintenanceForm current={overview.data.maintenance} />
+            <PolicyForm current={overview.data.pluginPolicy} />
+            <HandoverForm current={overview.data.sessionHandover} />
+          </>
+        )}
+        {can('ratings.recompute') && <RecomputeCard />}
+      </div>
     </section>
   );
 }

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { MaintenanceResponse, PluginPolicyResponse } from '../../server/dto/settings.dto';
+import { MaintenanceResponse, PluginPolicyResponse, SessionHandoverResponse } from '../../server/dto/settings.dto';
 
 export class OverviewUploads {
   @ApiProperty({ type: 'integer', description: 'Score records received in the last minute', example: 42 })
@@ -33,4 +33,7 @@ export class AdminOverviewResponse {
     description: 'The plugin policy in force; null when none was set',
   })
   pluginPolicy!: PluginPolicyResponse | null;
+
+  @ApiProperty({ type: SessionHandoverResponse, description: 'Session handover between servers in force' })
+  sessionHandover!: SessionHandoverResponse;
 }

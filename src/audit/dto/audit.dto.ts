@@ -37,8 +37,27 @@ export class AuditEntryResponse {
   })
   sourceAddress!: string | null;
 
-  @ApiProperty({ type: String, description: 'The admin credential id (never the token)', example: 'admin' })
+  @ApiProperty({
+    type: String,
+    description: 'Which credential (never the secret): `admin` (ADMIN_TOKEN), `session:<id>` or `token:<id>`',
+    example: 'session:17',
+  })
   credential!: string;
+
+  @ApiProperty({
+    type: String,
+    description: "Who: the staff account's name when it acted, `ADMIN_TOKEN`, or `anonymous` (a failed sign-in)",
+    example: 'alice',
+  })
+  actor!: string;
+
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: "The staff account's id; null for ADMIN_TOKEN and failed sign-ins",
+    example: 3,
+  })
+  actorId!: number | null;
 }
 
 export class AuditPage {

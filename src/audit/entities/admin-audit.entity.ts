@@ -7,6 +7,7 @@ import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 @Entity({ name: 'admin_audit' })
 @Index('IDX_admin_audit_target', ['target', 'id'])
 @Index('IDX_admin_audit_action', ['action', 'id'])
+@Index('IDX_admin_audit_actor', ['actor', 'id'])
 export class AdminAuditEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id!: string;
@@ -33,7 +34,15 @@ export class AdminAuditEntity {
   @Column({ name: 'source_address', type: 'varchar', length: 64, nullable: true })
   sourceAddress!: string | null;
 
-  /** Which admin credential: an id, never the token (`admin` for ADMIN_TOKEN). */
+  /** Which admin credential: an id, never the token (`admin` for ADMIN_TOKEN, `session:<id>`, `token:<id>`). */
   @Column({ type: 'varchar', length: 64 })
   credential!: string;
+
+  /** Who: the staff account's name as it was then, `ADMIN_TOKEN`, or `anonymous` (a failed sign-in). */
+  @Column({ type: 'varchar', length: 32 })
+  actor!: string;
+
+  /** The staff account's id; null for ADMIN_TOKEN and failed sign-ins. No foreign key: the log outlives accounts. */
+  @Column({ name: 'actor_id', type: 'int', nullable: true })
+  actorId!: number | null;
 }

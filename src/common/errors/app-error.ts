@@ -91,6 +91,13 @@ export class RangeNotSatisfiableError extends AppError {
   }
 }
 
+/** 409 CONFLICT: the change would break a rule about the state as stored (e.g. the last owner). */
+export class ConflictError extends AppError {
+  constructor(message: string) {
+    super(409, 'CONFLICT', message);
+  }
+}
+
 /** 409 of an opt-in compare-and-set: the stored value is not the one the caller last saw. */
 export class BalanceConflictError extends AppError {
   constructor(expected: number, stored: number) {

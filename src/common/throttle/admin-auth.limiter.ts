@@ -2,8 +2,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { LoginLockout } from './login-lockout';
 
-/** The bearer tokens of the operator's own routes: ADMIN_TOKEN (the admin API) and METRICS_TOKEN. */
-export type OperatorRealm = 'admin' | 'metrics';
+/**
+ * The credentials of the operator's own routes: bearer tokens of the admin API (ADMIN_TOKEN and
+ * personal API tokens), METRICS_TOKEN, and staff passwords at the console's sign-in. Each realm
+ * has a count of its own.
+ */
+export type OperatorRealm = 'admin' | 'metrics' | 'sign-in';
 
 /**
  * Wrong admin or metrics tokens, counted per source address and per realm

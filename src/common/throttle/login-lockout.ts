@@ -101,7 +101,8 @@ class RedisLockoutStore implements LockoutStore {
 
 /**
  * Consecutive-failure lock-outs of the operator's tokens (AdminAuthLimiter: ADMIN_TOKEN and
- * METRICS_TOKEN per source address). Counted in Redis while it answers, in this process while it
+ * METRICS_TOKEN per source address) and of staff sign-ins (SignInLimiter in src/staff: per
+ * address, per account, per known browser). Counted in Redis while it answers, in this process while it
  * does not (as the rate limits: an outage neither blocks callers nor lifts the lock-outs counted here).
  */
 @Injectable()

@@ -37,6 +37,6 @@ import { WindowLimiter } from './window-limiter';
     }),
   ],
   providers: [LoginFailureLimiter, NetTokenGuesses, LoginLockout, AdminAuthLimiter, WindowLimiter],
-  exports: [LoginFailureLimiter, NetTokenGuesses, AdminAuthLimiter, WindowLimiter],
+  exports: [LoginFailureLimiter, NetTokenGuesses, LoginLockout, AdminAuthLimiter, WindowLimiter],
 })
 export class ThrottleModule {}

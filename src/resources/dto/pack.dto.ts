@@ -77,3 +77,38 @@ export class PackManifestEntry {
   })
   url!: string;
 }
+
+/** A described pack as the admin API lists it: what PUT stored, and its file as indexed. */
+export class AdminPackResponse {
+  @ApiProperty({ type: String, example: 'chapter-1' })
+  name!: string;
+
+  @ApiProperty({ type: String, example: 'Chapter 1: Overworld' })
+  displayName!: string;
+
+  @ApiProperty({ enum: PACK_TYPES, enumName: 'PackType', example: 'CHAPTER' })
+  type!: PackType;
+
+  @ApiProperty({ type: 'array', items: { type: 'integer' }, example: [1, 2, 3] })
+  availableSongs!: number[];
+
+  @ApiProperty({ type: String, example: 'packs/chapter-1.zip' })
+  file!: string;
+
+  @ApiProperty({
+    type: 'integer',
+    format: 'int64',
+    nullable: true,
+    description: 'Bytes of the indexed file; null when the file is not in the index (the pack is then left out of the pack manifest)',
+    example: 104857600,
+  })
+  size!: number | null;
+
+  @ApiProperty({ type: String, nullable: true, description: 'SHA-1 of the indexed file; null when it is not indexed' })
+  sha1!: string | null;
+}
+
+export class AdminPackList {
+  @ApiProperty({ type: [AdminPackResponse], description: 'Every described pack, by name' })
+  items!: AdminPackResponse[];
+}

@@ -97,3 +97,53 @@ export class PlayPage {
   })
   nextCursor!: string | null;
 }
+
+export class JudgedNotes {
+  @ApiProperty({ type: 'integer', example: 311 })
+  perfect!: number;
+
+  @ApiProperty({ type: 'integer', example: 4 })
+  great!: number;
+
+  @ApiProperty({ type: 'integer', example: 0 })
+  miss!: number;
+}
+
+export class PlayJudgements {
+  @ApiProperty({ type: JudgedNotes })
+  tap!: JudgedNotes;
+
+  @ApiProperty({ type: JudgedNotes })
+  hold!: JudgedNotes;
+
+  @ApiProperty({ type: JudgedNotes })
+  dodge!: JudgedNotes;
+
+  @ApiProperty({ type: JudgedNotes })
+  look!: JudgedNotes;
+}
+
+/** GET /admin/plays/{id}: the play with what a reviewer weighs beside its flags. */
+export class PlayDetailResponse extends PlayResponse {
+  @ApiProperty({ type: PlayJudgements, description: 'The judgement counts as sent (tapStats, holdStats, …)' })
+  judgements!: PlayJudgements;
+
+  @ApiProperty({ type: 'integer', example: 355 })
+  maxCombo!: number;
+
+  @ApiProperty({ type: Boolean, example: false })
+  fullCombo!: boolean;
+
+  @ApiProperty({ type: Boolean, example: false })
+  allPerfect!: boolean;
+
+  @ApiProperty({
+    type: String,
+    description: "When it was played: payload.time as a local date-time (the game server's clock)",
+    example: '2026-11-25T18:01:58',
+  })
+  sentAt!: string;
+
+  @ApiProperty({ type: String, description: 'The game server it came from, as it named itself', example: 'lobby-1' })
+  serverName!: string;
+}

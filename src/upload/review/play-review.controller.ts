@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { AdminAuth } from '../../auth/auth.decorators';
+import { AdminAuth, Permission } from '../../auth/auth.decorators';
 import { AuditInput, Audited, pathId } from '../../audit/audited.decorator';
 import { ApiErrors } from '../../common/decorators/api-errors.decorator';
 import { BadRequestError } from '../../common/errors/app-error';
@@ -16,7 +16,7 @@ import {
 import { ParseBigIdPipe } from '../../common/pipes/parse-id.pipe';
 import { SCORE_CHECK_NAMES } from '../../config/app-config';
 import { API_TAGS } from '../../openapi/api-tags';
-import { PlayPage, PlayResponse, VoidPlayDto } from '../dto/play-review.dto';
+import { PlayDetailResponse, PlayPage, PlayResponse, VoidPlayDto } from '../dto/play-review.dto';
 import { PLAYS_LIST, PlayReviewService } from './play-review.service';
 import { REVIEW_STATES, ReviewFilters } from './play-review.types';
 
@@ -54,6 +54,7 @@ export class PlayReviewController {
   constructor(private readonly review: PlayReviewService) {}
 
   @Get()
+  @Permission('plays.read')
   @ApiOperation({
     summary: 'List stored plays for review',
     description:
@@ -84,15 +85,20 @@ export class PlayReviewController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'One stored play' })
+  @Permission('plays.read')
+  @ApiOperation({
+    summary: 'One stored play',
+    description: 'With its judgement counts, combo, and when it was played (sent) and received.',
+  })
   @ApiParam({ name: 'id', schema: { type: 'integer', format: 'int64', minimum: 1 } })
-  @ApiOkResponse({ type: PlayResponse })
+  @ApiOkResponse({ type: PlayDetailResponse })
   @ApiErrors({ 400: ID_400, 404: NO_PLAY_404 })
-  get(@Param('id', idPipe) id: string): Promise<PlayResponse> {
+  get(@Param('id', idPipe) id: string): Promise<PlayDetailResponse> {
     return this.review.get(id);
   }
 
   @Post(':id/approve')
+  @Permission('plays.review')
   @HttpCode(200)
   @Audited('play.approve', playTarget, playSummary)
   @ApiOperation({
@@ -114,6 +120,7 @@ export class PlayReviewController {
   }
 
   @Post(':id/void')
+  @Permission('plays.review')
   @HttpCode(200)
   @Audited('play.void', playTarget, playSummary)
   @ApiOperation({
@@ -136,6 +143,7 @@ export class PlayReviewController {
   }
 
   @Post(':id/restore')
+  @Permission('plays.review')
   @HttpCode(200)
   @Audited('play.restore', playTarget, playSummary)
   @ApiOperation({

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import type { ReviewedPlay, ReviewFilter, ReviewState } from './play-review.types';
+import type { PlayDetail, ReviewedPlay, ReviewFilter, ReviewState } from './play-review.types';
 
 /** The listing condition of each state, on a play_record `r`. */
 const STATE_CONDITION: Record<ReviewState, string> = {
@@ -74,6 +74,31 @@ export class PlayReviewRepository {
   async find(id: string, manager?: EntityManager): Promise<ReviewedPlay | null> {
     const rows = await (manager ?? this.dataSource.manager).query<PlaySqlRow[]>(`${PLAY_SELECT} WHERE r.id = $1`, [id]);
     return rows.length > 0 ? toPlay(rows[0]) : null;
+  }
+
+  /** The counters and flags of one play, for its review page. */
+  async findDetail(id: string): Promise<PlayDetail | null> {
+    const rows = await this.dataSource.query<Array<Record<string, number | boolean | string>>>(
+      `SELECT tap_perfect, tap_great, tap_miss, hold_perfect, hold_great, hold_miss,
+              dodge_perfect, dodge_great, dodge_miss, look_perfect, look_great, look_miss,
+              max_combo, full_combo, all_perfect, server_name
+         FROM play_record WHERE id = $1`,
+      [id],
+    );
+    if (rows.length === 0) return null;
+    const row = rows[0];
+    const group = (name: string) => ({
+      perfect: Number(row[`${name}_perfect`]),
+      great: Number(row[`${name}_great`]),
+      miss: Number(row[`${name}_miss`]),
+    });
+    return {
+      judgements: { tap: group('tap'), hold: group('hold'), dodge: group('dodge'), look: group('look') },
+      maxCombo: Number(row.max_combo),
+      fullCombo: row.full_combo === true,
+      allPerfect: row.all_perfect === true,
+      serverName: String(row.server_name),
+    };
   }
 
   /** Marks a flagged play approved (kept when it already is). */

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { BadRequestError, NotFoundError } from '../../common/errors/app-error';
 import { ListQuery, toPage } from '../../common/pagination/list-query';
 import { formatLocalDateTime } from '../../common/time';
-import { PlayPage, PlayResponse } from '../dto/play-review.dto';
+import { PlayDetailResponse, PlayPage, PlayResponse } from '../dto/play-review.dto';
 import { RatingRecomputeService } from '../recompute/rating-recompute.service';
 import { recordCounts } from '../counted-record';
 import { PlayReviewRepository } from './play-review.repository';
@@ -51,8 +51,12 @@ export class PlayReviewService {
     return toPage(rows, query, PLAYS_LIST, (play) => play.id, toPlayResponse);
   }
 
-  async get(id: string): Promise<PlayResponse> {
-    return toPlayResponse(await this.existing(id));
+  /** One play with its judgement counts, combo and both times: what a reviewer decides on. */
+  async get(id: string): Promise<PlayDetailResponse> {
+    const play = await this.existing(id);
+    const detail = await this.plays.findDetail(id);
+    if (!detail) throw new NotFoundError(`No play with id ${id}`);
+    return { ...toPlayResponse(play), ...detail, sentAt: formatLocalDateTime(new Date(play.timeMs)) };
   }
 
   /** A flagged play enters bests and ranks as if it had counted when it was accepted. */

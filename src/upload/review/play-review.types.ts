@@ -40,3 +40,19 @@ export interface ReviewedPlay {
   /** The chart is a placeholder (or missing): the play is unranked. */
   placeholder: boolean;
 }
+
+/** Perfect, great and miss counts of one group of notes. */
+export interface Judged {
+  perfect: number;
+  great: number;
+  miss: number;
+}
+
+/** What a reviewer weighs beside the checks: the play as the game server sent it. */
+export interface PlayDetail {
+  judgements: { tap: Judged; hold: Judged; dodge: Judged; look: Judged };
+  maxCombo: number;
+  fullCombo: boolean;
+  allPerfect: boolean;
+  serverName: string;
+}

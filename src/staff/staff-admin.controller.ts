@@ -1,0 +1,145 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
+import { Audited, AuditInput, pathId } from '../audit/audited.decorator';
+import { AdminAuth, Permission } from '../auth/auth.decorators';
+import { ApiErrors } from '../common/decorators/api-errors.decorator';
+import {
+  ApiListQuery,
+  ListQuery,
+  ListQueryParam,
+  ListQuerySpec,
+  serialCursorKey,
+} from '../common/pagination/list-query';
+import { ParseIntIdPipe } from '../common/pipes/parse-id.pipe';
+import { API_TAGS } from '../openapi/api-tags';
+import { CreateStaffDto, StaffAccountDetail, StaffAccountResponse, StaffPage, UpdateStaffDto } from './dto/staff.dto';
+import { STAFF_LIST, StaffService } from './staff.service';
+
+const STAFF: ListQuerySpec<Record<string, never>> = { list: STAFF_LIST, cursorKey: serialCursorKey, filters: {} };
+const idPipe = new ParseIntIdPipe('id');
+const tokenIdPipe = new ParseIntIdPipe('tokenId');
+const ID_PARAM = { name: 'id', schema: { type: 'integer', minimum: 1, maximum: 2_147_483_647 } } as const;
+const ID_400 = { description: 'id is not a positive integer', message: 'id must be a positive integer' };
+const NO_ACCOUNT_404 = { description: 'No staff account with this id', message: 'No staff account with id 3' };
+const LAST_OWNER_409 = {
+  description: 'It is the last enabled owner',
+  code: 'CONFLICT',
+  message: 'alice is the last enabled owner: make another account owner first',
+} as const;
+const staffTarget = (input: AuditInput) => `staff:${pathId(input, 'id')}`;
+
+/** Only owners manage staff (the `staff.manage` permission). */
+@ApiTags(API_TAGS.admin)
+@Controller('admin/staff')
+@AdminAuth()
+@Permission('staff.manage')
+export class StaffAdminController {
+  constructor(private readonly staff: StaffService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'Staff accounts', description: 'By id, disabled ones included.' })
+  @ApiListQuery()
+  @ApiOkResponse({ type: StaffPage })
+  @ApiErrors({
+    400: {
+      description: 'limit or cursor is invalid, or the query has an unknown parameter',
+      message: 'limit must be an integer from 1 to 200',
+    },
+  })
+  list(@ListQueryParam(STAFF) query: ListQuery<Record<string, never>>): Promise<StaffPage> {
+    return this.staff.list(query);
+  }
+
+  @Post()
+  @HttpCode(201)
+  @ApiOperation({
+    summary: 'Add a staff account',
+    description: 'With a first password the person changes after signing in (PUT /admin/me/password).',
+  })
+  @ApiCreatedResponse({ type: StaffAccountResponse })
+  @ApiErrors({
+    400: { description: 'A field is invalid, or the name is taken', message: 'name alice is taken' },
+    413: 'The body is over 256 KiB',
+  })
+  @Audited(
+    'staff.create',
+    ({ result }) => `staff:${(result as StaffAccountResponse).id}`,
+    ({ result }) => ({ name: (result as StaffAccountResponse).name, role: (result as StaffAccountResponse).role }),
+  )
+  create(@Body() body: CreateStaffDto): Promise<StaffAccountResponse> {
+    return this.staff.create(body);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'One staff account', description: 'With its personal API tokens and live sessions.' })
+  @ApiParam(ID_PARAM)
+  @ApiOkResponse({ type: StaffAccountDetail })
+  @ApiErrors({ 400: ID_400, 404: NO_ACCOUNT_404 })
+  get(@Param('id', idPipe) id: number): Promise<StaffAccountDetail> {
+    return this.staff.get(id);
+  }
+
+  @Patch(':id')
+  @ApiOperation({
+    summary: 'Change a staff account',
+    description:
+      'Its role (from its next request on), disabled (ends its sessions and revokes its tokens at once) or password (a reset: ends its sessions). Fields left out stay.',
+  })
+  @ApiParam(ID_PARAM)
+  @ApiOkResponse({ type: StaffAccountResponse })
+  @ApiErrors({
+    400: { description: `${ID_400.description}, or a body field is invalid or none is given`, message: ID_400.message },
+    404: NO_ACCOUNT_404,
+    409: LAST_OWNER_409,
+    413: 'The body is over 256 KiB',
+  })
+  @Audited('staff.update', staffTarget, ({ body }) => {
+    const { role, disabled, password } = body as UpdateStaffDto;
+    return { role, disabled, password: password === undefined ? undefined : 'reset' };
+  })
+  update(@Param('id', idPipe) id: number, @Body() body: UpdateStaffDto): Promise<StaffAccountResponse> {
+    return this.staff.update(id, body);
+  }
+
+  @Delete(':id')
+  @ApiOperation({
+    summary: 'Delete a staff account',
+    description:
+      'With its sessions and tokens, at once. Its audit entries stay and keep its name. Answers the deleted account.',
+  })
+  @ApiParam(ID_PARAM)
+  @ApiOkResponse({ type: StaffAccountResponse })
+  @ApiErrors({ 400: ID_400, 404: NO_ACCOUNT_404, 409: LAST_OWNER_409 })
+  @Audited('staff.delete', staffTarget, ({ result }) => ({ name: (result as StaffAccountResponse).name }))
+  delete(@Param('id', idPipe) id: number): Promise<StaffAccountResponse> {
+    return this.staff.delete(id);
+  }
+
+  @Delete(':id/tokens/:tokenId')
+  @HttpCode(204)
+  @ApiOperation({ summary: "Revoke a staff member's personal API token", description: 'It stops working at once.' })
+  @ApiParam(ID_PARAM)
+  @ApiParam({ name: 'tokenId', schema: { type: 'integer', minimum: 1, maximum: 2_147_483_647 } })
+  @ApiNoContentResponse({ description: 'Revoked' })
+  @ApiErrors({
+    400: ID_400,
+    404: { description: 'The account has no token with this id', message: 'No token 7 of staff account 3' },
+  })
+  @Audited(
+    'staff.token-revoke',
+    (input) => `staff-token:${pathId(input, 'tokenId')}`,
+    (input) => ({
+      account: Number(pathId(input, 'id')),
+    }),
+  )
+  revokeToken(@Param('id', idPipe) id: number, @Param('tokenId', tokenIdPipe) tokenId: number): Promise<void> {
+    return this.staff.revokeToken(id, tokenId);
+  }
+}
