@@ -27,6 +27,7 @@ export const PERMISSIONS = {
   'resources.write': { role: 'admin', what: 'resource packs, the resource rescan' },
   'ratings.recompute': { role: 'admin', what: 'recompute every rating' },
   'api-keys.manage': { role: 'admin', what: "the public read API's keys: list, create, change, revoke" },
+  'webhooks.manage': { role: 'admin', what: 'outgoing webhooks: list, register, change, delete, their delivery logs' },
   'staff.manage': {
     role: 'owner',
     what: 'staff accounts: create, change role, disable, delete, reset passwords, revoke their tokens',

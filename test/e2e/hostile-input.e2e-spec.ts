@@ -1,3 +1,5 @@
+import { isWebhookUrl } from '../../src/webhooks/dto/webhook.dto';
+import { WEBHOOK_EVENTS } from '../../src/webhooks/webhook-events';
 import { HttpAdapterHost } from '@nestjs/core';
 import * as fc from 'fast-check';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -654,6 +656,8 @@ interface Fixtures {
   signedFile: { path: string; query: string };
   /** A public API key with both scopes (and a limit the junk cannot reach), and its id. */
   apiKey: { id: number; key: string };
+  /** A webhook to a name that never resolves (`.invalid`). */
+  webhook: { id: number };
 }
 
 /** Path segments, in wire form, that no id pipe or router should choke on. */
@@ -874,6 +878,23 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
       name: field({ t: 'string', min: 1, max: 64 }),
       scopes: field({ t: 'array', of: { t: 'enum', values: ['read:boards', 'read:players'] }, max: 2 }),
       rateLimit: opt({ t: 'int', min: 1, max: 1_000_000 }),
+    };
+  };
+
+  const webhookFields = (create: boolean): Fields => {
+    const field = create ? req : opt;
+    return {
+      name: field({ t: 'string', min: 1, max: 64 }),
+      url: field({
+        t: 'string',
+        max: 2048,
+        accepts: (text) => isWebhookUrl(text),
+        gen: fc.constantFrom('https://webhook.invalid/a', 'http://hooks.invalid:8080/b?c=d'),
+      }),
+      events: field({ t: 'array', of: { t: 'enum', values: [...WEBHOOK_EVENTS] }, max: WEBHOOK_EVENTS.length }),
+      format: opt({ t: 'enum', values: ['json', 'discord'] }),
+      atpTop: opt({ t: 'int', min: 1, max: 1_000 }),
+      ...(create ? {} : { enabled: opt({ t: 'bool' }) }),
     };
   };
 
@@ -1418,6 +1439,28 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
       body: { t: 'ignored' },
       readOnly: false,
     },
+    'GET /admin/webhooks': { auth: 'admin', body: { t: 'ignored' }, readOnly: true },
+    'POST /admin/webhooks': { auth: 'admin', body: { t: 'object', fields: webhookFields(true) }, readOnly: false },
+    'PATCH /admin/webhooks/:id': {
+      auth: 'admin',
+      params: { id: idParam([fx.webhook.id], 10, 2_147_483_647n) },
+      body: { t: 'object', fields: webhookFields(false) },
+      readOnly: false,
+    },
+    'DELETE /admin/webhooks/:id': {
+      auth: 'admin',
+      params: { id: idParam([fx.webhook.id], 10, 2_147_483_647n) },
+      body: { t: 'ignored' },
+      readOnly: false,
+    },
+    'GET /admin/webhooks/:id/deliveries': {
+      auth: 'admin',
+      params: { id: idParam([fx.webhook.id], 10, 2_147_483_647n) },
+      query: listQuery('webhook-deliveries', { state: text(/^(pending|delivered|failed)$/) }, fc.uuid()),
+      prime: `/admin/webhooks/${fx.webhook.id}/deliveries`,
+      body: { t: 'ignored' },
+      readOnly: true,
+    },
     // The admin reads (issue 17): limit, cursor and each filter; unknown parameters (the noise) are 400.
     'GET /admin/players': {
       auth: 'admin',
@@ -1934,6 +1977,10 @@ async function snapshot(app: TestApp): Promise<Record<string, string>> {
   // A key's last use is the bookkeeping of valid calls (written in batches), not a change they make.
   const rowText: Record<string, string> = {
     public_api_key: '(t.id, t.name, t.key_hash, t.scopes, t.rate_limit, t.created_at, t.revoked_at)::text',
+    // Attempts of deliveries (to a name that never resolves) run in the background: their
+    // bookkeeping (attempts, state, the webhook's failure streak) is not a change of a route.
+    webhook: '(t.id, t.name, t.url, t.events, t.format, t.atp_top, t.secret, t.enabled, t.created_at)::text',
+    webhook_delivery: '(t.id, t.webhook_id, t.event_id, t.event_type, t.payload, t.created_at)::text',
   };
   // The audit log grows with every successful admin write: checked row by row at the end instead.
   // Every readiness check writes its probe row's time (GET /health/ready is among the routes).
@@ -2000,6 +2047,12 @@ describe('Hostile input on every route', () => {
       rateLimit: 1_000_000,
     });
     expect(apiKey.status).toBe(201);
+    const webhook = await app.admin.post('/admin/webhooks', {
+      name: 'hostile',
+      url: 'https://webhook.invalid/hook',
+      events: ['player.banned'],
+    });
+    expect(webhook.status).toBe(201);
     fx = {
       server: { ...main.server, accessToken: main.accessToken },
       endedServerToken: other.accessToken,
@@ -2007,6 +2060,7 @@ describe('Hostile input on every route', () => {
       idle,
       signedFile: { path: link.pathname.replace(/^\/resources\/files\//, ''), query: link.search },
       apiKey: { id: apiKey.body.id as number, key: apiKey.body.key as string },
+      webhook: { id: webhook.body.id as number },
     };
     table = routeTable(fx);
 
@@ -2052,6 +2106,7 @@ describe('Hostile input on every route', () => {
       idle: { uid: 2, username: '', netToken: '' },
       signedFile: { path: '', query: '?expires=1&sig=x' },
       apiKey: { id: 1, key: '' },
+      webhook: { id: 1 },
     }),
   );
 
@@ -2088,6 +2143,7 @@ describe('Hostile input on every route', () => {
     'PUT /admin/collections': { reaches: true },
     'PUT /admin/packs': { reaches: false },
     'POST /admin/api-keys': { reaches: true },
+    'POST /admin/webhooks': { reaches: true },
     'POST /player/login': { reaches: false },
     'POST /player/options': { reaches: true },
     'POST /player/collections': { reaches: true },
