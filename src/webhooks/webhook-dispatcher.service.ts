@@ -53,6 +53,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   private pollTimer: NodeJS.Timeout | null = null;
   private sweepTimer: NodeJS.Timeout | null = null;
   private claiming = false;
+  /** The last claim took all it could: more may be due, so each finished attempt claims again at once. */
+  private backlog = false;
   private stopped = false;
   private readonly inFlight = new Set<Promise<void>>();
   /** Attempts by outcome since start (the metrics). */
@@ -95,12 +97,16 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     try {
       const leaseMs = this.config.webhookTimeoutSeconds * 1_000 + 30_000;
       const claimed = await this.webhooks.claimDue(free, leaseMs);
+      this.backlog = claimed.length === free;
       for (const delivery of claimed) {
         const attempt = this.attempt(delivery)
           .catch((error: unknown) =>
             this.logger.warn(`Delivery ${delivery.id} could not be recorded: ${String(error)}`),
           )
-          .finally(() => this.inFlight.delete(attempt));
+          .finally(() => {
+            this.inFlight.delete(attempt);
+            if (this.backlog) void this.poll();
+          });
         this.inFlight.add(attempt);
       }
     } catch (error) {
@@ -137,7 +143,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     );
     if (result.ok) {
       this.counts.delivered++;
-      await this.webhooks.markDelivered(delivery.id, delivery.webhookId, result.status ?? 0);
+      await this.webhooks.markDelivered(delivery.id, result.status ?? 0);
       return;
     }
     await this.failed(delivery, result);

@@ -91,17 +91,16 @@ export class WebhookRepository {
     );
   }
 
-  /** The attempt succeeded: the delivery is done and its webhook's failure streak ends. */
-  async markDelivered(id: string, webhookId: number, status: number): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
-      await manager.query(
-        `UPDATE webhook_delivery SET state = 'delivered', delivered_at = now(), last_status = $2, last_error = NULL WHERE id = $1`,
-        [id, status],
-      );
-      await manager.query('UPDATE webhook SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL', [
-        webhookId,
-      ]);
-    });
+  /** The attempt succeeded: the delivery is done and its webhook's failure streak ends (one statement). */
+  async markDelivered(id: string, status: number): Promise<void> {
+    await this.dataSource.query(
+      `WITH done AS (
+         UPDATE webhook_delivery SET state = 'delivered', delivered_at = now(), last_status = $2, last_error = NULL
+          WHERE id = $1 RETURNING webhook_id
+       )
+       UPDATE webhook w SET failing_since = NULL FROM done WHERE w.id = done.webhook_id AND w.failing_since IS NOT NULL`,
+      [id, status],
+    );
   }
 
   /**

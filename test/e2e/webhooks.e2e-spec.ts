@@ -5,6 +5,7 @@ import { onlineServer, TestServerSession } from '../factories/server.factory';
 import { defineCharts, gameplayPayload } from '../factories/upload.factory';
 import { multiInstanceAvailable, startTestApp, TestApp } from '../support/test-app';
 import { eventually, sleep } from '../support/wait';
+import { WsClient } from '../support/ws-client';
 import { sendDelivery } from '../../src/webhooks/webhook-sender';
 import { verifyDelivery } from '../../src/webhooks/webhook-signature';
 
@@ -543,6 +544,49 @@ describe('Webhook addresses', () => {
       await second.close();
       await first.close();
       await receiver.stop();
+    }
+  });
+});
+
+describe('Live board updates', () => {
+  it('sends board_update to sockets that opted in when an upload enters a top 10, and nothing to the others', async () => {
+    const app = await startTestApp();
+    try {
+      const server = await onlineServer(app);
+      await defineCharts(app, [901]);
+      const listening = await WsClient.connect(app.baseUrl, server.accessToken);
+      const silent = await WsClient.connect(app.baseUrl, server.accessToken);
+      try {
+        expect(await listening.request('board_updates', { enabled: true })).toEqual({
+          event: 'board_updates',
+          data: { enabled: true },
+        });
+        expect(await listening.request('board_updates', { enabled: 'yes' }, 'error')).toEqual({
+          event: 'error',
+          data: { error: 'BAD_REQUEST', message: 'enabled must be a boolean' },
+        });
+        const player = await onlinePlayer(app, server);
+        await upload(app, server, player, 901, { acc: 91 });
+        const frame = await listening.next((f) => f.event === 'board_update', 5_000);
+        expect(frame).toEqual({ event: 'board_update', data: { atp: true, levelIds: [901], top: 10 } });
+        // A play below the best changes no board.
+        const seen = listening.frames.length;
+        await upload(app, server, player, 901, { acc: 50 });
+        await sleep(800);
+        expect(listening.frames.slice(seen).filter((f) => f.event === 'board_update')).toEqual([]);
+        expect(silent.frames.filter((f) => f.event === 'board_update')).toEqual([]);
+        // Turned off again: no more frames.
+        await listening.request('board_updates', { enabled: false });
+        const after = listening.frames.length;
+        await upload(app, server, player, 901, { acc: 95 });
+        await sleep(800);
+        expect(listening.frames.slice(after).filter((f) => f.event === 'board_update')).toEqual([]);
+      } finally {
+        listening.socket.close();
+        silent.socket.close();
+      }
+    } finally {
+      await app.close();
     }
   });
 });
