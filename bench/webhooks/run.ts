@@ -12,7 +12,9 @@
  * Environment: BENCH_DATABASE_URL (dropped and recreated; its name must contain "bench"), RATE
  * (100), SECONDS (15), ROUNDS (3 pairs), PLAYERS (200), CHARTS (50), LATENCY_RATE (10 uploads a
  * second) and LATENCY_SECONDS (20) of the delivery-latency phase, which starts once the outbox is
- * empty (the rounds queue deliveries faster than one instance sends them). Prints the results and writes
+ * empty (the rounds queue deliveries faster than one instance sends them). TRIGGERS_ONLY=1: nothing is
+ * sent before a minute after the start (WEBHOOK_POLL_MS=60000), so that the rounds (keep them short:
+ * ROUNDS=1 SECONDS=12) measure the triggers and outbox rows alone; no delivery phase. Prints the results and writes
  * bench/.out/webhooks.json.
  */
 import { randomBytes } from 'node:crypto';
@@ -35,6 +37,7 @@ const PLAYERS = intFromEnv('PLAYERS', 200);
 const CHART_COUNT = intFromEnv('CHARTS', 50);
 const LATENCY_RATE = intFromEnv('LATENCY_RATE', 10);
 const LATENCY_SECONDS = intFromEnv('LATENCY_SECONDS', 20);
+const TRIGGERS_ONLY = process.env.TRIGGERS_ONLY === '1';
 const EVENTS = [
   'chart.first_place',
   'player.atp_top',
@@ -89,6 +92,9 @@ async function main(): Promise<void> {
       PLAYER_TOKEN_TTL_SECONDS: '86400',
       LOG_LEVEL: 'info',
       WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
+      // TRIGGERS_ONLY=1: the first look for due deliveries comes a minute after the start, after
+      // the rounds, so they measure the outbox writes without the sending.
+      ...(TRIGGERS_ONLY ? { WEBHOOK_POLL_MS: '60000' } : {}),
     },
   });
   try {
@@ -191,6 +197,29 @@ async function main(): Promise<void> {
         await setEnabled(on);
         rows.push(await round(on ? '3 webhooks' : 'none'));
       }
+    }
+    if (TRIGGERS_ONLY) {
+      const sent = deliveries.length;
+      const queued = await expectCall<{ items: Array<{ pending: number }> }>(
+        200,
+        base,
+        'GET',
+        '/admin/webhooks',
+        BENCH_ADMIN_TOKEN,
+      );
+      const summary = {
+        triggersOnly: true,
+        rate: RATE,
+        seconds: SECONDS,
+        rounds: rows,
+        sentDuringRounds: sent,
+        queued: queued.items.map((item) => item.pending),
+        loadAverage: loadAverage(),
+      };
+      console.log(JSON.stringify(summary, null, 2));
+      mkdirSync(OUT_DIR, { recursive: true });
+      writeFileSync(join(OUT_DIR, 'webhooks-triggers-only.json'), JSON.stringify(summary, null, 2));
+      return;
     }
     await setEnabled(true);
     // Let the outbox drain, then read what is left.
