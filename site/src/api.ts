@@ -4,7 +4,11 @@
  * them itself (304). Every failure becomes a SiteError with a sentence a visitor can read.
  */
 
-export const API_BASE = '/public/v1';
+/**
+ * /public/v1 beside SITE_PATH (one path segment), resolved from the page's own address, so a proxy
+ * that serves the whole service under a prefix (https://example.org/rhythm/site/) still works.
+ */
+export const API_BASE = new URL('../public/v1', document.baseURI).pathname;
 
 export class SiteError extends Error {
   constructor(

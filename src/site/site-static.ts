@@ -93,12 +93,12 @@ export function mountSite(
   const settings = JSON.stringify({ name: site.name });
   app.use(site.path, securityHeaders);
   app.use(`${site.path}/theme.css`, (request: Request, response: Response, next: NextFunction) => {
-    if (request.method !== 'GET' && request.method !== 'HEAD') return next();
+    if ((request.method !== 'GET' && request.method !== 'HEAD') || request.path !== '/') return next();
     response.setHeader('Cache-Control', SITE_PAGE_CACHE);
     response.type('text/css').send(theme);
   });
   app.use(`${site.path}/site.json`, (request: Request, response: Response, next: NextFunction) => {
-    if (request.method !== 'GET' && request.method !== 'HEAD') return next();
+    if ((request.method !== 'GET' && request.method !== 'HEAD') || request.path !== '/') return next();
     response.setHeader('Cache-Control', SITE_PAGE_CACHE);
     response.type('application/json').send(settings);
   });

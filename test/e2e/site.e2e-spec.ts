@@ -185,6 +185,17 @@ describe('Leaderboard site', () => {
       status: 404,
       body: { error: 'NOT_FOUND', message: 'Not found' },
     });
+    for (const [method, path] of [
+      ['GET', `${SITE}/theme.css/x`],
+      ['GET', `${SITE}/site.json/x`],
+      ['POST', `${SITE}/theme.css`],
+      ['DELETE', `${SITE}/site.json`],
+    ])
+      expect({ method, path, status: (await fetch(`${app.baseUrl}${path}`, { method })).status }).toEqual({
+        method,
+        path,
+        status: 404,
+      });
     // Another path than SITE_PATH is not the site.
     expect((await fetch(`${app.baseUrl}/site/`)).status).toBe(404);
   });
