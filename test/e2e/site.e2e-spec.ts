@@ -90,7 +90,9 @@ describe('Leaderboard site', () => {
   const shot = async (name: string, on: Page = page) => {
     if (SCREENSHOTS) await on.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
   };
+  /** A fresh load of the page (from about:blank: a goto that only changes the hash would keep the old page's content on screen). */
   const open = async (hash: string, on: Page = page) => {
+    await on.goto('about:blank');
     await on.goto(`${app.baseUrl}${SITE}/${hash}`);
   };
 
