@@ -819,9 +819,11 @@ describe('Web console', () => {
       expect((await app.admin.get(`/admin/staff/${member.id}`)).body).toMatchObject({ secondFactor: true });
       // The password field of "Turn off" is a field of its own (not the code field reused).
       const offForm = on.getByRole('form', { name: 'Turn the second factor off' });
-      expect(await offForm.getByLabel('Your password').evaluate((input) => (input as HTMLInputElement).maxLength)).toBe(
-        -1,
-      );
+      expect(
+        await offForm
+          .getByLabel('Your password')
+          .evaluate((input) => (input as unknown as { maxLength: number }).maxLength),
+      ).toBe(-1);
       await shot('console-second-factor', on);
       await on.getByRole('button', { name: 'Sign out' }).click();
       await on.getByRole('button', { name: 'Sign in' }).waitFor();
