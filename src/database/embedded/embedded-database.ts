@@ -37,6 +37,8 @@ export interface EmbeddedDatabaseLog {
 export interface EmbeddedDatabaseOptions {
   /** Connections pglite-socket accepts. */
   maxConnections?: number;
+  /** A restore: the data dir is written from this tar of one (embedded-restore.ts) at the first start. */
+  loadDataDir?: Uint8Array;
   /** How long restarts of a database that stopped are tried before onFatal (default 60 s). */
   recoveryMs?: number;
   log?: EmbeddedDatabaseLog;
@@ -101,7 +103,7 @@ export class EmbeddedDatabase {
     // Random per start, kept in memory only (docs/decisions.md "Embedded database: only the service connects").
     const password = randomBytes(24).toString('base64url');
     try {
-      const started = await startWorker(dataDir, full.maxConnections, 0, password);
+      const started = await startWorker(dataDir, full.maxConnections, 0, password, settings.loadDataDir);
       return new EmbeddedDatabase(started, password, lockFile, dataDir, full);
     } catch (error) {
       releaseLock(dataDir, lockFile);
@@ -290,9 +292,10 @@ async function startWorker(
   maxConnections: number,
   port: number,
   password: string,
+  loadDataDir?: Uint8Array,
 ): Promise<{ worker: Worker; port: number }> {
   const worker = new Worker(WORKER_FILE, {
-    workerData: { pgdataDir: join(dataDir, 'pgdata'), maxConnections, port, password },
+    workerData: { pgdataDir: join(dataDir, 'pgdata'), maxConnections, port, password, loadDataDir },
   });
   return { worker, port: await waitForReady(worker) };
 }
@@ -317,20 +320,6 @@ function waitForReady(worker: Worker): Promise<number> {
       reject(error);
     });
   });
-}
-
-/**
- * Holds the data dir's lock for `fn` (the restore, which writes a data dir no service may open
- * meanwhile); EmbeddedDatabaseLockedError when a process has it open.
- */
-export async function withDataDirLock<T>(dataDir: string, fn: () => Promise<T>): Promise<T> {
-  const lockFile = join(dataDir, 'pglite.lock');
-  acquireLock(dataDir, lockFile);
-  try {
-    return await fn();
-  } finally {
-    releaseLock(dataDir, lockFile);
-  }
 }
 
 function acquireLock(dataDir: string, lockFile: string): void {

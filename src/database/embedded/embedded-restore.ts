@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { PGlite } from '@electric-sql/pglite';
-import { withDataDirLock } from './embedded-database';
+import { Client } from 'pg';
+import { EmbeddedDatabase, EmbeddedDatabaseLockedError } from './embedded-database';
 
 /** The data dir given to a restore is not empty: nothing was written. */
 export class RestoreTargetNotEmptyError extends Error {}
@@ -14,8 +14,9 @@ export class NotABackupError extends Error {}
  * Turns a backup of the embedded database (POST /admin/database/backup: PGlite's gzipped tarball
  * of its data dir) into the data dir `dataDir`, which must be missing or empty: a restore never
  * mixes with or replaces a database (docs/operations.md "Backup and restore"). PGlite opens the
- * copy once (PostgreSQL's crash recovery replays the WAL the copy holds) and closes it cleanly, so
- * the service starts on a checked database. Answers the number of tables in `public`.
+ * copy once (PostgreSQL's crash recovery replays the WAL the copy holds), answers a query and is
+ * closed cleanly, so the service starts on a checked database. Answers the number of tables in
+ * `public`.
  */
 export async function restoreEmbeddedBackup(tarball: Uint8Array, dataDir: string): Promise<{ tables: number }> {
   const tar = dataDirTar(tarball);
@@ -24,27 +25,28 @@ export async function restoreEmbeddedBackup(tarball: Uint8Array, dataDir: string
       `${dataDir} is not empty: restore into a new, empty DATA_DIR (the restore never replaces a database)`,
     );
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  return withDataDirLock(dataDir, async () => {
-    const pgdata = join(dataDir, 'pgdata');
-    let db: PGlite | null = null;
-    try {
-      db = await PGlite.create(pgdata, {
-        loadDataDir: new Blob([new Uint8Array(tar)], { type: 'application/x-tar' }),
-      });
-      const result = await db.query<{ tables: number }>(
-        `SELECT count(*)::int AS tables FROM pg_tables WHERE schemaname = 'public'`,
-      );
-      await db.close();
-      db = null;
-      return { tables: result.rows[0].tables };
-    } catch (error) {
-      await db?.close().catch(() => undefined);
-      rmSync(pgdata, { recursive: true, force: true });
-      throw new NotABackupError(
-        `not a backup of the embedded database: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
-      );
-    }
-  });
+  let embedded: EmbeddedDatabase;
+  try {
+    // In a worker thread, as the service runs it (PGlite cannot run inside Jest's VM either).
+    embedded = await EmbeddedDatabase.start(dataDir, { maxConnections: 1, loadDataDir: tar });
+  } catch (error) {
+    if (error instanceof EmbeddedDatabaseLockedError) throw error;
+    rmSync(join(dataDir, 'pgdata'), { recursive: true, force: true });
+    throw new NotABackupError(
+      `not a backup of the embedded database: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+    );
+  }
+  const client = new Client({ connectionString: embedded.url });
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ tables: number }>(
+      `SELECT count(*)::int AS tables FROM pg_tables WHERE schemaname = 'public'`,
+    );
+    return { tables: rows[0].tables };
+  } finally {
+    await client.end().catch(() => undefined);
+    await embedded.stop();
+  }
 }
 
 /** The tar inside the gzip, when it is a tar of a PostgreSQL data dir (it holds PG_VERSION). */

@@ -254,7 +254,11 @@ class AuthenticatedFront {
 }
 
 async function main() {
-  const db = await PGlite.create(workerData.pgdataDir);
+  // A restore (embedded-restore.ts): the data dir is written from the backup's tar first.
+  const db = await PGlite.create(
+    workerData.pgdataDir,
+    workerData.loadDataDir ? { loadDataDir: new Blob([workerData.loadDataDir], { type: 'application/x-tar' }) } : {},
+  );
   const server = new AuthenticatedFront({
     db,
     host: '127.0.0.1',
