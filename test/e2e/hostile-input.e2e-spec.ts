@@ -1402,6 +1402,8 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
     },
     'POST /admin/resources/rescan': { auth: 'admin', body: { t: 'ignored' }, readOnly: true },
     'POST /admin/ratings/recompute': { auth: 'admin', body: { t: 'ignored' }, readOnly: true },
+    // The embedded database's backup (a tarball; 409 on PostgreSQL): stores only its audit row.
+    'POST /admin/database/backup': { auth: 'admin', body: { t: 'ignored' }, readOnly: true },
     'GET /admin/realtime/connections': { auth: 'admin', body: { t: 'ignored' }, readOnly: true },
     'GET /admin/overview': { auth: 'admin', body: { t: 'ignored' }, readOnly: true },
     'GET /admin/api-keys': { auth: 'admin', query: listQuery('api-keys', {}), body: { t: 'ignored' }, readOnly: true },
