@@ -144,10 +144,12 @@ function checkAnswer(request: HostileRequest, response: RawResponse): void {
     fail('invalid request not refused with a 4xx');
   if (response.status < 400) {
     if (request.method !== 'HEAD' && response.status !== 204 && response.status !== 304 && response.status !== 206) {
-      // JSON, a resource file, or the Prometheus text of /metrics.
+      // JSON, a resource file, the Prometheus text of /metrics, or the embedded database's backup.
       const expected = request.path.startsWith('/metrics')
         ? /^text\/plain;.*version=0\.0\.4/
-        : /^application\/(json|octet-stream)/;
+        : request.path.startsWith('/admin/database/backup')
+          ? /^application\/gzip$/
+          : /^application\/(json|octet-stream)/;
       if (!expected.test(response.headers['content-type'] ?? '')) fail('2xx without its content type');
     }
     return;

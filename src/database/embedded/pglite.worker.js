@@ -171,7 +171,11 @@ class AuthenticatedFront {
 
   accept(socket) {
     socket.setNoDelay(true);
-    if (!this.active || this.handlers.size + this.pending.size >= this.maxConnections) {
+    if (!this.active) {
+      socket.end(fatalMessage('57P03', 'the embedded database is stopping or starting again'));
+      return;
+    }
+    if (this.handlers.size + this.pending.size >= this.maxConnections) {
       socket.end(fatalMessage('53300', 'too many connections to the embedded database'));
       return;
     }
