@@ -1,6 +1,6 @@
 import { Controller, HttpCode, Post, Res, StreamableFile } from '@nestjs/common';
 import type { Response } from 'express';
-import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminAuth, Permission } from '../auth/auth.decorators';
 import { Audited } from '../audit/audited.decorator';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
@@ -42,7 +42,6 @@ export class DatabaseBackupController {
       'The data dir of the embedded database as a gzipped tarball, taken between two statements while the service serves; ' +
       '`npm run database -- restore <file>` turns it into a new data dir. No body. On PostgreSQL (DATABASE_URL): 409, use pg_dump.',
   })
-  @ApiProduces('application/gzip')
   @ApiOkResponse({
     description: 'The backup (Content-Disposition names it; X-Backup-SHA256 is its SHA-256)',
     content: { 'application/gzip': { schema: { type: 'string', format: 'binary' } } },
