@@ -3,10 +3,16 @@
 // cannot block the service's event loop (shared/notes/embedded-database.md).
 // Plain CommonJS on purpose: a worker thread loads it directly, under ts-jest as in dist.
 const { createHash, timingSafeEqual } = require('node:crypto');
+const { readdirSync, readFileSync, statSync } = require('node:fs');
 const { createServer } = require('node:net');
+const { join } = require('node:path');
+const { promisify } = require('node:util');
 const { parentPort, workerData } = require('node:worker_threads');
+const { constants, gzip: gzipCallback } = require('node:zlib');
 const { PGlite } = require('@electric-sql/pglite');
 const { PGLiteSocketHandler, PGLiteSocketServer } = require('@electric-sql/pglite-socket');
+
+const gzip = promisify(gzipCallback);
 
 /** Error severities after which PGlite's one backend has exited: the next call into it never returns. */
 const FATAL = new Set(['FATAL', 'PANIC']);
@@ -303,7 +309,7 @@ async function main() {
   parentPort.on('message', (message) => {
     if (message && message.type === 'ping') parentPort.postMessage({ type: 'pong' });
     if (message && message.type === 'backup') {
-      backup(db, () => failure).then(
+      backup(db, () => failure, workerData.pgdataDir).then(
         (data) => parentPort.postMessage({ type: 'backup', id: message.id, data }, [data.buffer]),
         (error) =>
           parentPort.postMessage({
@@ -328,15 +334,86 @@ async function main() {
 }
 
 /**
- * The data dir as a gzipped tarball (PGlite's dumpDataDir). It holds PGlite's query lock while it
- * reads the files, so no statement runs meanwhile: the copy is of one instant between two
- * statements, what a file-system snapshot of a running PostgreSQL is (its restore replays the WAL;
- * a transaction still open at that instant is not in it).
+ * The data dir as a gzipped tarball, in the layout PGlite's dumpDataDir writes and its loadDataDir
+ * reads (embedded-restore.ts). The files are read under PGlite's query lock (runExclusive), so no
+ * statement runs meanwhile: the copy is of one instant between two statements, what a file-system
+ * snapshot of a running PostgreSQL is (its restore replays the WAL; a transaction still open at
+ * that instant is not in it). PGlite runs no background writer, and its file system writes through
+ * to these files. Only the reading holds the lock (native reads, not PGlite's own tar writer, which
+ * held statements about 5 times longer); the tar and its compression (on libuv's threads) come
+ * after (docs/benchmarks.md "Online backup of the embedded database").
  */
-async function backup(db, failure) {
+async function backup(db, failure, pgdataDir) {
   if (failure() !== null) throw new Error(`the embedded database has failed: ${failure()}`);
-  const file = await db.dumpDataDir('gzip');
-  return new Uint8Array(await file.arrayBuffer());
+  const entries = await db.runExclusive(async () => readTree(pgdataDir));
+  const gzipped = await gzip(tarOf(entries), { level: constants.Z_BEST_SPEED });
+  return new Uint8Array(gzipped.buffer, gzipped.byteOffset, gzipped.byteLength);
+}
+
+/** Every directory and file under `root`, depth first, named "/relative/path" as PGlite names them. */
+function readTree(root) {
+  const entries = [];
+  const walk = (relative) => {
+    for (const name of readdirSync(join(root, relative)).sort()) {
+      const path = `${relative}/${name}`;
+      const stats = statSync(join(root, path));
+      if (stats.isDirectory()) {
+        entries.push({ name: path, mode: stats.mode & 0o777, mtime: stats.mtimeMs, data: null });
+        walk(path);
+      } else if (stats.isFile()) {
+        entries.push({
+          name: path,
+          mode: stats.mode & 0o777,
+          mtime: stats.mtimeMs,
+          data: readFileSync(join(root, path)),
+        });
+      }
+    }
+  };
+  walk('');
+  return entries;
+}
+
+/** A ustar archive of the entries (names up to 255 bytes: a data dir's are short). */
+function tarOf(entries) {
+  const blocks = [];
+  for (const entry of entries) {
+    const header = Buffer.alloc(512);
+    let name = entry.name;
+    let prefix = '';
+    if (Buffer.byteLength(name) > 100) {
+      const cut = name.lastIndexOf('/', 155);
+      prefix = name.slice(0, cut);
+      name = name.slice(cut + 1);
+    }
+    const size = entry.data === null ? 0 : entry.data.length;
+    header.write(name, 0, 100, 'utf8');
+    header.write(`${entry.mode.toString(8).padStart(7, '0')}\0`, 100, 'latin1');
+    header.write('0000000\0', 108, 'latin1');
+    header.write('0000000\0', 116, 'latin1');
+    header.write(`${size.toString(8).padStart(11, '0')}\0`, 124, 'latin1');
+    header.write(
+      `${Math.floor(entry.mtime / 1000)
+        .toString(8)
+        .padStart(11, '0')}\0`,
+      136,
+      'latin1',
+    );
+    header.write('        ', 148, 'latin1');
+    header.write(entry.data === null ? '5' : '0', 156, 'latin1');
+    header.write('ustar\x0000', 257, 'latin1');
+    header.write(prefix, 345, 155, 'utf8');
+    let sum = 0;
+    for (const byte of header) sum += byte;
+    header.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'latin1');
+    blocks.push(header);
+    if (entry.data !== null && size > 0) {
+      blocks.push(entry.data);
+      if (size % 512 !== 0) blocks.push(Buffer.alloc(512 - (size % 512)));
+    }
+  }
+  blocks.push(Buffer.alloc(1024));
+  return Buffer.concat(blocks);
 }
 
 main().catch((error) => {
