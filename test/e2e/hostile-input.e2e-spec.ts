@@ -11,6 +11,7 @@ import WebSocket from 'ws';
 import { createPlayer, onlinePlayer, TestPlayer, TestPlayerSession } from '../factories/player.factory';
 import { onlineServer, TestServer } from '../factories/server.factory';
 import { gameplayPayload } from '../factories/upload.factory';
+import { testDatabaseServerUrl } from '../setup/test-env';
 import { ADMIN_TOKEN, startTestApp, TestApp } from '../support/test-app';
 import { Frame, WsClient } from '../support/ws-client';
 
@@ -1405,7 +1406,12 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
     'POST /admin/resources/rescan': { auth: 'admin', body: { t: 'ignored' }, readOnly: true },
     'POST /admin/ratings/recompute': { auth: 'admin', body: { t: 'ignored' }, readOnly: true },
     // The embedded database's backup (a tarball; 409 on PostgreSQL): stores only its audit row.
-    'POST /admin/database/backup': { auth: 'admin', body: { t: 'ignored' }, readOnly: true },
+    'POST /admin/database/backup': {
+      auth: 'admin',
+      body: { t: 'ignored' },
+      readOnly: true,
+      ...(testDatabaseServerUrl() ? { alwaysFails: 'the service runs on PostgreSQL: 409, pg_dump backs it up' } : {}),
+    },
     'GET /admin/realtime/connections': { auth: 'admin', body: { t: 'ignored' }, readOnly: true },
     'GET /admin/overview': { auth: 'admin', body: { t: 'ignored' }, readOnly: true },
     'GET /admin/api-keys': { auth: 'admin', query: listQuery('api-keys', {}), body: { t: 'ignored' }, readOnly: true },
