@@ -68,7 +68,7 @@ export async function startService(config: AppConfig, options: StartOptions = {}
   const rootLogger = createRootLogger(config.logLevel, options.logDestination);
   const embedded = config.databaseUrl === null ? await startEmbedded(config, rootLogger, options.onFatal) : null;
   const database: DatabaseTarget = embedded
-    ? { url: embedded.url, embedded: true }
+    ? { url: embedded.url, embedded: true, backup: () => embedded.backup() }
     : { url: config.databaseUrl as string, embedded: false };
   let app: NestExpressApplication;
   let drain: HttpDrain;

@@ -27,6 +27,7 @@ export const PERMISSIONS = {
   'resources.write': { role: 'admin', what: 'resource packs, the resource rescan' },
   'ratings.recompute': { role: 'admin', what: 'recompute every rating' },
   'api-keys.manage': { role: 'admin', what: "the public read API's keys: list, create, change, revoke" },
+  'database.backup': { role: 'owner', what: 'download a backup of the embedded database (it holds every account)' },
   'staff.manage': {
     role: 'owner',
     what: 'staff accounts: create, change role, disable, delete, reset passwords, revoke their tokens',

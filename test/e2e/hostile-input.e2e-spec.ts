@@ -11,6 +11,7 @@ import WebSocket from 'ws';
 import { createPlayer, onlinePlayer, TestPlayer, TestPlayerSession } from '../factories/player.factory';
 import { onlineServer, TestServer } from '../factories/server.factory';
 import { gameplayPayload } from '../factories/upload.factory';
+import { testDatabaseServerUrl } from '../setup/test-env';
 import { ADMIN_TOKEN, startTestApp, TestApp } from '../support/test-app';
 import { Frame, WsClient } from '../support/ws-client';
 
@@ -144,10 +145,12 @@ function checkAnswer(request: HostileRequest, response: RawResponse): void {
     fail('invalid request not refused with a 4xx');
   if (response.status < 400) {
     if (request.method !== 'HEAD' && response.status !== 204 && response.status !== 304 && response.status !== 206) {
-      // JSON, a resource file, or the Prometheus text of /metrics.
+      // JSON, a resource file, the Prometheus text of /metrics, or the embedded database's backup.
       const expected = request.path.startsWith('/metrics')
         ? /^text\/plain;.*version=0\.0\.4/
-        : /^application\/(json|octet-stream)/;
+        : request.path.startsWith('/admin/database/backup')
+          ? /^application\/gzip$/
+          : /^application\/(json|octet-stream)/;
       if (!expected.test(response.headers['content-type'] ?? '')) fail('2xx without its content type');
     }
     return;
@@ -1402,6 +1405,13 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
     },
     'POST /admin/resources/rescan': { auth: 'admin', body: { t: 'ignored' }, readOnly: true },
     'POST /admin/ratings/recompute': { auth: 'admin', body: { t: 'ignored' }, readOnly: true },
+    // The embedded database's backup (a tarball; 409 on PostgreSQL): stores only its audit row.
+    'POST /admin/database/backup': {
+      auth: 'admin',
+      body: { t: 'ignored' },
+      readOnly: true,
+      ...(testDatabaseServerUrl() ? { alwaysFails: 'the service runs on PostgreSQL: 409, pg_dump backs it up' } : {}),
+    },
     'GET /admin/realtime/connections': { auth: 'admin', body: { t: 'ignored' }, readOnly: true },
     'GET /admin/overview': { auth: 'admin', body: { t: 'ignored' }, readOnly: true },
     'GET /admin/api-keys': { auth: 'admin', query: listQuery('api-keys', {}), body: { t: 'ignored' }, readOnly: true },

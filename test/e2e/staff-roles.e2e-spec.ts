@@ -18,6 +18,7 @@ import {
 import { gameplayPayload } from '../factories/upload.factory';
 import { adminRoutes } from '../support/admin-routes';
 import type { HttpClient } from '../support/http';
+import { testDatabaseServerUrl } from '../setup/test-env';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -68,6 +69,7 @@ const LOWEST_ROLE: Record<string, Role> = {
   'POST /admin/plays/:id/approve': 'moderator',
   'POST /admin/plays/:id/restore': 'moderator',
   'POST /admin/plays/:id/void': 'moderator',
+  'POST /admin/database/backup': 'owner',
   'POST /admin/ratings/recompute': 'admin',
   'POST /admin/resources/rescan': 'admin',
   'POST /admin/servers': 'admin',
@@ -387,6 +389,11 @@ function walkTable(fx: Fixtures, app: TestApp): Record<string, WalkEntry> {
     'POST /admin/ratings/recompute': {
       call: () => ({ method: 'POST', path: '/admin/ratings/recompute' }),
       status: 200,
+    },
+    // The embedded database's backup (the tarball); on PostgreSQL 409 (use pg_dump), still after the permission check.
+    'POST /admin/database/backup': {
+      call: () => ({ method: 'POST', path: '/admin/database/backup' }),
+      status: testDatabaseServerUrl() ? 409 : 200,
     },
     'GET /admin/boards/atp': get('/admin/boards/atp'),
     'GET /admin/boards/charts/:levelId': get(`/admin/boards/charts/${fx.levelId}`),
