@@ -3,7 +3,7 @@ import { EntityManager } from 'typeorm';
 import { UploadSessionRule } from '../auth/upload-session.rule';
 import type { ServerSessionContext } from '../auth/auth.types';
 import { CatalogService } from '../catalog/catalog.service';
-import { BadRequestError } from '../common/errors/app-error';
+import { BadRequestError, UnauthorizedError } from '../common/errors/app-error';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { mayHaveCommitted } from '../database/pg-errors';
 import { TransactionService } from '../database/transaction.service';
@@ -186,7 +186,14 @@ export class UploadService {
       const clock = this.sessionRule.clock();
       const first = await this.records.insertRecordAndReadState(record, tokenHash, clock, manager);
       // 401 rolls back; the statement has stored nothing for a session the check refuses.
-      this.sessionRule.check(first.session, record.uid, server, clock);
+      try {
+        this.sessionRule.check(first.session, record.uid, server, clock);
+      } catch (error) {
+        // An erased player's tombstone (docs/decisions.md "Erasing a player"): say so.
+        if (error instanceof UnauthorizedError && (await this.records.isErased(record.uid, manager)))
+          throw new UnauthorizedError(`Player ${record.uid} was erased: nothing is stored for this uid`);
+        throw error;
+      }
       let current = first.state;
       // Another upload of the player committed while this one waited for the lock: read again.
       if (first.locked && first.locked.version !== current.version)
