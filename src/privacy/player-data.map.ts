@@ -144,7 +144,7 @@ export const PLAYER_DATA: readonly PlayerDataEntry[] = [
     key: 'auditRows',
     table: 'admin_audit',
     columns: ['target', 'summary'],
-    where: "\"target\" = 'player:' || $1 OR (\"target\" LIKE 'play:%' AND \"summary\" ->> 'uid' = $1)",
+    where: '"target" = \'player:\' || $1 OR ("target" LIKE \'play:%\' AND "summary" ->> \'uid\' = $1)',
     export: { columns: 'id, at, action, target, summary', orderBy: 'id' },
     erase: {
       set: `"target" = CASE WHEN "target" LIKE 'player:%' THEN 'player:' || $2 ELSE "target" END,

@@ -76,15 +76,13 @@ export class PlayerDataRepository {
       return affected;
     }
     if (!('set' in entry.erase)) return 0;
-    if (entry.erase.pseudonymise)
-      await manager.query("SELECT set_config('rhythmc.audit_pseudonymise', 'on', true)");
+    if (entry.erase.pseudonymise) await manager.query("SELECT set_config('rhythmc.audit_pseudonymise', 'on', true)");
     const parameters = entry.erase.pseudonymise ? [uid, pseudonym] : [uid];
     const [, affected] = await manager.query<[unknown[], number]>(
       `UPDATE "${entry.table}" SET ${entry.erase.set} WHERE ${entry.where}`,
       parameters,
     );
-    if (entry.erase.pseudonymise)
-      await manager.query("SELECT set_config('rhythmc.audit_pseudonymise', 'off', true)");
+    if (entry.erase.pseudonymise) await manager.query("SELECT set_config('rhythmc.audit_pseudonymise', 'off', true)");
     return affected;
   }
 }

@@ -51,7 +51,10 @@ export class PrivacyController {
   @ApiUidParam()
   @ApiOkResponse({ type: PlayerErasureResponse })
   @ApiErrors({
-    400: { description: 'uid is invalid, or confirm is not the player’s username', message: 'confirm must be the player’s current username, exactly' },
+    400: {
+      description: 'uid is invalid, or confirm is not the player’s username',
+      message: 'confirm must be the player’s current username, exactly',
+    },
     404: NO_PLAYER_404,
     413: 'The body is over 256 KiB',
   })

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
 import { PlayerSessionService } from '../auth/player-session.service';
 import { BadRequestError, NotFoundError } from '../common/errors/app-error';
 import { EVENT_BUS, EventBus } from '../common/events/events';
@@ -40,7 +41,7 @@ export class PrivacyService {
     const outcome = await this.ranks.removePlayer(uid, {
       lock: async (manager) => {
         const player = await this.data.lockPlayer(uid, manager);
-        if (!player) throw await this.notFound(uid);
+        if (!player) throw await this.notFound(uid, manager);
         if (confirm !== player.username)
           throw new BadRequestError("confirm must be the player's current username, exactly");
       },
@@ -66,8 +67,9 @@ export class PrivacyService {
     return { uid: Number(uid), pseudonym, rows: outcome.rows };
   }
 
-  private async notFound(uid: string): Promise<NotFoundError> {
-    const erasure = await this.data.findErasure(uid);
+  /** Inside a transaction, through its manager: on the embedded database a query outside it would wait. */
+  private async notFound(uid: string, manager?: EntityManager): Promise<NotFoundError> {
+    const erasure = await this.data.findErasure(uid, manager);
     return new NotFoundError(
       erasure ? `Player ${uid} was erased at ${erasure.erasedAt.toISOString()}` : `No player with uid ${uid}`,
     );
