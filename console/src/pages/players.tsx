@@ -432,7 +432,6 @@ export function PlayerPage({ uid }: { uid: string }) {
                     const answer = await api<{ pseudonym: string }>('POST', `/admin/players/${p.uid}/erase`, {
                       body: { confirm: typed },
                     });
-                    location.hash = '#/players';
                     setDone(`Erased; the audit log calls the player ${answer.pseudonym}`);
                   })
                 }
