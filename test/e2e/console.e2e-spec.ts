@@ -42,8 +42,10 @@ describe('Web console', () => {
       if (message.type() === 'error' && !/status of 4\d\d/.test(message.text()))
         problems.push(`console: ${message.text()}`);
     });
-    watched.on('dialog', (dialog) => void dialog.accept());
+    // confirm() is accepted; prompt() gets `promptAnswer` (the erasure asks for the username).
+    watched.on('dialog', (dialog) => void dialog.accept(dialog.type() === 'prompt' ? promptAnswer : undefined));
   };
+  let promptAnswer = '';
 
   beforeAll(async () => {
     ensureConsoleBuilt();
@@ -190,10 +192,11 @@ describe('Web console', () => {
 
       // Erase (a privacy request): the prompt wants the username; the player's rows are gone.
       await page.goto(`${app.baseUrl}/console/#/players/${player.uid}`);
-      page.once('dialog', (dialog) => void dialog.accept(player.username));
+      promptAnswer = player.username;
       await page.getByRole('button', { name: 'Erase player' }).click();
       await page.getByRole('status').filter({ hasText: 'Erased; the audit log calls the player erased-' }).waitFor();
       expect(await app.sql('SELECT uid FROM player WHERE uid = $1', [player.uid])).toEqual([]);
+      await page.goto(`${app.baseUrl}/console/#/players`);
     } finally {
       ws.close();
     }
