@@ -304,6 +304,12 @@ describe('Privacy: export and erase a player', () => {
     const third = await onlinePlayer(app, server);
     expect((await upload(app, server, third, 901, 99.5)).body).toMatchObject({ trackRank: 1 });
     expect((await upload(app, server, other, 901, 96)).body).toMatchObject({ trackRank: 2 });
+
+    // After a restart the rank index (in process: its snapshot plus what changed since) still
+    // holds no entry of the erased player.
+    await app.restart();
+    expect((await upload(app, server, other, 901, 95)).body).toMatchObject({ trackRank: 2 });
+    expect((await upload(app, server, third, 901, 94)).body).toMatchObject({ trackRank: 1 });
   });
 
   const twoInstances = multiInstanceAvailable() ? it : it.skip;
