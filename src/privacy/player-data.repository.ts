@@ -12,6 +12,14 @@ import { PLAYER_DATA, PlayerDataEntry } from './player-data.map';
 export class PlayerDataRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
+  async findPlayer(uid: string, manager: EntityManager): Promise<{ username: string } | null> {
+    const rows = await manager.query<Array<{ username: string }>>(
+      'SELECT username FROM player WHERE uid = $1::bigint',
+      [uid],
+    );
+    return rows[0] ?? null;
+  }
+
   /** The player row, locked for the erasure; null when there is none. */
   async lockPlayer(uid: string, manager: EntityManager): Promise<{ username: string } | null> {
     const rows = await manager.query<Array<{ username: string }>>(

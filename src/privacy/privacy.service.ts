@@ -4,6 +4,7 @@ import { EntityManager } from 'typeorm';
 import { PlayerSessionService } from '../auth/player-session.service';
 import { BadRequestError, NotFoundError } from '../common/errors/app-error';
 import { EVENT_BUS, EventBus } from '../common/events/events';
+import { isForeignKeyViolation } from '../database/pg-errors';
 import { TransactionService } from '../database/transaction.service';
 import { RatingRecomputeService } from '../upload/recompute/rating-recompute.service';
 import { PlayerErasureResponse, PlayerExportResponse } from './dto/player-privacy.dto';
@@ -38,19 +39,27 @@ export class PrivacyService {
 
   async erasePlayer(uid: string, confirm: string): Promise<PlayerErasureResponse> {
     const pseudonym = `erased-${randomBytes(6).toString('hex')}`;
-    const outcome = await this.ranks.removePlayer(uid, {
-      lock: async (manager) => {
-        const player = await this.data.lockPlayer(uid, manager);
-        if (!player) throw await this.notFound(uid, manager);
-        if (confirm !== player.username)
-          throw new BadRequestError("confirm must be the player's current username, exactly");
-      },
-      erase: async (manager) => {
-        const serverSessionIds = await this.sessions.revokePlayerAccess(uid, 'erased', manager);
-        const rows = await this.data.erase(uid, pseudonym, manager);
-        return { serverSessionIds, rows };
-      },
-    });
+    const outcome = await this.ranks
+      .removePlayer(uid, {
+        check: async (manager) => {
+          const player = await this.data.findPlayer(uid, manager);
+          if (!player) throw await this.notFound(uid, manager);
+          if (confirm !== player.username)
+            throw new BadRequestError("confirm must be the player's current username, exactly");
+        },
+        erase: async (manager) => {
+          // Gone since the check: another erasure of the same player committed first.
+          if (!(await this.data.lockPlayer(uid, manager))) throw await this.notFound(uid, manager);
+          const serverSessionIds = await this.sessions.revokePlayerAccess(uid, 'erased', manager);
+          const rows = await this.data.erase(uid, pseudonym, manager);
+          return { serverSessionIds, rows };
+        },
+      })
+      .catch(async (error: unknown) => {
+        // The rating row's insert met a player an erasure running alongside had just deleted.
+        if (isForeignKeyViolation(error)) throw await this.notFound(uid);
+        throw error;
+      });
     // Sent to the sockets open now, never kept in the outbox: a kept frame would be a new row
     // naming the erased uid, and the player's session is gone whether or not the server hears it.
     if (outcome.serverSessionIds.length > 0)

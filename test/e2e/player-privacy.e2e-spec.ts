@@ -1,6 +1,8 @@
 import { createPlayer, onlinePlayer, TestPlayerSession } from '../factories/player.factory';
 import { onlineServer, TestServerSession } from '../factories/server.factory';
 import { defineCharts, gameplayPayload } from '../factories/upload.factory';
+import { Client } from 'pg';
+import { testDatabaseServerUrl } from '../setup/test-env';
 import { WsClient } from '../support/ws-client';
 import { multiInstanceAvailable, startTestApp, TestApp, TestClients } from '../support/test-app';
 import { mappedPlayerColumns, PLAYER_DATA } from '../../src/privacy/player-data.map';
@@ -290,26 +292,42 @@ describe('Privacy: export and erase a player', () => {
     expect(await app.sql('SELECT uid::int FROM player_erasure WHERE uid = $1', [player.uid])).toEqual([]);
   });
 
-  it('erases a banned player without counting them twice: the ranks of others stay exact', async () => {
-    await defineCharts(app, [901]);
-    const banned = await onlinePlayer(app, server);
-    const other = await onlinePlayer(app, server);
-    expect((await upload(app, server, banned, 901, 100)).status).toBe(200);
-    expect((await upload(app, server, other, 901, 99)).body).toMatchObject({ trackRank: 2 });
-    expect((await app.admin.post(`/admin/players/${banned.uid}/ban`, { reason: 'cheat' })).status).toBe(200);
-    expect((await upload(app, server, other, 901, 98)).body).toMatchObject({ trackRank: 1 });
-    const erased = await app.admin.post(`/admin/players/${banned.uid}/erase`, { confirm: banned.username });
-    expect(erased.body.rows).toMatchObject({ bans: 1, bests: 1, plays: 1, rating: 1, sessions: 1 });
-    expect((await upload(app, server, other, 901, 97)).body).toMatchObject({ trackRank: 1 });
-    const third = await onlinePlayer(app, server);
-    expect((await upload(app, server, third, 901, 99.5)).body).toMatchObject({ trackRank: 1 });
-    expect((await upload(app, server, other, 901, 96)).body).toMatchObject({ trackRank: 2 });
-
-    // After a restart the rank index (in process: its snapshot plus what changed since) still
-    // holds no entry of the erased player.
-    await app.restart();
-    expect((await upload(app, server, other, 901, 95)).body).toMatchObject({ trackRank: 2 });
-    expect((await upload(app, server, third, 901, 94)).body).toMatchObject({ trackRank: 1 });
+  // Another connection holds a lock both wait for: PostgreSQL only (the embedded database has one connection).
+  const onPostgres = testDatabaseServerUrl() ? it : it.skip;
+  onPostgres('an upload queued behind an erasure is refused like one after it, never a 5xx', async () => {
+    await defineCharts(app, [951]);
+    const player = await onlinePlayer(app, server);
+    expect((await upload(app, server, player, 951, 99)).status).toBe(200);
+    const waiting = async (count: number) => {
+      const deadline = Date.now() + 10_000;
+      const query =
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'";
+      while ((await app.sql<{ n: number }>(query))[0].n < count) {
+        if (Date.now() > deadline) throw new Error(`fewer than ${count} statements wait for the lock`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    const holder = new Client({ connectionString: app.env.DATABASE_URL });
+    await holder.connect();
+    try {
+      // The player's rating row, which the erasure and then the upload lock: they queue in that order.
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM player_rating WHERE uid = $1 FOR UPDATE', [player.uid]);
+      const erasing = app.admin.post(`/admin/players/${player.uid}/erase`, { confirm: player.username });
+      await waiting(1);
+      const uploading = upload(app, server, player, 951, 100);
+      await waiting(2);
+      await holder.query('ROLLBACK');
+      expect((await erasing).status).toBe(200);
+      const late = await uploading;
+      expect({ status: late.status, body: late.body }).toEqual({
+        status: 401,
+        body: { error: 'UNAUTHORIZED', message: `Player ${player.uid} was erased: nothing is stored for this uid` },
+      });
+      expect(await app.sql('SELECT 1 FROM play_record WHERE uid = $1', [player.uid])).toEqual([]);
+    } finally {
+      await holder.end();
+    }
   });
 
   const twoInstances = multiInstanceAvailable() ? it : it.skip;
@@ -330,5 +348,28 @@ describe('Privacy: export and erase a player', () => {
     } finally {
       await second.close();
     }
+  });
+
+  // Last: it restarts the service.
+  it('erases a banned player without counting them twice: the ranks of others stay exact', async () => {
+    await defineCharts(app, [901]);
+    const banned = await onlinePlayer(app, server);
+    const other = await onlinePlayer(app, server);
+    expect((await upload(app, server, banned, 901, 100)).status).toBe(200);
+    expect((await upload(app, server, other, 901, 99)).body).toMatchObject({ trackRank: 2 });
+    expect((await app.admin.post(`/admin/players/${banned.uid}/ban`, { reason: 'cheat' })).status).toBe(200);
+    expect((await upload(app, server, other, 901, 98)).body).toMatchObject({ trackRank: 1 });
+    const erased = await app.admin.post(`/admin/players/${banned.uid}/erase`, { confirm: banned.username });
+    expect(erased.body.rows).toMatchObject({ bans: 1, bests: 1, plays: 1, rating: 1, sessions: 1 });
+    expect((await upload(app, server, other, 901, 97)).body).toMatchObject({ trackRank: 1 });
+    const third = await onlinePlayer(app, server);
+    expect((await upload(app, server, third, 901, 99.5)).body).toMatchObject({ trackRank: 1 });
+    expect((await upload(app, server, other, 901, 96)).body).toMatchObject({ trackRank: 2 });
+
+    // After a restart the rank index (in process: its snapshot plus what changed since) still
+    // holds no entry of the erased player.
+    await app.restart();
+    expect((await upload(app, server, other, 901, 95)).body).toMatchObject({ trackRank: 2 });
+    expect((await upload(app, server, third, 901, 94)).body).toMatchObject({ trackRank: 1 });
   });
 });
