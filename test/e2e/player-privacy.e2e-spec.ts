@@ -359,8 +359,15 @@ describe('Privacy: export and erase a player', () => {
     expect((await upload(app, server, other, 901, 99)).body).toMatchObject({ trackRank: 2 });
     expect((await app.admin.post(`/admin/players/${banned.uid}/ban`, { reason: 'cheat' })).status).toBe(200);
     expect((await upload(app, server, other, 901, 98)).body).toMatchObject({ trackRank: 1 });
+    // The ban's kick_player frame is kept for the server session (written as the event is heard).
+    const kept = () =>
+      app.sql("SELECT 1 FROM realtime_outbox WHERE frame -> 'data' ->> 'uid' = $1", [String(banned.uid)]);
+    const deadline = Date.now() + 5_000;
+    while ((await kept()).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(await kept()).toHaveLength(1);
     const erased = await app.admin.post(`/admin/players/${banned.uid}/erase`, { confirm: banned.username });
-    expect(erased.body.rows).toMatchObject({ bans: 1, bests: 1, plays: 1, rating: 1, sessions: 1 });
+    expect(erased.body.rows).toMatchObject({ bans: 1, bests: 1, plays: 1, rating: 1, sessions: 1, pendingKicks: 1 });
+    expect(await kept()).toEqual([]);
     expect((await upload(app, server, other, 901, 97)).body).toMatchObject({ trackRank: 1 });
     const third = await onlinePlayer(app, server);
     expect((await upload(app, server, third, 901, 99.5)).body).toMatchObject({ trackRank: 1 });
