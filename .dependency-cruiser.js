@@ -49,6 +49,9 @@ const MODULES = {
   // The public read API and its keys: boards and ranks from upload, players from player, charts and
   // titles from catalog, the optional balance from economy, each through its service.
   public: ['config', 'common', 'database', 'openapi', 'audit', 'auth', 'catalog', 'economy', 'player', 'upload'],
+  // Export and erasure of one player: its repository runs player-data.map.ts over every module's
+  // rows of the player (one transaction); the ranks through upload's RatingRecomputeService.
+  privacy: ['config', 'common', 'database', 'openapi', 'audit', 'auth', 'upload'],
   health: ['config', 'common', 'database', 'openapi', 'auth'],
   // Nothing depends on observability; it reads auth, realtime and upload at scrape time, and the
   // player login modes (a label of the login counter).

@@ -22,6 +22,7 @@ import { AdminModule } from './admin/admin.module';
 import { AuditModule } from './audit/audit.module';
 import { StaffModule } from './staff/staff.module';
 import { PublicModule } from './public/public.module';
+import { PrivacyModule } from './privacy/privacy.module';
 
 @Module({})
 class ConfigModule {
@@ -55,6 +56,7 @@ export class AppModule {
         UploadModule,
         AdminModule,
         PublicModule,
+        PrivacyModule,
         AuditModule,
         StaffModule,
         RealtimeModule,

@@ -43,8 +43,10 @@ describe('Web console', () => {
       if (message.type() === 'error' && !/status of 4\d\d/.test(message.text()))
         problems.push(`console: ${message.text()}`);
     });
-    watched.on('dialog', (dialog) => void dialog.accept());
+    // confirm() is accepted; prompt() gets `promptAnswer` (the erasure asks for the username).
+    watched.on('dialog', (dialog) => void dialog.accept(dialog.type() === 'prompt' ? promptAnswer : undefined));
   };
+  let promptAnswer = '';
 
   beforeAll(async () => {
     ensureConsoleBuilt();
@@ -188,6 +190,14 @@ describe('Web console', () => {
       await page.getByRole('button', { name: 'Unban' }).click();
       await page.getByText(`Lifted the ban of ${player.username}`).waitFor();
       expect((await app.admin.get('/admin/bans', { query: { uid: player.uid } })).body.items).toEqual([]);
+
+      // Erase (a privacy request): the prompt wants the username; the player's rows are gone.
+      await page.goto(`${app.baseUrl}/console/#/players/${player.uid}`);
+      promptAnswer = player.username;
+      await page.getByRole('button', { name: 'Erase player' }).click();
+      await page.getByRole('status').filter({ hasText: 'Erased; the audit log calls the player erased-' }).waitFor();
+      expect(await app.sql('SELECT uid FROM player WHERE uid = $1', [player.uid])).toEqual([]);
+      await page.goto(`${app.baseUrl}/console/#/players`);
     } finally {
       ws.close();
     }
@@ -772,6 +782,8 @@ describe('Web console', () => {
       await mod.getByRole('status').filter({ hasText: 'Banned permanently' }).waitFor();
       await mod.getByRole('button', { name: 'New Net Token' }).waitFor();
       await mod.getByText('banned permanently: moderated').waitFor();
+      expect(await mod.getByRole('button', { name: 'Erase player' }).count()).toBe(0);
+      expect(await mod.getByRole('button', { name: 'Export data' }).count()).toBe(0);
       const [banned] = (await app.admin.get('/admin/audit', { query: { actor: moderator.name, action: 'player.ban' } }))
         .body.items as Array<Record<string, unknown>>;
       expect(banned).toMatchObject({ target: `player:${player.uid}`, actor: moderator.name, actorId: moderator.id });

@@ -1300,6 +1300,14 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
       },
       readOnly: false,
     },
+    // Export writes its audit row; erase needs the player's exact username, which junk never is.
+    'POST /admin/players/:uid/export': { auth: 'admin', params: { uid }, body: { t: 'ignored' }, readOnly: false },
+    'POST /admin/players/:uid/erase': {
+      auth: 'admin',
+      params: { uid },
+      body: { t: 'object', fields: { confirm: req({ t: 'string', max: 32 }) } },
+      readOnly: false,
+    },
     // An unban without a ban still bumps the ban generation (statement trigger): never sent valid.
     'DELETE /admin/players/:uid/ban': { auth: 'admin', params: { uid }, body: { t: 'ignored' }, readOnly: false },
     'PUT /admin/players/:uid/banstate': {

@@ -65,6 +65,8 @@ const LOWEST_ROLE: Record<string, Role> = {
   'POST /admin/me/totp': 'read-only',
   'POST /admin/players': 'support',
   'POST /admin/players/:uid/ban': 'moderator',
+  'POST /admin/players/:uid/erase': 'admin',
+  'POST /admin/players/:uid/export': 'admin',
   'POST /admin/players/:uid/net-token': 'support',
   'POST /admin/plays/:id/approve': 'moderator',
   'POST /admin/plays/:id/restore': 'moderator',
@@ -302,6 +304,22 @@ function walkTable(fx: Fixtures, app: TestApp): Record<string, WalkEntry> {
     'POST /admin/players/:uid/net-token': {
       call: () => ({ method: 'POST', path: `/admin/players/${fx.bannable}/net-token` }),
       status: 201,
+    },
+    'POST /admin/players/:uid/export': {
+      call: () => ({ method: 'POST', path: `/admin/players/${fx.uid}/export` }),
+      status: 200,
+    },
+    // A player of its own per call: the erasure cannot be repeated.
+    'POST /admin/players/:uid/erase': {
+      call: async () => {
+        const player = await asAdmin('POST', '/admin/players', { username: randomUsername() });
+        return {
+          method: 'POST',
+          path: `/admin/players/${String(player.uid)}/erase`,
+          body: { confirm: player.username },
+        };
+      },
+      status: 200,
     },
     'POST /admin/players/:uid/ban': {
       call: () => ({ method: 'POST', path: `/admin/players/${fx.bannable}/ban`, body: { reason: 'walk' } }),
