@@ -1541,7 +1541,11 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
       auth: 'public',
       body: {
         t: 'object',
-        fields: { name: req({ t: 'string', max: 64 }), password: req({ t: 'string', min: 1, max: 256 }) },
+        fields: {
+          name: req({ t: 'string', max: 64 }),
+          password: req({ t: 'string', min: 1, max: 256 }),
+          code: opt({ t: 'string', max: 16 }),
+        },
       },
       readOnly: false,
       extraHeaders: { Origin: headerJunk(), 'Sec-Fetch-Site': headerJunk() },
@@ -1565,6 +1569,24 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
       },
       readOnly: false,
       alwaysFails: 'ADMIN_TOKEN has no password',
+    },
+    'POST /admin/me/totp': {
+      auth: 'admin',
+      body: { t: 'object', fields: { password: req({ t: 'string', max: 256 }) } },
+      readOnly: false,
+      alwaysFails: 'ADMIN_TOKEN has no second factor',
+    },
+    'PUT /admin/me/totp': {
+      auth: 'admin',
+      body: { t: 'object', fields: { code: req({ t: 'string', max: 16 }) } },
+      readOnly: false,
+      alwaysFails: 'ADMIN_TOKEN has no second factor',
+    },
+    'DELETE /admin/me/totp': {
+      auth: 'admin',
+      body: { t: 'object', fields: { password: req({ t: 'string', max: 256 }) } },
+      readOnly: false,
+      alwaysFails: 'ADMIN_TOKEN has no second factor',
     },
     'GET /admin/me/tokens': {
       auth: 'admin',
