@@ -163,7 +163,10 @@ export async function startUntilSignalled(
   signals: StopSignals,
   logger: LoggerService,
 ): Promise<RunningService | null> {
-  signals.useLogger(logger);
+  // A signal that came while the modules loaded (a second or more) is handled here, before
+  // anything opens: the process just exits.
+  await new Promise((resolve) => setImmediate(resolve));
+  signals.beginStart(logger);
   let started: RunningService | null = null;
   try {
     started = await startService(config, {

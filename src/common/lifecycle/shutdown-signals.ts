@@ -22,6 +22,7 @@ const forcedExit = (signal: NodeJS.Signals): number => (signal === 'SIGINT' ? 13
  * any time"): src/main.ts creates this before it loads anything else, so a signal during start-up
  * is never the default action (an exit with 143 that leaves what started half open).
  *
+ * - While the modules load and the configuration is read, nothing is open: the first signal exits 0 at once.
  * - During start-up, the first signal aborts `startAborted`: startService ends the step it is in,
  *   closes what has started (pools, Redis, the embedded database with a clean shutdown, which
  *   releases its data dir's lock) and the process exits 0.
@@ -33,6 +34,8 @@ const forcedExit = (signal: NodeJS.Signals): number => (signal === 'SIGINT' ? 13
 export class StopSignals {
   private readonly controller = new AbortController();
   private received: NodeJS.Signals | null = null;
+  /** Set when the start begins: before, nothing is open and a signal exits at once. */
+  private starting = false;
   private service: Stoppable | null = null;
   private logger: SignalLog = STDERR_LOG;
   private readonly onSignal = (signal: NodeJS.Signals) => this.handle(signal);
@@ -56,8 +59,10 @@ export class StopSignals {
     return this.received;
   }
 
-  useLogger(logger: SignalLog): void {
+  /** The start begins (src/app.factory.ts startUntilSignalled): from now on a signal closes what has started. */
+  beginStart(logger: SignalLog): void {
     this.logger = logger;
+    this.starting = true;
   }
 
   /** The service has started: a signal stops it from now on (at once when one came during the start). */
@@ -75,6 +80,11 @@ export class StopSignals {
     this.received = signal;
     if (this.service !== null) {
       this.stop(signal);
+      return;
+    }
+    if (!this.starting) {
+      this.logger.log(`${signal} received during start-up, before anything was opened: exiting`);
+      this.exit(0);
       return;
     }
     this.logger.log(
