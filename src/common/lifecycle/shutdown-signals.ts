@@ -37,16 +37,25 @@ export class StopSignals {
   /** Set when the start begins: before, nothing is open and a signal exits at once. */
   private starting = false;
   private service: Stoppable | null = null;
-  private logger: SignalLog = STDERR_LOG;
   private readonly onSignal = (signal: NodeJS.Signals) => this.handle(signal);
 
-  constructor(private readonly exit: (code: number) => void = (code) => process.exit(code)) {}
+  constructor(
+    private readonly exit: (code: number) => void = (code) => process.exit(code),
+    /** Until the start hands over the process's logger. */
+    private logger: SignalLog = STDERR_LOG,
+  ) {}
 
   /** Catches SIGTERM and SIGINT from now on. */
   install(): this {
     process.on('SIGTERM', this.onSignal);
     process.on('SIGINT', this.onSignal);
     return this;
+  }
+
+  /** Stops catching them (the process's own instance never does; a unit test's does). */
+  uninstall(): void {
+    process.off('SIGTERM', this.onSignal);
+    process.off('SIGINT', this.onSignal);
   }
 
   /** Aborted by the first signal that arrives before `serve` (StartOptions.stopSignal). */
