@@ -54,6 +54,8 @@ const MODULES = {
   // player login modes (a label of the login counter).
   observability: ['config', 'common', 'database', 'openapi', 'auth', 'player', 'realtime', 'upload'],
   console: ['config', 'common'],
+  // The public leaderboard site's files, theme and settings (the page reads the public API over HTTP).
+  site: ['config', 'common'],
   // The admin CLI and the migration runner: processes of their own, not part of the Nest app.
   cli: ['config', 'common', 'database'],
 };

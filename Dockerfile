@@ -13,6 +13,8 @@ COPY src ./src
 COPY migrations ./migrations
 # The web console (console/, built by `npm run build` into dist/console, shipped with dist).
 COPY console ./console
+# The public leaderboard site (site/, built into dist/site, served at SITE_PATH when SITE_ENABLED=true).
+COPY site ./site
 # The commit for rhythmc_build_info (no .git in the build context): --build-arg SOURCE_COMMIT=$(git rev-parse HEAD)
 ARG SOURCE_COMMIT=unknown
 RUN SOURCE_COMMIT="$SOURCE_COMMIT" npm run build

@@ -13,6 +13,7 @@ import { createValidationPipe } from './common/pipes/validation.pipe';
 import { AppConfig } from './config/app-config';
 import { mountPublicHttp } from './public/public-http';
 import { mountConsole } from './console/console-static';
+import { mountSite } from './site/site-static';
 import type { DatabaseTarget } from './database/database-options';
 import { EmbeddedDatabase } from './database/embedded/embedded-database';
 import { setupOpenApi } from './openapi/openapi';
@@ -116,6 +117,7 @@ export async function startService(config: AppConfig, options: StartOptions = {}
     app.useWebSocketAdapter(new RealtimeWsAdapter(app));
     setupOpenApi(app, config);
     mountConsole(app, config, new Logger('Console'));
+    mountSite(app, config, new Logger('Site'));
     drain = new HttpDrain(app.getHttpServer());
     await app.listen(config.port, config.host);
     // Migrations are done: from now on no statement holds the embedded database for minutes.

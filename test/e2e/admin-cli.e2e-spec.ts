@@ -676,7 +676,11 @@ describe('Admin CLI (npm run admin)', () => {
         (await app.http.post('/admin/session', { name: 'cli-mod', password: 'a brand new passphrase' })).status,
       ).toBe(200);
       const list = await owner('staff', 'list');
-      expect(list.stdout.split('\n')[0]).toMatch(/^id\s+name\s+role\s+disabled\s+tokens\s+lastSignIn\s+created$/);
+      expect(list.stdout.split('\n')[0]).toMatch(/^id\s+name\s+role\s+disabled\s+2fa\s+tokens\s+lastSignIn\s+created$/);
+      expect(json(await owner('staff', 'second-factor-off', modId))).toMatchObject({
+        name: 'cli-mod',
+        secondFactor: false,
+      });
       expect(list.stdout).toContain('cli-mod');
       expect((await owner('staff', 'show', modId)).stdout).toMatch(/^id\s+\d+\nname\s+cli-mod\n/);
       expect(json(await owner('staff', 'delete', modId))).toMatchObject({ name: 'cli-mod' });
@@ -696,6 +700,7 @@ describe('Admin CLI (npm run admin)', () => {
         ['staff.update', 'first-owner'],
         ['staff.update', 'first-owner'],
         ['staff.sign-in', 'cli-mod'],
+        ['staff.update', 'first-owner'],
         ['staff.delete', 'first-owner'],
       ]);
       expect(new Set(rows.filter((row) => row.actor === 'first-owner').map((row) => row.credential))).toEqual(

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PERMISSIONS, roleAllows, ROLES, type Role } from '../../src/auth/permissions';
 import { csrfTokenOf } from '../../src/auth/staff-credentials';
+import { base32Decode, totpCode, totpStep } from '../../src/staff/totp';
 import { createPlayer, onlinePlayer, randomUsername } from '../factories/player.factory';
 import { createServer, onlineServer, uniqueName } from '../factories/server.factory';
 import {
@@ -33,6 +34,7 @@ const LOWEST_ROLE: Record<string, Role> = {
   'PATCH /admin/api-keys/:id': 'admin',
   'POST /admin/api-keys': 'admin',
   'DELETE /admin/me/tokens/:id': 'read-only',
+  'DELETE /admin/me/totp': 'read-only',
   'DELETE /admin/packs/:name': 'admin',
   'DELETE /admin/players/:uid/ban': 'moderator',
   'DELETE /admin/session': 'read-only',
@@ -59,6 +61,7 @@ const LOWEST_ROLE: Record<string, Role> = {
   'GET /admin/staff/:id': 'owner',
   'PATCH /admin/staff/:id': 'owner',
   'POST /admin/me/tokens': 'read-only',
+  'POST /admin/me/totp': 'read-only',
   'POST /admin/players': 'support',
   'POST /admin/players/:uid/ban': 'moderator',
   'POST /admin/players/:uid/net-token': 'support',
@@ -75,6 +78,7 @@ const LOWEST_ROLE: Record<string, Role> = {
   'PUT /admin/collections': 'admin',
   'PUT /admin/maintenance': 'admin',
   'PUT /admin/me/password': 'read-only',
+  'PUT /admin/me/totp': 'read-only',
   'PUT /admin/packs': 'admin',
   'PUT /admin/players/:uid/banstate': 'moderator',
   'PUT /admin/plugin-policy': 'admin',
@@ -414,6 +418,30 @@ function walkTable(fx: Fixtures, app: TestApp): Record<string, WalkEntry> {
         path: '/admin/me/password',
         body: { currentPassword: ctx.staff?.password ?? 'x'.repeat(15), newPassword: staffPassword() },
       }),
+      status: 204,
+      needs: 'session',
+    },
+    // The second factor: set up (POST), confirmed (PUT, after a set-up of its own) and turned off.
+    'POST /admin/me/totp': {
+      call: (ctx) => ({ method: 'POST', path: '/admin/me/totp', body: { password: ctx.staff?.password ?? 'x' } }),
+      status: 201,
+      needs: 'session',
+    },
+    'PUT /admin/me/totp': {
+      call: async (ctx) => {
+        let code = '000000';
+        if (ctx.allowed && ctx.caller === 'session' && ctx.session && ctx.staff) {
+          const started = await ctx.session.client.post('/admin/me/totp', { password: ctx.staff.password });
+          if (started.status !== 201) throw new Error(`POST /admin/me/totp: ${started.status} ${started.text}`);
+          code = totpCode(base32Decode(started.body.secret as string), totpStep(Date.now()));
+        }
+        return { method: 'PUT', path: '/admin/me/totp', body: { code } };
+      },
+      status: 204,
+      needs: 'session',
+    },
+    'DELETE /admin/me/totp': {
+      call: (ctx) => ({ method: 'DELETE', path: '/admin/me/totp', body: { password: ctx.staff?.password ?? 'x' } }),
       status: 204,
       needs: 'session',
     },
