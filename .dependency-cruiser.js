@@ -51,11 +51,16 @@ const MODULES = {
   // The public read API and its keys: boards and ranks from upload, players from player, charts and
   // titles from catalog, the optional balance from economy, each through its service.
   public: ['config', 'common', 'database', 'openapi', 'audit', 'auth', 'catalog', 'economy', 'player', 'upload'],
+  // Export and erasure of one player: its repository runs player-data.map.ts over every module's
+  // rows of the player (one transaction); the ranks through upload's RatingRecomputeService.
+  privacy: ['config', 'common', 'database', 'openapi', 'audit', 'auth', 'upload'],
   health: ['config', 'common', 'database', 'openapi', 'auth'],
   // Nothing depends on observability; it reads auth, realtime and upload at scrape time, and the
   // player login modes (a label of the login counter).
   observability: ['config', 'common', 'database', 'openapi', 'auth', 'player', 'realtime', 'upload', 'webhooks'],
   console: ['config', 'common'],
+  // The public leaderboard site's files, theme and settings (the page reads the public API over HTTP).
+  site: ['config', 'common'],
   // The admin CLI and the migration runner: processes of their own, not part of the Nest app.
   cli: ['config', 'common', 'database'],
 };

@@ -54,7 +54,14 @@ export default tseslint.config(
   },
   // The web console (console/, docs/operations.md "Web console"): browser code, typed by console/tsconfig.json.
   {
-    files: ['console/**/*.ts', 'console/**/*.tsx', 'console/**/*.mts'],
+    files: [
+      'console/**/*.ts',
+      'console/**/*.tsx',
+      'console/**/*.mts',
+      'site/**/*.ts',
+      'site/**/*.tsx',
+      'site/**/*.mts',
+    ],
     languageOptions: { globals: globals.browser },
   },
   // The npm lifecycle scripts and the dependency-cruiser config are plain CommonJS run by node: no types.

@@ -1,4 +1,4 @@
-import { Logger } from '@nestjs/common';
+import { Logger, type LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AddressInfo } from 'node:net';
@@ -6,12 +6,14 @@ import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import { bodyParserErrorHandler, jsonBodyParser } from './common/http/body-parser';
 import { HttpDrain } from './common/lifecycle/http-drain';
+import { exitOnFatal, type StopSignals } from './common/lifecycle/shutdown-signals';
 import { httpsOptionsOf } from './common/lifecycle/tls-options';
 import { answerClientError } from './common/http/client-error';
 import { createValidationPipe } from './common/pipes/validation.pipe';
 import { AppConfig } from './config/app-config';
 import { mountPublicHttp } from './public/public-http';
 import { mountConsole } from './console/console-static';
+import { mountSite } from './site/site-static';
 import type { DatabaseTarget } from './database/database-options';
 import { EmbeddedDatabase } from './database/embedded/embedded-database';
 import { setupOpenApi } from './openapi/openapi';
@@ -38,7 +40,16 @@ export interface StartOptions {
    * orchestrator restarts it. Without it, the failure is only logged.
    */
   onFatal?: (error: Error) => void;
+  /**
+   * Aborted by a stop signal during start-up (StopSignals.startAborted): the step in progress ends
+   * (the embedded database's start; connecting, migrating and building the modules; listening),
+   * then what has started is closed and the start rejects with StartStoppedError.
+   */
+  stopSignal?: AbortSignal;
 }
+
+/** The start was stopped by a signal; everything it had started is closed. */
+export class StartStoppedError extends Error {}
 
 /** A thread that answers no ping this long after the start holds a statement for minutes: taken for a hang. */
 const EMBEDDED_HANG_MS = 120_000;
@@ -65,19 +76,25 @@ async function startEmbedded(
 export async function startService(config: AppConfig, options: StartOptions = {}): Promise<RunningService> {
   const httpsOptions = httpsOptionsOf(config);
   const rootLogger = createRootLogger(config.logLevel, options.logDestination);
+  const stopRequested = () => options.stopSignal?.aborted === true;
+  if (stopRequested()) throw new StartStoppedError('Stopped before the start');
   const embedded = config.databaseUrl === null ? await startEmbedded(config, rootLogger, options.onFatal) : null;
   const database: DatabaseTarget = embedded
-    ? { url: embedded.url, embedded: true }
+    ? { url: embedded.url, embedded: true, backup: () => embedded.backup() }
     : { url: config.databaseUrl as string, embedded: false };
-  let app: NestExpressApplication;
+  let app: NestExpressApplication | null = null;
   let drain: HttpDrain;
   try {
+    if (stopRequested()) throw new StartStoppedError('Stopped once the embedded database had started');
     app = await NestFactory.create<NestExpressApplication>(AppModule.register(config, database), {
       httpsOptions,
       bodyParser: false,
       logger: createNestLogger(rootLogger),
       abortOnError: false,
     });
+    // Connected, migrated and every module built (a signal waits for this step: a migration is
+    // not cut half-way, although each would roll back): close the pools and Redis again.
+    if (stopRequested()) throw new StartStoppedError('Stopped once connected and migrated, before listening');
     app.disable('x-powered-by');
     // No weak ETag (a SHA-1 of every JSON answer) by default: the plugin sends no If-None-Match,
     // and the reads that profit from one (catalogs, manifest, files) set their own strong ETag.
@@ -100,19 +117,26 @@ export async function startService(config: AppConfig, options: StartOptions = {}
     app.useWebSocketAdapter(new RealtimeWsAdapter(app));
     setupOpenApi(app, config);
     mountConsole(app, config, new Logger('Console'));
+    mountSite(app, config, new Logger('Site'));
     drain = new HttpDrain(app.getHttpServer());
     await app.listen(config.port, config.host);
     // Migrations are done: from now on no statement holds the embedded database for minutes.
     embedded?.watchForHangs(EMBEDDED_HANG_MS);
   } catch (error) {
+    // What started, in reverse: the Nest app (pools, Redis, sockets), then the embedded database
+    // (a clean shutdown that releases its data dir's lock). The start's own error is the one thrown.
+    await app?.close().catch(() => undefined);
     await embedded?.stop();
+    if (error instanceof StartStoppedError)
+      rootLogger.child({ context: 'Main' }).info(`${error.message}: everything that had started is closed`);
     throw error;
   }
-  const port = (app.getHttpServer().address() as AddressInfo).port;
+  const started = app;
+  const port = (started.getHttpServer().address() as AddressInfo).port;
 
   let closing: Promise<void> | null = null;
   return {
-    app,
+    app: started,
     port,
     databaseUrl: database.url,
     close: () => {
@@ -121,7 +145,7 @@ export async function startService(config: AppConfig, options: StartOptions = {}
       closing ??= (async () => {
         try {
           await drain.drain(config.shutdownTimeoutSeconds * 1_000);
-          await app.close();
+          await started.close();
         } finally {
           await embedded?.stop();
         }
@@ -129,4 +153,32 @@ export async function startService(config: AppConfig, options: StartOptions = {}
       return closing;
     },
   };
+}
+
+/**
+ * The start of a process (src/main.ts, and the test's service process): starts the service with
+ * `signals` aborting the start, then hands the started service to them. Null when a signal
+ * stopped the start; everything that had started is closed by then, and the process exits 0.
+ */
+export async function startUntilSignalled(
+  config: AppConfig,
+  signals: StopSignals,
+  logger: LoggerService,
+): Promise<RunningService | null> {
+  // A signal that came while the modules loaded (a second or more) is handled here, before
+  // anything opens: the process just exits.
+  await new Promise((resolve) => setImmediate(resolve));
+  signals.beginStart(logger);
+  let started: RunningService | null = null;
+  try {
+    started = await startService(config, {
+      onFatal: exitOnFatal(() => started, logger),
+      stopSignal: signals.startAborted,
+    });
+  } catch (error) {
+    if (error instanceof StartStoppedError) return null;
+    throw error;
+  }
+  signals.serve(started);
+  return started;
 }

@@ -23,6 +23,7 @@ import { AuditModule } from './audit/audit.module';
 import { StaffModule } from './staff/staff.module';
 import { PublicModule } from './public/public.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { PrivacyModule } from './privacy/privacy.module';
 
 @Module({})
 class ConfigModule {
@@ -57,6 +58,7 @@ export class AppModule {
         AdminModule,
         PublicModule,
         WebhooksModule,
+        PrivacyModule,
         AuditModule,
         StaffModule,
         RealtimeModule,

@@ -1,7 +1,8 @@
+// First: SIGTERM/SIGINT are caught from here on, also while the modules below load.
+import { stopSignals } from './common/lifecycle/stop-signals';
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
-import { RunningService, startService } from './app.factory';
-import { exitOnFatal, stopOnSignals } from './common/lifecycle/shutdown-signals';
+import { startUntilSignalled } from './app.factory';
 import { ConfigError, loadConfig } from './config/app-config';
 import { packageVersion } from './config/package-version';
 import { openMetricsWarning, startupSummary, unsupportedNodeWarning } from './config/startup-summary';
@@ -19,15 +20,13 @@ async function main(): Promise<void> {
     throw error;
   }
 
-  let started: RunningService | null = null;
-  const service = await startService(config, { onFatal: exitOnFatal(() => started, logger) });
-  started = service;
+  // A signal during start-up: what had started is closed, and the stop is a clean one (exit 0).
+  const service = await startUntilSignalled(config, stopSignals, logger);
+  if (service === null) process.exit(0);
   logger.log(startupSummary(config, service.port, packageVersion()));
   for (const warning of [openMetricsWarning(config, service.port), unsupportedNodeWarning(process.version)]) {
     if (warning !== null) logger.warn(warning);
   }
-
-  stopOnSignals(service, logger);
 }
 
 main().catch((error: unknown) => {

@@ -134,11 +134,15 @@ async function main(): Promise<number> {
         log,
       );
       const failed = report.steps.filter((step) => step.status === 'failed');
+      const skipped = report.steps.filter((step) => step.status === 'skipped');
       if (options.json) process.stdout.write(`${JSON.stringify({ mode: 'smoke', ...report }, null, 2)}\n`);
       else
         log(
           report.ok
-            ? `\nsmoke ok: ${report.steps.filter((s) => s.status === 'ok').length} calls answered as expected`
+            ? `\nsmoke ok: ${report.steps.filter((s) => s.status === 'ok').length} calls answered as expected` +
+                (skipped.length > 0
+                  ? `; ${skipped.length} skipped (not checked, see "skip" above): ${skipped.map((s) => s.call).join('; ')}`
+                  : '')
             : `\nsmoke FAILED at ${failed.map((s) => s.call).join(', ')}`,
         );
       return report.ok ? 0 : 1;

@@ -22,6 +22,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** The error body's other fields (e.g. secondFactor on a sign-in that needs a code). */
+    readonly details: Record<string, unknown> = {},
   ) {
     super(message);
   }
@@ -81,7 +83,8 @@ export async function api<T>(
     const message =
       typeof error?.message === 'string' ? error.message : text.slice(0, 200) || `HTTP ${response.status}`;
     if (response.status === 401 && path !== '/admin/session') window.dispatchEvent(new Event(SIGNED_OUT_EVENT));
-    throw new ApiError(response.status, code, message);
+    const { error: _code, message: _message, ...details } = (error ?? {}) as Record<string, unknown>;
+    throw new ApiError(response.status, code, message, details);
   }
   return body as T;
 }
@@ -95,10 +98,15 @@ export interface Me {
   credential: 'ADMIN_TOKEN' | 'session' | 'token';
   session: { expiresAt: string; idleTimeoutSeconds: number } | null;
   timeZone: string;
+  /** Whether sign-in asks this account for an authenticator code. */
+  secondFactor: boolean;
 }
 
-export function signIn(name: string, password: string): Promise<Me> {
-  return api<Me>('POST', '/admin/session', { body: { name, password } });
+/** `code`: the authenticator code, once the service asked for one (ApiError details.secondFactor). */
+export function signIn(name: string, password: string, code?: string): Promise<Me> {
+  return api<Me>('POST', '/admin/session', {
+    body: code === undefined ? { name, password } : { name, password, code },
+  });
 }
 
 /** Ends the session on the service (the cookie then authorizes nothing). */

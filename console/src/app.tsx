@@ -55,6 +55,9 @@ function useRoute(): string[] {
 function SignIn({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
+  // Shown once the service asked for an authenticator code (a 401 with secondFactor "totp").
+  const [askCode, setAskCode] = useState(false);
+  const [code, setCode] = useState('');
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const submit = async (event: Event) => {
@@ -62,10 +65,19 @@ function SignIn({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
     setBusy(true);
     setError(null);
     try {
-      const me = await signIn(name.trim(), password);
+      const me = await signIn(name.trim(), password, askCode ? code.trim() : undefined);
       setPassword('');
+      setCode('');
       onSignedIn(me);
     } catch (reason) {
+      if (reason instanceof ApiError && reason.details.secondFactor === 'totp') {
+        setCode('');
+        // The first ask is no failure: the form only grows a field.
+        if (!askCode) {
+          setAskCode(true);
+          return;
+        }
+      }
       setError(reason);
     } finally {
       setBusy(false);
@@ -94,6 +106,21 @@ function SignIn({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
             onInput={(event) => setPassword(event.currentTarget.value)}
           />
         </Field>
+        {askCode && (
+          <Field label="Authenticator code">
+            <input
+              name="code"
+              value={code}
+              required
+              autoFocus
+              inputMode="numeric"
+              pattern="[0-9]{6}"
+              maxLength={6}
+              autoComplete="one-time-code"
+              onInput={(event) => setCode(event.currentTarget.value)}
+            />
+          </Field>
+        )}
         <button type="submit" disabled={busy}>
           Sign in
         </button>

@@ -9,11 +9,15 @@ import { PlayerProfileController } from './player-profile.controller';
 import { PlayerProfileService } from './player-profile.service';
 import { OverviewController } from './overview.controller';
 import { OverviewService } from './overview.service';
+import { DatabaseBackupController } from './database-backup.controller';
 
-/** Admin reads that span modules (the player profile, the overview); each part comes from its module's service. */
+/**
+ * Admin reads that span modules (the player profile, the overview); each part comes from its module's
+ * service. Also the online backup of the embedded database (the database module's DatabaseBackupService).
+ */
 @Module({
   imports: [AuthModule, CatalogModule, EconomyModule, PlayerModule, ServerModule, UploadModule],
-  controllers: [PlayerProfileController, OverviewController],
+  controllers: [PlayerProfileController, OverviewController, DatabaseBackupController],
   providers: [PlayerProfileService, OverviewService],
 })
 export class AdminModule {}

@@ -28,6 +28,9 @@ export const PERMISSIONS = {
   'ratings.recompute': { role: 'admin', what: 'recompute every rating' },
   'api-keys.manage': { role: 'admin', what: "the public read API's keys: list, create, change, revoke" },
   'webhooks.manage': { role: 'admin', what: 'outgoing webhooks: list, register, change, delete, their delivery logs' },
+  'players.export': { role: 'admin', what: "export every row of a player's data (a privacy request)" },
+  'players.erase': { role: 'admin', what: 'erase a player (a privacy request; cannot be undone)' },
+  'database.backup': { role: 'owner', what: 'download a backup of the embedded database (it holds every account)' },
   'staff.manage': {
     role: 'owner',
     what: 'staff accounts: create, change role, disable, delete, reset passwords, revoke their tokens',

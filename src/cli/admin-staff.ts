@@ -17,6 +17,7 @@ const ACCOUNT_COLUMNS: Array<[string, (row: Row) => unknown]> = [
   ['name', (row) => row.name],
   ['role', (row) => row.role],
   ['disabled', (row) => row.disabled],
+  ['2fa', (row) => row.secondFactor],
   ['tokens', (row) => row.tokens],
   ['lastSignIn', (row) => row.lastSignInAt],
   ['created', (row) => row.createdAt],
@@ -200,6 +201,12 @@ export const STAFF_COMMANDS: Command[] = [
     "reset a staff account's password (asked for, never a flag); its sessions end",
     'PATCH /admin/staff/{id} {"password"}. Typed at a prompt that does not echo it, or the first line of stdin.',
     (_, command) => ({ password: readPassword('New password: ', command) }),
+  ),
+  accountCommand(
+    'staff second-factor-off',
+    "turn off a staff account's second factor (a lost authenticator); the person turns it on again from the console",
+    'PATCH /admin/staff/{id} {"secondFactor": false}.',
+    () => ({ secondFactor: false }),
   ),
   {
     name: 'staff delete',

@@ -201,6 +201,37 @@ const COMMANDS: Command[] = [
     },
   },
   {
+    name: 'players export',
+    args: ['<uid>'],
+    options: {},
+    summary: "print every row of the player's data as one JSON document (a privacy request)",
+    details:
+      'POST /admin/players/{uid}/export (audited). Answers {"format", "uid", "exportedAt", "tables"}: redirect\n' +
+      'it to a file and hand that to the player (docs/operations.md "Answering a privacy request").',
+    build: ({ positionals: [uid] }) => ({ method: 'POST', path: `/admin/players/${segment(uid)}/export` }),
+  },
+  {
+    name: 'players erase',
+    args: ['<uid>'],
+    options: {
+      confirm: {
+        type: 'string',
+        value: '<username>',
+        help: "the player's current username, exactly (proves you named the player you meant)",
+        required: true,
+      },
+    },
+    summary: 'erase the player: their rows deleted or anonymised, ranks dropped, name freed (cannot be undone)',
+    details:
+      'POST /admin/players/{uid}/erase. One transaction; audit rows keep a pseudonym. Answers {"uid",\n' +
+      '"pseudonym", "rows"}. Export first if the player asked for their data too.',
+    build: ({ positionals: [uid], values }) => ({
+      method: 'POST',
+      path: `/admin/players/${segment(uid)}/erase`,
+      body: JSON.stringify({ confirm: text(values, 'confirm') }),
+    }),
+  },
+  {
     name: 'economy show',
     args: ['<uid>'],
     options: {

@@ -266,6 +266,58 @@ describe('loadConfig: the public API', () => {
   });
 });
 
+describe('loadConfig: the leaderboard site', () => {
+  const on = { SITE_ENABLED: 'true', PUBLIC_API_ANONYMOUS_RATE_LIMIT: '60' };
+
+  it('is off by default, and its other variables are not read then', () => {
+    expect(loadConfig({}).site).toBeNull();
+    expect(loadConfig({ SITE_ENABLED: 'false', SITE_PATH: 'not a path', SITE_ACCENT_COLOR: 'red' }).site).toBeNull();
+  });
+
+  it('reads its path, name and colours, with defaults', () => {
+    expect(loadConfig(on).site).toEqual({
+      path: '/site',
+      name: 'rhythmc',
+      accentColor: '#7c5cff',
+      backgroundColor: '#11121a',
+    });
+    expect(
+      loadConfig({
+        ...on,
+        SITE_PATH: '/boards',
+        SITE_NAME: 'Beat Network <b>',
+        SITE_ACCENT_COLOR: '#FF8800',
+        SITE_BACKGROUND_COLOR: '#ffffff',
+      }).site,
+    ).toEqual({ path: '/boards', name: 'Beat Network <b>', accentColor: '#ff8800', backgroundColor: '#ffffff' });
+  });
+
+  it('refuses a start without the anonymous tier, a bad path, a reserved path, a name too long or a colour that is not #rrggbb', () => {
+    expect(() => loadConfig({ SITE_ENABLED: 'true' })).toThrow(
+      'Invalid configuration: SITE_ENABLED needs PUBLIC_API_ANONYMOUS_RATE_LIMIT above 0: the site reads the public API without a key, limited per address',
+    );
+    expect(() => loadConfig({ ...on, SITE_ENABLED: 'yes' })).toThrow(
+      'Invalid configuration: SITE_ENABLED must be true or false, got "yes"',
+    );
+    for (const path of ['/', 'site', '/a/b', '/Site', '/site/', '/../x'])
+      expect(() => loadConfig({ ...on, SITE_PATH: path })).toThrow(
+        `Invalid configuration: SITE_PATH must be one path segment of a-z, 0-9 and - like /site, got "${path}"`,
+      );
+    for (const path of ['/admin', '/public', '/console', '/server', '/docs'])
+      expect(() => loadConfig({ ...on, SITE_PATH: path })).toThrow(
+        `Invalid configuration: SITE_PATH must not be a path the service answers itself (${path})`,
+      );
+    expect(() => loadConfig({ ...on, SITE_NAME: 'x'.repeat(65) })).toThrow(
+      'Invalid configuration: SITE_NAME must be 1-64 characters without control characters',
+    );
+    expect(() => loadConfig({ ...on, SITE_NAME: 'a\u0007b' })).toThrow(/SITE_NAME must be/);
+    for (const colour of ['red', '#fff', '#12345g', '#123456;} body{x:y', 'url(x)'])
+      expect(() => loadConfig({ ...on, SITE_ACCENT_COLOR: colour })).toThrow(
+        `Invalid configuration: SITE_ACCENT_COLOR must be a colour like #3366cc, got "${colour}"`,
+      );
+  });
+});
+
 /** CIDR ranges covering every IPv6 address below 8000:: except ::ffff:0:0/96 (the IPv4-mapped ones). */
 function ipv6OutsideMappedBelow8000(): string {
   const hex = (value: bigint) => {

@@ -101,7 +101,36 @@ export interface AppConfig {
   webhookRetryForSeconds: number;
   /** A webhook whose every attempt failed for this long is turned off (staff are told). */
   webhookDisableAfterSeconds: number;
+  /** The public leaderboard site (docs/operations.md "Leaderboard site"): null when SITE_ENABLED is not true. */
+  site: SiteConfig | null;
 }
+
+/** The leaderboard site's settings, checked at boot. */
+export interface SiteConfig {
+  /** Where it is served: one path segment, e.g. /site (SITE_PATH). */
+  path: string;
+  /** The network's name in the page's title and header (SITE_NAME). */
+  name: string;
+  /** #rrggbb colours of links, highlights and the page (SITE_ACCENT_COLOR, SITE_BACKGROUND_COLOR). */
+  accentColor: string;
+  backgroundColor: string;
+}
+
+/** First path segments the service answers itself: SITE_PATH may not take one. */
+const RESERVED_SITE_SEGMENTS = [
+  'admin',
+  'console',
+  'docs',
+  'games',
+  'health',
+  'metrics',
+  'player',
+  'public',
+  'resources',
+  'server',
+  'ws',
+];
+const SITE_NAME_MAX = 64;
 
 /** Fields the public API leaves out unless PUBLIC_API_FIELDS names them. */
 export const PUBLIC_API_FIELDS = ['balance'] as const;
@@ -327,6 +356,55 @@ function corsOrigins(env: Env, name: string): readonly string[] {
   return entries;
 }
 
+/** #rrggbb only: the value goes into the site's stylesheet, so nothing but a colour may pass. */
+function hexColor(env: Env, name: string, fallback: string): string {
+  const value = raw(env, name) ?? fallback;
+  if (!/^#[0-9a-fA-F]{6}$/.test(value)) throw new ConfigError(name, `must be a colour like #3366cc, got "${value}"`);
+  return value.toLowerCase();
+}
+
+/**
+ * SITE_*: read only when SITE_ENABLED=true. The site reads the public API's anonymous tier
+ * (docs/decisions.md "Leaderboard site"), so it needs PUBLIC_API_ANONYMOUS_RATE_LIMIT above 0.
+ */
+function siteConfig(env: Env, errors: ConfigError[], anonymousRateLimit: number): SiteConfig | null {
+  let enabled = false;
+  try {
+    enabled = bool(env, 'SITE_ENABLED', false);
+  } catch (error) {
+    errors.push(error as ConfigError);
+  }
+  if (!enabled) return null;
+  const path = raw(env, 'SITE_PATH') ?? '/site';
+  if (!/^\/[a-z0-9-]{1,32}$/.test(path))
+    errors.push(new ConfigError('SITE_PATH', `must be one path segment of a-z, 0-9 and - like /site, got "${path}"`));
+  else if (RESERVED_SITE_SEGMENTS.includes(path.slice(1)))
+    errors.push(new ConfigError('SITE_PATH', `must not be a path the service answers itself (${path})`));
+  const name = raw(env, 'SITE_NAME') ?? 'rhythmc';
+  // Control characters never; the name is shown as text (never as HTML) and in the title.
+  // eslint-disable-next-line no-control-regex
+  if ([...name].length > SITE_NAME_MAX || /[\u0000-\u001f\u007f]/.test(name))
+    errors.push(new ConfigError('SITE_NAME', `must be 1-${SITE_NAME_MAX} characters without control characters`));
+  const colour = (variable: string, fallback: string) => {
+    try {
+      return hexColor(env, variable, fallback);
+    } catch (error) {
+      errors.push(error as ConfigError);
+      return fallback;
+    }
+  };
+  const accentColor = colour('SITE_ACCENT_COLOR', '#7c5cff');
+  const backgroundColor = colour('SITE_BACKGROUND_COLOR', '#11121a');
+  if (anonymousRateLimit === 0)
+    errors.push(
+      new ConfigError(
+        'SITE_ENABLED',
+        'needs PUBLIC_API_ANONYMOUS_RATE_LIMIT above 0: the site reads the public API without a key, limited per address',
+      ),
+    );
+  return { path, name, accentColor, backgroundColor };
+}
+
 /**
  * Variables whose meaning changed: set, they stop the start rather than being ignored (an operator
  * who tuned them would otherwise run with limits they never chose).
@@ -453,7 +531,9 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     webhookRetryBaseMs: number('WEBHOOK_RETRY_BASE_MS', 10_000, 10, 3_600_000),
     webhookRetryForSeconds: number('WEBHOOK_RETRY_FOR_SECONDS', 90_000, 86_400, 2_592_000),
     webhookDisableAfterSeconds: number('WEBHOOK_DISABLE_AFTER_SECONDS', 86_400, 1, 2_592_000),
+    site: null,
   };
+  config.site = siteConfig(env, errors, config.publicApiAnonymousRateLimit);
   if (
     config.staffSessionMaxSeconds < config.staffSessionIdleSeconds &&
     !errors.some((e) => e.variable.startsWith('STAFF_'))

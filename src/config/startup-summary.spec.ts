@@ -20,6 +20,16 @@ describe('startupSummary', () => {
     );
   });
 
+  it('names the leaderboard site and its path when it is on', () => {
+    const config = loadConfig(
+      { SITE_ENABLED: 'true', SITE_PATH: '/boards', PUBLIC_API_ANONYMOUS_RATE_LIMIT: '60' },
+      '/srv',
+    );
+    expect(startupSummary(config, 3000, '0.1.0')).toContain(
+      '; admin API off (no ADMIN_TOKEN); leaderboard site at /boards; /metrics open;',
+    );
+  });
+
   it('names the defaults: embedded database, no Redis, admin API off, /metrics open, no proxy', () => {
     const config = loadConfig({}, '/srv');
     expect(startupSummary(config, 41234, '0.1.0')).toBe(

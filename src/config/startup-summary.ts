@@ -32,6 +32,7 @@ export function startupSummary(config: AppConfig, port: number, version: string)
       : `database embedded in ${config.dataDir}`,
     config.redisUrl ? `Redis ${endpointOf(config.redisUrl)}` : 'no Redis (events and limits in this process)',
     config.adminToken ? 'admin API on' : 'admin API off (no ADMIN_TOKEN)',
+    ...(config.site ? [`leaderboard site at ${config.site.path}`] : []),
     config.metricsToken ? '/metrics needs METRICS_TOKEN' : '/metrics open',
     config.tlsCertFile ? 'TLS on' : 'TLS off',
     `trusted proxies: ${trustedProxyOf(config.trustProxy)}`,

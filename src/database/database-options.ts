@@ -65,6 +65,8 @@ export interface DatabaseTarget {
   url: string;
   /** The embedded PGlite shares one PostgreSQL session across all pool connections. */
   embedded: boolean;
+  /** The embedded database's online backup (EmbeddedDatabase.backup); absent on PostgreSQL. */
+  backup?: () => Promise<Uint8Array>;
 }
 
 /**

@@ -2,6 +2,7 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { buildDataSourceOptions, DatabaseTarget } from './database-options';
+import { DATABASE_BACKUP_SOURCE, DatabaseBackupService } from './database-backup.service';
 import { assertNoPendingMigrations, runMigrations } from './migrate';
 import { PreparedQueries } from './prepared-queries';
 import { QueryCounter } from './query-counter';
@@ -53,8 +54,17 @@ export class DatabaseModule {
           inject: [DataSource],
         },
         StatementBatcher,
+        { provide: DATABASE_BACKUP_SOURCE, useValue: target.backup ?? null },
+        DatabaseBackupService,
       ],
-      exports: [TransactionService, QueryCounter, WriteRefusals, PreparedQueries, StatementBatcher],
+      exports: [
+        TransactionService,
+        QueryCounter,
+        WriteRefusals,
+        PreparedQueries,
+        StatementBatcher,
+        DatabaseBackupService,
+      ],
     };
   }
 }

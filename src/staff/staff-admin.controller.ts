@@ -90,7 +90,7 @@ export class StaffAdminController {
   @ApiOperation({
     summary: 'Change a staff account',
     description:
-      'Its role (from its next request on), disabled (ends its sessions and revokes its tokens at once) or password (a reset: ends its sessions). Fields left out stay.',
+      'Its role (from its next request on), disabled (ends its sessions and revokes its tokens at once), password (a reset: ends its sessions) or secondFactor false (turns its authenticator code off, for a lost phone). Fields left out stay.',
   })
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: StaffAccountResponse })
@@ -101,8 +101,8 @@ export class StaffAdminController {
     413: 'The body is over 256 KiB',
   })
   @Audited('staff.update', staffTarget, ({ body }) => {
-    const { role, disabled, password } = body as UpdateStaffDto;
-    return { role, disabled, password: password === undefined ? undefined : 'reset' };
+    const { role, disabled, password, secondFactor } = body as UpdateStaffDto;
+    return { role, disabled, password: password === undefined ? undefined : 'reset', secondFactor };
   })
   update(@Param('id', idPipe) id: number, @Body() body: UpdateStaffDto): Promise<StaffAccountResponse> {
     return this.staff.update(id, body);

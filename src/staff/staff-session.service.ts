@@ -3,7 +3,7 @@ import { AuditService } from '../audit/audit.service';
 import { ANONYMOUS_ACTOR, STAFF_NAME_PATTERN, type AdminCaller } from '../auth/auth.types';
 import { permissionsOf } from '../auth/permissions';
 import { csrfTokenOf } from '../auth/staff-credentials';
-import { BadRequestError, UnauthorizedError } from '../common/errors/app-error';
+import { AppError, BadRequestError, UnauthorizedError } from '../common/errors/app-error';
 import { formatLocalDateTime } from '../common/time';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { TransactionService } from '../database/transaction.service';
@@ -16,6 +16,7 @@ import { roleOf, serviceTimeZone } from './staff.mapper';
 import { StaffRepository } from './staff.repository';
 import { StaffAuthService } from './staff-auth.service';
 import { newSessionSecret, secretHash } from './staff-secrets';
+import { matchTotp } from './totp';
 
 /** Live sessions kept per account: an older one ends when a newer sign-in would pass this. */
 export const MAX_SESSIONS_PER_ACCOUNT = 20;
@@ -72,12 +73,33 @@ export class StaffSessionService {
       await this.recordFailure(account, client, 'wrong name or password');
       throw new UnauthorizedError('Wrong name or password');
     }
+    if (account.totpSecret !== null) await this.checkSecondFactor(account, body.code, client, target as SignInTarget);
     await this.limiter.succeeded(target as SignInTarget);
     if (account.disabledAt !== null) {
       await this.recordFailure(account, client, 'account disabled');
       throw new UnauthorizedError('This account is disabled');
     }
     return this.openSession(account, client, device === null);
+  }
+
+  /**
+   * The authenticator code of an account with a second factor, after its password was right. No
+   * code: 401 asking for one, not counted (the console asks for passwords and codes one after the
+   * other). A wrong, stale or already used code counts as a failed sign-in, like a wrong password.
+   */
+  private async checkSecondFactor(
+    account: StaffAccountEntity,
+    code: string | undefined,
+    client: SignInClient,
+    target: SignInTarget,
+  ): Promise<void> {
+    if (code === undefined || code === '') throw secondFactorError('Enter the code of your authenticator app');
+    const step = matchTotp(account.totpSecret as string, code, Date.now(), account.totpLastStep);
+    if (step === null || !(await this.staff.useTotpStep(account.id, step))) {
+      await this.limiter.failed(client.address, target);
+      await this.recordFailure(account, client, 'wrong authenticator code');
+      throw secondFactorError('Wrong or already used authenticator code');
+    }
   }
 
   /** Ends the caller's console session on the service (its cookie then authorizes nothing). */
@@ -92,6 +114,7 @@ export class StaffSessionService {
   /** Who the caller is and what it may do (GET /admin/me; the console's first call). */
   async me(caller: AdminCaller): Promise<MeResponse> {
     let session: MeResponse['session'] = null;
+    const account = caller.accountId === null ? null : await this.staff.findAccount(caller.accountId);
     if (caller.sessionId !== null) {
       const created = (await this.staff.sessionCreatedAt(caller.sessionId)) ?? new Date();
       session = {
@@ -107,6 +130,7 @@ export class StaffSessionService {
       credential: caller.accountId === null ? 'ADMIN_TOKEN' : caller.sessionId !== null ? 'session' : 'token',
       session,
       timeZone: serviceTimeZone(),
+      secondFactor: account?.totpSecret != null,
     };
   }
 
@@ -130,7 +154,7 @@ export class StaffSessionService {
         {
           action: 'staff.sign-in',
           target: `staff:${account.id}`,
-          summary: {},
+          summary: account.totpSecret === null ? {} : { secondFactor: 'totp' },
           requestId: client.requestId,
           sourceAddress: client.address,
           credential: `session:${created.id}`,
@@ -156,6 +180,7 @@ export class StaffSessionService {
           idleTimeoutSeconds: this.config.staffSessionIdleSeconds,
         },
         timeZone: serviceTimeZone(),
+        secondFactor: account.totpSecret !== null,
         csrfToken: csrfTokenOf(secret),
       },
     };
@@ -174,4 +199,9 @@ export class StaffSessionService {
       actorId: null,
     });
   }
+}
+
+/** 401 for a sign-in that needs (another) authenticator code: `secondFactor` tells the console to ask for it. */
+function secondFactorError(message: string): AppError {
+  return new AppError(401, 'UNAUTHORIZED', message, { secondFactor: 'totp' });
 }

@@ -21,6 +21,7 @@ export function toAccountResponse(account: StaffAccountEntity, tokens: number): 
     passwordChangedAt: formatLocalDateTime(account.passwordChangedAt),
     lastSignInAt: account.lastSignInAt === null ? null : formatLocalDateTime(account.lastSignInAt),
     tokens,
+    secondFactor: account.totpSecret !== null,
   };
 }
 

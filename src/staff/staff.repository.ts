@@ -95,6 +95,45 @@ export class StaffRepository {
     await this.accounts(manager).update({ id }, patch);
   }
 
+  /** Keeps a secret being enrolled (replacing any earlier one). */
+  async setPendingTotp(id: number, secret: string): Promise<void> {
+    await this.accounts().update({ id }, { totpPendingSecret: secret });
+  }
+
+  /** The pending secret becomes the account's second factor, with the step of the code that confirmed it. */
+  async enableTotp(id: number, secret: string, step: number, at: Date): Promise<boolean> {
+    const result = await this.accounts().update(
+      { id, totpPendingSecret: secret },
+      { totpSecret: secret, totpPendingSecret: null, totpLastStep: step, totpEnabledAt: at },
+    );
+    return (result.affected ?? 0) === 1;
+  }
+
+  /** No second factor (and no enrolment under way). */
+  async clearTotp(id: number, manager?: EntityManager): Promise<void> {
+    await this.accounts(manager).update(
+      { id },
+      { totpSecret: null, totpPendingSecret: null, totpLastStep: null, totpEnabledAt: null },
+    );
+  }
+
+  /**
+   * Records `step` as the last code used, only if it is later than the one recorded: false when a
+   * concurrent sign-in used it (or a later one) first, so one code opens one session.
+   */
+  async useTotpStep(id: number, step: number): Promise<boolean> {
+    const result = await this.accounts()
+      .createQueryBuilder()
+      .update()
+      .set({ totpLastStep: step })
+      .where('id = :id AND totp_secret IS NOT NULL AND (totp_last_step IS NULL OR totp_last_step < :step)', {
+        id,
+        step,
+      })
+      .execute();
+    return (result.affected ?? 0) === 1;
+  }
+
   async setLastSignIn(id: number, at: Date, manager: EntityManager): Promise<void> {
     await this.accounts(manager).update({ id }, { lastSignInAt: at });
   }

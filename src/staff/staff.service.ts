@@ -13,6 +13,7 @@ import { isUniqueViolation } from '../database/pg-errors';
 import { TransactionService } from '../database/transaction.service';
 import {
   ChangePasswordDto,
+  ConfirmTotpDto,
   CreatedStaffTokenResponse,
   CreateStaffDto,
   CreateStaffTokenDto,
@@ -20,6 +21,8 @@ import {
   StaffAccountResponse,
   StaffPage,
   StaffTokenList,
+  TotpEnrolmentResponse,
+  TotpPasswordDto,
   UpdateStaffDto,
 } from './dto/staff.dto';
 import type { StaffAccountEntity } from './entities/staff-account.entity';
@@ -28,6 +31,10 @@ import { SignInLimiter } from './sign-in.limiter';
 import { toAccountResponse, toSessionResponse, toTokenResponse } from './staff.mapper';
 import { StaffRepository } from './staff.repository';
 import { newDeviceKey, newPersonalToken, secretHash } from './staff-secrets';
+import { matchTotp, newTotpSecret, totpUri } from './totp';
+
+/** The issuer authenticator apps show beside the account name. */
+export const TOTP_ISSUER = 'rhythmc';
 
 export const STAFF_LIST = 'staff';
 /** Personal API tokens one account may hold. */
@@ -100,8 +107,13 @@ export class StaffService {
    * revokes its tokens at once; a new password (a reset) ends its sessions.
    */
   async update(id: number, body: UpdateStaffDto): Promise<StaffAccountResponse> {
-    if (body.role === undefined && body.disabled === undefined && body.password === undefined)
-      throw new BadRequestError('Give at least one of role, disabled, password');
+    if (
+      body.role === undefined &&
+      body.disabled === undefined &&
+      body.password === undefined &&
+      body.secondFactor === undefined
+    )
+      throw new BadRequestError('Give at least one of role, disabled, password, secondFactor');
     const passwordHash = body.password === undefined ? null : await this.hasher.hash(body.password);
     const account = await this.transactions.run(async (manager) => {
       const owners = await this.staff.lockEnabledOwners(manager);
@@ -123,7 +135,8 @@ export class StaffService {
         Object.assign(patch, { passwordHash, deviceKey: newDeviceKey(), passwordChangedAt: now });
         await this.staff.deleteSessionsOf(id, manager);
       }
-      await this.staff.updateAccount(id, patch, manager);
+      if (Object.keys(patch).length > 0) await this.staff.updateAccount(id, patch, manager);
+      if (body.secondFactor === false) await this.staff.clearTotp(id, manager);
       return (await this.staff.findAccount(id, manager)) as StaffAccountEntity;
     });
     return toAccountResponse(account, (await this.staff.tokensOf(id)).length);
@@ -146,14 +159,13 @@ export class StaffService {
   /** The caller's own password; its other sessions end, this one stays. */
   async changeOwnPassword(caller: AdminCaller, body: ChangePasswordDto, address: string | null): Promise<void> {
     const sessionId = requireSession(caller, 'Passwords are changed');
-    const account = await this.staff.findAccount(caller.accountId as number);
-    if (!account) throw new UnauthorizedError('The session has ended; sign in again');
-    const target = { kind: 'account', accountId: account.id } as const;
-    await this.limiter.assertTargetOpen(target);
-    if (!(await this.hasher.verify(body.currentPassword, account.passwordHash))) {
-      await this.limiter.failed(address, target);
-      throw new BadRequestError('currentPassword is wrong');
-    }
+    const account = await this.reauthenticate(
+      caller,
+      body.currentPassword,
+      address,
+      'Passwords are changed',
+      'currentPassword',
+    );
     const passwordHash = await this.hasher.hash(body.newPassword);
     await this.transactions.run(async (manager) => {
       await this.staff.updateAccount(
@@ -163,6 +175,65 @@ export class StaffService {
       );
       await this.staff.deleteSessionsOf(account.id, manager, sessionId);
     });
+  }
+
+  /**
+   * Starts turning on a second factor: a new secret (shown once, in this answer) that becomes the
+   * account's only when a code made from it is confirmed (confirmTotp). The current password is
+   * asked first, so that a session left open cannot bind someone else's authenticator.
+   */
+  async startTotp(caller: AdminCaller, body: TotpPasswordDto, address: string | null): Promise<TotpEnrolmentResponse> {
+    const account = await this.reauthenticate(caller, body.password, address, 'A second factor is set up', 'password');
+    if (account.totpSecret !== null)
+      throw new ConflictError('A second factor is already on: turn it off first (DELETE /admin/me/totp)');
+    const secret = newTotpSecret();
+    await this.staff.setPendingTotp(account.id, secret);
+    return { secret, uri: totpUri(TOTP_ISSUER, account.name, secret) };
+  }
+
+  /** Turns the second factor on with a code of the secret startTotp gave. */
+  async confirmTotp(caller: AdminCaller, body: ConfirmTotpDto): Promise<void> {
+    requireSession(caller, 'A second factor is set up');
+    const account = await this.staff.findAccount(caller.accountId as number);
+    if (!account) throw new UnauthorizedError('The session has ended; sign in again');
+    const pending = account.totpPendingSecret;
+    if (pending === null) throw new BadRequestError('No second factor is being set up: start with POST /admin/me/totp');
+    const step = matchTotp(pending, body.code, Date.now(), null);
+    if (step === null) throw new BadRequestError('code is wrong: enter the code the app shows now');
+    if (!(await this.staff.enableTotp(account.id, pending, step, new Date())))
+      throw new ConflictError('The set-up was started again meanwhile: use the newest secret');
+  }
+
+  /** Turns the caller's second factor off (their password again). */
+  async removeOwnTotp(caller: AdminCaller, body: TotpPasswordDto, address: string | null): Promise<void> {
+    const account = await this.reauthenticate(
+      caller,
+      body.password,
+      address,
+      'A second factor is turned off',
+      'password',
+    );
+    await this.staff.clearTotp(account.id);
+  }
+
+  /** The caller's account after its password was given again; wrong passwords count as failed sign-ins. */
+  private async reauthenticate(
+    caller: AdminCaller,
+    password: string,
+    address: string | null,
+    what: string,
+    field: string,
+  ): Promise<StaffAccountEntity> {
+    requireSession(caller, what);
+    const account = await this.staff.findAccount(caller.accountId as number);
+    if (!account) throw new UnauthorizedError('The session has ended; sign in again');
+    const target = { kind: 'account', accountId: account.id } as const;
+    await this.limiter.assertTargetOpen(target);
+    if (!(await this.hasher.verify(password, account.passwordHash))) {
+      await this.limiter.failed(address, target);
+      throw new BadRequestError(`${field} is wrong`);
+    }
+    return account;
   }
 
   async ownTokens(caller: AdminCaller): Promise<StaffTokenList> {

@@ -332,6 +332,12 @@ export class PlayRecordRepository {
     return toStateRead(rows[0]);
   }
 
+  /** Whether the uid is an erased player's (player_erasure, the privacy module's tombstone; read only). */
+  async isErased(uid: string, manager: EntityManager): Promise<boolean> {
+    const rows = await manager.query<unknown[]>('SELECT 1 FROM player_erasure WHERE uid = $1::bigint', [uid]);
+    return rows.length > 0;
+  }
+
   async findRecord(uid: string, levelId: number, timeMs: number, manager: EntityManager): Promise<StoredRecord | null> {
     const rows = await manager.query<RecordSqlRow[]>(
       `SELECT ${RECORD_COLUMNS} FROM play_record r WHERE r.uid = $1 AND r.level_id = $2 AND r.time_ms = $3`,

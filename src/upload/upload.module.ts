@@ -30,7 +30,7 @@ import { RatingRepository } from './rating.repository';
 
 /**
  * Score records, ratings, ranks and the leaderboard reads. Depends on Auth (player identity) and Catalog (charts);
- * only observability reads it (UploadStatsService: flagged plays, the rank index's size) and admin (RatingReadService). The rank index lives in Redis when REDIS_URL is set, in process otherwise.
+ * only observability reads it (UploadStatsService: flagged plays, the rank index's size), admin (RatingReadService) and privacy (RatingRecomputeService.removePlayer, an erasure). The rank index lives in Redis when REDIS_URL is set, in process otherwise.
  */
 @Module({
   imports: [AuthModule, CatalogModule],
@@ -64,6 +64,6 @@ import { RatingRepository } from './rating.repository';
         redis ? new RedisRankIndex(config, redis, repository) : new MemoryRankIndex(config, repository),
     },
   ],
-  exports: [UploadStatsService, RatingReadService, LeaderboardService],
+  exports: [UploadStatsService, RatingReadService, LeaderboardService, RatingRecomputeService],
 })
 export class UploadModule {}

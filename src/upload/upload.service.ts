@@ -4,9 +4,9 @@ import { UploadSessionRule } from '../auth/upload-session.rule';
 import type { ServerSessionContext } from '../auth/auth.types';
 import { BoardUpdates } from './board-updates';
 import { CatalogService } from '../catalog/catalog.service';
-import { BadRequestError } from '../common/errors/app-error';
+import { BadRequestError, UnauthorizedError } from '../common/errors/app-error';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { mayHaveCommitted } from '../database/pg-errors';
+import { isForeignKeyViolation, mayHaveCommitted } from '../database/pg-errors';
 import { TransactionService } from '../database/transaction.service';
 import { recordCounts } from './counted-record';
 import { UploadRecordDto } from './dto/upload-record.dto';
@@ -89,6 +89,9 @@ interface UploadOutcome {
   inserted: boolean;
 }
 
+/** The 401 of an upload for an erased player's uid (docs/decisions.md "Erasing a player"). */
+const erasedError = (uid: string) => new UnauthorizedError(`Player ${uid} was erased: nothing is stored for this uid`);
+
 @Injectable()
 export class UploadService {
   constructor(
@@ -132,28 +135,30 @@ export class UploadService {
     const tokenHash = this.sessionRule.tokenHash(body.player.accessToken);
     const judged = checks.enabled.has('noteCount') ? judgedNotes(play) : null;
 
-    const outcome = await this.index.runWrite([record.uid], async (write) => {
-      const written = await this.records
-        .uploadInOneStatement(record, tokenHash, this.sessionRule.clock(), judged)
-        .catch((error: unknown) => {
-          // A lost answer may hide a commit: the in-process index re-reads this player. An ERROR
-          // (rolled back) or a statement never sent changed nothing.
-          if (mayHaveCommitted(error)) write.outcomeUnknown();
-          throw error;
-        });
-      if (written.outcome !== 'stored') return this.uploadInTransaction(server, record, tokenHash, checks, write);
-      const stored: StoredRecord = { ...record, ...written.record, approved: false, voided: false };
-      const { uid, levelId } = record;
-      let counted: Counted | null = null;
-      if (written.written) {
-        const position: TrackPosition = { acc: stored.acc, firstTimeMs: stored.receivedMs };
-        const best = { ...position, recordId: stored.id, rating: written.written.rating };
-        counted = toCounted(uid, levelId, written.previous, best, written.written);
-      }
-      const state = counted?.state ?? toRankState(uid, levelId, written.previous);
-      const staged = write.stage(counted ? [counted.change] : [], state);
-      return { record: stored, chart: written.chart, state, bans: written.bans, staged, inserted: true };
-    });
+    const outcome = await this.index
+      .runWrite([record.uid], async (write) => {
+        const written = await this.records
+          .uploadInOneStatement(record, tokenHash, this.sessionRule.clock(), judged)
+          .catch((error: unknown) => {
+            // A lost answer may hide a commit: the in-process index re-reads this player. An ERROR
+            // (rolled back) or a statement never sent changed nothing.
+            if (mayHaveCommitted(error)) write.outcomeUnknown();
+            throw error;
+          });
+        if (written.outcome !== 'stored') return this.uploadInTransaction(server, record, tokenHash, checks, write);
+        const stored: StoredRecord = { ...record, ...written.record, approved: false, voided: false };
+        const { uid, levelId } = record;
+        let counted: Counted | null = null;
+        if (written.written) {
+          const position: TrackPosition = { acc: stored.acc, firstTimeMs: stored.receivedMs };
+          const best = { ...position, recordId: stored.id, rating: written.written.rating };
+          counted = toCounted(uid, levelId, written.previous, best, written.written);
+        }
+        const state = counted?.state ?? toRankState(uid, levelId, written.previous);
+        const staged = write.stage(counted ? [counted.change] : [], state);
+        return { record: stored, chart: written.chart, state, bans: written.bans, staged, inserted: true };
+      })
+      .catch((error: unknown) => this.refuseErased(record.uid, error));
     if (outcome.inserted) this.stats.countFlagged(outcome.record.flags);
 
     const stored = performance.now();
@@ -170,6 +175,16 @@ export class UploadService {
         : 0,
       personalBest,
     };
+  }
+
+  /**
+   * An upload that met the player's erasure half-way (its session was read before the erasure
+   * committed; its insert then found no player row, 23503) is refused like one that came after.
+   */
+  private async refuseErased(uid: string, error: unknown): Promise<never> {
+    if (isForeignKeyViolation(error) && (await this.tx.run((manager) => this.records.isErased(uid, manager))))
+      throw erasedError(uid);
+    throw error;
   }
 
   /**
@@ -190,7 +205,14 @@ export class UploadService {
       const clock = this.sessionRule.clock();
       const first = await this.records.insertRecordAndReadState(record, tokenHash, clock, manager);
       // 401 rolls back; the statement has stored nothing for a session the check refuses.
-      this.sessionRule.check(first.session, record.uid, server, clock);
+      try {
+        this.sessionRule.check(first.session, record.uid, server, clock);
+      } catch (error) {
+        // An erased player's tombstone (docs/decisions.md "Erasing a player"): say so.
+        if (error instanceof UnauthorizedError && (await this.records.isErased(record.uid, manager)))
+          throw erasedError(record.uid);
+        throw error;
+      }
       let current = first.state;
       // Another upload of the player committed while this one waited for the lock: read again.
       if (first.locked && first.locked.version !== current.version)

@@ -35,9 +35,10 @@ describe('Admin audit log', () => {
     expect(
       handlers.filter((handler) => handler.route.startsWith('GET ') && handler.audited).map((handler) => handler.route),
     ).toEqual([]);
-    // 23 of the game, its operation and the public API's keys, 8 of staff accounts, sessions and
-    // tokens (staff.e2e-spec.ts), 3 of webhooks (webhooks.e2e-spec.ts checks their rows).
-    expect(writes.length).toBe(34);
+    // 25 of the game, its operation, the public API's keys and privacy requests, 8 of staff accounts, sessions and tokens
+    // (staff.e2e-spec.ts), 3 of the second factor (staff-totp.e2e-spec.ts), 1 backup of the embedded database
+    // (embedded-backup.e2e-spec.ts), 3 of webhooks (webhooks.e2e-spec.ts checks their rows).
+    expect(writes.length).toBe(40);
   });
 
   it('appends exactly one row per successful admin write, with request id, source address and credential, never a token', async () => {

@@ -143,6 +143,32 @@ describe('Admin CLI (npm run admin)', () => {
       );
     });
 
+    it("exports a player's data, then erases the player with --confirm", async () => {
+      const player = await createPlayer(app);
+      const exported = await admin('players', 'export', String(player.uid), '--json');
+      expect(exported.code).toBe(0);
+      expect(json(exported)).toMatchObject({
+        format: 'rhythmc-player-export/1',
+        uid: player.uid,
+        tables: { player: [expect.objectContaining({ username: player.username })] },
+      });
+      // --confirm is required (exit 2, nothing called); a wrong name is the service's 400.
+      expect((await admin('players', 'erase', String(player.uid))).code).toBe(2);
+      const wrong = await admin('players', 'erase', String(player.uid), '--confirm', 'someone');
+      expect(wrong.code).toBe(1);
+      expect(JSON.parse(wrong.stderr)).toEqual({
+        error: 'BAD_REQUEST',
+        message: "confirm must be the player's current username, exactly",
+      });
+      const erased = await admin('players', 'erase', String(player.uid), '--confirm', player.username);
+      expect(erased.code).toBe(0);
+      expect(json(erased)).toMatchObject({
+        uid: player.uid,
+        pseudonym: expect.stringMatching(/^erased-[0-9a-f]{12}$/),
+      });
+      expect(await app.sql('SELECT 1 FROM player WHERE uid = $1', [player.uid])).toEqual([]);
+    });
+
     it("shows a player's economy", async () => {
       const player = await createPlayer(app);
       const result = await admin('economy', 'show', String(player.uid), '--limit', '5', '--json');
@@ -727,7 +753,11 @@ describe('Admin CLI (npm run admin)', () => {
         (await app.http.post('/admin/session', { name: 'cli-mod', password: 'a brand new passphrase' })).status,
       ).toBe(200);
       const list = await owner('staff', 'list');
-      expect(list.stdout.split('\n')[0]).toMatch(/^id\s+name\s+role\s+disabled\s+tokens\s+lastSignIn\s+created$/);
+      expect(list.stdout.split('\n')[0]).toMatch(/^id\s+name\s+role\s+disabled\s+2fa\s+tokens\s+lastSignIn\s+created$/);
+      expect(json(await owner('staff', 'second-factor-off', modId))).toMatchObject({
+        name: 'cli-mod',
+        secondFactor: false,
+      });
       expect(list.stdout).toContain('cli-mod');
       expect((await owner('staff', 'show', modId)).stdout).toMatch(/^id\s+\d+\nname\s+cli-mod\n/);
       expect(json(await owner('staff', 'delete', modId))).toMatchObject({ name: 'cli-mod' });
@@ -747,6 +777,7 @@ describe('Admin CLI (npm run admin)', () => {
         ['staff.update', 'first-owner'],
         ['staff.update', 'first-owner'],
         ['staff.sign-in', 'cli-mod'],
+        ['staff.update', 'first-owner'],
         ['staff.delete', 'first-owner'],
       ]);
       expect(new Set(rows.filter((row) => row.actor === 'first-owner').map((row) => row.credential))).toEqual(

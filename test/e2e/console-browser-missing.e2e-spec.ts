@@ -19,19 +19,13 @@ interface ChildRun {
   hung: boolean;
 }
 
-function runConsoleSuite(chromiumPath: string): Promise<ChildRun> {
+function runConsoleSuite(chromiumPath: string, file = 'test/e2e/console.e2e-spec.ts'): Promise<ChildRun> {
   const env: NodeJS.ProcessEnv = { ...process.env, CHROMIUM_PATH: chromiumPath };
   // The child jest sets up (and drops) its own template databases.
   for (const name of [RUN_ID_VAR, PG_TEMPLATE_VAR, EMBEDDED_TEMPLATE_VAR, 'JEST_WORKER_ID']) delete env[name];
   const child = spawn(
     process.execPath,
-    [
-      join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'),
-      'test/e2e/console.e2e-spec.ts',
-      '-t',
-      'strict CSP',
-      '--runInBand',
-    ],
+    [join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'), file, '-t', 'strict CSP', '--runInBand'],
     { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
@@ -68,6 +62,20 @@ describe('Console suite without a working Chromium', () => {
       const run = await runConsoleSuite(chromiumPath);
       expect({ hung: run.hung, code: run.code }).toEqual({ hung: false, code: 1 });
       expect(run.output).toContain(message);
+      expect(run.output).toMatch(/Tests: +1 failed, \d+ skipped, \d+ total/);
+      expect(run.output).not.toContain('did not exit');
+    },
+    HANG_GUARD_MS + 30_000,
+  );
+
+  it(
+    "the leaderboard site's suite (the same start-up): fails naming CHROMIUM_PATH, closes its service, and jest exits",
+    async () => {
+      const run = await runConsoleSuite('/nonexistent/chromium', 'test/e2e/site.e2e-spec.ts');
+      expect({ hung: run.hung, code: run.code }).toEqual({ hung: false, code: 1 });
+      expect(run.output).toContain(
+        'No Chromium at /nonexistent/chromium: apt-get install -y chromium (or set CHROMIUM_PATH)',
+      );
       expect(run.output).toMatch(/Tests: +1 failed, \d+ skipped, \d+ total/);
       expect(run.output).not.toContain('did not exit');
     },

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { CONSOLE_CSP } from '../../src/console/console-static';
+import { base32Decode, totpCode, totpStep } from '../../src/staff/totp';
 import { createPlayer, onlinePlayer, randomUuid } from '../factories/player.factory';
 import { createServer, onlineServer, uniqueName } from '../factories/server.factory';
 import { createStaff, signIn, type TestStaff } from '../factories/staff.factory';
@@ -42,8 +43,10 @@ describe('Web console', () => {
       if (message.type() === 'error' && !/status of 4\d\d/.test(message.text()))
         problems.push(`console: ${message.text()}`);
     });
-    watched.on('dialog', (dialog) => void dialog.accept());
+    // confirm() is accepted; prompt() gets `promptAnswer` (the erasure asks for the username).
+    watched.on('dialog', (dialog) => void dialog.accept(dialog.type() === 'prompt' ? promptAnswer : undefined));
   };
+  let promptAnswer = '';
 
   beforeAll(async () => {
     ensureConsoleBuilt();
@@ -187,6 +190,14 @@ describe('Web console', () => {
       await page.getByRole('button', { name: 'Unban' }).click();
       await page.getByText(`Lifted the ban of ${player.username}`).waitFor();
       expect((await app.admin.get('/admin/bans', { query: { uid: player.uid } })).body.items).toEqual([]);
+
+      // Erase (a privacy request): the prompt wants the username; the player's rows are gone.
+      await page.goto(`${app.baseUrl}/console/#/players/${player.uid}`);
+      promptAnswer = player.username;
+      await page.getByRole('button', { name: 'Erase player' }).click();
+      await page.getByRole('status').filter({ hasText: 'Erased; the audit log calls the player erased-' }).waitFor();
+      expect(await app.sql('SELECT uid FROM player WHERE uid = $1', [player.uid])).toEqual([]);
+      await page.goto(`${app.baseUrl}/console/#/players`);
     } finally {
       ws.close();
     }
@@ -815,6 +826,8 @@ describe('Web console', () => {
       await mod.getByRole('status').filter({ hasText: 'Banned permanently' }).waitFor();
       await mod.getByRole('button', { name: 'New Net Token' }).waitFor();
       await mod.getByText('banned permanently: moderated').waitFor();
+      expect(await mod.getByRole('button', { name: 'Erase player' }).count()).toBe(0);
+      expect(await mod.getByRole('button', { name: 'Export data' }).count()).toBe(0);
       const [banned] = (await app.admin.get('/admin/audit', { query: { actor: moderator.name, action: 'player.ban' } }))
         .body.items as Array<Record<string, unknown>>;
       expect(banned).toMatchObject({ target: `player:${player.uid}`, actor: moderator.name, actorId: moderator.id });
@@ -837,6 +850,60 @@ describe('Web console', () => {
       expect((await fetchInPage(mod, 'GET', '/admin/me')).status).toBe(401);
     } finally {
       await modContext.close();
+    }
+  });
+
+  it('sets up a second factor on My account, then signs in with password and authenticator code', async () => {
+    const member = await createStaff(app, 'support', 'console-totp');
+    const totpContext = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    try {
+      const on = await totpContext.newPage();
+      watch(on);
+      await signInAs(on, member);
+      await on.getByRole('link', { name: 'My account' }).click();
+      const setUp = on.getByRole('form', { name: 'Set up a second factor' });
+      await setUp.getByLabel('Your password').fill(member.password);
+      await setUp.getByRole('button', { name: 'Set up' }).click();
+      const key = await on.getByRole('dialog', { name: 'Authenticator key' }).getByRole('textbox').inputValue();
+      expect(key).toMatch(/^[A-Z2-7]{32}$/);
+      const confirmForm = on.getByRole('form', { name: 'Confirm the second factor' });
+      // The code of the step before now: the sign-in below uses the next one.
+      const step = totpStep(Date.now()) - 1;
+      await confirmForm.getByLabel('Code shown by the app').fill(totpCode(base32Decode(key), step));
+      await confirmForm.getByRole('button', { name: 'Turn on' }).click();
+      await on.getByText('On: every sign-in from now on asks for a code').waitFor();
+      expect((await app.admin.get(`/admin/staff/${member.id}`)).body).toMatchObject({ secondFactor: true });
+      // The password field of "Turn off" is a field of its own (not the code field reused).
+      const offForm = on.getByRole('form', { name: 'Turn the second factor off' });
+      expect(
+        await offForm
+          .getByLabel('Your password')
+          .evaluate((input) => (input as unknown as { maxLength: number }).maxLength),
+      ).toBe(-1);
+      await shot('console-second-factor', on);
+      await on.getByRole('button', { name: 'Sign out' }).click();
+      await on.getByRole('button', { name: 'Sign in' }).waitFor();
+
+      // Password first; the form then asks for the code (no error shown for that), a wrong one is refused.
+      await on.getByLabel('Name').fill(member.name);
+      await on.getByLabel('Password').fill(member.password);
+      await on.getByRole('button', { name: 'Sign in' }).click();
+      const codeField = on.getByLabel('Authenticator code');
+      await codeField.waitFor();
+      expect(await on.getByRole('alert').count()).toBe(0);
+      await codeField.fill(totpCode(base32Decode(key), step + 5));
+      await on.getByRole('button', { name: 'Sign in' }).click();
+      await on
+        .getByRole('alert')
+        .filter({ hasText: '401 UNAUTHORIZED: Wrong or already used authenticator code' })
+        .waitFor();
+      await codeField.fill(totpCode(base32Decode(key), step + 1));
+      await on.getByRole('button', { name: 'Sign in' }).click();
+      // Signed in, back on the page it signed out from (the address kept #/account).
+      await on.getByRole('form', { name: 'Turn the second factor off' }).waitFor();
+      expect((await fetchInPage(on, 'GET', '/admin/me')).body).toMatchObject({ name: member.name, secondFactor: true });
+    } finally {
+      await totpContext.close();
     }
   });
 

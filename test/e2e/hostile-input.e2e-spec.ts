@@ -13,6 +13,7 @@ import WebSocket from 'ws';
 import { createPlayer, onlinePlayer, TestPlayer, TestPlayerSession } from '../factories/player.factory';
 import { onlineServer, TestServer } from '../factories/server.factory';
 import { gameplayPayload } from '../factories/upload.factory';
+import { testDatabaseServerUrl } from '../setup/test-env';
 import { ADMIN_TOKEN, startTestApp, TestApp } from '../support/test-app';
 import { Frame, WsClient } from '../support/ws-client';
 
@@ -146,10 +147,12 @@ function checkAnswer(request: HostileRequest, response: RawResponse): void {
     fail('invalid request not refused with a 4xx');
   if (response.status < 400) {
     if (request.method !== 'HEAD' && response.status !== 204 && response.status !== 304 && response.status !== 206) {
-      // JSON, a resource file, or the Prometheus text of /metrics.
+      // JSON, a resource file, the Prometheus text of /metrics, or the embedded database's backup.
       const expected = request.path.startsWith('/metrics')
         ? /^text\/plain;.*version=0\.0\.4/
-        : /^application\/(json|octet-stream)/;
+        : request.path.startsWith('/admin/database/backup')
+          ? /^application\/gzip$/
+          : /^application\/(json|octet-stream)/;
       if (!expected.test(response.headers['content-type'] ?? '')) fail('2xx without its content type');
     }
     return;
@@ -1318,6 +1321,14 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
       },
       readOnly: false,
     },
+    // Export writes its audit row; erase needs the player's exact username, which junk never is.
+    'POST /admin/players/:uid/export': { auth: 'admin', params: { uid }, body: { t: 'ignored' }, readOnly: false },
+    'POST /admin/players/:uid/erase': {
+      auth: 'admin',
+      params: { uid },
+      body: { t: 'object', fields: { confirm: req({ t: 'string', max: 32 }) } },
+      readOnly: false,
+    },
     // An unban without a ban still bumps the ban generation (statement trigger): never sent valid.
     'DELETE /admin/players/:uid/ban': { auth: 'admin', params: { uid }, body: { t: 'ignored' }, readOnly: false },
     'PUT /admin/players/:uid/banstate': {
@@ -1423,6 +1434,13 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
     },
     'POST /admin/resources/rescan': { auth: 'admin', body: { t: 'ignored' }, readOnly: true },
     'POST /admin/ratings/recompute': { auth: 'admin', body: { t: 'ignored' }, readOnly: true },
+    // The embedded database's backup (a tarball; 409 on PostgreSQL): stores only its audit row.
+    'POST /admin/database/backup': {
+      auth: 'admin',
+      body: { t: 'ignored' },
+      readOnly: true,
+      ...(testDatabaseServerUrl() ? { alwaysFails: 'the service runs on PostgreSQL: 409, pg_dump backs it up' } : {}),
+    },
     'GET /admin/realtime/connections': { auth: 'admin', body: { t: 'ignored' }, readOnly: true },
     'GET /admin/overview': { auth: 'admin', body: { t: 'ignored' }, readOnly: true },
     'GET /admin/api-keys': { auth: 'admin', query: listQuery('api-keys', {}), body: { t: 'ignored' }, readOnly: true },
@@ -1566,7 +1584,11 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
       auth: 'public',
       body: {
         t: 'object',
-        fields: { name: req({ t: 'string', max: 64 }), password: req({ t: 'string', min: 1, max: 256 }) },
+        fields: {
+          name: req({ t: 'string', max: 64 }),
+          password: req({ t: 'string', min: 1, max: 256 }),
+          code: opt({ t: 'string', max: 16 }),
+        },
       },
       readOnly: false,
       extraHeaders: { Origin: headerJunk(), 'Sec-Fetch-Site': headerJunk() },
@@ -1590,6 +1612,24 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
       },
       readOnly: false,
       alwaysFails: 'ADMIN_TOKEN has no password',
+    },
+    'POST /admin/me/totp': {
+      auth: 'admin',
+      body: { t: 'object', fields: { password: req({ t: 'string', max: 256 }) } },
+      readOnly: false,
+      alwaysFails: 'ADMIN_TOKEN has no second factor',
+    },
+    'PUT /admin/me/totp': {
+      auth: 'admin',
+      body: { t: 'object', fields: { code: req({ t: 'string', max: 16 }) } },
+      readOnly: false,
+      alwaysFails: 'ADMIN_TOKEN has no second factor',
+    },
+    'DELETE /admin/me/totp': {
+      auth: 'admin',
+      body: { t: 'object', fields: { password: req({ t: 'string', max: 256 }) } },
+      readOnly: false,
+      alwaysFails: 'ADMIN_TOKEN has no second factor',
     },
     'GET /admin/me/tokens': {
       auth: 'admin',

@@ -138,6 +138,62 @@ describe('plugin simulator', () => {
       expect(lines).toEqual([expect.stringMatching(/^FAIL {2}POST \/admin\/servers: expected 201, got 401/)]);
     });
 
+    describe('against a deployment with no chart (a fresh database, given with --url)', () => {
+      let fresh: TestApp;
+
+      beforeAll(async () => {
+        fresh = await startTestApp({ env: { RESOURCE_DIR: resourceDir } });
+      });
+
+      afterAll(async () => {
+        await fresh?.close();
+      });
+
+      it('passes, skips the ranked checks and says why; the play is stored uncounted and no chart is added', async () => {
+        expect((await fresh.sql('SELECT level_id FROM chart')).length).toBe(0);
+        const result = await runCli(['--smoke', '--url', fresh.baseUrl, '--admin-token', ADMIN_TOKEN]);
+
+        expect(result.stderr).not.toMatch(/simulator failed/);
+        expect(result.code).toBe(0);
+        expect(result.stdout).toMatch(
+          /^skip {2}ranked checks of POST \/player\/upload: the deployment lists no chart \(GET \/server\/charts is empty\)/m,
+        );
+        expect(result.stdout).toMatch(/^ok {4}POST \/player\/upload +200/m);
+        expect(result.stdout).not.toMatch(/^FAIL/m);
+        expect(result.stdout).toMatch(
+          /^smoke ok: \d+ calls answered as expected; \d+ skipped \(not checked, see "skip" above\): .*ranked checks of POST \/player\/upload$/m,
+        );
+        // The play is stored on a placeholder (not counted: no best, no rating); the catalog lists no chart still.
+        expect(await fresh.sql('SELECT level_id, acc FROM play_record')).toEqual([{ level_id: 990_001, acc: 99.5 }]);
+        expect(await fresh.sql('SELECT level_id, placeholder FROM chart')).toEqual([
+          { level_id: 990_001, placeholder: true },
+        ]);
+        expect(await fresh.sql('SELECT uid FROM player_chart_best')).toEqual([]);
+        expect(await fresh.sql('SELECT uid FROM player_rating')).toEqual([]);
+      });
+
+      it('checks the ranks again once the deployment lists a chart', async () => {
+        const defined = await fresh.admin.put('/admin/charts', [
+          { levelId: 4_242, name: 'Operator chart', difficultyConstant: 11, version: '1.0', active: true },
+        ]);
+        expect(defined.status).toBe(200);
+        const report = await runSmoke({
+          url: fresh.baseUrl,
+          adminToken: ADMIN_TOKEN,
+          identityProvider: false,
+          selfStarted: false,
+        });
+
+        expect(report.ok).toBe(true);
+        expect(report.steps.filter((step) => step.status === 'skipped').map((step) => step.call)).toEqual([
+          'PUT /admin/charts, /admin/collections, /admin/packs',
+          'POST /player/login ONLINE',
+        ]);
+        const best = await fresh.sql<{ level_id: number }>('SELECT level_id FROM player_chart_best');
+        expect(best).toEqual([{ level_id: 4_242 }]);
+      });
+    });
+
     describe('against a broken deployment (every answer 500)', () => {
       let broken: Server;
       let brokenUrl: string;

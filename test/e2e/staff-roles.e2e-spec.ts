@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PERMISSIONS, roleAllows, ROLES, type Role } from '../../src/auth/permissions';
 import { csrfTokenOf } from '../../src/auth/staff-credentials';
+import { base32Decode, totpCode, totpStep } from '../../src/staff/totp';
 import { createPlayer, onlinePlayer, randomUsername } from '../factories/player.factory';
 import { createServer, onlineServer, uniqueName } from '../factories/server.factory';
 import {
@@ -17,6 +18,7 @@ import {
 import { gameplayPayload } from '../factories/upload.factory';
 import { adminRoutes } from '../support/admin-routes';
 import type { HttpClient } from '../support/http';
+import { testDatabaseServerUrl } from '../setup/test-env';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -38,6 +40,7 @@ const LOWEST_ROLE: Record<string, Role> = {
   'PATCH /admin/webhooks/:id': 'admin',
   'POST /admin/webhooks': 'admin',
   'DELETE /admin/me/tokens/:id': 'read-only',
+  'DELETE /admin/me/totp': 'read-only',
   'DELETE /admin/packs/:name': 'admin',
   'DELETE /admin/players/:uid/ban': 'moderator',
   'DELETE /admin/session': 'read-only',
@@ -64,12 +67,16 @@ const LOWEST_ROLE: Record<string, Role> = {
   'GET /admin/staff/:id': 'owner',
   'PATCH /admin/staff/:id': 'owner',
   'POST /admin/me/tokens': 'read-only',
+  'POST /admin/me/totp': 'read-only',
   'POST /admin/players': 'support',
   'POST /admin/players/:uid/ban': 'moderator',
+  'POST /admin/players/:uid/erase': 'admin',
+  'POST /admin/players/:uid/export': 'admin',
   'POST /admin/players/:uid/net-token': 'support',
   'POST /admin/plays/:id/approve': 'moderator',
   'POST /admin/plays/:id/restore': 'moderator',
   'POST /admin/plays/:id/void': 'moderator',
+  'POST /admin/database/backup': 'owner',
   'POST /admin/ratings/recompute': 'admin',
   'POST /admin/resources/rescan': 'admin',
   'POST /admin/servers': 'admin',
@@ -80,6 +87,7 @@ const LOWEST_ROLE: Record<string, Role> = {
   'PUT /admin/collections': 'admin',
   'PUT /admin/maintenance': 'admin',
   'PUT /admin/me/password': 'read-only',
+  'PUT /admin/me/totp': 'read-only',
   'PUT /admin/packs': 'admin',
   'PUT /admin/players/:uid/banstate': 'moderator',
   'PUT /admin/plugin-policy': 'admin',
@@ -303,6 +311,22 @@ function walkTable(fx: Fixtures, app: TestApp): Record<string, WalkEntry> {
       call: () => ({ method: 'POST', path: `/admin/players/${fx.bannable}/net-token` }),
       status: 201,
     },
+    'POST /admin/players/:uid/export': {
+      call: () => ({ method: 'POST', path: `/admin/players/${fx.uid}/export` }),
+      status: 200,
+    },
+    // A player of its own per call: the erasure cannot be repeated.
+    'POST /admin/players/:uid/erase': {
+      call: async () => {
+        const player = await asAdmin('POST', '/admin/players', { username: randomUsername() });
+        return {
+          method: 'POST',
+          path: `/admin/players/${String(player.uid)}/erase`,
+          body: { confirm: player.username },
+        };
+      },
+      status: 200,
+    },
     'POST /admin/players/:uid/ban': {
       call: () => ({ method: 'POST', path: `/admin/players/${fx.bannable}/ban`, body: { reason: 'walk' } }),
       status: 200,
@@ -390,6 +414,11 @@ function walkTable(fx: Fixtures, app: TestApp): Record<string, WalkEntry> {
       call: () => ({ method: 'POST', path: '/admin/ratings/recompute' }),
       status: 200,
     },
+    // The embedded database's backup (the tarball); on PostgreSQL 409 (use pg_dump), still after the permission check.
+    'POST /admin/database/backup': {
+      call: () => ({ method: 'POST', path: '/admin/database/backup' }),
+      status: testDatabaseServerUrl() ? 409 : 200,
+    },
     'GET /admin/boards/atp': get('/admin/boards/atp'),
     'GET /admin/boards/charts/:levelId': get(`/admin/boards/charts/${fx.levelId}`),
     'GET /admin/plays': get('/admin/plays'),
@@ -420,6 +449,30 @@ function walkTable(fx: Fixtures, app: TestApp): Record<string, WalkEntry> {
         path: '/admin/me/password',
         body: { currentPassword: ctx.staff?.password ?? 'x'.repeat(15), newPassword: staffPassword() },
       }),
+      status: 204,
+      needs: 'session',
+    },
+    // The second factor: set up (POST), confirmed (PUT, after a set-up of its own) and turned off.
+    'POST /admin/me/totp': {
+      call: (ctx) => ({ method: 'POST', path: '/admin/me/totp', body: { password: ctx.staff?.password ?? 'x' } }),
+      status: 201,
+      needs: 'session',
+    },
+    'PUT /admin/me/totp': {
+      call: async (ctx) => {
+        let code = '000000';
+        if (ctx.allowed && ctx.caller === 'session' && ctx.session && ctx.staff) {
+          const started = await ctx.session.client.post('/admin/me/totp', { password: ctx.staff.password });
+          if (started.status !== 201) throw new Error(`POST /admin/me/totp: ${started.status} ${started.text}`);
+          code = totpCode(base32Decode(started.body.secret as string), totpStep(Date.now()));
+        }
+        return { method: 'PUT', path: '/admin/me/totp', body: { code } };
+      },
+      status: 204,
+      needs: 'session',
+    },
+    'DELETE /admin/me/totp': {
+      call: (ctx) => ({ method: 'DELETE', path: '/admin/me/totp', body: { password: ctx.staff?.password ?? 'x' } }),
       status: 204,
       needs: 'session',
     },

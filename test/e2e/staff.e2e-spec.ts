@@ -52,6 +52,7 @@ describe('Staff accounts and sessions', () => {
         passwordChangedAt: expect.stringMatching(LOCAL),
         lastSignInAt: null,
         tokens: 0,
+        secondFactor: false,
       });
       const [row] = await app.sql<{ password_hash: string; device_key: string }>(
         'SELECT password_hash, device_key FROM staff_account WHERE id = $1',
@@ -112,6 +113,7 @@ describe('Staff accounts and sessions', () => {
         passwordChangedAt: expect.stringMatching(LOCAL),
         lastSignInAt: expect.stringMatching(LOCAL),
         tokens: 1,
+        secondFactor: false,
         tokenList: [
           {
             id: token.id,
@@ -176,7 +178,7 @@ describe('Staff accounts and sessions', () => {
         await app.sql("SELECT count(*)::int AS owners FROM staff_account WHERE role = 'owner' AND disabled_at IS NULL"),
       ).toEqual([{ owners: 1 }]);
       expect((await app.admin.request('PATCH', `/admin/staff/${first.id}`, { body: {} })).body).toEqual(
-        bad('Give at least one of role, disabled, password'),
+        bad('Give at least one of role, disabled, password, secondFactor'),
       );
     });
   });
@@ -220,6 +222,7 @@ describe('Staff accounts and sessions', () => {
         credential: 'session',
         session: { expiresAt: expect.stringMatching(LOCAL), idleTimeoutSeconds: 1800 },
         timeZone: 'UTC',
+        secondFactor: false,
         csrfToken: cookies.rhythmc_csrf,
       });
       // Stored: the SHA-256 of the secret only.

@@ -3,6 +3,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Browser, chromium } from 'playwright-core';
 import { consoleDirectory } from '../../src/console/console-static';
+import { siteDirectory } from '../../src/site/site-static';
 
 /** Debian's chromium (.ci/run installs it with apt-get when it is missing); CHROMIUM_PATH overrides. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -15,15 +16,25 @@ function newestMtime(path: string): number {
   return Math.max(stat.mtimeMs, ...readdirSync(path).map((name) => newestMtime(join(path, name))));
 }
 
-/** Builds dist/console (npm run build:console) when it is missing or older than a source of console/. */
-export function ensureConsoleBuilt(): void {
-  const index = join(consoleDirectory(), 'index.html');
-  if (existsSync(index) && statSync(index).mtimeMs >= newestMtime(join(ROOT, 'console'))) return;
+/** Builds dist/<out> from the vite project <source>/ when it is missing or older than one of its sources. */
+function ensureBuilt(source: string, out: string): void {
+  const index = join(out, 'index.html');
+  if (existsSync(index) && statSync(index).mtimeMs >= newestMtime(join(ROOT, source))) return;
   execFileSync(
     process.execPath,
-    [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'console/vite.config.mts'],
+    [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', `${source}/vite.config.mts`],
     { cwd: ROOT, stdio: 'inherit' },
   );
+}
+
+/** Builds dist/console (npm run build:console) when it is missing or older than a source of console/. */
+export function ensureConsoleBuilt(): void {
+  ensureBuilt('console', consoleDirectory());
+}
+
+/** Builds dist/site (npm run build:site) when it is missing or older than a source of site/. */
+export function ensureSiteBuilt(): void {
+  ensureBuilt('site', siteDirectory());
 }
 
 /** How long a launch may take before it counts as failed: well inside the suites' beforeAll budget. */

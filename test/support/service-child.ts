@@ -12,25 +12,90 @@ export interface ServiceChild {
   stderr(): string;
 }
 
-/** Starts the service in its own process (test/support/service-process.ts) with `env`, and waits for its port. */
-export async function startServiceChild(env: Record<string, string>): Promise<ServiceChild> {
+/** A service process that is starting: what a test needs to act at a given point of its start-up. */
+export interface StartingServiceChild {
+  readonly process: ChildProcess;
+  /** Resolves with the exit code (null when killed by a signal) once the process has exited. */
+  readonly exited: Promise<number | null>;
+  /** Resolves with the service's port and database URL once it listens (rejects if it exits first). */
+  readonly listening: Promise<{ port: number; databaseUrl: string }>;
+  /** Resolves once a line of stdout (the log, with LOG_LEVEL info or lower) matches; rejects if the process exits first. */
+  line(pattern: RegExp): Promise<string>;
+  /** Resolves once the process handles SIGTERM/SIGINT itself (test/support/signals-caught.ts), before the service's modules load. */
+  catchesSignals(): Promise<void>;
+  stdout(): string;
+  stderr(): string;
+}
+
+/** Starts the service in its own process (test/support/service-process.ts) with `env`; does not wait. */
+export function spawnServiceChild(env: Record<string, string>): StartingServiceChild {
   const child = fork(join(__dirname, 'service-process.ts'), [], {
     execArgv: ['-r', 'ts-node/register/transpile-only'],
     env: { ...process.env, ...env, TS_NODE_PROJECT: join(__dirname, '..', '..', 'tsconfig.json') },
-    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
+  let stdout = '';
   let stderr = '';
+  const waiting = new Set<() => void>();
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+    for (const check of waiting) check();
+  });
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const { port, databaseUrl } = await new Promise<{ port: number; databaseUrl: string }>((resolve, reject) => {
-    child.once('message', (message: { port?: number; databaseUrl?: string }) =>
-      typeof message.port === 'number' && typeof message.databaseUrl === 'string'
-        ? resolve({ port: message.port, databaseUrl: message.databaseUrl })
-        : reject(new Error('bad message')),
-    );
-    void exited.then((code) =>
-      reject(new Error(`the service process exited with ${code} before listening: ${stderr}`)),
-    );
-  });
-  return { process: child, port, databaseUrl, exited, stderr: () => stderr };
+  const exitedEarly = (what: string) =>
+    exited.then((code) => {
+      throw new Error(`the service process exited with ${code} before ${what}: ${stderr}`);
+    });
+  let catching = false;
+  const listening = Promise.race([
+    new Promise<{ port: number; databaseUrl: string }>((resolve, reject) =>
+      child.on('message', (message: { type?: string; port?: number; databaseUrl?: string }) => {
+        if (message.type === 'catching-signals') {
+          catching = true;
+          for (const check of waiting) check();
+        } else if (typeof message.port === 'number' && typeof message.databaseUrl === 'string')
+          resolve({ port: message.port, databaseUrl: message.databaseUrl });
+        else reject(new Error(`bad message ${JSON.stringify(message)}`));
+      }),
+    ),
+    exitedEarly('listening'),
+  ]);
+  // Whoever does not wait for it must not see an unhandled rejection.
+  listening.catch(() => undefined);
+  const line = (pattern: RegExp) =>
+    Promise.race([
+      new Promise<string>((resolve) => {
+        const check = () => {
+          const found = stdout.split('\n').find((text) => pattern.test(text));
+          if (found === undefined) return;
+          waiting.delete(check);
+          resolve(found);
+        };
+        waiting.add(check);
+        check();
+      }),
+      exitedEarly(`a line matching ${pattern}`),
+    ]);
+  const catchesSignals = () =>
+    Promise.race([
+      new Promise<void>((resolve) => {
+        const check = () => {
+          if (!catching) return;
+          waiting.delete(check);
+          resolve();
+        };
+        waiting.add(check);
+        check();
+      }),
+      exitedEarly('catching signals'),
+    ]);
+  return { process: child, exited, listening, line, catchesSignals, stdout: () => stdout, stderr: () => stderr };
+}
+
+/** Starts the service in its own process (test/support/service-process.ts) with `env`, and waits for its port. */
+export async function startServiceChild(env: Record<string, string>): Promise<ServiceChild> {
+  const child = spawnServiceChild(env);
+  const { port, databaseUrl } = await child.listening;
+  return { process: child.process, port, databaseUrl, exited: child.exited, stderr: () => child.stderr() };
 }

@@ -1,21 +1,20 @@
+// First, as in src/main.ts: SIGTERM/SIGINT are caught while the modules below load.
+import { stopSignals } from '../../src/common/lifecycle/stop-signals';
+import './signals-caught';
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
-import { RunningService, startService } from '../../src/app.factory';
-import { exitOnFatal, stopOnSignals } from '../../src/common/lifecycle/shutdown-signals';
+import { startUntilSignalled } from '../../src/app.factory';
 import { loadConfig } from '../../src/config/app-config';
 
 /**
  * The service in a child process, started and stopped by the same calls as src/main.ts
- * (loadConfig → startService with exitOnFatal → stopOnSignals). It reports its port and database
- * URL to the parent over IPC.
+ * (stopSignals first → loadConfig → startUntilSignalled: a signal during start-up closes what
+ * started and exits 0). It reports its port and database URL to the parent over IPC.
  * Run with `node -r ts-node/register/transpile-only` (see test/support/service-child.ts).
  */
 async function run(): Promise<void> {
-  const logger = new Logger('Main');
-  let started: RunningService | null = null;
-  const service = await startService(loadConfig(), { onFatal: exitOnFatal(() => started, logger) });
-  started = service;
-  stopOnSignals(service, logger);
+  const service = await startUntilSignalled(loadConfig(), stopSignals, new Logger('Main'));
+  if (service === null) process.exit(0);
   process.send?.({ port: service.port, databaseUrl: service.databaseUrl });
 }
 

@@ -76,6 +76,8 @@ export interface TestApp {
   readonly admin: HttpClient;
   /** Runs SQL on the app's database, for asserting stored state. */
   sql<T extends Record<string, unknown> = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  /** The URL the service connects with (the embedded database's carries its per-start secret). */
+  databaseUrl(): string;
   /** A provider of the running app (for service methods no route exposes yet). */
   get<T>(type: Type<T>): T;
   /** Stops the service and starts it again on the same database (same port). */
@@ -197,6 +199,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       const result = await (await sqlClient()).query<T>(text, params);
       return result.rows;
     },
+    databaseUrl: () => service.databaseUrl,
     get<T>(type: Type<T>): T {
       return service.app.get(type);
     },

@@ -144,6 +144,107 @@ function Tokens({ me }: { me: Me }) {
 }
 
 /** Who is signed in, the session's end, the password and the personal API tokens. */
+/** The authenticator code at sign-in: set up (password, then the secret, then a code), or turned off (password). */
+function SecondFactor({ me }: { me: Me }) {
+  const [on, setOn] = useState(me.secondFactor);
+  const [password, setPassword] = useState('');
+  const [enrolment, setEnrolment] = useState<{ secret: string; uri: string } | null>(null);
+  const [code, setCode] = useState('');
+  const [done, setDone] = useState<string | null>(null);
+  const action = useAction();
+  // Each state's form has a key of its own: reusing the code field's <input> for the password left
+  // it with maxlength 0 (Preact keeps a removed maxLength property as 0).
+  const start = (event: Event) => {
+    event.preventDefault();
+    void action.run(async () => {
+      setEnrolment(await api<{ secret: string; uri: string }>('POST', '/admin/me/totp', { body: { password } }));
+      setPassword('');
+      setDone(null);
+    });
+  };
+  const confirm = (event: Event) => {
+    event.preventDefault();
+    void action.run(async () => {
+      await api('PUT', '/admin/me/totp', { body: { code: code.trim() } });
+      setEnrolment(null);
+      setCode('');
+      setOn(true);
+      setDone('On: every sign-in from now on asks for a code of your authenticator app.');
+    });
+  };
+  const turnOff = (event: Event) => {
+    event.preventDefault();
+    void action.run(async () => {
+      await api('DELETE', '/admin/me/totp', { body: { password } });
+      setPassword('');
+      setOn(false);
+      setDone('Off: sign-in asks for your password only.');
+    });
+  };
+  const passwordField = (
+    <Field label="Your password">
+      <input
+        type="password"
+        name="totp-password"
+        autoComplete="current-password"
+        value={password}
+        required
+        onInput={(event) => setPassword(event.currentTarget.value)}
+      />
+    </Field>
+  );
+  return (
+    <section class="card" aria-label="Second factor">
+      <h2>Second factor (authenticator app)</h2>
+      {on ? (
+        <form key="off" onSubmit={turnOff} aria-label="Turn the second factor off">
+          <p>On: sign-in asks for a six-digit code of your authenticator app.</p>
+          {passwordField}
+          <button type="submit" disabled={action.busy}>
+            Turn off
+          </button>
+        </form>
+      ) : enrolment ? (
+        <form key="confirm" onSubmit={confirm} aria-label="Confirm the second factor">
+          <p>
+            Add this key to your authenticator app (as a setup key, time-based), or open the link on the phone that has
+            the app; then enter the code it shows.
+          </p>
+          <SecretOnce label="Authenticator key" value={enrolment.secret} onDone={() => setEnrolment(null)} />
+          <p class="mono small">
+            <a href={enrolment.uri}>{enrolment.uri}</a>
+          </p>
+          <Field label="Code shown by the app">
+            <input
+              name="totp-code"
+              inputMode="numeric"
+              pattern="[0-9]{6}"
+              maxLength={6}
+              autoComplete="one-time-code"
+              value={code}
+              required
+              onInput={(event) => setCode(event.currentTarget.value)}
+            />
+          </Field>
+          <button type="submit" disabled={action.busy}>
+            Turn on
+          </button>
+        </form>
+      ) : (
+        <form key="start" onSubmit={start} aria-label="Set up a second factor">
+          <p>Off: sign-in asks for your password only.</p>
+          {passwordField}
+          <button type="submit" disabled={action.busy}>
+            Set up
+          </button>
+        </form>
+      )}
+      {done && <Notice>{done}</Notice>}
+      <ErrorBox error={action.error} />
+    </section>
+  );
+}
+
 export function AccountPage({ me }: { me: Me }) {
   return (
     <section>
@@ -172,6 +273,7 @@ export function AccountPage({ me }: { me: Me }) {
       ) : (
         <>
           <PasswordForm />
+          {me.credential === 'session' && <SecondFactor me={me} />}
           <Tokens me={me} />
         </>
       )}

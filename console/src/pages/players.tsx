@@ -395,6 +395,50 @@ export function PlayerPage({ uid }: { uid: string }) {
                 New Net Token
               </button>
             )}
+            {can('players.export') && (
+              <button
+                type="button"
+                class="secondary"
+                disabled={action.busy}
+                onClick={() =>
+                  void action.run(async () => {
+                    const data = await api<unknown>('POST', `/admin/players/${p.uid}/export`);
+                    const link = document.createElement('a');
+                    link.href = URL.createObjectURL(
+                      new Blob([JSON.stringify(data, null, 2)], { type: 'application/json' }),
+                    );
+                    link.download = `player-${p.uid}.json`;
+                    link.click();
+                    URL.revokeObjectURL(link.href);
+                    finished('Exported: every row of the player, in the downloaded file');
+                  })
+                }
+              >
+                Export data
+              </button>
+            )}
+            {can('players.erase') && (
+              <button
+                type="button"
+                class="danger"
+                disabled={action.busy}
+                onClick={() =>
+                  void action.run(async () => {
+                    // The service checks the name too (docs/decisions.md "Erasing a player").
+                    const typed = prompt(
+                      `Erase ${p.username} for good? Their plays, ranks, balance and sessions are deleted; this cannot be undone. Type the username to confirm:`,
+                    );
+                    if (typed === null) return;
+                    const answer = await api<{ pseudonym: string }>('POST', `/admin/players/${p.uid}/erase`, {
+                      body: { confirm: typed },
+                    });
+                    setDone(`Erased; the audit log calls the player ${answer.pseudonym}`);
+                  })
+                }
+              >
+                Erase player
+              </button>
+            )}
           </div>
           {can('players.ban') && (
             <div class="cards">

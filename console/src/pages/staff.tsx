@@ -11,6 +11,7 @@ interface StaffAccount {
   passwordChangedAt: string;
   lastSignInAt: string | null;
   tokens: number;
+  secondFactor: boolean;
 }
 
 interface StaffDetail extends StaffAccount {
@@ -223,6 +224,28 @@ export function StaffMemberPage({ id }: { id: string }) {
             </dd>
             <dt>Last sign-in</dt>
             <dd>{a.lastSignInAt ? <Time value={a.lastSignInAt} /> : 'never'}</dd>
+            <dt>Second factor</dt>
+            <dd>
+              {a.secondFactor ? 'authenticator app' : 'none'}{' '}
+              {a.secondFactor && (
+                <button
+                  type="button"
+                  class="secondary"
+                  disabled={action.busy}
+                  onClick={() =>
+                    void action.run(async () => {
+                      if (!confirm(`Turn off the second factor of ${a.name}? Only if they lost their authenticator.`))
+                        return;
+                      await api('PATCH', `/admin/staff/${a.id}`, { body: { secondFactor: false } });
+                      setDone(`${a.name} signs in with the password only, until they set up a second factor again`);
+                      account.reload();
+                    })
+                  }
+                >
+                  Turn off
+                </button>
+              )}
+            </dd>
           </dl>
           {done && <Notice>{done}</Notice>}
           <ErrorBox error={action.error} />

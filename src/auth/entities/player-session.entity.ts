@@ -7,7 +7,8 @@ export type PlayerLoginMode = 'ONLINE' | 'TOKEN' | 'OFFLINE_REFRESH';
  * `handover`: the player logged in through another server of the same network; `takeover`: a login
  * with proof of ownership took over a session opened without it (docs/decisions.md "Server switching").
  */
-export type PlayerLogoutReason = 'logout' | 'server_session_ended' | 'banned' | 'expired' | 'handover' | 'takeover';
+export type PlayerLogoutReason =
+  'logout' | 'server_session_ended' | 'banned' | 'expired' | 'handover' | 'takeover' | 'erased';
 
 /**
  * A player's login, bound to the server session it came through (`resume_session` may move it

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -24,6 +25,9 @@ const heldDirs = new Set<string>();
 
 export class EmbeddedDatabaseLockedError extends Error {}
 
+/** The embedded database could not do what was asked because it is down or restarting. */
+export class EmbeddedDatabaseDownError extends Error {}
+
 export interface EmbeddedDatabaseLog {
   info(message: string): void;
   warn(message: string): void;
@@ -33,6 +37,8 @@ export interface EmbeddedDatabaseLog {
 export interface EmbeddedDatabaseOptions {
   /** Connections pglite-socket accepts. */
   maxConnections?: number;
+  /** A restore: the data dir is written from this tar of one (embedded-restore.ts) at the first start. */
+  loadDataDir?: Uint8Array;
   /** How long restarts of a database that stopped are tried before onFatal (default 60 s). */
   recoveryMs?: number;
   log?: EmbeddedDatabaseLog;
@@ -63,9 +69,12 @@ export class EmbeddedDatabase {
   private readonly port: number;
   private lastPong = Date.now();
   private pinger: NodeJS.Timeout | null = null;
+  private backups = new Map<number, { resolve: (data: Uint8Array) => void; reject: (error: Error) => void }>();
+  private nextBackupId = 1;
 
   private constructor(
     started: { worker: Worker; port: number },
+    private readonly password: string,
     private readonly lockFile: string,
     private readonly dataDir: string,
     private readonly options: Required<Pick<EmbeddedDatabaseOptions, 'maxConnections' | 'recoveryMs' | 'log'>> &
@@ -73,8 +82,9 @@ export class EmbeddedDatabase {
   ) {
     this.worker = started.worker;
     this.port = started.port;
-    // user/db names are ignored by PGlite; sslmode off because the socket is loopback only.
-    this.url = `postgresql://postgres@127.0.0.1:${started.port}/postgres?sslmode=disable`;
+    // user/db names are ignored by PGlite; sslmode off because the socket is loopback only. The
+    // password is this start's secret: the worker refuses every client without it.
+    this.url = `postgresql://postgres:${password}@127.0.0.1:${started.port}/postgres?sslmode=disable`;
     this.supervise(this.worker);
   }
 
@@ -90,9 +100,11 @@ export class EmbeddedDatabase {
       log: settings.log ?? SILENT,
       onFatal: settings.onFatal,
     };
+    // Random per start, kept in memory only (docs/decisions.md "Embedded database: only the service connects").
+    const password = randomBytes(24).toString('base64url');
     try {
-      const started = await startWorker(dataDir, full.maxConnections, 0);
-      return new EmbeddedDatabase(started, lockFile, dataDir, full);
+      const started = await startWorker(dataDir, full.maxConnections, 0, password, settings.loadDataDir);
+      return new EmbeddedDatabase(started, password, lockFile, dataDir, full);
     } catch (error) {
       releaseLock(dataDir, lockFile);
       throw error;
@@ -126,11 +138,35 @@ export class EmbeddedDatabase {
     this.pinger.unref();
   }
 
+  /**
+   * A consistent copy of the data dir while it serves: a gzipped tarball that `restoreEmbeddedBackup`
+   * (src/database/embedded/embedded-restore.ts) turns into a fresh data dir. Taken inside the
+   * worker between two statements (pglite.worker.js `backup`); statements wait meanwhile.
+   */
+  backup(): Promise<Uint8Array> {
+    if (this.state !== 'running')
+      return Promise.reject(new EmbeddedDatabaseDownError('The embedded database is restarting'));
+    const id = this.nextBackupId++;
+    return new Promise<Uint8Array>((resolve, reject) => {
+      this.backups.set(id, { resolve, reject });
+      this.worker.postMessage({ type: 'backup', id });
+    });
+  }
+
+  /** A backup asked of a worker that then stopped never gets its answer: it fails instead. */
+  private failBackups(reason: string): void {
+    const pending = [...this.backups.values()];
+    this.backups.clear();
+    for (const backup of pending)
+      backup.reject(new EmbeddedDatabaseDownError(`The embedded database stopped (${reason})`));
+  }
+
   async stop(): Promise<void> {
     if (this.state === 'stopped') return;
     const failed = this.state !== 'running';
     this.state = 'stopped';
     if (this.pinger) clearInterval(this.pinger);
+    this.failBackups('the service is stopping');
     const worker = this.worker;
     try {
       if (!failed) {
@@ -155,11 +191,20 @@ export class EmbeddedDatabase {
 
   private supervise(worker: Worker): void {
     this.lastPong = Date.now();
-    worker.on('message', (message: { type?: string; reason?: string }) => {
-      if (worker !== this.worker) return;
-      if (message?.type === 'pong') this.lastPong = Date.now();
-      if (message?.type === 'failed') this.recover(message.reason ?? 'it failed');
-    });
+    worker.on(
+      'message',
+      (message: { type?: string; reason?: string; id?: number; data?: Uint8Array; error?: string }) => {
+        if (worker !== this.worker) return;
+        if (message?.type === 'pong') this.lastPong = Date.now();
+        if (message?.type === 'backup' && typeof message.id === 'number') {
+          const pending = this.backups.get(message.id);
+          this.backups.delete(message.id);
+          if (message.data) pending?.resolve(message.data);
+          else pending?.reject(new EmbeddedDatabaseDownError(`The backup failed: ${message.error ?? 'unknown error'}`));
+        }
+        if (message?.type === 'failed') this.recover(message.reason ?? 'it failed');
+      },
+    );
     worker.on('error', (error) => {
       if (worker === this.worker) this.recover(`its thread failed: ${error.message}`);
     });
@@ -173,6 +218,7 @@ export class EmbeddedDatabase {
     if (this.state !== 'running') return;
     this.state = 'restarting';
     this.options.log.error(`The embedded database stopped (${reason}); starting it again`);
+    this.failBackups(reason);
     void this.restart(Date.now());
   }
 
@@ -188,7 +234,7 @@ export class EmbeddedDatabase {
       const room = await this.waitForRoom(since);
       if (room !== null) return this.fail(new Error(room));
       try {
-        const started = await startWorker(this.dataDir, this.options.maxConnections, this.port);
+        const started = await startWorker(this.dataDir, this.options.maxConnections, this.port, this.password);
         if (this.state !== 'restarting') {
           await started.worker.terminate();
           return;
@@ -245,8 +291,12 @@ async function startWorker(
   dataDir: string,
   maxConnections: number,
   port: number,
+  password: string,
+  loadDataDir?: Uint8Array,
 ): Promise<{ worker: Worker; port: number }> {
-  const worker = new Worker(WORKER_FILE, { workerData: { pgdataDir: join(dataDir, 'pgdata'), maxConnections, port } });
+  const worker = new Worker(WORKER_FILE, {
+    workerData: { pgdataDir: join(dataDir, 'pgdata'), maxConnections, port, password, loadDataDir },
+  });
   return { worker, port: await waitForReady(worker) };
 }
 

@@ -46,6 +46,18 @@ export class SignInDto {
   @MinLength(1)
   @IsText(PASSWORD_MAX_LENGTH)
   password!: string;
+
+  @ApiPropertyOptional({
+    type: String,
+    pattern: '^[0-9]{6}$',
+    description:
+      'The six-digit code of the authenticator app, for an account with a second factor (without it, such an account answers 401 with secondFactor "totp")',
+    example: '492039',
+  })
+  @IsOptional()
+  @IsString()
+  @IsText(16)
+  code?: string;
 }
 
 export class CreateStaffDto {
@@ -98,6 +110,18 @@ export class UpdateStaffDto {
   @IsOptional()
   @IsNewPassword()
   password?: string;
+
+  @ApiPropertyOptional({
+    type: Boolean,
+    enum: [false],
+    description:
+      "false: turns the account's second factor off (a lost authenticator); the person turns it on again from their own session",
+  })
+  @IsOptional()
+  @IsIn([false], {
+    message: 'secondFactor can only be turned off here (false); the person enrols from their console session',
+  })
+  secondFactor?: false;
 }
 
 export class ChangePasswordDto {
@@ -148,6 +172,9 @@ export class StaffAccountResponse {
 
   @ApiProperty({ type: 'integer', description: 'Personal API tokens held', example: 1 })
   tokens!: number;
+
+  @ApiProperty({ type: Boolean, description: 'Whether sign-in asks for an authenticator code (TOTP)', example: false })
+  secondFactor!: boolean;
 }
 
 export class StaffPage {
@@ -245,6 +272,12 @@ export class MeResponse {
     example: 'UTC',
   })
   timeZone!: string;
+
+  @ApiProperty({
+    type: Boolean,
+    description: "Whether the account's sign-in asks for an authenticator code (false for ADMIN_TOKEN)",
+  })
+  secondFactor!: boolean;
 }
 
 export class SignInResponse extends MeResponse {
@@ -253,4 +286,41 @@ export class SignInResponse extends MeResponse {
     description: 'Send it as X-CSRF-Token with every request of the session (also in the rhythmc_csrf cookie)',
   })
   csrfToken!: string;
+}
+
+/** Re-authentication for changing the second factor: the current password. */
+export class TotpPasswordDto {
+  @ApiProperty({ type: String, maxLength: PASSWORD_MAX_LENGTH })
+  @IsString()
+  @IsText(PASSWORD_MAX_LENGTH)
+  password!: string;
+}
+
+export class ConfirmTotpDto {
+  @ApiProperty({
+    type: String,
+    pattern: '^[0-9]{6}$',
+    description: 'A code the authenticator app shows now',
+    example: '492039',
+  })
+  @IsString()
+  @IsText(16)
+  code!: string;
+}
+
+export class TotpEnrolmentResponse {
+  @ApiProperty({
+    type: String,
+    description: 'The secret (base32), shown this once, for typing into the app',
+    example: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP',
+  })
+  secret!: string;
+
+  @ApiProperty({
+    type: String,
+    description: 'The otpauth:// URI an authenticator app reads (as a QR code or pasted)',
+    example:
+      'otpauth://totp/rhythmc:alice?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&issuer=rhythmc&algorithm=SHA1&digits=6&period=30',
+  })
+  uri!: string;
 }

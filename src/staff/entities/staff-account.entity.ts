@@ -37,4 +37,22 @@ export class StaffAccountEntity {
 
   @Column({ name: 'last_sign_in_at', type: 'timestamptz', nullable: true })
   lastSignInAt!: Date | null;
+
+  /**
+   * The second factor's secret (base32, src/staff/totp.ts) once confirmed; null: none. Kept as it
+   * is: the service computes codes from it, so it cannot be hashed (docs/decisions.md "A second factor").
+   */
+  @Column({ name: 'totp_secret', type: 'varchar', length: 64, nullable: true })
+  totpSecret!: string | null;
+
+  /** A secret shown to the person and not yet confirmed with a code; replaced by each new enrolment. */
+  @Column({ name: 'totp_pending_secret', type: 'varchar', length: 64, nullable: true })
+  totpPendingSecret!: string | null;
+
+  /** The 30 s step of the last code accepted: a code for it or an earlier one is refused (replay). */
+  @Column({ name: 'totp_last_step', type: 'int', nullable: true })
+  totpLastStep!: number | null;
+
+  @Column({ name: 'totp_enabled_at', type: 'timestamptz', nullable: true })
+  totpEnabledAt!: Date | null;
 }

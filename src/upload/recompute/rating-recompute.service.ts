@@ -78,4 +78,34 @@ export class RatingRecomputeService {
     await this.index.syncEntries(outcome.diff.entries);
     return { changed: outcome.changed, bests: outcome.bests, atpChanged: outcome.diff.atpChanged };
   }
+
+  /**
+   * Erasure (docs/decisions.md "Erasing a player"): one transaction that runs `check` (the player
+   * exists, the confirmation holds; no lock), locks the player's rating row, runs `erase` (which
+   * locks the player row and deletes their bests, rating and records with everything else of
+   * theirs), and tells the rank index that each of their entries is gone, as a recompute that found
+   * no counted play would: staged in process, written to Redis after the commit (so every instance
+   * sharing it drops the player). The ban views reload through the ban generation the deletion of
+   * player_ban bumps. The rating row is locked before the player row, the order of an upload (its
+   * rating row, then its insert's key share on the player row), so the two never deadlock.
+   */
+  async removePlayer<T>(
+    uid: string,
+    steps: { check(manager: EntityManager): Promise<void>; erase(manager: EntityManager): Promise<T> },
+  ): Promise<T> {
+    const outcome = await this.index.runWrite([uid], (write) =>
+      this.tx.run(async (manager) => {
+        await steps.check(manager);
+        const ratings = await this.ratings.lockRatings([uid], manager);
+        const stored = await this.ratings.readBests([uid], manager);
+        const versions = await this.ratings.nextVersions(1, manager);
+        const diff = diffBests({ uids: [uid], ratings, computed: [], stored, versions });
+        const erased = await steps.erase(manager);
+        write.stage(diff.changes, null);
+        return { erased, diff };
+      }),
+    );
+    await this.index.syncEntries(outcome.diff.entries);
+    return outcome.erased;
+  }
 }

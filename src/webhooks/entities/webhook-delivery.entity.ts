@@ -12,7 +12,7 @@ import type { WebhookEntity } from './webhook.entity';
 
 /**
  * The outbox and the delivery log in one: a row per webhook and event, written in the transaction
- * of the change (migrations/1795870000000-Webhooks.ts), claimed by one instance at a time, kept
+ * of the change (migrations/1795872000000-Webhooks.ts), claimed by one instance at a time, kept
  * with its attempts. Its id is the delivery id sent with every attempt.
  */
 @Entity({ name: 'webhook_delivery' })

@@ -17,8 +17,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * The active ban is activeBan() of src/player/player.repository.ts (the same text as the upload's
  * function).
  */
-export class Webhooks1795870000000 implements MigrationInterface {
-  name = 'Webhooks1795870000000';
+export class Webhooks1795872000000 implements MigrationInterface {
+  name = 'Webhooks1795872000000';
 
   public async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`

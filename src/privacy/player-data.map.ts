@@ -1,0 +1,189 @@
+/**
+ * Every table that refers to a player, and what export and erasure do with its rows: the one map
+ * PlayerDataRepository runs and test/e2e/player-privacy.e2e-spec.ts holds against the schema (every
+ * foreign key to `player` and every column named `uid`, `…_uid`, `uuid` or `username` must be a
+ * `table.column` listed here, or the test fails). docs/decisions.md "Erasing a player" says why
+ * each table is deleted, anonymised or kept.
+ *
+ * SQL text is fixed here, never built from input: `$1` is the uid (text, cast where compared).
+ * Erasure runs the entries in this order inside one transaction, the `player` row last.
+ */
+export interface PlayerDataEntry {
+  /** The key of this table's rows in the export document. */
+  key: string;
+  table: string;
+  /** The columns through which the table refers to the player (what the schema test looks for). */
+  columns: string[];
+  /** The condition that picks the rows referring to the player ($1: the uid). */
+  where: string;
+  /** The columns exported (secrets' hashes and other players' data left out), or null: not exported, with why. */
+  export: { columns: string; orderBy: string } | { none: string };
+  /**
+   * `delete`: the rows go. `update`: the rows stay with `set` applied (another player's row that
+   * names this one; `$2` is the pseudonym). `keep`: the rows stay as they are (why).
+   */
+  erase: { delete: true } | { set: string; pseudonymise?: boolean } | { keep: string };
+}
+
+const byUid = '"uid" = $1::bigint';
+
+export const PLAYER_DATA: readonly PlayerDataEntry[] = [
+  {
+    key: 'sessionTakeovers',
+    table: 'player_session_takeover',
+    columns: ['uid'],
+    where: byUid,
+    export: { columns: 'id, taken_at, from_server_id, to_server_id, proof', orderBy: 'id' },
+    erase: { delete: true },
+  },
+  {
+    key: 'sessions',
+    table: 'player_session',
+    columns: ['uid'],
+    where: byUid,
+    export: {
+      columns:
+        'id, server_session_id, mode, proven, created_at, renewed_at, token_expires_at, logged_out_at, logout_reason',
+      orderBy: 'created_at, id',
+    },
+    erase: { delete: true },
+  },
+  {
+    key: 'netToken',
+    table: 'player_credential',
+    columns: ['uid'],
+    where: byUid,
+    export: { columns: 'issued_at', orderBy: 'issued_at' },
+    erase: { delete: true },
+  },
+  {
+    key: 'resumeToken',
+    table: 'player_resume_token',
+    columns: ['uid'],
+    where: byUid,
+    export: { columns: 'proven, issued_at, expires_at', orderBy: 'issued_at' },
+    erase: { delete: true },
+  },
+  {
+    key: 'collections',
+    table: 'player_collection',
+    columns: ['uid'],
+    where: byUid,
+    export: { columns: 'collection_key, granted_at', orderBy: 'collection_key' },
+    erase: { delete: true },
+  },
+  {
+    key: 'balanceHistory',
+    table: 'balance_history',
+    columns: ['uid'],
+    where: byUid,
+    export: { columns: 'id, previous_watt_hour, watt_hour, server_id, created_at', orderBy: 'id' },
+    erase: { delete: true },
+  },
+  {
+    key: 'balance',
+    table: 'player_balance',
+    columns: ['uid'],
+    where: byUid,
+    export: { columns: 'watt_hour, updated_at', orderBy: 'uid' },
+    erase: { delete: true },
+  },
+  {
+    key: 'bans',
+    table: 'player_ban',
+    columns: ['uid'],
+    where: byUid,
+    export: { columns: '*', orderBy: 'id' },
+    erase: { delete: true },
+  },
+  {
+    key: 'bests',
+    table: 'player_chart_best',
+    columns: ['uid'],
+    where: byUid,
+    export: { columns: '*', orderBy: 'level_id' },
+    erase: { delete: true },
+  },
+  {
+    key: 'rating',
+    table: 'player_rating',
+    columns: ['uid'],
+    where: byUid,
+    export: { columns: 'atp, version', orderBy: 'uid' },
+    erase: { delete: true },
+  },
+  {
+    key: 'plays',
+    table: 'play_record',
+    columns: ['uid'],
+    where: byUid,
+    export: { columns: '*', orderBy: 'id' },
+    erase: { delete: true },
+  },
+  {
+    // Other players' plays against this player as their rival: theirs to keep, without the name.
+    key: 'playsAsRival',
+    table: 'play_record',
+    columns: ['rival_uid'],
+    where: '"rival_uid" = $1::bigint',
+    export: { columns: 'id, level_id, rival_acc, is_win, received_at', orderBy: 'id' },
+    erase: { set: '"rival_uid" = 0' },
+  },
+  {
+    // kick_player frames waiting for a reconnecting game server.
+    key: 'pendingKicks',
+    table: 'realtime_outbox',
+    columns: ['frame'],
+    where: "\"frame\" ->> 'event' = 'kick_player' AND \"frame\" -> 'data' ->> 'uid' = $1",
+    export: { columns: 'event_id, server_session_id, frame, created_at, delivered_at', orderBy: 'created_at' },
+    erase: { delete: true },
+  },
+  {
+    // What staff did to the player: kept (accountability), under the pseudonym, with the free texts
+    // (names, ban reasons, void reasons) left out of the summary.
+    key: 'auditRows',
+    table: 'admin_audit',
+    columns: ['target', 'summary'],
+    where: '"target" = \'player:\' || $1 OR ("target" LIKE \'play:%\' AND "summary" ->> \'uid\' = $1)',
+    export: { columns: 'id, at, action, target, summary', orderBy: 'id' },
+    erase: {
+      set: `"target" = CASE WHEN "target" LIKE 'player:%' THEN 'player:' || $2 ELSE "target" END,
+            "summary" = (SELECT COALESCE(jsonb_object_agg(e.key, e.value), '{}'::jsonb)
+                           FROM jsonb_each("summary") e
+                          WHERE e.key IN ('until', 'banstate', 'levelId', 'review'))
+                        || jsonb_build_object('player', $2::text)`,
+      pseudonymise: true,
+    },
+  },
+  {
+    // The in-process rank index's record of deleted ratings: a number and a sequence, which the
+    // snapshot catch-up needs to drop the player on the next start.
+    key: 'rankTombstones',
+    table: 'rank_change_tombstone',
+    columns: ['uid'],
+    where: byUid,
+    export: { none: 'internal bookkeeping of the rank index: a uid and a sequence number' },
+    erase: { keep: 'the rank index snapshot catch-up reads it to drop the erased player' },
+  },
+  {
+    key: 'erasure',
+    table: 'player_erasure',
+    columns: ['uid'],
+    where: byUid,
+    export: { none: 'written by the erasure itself' },
+    erase: { keep: 'the tombstone: refuses later uploads for the uid' },
+  },
+  {
+    key: 'player',
+    table: 'player',
+    columns: ['uid', 'uuid', 'username'],
+    where: byUid,
+    export: { columns: '*', orderBy: 'uid' },
+    erase: { delete: true },
+  },
+];
+
+/** `table.column` of every column the map covers (the schema test's other side). */
+export function mappedPlayerColumns(): Set<string> {
+  return new Set(PLAYER_DATA.flatMap((entry) => entry.columns.map((column) => `${entry.table}.${column}`)));
+}

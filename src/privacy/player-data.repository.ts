@@ -1,0 +1,96 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { PLAYER_DATA, PlayerDataEntry } from './player-data.map';
+
+/**
+ * Runs PLAYER_DATA (player-data.map.ts): the one place whose statements read and write every
+ * module's rows of one player, on purpose — an erasure must be one transaction, and the map must be
+ * the one list the schema test holds against the tables (docs/architecture.md "Modules").
+ */
+@Injectable()
+export class PlayerDataRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async findPlayer(uid: string, manager: EntityManager): Promise<{ username: string } | null> {
+    const rows = await manager.query<Array<{ username: string }>>(
+      'SELECT username FROM player WHERE uid = $1::bigint',
+      [uid],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** The player row, locked for the erasure; null when there is none. */
+  async lockPlayer(uid: string, manager: EntityManager): Promise<{ username: string } | null> {
+    const rows = await manager.query<Array<{ username: string }>>(
+      'SELECT username FROM player WHERE uid = $1::bigint FOR UPDATE',
+      [uid],
+    );
+    return rows[0] ?? null;
+  }
+
+  async findErasure(uid: string, manager?: EntityManager): Promise<{ pseudonym: string; erasedAt: Date } | null> {
+    const rows = await (manager ?? this.dataSource.manager).query<Array<{ pseudonym: string; erased_at: Date }>>(
+      'SELECT pseudonym, erased_at FROM player_erasure WHERE uid = $1::bigint',
+      [uid],
+    );
+    return rows[0] ? { pseudonym: rows[0].pseudonym, erasedAt: rows[0].erased_at } : null;
+  }
+
+  /**
+   * Every exported table's rows of the player, read in one snapshot (the caller's transaction,
+   * made REPEATABLE READ by its first statement here); null when there is no such player.
+   */
+  async exportRows(uid: string, manager: EntityManager): Promise<Record<string, unknown[]> | null> {
+    await manager.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
+    const tables: Record<string, unknown[]> = {};
+    for (const entry of PLAYER_DATA) {
+      if ('none' in entry.export) continue;
+      tables[entry.key] = await manager.query<unknown[]>(
+        `SELECT ${entry.export.columns} FROM "${entry.table}" WHERE ${entry.where} ORDER BY ${entry.export.orderBy}`,
+        [uid],
+      );
+    }
+    return tables.player.length === 0 ? null : tables;
+  }
+
+  /**
+   * Deletes or anonymises every row of the map, in its order, inside the caller's transaction;
+   * answers how many rows of each entry changed. `pseudonym` replaces the player in the audit rows
+   * (allowed by the audit trigger only while `rhythmc.audit_pseudonymise` is on, for this
+   * transaction alone).
+   */
+  async erase(uid: string, pseudonym: string, manager: EntityManager): Promise<Record<string, number>> {
+    const counts: Record<string, number> = {};
+    for (const entry of PLAYER_DATA) {
+      if ('keep' in entry.erase) continue;
+      counts[entry.key] = await this.eraseEntry(entry, uid, pseudonym, manager);
+    }
+    await manager.query('INSERT INTO player_erasure (uid, pseudonym) VALUES ($1::bigint, $2)', [uid, pseudonym]);
+    return counts;
+  }
+
+  private async eraseEntry(
+    entry: PlayerDataEntry,
+    uid: string,
+    pseudonym: string,
+    manager: EntityManager,
+  ): Promise<number> {
+    if ('delete' in entry.erase) {
+      const [, affected] = await manager.query<[unknown[], number]>(
+        `DELETE FROM "${entry.table}" WHERE ${entry.where}`,
+        [uid],
+      );
+      return affected;
+    }
+    if (!('set' in entry.erase)) return 0;
+    if (entry.erase.pseudonymise) await manager.query("SELECT set_config('rhythmc.audit_pseudonymise', 'on', true)");
+    const parameters = entry.erase.pseudonymise ? [uid, pseudonym] : [uid];
+    const [, affected] = await manager.query<[unknown[], number]>(
+      `UPDATE "${entry.table}" SET ${entry.erase.set} WHERE ${entry.where}`,
+      parameters,
+    );
+    if (entry.erase.pseudonymise) await manager.query("SELECT set_config('rhythmc.audit_pseudonymise', 'off', true)");
+    return affected;
+  }
+}
