@@ -350,6 +350,19 @@ describe('Webhooks', () => {
     expect((await app.admin.get('/admin/webhooks')).body.items[0].failingSince).toEqual(expect.any(String));
   });
 
+  it('erasing a player deletes the deliveries that name them, and only those', async () => {
+    const { id } = await register(app, { url: receiver.url(), events: ['player.banned'] });
+    const erased = await createPlayer(app);
+    const other = await createPlayer(app);
+    for (const player of [erased, other]) await app.admin.post(`/admin/players/${player.uid}/ban`, {});
+    await eventually(
+      async () => (await deliveries(app, id)).filter((row) => row.state === 'delivered').length === 2,
+      'two deliveries',
+    );
+    expect((await app.admin.post(`/admin/players/${erased.uid}/erase`, { confirm: erased.username })).status).toBe(200);
+    expect((await deliveries(app, id)).map((row): unknown => row.data.player.uid)).toEqual([other.uid]);
+  });
+
   it('delivers the Discord preset as an embed message, names escaped', async () => {
     await register(app, { url: receiver.url(), events: ['player.banned'], format: 'discord' });
     const player = await createPlayer(app, { username: `x_${Date.now() % 100000}` });
