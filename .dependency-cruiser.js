@@ -25,14 +25,16 @@ const MODULES = {
   // Staff accounts, console sessions, personal API tokens: the AuthGuard reaches them through the
   // StaffCredentials port auth declares (auth/staff-credentials.ts), not by importing staff.
   staff: ['config', 'common', 'database', 'openapi', 'audit', 'auth'],
+  // Outgoing webhooks: most events are written by triggers; player writes bans through its service.
+  webhooks: ['config', 'common', 'database', 'openapi', 'audit', 'auth'],
   server: ['config', 'common', 'database', 'openapi', 'audit', 'auth'],
   catalog: ['config', 'common', 'database', 'openapi', 'audit', 'auth'], // knows neither upload nor economy
-  player: ['config', 'common', 'database', 'openapi', 'audit', 'auth', 'catalog', 'server'],
+  player: ['config', 'common', 'database', 'openapi', 'audit', 'auth', 'catalog', 'server', 'webhooks'],
   economy: ['config', 'common', 'database', 'openapi', 'audit', 'auth'], // + player's ban predicate (shared-sql-fragment)
   upload: ['config', 'common', 'database', 'openapi', 'audit', 'auth', 'catalog'], // + player's ban predicate (shared-sql-fragment)
   resources: ['config', 'common', 'database', 'openapi', 'audit', 'auth'],
   // Nothing but the wiring and observability depends on realtime.
-  realtime: ['config', 'common', 'database', 'openapi', 'auth', 'player', 'server'],
+  realtime: ['config', 'common', 'database', 'openapi', 'auth', 'player', 'server', 'webhooks'],
   admin: [
     'config',
     'common',
@@ -55,7 +57,7 @@ const MODULES = {
   health: ['config', 'common', 'database', 'openapi', 'auth'],
   // Nothing depends on observability; it reads auth, realtime and upload at scrape time, and the
   // player login modes (a label of the login counter).
-  observability: ['config', 'common', 'database', 'openapi', 'auth', 'player', 'realtime', 'upload'],
+  observability: ['config', 'common', 'database', 'openapi', 'auth', 'player', 'realtime', 'upload', 'webhooks'],
   console: ['config', 'common'],
   // The public leaderboard site's files, theme and settings (the page reads the public API over HTTP).
   site: ['config', 'common'],

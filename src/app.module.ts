@@ -22,6 +22,7 @@ import { AdminModule } from './admin/admin.module';
 import { AuditModule } from './audit/audit.module';
 import { StaffModule } from './staff/staff.module';
 import { PublicModule } from './public/public.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 import { PrivacyModule } from './privacy/privacy.module';
 
 @Module({})
@@ -56,6 +57,7 @@ export class AppModule {
         UploadModule,
         AdminModule,
         PublicModule,
+        WebhooksModule,
         PrivacyModule,
         AuditModule,
         StaffModule,

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, Me, signIn, signOut, SIGNED_OUT_EVENT } from './api';
 import { AccountPage } from './pages/account';
 import { ApiKeysPage } from './pages/api-keys';
+import { WebhooksPage } from './pages/webhooks';
 import { AuditPage } from './pages/audit';
 import { BansPage } from './pages/bans';
 import { BoardsPage } from './pages/boards';
@@ -27,6 +28,7 @@ const NAV: Array<[path: string, label: string, permissions: string[]]> = [
   ['boards', 'Boards', ['boards.read']],
   ['plays', 'Plays', ['plays.read']],
   ['api-keys', 'API keys', ['api-keys.manage']],
+  ['webhooks', 'Webhooks', ['webhooks.manage']],
   ['audit', 'Audit log', ['audit.read']],
   ['settings', 'Network settings', ['settings.write', 'ratings.recompute']],
   ['staff', 'Staff', ['staff.manage']],
@@ -158,6 +160,8 @@ function Page({ route, me }: { route: string[]; me: Me }) {
       return rest[0] ? <PlayPage id={rest[0]} /> : <PlaysPage />;
     case 'api-keys':
       return <ApiKeysPage />;
+    case 'webhooks':
+      return <WebhooksPage />;
     case 'audit':
       return <AuditPage target={rest.length > 0 ? rest.join('/') : ''} />;
     case 'settings':

@@ -27,6 +27,7 @@ export const PERMISSIONS = {
   'resources.write': { role: 'admin', what: 'resource packs, the resource rescan' },
   'ratings.recompute': { role: 'admin', what: 'recompute every rating' },
   'api-keys.manage': { role: 'admin', what: "the public read API's keys: list, create, change, revoke" },
+  'webhooks.manage': { role: 'admin', what: 'outgoing webhooks: list, register, change, delete, their delivery logs' },
   'players.export': { role: 'admin', what: "export every row of a player's data (a privacy request)" },
   'players.erase': { role: 'admin', what: 'erase a player (a privacy request; cannot be undone)' },
   'database.backup': { role: 'owner', what: 'download a backup of the embedded database (it holds every account)' },

@@ -489,6 +489,87 @@ const COMMANDS: Command[] = [
     build: ({ positionals: [id] }) => ({ method: 'DELETE', path: `/admin/api-keys/${segment(id)}` }),
   },
   {
+    name: 'webhooks create',
+    args: [],
+    options: {
+      name: { type: 'string', value: '<name>', help: 'what the webhook is for (1-64 characters)', required: true },
+      receiver: {
+        type: 'string',
+        value: '<url>',
+        help: 'the URL deliveries go to, http(s), a public address (--url is the service)',
+        required: true,
+      },
+      event: {
+        type: 'string',
+        multiple: true,
+        value: '<event>',
+        help: 'an event it wants (repeat): chart.first_place, player.atp_top, player.personal_best, player.banned, player.unbanned, play.flagged, play.voided, server.offline',
+        required: true,
+      },
+      format: { type: 'string', value: '<json|discord>', help: 'json (default) or a Discord webhook message' },
+      'atp-top': { type: 'string', value: '<n>', help: 'N of player.atp_top (default 10)' },
+    },
+    summary: 'register a webhook and print its signing secret (the only time it is shown)',
+    details: 'POST /admin/webhooks. Answers the webhook and "secret" (HMAC-SHA256 key of X-Rhythmc-Signature).',
+    build(parsed) {
+      const { values } = parsed;
+      return {
+        method: 'POST',
+        path: '/admin/webhooks',
+        body: JSON.stringify({
+          name: text(values, 'name'),
+          url: text(values, 'receiver'),
+          events: scopes(values.event),
+          ...(values.format !== undefined ? { format: text(values, 'format') } : {}),
+          ...(values['atp-top'] !== undefined ? { atpTop: integer(text(values, 'atp-top'), '--atp-top', this) } : {}),
+        }),
+      };
+    },
+  },
+  {
+    name: 'webhooks update',
+    args: ['<id>'],
+    options: {
+      name: { type: 'string', value: '<name>', help: 'a new name' },
+      receiver: { type: 'string', value: '<url>', help: 'a new URL deliveries go to' },
+      event: { type: 'string', multiple: true, value: '<event>', help: 'the events it wants (repeat)' },
+      format: { type: 'string', value: '<json|discord>', help: 'the format' },
+      'atp-top': { type: 'string', value: '<n>', help: 'N of player.atp_top' },
+      enabled: {
+        type: 'string',
+        value: '<true|false>',
+        help: 'pause it, or turn it on again (also after the service turned it off)',
+      },
+    },
+    summary: 'change a webhook; --enabled true turns on one the service turned off',
+    details: 'PATCH /admin/webhooks/{id}. Fields not given stay. Answers the webhook.',
+    build(parsed) {
+      const { positionals, values } = parsed;
+      const enabled = text(values, 'enabled');
+      if (enabled !== undefined && enabled !== 'true' && enabled !== 'false')
+        throw new UsageError('--enabled must be true or false', this);
+      const body = {
+        ...(values.name !== undefined ? { name: text(values, 'name') } : {}),
+        ...(values.receiver !== undefined ? { url: text(values, 'receiver') } : {}),
+        ...(values.event !== undefined ? { events: scopes(values.event) } : {}),
+        ...(values.format !== undefined ? { format: text(values, 'format') } : {}),
+        ...(values['atp-top'] !== undefined ? { atpTop: integer(text(values, 'atp-top'), '--atp-top', this) } : {}),
+        ...(enabled !== undefined ? { enabled: enabled === 'true' } : {}),
+      };
+      if (Object.keys(body).length === 0)
+        throw new UsageError('give --name, --receiver, --event, --format, --atp-top or --enabled', this);
+      return { method: 'PATCH', path: `/admin/webhooks/${segment(positionals[0])}`, body: JSON.stringify(body) };
+    },
+  },
+  {
+    name: 'webhooks delete',
+    args: ['<id>'],
+    options: {},
+    summary: 'delete a webhook with its delivery log (pending deliveries are dropped)',
+    details: 'DELETE /admin/webhooks/{id}. Answers nothing (204).',
+    build: ({ positionals: [id] }) => ({ method: 'DELETE', path: `/admin/webhooks/${segment(id)}` }),
+  },
+  {
     name: 'realtime connections',
     args: [],
     options: {},

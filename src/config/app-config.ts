@@ -1,4 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
+import ipaddr from 'ipaddr.js';
 import proxyaddr from 'proxy-addr';
 import { familyTrustedWhole, NAMED_PROXY_RANGES } from './trust-proxy-ranges';
 
@@ -83,6 +84,23 @@ export interface AppConfig {
   publicApiMaxAgeSeconds: number;
   /** Optional fields an operator turned on in public answers (PUBLIC_API_FIELDS). */
   publicApiFields: ReadonlySet<PublicApiField>;
+  /**
+   * Webhooks (docs/decisions.md "Webhooks"): address ranges a delivery may reach although they are
+   * not public (WEBHOOK_ALLOWED_NETWORKS, CIDR); by default only public unicast addresses.
+   */
+  webhookAllowedNetworks: readonly string[];
+  /** One delivery attempt, connect to the last byte read. */
+  webhookTimeoutSeconds: number;
+  /** Delivery attempts in flight per instance. */
+  webhookConcurrency: number;
+  /** How often an instance looks for due deliveries. */
+  webhookPollMs: number;
+  /** The first retry's delay; each next one doubles, up to an hour. */
+  webhookRetryBaseMs: number;
+  /** A delivery is retried this long after its event before it is given up. */
+  webhookRetryForSeconds: number;
+  /** A webhook whose every attempt failed for this long is turned off (staff are told). */
+  webhookDisableAfterSeconds: number;
   /** The public leaderboard site (docs/operations.md "Leaderboard site"): null when SITE_ENABLED is not true. */
   site: SiteConfig | null;
 }
@@ -288,6 +306,26 @@ function nameList<T extends string>(env: Env, name: string, allowed: readonly T[
   return new Set(entries as T[]);
 }
 
+/** A comma-separated list of IP addresses or CIDR ranges (WEBHOOK_ALLOWED_NETWORKS). */
+function networkList(env: Env, name: string): readonly string[] {
+  const entries = (raw(env, name) ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  for (const entry of entries) {
+    let valid = ipaddr.isValid(entry);
+    if (entry.includes('/'))
+      try {
+        ipaddr.parseCIDR(entry);
+        valid = true;
+      } catch {
+        valid = false;
+      }
+    if (!valid) throw new ConfigError(name, `must list IP addresses or CIDR ranges; "${entry}" is neither`);
+  }
+  return entries;
+}
+
 /**
  * PUBLIC_API_CORS_ORIGINS: `*`, or a comma-separated list of origins as a browser sends them in
  * `Origin` (scheme, host and a port other than the scheme's default; no path, no trailing slash).
@@ -486,6 +524,13 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     publicApiCorsOrigins: read(() => corsOrigins(env, 'PUBLIC_API_CORS_ORIGINS'), []),
     publicApiMaxAgeSeconds: number('PUBLIC_API_MAX_AGE_SECONDS', 10, 0, 86_400),
     publicApiFields: read(() => nameList(env, 'PUBLIC_API_FIELDS', PUBLIC_API_FIELDS), new Set<PublicApiField>()),
+    webhookAllowedNetworks: read(() => networkList(env, 'WEBHOOK_ALLOWED_NETWORKS'), []),
+    webhookTimeoutSeconds: number('WEBHOOK_TIMEOUT_SECONDS', 10, 1, 60),
+    webhookConcurrency: number('WEBHOOK_CONCURRENCY', 8, 1, 256),
+    webhookPollMs: number('WEBHOOK_POLL_MS', 500, 50, 60_000),
+    webhookRetryBaseMs: number('WEBHOOK_RETRY_BASE_MS', 10_000, 10, 3_600_000),
+    webhookRetryForSeconds: number('WEBHOOK_RETRY_FOR_SECONDS', 90_000, 86_400, 2_592_000),
+    webhookDisableAfterSeconds: number('WEBHOOK_DISABLE_AFTER_SECONDS', 86_400, 1, 2_592_000),
     site: null,
   };
   config.site = siteConfig(env, errors, config.publicApiAnonymousRateLimit);

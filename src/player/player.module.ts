@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { CatalogModule } from '../catalog/catalog.module';
+import { WebhooksModule } from '../webhooks/webhooks.module';
 import { ServerModule } from '../server/server.module';
 import { IdentityProviderClient } from './identity-provider.client';
 import { PlayerAdminController } from './player-admin.controller';
@@ -12,7 +13,7 @@ import { PlayerReadRepository } from './player-read.repository';
 import { PlayerReadService } from './player-read.service';
 
 @Module({
-  imports: [AuthModule, CatalogModule, ServerModule],
+  imports: [AuthModule, CatalogModule, ServerModule, WebhooksModule],
   controllers: [PlayerController, PlayerAdminController, PlayerReadController],
   providers: [PlayerRepository, PlayerService, IdentityProviderClient, PlayerReadRepository, PlayerReadService],
   exports: [PlayerService, PlayerReadService],

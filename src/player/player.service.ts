@@ -34,6 +34,7 @@ import { PlayerEntity } from './entities/player.entity';
 import { IdentityProviderClient } from './identity-provider.client';
 import { PlayerRepository } from './player.repository';
 import { ServerService } from '../server/server.service';
+import { WebhookService } from '../webhooks/webhook.service';
 import { isJsonObject } from '../common/validation/json-object';
 import { shownName } from '../common/player-name';
 import { loginProves, mayTakeOver } from './session-proof.rule';
@@ -112,6 +113,7 @@ export class PlayerService {
     @Inject(EVENT_BUS) private readonly events: EventBus,
     private readonly netTokenGuesses: NetTokenGuesses,
     private readonly servers: ServerService,
+    private readonly webhooks: WebhookService,
   ) {}
 
   /**
@@ -419,9 +421,20 @@ export class PlayerService {
     const reason = body.reason ?? '';
     const message = body.message || defaultKickMessage(reason);
     const serverSessionIds = await this.tx.run(async (manager) => {
-      if (!(await this.players.lockByUid(uid, manager))) throw new NotFoundError(`No player with uid ${uid}`);
+      const player = await this.players.lockByUid(uid, manager);
+      if (!player) throw new NotFoundError(`No player with uid ${uid}`);
       await this.players.liftBan(uid, manager);
       await this.players.insertBan({ uid, reason, message, until }, manager);
+      await this.webhooks.enqueue(
+        'player.banned',
+        randomUUID(),
+        {
+          player: { uid: Number(uid), username: player.username },
+          reason,
+          until: until ? formatLocalDateTime(until) : null,
+        },
+        manager,
+      );
       return this.sessions.revokePlayerAccess(uid, 'banned', manager);
     });
     const response: BanResponse = { uid: Number(uid), reason, message, until: until ? formatLocalDateTime(until) : '' };
@@ -438,9 +451,19 @@ export class PlayerService {
     return response;
   }
 
+  /** Lifts the ban in force; `player.unbanned` goes out only when there was one. */
   async unban(uid: string): Promise<void> {
-    if (!(await this.players.findByUid(uid))) throw new NotFoundError(`No player with uid ${uid}`);
-    await this.players.liftBan(uid);
+    await this.tx.run(async (manager) => {
+      const player = await this.players.lockByUid(uid, manager);
+      if (!player) throw new NotFoundError(`No player with uid ${uid}`);
+      if (await this.players.liftBan(uid, manager))
+        await this.webhooks.enqueue(
+          'player.unbanned',
+          randomUUID(),
+          { player: { uid: Number(uid), username: player.username } },
+          manager,
+        );
+    });
   }
 
   async setBanstate(uid: string, banstate: number): Promise<BanstateResponse> {

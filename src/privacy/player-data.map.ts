@@ -139,6 +139,16 @@ export const PLAYER_DATA: readonly PlayerDataEntry[] = [
     erase: { delete: true },
   },
   {
+    // Webhook deliveries whose event names the player (as its subject, or as the first place they
+    // lost): the delivery log and what is still to be sent go (docs/decisions.md "Webhooks").
+    key: 'webhookDeliveries',
+    table: 'webhook_delivery',
+    columns: ['payload'],
+    where: "\"payload\" -> 'player' ->> 'uid' = $1 OR \"payload\" -> 'previous' -> 'player' ->> 'uid' = $1",
+    export: { columns: 'id, event_type, payload, state, created_at, delivered_at', orderBy: 'created_at, id' },
+    erase: { delete: true },
+  },
+  {
     // What staff did to the player: kept (accountability), under the pseudonym, with the free texts
     // (names, ban reasons, void reasons) left out of the summary.
     key: 'auditRows',

@@ -32,6 +32,11 @@ export class RealtimeGateway implements OnGatewayConnection, OnGatewayDisconnect
     return this.realtime.resumeSession(socket, data);
   }
 
+  @SubscribeMessage('board_updates')
+  boardUpdates(@ConnectedSocket() socket: WebSocket, @MessageBody() data: Record<string, unknown>): Promise<Frame> {
+    return this.realtime.boardUpdates(socket, data);
+  }
+
   @SubscribeMessage('chat')
   chat(@ConnectedSocket() socket: WebSocket, @MessageBody() data: Record<string, unknown>): Promise<Frame | undefined> {
     return this.realtime.chat(socket, data);

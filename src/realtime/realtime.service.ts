@@ -14,7 +14,7 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { PlayerService } from '../player/player.service';
 import { ServerService } from '../server/server.service';
 import { ChatBudgets } from './chat-budget';
-import { ChatData, Frame, OpenConnectionResponse, ResumeSessionData } from './dto/realtime.dto';
+import { BoardUpdatesData, ChatData, Frame, OpenConnectionResponse, ResumeSessionData } from './dto/realtime.dto';
 import { parseFrameData } from './parse-frame';
 import { RealtimeRepository } from './realtime.repository';
 
@@ -42,6 +42,8 @@ interface Connection {
   expiryTimer: NodeJS.Timeout;
   /** The last chat line of this connection still being delivered: lines are published in the order they came. */
   chatTail: Promise<void>;
+  /** The socket asked for `board_update` frames (`board_updates` {enabled: true}); off by default. */
+  boardUpdates: boolean;
 }
 
 type UpgradeRequest = IncomingMessage & { rhythmcSession?: ServerSessionContext };
@@ -133,6 +135,7 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
       serverName: '',
       alive: true,
       chatTail: Promise.resolve(),
+      boardUpdates: false,
       expiryTimer: setTimeout(
         () => this.close(connection, CLOSE_TOKEN_EXPIRING, 'Token expiring; refresh and reconnect'),
         delay,
@@ -218,6 +221,23 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
     }
   }
 
+  /**
+   * `board_updates` {enabled}: turns `board_update` frames on or off for this socket. Opt-in, so a
+   * plugin that does not know the frame never receives it (the spec does not say the plugin
+   * ignores unknown events). Answered with the setting in force.
+   */
+  async boardUpdates(socket: WebSocket, data: Record<string, unknown>): Promise<Frame> {
+    const connection = this.connections.get(socket);
+    try {
+      if (!connection) throw new UnauthorizedError('Unknown connection');
+      const { enabled } = await parseFrameData(BoardUpdatesData, data);
+      connection.boardUpdates = enabled;
+      return { event: 'board_updates', data: { enabled } };
+    } catch (error) {
+      return { event: 'error', data: this.mapped(error).body };
+    }
+  }
+
   /** `chat` {uid, message}: decorated and delivered to every connected game server. Nothing is answered on success. */
   async chat(socket: WebSocket, data: Record<string, unknown>): Promise<Frame | undefined> {
     const connection = this.connections.get(socket);
@@ -297,6 +317,11 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
         const audience = event.audience ? new Set(event.audience) : null;
         for (const connection of this.connections.values())
           if (!audience || audience.has(connection.session.serverId)) this.send(connection, frame);
+        return;
+      }
+      case 'boards.changed': {
+        const frame = { event: 'board_update', data: { atp: event.atp, levelIds: event.levelIds, top: event.top } };
+        for (const connection of this.connections.values()) if (connection.boardUpdates) this.send(connection, frame);
         return;
       }
       case 'events.resumed':

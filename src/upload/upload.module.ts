@@ -1,3 +1,4 @@
+import { BoardUpdates } from './board-updates';
 import { Module } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { AuthModule } from '../auth/auth.module';
@@ -41,6 +42,7 @@ import { RatingRepository } from './rating.repository';
     LeaderboardAdminController,
   ],
   providers: [
+    BoardUpdates,
     PlayRecordRepository,
     RatingRepository,
     RankSourceRepository,

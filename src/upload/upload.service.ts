@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { UploadSessionRule } from '../auth/upload-session.rule';
 import type { ServerSessionContext } from '../auth/auth.types';
+import { BoardUpdates } from './board-updates';
 import { CatalogService } from '../catalog/catalog.service';
 import { BadRequestError, UnauthorizedError } from '../common/errors/app-error';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
@@ -103,6 +104,7 @@ export class UploadService {
     private readonly rankAnswers: RankAnswerService,
     private readonly stats: UploadStatsService,
     private readonly tx: TransactionService,
+    private readonly boards: BoardUpdates,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -162,6 +164,8 @@ export class UploadService {
     const stored = performance.now();
     const { siteRank, trackRank } = await this.rankAnswers.ranks(outcome.state, outcome.bans, outcome.staged);
     this.stats.recordPhases((stored - started) / 1_000, (performance.now() - stored) / 1_000);
+    const personalBest = outcome.state.best?.recordId === outcome.record.id;
+    if (personalBest && outcome.inserted) this.boards.noteBest(record.levelId, trackRank, siteRank);
     return {
       atp: (outcome.state.atpE4 ?? 0) / 10_000,
       siteRank,
@@ -169,7 +173,7 @@ export class UploadService {
       playRating: recordCounts(outcome.record, outcome.chart)
         ? roundRating(playRating(outcome.chart.constant, outcome.record.acc))
         : 0,
-      personalBest: outcome.state.best?.recordId === outcome.record.id,
+      personalBest,
     };
   }
 

@@ -474,6 +474,57 @@ describe('Admin CLI (npm run admin)', () => {
     });
   });
 
+  describe('webhooks', () => {
+    it('registers a webhook showing its secret once, lists it without the secret, changes, reads its log and deletes it', async () => {
+      const created = await admin(
+        'webhooks',
+        'create',
+        '--name',
+        'Discord #scores',
+        '--receiver',
+        'https://webhook.invalid/hook',
+        '--event',
+        'chart.first_place',
+        '--event',
+        'player.atp_top',
+        '--format',
+        'discord',
+        '--atp-top',
+        '5',
+      );
+      expect(created).toMatchObject({ code: 0, stderr: '' });
+      const body = json(created);
+      expect(body).toMatchObject({
+        name: 'Discord #scores',
+        events: ['chart.first_place', 'player.atp_top'],
+        format: 'discord',
+        atpTop: 5,
+        enabled: true,
+        secret: expect.stringMatching(/^whsec_/),
+      });
+      const listed = await admin('webhooks', 'list');
+      expect(listed.code).toBe(0);
+      expect(listed.stdout).toMatch(
+        /^id\s+name\s+format\s+events\s+enabled\s+failingSince\s+pending\s+failed\s+disabledReason$/m,
+      );
+      expect(listed.stdout).toContain('Discord #scores');
+      expect(listed.stdout).not.toContain(body.secret as string);
+      const updated = await admin('webhooks', 'update', String(body.id), '--enabled', 'false');
+      expect(json(updated)).toMatchObject({ id: body.id, enabled: false });
+      const wrong = await admin('webhooks', 'update', String(body.id), '--enabled', 'maybe');
+      expect(wrong.code).toBe(2);
+      const log = await admin('webhooks', 'deliveries', String(body.id), '--state', 'failed', '--json');
+      expect(json(log)).toEqual({ items: [], nextCursor: null });
+      expect(await admin('webhooks', 'delete', String(body.id))).toEqual({ code: 0, stdout: '', stderr: '' });
+      const gone = await admin('webhooks', 'delete', String(body.id));
+      expect(gone.code).toBe(1);
+      expect(JSON.parse(gone.stderr)).toEqual({
+        error: 'NOT_FOUND',
+        message: `No webhook with id ${body.id as number}`,
+      });
+    });
+  });
+
   describe('public API keys', () => {
     it('creates a key shown once, lists it without the key, changes and revokes it', async () => {
       const created = await admin(

@@ -337,6 +337,50 @@ describe('Web console', () => {
     await expect(form.getByRole('button', { name: 'Create' }).isDisabled()).resolves.toBe(false);
   });
 
+  it('registers a webhook showing its secret once, shows its delivery log, pauses and deletes it', async () => {
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    const form = page.getByRole('form', { name: 'Register a webhook' });
+    await form.getByLabel('Name', { exact: true }).fill('Moderation');
+    await form.getByLabel('URL', { exact: true }).fill('https://webhook.invalid/moderation');
+    await form.getByLabel('player.banned', { exact: true }).check();
+    await form.getByRole('button', { name: 'Register' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Signing secret of Moderation' });
+    const secret = await dialog.getByRole('textbox').inputValue();
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    const [stored] = await app.sql<{ id: number; events: string[] }>(
+      "SELECT id, events FROM webhook WHERE name = 'Moderation'",
+    );
+    expect(stored.events).toEqual(['chart.first_place', 'player.banned']);
+    await dialog.getByRole('button', { name: 'Done' }).click();
+    expect(await page.content()).not.toContain(secret.slice(6));
+    const table = page.getByRole('table', { name: 'Webhooks' });
+    const row = table.getByRole('row').filter({ hasText: 'Moderation' });
+    await row.waitFor();
+    await shot('console-webhooks');
+
+    // A ban makes a delivery; the name never resolves, so its log shows the failed attempt.
+    const player = (await app.admin.post('/admin/players', { username: `hook_${Date.now() % 100000}` })).body as {
+      uid: number;
+    };
+    expect((await app.admin.post(`/admin/players/${player.uid}/ban`, {})).status).toBe(200);
+    await eventually(
+      async () =>
+        (await app.sql('SELECT 1 FROM webhook_delivery WHERE webhook_id = $1 AND attempts > 0', [stored.id])).length >
+        0,
+      'an attempt',
+    );
+    await row.getByRole('button', { name: 'Deliveries' }).click();
+    const log = page.getByRole('table', { name: 'Deliveries of Moderation' });
+    await log.getByText('player.banned').waitFor();
+
+    await row.getByRole('button', { name: 'Pause' }).click();
+    await page.getByText('Paused Moderation.').waitFor();
+    expect(await app.sql('SELECT enabled FROM webhook WHERE id = $1', [stored.id])).toEqual([{ enabled: false }]);
+    await table.getByRole('row').filter({ hasText: 'Moderation' }).getByRole('button', { name: 'Delete' }).click();
+    await page.getByText('Deleted Moderation.').waitFor();
+    expect(await app.sql('SELECT id FROM webhook WHERE id = $1', [stored.id])).toEqual([]);
+  });
+
   it('shows the catalog batch 400 per entry and field', async () => {
     await page.getByRole('link', { name: 'Charts' }).click();
     await page.getByRole('button', { name: 'New batch' }).click();

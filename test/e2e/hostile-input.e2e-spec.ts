@@ -1,3 +1,5 @@
+import { isWebhookUrl } from '../../src/webhooks/dto/webhook.dto';
+import { WEBHOOK_EVENTS } from '../../src/webhooks/webhook-events';
 import { HttpAdapterHost } from '@nestjs/core';
 import * as fc from 'fast-check';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -657,6 +659,8 @@ interface Fixtures {
   signedFile: { path: string; query: string };
   /** A public API key with both scopes (and a limit the junk cannot reach), and its id. */
   apiKey: { id: number; key: string };
+  /** A webhook to a name that never resolves (`.invalid`). */
+  webhook: { id: number };
 }
 
 /** Path segments, in wire form, that no id pipe or router should choke on. */
@@ -877,6 +881,23 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
       name: field({ t: 'string', min: 1, max: 64 }),
       scopes: field({ t: 'array', of: { t: 'enum', values: ['read:boards', 'read:players'] }, max: 2 }),
       rateLimit: opt({ t: 'int', min: 1, max: 1_000_000 }),
+    };
+  };
+
+  const webhookFields = (create: boolean): Fields => {
+    const field = create ? req : opt;
+    return {
+      name: field({ t: 'string', min: 1, max: 64 }),
+      url: field({
+        t: 'string',
+        max: 2048,
+        accepts: (text) => isWebhookUrl(text),
+        gen: fc.constantFrom('https://webhook.invalid/a', 'http://hooks.invalid:8080/b?c=d'),
+      }),
+      events: field({ t: 'array', of: { t: 'enum', values: [...WEBHOOK_EVENTS] }, max: WEBHOOK_EVENTS.length }),
+      format: opt({ t: 'enum', values: ['json', 'discord'] }),
+      atpTop: opt({ t: 'int', min: 1, max: 1_000 }),
+      ...(create ? {} : { enabled: opt({ t: 'bool' }) }),
     };
   };
 
@@ -1436,6 +1457,28 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
       body: { t: 'ignored' },
       readOnly: false,
     },
+    'GET /admin/webhooks': { auth: 'admin', body: { t: 'ignored' }, readOnly: true },
+    'POST /admin/webhooks': { auth: 'admin', body: { t: 'object', fields: webhookFields(true) }, readOnly: false },
+    'PATCH /admin/webhooks/:id': {
+      auth: 'admin',
+      params: { id: idParam([fx.webhook.id], 10, 2_147_483_647n) },
+      body: { t: 'object', fields: webhookFields(false) },
+      readOnly: false,
+    },
+    'DELETE /admin/webhooks/:id': {
+      auth: 'admin',
+      params: { id: idParam([fx.webhook.id], 10, 2_147_483_647n) },
+      body: { t: 'ignored' },
+      readOnly: false,
+    },
+    'GET /admin/webhooks/:id/deliveries': {
+      auth: 'admin',
+      params: { id: idParam([fx.webhook.id], 10, 2_147_483_647n) },
+      query: listQuery('webhook-deliveries', { state: text(/^(pending|delivered|failed)$/) }, fc.uuid()),
+      prime: `/admin/webhooks/${fx.webhook.id}/deliveries`,
+      body: { t: 'ignored' },
+      readOnly: true,
+    },
     // The admin reads (issue 17): limit, cursor and each filter; unknown parameters (the noise) are 400.
     'GET /admin/players': {
       auth: 'admin',
@@ -1974,6 +2017,10 @@ async function snapshot(app: TestApp): Promise<Record<string, string>> {
   // A key's last use is the bookkeeping of valid calls (written in batches), not a change they make.
   const rowText: Record<string, string> = {
     public_api_key: '(t.id, t.name, t.key_hash, t.scopes, t.rate_limit, t.created_at, t.revoked_at)::text',
+    // Attempts of deliveries (to a name that never resolves) run in the background: their
+    // bookkeeping (attempts, state, the webhook's failure streak) is not a change of a route.
+    webhook: '(t.id, t.name, t.url, t.events, t.format, t.atp_top, t.secret, t.enabled, t.created_at)::text',
+    webhook_delivery: '(t.id, t.webhook_id, t.event_id, t.event_type, t.payload, t.created_at)::text',
   };
   // The audit log grows with every successful admin write: checked row by row at the end instead.
   // Every readiness check writes its probe row's time (GET /health/ready is among the routes).
@@ -2040,6 +2087,12 @@ describe('Hostile input on every route', () => {
       rateLimit: 1_000_000,
     });
     expect(apiKey.status).toBe(201);
+    const webhook = await app.admin.post('/admin/webhooks', {
+      name: 'hostile',
+      url: 'https://webhook.invalid/hook',
+      events: ['player.banned'],
+    });
+    expect(webhook.status).toBe(201);
     fx = {
       server: { ...main.server, accessToken: main.accessToken },
       endedServerToken: other.accessToken,
@@ -2047,6 +2100,7 @@ describe('Hostile input on every route', () => {
       idle,
       signedFile: { path: link.pathname.replace(/^\/resources\/files\//, ''), query: link.search },
       apiKey: { id: apiKey.body.id as number, key: apiKey.body.key as string },
+      webhook: { id: webhook.body.id as number },
     };
     table = routeTable(fx);
 
@@ -2092,6 +2146,7 @@ describe('Hostile input on every route', () => {
       idle: { uid: 2, username: '', netToken: '' },
       signedFile: { path: '', query: '?expires=1&sig=x' },
       apiKey: { id: 1, key: '' },
+      webhook: { id: 1 },
     }),
   );
 
@@ -2128,6 +2183,7 @@ describe('Hostile input on every route', () => {
     'PUT /admin/collections': { reaches: true },
     'PUT /admin/packs': { reaches: false },
     'POST /admin/api-keys': { reaches: true },
+    'POST /admin/webhooks': { reaches: true },
     'POST /player/login': { reaches: false },
     'POST /player/options': { reaches: true },
     'POST /player/collections': { reaches: true },
@@ -2659,7 +2715,7 @@ describe('Hostile headers and frames within the event-loop budget', () => {
 
   /** Frames built to be expensive to parse or check; at most 250 KiB (ws closes the socket beyond 256 KiB). */
   const hostileFrame = (uid: number): fc.Arbitrary<Shown> => {
-    const event = fc.constantFrom('chat', 'resume_session');
+    const event = fc.constantFrom('chat', 'resume_session', 'board_updates');
     const size = fc.integer({ min: 1_000, max: 60_000 });
     const frameOf = (name: string, data: string) => `{"event":"${name}","data":${data}}`;
     return fc
@@ -2716,7 +2772,8 @@ describe('Hostile headers and frames within the event-loop budget', () => {
         `${why}\n  frame: ${sent.slice(0, 200)}… (${sent.length} characters)\n  answer: ${JSON.stringify(answer).slice(0, 300)}`,
       );
     };
-    if (answer.event === 'resume_session' || answer.event === 'chat') return;
+    // board_updates: the ack of the opt-in; board_update: a board hint once a hostile frame opted in.
+    if (['resume_session', 'chat', 'board_updates', 'board_update'].includes(answer.event)) return;
     if (answer.event !== 'error') fail('an answer that is neither an error frame, an ack nor a chat line');
     const { error, message, ...extra } = answer.data as Record<string, unknown>;
     if (!['BAD_REQUEST', 'PAYLOAD_TOO_LARGE', 'UNAUTHORIZED', 'RATE_LIMITED'].includes(error as string))

@@ -1,3 +1,4 @@
+import { eventually } from '../support/wait';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -224,6 +225,25 @@ describe('structured logs', () => {
     await call(app.http, 'GET', '/admin/me', '/admin/me', 401, {
       token: keep(`rst_${randomBytes(32).toString('base64url')}`),
     });
+    // A webhook's secret (shown once) and a URL holding a token (as Discord's do), through an
+    // attempt that fails (the name never resolves): neither is logged.
+    const hookToken = keep(randomBytes(24).toString('base64url'));
+    const webhook = await call(app.admin, 'POST', '/admin/webhooks', '/admin/webhooks', 201, {
+      body: { name: 'log scan', url: `https://webhook.invalid/api/webhooks/1/${hookToken}`, events: ['player.banned'] },
+    });
+    keep(webhook.body.secret);
+    await call(app.admin, 'GET', '/admin/webhooks', '/admin/webhooks', 200);
+    const banned = (
+      await call(app.admin, 'POST', '/admin/players', '/admin/players', 201, {
+        body: { username: `hook_${randomBytes(3).toString('hex')}` },
+      })
+    ).body as { uid: number };
+    await call(app.admin, 'POST', `/admin/players/${banned.uid}/ban`, '/admin/players/:uid/ban', 200, { body: {} });
+    await eventually(
+      async () =>
+        (await app.sql('SELECT 1 FROM webhook_delivery WHERE attempts > 0 AND last_error IS NOT NULL')).length > 0,
+      'a failed webhook attempt',
+    );
     await call(session, 'PUT', '/admin/me/password', '/admin/me/password', 204, {
       body: { currentPassword: password, newPassword: keep(`new ${password}`) },
     });

@@ -195,6 +195,7 @@ describe('Privacy: export and erase a player', () => {
         plays: 2,
         playsAsRival: 1,
         pendingKicks: 0,
+        webhookDeliveries: 0,
         auditRows: 4,
         player: 1,
       },

@@ -34,6 +34,11 @@ const LOWEST_ROLE: Record<string, Role> = {
   'GET /admin/api-keys': 'admin',
   'PATCH /admin/api-keys/:id': 'admin',
   'POST /admin/api-keys': 'admin',
+  'DELETE /admin/webhooks/:id': 'admin',
+  'GET /admin/webhooks': 'admin',
+  'GET /admin/webhooks/:id/deliveries': 'admin',
+  'PATCH /admin/webhooks/:id': 'admin',
+  'POST /admin/webhooks': 'admin',
   'DELETE /admin/me/tokens/:id': 'read-only',
   'DELETE /admin/me/totp': 'read-only',
   'DELETE /admin/packs/:name': 'admin',
@@ -291,6 +296,7 @@ function walkTable(fx: Fixtures, app: TestApp): Record<string, WalkEntry> {
     return response.body as Record<string, unknown>;
   };
   const get = (path: string): WalkEntry => ({ call: () => ({ method: 'GET', path }), status: 200 });
+  const webhookBody = () => ({ name: uniqueName('w'), url: 'https://webhook.invalid/walk', events: ['player.banned'] });
   return {
     'GET /admin/overview': get('/admin/overview'),
     'GET /admin/players': get('/admin/players'),
@@ -510,6 +516,36 @@ function walkTable(fx: Fixtures, app: TestApp): Record<string, WalkEntry> {
         return { method: 'DELETE', path: `/admin/api-keys/${String(id)}` };
       },
       status: 204,
+    },
+    'GET /admin/webhooks': get('/admin/webhooks'),
+    'POST /admin/webhooks': {
+      call: () => ({
+        method: 'POST',
+        path: '/admin/webhooks',
+        body: { name: uniqueName('walk'), url: 'https://webhook.invalid/walk', events: ['player.banned'] },
+      }),
+      status: 201,
+    },
+    'PATCH /admin/webhooks/:id': {
+      call: async (ctx) => {
+        const id = ctx.allowed ? (await asAdmin('POST', '/admin/webhooks', webhookBody())).id : 1;
+        return { method: 'PATCH', path: `/admin/webhooks/${String(id)}`, body: { events: ['player.unbanned'] } };
+      },
+      status: 200,
+    },
+    'DELETE /admin/webhooks/:id': {
+      call: async (ctx) => {
+        const id = ctx.allowed ? (await asAdmin('POST', '/admin/webhooks', webhookBody())).id : 1;
+        return { method: 'DELETE', path: `/admin/webhooks/${String(id)}` };
+      },
+      status: 204,
+    },
+    'GET /admin/webhooks/:id/deliveries': {
+      call: async (ctx) => {
+        const id = ctx.allowed ? (await asAdmin('POST', '/admin/webhooks', webhookBody())).id : 1;
+        return { method: 'GET', path: `/admin/webhooks/${String(id)}/deliveries` };
+      },
+      status: 200,
     },
     'GET /admin/staff': get('/admin/staff'),
     'GET /admin/staff/:id': get(`/admin/staff/${fx.target.id}`),

@@ -67,6 +67,19 @@ export interface PublicApiKeysChangedEvent {
 }
 
 /**
+ * The first `top` places of these boards may have changed (uploads of the last fraction of a
+ * second): game servers that asked for board updates read them again.
+ */
+export interface BoardsChangedEvent {
+  type: 'boards.changed';
+  /** The ATP board. */
+  atp: boolean;
+  /** The charts' boards. */
+  levelIds: number[];
+  top: number;
+}
+
+/**
  * Events may have been missed: this instance's subscription was down, or an instance published
  * while it could not reach the others (its events went to its own handlers only). Never replayed
  * by the bus; handlers that keep what must not be lost (the kick outbox) read it again. Delivered
@@ -83,6 +96,7 @@ export type ServiceEvent =
   | ChatEvent
   | CatalogChangedEvent
   | PublicApiKeysChangedEvent
+  | BoardsChangedEvent
   | EventsResumedEvent;
 
 export type ServiceEventHandler = (event: ServiceEvent) => void;

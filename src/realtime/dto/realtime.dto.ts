@@ -41,6 +41,12 @@ export class ChatData {
   message!: string;
 }
 
+/** `board_updates` {enabled}: whether this socket wants `board_update` frames (docs/decisions.md "Live board updates"). */
+export class BoardUpdatesData {
+  @Check('isBoolean', (value) => typeof value === 'boolean', 'enabled must be a boolean')
+  enabled!: boolean;
+}
+
 export class OpenConnectionResponse {
   @ApiProperty({ type: String, format: 'uuid', example: '0b0f4bb5-6f0c-4a86-8d7b-2f9c3a6f1e11' })
   connectionId!: string;

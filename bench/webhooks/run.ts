@@ -1,0 +1,294 @@
+/**
+ * Webhooks benchmark (issue 45), one run against one service on PostgreSQL:
+ *   - upload latency with no webhook against 3 webhooks subscribed to every event, in alternating
+ *     rounds of the same run (open loop, RATE uploads a second for SECONDS each): the webhooks are
+ *     switched on and off between rounds (PATCH enabled);
+ *   - delivery after commit: for every delivery the local receiver gets in the latency phase, its
+ *     arrival time minus the event's createdAt (the database's now() of the uploading transaction,
+ *     a little before its commit), p50 / p95 / max; and how long the rounds' backlog took to drain.
+ *
+ *   npm run build && npm run bench:webhooks
+ *
+ * Environment: BENCH_DATABASE_URL (dropped and recreated; its name must contain "bench"), RATE
+ * (100), SECONDS (15), ROUNDS (3 pairs), PLAYERS (200), CHARTS (50), LATENCY_RATE (10 uploads a
+ * second) and LATENCY_SECONDS (20) of the delivery-latency phase, which starts once the outbox is
+ * empty (the rounds queue deliveries faster than one instance sends them). TRIGGERS_ONLY=1: nothing is
+ * sent before a minute after the start (WEBHOOK_POLL_MS=60000), so that the rounds (keep them short:
+ * ROUNDS=1 SECONDS=12) measure the triggers and outbox rows alone; no delivery phase. Prints the results and writes
+ * bench/.out/webhooks.json.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { AdminApi, expectCall } from '../harness/api';
+import { ensureDatabase } from '../harness/database';
+import { BENCH_ADMIN_TOKEN, benchDatabaseUrl, intFromEnv, loadAverage, OUT_DIR, runMain } from '../harness/env';
+import { openLoop, percentile } from '../harness/load';
+import { gameplayRecord } from '../harness/payloads';
+import { startServiceProcess, stopAllChildren, stopChild } from '../harness/process';
+
+const DATABASE_URL = benchDatabaseUrl('rhythmc_bench_webhooks');
+const RATE = intFromEnv('RATE', 100);
+const SECONDS = intFromEnv('SECONDS', 15);
+const ROUNDS = intFromEnv('ROUNDS', 3);
+const PLAYERS = intFromEnv('PLAYERS', 200);
+const CHART_COUNT = intFromEnv('CHARTS', 50);
+const LATENCY_RATE = intFromEnv('LATENCY_RATE', 10);
+const LATENCY_SECONDS = intFromEnv('LATENCY_SECONDS', 20);
+const TRIGGERS_ONLY = process.env.TRIGGERS_ONLY === '1';
+const EVENTS = [
+  'chart.first_place',
+  'player.atp_top',
+  'player.personal_best',
+  'player.banned',
+  'player.unbanned',
+  'play.flagged',
+  'play.voided',
+  'server.offline',
+];
+
+interface Delivery {
+  type: string;
+  phase: string;
+  latencyMs: number;
+}
+
+async function main(): Promise<void> {
+  await ensureDatabase(DATABASE_URL, true);
+  const deliveries: Delivery[] = [];
+  const ids = new Set<string>();
+  let duplicates = 0;
+  /** Deliveries of the latency phase only are timed (the throughput rounds queue on purpose). */
+  let phase = 'rounds';
+  const receiver = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const id = String(request.headers['x-rhythmc-delivery']);
+      const type = String(request.headers['x-rhythmc-event']);
+      const body = JSON.parse(Buffer.concat(chunks).toString()) as {
+        createdAt?: string;
+        embeds?: Array<{ timestamp: string }>;
+      };
+      if (ids.has(id)) duplicates++;
+      ids.add(id);
+      const createdAt = body.createdAt ?? body.embeds?.[0]?.timestamp ?? '';
+      deliveries.push({ type, phase, latencyMs: Date.now() - Date.parse(createdAt) });
+      response.end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+
+  const service = await startServiceProcess({
+    name: 'service',
+    databaseUrl: DATABASE_URL,
+    adminToken: BENCH_ADMIN_TOKEN,
+    log: 'webhooks-service.log',
+    env: {
+      SERVER_TOKEN_TTL_SECONDS: '86400',
+      PLAYER_TOKEN_TTL_SECONDS: '86400',
+      LOG_LEVEL: 'info',
+      WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
+      // TRIGGERS_ONLY=1: the first look for due deliveries comes a minute after the start, after
+      // the rounds, so they measure the outbox writes without the sending.
+      ...(TRIGGERS_ONLY ? { WEBHOOK_POLL_MS: '60000' } : {}),
+    },
+  });
+  try {
+    const base = service.url;
+    const admin = new AdminApi(base, BENCH_ADMIN_TOKEN);
+    await admin.putCharts(
+      Array.from({ length: CHART_COUNT }, (_, i) => ({
+        levelId: i + 1,
+        name: `Chart ${i + 1}`,
+        difficultyConstant: 8 + (i % 8),
+        version: '1',
+        active: true,
+      })),
+    );
+    const created = await admin.createServer(`bench-${randomBytes(4).toString('hex')}`);
+    const login = await expectCall<{ accessToken: string; serverID: number }>(
+      200,
+      base,
+      'POST',
+      '/server/login',
+      created.bootstrapToken,
+      { pluginVersion: 1, pluginSHA: 'bench' },
+    );
+    const sessions: Array<{ uid: number; accessToken: string }> = [];
+    for (let i = 0; i < PLAYERS; i++) {
+      const player = await admin.createPlayer({ username: `wh_${i}_${randomBytes(2).toString('hex')}` });
+      const netToken = await admin.netToken(player.uid);
+      const session = await expectCall<{ accessToken: string }>(200, base, 'POST', '/player/login', login.accessToken, {
+        mode: 'TOKEN',
+        version: 1,
+        authToken: netToken,
+      });
+      sessions.push({ uid: player.uid, accessToken: session.accessToken });
+    }
+    const webhooks: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const webhook = await expectCall<{ id: number }>(201, base, 'POST', '/admin/webhooks', BENCH_ADMIN_TOKEN, {
+        name: `bench ${i}`,
+        url: receiverUrl,
+        events: EVENTS,
+        format: i === 2 ? 'discord' : 'json',
+      });
+      webhooks.push(webhook.id);
+    }
+    const setEnabled = async (enabled: boolean) => {
+      for (const id of webhooks)
+        await expectCall(200, base, 'PATCH', `/admin/webhooks/${id}`, BENCH_ADMIN_TOKEN, { enabled });
+    };
+
+    let clock = Date.now() - 3_000_000;
+    let next = 0;
+    const body = () => {
+      const session = sessions[next++ % sessions.length];
+      // Rising accuracies: most uploads are a personal best, many a first place, some enter the top 10.
+      const acc = Math.min(100, 80 + (next / (RATE * SECONDS * ROUNDS * 2)) * 20 + Math.random() * 2);
+      return JSON.stringify(
+        gameplayRecord({
+          ...session,
+          serverID: login.serverID,
+          levelID: 1 + Math.floor(Math.random() * CHART_COUNT),
+          acc: Math.round(acc * 100) / 100,
+          pass: true,
+          time: (clock += 100),
+        }),
+      );
+    };
+    const round = async (label: string) => {
+      const load = loadAverage();
+      const result = await openLoop({
+        baseUrl: base,
+        rate: RATE,
+        seconds: SECONDS,
+        request: () => ({
+          method: 'POST',
+          path: '/player/upload',
+          headers: { Authorization: `Bearer ${login.accessToken}` },
+          body: body(),
+        }),
+      });
+      const row = {
+        label,
+        requests: result.requests,
+        non200: result.unexpected + result.errors,
+        p50: result.p50,
+        p99: result.p99,
+        max: result.max,
+        loadBefore: load,
+        loadAfter: loadAverage(),
+      };
+      console.log(JSON.stringify(row));
+      return row;
+    };
+
+    await setEnabled(false);
+    await round('warm-up (no webhook)');
+    const rows: Array<Awaited<ReturnType<typeof round>>> = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      // Alternate which goes first, so a drift of the machine's load does not favour one side.
+      for (const on of r % 2 === 0 ? [false, true] : [true, false]) {
+        await setEnabled(on);
+        rows.push(await round(on ? '3 webhooks' : 'none'));
+      }
+    }
+    if (TRIGGERS_ONLY) {
+      const sent = deliveries.length;
+      const queued = await expectCall<{ items: Array<{ pending: number }> }>(
+        200,
+        base,
+        'GET',
+        '/admin/webhooks',
+        BENCH_ADMIN_TOKEN,
+      );
+      const summary = {
+        triggersOnly: true,
+        rate: RATE,
+        seconds: SECONDS,
+        rounds: rows,
+        sentDuringRounds: sent,
+        queued: queued.items.map((item) => item.pending),
+        loadAverage: loadAverage(),
+      };
+      console.log(JSON.stringify(summary, null, 2));
+      mkdirSync(OUT_DIR, { recursive: true });
+      writeFileSync(join(OUT_DIR, 'webhooks-triggers-only.json'), JSON.stringify(summary, null, 2));
+      return;
+    }
+    await setEnabled(true);
+    // Let the outbox drain, then read what is left.
+    const drainStarted = Date.now();
+    let pending = -1;
+    while (Date.now() - drainStarted < 120_000) {
+      const list = await expectCall<{ items: Array<{ pending: number }> }>(
+        200,
+        base,
+        'GET',
+        '/admin/webhooks',
+        BENCH_ADMIN_TOKEN,
+      );
+      pending = list.items.reduce((sum, item) => sum + item.pending, 0);
+      if (pending === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    const drained = { pending, seconds: (Date.now() - drainStarted) / 1000, deliveries: deliveries.length };
+    // Delivery after commit: LATENCY_RATE uploads a second for LATENCY_SECONDS, the outbox empty at the start.
+    phase = 'latency';
+    const latencyRound = await (async () => {
+      const load = loadAverage();
+      const result = await openLoop({
+        baseUrl: base,
+        rate: LATENCY_RATE,
+        seconds: LATENCY_SECONDS,
+        request: () => ({
+          method: 'POST',
+          path: '/player/upload',
+          headers: { Authorization: `Bearer ${login.accessToken}` },
+          body: body(),
+        }),
+      });
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      return { requests: result.requests, p99: result.p99, loadBefore: load, loadAfter: loadAverage() };
+    })();
+    const timed = deliveries.filter((delivery) => delivery.phase === 'latency');
+    const latencies = timed.map((delivery) => delivery.latencyMs).sort((a, b) => a - b);
+    const byType: Record<string, number> = {};
+    for (const delivery of deliveries) byType[delivery.type] = (byType[delivery.type] ?? 0) + 1;
+    const summary = {
+      rate: RATE,
+      seconds: SECONDS,
+      rounds: rows,
+      none: { p99: rows.filter((row) => row.label === 'none').map((row) => row.p99) },
+      webhooks: { p99: rows.filter((row) => row.label === '3 webhooks').map((row) => row.p99) },
+      drained,
+      byType,
+      duplicates,
+      delivery: {
+        rate: LATENCY_RATE,
+        seconds: LATENCY_SECONDS,
+        uploads: latencyRound,
+        count: timed.length,
+        p50: percentile(latencies, 50),
+        p95: percentile(latencies, 95),
+        p99: percentile(latencies, 99),
+        max: latencies[latencies.length - 1] ?? null,
+      },
+      loadAverage: loadAverage(),
+    };
+    console.log(JSON.stringify(summary, null, 2));
+    mkdirSync(OUT_DIR, { recursive: true });
+    writeFileSync(join(OUT_DIR, 'webhooks.json'), JSON.stringify(summary, null, 2));
+  } finally {
+    await stopChild(service);
+    receiver.closeAllConnections();
+    receiver.close();
+  }
+}
+
+runMain(main, stopAllChildren);

@@ -1,0 +1,244 @@
+import { useState } from 'preact/hooks';
+import { api, Page } from '../api';
+import { ErrorBox, Field, Loading, Notice, Pager, SecretOnce, Table, useAction, useLoad } from '../ui';
+
+interface Webhook {
+  id: number;
+  name: string;
+  url: string;
+  events: string[];
+  format: string;
+  atpTop: number;
+  enabled: boolean;
+  disabledReason: string | null;
+  failingSince: string | null;
+  createdAt: string;
+  pending: number;
+  failed: number;
+}
+
+interface Delivery {
+  id: string;
+  type: string;
+  state: string;
+  attempts: number;
+  lastStatus: number | null;
+  lastError: string | null;
+  createdAt: string;
+  nextAttemptAt: string | null;
+  deliveredAt: string | null;
+}
+
+const EVENTS: Array<[string, string]> = [
+  ['chart.first_place', 'a new first place on a chart'],
+  ['player.atp_top', 'a player enters the ATP top N'],
+  ['player.personal_best', 'every personal best (frequent)'],
+  ['player.banned', 'a ban'],
+  ['player.unbanned', 'an unban'],
+  ['play.flagged', 'a play failed a check'],
+  ['play.voided', 'a play voided'],
+  ['server.offline', 'a game server went offline'],
+];
+
+function CreateForm({ onCreated }: { onCreated: (webhook: Webhook & { secret: string }) => void }) {
+  const [name, setName] = useState('');
+  const [url, setUrl] = useState('');
+  const [format, setFormat] = useState('json');
+  const [events, setEvents] = useState<string[]>(['chart.first_place']);
+  const action = useAction();
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void action.run(async () => {
+      const created = await api<Webhook & { secret: string }>('POST', '/admin/webhooks', {
+        body: { name, url, format, events },
+      });
+      setName('');
+      setUrl('');
+      onCreated(created);
+    });
+  };
+  return (
+    <form class="card" onSubmit={submit} aria-label="Register a webhook">
+      <h2>Register a webhook</h2>
+      <p class="muted">
+        Signed JSON (or a Discord message) for each event, retried for 25 hours. Only public addresses are called. The
+        signing secret is shown once.
+      </p>
+      <div class="row wrap">
+        <Field label="Name">
+          <input name="name" value={name} required maxLength={64} onInput={(e) => setName(e.currentTarget.value)} />
+        </Field>
+        <Field label="URL">
+          <input
+            name="url"
+            type="url"
+            value={url}
+            required
+            maxLength={2048}
+            onInput={(e) => setUrl(e.currentTarget.value)}
+          />
+        </Field>
+        <Field label="Format">
+          <select name="format" value={format} onChange={(e) => setFormat(e.currentTarget.value)}>
+            <option value="json">json (signed event)</option>
+            <option value="discord">discord (embed message)</option>
+          </select>
+        </Field>
+      </div>
+      <fieldset class="row wrap">
+        <legend>Events</legend>
+        {EVENTS.map(([type, what]) => (
+          <label key={type}>
+            <input
+              type="checkbox"
+              aria-label={type}
+              checked={events.includes(type)}
+              onChange={(e) =>
+                setEvents(e.currentTarget.checked ? [...events, type] : events.filter((other) => other !== type))
+              }
+            />{' '}
+            {type} <span class="muted">({what})</span>
+          </label>
+        ))}
+      </fieldset>
+      <button type="submit" disabled={action.busy || events.length === 0}>
+        Register
+      </button>
+      <ErrorBox error={action.error} />
+    </form>
+  );
+}
+
+/** A webhook's delivery log, newest first. */
+function Deliveries({ webhook }: { webhook: Webhook }) {
+  const [cursors, setCursors] = useState<string[]>([]);
+  const cursor = cursors[cursors.length - 1];
+  const log = useLoad(
+    () => api<Page<Delivery>>('GET', `/admin/webhooks/${webhook.id}/deliveries`, { query: { limit: 50, cursor } }),
+    [webhook.id, cursor],
+  );
+  return (
+    <div class="card">
+      <h2>Deliveries of {webhook.name}</h2>
+      <button type="button" class="secondary" onClick={log.reload}>
+        Refresh deliveries
+      </button>
+      <ErrorBox error={log.error} />
+      <Loading loading={log.loading && !log.data} />
+      {log.data && (
+        <Table
+          label={`Deliveries of ${webhook.name}`}
+          head={['Delivery', 'Event', 'State', 'Attempts', 'Last status', 'Last error', 'Created', 'Next attempt']}
+        >
+          {log.data.items.map((delivery) => (
+            <tr key={delivery.id}>
+              <td>
+                <code>{delivery.id}</code>
+              </td>
+              <td>{delivery.type}</td>
+              <td>{delivery.state}</td>
+              <td>{delivery.attempts}</td>
+              <td>{delivery.lastStatus ?? '–'}</td>
+              <td>{delivery.lastError ?? ''}</td>
+              <td>{delivery.createdAt}</td>
+              <td>{delivery.nextAttemptAt ?? ''}</td>
+            </tr>
+          ))}
+        </Table>
+      )}
+      <Pager
+        cursor={log.data?.nextCursor ?? null}
+        atFirst={cursors.length === 0}
+        onFirst={() => setCursors([])}
+        onNext={() => log.data?.nextCursor && setCursors([...cursors, log.data.nextCursor])}
+      />
+    </div>
+  );
+}
+
+export function WebhooksPage() {
+  const list = useLoad(() => api<{ items: Webhook[] }>('GET', '/admin/webhooks'), []);
+  const action = useAction();
+  const [secret, setSecret] = useState<{ label: string; value: string } | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const [shown, setShown] = useState<number | null>(null);
+  const setEnabled = (webhook: Webhook, enabled: boolean) =>
+    action.run(async () => {
+      await api('PATCH', `/admin/webhooks/${webhook.id}`, { body: { enabled } });
+      setDone(`${enabled ? 'Turned on' : 'Paused'} ${webhook.name}.`);
+      list.reload();
+    });
+  const remove = (webhook: Webhook) =>
+    action.run(async () => {
+      if (!confirm(`Delete ${webhook.name} with its delivery log? Deliveries not yet sent are dropped.`)) return;
+      await api('DELETE', `/admin/webhooks/${webhook.id}`);
+      setDone(`Deleted ${webhook.name}.`);
+      if (shown === webhook.id) setShown(null);
+      list.reload();
+    });
+  const shownWebhook = list.data?.items.find((webhook) => webhook.id === shown) ?? null;
+  return (
+    <section>
+      <h1>Webhooks</h1>
+      {done && <Notice>{done}</Notice>}
+      {secret && <SecretOnce label={secret.label} value={secret.value} onDone={() => setSecret(null)} />}
+      <ErrorBox error={action.error} />
+      <CreateForm
+        onCreated={(created) => {
+          setDone(`Registered ${created.name} (id ${created.id}): give the signing secret to the receiver now.`);
+          setSecret({ label: `Signing secret of ${created.name}`, value: created.secret });
+          list.reload();
+        }}
+      />
+      <div class="row wrap">
+        <button type="button" class="secondary" onClick={list.reload}>
+          Refresh
+        </button>
+      </div>
+      <ErrorBox error={list.error} />
+      <Loading loading={list.loading && !list.data} />
+      {list.data && (
+        <Table
+          label="Webhooks"
+          head={['ID', 'Name', 'Format', 'Events', 'State', 'Pending', 'Given up', 'Failing since', '']}
+        >
+          {list.data.items.map((webhook) => (
+            <tr key={`${webhook.id}:${String(webhook.enabled)}`}>
+              <td>{webhook.id}</td>
+              <td>{webhook.name}</td>
+              <td>{webhook.format}</td>
+              <td>{webhook.events.join(' ')}</td>
+              <td>
+                {webhook.enabled ? (
+                  <span class="badge on">on</span>
+                ) : (
+                  <span class="badge off">{webhook.disabledReason ? `off: ${webhook.disabledReason}` : 'paused'}</span>
+                )}
+              </td>
+              <td>{webhook.pending}</td>
+              <td>{webhook.failed}</td>
+              <td>{webhook.failingSince ?? ''}</td>
+              <td>
+                <button type="button" class="secondary" onClick={() => setShown(webhook.id)}>
+                  Deliveries
+                </button>
+                <button
+                  type="button"
+                  class="secondary"
+                  disabled={action.busy}
+                  onClick={() => void setEnabled(webhook, !webhook.enabled)}
+                >
+                  {webhook.enabled ? 'Pause' : 'Turn on'}
+                </button>
+                <button type="button" class="danger" disabled={action.busy} onClick={() => void remove(webhook)}>
+                  Delete
+                </button>
+              </td>
+            </tr>
+          ))}
+        </Table>
+      )}
+      {shownWebhook && <Deliveries key={shownWebhook.id} webhook={shownWebhook} />}
+    </section>
+  );
+}

@@ -1,0 +1,42 @@
+import ipaddr from 'ipaddr.js';
+
+/**
+ * Which addresses a webhook delivery may connect to (docs/decisions.md "Webhooks"): only public
+ * unicast ones. Private, loopback, link-local (the cloud metadata address 169.254.169.254 among
+ * them), unique-local, carrier-grade NAT, multicast, reserved and unspecified addresses are refused
+ * unless they fall in a range the operator allowed (WEBHOOK_ALLOWED_NETWORKS). The check runs on
+ * the address the connection is about to use (webhook-sender.ts), so a name that resolves to a
+ * public address when the webhook is saved and to a private one later (DNS rebinding) is refused.
+ */
+export interface AddressPolicy {
+  /** Ranges the operator allowed although they are not public (CIDR, parsed at boot). */
+  readonly allowed: ReadonlyArray<[ipaddr.IPv4 | ipaddr.IPv6, number]>;
+}
+
+/** Parses WEBHOOK_ALLOWED_NETWORKS entries (`127.0.0.0/8`, `::1/128`, `10.1.2.3`); throws naming the bad one. */
+export function parseAllowedNetworks(entries: readonly string[]): AddressPolicy['allowed'] {
+  return entries.map((entry) => {
+    try {
+      return entry.includes('/')
+        ? ipaddr.parseCIDR(entry)
+        : ipaddr.parseCIDR(`${entry}/${ipaddr.parse(entry).kind() === 'ipv4' ? 32 : 128}`);
+    } catch {
+      throw new Error(`"${entry}" is not an IP address or CIDR range`);
+    }
+  });
+}
+
+/** The reason an address is refused, or null when a delivery may connect to it. */
+export function refusedAddress(address: string, policy: AddressPolicy): string | null {
+  if (!ipaddr.isValid(address)) return `${address} is not an IP address`;
+  let parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress())
+    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  for (const [range, bits] of policy.allowed) {
+    if (range.kind() === parsed.kind() && (parsed as ipaddr.IPv4).match(range as ipaddr.IPv4, bits)) return null;
+  }
+  const kind = parsed.range();
+  return kind === 'unicast'
+    ? null
+    : `${parsed.toString()} is a ${kind} address (WEBHOOK_ALLOWED_NETWORKS does not allow it)`;
+}

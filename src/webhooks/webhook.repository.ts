@@ -1,0 +1,199 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { WebhookDeliveryEntity } from './entities/webhook-delivery.entity';
+import { WebhookEntity } from './entities/webhook.entity';
+
+/** A delivery claimed for one attempt, with what sending it needs of its webhook. */
+export interface ClaimedDelivery {
+  id: string;
+  webhookId: number;
+  eventId: string;
+  eventType: string;
+  payload: Record<string, unknown>;
+  attempts: number;
+  createdAt: Date;
+  url: string;
+  secret: string;
+  format: string;
+}
+
+export type WebhookChanges = Partial<Pick<WebhookEntity, 'name' | 'url' | 'events' | 'format' | 'atpTop' | 'enabled'>>;
+
+/** The webhooks and their outbox (webhook_delivery). */
+@Injectable()
+export class WebhookRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  private get webhooks() {
+    return this.dataSource.getRepository(WebhookEntity);
+  }
+
+  insert(
+    webhook: Pick<WebhookEntity, 'name' | 'url' | 'events' | 'format' | 'atpTop' | 'secret'>,
+  ): Promise<WebhookEntity> {
+    return this.webhooks.save(this.webhooks.create({ ...webhook, enabled: true }));
+  }
+
+  findById(id: number): Promise<WebhookEntity | null> {
+    return this.webhooks.findOne({ where: { id } });
+  }
+
+  listAll(): Promise<WebhookEntity[]> {
+    return this.webhooks.find({ order: { id: 'ASC' } });
+  }
+
+  /** Applies the changes; turning a webhook on clears why it was off and its failure streak. */
+  async update(id: number, changes: WebhookChanges): Promise<WebhookEntity | null> {
+    const set: Partial<WebhookEntity> = { ...changes };
+    if (changes.enabled === true) Object.assign(set, { disabledReason: null, failingSince: null });
+    if (Object.keys(set).length > 0) await this.webhooks.update({ id }, set);
+    return this.findById(id);
+  }
+
+  async remove(id: number): Promise<boolean> {
+    const result = await this.webhooks.delete({ id });
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** Writes an event for every enabled webhook that wants it, inside the caller's transaction. */
+  async enqueue(
+    type: string,
+    eventId: string,
+    payload: Record<string, unknown>,
+    manager: EntityManager,
+  ): Promise<void> {
+    await manager.query('SELECT rhythmc_webhook_enqueue($1, $2, $3)', [type, eventId, payload]);
+  }
+
+  /**
+   * Takes up to `limit` due deliveries of enabled webhooks for one attempt: counts the attempt and
+   * moves the next one `leaseMs` ahead, so that an instance that dies mid-attempt leaves the row
+   * to be taken again later, and no other instance takes it meanwhile (SKIP LOCKED: instances
+   * claiming together take different rows).
+   */
+  claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+    return this.dataSource.query<ClaimedDelivery[]>(
+      `WITH due AS (
+         SELECT d.id FROM webhook_delivery d JOIN webhook w ON w.id = d.webhook_id
+          WHERE d.state = 'pending' AND d.next_attempt_at <= now() AND w.enabled
+          ORDER BY d.next_attempt_at LIMIT $1
+          FOR UPDATE OF d SKIP LOCKED
+       ), claimed AS (
+         UPDATE webhook_delivery d SET attempts = d.attempts + 1, next_attempt_at = now() + make_interval(secs => $2::double precision / 1000)
+           FROM due WHERE d.id = due.id
+         RETURNING d.id, d.webhook_id, d.event_id, d.event_type, d.payload, d.attempts, d.created_at
+       )
+       SELECT c.id, c.webhook_id AS "webhookId", c.event_id AS "eventId", c.event_type AS "eventType", c.payload,
+              c.attempts, c.created_at AS "createdAt", w.url, w.secret, w.format
+         FROM claimed c JOIN webhook w ON w.id = c.webhook_id`,
+      [limit, leaseMs],
+    );
+  }
+
+  /** The attempt succeeded: the delivery is done and its webhook's failure streak ends (one statement). */
+  async markDelivered(id: string, status: number): Promise<void> {
+    await this.dataSource.query(
+      `WITH done AS (
+         UPDATE webhook_delivery SET state = 'delivered', delivered_at = now(), last_status = $2, last_error = NULL
+          WHERE id = $1 RETURNING webhook_id
+       )
+       UPDATE webhook w SET failing_since = NULL FROM done WHERE w.id = done.webhook_id AND w.failing_since IS NOT NULL`,
+      [id, status],
+    );
+  }
+
+  /**
+   * The attempt failed: the next one at `retryInMs`, or none (`giveUp`: state failed). Starts the
+   * webhook's failure streak when none runs. Returns when that streak started.
+   */
+  async markFailed(
+    id: string,
+    webhookId: number,
+    failure: { status: number | null; error: string },
+    retryInMs: number | null,
+  ): Promise<Date> {
+    return this.dataSource.transaction(async (manager) => {
+      await manager.query(
+        `UPDATE webhook_delivery SET last_status = $2, last_error = $3,
+                state = CASE WHEN $4::double precision IS NULL THEN 'failed' ELSE 'pending' END,
+                next_attempt_at = CASE WHEN $4::double precision IS NULL THEN next_attempt_at
+                                       ELSE now() + make_interval(secs => $4::double precision / 1000) END
+          WHERE id = $1`,
+        [id, failure.status, failure.error.slice(0, 256), retryInMs],
+      );
+      const rows = await manager.query<Array<{ failing_since: Date }>>(
+        // A CTE so that the statement is a SELECT: TypeORM answers an UPDATE … RETURNING as [rows, count].
+        `WITH marked AS (UPDATE webhook SET failing_since = coalesce(failing_since, now()) WHERE id = $1 RETURNING failing_since)
+         SELECT failing_since FROM marked`,
+        [webhookId],
+      );
+      return rows[0]?.failing_since ?? new Date();
+    });
+  }
+
+  /**
+   * Turns off a webhook failing since before `before`; true when this call did (an instance
+   * racing another one turns it off once).
+   */
+  async disableFailing(webhookId: number, before: Date, reason: string, manager: EntityManager): Promise<boolean> {
+    const rows = await manager.query<unknown[]>(
+      `WITH turned AS (UPDATE webhook SET enabled = false, disabled_reason = $3
+        WHERE id = $1 AND enabled AND failing_since IS NOT NULL AND failing_since <= $2 RETURNING id)
+       SELECT id FROM turned`,
+      [webhookId, before, reason],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * Server sessions whose token expired within the last `windowMs` without the session being
+   * ended (the server stopped refreshing): `server.offline`, under the session's id as the event
+   * id, so the trigger of a later logout and a second sweep add nothing.
+   */
+  async sweepExpiredServerSessions(windowMs: number): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO webhook_delivery (webhook_id, event_id, event_type, payload)
+       SELECT w.id, s.id, 'server.offline',
+              jsonb_build_object('server', jsonb_build_object('id', g.id, 'name', g.name), 'reason', 'expired', 'sessionId', s.id)
+         FROM server_session s JOIN game_server g ON g.id = s.server_id
+         JOIN webhook w ON w.enabled AND 'server.offline' = ANY (w.events) AND w.created_at <= s.token_expires_at
+        WHERE s.ended_at IS NULL AND s.token_expires_at <= now()
+          AND s.token_expires_at > now() - make_interval(secs => $1::double precision / 1000)
+       ON CONFLICT (webhook_id, event_id) DO NOTHING`,
+      [windowMs],
+    );
+  }
+
+  /** A webhook's deliveries, newest first, after the delivery `after` (a cursor). */
+  listDeliveries(
+    webhookId: number,
+    filters: { state?: string },
+    after: string | undefined,
+    limit: number,
+  ): Promise<WebhookDeliveryEntity[]> {
+    const query = this.dataSource
+      .getRepository(WebhookDeliveryEntity)
+      .createQueryBuilder('d')
+      .where('d.webhook_id = :webhookId', { webhookId })
+      .orderBy('d.created_at', 'DESC')
+      .addOrderBy('d.id', 'DESC')
+      .limit(limit);
+    if (filters.state !== undefined) query.andWhere('d.state = :state', { state: filters.state });
+    if (after !== undefined)
+      query.andWhere('(d.created_at, d.id) < (SELECT a.created_at, a.id FROM webhook_delivery a WHERE a.id = :after)', {
+        after,
+      });
+    return query.getMany();
+  }
+
+  /** Deliveries of every webhook by state (for the metrics and the list). */
+  async countsByWebhook(): Promise<Map<number, Record<string, number>>> {
+    const rows = await this.dataSource.query<Array<{ webhook_id: number; state: string; n: string }>>(
+      'SELECT webhook_id, state, count(*) AS n FROM webhook_delivery GROUP BY webhook_id, state',
+    );
+    const counts = new Map<number, Record<string, number>>();
+    for (const row of rows) counts.set(row.webhook_id, { ...counts.get(row.webhook_id), [row.state]: Number(row.n) });
+    return counts;
+  }
+}

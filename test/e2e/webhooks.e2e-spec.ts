@@ -1,0 +1,605 @@
+import { createServer, IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createPlayer, onlinePlayer, TestPlayerSession } from '../factories/player.factory';
+import { onlineServer, TestServerSession } from '../factories/server.factory';
+import { defineCharts, gameplayPayload } from '../factories/upload.factory';
+import { multiInstanceAvailable, startTestApp, TestApp } from '../support/test-app';
+import { eventually, sleep } from '../support/wait';
+import { WsClient } from '../support/ws-client';
+import { sendDelivery } from '../../src/webhooks/webhook-sender';
+import { verifyDelivery } from '../../src/webhooks/webhook-signature';
+
+/**
+ * Outgoing webhooks (issue #45; docs/decisions.md "Webhooks") against a real HTTP receiver started
+ * here: the signature a receiver checks, events written in the transaction of their change (a
+ * ban, an unban, uploads through the triggers, a void), retries after 500s and timeouts with the
+ * same delivery id, the refused addresses (loopback is allowed for these tests through
+ * WEBHOOK_ALLOWED_NETWORKS, the operator setting, except where a test asks for the default), the
+ * Discord preset's shape, an outage of the receiver, the delivery log, the secret shown once, and
+ * two instances sharing one outbox.
+ */
+
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+  json: Record<string, any>;
+  at: number;
+}
+
+type Behaviour = (request: Received, response: ServerResponse) => void;
+
+/** A receiver on 127.0.0.1: records every request, answers as `behave` says (200 by default). */
+class Receiver {
+  readonly received: Received[] = [];
+  behave: Behaviour = (_request, response) => response.end('ok');
+  private server: Server | null = null;
+  port = 0;
+
+  async start(port = 0): Promise<void> {
+    this.server = createServer((request: IncomingMessage, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const body = Buffer.concat(chunks).toString();
+        const entry = { headers: request.headers, body, json: JSON.parse(body) as Record<string, any>, at: Date.now() };
+        this.received.push(entry);
+        this.behave(entry, response);
+      });
+    });
+    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+  }
+
+  url(path = '/hook'): string {
+    return `http://127.0.0.1:${this.port}${path}`;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = null;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  of(type: string): Received[] {
+    return this.received.filter((entry) => entry.headers['x-rhythmc-event'] === type);
+  }
+}
+
+const FAST = {
+  WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
+  WEBHOOK_POLL_MS: '50',
+  WEBHOOK_RETRY_BASE_MS: '100',
+  WEBHOOK_TIMEOUT_SECONDS: '1',
+};
+
+let clock = Date.now() - 3_600_000;
+const nextTime = () => (clock += 1_000);
+
+async function upload(
+  app: TestApp,
+  server: TestServerSession,
+  player: TestPlayerSession,
+  levelID: number,
+  overrides: Record<string, unknown> = {},
+): Promise<void> {
+  const payload = gameplayPayload(levelID, nextTime(), overrides);
+  const response = await app.http.post(
+    '/player/upload',
+    {
+      player: { playerUID: player.uid, accessToken: player.accessToken, timestamp: payload.time + 250 },
+      server: { serverID: server.serverID, serverName: server.body.serverName as string, country: 'DE' },
+      payload,
+    },
+    { token: server.accessToken },
+  );
+  if (response.status !== 200) throw new Error(`upload: ${response.status} ${response.text}`);
+}
+
+async function register(
+  app: TestApp,
+  body: { url: string; events: string[]; format?: string; atpTop?: number; name?: string },
+): Promise<{ id: number; secret: string }> {
+  const response = await app.admin.post('/admin/webhooks', { name: 'test', ...body });
+  if (response.status !== 201) throw new Error(`register: ${response.status} ${response.text}`);
+  return response.body as { id: number; secret: string };
+}
+
+const deliveries = async (app: TestApp, id: number) =>
+  (await app.admin.get(`/admin/webhooks/${id}/deliveries`)).body.items as Array<Record<string, any>>;
+
+describe('Webhooks', () => {
+  let app: TestApp;
+  let receiver: Receiver;
+  let server: TestServerSession;
+
+  beforeAll(async () => {
+    receiver = new Receiver();
+    await receiver.start();
+    app = await startTestApp({ env: FAST });
+    server = await onlineServer(app);
+    await defineCharts(app, [801, 802, 803]);
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await receiver?.stop();
+  });
+
+  beforeEach(async () => {
+    receiver.received.length = 0;
+    receiver.behave = (_request, response) => response.end('ok');
+    await app.sql('DELETE FROM webhook');
+  });
+
+  it('shows the secret once, never in the list or the audit log, and refuses bad bodies with 400', async () => {
+    const created = await app.admin.post('/admin/webhooks', {
+      name: 'ops',
+      url: receiver.url(),
+      events: ['player.banned', 'player.unbanned'],
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({
+      id: expect.any(Number),
+      name: 'ops',
+      url: receiver.url(),
+      events: ['player.banned', 'player.unbanned'],
+      format: 'json',
+      atpTop: 10,
+      enabled: true,
+      disabledReason: null,
+      failingSince: null,
+      createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/),
+      pending: 0,
+      failed: 0,
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/),
+    });
+    const secret = created.body.secret as string;
+    const list = await app.admin.get('/admin/webhooks');
+    expect(list.status).toBe(200);
+    expect(list.text).not.toContain(secret);
+    expect(list.body.items).toHaveLength(1);
+    const audit = await app.sql<{ action: string; summary: unknown }>(
+      'SELECT action, summary FROM admin_audit WHERE target = $1 ORDER BY id',
+      [`webhook:${created.body.id}`],
+    );
+    expect(audit).toEqual([
+      {
+        action: 'webhook.create',
+        summary: { name: 'ops', events: ['player.banned', 'player.unbanned'], urlChanged: true },
+      },
+    ]);
+    expect(JSON.stringify(audit)).not.toContain(secret);
+
+    for (const [body, message] of [
+      [{ name: 'x', url: 'ftp://example.com/', events: ['player.banned'] }, /^url must be an http or https URL/],
+      [{ name: 'x', url: 'https://user:pw@example.com/', events: ['player.banned'] }, /without user or password/],
+      [{ name: 'x', url: 'https://example.com/', events: ['player.nope'] }, /^events must be a non-empty list/],
+      [{ name: 'x', url: 'https://example.com/', events: [] }, /^events must be a non-empty list/],
+      [
+        { name: 'x', url: 'https://example.com/', events: ['player.banned'], format: 'slack' },
+        /^format must be one of/,
+      ],
+      [
+        { name: 'x', url: 'https://example.com/', events: ['player.banned'], secret: 'mine' },
+        /secret should not exist/,
+      ],
+    ] as const) {
+      const response = await app.admin.post('/admin/webhooks', body);
+      expect(response.status).toBe(400);
+      expect(response.body.error).toBe('BAD_REQUEST');
+      expect(String(response.body.message)).toMatch(message);
+    }
+    expect(await app.sql('SELECT id FROM webhook')).toHaveLength(1);
+    expect((await app.admin.request('PATCH', '/admin/webhooks/999999', { body: { name: 'y' } })).status).toBe(404);
+    expect((await app.admin.delete('/admin/webhooks/999999')).status).toBe(404);
+    expect((await app.admin.get('/admin/webhooks/999999/deliveries')).status).toBe(404);
+  });
+
+  it('signs a ban and an unban, written with the change; the receiver verifies and dedupes on the delivery id', async () => {
+    const { id, secret } = await register(app, { url: receiver.url(), events: ['player.banned', 'player.unbanned'] });
+    const player = await createPlayer(app);
+    expect((await app.admin.post(`/admin/players/${player.uid}/ban`, { reason: 'cheating' })).status).toBe(200);
+    expect((await app.admin.delete(`/admin/players/${player.uid}/ban`)).status).toBe(204);
+    // A second unban lifts nothing: no event.
+    expect((await app.admin.delete(`/admin/players/${player.uid}/ban`)).status).toBe(204);
+    await eventually(() => receiver.received.length >= 2, 'two deliveries');
+    await sleep(300);
+    expect(receiver.received.map((entry): unknown => entry.json.type)).toEqual(['player.banned', 'player.unbanned']);
+    const [banned, unbanned] = receiver.received;
+    const now = Math.floor(Date.now() / 1000);
+    for (const entry of [banned, unbanned]) {
+      const headers = {
+        signature: entry.headers['x-rhythmc-signature'] as string,
+        timestamp: entry.headers['x-rhythmc-timestamp'] as string,
+      };
+      expect(verifyDelivery(secret, headers, entry.body, now)).toBe(true);
+      // Tampered body, wrong secret, a replay an hour later: refused.
+      expect(verifyDelivery(secret, headers, entry.body.replace('"', ' "'), now)).toBe(false);
+      expect(verifyDelivery(`${secret}x`, headers, entry.body, now)).toBe(false);
+      expect(verifyDelivery(secret, headers, entry.body, now + 3_600)).toBe(false);
+      expect(entry.headers['x-rhythmc-delivery']).toBe(entry.json.id);
+      expect(entry.headers['content-type']).toBe('application/json');
+    }
+    expect(banned.json).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      eventId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      type: 'player.banned',
+      createdAt: expect.stringMatching(/Z$/),
+      data: { player: { uid: player.uid, username: player.username }, reason: 'cheating', until: null },
+    });
+    expect(unbanned.json.data).toEqual({ player: { uid: player.uid, username: player.username } });
+    const log = await deliveries(app, id);
+    expect(log.map((row): unknown[] => [row.type, row.state, row.attempts, row.lastStatus, row.lastError])).toEqual([
+      ['player.unbanned', 'delivered', 1, 200, null],
+      ['player.banned', 'delivered', 1, 200, null],
+    ]);
+  });
+
+  it('writes nothing when the change rolls back, and nothing for an event the webhook did not ask for', async () => {
+    await register(app, { url: receiver.url(), events: ['player.unbanned'] });
+    expect((await app.admin.post('/admin/players/987654321/ban', { reason: 'x' })).status).toBe(404);
+    const player = await createPlayer(app);
+    expect((await app.admin.post(`/admin/players/${player.uid}/ban`, {})).status).toBe(200);
+    await sleep(500);
+    expect(receiver.received).toEqual([]);
+    expect(await app.sql('SELECT id FROM webhook_delivery')).toEqual([]);
+  });
+
+  it('reports personal bests, first places, flagged and voided plays from uploads and reviews', async () => {
+    await register(app, {
+      url: receiver.url(),
+      events: ['player.personal_best', 'chart.first_place', 'play.flagged', 'play.voided', 'player.atp_top'],
+      atpTop: 2,
+    });
+    const alice = await onlinePlayer(app, server);
+    const bob = await onlinePlayer(app, server);
+    await upload(app, server, alice, 801, { acc: 95 });
+    await upload(app, server, bob, 801, { acc: 97 });
+    await upload(app, server, alice, 801, { acc: 96 }); // a best, not first
+    await upload(app, server, alice, 801, { acc: 90 }); // not a best: nothing
+    await eventually(() => receiver.of('player.personal_best').length >= 3, 'three personal bests');
+    await eventually(() => receiver.of('chart.first_place').length >= 2, 'two first places');
+    await sleep(300);
+    expect(
+      receiver.of('player.personal_best').map((entry): unknown[] => [entry.json.data.player.uid, entry.json.data.acc]),
+    ).toEqual(
+      expect.arrayContaining([
+        [alice.uid, 95],
+        [bob.uid, 97],
+        [alice.uid, 96],
+      ]),
+    );
+    expect(receiver.of('player.personal_best')).toHaveLength(3);
+    const firsts = receiver.of('chart.first_place').map((entry): unknown => entry.json.data);
+    expect(firsts).toEqual([
+      {
+        player: { uid: alice.uid, username: alice.username },
+        chart: { levelId: 801, name: 'Chart 801' },
+        acc: 95,
+        playId: expect.any(String),
+        previous: null,
+      },
+      {
+        player: { uid: bob.uid, username: bob.username },
+        chart: { levelId: 801, name: 'Chart 801' },
+        acc: 97,
+        playId: expect.any(String),
+        previous: { player: { uid: alice.uid, username: alice.username }, acc: 95 },
+      },
+    ]);
+    // Both entered the top 2 of ATP on their first counted play.
+    expect(
+      receiver.of('player.atp_top').map((entry): unknown[] => [entry.json.data.player.uid, entry.json.data.top]),
+    ).toEqual([
+      [alice.uid, 2],
+      [bob.uid, 2],
+    ]);
+
+    // A play in the future fails a check: flagged, not a best.
+    receiver.received.length = 0;
+    await upload(app, server, alice, 802, { time: Date.now() + 3_600_000 });
+    await eventually(() => receiver.of('play.flagged').length === 1, 'a flagged play');
+    const flagged = receiver.of('play.flagged')[0].json.data;
+    expect(flagged.flags.length).toBeGreaterThan(0);
+    expect(flagged.player).toEqual({ uid: alice.uid, username: alice.username });
+    const voided = await app.admin.post(`/admin/plays/${flagged.playId as string}/void`, { reason: 'too early' });
+    expect(voided.status).toBe(200);
+    await eventually(() => receiver.of('play.voided').length === 1, 'a voided play');
+    expect(receiver.of('play.voided')[0].json.data).toMatchObject({ playId: flagged.playId, reason: 'too early' });
+    await sleep(300);
+    expect(receiver.of('player.personal_best')).toEqual([]);
+  });
+
+  it('retries after 500s and a timeout under the same delivery id, and logs each failure', async () => {
+    const { id } = await register(app, { url: receiver.url(), events: ['player.banned'] });
+    let calls = 0;
+    receiver.behave = (_request, response) => {
+      calls++;
+      if (calls <= 2) {
+        response.statusCode = 500;
+        response.end('no');
+      } else if (calls === 3) {
+        setTimeout(() => response.end('late'), 2_500); // past WEBHOOK_TIMEOUT_SECONDS (1)
+      } else response.end('ok');
+    };
+    const player = await createPlayer(app);
+    await app.admin.post(`/admin/players/${player.uid}/ban`, {});
+    await eventually(
+      async () => (await deliveries(app, id))[0]?.state === 'delivered',
+      'delivered after retries',
+      20_000,
+    );
+    const [row] = await deliveries(app, id);
+    expect(row).toMatchObject({ state: 'delivered', attempts: 4, lastStatus: 200, lastError: null });
+    const ids = new Set(receiver.received.map((entry) => entry.headers['x-rhythmc-delivery']));
+    expect(ids).toEqual(new Set([row.id]));
+    // Each attempt signed afresh; the gaps grow (100 ms base, doubling).
+    const timestamps = receiver.received.map((entry) => entry.at);
+    expect(timestamps[2] - timestamps[1]).toBeGreaterThanOrEqual(timestamps[1] - timestamps[0] - 50);
+
+    receiver.behave = (_request, response) => {
+      response.statusCode = 503;
+      response.end();
+    };
+    await app.admin.post(`/admin/players/${player.uid}/ban`, {});
+    await eventually(async () => (await deliveries(app, id))[0]?.attempts >= 2, 'two failed attempts');
+    const [failing] = await deliveries(app, id);
+    expect(failing).toMatchObject({ state: 'pending', lastStatus: 503, lastError: 'HTTP 503' });
+    expect((await app.admin.get('/admin/webhooks')).body.items[0].failingSince).toEqual(expect.any(String));
+  });
+
+  it('erasing a player deletes the deliveries that name them, and only those', async () => {
+    const { id } = await register(app, { url: receiver.url(), events: ['player.banned'] });
+    const erased = await createPlayer(app);
+    const other = await createPlayer(app);
+    for (const player of [erased, other]) await app.admin.post(`/admin/players/${player.uid}/ban`, {});
+    await eventually(
+      async () => (await deliveries(app, id)).filter((row) => row.state === 'delivered').length === 2,
+      'two deliveries',
+    );
+    expect((await app.admin.post(`/admin/players/${erased.uid}/erase`, { confirm: erased.username })).status).toBe(200);
+    expect((await deliveries(app, id)).map((row): unknown => row.data.player.uid)).toEqual([other.uid]);
+  });
+
+  it('delivers the Discord preset as an embed message, names escaped', async () => {
+    await register(app, { url: receiver.url(), events: ['player.banned'], format: 'discord' });
+    const player = await createPlayer(app, { username: `x_${Date.now() % 100000}` });
+    await app.admin.post(`/admin/players/${player.uid}/ban`, { reason: '@everyone *bold*' });
+    await eventually(() => receiver.received.length === 1, 'a Discord message');
+    const message = receiver.received[0].json;
+    expect(message).toEqual({
+      username: 'rhythmc',
+      allowed_mentions: { parse: [] },
+      embeds: [
+        {
+          title: 'Player banned',
+          description: `**${player.username.replace(/_/g, '\\_')}**: \\@everyone \\*bold\\*`,
+          color: 0xe74c3c,
+          timestamp: expect.stringMatching(/Z$/),
+          footer: { text: `player.banned · ${receiver.received[0].headers['x-rhythmc-delivery'] as string}` },
+          fields: [],
+        },
+      ],
+    });
+  });
+
+  it('loses nothing while the receiver is down and delivers each event once it is back', async () => {
+    const { id } = await register(app, { url: receiver.url(), events: ['player.banned'] });
+    const port = receiver.port;
+    await receiver.stop();
+    const players = await Promise.all([1, 2, 3, 4, 5].map(() => createPlayer(app)));
+    for (const player of players) await app.admin.post(`/admin/players/${player.uid}/ban`, {});
+    await eventually(
+      async () =>
+        (await deliveries(app, id)).every((row) => row.attempts >= 2 && /connection failed/.test(row.lastError)),
+      'failed attempts while down',
+    );
+    await receiver.start(port);
+    await eventually(
+      async () => (await deliveries(app, id)).every((row) => row.state === 'delivered'),
+      'all delivered after the outage',
+      30_000,
+    );
+    await sleep(500);
+    const uids = receiver.received.map((entry) => entry.json.data.player.uid as number);
+    expect(uids.sort()).toEqual(players.map((player) => player.uid).sort());
+    expect(new Set(receiver.received.map((entry): unknown => entry.json.id)).size).toBe(5);
+  });
+
+  it('turns off a webhook failing too long, with an audit row, and keeps its deliveries for when it is on again', async () => {
+    const strict = await startTestApp({ env: { ...FAST, WEBHOOK_DISABLE_AFTER_SECONDS: '1' } });
+    try {
+      const { id } = await register(strict, { url: receiver.url(), events: ['player.banned'] });
+      receiver.behave = (_request, response) => {
+        response.statusCode = 500;
+        response.end();
+      };
+      const player = await createPlayer(strict);
+      await strict.admin.post(`/admin/players/${player.uid}/ban`, {});
+      await eventually(
+        async () => (await strict.admin.get('/admin/webhooks')).body.items[0].enabled === false,
+        'turned off',
+      );
+      const [webhook] = (await strict.admin.get('/admin/webhooks')).body.items;
+      expect(webhook.disabledReason).toMatch(/^every attempt failed for over 1 s \(last: HTTP 500\)$/);
+      expect(
+        await strict.sql("SELECT action, target, actor FROM admin_audit WHERE action = 'webhook.disable'"),
+      ).toEqual([{ action: 'webhook.disable', target: `webhook:${id}`, actor: 'service' }]);
+      receiver.behave = (_request, response) => response.end('ok');
+      const attempts = receiver.received.length;
+      await sleep(500);
+      expect(receiver.received.length).toBe(attempts);
+      expect((await strict.admin.request('PATCH', `/admin/webhooks/${id}`, { body: { enabled: true } })).status).toBe(
+        200,
+      );
+      await eventually(async () => (await deliveries(strict, id))[0]?.state === 'delivered', 'delivered when on again');
+    } finally {
+      await strict.close();
+    }
+  });
+});
+
+describe('Webhook addresses', () => {
+  let receiver: Receiver;
+
+  beforeAll(async () => {
+    receiver = new Receiver();
+    await receiver.start();
+  });
+  afterAll(() => receiver.stop());
+
+  it('refuses private, loopback, link-local and metadata addresses unless allowed, by literal and by name', async () => {
+    const none = { allowed: [] };
+    for (const url of [
+      receiver.url(),
+      `http://localhost:${receiver.port}/hook`,
+      'http://169.254.169.254/latest/meta-data/',
+      'http://10.0.0.1/',
+      'http://192.168.1.1/',
+      'http://[::1]/',
+      'http://[::ffff:127.0.0.1]/',
+      'http://100.100.100.200/',
+      'http://0.0.0.0/',
+    ]) {
+      const result = await sendDelivery(url, {}, '{}', none, 1_000);
+      expect({ url, ok: result.ok, error: result.error }).toEqual({
+        url,
+        ok: false,
+        error: expect.stringMatching(/^refused: /),
+      });
+    }
+    expect(receiver.received).toEqual([]);
+  });
+
+  it('refuses a URL naming a private address at registration, with the default setting', async () => {
+    const app = await startTestApp({ env: { WEBHOOK_POLL_MS: '50' } });
+    try {
+      const response = await app.admin.post('/admin/webhooks', {
+        name: 'x',
+        url: 'http://169.254.169.254/',
+        events: ['player.banned'],
+      });
+      expect(response.status).toBe(400);
+      expect(response.body).toEqual({
+        error: 'BAD_REQUEST',
+        message: 'url: 169.254.169.254 is a linkLocal address (WEBHOOK_ALLOWED_NETWORKS does not allow it)',
+      });
+      // A name is resolved when a delivery connects: registered, then refused at every attempt.
+      const { id } = await register(app, { url: `http://localhost:${receiver.port}/hook`, events: ['player.banned'] });
+      const player = await createPlayer(app);
+      await app.admin.post(`/admin/players/${player.uid}/ban`, {});
+      await eventually(
+        async () => /^refused: /.test((await deliveries(app, id))[0]?.lastError ?? ''),
+        'refused at connect',
+      );
+      expect(receiver.received).toEqual([]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('follows no redirect, cuts an endless body and gives up a slow answer at the timeout', async () => {
+    const allowed = { allowed: [[(await import('ipaddr.js')).default.parse('127.0.0.1'), 8]] as never };
+    receiver.behave = (_request, response) => {
+      response.statusCode = 302;
+      response.setHeader('location', 'http://169.254.169.254/');
+      response.end();
+    };
+    expect(await sendDelivery(receiver.url(), {}, '{}', allowed, 1_000)).toEqual({
+      status: 302,
+      ok: false,
+      error: 'redirect (302) not followed',
+    });
+    receiver.behave = (_request, response) => {
+      response.statusCode = 200;
+      const timer = setInterval(() => response.write('x'.repeat(65_536)), 1);
+      response.on('close', () => clearInterval(timer));
+    };
+    const started = Date.now();
+    expect(await sendDelivery(receiver.url(), {}, '{}', allowed, 1_000)).toEqual({
+      status: 200,
+      ok: true,
+      error: null,
+    });
+    expect(Date.now() - started).toBeLessThan(1_000);
+    receiver.behave = () => undefined; // never answers
+    expect(await sendDelivery(receiver.url(), {}, '{}', allowed, 500)).toEqual({
+      status: null,
+      ok: false,
+      error: 'no complete answer within 500 ms',
+    });
+  });
+});
+
+(multiInstanceAvailable() ? describe : describe.skip)('Webhooks on two instances', () => {
+  it('delivers each event once although both instances claim from one outbox', async () => {
+    const receiver = new Receiver();
+    await receiver.start();
+    const first = await startTestApp({ env: FAST });
+    const second = await startTestApp({ env: FAST, shareWith: first });
+    try {
+      const { id } = await register(first, { url: receiver.url(), events: ['player.banned'] });
+      const players = await Promise.all(Array.from({ length: 20 }, () => createPlayer(first)));
+      await Promise.all(
+        players.map((player, i) => (i % 2 ? first : second).admin.post(`/admin/players/${player.uid}/ban`, {})),
+      );
+      await eventually(
+        async () => (await first.sql("SELECT id FROM webhook_delivery WHERE state = 'delivered'")).length === 20,
+        'all delivered',
+      );
+      await sleep(500);
+      expect(receiver.received).toHaveLength(20);
+      expect(new Set(receiver.received.map((entry): unknown => entry.json.id)).size).toBe(20);
+      expect((await deliveries(first, id)).every((row) => row.attempts === 1)).toBe(true);
+    } finally {
+      await second.close();
+      await first.close();
+      await receiver.stop();
+    }
+  });
+});
+
+describe('Live board updates', () => {
+  it('sends board_update to sockets that opted in when an upload enters a top 10, and nothing to the others', async () => {
+    const app = await startTestApp();
+    try {
+      const server = await onlineServer(app);
+      await defineCharts(app, [901]);
+      const listening = await WsClient.connect(app.baseUrl, server.accessToken);
+      const silent = await WsClient.connect(app.baseUrl, server.accessToken);
+      try {
+        expect(await listening.request('board_updates', { enabled: true })).toEqual({
+          event: 'board_updates',
+          data: { enabled: true },
+        });
+        expect(await listening.request('board_updates', { enabled: 'yes' }, 'error')).toEqual({
+          event: 'error',
+          data: { error: 'BAD_REQUEST', message: 'enabled must be a boolean' },
+        });
+        const player = await onlinePlayer(app, server);
+        await upload(app, server, player, 901, { acc: 91 });
+        const frame = await listening.next((f) => f.event === 'board_update', 5_000);
+        expect(frame).toEqual({ event: 'board_update', data: { atp: true, levelIds: [901], top: 10 } });
+        // A play below the best changes no board.
+        const seen = listening.frames.length;
+        await upload(app, server, player, 901, { acc: 50 });
+        await sleep(800);
+        expect(listening.frames.slice(seen).filter((f) => f.event === 'board_update')).toEqual([]);
+        expect(silent.frames.filter((f) => f.event === 'board_update')).toEqual([]);
+        // Turned off again: no more frames.
+        await listening.request('board_updates', { enabled: false });
+        const after = listening.frames.length;
+        await upload(app, server, player, 901, { acc: 95 });
+        await sleep(800);
+        expect(listening.frames.slice(after).filter((f) => f.event === 'board_update')).toEqual([]);
+      } finally {
+        listening.socket.close();
+        silent.socket.close();
+      }
+    } finally {
+      await app.close();
+    }
+  });
+});
