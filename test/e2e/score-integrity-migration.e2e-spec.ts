@@ -50,6 +50,13 @@ describe('ScoreIntegrity migration', () => {
 
     const runner = { query: (text: string, params?: unknown[]) => app.sql(text, params) } as unknown as QueryRunner;
     const migration = new ScoreIntegrity1795628083856();
+    // Later migrations' triggers on play_record (the webhooks' outbox) depend on the columns this
+    // migration adds: set aside while its down() and up() run, then put back as they were.
+    const triggers = await app.sql<{ name: string; definition: string }>(
+      `SELECT tgname AS name, pg_get_triggerdef(oid) AS definition FROM pg_trigger
+        WHERE tgrelid = 'play_record'::regclass AND NOT tgisinternal ORDER BY tgname`,
+    );
+    for (const { name } of triggers) await app.sql(`DROP TRIGGER "${name}" ON play_record`);
     await migration.down(runner);
     // The old rule: the earliest payload.time holds the best.
     expect(
@@ -75,6 +82,7 @@ describe('ScoreIntegrity migration', () => {
     const [{ generation }] = await app.sql<{ generation: string }>('SELECT generation::text FROM rank_ban_generation');
 
     await migration.up(runner);
+    for (const { definition } of triggers) await app.sql(definition);
 
     expect(
       await app.sql('SELECT level_id, placeholder FROM chart WHERE level_id IN (1, 555) ORDER BY level_id'),
