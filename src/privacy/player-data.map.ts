@@ -22,7 +22,12 @@ export interface PlayerDataEntry {
    * `delete`: the rows go. `update`: the rows stay with `set` applied (another player's row that
    * names this one; `$2` is the pseudonym). `keep`: the rows stay as they are (why).
    */
-  erase: { delete: true } | { set: string; pseudonymise?: boolean } | { keep: string };
+  erase:
+    | { delete: true }
+    | { set: string }
+    /** A function of the schema's owner that rewrites the rows ($1: the uid, $2: the pseudonym; answers the count). */
+    | { call: string }
+    | { keep: string };
 }
 
 const byUid = '"uid" = $1::bigint';
@@ -156,14 +161,9 @@ export const PLAYER_DATA: readonly PlayerDataEntry[] = [
     columns: ['target', 'summary'],
     where: '"target" = \'player:\' || $1 OR ("target" LIKE \'play:%\' AND "summary" ->> \'uid\' = $1)',
     export: { columns: 'id, at, action, target, summary', orderBy: 'id' },
-    erase: {
-      set: `"target" = CASE WHEN "target" LIKE 'player:%' THEN 'player:' || $2 ELSE "target" END,
-            "summary" = (SELECT COALESCE(jsonb_object_agg(e.key, e.value), '{}'::jsonb)
-                           FROM jsonb_each("summary") e
-                          WHERE e.key IN ('until', 'banstate', 'levelId', 'review'))
-                        || jsonb_build_object('player', $2::text)`,
-      pseudonymise: true,
-    },
+    // The rewrite is migrations/1795873000000-AuditPseudonymise.ts: the service's role may not
+    // UPDATE the audit log itself (two-role set-up), and the function refuses a uid without tombstone.
+    erase: { call: 'rhythmc_audit_pseudonymise' },
   },
   {
     // The in-process rank index's record of deleted ratings: a number and a sequence, which the

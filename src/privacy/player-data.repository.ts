@@ -56,17 +56,18 @@ export class PlayerDataRepository {
 
   /**
    * Deletes or anonymises every row of the map, in its order, inside the caller's transaction;
-   * answers how many rows of each entry changed. `pseudonym` replaces the player in the audit rows
-   * (allowed by the audit trigger only while `rhythmc.audit_pseudonymise` is on, for this
-   * transaction alone).
+   * answers how many rows of each entry changed. `pseudonym` replaces the player in the audit rows,
+   * through rhythmc_audit_pseudonymise (a function of the schema's owner: the service's role may
+   * not UPDATE the audit log under the two-role set-up).
    */
   async erase(uid: string, pseudonym: string, manager: EntityManager): Promise<Record<string, number>> {
     const counts: Record<string, number> = {};
+    // The tombstone first: the audit rewrite (rhythmc_audit_pseudonymise) refuses a uid without one.
+    await manager.query('INSERT INTO player_erasure (uid, pseudonym) VALUES ($1::bigint, $2)', [uid, pseudonym]);
     for (const entry of PLAYER_DATA) {
       if ('keep' in entry.erase) continue;
       counts[entry.key] = await this.eraseEntry(entry, uid, pseudonym, manager);
     }
-    await manager.query('INSERT INTO player_erasure (uid, pseudonym) VALUES ($1::bigint, $2)', [uid, pseudonym]);
     return counts;
   }
 
@@ -83,14 +84,18 @@ export class PlayerDataRepository {
       );
       return affected;
     }
+    if ('call' in entry.erase) {
+      const [row] = await manager.query<Array<{ n: number }>>(`SELECT ${entry.erase.call}($1::bigint, $2) AS n`, [
+        uid,
+        pseudonym,
+      ]);
+      return row.n;
+    }
     if (!('set' in entry.erase)) return 0;
-    if (entry.erase.pseudonymise) await manager.query("SELECT set_config('rhythmc.audit_pseudonymise', 'on', true)");
-    const parameters = entry.erase.pseudonymise ? [uid, pseudonym] : [uid];
     const [, affected] = await manager.query<[unknown[], number]>(
       `UPDATE "${entry.table}" SET ${entry.erase.set} WHERE ${entry.where}`,
-      parameters,
+      [uid],
     );
-    if (entry.erase.pseudonymise) await manager.query("SELECT set_config('rhythmc.audit_pseudonymise', 'off', true)");
     return affected;
   }
 }

@@ -201,6 +201,31 @@ const LAST_MIGRATION = (() => {
     ]);
     // Nothing the service did at start or since needed more than its grants.
     expect(capture.records().map((record) => `${record.level as number} ${record.msg as string}`)).toEqual([]);
+
+    // Erasing the player: its audit rows are rewritten by the owner's function (the role may not UPDATE them).
+    const erased = await app.admin.post(`/admin/players/${player.uid}/erase`, { confirm: player.username });
+    expect(erased.status).toBe(200);
+    const [{ pseudonym }] = (
+      await ownerSql.query<{ pseudonym: string }>('SELECT pseudonym FROM player_erasure WHERE uid = $1', [player.uid])
+    ).rows;
+    const after = await auditRows();
+    expect(after.filter((row) => row.target === `player:${player.uid}`)).toEqual([]);
+    expect(after.filter((row) => row.target === `player:${pseudonym}`).map((row) => row.action)).toEqual([
+      'player.create',
+      'player.net-token',
+      'player.ban',
+      'player.erase',
+    ]);
+    // The function rewrites nothing of a player that was not erased.
+    const serviceSql = new Client({ connectionString: as(serviceRole) });
+    await serviceSql.connect();
+    try {
+      await expect(
+        serviceSql.query(`SELECT rhythmc_audit_pseudonymise($1, 'erased-000000000000')`, [online.uid + 1_000]),
+      ).rejects.toThrow(`player ${online.uid + 1_000} has no erasure tombstone named erased-000000000000`);
+    } finally {
+      await serviceSql.end();
+    }
   }, 120_000);
 
   it("the service's role cannot empty, change or unprotect the audit log", async () => {

@@ -867,8 +867,9 @@ describe('Web console', () => {
       const key = await on.getByRole('dialog', { name: 'Authenticator key' }).getByRole('textbox').inputValue();
       expect(key).toMatch(/^[A-Z2-7]{32}$/);
       const confirmForm = on.getByRole('form', { name: 'Confirm the second factor' });
-      // The code of the step before now: the sign-in below uses the next one.
-      const step = totpStep(Date.now()) - 1;
+      // The code of the current step (still accepted if a step boundary passes before the service
+      // checks it); the sign-in below uses the next step's, accepted from now for the next minute.
+      const step = totpStep(Date.now());
       await confirmForm.getByLabel('Code shown by the app').fill(totpCode(base32Decode(key), step));
       await confirmForm.getByRole('button', { name: 'Turn on' }).click();
       await on.getByText('On: every sign-in from now on asks for a code').waitFor();
