@@ -1,8 +1,9 @@
 import type { LoggerService } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { NextFunction, Request, Response } from 'express';
+import type { Response } from 'express';
 import { existsSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { basename, join } from 'node:path';
+import { builtDirectory, pageSecurityHeaders } from '../common/http/built-pages';
 import type { AppConfig } from '../config/app-config';
 
 /** Where the console is served: the built files of console/ (vite, `npm run build`). */
@@ -28,19 +29,10 @@ export const CONSOLE_CSP = [
 
 /** dist/console beside the compiled service (dist/src/console → dist/console), also when run from the sources (ts-jest). */
 export function consoleDirectory(): string {
-  const base = resolve(__dirname, '..', '..');
-  return basename(base) === 'dist' ? join(base, 'console') : join(base, 'dist', 'console');
+  return builtDirectory('console');
 }
 
-function securityHeaders(_request: Request, response: Response, next: NextFunction): void {
-  response.setHeader('Content-Security-Policy', CONSOLE_CSP);
-  response.setHeader('X-Content-Type-Options', 'nosniff');
-  response.setHeader('X-Frame-Options', 'DENY');
-  response.setHeader('Referrer-Policy', 'no-referrer');
-  response.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
-  response.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
-  next();
-}
+const securityHeaders = pageSecurityHeaders(CONSOLE_CSP);
 
 /**
  * Serves the web console at /console when the admin API is on (ADMIN_TOKEN set); without it the

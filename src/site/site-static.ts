@@ -2,7 +2,8 @@ import type { LoggerService } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
 import { existsSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { basename, join } from 'node:path';
+import { builtDirectory, pageSecurityHeaders } from '../common/http/built-pages';
 import type { AppConfig, SiteConfig } from '../config/app-config';
 
 /**
@@ -29,19 +30,10 @@ export const SITE_PAGE_CACHE = 'no-cache';
 
 /** dist/site beside the compiled service (dist/src/site → dist/site), also when run from the sources (ts-jest). */
 export function siteDirectory(): string {
-  const base = resolve(__dirname, '..', '..');
-  return basename(base) === 'dist' ? join(base, 'site') : join(base, 'dist', 'site');
+  return builtDirectory('site');
 }
 
-function securityHeaders(_request: Request, response: Response, next: NextFunction): void {
-  response.setHeader('Content-Security-Policy', SITE_CSP);
-  response.setHeader('X-Content-Type-Options', 'nosniff');
-  response.setHeader('X-Frame-Options', 'DENY');
-  response.setHeader('Referrer-Policy', 'no-referrer');
-  response.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
-  response.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
-  next();
-}
+const securityHeaders = pageSecurityHeaders(SITE_CSP);
 
 /** Relative luminance of a #rrggbb colour (WCAG 2), to pick readable text on it. */
 function luminance(hex: string): number {
