@@ -22,8 +22,10 @@ export function issueDeviceCookie(accountId: number, deviceKey: string): string 
 export function trustedDevice(cookie: string | null, accountId: number, deviceKey: string): string | null {
   const match = cookie === null ? null : SHAPE.exec(cookie);
   if (!match || Number(match[1]) !== accountId) return null;
-  const presented = Buffer.from(match[3], 'base64url');
-  const expected = Buffer.from(mac(accountId, match[2], deviceKey), 'base64url');
+  // The text compared, not the decoded bytes: the last of 43 base64url characters carries two
+  // unused bits, and a changed value must not pass as the same MAC.
+  const presented = Buffer.from(match[3], 'utf8');
+  const expected = Buffer.from(mac(accountId, match[2], deviceKey), 'utf8');
   return presented.length === expected.length && timingSafeEqual(presented, expected) ? match[2] : null;
 }
 
