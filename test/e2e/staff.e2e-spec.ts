@@ -180,6 +180,19 @@ describe('Staff accounts and sessions', () => {
       expect((await app.admin.request('PATCH', `/admin/staff/${first.id}`, { body: {} })).body).toEqual(
         bad('Give at least one of role, disabled, password, secondFactor'),
       );
+      // null is no value: 400 naming the field, never taken for one (it answered 500 for password).
+      for (const [body, message] of [
+        [{ password: null }, 'password must be a string of 15 to 256 characters'],
+        [{ role: null }, 'role must be one of read-only, support, moderator, admin, owner'],
+        [{ disabled: null }, 'disabled must be a boolean value'],
+        [
+          { secondFactor: null },
+          'secondFactor can only be turned off here (false); the person enrols from their console session',
+        ],
+      ] as const) {
+        const refused = await app.admin.request('PATCH', `/admin/staff/${first.id}`, { body });
+        expect({ status: refused.status, body: refused.body }).toEqual({ status: 400, body: bad(message) });
+      }
     });
   });
 

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { buildMessage, IsBoolean, IsIn, IsOptional, IsString, Matches, MinLength, ValidateBy } from 'class-validator';
+import { buildMessage, IsBoolean, IsIn, IsString, Matches, MinLength, ValidateBy, ValidateIf } from 'class-validator';
 import { RESERVED_STAFF_NAMES, STAFF_NAME_PATTERN } from '../../auth/auth.types';
 import { PERMISSION_NAMES, ROLES } from '../../auth/permissions';
 import type { Permission, Role } from '../../auth/permissions';
@@ -25,6 +25,14 @@ function IsNewPassword(): PropertyDecorator {
       ),
     },
   });
+}
+
+/**
+ * Optional, but not null: validated unless the field is left out. IsOptional would also let null
+ * through, which the service then took for a value (`{"password": null}` answered 500).
+ */
+function AbsentOr(): PropertyDecorator {
+  return ValidateIf((_object: object, value: unknown) => value !== undefined);
 }
 
 const NAME_MESSAGE = 'name must be 2-32 characters of a-z, 0-9, ".", "_" and "-", starting with a letter or digit';
@@ -54,7 +62,7 @@ export class SignInDto {
       'The six-digit code of the authenticator app, for an account with a second factor (without it, such an account answers 401 with secondFactor "totp")',
     example: '492039',
   })
-  @IsOptional()
+  @AbsentOr()
   @IsString()
   @IsText(16)
   code?: string;
@@ -89,7 +97,7 @@ export class CreateStaffDto {
 
 export class UpdateStaffDto {
   @ApiPropertyOptional({ enum: ROLES, description: 'Applies at once, to the sessions and tokens of the account too' })
-  @IsOptional()
+  @AbsentOr()
   @IsIn(ROLES, { message: ROLE_MESSAGE })
   role?: Role;
 
@@ -97,7 +105,7 @@ export class UpdateStaffDto {
     type: Boolean,
     description: 'true: ends every session and revokes every token of the account at once; false: it may sign in again',
   })
-  @IsOptional()
+  @AbsentOr()
   @IsBoolean()
   disabled?: boolean;
 
@@ -107,7 +115,7 @@ export class UpdateStaffDto {
     maxLength: PASSWORD_MAX_LENGTH,
     description: 'A new password (a reset): ends every session of the account',
   })
-  @IsOptional()
+  @AbsentOr()
   @IsNewPassword()
   password?: string;
 
@@ -117,7 +125,7 @@ export class UpdateStaffDto {
     description:
       "false: turns the account's second factor off (a lost authenticator); the person turns it on again from their own session",
   })
-  @IsOptional()
+  @AbsentOr()
   @IsIn([false], {
     message: 'secondFactor can only be turned off here (false); the person enrols from their console session',
   })
@@ -143,7 +151,7 @@ export class CreateStaffTokenDto {
   name!: string;
 
   @ApiPropertyOptional({ enum: ROLES, description: "At most the account's role; default: the account's role" })
-  @IsOptional()
+  @AbsentOr()
   @IsIn(ROLES, { message: ROLE_MESSAGE })
   role?: Role;
 }
