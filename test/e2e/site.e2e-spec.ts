@@ -274,6 +274,8 @@ describe('Leaderboard site', () => {
     await page.getByRole('heading', { name: 'Players starting with “ann”' }).waitFor();
     expect(new URL(page.url()).hash).toBe('#/search/ann');
     const found = page.locator('ul.players li');
+    // The heading renders before the search answers; wait for the list itself.
+    await page.locator('ul.players').waitFor();
     await expect(found.allTextContents()).resolves.toEqual(['Annann_site', 'anna_site']);
     await found.first().getByRole('link').click();
     await page.locator('table[data-board="bests"]').waitFor();
