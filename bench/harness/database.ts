@@ -112,7 +112,7 @@ export function walDelta(after: WalCounters, before: WalCounters): WalCounters {
 /**
  * The server settings that decide a write's cost: how much WAL it makes and how often that is
  * flushed, and how much of the working set stays in PostgreSQL's buffers (with the default 128 MB
- * the backends evict dirty pages themselves, docs/benchmarks.md "Network day").
+ * the backends evict dirty pages themselves, docs/benchmarks-archive.md "Network day").
  */
 export async function writePathSettings(client: Client): Promise<string> {
   const { rows } = await client.query<{ name: string; setting: string }>(

@@ -20,7 +20,8 @@ export const pathId = (input: AuditInput, name: string): string =>
  *
  * The interceptor is bound here, to the audited route only, not globally: a route without any
  * interceptor skips Nest's interceptor chain (an rxjs Observable and an async-context binding per
- * request), about 4 % of the service's profile of score uploads (docs/benchmarks.md "Score upload").
+ * request), about 4 % of the service's profile of score uploads (docs/benchmarks-archive.md "Without a global
+ * interceptor").
  */
 export const Audited = (action: string, target: AuditSpec['target'], summary: AuditSpec['summary'] = bodySummary) =>
   applyDecorators(

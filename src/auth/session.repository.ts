@@ -122,7 +122,8 @@ export class SessionRepository {
 
   /**
    * The guard's lookup on every protected call: one indexed SELECT of the four columns it needs.
-   * Raw SQL on purpose: TypeORM's findOne cost ~13 % of a cheap request's CPU (docs/benchmarks.md).
+   * Raw SQL on purpose: TypeORM's findOne cost ~13 % of a cheap request's CPU (docs/benchmarks-archive.md
+   * "Economy: baltop").
    */
   async findServerSessionByTokenHash(tokenHash: string): Promise<ServerSessionLookup | null> {
     const rows: Array<{ id: string; server_id: number; token_expires_at: Date; ended_at: Date | null }> =

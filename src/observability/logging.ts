@@ -70,7 +70,7 @@ function serializeError(error: unknown): Record<string, unknown> {
 
 /**
  * The app's root logger: JSON lines on stdout, or on `destination` (tests). Written asynchronously:
- * a synchronous write per line was a system call on the request path (docs/benchmarks.md, "The
+ * a synchronous write per line was a system call on the request path (docs/benchmarks-archive.md, "The
  * plugin's reads"); pino flushes what is buffered when the process exits.
  */
 export function createRootLogger(level: LogLevel, destination?: DestinationStream): Pino {

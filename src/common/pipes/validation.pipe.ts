@@ -16,7 +16,8 @@ export type IgnoredFieldsListener = (dto: string, fields: string[]) => void;
  * produce and what that check refuses: keys `__proto__`, `constructor` and `prototype`
  * (stripProtoKeys), sparse arrays (closeArrayGaps) and binary values in nested objects
  * (findNestedBinaryValues). For such a body each walk is a no-op; skipped, they were 2.6 % of the
- * service's profile of score uploads (docs/benchmarks.md "Score upload"). Any other value (a query
+ * service's profile of score uploads (docs/benchmarks-archive.md "Without a global interceptor"). Any
+ * other value (a query
  * object, a WebSocket payload, a part of a body) goes through Nest's pipe as it is.
  * findNestedBinaryValues looks at the instance class-transformer built, not at the parsed body: it
  * stays a no-op only while no DTO's @Transform or @Type turns a JSON value into a Buffer or a typed

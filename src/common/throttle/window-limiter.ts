@@ -25,7 +25,7 @@ interface LocalWindow {
  * (a window from the first call; the call over the limit blocks for a window; calls keep counting
  * meanwhile) in O(1) a call. @nestjs/throttler's own in-memory storage keeps a timestamp per hit
  * and filters them at every call: at the public API's 1,200 a minute that was 12–15 % of the
- * service's CPU per call (docs/benchmarks.md "Public API").
+ * service's CPU per call (docs/benchmarks-archive.md "Public API").
  */
 export class LocalWindows {
   private readonly windows = new Map<string, LocalWindow>();

@@ -11,7 +11,7 @@ const WRAPPED = Symbol.for('rhythmc:class-validator-metadata-cache');
  * every validate(). Unpatched, `getTargetValidationMetadatas` filters the class's own rules and
  * tests every registered class for inheritance on each call (typestack/class-validator#2686), and
  * `groupByPropertyName` regroups the result: about 3 % of the service's CPU samples on an upload,
- * a nested DTO paying it once per level (docs/benchmarks.md "Upload ÷ bare on a fast disk").
+ * a nested DTO paying it once per level (docs/benchmarks-archive.md "Upload ÷ bare on a fast disk").
  *
  * The rules of a class are registered when its module loads (decorators), before any instance can
  * be validated, and never change afterwards; a rule added later (registerDecorator or a schema at

@@ -12,7 +12,7 @@ import { BlockFenwick } from './block-fenwick';
  * of that field, in as many bits as the block's largest offset needs; the first field's offsets
  * are divided by their common step (a two-decimal acc moves in steps of 100 ten-thousandths). A
  * block's keys are close in the first field and spread in the other two, so a chart key of the
- * network's data takes ~60 bits where the words take 96 (docs/benchmarks.md, "Bit-packed rank
+ * network's data takes ~60 bits where the words take 96 (docs/benchmarks-archive.md, "Bit-packed rank
  * index"). Key i of a block is at a fixed bit position, so a lookup binary-searches the block
  * ends, then inside the block, as with unpacked words.
  *
@@ -32,7 +32,7 @@ import { BlockFenwick } from './block-fenwick';
  * of them) has one; a smaller one (a small chart's, a set's last) a buffer close to its need that
  * grows by an eighth. So a big block is never reallocated: growing into a new buffer would leave
  * the old one free, of a size malloc cannot give to the next block that grows, and a day of
- * uploads stranded ~50 MiB that way (docs/benchmarks.md, "Rank index memory under uploads").
+ * uploads stranded ~50 MiB that way (docs/benchmarks-archive.md, "Rank index memory under uploads").
  */
 
 /** A whole block's buffer: 4 KiB. */
