@@ -43,6 +43,8 @@ export interface SpawnOptions {
   timeoutMs?: number;
   /** Write the child's output to bench/.out/<log> (appending) instead of discarding it. */
   log?: string;
+  /** The child's working directory (default: this checkout). */
+  cwd?: string;
 }
 
 /** Children still running, so an interrupted benchmark does not leave services behind (stopAllChildren). */
@@ -57,7 +59,7 @@ export function stopAllChildren(): void {
 export async function spawnReady(options: SpawnOptions): Promise<Child> {
   const started = Date.now();
   const child = spawn(process.execPath, options.args, {
-    cwd: ROOT,
+    cwd: options.cwd ?? ROOT,
     env: { ...process.env, TS_NODE_TRANSPILE_ONLY: 'true', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -121,6 +123,11 @@ export interface ServiceOptions {
   adminToken: string;
   /** `dist` (the build, default when present) or `src` (ts-node, transpile-only: the same JavaScript). */
   source?: 'dist' | 'src';
+  /**
+   * Another checkout whose build (`<buildRoot>/dist/src/main.js`) to start instead of this one's,
+   * in that directory (the rolling-upgrade check starts the previous release on the current schema).
+   */
+  buildRoot?: string;
   port?: number;
   /** Further variables (decisions.md §1); they win over the defaults here. */
   env?: Record<string, string>;
@@ -170,9 +177,10 @@ export async function startServiceProcess(options: ServiceOptions): Promise<Chil
 
 async function spawnService(options: ServiceOptions): Promise<Child> {
   const port = options.port ?? (await freePort());
-  const source = serviceSource(options.source);
-  if (source === 'dist' && !existsSync(join(ROOT, 'dist', 'src', 'main.js')))
-    throw new Error('dist/src/main.js is missing: run `npm run build` first');
+  const root = options.buildRoot ?? ROOT;
+  const source = options.buildRoot ? 'dist' : serviceSource(options.source);
+  if (source === 'dist' && !existsSync(join(root, 'dist', 'src', 'main.js')))
+    throw new Error(`${join(root, 'dist', 'src', 'main.js')} is missing: run \`npm run build\` there first`);
   // SERVICE_NODE_ARGS: extra flags for the service's node only (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`,
   // which NODE_OPTIONS does not accept), so a profile covers the service and not the load driver.
   const nodeArgs = (process.env.SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
@@ -191,11 +199,12 @@ async function spawnService(options: ServiceOptions): Promise<Child> {
   );
   const args =
     source === 'dist'
-      ? [...nodeArgs, join(ROOT, 'dist', 'src', 'main.js')]
+      ? [...nodeArgs, join(root, 'dist', 'src', 'main.js')]
       : [...nodeArgs, '-r', 'ts-node/register/transpile-only', join(ROOT, 'src', 'main.ts')];
   return spawnReady({
     name: options.name ?? `service (${source})`,
     args,
+    cwd: root,
     port,
     readyPath: '/health/ready',
     log: options.log,

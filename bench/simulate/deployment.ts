@@ -70,6 +70,7 @@ export async function openDeployment(options: SimOptions, log: (line: string) =>
       const instance = await startServiceProcess({
         name: `service instance ${i + 1}`,
         source: options.source,
+        ...(options.buildRoot ? { buildRoot: options.buildRoot } : {}),
         databaseUrl: options.databaseUrl ?? '',
         redisUrl: options.redisUrl ?? '',
         adminToken,

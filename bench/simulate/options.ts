@@ -1,4 +1,5 @@
 /** Command-line options of `npm run simulate -- …` (bench/simulate/main.ts). */
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
 export interface SimOptions {
@@ -12,6 +13,8 @@ export interface SimOptions {
   redisUrl: string | null;
   /** When starting the service: the build (dist) or src through ts-node. */
   source: 'dist' | 'src' | undefined;
+  /** When starting the service: another checkout's build (--build DIR: DIR/dist/src/main.js), e.g. the previous release. */
+  buildRoot: string | null;
   /** Run the identity provider on this port (a deployment given with --url must use it as IDENTITY_PROVIDER_URL). */
   idpPort: number | null;
   servers: number;
@@ -57,6 +60,8 @@ Target:
   (no --url)             start the service itself: embedded database in a fresh data dir, or
                          DATABASE_URL / --database-url; REDIS_URL / --redis-url; --instances N
   --source dist|src      the build (default when present) or src through ts-node
+  --build DIR            start another checkout's build instead (DIR/dist/src/main.js, e.g. the
+                         previous release on a schema this checkout migrated: .ci/rolling-upgrade)
   --idp-port P           run the fake identity provider on port P (for --url deployments whose
                          IDENTITY_PROVIDER_URL points at it); without it ONLINE logins are skipped
 
@@ -107,6 +112,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
       'database-url': { type: 'string' },
       'redis-url': { type: 'string' },
       source: { type: 'string' },
+      build: { type: 'string' },
       'idp-port': { type: 'string' },
       servers: { type: 'string' },
       players: { type: 'string' },
@@ -138,6 +144,8 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
   const adminToken = values['admin-token'] ?? (urls.length > 0 ? (env.ADMIN_TOKEN ?? null) : null);
   if (values.source !== undefined && values.source !== 'dist' && values.source !== 'src')
     throw new Error('--source must be dist or src');
+  if (values.build !== undefined && (urls.length > 0 || values.source !== undefined))
+    throw new Error('--build starts a service: it goes with neither --url nor --source');
   const options: SimOptions = {
     urls,
     adminToken: adminToken || null,
@@ -145,6 +153,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     databaseUrl: (values['database-url'] ?? env.DATABASE_URL ?? '').trim() || null,
     redisUrl: (values['redis-url'] ?? env.REDIS_URL ?? '').trim() || null,
     source: values.source === 'dist' || values.source === 'src' ? values.source : undefined,
+    buildRoot: values.build?.trim() ? resolve(values.build.trim()) : null,
     idpPort: values['idp-port'] === undefined ? null : number('idp-port', values['idp-port'], 0, 0, 65_535),
     servers: number('servers', values.servers, 10, 1, 10_000),
     players: number('players', values.players, 20, 0, 100_000),
