@@ -1,13 +1,15 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { runDatabaseCli } from '../../src/cli/database';
 import { onlinePlayer, TestPlayerSession } from '../factories/player.factory';
 import { onlineServer, TestServerSession } from '../factories/server.factory';
 import { defineCharts, gameplayPayload } from '../factories/upload.factory';
-import { RUN_ID_VAR, TEST_TMP_ROOT, testDatabaseServerUrl } from '../setup/test-env';
+import { RUN_ID_VAR, TEST_TMP_ROOT, testDatabaseServerUrl, withAdminClient, withDatabase } from '../setup/test-env';
 import { ADMIN_TOKEN, startTestApp, TestApp, TestClients } from '../support/test-app';
 import { eventually } from '../support/wait';
 
@@ -284,5 +286,85 @@ postgresOnly('a backup asked of a service on PostgreSQL', () => {
       out: '',
       err: 'error: DATABASE_URL is set: restore a PostgreSQL backup with pg_restore (docs/operations.md)',
     });
+  });
+});
+
+postgresOnly('the restore drill on PostgreSQL (docs/operations.md "Restore drill")', () => {
+  let app: TestApp | undefined;
+  let restored: TestApp | undefined;
+  const serverUrl = testDatabaseServerUrl() as string;
+  const database = `rhythmc_test_restored_${randomBytes(5).toString('hex')}`;
+  beforeAll(async () => {
+    app = await startTestApp();
+  });
+  afterAll(async () => {
+    await restored?.close();
+    await app?.close();
+    await withAdminClient(serverUrl, (admin) => admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`));
+  });
+
+  it('pg_dump while uploads are served, pg_restore into a new database: the service started on it answers the same boards', async () => {
+    const live = app as TestApp;
+    const data = await world(live, 4);
+    await rankedPlays(data);
+    const original = await boards(live);
+
+    let uploading = true;
+    const load = (async () => {
+      for (let i = 0; uploading; i++)
+        await data.upload(data.players[i % data.players.length], CHARTS[i % CHARTS.length], 50 + (i % 10));
+    })();
+    while (data.acknowledged.length < CHARTS.length * data.players.length + 20)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+
+    // The documented commands, as an operator runs them (docs/operations.md "Backup and restore").
+    const file = join(scratchDir('pg-backups'), 'network.dump');
+    const acknowledgedBefore = data.acknowledged.length;
+    await promisify(execFile)('pg_dump', ['-Fc', '-d', live.env.DATABASE_URL, '-f', file]);
+    uploading = false;
+    await load;
+    // Every instance stops before the restore (the Redis index is kept, as after a real outage).
+    await live.close();
+    app = undefined;
+    await withAdminClient(serverUrl, (admin) => admin.query(`CREATE DATABASE "${database}" TEMPLATE template0`));
+    const restoredUrl = withDatabase(serverUrl, database);
+    await promisify(execFile)('pg_restore', ['--no-owner', '-d', restoredUrl, file]);
+
+    restored = await startTestApp({
+      env: {
+        DATABASE_URL: restoredUrl,
+        REDIS_KEY_PREFIX: live.env.REDIS_KEY_PREFIX,
+        DATA_DIR: scratchDir('pg-restored'),
+      },
+    });
+    expect(await boards(restored)).toEqual(original);
+    const times = (
+      await restored.sql<{ t: string }>('SELECT time_ms::text AS t FROM play_record ORDER BY time_ms')
+    ).map((row) => Number(row.t));
+    // Every upload acknowledged before pg_dump started is in the dump; nothing that was never acknowledged.
+    expect(times.slice(0, acknowledgedBefore)).toEqual(data.acknowledged.slice(0, acknowledgedBefore));
+    expect(data.acknowledged.slice(0, times.length)).toEqual(times);
+
+    // The restored service takes uploads and ranks them with the restored plays.
+    const server = await onlineServer(restored);
+    const player = await onlinePlayer(restored, server);
+    const answer = await restored.http.post(
+      '/player/upload',
+      {
+        server: { serverID: server.serverID, serverName: 'restored', country: 'DE' },
+        player: { playerUID: player.uid, accessToken: player.accessToken, timestamp: Date.now() },
+        payload: gameplayPayload(CHARTS[0], Date.now(), { acc: 100 }),
+      },
+      { token: server.accessToken },
+    );
+    expect(answer.status).toBe(200);
+    expect((answer.body as { trackRank: number }).trackRank).toBe(1);
+    const board = (await restored.admin.get(`/admin/boards/charts/${CHARTS[0]}`)).body as {
+      entries: Array<{ uid: number }>;
+    };
+    expect(board.entries.map((entry) => entry.uid)).toEqual([
+      player.uid,
+      ...(original[1] as { body: { entries: Array<{ uid: number }> } }).body.entries.map((entry) => entry.uid),
+    ]);
   });
 });
