@@ -16,6 +16,7 @@ export default tseslint.config(
       'bench/.out/**',
       'eslint.config.mjs',
       'jest.config.js',
+      'jest.fast.config.js',
       '**/*.worker.js',
     ],
   },

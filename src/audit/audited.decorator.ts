@@ -2,6 +2,7 @@ import { applyDecorators, SetMetadata, UseInterceptors } from '@nestjs/common';
 import { AuditInterceptor } from './audit.interceptor';
 import { AUDITED_KEY, AuditInput, AuditSpec } from './audit-spec';
 import { isJsonObject } from '../common/validation/json-object';
+import { INT8_MAX, strictBigInteger } from '../common/validation/strict-integer';
 
 export { AUDITED_KEY } from './audit-spec';
 export type { AuditInput, AuditSpec } from './audit-spec';
@@ -11,7 +12,7 @@ export const bodySummary = ({ body }: AuditInput): Record<string, unknown> => (i
 
 /** A path id as the handler's pipe read it: `0042` → `42`. */
 export const pathId = (input: AuditInput, name: string): string =>
-  /^\d+$/.test(input.params[name] ?? '') ? BigInt(input.params[name]).toString() : String(input.params[name]);
+  strictBigInteger(input.params[name], 0n, INT8_MAX)?.toString() ?? String(input.params[name]);
 
 /**
  * Marks an admin write: after the handler succeeds, AuditInterceptor appends one admin_audit row

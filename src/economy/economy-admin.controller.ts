@@ -1,12 +1,12 @@
-import { Controller, Get, Param } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
 import { AdminAuth, Permission } from '../auth/auth.decorators';
-import { QueryInt } from '../common/decorators/query-int.decorator';
 import { ParseBigIdPipe } from '../common/pipes/parse-id.pipe';
 import { ApiUidParam } from '../common/validation/is-uid';
 import { API_TAGS } from '../openapi/api-tags';
 import { AdminEconomyResponse } from './dto/economy.dto';
+import { EconomyHistoryQueryDto } from './dto/economy-query.dto';
 import { EconomyService, HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT } from './economy.service';
 
 @ApiTags(API_TAGS.admin)
@@ -23,17 +23,6 @@ export class EconomyAdminController {
     description: 'Newest change first, `limit` per page; `before` pages to older changes.',
   })
   @ApiUidParam()
-  @ApiQuery({
-    name: 'limit',
-    required: false,
-    schema: { type: 'integer', minimum: 1, maximum: HISTORY_MAX_LIMIT, default: HISTORY_DEFAULT_LIMIT },
-  })
-  @ApiQuery({
-    name: 'before',
-    required: false,
-    description: 'Only changes with a smaller id (nextBefore of the previous page)',
-    schema: { type: 'integer', format: 'int64', minimum: 1 },
-  })
   @ApiOkResponse({ type: AdminEconomyResponse })
   @ApiErrors({
     400: {
@@ -44,9 +33,8 @@ export class EconomyAdminController {
   })
   getEconomy(
     @Param('uid', new ParseBigIdPipe('uid')) uid: string,
-    @QueryInt({ name: 'limit', min: 1, max: HISTORY_MAX_LIMIT, default: HISTORY_DEFAULT_LIMIT }) limit: number,
-    @QueryInt({ name: 'before', min: 1, max: Number.MAX_SAFE_INTEGER }) before: number | undefined,
+    @Query() query: EconomyHistoryQueryDto,
   ): Promise<AdminEconomyResponse> {
-    return this.economy.adminEconomy(uid, limit, before);
+    return this.economy.adminEconomy(uid, query.limit ?? HISTORY_DEFAULT_LIMIT, query.before);
   }
 }

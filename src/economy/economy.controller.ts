@@ -1,11 +1,11 @@
-import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { ServerSessionContext } from '../auth/auth.types';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
 import { CurrentServer } from '../auth/auth.decorators';
-import { QueryInt } from '../common/decorators/query-int.decorator';
 import { API_TAGS } from '../openapi/api-tags';
 import { EconomyResponse, RankingEntryResponse, SyncEconomyDto } from './dto/economy.dto';
+import { BaltopQueryDto } from './dto/economy-query.dto';
 import { BALTOP_DEFAULT_LIMIT, BALTOP_MAX_LIMIT, EconomyService } from './economy.service';
 
 const SERVER_TOKEN_401 = 'Missing, unknown or expired server access token';
@@ -51,12 +51,6 @@ export class EconomyController {
     summary: 'The wealth ranking',
     description: 'wattHour descending, then uid ascending; players under an active ban are left out.',
   })
-  @ApiQuery({
-    name: 'limit',
-    required: false,
-    description: 'Number of entries',
-    schema: { type: 'integer', minimum: 1, maximum: BALTOP_MAX_LIMIT, default: BALTOP_DEFAULT_LIMIT },
-  })
   @ApiOkResponse({ type: [RankingEntryResponse] })
   @ApiErrors({
     400: {
@@ -65,9 +59,7 @@ export class EconomyController {
     },
     401: SERVER_TOKEN_401,
   })
-  baltop(
-    @QueryInt({ name: 'limit', min: 1, max: BALTOP_MAX_LIMIT, default: BALTOP_DEFAULT_LIMIT }) limit: number,
-  ): Promise<RankingEntryResponse[]> {
-    return this.economy.baltop(limit);
+  baltop(@Query() query: BaltopQueryDto): Promise<RankingEntryResponse[]> {
+    return this.economy.baltop(query.limit ?? BALTOP_DEFAULT_LIMIT);
   }
 }

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { strictInteger } from '../common/validation/strict-integer';
 
 /**
  * HMAC-SHA256 over the expiry and the relative path of a resource file, base64url. The expiry
@@ -12,13 +13,13 @@ export type LinkCheck = 'ok' | 'malformed' | 'expired' | 'bad-signature';
 
 /** Checks a signed link's query values; the comparison is constant-time. */
 export function checkResourceLink(key: Buffer, path: string, expires: unknown, signature: unknown, nowSeconds: number): LinkCheck {
-  if (typeof expires !== 'string' || typeof signature !== 'string') return 'malformed';
-  if (!/^\d{1,12}$/.test(expires) || !/^[A-Za-z0-9_-]{43}$/.test(signature)) return 'malformed';
-  const expected = Buffer.from(signResourceLink(key, path, Number(expires)), 'base64url');
+  const expiresAt = strictInteger(expires, 0, 999_999_999_999, 12);
+  if (expiresAt === null || typeof signature !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(signature)) return 'malformed';
+  const expected = Buffer.from(signResourceLink(key, path, expiresAt), 'base64url');
   const presented = Buffer.from(signature, 'base64url');
   if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) return 'bad-signature';
   // Checked after the signature, so an altered expiry reads as a bad signature, not as "expired".
-  if (Number(expires) <= nowSeconds) return 'expired';
+  if (expiresAt <= nowSeconds) return 'expired';
   return 'ok';
 }
 

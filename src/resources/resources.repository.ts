@@ -12,6 +12,7 @@ export interface IndexedState {
   hasSha1: boolean;
 }
 
+/** A file of the index: what a rescan writes and what the routes read back. */
 export interface IndexedFile {
   path: string;
   kind: ResourceKind;
@@ -32,15 +33,6 @@ export interface ManifestRow {
   path: string;
   kind: ResourceKind;
   sha256: string;
-}
-
-export interface FileRow {
-  path: string;
-  kind: ResourceKind;
-  size: number;
-  mtimeNs: bigint;
-  sha256: string;
-  sha1: string | null;
 }
 
 export interface PackRow {
@@ -68,7 +60,7 @@ interface RawFileRow {
   sha1: string | null;
 }
 
-function toFileRow(row: RawFileRow): FileRow {
+function toIndexedFile(row: RawFileRow): IndexedFile {
   return { path: row.path, kind: row.kind, size: Number(row.size), mtimeNs: BigInt(row.mtime_ns), sha256: row.sha256, sha1: row.sha1 };
 }
 
@@ -145,28 +137,28 @@ export class ResourcesRepository {
     return this.manager().query<ManifestRow[]>('SELECT path, kind, sha256 FROM resource_file WHERE kind = ANY($1::varchar[]) ORDER BY path', [kinds]);
   }
 
-  async findFiles(paths: string[], kinds: ResourceKind[], manager?: EntityManager): Promise<FileRow[]> {
+  async findFiles(paths: string[], kinds: ResourceKind[], manager?: EntityManager): Promise<IndexedFile[]> {
     const rows = await this.manager(manager).query<RawFileRow[]>(
       'SELECT path, kind, size, mtime_ns, sha256, sha1 FROM resource_file WHERE path = ANY($1::varchar[]) AND kind = ANY($2::varchar[])',
       [paths, kinds],
     );
-    return rows.map(toFileRow);
+    return rows.map(toIndexedFile);
   }
 
-  async findFile(path: string): Promise<FileRow | null> {
+  async findFile(path: string): Promise<IndexedFile | null> {
     const [row] = await this.findFiles([path], ['data', 'lang', 'pack']);
     return row ?? null;
   }
 
   /** The target of a pack link: the indexed file, and whether a described pack still names it (one query). */
-  async findPackFile(path: string): Promise<(FileRow & { described: boolean }) | null> {
+  async findPackFile(path: string): Promise<(IndexedFile & { described: boolean }) | null> {
     const [row] = await this.manager().query<Array<RawFileRow & { described: boolean }>>(
       `SELECT f.path, f.kind, f.size, f.mtime_ns, f.sha256, f.sha1,
               EXISTS (SELECT 1 FROM resource_pack p WHERE p.file = f.path) AS described
        FROM resource_file f WHERE f.path = $1`,
       [path],
     );
-    return row ? { ...toFileRow(row), described: row.described } : null;
+    return row ? { ...toIndexedFile(row), described: row.described } : null;
   }
 
   async upsertPacks(packs: NewPack[], manager: EntityManager): Promise<void> {

@@ -16,7 +16,7 @@ import { parseByteRange } from './byte-range';
 import { ResourceIndexService } from './resource-index.service';
 import { ResourceLinksService } from './resource-links.service';
 import { resourceKindOf, resourcePathProblem } from './resource-paths';
-import { FileRow, ResourcesRepository } from './resources.repository';
+import { IndexedFile, ResourcesRepository } from './resources.repository';
 
 /** Unknown paths quoted in one 404 message; the rest are counted. */
 const MAX_LISTED_PATHS = 100;
@@ -248,7 +248,7 @@ export class ResourcesService {
    * another file, or a file rebuilt, is 404. Read from the database at every request, so every
    * instance answers alike.
    */
-  private async packLinkTarget(path: string, version: unknown): Promise<FileRow | null> {
+  private async packLinkTarget(path: string, version: unknown): Promise<IndexedFile | null> {
     const file = await this.repository.findPackFile(path);
     if (file === null) return null;
     if (!file.described) throw new NotFoundError(`No pack offers ${JSON.stringify(path)} any more; load the pack manifest again`);

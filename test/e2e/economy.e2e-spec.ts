@@ -416,6 +416,10 @@ describe('Economy: POST /player/economy and GET /admin/players/{uid}/economy', (
         error: 'BAD_REQUEST',
         message: 'before must be an integer from 1 to 9007199254740991',
       });
+      expect((await app.admin.get(`/admin/players/${player.uid}/economy`, { query: { after: '1' } })).body).toEqual({
+        error: 'BAD_REQUEST',
+        message: 'after: property after should not exist',
+      });
       expect((await app.http.get(`/admin/players/${player.uid}/economy`)).status).toBe(401);
       expect((await app.http.get(`/admin/players/${player.uid}/economy`, { token: server.accessToken })).status).toBe(
         401,
@@ -559,6 +563,14 @@ describe('Economy: GET /server/baltop', () => {
   it('answers 400 for a repeated limit', async () => {
     const response = await app.http.get('/server/baltop?limit=1&limit=2', { token: server.accessToken });
     expect(response.body).toEqual({ error: 'BAD_REQUEST', message: 'limit must be an integer from 1 to 100' });
+  });
+
+  it('answers 400 for an unknown parameter (the one validation pipe, as the leaderboards)', async () => {
+    const response = await app.http.get('/server/baltop?top=3', { token: server.accessToken });
+    expect(response).toMatchObject({
+      status: 400,
+      body: { error: 'BAD_REQUEST', message: 'top: property top should not exist' },
+    });
   });
 
   it('answers 401 without a live server token', async () => {

@@ -2,7 +2,7 @@ import { applyDecorators, createParamDecorator, ExecutionContext } from '@nestjs
 import { ApiQuery } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { BadRequestError } from '../errors/app-error';
-import { parseQueryInt } from '../decorators/query-int.decorator';
+import { INT4_MAX, INT8_MAX, strictBigInteger, strictInteger } from '../validation/strict-integer';
 
 export const LIST_DEFAULT_LIMIT = 50;
 export const LIST_MAX_LIMIT = 200;
@@ -43,12 +43,12 @@ export type CursorKey = (key: string) => boolean;
 export const integerCursorKey =
   (min: bigint, max: bigint): CursorKey =>
   (key) =>
-    /^(?:0|[1-9]\d{0,18})$/.test(key) && BigInt(key) >= min && BigInt(key) <= max;
+    strictBigInteger(key, min, max)?.toString() === key;
 
 /** A `serial` id (server ids): 1 to 2^31 − 1. */
-export const serialCursorKey = integerCursorKey(1n, 2_147_483_647n);
+export const serialCursorKey = integerCursorKey(1n, BigInt(INT4_MAX));
 /** A `bigserial` id (uids, ban, play and audit ids): 1 to 2^63 − 1. */
-export const bigSerialCursorKey = integerCursorKey(1n, 9_223_372_036_854_775_807n);
+export const bigSerialCursorKey = integerCursorKey(1n, INT8_MAX);
 
 /** The opaque cursor of a list position: base64url of `<list>:<key>`. */
 export function encodeCursor(list: string, key: string): string {
@@ -90,12 +90,8 @@ export function parseListQuery<F>(query: Record<string, unknown>, spec: ListQuer
     if (typeof value !== 'string') throw new BadRequestError(`${name} must be given once, as text`);
     return value;
   };
-  const limit = parseQueryInt(query.limit, {
-    name: 'limit',
-    min: 1,
-    max: LIST_MAX_LIMIT,
-    default: LIST_DEFAULT_LIMIT,
-  }) as number;
+  const limit = query.limit === undefined ? LIST_DEFAULT_LIMIT : strictInteger(query.limit, 1, LIST_MAX_LIMIT);
+  if (limit === null) throw new BadRequestError(`limit must be an integer from 1 to ${LIST_MAX_LIMIT}`);
   const cursor = single('cursor');
   const filters: Partial<F> = {};
   for (const name of filterNames) {
@@ -159,9 +155,9 @@ export const ApiListQuery = (...filters: FilterDoc[]) =>
 
 /** A positive bigint id (uid, ban id) in decimal digits, returned as a string. */
 export const bigIdFilter: FilterParser<string> = (raw, name) => {
-  if (!/^\d{1,19}$/.test(raw) || BigInt(raw) < 1n || BigInt(raw) > 9_223_372_036_854_775_807n)
-    throw new BadRequestError(`${name} must be a positive integer`);
-  return BigInt(raw).toString();
+  const id = strictBigInteger(raw, 1n, INT8_MAX);
+  if (id === null) throw new BadRequestError(`${name} must be a positive integer`);
+  return id.toString();
 };
 
 export const booleanFilter: FilterParser<boolean> = (raw, name) => {

@@ -1,7 +1,6 @@
 import { Injectable, PipeTransform } from '@nestjs/common';
 import { BadRequestError } from '../errors/app-error';
-
-const MAX_BIGINT = 9_223_372_036_854_775_807n;
+import { INT4_MAX, INT8_MAX, strictBigInteger, strictInteger } from '../validation/strict-integer';
 
 /** A positive integer path id that fits its column: `int` (serverID) or `bigint` (uid, kept as a string). */
 @Injectable()
@@ -9,10 +8,9 @@ export class ParseIntIdPipe implements PipeTransform<string, number> {
   constructor(private readonly name: string) {}
 
   transform(value: string): number {
-    if (!/^\d{1,10}$/.test(value) || Number(value) < 1 || Number(value) > 2_147_483_647) {
-      throw new BadRequestError(`${this.name} must be a positive integer`);
-    }
-    return Number(value);
+    const id = strictInteger(value, 1, INT4_MAX, 10);
+    if (id === null) throw new BadRequestError(`${this.name} must be a positive integer`);
+    return id;
   }
 }
 
@@ -21,9 +19,8 @@ export class ParseBigIdPipe implements PipeTransform<string, string> {
   constructor(private readonly name: string) {}
 
   transform(value: string): string {
-    if (!/^\d{1,19}$/.test(value) || BigInt(value) < 1n || BigInt(value) > MAX_BIGINT) {
-      throw new BadRequestError(`${this.name} must be a positive integer`);
-    }
-    return BigInt(value).toString();
+    const id = strictBigInteger(value, 1n, INT8_MAX);
+    if (id === null) throw new BadRequestError(`${this.name} must be a positive integer`);
+    return id.toString();
   }
 }

@@ -1,7 +1,7 @@
-import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
-import { DISPLAY_NAME, RequiresOther, StrictInt, UID, USERNAME } from '../../upload/dto/leaderboard.dto';
+import { IsOptional, IsString, Matches } from 'class-validator';
+import { QueryIntRange } from '../../common/validation/strict-integer';
+import { DISPLAY_NAME, RequiresOther, UID, USERNAME } from '../../upload/dto/leaderboard.dto';
 
 export const FIRST_PLACES_DEFAULT_LIMIT = 10;
 export const FIRST_PLACES_MAX_LIMIT = 100;
@@ -12,14 +12,6 @@ export const PROFILE_MAX_BESTS = 100;
 export const PROFILE_DEFAULT_RECENT = 10;
 export const PROFILE_MAX_RECENT = 50;
 
-const intMessage = (name: string, min: number, max: number) => `${name} must be an integer from ${min} to ${max}`;
-
-/** An optional query integer from `min` to `max`, read strictly (digits only), its 400 naming it. */
-function QueryRange(name: string, min: number, max: number): PropertyDecorator {
-  const message = intMessage(name, min, max);
-  return applyDecorators(IsOptional(), StrictInt(), IsInt({ message }), Min(min, { message }), Max(max, { message }));
-}
-
 /** GET /public/v1/first-places. */
 export class FirstPlacesQueryDto {
   @ApiPropertyOptional({
@@ -28,7 +20,7 @@ export class FirstPlacesQueryDto {
     maximum: FIRST_PLACES_MAX_LIMIT,
     default: FIRST_PLACES_DEFAULT_LIMIT,
   })
-  @QueryRange('limit', 1, FIRST_PLACES_MAX_LIMIT)
+  @QueryIntRange('limit', 1, FIRST_PLACES_MAX_LIMIT)
   limit?: number;
 }
 
@@ -69,7 +61,7 @@ export class PlayerSearchQueryDto {
   prefix?: string;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: SEARCH_MAX_LIMIT, default: SEARCH_DEFAULT_LIMIT })
-  @QueryRange('limit', 1, SEARCH_MAX_LIMIT)
+  @QueryIntRange('limit', 1, SEARCH_MAX_LIMIT)
   limit?: number;
 }
 
@@ -82,7 +74,7 @@ export class PlayerProfileQueryDto {
     default: PROFILE_DEFAULT_BESTS,
     description: 'Best charts to list, by rating',
   })
-  @QueryRange('bests', 1, PROFILE_MAX_BESTS)
+  @QueryIntRange('bests', 1, PROFILE_MAX_BESTS)
   bests?: number;
 
   @ApiPropertyOptional({
@@ -92,7 +84,7 @@ export class PlayerProfileQueryDto {
     default: PROFILE_DEFAULT_RECENT,
     description: 'Recent plays to list, newest first',
   })
-  @QueryRange('recent', 0, PROFILE_MAX_RECENT)
+  @QueryIntRange('recent', 0, PROFILE_MAX_RECENT)
   recent?: number;
 }
 

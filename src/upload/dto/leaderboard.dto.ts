@@ -1,5 +1,4 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
 import {
   IsInt,
   IsOptional,
@@ -10,20 +9,12 @@ import {
   registerDecorator,
   ValidationArguments,
 } from 'class-validator';
+import { StrictInt } from '../../common/validation/strict-integer';
 
 export const BOARD_DEFAULT_LIMIT = 10;
 export const BOARD_MAX_LIMIT = 100;
 export const BOARD_DEFAULT_K = 5;
 export const BOARD_MAX_K = 25;
-
-/**
- * A query value as a decimal integer, strictly: only digits become a number (`1.5`, `1e1`, ` 5`,
- * `0x10`, an empty value or a repeated parameter stay as sent and fail IsInt), as QueryInt does.
- */
-export const StrictInt = () =>
-  Transform(({ value }: { value: unknown }) =>
-    typeof value === 'string' && /^\d{1,16}$/.test(value) ? Number(value) : value,
-  );
 
 /** A query parameter that may only be given when `other` is given (`present`) or is not (`!present`). */
 export function RequiresOther(other: string, present: boolean, message: string): PropertyDecorator {
