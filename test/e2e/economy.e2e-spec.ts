@@ -565,11 +565,18 @@ describe('Economy: GET /server/baltop', () => {
     expect(response.body).toEqual({ error: 'BAD_REQUEST', message: 'limit must be an integer from 1 to 100' });
   });
 
-  it('answers 400 for an unknown parameter (the one validation pipe, as the leaderboards)', async () => {
-    const response = await app.http.get('/server/baltop?top=3', { token: server.accessToken });
-    expect(response).toMatchObject({
-      status: 400,
-      body: { error: 'BAD_REQUEST', message: 'top: property top should not exist' },
+  it('ignores an unknown parameter (a plugin route: decisions.md "Plugin input") and keeps checking limit', async () => {
+    const all = await baltop();
+    const response = await app.http.get('/server/baltop?top=3&_=1700000000000', { token: server.accessToken });
+    expect({ status: response.status, body: response.body as unknown }).toEqual({ status: 200, body: all.body });
+    const limited = await app.http.get('/server/baltop?limit=1&valueOf=x', { token: server.accessToken });
+    expect({ status: limited.status, body: limited.body as unknown }).toEqual({
+      status: 200,
+      body: (all.body as unknown[]).slice(0, 1),
+    });
+    expect((await app.http.get('/server/baltop?limit=0&top=3', { token: server.accessToken })).body).toEqual({
+      error: 'BAD_REQUEST',
+      message: 'limit must be an integer from 1 to 100',
     });
   });
 

@@ -86,6 +86,14 @@ class AppValidationPipe extends ValidationPipe {
       }
       return this.refuseDropped(value, await this.strict.transform(value, metadata));
     }
+    // A plugin route's query (@PluginBody() on its DTO: GET /server/baltop): an unknown parameter,
+    // a cache-buster say, is ignored and reported like an unknown body field; the known ones stay strict.
+    if (metadata.type === 'query' && isPluginBody(metadata.metatype)) {
+      const result = await this.liberal.transform(value, metadata);
+      const ignored = droppedFields(value, result).map((path) => path.join('.'));
+      if (ignored.length > 0) this.onIgnored((metadata.metatype as { name: string }).name, ignored);
+      return result;
+    }
     return this.refuseDropped(value, await (super.transform(value, metadata) as Promise<unknown>));
   }
 

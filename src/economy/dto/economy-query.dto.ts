@@ -1,8 +1,13 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
+import { PluginBody } from '../../common/validation/plugin-body';
 import { QueryIntRange } from '../../common/validation/strict-integer';
 import { BALTOP_DEFAULT_LIMIT, BALTOP_MAX_LIMIT, HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT } from '../economy.service';
 
-/** GET /server/baltop. */
+/**
+ * GET /server/baltop, a plugin route: an unknown parameter is ignored (decisions.md "Plugin input"),
+ * as before the query became a DTO; `limit` keeps its exact check.
+ */
+@PluginBody()
 export class BaltopQueryDto {
   @ApiPropertyOptional({
     type: 'integer',
