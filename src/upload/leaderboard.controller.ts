@@ -12,6 +12,10 @@ import {
   LeaderboardQueryDto,
 } from './dto/leaderboard.dto';
 import { LeaderboardService } from './leaderboard.service';
+import { HISTORY_DAYS, RatingHistoryResponse } from './dto/rating-history.dto';
+import { RatingHistoryService } from './history/rating-history.service';
+import { ParseBigIdPipe } from '../common/pipes/parse-id.pipe';
+import { ApiUidParam } from '../common/validation/is-uid';
 import { ParseLevelIdPipe } from './pipes/level-id.pipe';
 
 const QUERY_400 = {
@@ -28,7 +32,10 @@ const RANKS =
 @ApiTags(API_TAGS.upload)
 @Controller('server/leaderboards')
 export class LeaderboardController {
-  constructor(private readonly leaderboards: LeaderboardService) {}
+  constructor(
+    private readonly leaderboards: LeaderboardService,
+    private readonly histories: RatingHistoryService,
+  ) {}
 
   @Get('atp')
   @ApiOperation({
@@ -74,5 +81,21 @@ export class LeaderboardController {
     @Query() query: LeaderboardQueryDto,
   ): Promise<ChartBoardResponse> {
     return this.leaderboards.chartBoard(levelId, query);
+  }
+
+  @Get('players/:uid/history')
+  @ApiOperation({
+    summary: "A player's rating history",
+    description: `The player's ATP, site rank and counted plays as taken at the end of each of the last ${HISTORY_DAYS} closed days on which it had a counted play (days in the service's time zone), oldest first. As on the boards, a player under an active ban has no entries (\`days: []\`).`,
+  })
+  @ApiUidParam()
+  @ApiOkResponse({ type: RatingHistoryResponse })
+  @ApiErrors({
+    400: { description: 'uid is not a positive integer', message: 'uid must be a positive integer' },
+    401: SERVER_TOKEN_401,
+    404: { description: 'No player with this uid', message: 'No player with uid 1001' },
+  })
+  history(@Param('uid', new ParseBigIdPipe('uid')) uid: string): Promise<RatingHistoryResponse> {
+    return this.histories.serverHistory(uid);
   }
 }

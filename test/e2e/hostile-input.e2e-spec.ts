@@ -931,6 +931,12 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
       readOnly: true,
     },
     'GET /server/leaderboards/atp': { auth: 'server', query: leaderboardQuery, body: { t: 'ignored' }, readOnly: true },
+    'GET /server/leaderboards/players/:uid/history': {
+      auth: 'server',
+      params: { uid },
+      body: { t: 'ignored' },
+      readOnly: true,
+    },
     // The fixture has no chart: every level id is 404 (or 400), which keeps it out of the read-only priming pass too.
     'GET /server/leaderboards/charts/:levelId': {
       auth: 'server',
@@ -995,6 +1001,13 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
         bests: { valid: fc.integer({ min: 1, max: 100 }).map(String), wrong: wrongInteger(1, 100) },
         recent: { valid: fc.integer({ min: 0, max: 50 }).map(String), wrong: wrongInteger(0, 50) },
       },
+      body: { t: 'ignored' },
+      readOnly: true,
+      extraHeaders: publicHeaders,
+    },
+    'GET /public/v1/players/:uid/history': {
+      auth: 'api-key',
+      params: { uid },
       body: { t: 'ignored' },
       readOnly: true,
       extraHeaders: publicHeaders,
@@ -1487,6 +1500,7 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
       readOnly: true,
     },
     'GET /admin/players/:uid': { auth: 'admin', params: { uid }, body: { t: 'ignored' }, readOnly: true },
+    'GET /admin/players/:uid/history': { auth: 'admin', params: { uid }, body: { t: 'ignored' }, readOnly: true },
     'GET /admin/bans': {
       auth: 'admin',
       query: listQuery('bans', { uid: bigId }),
