@@ -648,6 +648,8 @@ interface RouteSpec {
   alwaysFails?: string;
   /** The valid request (path and query, wire form) of the priming pass, when the bare path is not one. */
   prime?: string;
+  /** The JSON body of the priming pass, for a read that takes one. */
+  primeBody?: Json;
 }
 
 interface Fixtures {
@@ -931,6 +933,24 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
       readOnly: true,
     },
     'GET /server/leaderboards/atp': { auth: 'server', query: leaderboardQuery, body: { t: 'ignored' }, readOnly: true },
+    'POST /server/leaderboards/atp/among': {
+      auth: 'server',
+      body: { t: 'object', open: true, fields: { uids: req({ t: 'array', of: uidKind, max: 100 }) } },
+      readOnly: true,
+      primeBody: { uids: [fx.player.uid] },
+    },
+    'POST /server/leaderboards/charts/:levelId/among': {
+      auth: 'server',
+      params: {
+        levelId: {
+          any: fc.oneof(fc.integer({ min: 0, max: 2 ** 31 - 1 }).map(String), junkSegment),
+          wrong: junkSegment.filter((wire) => !/^\d{1,10}$/.test(wire) || Number(wire) > 2 ** 31 - 1),
+        },
+      },
+      body: { t: 'object', open: true, fields: { uids: req({ t: 'array', of: uidKind, max: 100 }) } },
+      readOnly: false,
+      alwaysFails: 'no chart is in the catalog',
+    },
     'GET /server/leaderboards/players/:uid/history': {
       auth: 'server',
       params: { uid },
@@ -2124,7 +2144,12 @@ describe('Hostile input on every route', () => {
       const [method, pattern] = key.split(' ');
       const path = route.prime ?? pattern.replace('*path', fx.signedFile.path).replace(':uid', String(fx.player.uid));
       const auth = validAuthorization(route, fx);
-      const body = route.body.t === 'paths' ? Buffer.from('["data/hostile/a.json"]') : undefined;
+      const body =
+        route.body.t === 'paths'
+          ? Buffer.from('["data/hostile/a.json"]')
+          : route.primeBody !== undefined
+            ? Buffer.from(JSON.stringify(route.primeBody))
+            : undefined;
       const response = await send(port(), {
         method,
         path: path + (pattern.includes('*path') ? fx.signedFile.query : ''),

@@ -9,7 +9,7 @@ import { historyBucket, historySlot } from './rating-history-layout';
  * The advisory lock key of the snapshot (pg_advisory_xact_lock: two instances take a day one after
  * the other; the second finds it taken). Distinct from the migration lock.
  */
-const SNAPSHOT_LOCK_KEY = 7_311_744_202;
+export const SNAPSHOT_LOCK_KEY = 7_311_744_202;
 
 /**
  * Day $1's snapshot, for the plays received in [$2, $3): every player with a counted play
@@ -18,7 +18,7 @@ const SNAPSHOT_LOCK_KEY = 7_311_744_202;
  * ban; 0 for a banned player, who takes no rank), grouped 256 uids a row. The plays of the day
  * are found through the BRIN index on received_at; the ranks are one walk of the site order.
  */
-const SNAPSHOT_SQL = `WITH played AS (
+export const SNAPSHOT_SQL = `WITH played AS (
     SELECT r.uid, count(*)::int AS plays
       FROM play_record r JOIN chart c ON c.level_id = r.level_id
      WHERE r.received_at >= $2 AND r.received_at < $3 AND ${COUNTED_RECORD('r', 'c')}
@@ -42,7 +42,7 @@ INSERT INTO rating_history_run (day, players) SELECT $1::smallint, COALESCE(sum(
 RETURNING players`;
 
 /** Player $1's entries of days $2..$3, oldest first: one range of PK_rating_history_day, at most one row a day. */
-const HISTORY_SQL = `SELECT day, atp_e4[i] AS atp_e4, site_rank[i] AS site_rank, plays[i] AS plays
+export const HISTORY_SQL = `SELECT day, atp_e4[i] AS atp_e4, site_rank[i] AS site_rank, plays[i] AS plays
   FROM (SELECT day, atp_e4, site_rank, plays, array_position(slots, ${historySlot('$1::bigint')}) AS i
           FROM rating_history_day
          WHERE bucket = ${historyBucket('$1::bigint')} AND day BETWEEN $2 AND $3) AS d
