@@ -98,6 +98,7 @@ export class LeaderboardController {
   @ApiErrors({
     400: { description: SCOPED_400, message: `uids must be 1 to ${SCOPED_MAX_UIDS} distinct positive integers` },
     401: SERVER_TOKEN_401,
+    413: 'The body is over 256 KiB',
   })
   atpAmong(@Body() body: ScopedBoardDto): Promise<ScopedAtpBoardResponse> {
     return this.leaderboards.atpAmong(body.uids);
@@ -123,6 +124,7 @@ export class LeaderboardController {
     },
     401: SERVER_TOKEN_401,
     404: { description: 'The catalog has no chart with this levelId', message: 'No chart with levelId 101' },
+    413: 'The body is over 256 KiB',
   })
   chartAmong(
     @Param('levelId', ParseLevelIdPipe) levelId: number,
