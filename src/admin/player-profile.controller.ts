@@ -8,12 +8,17 @@ import { ApiUidParam } from '../common/validation/is-uid';
 import { API_TAGS } from '../openapi/api-tags';
 import { AdminPlayerProfileResponse } from './dto/player-profile.dto';
 import { PlayerProfileService } from './player-profile.service';
+import { HISTORY_DAYS, RatingHistoryResponse } from '../upload/dto/rating-history.dto';
+import { RatingHistoryService } from '../upload/history/rating-history.service';
 
 @ApiTags(API_TAGS.admin)
 @Controller('admin/players')
 @AdminAuth()
 export class PlayerProfileController {
-  constructor(private readonly profiles: PlayerProfileService) {}
+  constructor(
+    private readonly profiles: PlayerProfileService,
+    private readonly histories: RatingHistoryService,
+  ) {}
 
   @Get(':uid')
   @Permission('players.read')
@@ -31,5 +36,21 @@ export class PlayerProfileController {
   })
   profile(@Param('uid', new ParseBigIdPipe('uid')) uid: string): Promise<AdminPlayerProfileResponse> {
     return this.profiles.profile(uid);
+  }
+
+  @Get(':uid/history')
+  @Permission('players.read')
+  @ApiOperation({
+    summary: "A player's rating history",
+    description: `ATP, site rank (null while banned then) and counted plays at the end of each of the last ${HISTORY_DAYS} closed days on which the player had a counted play, oldest first; banned players included.`,
+  })
+  @ApiUidParam()
+  @ApiOkResponse({ type: RatingHistoryResponse })
+  @ApiErrors({
+    400: { description: 'uid is not a positive integer', message: 'uid must be a positive integer' },
+    404: { description: 'No player with this uid, or the admin API is disabled', message: 'No player with uid 1002' },
+  })
+  history(@Param('uid', new ParseBigIdPipe('uid')) uid: string): Promise<RatingHistoryResponse> {
+    return this.histories.adminHistory(uid);
   }
 }

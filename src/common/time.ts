@@ -1,3 +1,5 @@
+import { Injectable } from '@nestjs/common';
+
 /**
  * Wire times are ISO 8601 local date-times without zone, `YYYY-MM-DDTHH:mm:ss`, in the service's
  * time zone (the process TZ; UTC unless TZ says otherwise) — decisions.md §8.
@@ -27,4 +29,34 @@ export function parseLocalDateTime(text: string): Date | null {
     date.getMinutes() === minute &&
     date.getSeconds() === second;
   return roundTrips ? date : null;
+}
+
+/**
+ * The service's clock: what decides "now" for rules that run in the service (the rating history's
+ * days). One provider, so a test can move it (jest.spyOn(app.get(Clock), 'now')); statements
+ * that stamp rows keep the database's now().
+ */
+@Injectable()
+export class Clock {
+  now(): Date {
+    return new Date();
+  }
+}
+
+const DAY_MS = 86_400_000;
+
+/** The service's calendar day of `date` (its time zone, as for wire times), as days since 1970-01-01. */
+export function localDayNumber(date: Date): number {
+  return Date.UTC(date.getFullYear(), date.getMonth(), date.getDate()) / DAY_MS;
+}
+
+/** The first instant of the service's calendar day `day` (local midnight; days are 23 or 25 hours across a DST change). */
+export function localDayStart(day: number): Date {
+  const date = new Date(day * DAY_MS);
+  return new Date(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate());
+}
+
+/** Day `day` as `YYYY-MM-DD`. */
+export function formatDayNumber(day: number): string {
+  return new Date(day * DAY_MS).toISOString().slice(0, 10);
 }

@@ -1,3 +1,5 @@
+import { historyBucket, historySlot } from '../upload/history/rating-history-layout';
+
 /**
  * Every table that refers to a player, and what export and erasure do with its rows: the one map
  * PlayerDataRepository runs and test/e2e/player-privacy.e2e-spec.ts holds against the schema (every
@@ -31,6 +33,11 @@ export interface PlayerDataEntry {
 }
 
 const byUid = '"uid" = $1::bigint';
+
+/** The player's row block and slot in rating_history_day (upload's history repository), and its position in the row's arrays. */
+const HISTORY_BUCKET = historyBucket('$1::bigint');
+const HISTORY_SLOT = historySlot('$1::bigint');
+const HISTORY_AT = `array_position(slots, ${HISTORY_SLOT})`;
 
 export const PLAYER_DATA: readonly PlayerDataEntry[] = [
   {
@@ -116,6 +123,22 @@ export const PLAYER_DATA: readonly PlayerDataEntry[] = [
     where: byUid,
     export: { columns: 'atp, version', orderBy: 'uid' },
     erase: { delete: true },
+  },
+  {
+    key: 'ratingHistory',
+    table: 'rating_history_day',
+    columns: ['bucket', 'slots'],
+    where: `bucket = ${HISTORY_BUCKET} AND ${HISTORY_SLOT} = ANY (slots)`,
+    export: {
+      columns: `day, atp_e4[${HISTORY_AT}] AS atp_e4, site_rank[${HISTORY_AT}] AS site_rank, plays[${HISTORY_AT}] AS plays`,
+      orderBy: 'day',
+    },
+    // The player's element leaves the four parallel arrays; the row stays for the block's other players.
+    erase: {
+      set: ['slots', 'atp_e4', 'site_rank', 'plays']
+        .map((column) => `${column} = ${column}[:${HISTORY_AT} - 1] || ${column}[${HISTORY_AT} + 1:]`)
+        .join(', '),
+    },
   },
   {
     key: 'plays',

@@ -6,6 +6,7 @@ import { ChartResponse } from '../catalog/dto/catalog.response';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
 import { ParseBigIdPipe } from '../common/pipes/parse-id.pipe';
 import { ApiUidParam } from '../common/validation/is-uid';
+import { HISTORY_DAYS, RatingHistoryResponse } from '../upload/dto/rating-history.dto';
 import { API_TAGS } from '../openapi/api-tags';
 import {
   AtpBoardResponse,
@@ -184,6 +185,30 @@ export class PublicController {
     @Query() query: PlayerProfileQueryDto,
   ): Promise<void> {
     this.responder.send(request, response, await this.reads.profile({ uid }, query));
+  }
+
+  @Get('players/:uid/history')
+  @PublicApiAuth('read:players')
+  @ApiOperation({
+    summary: "A player's rating history",
+    description: `ATP, site rank and counted plays at the end of each of the last ${HISTORY_DAYS} closed days on which the player had a counted play (days in the service's time zone), oldest first.`,
+  })
+  @ApiUidParam()
+  @ApiOkResponse({ type: RatingHistoryResponse, headers: PUBLIC_OK_HEADERS })
+  @ApiErrors({
+    400: {
+      description: 'uid is not a positive integer, or a query parameter is given',
+      message: 'uid must be a positive integer',
+    },
+    404: PROFILE_404,
+  })
+  async history(
+    @Req() request: Request,
+    @Res() response: Response,
+    @Param('uid', new ParseBigIdPipe('uid')) uid: string,
+    @NoQuery() _query: void,
+  ): Promise<void> {
+    this.responder.send(request, response, await this.reads.history(uid));
   }
 
   @Get('players/uuid/:uuid')

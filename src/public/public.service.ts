@@ -9,6 +9,8 @@ import { AtpBoardResponse, ChartBoardResponse, LeaderboardQueryDto } from '../up
 import { FirstPlace, LeaderboardService } from '../upload/leaderboard.service';
 import { roundRating } from '../upload/rating';
 import { RatingReadService } from '../upload/rating-read.service';
+import { RatingHistoryResponse } from '../upload/dto/rating-history.dto';
+import { RatingHistoryService } from '../upload/history/rating-history.service';
 import {
   FIRST_PLACES_DEFAULT_LIMIT,
   FIRST_PLACES_MAX_LIMIT,
@@ -43,6 +45,7 @@ export class PublicService {
     private readonly players: PlayerReadService,
     private readonly catalog: CatalogService,
     private readonly economy: EconomyService,
+    private readonly histories: RatingHistoryService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -90,6 +93,12 @@ export class PublicService {
     if (player === null)
       throw new NotFoundError('uid' in by ? `No player with uid ${by.uid}` : `No player with uuid ${by.uuid}`);
     return this.profileOf(player, query);
+  }
+
+  /** The rating history of a player who is known and not under an active ban; 404 otherwise, as the profile. */
+  async history(uid: string): Promise<RatingHistoryResponse> {
+    if ((await this.players.publicPlayer({ uid })) === null) throw new NotFoundError(`No player with uid ${uid}`);
+    return this.histories.read(uid);
   }
 
   private async profileOf(player: PublicPlayer, query: PlayerProfileQueryDto): Promise<PublicPlayerProfile> {

@@ -1,4 +1,4 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { LEVEL_ID_MAX } from '../catalog/catalog.rules';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
@@ -10,14 +10,23 @@ import {
   BOARD_MAX_LIMIT,
   ChartBoardResponse,
   LeaderboardQueryDto,
+  SCOPED_MAX_UIDS,
+  ScopedAtpBoardResponse,
+  ScopedBoardDto,
+  ScopedChartBoardResponse,
 } from './dto/leaderboard.dto';
 import { LeaderboardService } from './leaderboard.service';
+import { HISTORY_DAYS, RatingHistoryResponse } from './dto/rating-history.dto';
+import { RatingHistoryService } from './history/rating-history.service';
+import { ParseBigIdPipe } from '../common/pipes/parse-id.pipe';
+import { ApiUidParam } from '../common/validation/is-uid';
 import { ParseLevelIdPipe } from './pipes/level-id.pipe';
 
 const QUERY_400 = {
   description: `limit is not an integer from 1 to ${BOARD_MAX_LIMIT}, around is not a positive integer, k is not an integer from 0 to ${BOARD_MAX_K}, limit and around are both given, k is given without around, or an unknown parameter is given`,
   message: 'limit cannot be combined with around: give limit (top N) or around (a window)',
 };
+const SCOPED_400 = `uids is missing, not an array, empty, longer than ${SCOPED_MAX_UIDS}, holds a value that is not a positive integer, or names a uid twice`;
 const SERVER_TOKEN_401 = 'Missing, unknown or expired server access token';
 const RANKS =
   'Ranks are those of the score upload (siteRank, trackRank): players under an active ban are left out and take no rank. ' +
@@ -28,7 +37,10 @@ const RANKS =
 @ApiTags(API_TAGS.upload)
 @Controller('server/leaderboards')
 export class LeaderboardController {
-  constructor(private readonly leaderboards: LeaderboardService) {}
+  constructor(
+    private readonly leaderboards: LeaderboardService,
+    private readonly histories: RatingHistoryService,
+  ) {}
 
   @Get('atp')
   @ApiOperation({
@@ -74,5 +86,66 @@ export class LeaderboardController {
     @Query() query: LeaderboardQueryDto,
   ): Promise<ChartBoardResponse> {
     return this.leaderboards.chartBoard(levelId, query);
+  }
+
+  @Post('atp/among')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'The ATP board among a set of players',
+    description: `The players of \`uids\` (a party, a friends list: 1 to ${SCOPED_MAX_UIDS} distinct uids) that the ATP board ranks, in its order, each with its place among them as \`rank\`. As everywhere, players under an active ban and plays that do not count are left out; unknown uids and players without a counted play are not in the answer.`,
+  })
+  @ApiOkResponse({ type: ScopedAtpBoardResponse })
+  @ApiErrors({
+    400: { description: SCOPED_400, message: `uids must be 1 to ${SCOPED_MAX_UIDS} distinct positive integers` },
+    401: SERVER_TOKEN_401,
+    413: 'The body is over 256 KiB',
+  })
+  atpAmong(@Body() body: ScopedBoardDto): Promise<ScopedAtpBoardResponse> {
+    return this.leaderboards.atpAmong(body.uids);
+  }
+
+  @Post('charts/:levelId/among')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: "A chart's board among a set of players",
+    description:
+      "As POST /server/leaderboards/atp/among, on the chart's board (each player's best counted play on it).",
+  })
+  @ApiParam({
+    name: 'levelId',
+    description: 'Level id of a chart of the catalog (active or not)',
+    schema: { type: 'integer', minimum: 0, maximum: LEVEL_ID_MAX },
+  })
+  @ApiOkResponse({ type: ScopedChartBoardResponse })
+  @ApiErrors({
+    400: {
+      description: `levelId is not an integer from 0 to ${LEVEL_ID_MAX}; or ${SCOPED_400}`,
+      message: `uids must be 1 to ${SCOPED_MAX_UIDS} distinct positive integers`,
+    },
+    401: SERVER_TOKEN_401,
+    404: { description: 'The catalog has no chart with this levelId', message: 'No chart with levelId 101' },
+    413: 'The body is over 256 KiB',
+  })
+  chartAmong(
+    @Param('levelId', ParseLevelIdPipe) levelId: number,
+    @Body() body: ScopedBoardDto,
+  ): Promise<ScopedChartBoardResponse> {
+    return this.leaderboards.chartAmong(levelId, body.uids);
+  }
+
+  @Get('players/:uid/history')
+  @ApiOperation({
+    summary: "A player's rating history",
+    description: `The player's ATP, site rank and counted plays as taken at the end of each of the last ${HISTORY_DAYS} closed days on which it had a counted play (days in the service's time zone), oldest first. As on the boards, a player under an active ban has no entries (\`days: []\`).`,
+  })
+  @ApiUidParam()
+  @ApiOkResponse({ type: RatingHistoryResponse })
+  @ApiErrors({
+    400: { description: 'uid is not a positive integer', message: 'uid must be a positive integer' },
+    401: SERVER_TOKEN_401,
+    404: { description: 'No player with this uid', message: 'No player with uid 1001' },
+  })
+  history(@Param('uid', new ParseBigIdPipe('uid')) uid: string): Promise<RatingHistoryResponse> {
+    return this.histories.serverHistory(uid);
   }
 }

@@ -74,6 +74,10 @@ const BEHIND: Part = 2;
 
 const unbanned = (alias: string) => `NOT ${activeBanPredicate(alias)}`;
 
+/** The site order (decisions.md §5) of player_rating `r`, and the track order of player_chart_best `c`: every board statement sorts by these. */
+const SITE_ORDER = 'r.atp DESC, r.uid ASC';
+const TRACK_ORDER = 'c.acc DESC, c.first_time_ms ASC, c.uid ASC';
+
 /** Select-list columns of the player $n: the ban check of PlayRecordRepository's state read (whether banned, the ban generation, the database clock). */
 const BAN_CHECK = (
   uid: string,
@@ -100,9 +104,18 @@ export const TOP_SITE_SQL = boundedLimit(
   `SELECT r.uid, r.atp, p.username, p.display_name
   FROM player_rating r JOIN player p ON p.uid = r.uid
  WHERE ${unbanned('r')}
- ORDER BY r.atp DESC, r.uid ASC`,
+ ORDER BY ${SITE_ORDER}`,
   '$1',
 );
+
+/**
+ * The unbanned players of the set $1 (uids) on the site order, in that order: a scoped board (a
+ * party, a friends list), ranked by position. One primary-key probe per uid.
+ */
+export const SITE_AMONG_SQL = `SELECT r.uid, r.atp, p.username, p.display_name
+  FROM unnest($1::bigint[]) AS w(uid) JOIN player_rating r ON r.uid = w.uid JOIN player p ON p.uid = w.uid
+ WHERE ${unbanned('r')}
+ ORDER BY ${SITE_ORDER}`;
 
 /** The unbanned bests on chart `levelId` (an SQL expression) in board order, with `extra` columns: a walk of IDX_player_chart_best_track. */
 const trackOrderSql = (
@@ -111,7 +124,13 @@ const trackOrderSql = (
 ) => `SELECT c.uid, c.acc, c.rating, p.username, p.display_name${extra}
   FROM player_chart_best c JOIN player p ON p.uid = c.uid
  WHERE c.level_id = ${levelId} AND ${unbanned('c')}
- ORDER BY c.acc DESC, c.first_time_ms ASC, c.uid ASC`;
+ ORDER BY ${TRACK_ORDER}`;
+
+/** The unbanned bests on chart $1 of the set $2 (uids), in the track order (a scoped chart board). */
+export const TRACK_AMONG_SQL = `SELECT c.uid, c.acc, c.rating, p.username, p.display_name
+  FROM unnest($2::bigint[]) AS w(uid) JOIN player_chart_best c ON c.uid = w.uid AND c.level_id = $1 JOIN player p ON p.uid = w.uid
+ WHERE ${unbanned('c')}
+ ORDER BY ${TRACK_ORDER}`;
 
 /** The first $2 unbanned bests on chart $1: one walk of IDX_player_chart_best_track. */
 export const TOP_TRACK_SQL = boundedLimit(trackOrderSql('$1'), '$2');
@@ -334,6 +353,16 @@ export class LeaderboardRepository {
   /** The bests on chart `levelId` of `uids`, in that order (a uid without a best there is left out). */
   trackRows(levelId: number, uids: string[]): Promise<CheckedTrackRow[]> {
     return this.read<CheckedTrackRow>('track_rows', TRACK_ROWS_SQL, [levelId, uids]);
+  }
+
+  /** The unbanned players of `uids` (1..SCOPED_MAX_UIDS) with a rating, in the site order. */
+  siteAmong(uids: string[]): Promise<SiteRow[]> {
+    return this.read<SiteRow>('site_among', SITE_AMONG_SQL, [uids]);
+  }
+
+  /** The unbanned bests of `uids` on chart `levelId`, in its track order. */
+  trackAmong(levelId: number, uids: string[]): Promise<TrackRow[]> {
+    return this.read<TrackRow>('track_among', TRACK_AMONG_SQL, [levelId, uids]);
   }
 
   async playerExists(uid: string): Promise<boolean> {

@@ -10,6 +10,8 @@ import {
   ChartBoardEntry,
   ChartBoardResponse,
   LeaderboardQueryDto,
+  ScopedAtpBoardResponse,
+  ScopedChartBoardResponse,
 } from './dto/leaderboard.dto';
 import {
   AnchorState,
@@ -131,6 +133,23 @@ export class LeaderboardService {
     return rank === null
       ? { board: 'atp', rank: null, entries: [] }
       : { board: 'atp', rank, entries: windowEntries(window, rank, atpEntry) };
+  }
+
+  /**
+   * The ATP board among the players `uids` (a party, a friends list; distinct, at most
+   * SCOPED_MAX_UIDS): those of them the global board ranks (a rating, no active ban), in its order,
+   * each ranked by its place among them. Unknown uids are simply not there.
+   */
+  async atpAmong(uids: string[]): Promise<ScopedAtpBoardResponse> {
+    const rows = await this.boards.siteAmong(uids);
+    return { board: 'atp', entries: rows.map((row, i) => atpEntry(row, i + 1)) };
+  }
+
+  /** A chart's board among the players `uids`, as atpAmong; 404 as the chart's board. */
+  async chartAmong(levelId: number, uids: string[]): Promise<ScopedChartBoardResponse> {
+    const rows = await this.boards.trackAmong(levelId, uids);
+    if (rows.length === 0) await this.requireChart(levelId);
+    return { board: 'chart', levelId, entries: rows.map((row, i) => chartEntry(row, i + 1)) };
   }
 
   /**

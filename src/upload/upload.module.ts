@@ -27,6 +27,9 @@ import { UploadService } from './upload.service';
 import { RatingReadRepository } from './rating-read.repository';
 import { RatingReadService } from './rating-read.service';
 import { RatingRepository } from './rating.repository';
+import { Clock } from '../common/time';
+import { RatingHistoryRepository } from './history/rating-history.repository';
+import { RatingHistoryService } from './history/rating-history.service';
 
 /**
  * Score records, ratings, ranks and the leaderboard reads. Depends on Auth (player identity) and Catalog (charts);
@@ -57,6 +60,9 @@ import { RatingRepository } from './rating.repository';
     PlayReviewService,
     LeaderboardRepository,
     LeaderboardService,
+    Clock,
+    RatingHistoryRepository,
+    RatingHistoryService,
     {
       provide: RankIndex,
       inject: [APP_CONFIG, REDIS, RankSourceRepository],
@@ -64,6 +70,6 @@ import { RatingRepository } from './rating.repository';
         redis ? new RedisRankIndex(config, redis, repository) : new MemoryRankIndex(config, repository),
     },
   ],
-  exports: [UploadStatsService, RatingReadService, LeaderboardService, RatingRecomputeService],
+  exports: [UploadStatsService, RatingReadService, LeaderboardService, RatingRecomputeService, RatingHistoryService],
 })
 export class UploadModule {}

@@ -648,6 +648,8 @@ interface RouteSpec {
   alwaysFails?: string;
   /** The valid request (path and query, wire form) of the priming pass, when the bare path is not one. */
   prime?: string;
+  /** The JSON body of the priming pass, for a read that takes one. */
+  primeBody?: Json;
 }
 
 interface Fixtures {
@@ -931,6 +933,30 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
       readOnly: true,
     },
     'GET /server/leaderboards/atp': { auth: 'server', query: leaderboardQuery, body: { t: 'ignored' }, readOnly: true },
+    'POST /server/leaderboards/atp/among': {
+      auth: 'server',
+      body: { t: 'object', open: true, fields: { uids: req({ t: 'array', of: uidKind, max: 100 }) } },
+      readOnly: true,
+      primeBody: { uids: [fx.player.uid] },
+    },
+    'POST /server/leaderboards/charts/:levelId/among': {
+      auth: 'server',
+      params: {
+        levelId: {
+          any: fc.oneof(fc.integer({ min: 0, max: 2 ** 31 - 1 }).map(String), junkSegment),
+          wrong: junkSegment.filter((wire) => !/^\d{1,10}$/.test(wire) || Number(wire) > 2 ** 31 - 1),
+        },
+      },
+      body: { t: 'object', open: true, fields: { uids: req({ t: 'array', of: uidKind, max: 100 }) } },
+      readOnly: false,
+      alwaysFails: 'no chart is in the catalog',
+    },
+    'GET /server/leaderboards/players/:uid/history': {
+      auth: 'server',
+      params: { uid },
+      body: { t: 'ignored' },
+      readOnly: true,
+    },
     // The fixture has no chart: every level id is 404 (or 400), which keeps it out of the read-only priming pass too.
     'GET /server/leaderboards/charts/:levelId': {
       auth: 'server',
@@ -995,6 +1021,13 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
         bests: { valid: fc.integer({ min: 1, max: 100 }).map(String), wrong: wrongInteger(1, 100) },
         recent: { valid: fc.integer({ min: 0, max: 50 }).map(String), wrong: wrongInteger(0, 50) },
       },
+      body: { t: 'ignored' },
+      readOnly: true,
+      extraHeaders: publicHeaders,
+    },
+    'GET /public/v1/players/:uid/history': {
+      auth: 'api-key',
+      params: { uid },
       body: { t: 'ignored' },
       readOnly: true,
       extraHeaders: publicHeaders,
@@ -1487,6 +1520,7 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
       readOnly: true,
     },
     'GET /admin/players/:uid': { auth: 'admin', params: { uid }, body: { t: 'ignored' }, readOnly: true },
+    'GET /admin/players/:uid/history': { auth: 'admin', params: { uid }, body: { t: 'ignored' }, readOnly: true },
     'GET /admin/bans': {
       auth: 'admin',
       query: listQuery('bans', { uid: bigId }),
@@ -2110,7 +2144,12 @@ describe('Hostile input on every route', () => {
       const [method, pattern] = key.split(' ');
       const path = route.prime ?? pattern.replace('*path', fx.signedFile.path).replace(':uid', String(fx.player.uid));
       const auth = validAuthorization(route, fx);
-      const body = route.body.t === 'paths' ? Buffer.from('["data/hostile/a.json"]') : undefined;
+      const body =
+        route.body.t === 'paths'
+          ? Buffer.from('["data/hostile/a.json"]')
+          : route.primeBody !== undefined
+            ? Buffer.from(JSON.stringify(route.primeBody))
+            : undefined;
       const response = await send(port(), {
         method,
         path: path + (pattern.includes('*path') ? fx.signedFile.query : ''),

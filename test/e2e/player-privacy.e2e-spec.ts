@@ -192,6 +192,7 @@ describe('Privacy: export and erase a player', () => {
         bans: 0,
         bests: 2,
         rating: 1,
+        ratingHistory: 0,
         plays: 2,
         playsAsRival: 1,
         pendingKicks: 0,

@@ -59,6 +59,7 @@ const LOWEST_ROLE: Record<string, Role> = {
   'GET /admin/players': 'read-only',
   'GET /admin/players/:uid': 'read-only',
   'GET /admin/players/:uid/economy': 'read-only',
+  'GET /admin/players/:uid/history': 'read-only',
   'GET /admin/plays': 'read-only',
   'GET /admin/plays/:id': 'read-only',
   'GET /admin/realtime/connections': 'read-only',
@@ -302,6 +303,7 @@ function walkTable(fx: Fixtures, app: TestApp): Record<string, WalkEntry> {
     'GET /admin/players': get('/admin/players'),
     'GET /admin/players/:uid': get(`/admin/players/${fx.uid}`),
     'GET /admin/players/:uid/economy': get(`/admin/players/${fx.uid}/economy`),
+    'GET /admin/players/:uid/history': get(`/admin/players/${fx.uid}/history`),
     'GET /admin/bans': get('/admin/bans'),
     'POST /admin/players': {
       call: () => ({ method: 'POST', path: '/admin/players', body: { username: randomUsername() } }),

@@ -1,5 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { PluginBody } from '../../common/validation/plugin-body';
+import { UID_REQUEST_SCHEMA } from '../../common/validation/is-uid';
 import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  ArrayUnique,
+  IsArray,
   IsInt,
   IsOptional,
   IsString,
@@ -176,5 +183,56 @@ export class ChartBoardResponse {
     type: [ChartBoardEntry],
     description: 'In board order (acc descending, then first reached ascending, then uid ascending)',
   })
+  entries!: ChartBoardEntry[];
+}
+
+/** The most uids a scoped board may name (a party or a friends list). */
+export const SCOPED_MAX_UIDS = 100;
+const uidsMessage = `uids must be 1 to ${SCOPED_MAX_UIDS} distinct positive integers`;
+
+/** POST /server/leaderboards/…/among: the players whose board is asked (a party, a friends list). */
+@PluginBody()
+export class ScopedBoardDto {
+  @ApiProperty({
+    type: 'array',
+    items: UID_REQUEST_SCHEMA,
+    minItems: 1,
+    maxItems: SCOPED_MAX_UIDS,
+    uniqueItems: true,
+    example: [1001, 1002, 1003],
+    description: `1 to ${SCOPED_MAX_UIDS} distinct player uids; unknown, unranked and banned players are left out of the answer`,
+  })
+  // Each uid as IsUid carries it (a JSON number up to 2^53 or a string of digits, kept as a string), so 1 and "1" are one uid.
+  @Transform(({ value }: { value: unknown }) =>
+    Array.isArray(value)
+      ? value.map((uid: unknown) => (typeof uid === 'number' && Number.isSafeInteger(uid) ? String(uid) : uid))
+      : value,
+  )
+  @IsArray({ message: uidsMessage })
+  @ArrayMinSize(1, { message: uidsMessage })
+  @ArrayMaxSize(SCOPED_MAX_UIDS, { message: uidsMessage })
+  @IsString({ each: true, message: uidsMessage })
+  @Matches(/^[1-9]\d{0,17}$/, { each: true, message: uidsMessage })
+  @ArrayUnique({ message: uidsMessage })
+  uids!: string[];
+}
+
+/** A scoped board: the players of the set that the board ranks, in board order, ranked among themselves. */
+export class ScopedAtpBoardResponse {
+  @ApiProperty({ enum: ['atp'] })
+  board!: 'atp';
+
+  @ApiProperty({ type: [AtpBoardEntry], description: 'rank: the place among the set (1 = first of the set)' })
+  entries!: AtpBoardEntry[];
+}
+
+export class ScopedChartBoardResponse {
+  @ApiProperty({ enum: ['chart'] })
+  board!: 'chart';
+
+  @ApiProperty({ type: 'integer' })
+  levelId!: number;
+
+  @ApiProperty({ type: [ChartBoardEntry], description: 'rank: the place among the set (1 = first of the set)' })
   entries!: ChartBoardEntry[];
 }

@@ -15,6 +15,8 @@ import type { PlayerEntity } from '../../player/entities/player.entity';
 @Index('IDX_play_record_flagged', ['id'], { where: 'cardinality(flags) > 0' })
 /** A player's plays newest first (the public profile's recent plays), without a scan of all of them. */
 @Index('IDX_play_record_uid_recent', ['uid', 'id'])
+/** BRIN on received_at: the rating history's daily snapshot reads one day's plays (migrations/1795882000000-RatingHistory.ts; TypeORM cannot declare BRIN). */
+@Index('IDX_play_record_received_brin', { synchronize: false })
 @Unique('UQ_play_record_player_level_time', ['uid', 'levelId', 'timeMs'])
 export class PlayRecordEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })
