@@ -1,3 +1,7 @@
+import { Clock } from '../common/clock';
+import { PeriodJobService } from './periods/period-job.service';
+import { PeriodRepository } from './periods/period.repository';
+import { PeriodService } from './periods/period.service';
 import { BoardUpdates } from './board-updates';
 import { Module } from '@nestjs/common';
 import type Redis from 'ioredis';
@@ -57,6 +61,10 @@ import { RatingRepository } from './rating.repository';
     PlayReviewService,
     LeaderboardRepository,
     LeaderboardService,
+    Clock,
+    PeriodRepository,
+    PeriodService,
+    PeriodJobService,
     {
       provide: RankIndex,
       inject: [APP_CONFIG, REDIS, RankSourceRepository],
