@@ -202,6 +202,31 @@ describe('Board periods: day, week, month and seasons (issue #44)', () => {
     }
   });
 
+  it('answers the same period boards on the public API and the admin API (one service, one query)', async () => {
+    const created = await app.admin.post('/admin/api-keys', { name: 'periods', scopes: ['read:boards'] });
+    expect(created.status).toBe(201);
+    const key = (created.body as { key: string }).key;
+    for (const [path, query] of [
+      ['atp', { period: 'week' }],
+      ['charts/801', { period: 'month', around: p[0].uid, k: 1 }],
+      ['charts/801', { period: 'season:test-season', limit: 2 }],
+    ] as const) {
+      const game = await board(app, server, path, query);
+      expect(game.status).toBe(200);
+      const pub = await app.http.get(`/public/v1/boards/${path}`, { token: key, query });
+      expect({ path, status: pub.status, body: pub.body as unknown }).toEqual({ path, status: 200, body: game.body });
+      const staff = await app.admin.get(`/admin/boards/${path}`, { query });
+      expect({ path, status: staff.status, body: staff.body as unknown }).toEqual({
+        path,
+        status: 200,
+        body: game.body,
+      });
+    }
+    expect((await app.http.get('/public/v1/boards/atp', { token: key, query: { period: 'season:<b>' } })).status).toBe(
+      400,
+    );
+  });
+
   it('refuses a malformed period (400) and answers 404 for a period, player or chart that does not exist', async () => {
     for (const period of ['year', 'season:', 'season:Bad', '0', 'day ', 'season:-x']) {
       const response = await board(app, server, 'atp', { period });
