@@ -1,5 +1,3 @@
-import { Injectable } from '@nestjs/common';
-
 /**
  * Wire times are ISO 8601 local date-times without zone, `YYYY-MM-DDTHH:mm:ss`, in the service's
  * time zone (the process TZ; UTC unless TZ says otherwise) — decisions.md §8.
@@ -29,18 +27,6 @@ export function parseLocalDateTime(text: string): Date | null {
     date.getMinutes() === minute &&
     date.getSeconds() === second;
   return roundTrips ? date : null;
-}
-
-/**
- * The service's clock: what decides "now" for rules that run in the service (the rating history's
- * days). One provider, so a test can move it (jest.spyOn(app.get(Clock), 'now')); statements
- * that stamp rows keep the database's now().
- */
-@Injectable()
-export class Clock {
-  now(): Date {
-    return new Date();
-  }
 }
 
 const DAY_MS = 86_400_000;

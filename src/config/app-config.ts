@@ -101,6 +101,10 @@ export interface AppConfig {
   webhookRetryForSeconds: number;
   /** A webhook whose every attempt failed for this long is turned off (staff are told). */
   webhookDisableAfterSeconds: number;
+  /** The IANA time zone of the day, week (from Monday) and month boards' boundaries. */
+  periodTimeZone: string;
+  /** How often the period job looks for periods to create, close and archive. */
+  periodJobIntervalSeconds: number;
   /** The public leaderboard site (docs/operations.md "Leaderboard site"): null when SITE_ENABLED is not true. */
   site: SiteConfig | null;
 }
@@ -420,6 +424,19 @@ const RETIRED_VARIABLES: Array<[string, string]> = [
   ],
 ];
 
+/** An IANA time zone name (as Intl knows them; PostgreSQL's tz database has the same names). */
+function timeZone(env: Env, name: string, fallback: string): string {
+  const value = raw(env, name) ?? fallback;
+  if (!/^[A-Za-z][A-Za-z0-9_+/-]{0,63}$/.test(value))
+    throw new ConfigError(name, `must be an IANA time zone like Europe/Berlin, got "${value}"`);
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: value });
+  } catch {
+    throw new ConfigError(name, `must be an IANA time zone like Europe/Berlin, got "${value}"`);
+  }
+  return value;
+}
+
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): AppConfig {
   // Every variable is read, and every invalid one reported in one message.
   const errors: ConfigError[] = [];
@@ -531,6 +548,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     webhookRetryBaseMs: number('WEBHOOK_RETRY_BASE_MS', 10_000, 10, 3_600_000),
     webhookRetryForSeconds: number('WEBHOOK_RETRY_FOR_SECONDS', 90_000, 86_400, 2_592_000),
     webhookDisableAfterSeconds: number('WEBHOOK_DISABLE_AFTER_SECONDS', 86_400, 1, 2_592_000),
+    periodTimeZone: read(() => timeZone(env, 'PERIOD_TIME_ZONE', 'UTC'), 'UTC'),
+    periodJobIntervalSeconds: number('PERIOD_JOB_INTERVAL_SECONDS', 30, 1, 3_600),
     site: null,
   };
   config.site = siteConfig(env, errors, config.publicApiAnonymousRateLimit);

@@ -141,6 +141,40 @@ export const PLAYER_DATA: readonly PlayerDataEntry[] = [
     },
   },
   {
+    // The player's bests and ATP in each period of the boards (issue #44).
+    key: 'periodBests',
+    table: 'period_chart_best',
+    columns: ['uid'],
+    where: byUid,
+    export: { columns: 'period_id, level_id, acc, first_time_ms, record_id, rating', orderBy: 'period_id, level_id' },
+    erase: { delete: true },
+  },
+  {
+    key: 'periodRatings',
+    table: 'period_rating',
+    columns: ['uid'],
+    where: byUid,
+    export: { columns: 'period_id, atp', orderBy: 'period_id' },
+    erase: { delete: true },
+  },
+  {
+    // Closed periods' boards: the player's entries go; the others keep the ranks they were archived with.
+    key: 'periodAtpArchive',
+    table: 'period_atp_archive',
+    columns: ['uid'],
+    where: byUid,
+    export: { columns: 'period_id, rank, atp', orderBy: 'period_id' },
+    erase: { delete: true },
+  },
+  {
+    key: 'periodChartArchive',
+    table: 'period_chart_archive',
+    columns: ['uid'],
+    where: byUid,
+    export: { columns: 'period_id, level_id, rank, acc, rating', orderBy: 'period_id, level_id' },
+    erase: { delete: true },
+  },
+  {
     key: 'plays',
     table: 'play_record',
     columns: ['uid'],

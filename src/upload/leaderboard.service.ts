@@ -23,6 +23,8 @@ import {
   TrackRow,
   Window,
 } from './leaderboard.repository';
+import { PeriodBoard } from './periods/period.repository';
+import { PeriodBoardRead, PeriodService } from './periods/period.service';
 import { RankAnswerService } from './rank/rank-answer.service';
 import type { RankKey } from './rank/rank-index';
 import type { BanCheck } from './upload.types';
@@ -104,9 +106,20 @@ export class LeaderboardService {
     private readonly boards: LeaderboardRepository,
     private readonly ranks: RankAnswerService,
     private readonly catalog: CatalogService,
+    private readonly periods: PeriodService,
   ) {}
 
   async atpBoard(query: LeaderboardQueryDto): Promise<AtpBoardResponse> {
+    if (query.period !== undefined && query.period !== 'all') {
+      const read = await this.periodBoard(query, { board: 'atp' });
+      if (read.rank === null) await this.unranked(query.around as string);
+      return {
+        board: 'atp',
+        period: read.period,
+        ...(read.rank === undefined ? {} : { rank: read.rank }),
+        entries: read.rows.map((row) => atpEntry(row as SiteRow, Number(row.rank))),
+      };
+    }
     if (query.around === undefined) {
       const rows = await this.boards.topSite(query.limit ?? BOARD_DEFAULT_LIMIT);
       return { board: 'atp', entries: rows.map((row, i) => atpEntry(row, i + 1)) };
@@ -161,6 +174,18 @@ export class LeaderboardService {
   }
 
   async chartBoard(levelId: number, query: LeaderboardQueryDto): Promise<ChartBoardResponse> {
+    if (query.period !== undefined && query.period !== 'all') {
+      const read = await this.periodBoard(query, { board: 'chart', levelId });
+      if (read.rows.length === 0) await this.requireChart(levelId);
+      if (read.rank === null) await this.unranked(query.around as string);
+      return {
+        board: 'chart',
+        levelId,
+        period: read.period,
+        ...(read.rank === undefined ? {} : { rank: read.rank }),
+        entries: read.rows.map((row) => chartEntry(row as TrackRow, Number(row.rank))),
+      };
+    }
     if (query.around === undefined) {
       const rows = await this.boards.topTrack(levelId, query.limit ?? BOARD_DEFAULT_LIMIT);
       if (rows.length === 0) await this.requireChart(levelId);
@@ -197,6 +222,16 @@ export class LeaderboardService {
     return rank === null
       ? { board: 'chart', levelId, rank: null, entries: [] }
       : { board: 'chart', levelId, rank, entries: windowEntries(window, rank, chartEntry) };
+  }
+
+  /**
+   * A period's board (docs/decisions.md "Periods and seasons"): read in SQL over the period's
+   * order index (live) or its archive (closed); the same top N and window as the all-time boards.
+   */
+  private async periodBoard(query: LeaderboardQueryDto, board: PeriodBoard): Promise<PeriodBoardRead> {
+    const period = await this.periods.resolve(query.period as string);
+    if (query.around === undefined) return this.periods.top(period, board, query.limit ?? BOARD_DEFAULT_LIMIT);
+    return this.periods.window(period, board, query.around, query.k ?? BOARD_DEFAULT_K);
   }
 
   /**

@@ -168,6 +168,8 @@ interface UploadCall {
   playerTokenHash: string;
   clock: UploadSessionClock;
   judged: number | null;
+  /** The instant the play counts at for the periods of the boards (Clock.now()). */
+  periodAt: Date;
 }
 
 /**
@@ -179,7 +181,7 @@ interface UploadCall {
 const UPLOAD_PLAY: BatchableStatement<UploadCall, UploadPlaySqlRow> = {
   name: 'upload_play',
   single: `SELECT * FROM rhythmc_upload_play($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::int[],
-         $16, $17, $18, $19, $20, $21, $22, $23, $24::text[], $25)`,
+         $16, $17, $18, $19, $20, $21, $22, $23, $24::text[], $25, $26)`,
   params: (c) => [
     ...recordFields(c.record, 'array'),
     c.playerTokenHash,
@@ -187,21 +189,22 @@ const UPLOAD_PLAY: BatchableStatement<UploadCall, UploadPlaySqlRow> = {
     c.clock.liveSince,
     c.record.flags,
     c.judged,
+    c.periodAt,
   ],
   batch: `SELECT a.i, r.*
     FROM unnest($1::bigint[], $2::integer[], $3::bigint[], $4::bigint[], $5::float8[], $6::boolean[], $7::boolean[],
                 $8::boolean[], $9::boolean[], $10::integer[], $11::boolean[], $12::boolean[], $13::bigint[], $14::float8[],
                 $15::text[], $16::varchar[], $17::integer[], $18::varchar[], $19::varchar[], $20::uuid[], $21::bpchar[],
-                $22::timestamptz[], $23::timestamptz[], $24::text[], $25::bigint[])
+                $22::timestamptz[], $23::timestamptz[], $24::text[], $25::bigint[], $26::timestamptz[])
          WITH ORDINALITY AS a(uid, level_id, time_ms, player_timestamp_ms, acc, pass, full_combo, all_perfect,
                               is_new_record, max_combo, is_rival, is_win, rival_uid, rival_acc, counters, player_arena,
                               server_id, server_name, server_country, server_session_id, token_hash, now, live_since,
-                              flags, judged, i)
+                              flags, judged, period_at, i)
    CROSS JOIN LATERAL rhythmc_upload_play(a.uid, a.level_id, a.time_ms, a.player_timestamp_ms, a.acc, a.pass,
          a.full_combo, a.all_perfect, a.is_new_record, a.max_combo, a.is_rival, a.is_win, a.rival_uid, a.rival_acc,
          translate(a.counters, '[]', '{}')::int[], a.player_arena, a.server_id, a.server_name, a.server_country, a.server_session_id,
          a.token_hash, a.now, a.live_since, ARRAY(SELECT f.v FROM jsonb_array_elements_text(a.flags::jsonb) WITH ORDINALITY AS f(v, n) ORDER BY f.n),
-         a.judged) r
+         a.judged, a.period_at) r
    ORDER BY a.i`,
   order: (a, b) => compareUids(a.record.uid, b.record.uid),
 };
@@ -316,8 +319,9 @@ export class PlayRecordRepository {
     playerTokenHash: string,
     clock: UploadSessionClock,
     judged: number | null,
+    periodAt: Date,
   ): Promise<OneStatementUpload> {
-    const row = await this.batcher.run(UPLOAD_PLAY, { record, playerTokenHash, clock, judged });
+    const row = await this.batcher.run(UPLOAD_PLAY, { record, playerTokenHash, clock, judged, periodAt });
     return toOneStatementUpload(row);
   }
 
@@ -344,6 +348,27 @@ export class PlayRecordRepository {
       [uid, levelId, timeMs],
     );
     return rows.length > 0 ? toStoredRecord(rows[0]) : null;
+  }
+
+  /**
+   * The transactional path's period step (call with the rating row locked, for a counted play):
+   * rhythmc_count_period_play, the function the one statement calls, so the two paths share it.
+   */
+  async countForPeriods(
+    record: { uid: string; levelId: number; acc: number; receivedMs: number; id: string },
+    constant: number,
+    periodAt: Date,
+    manager: EntityManager,
+  ): Promise<void> {
+    await manager.query('SELECT rhythmc_count_period_play($1, $2, $3, $4, $5, $6, $7)', [
+      record.uid,
+      record.levelId,
+      record.acc,
+      record.receivedMs,
+      record.id,
+      constant,
+      periodAt,
+    ]);
   }
 
   /** Replaces the failed checks of a record this transaction inserted (the note count is known only after the insert). */

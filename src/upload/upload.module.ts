@@ -1,3 +1,7 @@
+import { Clock } from '../common/clock';
+import { PeriodJobService } from './periods/period-job.service';
+import { PeriodRepository } from './periods/period.repository';
+import { PeriodService } from './periods/period.service';
 import { BoardUpdates } from './board-updates';
 import { Module } from '@nestjs/common';
 import type Redis from 'ioredis';
@@ -27,7 +31,6 @@ import { UploadService } from './upload.service';
 import { RatingReadRepository } from './rating-read.repository';
 import { RatingReadService } from './rating-read.service';
 import { RatingRepository } from './rating.repository';
-import { Clock } from '../common/time';
 import { RatingHistoryRepository } from './history/rating-history.repository';
 import { RatingHistoryService } from './history/rating-history.service';
 
@@ -63,6 +66,9 @@ import { RatingHistoryService } from './history/rating-history.service';
     Clock,
     RatingHistoryRepository,
     RatingHistoryService,
+    PeriodRepository,
+    PeriodService,
+    PeriodJobService,
     {
       provide: RankIndex,
       inject: [APP_CONFIG, REDIS, RankSourceRepository],

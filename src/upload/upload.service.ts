@@ -4,6 +4,7 @@ import { UploadSessionRule } from '../auth/upload-session.rule';
 import type { ServerSessionContext } from '../auth/auth.types';
 import { BoardUpdates } from './board-updates';
 import { CatalogService } from '../catalog/catalog.service';
+import { Clock } from '../common/clock';
 import { BadRequestError, UnauthorizedError } from '../common/errors/app-error';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { isForeignKeyViolation, mayHaveCommitted } from '../database/pg-errors';
@@ -105,6 +106,7 @@ export class UploadService {
     private readonly stats: UploadStatsService,
     private readonly tx: TransactionService,
     private readonly boards: BoardUpdates,
+    private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -138,7 +140,7 @@ export class UploadService {
     const outcome = await this.index
       .runWrite([record.uid], async (write) => {
         const written = await this.records
-          .uploadInOneStatement(record, tokenHash, this.sessionRule.clock(), judged)
+          .uploadInOneStatement(record, tokenHash, this.sessionRule.clock(), judged, this.clock.now())
           .catch((error: unknown) => {
             // A lost answer may hide a commit: the in-process index re-reads this player. An ERROR
             // (rolled back) or a statement never sent changed nothing.
@@ -246,6 +248,13 @@ export class UploadService {
               current = await this.records.readLockedState(record.uid, record.levelId, manager);
           }
           counted = await this.countPlay(record.uid, record.levelId, stored, chart.constant, current, manager);
+          // Every open period too, a new all-time best or not (the one statement's period step).
+          await this.records.countForPeriods(
+            { ...stored, uid: record.uid, levelId: record.levelId },
+            chart.constant,
+            this.clock.now(),
+            manager,
+          );
         }
       }
       // A banned player's keys changed (an upload that raced its ban): every ban view must reload.

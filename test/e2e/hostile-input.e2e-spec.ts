@@ -1,3 +1,4 @@
+import { PERIOD_PATTERN } from '../../src/upload/dto/leaderboard.dto';
 import { isWebhookUrl } from '../../src/webhooks/dto/webhook.dto';
 import { WEBHOOK_EVENTS } from '../../src/webhooks/webhook-events';
 import { HttpAdapterHost } from '@nestjs/core';
@@ -869,6 +870,11 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
       wrong: queryValue.filter((wire) => !/^[1-9]\d{0,17}$/.test(decodedQueryValue(wire))).map((wire) => [wire]),
     },
     k: { valid: fc.integer({ min: 0, max: 25 }).map(String), wrong: wrongInteger(0, 25) },
+    // The board's period (issue #44): a calendar period now or all time; anything else is 400.
+    period: {
+      valid: fc.constantFrom('all', 'day', 'week', 'month'),
+      wrong: queryValue.filter((wire) => !PERIOD_PATTERN.test(decodedQueryValue(wire))).map((wire) => [wire]),
+    },
   };
 
   // The headers a public route reads: the origin (CORS), the validator, a preflight's method.

@@ -193,6 +193,11 @@ describe('Privacy: export and erase a player', () => {
         bests: 2,
         rating: 1,
         ratingHistory: 0,
+        // Two charts in each open period: the day, the week and the month.
+        periodBests: 6,
+        periodRatings: 3,
+        periodAtpArchive: 0,
+        periodChartArchive: 0,
         plays: 2,
         playsAsRival: 1,
         pendingKicks: 0,

@@ -2,7 +2,8 @@ import { onlineServer, TestServerSession } from '../factories/server.factory';
 import { onlinePlayer, TestPlayerSession } from '../factories/player.factory';
 import { gameplayPayload } from '../factories/upload.factory';
 import { multiInstanceAvailable, startTestApp, TestApp } from '../support/test-app';
-import { Clock, formatDayNumber, localDayNumber, localDayStart } from '../../src/common/time';
+import { Clock } from '../../src/common/clock';
+import { formatDayNumber, localDayNumber, localDayStart } from '../../src/common/time';
 import { RatingHistoryService, SNAPSHOT_GRACE_MS } from '../../src/upload/history/rating-history.service';
 
 let time = Date.now() - 3_600_000;

@@ -42,6 +42,10 @@ export function RequiresOther(other: string, present: boolean, message: string):
 const limitMessage = `limit must be an integer from 1 to ${BOARD_MAX_LIMIT}`;
 const kMessage = `k must be an integer from 0 to ${BOARD_MAX_K}`;
 const aroundMessage = 'around must be a positive integer';
+/** `all`, a calendar period now, a season by id or slug, or any period (a closed one: its archive) by id. */
+export const PERIOD_PATTERN = /^(all|day|week|month|season:([1-9]\d{0,17}|[a-z][a-z0-9-]{0,63})|[1-9]\d{0,17})$/;
+const periodMessage =
+  'period must be all, day, week, month, season:<id or slug> or a period id (a slug is a-z, 0-9 and -, starting with a letter)';
 
 /**
  * GET /server/leaderboards/…: either the top `limit` (the default, 10) or the window `around` a
@@ -89,6 +93,63 @@ export class LeaderboardQueryDto {
   @Max(BOARD_MAX_K, { message: kMessage })
   @RequiresOther('around', true, 'k needs around')
   k?: number;
+
+  @ApiPropertyOptional({
+    type: String,
+    default: 'all',
+    pattern: PERIOD_PATTERN.source,
+    description:
+      'The period of the board: `all` (all time, the default; the answer has no `period`), `day`, `week` (from Monday) or ' +
+      '`month` now (boundaries in PERIOD_TIME_ZONE), `season:<id or slug>`, or a period id (a closed period answers its archive).',
+    example: 'week',
+  })
+  @IsOptional()
+  @IsString({ message: periodMessage })
+  @Matches(PERIOD_PATTERN, { message: periodMessage })
+  period?: string;
+}
+
+/** The period a board answer is for (every answer but `period=all`'s carries it). */
+export class BoardPeriodView {
+  @ApiProperty({
+    type: 'integer',
+    format: 'int64',
+    description: 'Period id (`period=<id>` reads it again, closed or not)',
+    example: 12,
+  })
+  id!: number;
+
+  @ApiProperty({ type: String, enum: ['day', 'week', 'month', 'season'], example: 'week' })
+  kind!: 'day' | 'week' | 'month' | 'season';
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Seasons: the slug; null otherwise',
+    example: 'spring-2027',
+  })
+  slug!: string | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Seasons: the name staff gave it; null otherwise',
+    example: 'Spring 2027',
+  })
+  name!: string | null;
+
+  @ApiProperty({
+    type: String,
+    description: 'Start, a local date-time (decisions.md §8)',
+    example: '2027-03-01T00:00:00',
+  })
+  startsAt!: string;
+
+  @ApiProperty({ type: String, description: 'End (exclusive), a local date-time', example: '2027-06-01T00:00:00' })
+  endsAt!: string;
+
+  @ApiProperty({ type: Boolean, description: 'Closed: the board is frozen (as read at the close)', example: false })
+  closed!: boolean;
 }
 
 const RANK = {
@@ -161,6 +222,9 @@ export class AtpBoardResponse {
   @ApiProperty({ type: String, enum: ['atp'], example: 'atp' })
   board!: 'atp';
 
+  @ApiPropertyOptional({ type: BoardPeriodView, description: 'The period (absent for `period=all`)' })
+  period?: BoardPeriodView;
+
   @ApiPropertyOptional(WINDOW_RANK)
   rank?: number | null;
 
@@ -175,6 +239,9 @@ export class ChartBoardResponse {
 
   @ApiProperty({ type: 'integer', minimum: 0, example: 101 })
   levelId!: number;
+
+  @ApiPropertyOptional({ type: BoardPeriodView, description: 'The period (absent for `period=all`)' })
+  period?: BoardPeriodView;
 
   @ApiPropertyOptional(WINDOW_RANK)
   rank?: number | null;

@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { NotFoundError } from '../../common/errors/app-error';
-import { Clock, formatDayNumber, localDayNumber, localDayStart } from '../../common/time';
+import { Clock } from '../../common/clock';
+import { formatDayNumber, localDayNumber, localDayStart } from '../../common/time';
 import { TransactionService } from '../../database/transaction.service';
 import { HISTORY_DAYS, RatingHistoryDay, RatingHistoryResponse } from '../dto/rating-history.dto';
 import { RatingHistoryRepository } from './rating-history.repository';

@@ -1,0 +1,96 @@
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import type { PlayerEntity } from '../../player/entities/player.entity';
+
+/**
+ * A player's best counted play on a chart within one period (player_chart_best's rule, limited to
+ * the plays of the period), written by the upload's own statement (rhythmc_count_period_play).
+ */
+@Entity({ name: 'period_chart_best' })
+// (period_id, level_id, acc DESC, first_time_ms ASC, uid ASC): the period's track order, written in the migration.
+@Index('IDX_period_chart_best_track', { synchronize: false })
+@Index('IDX_period_chart_best_top', ['periodId', 'uid', 'rating'])
+export class PeriodChartBestEntity {
+  @PrimaryColumn({ name: 'period_id', type: 'bigint' })
+  periodId!: string;
+
+  @PrimaryColumn({ type: 'bigint' })
+  uid!: string;
+
+  @ManyToOne('PlayerEntity', { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'uid' })
+  player?: PlayerEntity;
+
+  @PrimaryColumn({ name: 'level_id', type: 'int' })
+  levelId!: number;
+
+  @Column({ type: 'double precision' })
+  acc!: number;
+
+  @Column({ name: 'first_time_ms', type: 'bigint' })
+  firstTimeMs!: string;
+
+  @Column({ name: 'record_id', type: 'bigint' })
+  recordId!: string;
+
+  @Column({ type: 'double precision' })
+  rating!: number;
+}
+
+/** A player's ATP within one period (rhythmc_atp_e4 over the player's period bests). */
+@Entity({ name: 'period_rating' })
+// (period_id, atp DESC, uid ASC): the period's site order, written in the migration.
+@Index('IDX_period_rating_site', { synchronize: false })
+export class PeriodRatingEntity {
+  @PrimaryColumn({ name: 'period_id', type: 'bigint' })
+  periodId!: string;
+
+  @PrimaryColumn({ type: 'bigint' })
+  uid!: string;
+
+  @ManyToOne('PlayerEntity', { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'uid' })
+  player?: PlayerEntity;
+
+  @Column({ type: 'numeric', precision: 10, scale: 4 })
+  atp!: string;
+}
+
+/** A closed period's ATP board as it was read at its close: rank 1.. in board order. */
+@Entity({ name: 'period_atp_archive' })
+@Index('IDX_period_atp_archive_uid', ['periodId', 'uid'], { unique: true })
+export class PeriodAtpArchiveEntity {
+  @PrimaryColumn({ name: 'period_id', type: 'bigint' })
+  periodId!: string;
+
+  @PrimaryColumn({ type: 'int' })
+  rank!: number;
+
+  @Column({ type: 'bigint' })
+  uid!: string;
+
+  @Column({ type: 'numeric', precision: 10, scale: 4 })
+  atp!: string;
+}
+
+/** A closed period's chart boards as they were read at its close. */
+@Entity({ name: 'period_chart_archive' })
+@Index('IDX_period_chart_archive_uid', ['periodId', 'levelId', 'uid'], { unique: true })
+export class PeriodChartArchiveEntity {
+  @PrimaryColumn({ name: 'period_id', type: 'bigint' })
+  periodId!: string;
+
+  @PrimaryColumn({ name: 'level_id', type: 'int' })
+  levelId!: number;
+
+  @PrimaryColumn({ type: 'int' })
+  rank!: number;
+
+  @Column({ type: 'bigint' })
+  uid!: string;
+
+  @Column({ type: 'double precision' })
+  acc!: number;
+
+  @Column({ type: 'double precision' })
+  rating!: number;
+}

@@ -1,0 +1,350 @@
+import { onlineServer, TestServerSession } from '../factories/server.factory';
+import { loginPlayer, onlinePlayer, TestPlayerSession } from '../factories/player.factory';
+import { gameplayPayload } from '../factories/upload.factory';
+import { multiInstanceAvailable, startTestApp, TestApp } from '../support/test-app';
+import { Clock } from '../../src/common/clock';
+import { PeriodJobService } from '../../src/upload/periods/period-job.service';
+
+let playTime = Date.now() - 3_600_000;
+
+async function putCharts(app: TestApp, levelIds: number[]): Promise<void> {
+  const response = await app.admin.put(
+    '/admin/charts',
+    levelIds.map((levelId) => ({
+      levelId,
+      name: `Chart ${levelId}`,
+      difficultyConstant: 10,
+      version: '1.0',
+      active: true,
+    })),
+  );
+  if (response.status !== 200) throw new Error(`putCharts: ${response.status} ${response.text}`);
+}
+
+async function play(
+  app: TestApp,
+  server: TestServerSession,
+  player: TestPlayerSession,
+  levelID: number,
+  overrides: Record<string, unknown>,
+) {
+  const payload = gameplayPayload(levelID, (playTime += 1_000), overrides);
+  const response = await app.http.post(
+    '/player/upload',
+    {
+      player: { playerUID: player.uid, accessToken: player.accessToken, timestamp: payload.time + 250 },
+      server: { serverID: server.serverID, serverName: server.body.serverName as string, country: 'DE' },
+      payload,
+    },
+    { token: server.accessToken },
+  );
+  if (response.status !== 200) throw new Error(`upload: ${response.status} ${response.text}`);
+  return response.body as { siteRank: number | null; trackRank: number | null };
+}
+
+const board = (app: TestApp, server: TestServerSession, path: string, query: Record<string, string | number> = {}) =>
+  app.http.get(`/server/leaderboards/${path}`, { token: server.accessToken, query });
+
+interface PeriodRow extends Record<string, unknown> {
+  id: string;
+  kind: string;
+  starts_at: Date;
+  ends_at: Date;
+  closed_at: Date | null;
+  archived_at: Date | null;
+}
+
+const periods = (app: TestApp) =>
+  app.sql<PeriodRow>('SELECT id, kind, starts_at, ends_at, closed_at, archived_at FROM board_period ORDER BY id');
+
+/** The wire form of a period's times (a local date-time in the service's zone, UTC in tests). */
+const local = (date: Date) => date.toISOString().slice(0, 19);
+
+describe('Board periods: day, week, month and seasons (issue #44)', () => {
+  let app: TestApp;
+  let server: TestServerSession;
+  let p: TestPlayerSession[];
+  let clock: jest.SpyInstance<Date, []>;
+  const entry = (i: number, rank: number, extra: Record<string, number>) => ({
+    rank,
+    uid: p[i].uid,
+    username: p[i].username,
+    displayName: p[i].username,
+    ...extra,
+  });
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    clock = jest.spyOn(app.get(Clock), 'now');
+    await app.get(PeriodJobService).runOnce();
+    server = await onlineServer(app);
+    await putCharts(app, [801, 802]);
+    p = [];
+    for (let i = 0; i < 4; i++) p.push(await onlinePlayer(app, server));
+  });
+  afterAll(async () => {
+    clock.mockRestore();
+    await app.close();
+  });
+
+  it('creates the day, week (from Monday) and month containing now, once, in UTC by default', async () => {
+    await app.get(PeriodJobService).runOnce();
+    const rows = await periods(app);
+    const now = new Date();
+    const day = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+    const monday = new Date(day.getTime() - ((day.getUTCDay() + 6) % 7) * 86_400_000);
+    const month = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+    const current = rows.filter((row) => row.starts_at.getTime() <= now.getTime() && row.ends_at > now);
+    expect(current.map((row) => [row.kind, row.starts_at.toISOString(), row.ends_at.toISOString()])).toEqual([
+      ['day', day.toISOString(), new Date(day.getTime() + 86_400_000).toISOString()],
+      ['week', monday.toISOString(), new Date(monday.getTime() + 7 * 86_400_000).toISOString()],
+      ['month', month.toISOString(), new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString()],
+    ]);
+    expect(new Set(rows.map((row) => `${row.kind} ${row.starts_at.toISOString()}`)).size).toBe(rows.length);
+  });
+
+  it('counts a play for the all-time board and every open period at once (day, week, month and a season)', async () => {
+    const [season] = await app.sql<{ id: string }>(
+      `INSERT INTO board_period (kind, slug, name, starts_at, ends_at) VALUES ('season', 'test-season', 'Test season', now() - interval '1 day', now() + interval '30 days') RETURNING id`,
+    );
+    await play(app, server, p[0], 801, { acc: 99 });
+    await play(app, server, p[1], 801, { acc: 100 });
+    await play(app, server, p[2], 801, { acc: 97 });
+    await play(app, server, p[0], 801, { acc: 98 }); // below P0's best: changes nothing
+    await play(app, server, p[3], 801, { acc: 100, pass: false }); // not counted
+    await play(app, server, p[2], 802, { acc: 100 });
+
+    const stored = await app.sql<{ kind: string; uid: string; level_id: number; acc: number }>(
+      `SELECT p.kind, b.uid::text AS uid, b.level_id, b.acc FROM period_chart_best b JOIN board_period p ON p.id = b.period_id
+        ORDER BY p.kind, b.level_id, b.uid`,
+    );
+    const expected = (kind: string) => [
+      { kind, uid: p[0].uid, level_id: 801, acc: 99 },
+      { kind, uid: p[1].uid, level_id: 801, acc: 100 },
+      { kind, uid: p[2].uid, level_id: 801, acc: 97 },
+      { kind, uid: p[2].uid, level_id: 802, acc: 100 },
+    ];
+    expect(stored.map((row) => ({ ...row, uid: Number(row.uid) }))).toEqual(
+      ['day', 'month', 'season', 'week'].flatMap(expected),
+    );
+
+    const allTime = (await board(app, server, 'charts/801')).body as { entries: unknown[] };
+    expect(allTime).toEqual({
+      board: 'chart',
+      levelId: 801,
+      entries: [
+        entry(1, 1, { acc: 100, rating: 12 }),
+        entry(0, 2, { acc: 99, rating: 11.5 }),
+        entry(2, 3, { acc: 97, rating: 10.6667 }),
+      ],
+    });
+    // `all` is the board as it always was: no period in the answer.
+    expect((await board(app, server, 'charts/801', { period: 'all' })).body).toEqual(allTime);
+    const atpAll = (await board(app, server, 'atp')).body as { entries: unknown[] };
+    for (const period of ['day', 'week', 'month', 'season:test-season', `season:${season.id}`]) {
+      const chartBody = (await board(app, server, 'charts/801', { period })).body as Record<string, unknown>;
+      expect(chartBody).toMatchObject({ board: 'chart', levelId: 801, entries: allTime.entries });
+      expect(chartBody.period).toMatchObject({ kind: period.startsWith('season') ? 'season' : period, closed: false });
+      const atpBody = (await board(app, server, 'atp', { period })).body as Record<string, unknown>;
+      expect(atpBody).toEqual({ board: 'atp', period: chartBody.period, entries: atpAll.entries });
+    }
+    const seasonBody = (await board(app, server, 'atp', { period: 'season:test-season' })).body as {
+      period: Record<string, unknown>;
+    };
+    const [row] = await app.sql<PeriodRow>('SELECT * FROM board_period WHERE id = $1', [season.id]);
+    expect(seasonBody.period).toEqual({
+      id: Number(season.id),
+      kind: 'season',
+      slug: 'test-season',
+      name: 'Test season',
+      startsAt: local(row.starts_at),
+      endsAt: local(row.ends_at),
+      closed: false,
+    });
+  });
+
+  it('answers a window with exact ranks, and leaves banned players out as the all-time boards do', async () => {
+    const window = await board(app, server, 'charts/801', { period: 'week', around: p[0].uid, k: 1 });
+    expect(window.status).toBe(200);
+    expect(window.body).toMatchObject({
+      rank: 2,
+      entries: [
+        entry(1, 1, { acc: 100, rating: 12 }),
+        entry(0, 2, { acc: 99, rating: 11.5 }),
+        entry(2, 3, { acc: 97, rating: 10.6667 }),
+      ],
+    });
+    expect((await board(app, server, 'charts/801', { period: 'week', around: p[3].uid })).body).toMatchObject({
+      rank: null,
+      entries: [],
+    });
+    expect((await app.admin.post(`/admin/players/${p[1].uid}/ban`, { reason: 'test' })).status).toBe(200);
+    try {
+      for (const period of ['all', 'week']) {
+        const top = (await board(app, server, 'charts/801', { period })).body as {
+          entries: Array<{ uid: number; rank: number }>;
+        };
+        expect(top.entries.map((e) => [e.uid, e.rank])).toEqual([
+          [p[0].uid, 1],
+          [p[2].uid, 2],
+        ]);
+        expect((await board(app, server, 'charts/801', { period, around: p[1].uid })).body).toMatchObject({
+          rank: null,
+          entries: [],
+        });
+        expect((await board(app, server, 'charts/801', { period, around: p[2].uid, k: 0 })).body).toMatchObject({
+          rank: 2,
+        });
+      }
+    } finally {
+      expect((await app.admin.delete(`/admin/players/${p[1].uid}/ban`)).status).toBe(204);
+      p[1] = await loginPlayer(app, server, p[1]);
+    }
+  });
+
+  it('answers the same period boards on the public API and the admin API (one service, one query)', async () => {
+    const created = await app.admin.post('/admin/api-keys', { name: 'periods', scopes: ['read:boards'] });
+    expect(created.status).toBe(201);
+    const key = (created.body as { key: string }).key;
+    for (const [path, query] of [
+      ['atp', { period: 'week' }],
+      ['charts/801', { period: 'month', around: p[0].uid, k: 1 }],
+      ['charts/801', { period: 'season:test-season', limit: 2 }],
+    ] as const) {
+      const game = await board(app, server, path, query);
+      expect(game.status).toBe(200);
+      const pub = await app.http.get(`/public/v1/boards/${path}`, { token: key, query });
+      expect({ path, status: pub.status, body: pub.body as unknown }).toEqual({ path, status: 200, body: game.body });
+      const staff = await app.admin.get(`/admin/boards/${path}`, { query });
+      expect({ path, status: staff.status, body: staff.body as unknown }).toEqual({
+        path,
+        status: 200,
+        body: game.body,
+      });
+    }
+    expect((await app.http.get('/public/v1/boards/atp', { token: key, query: { period: 'season:<b>' } })).status).toBe(
+      400,
+    );
+  });
+
+  it('refuses a malformed period (400) and answers 404 for a period, player or chart that does not exist', async () => {
+    for (const period of ['year', 'season:', 'season:Bad', '0', 'day ', 'season:-x']) {
+      const response = await board(app, server, 'atp', { period });
+      expect({ period, status: response.status }).toEqual({ period, status: 400 });
+    }
+    expect((await board(app, server, 'atp', { period: '999999' })).status).toBe(404);
+    expect((await board(app, server, 'atp', { period: 'season:nope' })).body).toMatchObject({
+      message: 'No period season:nope',
+    });
+    expect((await board(app, server, 'atp', { period: 'week', around: '999999' })).status).toBe(404);
+    expect((await board(app, server, 'charts/899', { period: 'week' })).status).toBe(404);
+  });
+
+  it('crosses a day boundary (injected clock): closes the day, archives it as last read, and counts new plays in the next day', async () => {
+    const [day] = await app.sql<PeriodRow>(
+      `SELECT id, ends_at FROM board_period WHERE kind = 'day' AND starts_at <= now() AND ends_at > now()`,
+    );
+    const reads = async () => ({
+      atp: (await board(app, server, 'atp', { period: day.id })).body as Record<string, unknown>,
+      chart: (await board(app, server, 'charts/801', { period: day.id })).body as Record<string, unknown>,
+      window: (await board(app, server, 'charts/801', { period: day.id, around: p[2].uid, k: 1 })).body as Record<
+        string,
+        unknown
+      >,
+    });
+    const lastLive = await reads();
+    expect(lastLive.chart.entries).toHaveLength(3);
+
+    clock.mockReturnValue(new Date(day.ends_at.getTime() + 1_000));
+    await app.get(PeriodJobService).runOnce();
+    const [closed] = await app.sql<PeriodRow>('SELECT closed_at, archived_at FROM board_period WHERE id = $1', [
+      day.id,
+    ]);
+    expect(closed.closed_at).not.toBeNull();
+    expect(closed.archived_at).not.toBeNull();
+    expect(
+      await app.sql(
+        'SELECT rank, uid::int AS uid FROM period_chart_archive WHERE period_id = $1 AND level_id = 801 ORDER BY rank',
+        [day.id],
+      ),
+    ).toEqual([
+      { rank: 1, uid: p[1].uid },
+      { rank: 2, uid: p[0].uid },
+      { rank: 3, uid: p[2].uid },
+    ]);
+
+    // A play after the boundary counts in the new day, never in the closed one.
+    await play(app, server, p[3], 801, { acc: 100 });
+    const archived = await reads();
+    const closedPeriod = { ...(lastLive.atp.period as object), closed: true };
+    expect(archived).toEqual({
+      atp: { ...lastLive.atp, period: closedPeriod },
+      chart: { ...lastLive.chart, period: closedPeriod },
+      window: { ...lastLive.window, period: closedPeriod },
+    });
+    const today = (await board(app, server, 'charts/801', { period: 'day' })).body as {
+      period: { id: number; startsAt: string };
+      entries: unknown[];
+    };
+    expect(today.period.id).not.toBe(Number(day.id));
+    expect(today.period.startsAt).toBe(local(day.ends_at));
+    expect(today.entries).toEqual([entry(3, 1, { acc: 100, rating: 12 })]);
+    // A second run of the job changes nothing.
+    const before = await app.sql('SELECT count(*)::int AS n FROM period_chart_archive');
+    await app.get(PeriodJobService).runOnce();
+    expect(await app.sql('SELECT count(*)::int AS n FROM period_chart_archive')).toEqual(before);
+    clock.mockReset();
+  });
+});
+
+// Two instances on one database need PostgreSQL and Redis.
+(multiInstanceAvailable() ? describe : describe.skip)('Board periods on two instances', () => {
+  it('agree on the period boards, and close and archive a period once when both run the job', async () => {
+    const a = await startTestApp();
+    let b: TestApp | null = null;
+    try {
+      b = await startTestApp({ shareWith: a });
+      await Promise.all([a.get(PeriodJobService).runOnce(), b.get(PeriodJobService).runOnce()]);
+      const server = await onlineServer(a);
+      await putCharts(a, [811]);
+      const players: TestPlayerSession[] = [];
+      for (let i = 0; i < 3; i++) players.push(await onlinePlayer(a, server));
+      await play(a, server, players[0], 811, { acc: 97 });
+      await play(b, server, players[1], 811, { acc: 99 });
+      await play(a, server, players[2], 811, { acc: 98 });
+      const read = async (app: TestApp, period: string): Promise<unknown> =>
+        (await board(app, server, 'charts/811', { period })).body as unknown;
+      const fromA = await read(a, 'day');
+      expect(await read(b, 'day')).toEqual(fromA);
+      expect((fromA as { entries: Array<{ uid: number }> }).entries.map((e) => e.uid)).toEqual([
+        players[1].uid,
+        players[2].uid,
+        players[0].uid,
+      ]);
+      const [day] = await a.sql<PeriodRow>(
+        `SELECT id, ends_at FROM board_period WHERE kind = 'day' AND starts_at <= now() AND ends_at > now()`,
+      );
+      const after = new Date(day.ends_at.getTime() + 1_000);
+      jest.spyOn(a.get(Clock), 'now').mockReturnValue(after);
+      jest.spyOn(b.get(Clock), 'now').mockReturnValue(after);
+      await Promise.all([a.get(PeriodJobService).runOnce(), b.get(PeriodJobService).runOnce()]);
+      expect(await a.sql('SELECT count(*)::int AS n FROM period_chart_archive WHERE period_id = $1', [day.id])).toEqual(
+        [{ n: 3 }],
+      );
+      const archivedA = await read(a, day.id);
+      expect(await read(b, day.id)).toEqual(archivedA);
+      expect(archivedA).toEqual({
+        ...(fromA as object),
+        period: { ...(fromA as { period: object }).period, closed: true },
+      });
+      const dayRows = await a.sql<{ n: number }>(
+        `SELECT count(*)::int AS n FROM board_period WHERE kind = 'day' AND starts_at = $1`,
+        [day.ends_at],
+      );
+      expect(dayRows).toEqual([{ n: 1 }]);
+    } finally {
+      await b?.close();
+      await a.close();
+    }
+  });
+});
