@@ -15,6 +15,10 @@ import type { PlayerEntity } from '../../player/entities/player.entity';
 @Index('IDX_play_record_flagged', ['id'], { where: 'cardinality(flags) > 0' })
 /** A player's plays newest first (the public profile's recent plays), without a scan of all of them. */
 @Index('IDX_play_record_uid_recent', ['uid', 'id'])
+/** Retention: failed plays without a review mark (they can never count; counted-record.ts NEVER_COUNTS_RECORD), oldest first. */
+@Index('IDX_play_record_never_counts', ['receivedAt'], {
+  where: 'NOT pass AND cardinality(flags) = 0 AND voided_at IS NULL',
+})
 @Unique('UQ_play_record_player_level_time', ['uid', 'levelId', 'timeMs'])
 export class PlayRecordEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })
