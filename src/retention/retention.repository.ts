@@ -49,8 +49,12 @@ export class RetentionRepository {
   /** Extends the lease; false when `owner` no longer holds it. */
   async renew(table: string, owner: string, leaseSeconds: number): Promise<boolean> {
     const rows = await this.dataSource.query<Array<{ purge: string }>>(
-      `UPDATE retention_run SET lease_until = now() + make_interval(secs => $3)
-        WHERE purge = $1 AND lease_owner = $2 RETURNING purge`,
+      // A SELECT over the UPDATE: TypeORM answers an UPDATE's rows with its count beside them.
+      `WITH renewed AS (
+         UPDATE retention_run SET lease_until = now() + make_interval(secs => $3)
+          WHERE purge = $1 AND lease_owner = $2 RETURNING purge
+       )
+       SELECT purge FROM renewed`,
       [table, owner, leaseSeconds],
     );
     return rows.length === 1;
