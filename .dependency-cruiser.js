@@ -54,10 +54,24 @@ const MODULES = {
   // Export and erasure of one player: its repository runs player-data.map.ts over every module's
   // rows of the player (one transaction); the ranks through upload's RatingRecomputeService.
   privacy: ['config', 'common', 'database', 'openapi', 'audit', 'auth', 'upload'],
+  // Purges of old rows: its repository runs retention.map.ts over every module's old rows (one map,
+  // held against the schema); upload's NEVER_COUNTS_RECORD says which plays can go.
+  retention: ['config', 'common', 'database', 'upload'],
   health: ['config', 'common', 'database', 'openapi', 'auth'],
   // Nothing depends on observability; it reads auth, realtime and upload at scrape time, and the
   // player login modes (a label of the login counter).
-  observability: ['config', 'common', 'database', 'openapi', 'auth', 'player', 'realtime', 'upload', 'webhooks'],
+  observability: [
+    'config',
+    'common',
+    'database',
+    'openapi',
+    'auth',
+    'player',
+    'realtime',
+    'upload',
+    'webhooks',
+    'retention',
+  ],
   console: ['config', 'common'],
   // The public leaderboard site's files, theme and settings (the page reads the public API over HTTP).
   site: ['config', 'common'],

@@ -24,6 +24,7 @@ import { StaffModule } from './staff/staff.module';
 import { PublicModule } from './public/public.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { PrivacyModule } from './privacy/privacy.module';
+import { RetentionModule } from './retention/retention.module';
 
 @Module({})
 class ConfigModule {
@@ -59,6 +60,7 @@ export class AppModule {
         PublicModule,
         WebhooksModule,
         PrivacyModule,
+        RetentionModule,
         AuditModule,
         StaffModule,
         RealtimeModule,

@@ -318,6 +318,47 @@ describe('loadConfig: the leaderboard site', () => {
   });
 });
 
+describe('loadConfig: retention', () => {
+  it('is off for every setting unless a variable names days; off is accepted', () => {
+    expect(loadConfig({}).retention).toEqual({
+      days: { sessions: null, wsConnections: null, balanceHistory: null, failedPlays: null, webhookDeliveries: null },
+      batchSize: 2_000,
+      intervalMinutes: 60,
+    });
+    const config = loadConfig({
+      RETENTION_SESSIONS_DAYS: '30',
+      RETENTION_WS_CONNECTIONS_DAYS: 'OFF',
+      RETENTION_BALANCE_HISTORY_DAYS: ' 365 ',
+      RETENTION_FAILED_PLAYS_DAYS: '',
+      RETENTION_WEBHOOK_DELIVERIES_DAYS: '36500',
+      RETENTION_BATCH_SIZE: '5000',
+      RETENTION_INTERVAL_MINUTES: '10080',
+    });
+    expect(config.retention).toEqual({
+      days: { sessions: 30, wsConnections: null, balanceHistory: 365, failedPlays: null, webhookDeliveries: 36_500 },
+      batchSize: 5_000,
+      intervalMinutes: 10_080,
+    });
+  });
+
+  it('refuses 0, negative, fractional, unit-suffixed and too long retentions, and batches out of range, naming each', () => {
+    for (const value of ['0', '-1', '1.5', '30d', 'never', '36501'])
+      expect(() => loadConfig({ RETENTION_FAILED_PLAYS_DAYS: value })).toThrow(
+        `Invalid configuration: RETENTION_FAILED_PLAYS_DAYS must be a number of days from 1 to 36500, or off, got "${value}"`,
+      );
+    expect(() => loadConfig({ RETENTION_BATCH_SIZE: '50' })).toThrow(
+      'Invalid configuration: RETENTION_BATCH_SIZE must be between 100 and 10000, got 50',
+    );
+    expect(() => loadConfig({ RETENTION_INTERVAL_MINUTES: '0' })).toThrow(
+      'Invalid configuration: RETENTION_INTERVAL_MINUTES must be between 1 and 10080, got 0',
+    );
+    expect(() => loadConfig({ RETENTION_SESSIONS_DAYS: '0', RETENTION_BALANCE_HISTORY_DAYS: 'x' })).toThrow(
+      'Invalid configuration (2 variables):\n  RETENTION_SESSIONS_DAYS must be a number of days from 1 to 36500, or off, got "0"' +
+        '\n  RETENTION_BALANCE_HISTORY_DAYS must be a number of days from 1 to 36500, or off, got "x"',
+    );
+  });
+});
+
 /** CIDR ranges covering every IPv6 address below 8000:: except ::ffff:0:0/96 (the IPv4-mapped ones). */
 function ipv6OutsideMappedBelow8000(): string {
   const hex = (value: bigint) => {

@@ -107,6 +107,29 @@ export interface AppConfig {
   periodJobIntervalSeconds: number;
   /** The public leaderboard site (docs/operations.md "Leaderboard site"): null when SITE_ENABLED is not true. */
   site: SiteConfig | null;
+  /** Purges of old rows (docs/operations.md "Retention"): every one off unless its variable names a number of days. */
+  retention: RetentionConfig;
+}
+
+/** What each retention setting purges is src/retention/retention.map.ts; the variable that sets it is here. */
+export const RETENTION_VARIABLES = {
+  sessions: 'RETENTION_SESSIONS_DAYS',
+  wsConnections: 'RETENTION_WS_CONNECTIONS_DAYS',
+  balanceHistory: 'RETENTION_BALANCE_HISTORY_DAYS',
+  failedPlays: 'RETENTION_FAILED_PLAYS_DAYS',
+  webhookDeliveries: 'RETENTION_WEBHOOK_DELIVERIES_DAYS',
+} as const;
+export type RetentionSetting = keyof typeof RETENTION_VARIABLES;
+/** The longest retention a variable may name (100 years); longer is a typo. */
+export const RETENTION_MAX_DAYS = 36_500;
+
+export interface RetentionConfig {
+  /** Days a row is kept after it ended, per setting; null: off (nothing is deleted). */
+  days: Readonly<Record<RetentionSetting, number | null>>;
+  /** Rows deleted per batch (one short transaction each). */
+  batchSize: number;
+  /** How often an instance runs the purges that are on. */
+  intervalMinutes: number;
 }
 
 /** The leaderboard site's settings, checked at boot. */
@@ -198,6 +221,15 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
   const parsed = Number(value);
   if (parsed < min || parsed > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${parsed}`);
   return parsed;
+}
+
+/** `off` (or unset): null; otherwise a whole number of days. 0 is refused: "keep nothing" is never a default or a slip. */
+function retentionDays(env: Env, name: string): number | null {
+  const value = raw(env, name);
+  if (value === undefined || value.toLowerCase() === 'off') return null;
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > RETENTION_MAX_DAYS)
+    throw new ConfigError(name, `must be a number of days from 1 to ${RETENTION_MAX_DAYS}, or off, got "${value}"`);
+  return Number(value);
 }
 
 function bool(env: Env, name: string, fallback: boolean): boolean {
@@ -551,6 +583,16 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     periodTimeZone: read(() => timeZone(env, 'PERIOD_TIME_ZONE', 'UTC'), 'UTC'),
     periodJobIntervalSeconds: number('PERIOD_JOB_INTERVAL_SECONDS', 30, 1, 3_600),
     site: null,
+    retention: {
+      days: Object.fromEntries(
+        Object.entries(RETENTION_VARIABLES).map(([setting, name]) => [
+          setting,
+          read(() => retentionDays(env, name), null),
+        ]),
+      ) as Record<RetentionSetting, number | null>,
+      batchSize: number('RETENTION_BATCH_SIZE', 2_000, 100, 10_000),
+      intervalMinutes: number('RETENTION_INTERVAL_MINUTES', 60, 1, 10_080),
+    },
   };
   config.site = siteConfig(env, errors, config.publicApiAnonymousRateLimit);
   if (

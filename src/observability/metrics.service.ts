@@ -10,6 +10,7 @@ import { errorCodeOf } from '../common/filters/all-exceptions.filter';
 import { PLAYER_LOGIN_MODES } from '../player/dto/player-login.dto';
 import { PlayerService } from '../player/player.service';
 import { RealtimeService } from '../realtime/realtime.service';
+import { PURGE_OUTCOMES, RetentionService } from '../retention/retention.service';
 import { UploadStatsService } from '../upload/upload-stats.service';
 import { REDIS } from '../common/redis/redis.module';
 import type { RouteMetric } from '../common/decorators/route-metric.decorator';
@@ -165,6 +166,27 @@ export class MetricsService implements OnApplicationBootstrap, OnModuleDestroy {
   });
 
   /** Node's process metrics, shared by the apps of the process; created at start so CPU counts from then. */
+  private readonly retentionDeleted = new Counter({
+    name: 'rhythmc_retention_deleted_rows_total',
+    help: 'Rows deleted by retention purges on this instance, by table (docs/operations.md "Retention").',
+    labelNames: ['table'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly retentionRuns = new Counter({
+    name: 'rhythmc_retention_runs_total',
+    help: 'Retention purge runs of this instance by table and outcome (ok, error, stopped, skipped: another run held the table).',
+    labelNames: ['table', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly retentionLastRun = new Gauge({
+    name: 'rhythmc_retention_last_run_timestamp_seconds',
+    help: 'When this instance last finished a retention run of the table (Unix seconds).',
+    labelNames: ['table'] as const,
+    registers: [this.registry],
+  });
+
   private readonly process = processMetrics();
 
   /** The event-loop delay is sampled while this app runs (stopped in onModuleDestroy). */
@@ -173,6 +195,7 @@ export class MetricsService implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(
     private readonly sessions: SessionReadService,
     private readonly realtime: RealtimeService,
+    private readonly retention: RetentionService,
     private readonly uploadStats: UploadStatsService,
     private readonly dataSource: DataSource,
     @Inject(REDIS) private readonly redis: Redis | null,
@@ -286,6 +309,18 @@ export class MetricsService implements OnApplicationBootstrap, OnModuleDestroy {
     this.databasePool.set({ state: 'waiting' }, pool.waitingCount ?? 0);
   }
 
+  /** Retention's counts since start (reset + inc keeps them counters within the process). */
+  private observeRetention(): void {
+    this.retentionDeleted.reset();
+    this.retentionRuns.reset();
+    this.retentionLastRun.reset();
+    for (const [table, stats] of this.retention.purgeStats()) {
+      this.retentionDeleted.inc({ table }, stats.deleted);
+      for (const outcome of PURGE_OUTCOMES) this.retentionRuns.inc({ table, outcome }, stats.runs[outcome]);
+      if (stats.lastFinishedAt !== null) this.retentionLastRun.set({ table }, stats.lastFinishedAt / 1000);
+    }
+  }
+
   /** The Prometheus text exposition: this app's metrics, the session gauges (one query) and the process's. */
   async render(): Promise<string> {
     this.websocketConnections.set(this.realtime.connectionCount);
@@ -315,6 +350,7 @@ export class MetricsService implements OnApplicationBootstrap, OnModuleDestroy {
     this.sqlRankCounts.reset();
     this.sqlRankCounts.inc({ result: 'counted' }, sqlCounts.counted);
     this.sqlRankCounts.inc({ result: 'refused' }, sqlCounts.refused);
+    this.observeRetention();
     const parts = [await this.registry.metrics()];
     try {
       const live = await this.sessions.countLiveSessions();

@@ -3,6 +3,7 @@ import { DiscoveryModule } from '@nestjs/core';
 import { AuthModule } from '../auth/auth.module';
 import { PlayerModule } from '../player/player.module';
 import { RealtimeModule } from '../realtime/realtime.module';
+import { RetentionModule } from '../retention/retention.module';
 import { UploadModule } from '../upload/upload.module';
 import { MetricsTokenGuard } from './metrics-token.guard';
 import { MetricsController } from './metrics.controller';
@@ -10,12 +11,12 @@ import { MetricsService } from './metrics.service';
 
 /**
  * Prometheus metrics (`GET /metrics`). It reads auth (live session counts), player (session
- * takeovers), realtime (open sockets) and upload (the rank index) at scrape time; nothing depends on it. Request logging and the request observer are
+ * takeovers), realtime (open sockets), retention (purged rows) and upload (the rank index) at scrape time; nothing depends on it. Request logging and the request observer are
  * set up by `startService` (src/app.factory.ts) through request-observer.ts. Which routes feed the
  * login and upload counters, the handlers say with `@CountAs(…)` (DiscoveryModule finds them).
  */
 @Module({
-  imports: [AuthModule, PlayerModule, RealtimeModule, UploadModule, DiscoveryModule],
+  imports: [AuthModule, PlayerModule, RealtimeModule, RetentionModule, UploadModule, DiscoveryModule],
   controllers: [MetricsController],
   providers: [MetricsService, MetricsTokenGuard],
 })

@@ -18,3 +18,13 @@ export const recordCounts = (
 /** recordCounts in SQL, for a play_record `r` joined to its chart `c`. */
 export const COUNTED_RECORD = (r: string, c: string) =>
   `(${r}.pass AND ${r}.voided_at IS NULL AND (cardinality(${r}.flags) = 0 OR ${r}.approved_at IS NOT NULL) AND NOT ${c}.placeholder)`;
+
+/**
+ * A play_record `r` that no review can ever make count, and that carries no review to keep: it did
+ * not pass (COUNTED_RECORD needs `pass`, which is written once, on arrival), failed no check (so it
+ * is in no review queue, and approving it is refused) and is not voided. Retention deletes these
+ * once old (docs/decisions.md "Retention"); the partial index IDX_play_record_never_counts is this
+ * predicate, column for column.
+ */
+export const NEVER_COUNTS_RECORD = (r: string) =>
+  `(NOT ${r}.pass AND cardinality(${r}.flags) = 0 AND ${r}.voided_at IS NULL)`;

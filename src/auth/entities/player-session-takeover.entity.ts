@@ -11,6 +11,10 @@ import type { PlayerSessionEntity } from './player-session.entity';
 @Entity({ name: 'player_session_takeover' })
 @Index('IDX_player_session_takeover_uid', ['uid', 'takenAt'])
 @Index('IDX_player_session_takeover_from_server', ['fromServerId', 'takenAt'])
+// Retention: the oldest first, and the two foreign keys a deleted session is checked against.
+@Index('IDX_player_session_takeover_taken', ['takenAt'])
+@Index('IDX_player_session_takeover_from_session', ['fromSessionId'])
+@Index('IDX_player_session_takeover_to_session', ['toSessionId'])
 export class PlayerSessionTakeoverEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id!: string;

@@ -18,6 +18,10 @@ export type PlayerLogoutReason =
 @Entity({ name: 'player_session' })
 @Index('UQ_player_session_open_per_player', ['uid'], { unique: true, where: 'logged_out_at IS NULL' })
 @Index('IDX_player_session_open_by_server_session', ['serverSessionId'], { where: 'logged_out_at IS NULL' })
+// Retention: a deleted server session cascades to its player sessions (the foreign key needs the whole
+// index), and ended sessions are purged oldest first.
+@Index('IDX_player_session_server_session', ['serverSessionId'])
+@Index('IDX_player_session_logged_out', ['loggedOutAt'], { where: 'logged_out_at IS NOT NULL' })
 export class PlayerSessionEntity {
   // The database generates it: gen_random_uuid(), core since PostgreSQL 13 (uuidExtension 'pgcrypto' in database-options.ts).
   @PrimaryGeneratedColumn('uuid')

@@ -11,6 +11,8 @@ export type ServerSessionEndReason = 'replaced' | 'logout' | 'admin';
  */
 @Entity({ name: 'server_session' })
 @Index('UQ_server_session_open_per_server', ['serverId'], { unique: true, where: 'ended_at IS NULL' })
+/** Retention: ended sessions, oldest first. */
+@Index('IDX_server_session_ended', ['endedAt'], { where: 'ended_at IS NOT NULL' })
 export class ServerSessionEntity {
   // The database generates it: gen_random_uuid(), core since PostgreSQL 13 (uuidExtension 'pgcrypto' in database-options.ts).
   @PrimaryGeneratedColumn('uuid')

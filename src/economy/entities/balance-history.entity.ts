@@ -5,6 +5,8 @@ import type { GameServerEntity } from '../../server/entities/game-server.entity'
 /** One balance change (POST /player/economy), appended in the transaction that made it. */
 @Entity({ name: 'balance_history' })
 @Index('IDX_balance_history_uid_id', ['uid', 'id'])
+/** Retention: the oldest changes first. */
+@Index('IDX_balance_history_created', ['createdAt'])
 export class BalanceHistoryEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id!: string;

@@ -7,6 +7,8 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
  */
 @Entity({ name: 'ws_connection' })
 @Index('IDX_ws_connection_open', ['instanceId'], { where: 'closed_at IS NULL' })
+/** Retention: connections oldest first (a connection ends after it opened). */
+@Index('IDX_ws_connection_connected', ['connectedAt'])
 export class WsConnectionEntity {
   @PrimaryColumn({ type: 'uuid' })
   id!: string;

@@ -17,6 +17,10 @@ import type { PlayerEntity } from '../../player/entities/player.entity';
 @Index('IDX_play_record_uid_recent', ['uid', 'id'])
 /** BRIN on received_at: the rating history's daily snapshot reads one day's plays (migrations/1795882000000-RatingHistory.ts; TypeORM cannot declare BRIN). */
 @Index('IDX_play_record_received_brin', { synchronize: false })
+/** Retention: failed plays without a review mark (they can never count; counted-record.ts NEVER_COUNTS_RECORD), oldest first. */
+@Index('IDX_play_record_never_counts', ['receivedAt'], {
+  where: 'NOT pass AND cardinality(flags) = 0 AND voided_at IS NULL',
+})
 @Unique('UQ_play_record_player_level_time', ['uid', 'levelId', 'timeMs'])
 export class PlayRecordEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })

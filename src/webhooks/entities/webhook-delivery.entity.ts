@@ -19,6 +19,8 @@ import type { WebhookEntity } from './webhook.entity';
 @Unique('UQ_webhook_delivery_event', ['webhookId', 'eventId'])
 @Index('IDX_webhook_delivery_due', ['nextAttemptAt'], { where: "state = 'pending'" })
 @Index('IDX_webhook_delivery_log', ['webhookId', 'createdAt'])
+/** Retention: finished deliveries (delivered, or given up), oldest first. */
+@Index('IDX_webhook_delivery_finished', ['createdAt'], { where: "state IN ('delivered', 'failed')" })
 export class WebhookDeliveryEntity {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'PK_webhook_delivery' })
   id!: string;

@@ -1,0 +1,123 @@
+import type { RetentionSetting } from '../config/app-config';
+import { NEVER_COUNTS_RECORD } from '../upload/counted-record';
+
+/**
+ * Every table of the schema and what retention does with it: the one map RetentionService runs and
+ * test/e2e/retention.e2e-spec.ts holds against the schema (a new table fails that test until it is
+ * listed here, purged or kept with why). docs/decisions.md "Retention" says why.
+ *
+ * A purge deletes, in batches, rows that ended more than the setting's days ago. `doomed` is fixed
+ * SQL, never built from input: it selects the `id`s of at most $2 rows that ended before $1
+ * (timestamptz), oldest first along an index, locked with SKIP LOCKED (a row another transaction
+ * holds is left for the next run). The purges of one setting run in this order: a row is deleted
+ * only once nothing that is kept refers to it.
+ */
+export interface RetentionPurge {
+  /** The table; also the purge's name in logs, metrics and `retention_run`. */
+  table: string;
+  setting: RetentionSetting;
+  /** What goes, in words (docs and the admin view). */
+  rows: string;
+  doomed: string;
+}
+
+export const RETENTION_PURGES: readonly RetentionPurge[] = [
+  {
+    // Takeovers first: they name two player sessions (foreign keys), which go only after them.
+    table: 'player_session_takeover',
+    setting: 'sessions',
+    rows: 'takeovers of sessions without proof, taken over more than N days ago',
+    doomed: `SELECT id FROM player_session_takeover WHERE taken_at < $1 ORDER BY taken_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+  },
+  {
+    table: 'player_session',
+    setting: 'sessions',
+    rows: 'player sessions logged out more than N days ago that no kept takeover names',
+    doomed: `SELECT s.id FROM player_session s
+              WHERE s.logged_out_at < $1
+                AND NOT EXISTS (SELECT 1 FROM player_session_takeover t WHERE t.from_session_id = s.id)
+                AND NOT EXISTS (SELECT 1 FROM player_session_takeover t WHERE t.to_session_id = s.id)
+              ORDER BY s.logged_out_at LIMIT $2 FOR UPDATE OF s SKIP LOCKED`,
+  },
+  {
+    // A server session that still has a player session (logged out less than N days ago, or not at
+    // all) stays: deleting it would cascade to that player session.
+    table: 'server_session',
+    setting: 'sessions',
+    rows: 'server sessions ended more than N days ago with no player session left',
+    doomed: `SELECT s.id FROM server_session s
+              WHERE s.ended_at < $1
+                AND NOT EXISTS (SELECT 1 FROM player_session p WHERE p.server_session_id = s.id)
+              ORDER BY s.ended_at LIMIT $2 FOR UPDATE OF s SKIP LOCKED`,
+  },
+  {
+    // Closed, or left open by an instance that died (its heartbeat stopped): both before the cut-off.
+    table: 'ws_connection',
+    setting: 'wsConnections',
+    rows: 'WebSocket connection records closed (or last seen) more than N days ago',
+    doomed: `SELECT id FROM ws_connection
+              WHERE connected_at < $1 AND COALESCE(closed_at, last_seen_at) < $1
+              ORDER BY connected_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+  },
+  {
+    // The balance itself is player_balance; the history is the log of changes.
+    table: 'balance_history',
+    setting: 'balanceHistory',
+    rows: 'balance changes older than N days (the balance itself stays)',
+    doomed: `SELECT id FROM balance_history WHERE created_at < $1 ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+  },
+  {
+    table: 'play_record',
+    setting: 'failedPlays',
+    rows: 'failed plays without flags or void, received more than N days ago (no review can make them count)',
+    doomed: `SELECT r.id FROM play_record r
+              WHERE ${NEVER_COUNTS_RECORD('r')} AND r.received_at < $1
+              ORDER BY r.received_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+  },
+  {
+    table: 'webhook_delivery',
+    setting: 'webhookDeliveries',
+    rows: 'webhook deliveries delivered or given up, created more than N days ago (pending ones stay)',
+    doomed: `SELECT id FROM webhook_delivery
+              WHERE state IN ('delivered', 'failed') AND created_at < $1
+              ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+  },
+];
+
+/** Every other table, and why retention leaves it alone. */
+export const RETENTION_KEPT: Readonly<Record<string, string>> = {
+  admin_audit: 'accountability: append-only, the database refuses DELETE (pseudonymised by an erasure, never purged)',
+  realtime_outbox:
+    'already bounded: every instance deletes expired frames every 30 s (a token lifetime after the event)',
+  server_conflict_count: 'already bounded: rows older than a week are deleted as new ones come',
+  player_chart_best: 'one row per player and chart: bests are ranks',
+  player_rating: 'one row per ranked player',
+  rank_change_tombstone: 'one row per deleted rating (erasures, recomputes): the rank index snapshot catch-up reads it',
+  rank_ban_generation: 'one counter',
+  player_erasure: 'the tombstones that refuse uploads for erased players',
+  player: 'accounts (an erasure removes one)',
+  player_ban: 'ban history, a few rows per banned player',
+  player_balance: 'one row per player',
+  player_collection: 'unlocks, bounded by players and collections',
+  player_credential: 'one row per player',
+  player_resume_token: 'one row per player',
+  collection: 'definitions',
+  chart: 'the catalog',
+  catalog_generation: 'one counter',
+  game_server: 'registered servers',
+  server_credential: 'one row per server',
+  service_setting: 'a few settings',
+  resource_file: 'one row per file of RESOURCE_DIR',
+  resource_pack: 'pack descriptions',
+  resource_index_state: 'one row',
+  resource_signing_key: 'one row',
+  staff_account: 'staff accounts',
+  staff_session: "already bounded: a sign-in deletes its account's ended sessions and keeps a few others",
+  staff_token: 'deleted when revoked',
+  public_api_key: 'keys, kept when revoked (a few)',
+  webhook: 'receivers (their deliveries are purged above)',
+  readiness_probe: 'one row',
+  database_identity: 'one row',
+  retention_run: 'one row per purge',
+  migrations: 'applied migrations',
+};
