@@ -562,6 +562,31 @@ const COMMANDS: Command[] = [
     },
   },
   {
+    name: 'webhooks rotate-secret',
+    args: ['<id>'],
+    options: {
+      'overlap-seconds': {
+        type: 'string',
+        value: '<s>',
+        help: 'how long the old secret keeps signing beside the new one (default 86400, 0 to 604800)',
+      },
+    },
+    summary: 'give a webhook a new signing secret and print it (the only time it is shown)',
+    details:
+      'POST /admin/webhooks/{id}/secret. Answers the webhook and "secret"; the old secret signs too until previousSecretExpiresAt.',
+    build(parsed) {
+      const { positionals, values } = parsed;
+      const overlap = text(values, 'overlap-seconds');
+      return {
+        method: 'POST',
+        path: `/admin/webhooks/${segment(positionals[0])}/secret`,
+        body: JSON.stringify(
+          overlap !== undefined ? { overlapSeconds: integer(overlap, '--overlap-seconds', this) } : {},
+        ),
+      };
+    },
+  },
+  {
     name: 'webhooks delete',
     args: ['<id>'],
     options: {},

@@ -12,6 +12,8 @@ import { PlayerService } from '../player/player.service';
 import { RealtimeService } from '../realtime/realtime.service';
 import { PURGE_OUTCOMES, RetentionService } from '../retention/retention.service';
 import { UploadStatsService } from '../upload/upload-stats.service';
+import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.service';
+import { WebhookService } from '../webhooks/webhook.service';
 import { REDIS } from '../common/redis/redis.module';
 import type { RouteMetric } from '../common/decorators/route-metric.decorator';
 import { buildInfo } from '../config/build-info';
@@ -50,6 +52,7 @@ export class MetricsService implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly registry = new Registry();
   /** Gauges read from the database: left out of a scrape when the database does not answer. */
   private readonly sessionRegistry = new Registry();
+  private readonly webhookRegistry = new Registry();
 
   private readonly requests = new Counter({
     name: 'rhythmc_http_requests_total',
@@ -165,6 +168,54 @@ export class MetricsService implements OnApplicationBootstrap, OnModuleDestroy {
     registers: [this.registry],
   });
 
+  private readonly webhookAttempts = new Counter({
+    name: 'rhythmc_webhook_attempts_total',
+    help: 'Webhook delivery attempts this instance made, by result: delivered (2xx), http_error (another status), redirect (a 3xx, not followed), timeout (WEBHOOK_TIMEOUT_SECONDS), connection (refused, reset, DNS), refused (an address the service does not call).',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly webhookDeliveries = new Counter({
+    name: 'rhythmc_webhook_deliveries_total',
+    help: 'Webhook deliveries this instance finished, by outcome: delivered, or given_up (still failing WEBHOOK_RETRY_FOR_SECONDS after the event; state failed in the log).',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly webhookDisables = new Counter({
+    name: 'rhythmc_webhook_disables_total',
+    help: 'Webhooks this instance turned off because every attempt failed for WEBHOOK_DISABLE_AFTER_SECONDS (an audit row webhook.disable each).',
+    registers: [this.registry],
+  });
+
+  private readonly webhookDeliveryLag = new Histogram({
+    name: 'rhythmc_webhook_delivery_seconds',
+    help: "Time from an event's transaction to its delivery's 2xx, for deliveries this instance made (retries included: a receiver that was down adds its outage).",
+    buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 1_800, 3_600, 21_600, 86_400],
+    registers: [this.registry],
+  });
+
+  private readonly webhookOutbox = new Gauge({
+    name: 'rhythmc_webhook_outbox_deliveries',
+    help: 'Deliveries not yet sent (the whole deployment), by state: pending (of webhooks that are on), due (of those, whose attempt is due now: a steady number means the instances fall behind), waiting (of webhooks that are off: sent when turned on again).',
+    labelNames: ['state'] as const,
+    registers: [this.webhookRegistry],
+  });
+
+  private readonly webhookOutboxAge = new Gauge({
+    name: 'rhythmc_webhook_outbox_oldest_seconds',
+    help: "Pending deliveries of webhooks that are on (the whole deployment), by measure: pending (the age of the oldest one's event: a receiver failing keeps it growing) and due (how late the most overdue attempt is: the instances fall behind); 0 without any.",
+    labelNames: ['measure'] as const,
+    registers: [this.webhookRegistry],
+  });
+
+  private readonly webhookStates = new Gauge({
+    name: 'rhythmc_webhooks',
+    help: 'Registered webhooks (the whole deployment), by state: enabled, paused (turned off by staff), disabled (turned off by the service after failing too long).',
+    labelNames: ['state'] as const,
+    registers: [this.webhookRegistry],
+  });
+
   /** Node's process metrics, shared by the apps of the process; created at start so CPU counts from then. */
   private readonly retentionDeleted = new Counter({
     name: 'rhythmc_retention_deleted_rows_total',
@@ -198,6 +249,8 @@ export class MetricsService implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly retention: RetentionService,
     private readonly uploadStats: UploadStatsService,
     private readonly dataSource: DataSource,
+    private readonly webhooks: WebhookService,
+    private readonly dispatcher: WebhookDispatcher,
     @Inject(REDIS) private readonly redis: Redis | null,
     private readonly discovery: DiscoveryService,
     private readonly adapterHost: HttpAdapterHost,
@@ -258,6 +311,7 @@ export class MetricsService implements OnApplicationBootstrap, OnModuleDestroy {
             help: 'Whether this instance is connected to Redis (1) or not (0: events stay local, limits in memory, ranks from SQL). Absent without REDIS_URL.',
             registers: [this.registry],
           });
+    dispatcher.observeDeliveredWith((seconds) => this.webhookDeliveryLag.observe(seconds));
     uploadStats.observePhasesWith((phase, seconds) => this.uploadPhases.observe({ phase }, seconds));
     const info = buildInfo();
     this.build.set({ version: info.version, commit: info.commit, node: info.node }, 1);
@@ -297,6 +351,18 @@ export class MetricsService implements OnApplicationBootstrap, OnModuleDestroy {
   /** Unknown fields of a plugin body that validation stripped. */
   countIgnoredFields(body: string, count: number): void {
     this.ignoredFields.inc({ body }, count);
+  }
+
+  /** The dispatcher's counts since start; reset + inc keeps each a counter within the process. */
+  private observeWebhookCounts(): void {
+    const counts = this.dispatcher.counts;
+    this.webhookAttempts.reset();
+    for (const [result, count] of counts.attempts) this.webhookAttempts.inc({ result }, count);
+    this.webhookDeliveries.reset();
+    this.webhookDeliveries.inc({ outcome: 'delivered' }, counts.delivered);
+    this.webhookDeliveries.inc({ outcome: 'given_up' }, counts.givenUp);
+    this.webhookDisables.reset();
+    this.webhookDisables.inc(counts.disabled);
   }
 
   /** node-postgres's pool behind TypeORM (the embedded database's too): open, idle, waiting. */
@@ -351,6 +417,7 @@ export class MetricsService implements OnApplicationBootstrap, OnModuleDestroy {
     this.sqlRankCounts.inc({ result: 'counted' }, sqlCounts.counted);
     this.sqlRankCounts.inc({ result: 'refused' }, sqlCounts.refused);
     this.observeRetention();
+    this.observeWebhookCounts();
     const parts = [await this.registry.metrics()];
     try {
       const live = await this.sessions.countLiveSessions();
@@ -360,6 +427,18 @@ export class MetricsService implements OnApplicationBootstrap, OnModuleDestroy {
     } catch (error) {
       this.logger.warn(
         `Counting live sessions failed; the scrape goes without them: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+    try {
+      const outbox = await this.webhooks.outboxStats();
+      for (const state of ['pending', 'due', 'waiting'] as const) this.webhookOutbox.set({ state }, outbox[state]);
+      this.webhookOutboxAge.set({ measure: 'pending' }, outbox.oldestPendingSeconds);
+      this.webhookOutboxAge.set({ measure: 'due' }, outbox.oldestDueSeconds);
+      for (const state of ['enabled', 'paused', 'disabled'] as const) this.webhookStates.set({ state }, outbox[state]);
+      parts.push(await this.webhookRegistry.metrics());
+    } catch (error) {
+      this.logger.warn(
+        `Reading the webhook outbox failed; the scrape goes without it: ${error instanceof Error ? error.message : String(error)}`,
       );
     }
     parts.push(await this.process.metrics());

@@ -16,12 +16,14 @@ import { API_TAGS } from '../openapi/api-tags';
 import {
   CreatedWebhookResponse,
   CreateWebhookDto,
+  RotatedWebhookSecretResponse,
+  RotateWebhookSecretDto,
   UpdateWebhookDto,
   WebhookDeliveryPage,
   WebhookList,
   WebhookResponse,
 } from './dto/webhook.dto';
-import { DELIVERY_LIST, DeliveryFilters, WebhookService } from './webhook.service';
+import { DEFAULT_SECRET_OVERLAP_SECONDS, DELIVERY_LIST, DeliveryFilters, WebhookService } from './webhook.service';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const DELIVERIES: ListQuerySpec<DeliveryFilters> = {
@@ -91,6 +93,30 @@ export class WebhookAdminController {
   @Audited('webhook.update', target, summary)
   update(@Param('id', idPipe) id: number, @Body() body: UpdateWebhookDto): Promise<WebhookResponse> {
     return this.webhooks.update(id, body);
+  }
+
+  @Post(':id/secret')
+  @HttpCode(201)
+  @ApiOperation({
+    summary: "Rotate a webhook's secret",
+    description:
+      'The answer holds the new secret: it is shown only there. The replaced secret keeps signing beside it (a second signature in X-Rhythmc-Signature) for overlapSeconds, default a day, so that receivers can take the new one without refusing a delivery.',
+  })
+  @ApiParam({ name: 'id', schema: { type: 'integer', minimum: 1, maximum: 2_147_483_647 } })
+  @ApiCreatedResponse({ type: RotatedWebhookSecretResponse })
+  @ApiErrors({
+    400: { description: `${ID_400.description}, or overlapSeconds is invalid`, message: ID_400.message },
+    404: NOT_FOUND,
+    413: 'The body is over 256 KiB',
+  })
+  @Audited('webhook.secret', target, ({ body }) => ({
+    overlapSeconds: (body as RotateWebhookSecretDto | null)?.overlapSeconds ?? DEFAULT_SECRET_OVERLAP_SECONDS,
+  }))
+  rotateSecret(
+    @Param('id', idPipe) id: number,
+    @Body() body: RotateWebhookSecretDto,
+  ): Promise<RotatedWebhookSecretResponse> {
+    return this.webhooks.rotateSecret(id, body);
   }
 
   @Delete(':id')

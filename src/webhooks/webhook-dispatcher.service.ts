@@ -6,8 +6,14 @@ import { AddressPolicy, parseAllowedNetworks } from './webhook-address';
 import { toDiscordMessage } from './webhook-discord';
 import type { DeliveryBody } from './webhook-events';
 import { ClaimedDelivery, WebhookRepository } from './webhook.repository';
-import { sendDelivery, SendResult } from './webhook-sender';
-import { DELIVERY_HEADER, EVENT_HEADER, signDelivery, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './webhook-signature';
+import { sendDelivery, SendOutcome, SendResult } from './webhook-sender';
+import {
+  DELIVERY_HEADER,
+  EVENT_HEADER,
+  SIGNATURE_HEADER,
+  signatureHeader,
+  TIMESTAMP_HEADER,
+} from './webhook-signature';
 
 /** The longest wait between two attempts of one delivery. */
 const MAX_RETRY_DELAY_MS = 3_600_000;
@@ -57,8 +63,19 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   private backlog = false;
   private stopped = false;
   private readonly inFlight = new Set<Promise<void>>();
-  /** Attempts by outcome since start (the metrics). */
-  readonly counts = { delivered: 0, failed: 0, givenUp: 0, disabled: 0 };
+  /**
+   * What this instance did since it started (read by the metrics at scrape time): attempts by how
+   * they ended, deliveries finished (delivered, or given up after the retry window), webhooks it
+   * turned off.
+   */
+  readonly counts = {
+    attempts: new Map<SendOutcome, number>(),
+    delivered: 0,
+    givenUp: 0,
+    disabled: 0,
+  };
+  /** Told the seconds from each delivered event's creation to its delivery (the metrics' histogram). */
+  private observeDelivered: (seconds: number) => void = () => undefined;
 
   constructor(
     private readonly webhooks: WebhookRepository,
@@ -67,6 +84,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.policy = { allowed: parseAllowedNetworks(config.webhookAllowedNetworks) };
+  }
+
+  observeDeliveredWith(observe: (seconds: number) => void): void {
+    this.observeDelivered = observe;
   }
 
   onApplicationBootstrap(): void {
@@ -132,7 +153,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       [DELIVERY_HEADER]: delivery.id,
       [EVENT_HEADER]: delivery.eventType,
       [TIMESTAMP_HEADER]: String(timestamp),
-      [SIGNATURE_HEADER]: signDelivery(delivery.secret, timestamp, body),
+      [SIGNATURE_HEADER]: signatureHeader(
+        delivery.previousSecret === null ? [delivery.secret] : [delivery.secret, delivery.previousSecret],
+        timestamp,
+        body,
+      ),
     };
     const result = await sendDelivery(
       delivery.url,
@@ -141,20 +166,20 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       this.policy,
       this.config.webhookTimeoutSeconds * 1_000,
     );
+    this.counts.attempts.set(result.outcome, (this.counts.attempts.get(result.outcome) ?? 0) + 1);
     if (result.ok) {
-      this.counts.delivered++;
       await this.webhooks.markDelivered(delivery.id, result.status ?? 0);
+      this.counts.delivered++;
+      this.observeDelivered((Date.now() - new Date(delivery.createdAt).getTime()) / 1_000);
       return;
     }
     await this.failed(delivery, result);
   }
 
   private async failed(delivery: ClaimedDelivery, result: SendResult): Promise<void> {
-    this.counts.failed++;
     const delay = retryDelayMs(delivery.attempts, this.config.webhookRetryBaseMs);
     const deadline = new Date(delivery.createdAt).getTime() + this.config.webhookRetryForSeconds * 1_000;
     const giveUp = Date.now() + delay > deadline;
-    if (giveUp) this.counts.givenUp++;
     const error = result.error ?? 'failed';
     const failingSince = await this.webhooks.markFailed(
       delivery.id,
@@ -162,6 +187,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       { status: result.status, error },
       giveUp ? null : delay,
     );
+    if (giveUp) this.counts.givenUp++;
     const limitMs = this.config.webhookDisableAfterSeconds * 1_000;
     if (Date.now() - failingSince.getTime() < limitMs) return;
     const reason = `every attempt failed for over ${this.config.webhookDisableAfterSeconds} s (last: ${error})`.slice(

@@ -7,10 +7,14 @@ import { AddressPolicy, refusedAddress } from './webhook-address';
 /** At most this much of a receiver's answer is read (kept for the log); the rest is cut off. */
 export const RESPONSE_READ_LIMIT = 4_096;
 
+/** How an attempt ended (the label of rhythmc_webhook_attempts_total). */
+export type SendOutcome = 'delivered' | 'http_error' | 'redirect' | 'timeout' | 'connection' | 'refused';
+
 export interface SendResult {
   /** The HTTP status, null when none came (refused address, connection error, timeout). */
   status: number | null;
   ok: boolean;
+  outcome: SendOutcome;
   /** Why it failed, for the delivery log (never the URL: it may hold a token). */
   error: string | null;
 }
@@ -61,16 +65,16 @@ export function sendDelivery(
     try {
       target = new URL(url);
     } catch {
-      return resolve({ status: null, ok: false, error: 'the URL is not valid' });
+      return resolve({ status: null, ok: false, outcome: 'connection', error: 'the URL is not valid' });
     }
     const host = target.hostname.replace(/^\[|\]$/g, '');
     if (isIP(host)) {
       const refused = refusedAddress(host, policy);
-      if (refused) return resolve({ status: null, ok: false, error: `refused: ${refused}` });
+      if (refused) return resolve({ status: null, ok: false, outcome: 'refused', error: `refused: ${refused}` });
     }
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
     const timer = setTimeout(
-      () => finish({ status: null, ok: false, error: `no complete answer within ${timeoutMs} ms` }),
+      () => finish({ status: null, ok: false, outcome: 'timeout', error: `no complete answer within ${timeoutMs} ms` }),
       timeoutMs,
     );
     const request = send(target, {
@@ -80,14 +84,16 @@ export function sendDelivery(
       agent: false,
     });
     request.on('error', (error) =>
-      finish({
-        status: null,
-        ok: false,
-        error:
-          error instanceof RefusedAddressError
-            ? `refused: ${error.message}`
-            : `connection failed: ${error.message}`.slice(0, 200),
-      }),
+      finish(
+        error instanceof RefusedAddressError
+          ? { status: null, ok: false, outcome: 'refused', error: `refused: ${error.message}` }
+          : {
+              status: null,
+              ok: false,
+              outcome: 'connection',
+              error: `connection failed: ${error.message}`.slice(0, 200),
+            },
+      ),
     );
     request.on('response', (response: IncomingMessage) => {
       const status = response.statusCode ?? 0;
@@ -99,10 +105,10 @@ export function sendDelivery(
       response.on('end', settle);
       response.on('error', settle);
       function settle() {
-        if (status >= 200 && status < 300) finish({ status, ok: true, error: null });
+        if (status >= 200 && status < 300) finish({ status, ok: true, outcome: 'delivered', error: null });
         else if (status >= 300 && status < 400)
-          finish({ status, ok: false, error: `redirect (${status}) not followed` });
-        else finish({ status, ok: false, error: `HTTP ${status}` });
+          finish({ status, ok: false, outcome: 'redirect', error: `redirect (${status}) not followed` });
+        else finish({ status, ok: false, outcome: 'http_error', error: `HTTP ${status}` });
       }
     });
     request.end(body);

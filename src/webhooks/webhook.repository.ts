@@ -15,7 +15,20 @@ export interface ClaimedDelivery {
   createdAt: Date;
   url: string;
   secret: string;
+  /** The secret a rotation replaced, while it still signs; null otherwise. */
+  previousSecret: string | null;
   format: string;
+}
+
+export interface OutboxStats {
+  pending: number;
+  due: number;
+  waiting: number;
+  oldestPendingSeconds: number;
+  oldestDueSeconds: number;
+  enabled: number;
+  paused: number;
+  disabled: number;
 }
 
 export type WebhookChanges = Partial<Pick<WebhookEntity, 'name' | 'url' | 'events' | 'format' | 'atpTop' | 'enabled'>>;
@@ -49,6 +62,27 @@ export class WebhookRepository {
     if (changes.enabled === true) Object.assign(set, { disabledReason: null, failingSince: null });
     if (Object.keys(set).length > 0) await this.webhooks.update({ id }, set);
     return this.findById(id);
+  }
+
+  /**
+   * Replaces the secret (one statement: the old value is read where it is replaced). With an
+   * overlap the replaced secret keeps signing until now + overlap; without one it is dropped, and
+   * so is any older secret still in its overlap (only the last replaced one is kept). Null when no
+   * webhook has this id.
+   */
+  async rotateSecret(id: number, secret: string, overlapSeconds: number): Promise<WebhookEntity | null> {
+    const rows = await this.dataSource.query<Array<{ id: number }>>(
+      `WITH rotated AS (
+         UPDATE webhook SET
+           previous_secret = CASE WHEN $3::int > 0 THEN secret END,
+           previous_secret_expires_at = CASE WHEN $3::int > 0 THEN now() + make_interval(secs => $3::int) END,
+           secret = $2
+          WHERE id = $1 RETURNING id
+       )
+       SELECT id FROM rotated`,
+      [id, secret, overlapSeconds],
+    );
+    return rows.length === 0 ? null : this.findById(id);
   }
 
   async remove(id: number): Promise<boolean> {
@@ -85,7 +119,8 @@ export class WebhookRepository {
          RETURNING d.id, d.webhook_id, d.event_id, d.event_type, d.payload, d.attempts, d.created_at
        )
        SELECT c.id, c.webhook_id AS "webhookId", c.event_id AS "eventId", c.event_type AS "eventType", c.payload,
-              c.attempts, c.created_at AS "createdAt", w.url, w.secret, w.format
+              c.attempts, c.created_at AS "createdAt", w.url, w.secret, w.format,
+              CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END AS "previousSecret"
          FROM claimed c JOIN webhook w ON w.id = c.webhook_id`,
       [limit, leaseMs],
     );
@@ -185,6 +220,41 @@ export class WebhookRepository {
         after,
       });
     return query.getMany();
+  }
+
+  /**
+   * The outbox and the webhooks at a glance, for the metrics (one statement, the whole deployment):
+   * pending deliveries of webhooks that are on, how many of them are due now, the age of the
+   * oldest one's event and how late the most overdue one is (0 without any); pending deliveries of
+   * webhooks that are off (they wait); webhooks on, paused by staff, turned off by the service.
+   */
+  async outboxStats(): Promise<OutboxStats> {
+    const [row] = await this.dataSource.query<Array<Record<keyof OutboxStats, string | number>>>(
+      `SELECT o.pending, o.due, o.waiting, o.oldest_pending AS "oldestPendingSeconds", o.oldest_due AS "oldestDueSeconds",
+              h.enabled, h.paused, h.disabled
+         FROM (SELECT count(*) FILTER (WHERE w.enabled) AS pending,
+                      count(*) FILTER (WHERE w.enabled AND d.next_attempt_at <= now()) AS due,
+                      count(*) FILTER (WHERE NOT w.enabled) AS waiting,
+                      coalesce(extract(epoch FROM now() - min(d.created_at) FILTER (WHERE w.enabled)), 0) AS oldest_pending,
+                      coalesce(extract(epoch FROM now() - min(d.next_attempt_at)
+                                 FILTER (WHERE w.enabled AND d.next_attempt_at <= now())), 0) AS oldest_due
+                 FROM webhook_delivery d JOIN webhook w ON w.id = d.webhook_id
+                WHERE d.state = 'pending') o,
+              (SELECT count(*) FILTER (WHERE enabled) AS enabled,
+                      count(*) FILTER (WHERE NOT enabled AND disabled_reason IS NULL) AS paused,
+                      count(*) FILTER (WHERE NOT enabled AND disabled_reason IS NOT NULL) AS disabled
+                 FROM webhook) h`,
+    );
+    return {
+      pending: Number(row.pending),
+      due: Number(row.due),
+      waiting: Number(row.waiting),
+      oldestPendingSeconds: Number(row.oldestPendingSeconds),
+      oldestDueSeconds: Number(row.oldestDueSeconds),
+      enabled: Number(row.enabled),
+      paused: Number(row.paused),
+      disabled: Number(row.disabled),
+    };
   }
 
   /** Deliveries of every webhook by state (for the metrics and the list). */

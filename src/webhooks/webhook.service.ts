@@ -9,6 +9,8 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import {
   CreatedWebhookResponse,
   CreateWebhookDto,
+  RotatedWebhookSecretResponse,
+  RotateWebhookSecretDto,
   UpdateWebhookDto,
   WebhookDeliveryResponse,
   WebhookList,
@@ -18,9 +20,13 @@ import type { WebhookDeliveryEntity } from './entities/webhook-delivery.entity';
 import type { WebhookEntity } from './entities/webhook.entity';
 import { parseAllowedNetworks, refusedAddress } from './webhook-address';
 import type { WebhookEvent, WebhookFormat } from './webhook-events';
-import { WebhookRepository } from './webhook.repository';
+import { OutboxStats, WebhookRepository } from './webhook.repository';
 
 export const DELIVERY_LIST = 'webhook-deliveries';
+/** How long a rotated-out secret keeps signing when the request does not say. */
+export const DEFAULT_SECRET_OVERLAP_SECONDS = 86_400;
+
+const newSecret = () => `whsec_${randomBytes(32).toString('base64url')}`;
 
 export interface DeliveryFilters {
   state: 'pending' | 'delivered' | 'failed';
@@ -47,6 +53,11 @@ export class WebhookService {
     return this.webhooks.enqueue(type, eventId, payload, manager);
   }
 
+  /** The outbox's backlog and the webhooks by state (the metrics, at scrape time). */
+  outboxStats(): Promise<OutboxStats> {
+    return this.webhooks.outboxStats();
+  }
+
   async list(): Promise<WebhookList> {
     const [rows, counts] = await Promise.all([this.webhooks.listAll(), this.webhooks.countsByWebhook()]);
     return { items: rows.map((row) => toResponse(row, counts.get(row.id))) };
@@ -54,7 +65,7 @@ export class WebhookService {
 
   async create(body: CreateWebhookDto): Promise<CreatedWebhookResponse> {
     this.assertReachable(body.url);
-    const secret = `whsec_${randomBytes(32).toString('base64url')}`;
+    const secret = newSecret();
     const stored = await this.webhooks.insert({
       name: body.name,
       url: body.url,
@@ -79,6 +90,18 @@ export class WebhookService {
     if (!updated) throw new NotFoundError(`No webhook with id ${id}`);
     const counts = await this.webhooks.countsByWebhook();
     return toResponse(updated, counts.get(id));
+  }
+
+  /**
+   * A new secret, shown in this answer only; the replaced one keeps signing beside it for
+   * `overlapSeconds` (docs/decisions.md "Webhooks").
+   */
+  async rotateSecret(id: number, body: RotateWebhookSecretDto): Promise<RotatedWebhookSecretResponse> {
+    const secret = newSecret();
+    const rotated = await this.webhooks.rotateSecret(id, secret, body.overlapSeconds ?? DEFAULT_SECRET_OVERLAP_SECONDS);
+    if (!rotated) throw new NotFoundError(`No webhook with id ${id}`);
+    const counts = await this.webhooks.countsByWebhook();
+    return { ...toResponse(rotated, counts.get(id)), secret };
   }
 
   async remove(id: number): Promise<void> {
@@ -114,6 +137,10 @@ function toResponse(row: WebhookEntity, counts: Record<string, number> | undefin
     disabledReason: row.disabledReason,
     failingSince: localOrNull(row.failingSince),
     createdAt: formatLocalDateTime(row.createdAt),
+    previousSecretExpiresAt:
+      row.previousSecretExpiresAt !== null && row.previousSecretExpiresAt.getTime() > Date.now()
+        ? formatLocalDateTime(row.previousSecretExpiresAt)
+        : null,
     pending: counts?.pending ?? 0,
     failed: counts?.failed ?? 0,
   };

@@ -513,6 +513,16 @@ describe('Admin CLI (npm run admin)', () => {
       expect(json(updated)).toMatchObject({ id: body.id, enabled: false });
       const wrong = await admin('webhooks', 'update', String(body.id), '--enabled', 'maybe');
       expect(wrong.code).toBe(2);
+      const rotated = await admin('webhooks', 'rotate-secret', String(body.id), '--overlap-seconds', '60');
+      expect(rotated).toMatchObject({ code: 0, stderr: '' });
+      expect(json(rotated)).toMatchObject({
+        id: body.id,
+        secret: expect.stringMatching(/^whsec_/),
+        previousSecretExpiresAt: expect.any(String),
+      });
+      expect(json(rotated).secret).not.toBe(body.secret);
+      const badOverlap = await admin('webhooks', 'rotate-secret', String(body.id), '--overlap-seconds', 'soon');
+      expect(badOverlap.code).toBe(2);
       const log = await admin('webhooks', 'deliveries', String(body.id), '--state', 'failed', '--json');
       expect(json(log)).toEqual({ items: [], nextCursor: null });
       expect(await admin('webhooks', 'delete', String(body.id))).toEqual({ code: 0, stdout: '', stderr: '' });

@@ -373,6 +373,16 @@ describe('Web console', () => {
     const log = page.getByRole('table', { name: 'Deliveries of Moderation' });
     await log.getByText('player.banned').waitFor();
 
+    // A new secret, shown once; the old one keeps signing for a day.
+    await row.getByRole('button', { name: 'New secret' }).click();
+    const rotated = page.getByRole('dialog', { name: 'New signing secret of Moderation' });
+    const newSecret = await rotated.getByRole('textbox').inputValue();
+    expect(await app.sql('SELECT secret, previous_secret FROM webhook WHERE id = $1', [stored.id])).toEqual([
+      { secret: newSecret, previous_secret: secret },
+    ]);
+    await rotated.getByRole('button', { name: 'Done' }).click();
+    expect(await page.content()).not.toContain(newSecret.slice(6));
+
     await row.getByRole('button', { name: 'Pause' }).click();
     await page.getByText('Paused Moderation.').waitFor();
     expect(await app.sql('SELECT enabled FROM webhook WHERE id = $1', [stored.id])).toEqual([{ enabled: false }]);

@@ -1510,6 +1510,12 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
       body: { t: 'ignored' },
       readOnly: false,
     },
+    'POST /admin/webhooks/:id/secret': {
+      auth: 'admin',
+      params: { id: idParam([fx.webhook.id], 10, 2_147_483_647n) },
+      body: { t: 'object', fields: { overlapSeconds: opt({ t: 'int', min: 0, max: 604_800 }) } },
+      readOnly: false,
+    },
     'GET /admin/webhooks/:id/deliveries': {
       auth: 'admin',
       params: { id: idParam([fx.webhook.id], 10, 2_147_483_647n) },
@@ -2229,6 +2235,7 @@ describe('Hostile input on every route', () => {
     'PUT /admin/packs': { reaches: false },
     'POST /admin/api-keys': { reaches: true },
     'POST /admin/webhooks': { reaches: true },
+    'POST /admin/webhooks/:id/secret': { reaches: true },
     'POST /player/login': { reaches: false },
     'POST /player/options': { reaches: true },
     'POST /player/collections': { reaches: true },

@@ -485,6 +485,33 @@ describe('API docs (OpenAPI at /docs)', () => {
     );
   });
 
+  it("documents a webhook's secret rotation as it answers: the webhook, the new secret, the old one's end", async () => {
+    const fieldsOf = (ref: string | undefined) => Object.keys(schemaOf(ref).properties ?? {}).sort();
+    const created = await app.admin.post('/admin/webhooks', {
+      name: 'docs',
+      url: 'https://webhook.invalid/docs',
+      events: ['player.banned'],
+    });
+    expect(created.status).toBe(201);
+    const rotated = await app.admin.post(`/admin/webhooks/${created.body.id as number}/secret`, { overlapSeconds: 60 });
+    expect(rotated.status).toBe(201);
+    const documented = operation('post', '/admin/webhooks/{id}/secret');
+    expect(Object.keys(rotated.body).sort()).toEqual(fieldsOf(jsonSchema(documented.responses['201'].content)?.$ref));
+    expect(Object.keys(rotated.body)).toEqual(expect.arrayContaining(['secret', 'previousSecretExpiresAt']));
+    expect(fieldsOf(jsonSchema(documented.requestBody?.content)?.$ref)).toEqual(['overlapSeconds']);
+    expect(Object.keys(documented.responses).sort()).toEqual([
+      '201',
+      '400',
+      '401',
+      '403',
+      '404',
+      '413',
+      '429',
+      '500',
+      '503',
+    ]);
+  });
+
   it('documents the public API as it answers: its fields, RateLimit-* fields, ETag, 304 and 429', async () => {
     const fieldsOf = (ref: string | undefined) => {
       const schema = schemaOf(ref);

@@ -39,6 +39,7 @@ const LOWEST_ROLE: Record<string, Role> = {
   'GET /admin/webhooks/:id/deliveries': 'admin',
   'PATCH /admin/webhooks/:id': 'admin',
   'POST /admin/webhooks': 'admin',
+  'POST /admin/webhooks/:id/secret': 'admin',
   'DELETE /admin/me/tokens/:id': 'read-only',
   'DELETE /admin/me/totp': 'read-only',
   'DELETE /admin/packs/:name': 'admin',
@@ -541,6 +542,13 @@ function walkTable(fx: Fixtures, app: TestApp): Record<string, WalkEntry> {
         return { method: 'DELETE', path: `/admin/webhooks/${String(id)}` };
       },
       status: 204,
+    },
+    'POST /admin/webhooks/:id/secret': {
+      call: async (ctx) => {
+        const id = ctx.allowed ? (await asAdmin('POST', '/admin/webhooks', webhookBody())).id : 1;
+        return { method: 'POST', path: `/admin/webhooks/${String(id)}/secret`, body: { overlapSeconds: 60 } };
+      },
+      status: 201,
     },
     'GET /admin/webhooks/:id/deliveries': {
       call: async (ctx) => {

@@ -106,6 +106,16 @@ async function register(
   return response.body as { id: number; secret: string };
 }
 
+/** The samples of /metrics whose name starts with `prefix`: `name{labels}` → value. */
+async function metricsOf(app: TestApp, prefix: string): Promise<Record<string, number>> {
+  const response = await app.http.get('/metrics', { token: null });
+  if (response.status !== 200) throw new Error(`metrics: ${response.status}`);
+  const samples: Record<string, number> = {};
+  for (const [, key, value] of response.text.matchAll(/^(\S+) (\S+)$/gm))
+    if (key.startsWith(prefix)) samples[key] = Number(value);
+  return samples;
+}
+
 const deliveries = async (app: TestApp, id: number) =>
   (await app.admin.get(`/admin/webhooks/${id}/deliveries`)).body.items as Array<Record<string, any>>;
 
@@ -151,6 +161,7 @@ describe('Webhooks', () => {
       disabledReason: null,
       failingSince: null,
       createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/),
+      previousSecretExpiresAt: null,
       pending: 0,
       failed: 0,
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/),
@@ -235,6 +246,113 @@ describe('Webhooks', () => {
       ['player.unbanned', 'delivered', 1, 200, null],
       ['player.banned', 'delivered', 1, 200, null],
     ]);
+  });
+
+  it('rotates a secret: shown once, audited, the old one signing beside it until the overlap ends', async () => {
+    const { id, secret: first } = await register(app, { url: receiver.url(), events: ['player.banned'] });
+    const rotated = await app.admin.post(`/admin/webhooks/${id}/secret`, { overlapSeconds: 3_600 });
+    expect(rotated.status).toBe(201);
+    const second = rotated.body.secret as string;
+    expect(second).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(second).not.toBe(first);
+    expect(rotated.body).toMatchObject({ id, enabled: true, previousSecretExpiresAt: expect.any(String) });
+    const [stored] = await app.sql<{ secret: string; previous_secret: string; overlap: number }>(
+      `SELECT secret, previous_secret, round(extract(epoch FROM previous_secret_expires_at - now()))::int AS overlap
+         FROM webhook WHERE id = $1`,
+      [id],
+    );
+    expect(stored).toEqual({ secret: second, previous_secret: first, overlap: expect.any(Number) });
+    expect(stored.overlap).toBeGreaterThan(3_590);
+    expect(stored.overlap).toBeLessThanOrEqual(3_600);
+    const list = await app.admin.get('/admin/webhooks');
+    expect(list.body.items[0].previousSecretExpiresAt).toBe(rotated.body.previousSecretExpiresAt);
+    expect(list.text).not.toContain(first);
+    expect(list.text).not.toContain(second);
+
+    // During the overlap: two signatures, the new secret's first; a receiver with either verifies.
+    const player = await createPlayer(app);
+    await app.admin.post(`/admin/players/${player.uid}/ban`, {});
+    await eventually(() => receiver.received.length === 1, 'a delivery during the overlap');
+    const during = receiver.received[0];
+    const duringHeaders = {
+      signature: during.headers['x-rhythmc-signature'] as string,
+      timestamp: during.headers['x-rhythmc-timestamp'] as string,
+    };
+    expect(duringHeaders.signature).toMatch(/^sha256=[0-9a-f]{64},sha256=[0-9a-f]{64}$/);
+    const now = Math.floor(Date.now() / 1000);
+    expect(verifyDelivery(second, duringHeaders, during.body, now)).toBe(true);
+    expect(verifyDelivery(first, duringHeaders, during.body, now)).toBe(true);
+    expect(verifyDelivery(`${first}x`, duringHeaders, during.body, now)).toBe(false);
+    expect(verifyDelivery(second, duringHeaders, during.body.replace('"', ' "'), now)).toBe(false);
+
+    // Without an overlap (or once it ended) only the current secret signs.
+    const third = await app.admin.post(`/admin/webhooks/${id}/secret`, { overlapSeconds: 0 });
+    expect(third.status).toBe(201);
+    expect(third.body.previousSecretExpiresAt).toBeNull();
+    expect(
+      await app.sql('SELECT previous_secret, previous_secret_expires_at FROM webhook WHERE id = $1', [id]),
+    ).toEqual([{ previous_secret: null, previous_secret_expires_at: null }]);
+    await app.admin.delete(`/admin/players/${player.uid}/ban`);
+    await app.admin.post(`/admin/players/${player.uid}/ban`, {});
+    await eventually(() => receiver.received.length === 2, 'a delivery after the rotation');
+    const after = receiver.received[1];
+    const afterHeaders = {
+      signature: after.headers['x-rhythmc-signature'] as string,
+      timestamp: after.headers['x-rhythmc-timestamp'] as string,
+    };
+    expect(afterHeaders.signature).toMatch(/^sha256=[0-9a-f]{64}$/);
+    expect(verifyDelivery(third.body.secret as string, afterHeaders, after.body, now)).toBe(true);
+    expect(verifyDelivery(second, afterHeaders, after.body, now)).toBe(false);
+    // An expired overlap signs no more, whatever the row still holds.
+    await app.sql(
+      "UPDATE webhook SET previous_secret = $2, previous_secret_expires_at = now() - interval '1 second' WHERE id = $1",
+      [id, first],
+    );
+    expect((await app.admin.get('/admin/webhooks')).body.items[0].previousSecretExpiresAt).toBeNull();
+    await app.admin.post(`/admin/players/${(await createPlayer(app)).uid}/ban`, {});
+    await eventually(() => receiver.received.length === 3, 'a delivery after the overlap');
+    expect(receiver.received[2].headers['x-rhythmc-signature']).toMatch(/^sha256=[0-9a-f]{64}$/);
+
+    // The default overlap is a day; the audit rows keep the overlap, never a secret.
+    const fourth = await app.admin.post(`/admin/webhooks/${id}/secret`, {});
+    expect(fourth.status).toBe(201);
+    const [{ overlap }] = await app.sql<{ overlap: number }>(
+      'SELECT round(extract(epoch FROM previous_secret_expires_at - now()))::int AS overlap FROM webhook WHERE id = $1',
+      [id],
+    );
+    expect(overlap).toBeGreaterThan(86_390);
+    expect(overlap).toBeLessThanOrEqual(86_400);
+    const audit = await app.sql<{ action: string; summary: unknown }>(
+      "SELECT action, summary FROM admin_audit WHERE target = $1 AND action = 'webhook.secret' ORDER BY id",
+      [`webhook:${id}`],
+    );
+    expect(audit).toEqual([
+      { action: 'webhook.secret', summary: { overlapSeconds: 3_600 } },
+      { action: 'webhook.secret', summary: { overlapSeconds: 0 } },
+      { action: 'webhook.secret', summary: { overlapSeconds: 86_400 } },
+    ]);
+    for (const secret of [first, second, third.body.secret as string, fourth.body.secret as string])
+      expect(JSON.stringify(await app.sql('SELECT summary FROM admin_audit'))).not.toContain(secret);
+
+    // Bad input: 400, nothing changed; an unknown webhook: 404.
+    const [before] = await app.sql<{ secret: string }>('SELECT secret FROM webhook WHERE id = $1', [id]);
+    for (const body of [
+      { overlapSeconds: -1 },
+      { overlapSeconds: 604_801 },
+      { overlapSeconds: 1.5 },
+      { overlapSeconds: '60' },
+      { overlapSeconds: null },
+      { secret: 'mine' },
+    ]) {
+      const refused = await app.admin.post(`/admin/webhooks/${id}/secret`, body);
+      expect({ body, status: refused.status, error: refused.body.error }).toEqual({
+        body,
+        status: 400,
+        error: 'BAD_REQUEST',
+      });
+    }
+    expect(await app.sql('SELECT secret FROM webhook WHERE id = $1', [id])).toEqual([before]);
+    expect((await app.admin.post('/admin/webhooks/999999/secret', {})).status).toBe(404);
   });
 
   it('writes nothing when the change rolls back, and nothing for an event the webhook did not ask for', async () => {
@@ -396,6 +514,9 @@ describe('Webhooks', () => {
         (await deliveries(app, id)).every((row) => row.attempts >= 2 && /connection failed/.test(row.lastError)),
       'failed attempts while down',
     );
+    const down = await metricsOf(app, 'rhythmc_webhook_outbox');
+    expect(down['rhythmc_webhook_outbox_deliveries{state="pending"}']).toBe(5);
+    expect(down['rhythmc_webhook_outbox_oldest_seconds{measure="pending"}']).toBeGreaterThan(0);
     await receiver.start(port);
     await eventually(
       async () => (await deliveries(app, id)).every((row) => row.state === 'delivered'),
@@ -431,10 +552,30 @@ describe('Webhooks', () => {
       const attempts = receiver.received.length;
       await sleep(500);
       expect(receiver.received.length).toBe(attempts);
+      // The metrics: every attempt an http_error, one webhook turned off, its delivery waiting.
+      const off = await metricsOf(strict, 'rhythmc_webhook');
+      expect(off['rhythmc_webhook_attempts_total{result="http_error"}']).toBe(attempts);
+      expect(off['rhythmc_webhook_attempts_total{result="delivered"}']).toBeUndefined();
+      expect(off['rhythmc_webhook_disables_total']).toBe(1);
+      expect(off['rhythmc_webhook_deliveries_total{outcome="delivered"}']).toBe(0);
+      expect(off['rhythmc_webhook_deliveries_total{outcome="given_up"}']).toBe(0);
+      expect(off['rhythmc_webhooks{state="disabled"}']).toBe(1);
+      expect(off['rhythmc_webhooks{state="enabled"}']).toBe(0);
+      expect(off['rhythmc_webhook_outbox_deliveries{state="waiting"}']).toBe(1);
+      expect(off['rhythmc_webhook_outbox_deliveries{state="pending"}']).toBe(0);
+      expect(off['rhythmc_webhook_outbox_oldest_seconds{measure="pending"}']).toBe(0);
       expect((await strict.admin.request('PATCH', `/admin/webhooks/${id}`, { body: { enabled: true } })).status).toBe(
         200,
       );
       await eventually(async () => (await deliveries(strict, id))[0]?.state === 'delivered', 'delivered when on again');
+      const on = await metricsOf(strict, 'rhythmc_webhook');
+      expect(on['rhythmc_webhook_attempts_total{result="delivered"}']).toBe(1);
+      expect(on['rhythmc_webhook_deliveries_total{outcome="delivered"}']).toBe(1);
+      expect(on['rhythmc_webhook_delivery_seconds_count']).toBe(1);
+      expect(on['rhythmc_webhooks{state="enabled"}']).toBe(1);
+      expect(on['rhythmc_webhooks{state="disabled"}']).toBe(0);
+      expect(on['rhythmc_webhook_outbox_deliveries{state="waiting"}']).toBe(0);
+      expect(on['rhythmc_webhook_outbox_deliveries{state="pending"}']).toBe(0);
     } finally {
       await strict.close();
     }
@@ -464,9 +605,10 @@ describe('Webhook addresses', () => {
       'http://0.0.0.0/',
     ]) {
       const result = await sendDelivery(url, {}, '{}', none, 1_000);
-      expect({ url, ok: result.ok, error: result.error }).toEqual({
+      expect({ url, ok: result.ok, outcome: result.outcome, error: result.error }).toEqual({
         url,
         ok: false,
+        outcome: 'refused',
         error: expect.stringMatching(/^refused: /),
       });
     }
@@ -510,6 +652,7 @@ describe('Webhook addresses', () => {
     expect(await sendDelivery(receiver.url(), {}, '{}', allowed, 1_000)).toEqual({
       status: 302,
       ok: false,
+      outcome: 'redirect',
       error: 'redirect (302) not followed',
     });
     receiver.behave = (_request, response) => {
@@ -521,6 +664,7 @@ describe('Webhook addresses', () => {
     expect(await sendDelivery(receiver.url(), {}, '{}', allowed, 1_000)).toEqual({
       status: 200,
       ok: true,
+      outcome: 'delivered',
       error: null,
     });
     expect(Date.now() - started).toBeLessThan(1_000);
@@ -528,6 +672,7 @@ describe('Webhook addresses', () => {
     expect(await sendDelivery(receiver.url(), {}, '{}', allowed, 500)).toEqual({
       status: null,
       ok: false,
+      outcome: 'timeout',
       error: 'no complete answer within 500 ms',
     });
   });
@@ -560,6 +705,61 @@ describe('Webhook addresses', () => {
     }
   });
 });
+
+(multiInstanceAvailable() ? describe : describe.skip)(
+  'Board updates and webhooks on two instances sharing Redis',
+  () => {
+    it('brings an upload on one instance to a socket on the other once, and its first place to the receiver once', async () => {
+      const receiver = new Receiver();
+      await receiver.start();
+      const first = await startTestApp({ env: FAST });
+      const second = await startTestApp({ env: FAST, shareWith: first });
+      try {
+        await register(first, { url: receiver.url(), events: ['chart.first_place'] });
+        const server = await onlineServer(first);
+        await defineCharts(first, [951]);
+        // The socket is on the second instance; the upload is answered by the first.
+        const listening = await WsClient.connect(second.baseUrl, server.accessToken);
+        const local = await WsClient.connect(first.baseUrl, server.accessToken);
+        try {
+          for (const socket of [listening, local])
+            expect(await socket.request('board_updates', { enabled: true })).toEqual({
+              event: 'board_updates',
+              data: { enabled: true },
+            });
+          const player = await onlinePlayer(first, server);
+          await upload(first, server, player, 951, { acc: 93 });
+          const frame = await listening.next((f) => f.event === 'board_update', 5_000);
+          expect(frame).toEqual({ event: 'board_update', data: { atp: true, levelIds: [951], top: 10 } });
+          await eventually(() => receiver.of('chart.first_place').length === 1, 'the first place delivered');
+          await eventually(
+            async () => (await first.sql("SELECT id FROM webhook_delivery WHERE state = 'delivered'")).length === 1,
+            'marked delivered',
+          );
+          // Past a few flushes (BOARD_FLUSH_MS 250) and polls (50 ms) of both instances: nothing more.
+          await sleep(1_500);
+          expect(listening.frames.filter((f) => f.event === 'board_update')).toEqual([frame]);
+          expect(local.frames.filter((f) => f.event === 'board_update')).toEqual([frame]);
+          expect(receiver.received).toHaveLength(1);
+          expect(receiver.received[0].json).toMatchObject({
+            type: 'chart.first_place',
+            data: { player: { uid: player.uid }, chart: { levelId: 951 }, acc: 93 },
+          });
+          expect(await first.sql('SELECT state, attempts FROM webhook_delivery')).toEqual([
+            { state: 'delivered', attempts: 1 },
+          ]);
+        } finally {
+          listening.socket.close();
+          local.socket.close();
+        }
+      } finally {
+        await second.close();
+        await first.close();
+        await receiver.stop();
+      }
+    });
+  },
+);
 
 describe('Live board updates', () => {
   it('sends board_update to sockets that opted in when an upload enters a top 10, and nothing to the others', async () => {

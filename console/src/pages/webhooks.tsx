@@ -13,6 +13,7 @@ interface Webhook {
   disabledReason: string | null;
   failingSince: string | null;
   createdAt: string;
+  previousSecretExpiresAt: string | null;
   pending: number;
   failed: number;
 }
@@ -168,6 +169,23 @@ export function WebhooksPage() {
       setDone(`${enabled ? 'Turned on' : 'Paused'} ${webhook.name}.`);
       list.reload();
     });
+  const rotate = (webhook: Webhook) =>
+    action.run(async () => {
+      if (
+        !confirm(
+          `Give ${webhook.name} a new signing secret? The current one keeps signing beside it for a day, for the receiver to take the new one.`,
+        )
+      )
+        return;
+      const rotated = await api<Webhook & { secret: string }>('POST', `/admin/webhooks/${webhook.id}/secret`, {
+        body: {},
+      });
+      setDone(
+        `New secret for ${rotated.name}: give it to the receiver; the old one also signs until ${rotated.previousSecretExpiresAt ?? 'now'}.`,
+      );
+      setSecret({ label: `New signing secret of ${rotated.name}`, value: rotated.secret });
+      list.reload();
+    });
   const remove = (webhook: Webhook) =>
     action.run(async () => {
       if (!confirm(`Delete ${webhook.name} with its delivery log? Deliveries not yet sent are dropped.`)) return;
@@ -229,6 +247,9 @@ export function WebhooksPage() {
                   onClick={() => void setEnabled(webhook, !webhook.enabled)}
                 >
                   {webhook.enabled ? 'Pause' : 'Turn on'}
+                </button>
+                <button type="button" class="secondary" disabled={action.busy} onClick={() => void rotate(webhook)}>
+                  New secret
                 </button>
                 <button type="button" class="danger" disabled={action.busy} onClick={() => void remove(webhook)}>
                   Delete

@@ -14,6 +14,7 @@ import {
   Max,
   Min,
   ValidateBy,
+  ValidateIf,
 } from 'class-validator';
 import { IsText } from '../../common/validation/is-text';
 import { WEBHOOK_EVENTS, WEBHOOK_FORMATS, type WebhookEvent, type WebhookFormat } from '../webhook-events';
@@ -160,6 +161,14 @@ export class WebhookResponse {
   @ApiProperty({ type: String, description: 'ISO 8601 local date-time, no zone', example: '2026-11-28T10:00:00' })
   createdAt!: string;
 
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description:
+      'Until when the secret replaced by the last rotation still signs beside the current one (ISO 8601 local date-time); null when none does',
+  })
+  previousSecretExpiresAt!: string | null;
+
   @ApiProperty({ type: 'integer', description: 'Deliveries waiting (first attempt or a retry)' })
   pending!: number;
 
@@ -172,6 +181,36 @@ export class CreatedWebhookResponse extends WebhookResponse {
   @ApiProperty({
     type: String,
     description: 'HMAC-SHA256 key of X-Rhythmc-Signature; shown only here',
+    example: 'whsec_…',
+  })
+  secret!: string;
+}
+
+const OVERLAP_MESSAGE = 'overlapSeconds must be an integer from 0 to 604800 (7 days)';
+
+/** POST /admin/webhooks/{id}/secret. */
+export class RotateWebhookSecretDto {
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: 604_800,
+    default: 86_400,
+    description:
+      'How long the replaced secret keeps signing beside the new one (a second signature in X-Rhythmc-Signature), for the receivers to take the new one; 0 drops it at once',
+  })
+  // Optional but not null (IsOptional would let null through as "the default").
+  @ValidateIf((_object: object, value: unknown) => value !== undefined)
+  @IsInt({ message: OVERLAP_MESSAGE })
+  @Min(0, { message: OVERLAP_MESSAGE })
+  @Max(604_800, { message: OVERLAP_MESSAGE })
+  overlapSeconds?: number;
+}
+
+/** 201 of POST /admin/webhooks/{id}/secret: the webhook and, this once, its new secret. */
+export class RotatedWebhookSecretResponse extends WebhookResponse {
+  @ApiProperty({
+    type: String,
+    description: 'The new HMAC-SHA256 key of X-Rhythmc-Signature; shown only here',
     example: 'whsec_…',
   })
   secret!: string;

@@ -3,7 +3,7 @@ import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeor
 /**
  * A receiver of outgoing events, registered by staff (docs/decisions.md "Webhooks"). The secret
  * signs every delivery, so it is kept as is (a hash could not sign); it is shown once, when the
- * webhook is created, and never in a list, a log or the audit log.
+ * webhook is created or its secret rotated, and never in a list, a log or the audit log.
  */
 @Entity({ name: 'webhook' })
 export class WebhookEntity {
@@ -31,6 +31,16 @@ export class WebhookEntity {
 
   @Column({ type: 'varchar', length: 128 })
   secret!: string;
+
+  /**
+   * The secret a rotation replaced: it still signs, beside `secret`, until `previousSecretExpiresAt`
+   * (both null when there is none; the dispatcher ignores it once expired).
+   */
+  @Column({ name: 'previous_secret', type: 'varchar', length: 128, nullable: true })
+  previousSecret!: string | null;
+
+  @Column({ name: 'previous_secret_expires_at', type: 'timestamptz', nullable: true })
+  previousSecretExpiresAt!: Date | null;
 
   @Column({ type: 'boolean', default: true })
   enabled!: boolean;
