@@ -81,7 +81,12 @@ export async function startService(config: AppConfig, options: StartOptions = {}
   const embedded = config.databaseUrl === null ? await startEmbedded(config, rootLogger, options.onFatal) : null;
   const database: DatabaseTarget = embedded
     ? { url: embedded.url, embedded: true, backup: () => embedded.backup() }
-    : { url: config.databaseUrl as string, embedded: false };
+    : {
+        url: config.databaseUrl as string,
+        embedded: false,
+        poolMode: config.databasePoolMode,
+        migrationUrl: config.migrationDatabaseUrl ?? undefined,
+      };
   let app: NestExpressApplication | null = null;
   let drain: HttpDrain;
   try {

@@ -6,7 +6,8 @@
  *   node dist/src/cli/migrate.js revert    # revert the last applied migration (once per migration)
  *   node dist/src/cli/migrate.js grant <role>  # give the service's own role its privileges (two roles)
  *
- * On the database of DATABASE_URL, or without it on the embedded database in DATA_DIR (the
+ * On the database of MIGRATION_DATABASE_URL when set (a direct connection, docs/operations.md
+ * "PgBouncer"), else DATABASE_URL, or without it on the embedded database in DATA_DIR (the
  * service must be stopped: the data dir is locked while it runs). `grant` needs PostgreSQL and
  * runs as the schema's owner (docs/operations.md "Two database roles"). `npm run migrate --
  * <command>` is the same. Exit 0 on success, 1 on failure, 2 on a usage mistake.
@@ -14,7 +15,7 @@
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
 import { ConfigError, loadConfig } from '../config/app-config';
-import { buildDataSourceOptions } from '../database/database-options';
+import { buildDataSourceOptions, DatabaseTarget } from '../database/database-options';
 import { EmbeddedDatabase } from '../database/embedded/embedded-database';
 import { appliedMigrationNames, runMigrations } from '../database/migrate';
 import { grantServiceRole, ROLE_NAME, ServiceRoleError } from '../database/service-role';
@@ -40,10 +41,14 @@ async function main(command: string | undefined, role: string | undefined): Prom
     return 1;
   }
   const embedded = config.databaseUrl === null ? await EmbeddedDatabase.start(config.dataDir, 1) : null;
-  const target = embedded
+  // MIGRATION_DATABASE_URL: the direct connection, past a transaction pooler in DATABASE_URL.
+  const direct = config.migrationDatabaseUrl;
+  const target: DatabaseTarget = embedded
     ? { url: embedded.url, embedded: true }
-    : { url: config.databaseUrl as string, embedded: false };
-  print(`Database: ${embedded ? `embedded in ${config.dataDir}` : 'DATABASE_URL'}`);
+    : direct
+      ? { url: direct, embedded: false }
+      : { url: config.databaseUrl as string, embedded: false, poolMode: config.databasePoolMode };
+  print(`Database: ${embedded ? `embedded in ${config.dataDir}` : direct ? 'MIGRATION_DATABASE_URL' : 'DATABASE_URL'}`);
   const dataSource = await new DataSource({ ...buildDataSourceOptions(target), logging: false }).initialize();
   try {
     if (command === 'show') {
@@ -62,7 +67,7 @@ async function main(command: string | undefined, role: string | undefined): Prom
         `Granted ${role as string} the service's privileges; it owns nothing and may only read and append audit rows`,
       );
     } else if (command === 'run') {
-      await runMigrations(dataSource, target.embedded, print);
+      await runMigrations(dataSource, target.embedded, print, target.poolMode);
     } else {
       const before = await appliedCount(dataSource);
       await dataSource.undoLastMigration({ transaction: 'each' });

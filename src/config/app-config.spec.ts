@@ -142,6 +142,30 @@ describe('loadConfig', () => {
     expect(loadConfig({ MIGRATE_ON_START: value }).migrateOnStart).toBe(expected);
   });
 
+  it('reads the pooler settings, which need DATABASE_URL', () => {
+    const pg = 'postgres://svc@pgbouncer:6432/rhythmc';
+    expect(loadConfig({ DATABASE_URL: pg })).toMatchObject({ databasePoolMode: 'session', migrationDatabaseUrl: null });
+    expect(
+      loadConfig({
+        DATABASE_URL: pg,
+        DATABASE_POOL_MODE: 'transaction',
+        MIGRATION_DATABASE_URL: 'postgresql://owner@db:5432/rhythmc',
+      }),
+    ).toMatchObject({ databasePoolMode: 'transaction', migrationDatabaseUrl: 'postgresql://owner@db:5432/rhythmc' });
+    expect(() => loadConfig({ DATABASE_URL: pg, DATABASE_POOL_MODE: 'statement' })).toThrow(
+      'Invalid configuration: DATABASE_POOL_MODE must be one of session, transaction, got "statement"',
+    );
+    expect(() => loadConfig({ DATABASE_URL: pg, MIGRATION_DATABASE_URL: 'mysql://db/x' })).toThrow(
+      'Invalid configuration: MIGRATION_DATABASE_URL must use postgres: or postgresql:, got "mysql:"',
+    );
+    expect(() => loadConfig({ DATABASE_POOL_MODE: 'transaction' })).toThrow(
+      'Invalid configuration: DATABASE_POOL_MODE needs DATABASE_URL (PostgreSQL)',
+    );
+    expect(() => loadConfig({ MIGRATION_DATABASE_URL: pg })).toThrow(
+      'Invalid configuration: MIGRATION_DATABASE_URL needs DATABASE_URL (PostgreSQL)',
+    );
+  });
+
   it('treats empty values as unset', () => {
     expect(loadConfig({ DATABASE_URL: '', REDIS_URL: '  ', PORT: '' }).databaseUrl).toBeNull();
   });

@@ -13,6 +13,14 @@ export interface AppConfig {
   databaseUrl: string | null;
   /** Apply pending migrations at start (true), or only check that none is pending (the two-role set-up). */
   migrateOnStart: boolean;
+  /**
+   * How DATABASE_URL's connections are pooled (docs/operations.md "PgBouncer"): `session` (a direct
+   * connection, or a pooler in session mode) or `transaction` (PgBouncer's transaction pooling: no
+   * named prepared statements, no session-level locks on the pooled connections).
+   */
+  databasePoolMode: DatabasePoolMode;
+  /** A direct connection for the migrations (not through a transaction pooler); null: DATABASE_URL. */
+  migrationDatabaseUrl: string | null;
   dataDir: string;
   redisUrl: string | null;
   /** Prefix of every Redis key and channel, so deployments (or test runs) can share one Redis. */
@@ -178,6 +186,9 @@ export type ScoreCheckName = (typeof SCORE_CHECK_NAMES)[number];
 /** `false`: the socket's address; a hop count; or the addresses/CIDRs/named ranges of trusted proxies. */
 export type TrustProxy = false | number | string[];
 
+export const DATABASE_POOL_MODES = ['session', 'transaction'] as const;
+export type DatabasePoolMode = (typeof DATABASE_POOL_MODES)[number];
+
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -252,6 +263,14 @@ function url(env: Env, name: string, fallback: string | null, protocols: string[
     throw new ConfigError(name, `must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
   }
   return value.replace(/(?<!\/)\/+$/, '');
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const value = raw(env, name);
+  if (value === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(value))
+    throw new ConfigError(name, `must be one of ${allowed.join(', ')}, got "${value}"`);
+  return value as T;
 }
 
 function prefix(env: Env, name: string, fallback: string): string {
@@ -527,6 +546,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     wsServerUrl: read(() => url(env, 'WS_SERVER_URL', wsDefault, ['ws:', 'wss:']) as string, wsDefault),
     databaseUrl: optionalUrl('DATABASE_URL', ['postgres:', 'postgresql:']),
     migrateOnStart: read(() => bool(env, 'MIGRATE_ON_START', true), true),
+    databasePoolMode: read(() => oneOf(env, 'DATABASE_POOL_MODE', DATABASE_POOL_MODES, 'session'), 'session'),
+    migrationDatabaseUrl: optionalUrl('MIGRATION_DATABASE_URL', ['postgres:', 'postgresql:']),
     dataDir: path(env, 'DATA_DIR', './data', cwd),
     redisUrl: optionalUrl('REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: read(() => prefix(env, 'REDIS_KEY_PREFIX', 'rhythmc:'), 'rhythmc:'),
@@ -595,6 +616,11 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     },
   };
   config.site = siteConfig(env, errors, config.publicApiAnonymousRateLimit);
+  if (raw(env, 'DATABASE_URL') === undefined) {
+    // The embedded database has no pooler and runs its own migrations.
+    for (const name of ['DATABASE_POOL_MODE', 'MIGRATION_DATABASE_URL'])
+      if (raw(env, name) !== undefined) errors.push(new ConfigError(name, 'needs DATABASE_URL (PostgreSQL)'));
+  }
   if (
     config.staffSessionMaxSeconds < config.staffSessionIdleSeconds &&
     !errors.some((e) => e.variable.startsWith('STAFF_'))

@@ -4,11 +4,12 @@ import { buildDataSourceOptions } from './database-options';
 
 /**
  * Data source of the TypeORM CLI (`npm run migration:generate|run|revert`). It needs a real
- * PostgreSQL: DATABASE_URL, e.g. postgres://postgres@127.0.0.1:5432/rhythmc_dev.
+ * PostgreSQL: MIGRATION_DATABASE_URL (a direct connection, past a transaction pooler) or
+ * DATABASE_URL, e.g. postgres://postgres@127.0.0.1:5432/rhythmc_dev.
  */
-const url = process.env.DATABASE_URL;
+const url = process.env.MIGRATION_DATABASE_URL?.trim() || process.env.DATABASE_URL;
 if (!url) {
-  throw new Error('DATABASE_URL must point at a PostgreSQL database for the migration CLI');
+  throw new Error('MIGRATION_DATABASE_URL or DATABASE_URL must point at a PostgreSQL database for the migration CLI');
 }
 
 export default new DataSource(buildDataSourceOptions({ url, embedded: false }));

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { Client, ClientConfig } from 'pg';
 import type { DataSourceOptions } from 'typeorm';
+import type { DatabasePoolMode } from '../config/app-config';
 import { databaseFailureOf } from '../common/errors/database-errors';
 import type { QueryCounter } from './query-counter';
 import type { WriteRefusals } from './write-refusals';
@@ -67,6 +68,23 @@ export interface DatabaseTarget {
   embedded: boolean;
   /** The embedded database's online backup (EmbeddedDatabase.backup); absent on PostgreSQL. */
   backup?: () => Promise<Uint8Array>;
+  /**
+   * How `url`'s connections are pooled (DATABASE_POOL_MODE): `transaction` behind PgBouncer's
+   * transaction pooling, where a connection is only ours for one transaction. Absent: `session`.
+   */
+  poolMode?: DatabasePoolMode;
+  /** A direct connection for the start-up migrations (MIGRATION_DATABASE_URL); absent: `url`. */
+  migrationUrl?: string;
+}
+
+/**
+ * Whether the hot statements may be named prepared statements: on PostgreSQL, unless a
+ * transaction pooler sits between (PgBouncer before 1.21, Debian 12's 1.18, does not carry them
+ * from one server connection to another: "prepared statement does not exist"), or on the embedded
+ * database (one session behind every connection: named statements would collide).
+ */
+export function namedStatementsOn(target: DatabaseTarget): boolean {
+  return !target.embedded && (target.poolMode ?? 'session') === 'session';
 }
 
 /**

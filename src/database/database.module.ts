@@ -1,7 +1,7 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { buildDataSourceOptions, DatabaseTarget } from './database-options';
+import { buildDataSourceOptions, DatabaseTarget, namedStatementsOn } from './database-options';
 import { DATABASE_BACKUP_SOURCE, DatabaseBackupService } from './database-backup.service';
 import { assertNoPendingMigrations, runMigrations } from './migrate';
 import { PreparedQueries } from './prepared-queries';
@@ -9,6 +9,19 @@ import { QueryCounter } from './query-counter';
 import { StatementBatcher } from './statement-batcher';
 import { TransactionService } from './transaction.service';
 import { WriteRefusals } from './write-refusals';
+
+/**
+ * The start-up migrations on a connection of their own (MIGRATION_DATABASE_URL: direct, not
+ * through a transaction pooler), closed once the schema is up to date.
+ */
+async function migrateThrough(url: string): Promise<void> {
+  const dataSource = await new DataSource(buildDataSourceOptions({ url, embedded: false })).initialize();
+  try {
+    await runMigrations(dataSource, false);
+  } finally {
+    await dataSource.destroy();
+  }
+}
 
 /**
  * TypeORM on the given database (real or embedded); pending migrations run before the app starts,
@@ -33,7 +46,8 @@ export class DatabaseModule {
             if (!options) throw new Error('Missing data source options');
             const dataSource = await new DataSource(options).initialize();
             try {
-              if (migrateOnStart) await runMigrations(dataSource, target.embedded);
+              if (migrateOnStart && target.migrationUrl) await migrateThrough(target.migrationUrl);
+              else if (migrateOnStart) await runMigrations(dataSource, target.embedded, undefined, target.poolMode);
               else await assertNoPendingMigrations(dataSource);
             } catch (error) {
               // The start fails (or is retried): close this pool rather than leave it open.
@@ -50,7 +64,7 @@ export class DatabaseModule {
         { provide: WriteRefusals, useValue: refusals },
         {
           provide: PreparedQueries,
-          useFactory: (dataSource: DataSource) => new PreparedQueries(dataSource, !target.embedded),
+          useFactory: (dataSource: DataSource) => new PreparedQueries(dataSource, namedStatementsOn(target)),
           inject: [DataSource],
         },
         StatementBatcher,

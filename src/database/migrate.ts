@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
+import type { DatabasePoolMode } from '../config/app-config';
 
 const logger = new Logger('Migrations');
 
@@ -26,13 +27,21 @@ const MIGRATION_LOCK_KEY = 727_001;
 
 /**
  * Runs pending migrations at start-up. On a real PostgreSQL several instances may start at
- * once, so the run holds a session advisory lock. The embedded database is single-process
- * (its data dir is locked) and shares one session across connections, so it needs no lock.
+ * once, so the run holds an advisory lock. The embedded database is single-process (its data dir
+ * is locked) and shares one session across connections, so it needs no lock.
+ *
+ * `poolMode` is how the data source's connections are pooled (DATABASE_POOL_MODE). `session` (a
+ * direct connection): a session lock, taken and released on one connection. `transaction`
+ * (through PgBouncer's transaction pooling, no MIGRATION_DATABASE_URL): a session lock would
+ * stay on whichever server connection ran it, so the lock is a transaction's, held by a
+ * transaction kept open on its own connection (PgBouncer keeps a server connection to a client
+ * while its transaction lasts) until the migrations, on other connections, are done.
  */
 export async function runMigrations(
   dataSource: DataSource,
   embedded: boolean,
   log: MigrationLog = (line) => logger.log(line),
+  poolMode: DatabasePoolMode = 'session',
 ): Promise<void> {
   if (embedded) {
     await applyPending(dataSource, log);
@@ -41,6 +50,20 @@ export async function runMigrations(
   const runner = dataSource.createQueryRunner();
   await runner.connect();
   try {
+    if (poolMode === 'transaction') {
+      await runner.startTransaction();
+      try {
+        // The lock's transaction waits, idle, while the migrations run: a server-side idle
+        // timeout must not end it half-way.
+        await runner.query('SET LOCAL idle_in_transaction_session_timeout = 0');
+        await runner.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+        await applyPending(dataSource, log);
+      } finally {
+        // Releases the lock (the transaction wrote nothing); a lost connection released it already.
+        await runner.rollbackTransaction().catch(() => undefined);
+      }
+      return;
+    }
     await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     try {
       await applyPending(dataSource, log);

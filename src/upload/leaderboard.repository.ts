@@ -1,9 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { Pool } from 'pg';
-import { DataSource } from 'typeorm';
-import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
-import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { Injectable } from '@nestjs/common';
+import { PreparedQueries } from '../database/prepared-queries';
 import { BOARD_MAX_LIMIT } from './dto/leaderboard.dto';
 import { activeBanPredicate } from '../player/player.repository';
 import type { BanCheck } from './upload.types';
@@ -280,25 +276,16 @@ function assertBoardLimit(limit: number): void {
  */
 @Injectable()
 export class LeaderboardRepository {
-  /** TypeORM's pg pool on PostgreSQL; null on the embedded database (one session behind every connection: named statements would collide). */
-  private readonly pool: Pool | null;
-
-  constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    @Inject(APP_CONFIG) config: AppConfig,
-  ) {
-    this.pool = config.databaseUrl === null ? null : ((this.dataSource.driver as PostgresDriver).master as Pool);
-  }
+  constructor(private readonly prepared: PreparedQueries) {}
 
   /**
-   * On PostgreSQL a named prepared statement on a pooled connection: planned once per connection.
-   * Planning the window statements costs about as much as running them (0.7–0.9 ms against
-   * 0.5–1.0 ms, EXPLAIN ANALYZE at 1M players), and PostgreSQL shares the machine's cores.
+   * On PostgreSQL a named prepared statement on a pooled connection (PreparedQueries: not on the
+   * embedded database nor behind a transaction pooler): planned once per connection. Planning the
+   * window statements costs about as much as running them (0.7–0.9 ms against 0.5–1.0 ms, EXPLAIN
+   * ANALYZE at 1M players), and PostgreSQL shares the machine's cores.
    */
-  private async read<T>(name: string, text: string, values: unknown[]): Promise<T[]> {
-    if (this.pool === null) return this.dataSource.query<T[]>(text, values);
-    const result = await this.pool.query({ name: `leaderboard_${name}`, text, values });
-    return result.rows as T[];
+  private read<T>(name: string, text: string, values: unknown[]): Promise<T[]> {
+    return this.prepared.run<T>(`leaderboard_${name}`, text, values);
   }
 
   /** The top `limit` (1..BOARD_MAX_LIMIT) of the site order. */

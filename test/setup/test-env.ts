@@ -14,6 +14,25 @@ export function testDatabaseServerUrl(): string | null {
   return url ? url : null;
 }
 
+/**
+ * A PgBouncer in transaction mode in front of that server (`host:port`, .ci/run starts one): when
+ * set, every test service connects through it (DATABASE_POOL_MODE=transaction, the migrations on
+ * the direct URL), while the tests' own SQL stays direct.
+ */
+export const PGBOUNCER_VAR = 'RHYTHMC_TEST_PGBOUNCER';
+
+export function testPgBouncer(): string | null {
+  const address = process.env[PGBOUNCER_VAR]?.trim();
+  return address ? address : null;
+}
+
+/** `url` with its host and port replaced by `address` (host:port), e.g. a pooler's. */
+export function withAddress(url: string, address: string): string {
+  const parsed = new URL(url);
+  parsed.host = address;
+  return parsed.toString();
+}
+
 export function testRedisUrl(): string | null {
   const url = process.env.REDIS_URL?.trim();
   return url ? url : null;

@@ -14,8 +14,10 @@ import {
   RUN_ID_VAR,
   TEST_TMP_ROOT,
   testDatabaseServerUrl,
+  testPgBouncer,
   testRedisUrl,
   withAdminClient,
+  withAddress,
   withDatabase,
 } from '../setup/test-env';
 import { HttpClient } from './http';
@@ -120,6 +122,21 @@ async function giveOwnIdentity(env: Record<string, string>): Promise<void> {
   }
 }
 
+/**
+ * With RHYTHMC_TEST_PGBOUNCER (PostgreSQL only): the service's DATABASE_URL goes through that
+ * PgBouncer in transaction mode, the migrations directly, unless the test set them itself.
+ */
+export function throughPgBouncer(env: Record<string, string>): Record<string, string> {
+  const pgBouncer = testPgBouncer();
+  if (!pgBouncer || !env.DATABASE_URL) return env;
+  return {
+    MIGRATION_DATABASE_URL: env.DATABASE_URL,
+    DATABASE_POOL_MODE: 'transaction',
+    ...env,
+    DATABASE_URL: withAddress(env.DATABASE_URL, pgBouncer),
+  };
+}
+
 /** Two instances need a real PostgreSQL and Redis (the embedded database is single-process). */
 export const multiInstanceAvailable = (): boolean => testDatabaseServerUrl() !== null && testRedisUrl() !== null;
 
@@ -154,8 +171,11 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   if (options.recreated && !shared) await giveOwnIdentity(database.env);
   const redisUrl = options.redis === false ? null : testRedisUrl();
   const env: Record<string, string> = { ...testServiceEnv(redisUrl), ...database.env, ...options.env };
-  const serviceEnv =
-    options.databaseUrl && env.DATABASE_URL ? { ...env, DATABASE_URL: options.databaseUrl(env.DATABASE_URL) } : env;
+  const serviceEnv = options.databaseUrl
+    ? env.DATABASE_URL
+      ? { ...env, DATABASE_URL: options.databaseUrl(env.DATABASE_URL) }
+      : env
+    : throughPgBouncer(env);
   let config = loadConfig(serviceEnv);
   const startOptions: StartOptions = { logDestination: options.logDestination };
   let service: RunningService = await startService(config, startOptions);

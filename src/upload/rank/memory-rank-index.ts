@@ -130,6 +130,7 @@ export class MemoryRankIndex
           },
         },
         'Another instance writes ratings on this database; without REDIS_URL only one instance may run. Waiting for it to stop.',
+        this.config.databasePoolMode,
       );
       await this.lock.acquire();
     }

@@ -340,6 +340,7 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
           },
         },
         'An instance without REDIS_URL writes ratings on this database. Waiting for it to stop.',
+        this.config.databasePoolMode,
       );
       await this.lock.acquire();
     }

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Client } from 'pg';
+import type { DatabasePoolMode } from '../../config/app-config';
 
 /** Held for the life of a rank-index writer on PostgreSQL (memory-rank-index.ts explains why). */
 export const RANK_INDEX_LOCK_KEY = 727_005;
@@ -14,8 +15,12 @@ export interface WriterLockEvents {
 }
 
 /**
- * The session advisory lock that keeps rank-index writers apart, on its own connection:
- * exclusive for an instance with the in-process index, shared for instances with Redis.
+ * The advisory lock that keeps rank-index writers apart, on its own connection: exclusive for an
+ * instance with the in-process index, shared for instances with Redis. A session lock; behind
+ * PgBouncer's transaction pooling (DATABASE_POOL_MODE=transaction) a transaction's lock instead,
+ * held by a transaction left open on the connection (a session lock would stay on whichever
+ * server connection PgBouncer lent for the one statement, and the next client of that server
+ * connection would inherit it; an open transaction keeps its server connection to this client).
  * At start it waits as long as another writer holds it. When its connection is lost (the database
  * restarted or became unreachable) the lock is gone; it is taken again in the background, every
  * second, once the database answers and no other writer took it meanwhile.
@@ -31,6 +36,7 @@ export class WriterLock {
     private readonly logger: Logger,
     private readonly events: WriterLockEvents,
     private readonly waitingMessage: string,
+    private readonly poolMode: DatabasePoolMode = 'session',
   ) {}
 
   get held(): boolean {
@@ -54,6 +60,8 @@ export class WriterLock {
     if (this.regainTimer) clearTimeout(this.regainTimer);
     const client = this.client;
     this.client = null;
+    // The transaction's lock ends with it at once (a pooler would otherwise end it some time after the client went).
+    if (client && this.poolMode === 'transaction') await client.query('ROLLBACK').catch(() => undefined);
     await client?.end().catch(() => undefined);
   }
 
@@ -64,7 +72,13 @@ export class WriterLock {
     client.on('error', () => undefined);
     try {
       await client.connect();
-      const fn = this.mode === 'exclusive' ? 'pg_try_advisory_lock' : 'pg_try_advisory_lock_shared';
+      const scope = this.poolMode === 'transaction' ? '_xact' : '';
+      const fn = `pg_try_advisory${scope}_lock${this.mode === 'exclusive' ? '' : '_shared'}`;
+      if (this.poolMode === 'transaction') {
+        // Held for the instance's life: a server-side idle timeout must not end the transaction.
+        await client.query('BEGIN');
+        await client.query('SET LOCAL idle_in_transaction_session_timeout = 0');
+      }
       const { rows } = await client.query<{ locked: boolean }>(`SELECT ${fn}($1) AS locked`, [RANK_INDEX_LOCK_KEY]);
       if (!rows[0].locked || this.closed) {
         await client.end();
