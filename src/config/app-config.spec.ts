@@ -161,6 +161,8 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DATABASE_POOL_MODE: 'transaction' })).toThrow(
       'Invalid configuration: DATABASE_POOL_MODE needs DATABASE_URL (PostgreSQL)',
     );
+    // The default written out (the example file's line) is no pooler setting: accepted.
+    expect(loadConfig({ DATABASE_POOL_MODE: 'session' }).databaseUrl).toBeNull();
     expect(() => loadConfig({ MIGRATION_DATABASE_URL: pg })).toThrow(
       'Invalid configuration: MIGRATION_DATABASE_URL needs DATABASE_URL (PostgreSQL)',
     );

@@ -618,8 +618,11 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   config.site = siteConfig(env, errors, config.publicApiAnonymousRateLimit);
   if (raw(env, 'DATABASE_URL') === undefined) {
     // The embedded database has no pooler and runs its own migrations.
-    for (const name of ['DATABASE_POOL_MODE', 'MIGRATION_DATABASE_URL'])
-      if (raw(env, name) !== undefined) errors.push(new ConfigError(name, 'needs DATABASE_URL (PostgreSQL)'));
+    // `session` is the default and changes nothing, so the example file's line is accepted.
+    if (raw(env, 'DATABASE_POOL_MODE') !== undefined && raw(env, 'DATABASE_POOL_MODE') !== 'session')
+      errors.push(new ConfigError('DATABASE_POOL_MODE', 'needs DATABASE_URL (PostgreSQL)'));
+    if (raw(env, 'MIGRATION_DATABASE_URL') !== undefined)
+      errors.push(new ConfigError('MIGRATION_DATABASE_URL', 'needs DATABASE_URL (PostgreSQL)'));
   }
   if (
     config.staffSessionMaxSeconds < config.staffSessionIdleSeconds &&
