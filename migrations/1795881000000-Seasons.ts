@@ -13,7 +13,10 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   - rhythmc_ensure_calendar_periods: the day, week (from Monday: ISO, date_trunc) and month
  *     containing p_at in the time zone p_tz, created once (ON CONFLICT on (kind, starts_at));
  *   - rhythmc_upload_play gains p_period_at (the service's period clock) and counts the play for
- *     the open periods, whether or not it is an all-time best.
+ *     the open periods, whether or not it is an all-time best. The new argument is last and
+ *     defaults to NULL (then the play counts at p_now), so the previous release's calls with the
+ *     old argument list resolve to the new function while instances roll (docs/decisions.md
+ *     "Rolling upgrades: expand, then contract"; .ci/rolling-upgrade found the 500).
  */
 const UPLOAD_PLAY_OLD =
   'rhythmc_upload_play(bigint, integer, bigint, bigint, float8, boolean, boolean, boolean, boolean, integer, boolean, boolean, bigint, float8, integer[], varchar, integer, varchar, varchar, uuid, bpchar, timestamptz, timestamptz, text[], bigint)';
@@ -26,7 +29,7 @@ const UPLOAD_PLAY_NEW =
 
 /** The period step: a counted play counts for every open period, an all-time best or not. */
 const PERIODS_STEP = `  PERFORM rhythmc_count_period_play(p_uid, p_level_id, p_acc, new_received_ms, new_record_id,
-    v_chart.difficulty_constant, p_period_at);
+    v_chart.difficulty_constant, coalesce(p_period_at, p_now));
 `;
 
 /** rhythmc_upload_play as migration OneRoundTripUpload wrote it (periods false), or with the period step. */
@@ -36,7 +39,7 @@ CREATE FUNCTION rhythmc_upload_play(
   p_full_combo boolean, p_all_perfect boolean, p_is_new_record boolean, p_max_combo integer, p_is_rival boolean,
   p_is_win boolean, p_rival_uid bigint, p_rival_acc float8, p_counters integer[], p_player_arena varchar,
   p_server_id integer, p_server_name varchar, p_server_country varchar, p_server_session_id uuid,
-  p_token_hash bpchar, p_now timestamptz, p_live_since timestamptz, p_flags text[], p_judged bigint${periods ? ',\n  p_period_at timestamptz' : ''}
+  p_token_hash bpchar, p_now timestamptz, p_live_since timestamptz, p_flags text[], p_judged bigint${periods ? ',\n  p_period_at timestamptz DEFAULT NULL' : ''}
 ) RETURNS TABLE (
   outcome text, new_record_id bigint, new_received_ms bigint,
   chart_constant float8, chart_placeholder boolean, chart_notes integer,
