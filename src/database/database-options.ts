@@ -110,10 +110,9 @@ export function buildDataSourceOptions(target: DatabaseTarget, watch: Connection
     // Failures are logged once by the exception filter; TypeORM's own log would print query parameters.
     logging: false,
     extra: {
-      // Embedded: ONE connection. pglite-socket runs every connection on a single PostgreSQL
-      // session and interleaves the Parse/Bind/Execute messages of concurrent connections, so
-      // two parameterised queries in flight steal each other's unnamed statement ("portal does
-      // not exist") and can wedge its queue. PGlite executes one query at a time anyway.
+      // Embedded: ONE connection. Every connection runs on PGlite's single PostgreSQL session,
+      // one statement at a time (the worker's SequenceQueue keeps each query sequence whole:
+      // docs/decisions.md "One session, whole sequences"), so more connections would only queue there.
       max: target.embedded ? 1 : 10,
       Client: clientClass(watch),
       connectionTimeoutMillis: ACQUIRE_TIMEOUT_MS,

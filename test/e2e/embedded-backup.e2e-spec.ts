@@ -130,6 +130,93 @@ embeddedOnly('the embedded database refuses every client without this start’s 
     expect(after.status).toBe(200);
   });
 
+  it('clients holding the secret run whole query sequences: no Bind meets another client’s statement', async () => {
+    const data = await world(app, 2);
+    await rankedPlays(data);
+    const before = await boards(app);
+    const clients = await Promise.all(
+      [0, 1, 2, 3].map(async () => {
+        const client = new Client({ connectionString: app.databaseUrl() });
+        await client.connect();
+        return client;
+      }),
+    );
+    // Each client's parameterised statement has its own number of parameters: a Bind that met another
+    // client's unnamed statement fails ("bind message supplies 1 parameters, but prepared statement
+    // "" requires 2"), and an Execute that met another's portal answers another's row.
+    const statements = [
+      { text: 'SELECT $1::int AS sum', params: (i: number) => [i], sum: (i: number) => i },
+      { text: 'SELECT $1::int + $2::int AS sum', params: (i: number) => [i, 1], sum: (i: number) => i + 1 },
+      {
+        text: 'SELECT $1::int + $2::int + $3::int AS sum',
+        params: (i: number) => [i, 1, 1],
+        sum: (i: number) => i + 2,
+      },
+    ];
+    const failures: string[] = [];
+    const run = async (client: Client, c: number) => {
+      for (let i = 0; i < 150; i++) {
+        const statement = statements[(c + i) % statements.length];
+        try {
+          const { rows } = await client.query<{ sum: number }>(statement.text, statement.params(i));
+          if (rows[0]?.sum !== statement.sum(i)) failures.push(`client ${c}: ${JSON.stringify(rows)} for ${i}`);
+        } catch (error) {
+          failures.push(`client ${c}: ${(error as Error).message}`);
+        }
+      }
+    };
+    // One client in an explicit transaction meanwhile: its statements run between BEGIN and COMMIT alone.
+    const inTransaction = async (client: Client) => {
+      for (let i = 0; i < 20; i++) {
+        await client.query('BEGIN');
+        const { rows } = await client.query<{ sum: number }>('SELECT $1::int * 2 AS sum', [i]);
+        if (rows[0]?.sum !== i * 2) failures.push(`transaction: ${JSON.stringify(rows)} for ${i}`);
+        await client.query('COMMIT');
+      }
+    };
+    const uploads = async () => {
+      for (let i = 0; i < 10; i++) await data.upload(data.players[i % 2], CHARTS[i % 3], 80 + i / 100);
+    };
+    await Promise.all([
+      run(clients[0], 0),
+      run(clients[1], 1),
+      run(clients[2], 2),
+      inTransaction(clients[3]),
+      uploads(),
+    ]);
+    expect(failures).toEqual([]);
+
+    // A client that leaves in the middle of a sequence (Parse and Bind sent, no Sync) and one that
+    // leaves inside a transaction holding a lock: both are closed for it, and everyone goes on.
+    const holder = clients[3];
+    await holder.query('BEGIN');
+    await holder.query('SELECT pg_advisory_xact_lock(4242)');
+    holder.on('error', () => undefined);
+    (holder as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+    const halfway = clients[0] as unknown as {
+      connection: { parse(q: object): void; bind(q: object): void; flush(): void; stream: { destroy(): void } };
+    };
+    clients[0].on('error', () => undefined);
+    halfway.connection.parse({ text: 'SELECT $1::int AS one', types: [] });
+    halfway.connection.bind({ values: ['1'] });
+    halfway.connection.flush();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    halfway.connection.stream.destroy();
+    await eventually(
+      async () =>
+        (await clients[1].query<{ got: boolean }>('SELECT pg_try_advisory_lock(4242) AS got')).rows[0]?.got === true,
+      'the leaver’s lock released',
+    );
+    await clients[1].query('SELECT pg_advisory_unlock(4242)');
+    expect((await clients[2].query<{ sum: number }>('SELECT $1::int + $2::int AS sum', [40, 2])).rows).toEqual([
+      { sum: 42 },
+    ]);
+    await Promise.all([clients[1].end(), clients[2].end()]);
+    expect(await boards(app)).not.toEqual([]);
+    expect((await data.upload(data.players[0], CHARTS[0], 99.99)).status).toBe(200);
+    expect((await boards(app)).length).toBe(before.length);
+  });
+
   it('what a client holding the secret SETs (search_path as pg_dump empties it) is reset when it leaves', async () => {
     const data = await world(app, 2);
     await rankedPlays(data);

@@ -10,7 +10,7 @@ const { promisify } = require('node:util');
 const { parentPort, workerData } = require('node:worker_threads');
 const { constants, gzip: gzipCallback } = require('node:zlib');
 const { PGlite } = require('@electric-sql/pglite');
-const { PGLiteSocketHandler, PGLiteSocketServer } = require('@electric-sql/pglite-socket');
+const { PGLiteSocketHandler } = require('@electric-sql/pglite-socket');
 
 const gzip = promisify(gzipCallback);
 
@@ -124,6 +124,118 @@ const RESET_SESSION = queryMessage('RESET ALL');
 /** The handler id of the resets: none of a client's, so they run between two transactions. */
 const RESET_HANDLER = 0;
 
+/** Frontend messages of the extended query protocol that leave a sequence open until Sync. */
+const EXTENDED = new Set([0x50 /* P */, 0x42 /* B */, 0x44 /* D */, 0x45 /* E */, 0x43 /* C */, 0x48 /* H */]);
+/** A Sync of our own: ends a sequence a client left open when it went. */
+const SYNC_MESSAGE = Buffer.from([0x53 /* S */, 0, 0, 0, 4]);
+
+/**
+ * The order in which clients' messages reach PGlite's one session: docs/decisions.md "Embedded
+ * database: one session, whole sequences". pglite-socket's own queue hands the session to another
+ * client between any two messages unless a transaction block is open, so a client's Bind could meet
+ * the unnamed statement another client had just parsed ("bind message supplies 1 parameters, but
+ * prepared statement "" requires 2"), or a session reset in between destroy it. Here a client that
+ * starts an extended-query sequence (Parse, Bind, Describe, Execute, Close, Flush) owns the session
+ * until its Sync, and after that for as long as it holds a transaction block open; a simple Query
+ * is one message and holds it only through an open block. Other clients' messages wait, in order.
+ * A client that leaves while owning the session has its sequence ended (a Sync) and its transaction
+ * rolled back before anyone else runs. Same interface as pglite-socket's queue (enqueue,
+ * clearQueueForHandler, clearTransactionIfNeeded, getQueueLength), which PGLiteSocketHandler calls.
+ */
+class SequenceQueue {
+  constructor(db) {
+    this.db = db;
+    this.queue = [];
+    this.processing = false;
+    /** The handler whose sequence or transaction is open, or null. */
+    this.owner = null;
+  }
+
+  enqueue(handlerId, message, onData) {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ handlerId, message, onData, resolve, reject });
+      void this.process();
+    });
+  }
+
+  next() {
+    if (this.owner === null) return this.queue.shift() ?? null;
+    const at = this.queue.findIndex((item) => item.handlerId === this.owner);
+    return at < 0 ? null : this.queue.splice(at, 1)[0];
+  }
+
+  async process() {
+    if (this.processing) return;
+    this.processing = true;
+    try {
+      for (let item = this.next(); item !== null; item = this.next()) {
+        if (item.message === null) {
+          // The client left: what it left open is closed before anyone else runs.
+          if (this.owner === item.handlerId) await this.end();
+          item.resolve(0);
+          continue;
+        }
+        let bytes = 0;
+        try {
+          await this.db.runExclusive(() =>
+            this.db.execProtocolRawStream(item.message, {
+              onRawData: (data) => {
+                bytes += data.length;
+                item.onData(data);
+              },
+            }),
+          );
+        } catch (error) {
+          item.reject(error);
+          continue;
+        }
+        // After a Sync, a simple Query, a startup message or a session reset, the session stays
+        // this client's only while a transaction block is open.
+        const type = item.message.length > 0 ? item.message[0] : -1;
+        this.owner = EXTENDED.has(type) || this.db.isInTransaction() ? item.handlerId : null;
+        item.resolve(bytes);
+      }
+    } finally {
+      this.processing = false;
+    }
+  }
+
+  /** Ends the open sequence (a Sync) and rolls back the open transaction block, answers discarded. */
+  async end() {
+    const discard = { onRawData: () => undefined };
+    await this.db
+      .runExclusive(async () => {
+        await this.db.execProtocolRawStream(SYNC_MESSAGE, discard);
+        if (this.db.isInTransaction()) await this.db.execProtocolRawStream(queryMessage('ROLLBACK'), discard);
+      })
+      .catch(() => undefined);
+    this.owner = null;
+  }
+
+  getQueueLength() {
+    return this.queue.length;
+  }
+
+  clearQueueForHandler(handlerId) {
+    this.queue = this.queue.filter((item) => {
+      if (item.handlerId !== handlerId) return true;
+      item.reject(new Error('Handler disconnected'));
+      return false;
+    });
+  }
+
+  /**
+   * The client left: queued behind whatever of its own is running, so a message in flight when it
+   * went cannot leave the session owned by nobody there.
+   */
+  clearTransactionIfNeeded(handlerId) {
+    return new Promise((resolve) => {
+      this.queue.push({ handlerId, message: null, onData: null, resolve, reject: resolve });
+      void this.process();
+    });
+  }
+}
+
 /**
  * The wire front of the embedded database (docs/decisions.md "Embedded database: only the service
  * connects"). pglite-socket asks no password and runs every client on PGlite's one session, so any
@@ -136,8 +248,7 @@ const RESET_HANDLER = 0;
  */
 class AuthenticatedFront {
   constructor({ db, host, port, password, maxConnections }) {
-    // pglite-socket's server is not started: only its query queue (one per database) is used.
-    this.queryQueue = new PGLiteSocketServer({ db }).queryQueue;
+    this.queryQueue = new SequenceQueue(db);
     this.secret = createHash('sha256').update(password).digest();
     this.host = host;
     this.port = port;
