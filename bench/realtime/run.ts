@@ -1,10 +1,13 @@
 /**
  * Realtime benchmark (issue 7): 200 game servers connected over WebSocket, on one instance
  * (in-process bus) and split across two instances (Redis pub/sub). Measures the time from an
- * admin ban (HTTP call issued) to `kick_player` received by the right game server, and chat
- * fan-out latency (one chat line, every connected server receives it).
+ * admin ban (HTTP call issued) to `kick_player` received by the right game server, chat
+ * fan-out latency (one chat line, every connected server receives it), and the live board
+ * updates' fan-out (issue 45: every server opts in with `board_updates`; an upload that makes a
+ * new top-10 best, from the upload's request to each server's `board_update` frame).
  *
  *   npm run build && npm run bench:realtime
+ *   BENCH_SERVERS=1000 BENCH_KICKS=100 npm run bench:realtime   # issue 45's 1,000 game servers
  *
  * BENCH_FLOOD_SOCKETS=300 adds one more game server that opens that many sockets and sends chat on
  * every one it still has open (20 lines every 100 ms each) while the chat fan-out is measured: what
@@ -18,6 +21,7 @@
  */
 import WebSocket from 'ws';
 import { AdminApi, expectCall } from '../harness/api';
+import { gameplayRecord } from '../harness/payloads';
 import { recreateDatabase } from '../harness/database';
 import { eventLoopDelays, formatEventLoop } from '../harness/event-loop';
 import { BENCH_ADMIN_TOKEN, BENCH_REDIS_URL, benchDatabaseUrl, intFromEnv, loadAverage, runMain } from '../harness/env';
@@ -29,6 +33,9 @@ const SERVERS = intFromEnv('BENCH_SERVERS', 200);
 const KICKS = intFromEnv('BENCH_KICKS', 100);
 const CHATS = intFromEnv('BENCH_CHATS', 50);
 const FLOOD_SOCKETS = intFromEnv('BENCH_FLOOD_SOCKETS', 0);
+const BOARD_UPDATES = intFromEnv('BENCH_BOARD_UPDATES', 20);
+/** The chart the board-update uploads play. */
+const BOARD_LEVEL = 1;
 const SINGLE_ONLY = process.env.BENCH_SETUPS === 'single';
 
 function summary(values: number[]): string {
@@ -50,6 +57,9 @@ interface Connected {
   serverID: number;
   socket: WebSocket;
   uid: number;
+  url: string;
+  serverToken: string;
+  playerToken: string;
   listeners: Array<(frame: { event: string; data: any }) => void>;
 }
 
@@ -70,11 +80,18 @@ async function scenario(instances: Child[], label: string): Promise<string[]> {
     );
     const player = await admin.createPlayer({ username: `b${i}` });
     const netToken = await admin.netToken(player.uid);
-    await expectCall(200, instance.url, 'POST', '/player/login', session.accessToken, {
-      mode: 'TOKEN',
-      version: 1,
-      authToken: netToken,
-    });
+    const login = await expectCall<{ accessToken: string }>(
+      200,
+      instance.url,
+      'POST',
+      '/player/login',
+      session.accessToken,
+      {
+        mode: 'TOKEN',
+        version: 1,
+        authToken: netToken,
+      },
+    );
     const socket = new WebSocket(`${instance.url.replace('http', 'ws')}/ws`, {
       headers: { Authorization: `Bearer ${session.accessToken}` },
     });
@@ -82,7 +99,15 @@ async function scenario(instances: Child[], label: string): Promise<string[]> {
       socket.once('open', () => resolve());
       socket.once('error', reject);
     });
-    const entry: Connected = { serverID: session.serverID, socket, uid: player.uid, listeners: [] };
+    const entry: Connected = {
+      serverID: session.serverID,
+      socket,
+      uid: player.uid,
+      url: instance.url,
+      serverToken: session.accessToken,
+      playerToken: login.accessToken,
+      listeners: [],
+    };
     socket.on('message', (raw: WebSocket.RawData) => {
       const frame = JSON.parse(Buffer.from(raw as Buffer).toString('utf8')) as { event: string; data: any };
       for (const listener of entry.listeners) listener(frame);
@@ -91,6 +116,7 @@ async function scenario(instances: Child[], label: string): Promise<string[]> {
   }
 
   const urls = instances.map((instance) => instance.url);
+  const board = BOARD_UPDATES > 0 ? await boardUpdates(instances, connected) : null;
   // The scrape resets each instance's event-loop window: the set-up (logins, connections) stays out of it.
   await eventLoopDelays(urls);
 
@@ -150,10 +176,96 @@ async function scenario(instances: Child[], label: string): Promise<string[]> {
     );
   // Both chat rows are one window, so they carry the same event-loop figure.
   return [
+    ...(board
+      ? [
+          `| ${label} | board_update, each delivery | ${summary(board.deliveries)} | ${formatEventLoop(board.eventLoop)} |`,
+          `| ${label} | board_update, until all ${SERVERS} servers have it | ${summary(board.all)} | ${formatEventLoop(board.eventLoop)} |`,
+        ]
+      : []),
     `| ${label} | ban → kick_player | ${summary(kickLatencies)} | ${formatEventLoop(kickEventLoop)} |`,
     `| ${label} | chat, each delivery | ${summary(deliveries)} | ${formatEventLoop(chatEventLoop)} |`,
     `| ${label} | chat, until all ${SERVERS} servers have it | ${summary(allReceived)} | ${formatEventLoop(chatEventLoop)} |`,
   ];
+}
+
+/**
+ * Live board updates' fan-out: every connected server opts in, then BOARD_UPDATES uploads, one at
+ * a time, each a new best at the top of BOARD_LEVEL's board (so within the marked top 10), from
+ * servers taking turns on every instance. Latency from the upload's request to each server's
+ * `board_update` naming the chart (the instances flush marks every BOARD_FLUSH_MS, 250 ms).
+ */
+async function boardUpdates(
+  instances: Child[],
+  connected: Connected[],
+): Promise<{ deliveries: number[]; all: number[]; eventLoop: Awaited<ReturnType<typeof eventLoopDelays>> }> {
+  await new AdminApi(instances[0].url, BENCH_ADMIN_TOKEN).putCharts([
+    { levelId: BOARD_LEVEL, name: 'bench board', difficultyConstant: 12, version: '1', active: true },
+  ]);
+  await Promise.all(
+    connected.map(
+      (entry) =>
+        new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(
+            () => reject(new Error(`server ${entry.serverID}: no board_updates answer`)),
+            10_000,
+          );
+          entry.listeners.push((frame) => {
+            if (frame.event !== 'board_updates') return;
+            clearTimeout(timer);
+            if (frame.data?.enabled === true) resolve();
+            else reject(new Error(`server ${entry.serverID}: board_updates answered ${JSON.stringify(frame.data)}`));
+          });
+          entry.socket.send(JSON.stringify({ event: 'board_updates', data: { enabled: true } }));
+        }),
+    ),
+  );
+  for (const entry of connected) entry.listeners.length = 0;
+  await eventLoopDelays(instances.map((instance) => instance.url));
+  const deliveries: number[] = [];
+  const all: number[] = [];
+  const time = Date.now() - 60_000;
+  for (let n = 0; n < BOARD_UPDATES; n++) {
+    // Each upload beats every one before it: it is the chart's first place.
+    const uploader = connected[(n * 7919) % connected.length];
+    let pending = connected.length;
+    let started = 0;
+    const done = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`board update ${n}: ${pending} servers never got it`)), 30_000);
+      for (const entry of connected) {
+        entry.listeners.push((frame) => {
+          if (frame.event !== 'board_update' || !(frame.data?.levelIds as number[] | undefined)?.includes(BOARD_LEVEL))
+            return;
+          entry.listeners.length = 0;
+          deliveries.push(performance.now() - started);
+          if (--pending === 0) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+      }
+    });
+    started = performance.now();
+    await expectCall(
+      200,
+      uploader.url,
+      'POST',
+      '/player/upload',
+      uploader.serverToken,
+      gameplayRecord({
+        uid: uploader.uid,
+        accessToken: uploader.playerToken,
+        serverID: uploader.serverID,
+        levelID: BOARD_LEVEL,
+        acc: Math.round((90 + (n * 9.9) / BOARD_UPDATES) * 100) / 100,
+        pass: true,
+        time: time + n * 1_000,
+      }),
+    );
+    await done;
+    all.push(performance.now() - started);
+    for (const entry of connected) entry.listeners.length = 0;
+  }
+  return { deliveries, all, eventLoop: await eventLoopDelays(instances.map((instance) => instance.url)) };
 }
 
 /** One more game server that opens FLOOD_SOCKETS sockets and sends chat on each one still open. */
@@ -234,7 +346,7 @@ async function main(): Promise<void> {
 
 function print(rows: string[]): void {
   console.log(
-    `\n${SERVERS} game servers connected; ${KICKS} bans; ${CHATS} chat lines` +
+    `\n${SERVERS} game servers connected; ${BOARD_UPDATES} board updates; ${KICKS} bans; ${CHATS} chat lines` +
       `${FLOOD_SOCKETS > 0 ? `; one more server flooding chat on ${FLOOD_SOCKETS} sockets` : ''}; load average ${loadAverage()}\n`,
   );
   console.log('| setup | measure | latency | event-loop delay of each instance |');
