@@ -14,6 +14,10 @@ import {
   BOARD_MAX_LIMIT,
   ChartBoardResponse,
   LeaderboardQueryDto,
+  SCOPED_MAX_UIDS,
+  ScopedAtpBoardResponse,
+  ScopedBoardQueryDto,
+  ScopedChartBoardResponse,
 } from '../upload/dto/leaderboard.dto';
 import { ParseLevelIdPipe } from '../upload/pipes/level-id.pipe';
 import { RANKS_503 } from '../upload/rank/count-gate';
@@ -34,6 +38,8 @@ const BOARD_QUERY_400 = {
   description: `limit is not an integer from 1 to ${BOARD_MAX_LIMIT}, around is not a positive integer, k is not an integer from 0 to ${BOARD_MAX_K}, limit and around are both given, k is given without around, or an unknown parameter is given`,
   message: 'limit cannot be combined with around: give limit (top N) or around (a window)',
 };
+const SCOPED_UIDS_MESSAGE = `uids must be 1 to ${SCOPED_MAX_UIDS} distinct positive integers`;
+const SCOPED_QUERY_400 = `uids is missing, repeated, over ${SCOPED_MAX_UIDS} or not distinct positive integers separated by commas, or an unknown parameter is given`;
 const SAME_AS_GAME =
   'Ranks are the game’s own (the siteRank / trackRank of the score upload, from the same rank index): players under an active ban, ' +
   'and plays that are flagged, voided or on a placeholder chart, are left out.';
@@ -107,6 +113,51 @@ export class PublicController {
     @Query() query: LeaderboardQueryDto,
   ): Promise<void> {
     this.responder.send(request, response, await this.reads.chartBoard(levelId, query));
+  }
+
+  @Get('boards/atp/among')
+  @PublicApiAuth('read:boards')
+  @ApiOperation({
+    summary: 'The ATP board among a set of players',
+    description: `As POST /server/leaderboards/atp/among, with the set in the query: \`uids=1001,1002\` (1 to ${SCOPED_MAX_UIDS} distinct uids, one parameter). ${SAME_AS_GAME}`,
+  })
+  @ApiOkResponse({ type: ScopedAtpBoardResponse, headers: PUBLIC_OK_HEADERS })
+  @ApiErrors({
+    400: { description: SCOPED_QUERY_400, message: SCOPED_UIDS_MESSAGE },
+  })
+  async atpAmong(
+    @Req() request: Request,
+    @Res() response: Response,
+    @Query() query: ScopedBoardQueryDto,
+  ): Promise<void> {
+    this.responder.send(request, response, await this.reads.atpAmong(query.uids));
+  }
+
+  @Get('boards/charts/:levelId/among')
+  @PublicApiAuth('read:boards')
+  @ApiOperation({
+    summary: "A chart's board among a set of players",
+    description: `As GET /public/v1/boards/atp/among, on the chart's board. ${SAME_AS_GAME}`,
+  })
+  @ApiParam({ name: 'levelId', schema: { type: 'integer', minimum: 0, maximum: LEVEL_ID_MAX } })
+  @ApiOkResponse({ type: ScopedChartBoardResponse, headers: PUBLIC_OK_HEADERS })
+  @ApiErrors({
+    400: {
+      description: `levelId is not an integer from 0 to ${LEVEL_ID_MAX}; or ${SCOPED_QUERY_400}`,
+      message: SCOPED_UIDS_MESSAGE,
+    },
+    404: {
+      description: 'No chart with this levelId (placeholders have no board)',
+      message: 'No chart with levelId 101',
+    },
+  })
+  async chartAmong(
+    @Req() request: Request,
+    @Res() response: Response,
+    @Param('levelId', ParseLevelIdPipe) levelId: number,
+    @Query() query: ScopedBoardQueryDto,
+  ): Promise<void> {
+    this.responder.send(request, response, await this.reads.chartAmong(levelId, query.uids));
   }
 
   @Get('charts')

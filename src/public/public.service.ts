@@ -5,7 +5,13 @@ import { formatLocalDateTime } from '../common/time';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { EconomyService } from '../economy/economy.service';
 import { PlayerReadService, PublicPlayer } from '../player/player-read.service';
-import { AtpBoardResponse, ChartBoardResponse, LeaderboardQueryDto } from '../upload/dto/leaderboard.dto';
+import {
+  AtpBoardResponse,
+  ChartBoardResponse,
+  LeaderboardQueryDto,
+  ScopedAtpBoardResponse,
+  ScopedChartBoardResponse,
+} from '../upload/dto/leaderboard.dto';
 import { FirstPlace, LeaderboardService } from '../upload/leaderboard.service';
 import { roundRating } from '../upload/rating';
 import { RatingReadService } from '../upload/rating-read.service';
@@ -55,6 +61,14 @@ export class PublicService {
 
   chartBoard(levelId: number, query: LeaderboardQueryDto): Promise<ChartBoardResponse> {
     return this.boards.chartBoard(levelId, query);
+  }
+
+  atpAmong(uids: string[]): Promise<ScopedAtpBoardResponse> {
+    return this.boards.atpAmong(uids);
+  }
+
+  chartAmong(levelId: number, uids: string[]): Promise<ScopedChartBoardResponse> {
+    return this.boards.chartAmong(levelId, uids);
   }
 
   /** The active charts, as GET /server/charts lists them (the catalog's cached answer). */

@@ -10,6 +10,10 @@ import {
   BOARD_MAX_LIMIT,
   ChartBoardResponse,
   LeaderboardQueryDto,
+  SCOPED_MAX_UIDS,
+  ScopedAtpBoardResponse,
+  ScopedBoardQueryDto,
+  ScopedChartBoardResponse,
 } from './dto/leaderboard.dto';
 import { LeaderboardService } from './leaderboard.service';
 import { ParseLevelIdPipe } from './pipes/level-id.pipe';
@@ -17,6 +21,11 @@ import { ParseLevelIdPipe } from './pipes/level-id.pipe';
 const QUERY_400 = {
   description: `limit is not an integer from 1 to ${BOARD_MAX_LIMIT}, around is not a positive integer, k is not an integer from 0 to ${BOARD_MAX_K}, limit and around are both given, k is given without around, or an unknown parameter is given`,
   message: 'limit cannot be combined with around: give limit (top N) or around (a window)',
+};
+
+const SCOPED_400 = {
+  description: `uids is missing, repeated, over ${SCOPED_MAX_UIDS} or not distinct positive integers separated by commas, or an unknown parameter is given`,
+  message: `uids must be 1 to ${SCOPED_MAX_UIDS} distinct positive integers`,
 };
 
 /** The same boards as /server/leaderboards, for the admin API, its CLI and the console (admin token). */
@@ -62,5 +71,42 @@ export class LeaderboardAdminController {
     @Query() query: LeaderboardQueryDto,
   ): Promise<ChartBoardResponse> {
     return this.leaderboards.chartBoard(levelId, query);
+  }
+
+  @Get('atp/among')
+  @Permission('boards.read')
+  @ApiOperation({
+    summary: 'The ATP board among a set of players',
+    description: 'As POST /server/leaderboards/atp/among, with the set in the query: `uids=1001,1002` (one parameter).',
+  })
+  @ApiOkResponse({ type: ScopedAtpBoardResponse })
+  @ApiErrors({ 400: SCOPED_400 })
+  atpAmong(@Query() query: ScopedBoardQueryDto): Promise<ScopedAtpBoardResponse> {
+    return this.leaderboards.atpAmong(query.uids);
+  }
+
+  @Get('charts/:levelId/among')
+  @Permission('boards.read')
+  @ApiOperation({
+    summary: "A chart's board among a set of players",
+    description: 'As GET /admin/boards/atp/among, on the chart.',
+  })
+  @ApiParam({ name: 'levelId', schema: { type: 'integer', minimum: 0, maximum: LEVEL_ID_MAX } })
+  @ApiOkResponse({ type: ScopedChartBoardResponse })
+  @ApiErrors({
+    400: {
+      description: `levelId is not an integer from 0 to ${LEVEL_ID_MAX}; or ${SCOPED_400.description}`,
+      message: SCOPED_400.message,
+    },
+    404: {
+      description: 'No chart with this levelId, or the admin API is disabled',
+      message: 'No chart with levelId 101',
+    },
+  })
+  chartAmong(
+    @Param('levelId', ParseLevelIdPipe) levelId: number,
+    @Query() query: ScopedBoardQueryDto,
+  ): Promise<ScopedChartBoardResponse> {
+    return this.leaderboards.chartAmong(levelId, query.uids);
   }
 }

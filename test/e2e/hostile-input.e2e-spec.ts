@@ -877,6 +877,27 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
     },
   };
 
+  // GET …/among (issue #44): one comma-separated list of 1–100 distinct uids; a repeated parameter is 400 too.
+  const scopedQuery: Record<string, QuerySpec> = {
+    uids: {
+      valid: fc
+        .uniqueArray(fc.constantFrom(...uids.map(String)), { minLength: 1, maxLength: uids.length })
+        .map((list) => list.join(',')),
+      wrong: fc.oneof(
+        queryValue
+          .filter((wire) => !/^[1-9]\d{0,17}(,[1-9]\d{0,17}){0,99}$/.test(decodedQueryValue(wire)))
+          .map((wire) => [wire]),
+        fc.constant(uids.slice(0, 2).map(String)),
+      ),
+    },
+  };
+  const levelIdParam: Record<string, ParamSpec> = {
+    levelId: {
+      any: fc.oneof(fc.integer({ min: 0, max: 2 ** 31 - 1 }).map(String), junkSegment),
+      wrong: junkSegment.filter((wire) => !/^\d{1,10}$/.test(wire) || Number(wire) > 2 ** 31 - 1),
+    },
+  };
+
   // The headers a public route reads: the origin (CORS), the validator, a preflight's method.
   const publicHeaders: Record<string, fc.Arbitrary<string>> = {
     Origin: fc.oneof(headerJunk(), fc.constantFrom('null', 'https://evil.example', 'http://localhost')),
@@ -983,6 +1004,23 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
       query: leaderboardQuery,
       body: { t: 'ignored' },
       readOnly: true,
+      extraHeaders: publicHeaders,
+    },
+    'GET /public/v1/boards/atp/among': {
+      auth: 'api-key',
+      query: scopedQuery,
+      body: { t: 'ignored' },
+      readOnly: true,
+      prime: `/public/v1/boards/atp/among?uids=${fx.player.uid}`,
+      extraHeaders: publicHeaders,
+    },
+    'GET /public/v1/boards/charts/:levelId/among': {
+      auth: 'api-key',
+      params: levelIdParam,
+      query: scopedQuery,
+      body: { t: 'ignored' },
+      readOnly: false,
+      alwaysFails: 'no chart is in the catalog',
       extraHeaders: publicHeaders,
     },
     'GET /public/v1/boards/charts/:levelId': {
@@ -1604,6 +1642,21 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
       alwaysFails: 'no play is stored',
     },
     'GET /admin/boards/atp': { auth: 'admin', query: leaderboardQuery, body: { t: 'ignored' }, readOnly: true },
+    'GET /admin/boards/atp/among': {
+      auth: 'admin',
+      query: scopedQuery,
+      body: { t: 'ignored' },
+      readOnly: true,
+      prime: `/admin/boards/atp/among?uids=${fx.player.uid}`,
+    },
+    'GET /admin/boards/charts/:levelId/among': {
+      auth: 'admin',
+      params: levelIdParam,
+      query: scopedQuery,
+      body: { t: 'ignored' },
+      readOnly: false,
+      alwaysFails: 'no chart is in the catalog',
+    },
     'GET /admin/boards/charts/:levelId': {
       auth: 'admin',
       params: {

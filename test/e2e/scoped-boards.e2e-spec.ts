@@ -149,6 +149,77 @@ describe('Scoped boards (a set of uids)', () => {
     expect((await among('charts/x', { uids: [1] })).status).toBe(400);
     expect((await app.http.post('/server/leaderboards/atp/among', { uids: [1] })).status).toBe(401);
   });
+  it('answers the same sets on the public API and the admin API (GET, uids=a,b,c), 400 to a hostile query', async () => {
+    const created = await app.admin.post('/admin/api-keys', { name: 'scoped', scopes: ['read:boards'] });
+    expect(created.status).toBe(201);
+    const key = (created.body as { key: string }).key;
+    const uids = [p[1].uid, p[3].uid, p[0].uid, p[4].uid, 987654321];
+    for (const path of ['atp', 'charts/801', 'charts/802']) {
+      const expected = await among(path, { uids });
+      expect(expected.status).toBe(200);
+      const publicAnswer = await app.http.get(`/public/v1/boards/${path}/among?uids=${uids.join(',')}`, { token: key });
+      expect([path, publicAnswer.status, publicAnswer.body]).toEqual([path, 200, expected.body]);
+      expect(publicAnswer.headers.get('etag')).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
+      const adminAnswer = await app.admin.get(`/admin/boards/${path}/among?uids=${uids.join(',')}`);
+      expect([path, adminAnswer.status, adminAnswer.body]).toEqual([path, 200, expected.body]);
+    }
+    expect((await app.admin.get(`/admin/boards/charts/803/among?uids=${p[0].uid}`)).status).toBe(404);
+    expect((await app.http.get(`/public/v1/boards/charts/803/among?uids=${p[0].uid}`, { token: key })).status).toBe(
+      404,
+    );
+
+    const message = 'uids must be 1 to 100 distinct positive integers';
+    const many = Array.from({ length: 101 }, (_, i) => i + 1).join(',');
+    for (const query of [
+      '',
+      'uids=',
+      `uids=${many}`,
+      'uids=1,1',
+      'uids=1,,2',
+      'uids=1,',
+      'uids=,1',
+      'uids=0',
+      'uids=-1',
+      'uids=01',
+      'uids=1.5',
+      'uids=abc',
+      'uids=9999999999999999999',
+      'uids=1&uids=2',
+      'uids[]=1',
+      'uids[0]=1',
+      `uids=${'1,'.repeat(1_000)}1`,
+      `uids=${'9'.repeat(5_000)}`,
+      'uids=1%2C2%00',
+      'uids=1&limit=10',
+    ]) {
+      for (const [label, get] of [
+        ['public', (path: string) => app.http.get(path.replace('/admin/', '/public/v1/'), { token: key })],
+        ['admin', (path: string) => app.admin.get(path)],
+      ] as const) {
+        for (const board of ['atp', 'charts/801']) {
+          const response = await get(`/admin/boards/${board}/among?${query}`);
+          expect([label, board, query.slice(0, 40), response.status]).toEqual([label, board, query.slice(0, 40), 400]);
+          expect(response.body).toMatchObject({ error: 'BAD_REQUEST' });
+          if (!query.includes('limit')) expect(response.text).toContain(message);
+        }
+      }
+    }
+    expect(
+      (
+        await app.http.get(`/public/v1/boards/atp/among?uids=${many.split(',').slice(0, 100).join(',')}`, {
+          token: key,
+        })
+      ).status,
+    ).toBe(200);
+    expect((await app.admin.get('/admin/boards/charts/x/among?uids=1')).status).toBe(400);
+    expect((await app.http.get('/admin/boards/atp/among?uids=1')).status).toBe(401);
+    // A key without read:boards.
+    const other = await app.admin.post('/admin/api-keys', { name: 'players only', scopes: ['read:players'] });
+    const refused = await app.http.get('/public/v1/boards/atp/among?uids=1', {
+      token: (other.body as { key: string }).key,
+    });
+    expect(refused.status).toBe(403);
+  });
 });
 
 /**

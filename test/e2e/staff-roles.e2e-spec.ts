@@ -51,6 +51,8 @@ const LOWEST_ROLE: Record<string, Role> = {
   'GET /admin/bans': 'read-only',
   'GET /admin/boards/atp': 'read-only',
   'GET /admin/boards/charts/:levelId': 'read-only',
+  'GET /admin/boards/atp/among': 'read-only',
+  'GET /admin/boards/charts/:levelId/among': 'read-only',
   'GET /admin/charts': 'read-only',
   'GET /admin/collections': 'read-only',
   'GET /admin/me': 'read-only',
@@ -424,6 +426,8 @@ function walkTable(fx: Fixtures, app: TestApp): Record<string, WalkEntry> {
     },
     'GET /admin/boards/atp': get('/admin/boards/atp'),
     'GET /admin/boards/charts/:levelId': get(`/admin/boards/charts/${fx.levelId}`),
+    'GET /admin/boards/atp/among': get('/admin/boards/atp/among?uids=1,2'),
+    'GET /admin/boards/charts/:levelId/among': get(`/admin/boards/charts/${fx.levelId}/among?uids=1,2`),
     'GET /admin/plays': get('/admin/plays'),
     'GET /admin/plays/:id': get(`/admin/plays/${fx.playId}`),
     'POST /admin/plays/:id/approve': {

@@ -284,6 +284,36 @@ export class ScopedBoardDto {
   uids!: string[];
 }
 
+/** The longest `uids` query value read: 100 uids of 18 digits and their commas. */
+const SCOPED_QUERY_MAX_CHARS = SCOPED_MAX_UIDS * 19;
+
+/**
+ * GET /public/v1/boards/…/among and /admin/boards/…/among: the same set as ScopedBoardDto, in one
+ * query parameter, `uids=1001,1002,1003` (a GET, so a web page reads it without a CORS preflight
+ * and a cache can keep it). One parameter only: a repeated `uids`, a value over
+ * SCOPED_QUERY_MAX_CHARS characters or an empty element is 400; unknown parameters are 400 (strict).
+ */
+export class ScopedBoardQueryDto {
+  @ApiProperty({
+    type: 'string',
+    pattern: '^[1-9][0-9]{0,17}(,[1-9][0-9]{0,17}){0,99}$',
+    maxLength: SCOPED_QUERY_MAX_CHARS,
+    example: '1001,1002,1003',
+    description: `1 to ${SCOPED_MAX_UIDS} distinct player uids, separated by commas; unknown, unranked and banned players are left out of the answer`,
+  })
+  // Split here, validated as the body's list is; anything else (a repeated parameter: an array) fails IsArray.
+  @Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' && value.length <= SCOPED_QUERY_MAX_CHARS ? value.split(',') : null,
+  )
+  @IsArray({ message: uidsMessage })
+  @ArrayMinSize(1, { message: uidsMessage })
+  @ArrayMaxSize(SCOPED_MAX_UIDS, { message: uidsMessage })
+  @IsString({ each: true, message: uidsMessage })
+  @Matches(/^[1-9]\d{0,17}$/, { each: true, message: uidsMessage })
+  @ArrayUnique({ message: uidsMessage })
+  uids!: string[];
+}
+
 /** A scoped board: the players of the set that the board ranks, in board order, ranked among themselves. */
 export class ScopedAtpBoardResponse {
   @ApiProperty({ enum: ['atp'] })
