@@ -102,7 +102,7 @@ describe('The Dockerfile runs node under tini', () => {
       expect(existsSync(`/proc/${pid1}`)).toBe(false);
     }, 30_000);
 
-    it('during start-up: SIGTERM once it handles signals stops it with exit 0, the embedded database closed', async () => {
+    it('during start-up: SIGTERM once it handles signals stops it with exit 0 (embedded: its lock released)', async () => {
       const starting = spawnServiceChild(serviceEnv(), UNSHARE);
       child = starting;
       const pid1 = await pid1Of(starting.process.pid as number);
@@ -114,7 +114,7 @@ describe('The Dockerfile runs node under tini', () => {
       if (!onPostgres) expect(existsSync(lockFile(database))).toBe(false);
     }, 180_000);
 
-    it('once listening: SIGTERM stops it with exit 0 after serving', async () => {
+    it('once listening: SIGTERM stops it with exit 0 after serving (embedded: its lock released)', async () => {
       const starting = spawnServiceChild(serviceEnv(), UNSHARE);
       child = starting;
       const pid1 = await pid1Of(starting.process.pid as number);
