@@ -45,17 +45,17 @@ function withQuery(path: string, query?: Query): string {
   return text ? `${path}?${text}` : path;
 }
 
-/** Calls the admin API in the signed-in session; a 401 (the session ended) also fires SIGNED_OUT_EVENT. */
-export async function api<T>(
+/** Sends one admin call in the signed-in session, echoing the CSRF token; a network failure is an ApiError too. */
+async function send(
   method: string,
   path: string,
-  options: { query?: Query; body?: unknown } = {},
-): Promise<T> {
-  const headers: Record<string, string> = { Accept: 'application/json', 'X-CSRF-Token': csrfToken() };
+  accept: string,
+  options: { query?: Query; body?: unknown },
+): Promise<Response> {
+  const headers: Record<string, string> = { Accept: accept, 'X-CSRF-Token': csrfToken() };
   if (options.body !== undefined) headers['Content-Type'] = 'application/json';
-  let response: Response;
   try {
-    response = await fetch(withQuery(path, options.query), {
+    return await fetch(withQuery(path, options.query), {
       method,
       headers,
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
@@ -69,24 +69,55 @@ export async function api<T>(
       `The service did not answer (${error instanceof Error ? error.message : String(error)})`,
     );
   }
-  if (response.status === 204) return undefined as T;
-  const text = await response.text();
+}
+
+/** The ApiError of an answer other than 2xx (its body's text given); a 401 also fires SIGNED_OUT_EVENT. */
+function failure(response: Response, path: string, text: string): ApiError {
   let body: unknown = null;
   try {
     body = text ? JSON.parse(text) : null;
   } catch {
     body = null;
   }
-  if (!response.ok) {
-    const error = body as { error?: unknown; message?: unknown } | null;
-    const code = typeof error?.error === 'string' ? error.error : response.statusText || 'ERROR';
-    const message =
-      typeof error?.message === 'string' ? error.message : text.slice(0, 200) || `HTTP ${response.status}`;
-    if (response.status === 401 && path !== '/admin/session') window.dispatchEvent(new Event(SIGNED_OUT_EVENT));
-    const { error: _code, message: _message, ...details } = (error ?? {}) as Record<string, unknown>;
-    throw new ApiError(response.status, code, message, details);
+  const error = body as { error?: unknown; message?: unknown } | null;
+  const code = typeof error?.error === 'string' ? error.error : response.statusText || 'ERROR';
+  const message = typeof error?.message === 'string' ? error.message : text.slice(0, 200) || `HTTP ${response.status}`;
+  if (response.status === 401 && path !== '/admin/session') window.dispatchEvent(new Event(SIGNED_OUT_EVENT));
+  const { error: _code, message: _message, ...details } = (error ?? {}) as Record<string, unknown>;
+  return new ApiError(response.status, code, message, details);
+}
+
+/** Calls the admin API in the signed-in session; a 401 (the session ended) also fires SIGNED_OUT_EVENT. */
+export async function api<T>(
+  method: string,
+  path: string,
+  options: { query?: Query; body?: unknown } = {},
+): Promise<T> {
+  const response = await send(method, path, 'application/json', options);
+  if (response.status === 204) return undefined as T;
+  const text = await response.text();
+  if (!response.ok) throw failure(response, path, text);
+  try {
+    return (text ? JSON.parse(text) : null) as T;
+  } catch {
+    return null as T;
   }
-  return body as T;
+}
+
+/** A file the API answered (a backup): its bytes, the name its Content-Disposition gives, and its headers. */
+export interface Download {
+  blob: Blob;
+  filename: string;
+  headers: Headers;
+}
+
+/** Calls an admin route that answers a file; its errors are worded as api()'s. */
+export async function download(method: string, path: string): Promise<Download> {
+  const response = await send(method, path, 'application/octet-stream, application/gzip, application/json', {});
+  if (!response.ok) throw failure(response, path, await response.text());
+  const blob = await response.blob();
+  const filename = /filename="([^"]+)"/.exec(response.headers.get('Content-Disposition') ?? '')?.[1] ?? 'download';
+  return { blob, filename, headers: response.headers };
 }
 
 /** Who is signed in (GET /admin/me, and the sign-in's answer). */

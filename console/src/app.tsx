@@ -30,7 +30,7 @@ const NAV: Array<[path: string, label: string, permissions: string[]]> = [
   ['api-keys', 'API keys', ['api-keys.manage']],
   ['webhooks', 'Webhooks', ['webhooks.manage']],
   ['audit', 'Audit log', ['audit.read']],
-  ['settings', 'Network settings', ['settings.write', 'ratings.recompute']],
+  ['settings', 'Network settings', ['settings.write', 'ratings.recompute', 'database.backup']],
   ['staff', 'Staff', ['staff.manage']],
   ['account', 'My account', ['account.self']],
 ];

@@ -25,7 +25,10 @@ export interface ConnectionWatch {
  * a resource or because the database is read-only is noted. A query that ran into the query timeout
  * closes its connection: pg keeps waiting for the answer of a query it already sent, so every later
  * query on that connection would wait behind it (a pool of one stuck for good), and the pool opens a
- * new one instead.
+ * new one instead. A write refused as read-only (25006) closes its connection too: a session keeps
+ * the read-only default it started with (`ALTER DATABASE … SET default_transaction_read_only`, a
+ * standby's session), so a busy pool would keep refusing writes after the database takes them again;
+ * a new session reads the database's setting as it is now (docs/decisions.md "Readiness").
  */
 function clientClass({ counter, refusals }: ConnectionWatch): typeof Client {
   return class WatchedClient extends Client {
@@ -55,7 +58,7 @@ function clientClass({ counter, refusals }: ConnectionWatch): typeof Client {
       const message = (error as { message?: unknown } | null)?.message;
       if (refusals && (failure === 'resource' || failure === 'read-only'))
         refusals.note(typeof message === 'string' ? message : String(error));
-      if (message === 'Query read timeout') {
+      if (message === 'Query read timeout' || failure === 'read-only') {
         (this as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
       }
     }

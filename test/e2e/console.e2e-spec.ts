@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -13,6 +14,7 @@ import { FakeIdentityProvider } from '../support/fake-identity-provider';
 import { LogCapture } from '../support/log-capture';
 import { eventually } from '../support/wait';
 import { ADMIN_TOKEN, startTestApp, TestApp } from '../support/test-app';
+import { testDatabaseServerUrl } from '../setup/test-env';
 import { WsClient } from '../support/ws-client';
 
 /**
@@ -23,6 +25,8 @@ const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS ?? null;
 
 /** Evaluates an expression in the page (a string: the tests are typed without the DOM library). */
 const inPage = (page: Page, expression: string): Promise<unknown> => page.evaluate(expression);
+/** The database backup is the embedded database's; on PostgreSQL the service answers 409 naming pg_dump. */
+const onPostgres = testDatabaseServerUrl() !== null;
 
 describe('Web console', () => {
   const logs = new LogCapture();
@@ -725,6 +729,75 @@ describe('Web console', () => {
     expect((await app.admin.get('/admin/packs')).body).toEqual({ items: [] });
   });
 
+  it(
+    onPostgres
+      ? 'takes a database backup from Network settings as an owner: on PostgreSQL the 409 naming pg_dump'
+      : 'takes a database backup from Network settings as an owner: its name, size and SHA-256, and the file saved',
+    async () => {
+      await page.goto(`${app.baseUrl}/console/#/settings`);
+      const card = page.getByRole('group', { name: 'Database backup' });
+      await card.getByRole('button', { name: 'Take a backup' }).click();
+      if (onPostgres) {
+        await card
+          .getByRole('alert')
+          .filter({
+            hasText:
+              '409 CONFLICT: The service runs on PostgreSQL (DATABASE_URL): back it up with pg_dump (docs/operations.md "Backup and restore")',
+          })
+          .waitFor();
+        expect(await card.getByRole('status').count()).toBe(0);
+        expect(await app.sql(`SELECT 1 FROM admin_audit WHERE action = 'database.backup'`)).toEqual([]);
+        return;
+      }
+      const notice = card.getByRole('status');
+      await notice.waitFor();
+      const shown =
+        /^Backup (rhythmc-embedded-[0-9TZ-]+\.tar\.gz): (\d+) bytes, SHA-256 ([0-9a-f]{64})\. Save \1$/.exec(
+          (await notice.textContent()) ?? '',
+        );
+      expect(shown).not.toBeNull();
+      const [, filename, bytes, sha256] = shown as RegExpExecArray;
+      const [saved] = await Promise.all([
+        page.waitForEvent('download'),
+        card.getByRole('link', { name: `Save ${filename}` }).click(),
+      ]);
+      expect(saved.suggestedFilename()).toBe(filename);
+      const data = readFileSync(await saved.path());
+      // The file saved is the one the service answered: its size and SHA-256 as shown, a gzip stream.
+      expect({
+        bytes: data.length,
+        sha256: createHash('sha256').update(data).digest('hex'),
+        magic: [...data.subarray(0, 2)],
+      }).toEqual({ bytes: Number(bytes), sha256, magic: [0x1f, 0x8b] });
+      expect(await app.sql(`SELECT target, summary FROM admin_audit WHERE action = 'database.backup'`)).toEqual([
+        { target: 'database', summary: { bytes: Number(bytes), sha256 } },
+      ]);
+      const [audited] = (await app.admin.get('/admin/audit', { query: { action: 'database.backup' } })).body
+        .items as Array<Record<string, unknown>>;
+      expect(audited).toMatchObject({ actor: owner.name, actorId: owner.id });
+    },
+  );
+
+  it('shows an admin Network settings without the database backup, which the API refuses (owners only)', async () => {
+    const admin = await createStaff(app, 'admin', 'console-admin');
+    const adminContext = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    try {
+      const on = await adminContext.newPage();
+      watch(on);
+      await signInAs(on, admin);
+      await on.getByRole('link', { name: 'Network settings' }).click();
+      await on.getByRole('group', { name: 'Ratings' }).waitFor();
+      expect(await on.getByRole('group', { name: 'Database backup' }).count()).toBe(0);
+      expect(await on.getByRole('button', { name: 'Take a backup' }).count()).toBe(0);
+      expect(await fetchInPage(on, 'POST', '/admin/database/backup')).toEqual({
+        status: 403,
+        body: { error: 'FORBIDDEN', message: 'The admin role may not do this (database.backup)' },
+      });
+    } finally {
+      await adminContext.close();
+    }
+  });
+
   it('lets an owner add staff, change a role and disable an account (its session ends), and names the owner in the audit log', async () => {
     await page.getByRole('link', { name: 'Staff' }).click();
     const form = page.getByRole('form', { name: 'Add a staff member' });
@@ -854,6 +927,17 @@ describe('Web console', () => {
         body: { error: 'FORBIDDEN', message: 'The moderator role may not do this (staff.manage)' },
       });
       expect((await fetchInPage(mod, 'POST', '/admin/ratings/recompute')).status).toBe(403);
+      // The owner's database backup: no page shows it to a moderator, and the API refuses it.
+      await mod.goto(`${app.baseUrl}/console/#/settings`);
+      await mod
+        .getByRole('alert')
+        .filter({ hasText: '403 FORBIDDEN: The moderator role may not see the Network settings page' })
+        .waitFor();
+      expect(await mod.getByRole('button', { name: 'Take a backup' }).count()).toBe(0);
+      expect(await fetchInPage(mod, 'POST', '/admin/database/backup')).toEqual({
+        status: 403,
+        body: { error: 'FORBIDDEN', message: 'The moderator role may not do this (database.backup)' },
+      });
 
       await mod.getByRole('button', { name: 'Sign out' }).click();
       await mod.getByRole('button', { name: 'Sign in' }).waitFor();

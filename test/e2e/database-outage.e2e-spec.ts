@@ -1,7 +1,9 @@
+import { Client } from 'pg';
 import { SERVER_SESSION_CACHE_MS } from '../../src/auth/server-session.cache';
 import { createPlayer, loginPlayer, onlinePlayer, TestPlayerSession } from '../factories/player.factory';
 import { onlineServer, TestServer, TestServerSession } from '../factories/server.factory';
 import { HttpResponse } from '../support/http';
+import { reportFaultTiming } from '../support/fault-timing';
 import { TcpProxy } from '../support/tcp-proxy';
 import { startTestApp, TestApp } from '../support/test-app';
 import { WsClient } from '../support/ws-client';
@@ -10,6 +12,12 @@ import { eventually, sleep } from '../support/wait';
 import { defineCharts, gameplayPayload } from '../factories/upload.factory';
 
 const UNAVAILABLE = { error: 'UNAVAILABLE', message: 'The database cannot be reached' };
+const READ_ONLY = { error: 'UNAVAILABLE', message: 'The database refuses writes (read-only)' };
+/**
+ * Uploads after a read-only database takes writes again must be accepted within this: well under
+ * the pool's 10 s idle timeout, so a connection kept busy is not replaced by the pool for idling.
+ */
+const RECOVERY_MS = 5_000;
 /**
  * A request against an unreachable database must fail, not wait: a refused connection fails at
  * once and a silent one after the 2 s connect timeout. This bound only separates "answers" from
@@ -203,6 +211,107 @@ describeOnPostgres(
         60_000,
       );
       expect((await loginPlayer(app, session, fresh)).uid).toBe(fresh.uid);
+    });
+
+    it('fails readiness and answers uploads 503 with Retry-After while the database refuses writes, and recovers by itself', async () => {
+      const database = (await app.sql<{ name: string }>('SELECT current_database() AS name'))[0].name;
+      // Set and reset from the server's maintenance database: a session opened while the database is
+      // read-only could not reset it (ALTER DATABASE is refused in a read-only transaction).
+      const onServer = async (text: string) => {
+        const admin = new Client({ connectionString: postgres as string });
+        await admin.connect();
+        try {
+          await admin.query(text);
+        } finally {
+          await admin.end();
+        }
+      };
+      const readOnly = (on: boolean) =>
+        onServer(
+          on
+            ? `ALTER DATABASE "${database}" SET default_transaction_read_only = on`
+            : `ALTER DATABASE "${database}" RESET default_transaction_read_only`,
+        );
+      // Every session of the service ends; the ones its pool opens next start read-only.
+      const endServiceSessions = () =>
+        app.sql(
+          'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+          [database],
+        );
+      const played = (levelID: number) =>
+        app.sql('SELECT count(*)::int AS n FROM play_record WHERE uid = $1 AND level_id = $2', [player.uid, levelID]);
+      await defineCharts(app, [301]);
+      expect((await app.http.get('/health/ready')).status).toBe(200);
+
+      await readOnly(true);
+      try {
+        await endServiceSessions();
+        // The pool drops the connections that ended as they report it; its next ones start read-only.
+        await sleep(500);
+        const ready = await app.http.get('/health/ready');
+        expect({ status: ready.status, body: ready.body }).toEqual({
+          status: 503,
+          body: { error: 'UNAVAILABLE', message: 'Service unavailable' },
+        });
+        const refused = await upload(301, 97, T0 + 20_000);
+        expect({
+          status: refused.status,
+          body: refused.body,
+          retryAfter: refused.headers.get('retry-after'),
+        }).toEqual({ status: 503, body: READ_ONLY, retryAfter: '5' });
+        const adminWrite = await app.admin.post('/admin/players', { username: 'during_read_only' });
+        expect({ status: adminWrite.status, body: adminWrite.body }).toEqual({ status: 503, body: READ_ONLY });
+        // Reads still answer (a read-only database is no outage for them); liveness stays up.
+        expect((await app.admin.get('/admin/servers?limit=1')).status).toBe(200);
+        expect((await app.http.get('/health')).status).toBe(200);
+        expect(await played(301)).toEqual([{ n: 0 }]);
+      } finally {
+        await readOnly(false);
+      }
+
+      // Undone as ALTER DATABASE undoes it: the sessions opened meanwhile stay read-only, nothing
+      // ends them. Writes one after another (no connection idles long enough for the pool to close
+      // it): the service closes a connection that refused a write as read-only, so the next ones are
+      // new sessions that take writes. No restart, no help from outside. First an admin write
+      // (TypeORM's transaction), then an upload (the hot statements).
+      const untilAccepted = async (what: string, send: () => Promise<HttpResponse>, accepted: number) => {
+        const undone = Date.now();
+        let answer = await send();
+        const meanwhile: unknown[] = [];
+        while (answer.status !== accepted && Date.now() - undone < RECOVERY_MS) {
+          meanwhile.push({ status: answer.status, body: answer.body });
+          await sleep(100);
+          answer = await send();
+        }
+        for (const refusal of meanwhile) expect(refusal).toEqual({ status: 503, body: READ_ONLY });
+        reportFaultTiming(
+          `read-only undone: first ${what} accepted after ${meanwhile.length} refusals`,
+          Date.now() - undone,
+        );
+        return answer;
+      };
+      const created = await untilAccepted(
+        'admin write',
+        () => app.admin.post('/admin/players', { username: 'after_read_only' }),
+        201,
+      );
+      expect(created.status).toBe(201);
+      const accepted = await untilAccepted('upload', () => upload(301, 97, T0 + 21_000), 200);
+      expect({ status: accepted.status, body: accepted.body }).toMatchObject({
+        status: 200,
+        body: { trackRank: 1, personalBest: true },
+      });
+      const reset = Date.now();
+      await eventually(
+        async () => (await app.http.get('/health/ready')).status === 200,
+        '/health/ready answers 200 again',
+        60_000,
+      );
+      reportFaultTiming('read-only undone: /health/ready 200 again after the writes', Date.now() - reset);
+      expect(await played(301)).toEqual([{ n: 1 }]);
+      expect(await app.sql(`SELECT count(*)::int AS n FROM player WHERE username = 'during_read_only'`)).toEqual([
+        { n: 0 },
+      ]);
     });
   },
 );

@@ -27,10 +27,17 @@ export interface StartingServiceChild {
   stderr(): string;
 }
 
-/** Starts the service in its own process (test/support/service-process.ts) with `env`; does not wait. */
-export function spawnServiceChild(env: Record<string, string>): StartingServiceChild {
+/**
+ * Starts the service in its own process (test/support/service-process.ts) with `env`; does not wait.
+ * `wrapper`: a command that runs node as its own child (e.g. `unshare --pid --fork --mount-proc`);
+ * the IPC channel and the pipes go through it to node.
+ */
+export function spawnServiceChild(env: Record<string, string>, wrapper: string[] = []): StartingServiceChild {
+  const nodeArgs = ['-r', 'ts-node/register/transpile-only'];
   const child = fork(join(__dirname, 'service-process.ts'), [], {
-    execArgv: ['-r', 'ts-node/register/transpile-only'],
+    ...(wrapper.length > 0
+      ? { execPath: wrapper[0], execArgv: [...wrapper.slice(1), process.execPath, ...nodeArgs] }
+      : { execArgv: nodeArgs }),
     env: { ...process.env, ...env, TS_NODE_PROJECT: join(__dirname, '..', '..', 'tsconfig.json') },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });

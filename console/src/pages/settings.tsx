@@ -1,5 +1,5 @@
-import { useState } from 'preact/hooks';
-import { api } from '../api';
+import { useEffect, useState } from 'preact/hooks';
+import { api, download } from '../api';
 import { ErrorBox, Field, Loading, Notice, useAction, useCan, useLoad } from '../ui';
 import type { Overview } from './overview';
 
@@ -266,6 +266,62 @@ function RecomputeCard() {
   );
 }
 
+interface Backup {
+  filename: string;
+  bytes: number;
+  sha256: string;
+  /** An object URL of the file, for the Save link; revoked when another backup replaces it or the page goes. */
+  url: string;
+}
+
+/**
+ * POST /admin/database/backup (owner only): the embedded database as a tarball, shown by name, size
+ * and SHA-256 with a link to save it. On PostgreSQL the service answers 409 naming pg_dump, shown as is.
+ */
+function BackupCard() {
+  const [backup, setBackup] = useState<Backup | null>(null);
+  const action = useAction();
+  useEffect(
+    () => () => {
+      if (backup) URL.revokeObjectURL(backup.url);
+    },
+    [backup],
+  );
+  const run = () =>
+    action.run(async () => {
+      setBackup(null);
+      const file = await download('POST', '/admin/database/backup');
+      setBackup({
+        filename: file.filename,
+        bytes: file.blob.size,
+        sha256: file.headers.get('X-Backup-SHA256') ?? '',
+        url: URL.createObjectURL(file.blob),
+      });
+    });
+  return (
+    <div class="card" role="group" aria-label="Database backup">
+      <h2>Database backup</h2>
+      <p class="muted">
+        A consistent copy of the embedded database, taken while the service serves;{' '}
+        <code>npm run database -- restore</code> makes a new data dir of it (docs/operations.md &quot;Backup and
+        restore&quot;). It holds every account: keep it as safe as the data dir. On PostgreSQL, back up with pg_dump.
+      </p>
+      <button type="button" disabled={action.busy} onClick={() => void run()}>
+        Take a backup
+      </button>
+      {backup && (
+        <Notice>
+          Backup {backup.filename}: {backup.bytes} bytes, SHA-256 <code>{backup.sha256}</code>.{' '}
+          <a href={backup.url} download={backup.filename}>
+            Save {backup.filename}
+          </a>
+        </Notice>
+      )}
+      <ErrorBox error={action.error} />
+    </div>
+  );
+}
+
 export function SettingsPage() {
   const can = useCan();
   const overview = useLoad(() => api<Overview>('GET', '/admin/overview'), []);
@@ -283,6 +339,7 @@ export function SettingsPage() {
           </>
         )}
         {can('ratings.recompute') && <RecomputeCard />}
+        {can('database.backup') && <BackupCard />}
       </div>
     </section>
   );
