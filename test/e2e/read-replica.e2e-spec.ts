@@ -7,6 +7,7 @@ import { LogCapture } from '../support/log-capture';
 import { PrivatePostgres } from '../support/private-postgres';
 import { startTestApp, TestApp } from '../support/test-app';
 import { eventually, sleep } from '../support/wait';
+import { WsClient } from '../support/ws-client';
 
 /**
  * DATABASE_READ_URL on a real streaming replica (docs/decisions.md "Read replica"): a private
@@ -76,20 +77,24 @@ describeWithReplica(
     const primaryReads = () => metric('rhythmc_db_lagged_reads_total{target="primary"}');
     const logged = (text: string) => logs.records().some((record) => String(record.msg).includes(text));
 
-    beforeAll(async () => {
-      primary = await PrivatePostgres.create({ settings: { fsync: 'off' } });
-      standby = await PrivatePostgres.standbyOf(primary, { settings: { fsync: 'off' } });
-      app = await startTestApp({
+    const start = (env: Record<string, string> = {}) =>
+      startTestApp({
         env: {
           DATABASE_URL: primary.url(),
           DATABASE_READ_URL: standby.url(),
           DATABASE_READ_MAX_LAG_SECONDS: String(MAX_LAG_SECONDS),
           DATABASE_READ_POOL_SIZE: '3',
           LOG_LEVEL: 'info',
+          ...env,
         },
         redis: false,
         logDestination: logs,
       });
+
+    beforeAll(async () => {
+      primary = await PrivatePostgres.create({ settings: { fsync: 'off' } });
+      standby = await PrivatePostgres.standbyOf(primary, { settings: { fsync: 'off' } });
+      app = await start();
       server = await onlineServer(app);
       players = [await onlinePlayer(app, server), await onlinePlayer(app, server), await onlinePlayer(app, server)];
       await defineCharts(app, [LEVEL]);
@@ -121,6 +126,12 @@ describeWithReplica(
 
     it('with replay paused: the replica answers its older board while under the bound, the primary once over it; back to the replica when it catches up', async () => {
       await eventually(async () => (await inUse()) === 1, 'reads go to the replica');
+      const listening = await WsClient.connect(app.baseUrl, server.accessToken);
+      expect(await listening.request('board_updates', { enabled: true })).toEqual({
+        event: 'board_updates',
+        data: { enabled: true },
+      });
+      const hints = () => listening.frames.filter((frame) => frame.event === 'board_update');
       await standbySql('SELECT pg_wal_replay_pause()');
       const paused = Date.now();
 
@@ -142,6 +153,10 @@ describeWithReplica(
       expect(await board()).toEqual([players[0].uid]);
       expect(Date.now() - paused).toBeLessThan(MAX_LAG_SECONDS * 1_000);
       expect(await replicaReads()).toBe(replicaBefore + 1);
+      // The board hint waits until a read would see the new best: not while the replica lacks it.
+      await sleep(500);
+      expect(hints()).toEqual([]);
+      expect(Date.now() - paused).toBeLessThan(MAX_LAG_SECONDS * 1_000);
       // A window around a player reads the primary (the rank index's state): the new best is there.
       const around = await app.http.get(`/server/leaderboards/charts/${LEVEL}?around=${players[1].uid}&k=1`, {
         token: server.accessToken,
@@ -157,6 +172,10 @@ describeWithReplica(
       expect(await board()).toEqual([players[1].uid, players[0].uid]);
       expect(await primaryReads()).toBe(primaryBefore + 1);
       expect(await metric('rhythmc_db_read_replica_lag_seconds')).toBeGreaterThan(MAX_LAG_SECONDS);
+      // The hint went out once reads left the replica: a game server that reads on it sees the best.
+      await listening.next((frame) => frame.event === 'board_update', 5_000);
+      expect(hints()).toEqual([{ event: 'board_update', data: { atp: true, levelIds: [LEVEL], top: 10 } }]);
+      listening.socket.close();
 
       await standbySql('SELECT pg_wal_replay_resume()');
       await eventually(async () => (await inUse()) === 1, 'reads return to the replica once it caught up', 20_000);
@@ -187,6 +206,20 @@ describeWithReplica(
       const replicaBefore = await replicaReads();
       expect(await board()).toEqual([players[1].uid, players[2].uid, players[0].uid]);
       expect(await replicaReads()).toBe(replicaBefore + 1);
+    }, 90_000);
+
+    it('with DATABASE_POOL_MODE=transaction (no named statements, as behind PgBouncer) reads the replica the same way', async () => {
+      await app.close();
+      app = await start({ DATABASE_POOL_MODE: 'transaction' });
+      await eventually(async () => (await inUse()) === 1, 'reads go to the replica');
+      const before = await replicaReads();
+      expect(await board()).toEqual([players[1].uid, players[2].uid, players[0].uid]);
+      expect(await replicaReads()).toBe(before + 1);
+      const [{ connections }] = await standbySql<{ connections: string }>(
+        "SELECT count(*) AS connections FROM pg_stat_activity WHERE application_name = 'rhythmc-backend-read'",
+      );
+      // The replica's own pool, named apart from the primary's.
+      expect(Number(connections)).toBeGreaterThan(0);
     }, 90_000);
   },
 );
