@@ -130,12 +130,20 @@ export class ReadQueries implements OnApplicationBootstrap, OnModuleDestroy {
     this.checkSoon();
   }
 
+  /**
+   * Stops the checks and closes the replica's pool. A stop does not wait long for a replica that
+   * hangs (a check or read stuck until its 15 s query timeout): at most a second, then the pool
+   * ends in the background.
+   */
   async onModuleDestroy(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
-    await this.checking;
     this.release(() => true);
-    await this.pool?.end().catch(() => undefined);
+    if (this.pool === null) return;
+    const ended = this.pool.end().catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([ended, new Promise((resolve) => (timer = setTimeout(resolve, 1_000)))]);
+    clearTimeout(timer);
   }
 
   private onPrimary<T>(name: string, text: string, params: unknown[]): Promise<T[]> {
@@ -201,6 +209,7 @@ export class ReadQueries implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Logs a switch of where reads go, and answers the waiters the replica now covers. */
   private settle(): void {
+    if (this.stopped) return; // a check cut short by the stop says nothing about the replica
     const now = Date.now();
     const usable = this.replicaUsable(now);
     const seconds = (this.lag.lagMs(now) / 1_000).toFixed(1);
