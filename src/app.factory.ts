@@ -86,6 +86,15 @@ export async function startService(config: AppConfig, options: StartOptions = {}
         embedded: false,
         poolMode: config.databasePoolMode,
         migrationUrl: config.migrationDatabaseUrl ?? undefined,
+        ...(config.databaseReadUrl
+          ? {
+              read: {
+                url: config.databaseReadUrl,
+                poolSize: config.databaseReadPoolSize,
+                maxLagSeconds: config.databaseReadMaxLagSeconds,
+              },
+            }
+          : {}),
       };
   let app: NestExpressApplication | null = null;
   let drain: HttpDrain;

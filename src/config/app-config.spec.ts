@@ -168,6 +168,50 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads the read replica settings, which need DATABASE_URL and DATABASE_READ_URL', () => {
+    const pg = 'postgres://svc@primary:5432/rhythmc';
+    const replica = 'postgresql://svc@replica:5432/rhythmc';
+    expect(loadConfig({ DATABASE_URL: pg })).toMatchObject({
+      databaseReadUrl: null,
+      databaseReadPoolSize: 10,
+      databaseReadMaxLagSeconds: 5,
+    });
+    expect(
+      loadConfig({
+        DATABASE_URL: pg,
+        DATABASE_POOL_MODE: 'transaction',
+        DATABASE_READ_URL: replica,
+        DATABASE_READ_POOL_SIZE: '4',
+        DATABASE_READ_MAX_LAG_SECONDS: '30',
+      }),
+    ).toMatchObject({ databaseReadUrl: replica, databaseReadPoolSize: 4, databaseReadMaxLagSeconds: 30 });
+    expect(() => loadConfig({ DATABASE_READ_URL: replica })).toThrow(
+      'Invalid configuration: DATABASE_READ_URL needs DATABASE_URL (PostgreSQL): the embedded database has no replica; unset DATABASE_READ_URL, or run on PostgreSQL with a streaming replica',
+    );
+    expect(() => loadConfig({ DATABASE_URL: pg, DATABASE_READ_URL: pg })).toThrow(
+      'Invalid configuration: DATABASE_READ_URL must name a replica, not DATABASE_URL itself',
+    );
+    expect(() => loadConfig({ DATABASE_URL: pg, DATABASE_READ_URL: 'redis://replica:6379' })).toThrow(
+      'Invalid configuration: DATABASE_READ_URL must use postgres: or postgresql:, got "redis:"',
+    );
+    expect(() => loadConfig({ DATABASE_URL: pg, DATABASE_READ_MAX_LAG_SECONDS: '5' })).toThrow(
+      'Invalid configuration: DATABASE_READ_MAX_LAG_SECONDS needs DATABASE_READ_URL',
+    );
+    expect(() => loadConfig({ DATABASE_URL: pg, DATABASE_READ_POOL_SIZE: '5' })).toThrow(
+      'Invalid configuration: DATABASE_READ_POOL_SIZE needs DATABASE_READ_URL',
+    );
+    for (const [name, value] of [
+      ['DATABASE_READ_POOL_SIZE', '0'],
+      ['DATABASE_READ_POOL_SIZE', '101'],
+      ['DATABASE_READ_MAX_LAG_SECONDS', '0'],
+      ['DATABASE_READ_MAX_LAG_SECONDS', '3601'],
+      ['DATABASE_READ_MAX_LAG_SECONDS', '1.5'],
+    ])
+      expect(() => loadConfig({ DATABASE_URL: pg, DATABASE_READ_URL: replica, [name]: value })).toThrow(
+        `Invalid configuration: ${name} must be`,
+      );
+  });
+
   it('treats empty values as unset', () => {
     expect(loadConfig({ DATABASE_URL: '', REDIS_URL: '  ', PORT: '' }).databaseUrl).toBeNull();
   });

@@ -21,6 +21,15 @@ export interface AppConfig {
   databasePoolMode: DatabasePoolMode;
   /** A direct connection for the migrations (not through a transaction pooler); null: DATABASE_URL. */
   migrationDatabaseUrl: string | null;
+  /**
+   * A streaming replica of DATABASE_URL for the reads that tolerate a little lag (docs/decisions.md
+   * "Read replica"); null: every read goes to DATABASE_URL.
+   */
+  databaseReadUrl: string | null;
+  /** Connections of the replica's own pool. */
+  databaseReadPoolSize: number;
+  /** Reads go to the primary while the replica is known to be further behind than this. */
+  databaseReadMaxLagSeconds: number;
   dataDir: string;
   redisUrl: string | null;
   /** Prefix of every Redis key and channel, so deployments (or test runs) can share one Redis. */
@@ -548,6 +557,9 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     migrateOnStart: read(() => bool(env, 'MIGRATE_ON_START', true), true),
     databasePoolMode: read(() => oneOf(env, 'DATABASE_POOL_MODE', DATABASE_POOL_MODES, 'session'), 'session'),
     migrationDatabaseUrl: optionalUrl('MIGRATION_DATABASE_URL', ['postgres:', 'postgresql:']),
+    databaseReadUrl: optionalUrl('DATABASE_READ_URL', ['postgres:', 'postgresql:']),
+    databaseReadPoolSize: number('DATABASE_READ_POOL_SIZE', 10, 1, 100),
+    databaseReadMaxLagSeconds: number('DATABASE_READ_MAX_LAG_SECONDS', 5, 1, 3_600),
     dataDir: path(env, 'DATA_DIR', './data', cwd),
     redisUrl: optionalUrl('REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: read(() => prefix(env, 'REDIS_KEY_PREFIX', 'rhythmc:'), 'rhythmc:'),
@@ -623,7 +635,22 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       errors.push(new ConfigError('DATABASE_POOL_MODE', 'needs DATABASE_URL (PostgreSQL)'));
     if (raw(env, 'MIGRATION_DATABASE_URL') !== undefined)
       errors.push(new ConfigError('MIGRATION_DATABASE_URL', 'needs DATABASE_URL (PostgreSQL)'));
+    if (raw(env, 'DATABASE_READ_URL') !== undefined)
+      errors.push(
+        new ConfigError(
+          'DATABASE_READ_URL',
+          'needs DATABASE_URL (PostgreSQL): the embedded database has no replica; unset DATABASE_READ_URL, or run on PostgreSQL with a streaming replica',
+        ),
+      );
+  } else if (
+    raw(env, 'DATABASE_READ_URL') !== undefined &&
+    raw(env, 'DATABASE_READ_URL') === raw(env, 'DATABASE_URL')
+  ) {
+    errors.push(new ConfigError('DATABASE_READ_URL', 'must name a replica, not DATABASE_URL itself'));
   }
+  if (raw(env, 'DATABASE_READ_URL') === undefined)
+    for (const name of ['DATABASE_READ_POOL_SIZE', 'DATABASE_READ_MAX_LAG_SECONDS'])
+      if (raw(env, name) !== undefined) errors.push(new ConfigError(name, 'needs DATABASE_READ_URL'));
   if (
     config.staffSessionMaxSeconds < config.staffSessionIdleSeconds &&
     !errors.some((e) => e.variable.startsWith('STAFF_'))

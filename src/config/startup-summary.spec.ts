@@ -20,6 +20,22 @@ describe('startupSummary', () => {
     );
   });
 
+  it('names the read replica and its lag bound, without credentials', () => {
+    const config = loadConfig(
+      {
+        DATABASE_URL: 'postgres://rhythmc:s3cret@db.internal:5432/rhythmc',
+        DATABASE_READ_URL: 'postgres://rhythmc:s3cret@replica.internal:5432/rhythmc',
+        DATABASE_READ_MAX_LAG_SECONDS: '3',
+      },
+      '/srv',
+    );
+    const summary = startupSummary(config, 3000, '1.2.3');
+    expect(summary).toContain(
+      '; database PostgreSQL db.internal:5432/rhythmc; reads that tolerate 3 s of lag from replica.internal:5432/rhythmc;',
+    );
+    expect(summary).not.toContain('s3cret');
+  });
+
   it('names the leaderboard site and its path when it is on', () => {
     const config = loadConfig(
       { SITE_ENABLED: 'true', SITE_PATH: '/boards', PUBLIC_API_ANONYMOUS_RATE_LIMIT: '60' },

@@ -30,6 +30,9 @@ export function startupSummary(config: AppConfig, port: number, version: string)
     config.databaseUrl
       ? `database PostgreSQL ${endpointOf(config.databaseUrl)}`
       : `database embedded in ${config.dataDir}`,
+    ...(config.databaseReadUrl
+      ? [`reads that tolerate ${config.databaseReadMaxLagSeconds} s of lag from ${endpointOf(config.databaseReadUrl)}`]
+      : []),
     config.redisUrl ? `Redis ${endpointOf(config.redisUrl)}` : 'no Redis (events and limits in this process)',
     config.adminToken ? 'admin API on' : 'admin API off (no ADMIN_TOKEN)',
     ...(config.site ? [`leaderboard site at ${config.site.path}`] : []),

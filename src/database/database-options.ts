@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Client, ClientConfig } from 'pg';
+import { Client, ClientConfig, PoolConfig } from 'pg';
 import type { DataSourceOptions } from 'typeorm';
 import type { DatabasePoolMode } from '../config/app-config';
 import { databaseFailureOf } from '../common/errors/database-errors';
@@ -78,6 +78,32 @@ export interface DatabaseTarget {
   poolMode?: DatabasePoolMode;
   /** A direct connection for the start-up migrations (MIGRATION_DATABASE_URL); absent: `url`. */
   migrationUrl?: string;
+  /** A streaming replica for the reads that tolerate lag (DATABASE_READ_URL); absent: none. */
+  read?: ReadReplicaTarget;
+}
+
+/** DATABASE_READ_URL and its settings (docs/decisions.md "Read replica"). */
+export interface ReadReplicaTarget {
+  url: string;
+  poolSize: number;
+  maxLagSeconds: number;
+}
+
+/**
+ * The replica's pool (DATABASE_READ_URL): the primary pool's client class, timeouts and query
+ * timeout, its own size. A plain pg pool, not a TypeORM data source: the replica only runs the
+ * read repositories' statements, and the service must start while it is down (a data source
+ * connects at initialisation).
+ */
+export function buildReadPoolConfig(target: ReadReplicaTarget, watch: ConnectionWatch = {}): PoolConfig {
+  return {
+    connectionString: target.url,
+    max: target.poolSize,
+    Client: clientClass(watch),
+    connectionTimeoutMillis: ACQUIRE_TIMEOUT_MS,
+    query_timeout: 15_000,
+    application_name: 'rhythmc-backend-read',
+  };
 }
 
 /**

@@ -6,6 +6,7 @@ import { DATABASE_BACKUP_SOURCE, DatabaseBackupService } from './database-backup
 import { assertNoPendingMigrations, runMigrations } from './migrate';
 import { PreparedQueries } from './prepared-queries';
 import { QueryCounter } from './query-counter';
+import { ReadQueries } from './read-queries';
 import { StatementBatcher } from './statement-batcher';
 import { TransactionService } from './transaction.service';
 import { WriteRefusals } from './write-refusals';
@@ -67,6 +68,12 @@ export class DatabaseModule {
           useFactory: (dataSource: DataSource) => new PreparedQueries(dataSource, namedStatementsOn(target)),
           inject: [DataSource],
         },
+        {
+          provide: ReadQueries,
+          useFactory: (prepared: PreparedQueries, dataSource: DataSource) =>
+            new ReadQueries(prepared, dataSource, target.read ?? null, namedStatementsOn(target), { counter }),
+          inject: [PreparedQueries, DataSource],
+        },
         StatementBatcher,
         { provide: DATABASE_BACKUP_SOURCE, useValue: target.backup ?? null },
         DatabaseBackupService,
@@ -76,6 +83,7 @@ export class DatabaseModule {
         QueryCounter,
         WriteRefusals,
         PreparedQueries,
+        ReadQueries,
         StatementBatcher,
         DatabaseBackupService,
       ],

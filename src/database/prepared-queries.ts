@@ -39,7 +39,8 @@ export class PreparedQueries {
   }
 }
 
-async function rowsOf<T>(query: Promise<QueryResult>, text: string, params: unknown[]): Promise<T[]> {
+/** The rows of a pg query, its failure as TypeORM's QueryFailedError (as DataSource.query throws it). */
+export async function rowsOf<T>(query: Promise<QueryResult>, text: string, params: unknown[]): Promise<T[]> {
   try {
     return (await query).rows as T[];
   } catch (error) {

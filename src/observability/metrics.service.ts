@@ -18,6 +18,7 @@ import { REDIS } from '../common/redis/redis.module';
 import type { RouteMetric } from '../common/decorators/route-metric.decorator';
 import { buildInfo } from '../config/build-info';
 import { QueryCounter } from '../database/query-counter';
+import { ReadQueries, type ReadTarget } from '../database/read-queries';
 import { StatementBatcher } from '../database/statement-batcher';
 import { processMetrics, sampleEventLoop } from './process-metrics';
 import { expressRoutes, routeKey, routeMetricsOf } from './route-metrics';
@@ -257,7 +258,9 @@ export class MetricsService implements OnApplicationBootstrap, OnModuleDestroy {
     queryCounter: QueryCounter,
     batcher: StatementBatcher,
     players: PlayerService,
+    reads: ReadQueries,
   ) {
+    if (reads.stats().configured) this.observeReadSide(reads);
     let counted = 0;
     // Read at scrape time, like the gauges: the count lives with the pool's clients (src/database).
     new Counter({
@@ -373,6 +376,40 @@ export class MetricsService implements OnApplicationBootstrap, OnModuleDestroy {
     this.databasePool.set({ state: 'total' }, pool.totalCount);
     this.databasePool.set({ state: 'idle' }, pool.idleCount ?? 0);
     this.databasePool.set({ state: 'waiting' }, pool.waitingCount ?? 0);
+  }
+
+  /** Only with DATABASE_READ_URL: the replica's lag, whether it is read, and the reads by target. */
+  private observeReadSide(reads: ReadQueries): void {
+    new Gauge({
+      name: 'rhythmc_db_read_replica_lag_seconds',
+      help: 'How far behind the primary the read replica (DATABASE_READ_URL) may be: time since the newest primary WAL position it is known to have replayed (since the start while never seen). Reads leave it above DATABASE_READ_MAX_LAG_SECONDS.',
+      registers: [this.registry],
+      collect() {
+        this.set(reads.stats().lagSeconds);
+      },
+    });
+    new Gauge({
+      name: 'rhythmc_db_read_replica_in_use',
+      help: 'Whether the reads that tolerate lag go to the read replica (1) or to the primary (0: the replica unreachable, not a standby or too far behind).',
+      registers: [this.registry],
+      collect() {
+        this.set(reads.stats().replicaInUse ? 1 : 0);
+      },
+    });
+    const seen: Record<ReadTarget, number> = { replica: 0, primary: 0 };
+    new Counter({
+      name: 'rhythmc_db_lagged_reads_total',
+      help: 'Statements of the reads that tolerate lag (boards, period boards, rating history, public player lookups), by where they ran: replica or primary.',
+      labelNames: ['target'] as const,
+      registers: [this.registry],
+      collect() {
+        const counts = reads.stats().reads;
+        for (const target of ['replica', 'primary'] as const) {
+          this.inc({ target }, counts[target] - seen[target]);
+          seen[target] = counts[target];
+        }
+      },
+    });
   }
 
   /** Retention's counts since start (reset + inc keeps them counters within the process). */

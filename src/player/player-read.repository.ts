@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { PreparedQueries } from '../database/prepared-queries';
+import { ReadQueries } from '../database/read-queries';
 import { PlayerBanEntity } from './entities/player-ban.entity';
 import { PlayerEntity } from './entities/player.entity';
 import { activeBan, activeBanPredicate } from './player.repository';
@@ -74,21 +74,22 @@ const likePrefix = (prefix: string) => `${prefix.replace(/[\\%_]/g, (c) => `\\${
 export class PlayerReadRepository {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly prepared: PreparedQueries,
+    /** The public API's lookups: on the read replica within its lag bound (ReadQueries). */
+    private readonly replica: ReadQueries,
   ) {}
 
   /** The public API's player by uid or Mojang uuid; null when unknown or under an active ban. */
   async publicPlayer(by: { uid: string } | { uuid: string }): Promise<PublicPlayerRow | null> {
     const rows =
       'uid' in by
-        ? await this.prepared.run<PublicPlayerRow>('player_public_by_uid', PUBLIC_PLAYER_BY_UID_SQL, [by.uid])
-        : await this.prepared.run<PublicPlayerRow>('player_public_by_uuid', PUBLIC_PLAYER_BY_UUID_SQL, [by.uuid]);
+        ? await this.replica.run<PublicPlayerRow>('player_public_by_uid', PUBLIC_PLAYER_BY_UID_SQL, [by.uid])
+        : await this.replica.run<PublicPlayerRow>('player_public_by_uuid', PUBLIC_PLAYER_BY_UUID_SQL, [by.uuid]);
     return rows[0] ?? null;
   }
 
   /** Unbanned players whose lowercased name is in [from, to) in byte order, by that name then uid; at most `limit`. */
   publicPlayersByName(from: string, to: string, limit: number): Promise<PublicPlayerRow[]> {
-    return this.prepared.run<PublicPlayerRow>('player_public_by_name', PUBLIC_PLAYERS_BY_NAME_SQL, [from, to, limit]);
+    return this.replica.run<PublicPlayerRow>('player_public_by_name', PUBLIC_PLAYERS_BY_NAME_SQL, [from, to, limit]);
   }
 
   /** Players by uid ascending after `afterUid`, at most `limit` rows. */

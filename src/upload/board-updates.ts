@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { EVENT_BUS, EventBus } from '../common/events/events';
+import { ReadQueries } from '../database/read-queries';
 
 /** A board "changed" when an upload's new best lands in its first BOARD_TOP places (a hologram's top 10). */
 export const BOARD_TOP = 10;
@@ -20,7 +21,10 @@ export class BoardUpdates implements OnModuleInit, OnModuleDestroy {
   private atp = false;
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(@Inject(EVENT_BUS) private readonly events: EventBus) {}
+  constructor(
+    @Inject(EVENT_BUS) private readonly events: EventBus,
+    private readonly reads: ReadQueries,
+  ) {}
 
   onModuleInit(): void {
     this.timer = setInterval(() => void this.flush(), BOARD_FLUSH_MS);
@@ -43,6 +47,8 @@ export class BoardUpdates implements OnModuleInit, OnModuleDestroy {
     const atp = this.atp;
     this.charts.clear();
     this.atp = false;
+    // Boards may be read from a replica: the hint goes out once a read would see these bests.
+    await this.reads.caughtUp();
     await this.events
       .publish({ type: 'boards.changed', atp, levelIds, top: BOARD_TOP })
       .catch((error: unknown) => this.logger.warn(`Publishing board updates failed: ${String(error)}`));

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PreparedQueries } from '../database/prepared-queries';
+import { ReadQueries } from '../database/read-queries';
 import { BOARD_MAX_LIMIT } from './dto/leaderboard.dto';
 import { activeBanPredicate } from '../player/player.repository';
 import type { BanCheck } from './upload.types';
@@ -276,32 +277,41 @@ function assertBoardLimit(limit: number): void {
  */
 @Injectable()
 export class LeaderboardRepository {
-  constructor(private readonly prepared: PreparedQueries) {}
+  constructor(
+    private readonly prepared: PreparedQueries,
+    private readonly replica: ReadQueries,
+  ) {}
 
   /**
    * On PostgreSQL a named prepared statement on a pooled connection (PreparedQueries: not on the
    * embedded database nor behind a transaction pooler): planned once per connection. Planning the
    * window statements costs about as much as running them (0.7–0.9 ms against 0.5–1.0 ms, EXPLAIN
-   * ANALYZE at 1M players), and PostgreSQL shares the machine's cores.
+   * ANALYZE at 1M players), and PostgreSQL shares the machine's cores. On the primary: the window
+   * reads, whose rank and neighbours come from the rank index (the primary's state).
    */
   private read<T>(name: string, text: string, values: unknown[]): Promise<T[]> {
     return this.prepared.run<T>(`leaderboard_${name}`, text, values);
   }
 
+  /** As `read`, on the read replica while it is within its lag bound (ReadQueries): boards read by SQL alone. */
+  private lagged<T>(name: string, text: string, values: unknown[]): Promise<T[]> {
+    return this.replica.run<T>(`leaderboard_${name}`, text, values);
+  }
+
   /** The top `limit` (1..BOARD_MAX_LIMIT) of the site order. */
   topSite(limit: number): Promise<SiteRow[]> {
     assertBoardLimit(limit);
-    return this.read<SiteRow>('top_site', TOP_SITE_SQL, [limit]);
+    return this.lagged<SiteRow>('top_site', TOP_SITE_SQL, [limit]);
   }
 
   /** The top `limit` (1..BOARD_MAX_LIMIT) of chart `levelId`'s order. */
   topTrack(levelId: number, limit: number): Promise<TrackRow[]> {
     assertBoardLimit(limit);
-    return this.read<TrackRow>('top_track', TOP_TRACK_SQL, [levelId, limit]);
+    return this.lagged<TrackRow>('top_track', TOP_TRACK_SQL, [levelId, limit]);
   }
 
   firstPlaces(limit: number): Promise<FirstPlaceRow[]> {
-    return this.read<FirstPlaceRow>('first_places', FIRST_PLACES_SQL, [limit]);
+    return this.lagged<FirstPlaceRow>('first_places', FIRST_PLACES_SQL, [limit]);
   }
 
   /** The player's site window and rank state (null without a rating), in one statement. */
@@ -344,12 +354,12 @@ export class LeaderboardRepository {
 
   /** The unbanned players of `uids` (1..SCOPED_MAX_UIDS) with a rating, in the site order. */
   siteAmong(uids: string[]): Promise<SiteRow[]> {
-    return this.read<SiteRow>('site_among', SITE_AMONG_SQL, [uids]);
+    return this.lagged<SiteRow>('site_among', SITE_AMONG_SQL, [uids]);
   }
 
   /** The unbanned bests of `uids` on chart `levelId`, in its track order. */
   trackAmong(levelId: number, uids: string[]): Promise<TrackRow[]> {
-    return this.read<TrackRow>('track_among', TRACK_AMONG_SQL, [levelId, uids]);
+    return this.lagged<TrackRow>('track_among', TRACK_AMONG_SQL, [levelId, uids]);
   }
 
   async playerExists(uid: string): Promise<boolean> {

@@ -57,9 +57,18 @@ describe('Monitoring files (deploy/)', () => {
     await app?.close();
   });
 
-  /** Names read but not exported; `up` is Prometheus's; rhythmc_redis_up exists only with REDIS_URL. */
+  /**
+   * Names read but not exported; `up` is Prometheus's; rhythmc_redis_up exists only with
+   * REDIS_URL, the read replica's metrics only with DATABASE_READ_URL.
+   */
   function missing(queries: Array<{ where: string; expr: string }>): string[] {
-    const optional = new Set(['up', ...(app.config.redisUrl === null ? ['rhythmc_redis_up'] : [])]);
+    const optional = new Set([
+      'up',
+      ...(app.config.redisUrl === null ? ['rhythmc_redis_up'] : []),
+      ...(app.config.databaseReadUrl === null
+        ? ['rhythmc_db_read_replica_in_use', 'rhythmc_db_read_replica_lag_seconds', 'rhythmc_db_lagged_reads_total']
+        : []),
+    ]);
     return queries.flatMap(({ where, expr }) =>
       metricNames(expr)
         .filter((name) => !exported.has(name) && !optional.has(name))

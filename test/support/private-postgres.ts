@@ -27,7 +27,7 @@ export class PrivatePostgres {
 
   /** Why no private cluster can be made here (binaries missing), or null. */
   static unavailable(): string | null {
-    for (const binary of ['initdb', 'pg_ctl'])
+    for (const binary of ['initdb', 'pg_ctl', 'pg_basebackup'])
       if (!existsSync(join(BIN, binary)))
         return `${join(BIN, binary)} is missing (apt install postgresql-15, or PG_BIN)`;
     return null;
@@ -65,6 +65,44 @@ export class PrivatePostgres {
     };
     await cluster.start();
     return cluster;
+  }
+
+  /**
+   * A hot standby of `primary` streaming from it (pg_basebackup -R: a base backup with
+   * standby.signal and primary_conninfo), in a fresh directory, started on a port of its own.
+   * initdb's pg_hba.conf lets `replication` connect from 127.0.0.1 with the cluster's auth (trust).
+   */
+  static async standbyOf(
+    primary: PrivatePostgres,
+    options: { settings?: Record<string, string> } = {},
+  ): Promise<PrivatePostgres> {
+    const root = mkdtempSync(join(tmpdir(), 'rhythmc-pg-standby-'));
+    const standby = new PrivatePostgres(join(root, 'data'), await freePort(), root, primary.asUser);
+    if (standby.asUser) await standby.exec('chown', [`${standby.asUser}:`, root], false);
+    await standby.exec(join(BIN, 'pg_basebackup'), [
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(primary.port),
+      '-U',
+      'postgres',
+      '-D',
+      standby.dataDir,
+      '-R',
+      '-X',
+      'stream',
+      '--checkpoint=fast',
+      '--no-sync',
+    ]);
+    standby.settings = {
+      listen_addresses: '127.0.0.1',
+      port: String(standby.port),
+      unix_socket_directories: "''",
+      hot_standby: 'on',
+      ...options.settings,
+    };
+    await standby.start();
+    return standby;
   }
 
   private settings: Record<string, string> = {};

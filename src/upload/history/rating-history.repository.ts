@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { PreparedQueries } from '../../database/prepared-queries';
+import { ReadQueries } from '../../database/read-queries';
 import { activeBanPredicate } from '../../player/player.repository';
 import { COUNTED_RECORD } from '../counted-record';
 import { historyBucket, historySlot } from './rating-history-layout';
@@ -62,7 +63,11 @@ export interface HistoryRow {
 /** The rating history (Upload's table rating_history_day and its watermark rating_history_run). */
 @Injectable()
 export class RatingHistoryRepository {
-  constructor(private readonly prepared: PreparedQueries) {}
+  /** `reads`: the read replica within its lag bound (ReadQueries), for the history reads; the snapshot writes take a manager. */
+  constructor(
+    private readonly prepared: PreparedQueries,
+    private readonly reads: ReadQueries,
+  ) {}
 
   /** Waits for the snapshot lock of this transaction (released at its end). */
   async lockSnapshots(manager: EntityManager): Promise<void> {
@@ -86,12 +91,12 @@ export class RatingHistoryRepository {
 
   /** The player's snapshots of days `from`..`to`, oldest first. */
   history(uid: string, from: number, to: number): Promise<HistoryRow[]> {
-    return this.prepared.run<HistoryRow>('rating_history_read', HISTORY_SQL, [uid, from, to]);
+    return this.reads.run<HistoryRow>('rating_history_read', HISTORY_SQL, [uid, from, to]);
   }
 
   /** null when there is no such player; otherwise whether it is under an active ban. */
   async player(uid: string): Promise<{ banned: boolean } | null> {
-    const [row] = await this.prepared.run<{ banned: boolean }>('rating_history_player', PLAYER_SQL, [uid]);
+    const [row] = await this.reads.run<{ banned: boolean }>('rating_history_player', PLAYER_SQL, [uid]);
     return row ?? null;
   }
 }

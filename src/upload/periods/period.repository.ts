@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { PreparedQueries } from '../../database/prepared-queries';
+import { ReadQueries } from '../../database/read-queries';
 import { activeBanPredicate } from '../../player/player.repository';
 import type { PeriodKind } from '../entities/board-period.entity';
 
@@ -153,11 +154,21 @@ const paramsOf = (periodId: string, board: PeriodBoard) =>
  */
 @Injectable()
 export class PeriodRepository {
-  constructor(private readonly statements: PreparedQueries) {}
+  /**
+   * `statements` on the primary; `reads` on the read replica within its lag bound (ReadQueries):
+   * the period rows and boards a board read resolves and shows, each read by SQL alone.
+   */
+  constructor(
+    private readonly statements: PreparedQueries,
+    private readonly reads: ReadQueries,
+  ) {}
 
-  /** The calendar period of `kind` containing `at` (the latest-starting one, should the time zone have changed). */
-  async calendarPeriod(kind: PeriodKind, at: Date): Promise<PeriodRow | null> {
-    const rows = await this.statements.run<PeriodRow>(
+  /**
+   * The calendar period of `kind` containing `at` (the latest-starting one, should the time zone
+   * have changed); `primary`: right after ensureCalendar, whose row a replica may not have yet.
+   */
+  async calendarPeriod(kind: PeriodKind, at: Date, { primary = false } = {}): Promise<PeriodRow | null> {
+    const rows = await (primary ? this.statements : this.reads).run<PeriodRow>(
       'period_calendar',
       `SELECT ${PERIOD_COLUMNS} FROM board_period p WHERE p.kind = $1 AND p.starts_at <= $2 AND p.ends_at > $2
         ORDER BY p.starts_at DESC LIMIT 1`,
@@ -167,7 +178,7 @@ export class PeriodRepository {
   }
 
   async byId(id: string): Promise<PeriodRow | null> {
-    const rows = await this.statements.run<PeriodRow>(
+    const rows = await this.reads.run<PeriodRow>(
       'period_by_id',
       `SELECT ${PERIOD_COLUMNS} FROM board_period p WHERE p.id = $1`,
       [id],
@@ -176,7 +187,7 @@ export class PeriodRepository {
   }
 
   async seasonBySlug(slug: string): Promise<PeriodRow | null> {
-    const rows = await this.statements.run<PeriodRow>(
+    const rows = await this.reads.run<PeriodRow>(
       'period_by_slug',
       `SELECT ${PERIOD_COLUMNS} FROM board_period p WHERE p.slug = $1 AND p.kind = 'season'`,
       [slug],
@@ -245,7 +256,7 @@ export class PeriodRepository {
     const params = paramsOf(periodId, board);
     const last = `$${params.length + 1}`;
     const name = `period_top_${board.board}_${archived ? 'archive' : 'live'}`;
-    return this.statements.run<PeriodBoardRow>(name, archived ? archiveTop(source, last) : liveTop(source, last), [
+    return this.reads.run<PeriodBoardRow>(name, archived ? archiveTop(source, last) : liveTop(source, last), [
       ...params,
       limit,
     ]);
@@ -267,14 +278,14 @@ export class PeriodRepository {
     const [u, n] = [`$${params.length + 1}`, `$${params.length + 2}`];
     const name = `period_window_${board.board}_${archived ? 'archive' : 'live'}`;
     if (archived) {
-      const rows = await this.statements.run<PeriodBoardRow & { anchor: number }>(name, archiveWindow(source, u, n), [
+      const rows = await this.reads.run<PeriodBoardRow & { anchor: number }>(name, archiveWindow(source, u, n), [
         ...params,
         uid,
         k,
       ]);
       return rows.length === 0 ? null : { rank: Number(rows[0].anchor), rows };
     }
-    const rows = await this.statements.run<PeriodBoardRow & { part: number }>(name, liveWindow(source, u, n), [
+    const rows = await this.reads.run<PeriodBoardRow & { part: number }>(name, liveWindow(source, u, n), [
       ...params,
       uid,
       k,

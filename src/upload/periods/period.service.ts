@@ -48,7 +48,7 @@ export class PeriodService {
       if (!row) {
         // The period job creates periods ahead of their start; a first read after a long stop may come first.
         await this.periods.ensureCalendar(now, this.config.periodTimeZone);
-        row = await this.periods.calendarPeriod(period as PeriodKind, now);
+        row = await this.periods.calendarPeriod(period as PeriodKind, now, { primary: true });
       }
     } else if (period.startsWith('season:')) {
       const key = period.slice('season:'.length);
