@@ -112,7 +112,7 @@ export class PlayerSessionService {
 
   /**
    * What a statement needs to judge a player token the way resolveBoundPlayerToken does
-   * (`rhythmc_bound_player_session`, migrations/1795662422908-OneRoundTripLogin.ts): its hash, the
+   * (`rhythmc_bound_player_session`, sql/rhythmc_bound_player_session.sql): its hash, the
    * calling server session and this instance's clock. assertBoundTokenStatus reads the answer.
    */
   boundTokenCheck(token: string, server: ServerSessionContext): BoundTokenCheck {

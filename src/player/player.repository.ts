@@ -13,7 +13,7 @@ export const activeBan = (ban: string) => `${ban}.lifted_at IS NULL AND (${ban}.
 export const activeBanPredicate = (alias: string) =>
   `EXISTS (SELECT 1 FROM player_ban b WHERE b.uid = ${alias}.uid AND ${activeBan('b')})`;
 
-/** What rhythmc_player_login is given (migrations/1795662422908-OneRoundTripLogin.ts, 1795849590361-SessionProof.ts). */
+/** What rhythmc_player_login (sql/rhythmc_player_login.sql) is given. */
 export interface OneRoundTripLogin {
   mode: 'ONLINE' | 'TOKEN' | 'OFFLINE_REFRESH';
   /** TOKEN: the uid the Net Token named. */
