@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { PreparedQueries } from '../database/prepared-queries';
 import { BatchableStatement, compareUids, StatementBatcher } from '../database/statement-batcher';
 import { DataSource, EntityManager } from 'typeorm';
-import { activeBanPredicate } from '../player/player.repository';
+import { activeBanPredicate } from '../player/active-ban.rule';
 import { BalanceHistoryEntity } from './entities/balance-history.entity';
 import { PlayerBalanceEntity } from './entities/player-balance.entity';
 
