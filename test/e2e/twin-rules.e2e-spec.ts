@@ -1,7 +1,9 @@
 import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { buildDataSourceOptions } from '../../src/database/database-options';
 import { EmbeddedDatabase } from '../../src/database/embedded/embedded-database';
+import { BoundTokenSession, boundTokenStatus } from '../../src/auth/bound-token.rule';
 import { activeBan, banIsActive } from '../../src/player/active-ban.rule';
 import { improves } from '../../src/upload/best.rule';
 import { COUNTED_RECORD, recordCounts } from '../../src/upload/counted-record.rule';
@@ -191,6 +193,130 @@ describe('Twin rules: the TypeScript and SQL forms agree', () => {
       const liftedStillBans = (ban: string) => activeBan(ban).replace(`${ban}.lifted_at IS NULL AND `, '');
       expect(activeBan('b')).not.toBe(liftedStillBans('b'));
       expect(await disagreements(banIsActive, liftedStillBans)).toHaveLength(2 * 3);
+    });
+  });
+
+  describe('a bound player token (auth/bound-token.rule.ts: boundTokenStatus, rhythmc_bound_player_session)', () => {
+    const MIN = 60_000;
+    const now = new Date(Math.floor(Date.now() / 1000) * 1000);
+    const hash = () => randomBytes(32).toString('hex');
+    interface Case {
+      state: string;
+      tokenHash: string;
+      uid: string;
+      serverSessionId: string;
+    }
+    let cases: Case[] = [];
+    /** The SQL form's answers in the last comparison. */
+    let lastAnswers: string[] = [];
+
+    /** Two servers with a session each; a player and a session per state; every state asked by its uid and another, from both servers. */
+    beforeAll(async () => {
+      const serverSessions: string[] = [];
+      for (const name of ['twin-a', 'twin-b']) {
+        const [server] = await sql<{ id: number }>(
+          "INSERT INTO game_server (name, country) VALUES ($1, 'DE') RETURNING id",
+          [name],
+        );
+        const [session] = await sql<{ id: string }>(
+          `INSERT INTO server_session (server_id, plugin_sha, plugin_version, token_expires_at, token_hash)
+           VALUES ($1, 'sha', 1, $2, $3) RETURNING id::text AS id`,
+          [server.id, new Date(now.getTime() + 60 * MIN), hash()],
+        );
+        serverSessions.push(session.id);
+      }
+      const states: { state: string; expiresAt: Date; loggedOutAt: Date | null }[] = [
+        { state: 'live', expiresAt: new Date(now.getTime() + 10 * MIN), loggedOutAt: null },
+        { state: 'expiring now', expiresAt: now, loggedOutAt: null },
+        { state: 'expired', expiresAt: new Date(now.getTime() - MIN), loggedOutAt: null },
+        {
+          state: 'logged out',
+          expiresAt: new Date(now.getTime() + 10 * MIN),
+          loggedOutAt: new Date(now.getTime() - MIN),
+        },
+      ];
+      const stored: { state: string; tokenHash: string; uid: string }[] = [];
+      for (const [index, state] of states.entries()) {
+        const [player] = await sql<{ uid: string }>(
+          'INSERT INTO player (username) VALUES ($1) RETURNING uid::text AS uid',
+          [`twin_${index}`],
+        );
+        const tokenHash = hash();
+        await sql(
+          `INSERT INTO player_session (mode, uid, server_session_id, token_hash, token_expires_at, logged_out_at, logout_reason)
+           VALUES ('ONLINE', $1, $2, $3, $4, $5, $6)`,
+          [player.uid, serverSessions[0], tokenHash, state.expiresAt, state.loggedOutAt, state.loggedOutAt && 'logout'],
+        );
+        stored.push({ state: state.state, tokenHash, uid: player.uid });
+      }
+      stored.push({ state: 'unknown token', tokenHash: hash(), uid: stored[0].uid });
+      const otherUid = String(Number(stored[0].uid) + 1_000_000);
+      cases = stored.flatMap((session) =>
+        [session.uid, otherUid].flatMap((uid) =>
+          serverSessions.map((serverSessionId) => ({ ...session, uid, serverSessionId })),
+        ),
+      );
+    });
+
+    /** The cases where `typeScript` over the stored row and the database's rhythmc_bound_player_session differ. */
+    async function disagreements(typeScript: typeof boundTokenStatus): Promise<string[]> {
+      const rows = await sql<{
+        status: string;
+        uid: string | null;
+        server_session_id: string | null;
+        logged_out_at: Date | null;
+        token_expires_at: Date | null;
+      }>(
+        `SELECT rhythmc_bound_player_session(x.token_hash, x.uid, x.server_session_id, $4) AS status,
+                s.uid::text AS uid, s.server_session_id::text AS server_session_id, s.logged_out_at, s.token_expires_at
+           FROM unnest($1::bpchar[], $2::bigint[], $3::uuid[]) WITH ORDINALITY AS x(token_hash, uid, server_session_id, i)
+           LEFT JOIN player_session s ON s.token_hash = x.token_hash
+          ORDER BY x.i`,
+        [cases.map((c) => c.tokenHash), cases.map((c) => c.uid), cases.map((c) => c.serverSessionId), now],
+      );
+      expect(rows).toHaveLength(cases.length);
+      lastAnswers = rows.map((row) => row.status);
+      return cases
+        .filter((c, index) => {
+          const row = rows[index];
+          const session: BoundTokenSession | null =
+            row.uid === null
+              ? null
+              : {
+                  uid: row.uid,
+                  serverSessionId: row.server_session_id as string,
+                  loggedOutAt: row.logged_out_at,
+                  tokenExpiresAt: row.token_expires_at as Date,
+                };
+          return typeScript(session, c.uid, c.serverSessionId, now.getTime()) !== row.status;
+        })
+        .map((c) => `${c.state} ${c.uid} ${c.serverSessionId}`);
+    }
+
+    it('agree on live, expiring, expired, logged-out and unknown tokens, asked by any uid from any server', async () => {
+      expect(cases).toHaveLength(5 * 2 * 2);
+      expect(await disagreements(boundTokenStatus)).toEqual([]);
+      // Every status is some case's answer.
+      expect(new Set(lastAnswers)).toEqual(new Set(['ok', 'invalid_token', 'other_uid', 'other_server_session']));
+    });
+
+    it('disagree when only the TypeScript form changes', async () => {
+      const anyServer: typeof boundTokenStatus = (session, uid, _server, at) =>
+        boundTokenStatus(session, uid, session?.serverSessionId ?? '', at);
+      expect(await disagreements(anyServer)).toHaveLength(1);
+    });
+
+    it('disagree when only the SQL form changes', async () => {
+      const text = functionFiles().find((file) => file.name === 'rhythmc_bound_player_session')?.text ?? '';
+      expect(text).toContain('v.token_expires_at <= p_now');
+      await sql(text.replace('v.token_expires_at <= p_now', 'v.token_expires_at < p_now'));
+      try {
+        // The token expiring this instant: by every uid from every server.
+        expect(await disagreements(boundTokenStatus)).toHaveLength(4);
+      } finally {
+        await sql(text);
+      }
+      expect(await disagreements(boundTokenStatus)).toEqual([]);
     });
   });
 });
