@@ -6,6 +6,7 @@ import { EmbeddedDatabase } from '../../src/database/embedded/embedded-database'
 import { BoundTokenSession, boundTokenStatus } from '../../src/auth/bound-token.rule';
 import { activeBan, banIsActive } from '../../src/player/active-ban.rule';
 import { improves } from '../../src/upload/best.rule';
+import { playRating } from '../../src/upload/rating';
 import { COUNTED_RECORD, recordCounts } from '../../src/upload/counted-record.rule';
 import type { TrackPosition } from '../../src/upload/upload.types';
 import { functionFiles } from '../support/function-files';
@@ -317,6 +318,42 @@ describe('Twin rules: the TypeScript and SQL forms agree', () => {
         await sql(text);
       }
       expect(await disagreements(boundTokenStatus)).toEqual([]);
+    });
+  });
+
+  // Agreement itself on thousands of values: upload-one-statement.e2e-spec.ts ("rating arithmetic").
+  describe('the play rating (upload/rating.ts: playRating, rhythmc_play_rating)', () => {
+    const accs = [0, 50, 94.99999999999999, 95, 95.5, 96.5, 97.99999999999999, 98, 98.5, 99.99999999999999, 100];
+    const cases = [0, 7.5, 14.7].flatMap((constant) => accs.map((acc) => ({ constant, acc })));
+    const inMiddleBand = cases.filter((c) => c.acc > 95 && c.acc < 98).length;
+
+    async function disagreements(typeScript: typeof playRating): Promise<string[]> {
+      const rows = await sql<{ rating: number }>(
+        `SELECT rhythmc_play_rating(x.c, x.a) AS rating
+           FROM unnest($1::float8[], $2::float8[]) WITH ORDINALITY AS x(c, a, i) ORDER BY x.i`,
+        [cases.map((c) => c.constant), cases.map((c) => c.acc)],
+      );
+      expect(rows).toHaveLength(cases.length);
+      return cases
+        .filter((c, index) => typeScript(c.constant, c.acc) !== rows[index].rating)
+        .map((c) => JSON.stringify(c));
+    }
+
+    it('agree at every band edge, and disagree when one form changes alone', async () => {
+      expect(await disagreements(playRating)).toEqual([]);
+      const steeper: typeof playRating = (constant, acc) =>
+        acc >= 95 && acc < 98 ? constant + (acc - 95) / 2 : playRating(constant, acc);
+      expect(await disagreements(steeper)).toHaveLength(inMiddleBand);
+
+      const text = functionFiles().find((file) => file.name === 'rhythmc_play_rating')?.text ?? '';
+      expect(text).toContain('(p_acc - 95::float8) / 3::float8');
+      await sql(text.replace('(p_acc - 95::float8) / 3::float8', '(p_acc - 95::float8) / 4::float8'));
+      try {
+        expect(await disagreements(playRating)).toHaveLength(inMiddleBand);
+      } finally {
+        await sql(text);
+      }
+      expect(await disagreements(playRating)).toEqual([]);
     });
   });
 });
