@@ -102,7 +102,7 @@ const moduleRules = Object.entries(MODULES).map(([module, allowed]) => ({
     pathNot: [
       folders([module, ...allowed]),
       // Documented exceptions, each a rule of its own below.
-      ...(module === 'economy' || module === 'upload' ? ['^src/player/player\\.repository\\.ts$'] : []),
+      ...(module === 'economy' || module === 'upload' ? ['^src/player/active-ban\\.rule\\.ts$'] : []),
     ],
   },
 }));
@@ -137,13 +137,13 @@ module.exports = {
     },
     {
       // Documented in docs/architecture.md ("economy", "upload"): their ranking SQL leaves out banned
-      // players with the player module's activeBanPredicate, read only. Only repositories may
-      // import it (no-foreign-repository), and only from player.repository.ts (module-graph-*).
+      // players with the player module's activeBanPredicate, read only, from the rule's one file
+      // (player/active-ban.rule.ts; module-graph-*), and only in repositories.
       name: 'shared-sql-fragment',
       severity: 'error',
-      comment: "Only economy's and upload's repositories read the player module's repository (its SQL fragments).",
-      from: { path: '^src/', pathNot: ['^src/(player|economy|upload)/'] },
-      to: { path: '^src/player/player\\.repository\\.ts$' },
+      comment: "Only economy's and upload's repositories read the player module's active-ban rule (its SQL fragments).",
+      from: { path: '^src/(economy|upload)/', pathNot: ['\\.repository\\.ts$', SPEC] },
+      to: { path: '^src/player/active-ban\\.rule\\.ts$' },
     },
     {
       name: 'entities-reference-entities',

@@ -8,6 +8,7 @@ import type {
   ResolvedPlayerSession,
   ServerSessionContext,
 } from './auth.types';
+import { boundTokenError, boundTokenStatus } from './bound-token.rule';
 import { CredentialRepository } from './credential.repository';
 import type { IssuedExpiringToken } from './credential.service';
 import { PlayerLoginMode, PlayerLogoutReason } from './entities/player-session.entity';
@@ -112,27 +113,17 @@ export class PlayerSessionService {
 
   /**
    * What a statement needs to judge a player token the way resolveBoundPlayerToken does
-   * (`rhythmc_bound_player_session`, migrations/1795662422908-OneRoundTripLogin.ts): its hash, the
+   * (`rhythmc_bound_player_session`, sql/rhythmc_bound_player_session.sql): its hash, the
    * calling server session and this instance's clock. assertBoundTokenStatus reads the answer.
    */
   boundTokenCheck(token: string, server: ServerSessionContext): BoundTokenCheck {
     return { tokenHash: this.tokens.hash(token), serverSessionId: server.sessionId, now: new Date() };
   }
 
-  /** Throws what resolveBoundPlayerToken would have thrown for the status of `rhythmc_bound_player_session`; 'ok' passes. */
+  /** Throws the 401 of a status of `rhythmc_bound_player_session` (bound-token.rule.ts); 'ok' passes. */
   assertBoundTokenStatus(status: string): void {
-    switch (status) {
-      case 'ok':
-        return;
-      case 'other_uid':
-        throw new UnauthorizedError('The access token does not belong to this uid');
-      case 'other_server_session':
-        throw new UnauthorizedError('The player session belongs to another server session');
-      case 'invalid_token':
-        throw new UnauthorizedError('Invalid or expired player access token');
-      default:
-        throw new Error(`Unknown player token status ${status}`);
-    }
+    const error = boundTokenError(status);
+    if (error) throw error;
   }
 
   /**
@@ -155,18 +146,25 @@ export class PlayerSessionService {
 
   /**
    * The live session of a player token that belongs to `uid` and to the calling server session;
-   * 401 otherwise (interface.md: collections and economy sync).
+   * 401 otherwise (the options sync; bound-token.rule.ts, the rule the collection and economy
+   * syncs' statements run in SQL).
    */
   async resolveBoundPlayerToken(
     token: string,
     uid: string,
     server: ServerSessionContext,
   ): Promise<ResolvedPlayerSession> {
-    const session = await this.resolvePlayerToken(token);
-    if (session.uid !== uid) throw new UnauthorizedError('The access token does not belong to this uid');
-    if (session.serverSessionId !== server.sessionId)
-      throw new UnauthorizedError('The player session belongs to another server session');
-    return session;
+    const session = await this.sessions.findPlayerSessionByTokenHash(this.tokens.hash(token));
+    const status = boundTokenStatus(session, uid, server.sessionId, Date.now());
+    // No session is 'invalid_token': its error is never null here.
+    if (session === null || status !== 'ok') throw boundTokenError(status) as UnauthorizedError;
+    return {
+      sessionId: session.id,
+      uid: session.uid,
+      serverSessionId: session.serverSessionId,
+      tokenExpiresAt: session.tokenExpiresAt,
+      proven: session.proven,
+    };
   }
 
   /** Seconds left on a player session's token (for profile responses). */

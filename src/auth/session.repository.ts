@@ -236,7 +236,7 @@ export class SessionRepository {
 
   /**
    * resume_session in one round trip (`rhythmc_renew_player_session`,
-   * migrations/1795849590361-SessionProof.ts), batched with the renewals that arrive with it: finds
+   * sql/rhythmc_renew_player_session.sql), batched with the renewals that arrive with it: finds
    * the session of the token (null: none), says whether it was live at `now` and whose it is, and —
    * when it was live, is `uid`'s and the server session has not ended — moves it to that server
    * session and extends its token. A session bound to another server is moved only from

@@ -25,7 +25,7 @@ export const playerSessionByTokenHashCte = (name: string, tokenHashParam: string
 
 /**
  * The rule over a row `alias` of that CTE: true exactly when UploadSessionRule.check accepts the
- * row. The SQL is the function rhythmc_upload_session_accepted (migrations/1795710000000-OneRoundTripUpload.ts),
+ * row. The SQL is the function rhythmc_upload_session_accepted (auth/sql/rhythmc_upload_session_accepted.sql),
  * which the one-statement upload calls too; the planner inlines it.
  */
 export const uploadSessionAccepted = (

@@ -131,7 +131,7 @@ export class CatalogRepository {
 
   /**
    * POST /player/collections in one round trip (`rhythmc_grant_collections`,
-   * migrations/1795730000000-SyncsWriteOnlyChanges.ts): the player token is live, of this uid and
+   * sql/rhythmc_grant_collections.sql): the player token is live, of this uid and
    * server session (its status otherwise); keys the player owns already are answered with nothing
    * checked or written; else unknown keys outside `assetKeys` refuse the whole
    * request (`refused`, in request order, nothing written); else the unknown keys become asset

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { PreparedQueries } from '../database/prepared-queries';
 import { BatchableStatement, compareUids, StatementBatcher } from '../database/statement-batcher';
 import { DataSource, EntityManager } from 'typeorm';
-import { activeBanPredicate } from '../player/player.repository';
+import { activeBanPredicate } from '../player/active-ban.rule';
 import { BalanceHistoryEntity } from './entities/balance-history.entity';
 import { PlayerBalanceEntity } from './entities/player-balance.entity';
 
@@ -81,7 +81,7 @@ export class EconomyRepository {
   }
 
   /**
-   * POST /player/economy in one round trip (`rhythmc_set_balance`, migrations/1795730000000-SyncsWriteOnlyChanges.ts):
+   * POST /player/economy in one round trip (`rhythmc_set_balance`, sql/rhythmc_set_balance.sql):
    * the player exists (`no_player`), the player token is live, of this uid and server session
    * (its status otherwise); a balance that already is the value sent is answered with nothing
    * written; else the balance row locked or inserted, the compare-and-set (`conflict`, with the

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { ReadQueries } from '../database/read-queries';
 import { PlayerBanEntity } from './entities/player-ban.entity';
 import { PlayerEntity } from './entities/player.entity';
-import { activeBan, activeBanPredicate } from './player.repository';
+import { activeBan, activeBanPredicate } from './active-ban.rule';
 
 export interface PlayerListFilter {
   usernamePrefix?: string;

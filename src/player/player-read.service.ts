@@ -5,6 +5,7 @@ import { shownName } from '../common/player-name';
 import { formatLocalDateTime } from '../common/time';
 import { AdminBanResponse, AdminPlayerAccount, AdminPlayerSummary } from './dto/admin-player-read.dto';
 import { ActiveBanRow, PlayerListRow, PlayerReadRepository, PublicPlayerRow } from './player-read.repository';
+import { banIsActive } from './active-ban.rule';
 
 /** A player the public API may show (known, not under an active ban): identity only. */
 export interface PublicPlayer {
@@ -139,7 +140,7 @@ export class PlayerReadService {
         until: localOrNull(ban.until),
         createdAt: formatLocalDateTime(ban.createdAt),
         liftedAt: localOrNull(ban.liftedAt),
-        active: ban.liftedAt === null && (ban.until === null || ban.until.getTime() > now),
+        active: banIsActive(ban, now),
       })),
     };
   }

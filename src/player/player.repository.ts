@@ -4,16 +4,9 @@ import { BatchableStatement, StatementBatcher } from '../database/statement-batc
 import { DataSource, EntityManager, IsNull, QueryDeepPartialEntity } from 'typeorm';
 import { PlayerBanEntity } from './entities/player-ban.entity';
 import { PlayerEntity } from './entities/player.entity';
+import { activeBan } from './active-ban.rule';
 
-/** The one rule of an active ban, on the player_ban row aliased `ban`: not lifted, and permanent or not yet over. */
-/** SQL condition: the ban row aliased `ban` is in force (not lifted, not expired). The one copy of the rule. */
-export const activeBan = (ban: string) => `${ban}.lifted_at IS NULL AND (${ban}.until IS NULL OR ${ban}.until > now())`;
-
-/** SQL predicate of an active ban of the player aliased `alias` (for orderings in other modules' queries). */
-export const activeBanPredicate = (alias: string) =>
-  `EXISTS (SELECT 1 FROM player_ban b WHERE b.uid = ${alias}.uid AND ${activeBan('b')})`;
-
-/** What rhythmc_player_login is given (migrations/1795662422908-OneRoundTripLogin.ts, 1795849590361-SessionProof.ts). */
+/** What rhythmc_player_login (sql/rhythmc_player_login.sql) is given. */
 export interface OneRoundTripLogin {
   mode: 'ONLINE' | 'TOKEN' | 'OFFLINE_REFRESH';
   /** TOKEN: the uid the Net Token named. */

@@ -6,7 +6,7 @@ import type { PlayerLoginMode } from '../auth/entities/player-session.entity';
  * any game server can name any uuid. A Net Token proves the player typed their secret; a resume
  * token proves it only when it was issued to a session that was proven itself (a squatter's ONLINE
  * login gets a resume token too). Twin: `v_proven` of rhythmc_player_login
- * (migrations/1795849590361-SessionProof.ts), the login of a player without a live session; this
+ * (player/sql/rhythmc_player_login.sql), the login of a player without a live session; this
  * form serves the login that meets one. test/e2e/session-takeover.e2e-spec.ts checks both.
  */
 export function loginProves(mode: PlayerLoginMode, resumeTokenProven: boolean): boolean {

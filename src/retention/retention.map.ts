@@ -1,5 +1,5 @@
 import type { RetentionSetting } from '../config/app-config';
-import { NEVER_COUNTS_RECORD } from '../upload/counted-record';
+import { NEVER_COUNTS_RECORD } from '../upload/counted-record.rule';
 
 /**
  * Every table of the schema and what retention does with it: the one map RetentionService runs and

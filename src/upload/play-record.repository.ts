@@ -309,7 +309,7 @@ export class PlayRecordRepository {
   }
 
   /**
-   * The common upload in one statement (rhythmc_upload_play, migrations/1795710000000-OneRoundTripUpload.ts):
+   * The common upload in one statement (rhythmc_upload_play, sql/rhythmc_upload_play.sql):
    * the session check, the record, and for a counted play that beats the best the best and ATP,
    * with the locks and in the order of the transactional path. `judged`: the notes the record
    * judged when the noteCount check is on, else null. Any outcome but 'stored' wrote nothing.

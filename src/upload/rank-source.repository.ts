@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { activeBanPredicate } from '../player/player.repository';
+import { activeBanPredicate } from '../player/active-ban.rule';
 import { BanCheckRow, BestSqlRow, toBanCheck, toBest } from './upload-sql';
 import type { BanCheck, BannedKeys, StoredBest, TrackPosition } from './upload.types';
 

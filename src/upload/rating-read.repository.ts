@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { PreparedQueries } from '../database/prepared-queries';
-import { COUNTED_RECORD } from './counted-record';
+import { COUNTED_RECORD } from './counted-record.rule';
 import { BAN_CHECK } from './rank-source.repository';
 import { BanCheckRow, toBanCheck } from './upload-sql';
 import type { BanCheck } from './upload.types';
@@ -38,7 +38,7 @@ const BESTS_SQL = `SELECT level_id, acc, rating, first_time_ms, record_id, versi
   FROM player_chart_best WHERE uid = $1 ORDER BY rating DESC, level_id ASC LIMIT $2`;
 
 /**
- * The player's newest $2 plays that count (counted-record.ts), by id descending (the order the
+ * The player's newest $2 plays that count (counted-record.rule.ts), by id descending (the order the
  * service stored them): IDX_play_record_uid_recent walked backwards from the player's last record.
  */
 const RECENT_PLAYS_SQL = `SELECT r.id, r.level_id, c.name AS chart_name, c.difficulty_constant, r.acc, r.full_combo, r.all_perfect,

@@ -67,7 +67,7 @@ export class RatingReadService {
     return { atp: rating === null ? null : Number(rating.atp), siteRank, bests: ranked, bestCount: bests.total };
   }
 
-  /** The player's newest `limit` plays that count towards bests and ranks (counted-record.ts). */
+  /** The player's newest `limit` plays that count towards bests and ranks (counted-record.rule.ts). */
   async recentPlays(uid: string, limit: number): Promise<RecentPlay[]> {
     const rows = await this.ratings.recentPlays(uid, limit);
     return rows.map((row) => ({

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { COUNTED_RECORD } from './counted-record';
+import { COUNTED_RECORD } from './counted-record.rule';
 import { PreparedQueries } from '../database/prepared-queries';
 import { BestSqlRow, EPOCH_MS, toBest } from './upload-sql';
 import type { BestRow, ComputedBest, LockedRating, StoredBest } from './upload.types';

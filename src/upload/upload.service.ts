@@ -9,7 +9,8 @@ import { BadRequestError, UnauthorizedError } from '../common/errors/app-error';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { isForeignKeyViolation, mayHaveCommitted } from '../database/pg-errors';
 import { TransactionService } from '../database/transaction.service';
-import { recordCounts } from './counted-record';
+import { improves } from './best.rule';
+import { recordCounts } from './counted-record.rule';
 import { UploadRecordDto } from './dto/upload-record.dto';
 import { toUploadedPlay } from './dto/upload-record.mapper';
 import { UploadResponse } from './dto/upload.response';
@@ -36,11 +37,6 @@ import type {
 
 const atpText = (atpE4: number) => (atpE4 / 10_000).toFixed(4);
 const atpE4Of = (atp: string) => toTenThousandths(Number(atp));
-
-/** A new best when it is the first, has a higher acc, or the same acc reached earlier (on the service's clock). */
-function improves(play: TrackPosition, best: TrackPosition | null): boolean {
-  return best === null || play.acc > best.acc || (play.acc === best.acc && play.firstTimeMs < best.firstTimeMs);
-}
 
 interface Counted {
   state: PlayerRankState;

@@ -8,6 +8,7 @@ import {
 import { UnauthorizedError } from '../../src/common/errors/app-error';
 import { createPlayer } from '../factories/player.factory';
 import { onlineServer } from '../factories/server.factory';
+import { functionFiles } from '../support/function-files';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -312,32 +313,51 @@ describe('Upload session rule: SQL and TypeScript agree', () => {
                 renewedAt,
                 loggedOutAt,
               });
-    const judged = await app.sql<{ id: string; accepted: boolean }>(
-      `WITH sess AS (SELECT * FROM jsonb_to_recordset($5::jsonb) AS t(id uuid, uid bigint, server_session_id uuid, token_expires_at timestamptz, renewed_at timestamptz, logged_out_at timestamptz))
+    const judgeAll = () =>
+      app.sql<{ id: string; accepted: boolean }>(
+        `WITH sess AS (SELECT * FROM jsonb_to_recordset($5::jsonb) AS t(id uuid, uid bigint, server_session_id uuid, token_expires_at timestamptz, renewed_at timestamptz, logged_out_at timestamptz))
        SELECT id::text AS id, ${uploadSessionAccepted('sess', { uid: '$1::bigint', serverSession: '$2::uuid', now: '$3::timestamptz', liveSince: '$4::timestamptz' })} AS accepted FROM sess`,
-      [
-        '7',
-        serverSession,
-        clock.now,
-        clock.liveSince,
-        JSON.stringify(
-          rows.map((r) => ({
-            id: r.id,
-            uid: r.uid,
-            server_session_id: r.serverSessionId,
-            token_expires_at: r.tokenExpiresAt,
-            renewed_at: r.renewedAt,
-            logged_out_at: r.loggedOutAt,
-          })),
-        ),
-      ],
-    );
+        [
+          '7',
+          serverSession,
+          clock.now,
+          clock.liveSince,
+          JSON.stringify(
+            rows.map((r) => ({
+              id: r.id,
+              uid: r.uid,
+              server_session_id: r.serverSessionId,
+              token_expires_at: r.tokenExpiresAt,
+              renewed_at: r.renewedAt,
+              logged_out_at: r.loggedOutAt,
+            })),
+          ),
+        ],
+      );
     const server = { sessionId: serverSession, serverId: 1, tokenExpiresAt: clock.now, tokenHash: '' };
     const inTypeScript = rows.map((row) => judgeInTypeScript(row, '7', server, clock) === true);
-    expect(judged.map((row) => row.accepted)).toEqual(inTypeScript);
+    expect((await judgeAll()).map((row) => row.accepted)).toEqual(inTypeScript);
     // Both sides of each boundary occur, so the comparison means something.
     expect(inTypeScript.filter(Boolean).length).toBe(5);
     expect(inTypeScript.filter((accepted) => !accepted).length).toBe(67);
+
+    // The SQL form changed alone (the function replaced from its file, >= for >): the comparison
+    // fails on the rows whose token expires this instant and whose renewal is not in grace.
+    const file = functionFiles().find((f) => f.name === 'rhythmc_upload_session_accepted')?.text ?? '';
+    expect(file).toContain('s_token_expires_at > p_now');
+    await app.sql(file.replace('s_token_expires_at > p_now', 's_token_expires_at >= p_now'));
+    try {
+      const changed = (await judgeAll()).map((row) => row.accepted);
+      expect(
+        rows.filter((_row, i) => changed[i] !== inTypeScript[i]).map((row) => [row.tokenExpiresAt, row.renewedAt]),
+      ).toEqual([
+        [at('12:00:00'), at('11:51:59')],
+        [at('12:00:00'), at('11:52:00')],
+      ]);
+    } finally {
+      await app.sql(file);
+    }
+    expect((await judgeAll()).map((row) => row.accepted)).toEqual(inTypeScript);
   });
 
   it('takes its clock once: liveSince is two resync intervals before now', () => {

@@ -9,7 +9,7 @@ import type { PlayerEntity } from '../../player/entities/player.entity';
  *
  * A record counts (towards bests, ATP and ranks) when it passed, failed no consistency check or
  * was approved, is not voided, and its chart is not a placeholder (docs/decisions.md "Score
- * integrity"; the rule is `recordCounts` / `COUNTED_RECORD` in counted-record.ts).
+ * integrity"; the rule is `recordCounts` / `COUNTED_RECORD` in counted-record.rule.ts).
  */
 @Entity({ name: 'play_record' })
 @Index('IDX_play_record_flagged', ['id'], { where: 'cardinality(flags) > 0' })
@@ -17,7 +17,7 @@ import type { PlayerEntity } from '../../player/entities/player.entity';
 @Index('IDX_play_record_uid_recent', ['uid', 'id'])
 /** BRIN on received_at: the rating history's daily snapshot reads one day's plays (migrations/1795882000000-RatingHistory.ts; TypeORM cannot declare BRIN). */
 @Index('IDX_play_record_received_brin', { synchronize: false })
-/** Retention: failed plays without a review mark (they can never count; counted-record.ts NEVER_COUNTS_RECORD), oldest first. */
+/** Retention: failed plays without a review mark (they can never count; counted-record.rule.ts NEVER_COUNTS_RECORD), oldest first. */
 @Index('IDX_play_record_never_counts', ['receivedAt'], {
   where: 'NOT pass AND cardinality(flags) = 0 AND voided_at IS NULL',
 })

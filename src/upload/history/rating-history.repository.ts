@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { PreparedQueries } from '../../database/prepared-queries';
 import { ReadQueries } from '../../database/read-queries';
-import { activeBanPredicate } from '../../player/player.repository';
-import { COUNTED_RECORD } from '../counted-record';
+import { activeBanPredicate } from '../../player/active-ban.rule';
+import { COUNTED_RECORD } from '../counted-record.rule';
 import { historyBucket, historySlot } from './rating-history-layout';
 
 /**

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { PreparedQueries } from '../../database/prepared-queries';
 import { ReadQueries } from '../../database/read-queries';
-import { activeBanPredicate } from '../../player/player.repository';
+import { activeBanPredicate } from '../../player/active-ban.rule';
 import type { PeriodKind } from '../entities/board-period.entity';
 
 /**

@@ -4,7 +4,7 @@ import { ListQuery, toPage } from '../../common/pagination/list-query';
 import { formatLocalDateTime } from '../../common/time';
 import { PlayDetailResponse, PlayPage, PlayResponse } from '../dto/play-review.dto';
 import { RatingRecomputeService } from '../recompute/rating-recompute.service';
-import { recordCounts } from '../counted-record';
+import { recordCounts } from '../counted-record.rule';
 import { PlayReviewRepository } from './play-review.repository';
 import type { ReviewedPlay, ReviewFilters, ReviewStanding } from './play-review.types';
 

@@ -1,0 +1,32 @@
+-- toTenThousandths of src/upload/rating.ts: rounds the exact decimal value of the double.
+CREATE OR REPLACE FUNCTION public.rhythmc_rating_e4(p_value double precision)
+ RETURNS bigint
+ LANGUAGE plpgsql
+ IMMUTABLE STRICT
+AS $function$
+DECLARE
+  v_scaled float8 := p_value * 10000::float8;
+  v_bits bigint;
+  v_exponent integer;
+  v_exact numeric;
+  v_probe numeric;
+  v_digits integer := 0;
+BEGIN
+  IF v_scaled = 0 THEN RETURN 0; END IF;
+  IF v_scaled < 0 OR v_scaled = 'Infinity'::float8 OR v_scaled = 'NaN'::float8 THEN
+    RAISE EXCEPTION 'rhythmc_rating_e4: % is not a rating', p_value;
+  END IF;
+  -- The exact value of the double: mantissa × 2^(exponent − 1075).
+  v_bits := ('x' || encode(float8send(v_scaled), 'hex'))::bit(64)::bigint;
+  v_exponent := (v_bits >> 52)::integer;
+  v_exact := v_bits & 4503599627370495;
+  IF v_exponent = 0 THEN v_exponent := 1; ELSE v_exact := v_exact + 4503599627370496; END IF;
+  FOR i IN 1..(1075 - v_exponent) LOOP v_exact := v_exact * 0.5; END LOOP;
+  FOR i IN 1..(v_exponent - 1075) LOOP v_exact := v_exact * 2; END LOOP;
+  -- 10^(v_digits − 1) ≤ v_exact < 10^v_digits.
+  v_probe := v_exact;
+  WHILE v_probe >= 1 LOOP v_probe := v_probe * 0.1; v_digits := v_digits + 1; END LOOP;
+  WHILE v_probe < 0.1 LOOP v_probe := v_probe * 10; v_digits := v_digits - 1; END LOOP;
+  -- toPrecision(12), then Math.round: both half up (numeric round() is half away from zero).
+  RETURN round(round(v_exact, 12 - v_digits))::bigint;
+END $function$
