@@ -17,6 +17,7 @@ import { gameplayPayload } from '../factories/upload.factory';
 import { testDatabaseServerUrl } from '../setup/test-env';
 import { ADMIN_TOKEN, startTestApp, TestApp } from '../support/test-app';
 import { Frame, WsClient } from '../support/ws-client';
+import { badLines } from '../support/bad-request';
 
 /**
  * Hostile input (issue 8, item 7): generated malformed bodies, query strings, path parameters
@@ -2338,7 +2339,6 @@ describe('Text longer than its column by code points', () => {
   let fx: { server: TestServer & { accessToken: string }; player: TestPlayerSession };
   /** `n` characters for validator.js, `2n` for PostgreSQL. */
   const selectors = (n: number) => 'a\uFE0F'.repeat(n);
-  const bad = (message: string) => ({ error: 'BAD_REQUEST', message });
 
   beforeAll(async () => {
     app = await startTestApp();
@@ -2353,7 +2353,7 @@ describe('Text longer than its column by code points', () => {
   async function refused(send: () => Promise<{ status: number; body: unknown }>, message: string): Promise<void> {
     const before = await snapshot(app);
     const response = await send();
-    expect({ status: response.status, body: response.body }).toEqual({ status: 400, body: bad(message) });
+    expect({ status: response.status, body: response.body }).toEqual({ status: 400, body: badLines(message) });
     expect(await snapshot(app)).toEqual(before);
   }
 
