@@ -119,7 +119,7 @@ describe('Realtime WebSocket', () => {
         });
         expect(await client.request('chat', { uid: player.uid, message: 'hello' }, 'error')).toEqual({
           event: 'error',
-          data: badLines('no chat today'),
+          data: badRequest('no chat today'),
         });
         expect(failing).toHaveBeenCalledTimes(1);
       } finally {

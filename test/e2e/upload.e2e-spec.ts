@@ -726,7 +726,7 @@ describe('POST /player/upload', () => {
     ])('%s', async (_label, mutate, message) => {
       const response = await upload(app, server, mutate(valid()));
       expect(response.status).toBe(400);
-      expect(response.body).toEqual(badLines(message));
+      expect(response.body).toEqual(badLines(...message.split('; ')));
       expect(await app.sql('SELECT 1 FROM play_record WHERE uid = $1', [player.uid])).toEqual([]);
     });
 

@@ -18,6 +18,7 @@ export interface DtoArrayOptions<T> {
    * - `label`: `[3] levelId: must be …` (the catalog batches); an unknown field reads `[3] icon:
    *   unknown field`, a non-object `[3] entry: must be a JSON object`, and a message that starts
    *   with `field.` names a part of the field (`[3] properties.title: must be a string`).
+   * Either way the body's `errors` lists `{index: 3, field: 'levelId', message: 'must be …'}`.
    */
   wording?: 'path' | 'label';
   /**
