@@ -54,7 +54,7 @@ describe('Error bodies, body limits and rate limits', () => {
       { token: app.config.adminToken },
     );
     expect(response.status).toBe(400);
-    expect(response.body).toEqual(badRequest('name must not contain the NUL character (\\u0000)'));
+    expect(response.body).toEqual(badLines('name must not contain the NUL character (\\u0000)'));
     expect(await app.sql(`SELECT 1 FROM game_server WHERE name LIKE 'nul%'`)).toHaveLength(0);
 
     const maintenance = await app.http.put(
@@ -63,7 +63,7 @@ describe('Error bodies, body limits and rate limits', () => {
       { token: app.config.adminToken },
     );
     expect(maintenance.status).toBe(400);
-    expect(maintenance.body).toEqual(badRequest('message must not contain the NUL character (\\u0000)'));
+    expect(maintenance.body).toEqual(badLines('message must not contain the NUL character (\\u0000)'));
     expect(
       await app.sql(`SELECT 1 FROM service_setting WHERE key = 'maintenance' AND value->>'message' LIKE 'down%'`),
     ).toHaveLength(0);
@@ -75,7 +75,7 @@ describe('Error bodies, body limits and rate limits', () => {
       rawBody: '{"name":"half\\ud83c","country":"DE"}',
     });
     expect(response.status).toBe(400);
-    expect(response.body).toEqual(badRequest('name must not contain a lone surrogate (\\ud800-\\udfff)'));
+    expect(response.body).toEqual(badLines('name must not contain a lone surrogate (\\ud800-\\udfff)'));
     expect(await app.sql(`SELECT 1 FROM game_server WHERE name LIKE 'half%'`)).toHaveLength(0);
   });
 
