@@ -150,14 +150,31 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
-/** `[index] field: problem` lines of a batch 400, by entry; null when the message is not of that form. */
-export function batchProblems(message: string): Map<number, string[]> | null {
+/** One entry of a 400's `errors`: the field (inside entry `index` of a batch) and what is wrong with it. */
+export interface FieldProblem {
+  index?: number;
+  field: string;
+  message: string;
+}
+
+/** The `errors` of a 400 (every BAD_REQUEST body lists its problems by field); [] for any other answer. */
+export function fieldProblems(error: unknown): FieldProblem[] {
+  if (!(error instanceof ApiError) || error.status !== 400 || !Array.isArray(error.details.errors)) return [];
+  return (error.details.errors as unknown[]).filter(
+    (entry): entry is FieldProblem =>
+      typeof entry === 'object' &&
+      entry !== null &&
+      typeof (entry as FieldProblem).field === 'string' &&
+      typeof (entry as FieldProblem).message === 'string',
+  );
+}
+
+/** `field: problem` lines of a batch 400, by entry (`errors` with an index); null when there are none. */
+export function batchProblems(error: unknown): Map<number, string[]> | null {
   const problems = new Map<number, string[]>();
-  for (const part of message.split('; ')) {
-    const match = /^\[(\d+)\] (.*)$/s.exec(part);
-    if (!match) continue;
-    const index = Number(match[1]);
-    problems.set(index, [...(problems.get(index) ?? []), match[2]]);
+  for (const { index, field, message } of fieldProblems(error)) {
+    if (index === undefined) continue;
+    problems.set(index, [...(problems.get(index) ?? []), field ? `${field}: ${message}` : message]);
   }
   return problems.size > 0 ? problems : null;
 }

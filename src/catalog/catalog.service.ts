@@ -147,7 +147,7 @@ export class CatalogService {
       const listed = refused.slice(0, MAX_LISTED_UNKNOWN_KEYS).join(', ');
       const more =
         refused.length > MAX_LISTED_UNKNOWN_KEYS ? ` and ${refused.length - MAX_LISTED_UNKNOWN_KEYS} more` : '';
-      throw new BadRequestError(`collections: unknown collection keys: ${listed}${more}`);
+      throw BadRequestError.field('collections', `unknown collection keys: ${listed}${more}`, 'label');
     }
   }
 

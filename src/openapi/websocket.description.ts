@@ -11,8 +11,9 @@ Frames are JSON text \`{"event": string, "data": object}\`, at most 64 KiB, and 
 64 levels of nesting, at most 1,000 keys in an object, no NUL character, no lone surrogate, no key \`__proto__\`,
 \`constructor\` or \`prototype\`.
 A frame that is not JSON, breaks those rules, has no string \`event\`, names an unknown event or has a non-object \`data\` is
-answered \`{"event": "error", "data": {"error": "BAD_REQUEST", "message": "…"}}\` (\`PAYLOAD_TOO_LARGE\` for a frame over
-64 KiB); the connection stays open. A frame over 256 KiB closes the socket with 1009.
+answered \`{"event": "error", "data": {"error": "BAD_REQUEST", "message": "…", "errors": []}}\` (\`PAYLOAD_TOO_LARGE\` for a
+frame over 64 KiB); the connection stays open. A frame over 256 KiB closes the socket with 1009. A bad field of an event's
+\`data\` is named in \`errors\` as in a 400 (\`[{"field": "message", "message": "must be …"}]\`).
 
 | event | direction | data |
 |---|---|---|

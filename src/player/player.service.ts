@@ -401,7 +401,8 @@ export class PlayerService {
         uuid: player.uuid,
       };
     } catch (error) {
-      if (isUniqueViolation(error)) throw new BadRequestError(`uuid: ${body.uuid} already belongs to another player`);
+      if (isUniqueViolation(error))
+        throw BadRequestError.field('uuid', `${body.uuid} already belongs to another player`, 'label');
       throw error;
     }
   }
@@ -415,8 +416,8 @@ export class PlayerService {
     let until: Date | null = null;
     if (body.until !== undefined) {
       until = parseLocalDateTime(body.until);
-      if (!until) throw new BadRequestError('until must be an ISO local date-time YYYY-MM-DDTHH:mm:ss');
-      if (until.getTime() <= Date.now()) throw new BadRequestError('until must be in the future');
+      if (!until) throw BadRequestError.field('until', 'must be an ISO local date-time YYYY-MM-DDTHH:mm:ss');
+      if (until.getTime() <= Date.now()) throw BadRequestError.field('until', 'must be in the future');
     }
     const reason = body.reason ?? '';
     const message = body.message || defaultKickMessage(reason);
@@ -536,6 +537,7 @@ export class PlayerService {
     if (refused.length > 0) {
       throw new BadRequestError(
         `${refused.map(([field]) => field).join(', ')}: not an unlocked title collection of this player (${refused.map(([, key]) => key).join(', ')})`,
+        refused.map(([field, key]) => ({ field, message: `not an unlocked title collection of this player (${key})` })),
       );
     }
   }
@@ -544,16 +546,16 @@ export class PlayerService {
     const core: Partial<PlayerEntity> = {};
     if ('continueEnabled' in options) {
       if (typeof options.continueEnabled !== 'boolean')
-        throw new BadRequestError('options.continueEnabled must be a boolean');
+        throw BadRequestError.field('options.continueEnabled', 'must be a boolean');
       core.continueEnabled = options.continueEnabled;
     }
     if ('sound' in options) {
-      if (!isJsonObject(options.sound)) throw new BadRequestError('options.sound must be an object');
+      if (!isJsonObject(options.sound)) throw BadRequestError.field('options.sound', 'must be an object');
       core.sound = options.sound;
     }
     if ('songSelectionState' in options) {
       if (!isJsonObject(options.songSelectionState))
-        throw new BadRequestError('options.songSelectionState must be an object');
+        throw BadRequestError.field('options.songSelectionState', 'must be an object');
       core.songSelectionState = options.songSelectionState;
     }
     return core;

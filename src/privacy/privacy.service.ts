@@ -45,7 +45,7 @@ export class PrivacyService {
           const player = await this.data.findPlayer(uid, manager);
           if (!player) throw await this.notFound(uid, manager);
           if (confirm !== player.username)
-            throw new BadRequestError("confirm must be the player's current username, exactly");
+            throw BadRequestError.field('confirm', "must be the player's current username, exactly");
         },
         erase: async (manager) => {
           // Gone since the check: another erasure of the same player committed first.

@@ -13,6 +13,7 @@ import { AUTH_KIND_KEY } from '../auth/auth.decorators';
 import type { AuthKind } from '../auth/auth.types';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
 import { BadRequestError } from '../common/errors/app-error';
+import { UNKNOWN_FIELD } from '../common/validation/describe-errors';
 import { PUBLIC_API_KEY_SCHEME } from '../openapi/security-schemes';
 import { ApiKeyGuard, PUBLIC_SCOPE_KEY } from './api-key.guard';
 import type { PublicApiScope } from './public-api.rules';
@@ -85,7 +86,7 @@ export class ParseUuidPipe implements PipeTransform<string, string> {
       value,
     );
     if (!match || (value.includes('-') && value.length !== 36))
-      throw new BadRequestError('uuid must be a uuid (32 hexadecimal digits, with or without dashes)');
+      throw BadRequestError.field('uuid', 'must be a uuid (32 hexadecimal digits, with or without dashes)');
     return match.slice(1).join('-').toLowerCase();
   }
 }
@@ -98,6 +99,8 @@ export const NoQuery = createParamDecorator((_: unknown, ctx: ExecutionContext):
   const [name] = Object.keys(ctx.switchToHttp().getRequest<Request>().query);
   if (name !== undefined) {
     const shown = name.slice(0, 64);
-    throw new BadRequestError(`${shown}: property ${shown} should not exist`);
+    throw new BadRequestError(`${shown}: property ${shown} should not exist`, [
+      { field: shown, message: UNKNOWN_FIELD },
+    ]);
   }
 });

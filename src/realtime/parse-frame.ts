@@ -2,7 +2,7 @@ import { Type } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validate } from 'class-validator';
 import { BadRequestError } from '../common/errors/app-error';
-import { describeValidationErrors } from '../common/validation/describe-errors';
+import { validationProblems } from '../common/validation/describe-errors';
 
 /** The fields a frame DTO validates, from its class-validator rules. */
 function fieldsOf(dto: Type<object>): string[] {
@@ -36,7 +36,7 @@ export async function parseFrameData<T extends object>(dto: Type<T>, data: Recor
     stopAtFirstError: true,
     validationError: { target: false, value: false },
   });
-  const [first] = describeValidationErrors(errors);
-  if (first !== undefined) throw new BadRequestError(first);
+  const [first] = validationProblems(errors);
+  if (first !== undefined) throw new BadRequestError(first.line, [first]);
   return instance;
 }

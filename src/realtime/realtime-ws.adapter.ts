@@ -7,7 +7,7 @@ import type { ServerSessionContext } from '../auth/auth.types';
 import { mapError } from '../common/errors/error-body';
 import { AppError, BadRequestError, PayloadTooLargeError } from '../common/errors/app-error';
 import { MAX_BODY_BYTES } from '../common/http/body-parser';
-import { jsonBodyProblem } from '../common/http/json-body-check';
+import { jsonBodyError } from '../common/http/json-body-check';
 import { RealtimeService } from './realtime.service';
 import { errorFrame } from './ws-exceptions.filter';
 import { isJsonObject } from '../common/validation/json-object';
@@ -95,8 +95,8 @@ export class RealtimeWsAdapter extends WsAdapter {
     } catch {
       return of(malformed('Malformed frame: not JSON'));
     }
-    const problem = jsonBodyProblem(frame, 'the frame');
-    if (problem !== null) return of(this.refused(buffer.target, new BadRequestError(problem)));
+    const problem = jsonBodyError(frame, 'the frame');
+    if (problem !== null) return of(this.refused(buffer.target, problem));
     if (!isJsonObject(frame)) return of(malformed('Malformed frame: expected {"event", "data"}'));
     const { event, data } = frame;
     if (typeof event !== 'string') return of(malformed('Malformed frame: event must be a string'));

@@ -7,6 +7,7 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { UpsertedResponse } from '../common/dto/upserted.response';
 import { matchesIfNoneMatch, PreparedJson, prepareJson } from '../common/http/prepared-json';
 import { BadRequestError, ForbiddenError, NotFoundError, RangeNotSatisfiableError } from '../common/errors/app-error';
+import { FieldProblem } from '../common/errors/field-problem';
 import { TransactionService } from '../database/transaction.service';
 import { DownloadEntry } from './dto/download.dto';
 import { ManifestEntry, ManifestResponse } from './dto/manifest.dto';
@@ -143,22 +144,24 @@ export class ResourcesService {
 
   /** PUT /admin/packs: the whole batch is checked, then stored in one transaction, or nothing is. */
   async upsertPacks(packs: PackDto[]): Promise<UpsertedResponse> {
-    const problems: string[] = [];
+    const problems: FieldProblem[] = [];
     const firstIndexByName = new Map<string, number>();
     packs.forEach((pack, index) => {
       const first = firstIndexByName.get(pack.name);
-      if (first !== undefined) problems.push(`[${index}].name: ${JSON.stringify(pack.name)} is already given at [${first}]`);
+      if (first !== undefined) problems.push({ index, field: 'name', message: `${JSON.stringify(pack.name)} is already given at [${first}]` });
       else firstIndexByName.set(pack.name, index);
       const problem = resourcePathProblem(pack.file);
-      if (problem !== null) problems.push(`[${index}].file ${problem}`);
-      else if (resourceKindOf(pack.file) !== 'pack') problems.push(`[${index}].file must name a .zip file directly under packs/`);
+      if (problem !== null) problems.push({ index, field: 'file', message: problem });
+      else if (resourceKindOf(pack.file) !== 'pack') problems.push({ index, field: 'file', message: 'must name a .zip file directly under packs/' });
     });
-    if (problems.length > 0) throw new BadRequestError(problems.join('; '));
+    if (problems.length > 0) throw batchError(problems, ({ field }) => (field === 'name' ? ': ' : ' '));
 
     return this.tx.run(async (manager) => {
       const indexed = new Set((await this.repository.findFiles([...new Set(packs.map((pack) => pack.file))], ['pack'], manager)).map((file) => file.path));
-      const missing = packs.flatMap((pack, index) => (indexed.has(pack.file) ? [] : [`[${index}].file: ${JSON.stringify(pack.file)} is not in the resource index`]));
-      if (missing.length > 0) throw new BadRequestError(missing.join('; '));
+      const missing = packs.flatMap((pack, index): FieldProblem[] =>
+        indexed.has(pack.file) ? [] : [{ index, field: 'file', message: `${JSON.stringify(pack.file)} is not in the resource index` }],
+      );
+      if (missing.length > 0) throw batchError(missing, () => ': ');
       await this.repository.upsertPacks(
         packs.map((pack) => ({
           name: pack.name,
@@ -271,4 +274,10 @@ export class ResourcesService {
       throw error;
     }
   }
+}
+
+/** A 400 about elements of PUT /admin/packs: `[i].field<joint>problem` lines, the problems by index. */
+function batchError(problems: FieldProblem[], joint: (problem: FieldProblem) => string): BadRequestError {
+  const lines = problems.map((problem) => `[${problem.index}].${problem.field}${joint(problem)}${problem.message}`);
+  return new BadRequestError(lines.join('; '), problems);
 }

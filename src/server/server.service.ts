@@ -133,7 +133,8 @@ export class ServerService {
         return { serverID: server.id, serverName: server.name, bootstrapToken };
       });
     } catch (error) {
-      if (isUniqueViolation(error)) throw new BadRequestError(`name: a server named "${body.name}" already exists`);
+      if (isUniqueViolation(error))
+        throw BadRequestError.field('name', `a server named "${body.name}" already exists`, 'label');
       throw error;
     }
   }
@@ -172,7 +173,7 @@ export class ServerService {
 
   async setPluginPolicy(body: PluginPolicyDto): Promise<PluginPolicy> {
     if (body.latestPluginVersion < body.minPluginVersion) {
-      throw new BadRequestError('latestPluginVersion must not be below minPluginVersion');
+      throw BadRequestError.field('latestPluginVersion', 'must not be below minPluginVersion');
     }
     const policy: PluginPolicy = {
       minPluginVersion: body.minPluginVersion,
@@ -188,25 +189,26 @@ export class ServerService {
   async setSessionHandover(body: SessionHandoverDto): Promise<SessionHandoverSetting> {
     const groups = (body.groups ?? []).map((group) => ({ name: group.name, serverIDs: [...new Set(group.serverIDs)] }));
     if (body.mode === 'groups' && groups.length === 0)
-      throw new BadRequestError('groups: at least one group is needed with mode groups');
+      throw BadRequestError.field('groups', 'at least one group is needed with mode groups', 'label');
     if (body.mode !== 'groups' && groups.length > 0)
-      throw new BadRequestError(`groups: only with mode groups (mode is ${body.mode})`);
+      throw BadRequestError.field('groups', `only with mode groups (mode is ${body.mode})`, 'label');
     const names = groups.map((group) => group.name);
     const twice = names.find((name, index) => names.indexOf(name) !== index);
-    if (twice !== undefined) throw new BadRequestError(`groups: the name ${twice} is used twice`);
+    if (twice !== undefined) throw BadRequestError.field('groups', `the name ${twice} is used twice`, 'label');
     const owner = new Map<number, string>();
     for (const group of groups) {
       if (group.serverIDs.length < 2)
-        throw new BadRequestError(`groups: ${group.name} needs at least two different servers`);
+        throw BadRequestError.field('groups', `${group.name} needs at least two different servers`, 'label');
       for (const id of group.serverIDs) {
         const other = owner.get(id);
-        if (other !== undefined) throw new BadRequestError(`groups: server ${id} is in ${other} and in ${group.name}`);
+        if (other !== undefined)
+          throw BadRequestError.field('groups', `server ${id} is in ${other} and in ${group.name}`, 'label');
         owner.set(id, group.name);
       }
     }
     const known = new Set(await this.servers.existingServerIds([...owner.keys()]));
     const unknown = [...owner.keys()].filter((id) => !known.has(id));
-    if (unknown.length > 0) throw new BadRequestError(`groups: no server with id ${unknown.join(', ')}`);
+    if (unknown.length > 0) throw BadRequestError.field('groups', `no server with id ${unknown.join(', ')}`, 'label');
     const modes = body.modes ? HANDOVER_LOGIN_MODES.filter((mode) => body.modes?.includes(mode)) : HANDOVER_LOGIN_MODES;
     const setting: SessionHandoverSetting = { mode: body.mode, groups, modes };
     await this.servers.putSetting('session_handover', setting);

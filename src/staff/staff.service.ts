@@ -97,7 +97,7 @@ export class StaffService {
       );
       return toAccountResponse(account, 0);
     } catch (error) {
-      if (isUniqueViolation(error)) throw new BadRequestError(`name ${body.name} is taken`);
+      if (isUniqueViolation(error)) throw BadRequestError.field('name', `${body.name} is taken`);
       throw error;
     }
   }
@@ -199,7 +199,7 @@ export class StaffService {
     const pending = account.totpPendingSecret;
     if (pending === null) throw new BadRequestError('No second factor is being set up: start with POST /admin/me/totp');
     const step = matchTotp(pending, body.code, Date.now(), null);
-    if (step === null) throw new BadRequestError('code is wrong: enter the code the app shows now');
+    if (step === null) throw BadRequestError.field('code', 'is wrong: enter the code the app shows now');
     if (!(await this.staff.enableTotp(account.id, pending, step, new Date())))
       throw new ConflictError('The set-up was started again meanwhile: use the newest secret');
   }
@@ -231,7 +231,7 @@ export class StaffService {
     await this.limiter.assertTargetOpen(target);
     if (!(await this.hasher.verify(password, account.passwordHash))) {
       await this.limiter.failed(address, target);
-      throw new BadRequestError(`${field} is wrong`);
+      throw BadRequestError.field(field, 'is wrong');
     }
     return account;
   }
@@ -246,7 +246,7 @@ export class StaffService {
     const accountId = caller.accountId as number;
     const role = body.role ?? caller.role;
     if (roleRank(role) > roleRank(caller.role))
-      throw new BadRequestError(`role must be at most your own (${caller.role})`);
+      throw BadRequestError.field('role', `must be at most your own (${caller.role})`);
     const token = newPersonalToken();
     const created = await this.transactions.run(async (manager) => {
       if ((await this.staff.countTokensOf(accountId, manager)) >= MAX_TOKENS_PER_ACCOUNT)

@@ -119,7 +119,11 @@ export class UploadService {
    */
   async upload(server: ServerSessionContext, body: UploadRecordDto): Promise<UploadResponse> {
     if (body.server.serverID !== server.serverId) {
-      throw new BadRequestError(`server.serverID: ${body.server.serverID} is not the server of this session`);
+      throw BadRequestError.field(
+        'server.serverID',
+        `${body.server.serverID} is not the server of this session`,
+        'label',
+      );
     }
     const started = performance.now();
     const checks: CheckContext = {

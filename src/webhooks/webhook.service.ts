@@ -119,7 +119,7 @@ export class WebhookService {
     const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
     if (!isIP(host)) return;
     const refused = refusedAddress(host, { allowed: parseAllowedNetworks(this.config.webhookAllowedNetworks) });
-    if (refused) throw new BadRequestError(`url: ${refused}`);
+    if (refused) throw BadRequestError.field('url', refused, 'label');
   }
 }
 

@@ -7,6 +7,7 @@ import { createPlayer, onlinePlayer } from '../factories/player.factory';
 import { createServer, onlineServer, uniqueName } from '../factories/server.factory';
 import { gameplayPayload } from '../factories/upload.factory';
 import { ADMIN_TOKEN, startTestApp, TestApp } from '../support/test-app';
+import { badLines } from '../support/bad-request';
 
 const ROOT = join(__dirname, '..', '..');
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
@@ -156,10 +157,7 @@ describe('Admin CLI (npm run admin)', () => {
       expect((await admin('players', 'erase', String(player.uid))).code).toBe(2);
       const wrong = await admin('players', 'erase', String(player.uid), '--confirm', 'someone');
       expect(wrong.code).toBe(1);
-      expect(JSON.parse(wrong.stderr)).toEqual({
-        error: 'BAD_REQUEST',
-        message: "confirm must be the player's current username, exactly",
-      });
+      expect(JSON.parse(wrong.stderr)).toEqual(badLines("confirm must be the player's current username, exactly"));
       const erased = await admin('players', 'erase', String(player.uid), '--confirm', player.username);
       expect(erased.code).toBe(0);
       expect(json(erased)).toMatchObject({
@@ -415,7 +413,7 @@ describe('Admin CLI (npm run admin)', () => {
       expect(refused).toEqual({
         code: 1,
         stdout: '',
-        stderr: `${JSON.stringify({ error: 'BAD_REQUEST', message: 'limit must be an integer from 1 to 200' }, null, 2)}\n`,
+        stderr: `${JSON.stringify(badLines('limit must be an integer from 1 to 200'), null, 2)}\n`,
       });
     });
 
@@ -467,10 +465,7 @@ describe('Admin CLI (npm run admin)', () => {
       });
       const refused = await admin('plays', 'list', '--state', 'pending');
       expect(refused.code).toBe(1);
-      expect(JSON.parse(refused.stderr)).toEqual({
-        error: 'BAD_REQUEST',
-        message: 'state must be one of flagged, approved, voided, all',
-      });
+      expect(JSON.parse(refused.stderr)).toEqual(badLines('state must be one of flagged, approved, voided, all'));
     });
   });
 
@@ -621,10 +616,9 @@ describe('Admin CLI (npm run admin)', () => {
       // A scope the service does not know is its 400, printed as it answered.
       const unknown = await admin('api-keys', 'create', '--name', 'x', '--scope', 'write:all');
       expect(unknown.code).toBe(1);
-      expect(JSON.parse(unknown.stderr)).toEqual({
-        error: 'BAD_REQUEST',
-        message: 'scopes must be a non-empty list of distinct scopes among read:boards, read:players',
-      });
+      expect(JSON.parse(unknown.stderr)).toEqual(
+        badLines('scopes must be a non-empty list of distinct scopes among read:boards, read:players'),
+      );
     });
   });
 
@@ -640,10 +634,7 @@ describe('Admin CLI (npm run admin)', () => {
       const result = await admin('packs', 'import', file);
       expect(result.code).toBe(1);
       expect(result.stdout).toBe('');
-      expect(JSON.parse(result.stderr)).toEqual({
-        error: 'BAD_REQUEST',
-        message: '[0].file: "packs/base.zip" is not in the resource index',
-      });
+      expect(JSON.parse(result.stderr)).toEqual(badLines('[0].file: "packs/base.zip" is not in the resource index'));
       expect(await app.sql('SELECT 1 FROM resource_pack')).toHaveLength(0);
 
       const missing = await admin('players', 'unban', '99999999', '--json');
@@ -812,10 +803,7 @@ describe('Admin CLI (npm run admin)', () => {
         'short\n',
       );
       expect(short.code).toBe(1);
-      expect(JSON.parse(short.stderr)).toEqual({
-        error: 'BAD_REQUEST',
-        message: 'password must be a string of 15 to 256 characters',
-      });
+      expect(JSON.parse(short.stderr)).toEqual(badLines('password must be a string of 15 to 256 characters'));
     });
   });
 

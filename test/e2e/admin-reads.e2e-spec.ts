@@ -2,12 +2,12 @@
 import { createPlayer, loginPlayer, onlinePlayer, randomUuid, TestPlayer } from '../factories/player.factory';
 import { gameplayPayload } from '../factories/upload.factory';
 import { createServer, loginServer, onlineServer, uniqueName } from '../factories/server.factory';
+import { badField } from '../support/bad-request';
 import { ADMIN_TOKEN, startTestApp, TestApp } from '../support/test-app';
 import { WsClient } from '../support/ws-client';
 import { eventually } from '../support/wait';
 
 const LOCAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
-const bad = (message: string) => ({ error: 'BAD_REQUEST', message });
 
 /** Every item of a list, following nextCursor with `limit` per page; also returns the page sizes. */
 async function walk(
@@ -66,7 +66,7 @@ describe('Admin reads', () => {
           expect({ limit, status: response.status, body: response.body }).toEqual({
             limit,
             status: 400,
-            body: bad('limit must be an integer from 1 to 200'),
+            body: badField('limit', 'must be an integer from 1 to 200'),
           });
         }
         const foreign = Buffer.from(path.endsWith('players') ? 'bans:5' : 'players:5').toString('base64url');
@@ -75,14 +75,14 @@ describe('Admin reads', () => {
           expect({ cursor, status: response.status, body: response.body }).toEqual({
             cursor,
             status: 400,
-            body: bad('cursor must be the nextCursor of a previous page of this list'),
+            body: badField('cursor', 'must be the nextCursor of a previous page of this list'),
           });
         }
         const unknown = await app.admin.get(`${path}?sort=desc`);
         expect(unknown.status).toBe(400);
         expect(unknown.body.message).toMatch(/^sort is not a parameter of this list \(known: limit, cursor/);
         const repeated = await app.admin.get(`${path}?cursor=a&cursor=b`);
-        expect(repeated.body).toEqual(bad('cursor must be given once, as text'));
+        expect(repeated.body).toEqual(badField('cursor', 'must be given once, as text'));
       },
     );
   });
@@ -117,7 +117,7 @@ describe('Admin reads', () => {
       expect(Buffer.from(strayBit, 'base64url').toString()).toBe(text);
       return [Buffer.from(text).toString('base64'), strayBit];
     };
-    const refused = bad('cursor must be the nextCursor of a previous page of this list');
+    const refused = badField('cursor', 'must be the nextCursor of a previous page of this list');
     const path = (list: string, cursor: string) => `${list}?cursor=${encodeURIComponent(cursor)}`;
 
     it.each(lists)('$path: 400 for every cursor that is not a key of its own list', async (entry) => {
@@ -262,7 +262,7 @@ describe('Admin reads', () => {
     ])('400 for %s=%s', async (name, value, message) => {
       const response = await app.admin.get(`/admin/players?${name}=${encodeURIComponent(value)}`);
       expect(response.status).toBe(400);
-      expect(response.body).toEqual(bad(message));
+      expect(response.body).toEqual(badField(name, message.slice(name.length + 1)));
     });
   });
 
@@ -395,7 +395,7 @@ describe('Admin reads', () => {
       });
       const badUid = await app.admin.get('/admin/players/0x1');
       expect(badUid.status).toBe(400);
-      expect(badUid.body).toEqual(bad('uid must be a positive integer'));
+      expect(badUid.body).toEqual(badField('uid', 'must be a positive integer'));
     });
   });
 
@@ -440,7 +440,7 @@ describe('Admin reads', () => {
         ],
         nextCursor: null,
       });
-      expect((await app.admin.get('/admin/bans?uid=-1')).body).toEqual(bad('uid must be a positive integer'));
+      expect((await app.admin.get('/admin/bans?uid=-1')).body).toEqual(badField('uid', 'must be a positive integer'));
     });
   });
 
@@ -504,7 +504,9 @@ describe('Admin reads', () => {
         expect.arrayContaining([fresh.serverID, gone.serverID]),
       );
       expect(offline.items.every((item) => !item.online)).toBe(true);
-      expect((await app.admin.get('/admin/servers?online=yes')).body).toEqual(bad('online must be true or false'));
+      expect((await app.admin.get('/admin/servers?online=yes')).body).toEqual(
+        badField('online', 'must be true or false'),
+      );
       ws.close();
     });
   });
@@ -540,7 +542,7 @@ describe('Admin reads', () => {
       const inactive = await walk(app, '/admin/charts', { active: 'false' }, 200);
       expect(inactive.items.map((item) => item.levelId)).toEqual(expect.arrayContaining([5002, 5004]));
       expect(inactive.items.every((item) => !item.active)).toBe(true);
-      expect((await app.admin.get('/admin/charts?active=1')).body).toEqual(bad('active must be true or false'));
+      expect((await app.admin.get('/admin/charts?active=1')).body).toEqual(badField('active', 'must be true or false'));
     });
 
     it('lists collections as stored by key in byte order, filtered by type', async () => {
@@ -569,7 +571,7 @@ describe('Admin reads', () => {
         updatedAt: expect.stringMatching(LOCAL),
       });
       expect((await app.admin.get('/admin/collections?type=a%20b')).body).toEqual(
-        bad('type must be 1-32 characters of A-Z, a-z, 0-9, _, ., : and -'),
+        badField('type', 'must be 1-32 characters of A-Z, a-z, 0-9, _, ., : and -'),
       );
     });
   });

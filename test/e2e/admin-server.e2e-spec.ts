@@ -3,6 +3,7 @@ import { onlinePlayer } from '../factories/player.factory';
 import { createServer, loginServer, uniqueName } from '../factories/server.factory';
 import { WsClient } from '../support/ws-client';
 import { ADMIN_TOKEN, startTestApp, TestApp } from '../support/test-app';
+import { badField, badLines } from '../support/bad-request';
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 
@@ -83,10 +84,7 @@ describe('Admin API: servers, maintenance, plugin policy', () => {
       const server = await createServer(app);
       const response = await app.admin.post('/admin/servers', { name: server.serverName, country: 'DE' });
       expect(response.status).toBe(400);
-      expect(response.body).toEqual({
-        error: 'BAD_REQUEST',
-        message: `name: a server named "${server.serverName}" already exists`,
-      });
+      expect(response.body).toEqual(badField('name', `a server named "${server.serverName}" already exists`, 'label'));
       expect(await app.sql('SELECT count(*)::int AS n FROM game_server WHERE name = $1', [server.serverName])).toEqual([
         { n: 1 },
       ]);
@@ -126,7 +124,7 @@ describe('Admin API: servers, maintenance, plugin policy', () => {
       for (const id of ['abc', '0', '-1', '1.5', '99999999999']) {
         const response = await app.admin.post(`/admin/servers/${id}/bootstrap-token`);
         expect(response.status).toBe(400);
-        expect(response.body).toEqual({ error: 'BAD_REQUEST', message: 'serverID must be a positive integer' });
+        expect(response.body).toEqual(badLines('serverID must be a positive integer'));
       }
     });
 
@@ -147,7 +145,7 @@ describe('Admin API: servers, maintenance, plugin policy', () => {
         expect({ spelling, status: response.status, body: response.body }).toEqual({
           spelling,
           status: 400,
-          body: { error: 'BAD_REQUEST', message: 'serverID must be a positive integer' },
+          body: badLines('serverID must be a positive integer'),
         });
       }
       expect(await app.sql('SELECT token_hash FROM server_credential WHERE server_id = $1', [id])).toEqual([
@@ -201,7 +199,7 @@ describe('Admin API: servers, maintenance, plugin policy', () => {
       });
       const response = await app.admin.post('/admin/servers/abc/logout');
       expect(response.status).toBe(400);
-      expect(response.body).toEqual({ error: 'BAD_REQUEST', message: 'serverID must be a positive integer' });
+      expect(response.body).toEqual(badLines('serverID must be a positive integer'));
     });
   });
 

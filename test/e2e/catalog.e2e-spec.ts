@@ -4,6 +4,7 @@ import { TransactionService } from '../../src/database/transaction.service';
 import { createPlayer, loginPlayer, onlinePlayer, TestPlayerSession } from '../factories/player.factory';
 import { onlineServer } from '../factories/server.factory';
 import { startTestApp, TestApp } from '../support/test-app';
+import { badLines, badRequest } from '../support/bad-request';
 
 type OnlineServer = Awaited<ReturnType<typeof onlineServer>>;
 
@@ -104,11 +105,12 @@ describe('Catalog: collections, unlock sync, charts', () => {
         { ...arena, key: 'not a key' },
       ]);
       expect(response.status).toBe(400);
-      expect(response.body).toEqual({
-        error: 'BAD_REQUEST',
-        message:
-          '[1] properties.position: must be a boolean; [2] key: must look like namespace:category.id (at most 128 characters)',
-      });
+      expect(response.body).toEqual(
+        badLines(
+          '[1] properties.position: must be a boolean',
+          '[2] key: must look like namespace:category.id (at most 128 characters)',
+        ),
+      );
       expect(
         await app.sql(`SELECT key FROM collection WHERE key IN ('rhythmc:tag.fresh', 'rhythmc:title.bad')`),
       ).toEqual([]);
@@ -133,7 +135,9 @@ describe('Catalog: collections, unlock sync, charts', () => {
     ])('answers 400 for %s', async (_label, body, message) => {
       const response = await app.admin.put('/admin/collections', body);
       expect(response.status).toBe(400);
-      expect(response.body).toEqual({ error: 'BAD_REQUEST', message });
+      expect(response.body).toEqual(
+        message.startsWith('The ') ? badRequest(message) : badLines(...message.split('; ')),
+      );
     });
 
     it('answers 401 without the admin token, and to a server token', async () => {
@@ -214,10 +218,7 @@ describe('Catalog: collections, unlock sync, charts', () => {
       // Owned keys and an unknown non-asset key: refused as before, nothing granted.
       const refused = await sync({ ...owned, collections: [redTag.key, starTitle.key, 'rhythmc:title.gone'] });
       expect(refused.status).toBe(400);
-      expect(refused.body).toEqual({
-        error: 'BAD_REQUEST',
-        message: 'collections: unknown collection keys: rhythmc:title.gone',
-      });
+      expect(refused.body).toEqual(badLines('collections: unknown collection keys: rhythmc:title.gone'));
       expect(await rows()).toEqual(before);
 
       // Owned keys and a new asset key: the asset is created and granted, the owned rows untouched.
@@ -253,10 +254,9 @@ describe('Catalog: collections, unlock sync, charts', () => {
         collections: [starTitle.key, 'rhythmc:assets.songs.77', 'rhythmc:title.nope', 'other:assets.x'],
       });
       expect(response.status).toBe(400);
-      expect(response.body).toEqual({
-        error: 'BAD_REQUEST',
-        message: 'collections: unknown collection keys: rhythmc:title.nope, other:assets.x',
-      });
+      expect(response.body).toEqual(
+        badLines('collections: unknown collection keys: rhythmc:title.nope, other:assets.x'),
+      );
       expect(await granted(player.uid)).toEqual([]);
       expect(await app.sql(`SELECT key FROM collection WHERE key = 'rhythmc:assets.songs.77'`)).toEqual([]);
     });
@@ -459,16 +459,15 @@ describe('Catalog: collections, unlock sync, charts', () => {
         },
       ]);
       expect(response.status).toBe(400);
-      expect(response.body).toEqual({
-        error: 'BAD_REQUEST',
-        message: '[1] active: must be a boolean; [2] createdAt: must be an ISO local date-time YYYY-MM-DDTHH:mm:ss',
-      });
+      expect(response.body).toEqual(
+        badLines('[1] active: must be a boolean', '[2] createdAt: must be an ISO local date-time YYYY-MM-DDTHH:mm:ss'),
+      );
       expect(await app.sql('SELECT level_id FROM chart WHERE level_id IN (11, 12, 13)')).toEqual([]);
     });
 
     it('answers 400 for a body that is not an array', async () => {
       const response = await app.admin.put('/admin/charts', seven);
-      expect(response.body).toEqual({ error: 'BAD_REQUEST', message: 'The request body must be a JSON array' });
+      expect(response.body).toEqual(badRequest('The request body must be a JSON array'));
     });
 
     it('answers 401 without the admin token or a server token', async () => {

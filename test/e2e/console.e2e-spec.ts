@@ -709,6 +709,17 @@ describe('Web console', () => {
     await page.getByRole('button', { name: 'Rescan resources' }).click();
     await page.getByText(/^Rescanned: .*, 1 packs, /).waitFor();
     await page.getByRole('button', { name: 'Edit packs as JSON' }).click();
+    // A bad entry: the 400's errors listed by entry (its message reads `[0].type must be …`).
+    await page
+      .getByLabel('Packs as JSON')
+      .fill(
+        JSON.stringify([{ name: 'p', displayName: 'P', type: 'HALF', availableSongs: [], file: 'packs/console.zip' }]),
+      );
+    await page.getByRole('button', { name: 'PUT /admin/packs' }).click();
+    await page
+      .getByRole('list', { name: 'Problems by entry' })
+      .getByText('Entry [0]: type: must be one of FULL, CHAPTER, SONG')
+      .waitFor();
     await page.getByLabel('Packs as JSON').fill(
       JSON.stringify([
         {

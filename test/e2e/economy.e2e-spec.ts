@@ -3,6 +3,7 @@ import { testDatabaseServerUrl } from '../setup/test-env';
 import { createPlayer, onlinePlayer, TestPlayerSession } from '../factories/player.factory';
 import { onlineServer } from '../factories/server.factory';
 import { startTestApp, TestApp } from '../support/test-app';
+import { badLines } from '../support/bad-request';
 
 type OnlineServer = Awaited<ReturnType<typeof onlineServer>>;
 
@@ -301,7 +302,7 @@ describe('Economy: POST /player/economy and GET /admin/players/{uid}/economy', (
             expectedWattHour: value,
           });
           expect(response.status).toBe(400);
-          expect(response.body).toEqual({ error: 'BAD_REQUEST', message });
+          expect(response.body).toEqual(badLines(...message.split('; ')));
         }
         expect(await balance(player.uid)).toEqual([{ watt_hour: '70', has_time: true }]);
       });
@@ -404,22 +405,18 @@ describe('Economy: POST /player/economy and GET /admin/players/{uid}/economy', (
         error: 'NOT_FOUND',
         message: 'No player with uid 987654321987',
       });
-      expect((await app.admin.get('/admin/players/abc/economy')).body).toEqual({
-        error: 'BAD_REQUEST',
-        message: 'uid must be a positive integer',
-      });
-      expect((await app.admin.get(`/admin/players/${player.uid}/economy`, { query: { limit: 501 } })).body).toEqual({
-        error: 'BAD_REQUEST',
-        message: 'limit must be an integer from 1 to 500',
-      });
-      expect((await app.admin.get(`/admin/players/${player.uid}/economy`, { query: { before: 'x' } })).body).toEqual({
-        error: 'BAD_REQUEST',
-        message: 'before must be an integer from 1 to 9007199254740991',
-      });
-      expect((await app.admin.get(`/admin/players/${player.uid}/economy`, { query: { after: '1' } })).body).toEqual({
-        error: 'BAD_REQUEST',
-        message: 'after: property after should not exist',
-      });
+      expect((await app.admin.get('/admin/players/abc/economy')).body).toEqual(
+        badLines('uid must be a positive integer'),
+      );
+      expect((await app.admin.get(`/admin/players/${player.uid}/economy`, { query: { limit: 501 } })).body).toEqual(
+        badLines('limit must be an integer from 1 to 500'),
+      );
+      expect((await app.admin.get(`/admin/players/${player.uid}/economy`, { query: { before: 'x' } })).body).toEqual(
+        badLines('before must be an integer from 1 to 9007199254740991'),
+      );
+      expect((await app.admin.get(`/admin/players/${player.uid}/economy`, { query: { after: '1' } })).body).toEqual(
+        badLines('after: property after should not exist'),
+      );
       expect((await app.http.get(`/admin/players/${player.uid}/economy`)).status).toBe(401);
       expect((await app.http.get(`/admin/players/${player.uid}/economy`, { token: server.accessToken })).status).toBe(
         401,
@@ -557,12 +554,12 @@ describe('Economy: GET /server/baltop', () => {
   it.each(['0', '101', 'abc', '1.5', '', '-1', '1e1', ' 5'])('answers 400 for limit=%j', async (limit) => {
     const response = await baltop({ limit });
     expect(response.status).toBe(400);
-    expect(response.body).toEqual({ error: 'BAD_REQUEST', message: 'limit must be an integer from 1 to 100' });
+    expect(response.body).toEqual(badLines('limit must be an integer from 1 to 100'));
   });
 
   it('answers 400 for a repeated limit', async () => {
     const response = await app.http.get('/server/baltop?limit=1&limit=2', { token: server.accessToken });
-    expect(response.body).toEqual({ error: 'BAD_REQUEST', message: 'limit must be an integer from 1 to 100' });
+    expect(response.body).toEqual(badLines('limit must be an integer from 1 to 100'));
   });
 
   it('ignores an unknown parameter (a plugin route: decisions.md "Plugin input") and keeps checking limit', async () => {
@@ -574,10 +571,9 @@ describe('Economy: GET /server/baltop', () => {
       status: 200,
       body: (all.body as unknown[]).slice(0, 1),
     });
-    expect((await app.http.get('/server/baltop?limit=0&top=3', { token: server.accessToken })).body).toEqual({
-      error: 'BAD_REQUEST',
-      message: 'limit must be an integer from 1 to 100',
-    });
+    expect((await app.http.get('/server/baltop?limit=0&top=3', { token: server.accessToken })).body).toEqual(
+      badLines('limit must be an integer from 1 to 100'),
+    );
   });
 
   it('answers 401 without a live server token', async () => {

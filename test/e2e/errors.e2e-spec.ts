@@ -2,6 +2,7 @@ import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { createServer, onlineServer } from '../factories/server.factory';
 import { startTestApp, TestApp } from '../support/test-app';
+import { badLines, badRequest } from '../support/bad-request';
 
 describe('Error bodies, body limits and rate limits', () => {
   let app: TestApp;
@@ -19,7 +20,7 @@ describe('Error bodies, body limits and rate limits', () => {
       rawBody: '{"enabled": tru',
     });
     expect(response.status).toBe(400);
-    expect(response.body).toEqual({ error: 'BAD_REQUEST', message: 'Malformed JSON body' });
+    expect(response.body).toEqual(badRequest('Malformed JSON body'));
   });
 
   it.each(['gzip', 'deflate', 'br'])(
@@ -31,7 +32,7 @@ describe('Error bodies, body limits and rate limits', () => {
         headers: { 'Content-Encoding': encoding },
       });
       expect(response.status).toBe(400);
-      expect(response.body).toEqual({ error: 'BAD_REQUEST', message: 'The request body could not be decompressed' });
+      expect(response.body).toEqual(badRequest('The request body could not be decompressed'));
       expect(await app.sql(`SELECT 1 FROM game_server WHERE name = $1`, [`raw-${encoding}`])).toHaveLength(0);
     },
   );
@@ -53,10 +54,7 @@ describe('Error bodies, body limits and rate limits', () => {
       { token: app.config.adminToken },
     );
     expect(response.status).toBe(400);
-    expect(response.body).toEqual({
-      error: 'BAD_REQUEST',
-      message: 'name must not contain the NUL character (\\u0000)',
-    });
+    expect(response.body).toEqual(badLines('name must not contain the NUL character (\\u0000)'));
     expect(await app.sql(`SELECT 1 FROM game_server WHERE name LIKE 'nul%'`)).toHaveLength(0);
 
     const maintenance = await app.http.put(
@@ -65,10 +63,7 @@ describe('Error bodies, body limits and rate limits', () => {
       { token: app.config.adminToken },
     );
     expect(maintenance.status).toBe(400);
-    expect(maintenance.body).toEqual({
-      error: 'BAD_REQUEST',
-      message: 'message must not contain the NUL character (\\u0000)',
-    });
+    expect(maintenance.body).toEqual(badLines('message must not contain the NUL character (\\u0000)'));
     expect(
       await app.sql(`SELECT 1 FROM service_setting WHERE key = 'maintenance' AND value->>'message' LIKE 'down%'`),
     ).toHaveLength(0);
@@ -80,10 +75,7 @@ describe('Error bodies, body limits and rate limits', () => {
       rawBody: '{"name":"half\\ud83c","country":"DE"}',
     });
     expect(response.status).toBe(400);
-    expect(response.body).toEqual({
-      error: 'BAD_REQUEST',
-      message: 'name must not contain a lone surrogate (\\ud800-\\udfff)',
-    });
+    expect(response.body).toEqual(badLines('name must not contain a lone surrogate (\\ud800-\\udfff)'));
     expect(await app.sql(`SELECT 1 FROM game_server WHERE name LIKE 'half%'`)).toHaveLength(0);
   });
 
@@ -95,10 +87,7 @@ describe('Error bodies, body limits and rate limits', () => {
         rawBody: `{"name":"reserved-${key}","country":"DE","${key}":{"isAdmin":true}}`,
       });
       expect(response.status).toBe(400);
-      expect(response.body).toEqual({
-        error: 'BAD_REQUEST',
-        message: `The key "${key}" in the request body is not accepted`,
-      });
+      expect(response.body).toEqual(badRequest(`The key "${key}" in the request body is not accepted`));
       expect(await app.sql(`SELECT 1 FROM game_server WHERE name = $1`, [`reserved-${key}`])).toHaveLength(0);
 
       const nested = await app.http.request('PUT', '/admin/charts', {
@@ -106,7 +95,7 @@ describe('Error bodies, body limits and rate limits', () => {
         rawBody: `[{"levelId":1,"name":"x","difficultyConstant":1,"version":"1","active":true,"${key}":1}]`,
       });
       expect(nested.status).toBe(400);
-      expect(nested.body).toEqual({ error: 'BAD_REQUEST', message: `The key "${key}" in [0] is not accepted` });
+      expect(nested.body).toEqual(badRequest(`The key "${key}" in [0] is not accepted`));
       expect(await app.sql(`SELECT 1 FROM chart WHERE level_id = 1`)).toHaveLength(0);
     },
   );
@@ -121,6 +110,7 @@ describe('Error bodies, body limits and rate limits', () => {
     expect(response.body).toEqual({
       error: 'BAD_REQUEST',
       message: expect.stringMatching(/^The request body nests deeper than 64 levels \(at x(\.a)+\)$/),
+      errors: [],
     });
     const collections = await app.http.request('PUT', '/admin/collections', {
       token: app.config.adminToken,
@@ -149,7 +139,7 @@ describe('Error bodies, body limits and rate limits', () => {
       rawBody: collection('wide:rule.x', 1001),
     });
     expect(refused.status).toBe(400);
-    expect(refused.body).toEqual({ error: 'BAD_REQUEST', message: '[0].unlockMethod.info has more than 1000 keys' });
+    expect(refused.body).toEqual(badRequest('[0].unlockMethod.info has more than 1000 keys'));
     expect(await app.sql(`SELECT 1 FROM collection WHERE key = 'wide:rule.x'`)).toHaveLength(0);
     // Tens of thousands of keys in one object (well inside 256 KiB) are refused the same way.
     const huge = await app.http.request('PUT', '/admin/maintenance', {
@@ -157,7 +147,7 @@ describe('Error bodies, body limits and rate limits', () => {
       rawBody: keyed(20_000),
     });
     expect(huge.status).toBe(400);
-    expect(huge.body).toEqual({ error: 'BAD_REQUEST', message: 'the request body has more than 1000 keys' });
+    expect(huge.body).toEqual(badRequest('the request body has more than 1000 keys'));
     // 1000 are still taken.
     const fine = await app.http.request('PUT', '/admin/collections', {
       token: app.config.adminToken,
@@ -172,7 +162,7 @@ describe('Error bodies, body limits and rate limits', () => {
       rawBody: '[1,2]',
     });
     expect(response.status).toBe(400);
-    expect(response.body).toEqual({ error: 'BAD_REQUEST', message: 'The request body must be a JSON object' });
+    expect(response.body).toEqual(badRequest('The request body must be a JSON object'));
   });
 
   it('answers bodies over 256 KiB with 413 and stores nothing', async () => {
@@ -234,7 +224,7 @@ describe('Error bodies, body limits and rate limits', () => {
     const response = await rawHttp(request);
     expect(response.status).toBe(status);
     expect(response.head).toMatch(/\r\nContent-Type: application\/json; charset=utf-8\r\n/);
-    expect(JSON.parse(response.body)).toEqual({ error: 'BAD_REQUEST', message });
+    expect(JSON.parse(response.body)).toEqual(badRequest(message));
   });
 
   it('answers a HEAD request refused by the HTTP parser without a body', async () => {
@@ -294,7 +284,7 @@ describe('Validation messages', () => {
       { token: server.accessToken },
     );
     expect(response.status).toBe(400);
-    expect(response.body).toEqual({ error: 'BAD_REQUEST', message: 'uid must be a positive integer' });
+    expect(response.body).toEqual(badLines('uid must be a positive integer'));
   });
 });
 

@@ -17,6 +17,7 @@ import { gameplayPayload } from '../factories/upload.factory';
 import { testDatabaseServerUrl } from '../setup/test-env';
 import { ADMIN_TOKEN, startTestApp, TestApp } from '../support/test-app';
 import { Frame, WsClient } from '../support/ws-client';
+import { badLines } from '../support/bad-request';
 
 /**
  * Hostile input (issue 8, item 7): generated malformed bodies, query strings, path parameters
@@ -53,6 +54,7 @@ const CODES_BY_STATUS: Record<number, string[]> = {
 };
 /** The documented extra fields of some error bodies. */
 const EXTRA_FIELDS: Record<string, string[]> = {
+  BAD_REQUEST: ['errors'],
   UPGRADE_REQUIRED: ['toVersion', 'downUrl'],
   BANNED: ['reason', 'until'],
   CONFLICT: ['wattHour'],
@@ -177,6 +179,29 @@ function checkAnswer(request: HostileRequest, response: RawResponse): void {
   const allowedExtra = EXTRA_FIELDS[error as string] ?? [];
   if (Object.keys(extra).some((key) => !allowedExtra.includes(key)))
     fail(`unexpected fields ${Object.keys(extra).join(', ')}`);
+  if (error === 'BAD_REQUEST') {
+    const problem = fieldProblemsProblem(extra.errors);
+    if (problem !== null) fail(problem);
+  }
+}
+
+/**
+ * What is wrong with a BAD_REQUEST's `errors` (docs/decisions.md "Errors"), or null: a list of at
+ * most 20 `{index?, field, message}`, the field at most 64 characters, whatever the request held.
+ */
+function fieldProblemsProblem(errors: unknown): string | null {
+  if (!Array.isArray(errors)) return 'BAD_REQUEST without an errors list';
+  if (errors.length > 20) return `${errors.length} entries in errors (at most 20)`;
+  for (const entry of errors as unknown[]) {
+    if (typeof entry !== 'object' || entry === null) return 'an entry of errors is not an object';
+    const { index, field, message, ...rest } = entry as Record<string, unknown>;
+    if (Object.keys(rest).length > 0) return `unexpected fields in errors: ${Object.keys(rest).join(', ')}`;
+    if (typeof field !== 'string' || [...field].length > 64) return 'errors: a field that is not text of at most 64';
+    if (typeof message !== 'string' || message.length === 0) return 'errors: a message missing or empty';
+    if (index !== undefined && !(Number.isSafeInteger(index) && (index as number) >= 0))
+      return 'errors: an index that is not a position';
+  }
+  return null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -2391,7 +2416,6 @@ describe('Text longer than its column by code points', () => {
   let fx: { server: TestServer & { accessToken: string }; player: TestPlayerSession };
   /** `n` characters for validator.js, `2n` for PostgreSQL. */
   const selectors = (n: number) => 'a\uFE0F'.repeat(n);
-  const bad = (message: string) => ({ error: 'BAD_REQUEST', message });
 
   beforeAll(async () => {
     app = await startTestApp();
@@ -2406,7 +2430,7 @@ describe('Text longer than its column by code points', () => {
   async function refused(send: () => Promise<{ status: number; body: unknown }>, message: string): Promise<void> {
     const before = await snapshot(app);
     const response = await send();
-    expect({ status: response.status, body: response.body }).toEqual({ status: 400, body: bad(message) });
+    expect({ status: response.status, body: response.body }).toEqual({ status: 400, body: badLines(message) });
     expect(await snapshot(app)).toEqual(before);
   }
 
@@ -2892,7 +2916,10 @@ describe('Hostile headers and frames within the event-loop budget', () => {
     if (!['BAD_REQUEST', 'PAYLOAD_TOO_LARGE', 'UNAUTHORIZED', 'RATE_LIMITED'].includes(error as string))
       fail(`error code ${JSON.stringify(error)}`);
     if (typeof message !== 'string' || message.length === 0) fail('error message missing or empty');
-    if (Object.keys(extra).length > 0) fail(`unexpected fields ${Object.keys(extra).join(', ')}`);
+    const { errors, ...others } = extra;
+    if (Object.keys(others).length > 0) fail(`unexpected fields ${Object.keys(others).join(', ')}`);
+    const problem = error === 'BAD_REQUEST' ? fieldProblemsProblem(errors) : errors === undefined ? null : 'errors';
+    if (problem !== null) fail(problem);
   }
 
   it('WebSocket frames: answered within the budget with an error frame, never INTERNAL_ERROR, and the socket stays open', async () => {

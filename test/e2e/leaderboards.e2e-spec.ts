@@ -6,6 +6,7 @@ import { multiInstanceAvailable, startTestApp, TestApp } from '../support/test-a
 import { testRedisUrl } from '../setup/test-env';
 import { LeaderboardRepository } from '../../src/upload/leaderboard.repository';
 import { RankIndex } from '../../src/upload/rank/rank-index';
+import { badLines } from '../support/bad-request';
 
 /** The app's rank index (an abstract class is its DI token). */
 const rankIndexOf = (app: TestApp) => app.get(RankIndex as unknown as Type<RankIndex>);
@@ -324,7 +325,7 @@ describe('Leaderboards', () => {
     ])('answers 400 naming the field: %s', async (path, message) => {
       const response = await app.http.get(`/server/leaderboards/${path}`, { token: server.accessToken });
       expect(response.status).toBe(400);
-      expect(response.body).toEqual({ error: 'BAD_REQUEST', message });
+      expect(response.body).toEqual(badLines(message));
     });
 
     it('answers 404 for a placeholder chart, and leaves flagged plays off the boards', async () => {
@@ -350,10 +351,9 @@ describe('Leaderboards', () => {
         expect(admin.status).toBe(200);
         expect(admin.body).toEqual((await board(app, server, path, query)).body);
       }
-      expect((await app.admin.get('/admin/boards/atp?limit=0')).body).toEqual({
-        error: 'BAD_REQUEST',
-        message: 'limit must be an integer from 1 to 100',
-      });
+      expect((await app.admin.get('/admin/boards/atp?limit=0')).body).toEqual(
+        badLines('limit must be an integer from 1 to 100'),
+      );
       expect((await app.http.get('/admin/boards/atp', { token: server.accessToken })).status).toBe(401);
     });
 

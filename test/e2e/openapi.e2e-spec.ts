@@ -340,6 +340,31 @@ describe('API docs (OpenAPI at /docs)', () => {
     expect(codes.enum).toEqual([...ERROR_CODES]);
   });
 
+  it('documents errors on every 400: the problems by field, the example listing what its message names', () => {
+    for (const { method, path, operation } of operations) {
+      const response = operation.responses['400'];
+      if (!response) continue;
+      const ref = jsonSchema(response.content)?.$ref;
+      expect({ route: `${method} ${path}`, ref }).toEqual({
+        route: `${method} ${path}`,
+        ref: '#/components/schemas/BadRequestResponse',
+      });
+    }
+    const body = schemaOf('#/components/schemas/BadRequestResponse');
+    expect(body.required).toEqual(['error', 'message', 'errors']);
+    const entry = schemaOf('#/components/schemas/FieldProblemResponse');
+    expect(entry.required).toEqual(['field', 'message']);
+    expect(Object.keys(entry.properties ?? {})).toEqual(['index', 'field', 'message']);
+    const example = (route: Operation) =>
+      (route.responses['400'].content?.['application/json'] as { example?: unknown } | undefined)?.example;
+    expect(example(operation('get', '/server/baltop'))).toEqual({
+      error: 'BAD_REQUEST',
+      message: 'limit must be an integer from 1 to 100',
+      errors: [{ field: 'limit', message: 'must be an integer from 1 to 100' }],
+    });
+    expect(example(operation('post', '/server/login'))).toMatchObject({ errors: expect.any(Array) });
+  });
+
   it('documents Retry-After on every 503 (the database unreachable, out of resources or read-only; SQL rank counts at their limit) but readiness, and on no other status besides 429', () => {
     const responses = operations.flatMap(({ method, path, operation }) =>
       Object.entries(operation.responses).map(([status, response]) => ({

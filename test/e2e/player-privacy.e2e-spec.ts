@@ -7,6 +7,7 @@ import { WsClient } from '../support/ws-client';
 import { multiInstanceAvailable, startTestApp, TestApp, TestClients } from '../support/test-app';
 import { mappedPlayerColumns, PLAYER_DATA } from '../../src/privacy/player-data.map';
 import { EXPORT_FORMAT } from '../../src/privacy/privacy.service';
+import { badLines } from '../support/bad-request';
 
 /**
  * Every column that refers to a player: a foreign key to player, or a column named uid, …_uid,
@@ -168,10 +169,7 @@ describe('Privacy: export and erase a player', () => {
     // A wrong confirmation changes nothing.
     const refused = await app.admin.post(`/admin/players/${a.uid}/erase`, { confirm: a.username.toUpperCase() });
     expect(refused.status).toBe(400);
-    expect(refused.body).toEqual({
-      error: 'BAD_REQUEST',
-      message: "confirm must be the player's current username, exactly",
-    });
+    expect(refused.body).toEqual(badLines("confirm must be the player's current username, exactly"));
     expect(await app.sql('SELECT uid FROM player WHERE uid = $1', [a.uid])).toHaveLength(1);
 
     const erased = await app.admin.post(`/admin/players/${a.uid}/erase`, { confirm: a.username });

@@ -4,6 +4,7 @@ import { createPlayer, loginPlayer, onlinePlayer, randomUuid } from '../factorie
 import { FakeIdentityProvider } from '../support/fake-identity-provider';
 import { startTestApp, TestApp } from '../support/test-app';
 import { sleep } from '../support/wait';
+import { badField, badLines } from '../support/bad-request';
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
@@ -377,7 +378,7 @@ describe('Player identity', () => {
         options: { ...bad, keepMe: 1 },
       });
       expect(response.status).toBe(400);
-      expect(response.body).toEqual({ error: 'BAD_REQUEST', message });
+      expect(response.body).toEqual(badLines(message));
       expect(await app.sql('SELECT extra_options FROM player WHERE uid = $1', [session.uid])).toEqual([
         { extra_options: {} },
       ]);
@@ -430,10 +431,9 @@ describe('Player identity', () => {
         playerSuffix: 'rhythmc:title.moon',
       });
       expect(locked.status).toBe(400);
-      expect(locked.body).toEqual({
-        error: 'BAD_REQUEST',
-        message: 'playerSuffix: not an unlocked title collection of this player (rhythmc:title.moon)',
-      });
+      expect(locked.body).toEqual(
+        badLines('playerSuffix: not an unlocked title collection of this player (rhythmc:title.moon)'),
+      );
       const notTitle = await options({
         uid: session.uid,
         accessToken: session.accessToken,
@@ -629,7 +629,7 @@ describe('Player identity', () => {
     ])('answers 400 for %j and stores no ban', async (body, message) => {
       const player = await createPlayer(app);
       const response = await app.admin.post(`/admin/players/${player.uid}/ban`, body);
-      expect(response.body).toEqual({ error: 'BAD_REQUEST', message });
+      expect(response.body).toEqual(badLines(message));
       expect(await app.sql('SELECT 1 FROM player_ban WHERE uid = $1', [player.uid])).toHaveLength(0);
     });
 
@@ -641,10 +641,9 @@ describe('Player identity', () => {
       expect((await app.admin.delete('/admin/players/99999999/ban')).status).toBe(404);
       expect((await app.admin.put('/admin/players/99999999/banstate', { banstate: 1 })).status).toBe(404);
       expect((await app.admin.post('/admin/players/99999999/net-token')).status).toBe(404);
-      expect((await app.admin.post('/admin/players/x1/ban', {})).body).toEqual({
-        error: 'BAD_REQUEST',
-        message: 'uid must be a positive integer',
-      });
+      expect((await app.admin.post('/admin/players/x1/ban', {})).body).toEqual(
+        badLines('uid must be a positive integer'),
+      );
     });
 
     it('banstate is stored and shown in the profile', async () => {
@@ -665,10 +664,7 @@ describe('Player identity', () => {
       expect(created.body).toEqual({ uid: expect.any(Number), username: 'Alex_1', displayName: 'Alex', uuid });
       const duplicate = await app.admin.post('/admin/players', { username: 'Other', uuid });
       expect(duplicate.status).toBe(400);
-      expect(duplicate.body).toEqual({
-        error: 'BAD_REQUEST',
-        message: `uuid: ${uuid} already belongs to another player`,
-      });
+      expect(duplicate.body).toEqual(badField('uuid', `${uuid} already belongs to another player`, 'label'));
     });
 
     it.each([

@@ -62,7 +62,11 @@ describe('Plugin-shaped bodies', () => {
         { token: registered.bootstrapToken },
       );
       expect(response.status).toBe(400);
-      expect(response.body).toEqual({ error: 'BAD_REQUEST', message: expect.stringContaining('pluginVersion') });
+      expect(response.body).toEqual({
+        error: 'BAD_REQUEST',
+        message: expect.stringContaining('pluginVersion'),
+        errors: expect.arrayContaining([expect.objectContaining({ field: expect.stringContaining('pluginVersion') })]),
+      });
       expect(await app.sql('SELECT 1 FROM server_session WHERE server_id = $1', [registered.serverID])).toEqual([]);
     });
   });
@@ -121,7 +125,11 @@ describe('Plugin-shaped bodies', () => {
         { token: server.accessToken },
       );
       expect(refresh.status).toBe(400);
-      expect(refresh.body).toEqual({ error: 'BAD_REQUEST', message: expect.stringContaining('resumeToken') });
+      expect(refresh.body).toEqual({
+        error: 'BAD_REQUEST',
+        message: expect.stringContaining('resumeToken'),
+        errors: expect.arrayContaining([expect.objectContaining({ field: expect.stringContaining('resumeToken') })]),
+      });
     });
 
     it('still needs a non-empty authToken in TOKEN mode', async () => {
@@ -132,7 +140,11 @@ describe('Plugin-shaped bodies', () => {
           { token: server.accessToken },
         );
         expect(response.status).toBe(400);
-        expect(response.body).toEqual({ error: 'BAD_REQUEST', message: expect.stringContaining('authToken') });
+        expect(response.body).toEqual({
+          error: 'BAD_REQUEST',
+          message: expect.stringContaining('authToken'),
+          errors: expect.arrayContaining([expect.objectContaining({ field: expect.stringContaining('authToken') })]),
+        });
       }
     });
   });
@@ -249,7 +261,11 @@ describe('Plugin-shaped bodies', () => {
           { token: server.accessToken },
         );
         expect(response.status).toBe(400);
-        expect(response.body).toEqual({ error: 'BAD_REQUEST', message: expect.stringContaining(message) });
+        expect(response.body).toEqual({
+          error: 'BAD_REQUEST',
+          message: expect.stringContaining(message),
+          errors: expect.arrayContaining([expect.objectContaining({ field: message.split(' ')[0] })]),
+        });
       }
       expect(await stored(player.uid)).toEqual([]);
     });
@@ -261,7 +277,11 @@ describe('Plugin-shaped bodies', () => {
         { levelId: 555_001, name: 'X', difficultyConstant: 10, version: '1', active: true, bpm: 180 },
       ]);
       expect(response.status).toBe(400);
-      expect(response.body).toEqual({ error: 'BAD_REQUEST', message: expect.stringContaining('bpm') });
+      expect(response.body).toEqual({
+        error: 'BAD_REQUEST',
+        message: expect.stringContaining('bpm'),
+        errors: expect.arrayContaining([expect.objectContaining({ field: expect.stringContaining('bpm') })]),
+      });
       expect(await app.sql('SELECT 1 FROM chart WHERE level_id = 555001')).toEqual([]);
     });
   });

@@ -6,6 +6,7 @@ import { gameplayPayload } from '../factories/upload.factory';
 import { HttpResponse } from '../support/http';
 import { multiInstanceAvailable, startTestApp, TestApp } from '../support/test-app';
 import { eventually } from '../support/wait';
+import { badLines, badRequest } from '../support/bad-request';
 
 /**
  * The public read API (issue #43; docs/decisions.md "Public API") over real HTTP: every route
@@ -464,7 +465,8 @@ describe('Public API', () => {
         const response = await get('players', playersKey.key, query);
         expect({ status: response.status, body: response.body }).toEqual({
           status: 400,
-          body: error('BAD_REQUEST', message),
+          // Neither name nor prefix: no one field is at fault.
+          body: Object.keys(query).length === 0 ? badRequest(message) : badLines(message),
         });
       });
 
@@ -472,7 +474,7 @@ describe('Public API', () => {
         const response = await get('players?name=Steve&name=Alex', playersKey.key);
         expect({ status: response.status, body: response.body }).toEqual({
           status: 400,
-          body: error('BAD_REQUEST', 'name must be 1-32 characters of A-Z, a-z, 0-9 and _'),
+          body: badLines('name must be 1-32 characters of A-Z, a-z, 0-9 and _'),
         });
       });
     });
@@ -500,7 +502,7 @@ describe('Public API', () => {
       const response = await app.http.get(`/public/v1/${path}`, { token: bothKey.key });
       expect({ status: response.status, body: response.body }).toEqual({
         status: 400,
-        body: error('BAD_REQUEST', message),
+        body: badLines(message),
       });
     });
 
@@ -617,7 +619,7 @@ describe('Public API', () => {
         expect({ body, status: response.status, answer: response.body }).toEqual({
           body,
           status: 400,
-          answer: error('BAD_REQUEST', message),
+          answer: badLines(message),
         });
       }
       expect(await app.sql('SELECT count(*)::int AS n FROM public_api_key')).toEqual(before);

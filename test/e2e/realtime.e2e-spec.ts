@@ -5,6 +5,7 @@ import { WsClient } from '../support/ws-client';
 import { eventually, sleep } from '../support/wait';
 import { RealtimeService } from '../../src/realtime/realtime.service';
 import { BadRequestError } from '../../src/common/errors/app-error';
+import { badLines, badRequest } from '../support/bad-request';
 
 const WsOpen = 1;
 
@@ -93,7 +94,7 @@ describe('Realtime WebSocket', () => {
         const from = client.frames.length;
         client.sendRaw(raw);
         const frame = await client.next((f) => f.event === 'error', 5000, from);
-        expect(frame).toEqual({ event: 'error', data: { error: 'BAD_REQUEST', message } });
+        expect(frame).toEqual({ event: 'error', data: badRequest(message) });
       }
       const player = await onlinePlayer(app, session);
       const ack = await client.request('resume_session', { uid: player.uid, accessToken: player.accessToken });
@@ -118,7 +119,7 @@ describe('Realtime WebSocket', () => {
         });
         expect(await client.request('chat', { uid: player.uid, message: 'hello' }, 'error')).toEqual({
           event: 'error',
-          data: { error: 'BAD_REQUEST', message: 'no chat today' },
+          data: badRequest('no chat today'),
         });
         expect(failing).toHaveBeenCalledTimes(1);
       } finally {
@@ -160,8 +161,7 @@ describe('Realtime WebSocket', () => {
       expect((await client.request('resume_session', { uid: 'x', accessToken: player.accessToken })).data).toEqual({
         uid: null,
         ok: false,
-        error: 'BAD_REQUEST',
-        message: 'uid must be a positive integer',
+        ...badLines('uid must be a positive integer'),
       });
     });
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { onlineServer } from '../factories/server.factory';
 import { multiInstanceAvailable, startTestApp, TestApp } from '../support/test-app';
+import { badLines, badRequest } from '../support/bad-request';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const sha1 = (bytes: Buffer) => createHash('sha1').update(bytes).digest('hex');
@@ -195,13 +196,13 @@ describe('Resources: manifest, downloads and signed links', () => {
     it.each(['yes', 'TRUE', '1', ''])('answers 400 for lang=%j', async (lang) => {
       const response = await api().get('/resources/manifest', { query: { lang } });
       expect(response.status).toBe(400);
-      expect(response.body).toEqual({ error: 'BAD_REQUEST', message: 'lang must be true or false' });
+      expect(response.body).toEqual(badLines('lang must be true or false'));
     });
 
     it('answers 400 for a repeated lang parameter', async () => {
       const response = await api().get('/resources/manifest?lang=true&lang=false');
       expect(response.status).toBe(400);
-      expect(response.body).toEqual({ error: 'BAD_REQUEST', message: 'lang must be true or false' });
+      expect(response.body).toEqual(badLines('lang must be true or false'));
     });
 
     it('is served with an ETag per variant, answers 304 to If-None-Match, and changes with a rescan', async () => {
@@ -327,17 +328,14 @@ describe('Resources: manifest, downloads and signed links', () => {
     ])('answers 400 naming the bad element of %j', async (body, message) => {
       const response = await api().post('/resources/down', body);
       expect(response.status).toBe(400);
-      expect(response.body).toEqual({ error: 'BAD_REQUEST', message });
+      expect(response.body).toEqual(badLines(message));
     });
 
     it('answers 400 for a body that is not an array', async () => {
       const body = { paths: ['data/songs/1/chart.json'] };
       const response = await api().post('/resources/down', body);
       expect(response.status).toBe(400);
-      expect(response.body).toEqual({
-        error: 'BAD_REQUEST',
-        message: 'The request body must be a JSON array of resource paths',
-      });
+      expect(response.body).toEqual(badRequest('The request body must be a JSON array of resource paths'));
     });
 
     it('answers 400 for more than 10,000 paths', async () => {
@@ -346,7 +344,7 @@ describe('Resources: manifest, downloads and signed links', () => {
         Array.from({ length: 10_001 }, (_, i) => `data/${i}`),
       );
       expect(response.status).toBe(400);
-      expect(response.body).toEqual({ error: 'BAD_REQUEST', message: 'At most 10000 paths per request, got 10001' });
+      expect(response.body).toEqual(badRequest('At most 10000 paths per request, got 10001'));
     });
 
     it('answers 404 listing the paths that are not in the manifest', async () => {
@@ -516,7 +514,7 @@ describe('Resources: manifest, downloads and signed links', () => {
     it('answers 400 for malformed percent-encoding', async () => {
       const response = await app.http.get('/resources/files/data/%E0%A4%A?expires=1&sig=x', { token: null });
       expect(response.status).toBe(400);
-      expect(response.body).toEqual({ error: 'BAD_REQUEST', message: "Failed to decode param '%E0%A4%A'" });
+      expect(response.body).toEqual(badRequest("Failed to decode param '%E0%A4%A'"));
     });
 
     it('answers 404 for a validly signed path that is not in the index', async () => {
@@ -821,7 +819,9 @@ describe('Resources: rescan, packs and restarts', () => {
       const before = await app.sql('SELECT * FROM resource_pack ORDER BY name');
       const response = await app.admin.put('/admin/packs', body);
       expect(response.status).toBe(400);
-      expect(response.body).toEqual({ error: 'BAD_REQUEST', message });
+      expect(response.body).toEqual(
+        message.startsWith('The ') ? badRequest(message) : badLines(...message.split('; ')),
+      );
       expect(await app.sql('SELECT * FROM resource_pack ORDER BY name')).toEqual(before);
     });
 
@@ -927,10 +927,7 @@ describe('Resources: rescan, packs and restarts', () => {
   ])('answers DELETE /admin/packs/{name} with a name no pack can have (%s) with 400', async (_label, name) => {
     const response = await app.admin.delete(`/admin/packs/${name}`);
     expect(response.status).toBe(400);
-    expect(response.body).toEqual({
-      error: 'BAD_REQUEST',
-      message: 'name must be 1 to 128 characters without the NUL character',
-    });
+    expect(response.body).toEqual(badLines('name must be 1 to 128 characters without the NUL character'));
   });
 
   it('keeps links valid across a restart (the signing key is stored) and rescans at start-up', async () => {

@@ -141,7 +141,11 @@ describe('Scoped boards (a set of uids)', () => {
       for (const path of ['atp', 'charts/801']) {
         const response = await among(path, body);
         expect([JSON.stringify(body), path, response.status]).toEqual([JSON.stringify(body), path, 400]);
-        expect(response.body).toMatchObject({ error: 'BAD_REQUEST' });
+        expect(response.body).toMatchObject({
+          error: 'BAD_REQUEST',
+          // One rule of the list as a whole: the field, no element index.
+          errors: [{ field: 'uids', message: 'must be 1 to 100 distinct positive integers' }],
+        });
         expect(response.text).toContain(message);
       }
     }

@@ -2,6 +2,7 @@ import { onlineServer, TestServerSession } from '../factories/server.factory';
 import { onlinePlayer, TestPlayerSession } from '../factories/player.factory';
 import { GameplayPayload, gameplayPayload } from '../factories/upload.factory';
 import { multiInstanceAvailable, startTestApp, TestApp } from '../support/test-app';
+import { badLines, badRequest } from '../support/bad-request';
 
 /** Plays of the last hour, one second apart (the record key is player, level, time). */
 let clock = Date.now() - 3_600_000;
@@ -296,10 +297,7 @@ describe('Score integrity', () => {
       const clean = await lastRecord(p[1]);
       const refused = await app.admin.post(`/admin/plays/${clean.id}/approve`);
       expect(refused.status).toBe(400);
-      expect(refused.body).toEqual({
-        error: 'BAD_REQUEST',
-        message: `Play ${clean.id} failed no check: there is nothing to approve`,
-      });
+      expect(refused.body).toEqual(badRequest(`Play ${clean.id} failed no check: there is nothing to approve`));
     });
 
     it("voids a play: its player's best and ATP go, the players behind move up; restore takes it back", async () => {
@@ -435,7 +433,7 @@ describe('Score integrity', () => {
     ])('GET %s is 400', async (path, message) => {
       const response = await app.admin.get(path);
       expect(response.status).toBe(400);
-      expect(response.body).toEqual({ error: 'BAD_REQUEST', message });
+      expect(response.body).toEqual(badLines(message));
     });
 
     it('answers 404 for an unknown play and 400 for a bad void reason, changing nothing', async () => {
@@ -450,10 +448,7 @@ describe('Score integrity', () => {
       );
       const bad = await app.admin.post(`/admin/plays/${play.id}/void`, { reason: 'x'.repeat(201) });
       expect(bad.status).toBe(400);
-      expect(bad.body).toEqual({
-        error: 'BAD_REQUEST',
-        message: 'reason must be shorter than or equal to 200 characters',
-      });
+      expect(bad.body).toEqual(badLines('reason must be shorter than or equal to 200 characters'));
       expect(await app.sql('SELECT voided_at FROM play_record WHERE id = $1', [play.id])).toEqual([
         { voided_at: null },
       ]);

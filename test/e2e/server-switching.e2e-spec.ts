@@ -5,6 +5,7 @@ import { FakeIdentityProvider } from '../support/fake-identity-provider';
 import { startTestApp, TestApp } from '../support/test-app';
 import { WsClient } from '../support/ws-client';
 import { sleep } from '../support/wait';
+import { badField, badLines } from '../support/bad-request';
 
 /**
  * Server switching inside one network (docs/decisions.md "Server switching"): with the
@@ -309,11 +310,11 @@ describe('Server switching (PUT /admin/session-handover)', () => {
         { mode: 'all', modes: ['PASSWORD'] },
         'modes: each value in modes must be one of the following values: ONLINE, TOKEN, OFFLINE_REFRESH',
       ],
-      ['an unknown field', { mode: 'all', network: 'x' }, 'property network should not exist'],
+      ['an unknown field', { mode: 'all', network: 'x' }, 'network: property network should not exist'],
       [
         'a field named hasOwnProperty',
         { mode: 'all', hasOwnProperty: 'x' },
-        'property hasOwnProperty should not exist',
+        'hasOwnProperty: property hasOwnProperty should not exist',
       ],
       [
         'a group field named valueOf',
@@ -323,7 +324,7 @@ describe('Server switching (PUT /admin/session-handover)', () => {
     ])('answers 400 for %s and keeps the setting', async (_label, body, message) => {
       const response = await app.admin.put('/admin/session-handover', body);
       expect(response.status).toBe(400);
-      expect(response.body).toEqual({ error: 'BAD_REQUEST', message: expect.stringContaining(message) });
+      expect(response.body).toEqual(badLines(message));
       expect(
         await app.sql(`SELECT value->>'mode' AS mode FROM service_setting WHERE key = 'session_handover'`),
       ).toEqual([{ mode: 'off' }]);
@@ -335,7 +336,7 @@ describe('Server switching (PUT /admin/session-handover)', () => {
         mode: 'groups',
         groups: [{ name: 'x', serverIDs: [a.serverID, 99_999_999] }],
       });
-      expect(unknown.body).toEqual({ error: 'BAD_REQUEST', message: 'groups: no server with id 99999999' });
+      expect(unknown.body).toEqual(badLines('groups: no server with id 99999999'));
       const twice = await app.admin.put('/admin/session-handover', {
         mode: 'groups',
         groups: [
@@ -343,7 +344,7 @@ describe('Server switching (PUT /admin/session-handover)', () => {
           { name: 'y', serverIDs: [b.serverID, a.serverID] },
         ],
       });
-      expect(twice.body).toEqual({ error: 'BAD_REQUEST', message: `groups: server ${b.serverID} is in x and in y` });
+      expect(twice.body).toEqual(badField('groups', `server ${b.serverID} is in x and in y`, 'label'));
     });
 
     it('needs the admin token', async () => {

@@ -1,6 +1,7 @@
 import { base32Decode, totpCode, totpStep } from '../../src/staff/totp';
 import { createStaff, createToken, signIn, type TestStaff, type TestStaffSession } from '../factories/staff.factory';
 import { startTestApp, TestApp } from '../support/test-app';
+import { badField, badLines, badRequest } from '../support/bad-request';
 
 /**
  * The optional second factor of staff sign-in (issue 42, docs/decisions.md "A second factor"):
@@ -66,7 +67,7 @@ describe('Staff second factor (TOTP)', () => {
     const wrong = await session.client.post('/admin/me/totp', { password: `${staff.password}!` });
     expect({ status: wrong.status, body: wrong.body }).toEqual({
       status: 400,
-      body: { error: 'BAD_REQUEST', message: 'password is wrong' },
+      body: badLines('password is wrong'),
     });
     expect(await stored(staff.id)).toEqual({
       totp_secret: null,
@@ -102,7 +103,7 @@ describe('Staff second factor (TOTP)', () => {
       const refused = await session.client.put('/admin/me/totp', { code });
       expect({ status: refused.status, body: refused.body }).toEqual({
         status: 400,
-        body: { error: 'BAD_REQUEST', message },
+        body: badLines(...message.split('; ')),
       });
     }
     expect((await stored(staff.id)).on).toBe(false);
@@ -123,7 +124,7 @@ describe('Staff second factor (TOTP)', () => {
     const again = await session.client.put('/admin/me/totp', { code: codeOf(secret, step + 1) });
     expect({ status: again.status, body: again.body }).toEqual({
       status: 400,
-      body: { error: 'BAD_REQUEST', message: 'No second factor is being set up: start with POST /admin/me/totp' },
+      body: badRequest('No second factor is being set up: start with POST /admin/me/totp'),
     });
     // Starting again while on: 409, the secret unchanged.
     const twice = await session.client.post('/admin/me/totp', { password: staff.password });
@@ -234,7 +235,7 @@ describe('Staff second factor (TOTP)', () => {
     const wrong = await session.client.request('DELETE', '/admin/me/totp', { body: { password: 'not the password!' } });
     expect({ status: wrong.status, body: wrong.body }).toEqual({
       status: 400,
-      body: { error: 'BAD_REQUEST', message: 'password is wrong' },
+      body: badLines('password is wrong'),
     });
     expect((await stored(staff.id)).totp_secret).toBe(secret);
     const off = await session.client.request('DELETE', '/admin/me/totp', { body: { password: staff.password } });
@@ -252,10 +253,10 @@ describe('Staff second factor (TOTP)', () => {
     const on = await app.admin.request('PATCH', `/admin/staff/${staff.id}`, { body: { secondFactor: true } });
     expect({ status: on.status, body: on.body }).toEqual({
       status: 400,
-      body: {
-        error: 'BAD_REQUEST',
-        message: 'secondFactor can only be turned off here (false); the person enrols from their console session',
-      },
+      body: badField(
+        'secondFactor',
+        'can only be turned off here (false); the person enrols from their console session',
+      ),
     });
     expect((await stored(staff.id)).on).toBe(true);
     const reset = await app.admin.request('PATCH', `/admin/staff/${staff.id}`, { body: { secondFactor: false } });

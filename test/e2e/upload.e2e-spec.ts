@@ -11,6 +11,7 @@ import { RankIndex } from '../../src/upload/rank/rank-index';
 import { CatalogService } from '../../src/catalog/catalog.service';
 import { sleep } from '../support/wait';
 import { GameplayPayload, gameplayPayload } from '../factories/upload.factory';
+import { badField, badLines, badRequest } from '../support/bad-request';
 
 /** The app's rank index (an abstract class is its DI token). */
 const rankIndexOf = (app: TestApp) => app.get(RankIndex as unknown as Type<RankIndex>);
@@ -725,14 +726,14 @@ describe('POST /player/upload', () => {
     ])('%s', async (_label, mutate, message) => {
       const response = await upload(app, server, mutate(valid()));
       expect(response.status).toBe(400);
-      expect(response.body).toEqual({ error: 'BAD_REQUEST', message });
+      expect(response.body).toEqual(badLines(...message.split('; ')));
       expect(await app.sql('SELECT 1 FROM play_record WHERE uid = $1', [player.uid])).toEqual([]);
     });
 
     it('answers an array body with 400', async () => {
       const response = await upload(app, server, [valid()]);
       expect(response.status).toBe(400);
-      expect(response.body).toEqual({ error: 'BAD_REQUEST', message: 'The request body must be a JSON object' });
+      expect(response.body).toEqual(badRequest('The request body must be a JSON object'));
     });
 
     it("answers 400 when server.serverID is not the calling session's server", async () => {
@@ -740,10 +741,9 @@ describe('POST /player/upload', () => {
       const body = valid();
       const response = await upload(app, server, { ...body, server: { ...body.server, serverID: other.serverID } });
       expect(response.status).toBe(400);
-      expect(response.body).toEqual({
-        error: 'BAD_REQUEST',
-        message: `server.serverID: ${other.serverID} is not the server of this session`,
-      });
+      expect(response.body).toEqual(
+        badField('server.serverID', `${other.serverID} is not the server of this session`, 'label'),
+      );
       expect(await app.sql('SELECT 1 FROM play_record WHERE uid = $1', [player.uid])).toEqual([]);
     });
   });

@@ -8,6 +8,7 @@ import { eventually, sleep } from '../support/wait';
 import { WsClient } from '../support/ws-client';
 import { sendDelivery } from '../../src/webhooks/webhook-sender';
 import { verifyDelivery } from '../../src/webhooks/webhook-signature';
+import { badLines } from '../support/bad-request';
 
 /**
  * Outgoing webhooks (issue #45; docs/decisions.md "Webhooks") against a real HTTP receiver started
@@ -624,10 +625,9 @@ describe('Webhook addresses', () => {
         events: ['player.banned'],
       });
       expect(response.status).toBe(400);
-      expect(response.body).toEqual({
-        error: 'BAD_REQUEST',
-        message: 'url: 169.254.169.254 is a linkLocal address (WEBHOOK_ALLOWED_NETWORKS does not allow it)',
-      });
+      expect(response.body).toEqual(
+        badLines('url: 169.254.169.254 is a linkLocal address (WEBHOOK_ALLOWED_NETWORKS does not allow it)'),
+      );
       // A name is resolved when a delivery connects: registered, then refused at every attempt.
       const { id } = await register(app, { url: `http://localhost:${receiver.port}/hook`, events: ['player.banned'] });
       const player = await createPlayer(app);
@@ -776,7 +776,7 @@ describe('Live board updates', () => {
         });
         expect(await listening.request('board_updates', { enabled: 'yes' }, 'error')).toEqual({
           event: 'error',
-          data: { error: 'BAD_REQUEST', message: 'enabled must be a boolean' },
+          data: badLines('enabled must be a boolean'),
         });
         const player = await onlinePlayer(app, server);
         await upload(app, server, player, 901, { acc: 91 });

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError, batchProblems, Page } from '../api';
+import { api, batchProblems, Page } from '../api';
 import { ErrorBox, Field, Loading, Notice, Pager, Table, Time, useCan, useLoad } from '../ui';
 
 interface Chart {
@@ -152,7 +152,7 @@ function BatchEditor({
     }
   };
   // The API numbers the entries it was sent; the list names them by their place in the text.
-  const problems = error instanceof ApiError && error.status === 400 ? batchProblems(error.message) : null;
+  const problems = batchProblems(error);
   const entries = Array.isArray(parsed) ? (parsed as unknown[]) : [];
   const placeOf = (index: number) => places[index] ?? index;
   return (

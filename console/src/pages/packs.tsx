@@ -58,7 +58,7 @@ export function PacksPage() {
       setDone(`Withdrew ${pack.name}`);
       packs.reload();
     });
-  const problems = action.error instanceof ApiError ? batchProblems(action.error.message) : null;
+  const problems = batchProblems(action.error);
   return (
     <section>
       <div class="row spread">

@@ -1,13 +1,20 @@
 import { applyDecorators, Type } from '@nestjs/common';
 import { ApiExtraModels, ApiResponse } from '@nestjs/swagger';
 import type { ErrorCode } from '../errors/app-error';
-import { BannedResponse, ErrorResponse, UpgradeRequiredResponse } from '../errors/error.response';
+import {
+  BadRequestResponse,
+  BannedResponse,
+  ErrorResponse,
+  FieldProblemResponse,
+  UpgradeRequiredResponse,
+} from '../errors/error.response';
+import type { FieldProblem } from '../errors/field-problem';
 
 /** Statuses a route can answer with the error body (decisions.md §2). */
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 416 | 426 | 429 | 430 | 500 | 503;
 
 const BODY_BY_STATUS: Record<ErrorStatus, { code: ErrorCode; type: Type<ErrorResponse>; message: string }> = {
-  400: { code: 'BAD_REQUEST', type: ErrorResponse, message: 'Malformed JSON body' },
+  400: { code: 'BAD_REQUEST', type: BadRequestResponse, message: 'Malformed JSON body' },
   401: { code: 'UNAUTHORIZED', type: ErrorResponse, message: 'Invalid or expired server access token' },
   403: { code: 'FORBIDDEN', type: ErrorResponse, message: 'Not permitted' },
   404: { code: 'NOT_FOUND', type: ErrorResponse, message: 'Not found' },
@@ -71,6 +78,7 @@ export function ApiErrors(errors: Partial<Record<ErrorStatus, ErrorDoc>>, option
       message: (typeof doc === 'string' ? undefined : doc.message) ?? known.message,
       ...EXTRA_EXAMPLE[status],
     };
+    if (status === 400) Object.assign(example, { errors: exampleProblems(example.message) });
     const headers = {
       ...(typeof doc === 'string' ? {} : doc.headers),
       ...(retryAfter ? { 'Retry-After': { description: retryAfter, schema: { type: 'integer' } } } : {}),
@@ -83,5 +91,22 @@ export function ApiErrors(errors: Partial<Record<ErrorStatus, ErrorDoc>>, option
       ...(Object.keys(headers).length > 0 ? { headers } : {}),
     });
   });
-  return applyDecorators(ApiExtraModels(ErrorResponse, UpgradeRequiredResponse, BannedResponse), ...decorators);
+  return applyDecorators(
+    ApiExtraModels(ErrorResponse, BadRequestResponse, FieldProblemResponse, UpgradeRequiredResponse, BannedResponse),
+    ...decorators,
+  );
+}
+
+/**
+ * The `errors` of a documented 400 example, read from its message: each `; `-separated part that
+ * starts with a field (`limit must be …`, `groups: …`, `[3].name must be …`, `[3] key: …`) is one
+ * problem; a message about the request as a whole (`Malformed JSON body`) has none.
+ */
+function exampleProblems(message: string): FieldProblem[] {
+  return message.split('; ').flatMap((part): FieldProblem[] => {
+    const match = /^(?:\[(\d+)\][. ])?([a-z][\w.]*):? (.+)$/.exec(part);
+    if (!match) return [];
+    const [, index, field, problem] = match;
+    return [{ ...(index === undefined ? {} : { index: Number(index) }), field, message: problem }];
+  });
 }

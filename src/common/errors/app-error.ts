@@ -1,3 +1,5 @@
+import { boundedProblems, FieldProblem } from './field-problem';
+
 /**
  * Errors that carry their wire code (decisions.md §2). Services throw these; the global
  * filter (and the WebSocket gateway) turn them into `{error, message, ...extra}`.
@@ -35,9 +37,28 @@ export class AppError extends Error {
   }
 }
 
+/**
+ * 400 BAD_REQUEST. `errors` lists the problems by field (FieldProblem); it is empty when the request
+ * is wrong as a whole (malformed JSON, a body that is not an object). Every 400 body carries it.
+ */
 export class BadRequestError extends AppError {
-  constructor(message: string) {
-    super(400, 'BAD_REQUEST', message);
+  constructor(message: string, errors: readonly FieldProblem[] = []) {
+    super(400, 'BAD_REQUEST', message, { errors: boundedProblems(errors) });
+  }
+
+  /**
+   * A 400 about one field: `message` reads `<field> <problem>` (`until must be in the future`), or
+   * `<field>: <problem>` with `label` (`groups: the name x is used twice`).
+   */
+  static field(field: string, problem: string, style: 'sentence' | 'label' = 'sentence'): BadRequestError {
+    return new BadRequestError(style === 'label' ? `${field}: ${problem}` : `${field} ${problem}`, [
+      { field, message: problem },
+    ]);
+  }
+
+  /** The problems by field, as the body lists them. */
+  get errors(): FieldProblem[] {
+    return this.extra.errors as FieldProblem[];
   }
 }
 

@@ -71,9 +71,11 @@ export function mapError(error: unknown): MappedError {
         internal: true,
       };
     }
+    const message = httpExceptionMessage(error, status);
     return {
       status,
-      body: { error: code, message: httpExceptionMessage(error, status) },
+      // Every BAD_REQUEST body lists its problems by field (none known here).
+      body: code === 'BAD_REQUEST' ? { error: code, message, errors: [] } : { error: code, message },
       headers: {},
       internal: false,
     };

@@ -14,6 +14,45 @@ export class ErrorResponse {
   message!: string;
 }
 
+/** One entry of a 400's `errors` (FieldProblem). */
+export class FieldProblemResponse {
+  @ApiProperty({
+    type: 'integer',
+    required: false,
+    minimum: 0,
+    description: "The element's position when the request is a list (a batch body, a list of paths); absent otherwise",
+    example: 3,
+  })
+  index?: number;
+
+  @ApiProperty({
+    type: String,
+    maxLength: 64,
+    description:
+      "Path of the field: nested objects with dots (`options.speed`, `player.playerUID`), inside the element when `index` is given; `''` for the element or body as a whole. An unknown field is named as sent, cut at 64 characters",
+    example: 'name',
+  })
+  field!: string;
+
+  @ApiProperty({
+    type: String,
+    description: "What is wrong with the field, without its name (an unknown field: 'unknown field')",
+    example: 'must be shorter than or equal to 64 characters',
+  })
+  message!: string;
+}
+
+/** 400: the body of §2, plus the problems by field (docs/decisions.md "Errors"). */
+export class BadRequestResponse extends ErrorResponse {
+  @ApiProperty({
+    type: () => [FieldProblemResponse],
+    maxItems: 20,
+    description:
+      'The problems by field, at most 20 (message lists them all, or counts the rest); empty when the request is wrong as a whole (malformed JSON, a body that is not an object)',
+  })
+  errors!: FieldProblemResponse[];
+}
+
 /** 426 of POST /server/login: where to get an accepted plugin build. */
 export class UpgradeRequiredResponse extends ErrorResponse {
   @ApiProperty({

@@ -38,6 +38,7 @@ describe('jsonBodyParser', () => {
     expect(await response.json()).toEqual({
       error: 'BAD_REQUEST',
       message: 'The key "__proto__" in a is not accepted',
+      errors: [],
     });
   });
 

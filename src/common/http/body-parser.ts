@@ -2,7 +2,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { json } from 'express';
 import { AppError, BadRequestError, PayloadTooLargeError } from '../errors/app-error';
 import { mapError } from '../errors/error-body';
-import { jsonBodyProblem, markCheckedJsonBody } from './json-body-check';
+import { jsonBodyError, markCheckedJsonBody } from './json-body-check';
 
 /**
  * Answers a request refused before Nest reaches it, through the same mapping as the exception
@@ -31,9 +31,9 @@ export function jsonBodyParser(): RequestHandler {
         next(error);
         return;
       }
-      const problem = req.body === undefined ? null : jsonBodyProblem(req.body);
+      const problem = req.body === undefined ? null : jsonBodyError(req.body);
       if (problem !== null) {
-        refuse(res, new BadRequestError(problem));
+        refuse(res, problem);
         return;
       }
       markCheckedJsonBody(req.body);

@@ -1,4 +1,4 @@
-import { jsonBodyProblem, MAX_JSON_DEPTH, MAX_JSON_KEYS } from './json-body-check';
+import { jsonBodyError, jsonBodyProblem, MAX_JSON_DEPTH, MAX_JSON_KEYS } from './json-body-check';
 
 describe('jsonBodyProblem', () => {
   it('accepts ordinary JSON, astral characters included', () => {
@@ -75,5 +75,22 @@ describe('jsonBodyProblem', () => {
     expect(jsonBodyProblem(keyed(MAX_JSON_KEYS + 1), 'the frame')).toBe(
       `the frame has more than ${MAX_JSON_KEYS} keys`,
     );
+  });
+
+  it('names the field of a text value that breaks a rule in the 400, by index in a list, and no field otherwise', () => {
+    expect(jsonBodyError({ options: { sound: { x: 'a\u0000' } } })?.errors).toEqual([
+      { field: 'options.sound.x', message: 'must not contain the NUL character (\\u0000)' },
+    ]);
+    expect(jsonBodyError([{ name: 'ok' }, { tags: ['a', '\ud800'] }])?.errors).toEqual([
+      { index: 1, field: 'tags.1', message: 'must not contain a lone surrogate (\\ud800-\\udfff)' },
+    ]);
+    expect(jsonBodyError(['\u0000'])?.errors).toEqual([
+      { index: 0, field: '', message: 'must not contain the NUL character (\\u0000)' },
+    ]);
+    expect(jsonBodyError({ a: { __proto__x: 1, 'b\u0000': 1 } })).toMatchObject({
+      message: 'The key "b\\u0000" in a must not contain the NUL character (\\u0000)',
+      errors: [],
+    });
+    expect(jsonBodyError({ ok: true })).toBeNull();
   });
 });

@@ -13,6 +13,8 @@
  *   keys held the event loop for half a second.
  */
 
+import { BadRequestError } from '../errors/app-error';
+
 /** Objects and arrays inside one another; no body of the interface needs more than a handful. */
 export const MAX_JSON_DEPTH = 64;
 
@@ -39,10 +41,8 @@ interface Visit {
 
 /** `options.sound.volume`, `[3].name`, `options["a b"]`; the root is `root` ("the request body"). */
 function pathOf(visit: Visit, root: string): string {
-  const keys: (string | number)[] = [];
-  for (let at: Visit | null = visit; at !== null && at.key !== null; at = at.parent) keys.push(at.key);
   let path = '';
-  for (const key of keys.reverse()) {
+  for (const key of keysOf(visit)) {
     if (typeof key === 'number') path += `[${key}]`;
     else if (/^[A-Za-z_$][\w$]*$/.test(key)) path += path === '' ? key : `.${key}`;
     else path += `[${JSON.stringify(key)}]`;
@@ -55,6 +55,39 @@ function pathOf(visit: Visit, root: string): string {
  * `root` names the value itself in the message: "the request body", "the frame".
  */
 export function jsonBodyProblem(body: unknown, root = 'the request body'): string | null {
+  return findProblem(body, root)?.message ?? null;
+}
+
+/**
+ * jsonBodyProblem as the 400 to answer. A text value that breaks a rule is a field's problem (its
+ * path in `errors`, by index when the body is a list: `{index: 0, field: 'name'}`); the other rules
+ * (depth, key count, keys) are about the JSON as a whole and list no field.
+ */
+export function jsonBodyError(body: unknown, root = 'the request body'): BadRequestError | null {
+  const found = findProblem(body, root);
+  if (found === null) return null;
+  if (found.field === undefined) return new BadRequestError(found.message);
+  const keys = found.field.keys;
+  const index = typeof keys[0] === 'number' ? keys[0] : undefined;
+  const field = (index === undefined ? keys : keys.slice(1)).join('.');
+  return new BadRequestError(found.message, [
+    { ...(index === undefined ? {} : { index }), field, message: found.field.problem },
+  ]);
+}
+
+interface FoundProblem {
+  message: string;
+  /** Set when a text value breaks a rule: where it is, and what is wrong with it. */
+  field?: { keys: (string | number)[]; problem: string };
+}
+
+function keysOf(visit: Visit): (string | number)[] {
+  const keys: (string | number)[] = [];
+  for (let at: Visit | null = visit; at !== null && at.key !== null; at = at.parent) keys.push(at.key);
+  return keys.reverse();
+}
+
+function findProblem(body: unknown, root: string): FoundProblem | null {
   const at = (visit: Visit) => pathOf(visit, root);
   // Iterative, so a hostile nesting depth cannot exhaust the stack here.
   const pending: Visit[] = [{ value: body, depth: 1, parent: null, key: null }];
@@ -63,12 +96,14 @@ export function jsonBodyProblem(body: unknown, root = 'the request body'): strin
     const { value } = visit;
     if (typeof value === 'string') {
       const problem = stringProblem(value);
-      if (problem !== null) return `${at(visit)} ${problem}`;
+      if (problem !== null) return { message: `${at(visit)} ${problem}`, field: { keys: keysOf(visit), problem } };
       continue;
     }
     if (typeof value !== 'object' || value === null) continue;
     if (visit.depth > MAX_JSON_DEPTH)
-      return `${root[0].toUpperCase()}${root.slice(1)} nests deeper than ${MAX_JSON_DEPTH} levels (at ${at(visit)})`;
+      return {
+        message: `${root[0].toUpperCase()}${root.slice(1)} nests deeper than ${MAX_JSON_DEPTH} levels (at ${at(visit)})`,
+      };
     const depth = visit.depth + 1;
     if (Array.isArray(value)) {
       for (let index = value.length - 1; index >= 0; index--)
@@ -76,11 +111,11 @@ export function jsonBodyProblem(body: unknown, root = 'the request body'): strin
       continue;
     }
     const entries = Object.entries(value);
-    if (entries.length > MAX_JSON_KEYS) return `${at(visit)} has more than ${MAX_JSON_KEYS} keys`;
+    if (entries.length > MAX_JSON_KEYS) return { message: `${at(visit)} has more than ${MAX_JSON_KEYS} keys` };
     for (const [key] of entries) {
-      if (RESERVED_KEYS.has(key)) return `The key ${JSON.stringify(key)} in ${at(visit)} is not accepted`;
+      if (RESERVED_KEYS.has(key)) return { message: `The key ${JSON.stringify(key)} in ${at(visit)} is not accepted` };
       const problem = stringProblem(key);
-      if (problem !== null) return `The key ${JSON.stringify(key)} in ${at(visit)} ${problem}`;
+      if (problem !== null) return { message: `The key ${JSON.stringify(key)} in ${at(visit)} ${problem}` };
     }
     for (let index = entries.length - 1; index >= 0; index--)
       pending.push({ value: entries[index][1], depth, parent: visit, key: entries[index][0] });

@@ -61,7 +61,7 @@ export function encodeCursor(list: string, key: string): string {
  * of the list's keys (decisions.md "Admin reads").
  */
 function decodeCursor<F>(raw: string, spec: ListQuerySpec<F>): string {
-  const bad = () => new BadRequestError('cursor must be the nextCursor of a previous page of this list');
+  const bad = () => BadRequestError.field('cursor', 'must be the nextCursor of a previous page of this list');
   if (!/^[A-Za-z0-9_-]{1,400}$/.test(raw)) throw bad();
   const text = Buffer.from(raw, 'base64url').toString('utf8');
   const prefix = `${spec.list}:`;
@@ -81,17 +81,17 @@ export function parseListQuery<F>(query: Record<string, unknown>, spec: ListQuer
   for (const name of Object.keys(query)) {
     if (name !== 'limit' && name !== 'cursor' && !filterNames.includes(name as keyof F & string)) {
       const known = ['limit', 'cursor', ...filterNames].join(', ');
-      throw new BadRequestError(`${name.slice(0, 64)} is not a parameter of this list (known: ${known})`);
+      throw BadRequestError.field(name.slice(0, 64), `is not a parameter of this list (known: ${known})`);
     }
   }
   const single = (name: string): string | undefined => {
     const value = query[name];
     if (value === undefined) return undefined;
-    if (typeof value !== 'string') throw new BadRequestError(`${name} must be given once, as text`);
+    if (typeof value !== 'string') throw BadRequestError.field(name, 'must be given once, as text');
     return value;
   };
   const limit = query.limit === undefined ? LIST_DEFAULT_LIMIT : strictInteger(query.limit, 1, LIST_MAX_LIMIT);
-  if (limit === null) throw new BadRequestError(`limit must be an integer from 1 to ${LIST_MAX_LIMIT}`);
+  if (limit === null) throw BadRequestError.field('limit', `must be an integer from 1 to ${LIST_MAX_LIMIT}`);
   const cursor = single('cursor');
   const filters: Partial<F> = {};
   for (const name of filterNames) {
@@ -156,12 +156,12 @@ export const ApiListQuery = (...filters: FilterDoc[]) =>
 /** A positive bigint id (uid, ban id) in decimal digits, returned as a string. */
 export const bigIdFilter: FilterParser<string> = (raw, name) => {
   const id = strictBigInteger(raw, 1n, INT8_MAX);
-  if (id === null) throw new BadRequestError(`${name} must be a positive integer`);
+  if (id === null) throw BadRequestError.field(name, 'must be a positive integer');
   return id.toString();
 };
 
 export const booleanFilter: FilterParser<boolean> = (raw, name) => {
-  if (raw !== 'true' && raw !== 'false') throw new BadRequestError(`${name} must be true or false`);
+  if (raw !== 'true' && raw !== 'false') throw BadRequestError.field(name, 'must be true or false');
   return raw === 'true';
 };
 
@@ -169,6 +169,6 @@ export const booleanFilter: FilterParser<boolean> = (raw, name) => {
 export const patternFilter =
   (pattern: RegExp, rule: string): FilterParser<string> =>
   (raw, name) => {
-    if (!pattern.test(raw)) throw new BadRequestError(`${name} must be ${rule}`);
+    if (!pattern.test(raw)) throw BadRequestError.field(name, `must be ${rule}`);
     return raw;
   };

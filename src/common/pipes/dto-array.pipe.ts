@@ -2,7 +2,8 @@ import { PipeTransform, Type } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validate, ValidationError } from 'class-validator';
 import { BadRequestError } from '../errors/app-error';
-import { describeValidationErrors } from '../validation/describe-errors';
+import { FieldProblem } from '../errors/field-problem';
+import { validationProblems } from '../validation/describe-errors';
 import { droppedFields, unknownFieldErrors } from '../validation/dropped-fields';
 import { isJsonObject } from '../validation/json-object';
 
@@ -17,6 +18,7 @@ export interface DtoArrayOptions<T> {
    * - `label`: `[3] levelId: must be …` (the catalog batches); an unknown field reads `[3] icon:
    *   unknown field`, a non-object `[3] entry: must be a JSON object`, and a message that starts
    *   with `field.` names a part of the field (`[3] properties.title: must be a string`).
+   * Either way the body's `errors` lists `{index: 3, field: 'levelId', message: 'must be …'}`.
    */
   wording?: 'path' | 'label';
   /**
@@ -51,14 +53,14 @@ export class DtoArrayPipe<T extends object> implements PipeTransform<unknown, Pr
     if (!Array.isArray(value)) throw new BadRequestError('The request body must be a JSON array');
     if (value.length > maxItems)
       throw new BadRequestError(`At most ${maxItems} entries per request, got ${value.length}`);
-    const messages: string[] = [];
+    const problems: Array<FieldProblem & { line: string }> = [];
     const items: T[] = [];
     const seen = new Map<unknown, number>();
     for (const [index, element] of (value as unknown[]).entries()) {
       if (!isJsonObject(element)) {
-        messages.push(
-          this.wording === 'label' ? `[${index}] entry: must be a JSON object` : `[${index}] must be a JSON object`,
-        );
+        const line =
+          this.wording === 'label' ? `[${index}] entry: must be a JSON object` : `[${index}] must be a JSON object`;
+        problems.push({ index, field: '', message: 'must be a JSON object', line });
         continue;
       }
       const item = plainToInstance(this.dto, element);
@@ -83,17 +85,23 @@ export class DtoArrayPipe<T extends object> implements PipeTransform<unknown, Pr
             constraints: { unique: this.duplicateMessage(unique, first) },
           });
       }
-      messages.push(
-        ...(this.wording === 'label' ? labelled(errors, index) : describeValidationErrors(errors, `[${index}]`)),
+      problems.push(
+        ...validationProblems(errors).map((problem) => ({
+          ...problem,
+          index,
+          line: this.wording === 'label' ? labelled(problem, index) : `[${index}].${problem.line}`,
+        })),
       );
       items.push(item);
     }
+    const messages = problems.map((problem) => problem.line);
     if (messages.length > MAX_LISTED) {
       throw new BadRequestError(
         `${messages.slice(0, MAX_LISTED).join('; ')}; … and ${messages.length - MAX_LISTED} more`,
+        problems,
       );
     }
-    if (messages.length > 0) throw new BadRequestError(messages.join('; '));
+    if (messages.length > 0) throw new BadRequestError(messages.join('; '), problems);
     return items;
   }
 
@@ -110,16 +118,7 @@ export class DtoArrayPipe<T extends object> implements PipeTransform<unknown, Pr
   }
 }
 
-/** `[index] field: problem` lines (the `label` wording). */
-function labelled(errors: ValidationError[], index: number, parent = ''): string[] {
-  return errors.flatMap((error) => {
-    const field = parent ? `${parent}.${error.property}` : error.property;
-    const own = Object.entries(error.constraints ?? {}).map(([name, text]) => {
-      if (name === 'whitelistValidation') return `[${index}] ${field}: unknown field`;
-      return text.startsWith(`${error.property}.`)
-        ? `[${index}] ${parent ? `${parent}.` : ''}${text}`
-        : `[${index}] ${field}: ${text}`;
-    });
-    return [...own, ...labelled(error.children ?? [], index, field)];
-  });
+/** `[index] field: problem`, the `label` wording of a problem (an unknown field reads `unknown field`). */
+function labelled(problem: FieldProblem, index: number): string {
+  return `[${index}] ${problem.field}: ${problem.message}`;
 }

@@ -9,7 +9,7 @@ export class ParseIntIdPipe implements PipeTransform<string, number> {
 
   transform(value: string): number {
     const id = strictInteger(value, 1, INT4_MAX, 10);
-    if (id === null) throw new BadRequestError(`${this.name} must be a positive integer`);
+    if (id === null) throw BadRequestError.field(this.name, 'must be a positive integer');
     return id;
   }
 }
@@ -20,7 +20,7 @@ export class ParseBigIdPipe implements PipeTransform<string, string> {
 
   transform(value: string): string {
     const id = strictBigInteger(value, 1n, INT8_MAX);
-    if (id === null) throw new BadRequestError(`${this.name} must be a positive integer`);
+    if (id === null) throw BadRequestError.field(this.name, 'must be a positive integer');
     return id.toString();
   }
 }

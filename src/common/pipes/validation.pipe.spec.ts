@@ -97,3 +97,42 @@ describe('the validation pipe on a checked JSON body', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });
+
+describe('the validation pipe: errors by field', () => {
+  const pipe = createValidationPipe();
+
+  async function problems(value: unknown, metadata: Parameters<ValidationPipe['transform']>[1] = BODY) {
+    const error: unknown = await (pipe.transform(value, metadata) as Promise<unknown>).then(
+      () => null,
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toBeInstanceOf(AppError);
+    return { message: (error as AppError).message, errors: (error as AppError).extra.errors };
+  }
+
+  it('names nested fields with dots and unknown ones as sent, cut at 64 characters', async () => {
+    const key = `x${'😀'.repeat(100)}`;
+    expect(await problems({ name: 5, inner: { n: 'one' }, [key]: true })).toEqual({
+      message: `${key}: property ${key} should not exist; name must be a string; inner.n must be an integer number`,
+      errors: [
+        { field: `x${'😀'.repeat(63)}`, message: 'unknown field' },
+        { field: 'name', message: 'must be a string' },
+        { field: 'inner.n', message: 'must be an integer number' },
+      ],
+    });
+  });
+
+  it('lists at most 20 problems while the message names them all', async () => {
+    const body = Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`k${i}`, i]));
+    const { message, errors } = await problems({ name: 'x', inner: { n: 1 }, ...body });
+    expect(message.split('; ')).toHaveLength(25);
+    expect(errors).toEqual(Array.from({ length: 20 }, (_, i) => ({ field: `k${i}`, message: 'unknown field' })));
+  });
+
+  it('refuses a key named like a method of Object.prototype as an unknown field, nested too', async () => {
+    expect(await problems({ name: 'x', inner: { n: 1, valueOf: 1 } })).toEqual({
+      message: 'inner.valueOf: property valueOf should not exist',
+      errors: [{ field: 'inner.valueOf', message: 'unknown field' }],
+    });
+  });
+});

@@ -1,6 +1,6 @@
 import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { BadRequestError } from '../errors/app-error';
-import { describeValidationErrors } from '../validation/describe-errors';
+import { validationProblems } from '../validation/describe-errors';
 import { droppedFields, unknownFieldErrors } from '../validation/dropped-fields';
 import { isPluginBody } from '../validation/plugin-body';
 import { isJsonObject } from '../validation/json-object';
@@ -124,8 +124,13 @@ const OPTIONS = {
   forbidUnknownValues: true,
   validationError: { target: false, value: false },
   // Two rules of one field can share a message (IsUid: "must be a positive integer"); say it once.
-  exceptionFactory: (errors: ValidationError[]) =>
-    new BadRequestError([...new Set(describeValidationErrors(errors))].join('; ') || 'Invalid request body'),
+  exceptionFactory: (errors: ValidationError[]) => {
+    const problems = validationProblems(errors);
+    return new BadRequestError(
+      [...new Set(problems.map((problem) => problem.line))].join('; ') || 'Invalid request body',
+      problems,
+    );
+  },
 };
 
 /**

@@ -12,7 +12,7 @@ export const MAX_PACK_NAME_LENGTH = 128;
 export class PackNamePipe implements PipeTransform<string, string> {
   transform(value: string): string {
     if (value.length === 0 || value.length > MAX_PACK_NAME_LENGTH || value.includes('\u0000')) {
-      throw new BadRequestError(`name must be 1 to ${MAX_PACK_NAME_LENGTH} characters without the NUL character`);
+      throw BadRequestError.field('name', `must be 1 to ${MAX_PACK_NAME_LENGTH} characters without the NUL character`);
     }
     return value;
   }

@@ -17,9 +17,13 @@ export class ResourcePathsPipe implements PipeTransform<unknown, string[]> {
       throw new BadRequestError(`At most ${MAX_PATHS_PER_REQUEST} paths per request, got ${value.length}`);
     }
     value.forEach((path: unknown, index) => {
-      if (typeof path !== 'string') throw new BadRequestError(`[${index}] must be a string`);
+      if (typeof path !== 'string')
+        throw new BadRequestError(`[${index}] must be a string`, [{ index, field: '', message: 'must be a string' }]);
       const problem = resourcePathProblem(path);
-      if (problem !== null) throw new BadRequestError(`[${index}] ${JSON.stringify(path)} ${problem}`);
+      if (problem !== null) {
+        const message = `${JSON.stringify(path)} ${problem}`;
+        throw new BadRequestError(`[${index}] ${message}`, [{ index, field: '', message }]);
+      }
     });
     return value as string[];
   }

@@ -8,7 +8,7 @@ import { strictInteger } from '../../common/validation/strict-integer';
 export class ParseLevelIdPipe implements PipeTransform<string, number> {
   transform(value: string): number {
     const levelId = strictInteger(value, 0, LEVEL_ID_MAX, 10);
-    if (levelId === null) throw new BadRequestError(`levelId must be an integer from 0 to ${LEVEL_ID_MAX}`);
+    if (levelId === null) throw BadRequestError.field('levelId', `must be an integer from 0 to ${LEVEL_ID_MAX}`);
     return levelId;
   }
 }

@@ -24,7 +24,7 @@ const oneOf =
   <T extends string>(values: readonly T[]): FilterParser<T> =>
   (raw, name) => {
     if (!(values as readonly string[]).includes(raw))
-      throw new BadRequestError(`${name} must be one of ${values.join(', ')}`);
+      throw BadRequestError.field(name, `must be one of ${values.join(', ')}`);
     return raw as T;
   };
 
