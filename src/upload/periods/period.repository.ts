@@ -22,6 +22,16 @@ export interface PeriodRow {
   grant_top: number | null;
   closed_at: Date | null;
   archived_at: Date | null;
+  created_at: Date;
+}
+
+/** What staff set on a season (board_period's season columns). */
+export interface SeasonFields {
+  name: string;
+  startsAt: Date;
+  endsAt: Date;
+  grantCollection: string | null;
+  grantTop: number | null;
 }
 
 /** A row of a period board (live or archived) with the player's names; `part` only in a window. */
@@ -36,8 +46,9 @@ export interface PeriodBoardRow {
   rating?: number;
 }
 
+/** Writes answer their rows through a CTE: TypeORM answers a bare UPDATE … RETURNING as [rows, count]. */
 const PERIOD_COLUMNS =
-  'p.id, p.kind, p.slug, p.name, p.starts_at, p.ends_at, p.grant_collection, p.grant_top, p.closed_at, p.archived_at';
+  'p.id, p.kind, p.slug, p.name, p.starts_at, p.ends_at, p.grant_collection, p.grant_top, p.closed_at, p.archived_at, p.created_at';
 
 const unbanned = (alias: string) => `NOT ${activeBanPredicate(alias)}`;
 
@@ -212,15 +223,101 @@ export class PeriodRepository {
   /**
    * Closes the period at `at` (in the caller's transaction): waits for the uploads writing into
    * periods to commit (the exclusive period lock), then marks it closed unless another instance
-   * did. The row when this call closed it, null otherwise.
+   * did or its end is no longer past (staff moved a season's end). The row when this call closed
+   * it, null otherwise.
    */
   async close(id: string, at: Date, manager: EntityManager): Promise<PeriodRow | null> {
     await manager.query('SELECT pg_advisory_xact_lock($1)', [PERIOD_LOCK_KEY]);
     const rows = await manager.query<PeriodRow[]>(
-      `UPDATE board_period p SET closed_at = $2 WHERE p.id = $1 AND p.closed_at IS NULL RETURNING ${PERIOD_COLUMNS}`,
+      `WITH changed AS (UPDATE board_period p SET closed_at = $2 WHERE p.id = $1 AND p.closed_at IS NULL AND p.ends_at <= $2 RETURNING p.*)
+       SELECT ${PERIOD_COLUMNS} FROM changed p`,
       [id, at],
     );
     return rows[0] ?? null;
+  }
+
+  /**
+   * Closes a season before its end (in the caller's transaction), as `close` does, and moves its
+   * end to `at` so that its boards say when it ended. Only an open season that has started: the
+   * row when this call closed it, null otherwise.
+   */
+  async closeSeasonEarly(id: string, at: Date, manager: EntityManager): Promise<PeriodRow | null> {
+    await manager.query('SELECT pg_advisory_xact_lock($1)', [PERIOD_LOCK_KEY]);
+    const rows = await manager.query<PeriodRow[]>(
+      `WITH changed AS (UPDATE board_period p SET closed_at = $2, ends_at = LEAST(p.ends_at, $2)
+        WHERE p.id = $1 AND p.kind = 'season' AND p.closed_at IS NULL AND p.starts_at < $2 RETURNING p.*)
+       SELECT ${PERIOD_COLUMNS} FROM changed p`,
+      [id, at],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** The first `top` players of an archived period's ATP board, by rank (in the archiving transaction). */
+  async archivedAtpTop(id: string, top: number, manager: EntityManager): Promise<string[]> {
+    const rows = await manager.query<Array<{ uid: string }>>(
+      'SELECT a.uid FROM period_atp_archive a WHERE a.period_id = $1 AND a.rank <= $2 ORDER BY a.rank',
+      [id, top],
+    );
+    return rows.map((row) => String(row.uid));
+  }
+
+  /** Seasons by id ascending after `afterId` (a list page: `limit` rows). */
+  listSeasons(afterId: string | undefined, limit: number): Promise<PeriodRow[]> {
+    return this.statements.run<PeriodRow>(
+      'period_list_seasons',
+      `SELECT ${PERIOD_COLUMNS} FROM board_period p
+        WHERE p.kind = 'season' AND p.id > $1 ORDER BY p.id LIMIT $2`,
+      [afterId ?? '0', limit],
+    );
+  }
+
+  /** A season by id, locked to the caller's commit (staff writes). */
+  async lockSeason(id: string, manager: EntityManager): Promise<PeriodRow | null> {
+    const rows = await manager.query<PeriodRow[]>(
+      `SELECT ${PERIOD_COLUMNS} FROM board_period p WHERE p.id = $1 AND p.kind = 'season' FOR UPDATE`,
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  async insertSeason(season: SeasonFields & { slug: string }, manager: EntityManager): Promise<PeriodRow> {
+    const rows = await manager.query<PeriodRow[]>(
+      `INSERT INTO board_period AS p (kind, slug, name, starts_at, ends_at, grant_collection, grant_top)
+       VALUES ('season', $1, $2, $3, $4, $5, $6) RETURNING ${PERIOD_COLUMNS}`,
+      [season.slug, season.name, season.startsAt, season.endsAt, season.grantCollection, season.grantTop],
+    );
+    return rows[0];
+  }
+
+  /** Writes a season's changeable fields (the caller holds its lock and has checked them). */
+  async updateSeason(id: string, season: SeasonFields, manager: EntityManager): Promise<PeriodRow> {
+    const rows = await manager.query<PeriodRow[]>(
+      `WITH changed AS (UPDATE board_period p SET name = $2, starts_at = $3, ends_at = $4, grant_collection = $5, grant_top = $6
+        WHERE p.id = $1 RETURNING p.*)
+       SELECT ${PERIOD_COLUMNS} FROM changed p`,
+      [id, season.name, season.startsAt, season.endsAt, season.grantCollection, season.grantTop],
+    );
+    return rows[0];
+  }
+
+  /**
+   * Deletes a season that has not started at `at` (under the exclusive period lock, so no upload
+   * is counting into it): true when deleted. Its period rows, which no play can have written, go
+   * with it.
+   */
+  async deleteUnstartedSeason(id: string, at: Date, manager: EntityManager): Promise<boolean> {
+    await manager.query('SELECT pg_advisory_xact_lock($1)', [PERIOD_LOCK_KEY]);
+    const rows = await manager.query<Array<{ id: string }>>(
+      `WITH deleted AS (
+         DELETE FROM board_period p WHERE p.id = $1 AND p.kind = 'season' AND p.closed_at IS NULL AND p.starts_at > $2
+         RETURNING p.id
+       ) SELECT id FROM deleted`,
+      [id, at],
+    );
+    if (rows.length === 0) return false;
+    await manager.query('DELETE FROM period_rating WHERE period_id = $1', [id]);
+    await manager.query('DELETE FROM period_chart_best WHERE period_id = $1', [id]);
+    return true;
   }
 
   /**
@@ -229,8 +326,8 @@ export class PeriodRepository {
    */
   async archive(id: string, manager: EntityManager): Promise<PeriodRow | null> {
     const rows = await manager.query<PeriodRow[]>(
-      `UPDATE board_period p SET archived_at = now() WHERE p.id = $1 AND p.closed_at IS NOT NULL AND p.archived_at IS NULL
-       RETURNING ${PERIOD_COLUMNS}`,
+      `WITH changed AS (UPDATE board_period p SET archived_at = now() WHERE p.id = $1 AND p.closed_at IS NOT NULL AND p.archived_at IS NULL RETURNING p.*)
+       SELECT ${PERIOD_COLUMNS} FROM changed p`,
       [id],
     );
     if (rows.length === 0) return null;
