@@ -480,7 +480,12 @@ describe('Admin CLI (npm run admin)', () => {
       expect(
         (
           await app.admin.put('/admin/collections', [
-            { key: 'rhythmc:title.cli-champion', type: 'title', unlockMethod: { type: 'MANUAL' }, properties: {} },
+            {
+              key: 'rhythmc:title.cli-champion',
+              type: 'title',
+              unlockMethod: { type: 'MANUAL' },
+              properties: { title: 'Champion', description: 'A season title', rarity: 'EPIC', position: true },
+            },
           ])
         ).status,
       ).toBe(200);

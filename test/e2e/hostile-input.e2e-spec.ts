@@ -2214,7 +2214,7 @@ describe('Hostile input on every route', () => {
       key: 'rhythmc:title.hostile',
       type: 'title',
       unlockMethod: { type: 'MANUAL' },
-      properties: {},
+      properties: { title: 'Hostile', description: 'A season title', rarity: 'EPIC', position: true },
     };
     expect((await app.admin.put('/admin/collections', [hostileTitle])).status).toBe(200);
     const season = await app.admin.post('/admin/seasons', {
