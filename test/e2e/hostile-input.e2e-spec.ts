@@ -1543,6 +1543,7 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
       params: { id: idParam([fx.season.id], 19, 9_223_372_036_854_775_807n) },
       body: { t: 'ignored' },
       readOnly: true,
+      prime: `/admin/seasons/${fx.season.id}`,
     },
     'POST /admin/seasons': { auth: 'admin', body: { t: 'object', fields: seasonFields(true) }, readOnly: false },
     'PATCH /admin/seasons/:id': {
