@@ -271,6 +271,15 @@ export class PeriodRepository {
     );
   }
 
+  /**
+   * Stops the writes into periods to the caller's commit (the exclusive period lock). Taken before a
+   * period's row lock by every write that takes both (the job's close takes it first too), so two
+   * of them never wait on each other in opposite orders.
+   */
+  async lockPeriodWrites(manager: EntityManager): Promise<void> {
+    await manager.query('SELECT pg_advisory_xact_lock($1)', [PERIOD_LOCK_KEY]);
+  }
+
   /** A season by id, locked to the caller's commit (staff writes). */
   async lockSeason(id: string, manager: EntityManager): Promise<PeriodRow | null> {
     const rows = await manager.query<PeriodRow[]>(

@@ -145,6 +145,7 @@ export class SeasonService {
   async close(id: string): Promise<ClosedSeasonResponse> {
     const now = this.clock.now();
     const frozen = await this.tx.run(async (manager) => {
+      await this.periods.lockPeriodWrites(manager);
       const season = await this.periods.lockSeason(id, manager);
       if (!season) throw new NotFoundError(`No season with id ${id}`);
       if (season.closed_at !== null) throw new ConflictError(`Season ${season.slug} is closed already`);
@@ -166,6 +167,7 @@ export class SeasonService {
   async remove(id: string): Promise<void> {
     const now = this.clock.now();
     await this.tx.run(async (manager) => {
+      await this.periods.lockPeriodWrites(manager);
       const season = await this.periods.lockSeason(id, manager);
       if (!season) throw new NotFoundError(`No season with id ${id}`);
       if (!(await this.periods.deleteUnstartedSeason(id, now, manager)))
