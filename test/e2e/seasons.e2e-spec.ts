@@ -486,3 +486,89 @@ describe('Seasons: the admin API and the close rule (issue #44)', () => {
     }
   });
 });
+
+describe('A review counts a play again in the open periods (issue #44)', () => {
+  it('approve puts a flagged play on the day and season boards, void takes a play off them, in SQL', async () => {
+    const app = await startTestApp();
+    try {
+      await app.get(PeriodJobService).runOnce();
+      await app.sql(
+        `INSERT INTO board_period (kind, slug, name, starts_at, ends_at)
+         VALUES ('season', 'reviewed', 'Reviewed', now() - interval '1 hour', now() + interval '1 day')`,
+      );
+      const charts = await app.admin.put('/admin/charts', [
+        { levelId: 921, name: 'Chart 921', difficultyConstant: 10, version: '1.0', active: true },
+      ]);
+      expect(charts.status).toBe(200);
+      const server = await onlineServer(app);
+      const [a, b] = [await onlinePlayer(app, server), await onlinePlayer(app, server)];
+      await play(app, server, a, 921, { acc: 100, maxCombo: 99_999 }); // flagged: counts nowhere yet
+      await play(app, server, a, 921, { acc: 95 });
+      await play(app, server, b, 921, { acc: 97 });
+      const [flagged, ninetyFive] = await app.sql<{ id: string }>(
+        'SELECT id::text AS id FROM play_record WHERE uid = $1 ORDER BY id',
+        [a.uid],
+      );
+      /** The chart and ATP boards of each period, as [uid, acc] and [uid, atp]; the all-time ATP board beside them. */
+      const boards = async () => {
+        const read = async (path: string, period: string) =>
+          (
+            (await app.admin.get(path, { query: { period } })).body as {
+              entries: Array<{ uid: number; acc?: number; atp?: number }>;
+            }
+          ).entries.map((e) => [e.uid, e.acc ?? e.atp]);
+        return {
+          day: await read('/admin/boards/charts/921', 'day'),
+          season: await read('/admin/boards/charts/921', 'season:reviewed'),
+          dayAtp: await read('/admin/boards/atp', 'day'),
+          seasonAtp: await read('/admin/boards/atp', 'season:reviewed'),
+          allTimeAtp: await read('/admin/boards/atp', 'all'),
+        };
+      };
+      const expectBoards = async (chart: Array<[number, number]>) => {
+        const read = await boards();
+        expect({ day: read.day, season: read.season }).toEqual({ day: chart, season: chart });
+        // Every play is inside both periods: their ATP boards equal the all-time board.
+        expect({ day: read.dayAtp, season: read.seasonAtp }).toEqual({ day: read.allTimeAtp, season: read.allTimeAtp });
+        expect(read.allTimeAtp.map(([uid]) => uid)).toEqual(chart.map(([uid]) => uid));
+      };
+      await expectBoards([
+        [b.uid, 97],
+        [a.uid, 95],
+      ]);
+
+      expect((await app.admin.post(`/admin/plays/${flagged.id}/approve`)).status).toBe(200);
+      await expectBoards([
+        [a.uid, 100],
+        [b.uid, 97],
+      ]);
+      const stored = await app.sql<{ kind: string; record_id: string }>(
+        `SELECT p.kind, b.record_id::text AS record_id FROM period_chart_best b JOIN board_period p ON p.id = b.period_id
+          WHERE b.uid = $1 ORDER BY p.kind`,
+        [a.uid],
+      );
+      expect(stored).toEqual(['day', 'month', 'season', 'week'].map((kind) => ({ kind, record_id: flagged.id })));
+
+      expect((await app.admin.post(`/admin/plays/${flagged.id}/void`, { reason: 'test' })).status).toBe(200);
+      await expectBoards([
+        [b.uid, 97],
+        [a.uid, 95],
+      ]);
+      expect((await app.admin.post(`/admin/plays/${ninetyFive.id}/void`, { reason: 'test' })).status).toBe(200);
+      await expectBoards([[b.uid, 97]]);
+      expect(
+        await app.sql(
+          'SELECT (SELECT count(*)::int FROM period_chart_best WHERE uid = $1) AS bests, (SELECT count(*)::int FROM period_rating WHERE uid = $1) AS ratings',
+          [a.uid],
+        ),
+      ).toEqual([{ bests: 0, ratings: 0 }]);
+      expect((await app.admin.post(`/admin/plays/${ninetyFive.id}/restore`)).status).toBe(200);
+      await expectBoards([
+        [b.uid, 97],
+        [a.uid, 95],
+      ]);
+    } finally {
+      await app.close();
+    }
+  });
+});
