@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, Me, signIn, signOut, SIGNED_OUT_EVENT } from './api';
 import { AccountPage } from './pages/account';
 import { ApiKeysPage } from './pages/api-keys';
+import { SeasonsPage } from './pages/seasons';
 import { WebhooksPage } from './pages/webhooks';
 import { AuditPage } from './pages/audit';
 import { BansPage } from './pages/bans';
@@ -26,6 +27,7 @@ const NAV: Array<[path: string, label: string, permissions: string[]]> = [
   ['collections', 'Collections', ['catalog.read']],
   ['packs', 'Packs & resources', ['catalog.read']],
   ['boards', 'Boards', ['boards.read']],
+  ['seasons', 'Seasons', ['boards.read']],
   ['plays', 'Plays', ['plays.read']],
   ['api-keys', 'API keys', ['api-keys.manage']],
   ['webhooks', 'Webhooks', ['webhooks.manage']],
@@ -155,7 +157,9 @@ function Page({ route, me }: { route: string[]; me: Me }) {
     case 'packs':
       return <PacksPage />;
     case 'boards':
-      return <BoardsPage />;
+      return <BoardsPage key={rest[0] ?? 'all'} period={rest[0] ?? 'all'} />;
+    case 'seasons':
+      return <SeasonsPage />;
     case 'plays':
       return rest[0] ? <PlayPage id={rest[0]} /> : <PlaysPage />;
     case 'api-keys':

@@ -28,6 +28,7 @@ export const PERMISSIONS = {
   'ratings.recompute': { role: 'admin', what: 'recompute every rating' },
   'api-keys.manage': { role: 'admin', what: "the public read API's keys: list, create, change, revoke" },
   'webhooks.manage': { role: 'admin', what: 'outgoing webhooks: list, register, change, delete, their delivery logs' },
+  'seasons.manage': { role: 'admin', what: 'seasons: create, change, close early, delete; their close rules' },
   'players.export': { role: 'admin', what: "export every row of a player's data (a privacy request)" },
   'players.erase': { role: 'admin', what: 'erase a player (a privacy request; cannot be undone)' },
   'database.backup': { role: 'owner', what: 'download a backup of the embedded database (it holds every account)' },

@@ -86,6 +86,29 @@ export class CatalogRepository {
     return rows.map((row) => row.collectionKey);
   }
 
+  /** Whether the catalog holds a collection with this key. */
+  async collectionExists(key: string, manager?: EntityManager): Promise<boolean> {
+    return this.manager(manager).getRepository(CollectionEntity).exists({ where: { key } });
+  }
+
+  /**
+   * Grants the collection `key` to each of `uids` that does not own it yet (in the caller's
+   * transaction): the uids it was granted to now, ascending. An owner is left as it is; a key the
+   * catalog no longer holds grants nothing.
+   */
+  async grantToPlayers(key: string, uids: string[], manager: EntityManager): Promise<string[]> {
+    if (uids.length === 0) return [];
+    const rows = await manager.query<Array<{ uid: string }>>(
+      `INSERT INTO player_collection (uid, collection_key)
+       SELECT u, c.key FROM unnest($2::bigint[]) AS u JOIN collection c ON c.key = $1
+       ORDER BY u
+       ON CONFLICT (uid, collection_key) DO NOTHING
+       RETURNING uid`,
+      [key, uids],
+    );
+    return rows.map((row) => String(row.uid)).sort((a, b) => compareUids(a, b));
+  }
+
   /** The `title` collections among `keys` that the player has unlocked. */
   unlockedTitles(uid: string, keys: string[], manager?: EntityManager): Promise<CollectionEntity[]> {
     if (keys.length === 0) return Promise.resolve([]);

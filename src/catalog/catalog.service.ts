@@ -91,6 +91,16 @@ export class CatalogService {
     return this.catalog.unlockedKeys(uid, manager);
   }
 
+  /** Whether the catalog holds a collection with this key. */
+  collectionExists(key: string, manager?: EntityManager): Promise<boolean> {
+    return this.catalog.collectionExists(key, manager);
+  }
+
+  /** Grants `key` to the players of `uids` that lack it (in the caller's transaction); those granted now. */
+  grantToPlayers(key: string, uids: string[], manager: EntityManager): Promise<string[]> {
+    return this.catalog.grantToPlayers(key, uids, manager);
+  }
+
   /** Title metadata of the keys the player has unlocked as `title` collections (others are absent). */
   async unlockedTitles(uid: string, keys: string[], manager?: EntityManager): Promise<Map<string, TitleInfo>> {
     const titles = await this.catalog.unlockedTitles(uid, [...new Set(keys)], manager);

@@ -152,14 +152,41 @@ const BOARD_OPTIONS: Record<string, OptionSpec> = {
   limit: { type: 'string', value: '<n>', help: 'the top n, 1-100 (default 10)' },
   around: { type: 'string', value: '<uid>', help: 'a window around this player instead of the top' },
   k: { type: 'string', value: '<n>', help: 'with --around: neighbours on each side, 0-25 (default 5)' },
+  period: {
+    type: 'string',
+    value: '<all|day|week|month|season:<slug>|id>',
+    help: 'the period (default all); a closed one answers from its archive',
+  },
 };
+
+/** The period a board answered for: `season spring-2027 (12): 2027-03-01T00:00:00 to 2027-06-01T00:00:00, closed`. */
+const periodLine = (period: Row): string =>
+  `period: ${cellText(period.kind)}${period.slug ? ` ${cellText(period.slug)}` : ''} (${cellText(period.id)}): ` +
+  `${cellText(period.startsAt)} to ${cellText(period.endsAt)}${period.closed ? ', closed (archive)' : ''}`;
+
+const SEASON_COLUMNS: Column<Row>[] = [
+  ['id', (r) => r.id],
+  ['slug', (r) => r.slug],
+  ['name', (r) => r.name],
+  ['state', (r) => r.state],
+  ['startsAt', (r) => r.startsAt],
+  ['endsAt', (r) => r.endsAt],
+  [
+    'closeRule',
+    (r) => {
+      const rule = r.closeRule as Row | null;
+      return rule ? `${cellText(rule.collection)} to the top ${cellText(rule.top)}` : null;
+    },
+  ],
+];
 
 /** A board: its player's rank (with --around), then the entries. */
 function board(columns: Column<Row>[]) {
   return (body: unknown): string => {
     const answer = obj(body);
     const rank = 'rank' in answer ? `rank: ${cellText(answer.rank ?? 'none (not on this board)')}\n\n` : '';
-    return `${rank}${table(rows(answer.entries), columns)}`;
+    const period = answer.period ? `${periodLine(obj(answer.period))}\n\n` : '';
+    return `${period}${rank}${table(rows(answer.entries), columns)}`;
   };
 }
 
@@ -170,7 +197,10 @@ export const READ_COMMANDS: Command[] = [
     options: BOARD_OPTIONS,
     summary: 'the ATP board: the top, or a window around a player (ranks as the upload answers them)',
     details: 'GET /admin/boards/atp. Answers {"board", "rank"?, "entries"}.',
-    build: ({ values }) => ({ method: 'GET', path: `/admin/boards/atp${query(values, ['limit', 'around', 'k'])}` }),
+    build: ({ values }) => ({
+      method: 'GET',
+      path: `/admin/boards/atp${query(values, ['limit', 'around', 'k', 'period'])}`,
+    }),
     render: board([
       ['rank', (r) => r.rank],
       ['uid', (r) => r.uid],
@@ -187,7 +217,7 @@ export const READ_COMMANDS: Command[] = [
     details: 'GET /admin/boards/charts/{levelId}. Answers {"board", "levelId", "rank"?, "entries"}.',
     build: ({ positionals: [levelId], values }) => ({
       method: 'GET',
-      path: `/admin/boards/charts/${segment(levelId)}${query(values, ['limit', 'around', 'k'])}`,
+      path: `/admin/boards/charts/${segment(levelId)}${query(values, ['limit', 'around', 'k', 'period'])}`,
     }),
     render: board([
       ['rank', (r) => r.rank],
@@ -251,6 +281,16 @@ export const READ_COMMANDS: Command[] = [
       ['revoked', (r) => r.revokedAt],
     ],
   ),
+  listCommand('seasons list', '/admin/seasons', {}, 'the seasons, closed and archived ones included', SEASON_COLUMNS),
+  {
+    name: 'seasons show',
+    args: ['<id>'],
+    options: {},
+    summary: 'a season: its dates, state and close rule (its boards: boards atp --period season:<slug>)',
+    details: 'GET /admin/seasons/{id}. Answers the season.',
+    build: ({ positionals: [id] }) => ({ method: 'GET', path: `/admin/seasons/${segment(id)}` }),
+    render: (body) => fields(SEASON_COLUMNS.map(([name, cell]) => [name, cell(obj(body))])),
+  },
   {
     name: 'webhooks list',
     args: [],

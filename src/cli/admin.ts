@@ -41,6 +41,24 @@ function integer(value: string | undefined, what: string, command: Command): num
   return Number(value);
 }
 
+/** A season's close rule from --grant and --top (both or neither); --no-grant (updates) removes it. */
+function closeRule(
+  values: Parsed['values'],
+  command: Command,
+  update: boolean,
+): { closeRule?: { collection: string; top: number } | null } {
+  const collection = text(values, 'grant');
+  const top = text(values, 'top');
+  if (update && values['no-grant'] === true) {
+    if (collection !== undefined || top !== undefined)
+      throw new UsageError('--no-grant takes no --grant or --top', command);
+    return { closeRule: null };
+  }
+  if (collection === undefined && top === undefined) return {};
+  if (collection === undefined || top === undefined) throw new UsageError('give --grant and --top together', command);
+  return { closeRule: { collection, top: integer(top, '--top', command) } };
+}
+
 /** The values of a repeated --scope, as given (the service checks them). */
 function scopes(value: Parsed['values'][string]): string[] {
   const given = Array.isArray(value) ? value : value === undefined ? [] : [value];
@@ -487,6 +505,76 @@ const COMMANDS: Command[] = [
     summary: 'revoke a key: every instance refuses it from the next call',
     details: 'DELETE /admin/api-keys/{id}. Answers nothing (204); the key stays listed, revoked.',
     build: ({ positionals: [id] }) => ({ method: 'DELETE', path: `/admin/api-keys/${segment(id)}` }),
+  },
+  {
+    name: 'seasons create',
+    args: ['<slug>'],
+    options: {
+      name: { type: 'string', value: '<name>', help: 'its name (1-128 characters)', required: true },
+      starts: { type: 'string', value: '<YYYY-MM-DDTHH:mm:ss>', help: 'its start (not in the past)', required: true },
+      ends: { type: 'string', value: '<YYYY-MM-DDTHH:mm:ss>', help: 'its end, exclusive', required: true },
+      grant: { type: 'string', value: '<collection>', help: 'at the close, grant this collection (with --top)' },
+      top: { type: 'string', value: '<n>', help: 'to the first n of its ATP board, 1-1000 (with --grant)' },
+    },
+    summary: 'create a season: a board period with its own boards, optionally granting a collection at its close',
+    details:
+      'POST /admin/seasons. Answers the season. Its boards: boards atp --period season:<slug> (and boards chart).',
+    build(parsed) {
+      const { positionals, values } = parsed;
+      return {
+        method: 'POST',
+        path: '/admin/seasons',
+        body: JSON.stringify({
+          slug: positionals[0],
+          name: text(values, 'name'),
+          startsAt: text(values, 'starts'),
+          endsAt: text(values, 'ends'),
+          ...closeRule(values, this, false),
+        }),
+      };
+    },
+  },
+  {
+    name: 'seasons update',
+    args: ['<id>'],
+    options: {
+      name: { type: 'string', value: '<name>', help: 'a new name' },
+      starts: { type: 'string', value: '<YYYY-MM-DDTHH:mm:ss>', help: 'a new start (only before it starts)' },
+      ends: { type: 'string', value: '<YYYY-MM-DDTHH:mm:ss>', help: 'a new end (not in the past)' },
+      grant: { type: 'string', value: '<collection>', help: 'a new close rule: this collection (with --top)' },
+      top: { type: 'string', value: '<n>', help: 'a new close rule: to the first n (with --grant)' },
+      'no-grant': { type: 'boolean', help: 'remove the close rule' },
+    },
+    summary: 'change an open season: its name, end, close rule; its start only before it starts',
+    details: 'PATCH /admin/seasons/{id}. Fields not given stay. Answers the season.',
+    build(parsed) {
+      const { positionals, values } = parsed;
+      const body = {
+        ...(values.name !== undefined ? { name: text(values, 'name') } : {}),
+        ...(values.starts !== undefined ? { startsAt: text(values, 'starts') } : {}),
+        ...(values.ends !== undefined ? { endsAt: text(values, 'ends') } : {}),
+        ...closeRule(values, this, true),
+      };
+      if (Object.keys(body).length === 0)
+        throw new UsageError('give --name, --starts, --ends, --grant with --top, or --no-grant', this);
+      return { method: 'PATCH', path: `/admin/seasons/${segment(positionals[0])}`, body: JSON.stringify(body) };
+    },
+  },
+  {
+    name: 'seasons close',
+    args: ['<id>'],
+    options: {},
+    summary: 'close a season now: freeze its boards and apply its close rule (prints whom it granted)',
+    details: 'POST /admin/seasons/{id}/close. Answers {"season", "granted"}.',
+    build: ({ positionals: [id] }) => ({ method: 'POST', path: `/admin/seasons/${segment(id)}/close` }),
+  },
+  {
+    name: 'seasons delete',
+    args: ['<id>'],
+    options: {},
+    summary: 'delete a season that has not started',
+    details: 'DELETE /admin/seasons/{id}. Answers nothing (204).',
+    build: ({ positionals: [id] }) => ({ method: 'DELETE', path: `/admin/seasons/${segment(id)}` }),
   },
   {
     name: 'webhooks create',

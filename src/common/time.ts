@@ -31,17 +31,6 @@ export function parseLocalDateTime(text: string): Date | null {
 
 const DAY_MS = 86_400_000;
 
-/** The service's calendar day of `date` (its time zone, as for wire times), as days since 1970-01-01. */
-export function localDayNumber(date: Date): number {
-  return Date.UTC(date.getFullYear(), date.getMonth(), date.getDate()) / DAY_MS;
-}
-
-/** The first instant of the service's calendar day `day` (local midnight; days are 23 or 25 hours across a DST change). */
-export function localDayStart(day: number): Date {
-  const date = new Date(day * DAY_MS);
-  return new Date(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate());
-}
-
 /** Day `day` as `YYYY-MM-DD`. */
 export function formatDayNumber(day: number): string {
   return new Date(day * DAY_MS).toISOString().slice(0, 10);

@@ -1,15 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull } from 'typeorm';
+import { OUTBOX_LIMIT_PER_SESSION } from '../common/events/player-frames';
 import type { Frame } from './dto/realtime.dto';
 import { RealtimeOutboxEntity } from './entities/realtime-outbox.entity';
 import { WsConnectionEntity } from './entities/ws-connection.entity';
 
 /** A connection is listed while open and seen by its instance within this many seconds. */
 export const CONNECTION_STALE_SECONDS = 90;
-
-/** At most this many undelivered frames are kept per server session; later ones are dropped (a session that never reconnects). */
-export const OUTBOX_LIMIT_PER_SESSION = 100;
 
 @Injectable()
 export class RealtimeRepository {

@@ -324,6 +324,9 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
         for (const connection of this.connections.values()) if (connection.boardUpdates) this.send(connection, frame);
         return;
       }
+      case 'frames.kept':
+        void this.catchUp(undefined, event.serverSessionIds);
+        return;
       case 'events.resumed':
         void this.catchUp('events may have been missed while Redis was unreachable');
         return;
@@ -365,12 +368,15 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
    * event this instance never heard (published while Redis was unreachable, from an instance that
    * could only keep them) or whose send failed. After `events.resumed`, and every ping round in
    * case even that was lost (the publishing instance died before Redis came back). A row is taken
-   * once, so a frame another instance sends is not sent here again.
+   * once, so a frame another instance sends is not sent here again. `frames.kept` (frames written
+   * inside another module's transaction, keepPlayerFrames) takes those of its sessions at once.
    */
-  private async catchUp(why?: string): Promise<void> {
+  private async catchUp(why?: string, onlySessions?: string[]): Promise<void> {
+    const only = onlySessions ? new Set(onlySessions) : null;
     const bySession = new Map<string, Connection>();
     for (const connection of this.connections.values())
-      if (isOpen(connection)) bySession.set(connection.session.sessionId, connection);
+      if (isOpen(connection) && (!only || only.has(connection.session.sessionId)))
+        bySession.set(connection.session.sessionId, connection);
     if (bySession.size === 0) return;
     try {
       const kept = await this.repository.takePending([...bySession.keys()]);

@@ -1,5 +1,7 @@
 import { Clock } from '../common/clock';
 import { PeriodJobService } from './periods/period-job.service';
+import { SeasonAdminController } from './periods/season-admin.controller';
+import { SeasonService } from './periods/season.service';
 import { PeriodRepository } from './periods/period.repository';
 import { PeriodService } from './periods/period.service';
 import { BoardUpdates } from './board-updates';
@@ -46,6 +48,7 @@ import { RatingHistoryService } from './history/rating-history.service';
     PlayReviewController,
     LeaderboardController,
     LeaderboardAdminController,
+    SeasonAdminController,
   ],
   providers: [
     BoardUpdates,
@@ -69,6 +72,7 @@ import { RatingHistoryService } from './history/rating-history.service';
     PeriodRepository,
     PeriodService,
     PeriodJobService,
+    SeasonService,
     {
       provide: RankIndex,
       inject: [APP_CONFIG, REDIS, RankSourceRepository],

@@ -469,6 +469,74 @@ describe('Admin CLI (npm run admin)', () => {
     });
   });
 
+  describe('seasons', () => {
+    it('creates, lists, shows, changes and deletes a season; closes one and reads its archived board', async () => {
+      const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+      expect(
+        (
+          await app.admin.put('/admin/collections', [
+            {
+              key: 'rhythmc:title.cli-champion',
+              type: 'title',
+              unlockMethod: { type: 'MANUAL' },
+              properties: { title: 'Champion', description: 'A season title', rarity: 'EPIC', position: true },
+            },
+          ])
+        ).status,
+      ).toBe(200);
+      const created = await admin(
+        'seasons',
+        'create',
+        'cli-spring',
+        '--name',
+        'CLI spring',
+        '--starts',
+        `${day(1)}T00:00:00`,
+        '--ends',
+        `${day(30)}T00:00:00`,
+        '--grant',
+        'rhythmc:title.cli-champion',
+        '--top',
+        '3',
+      );
+      expect(created).toMatchObject({ code: 0, stderr: '' });
+      const season = json(created);
+      expect(season).toMatchObject({
+        slug: 'cli-spring',
+        name: 'CLI spring',
+        startsAt: `${day(1)}T00:00:00`,
+        endsAt: `${day(30)}T00:00:00`,
+        closeRule: { collection: 'rhythmc:title.cli-champion', top: 3, board: 'atp' },
+        state: 'scheduled',
+      });
+      const listed = await admin('seasons', 'list');
+      expect(listed.stdout).toMatch(/^id\s+slug\s+name\s+state\s+startsAt\s+endsAt\s+closeRule$/m);
+      expect(listed.stdout).toContain('rhythmc:title.cli-champion to the top 3');
+      expect((await admin('seasons', 'show', String(season.id))).stdout).toMatch(/^state\s+scheduled$/m);
+      expect(
+        await admin('seasons', 'create', 'x', '--name', 'X', '--starts', 'a', '--ends', 'b', '--top', '3'),
+      ).toMatchObject({ code: 2 });
+      const updated = await admin('seasons', 'update', String(season.id), '--name', 'CLI spring!', '--no-grant');
+      expect(json(updated)).toMatchObject({ id: season.id, name: 'CLI spring!', closeRule: null });
+      expect((await admin('seasons', 'update', String(season.id))).code).toBe(2);
+      const pastEnd = await admin('seasons', 'update', String(season.id), '--ends', '2020-01-01T00:00:00');
+      expect(pastEnd.code).toBe(1);
+      expect(JSON.parse(pastEnd.stderr)).toEqual({ error: 'BAD_REQUEST', message: 'endsAt must be after startsAt' });
+      expect(await admin('seasons', 'delete', String(season.id))).toEqual({ code: 0, stdout: '', stderr: '' });
+
+      const [started] = await app.sql<{ id: string }>(
+        `INSERT INTO board_period (kind, slug, name, starts_at, ends_at)
+         VALUES ('season', 'cli-started', 'Started', now() - interval '1 hour', now() + interval '1 day') RETURNING id::text AS id`,
+      );
+      const closed = await admin('seasons', 'close', started.id);
+      expect(closed).toMatchObject({ code: 0, stderr: '' });
+      expect(json(closed)).toMatchObject({ season: { slug: 'cli-started', state: 'archived' }, granted: null });
+      const archive = await admin('boards', 'atp', '--period', 'season:cli-started');
+      expect(archive).toMatchObject({ code: 0, stderr: '' });
+      expect(archive.stdout).toMatch(/^period: season cli-started \(\d+\): .* to .*, closed \(archive\)$/m);
+    });
+  });
+
   describe('webhooks', () => {
     it('registers a webhook showing its secret once, lists it without the secret, changes, reads its log and deletes it', async () => {
       const created = await admin(

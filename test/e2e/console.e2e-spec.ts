@@ -595,6 +595,70 @@ describe('Web console', () => {
     ).resolves.toBe(1);
   });
 
+  it('creates a season, closes one with a close rule and shows its archived board', async () => {
+    await defineCharts(app, [8803]);
+    const title = {
+      key: 'rhythmc:title.console-champion',
+      type: 'title',
+      unlockMethod: { type: 'MANUAL' },
+      properties: { title: 'Champion', description: 'A season title', rarity: 'EPIC', position: true },
+    };
+    expect((await app.admin.put('/admin/collections', [title])).status).toBe(200);
+    await page.getByRole('link', { name: 'Seasons' }).click();
+    const form = page.getByRole('form', { name: 'Create a season' });
+    const year = new Date().getUTCFullYear() + 1;
+    await form.getByLabel('Slug').fill('console-next');
+    await form.getByLabel('Name').fill('Next year');
+    await form.getByLabel('Starts').fill(`${year}-01-01T00:00`);
+    await form.getByLabel('Ends').fill(`${year}-04-01T00:00`);
+    await form.getByRole('button', { name: 'Create' }).click();
+    await page.getByText(/Created console-next \(id \d+\)/).waitFor();
+    const [stored] = await app.sql(
+      `SELECT name, starts_at, ends_at, grant_collection FROM board_period WHERE slug = 'console-next'`,
+    );
+    expect(stored).toEqual({
+      name: 'Next year',
+      starts_at: new Date(`${year}-01-01T00:00:00Z`),
+      ends_at: new Date(`${year}-04-01T00:00:00Z`),
+      grant_collection: null,
+    });
+
+    // A season that has started (the API takes no start in the past), with a play on its board.
+    await app.sql(
+      `INSERT INTO board_period (kind, slug, name, starts_at, ends_at, grant_collection, grant_top)
+       VALUES ('season', 'console-now', 'Running', now() - interval '1 hour', now() + interval '1 day', $1, 1)`,
+      [title.key],
+    );
+    const server = await onlineServer(app);
+    const player = await onlinePlayer(app, server, { displayName: 'Seasoned' });
+    const time = Date.now() - 60_000;
+    const upload = await app.http.post(
+      '/player/upload',
+      {
+        player: { playerUID: player.uid, accessToken: player.accessToken, timestamp: time },
+        server: { serverID: server.serverID, serverName: server.body.serverName as string, country: 'DE' },
+        payload: gameplayPayload(8803, time, { acc: 100 }),
+      },
+      { token: server.accessToken },
+    );
+    expect(upload.status).toBe(200);
+    await page.getByRole('link', { name: 'Seasons' }).click();
+    const row = page.getByRole('table', { name: 'Seasons' }).getByRole('row').filter({ hasText: 'console-now' });
+    await row.getByRole('button', { name: 'Close now' }).click();
+    await page
+      .getByText(`Closed console-now: rhythmc:title.console-champion granted to 1 player(s) (${player.uid}).`)
+      .waitFor();
+    await row.getByRole('link', { name: 'Archived board' }).click();
+    await page.getByText('closed: the archive, as read at the close').waitFor();
+    await expect(
+      page.getByRole('table', { name: 'Board' }).getByRole('row').filter({ hasText: 'Seasoned' }).count(),
+    ).resolves.toBe(1);
+    expect(
+      await app.sql('SELECT uid::int AS uid FROM player_collection WHERE collection_key = $1', [title.key]),
+    ).toEqual([{ uid: player.uid }]);
+    await shot('seasons');
+  });
+
   it('reviews a flagged play: approve puts it on the board, void takes it off', async () => {
     await defineCharts(app, [8802]);
     const server = await onlineServer(app);
@@ -889,6 +953,7 @@ describe('Web console', () => {
         'Collections',
         'Packs & resources',
         'Boards',
+        'Seasons',
         'Plays',
         'Audit log',
         'My account',

@@ -1,4 +1,6 @@
 import { PERIOD_PATTERN } from '../../src/upload/dto/leaderboard.dto';
+import { parseLocalDateTime } from '../../src/common/time';
+import { isSeasonSlug } from '../../src/upload/dto/season.dto';
 import { isWebhookUrl } from '../../src/webhooks/dto/webhook.dto';
 import { WEBHOOK_EVENTS } from '../../src/webhooks/webhook-events';
 import { HttpAdapterHost } from '@nestjs/core';
@@ -689,6 +691,8 @@ interface Fixtures {
   apiKey: { id: number; key: string };
   /** A webhook to a name that never resolves (`.invalid`). */
   webhook: { id: number };
+  /** A season that has not started, with a close rule granting `rhythmc:title.hostile`. */
+  season: { id: number };
 }
 
 /** Path segments, in wire form, that no id pipe or router should choke on. */
@@ -935,6 +939,43 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
       name: field({ t: 'string', min: 1, max: 64 }),
       scopes: field({ t: 'array', of: { t: 'enum', values: ['read:boards', 'read:players'] }, max: 2 }),
       rateLimit: opt({ t: 'int', min: 1, max: 1_000_000 }),
+    };
+  };
+
+  const seasonFields = (create: boolean): Fields => {
+    const field = create ? req : opt;
+    const localTime = (years: number[]) => ({
+      t: 'string' as const,
+      max: 19,
+      accepts: (text: string) => parseLocalDateTime(text) !== null,
+      gen: fc.constantFrom(...years.map((year) => `${year}-03-01T00:00:00`)),
+    });
+    return {
+      ...(create
+        ? {
+            slug: req({
+              t: 'string',
+              max: 64,
+              accepts: isSeasonSlug,
+              gen: fc.integer({ min: 0, max: 1_000_000 }).map((n) => `s-${n}`),
+            }),
+          }
+        : {}),
+      name: field({ t: 'string', min: 1, max: 128 }),
+      startsAt: field(localTime([2030, 2031])),
+      endsAt: field(localTime([2032, 2033])),
+      closeRule: opt({
+        t: 'nested',
+        fields: {
+          collection: req({
+            t: 'string',
+            max: 128,
+            accepts: (text) => COLLECTION_KEY.test(text),
+            gen: fc.constant('rhythmc:title.hostile'),
+          }),
+          top: req({ t: 'int', min: 1, max: 1_000 }),
+        },
+      }),
     };
   };
 
@@ -1559,6 +1600,33 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
       body: { t: 'ignored' },
       readOnly: false,
     },
+    'GET /admin/seasons': { auth: 'admin', query: listQuery('seasons', {}), body: { t: 'ignored' }, readOnly: true },
+    'GET /admin/seasons/:id': {
+      auth: 'admin',
+      params: { id: idParam([fx.season.id], 19, 9_223_372_036_854_775_807n) },
+      body: { t: 'ignored' },
+      readOnly: true,
+      prime: `/admin/seasons/${fx.season.id}`,
+    },
+    'POST /admin/seasons': { auth: 'admin', body: { t: 'object', fields: seasonFields(true) }, readOnly: false },
+    'PATCH /admin/seasons/:id': {
+      auth: 'admin',
+      params: { id: idParam([fx.season.id], 19, 9_223_372_036_854_775_807n) },
+      body: { t: 'object', fields: seasonFields(false) },
+      readOnly: false,
+    },
+    'POST /admin/seasons/:id/close': {
+      auth: 'admin',
+      params: { id: idParam([fx.season.id], 19, 9_223_372_036_854_775_807n) },
+      body: { t: 'ignored' },
+      readOnly: false,
+    },
+    'DELETE /admin/seasons/:id': {
+      auth: 'admin',
+      params: { id: idParam([fx.season.id], 19, 9_223_372_036_854_775_807n) },
+      body: { t: 'ignored' },
+      readOnly: false,
+    },
     'GET /admin/webhooks': { auth: 'admin', body: { t: 'ignored' }, readOnly: true },
     'POST /admin/webhooks': { auth: 'admin', body: { t: 'object', fields: webhookFields(true) }, readOnly: false },
     'PATCH /admin/webhooks/:id': {
@@ -2149,18 +2217,14 @@ async function snapshot(app: TestApp): Promise<Record<string, string>> {
   // The audit log grows with every successful admin write: checked row by row at the end instead.
   // Every readiness check writes its probe row's time (GET /health/ready is among the routes).
   // Timers write the rest, whatever the routes answer: the rating history's days taken (the first
-  // start takes yesterday) and the board periods the period job creates as the calendar moves.
-  const skipped = new Set([
-    'admin_audit',
-    'readiness_probe',
-    'rating_history_run',
-    'rating_history_day',
-    'board_period',
-  ]);
+  // start takes yesterday); of board_period only the seasons are compared (rowFilter below).
+  const skipped = new Set(['admin_audit', 'readiness_probe', 'rating_history_run', 'rating_history_day']);
+  // The period job's calendar rows come and go with the clock; staff's seasons are the routes'.
+  const rowFilter: Record<string, string> = { board_period: `WHERE t.kind = 'season'` };
   for (const { name } of tables.filter((table) => !skipped.has(table.name))) {
     const text = rowText[name] ?? 't::text';
     const [row] = await app.sql<{ n: string; sum: string }>(
-      `SELECT count(*)::text AS n, md5(coalesce(string_agg(${text}, '|' ORDER BY ${text}), '')) AS sum FROM "${name}" t`,
+      `SELECT count(*)::text AS n, md5(coalesce(string_agg(${text}, '|' ORDER BY ${text}), '')) AS sum FROM "${name}" t ${rowFilter[name] ?? ''}`,
     );
     result[name] = `${row.n} rows, ${row.sum}`;
   }
@@ -2225,6 +2289,21 @@ describe('Hostile input on every route', () => {
       events: ['player.banned'],
     });
     expect(webhook.status).toBe(201);
+    const hostileTitle = {
+      key: 'rhythmc:title.hostile',
+      type: 'title',
+      unlockMethod: { type: 'MANUAL' },
+      properties: { title: 'Hostile', description: 'A season title', rarity: 'EPIC', position: true },
+    };
+    expect((await app.admin.put('/admin/collections', [hostileTitle])).status).toBe(200);
+    const season = await app.admin.post('/admin/seasons', {
+      slug: 'hostile',
+      name: 'Hostile',
+      startsAt: '2030-01-01T00:00:00',
+      endsAt: '2031-01-01T00:00:00',
+      closeRule: { collection: 'rhythmc:title.hostile', top: 3 },
+    });
+    expect(season.status).toBe(201);
     fx = {
       server: { ...main.server, accessToken: main.accessToken },
       endedServerToken: other.accessToken,
@@ -2233,6 +2312,7 @@ describe('Hostile input on every route', () => {
       signedFile: { path: link.pathname.replace(/^\/resources\/files\//, ''), query: link.search },
       apiKey: { id: apiKey.body.id as number, key: apiKey.body.key as string },
       webhook: { id: webhook.body.id as number },
+      season: { id: season.body.id as number },
     };
     table = routeTable(fx);
 
@@ -2284,6 +2364,7 @@ describe('Hostile input on every route', () => {
       signedFile: { path: '', query: '?expires=1&sig=x' },
       apiKey: { id: 1, key: '' },
       webhook: { id: 1 },
+      season: { id: 1 },
     }),
   );
 
@@ -2321,6 +2402,7 @@ describe('Hostile input on every route', () => {
     'PUT /admin/packs': { reaches: false },
     'POST /admin/api-keys': { reaches: true },
     'POST /admin/webhooks': { reaches: true },
+    'POST /admin/seasons': { reaches: true },
     'POST /admin/webhooks/:id/secret': { id: () => fx.webhook.id, reaches: true },
     'POST /player/login': { reaches: false },
     'POST /player/options': { reaches: true },

@@ -3,7 +3,7 @@ import { onlinePlayer, TestPlayerSession } from '../factories/player.factory';
 import { gameplayPayload } from '../factories/upload.factory';
 import { multiInstanceAvailable, startTestApp, TestApp } from '../support/test-app';
 import { Clock } from '../../src/common/clock';
-import { formatDayNumber, localDayNumber, localDayStart } from '../../src/common/time';
+import { formatDayNumber } from '../../src/common/time';
 import { RatingHistoryService, SNAPSHOT_GRACE_MS } from '../../src/upload/history/rating-history.service';
 
 let time = Date.now() - 3_600_000;
@@ -29,9 +29,13 @@ async function upload(
   return response.body as { atp: number; siteRank: number | null };
 }
 
-/** The day history rows say: the real date does not matter, every play is moved to the day it stands for. */
-const BASE = localDayNumber(new Date()) - 20;
-const at = (day: number, ms: number) => new Date(localDayStart(day).getTime() + ms);
+const DAY_MS = 86_400_000;
+/**
+ * The day history rows say: the real date does not matter, every play is moved to the day it
+ * stands for. Days are in PERIOD_TIME_ZONE, UTC unless a test sets it.
+ */
+const BASE = Math.floor(Date.now() / DAY_MS) - 20;
+const at = (day: number, ms: number) => new Date(day * DAY_MS + ms);
 
 describe('Rating history', () => {
   let app: TestApp;
@@ -229,5 +233,43 @@ describe('Rating history', () => {
     );
     expect(left).toEqual([{ n: 0 }]);
     expect((await serverHistory(p[1].uid)).body).toEqual(before);
+  });
+});
+
+describe('Rating history in PERIOD_TIME_ZONE', () => {
+  it("takes the zone's calendar day (the boards' day periods' zone), not the process time zone", async () => {
+    // Pacific/Kiritimati is UTC+14 all year: UTC day D 11:00 is its day D+1 01:00; UTC D 09:00 is its D 23:00.
+    const zone = 'Pacific/Kiritimati';
+    const app = await startTestApp({ env: { PERIOD_TIME_ZONE: zone } });
+    try {
+      let now = at(BASE + 1, 10 * 3_600_000 + SNAPSHOT_GRACE_MS + 60_000); // Kiritimati: day BASE + 2, 00:03
+      jest.spyOn(app.get(Clock), 'now').mockImplementation(() => now);
+      const server = await onlineServer(app);
+      const chart = { levelId: 611, name: 'Chart 611', difficultyConstant: 10, version: '1.0', active: true };
+      expect((await app.admin.put('/admin/charts', [chart])).status).toBe(200);
+      const late = await onlinePlayer(app, server);
+      const early = await onlinePlayer(app, server);
+      await upload(app, server, late, 611, { acc: 100 });
+      await app.sql(`UPDATE play_record SET received_at = $1 WHERE uid = $2`, [at(BASE, 11 * 3_600_000), late.uid]);
+      await upload(app, server, early, 611, { acc: 99 });
+      await app.sql(`UPDATE play_record SET received_at = $1 WHERE uid = $2`, [at(BASE, 9 * 3_600_000), early.uid]);
+
+      // The first snapshot takes only yesterday: Kiritimati's day BASE + 1, which holds only the late play.
+      await app.get(RatingHistoryService).takeDueDays();
+      expect(await app.sql('SELECT day, players FROM rating_history_run ORDER BY day')).toEqual([
+        { day: BASE + 1, players: 1 },
+      ]);
+      // Read on Kiritimati's day BASE + 2: the last closed day is BASE + 1.
+      const read = await app.admin.get(`/admin/players/${late.uid}/history`);
+      expect(read.body).toEqual({
+        uid: late.uid,
+        days: [{ date: formatDayNumber(BASE + 1), atp: 0.4, siteRank: 1, plays: 1 }],
+      });
+      // One UTC hour before Kiritimati's midnight, "today" is still its day BASE + 1: day BASE + 1 is not closed.
+      now = at(BASE + 1, 9 * 3_600_000);
+      expect((await app.admin.get(`/admin/players/${late.uid}/history`)).body).toEqual({ uid: late.uid, days: [] });
+    } finally {
+      await app.close();
+    }
   });
 });

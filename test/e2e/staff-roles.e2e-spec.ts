@@ -40,6 +40,12 @@ const LOWEST_ROLE: Record<string, Role> = {
   'PATCH /admin/webhooks/:id': 'admin',
   'POST /admin/webhooks': 'admin',
   'POST /admin/webhooks/:id/secret': 'admin',
+  'DELETE /admin/seasons/:id': 'admin',
+  'GET /admin/seasons': 'read-only',
+  'GET /admin/seasons/:id': 'read-only',
+  'PATCH /admin/seasons/:id': 'admin',
+  'POST /admin/seasons': 'admin',
+  'POST /admin/seasons/:id/close': 'admin',
   'DELETE /admin/me/tokens/:id': 'read-only',
   'DELETE /admin/me/totp': 'read-only',
   'DELETE /admin/packs/:name': 'admin',
@@ -301,7 +307,53 @@ function walkTable(fx: Fixtures, app: TestApp): Record<string, WalkEntry> {
   };
   const get = (path: string): WalkEntry => ({ call: () => ({ method: 'GET', path }), status: 200 });
   const webhookBody = () => ({ name: uniqueName('w'), url: 'https://webhook.invalid/walk', events: ['player.banned'] });
+  const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 19);
+  const seasonBody = () => ({
+    slug: uniqueName('s'),
+    name: 'Walk',
+    startsAt: day(1),
+    endsAt: day(2),
+  });
+  /** A season that has started (written in SQL: the API takes no start in the past). */
+  const startedSeason = async () =>
+    (
+      await app.sql<{ id: string }>(
+        `INSERT INTO board_period (kind, slug, name, starts_at, ends_at)
+         VALUES ('season', $1, 'Walk', now() - interval '1 hour', now() + interval '1 day') RETURNING id::text AS id`,
+        [seasonBody().slug],
+      )
+    )[0].id;
   return {
+    'GET /admin/seasons': get('/admin/seasons'),
+    'GET /admin/seasons/:id': {
+      call: async () => ({ method: 'GET', path: `/admin/seasons/${await startedSeason()}` }),
+      status: 200,
+    },
+    'POST /admin/seasons': {
+      call: () => ({ method: 'POST', path: '/admin/seasons', body: seasonBody() }),
+      status: 201,
+    },
+    'PATCH /admin/seasons/:id': {
+      call: async (ctx) => {
+        const id = ctx.allowed ? String((await asAdmin('POST', '/admin/seasons', seasonBody())).id) : '1';
+        return { method: 'PATCH', path: `/admin/seasons/${id}`, body: { name: 'Walked' } };
+      },
+      status: 200,
+    },
+    'POST /admin/seasons/:id/close': {
+      call: async (ctx) => ({
+        method: 'POST',
+        path: `/admin/seasons/${ctx.allowed ? await startedSeason() : '1'}/close`,
+      }),
+      status: 200,
+    },
+    'DELETE /admin/seasons/:id': {
+      call: async (ctx) => {
+        const id = ctx.allowed ? String((await asAdmin('POST', '/admin/seasons', seasonBody())).id) : '1';
+        return { method: 'DELETE', path: `/admin/seasons/${id}` };
+      },
+      status: 204,
+    },
     'GET /admin/overview': get('/admin/overview'),
     'GET /admin/players': get('/admin/players'),
     'GET /admin/players/:uid': get(`/admin/players/${fx.uid}`),

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError } from '../api';
-import { ErrorBox, Field, Loading, rating, Table, useLoad } from '../ui';
+import { ErrorBox, Field, Loading, rating, Table, Time, useLoad } from '../ui';
 
 interface AtpEntry {
   rank: number;
@@ -19,9 +19,21 @@ interface ChartEntry {
   rating: number;
 }
 
+/** The period a board answered for (absent on the all-time boards). */
+interface BoardPeriod {
+  id: number;
+  kind: 'day' | 'week' | 'month' | 'season';
+  slug: string | null;
+  name: string | null;
+  startsAt: string;
+  endsAt: string;
+  closed: boolean;
+}
+
 /** GET /admin/boards/atp and /admin/boards/charts/{levelId}. */
 interface Board {
   board: 'atp' | 'chart';
+  period?: BoardPeriod;
   levelId?: number;
   /** The player's rank, with `around` only. */
   rank?: number | null;
@@ -34,14 +46,20 @@ interface BoardQuery {
   around: string;
   k: string;
   limit: string;
+  /** all, day, week, month, season:<slug> or a period id. */
+  period: string;
 }
 
-export function BoardsPage() {
-  const [form, setForm] = useState<BoardQuery>({ board: 'atp', levelId: '', around: '', k: '5', limit: '50' });
+/** The boards; `period` (from #/boards/<period>, e.g. a season's link) is the one shown first. */
+export function BoardsPage({ period = 'all' }: { period?: string }) {
+  const [form, setForm] = useState<BoardQuery>({ board: 'atp', levelId: '', around: '', k: '5', limit: '50', period });
   const [query, setQuery] = useState<BoardQuery>(form);
   const path =
     query.board === 'atp' ? '/admin/boards/atp' : `/admin/boards/charts/${encodeURIComponent(query.levelId)}`;
-  const params = query.around.trim() !== '' ? { around: query.around.trim(), k: query.k } : { limit: query.limit };
+  const params = {
+    ...(query.around.trim() !== '' ? { around: query.around.trim(), k: query.k } : { limit: query.limit }),
+    ...(query.period.trim() !== '' && query.period.trim() !== 'all' ? { period: query.period.trim() } : {}),
+  };
   const board = useLoad(() => api<Board>('GET', path, { query: params }), [path, JSON.stringify(params)]);
   const set = (name: keyof BoardQuery) => (event: Event) =>
     setForm({ ...form, [name]: (event.currentTarget as HTMLInputElement).value });
@@ -67,6 +85,9 @@ export function BoardsPage() {
             <input value={form.levelId} required inputMode="numeric" onInput={set('levelId')} />
           </Field>
         )}
+        <Field label="Period (all, day, week, month, season:slug)">
+          <input value={form.period} onInput={set('period')} />
+        </Field>
         <Field label="Around uid (optional)">
           <input value={form.around} inputMode="numeric" onInput={set('around')} />
         </Field>
@@ -88,6 +109,19 @@ export function BoardsPage() {
       <Loading loading={board.loading} />
       {board.data && (
         <>
+          {board.data.period && (
+            <p>
+              {board.data.period.kind === 'season'
+                ? `Season ${board.data.period.name ?? ''} (${board.data.period.slug ?? ''})`
+                : `This ${board.data.period.kind}`}
+              : <Time value={board.data.period.startsAt} /> to <Time value={board.data.period.endsAt} />{' '}
+              {board.data.period.closed ? (
+                <span class="badge off">closed: the archive, as read at the close</span>
+              ) : (
+                <span class="badge on">live</span>
+              )}
+            </p>
+          )}
           {board.data.rank !== undefined && <p>Rank of the player: {board.data.rank ?? 'not ranked'}</p>}
           {entries.length === 0 ? (
             <p class="muted">Nobody on this board.</p>

@@ -80,6 +80,16 @@ export interface BoardsChangedEvent {
 }
 
 /**
+ * Frames were kept in the realtime outbox for these game-server sessions inside a committed
+ * transaction (keepPlayerFrames): instances holding a socket of one take them now. Lost, the
+ * frames still go at the next ping round's catch-up (30 s) or at the session's next connect.
+ */
+export interface FramesKeptEvent {
+  type: 'frames.kept';
+  serverSessionIds: string[];
+}
+
+/**
  * Events may have been missed: this instance's subscription was down, or an instance published
  * while it could not reach the others (its events went to its own handlers only). Never replayed
  * by the bus; handlers that keep what must not be lost (the kick outbox) read it again. Delivered
@@ -97,6 +107,7 @@ export type ServiceEvent =
   | CatalogChangedEvent
   | PublicApiKeysChangedEvent
   | BoardsChangedEvent
+  | FramesKeptEvent
   | EventsResumedEvent;
 
 export type ServiceEventHandler = (event: ServiceEvent) => void;

@@ -60,6 +60,13 @@ export interface HistoryRow {
   plays: number;
 }
 
+/** A calendar day: its number (days since 1970-01-01) and its first and next day's first instant. */
+export interface CalendarDay {
+  day: number;
+  start: Date;
+  end: Date;
+}
+
 /** The rating history (Upload's table rating_history_day and its watermark rating_history_run). */
 @Injectable()
 export class RatingHistoryRepository {
@@ -72,6 +79,31 @@ export class RatingHistoryRepository {
   /** Waits for the snapshot lock of this transaction (released at its end). */
   async lockSnapshots(manager: EntityManager): Promise<void> {
     await manager.query('SELECT pg_advisory_xact_lock($1)', [SNAPSHOT_LOCK_KEY]);
+  }
+
+  /**
+   * The calendar day containing `at` in `timeZone` (days since 1970-01-01) and its bounds, by
+   * PostgreSQL's time zone database: the day periods' own rule (rhythmc_ensure_calendar_periods:
+   * `date_trunc('day', t AT TIME ZONE tz) AT TIME ZONE tz`), so a history day is the board's day.
+   */
+  async calendarDay(at: Date, timeZone: string): Promise<CalendarDay> {
+    const [row] = await this.prepared.run<CalendarDay>(
+      'rating_history_calendar_day',
+      `SELECT d - DATE '1970-01-01' AS day, d::timestamp AT TIME ZONE $2 AS start, (d + 1)::timestamp AT TIME ZONE $2 AS "end"
+         FROM (SELECT ($1::timestamptz AT TIME ZONE $2)::date AS d) AS x`,
+      [at, timeZone],
+    );
+    return row;
+  }
+
+  /** Day `day`'s bounds in `timeZone` (23 or 25 hours across a DST change), in the caller's transaction. */
+  async dayBounds(manager: EntityManager, day: number, timeZone: string): Promise<CalendarDay> {
+    const [row] = await manager.query<CalendarDay[]>(
+      `SELECT $1::int AS day, (DATE '1970-01-01' + $1::int)::timestamp AT TIME ZONE $2 AS start,
+              (DATE '1970-01-01' + $1::int + 1)::timestamp AT TIME ZONE $2 AS "end"`,
+      [day, timeZone],
+    );
+    return row;
   }
 
   /** The newest day taken, or null before the first snapshot. */

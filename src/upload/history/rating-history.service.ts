@@ -1,10 +1,11 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { NotFoundError } from '../../common/errors/app-error';
 import { Clock } from '../../common/clock';
-import { formatDayNumber, localDayNumber, localDayStart } from '../../common/time';
+import { formatDayNumber } from '../../common/time';
+import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { TransactionService } from '../../database/transaction.service';
 import { HISTORY_DAYS, RatingHistoryDay, RatingHistoryResponse } from '../dto/rating-history.dto';
-import { RatingHistoryRepository } from './rating-history.repository';
+import { CalendarDay, RatingHistoryRepository } from './rating-history.repository';
 
 /**
  * A day is taken this long after it ends: an upload whose transaction began just before midnight
@@ -19,8 +20,8 @@ const SNAPSHOT_FIRST_MS = 10_000;
 /**
  * Rating history (issue #44; docs/decisions.md "Rating history"): a daily snapshot of ATP, site
  * rank and counted plays of every player who had a counted play that day, and a player's last
- * HISTORY_DAYS days in one read. Days are the service's calendar days (decisions.md §8: the
- * process time zone), read from the injectable Clock.
+ * HISTORY_DAYS days in one read. Days are calendar days in PERIOD_TIME_ZONE, the boards' day
+ * periods' zone and rule (one setting for both), read from the injectable Clock.
  */
 @Injectable()
 export class RatingHistoryService implements OnApplicationBootstrap, OnModuleDestroy {
@@ -29,12 +30,24 @@ export class RatingHistoryService implements OnApplicationBootstrap, OnModuleDes
   private stopped = false;
   /** Runs of this instance, one after the other (another instance waits on the advisory lock). */
   private chain: Promise<unknown> = Promise.resolve();
+  /** The last calendar day asked for: reads within it ask the database nothing more. */
+  private lastDayAsked: CalendarDay | null = null;
 
   constructor(
     private readonly history: RatingHistoryRepository,
     private readonly transactions: TransactionService,
     private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  /** The calendar day (PERIOD_TIME_ZONE) containing `at`. */
+  private async dayOf(at: Date): Promise<number> {
+    const known = this.lastDayAsked;
+    if (known && at.getTime() >= known.start.getTime() && at.getTime() < known.end.getTime()) return known.day;
+    const day = await this.history.calendarDay(at, this.config.periodTimeZone);
+    this.lastDayAsked = day;
+    return day.day;
+  }
 
   onApplicationBootstrap(): void {
     const tick = () => {
@@ -65,7 +78,7 @@ export class RatingHistoryService implements OnApplicationBootstrap, OnModuleDes
   }
 
   private async takeDue(now: Date): Promise<number[]> {
-    const lastClosed = localDayNumber(new Date(now.getTime() - SNAPSHOT_GRACE_MS)) - 1;
+    const lastClosed = (await this.dayOf(new Date(now.getTime() - SNAPSHOT_GRACE_MS))) - 1;
     const newest = await this.history.lastDay();
     const first = newest === null ? lastClosed : Math.max(newest + 1, lastClosed - HISTORY_DAYS + 1);
     const taken: number[] = [];
@@ -74,7 +87,8 @@ export class RatingHistoryService implements OnApplicationBootstrap, OnModuleDes
         await this.history.lockSnapshots(manager);
         const last = await this.history.lastDay(manager);
         if (last !== null && day <= last) return null; // another instance took it meanwhile
-        return this.history.snapshot(manager, day, localDayStart(day), localDayStart(day + 1));
+        const bounds = await this.history.dayBounds(manager, day, this.config.periodTimeZone);
+        return this.history.snapshot(manager, day, bounds.start, bounds.end);
       });
       if (players === null) continue;
       taken.push(day);
@@ -101,7 +115,7 @@ export class RatingHistoryService implements OnApplicationBootstrap, OnModuleDes
 
   /** The history of a player the caller has already found and may show (the public API asks the player module). */
   async read(uid: string): Promise<RatingHistoryResponse> {
-    const today = localDayNumber(this.clock.now());
+    const today = await this.dayOf(this.clock.now());
     const rows = await this.history.history(uid, today - HISTORY_DAYS, today - 1);
     const days = rows.map((row): RatingHistoryDay => ({
       date: formatDayNumber(row.day),

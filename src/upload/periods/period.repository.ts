@@ -3,6 +3,7 @@ import { EntityManager } from 'typeorm';
 import { PreparedQueries } from '../../database/prepared-queries';
 import { ReadQueries } from '../../database/read-queries';
 import { activeBanPredicate } from '../../player/active-ban.rule';
+import { COUNTED_RECORD } from '../counted-record.rule';
 import type { PeriodKind } from '../entities/board-period.entity';
 
 /**
@@ -23,6 +24,16 @@ export interface PeriodRow {
   grant_top: number | null;
   closed_at: Date | null;
   archived_at: Date | null;
+  created_at: Date;
+}
+
+/** What staff set on a season (board_period's season columns). */
+export interface SeasonFields {
+  name: string;
+  startsAt: Date;
+  endsAt: Date;
+  grantCollection: string | null;
+  grantTop: number | null;
 }
 
 /** A row of a period board (live or archived) with the player's names; `part` only in a window. */
@@ -37,8 +48,9 @@ export interface PeriodBoardRow {
   rating?: number;
 }
 
+/** Writes answer their rows through a CTE: TypeORM answers a bare UPDATE … RETURNING as [rows, count]. */
 const PERIOD_COLUMNS =
-  'p.id, p.kind, p.slug, p.name, p.starts_at, p.ends_at, p.grant_collection, p.grant_top, p.closed_at, p.archived_at';
+  'p.id, p.kind, p.slug, p.name, p.starts_at, p.ends_at, p.grant_collection, p.grant_top, p.closed_at, p.archived_at, p.created_at';
 
 const unbanned = (alias: string) => `NOT ${activeBanPredicate(alias)}`;
 
@@ -140,6 +152,52 @@ const ARCHIVE_CHARTS_SQL = `INSERT INTO period_chart_archive (period_id, level_i
 SELECT $1, t.level_id, row_number() OVER (PARTITION BY t.level_id ORDER BY ${CHART.order}), t.uid, t.acc, t.rating
   FROM period_chart_best t WHERE t.period_id = $1 AND ${unbanned('t')}`;
 
+/**
+ * A player's bests on chart $2 in every open period, from the counted plays ($1 the uid) received
+ * inside each (after a review changed which plays count): the best by the upload's order (higher
+ * acc, then the earlier play: rhythmc_best_improves), removed where none is left. Answers the
+ * periods whose row it wrote or removed. The instant of a stored play is its received_at.
+ */
+const RECOUNT_BESTS_SQL = `WITH open AS (
+    SELECT p.id, p.starts_at, p.ends_at FROM board_period p WHERE p.closed_at IS NULL
+  ), best AS (
+    SELECT DISTINCT ON (o.id) o.id AS period_id, r.acc,
+           floor(extract(epoch FROM r.received_at) * 1000)::bigint AS first_time_ms, r.id AS record_id,
+           rhythmc_play_rating(c.difficulty_constant, r.acc) AS rating
+      FROM open o
+      JOIN play_record r ON r.uid = $1 AND r.level_id = $2 AND r.received_at >= o.starts_at AND r.received_at < o.ends_at
+      JOIN chart c ON c.level_id = r.level_id
+     WHERE ${COUNTED_RECORD('r', 'c')}
+     ORDER BY o.id, r.acc DESC, r.received_at ASC, r.id ASC
+  ), gone AS (
+    DELETE FROM period_chart_best b USING open o
+     WHERE b.period_id = o.id AND b.uid = $1 AND b.level_id = $2
+       AND NOT EXISTS (SELECT 1 FROM best WHERE best.period_id = o.id)
+    RETURNING b.period_id
+  ), kept AS (
+    INSERT INTO period_chart_best (period_id, uid, level_id, acc, first_time_ms, record_id, rating)
+    SELECT period_id, $1, $2, acc, first_time_ms, record_id, rating FROM best
+    ON CONFLICT (period_id, uid, level_id) DO UPDATE
+      SET acc = EXCLUDED.acc, first_time_ms = EXCLUDED.first_time_ms, record_id = EXCLUDED.record_id, rating = EXCLUDED.rating
+    RETURNING period_id
+  )
+SELECT period_id::text AS period_id FROM gone UNION SELECT period_id::text FROM kept`;
+
+/** Player $1's ATP in periods $2 from its period bests (rhythmc_atp_e4, as the upload's period step), removed without any. */
+const RECOUNT_ATP_SQL = `WITH atp AS (
+    SELECT t.period_id,
+           rhythmc_atp_e4(ARRAY(SELECT o.rating FROM period_chart_best o
+             WHERE o.period_id = t.period_id AND o.uid = $1 ORDER BY o.rating DESC LIMIT 30)) AS e4,
+           EXISTS (SELECT 1 FROM period_chart_best o WHERE o.period_id = t.period_id AND o.uid = $1) AS has
+      FROM unnest($2::bigint[]) AS t(period_id)
+  ), gone AS (
+    DELETE FROM period_rating r USING atp a WHERE r.period_id = a.period_id AND r.uid = $1 AND NOT a.has
+    RETURNING r.period_id
+  )
+INSERT INTO period_rating (period_id, uid, atp)
+SELECT period_id, $1, e4 * 0.0001 FROM atp WHERE has
+ON CONFLICT (period_id, uid) DO UPDATE SET atp = EXCLUDED.atp`;
+
 /** Which board of a period: the ATP board, or a chart's. */
 export type PeriodBoard = { board: 'atp' } | { board: 'chart'; levelId: number };
 
@@ -223,15 +281,123 @@ export class PeriodRepository {
   /**
    * Closes the period at `at` (in the caller's transaction): waits for the uploads writing into
    * periods to commit (the exclusive period lock), then marks it closed unless another instance
-   * did. The row when this call closed it, null otherwise.
+   * did or its end is no longer past (staff moved a season's end). The row when this call closed
+   * it, null otherwise.
    */
   async close(id: string, at: Date, manager: EntityManager): Promise<PeriodRow | null> {
     await manager.query('SELECT pg_advisory_xact_lock($1)', [PERIOD_LOCK_KEY]);
     const rows = await manager.query<PeriodRow[]>(
-      `UPDATE board_period p SET closed_at = $2 WHERE p.id = $1 AND p.closed_at IS NULL RETURNING ${PERIOD_COLUMNS}`,
+      `WITH changed AS (UPDATE board_period p SET closed_at = $2 WHERE p.id = $1 AND p.closed_at IS NULL AND p.ends_at <= $2 RETURNING p.*)
+       SELECT ${PERIOD_COLUMNS} FROM changed p`,
       [id, at],
     );
     return rows[0] ?? null;
+  }
+
+  /**
+   * Closes a season before its end (in the caller's transaction), as `close` does, and moves its
+   * end to `at` so that its boards say when it ended. Only an open season that has started: the
+   * row when this call closed it, null otherwise.
+   */
+  async closeSeasonEarly(id: string, at: Date, manager: EntityManager): Promise<PeriodRow | null> {
+    await manager.query('SELECT pg_advisory_xact_lock($1)', [PERIOD_LOCK_KEY]);
+    const rows = await manager.query<PeriodRow[]>(
+      `WITH changed AS (UPDATE board_period p SET closed_at = $2, ends_at = LEAST(p.ends_at, $2)
+        WHERE p.id = $1 AND p.kind = 'season' AND p.closed_at IS NULL AND p.starts_at < $2 RETURNING p.*)
+       SELECT ${PERIOD_COLUMNS} FROM changed p`,
+      [id, at],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** The first `top` players of an archived period's ATP board, by rank (in the archiving transaction). */
+  async archivedAtpTop(id: string, top: number, manager: EntityManager): Promise<string[]> {
+    const rows = await manager.query<Array<{ uid: string }>>(
+      'SELECT a.uid FROM period_atp_archive a WHERE a.period_id = $1 AND a.rank <= $2 ORDER BY a.rank',
+      [id, top],
+    );
+    return rows.map((row) => String(row.uid));
+  }
+
+  /**
+   * Counts a player's plays of one chart again in every open period (in the caller's transaction,
+   * after a review approved or voided one of them): the period bests and the period ATP as the
+   * counted plays now give them, in SQL. Holds the period lock shared, as an upload's period step
+   * does, so a close waits for it and an archive never sees it half done.
+   */
+  async recountPlayer(uid: string, levelId: number, manager: EntityManager): Promise<void> {
+    await manager.query('SELECT pg_advisory_xact_lock_shared($1)', [PERIOD_LOCK_KEY]);
+    const touched = await manager.query<Array<{ period_id: string }>>(RECOUNT_BESTS_SQL, [uid, levelId]);
+    if (touched.length === 0) return;
+    await manager.query(RECOUNT_ATP_SQL, [uid, touched.map((row) => row.period_id)]);
+  }
+
+  /** Seasons by id ascending after `afterId` (a list page: `limit` rows). */
+  listSeasons(afterId: string | undefined, limit: number): Promise<PeriodRow[]> {
+    return this.statements.run<PeriodRow>(
+      'period_list_seasons',
+      `SELECT ${PERIOD_COLUMNS} FROM board_period p
+        WHERE p.kind = 'season' AND p.id > $1 ORDER BY p.id LIMIT $2`,
+      [afterId ?? '0', limit],
+    );
+  }
+
+  /**
+   * Stops the writes into periods to the caller's commit (the exclusive period lock). Taken before a
+   * period's row lock by every write that takes both (the job's close takes it first too), so two
+   * of them never wait on each other in opposite orders.
+   */
+  async lockPeriodWrites(manager: EntityManager): Promise<void> {
+    await manager.query('SELECT pg_advisory_xact_lock($1)', [PERIOD_LOCK_KEY]);
+  }
+
+  /** A season by id, locked to the caller's commit (staff writes). */
+  async lockSeason(id: string, manager: EntityManager): Promise<PeriodRow | null> {
+    const rows = await manager.query<PeriodRow[]>(
+      `SELECT ${PERIOD_COLUMNS} FROM board_period p WHERE p.id = $1 AND p.kind = 'season' FOR UPDATE`,
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  async insertSeason(season: SeasonFields & { slug: string }, manager: EntityManager): Promise<PeriodRow> {
+    const rows = await manager.query<PeriodRow[]>(
+      `INSERT INTO board_period AS p (kind, slug, name, starts_at, ends_at, grant_collection, grant_top)
+       VALUES ('season', $1, $2, $3, $4, $5, $6) RETURNING ${PERIOD_COLUMNS}`,
+      [season.slug, season.name, season.startsAt, season.endsAt, season.grantCollection, season.grantTop],
+    );
+    return rows[0];
+  }
+
+  /** Writes a season's changeable fields (the caller holds its lock and has checked them). */
+  async updateSeason(id: string, season: SeasonFields, manager: EntityManager): Promise<PeriodRow> {
+    const rows = await manager.query<PeriodRow[]>(
+      `WITH changed AS (UPDATE board_period p SET name = $2, starts_at = $3, ends_at = $4, grant_collection = $5, grant_top = $6
+        WHERE p.id = $1 RETURNING p.*)
+       SELECT ${PERIOD_COLUMNS} FROM changed p`,
+      [id, season.name, season.startsAt, season.endsAt, season.grantCollection, season.grantTop],
+    );
+    return rows[0];
+  }
+
+  /**
+   * Deletes a season that has not started at `at` (under the exclusive period lock, so no upload
+   * is counting into it): true when deleted. Its period rows, which no play can have written, go
+   * with it.
+   */
+  async deleteUnstartedSeason(id: string, at: Date, manager: EntityManager): Promise<boolean> {
+    await manager.query('SELECT pg_advisory_xact_lock($1)', [PERIOD_LOCK_KEY]);
+    const rows = await manager.query<Array<{ id: string }>>(
+      `WITH deleted AS (
+         DELETE FROM board_period p WHERE p.id = $1 AND p.kind = 'season' AND p.closed_at IS NULL AND p.starts_at > $2
+         RETURNING p.id
+       ) SELECT id FROM deleted`,
+      [id, at],
+    );
+    if (rows.length === 0) return false;
+    await manager.query('DELETE FROM period_rating WHERE period_id = $1', [id]);
+    await manager.query('DELETE FROM period_chart_best WHERE period_id = $1', [id]);
+    return true;
   }
 
   /**
@@ -240,8 +406,8 @@ export class PeriodRepository {
    */
   async archive(id: string, manager: EntityManager): Promise<PeriodRow | null> {
     const rows = await manager.query<PeriodRow[]>(
-      `UPDATE board_period p SET archived_at = now() WHERE p.id = $1 AND p.closed_at IS NOT NULL AND p.archived_at IS NULL
-       RETURNING ${PERIOD_COLUMNS}`,
+      `WITH changed AS (UPDATE board_period p SET archived_at = now() WHERE p.id = $1 AND p.closed_at IS NOT NULL AND p.archived_at IS NULL RETURNING p.*)
+       SELECT ${PERIOD_COLUMNS} FROM changed p`,
       [id],
     );
     if (rows.length === 0) return null;

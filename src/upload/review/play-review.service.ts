@@ -3,6 +3,7 @@ import { BadRequestError, NotFoundError } from '../../common/errors/app-error';
 import { ListQuery, toPage } from '../../common/pagination/list-query';
 import { formatLocalDateTime } from '../../common/time';
 import { PlayDetailResponse, PlayPage, PlayResponse } from '../dto/play-review.dto';
+import { PeriodRepository } from '../periods/period.repository';
 import { RatingRecomputeService } from '../recompute/rating-recompute.service';
 import { recordCounts } from '../counted-record.rule';
 import { PlayReviewRepository } from './play-review.repository';
@@ -33,8 +34,8 @@ export function toPlayResponse(play: ReviewedPlay): PlayResponse {
 
 /**
  * The review of stored plays (docs/decisions.md "Score integrity"): the flagged queue, approve,
- * void and restore. Each action changes the play's mark and recomputes its player's bests and ATP
- * in one transaction (the rating row locked first, so a concurrent upload of the player queues
+ * void and restore. Each action changes the play's mark and recomputes its player's bests and ATP,
+ * all-time and in every open period (PeriodRepository.recountPlayer), in one transaction (the rating row locked first, so a concurrent upload of the player queues
  * behind it); every rank that moves, the player's and everyone else's, follows from the index.
  */
 @Injectable()
@@ -42,6 +43,7 @@ export class PlayReviewService {
   constructor(
     private readonly plays: PlayReviewRepository,
     private readonly recomputer: RatingRecomputeService,
+    private readonly periods: PeriodRepository,
   ) {}
 
   /** Newest first; `state` flagged (the review queue) unless the query names another. */
@@ -82,6 +84,7 @@ export class PlayReviewService {
   ): Promise<PlayResponse> {
     const { changed } = await this.recomputer.recomputePlayers([play.uid], async (manager) => {
       await mark?.(manager);
+      await this.periods.recountPlayer(play.uid, play.levelId, manager);
       return this.plays.find(play.id, manager);
     });
     if (!changed) throw new NotFoundError(`No play with id ${play.id}`);

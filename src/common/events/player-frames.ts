@@ -1,0 +1,45 @@
+import type { EntityManager } from 'typeorm';
+
+/** At most this many undelivered frames are kept per server session; later ones are dropped (a session that never reconnects). */
+export const OUTBOX_LIMIT_PER_SESSION = 100;
+
+/** A frame for the game server a player is on: `{event, data}`, data carrying the player's `uid`. */
+export interface PlayerFrame {
+  uid: string;
+  frame: { event: string; data: Record<string, unknown> };
+}
+
+/**
+ * The transactional side of the realtime outbox (docs/decisions.md "Realtime"): a module that
+ * changes a player's data writes the frame telling the player's game server inside its own
+ * transaction, so the frame exists exactly when the change committed, whichever instance holds
+ * the socket and whether Redis is up. One row per frame and live server session of the player
+ * (a player session not logged out, its token not expired, on an open server session: the
+ * "online" of the admin reads); an offline player gets none (its next login reads its data).
+ * The realtime module delivers the rows as it delivers kept kicks: the instance holding a socket
+ * of the session takes each row once, a socket that connects later takes what is left, rows
+ * expire after `expiresAt`; the caller publishes `frames.kept` after the commit so delivery is
+ * immediate. Here, not in realtime/, because no module depends on realtime (the bus's own rule);
+ * OUTBOX_LIMIT_PER_SESSION bounds both writers.
+ *
+ * Returns the server sessions that were given a frame.
+ */
+export async function keepPlayerFrames(
+  manager: EntityManager,
+  frames: PlayerFrame[],
+  expiresAt: Date,
+): Promise<string[]> {
+  if (frames.length === 0) return [];
+  const rows = await manager.query<Array<{ server_session_id: string }>>(
+    `INSERT INTO realtime_outbox (event_id, server_session_id, frame, expires_at)
+     SELECT gen_random_uuid(), ps.server_session_id, f.frame, $3
+       FROM unnest($1::bigint[], $2::jsonb[]) AS f(uid, frame)
+       JOIN player_session ps ON ps.uid = f.uid AND ps.logged_out_at IS NULL AND ps.token_expires_at > now()
+       JOIN server_session ss ON ss.id = ps.server_session_id AND ss.ended_at IS NULL
+      WHERE (SELECT count(*) FROM realtime_outbox o
+              WHERE o.server_session_id = ps.server_session_id AND o.delivered_at IS NULL) < $4
+     RETURNING server_session_id`,
+    [frames.map((f) => f.uid), frames.map((f) => JSON.stringify(f.frame)), expiresAt, OUTBOX_LIMIT_PER_SESSION],
+  );
+  return [...new Set(rows.map((row) => row.server_session_id))];
+}

@@ -1,0 +1,192 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { CatalogService } from '../../catalog/catalog.service';
+import { Clock } from '../../common/clock';
+import { BadRequestError, ConflictError, NotFoundError } from '../../common/errors/app-error';
+import { ListQuery, Page, toPage } from '../../common/pagination/list-query';
+import { formatLocalDateTime, parseLocalDateTime } from '../../common/time';
+import { isUniqueViolation } from '../../database/pg-errors';
+import { TransactionService } from '../../database/transaction.service';
+import {
+  ClosedSeasonResponse,
+  CreateSeasonDto,
+  SeasonCloseRuleDto,
+  SeasonResponse,
+  UpdateSeasonDto,
+} from '../dto/season.dto';
+import { PeriodJobService } from './period-job.service';
+import { PeriodRepository, PeriodRow, SeasonFields } from './period.repository';
+
+export const SEASON_LIST = 'seasons';
+
+/** The current second: wire times carry whole seconds, so "not in the past" is judged at that precision. */
+const wholeSecond = (date: Date) => new Date(Math.floor(date.getTime() / 1_000) * 1_000);
+
+const stateOf = (row: PeriodRow, now: Date): SeasonResponse['state'] =>
+  row.archived_at !== null
+    ? 'archived'
+    : row.closed_at !== null
+      ? 'closed'
+      : row.starts_at.getTime() > now.getTime()
+        ? 'scheduled'
+        : 'open';
+
+const toSeasonResponse = (row: PeriodRow, now: Date): SeasonResponse => ({
+  id: Number(row.id),
+  slug: row.slug ?? '',
+  name: row.name ?? '',
+  startsAt: formatLocalDateTime(row.starts_at),
+  endsAt: formatLocalDateTime(row.ends_at),
+  closeRule:
+    row.grant_collection === null || row.grant_top === null
+      ? null
+      : { collection: row.grant_collection, top: row.grant_top, board: 'atp' },
+  state: stateOf(row, now),
+  closedAt: row.closed_at ? formatLocalDateTime(row.closed_at) : null,
+  createdAt: formatLocalDateTime(row.created_at),
+});
+
+/** A local date-time the DTO has already checked. */
+const parsed = (text: string) => parseLocalDateTime(text) as Date;
+
+/**
+ * Seasons for staff (docs/decisions.md "Seasons: staff and the close rule"): create, list, read,
+ * change while open, close early, delete before the start. Times are judged against the service's
+ * Clock, the one the periods count plays with. Seasons may overlap: a play counts for every open one.
+ */
+@Injectable()
+export class SeasonService {
+  constructor(
+    private readonly periods: PeriodRepository,
+    private readonly job: PeriodJobService,
+    private readonly catalog: CatalogService,
+    private readonly tx: TransactionService,
+    private readonly clock: Clock,
+  ) {}
+
+  async list(query: ListQuery<Record<string, never>>): Promise<Page<SeasonResponse>> {
+    const now = this.clock.now();
+    const rows = await this.periods.listSeasons(query.after, query.limit + 1);
+    return toPage(
+      rows,
+      query,
+      SEASON_LIST,
+      (row) => String(row.id),
+      (row) => toSeasonResponse(row, now),
+    );
+  }
+
+  async get(id: string): Promise<SeasonResponse> {
+    const row = await this.periods.byId(id);
+    if (!row || row.kind !== 'season') throw new NotFoundError(`No season with id ${id}`);
+    return toSeasonResponse(row, this.clock.now());
+  }
+
+  async create(body: CreateSeasonDto): Promise<SeasonResponse> {
+    const now = this.clock.now();
+    const fields: SeasonFields = {
+      name: body.name,
+      startsAt: parsed(body.startsAt),
+      endsAt: parsed(body.endsAt),
+      ...this.closeRuleFields(body.closeRule ?? null),
+    };
+    if (fields.startsAt.getTime() < wholeSecond(now).getTime())
+      throw new BadRequestError(
+        'startsAt must not be in the past (plays made before a season exists are not counted for it)',
+      );
+    this.checkEnd(fields, now);
+    try {
+      const row = await this.tx.run(async (manager) => {
+        await this.checkCollection(fields, manager);
+        return this.periods.insertSeason({ ...fields, slug: body.slug }, manager);
+      });
+      return toSeasonResponse(row, now);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new ConflictError(`A season with slug ${body.slug} exists`);
+      throw error;
+    }
+  }
+
+  async update(id: string, body: UpdateSeasonDto): Promise<SeasonResponse> {
+    const now = this.clock.now();
+    const row = await this.tx.run(async (manager) => {
+      const season = await this.periods.lockSeason(id, manager);
+      if (!season) throw new NotFoundError(`No season with id ${id}`);
+      if (season.closed_at !== null) throw new ConflictError(`Season ${season.slug} is closed`);
+      if (season.ends_at.getTime() <= now.getTime())
+        throw new ConflictError(`Season ${season.slug} has ended (its close is due)`);
+      const fields: SeasonFields = {
+        name: body.name ?? (season.name as string),
+        startsAt: season.starts_at,
+        endsAt: body.endsAt === undefined ? season.ends_at : parsed(body.endsAt),
+        ...(body.closeRule === undefined
+          ? { grantCollection: season.grant_collection, grantTop: season.grant_top }
+          : this.closeRuleFields(body.closeRule)),
+      };
+      if (body.startsAt !== undefined) {
+        if (season.starts_at.getTime() <= now.getTime())
+          throw new ConflictError(`Season ${season.slug} has started: its start cannot change`);
+        fields.startsAt = parsed(body.startsAt);
+        if (fields.startsAt.getTime() < wholeSecond(now).getTime())
+          throw new BadRequestError('startsAt must not be in the past');
+      }
+      this.checkEnd(fields, now);
+      if (body.closeRule) await this.checkCollection(fields, manager);
+      return this.periods.updateSeason(id, fields, manager);
+    });
+    return toSeasonResponse(row, now);
+  }
+
+  /**
+   * Closes an open season now: its end moves to now, and the close, the archive and the close
+   * rule's grant are one transaction (uploads wait for it at the period lock), so the answer says
+   * what was granted.
+   */
+  async close(id: string): Promise<ClosedSeasonResponse> {
+    const now = this.clock.now();
+    const frozen = await this.tx.run(async (manager) => {
+      await this.periods.lockPeriodWrites(manager);
+      const season = await this.periods.lockSeason(id, manager);
+      if (!season) throw new NotFoundError(`No season with id ${id}`);
+      if (season.closed_at !== null) throw new ConflictError(`Season ${season.slug} is closed already`);
+      if (season.starts_at.getTime() > now.getTime())
+        throw new ConflictError(`Season ${season.slug} has not started: delete it instead`);
+      if (!(await this.periods.closeSeasonEarly(id, now, manager)))
+        throw new ConflictError(`Season ${season.slug} is closed already`);
+      return this.job.freeze(id, manager);
+    });
+    if (!frozen) throw new ConflictError(`Season ${id} is closed already`);
+    await this.job.announce(frozen);
+    return {
+      season: toSeasonResponse(frozen.row, now),
+      granted: frozen.granted ? { collection: frozen.granted.collection, uids: frozen.granted.uids.map(Number) } : null,
+    };
+  }
+
+  /** Deletes a season that has not started (no play can have counted for it). */
+  async remove(id: string): Promise<void> {
+    const now = this.clock.now();
+    await this.tx.run(async (manager) => {
+      await this.periods.lockPeriodWrites(manager);
+      const season = await this.periods.lockSeason(id, manager);
+      if (!season) throw new NotFoundError(`No season with id ${id}`);
+      if (!(await this.periods.deleteUnstartedSeason(id, now, manager)))
+        throw new ConflictError(`Season ${season.slug} has started: close it instead`);
+    });
+  }
+
+  private closeRuleFields(rule: SeasonCloseRuleDto | null): Pick<SeasonFields, 'grantCollection' | 'grantTop'> {
+    return rule ? { grantCollection: rule.collection, grantTop: rule.top } : { grantCollection: null, grantTop: null };
+  }
+
+  private checkEnd(fields: SeasonFields, now: Date): void {
+    if (fields.endsAt.getTime() <= fields.startsAt.getTime())
+      throw new BadRequestError('endsAt must be after startsAt');
+    if (fields.endsAt.getTime() <= now.getTime()) throw new BadRequestError('endsAt must be in the future');
+  }
+
+  private async checkCollection(fields: SeasonFields, manager: EntityManager): Promise<void> {
+    if (fields.grantCollection !== null && !(await this.catalog.collectionExists(fields.grantCollection, manager)))
+      throw new BadRequestError(`closeRule.collection: no collection ${fields.grantCollection} in the catalog`);
+  }
+}
