@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { PluginBody } from '../../common/validation/plugin-body';
@@ -257,6 +258,21 @@ export class ChartBoardResponse {
 export const SCOPED_MAX_UIDS = 100;
 const uidsMessage = `uids must be 1 to ${SCOPED_MAX_UIDS} distinct positive integers`;
 
+/**
+ * The rule of a scoped board's set, wherever it is read from (a body's list, a query's comma-separated
+ * value): 1 to SCOPED_MAX_UIDS distinct uids, each a string of digits as IsUid keeps it.
+ */
+function ScopedUids(): PropertyDecorator {
+  return applyDecorators(
+    IsArray({ message: uidsMessage }),
+    ArrayMinSize(1, { message: uidsMessage }),
+    ArrayMaxSize(SCOPED_MAX_UIDS, { message: uidsMessage }),
+    IsString({ each: true, message: uidsMessage }),
+    Matches(/^[1-9]\d{0,17}$/, { each: true, message: uidsMessage }),
+    ArrayUnique({ message: uidsMessage }),
+  );
+}
+
 /** POST /server/leaderboards/…/among: the players whose board is asked (a party, a friends list). */
 @PluginBody()
 export class ScopedBoardDto {
@@ -275,12 +291,7 @@ export class ScopedBoardDto {
       ? value.map((uid: unknown) => (typeof uid === 'number' && Number.isSafeInteger(uid) ? String(uid) : uid))
       : value,
   )
-  @IsArray({ message: uidsMessage })
-  @ArrayMinSize(1, { message: uidsMessage })
-  @ArrayMaxSize(SCOPED_MAX_UIDS, { message: uidsMessage })
-  @IsString({ each: true, message: uidsMessage })
-  @Matches(/^[1-9]\d{0,17}$/, { each: true, message: uidsMessage })
-  @ArrayUnique({ message: uidsMessage })
+  @ScopedUids()
   uids!: string[];
 }
 
@@ -305,12 +316,7 @@ export class ScopedBoardQueryDto {
   @Transform(({ value }: { value: unknown }) =>
     typeof value === 'string' && value.length <= SCOPED_QUERY_MAX_CHARS ? value.split(',') : null,
   )
-  @IsArray({ message: uidsMessage })
-  @ArrayMinSize(1, { message: uidsMessage })
-  @ArrayMaxSize(SCOPED_MAX_UIDS, { message: uidsMessage })
-  @IsString({ each: true, message: uidsMessage })
-  @Matches(/^[1-9]\d{0,17}$/, { each: true, message: uidsMessage })
-  @ArrayUnique({ message: uidsMessage })
+  @ScopedUids()
   uids!: string[];
 }
 
