@@ -1,6 +1,6 @@
 import { onlineServer, TestServerSession } from '../factories/server.factory';
 import { loginPlayer, onlinePlayer, TestPlayerSession } from '../factories/player.factory';
-import { gameplayPayload } from '../factories/upload.factory';
+import { gameplayPayload, uploadPlay } from '../factories/upload.factory';
 import { multiInstanceAvailable, startTestApp, TestApp } from '../support/test-app';
 import { Clock } from '../../src/common/clock';
 import { PeriodJobService } from '../../src/upload/periods/period-job.service';
@@ -28,18 +28,12 @@ async function play(
   levelID: number,
   overrides: Record<string, unknown>,
 ) {
-  const payload = gameplayPayload(levelID, (playTime += 1_000), overrides);
-  const response = await app.http.post(
-    '/player/upload',
-    {
-      player: { playerUID: player.uid, accessToken: player.accessToken, timestamp: payload.time + 250 },
-      server: { serverID: server.serverID, serverName: server.body.serverName as string, country: 'DE' },
-      payload,
-    },
-    { token: server.accessToken },
-  );
-  if (response.status !== 200) throw new Error(`upload: ${response.status} ${response.text}`);
-  return response.body as { siteRank: number | null; trackRank: number | null };
+  return (await uploadPlay(
+    app,
+    server,
+    player,
+    gameplayPayload(levelID, (playTime += 1_000), overrides),
+  )) as unknown as { siteRank: number | null; trackRank: number | null };
 }
 
 const board = (app: TestApp, server: TestServerSession, path: string, query: Record<string, string | number> = {}) =>

@@ -1,6 +1,6 @@
 import { onlineServer, TestServerSession } from '../factories/server.factory';
 import { onlinePlayer, TestPlayerSession } from '../factories/player.factory';
-import { gameplayPayload } from '../factories/upload.factory';
+import { gameplayPayload, uploadPlay } from '../factories/upload.factory';
 import { multiInstanceAvailable, startTestApp, TestApp } from '../support/test-app';
 import { Clock } from '../../src/common/clock';
 import { formatDayNumber } from '../../src/common/time';
@@ -15,18 +15,10 @@ async function upload(
   levelID: number,
   overrides: Record<string, unknown>,
 ): Promise<{ atp: number; siteRank: number | null }> {
-  const payload = gameplayPayload(levelID, (time += 1_000), overrides);
-  const response = await app.http.post(
-    '/player/upload',
-    {
-      player: { playerUID: player.uid, accessToken: player.accessToken, timestamp: payload.time + 250 },
-      server: { serverID: server.serverID, serverName: server.body.serverName as string, country: 'DE' },
-      payload,
-    },
-    { token: server.accessToken },
-  );
-  if (response.status !== 200) throw new Error(`upload: ${response.status} ${response.text}`);
-  return response.body as { atp: number; siteRank: number | null };
+  return (await uploadPlay(app, server, player, gameplayPayload(levelID, (time += 1_000), overrides))) as unknown as {
+    atp: number;
+    siteRank: number | null;
+  };
 }
 
 const DAY_MS = 86_400_000;

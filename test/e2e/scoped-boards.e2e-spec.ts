@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { onlineServer, TestServerSession } from '../factories/server.factory';
 import { onlinePlayer, TestPlayerSession } from '../factories/player.factory';
-import { gameplayPayload } from '../factories/upload.factory';
+import { gameplayPayload, uploadPlay } from '../factories/upload.factory';
 import { startTestApp, TestApp } from '../support/test-app';
 
 let time = Date.now() - 3_600_000;
@@ -24,17 +24,7 @@ async function upload(
   levelID: number,
   overrides: Record<string, unknown>,
 ): Promise<void> {
-  const payload = gameplayPayload(levelID, (time += 1_000), overrides);
-  const response = await app.http.post(
-    '/player/upload',
-    {
-      player: { playerUID: player.uid, accessToken: player.accessToken, timestamp: payload.time + 250 },
-      server: { serverID: server.serverID, serverName: server.body.serverName as string, country: 'DE' },
-      payload,
-    },
-    { token: server.accessToken },
-  );
-  if (response.status !== 200) throw new Error(`upload: ${response.status} ${response.text}`);
+  await uploadPlay(app, server, player, gameplayPayload(levelID, (time += 1_000), overrides));
 }
 
 describe('Scoped boards (a set of uids)', () => {

@@ -1,4 +1,6 @@
 import type { TestClients } from '../support/test-app';
+import type { TestPlayerSession } from './player.factory';
+import type { TestServerSession } from './server.factory';
 
 /**
  * A `gameplay` upload payload (interface.md "Upload record"): a passed play unless overridden, with
@@ -68,4 +70,27 @@ export async function defineCharts(app: TestClients, levelIds: number[], difficu
     })),
   );
   if (response.status !== 200) throw new Error(`defineCharts: ${response.status} ${response.text}`);
+}
+
+/**
+ * Uploads `payload` as `player`'s play through `server`'s session (the record the plugin sends) and
+ * answers the upload's body; throws unless the answer is 200.
+ */
+export async function uploadPlay(
+  app: TestClients,
+  server: TestServerSession,
+  player: TestPlayerSession,
+  payload: GameplayPayload,
+): Promise<Record<string, unknown>> {
+  const response = await app.http.post(
+    '/player/upload',
+    {
+      player: { playerUID: player.uid, accessToken: player.accessToken, timestamp: payload.time + 250 },
+      server: { serverID: server.serverID, serverName: server.body.serverName as string, country: 'DE' },
+      payload,
+    },
+    { token: server.accessToken },
+  );
+  if (response.status !== 200) throw new Error(`upload: ${response.status} ${response.text}`);
+  return response.body as Record<string, unknown>;
 }

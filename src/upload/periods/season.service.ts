@@ -91,8 +91,9 @@ export class SeasonService {
       ...this.closeRuleFields(body.closeRule ?? null),
     };
     if (fields.startsAt.getTime() < wholeSecond(now).getTime())
-      throw new BadRequestError(
-        'startsAt must not be in the past (plays made before a season exists are not counted for it)',
+      throw BadRequestError.field(
+        'startsAt',
+        'must not be in the past (plays made before a season exists are not counted for it)',
       );
     this.checkEnd(fields, now);
     try {
@@ -128,7 +129,7 @@ export class SeasonService {
           throw new ConflictError(`Season ${season.slug} has started: its start cannot change`);
         fields.startsAt = parsed(body.startsAt);
         if (fields.startsAt.getTime() < wholeSecond(now).getTime())
-          throw new BadRequestError('startsAt must not be in the past');
+          throw BadRequestError.field('startsAt', 'must not be in the past');
       }
       this.checkEnd(fields, now);
       if (body.closeRule) await this.checkCollection(fields, manager);
@@ -181,12 +182,16 @@ export class SeasonService {
 
   private checkEnd(fields: SeasonFields, now: Date): void {
     if (fields.endsAt.getTime() <= fields.startsAt.getTime())
-      throw new BadRequestError('endsAt must be after startsAt');
-    if (fields.endsAt.getTime() <= now.getTime()) throw new BadRequestError('endsAt must be in the future');
+      throw BadRequestError.field('endsAt', 'must be after startsAt');
+    if (fields.endsAt.getTime() <= now.getTime()) throw BadRequestError.field('endsAt', 'must be in the future');
   }
 
   private async checkCollection(fields: SeasonFields, manager: EntityManager): Promise<void> {
     if (fields.grantCollection !== null && !(await this.catalog.collectionExists(fields.grantCollection, manager)))
-      throw new BadRequestError(`closeRule.collection: no collection ${fields.grantCollection} in the catalog`);
+      throw BadRequestError.field(
+        'closeRule.collection',
+        `no collection ${fields.grantCollection} in the catalog`,
+        'label',
+      );
   }
 }
