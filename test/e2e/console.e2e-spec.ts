@@ -642,7 +642,8 @@ describe('Web console', () => {
       { token: server.accessToken },
     );
     expect(upload.status).toBe(200);
-    await page.getByRole('link', { name: 'Seasons' }).click();
+    // The row was written behind the page's back: load the page again (the link alone keeps its list).
+    await page.reload();
     const row = page.getByRole('table', { name: 'Seasons' }).getByRole('row').filter({ hasText: 'console-now' });
     await row.getByRole('button', { name: 'Close now' }).click();
     await page
