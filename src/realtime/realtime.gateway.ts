@@ -37,6 +37,14 @@ export class RealtimeGateway implements OnGatewayConnection, OnGatewayDisconnect
     return this.realtime.boardUpdates(socket, data);
   }
 
+  @SubscribeMessage('collection_updates')
+  collectionUpdates(
+    @ConnectedSocket() socket: WebSocket,
+    @MessageBody() data: Record<string, unknown>,
+  ): Promise<Frame> {
+    return this.realtime.collectionUpdates(socket, data);
+  }
+
   @SubscribeMessage('chat')
   chat(@ConnectedSocket() socket: WebSocket, @MessageBody() data: Record<string, unknown>): Promise<Frame | undefined> {
     return this.realtime.chat(socket, data);

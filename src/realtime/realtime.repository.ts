@@ -78,18 +78,22 @@ export class RealtimeRepository {
       .update({ eventId, serverSessionId: sessionId }, { deliveredAt: null });
   }
 
-  /** Takes every frame still kept for the sessions and not expired, oldest first. */
-  async takePending(sessionIds: string[]): Promise<Array<{ sessionId: string; eventId: string; frame: Frame }>> {
+  /** Takes every frame still kept for the sessions and not expired, oldest first, but frames of the `except` events. */
+  async takePending(
+    sessionIds: string[],
+    except: string[] = [],
+  ): Promise<Array<{ sessionId: string; eventId: string; frame: Frame }>> {
     if (sessionIds.length === 0) return [];
     // A CTE so that the statement is a SELECT: ordered, and answered as rows by TypeORM.
     return this.dataSource.query<Array<{ sessionId: string; eventId: string; frame: Frame }>>(
       `WITH taken AS (
          UPDATE realtime_outbox SET delivered_at = now()
           WHERE server_session_id = ANY($1::uuid[]) AND delivered_at IS NULL AND expires_at > now()
+            AND NOT (frame->>'event' = ANY($2::text[]))
           RETURNING server_session_id, event_id, frame, created_at
        )
        SELECT server_session_id AS "sessionId", event_id AS "eventId", frame FROM taken ORDER BY created_at, event_id`,
-      [sessionIds],
+      [sessionIds, except],
     );
   }
 

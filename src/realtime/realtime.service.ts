@@ -14,7 +14,7 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { PlayerService } from '../player/player.service';
 import { ServerService } from '../server/server.service';
 import { ChatBudgets } from './chat-budget';
-import { BoardUpdatesData, ChatData, Frame, OpenConnectionResponse, ResumeSessionData } from './dto/realtime.dto';
+import { ChatData, Frame, OpenConnectionResponse, OptInData, ResumeSessionData } from './dto/realtime.dto';
 import { parseFrameData } from './parse-frame';
 import { RealtimeRepository } from './realtime.repository';
 
@@ -44,7 +44,21 @@ interface Connection {
   chatTail: Promise<void>;
   /** The socket asked for `board_update` frames (`board_updates` {enabled: true}); off by default. */
   boardUpdates: boolean;
+  /** The socket asked for `collections_granted` frames (`collection_updates` {enabled: true}); off by default. */
+  collectionUpdates: boolean;
 }
+
+/**
+ * Kept frames that are not in the spec, sent only to a socket that asked for them (the spec does
+ * not say the plugin ignores unknown events). A socket that has not asked leaves them kept: taken
+ * when a socket of the session asks, or forgotten when they expire.
+ */
+const OPT_IN_EVENTS = ['collections_granted'];
+
+/** The opt-in events this connection does not take. */
+const unwantedBy = (connection: Connection): string[] => (connection.collectionUpdates ? [] : OPT_IN_EVENTS);
+
+const wants = (connection: Connection, frame: Frame): boolean => !unwantedBy(connection).includes(frame.event);
 
 type UpgradeRequest = IncomingMessage & { rhythmcSession?: ServerSessionContext };
 
@@ -136,6 +150,7 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
       alive: true,
       chatTail: Promise.resolve(),
       boardUpdates: false,
+      collectionUpdates: false,
       expiryTimer: setTimeout(
         () => this.close(connection, CLOSE_TOKEN_EXPIRING, 'Token expiring; refresh and reconnect'),
         delay,
@@ -230,9 +245,26 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
     const connection = this.connections.get(socket);
     try {
       if (!connection) throw new UnauthorizedError('Unknown connection');
-      const { enabled } = await parseFrameData(BoardUpdatesData, data);
+      const { enabled } = await parseFrameData(OptInData, data);
       connection.boardUpdates = enabled;
       return { event: 'board_updates', data: { enabled } };
+    } catch (error) {
+      return { event: 'error', data: this.mapped(error).body };
+    }
+  }
+
+  /**
+   * `collection_updates` {enabled}: turns `collections_granted` frames on or off for this socket
+   * (opt-in, as `board_updates`). Turning them on sends what the outbox kept for the session meanwhile.
+   */
+  async collectionUpdates(socket: WebSocket, data: Record<string, unknown>): Promise<Frame> {
+    const connection = this.connections.get(socket);
+    try {
+      if (!connection) throw new UnauthorizedError('Unknown connection');
+      const { enabled } = await parseFrameData(OptInData, data);
+      connection.collectionUpdates = enabled;
+      if (enabled) setImmediate(() => void this.deliverKept(connection));
+      return { event: 'collection_updates', data: { enabled } };
     } catch (error) {
       return { event: 'error', data: this.mapped(error).body };
     }
@@ -347,7 +379,8 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
     } catch (error) {
       // Without the database the frame cannot be kept: the sockets open here still get it.
       this.logger.warn(`Keeping a ${frame.event} frame failed; delivering it only to open sockets: ${String(error)}`);
-      for (const connection of this.connectionsOf(sessionIds)) this.send(connection, frame);
+      for (const connection of this.connectionsOf(sessionIds))
+        if (wants(connection, frame)) this.send(connection, frame);
       return;
     }
     await Promise.all(this.connectionsOf(sessionIds).map((connection) => this.sendKept(connection, eventId, frame)));
@@ -356,7 +389,7 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
   /** Sends what the outbox kept for this connection's session (it has just connected). */
   private async deliverKept(connection: Connection): Promise<void> {
     try {
-      const kept = await this.repository.takePending([connection.session.sessionId]);
+      const kept = await this.repository.takePending([connection.session.sessionId], unwantedBy(connection));
       for (const { eventId, frame } of kept) this.sendTaken(connection, eventId, frame);
     } catch (error) {
       this.logger.warn(`Delivering kept frames failed: ${String(error)}`);
@@ -375,11 +408,24 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
     const only = onlySessions ? new Set(onlySessions) : null;
     const bySession = new Map<string, Connection>();
     for (const connection of this.connections.values())
-      if (isOpen(connection) && (!only || only.has(connection.session.sessionId)))
-        bySession.set(connection.session.sessionId, connection);
+      if (isOpen(connection) && (!only || only.has(connection.session.sessionId))) {
+        // A socket of the session that takes the opt-in frames is preferred.
+        const chosen = bySession.get(connection.session.sessionId);
+        if (!chosen || unwantedBy(chosen).length > unwantedBy(connection).length)
+          bySession.set(connection.session.sessionId, connection);
+      }
     if (bySession.size === 0) return;
     try {
-      const kept = await this.repository.takePending([...bySession.keys()]);
+      const sessions = [...bySession.values()];
+      const kept = [
+        ...(await this.repository.takePending(
+          sessions.filter((c) => unwantedBy(c).length === 0).map((c) => c.session.sessionId),
+        )),
+        ...(await this.repository.takePending(
+          sessions.filter((c) => unwantedBy(c).length > 0).map((c) => c.session.sessionId),
+          OPT_IN_EVENTS,
+        )),
+      ];
       for (const { sessionId, eventId, frame } of kept)
         this.sendTaken(bySession.get(sessionId) as Connection, eventId, frame);
       if (kept.length > 0)
@@ -392,7 +438,7 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
   }
 
   private async sendKept(connection: Connection, eventId: string, frame: Frame): Promise<void> {
-    if (!isOpen(connection)) return;
+    if (!isOpen(connection) || !wants(connection, frame)) return;
     try {
       if (await this.repository.take(eventId, connection.session.sessionId)) this.sendTaken(connection, eventId, frame);
     } catch (error) {

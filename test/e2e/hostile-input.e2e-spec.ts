@@ -2934,7 +2934,7 @@ describe('Hostile headers and frames within the event-loop budget', () => {
 
   /** Frames built to be expensive to parse or check; at most 250 KiB (ws closes the socket beyond 256 KiB). */
   const hostileFrame = (uid: number): fc.Arbitrary<Shown> => {
-    const event = fc.constantFrom('chat', 'resume_session', 'board_updates');
+    const event = fc.constantFrom('chat', 'resume_session', 'board_updates', 'collection_updates');
     const size = fc.integer({ min: 1_000, max: 60_000 });
     const frameOf = (name: string, data: string) => `{"event":"${name}","data":${data}}`;
     return fc
@@ -2991,8 +2991,9 @@ describe('Hostile headers and frames within the event-loop budget', () => {
         `${why}\n  frame: ${sent.slice(0, 200)}… (${sent.length} characters)\n  answer: ${JSON.stringify(answer).slice(0, 300)}`,
       );
     };
-    // board_updates: the ack of the opt-in; board_update: a board hint once a hostile frame opted in.
-    if (['resume_session', 'chat', 'board_updates', 'board_update'].includes(answer.event)) return;
+    // board_updates, collection_updates: the acks of the opt-ins; board_update: a board hint once a hostile frame opted in.
+    if (['resume_session', 'chat', 'board_updates', 'collection_updates', 'board_update'].includes(answer.event))
+      return;
     if (answer.event !== 'error') fail('an answer that is neither an error frame, an ack nor a chat line');
     const { error, message, ...extra } = answer.data as Record<string, unknown>;
     if (!['BAD_REQUEST', 'PAYLOAD_TOO_LARGE', 'UNAUTHORIZED', 'RATE_LIMITED'].includes(error as string))

@@ -342,12 +342,30 @@ describe('Seasons: the admin API and the close rule (issue #44)', () => {
         ]),
       ).toEqual([{ granted_at: new Date('2026-01-01T00:00:00Z') }]);
 
-      // Only p0 is newly granted and online (on s1): s1's socket is told, s2's is not.
-      const frame = await c1.next((f) => f.event === 'collections_granted');
-      expect(frame).toEqual({
-        event: 'collections_granted',
-        data: { uid: p0.uid, keys: [TITLE], reason: 'season', season: 'spring-2027' },
+      // Only p0 is newly granted and online (on s1): a frame is kept for s1's session, none for s2's.
+      // The frame is not in the spec: c1 has not asked for it yet, so it stays kept.
+      await sleep(300);
+      expect(granted(c1.frames)).toEqual([]);
+      const kept = await app.sql(
+        `SELECT frame, delivered_at IS NOT NULL AS delivered FROM realtime_outbox WHERE frame->>'event' = 'collections_granted'`,
+      );
+      expect(kept).toEqual([
+        {
+          frame: {
+            event: 'collections_granted',
+            data: { uid: p0.uid, keys: [TITLE], reason: 'season', season: 'spring-2027' },
+          },
+          delivered: false,
+        },
+      ]);
+      // Asking for it (collection_updates, opt-in like board_updates) sends what was kept.
+      c1.send('collection_updates', { enabled: true });
+      expect(await c1.next((f) => f.event === 'collection_updates')).toEqual({
+        event: 'collection_updates',
+        data: { enabled: true },
       });
+      const frame = await c1.next((f) => f.event === 'collections_granted');
+      expect(frame).toEqual(kept[0].frame);
       await sleep(300);
       expect(granted(c1.frames)).toHaveLength(1);
       expect(granted(c2.frames)).toEqual([]);
@@ -445,6 +463,8 @@ describe('Seasons: the admin API and the close rule (issue #44)', () => {
       await play(a, server, third, 911, { acc: 95 });
       const socket = await WsClient.connect(b.baseUrl, server.accessToken);
       try {
+        socket.send('collection_updates', { enabled: true });
+        await socket.next((f) => f.event === 'collection_updates');
         const live = await b.admin.get('/admin/boards/atp', { query: { period: 'season:two-instances' } });
         const after = new Date(start.getTime() + 3_600_000);
         jest.spyOn(a.get(Clock), 'now').mockReturnValue(after);

@@ -41,8 +41,11 @@ export class ChatData {
   message!: string;
 }
 
-/** `board_updates` {enabled}: whether this socket wants `board_update` frames (docs/decisions.md "Live board updates"). */
-export class BoardUpdatesData {
+/**
+ * `board_updates` and `collection_updates` {enabled}: whether this socket wants `board_update`
+ * (docs/decisions.md "Live board updates") or `collections_granted` frames.
+ */
+export class OptInData {
   @Check('isBoolean', (value) => typeof value === 'boolean', 'enabled must be a boolean')
   enabled!: boolean;
 }
