@@ -7,7 +7,7 @@ import { createPlayer, onlinePlayer } from '../factories/player.factory';
 import { createServer, onlineServer, uniqueName } from '../factories/server.factory';
 import { gameplayPayload } from '../factories/upload.factory';
 import { ADMIN_TOKEN, startTestApp, TestApp } from '../support/test-app';
-import { badLines } from '../support/bad-request';
+import { badField, badLines } from '../support/bad-request';
 
 const ROOT = join(__dirname, '..', '..');
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
@@ -521,7 +521,7 @@ describe('Admin CLI (npm run admin)', () => {
       expect((await admin('seasons', 'update', String(season.id))).code).toBe(2);
       const pastEnd = await admin('seasons', 'update', String(season.id), '--ends', '2020-01-01T00:00:00');
       expect(pastEnd.code).toBe(1);
-      expect(JSON.parse(pastEnd.stderr)).toEqual({ error: 'BAD_REQUEST', message: 'endsAt must be after startsAt' });
+      expect(JSON.parse(pastEnd.stderr)).toEqual(badField('endsAt', 'must be after startsAt'));
       expect(await admin('seasons', 'delete', String(season.id))).toEqual({ code: 0, stdout: '', stderr: '' });
 
       const [started] = await app.sql<{ id: string }>(
