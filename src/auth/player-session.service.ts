@@ -26,6 +26,23 @@ export interface BoundTokenCheck {
 export type RenewalOutcome = { renewed: true; expiresIn: number } | { renewed: false; boundServerId: number };
 
 /** Player sessions: open, resolve a player access token, renew, log out, revoke. */
+/** What a resolved player token answers of its session. */
+function resolvedSession(session: {
+  id: string;
+  uid: string;
+  serverSessionId: string;
+  tokenExpiresAt: Date;
+  proven: boolean;
+}): ResolvedPlayerSession {
+  return {
+    sessionId: session.id,
+    uid: session.uid,
+    serverSessionId: session.serverSessionId,
+    tokenExpiresAt: session.tokenExpiresAt,
+    proven: session.proven,
+  };
+}
+
 @Injectable()
 export class PlayerSessionService {
   constructor(
@@ -135,13 +152,7 @@ export class PlayerSessionService {
     if (!session || session.loggedOutAt !== null || session.tokenExpiresAt.getTime() <= Date.now()) {
       throw new UnauthorizedError('Invalid or expired player access token');
     }
-    return {
-      sessionId: session.id,
-      uid: session.uid,
-      serverSessionId: session.serverSessionId,
-      tokenExpiresAt: session.tokenExpiresAt,
-      proven: session.proven,
-    };
+    return resolvedSession(session);
   }
 
   /**
@@ -158,13 +169,7 @@ export class PlayerSessionService {
     const status = boundTokenStatus(session, uid, server.sessionId, Date.now());
     // No session is 'invalid_token': its error is never null here.
     if (session === null || status !== 'ok') throw boundTokenError(status) as UnauthorizedError;
-    return {
-      sessionId: session.id,
-      uid: session.uid,
-      serverSessionId: session.serverSessionId,
-      tokenExpiresAt: session.tokenExpiresAt,
-      proven: session.proven,
-    };
+    return resolvedSession(session);
   }
 
   /** Seconds left on a player session's token (for profile responses). */
