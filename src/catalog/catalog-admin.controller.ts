@@ -1,35 +1,24 @@
-import { Body, Controller, Get, Put } from '@nestjs/common';
+import { Body, Controller, Get, Put, Query } from '@nestjs/common';
 import { ApiBody, ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
 import { AdminAuth, Permission } from '../auth/auth.decorators';
 import { API_TAGS } from '../openapi/api-tags';
 import { CatalogService, CHART_LIST, COLLECTION_LIST } from './catalog.service';
-import { AdminChartPage, AdminCollectionPage } from './dto/catalog-admin-read.dto';
+import {
+  AdminChartPage,
+  AdminChartsQueryDto,
+  AdminCollectionPage,
+  AdminCollectionsQueryDto,
+} from './dto/catalog-admin-read.dto';
 import { isCollectionKey, LEVEL_ID_MAX, MAX_BATCH_ENTRIES } from './catalog.rules';
 import { ChartDefinitionDto, CollectionDefinitionDto } from './dto/catalog-admin.dto';
 import { UpsertedResponse } from '../common/dto/upserted.response';
 import { Audited } from '../audit/audited.decorator';
 import { DtoArrayPipe } from '../common/pipes/dto-array.pipe';
-import {
-  ApiListQuery,
-  booleanFilter,
-  integerCursorKey,
-  ListQuery,
-  ListQueryParam,
-  ListQuerySpec,
-  patternFilter,
-} from '../common/pagination/list-query';
+import { integerCursorKey, listQuery, ListSpec } from '../common/pagination/list-query';
 
-const CHARTS: ListQuerySpec<{ active: boolean }> = {
-  list: CHART_LIST,
-  cursorKey: integerCursorKey(0n, BigInt(LEVEL_ID_MAX)),
-  filters: { active: booleanFilter },
-};
-const COLLECTIONS: ListQuerySpec<{ type: string }> = {
-  list: COLLECTION_LIST,
-  cursorKey: isCollectionKey,
-  filters: { type: patternFilter(/^[A-Za-z0-9_.:-]{1,32}$/, '1-32 characters of A-Z, a-z, 0-9, _, ., : and -') },
-};
+const CHARTS: ListSpec = { list: CHART_LIST, cursorKey: integerCursorKey(0n, BigInt(LEVEL_ID_MAX)) };
+const COLLECTIONS: ListSpec = { list: COLLECTION_LIST, cursorKey: isCollectionKey };
 const LIST_400 = {
   description: 'limit, cursor or a filter is invalid, or the query has an unknown parameter',
   message: 'active must be true or false',
@@ -74,15 +63,10 @@ export class CatalogAdminController {
   @Get('collections')
   @Permission('catalog.read')
   @ApiOperation({ summary: 'Collections as stored', description: 'By key (byte order), asset collections included.' })
-  @ApiListQuery({
-    name: 'type',
-    description: 'Only this type (title, tag, assets, …)',
-    schema: { type: 'string', pattern: '^[A-Za-z0-9_.:-]{1,32}$' },
-  })
   @ApiOkResponse({ type: AdminCollectionPage })
   @ApiErrors({ 400: { ...LIST_400, message: 'type must be 1-32 characters of A-Z, a-z, 0-9, _, ., : and -' } })
-  listCollections(@ListQueryParam(COLLECTIONS) query: ListQuery<{ type: string }>): Promise<AdminCollectionPage> {
-    return this.catalog.listStoredCollections(query);
+  listCollections(@Query() query: AdminCollectionsQueryDto): Promise<AdminCollectionPage> {
+    return this.catalog.listStoredCollections(listQuery(query, COLLECTIONS));
   }
 
   @Get('charts')
@@ -91,15 +75,10 @@ export class CatalogAdminController {
     summary: 'Charts as stored',
     description: 'By levelId, inactive charts and upload placeholders included.',
   })
-  @ApiListQuery({
-    name: 'active',
-    description: 'Only active (true) or inactive (false) charts',
-    schema: { type: 'boolean' },
-  })
   @ApiOkResponse({ type: AdminChartPage })
   @ApiErrors({ 400: LIST_400 })
-  listCharts(@ListQueryParam(CHARTS) query: ListQuery<{ active: boolean }>): Promise<AdminChartPage> {
-    return this.catalog.listStoredCharts(query);
+  listCharts(@Query() query: AdminChartsQueryDto): Promise<AdminChartPage> {
+    return this.catalog.listStoredCharts(listQuery(query, CHARTS));
   }
 
   @Put('collections')

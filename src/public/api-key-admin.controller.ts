@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -10,19 +10,13 @@ import {
 import { AdminAuth, Permission } from '../auth/auth.decorators';
 import { Audited, pathId } from '../audit/audited.decorator';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
-import {
-  ApiListQuery,
-  ListQuery,
-  ListQueryParam,
-  ListQuerySpec,
-  serialCursorKey,
-} from '../common/pagination/list-query';
+import { serialCursorKey, ListQueryDto, listQuery, ListSpec } from '../common/pagination/list-query';
 import { ParseIntIdPipe } from '../common/pipes/parse-id.pipe';
 import { API_TAGS } from '../openapi/api-tags';
 import { API_KEY_LIST, ApiKeyService } from './api-key.service';
 import { ApiKeyPage, ApiKeyResponse, CreateApiKeyDto, CreatedApiKeyResponse, UpdateApiKeyDto } from './dto/api-key.dto';
 
-const KEYS: ListQuerySpec<Record<string, never>> = { list: API_KEY_LIST, cursorKey: serialCursorKey, filters: {} };
+const KEYS: ListSpec = { list: API_KEY_LIST, cursorKey: serialCursorKey };
 const ID_400 = { description: 'id is not a positive integer', message: 'id must be a positive integer' };
 const idPipe = new ParseIntIdPipe('id');
 const keyTarget = (input: Parameters<typeof pathId>[0]) => `api-key:${pathId(input, 'id')}`;
@@ -40,7 +34,6 @@ export class ApiKeyAdminController {
     summary: 'The public API keys',
     description: 'By id ascending, revoked keys included; never the keys themselves (only their SHA-256 is stored).',
   })
-  @ApiListQuery()
   @ApiOkResponse({ type: ApiKeyPage })
   @ApiErrors({
     400: {
@@ -48,8 +41,8 @@ export class ApiKeyAdminController {
       message: 'limit must be an integer from 1 to 200',
     },
   })
-  list(@ListQueryParam(KEYS) query: ListQuery<Record<string, never>>): Promise<ApiKeyPage> {
-    return this.keys.list(query);
+  list(@Query() query: ListQueryDto): Promise<ApiKeyPage> {
+    return this.keys.list(listQuery(query, KEYS));
   }
 
   @Post()

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
 import { AdminAuth, Permission } from '../auth/auth.decorators';
@@ -13,24 +13,13 @@ import {
   SessionHandoverResponse,
 } from './dto/settings.dto';
 import { SERVER_LIST, ServerService } from './server.service';
-import { AdminServerLogoutResponse, AdminServerPage } from './dto/admin-server-read.dto';
+import { AdminServerLogoutResponse, AdminServerPage, AdminServersQueryDto } from './dto/admin-server-read.dto';
 import { BootstrapTokenResponse } from './dto/bootstrap-token.response';
 import { ParseIntIdPipe } from '../common/pipes/parse-id.pipe';
-import {
-  ApiListQuery,
-  booleanFilter,
-  ListQuery,
-  ListQueryParam,
-  ListQuerySpec,
-  serialCursorKey,
-} from '../common/pagination/list-query';
+import { listQuery, ListSpec, serialCursorKey } from '../common/pagination/list-query';
 import { Audited, pathId } from '../audit/audited.decorator';
 
-const SERVERS: ListQuerySpec<{ online: boolean }> = {
-  list: SERVER_LIST,
-  cursorKey: serialCursorKey,
-  filters: { online: booleanFilter },
-};
+const SERVERS: ListSpec = { list: SERVER_LIST, cursorKey: serialCursorKey };
 
 @ApiTags(API_TAGS.admin)
 @Controller('admin')
@@ -45,11 +34,6 @@ export class ServerAdminController {
     description:
       'By serverID ascending: online state, players online, the latest login (plugin version, address, time) and the open WebSocket.',
   })
-  @ApiListQuery({
-    name: 'online',
-    description: 'Only servers online (true) or offline (false)',
-    schema: { type: 'boolean' },
-  })
   @ApiOkResponse({ type: AdminServerPage })
   @ApiErrors({
     400: {
@@ -57,8 +41,8 @@ export class ServerAdminController {
       message: 'online must be true or false',
     },
   })
-  listServers(@ListQueryParam(SERVERS) query: ListQuery<{ online: boolean }>): Promise<AdminServerPage> {
-    return this.servers.listServers(query);
+  listServers(@Query() query: AdminServersQueryDto): Promise<AdminServerPage> {
+    return this.servers.listServers(listQuery(query, SERVERS));
   }
 
   @Post('servers')

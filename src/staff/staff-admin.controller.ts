@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -10,19 +10,13 @@ import {
 import { Audited, AuditInput, pathId } from '../audit/audited.decorator';
 import { AdminAuth, Permission } from '../auth/auth.decorators';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
-import {
-  ApiListQuery,
-  ListQuery,
-  ListQueryParam,
-  ListQuerySpec,
-  serialCursorKey,
-} from '../common/pagination/list-query';
+import { serialCursorKey, ListQueryDto, listQuery, ListSpec } from '../common/pagination/list-query';
 import { ParseIntIdPipe } from '../common/pipes/parse-id.pipe';
 import { API_TAGS } from '../openapi/api-tags';
 import { CreateStaffDto, StaffAccountDetail, StaffAccountResponse, StaffPage, UpdateStaffDto } from './dto/staff.dto';
 import { STAFF_LIST, StaffService } from './staff.service';
 
-const STAFF: ListQuerySpec<Record<string, never>> = { list: STAFF_LIST, cursorKey: serialCursorKey, filters: {} };
+const STAFF: ListSpec = { list: STAFF_LIST, cursorKey: serialCursorKey };
 const idPipe = new ParseIntIdPipe('id');
 const tokenIdPipe = new ParseIntIdPipe('tokenId');
 const ID_PARAM = { name: 'id', schema: { type: 'integer', minimum: 1, maximum: 2_147_483_647 } } as const;
@@ -45,7 +39,6 @@ export class StaffAdminController {
 
   @Get()
   @ApiOperation({ summary: 'Staff accounts', description: 'By id, disabled ones included.' })
-  @ApiListQuery()
   @ApiOkResponse({ type: StaffPage })
   @ApiErrors({
     400: {
@@ -53,8 +46,8 @@ export class StaffAdminController {
       message: 'limit must be an integer from 1 to 200',
     },
   })
-  list(@ListQueryParam(STAFF) query: ListQuery<Record<string, never>>): Promise<StaffPage> {
-    return this.staff.list(query);
+  list(@Query() query: ListQueryDto): Promise<StaffPage> {
+    return this.staff.list(listQuery(query, STAFF));
   }
 
   @Post()

@@ -1,4 +1,27 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { ADMIN_TOKEN_ACTOR, STAFF_NAME_PATTERN } from '../../auth/auth.types';
+import { ListQueryDto, TextFilter } from '../../common/pagination/list-query';
+
+const TARGET = /^[a-z][a-z-]*:[\x21-\x7e]{1,150}$/;
+const ACTION = /^[a-z][a-z-]*(\.[a-z][a-z-]*)+$/;
+/** A staff account's name, `ADMIN_TOKEN` or `anonymous` (a failed sign-in's). */
+const ACTOR = new RegExp(`^(${ADMIN_TOKEN_ACTOR}|${STAFF_NAME_PATTERN.source.slice(1, -1)})$`);
+
+/** GET /admin/audit: a page of the log, filtered by exact target, action or actor. */
+export class AuditListQueryDto extends ListQueryDto {
+  @TextFilter(TARGET, 'a target such as player:1002 or server:7', 'Exact target, e.g. player:1002, server:7')
+  target?: string;
+
+  @TextFilter(ACTION, 'an action such as player.ban', 'Exact action, e.g. player.ban')
+  action?: string;
+
+  @TextFilter(
+    ACTOR,
+    'a staff name, ADMIN_TOKEN or anonymous',
+    'Who: a staff name, ADMIN_TOKEN, or anonymous (failed sign-ins)',
+  )
+  actor?: string;
+}
 
 export class AuditEntryResponse {
   @ApiProperty({ type: 'integer', format: 'int64', example: 31 })

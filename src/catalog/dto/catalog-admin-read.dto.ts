@@ -1,4 +1,21 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { BooleanFilter, ListQueryDto, TextFilter } from '../../common/pagination/list-query';
+
+/** GET /admin/charts. */
+export class AdminChartsQueryDto extends ListQueryDto {
+  @BooleanFilter('Only active (true) or inactive (false) charts')
+  active?: boolean;
+}
+
+/** GET /admin/collections. */
+export class AdminCollectionsQueryDto extends ListQueryDto {
+  @TextFilter(
+    /^[A-Za-z0-9_.:-]{1,32}$/,
+    '1-32 characters of A-Z, a-z, 0-9, _, ., : and -',
+    'Only this type (title, tag, assets, …)',
+  )
+  type?: string;
+}
 
 export class AdminChartResponse {
   @ApiProperty({ type: 'integer', example: 1201 })

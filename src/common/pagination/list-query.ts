@@ -1,21 +1,19 @@
-import { applyDecorators, createParamDecorator, ExecutionContext } from '@nestjs/common';
-import { ApiQuery } from '@nestjs/swagger';
-import type { Request } from 'express';
+import { applyDecorators } from '@nestjs/common';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsOptional, IsString, Matches } from 'class-validator';
 import { BadRequestError } from '../errors/app-error';
-import { INT4_MAX, INT8_MAX, strictBigInteger, strictInteger } from '../validation/strict-integer';
+import { INT4_MAX, INT8_MAX, QueryIntRange, strictBigInteger } from '../validation/strict-integer';
 
 export const LIST_DEFAULT_LIMIT = 50;
 export const LIST_MAX_LIMIT = 200;
 
-/** Parses one filter's raw text; throws BadRequestError naming `name` when it is not acceptable. */
-export type FilterParser<T> = (raw: string, name: string) => T;
-
-export interface ListQuerySpec<F> {
+/** What an admin list's cursors are made of: the list's name and the keys its order is keyed by. */
+export interface ListSpec {
   /** Names the list inside its cursors, so a cursor of one list is refused by another. */
   list: string;
   /** The keys a cursor of this list may carry (what the list's order is keyed by): see CursorKey. */
   cursorKey: CursorKey;
-  filters: { [K in keyof F]: FilterParser<F[K]> };
 }
 
 /** One page request of an admin list: `limit`, the position after which to continue, the filters given. */
@@ -58,54 +56,31 @@ export function encodeCursor(list: string, key: string): string {
 /**
  * The key of a cursor of this list. A cursor is refused unless it is exactly what encodeCursor
  * writes for this list (another list's cursor, padding or stray bits are not) and its key is one
- * of the list's keys (decisions.md "Admin reads").
+ * of the list's keys (decisions.md "Admin reads"). Its alphabet and length were checked by
+ * ListQueryDto.
  */
-function decodeCursor<F>(raw: string, spec: ListQuerySpec<F>): string {
-  const bad = () => BadRequestError.field('cursor', 'must be the nextCursor of a previous page of this list');
-  if (!/^[A-Za-z0-9_-]{1,400}$/.test(raw)) throw bad();
+function decodeCursor(raw: string, spec: ListSpec): string {
   const text = Buffer.from(raw, 'base64url').toString('utf8');
   const prefix = `${spec.list}:`;
-  if (!text.startsWith(prefix)) throw bad();
-  const key = text.slice(prefix.length);
-  if (encodeCursor(spec.list, key) !== raw || !spec.cursorKey(key)) throw bad();
+  const key = text.startsWith(prefix) ? text.slice(prefix.length) : undefined;
+  if (key === undefined || encodeCursor(spec.list, key) !== raw || !spec.cursorKey(key))
+    throw BadRequestError.field('cursor', CURSOR_RULE);
   return key;
 }
 
 /**
- * Reads a list's query strictly: `limit` (1–200, default 50), `cursor`, the list's filters, and
- * nothing else. An unknown or repeated parameter, an empty filter or a bad value is 400 naming it
- * (the admin API refuses unknown fields, decisions.md "Errors").
+ * The page request of a list's query DTO, validated by the app's validation pipe like every other
+ * query (unknown parameters, bad values and repeated parameters are 400 there): its cursor
+ * decoded for this list, its filters as given.
  */
-export function parseListQuery<F>(query: Record<string, unknown>, spec: ListQuerySpec<F>): ListQuery<F> {
-  const filterNames = Object.keys(spec.filters) as (keyof F & string)[];
-  for (const name of Object.keys(query)) {
-    if (name !== 'limit' && name !== 'cursor' && !filterNames.includes(name as keyof F & string)) {
-      const known = ['limit', 'cursor', ...filterNames].join(', ');
-      throw BadRequestError.field(name.slice(0, 64), `is not a parameter of this list (known: ${known})`);
-    }
-  }
-  const single = (name: string): string | undefined => {
-    const value = query[name];
-    if (value === undefined) return undefined;
-    if (typeof value !== 'string') throw BadRequestError.field(name, 'must be given once, as text');
-    return value;
+export function listQuery<Q extends ListQueryDto>(query: Q, spec: ListSpec): ListQuery<Omit<Q, 'limit' | 'cursor'>> {
+  const { limit, cursor, ...filters } = query;
+  return {
+    limit: limit ?? LIST_DEFAULT_LIMIT,
+    after: cursor === undefined ? undefined : decodeCursor(cursor, spec),
+    filters: filters,
   };
-  const limit = query.limit === undefined ? LIST_DEFAULT_LIMIT : strictInteger(query.limit, 1, LIST_MAX_LIMIT);
-  if (limit === null) throw BadRequestError.field('limit', `must be an integer from 1 to ${LIST_MAX_LIMIT}`);
-  const cursor = single('cursor');
-  const filters: Partial<F> = {};
-  for (const name of filterNames) {
-    const raw = single(name);
-    if (raw === undefined) continue;
-    filters[name] = spec.filters[name](raw, name);
-  }
-  return { limit, after: cursor === undefined ? undefined : decodeCursor(cursor, spec), filters };
 }
-
-/** The handler parameter of an admin list (see parseListQuery). */
-export const ListQueryParam = createParamDecorator(<F>(spec: ListQuerySpec<F>, ctx: ExecutionContext): ListQuery<F> =>
-  parseListQuery(ctx.switchToHttp().getRequest<Request>().query as Record<string, unknown>, spec),
-);
 
 /**
  * Cuts a page from rows fetched with `limit + 1` (the extra row only says that there is more):
@@ -126,49 +101,58 @@ export function toPage<R, T>(
   };
 }
 
-export interface FilterDoc {
-  name: string;
-  description: string;
-  schema: Record<string, unknown>;
+const CURSOR_RULE = 'must be the nextCursor of a previous page of this list';
+
+/**
+ * The query every admin list takes: `limit` (1–200, default 50) and `cursor`. A list's own DTO
+ * extends it with its filters (the decorators below); through the app's validation pipe an
+ * unknown parameter, a repeated one, an empty filter or a bad value is 400 naming it.
+ */
+export class ListQueryDto {
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: LIST_MAX_LIMIT, default: LIST_DEFAULT_LIMIT })
+  @QueryIntRange('limit', 1, LIST_MAX_LIMIT)
+  limit?: number;
+
+  @ApiPropertyOptional({ type: 'string', description: 'nextCursor of the previous page (opaque)' })
+  @IsOptional()
+  @IsString({ message: `cursor ${CURSOR_RULE}` })
+  @Matches(/^[A-Za-z0-9_-]{1,400}$/, { message: `cursor ${CURSOR_RULE}` })
+  cursor?: string;
 }
 
-/** OpenAPI: `limit`, `cursor` and the list's filters. */
-export const ApiListQuery = (...filters: FilterDoc[]) =>
+// The filters of the lists' DTOs: each documents itself and words its own 400.
+
+/** Text matching `pattern`; `rule` explains it in the 400 (`<name> must be <rule>`). */
+export const TextFilter = (pattern: RegExp, rule: string, description: string): PropertyDecorator =>
   applyDecorators(
-    ApiQuery({
-      name: 'limit',
-      required: false,
-      schema: { type: 'integer', minimum: 1, maximum: LIST_MAX_LIMIT, default: LIST_DEFAULT_LIMIT },
-    }),
-    ApiQuery({
-      name: 'cursor',
-      required: false,
-      description: 'nextCursor of the previous page (opaque)',
-      schema: { type: 'string' },
-    }),
-    ...filters.map((filter) =>
-      ApiQuery({ name: filter.name, required: false, description: filter.description, schema: filter.schema }),
-    ),
+    ApiPropertyOptional({ type: 'string', pattern: pattern.source, description }),
+    IsOptional(),
+    IsString({ message: `$property must be ${rule}` }),
+    Matches(pattern, { message: `$property must be ${rule}` }),
   );
 
-// Filter parsers shared by the lists.
+/** One of `values`. */
+export const OneOfFilter = (values: readonly string[], description: string, fallback?: string): PropertyDecorator =>
+  applyDecorators(
+    ApiPropertyOptional({ type: 'string', enum: [...values], description, default: fallback }),
+    IsOptional(),
+    IsIn(values, { message: `$property must be one of ${values.join(', ')}` }),
+  );
 
-/** A positive bigint id (uid, ban id) in decimal digits, returned as a string. */
-export const bigIdFilter: FilterParser<string> = (raw, name) => {
-  const id = strictBigInteger(raw, 1n, INT8_MAX);
-  if (id === null) throw BadRequestError.field(name, 'must be a positive integer');
-  return id.toString();
-};
+/** `true` or `false`, read as a boolean. */
+export const BooleanFilter = (description: string): PropertyDecorator =>
+  applyDecorators(
+    ApiPropertyOptional({ type: 'boolean', description }),
+    IsOptional(),
+    Transform(({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value)),
+    IsBoolean({ message: '$property must be true or false' }),
+  );
 
-export const booleanFilter: FilterParser<boolean> = (raw, name) => {
-  if (raw !== 'true' && raw !== 'false') throw BadRequestError.field(name, 'must be true or false');
-  return raw === 'true';
-};
-
-/** Text matching `pattern`, with `rule` as the message's explanation. */
-export const patternFilter =
-  (pattern: RegExp, rule: string): FilterParser<string> =>
-  (raw, name) => {
-    if (!pattern.test(raw)) throw BadRequestError.field(name, `must be ${rule}`);
-    return raw;
-  };
+/** A positive bigint id (uid) in decimal digits, kept as its string. */
+export const BigIdFilter = (description: string): PropertyDecorator =>
+  applyDecorators(
+    ApiPropertyOptional({ type: 'integer', format: 'int64', minimum: 1, description }),
+    IsOptional(),
+    IsString({ message: '$property must be a positive integer' }),
+    Matches(/^[1-9]\d{0,17}$/, { message: '$property must be a positive integer' }),
+  );

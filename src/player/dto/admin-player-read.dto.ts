@@ -1,4 +1,24 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { BigIdFilter, ListQueryDto, TextFilter } from '../../common/pagination/list-query';
+import { UUID_PATTERN } from './player-login.dto';
+
+/** GET /admin/players: filters combine (all must match). */
+export class AdminPlayersQueryDto extends ListQueryDto {
+  @TextFilter(/^[A-Za-z0-9_]{1,32}$/, '1-32 characters of A-Z, a-z, 0-9 and _', 'Username prefix, case-insensitive')
+  username?: string;
+
+  @TextFilter(UUID_PATTERN, 'a UUID in 8-4-4-4-12 hexadecimal form', 'Exact account UUID')
+  uuid?: string;
+
+  @BigIdFilter('Exact uid')
+  uid?: string;
+}
+
+/** GET /admin/bans. */
+export class AdminBansQueryDto extends ListQueryDto {
+  @BigIdFilter("Only this player's")
+  uid?: string;
+}
 
 export class OnlineServerResponse {
   @ApiProperty({ type: 'integer', example: 1 })

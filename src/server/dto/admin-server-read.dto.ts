@@ -1,4 +1,11 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { BooleanFilter, ListQueryDto } from '../../common/pagination/list-query';
+
+/** GET /admin/servers. */
+export class AdminServersQueryDto extends ListQueryDto {
+  @BooleanFilter('Only servers online (true) or offline (false)')
+  online?: boolean;
+}
 
 export class RealtimeConnectionSummary {
   @ApiProperty({ type: String, description: 'The service instance holding the WebSocket', example: 'b7e1c0d2' })

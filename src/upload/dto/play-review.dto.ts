@@ -1,7 +1,21 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
 import { SCORE_CHECK_NAMES } from '../../config/app-config';
+import { BigIdFilter, ListQueryDto, OneOfFilter } from '../../common/pagination/list-query';
 import { IsText } from '../../common/validation/is-text';
+import { REVIEW_STATES, type ReviewState } from '../review/play-review.types';
+
+/** GET /admin/plays. */
+export class PlayListQueryDto extends ListQueryDto {
+  @OneOfFilter(REVIEW_STATES, 'flagged (default), approved, voided or all', 'flagged')
+  state?: ReviewState;
+
+  @OneOfFilter(SCORE_CHECK_NAMES, 'Only plays that failed this check')
+  check?: string;
+
+  @BigIdFilter("Only this player's plays")
+  uid?: string;
+}
 
 /** Body of POST /admin/plays/{id}/void (optional). */
 export class VoidPlayDto {

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -10,19 +10,13 @@ import {
 import { AdminAuth, Permission } from '../../auth/auth.decorators';
 import { Audited, AuditInput, pathId } from '../../audit/audited.decorator';
 import { ApiErrors } from '../../common/decorators/api-errors.decorator';
-import {
-  ApiListQuery,
-  bigSerialCursorKey,
-  ListQuery,
-  ListQueryParam,
-  ListQuerySpec,
-} from '../../common/pagination/list-query';
+import { bigSerialCursorKey, ListQueryDto, listQuery, ListSpec } from '../../common/pagination/list-query';
 import { ParseBigIdPipe } from '../../common/pipes/parse-id.pipe';
 import { API_TAGS } from '../../openapi/api-tags';
 import { ClosedSeasonResponse, CreateSeasonDto, SeasonPage, SeasonResponse, UpdateSeasonDto } from '../dto/season.dto';
 import { SEASON_LIST, SeasonService } from './season.service';
 
-const SEASONS: ListQuerySpec<Record<string, never>> = { list: SEASON_LIST, cursorKey: bigSerialCursorKey, filters: {} };
+const SEASONS: ListSpec = { list: SEASON_LIST, cursorKey: bigSerialCursorKey };
 const idPipe = new ParseBigIdPipe('id');
 const ID_PARAM = { name: 'id', schema: { type: 'integer', format: 'int64', minimum: 1 } } as const;
 const ID_400 = { description: 'id is not a positive integer', message: 'id must be a positive integer' };
@@ -45,7 +39,6 @@ export class SeasonAdminController {
   @Get()
   @Permission('boards.read')
   @ApiOperation({ summary: 'The seasons', description: 'By id ascending, closed and archived ones included.' })
-  @ApiListQuery()
   @ApiOkResponse({ type: SeasonPage })
   @ApiErrors({
     400: {
@@ -53,8 +46,8 @@ export class SeasonAdminController {
       message: 'limit must be an integer from 1 to 200',
     },
   })
-  list(@ListQueryParam(SEASONS) query: ListQuery<Record<string, never>>): Promise<SeasonPage> {
-    return this.seasons.list(query);
+  list(@Query() query: ListQueryDto): Promise<SeasonPage> {
+    return this.seasons.list(listQuery(query, SEASONS));
   }
 
   @Get(':id')

@@ -1,38 +1,15 @@
-import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { AdminAuth, Permission } from '../../auth/auth.decorators';
 import { AuditInput, Audited, pathId } from '../../audit/audited.decorator';
 import { ApiErrors } from '../../common/decorators/api-errors.decorator';
-import { BadRequestError } from '../../common/errors/app-error';
-import {
-  ApiListQuery,
-  bigIdFilter,
-  bigSerialCursorKey,
-  FilterParser,
-  ListQuery,
-  ListQueryParam,
-  ListQuerySpec,
-} from '../../common/pagination/list-query';
+import { bigSerialCursorKey, listQuery, ListSpec } from '../../common/pagination/list-query';
 import { ParseBigIdPipe } from '../../common/pipes/parse-id.pipe';
-import { SCORE_CHECK_NAMES } from '../../config/app-config';
 import { API_TAGS } from '../../openapi/api-tags';
-import { PlayDetailResponse, PlayPage, PlayResponse, VoidPlayDto } from '../dto/play-review.dto';
+import { PlayDetailResponse, PlayListQueryDto, PlayPage, PlayResponse, VoidPlayDto } from '../dto/play-review.dto';
 import { PLAYS_LIST, PlayReviewService } from './play-review.service';
-import { REVIEW_STATES, ReviewFilters } from './play-review.types';
 
-const oneOf =
-  <T extends string>(values: readonly T[]): FilterParser<T> =>
-  (raw, name) => {
-    if (!(values as readonly string[]).includes(raw))
-      throw BadRequestError.field(name, `must be one of ${values.join(', ')}`);
-    return raw as T;
-  };
-
-const PLAYS: ListQuerySpec<ReviewFilters> = {
-  list: PLAYS_LIST,
-  cursorKey: bigSerialCursorKey,
-  filters: { state: oneOf(REVIEW_STATES), check: oneOf(SCORE_CHECK_NAMES), uid: bigIdFilter },
-};
+const PLAYS: ListSpec = { list: PLAYS_LIST, cursorKey: bigSerialCursorKey };
 const idPipe = new ParseBigIdPipe('id');
 const ID_400 = { description: 'id is not a positive integer', message: 'id must be a positive integer' };
 /** Audit target and summary of a review action: the play, and whose play on which chart. */
@@ -60,19 +37,6 @@ export class PlayReviewController {
     description:
       'Newest first; `state` flagged (default: waiting for review), approved, voided or all. Paged like every admin list.',
   })
-  @ApiListQuery(
-    {
-      name: 'state',
-      description: 'flagged (default), approved, voided or all',
-      schema: { type: 'string', enum: [...REVIEW_STATES], default: 'flagged' },
-    },
-    {
-      name: 'check',
-      description: 'Only plays that failed this check',
-      schema: { type: 'string', enum: [...SCORE_CHECK_NAMES] },
-    },
-    { name: 'uid', description: "Only this player's plays", schema: { type: 'integer', format: 'int64', minimum: 1 } },
-  )
   @ApiOkResponse({ type: PlayPage })
   @ApiErrors({
     400: {
@@ -80,8 +44,8 @@ export class PlayReviewController {
       message: 'state must be one of flagged, approved, voided, all',
     },
   })
-  list(@ListQueryParam(PLAYS) query: ListQuery<ReviewFilters>): Promise<PlayPage> {
-    return this.review.list(query);
+  list(@Query() query: PlayListQueryDto): Promise<PlayPage> {
+    return this.review.list(listQuery(query, PLAYS));
   }
 
   @Get(':id')

@@ -16,6 +16,7 @@ import {
   ValidateBy,
   ValidateIf,
 } from 'class-validator';
+import { ListQueryDto, OneOfFilter } from '../../common/pagination/list-query';
 import { IsText } from '../../common/validation/is-text';
 import { WEBHOOK_EVENTS, WEBHOOK_FORMATS, type WebhookEvent, type WebhookFormat } from '../webhook-events';
 
@@ -262,4 +263,10 @@ export class WebhookDeliveryPage {
 
   @ApiProperty({ type: String, nullable: true })
   nextCursor!: string | null;
+}
+
+/** GET /admin/webhooks/{id}/deliveries. */
+export class WebhookDeliveriesQueryDto extends ListQueryDto {
+  @OneOfFilter(['pending', 'delivered', 'failed'], 'Only deliveries in this state')
+  state?: 'pending' | 'delivered' | 'failed';
 }
