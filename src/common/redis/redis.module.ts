@@ -20,8 +20,12 @@ export const REDIS_COMMAND_TIMEOUT_MS = 2_000;
         // (rate limits in memory, events delivered locally, ranks from SQL); a command sent anyway
         // fails after one reconnect attempt or REDIS_COMMAND_TIMEOUT_MS. The offline queue stays on
         // for the start, when commands are issued before the connection is ready. ioredis keeps
-        // reconnecting (at most every 2 s) and resubscribes when Redis is back.
+        // reconnecting (at most every 2 s) and resubscribes when Redis is back. At shutdown, a
+        // connection that has not closed 100 ms after QUIT (a peer gone half-way, a proxy) is
+        // destroyed: ioredis's default keeps a timer 2 s, which held a stopping process, and was
+        // the test worker that "failed to exit gracefully" (issue #47 item 7). duplicate() keeps it.
         const client = new Redis(config.redisUrl, {
+          disconnectTimeout: 100,
           keyPrefix: config.redisKeyPrefix,
           maxRetriesPerRequest: 1,
           enableOfflineQueue: true,
