@@ -8,7 +8,7 @@ import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { SessionReadService } from '../auth/session-read.service';
 import { errorCodeOf } from '../common/filters/all-exceptions.filter';
 import { PLAYER_LOGIN_MODES } from '../player/dto/player-login.dto';
-import { PlayerService } from '../player/player.service';
+import { PlayerLoginService } from '../player/player-login.service';
 import { RealtimeService } from '../realtime/realtime.service';
 import { PURGE_OUTCOMES, RetentionService } from '../retention/retention.service';
 import { UploadStatsService } from '../upload/upload-stats.service';
@@ -257,7 +257,7 @@ export class MetricsService implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly adapterHost: HttpAdapterHost,
     queryCounter: QueryCounter,
     batcher: StatementBatcher,
-    players: PlayerService,
+    players: PlayerLoginService,
     reads: ReadQueries,
   ) {
     if (reads.stats().configured) this.observeReadSide(reads);

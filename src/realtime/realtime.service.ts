@@ -11,6 +11,7 @@ import { EVENT_BUS, EventBus, ServiceEvent } from '../common/events/events';
 import { clientAddressOf, compileTrustProxy, TrustFunction } from '../common/http/client-ip';
 import { formatLocalDateTime } from '../common/time';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { PlayerLoginService } from '../player/player-login.service';
 import { PlayerService } from '../player/player.service';
 import { ServerService } from '../server/server.service';
 import { ChatBudgets } from './chat-budget';
@@ -82,6 +83,7 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
 
   constructor(
     private readonly serverSessions: ServerSessionService,
+    private readonly logins: PlayerLoginService,
     private readonly players: PlayerService,
     private readonly servers: ServerService,
     private readonly repository: RealtimeRepository,
@@ -225,7 +227,7 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
     try {
       if (!connection) throw new UnauthorizedError('Unknown connection');
       const { uid, accessToken } = await parseFrameData(ResumeSessionData, data);
-      const expiresIn = await this.players.resumeSession(connection.session, accessToken, uid);
+      const expiresIn = await this.logins.resumeSession(connection.session, accessToken, uid);
       return { event: 'resume_session', data: { uid: Number(uid), ok: true, expiresIn } };
     } catch (error) {
       const { body } = this.mapped(error);
