@@ -8,8 +8,8 @@ import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { SessionReadService } from '../auth/session-read.service';
 import { errorCodeOf } from '../common/filters/all-exceptions.filter';
 import { PLAYER_LOGIN_MODES } from '../player/dto/player-login.dto';
-import { PlayerService } from '../player/player.service';
-import { RealtimeService } from '../realtime/realtime.service';
+import { PlayerLoginService } from '../player/player-login.service';
+import { ConnectionRegistry } from '../realtime/connection-registry';
 import { PURGE_OUTCOMES, RetentionService } from '../retention/retention.service';
 import { UploadStatsService } from '../upload/upload-stats.service';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.service';
@@ -246,7 +246,7 @@ export class MetricsService implements OnApplicationBootstrap, OnModuleDestroy {
 
   constructor(
     private readonly sessions: SessionReadService,
-    private readonly realtime: RealtimeService,
+    private readonly connections: ConnectionRegistry,
     private readonly retention: RetentionService,
     private readonly uploadStats: UploadStatsService,
     private readonly dataSource: DataSource,
@@ -257,7 +257,7 @@ export class MetricsService implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly adapterHost: HttpAdapterHost,
     queryCounter: QueryCounter,
     batcher: StatementBatcher,
-    players: PlayerService,
+    players: PlayerLoginService,
     reads: ReadQueries,
   ) {
     if (reads.stats().configured) this.observeReadSide(reads);
@@ -426,7 +426,7 @@ export class MetricsService implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** The Prometheus text exposition: this app's metrics, the session gauges (one query) and the process's. */
   async render(): Promise<string> {
-    this.websocketConnections.set(this.realtime.connectionCount);
+    this.websocketConnections.set(this.connections.connectionCount);
     this.observePool();
     if (this.redis !== null) this.redisUp?.set(this.redis.status === 'ready' ? 1 : 0);
     try {

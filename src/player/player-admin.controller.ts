@@ -14,7 +14,7 @@ import {
   CreatePlayerDto,
   NetTokenResponse,
 } from './dto/admin-player.dto';
-import { PlayerService } from './player.service';
+import { PlayerAdminService } from './player-admin.service';
 import { AuditInput, Audited, pathId } from '../audit/audited.decorator';
 
 const playerTarget = (input: AuditInput) => `player:${pathId(input, 'uid')}`;
@@ -30,7 +30,7 @@ const NO_PLAYER_404 = {
 @Controller('admin/players')
 @AdminAuth()
 export class PlayerAdminController {
-  constructor(private readonly players: PlayerService) {}
+  constructor(private readonly players: PlayerAdminService) {}
 
   @Post()
   @Permission('players.create')

@@ -44,13 +44,13 @@ function toPlayerSummary(row: PlayerListRow): AdminPlayerSummary {
     uuid: row.uuid,
     banstate: row.banstate,
     ban:
-      row.ban_id === null
+      row.ban_id === null || row.ban_created_at === null
         ? null
         : {
             banId: Number(row.ban_id),
             reason: row.ban_reason ?? '',
             until: localOrNull(row.ban_until),
-            createdAt: formatLocalDateTime(row.ban_created_at as Date),
+            createdAt: formatLocalDateTime(row.ban_created_at),
           },
     online: row.server_id === null ? null : { serverID: row.server_id, serverName: row.server_name ?? '' },
     createdAt: formatLocalDateTime(row.created_at),

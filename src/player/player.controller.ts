@@ -8,6 +8,7 @@ import { API_TAGS } from '../openapi/api-tags';
 import { PlayerLoginDto } from './dto/player-login.dto';
 import { PlayerLogoutDto, PlayerOptionsDto } from './dto/player-options.dto';
 import { PlayerProfileResponse } from './dto/player-profile.response';
+import { PlayerLoginService } from './player-login.service';
 import { PlayerService } from './player.service';
 import { CountAs } from '../common/decorators/route-metric.decorator';
 
@@ -17,7 +18,10 @@ const SERVER_TOKEN_401 = 'Missing, unknown or expired server access token';
 @ApiTags(API_TAGS.player)
 @Controller('player')
 export class PlayerController {
-  constructor(private readonly players: PlayerService) {}
+  constructor(
+    private readonly logins: PlayerLoginService,
+    private readonly players: PlayerService,
+  ) {}
 
   @Post('login')
   @CountAs('player-login')
@@ -56,7 +60,7 @@ export class PlayerController {
     },
   })
   login(@CurrentServer() server: ServerSessionContext, @Body() body: PlayerLoginDto): Promise<PlayerProfileResponse> {
-    return this.players.login(server, body);
+    return this.logins.login(server, body);
   }
 
   @Post('options')
@@ -108,6 +112,6 @@ export class PlayerController {
     429: 'Too many player logins and logouts through this server session (THROTTLE_PLAYER_LOGIN_LIMIT per THROTTLE_PLAYER_LOGIN_TTL_SECONDS)',
   })
   logout(@CurrentServer() server: ServerSessionContext, @Body() body: PlayerLogoutDto): Promise<void> {
-    return this.players.logout(server, body);
+    return this.logins.logout(server, body);
   }
 }

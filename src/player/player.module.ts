@@ -7,6 +7,8 @@ import { IdentityProviderClient } from './identity-provider.client';
 import { PlayerAdminController } from './player-admin.controller';
 import { PlayerController } from './player.controller';
 import { PlayerRepository } from './player.repository';
+import { PlayerAdminService } from './player-admin.service';
+import { PlayerLoginService } from './player-login.service';
 import { PlayerService } from './player.service';
 import { PlayerReadController } from './player-read.controller';
 import { PlayerReadRepository } from './player-read.repository';
@@ -15,7 +17,15 @@ import { PlayerReadService } from './player-read.service';
 @Module({
   imports: [AuthModule, CatalogModule, ServerModule, WebhooksModule],
   controllers: [PlayerController, PlayerAdminController, PlayerReadController],
-  providers: [PlayerRepository, PlayerService, IdentityProviderClient, PlayerReadRepository, PlayerReadService],
-  exports: [PlayerService, PlayerReadService],
+  providers: [
+    PlayerRepository,
+    PlayerLoginService,
+    PlayerAdminService,
+    PlayerService,
+    IdentityProviderClient,
+    PlayerReadRepository,
+    PlayerReadService,
+  ],
+  exports: [PlayerLoginService, PlayerService, PlayerReadService],
 })
 export class PlayerModule {}

@@ -5,6 +5,7 @@ import { DataSource, EntityManager, IsNull, QueryDeepPartialEntity } from 'typeo
 import { PlayerBanEntity } from './entities/player-ban.entity';
 import { PlayerEntity } from './entities/player.entity';
 import { activeBan } from './active-ban.rule';
+import type { ProfileFields } from './dto/player-profile.mapper';
 
 /** What rhythmc_player_login (sql/rhythmc_player_login.sql) is given. */
 export interface OneRoundTripLogin {
@@ -26,29 +27,82 @@ export interface OneRoundTripLogin {
   now: Date;
 }
 
-/**
- * What rhythmc_player_login answered: `ok` (the session is open; the profile fields are the
- * player's before this login, `username` after it), `live` (a live session exists: nothing was
- * written, the transactional path decides), or why the login is refused.
+/*
+ * rhythmc_player_login's row (RETURNS TABLE in sql/rhythmc_player_login.sql), by status: the
+ * columns each status fills, the others null. The one place its untyped row meets a type.
  */
-export interface OneRoundTripLoginRow {
-  status: 'ok' | 'live' | 'banned' | 'no_resume' | 'no_continue' | 'unknown_player' | 'vanished';
-  uid: string | null;
-  username: string | null;
-  display_name: string | null;
-  previous_version: number | null;
-  banstate: number | null;
-  continue_enabled: boolean | null;
+interface LoginOkRow {
+  status: 'ok';
+  uid: string;
+  /** After this login (the provider's spelling for ONLINE); the other profile fields are from before it. */
+  username: string;
+  display_name: string;
+  previous_version: number;
+  banstate: number;
+  continue_enabled: boolean;
   sound: Record<string, unknown> | null;
   song_selection_state: Record<string, unknown> | null;
   extra_options: Record<string, unknown> | null;
   prefix_key: string | null;
   suffix_key: string | null;
+  collections: string[] | null;
+  /** A resume token was issued (continueEnabled on). */
+  resume_issued: boolean;
+}
+interface LoginLiveRow {
+  status: 'live';
+  uid: string;
+}
+interface LoginBannedRow {
+  status: 'banned';
   ban_reason: string | null;
   ban_until: Date | null;
-  collections: string[] | null;
-  /** A resume token was issued (continueEnabled on, and no proven one the login without proof must leave alone). */
-  resume_issued: boolean | null;
+}
+interface LoginRefusedRow {
+  status: 'no_resume' | 'no_continue' | 'unknown_player' | 'vanished';
+}
+type PlayerLoginRow = LoginOkRow | LoginLiveRow | LoginBannedRow | LoginRefusedRow;
+
+/**
+ * What the one-round-trip login answered: `ok` (the session is open; `player` as before this
+ * login but for its username), `live` (a live session exists: nothing was written, the
+ * transactional path decides), or why the login is refused.
+ */
+export type OneRoundTripLoginResult =
+  | { status: 'ok'; player: ProfileFields; previousVersion: number; resumeIssued: boolean; collections: string[] }
+  | { status: 'live'; uid: string }
+  | { status: 'banned'; reason: string; until: Date | null }
+  | { status: LoginRefusedRow['status'] };
+
+/** rhythmc_player_login's row as the service reads it. */
+function toLoginResult(row: PlayerLoginRow): OneRoundTripLoginResult {
+  switch (row.status) {
+    case 'ok':
+      return {
+        status: 'ok',
+        player: {
+          uid: row.uid,
+          username: row.username,
+          displayName: row.display_name,
+          banstate: row.banstate,
+          continueEnabled: row.continue_enabled,
+          sound: row.sound,
+          songSelectionState: row.song_selection_state,
+          extraOptions: row.extra_options ?? {},
+          prefixKey: row.prefix_key,
+          suffixKey: row.suffix_key,
+        },
+        previousVersion: row.previous_version,
+        resumeIssued: row.resume_issued,
+        collections: row.collections ?? [],
+      };
+    case 'live':
+      return { status: 'live', uid: row.uid };
+    case 'banned':
+      return { status: 'banned', reason: row.ban_reason ?? '', until: row.ban_until };
+    default:
+      return { status: row.status };
+  }
 }
 
 /**
@@ -57,7 +111,7 @@ export interface OneRoundTripLoginRow {
  * uid), so there is no lock order to sort by; logins of one player in two batches at once can
  * deadlock, and then run again one by one.
  */
-const PLAYER_LOGIN: BatchableStatement<OneRoundTripLogin, OneRoundTripLoginRow> = {
+const PLAYER_LOGIN: BatchableStatement<OneRoundTripLogin, PlayerLoginRow> = {
   name: 'player_login',
   single: 'SELECT * FROM rhythmc_player_login($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)',
   params: (login) => [
@@ -132,10 +186,10 @@ export class PlayerRepository {
   /**
    * A player login in one round trip: identify (ONLINE, OFFLINE_REFRESH), lock the player, ban,
    * live session, open the session, store the version, issue the resume token, read the profile and
-   * the unlocked keys — the statements of PlayerService's transactional path, in one function.
+   * the unlocked keys — the statements of PlayerLoginService's transactional path, in one function.
    */
-  loginInOneRoundTrip(login: OneRoundTripLogin): Promise<OneRoundTripLoginRow> {
-    return this.batcher.run(PLAYER_LOGIN, login);
+  async loginInOneRoundTrip(login: OneRoundTripLogin): Promise<OneRoundTripLoginResult> {
+    return toLoginResult(await this.batcher.run(PLAYER_LOGIN, login));
   }
 
   findActiveBan(uid: string, manager?: EntityManager): Promise<PlayerBanEntity | null> {

@@ -8,7 +8,7 @@ import { mapError } from '../common/errors/error-body';
 import { AppError, BadRequestError, PayloadTooLargeError } from '../common/errors/app-error';
 import { MAX_BODY_BYTES } from '../common/http/body-parser';
 import { jsonBodyError } from '../common/http/json-body-check';
-import { RealtimeService } from './realtime.service';
+import { ConnectionRegistry } from './connection-registry';
 import { errorFrame } from './ws-exceptions.filter';
 import { isJsonObject } from '../common/validation/json-object';
 
@@ -60,7 +60,7 @@ export class RealtimeWsAdapter extends WsAdapter {
   }
 
   override create(port: number, options: Record<string, unknown> = {}): unknown {
-    const realtime = this.app.get(RealtimeService, { strict: false });
+    const connections = this.app.get(ConnectionRegistry, { strict: false });
     return super.create(port, {
       ...options,
       maxPayload: MAX_BUFFERED_FRAME_BYTES,
@@ -68,7 +68,7 @@ export class RealtimeWsAdapter extends WsAdapter {
       // cannot hold the event loop while every other connection waits.
       allowSynchronousEvents: false,
       verifyClient: (info: { req: IncomingMessage }, done: VerifyClientCallback) => {
-        realtime.authenticateUpgrade(info.req).then(
+        connections.authenticateUpgrade(info.req).then(
           () => done(true),
           (error: unknown) => {
             const mapped = mapError(error);

@@ -4,13 +4,13 @@ import { ApiErrors } from '../common/decorators/api-errors.decorator';
 import { AdminAuth, Permission } from '../auth/auth.decorators';
 import { API_TAGS } from '../openapi/api-tags';
 import { OpenConnectionResponse } from './dto/realtime.dto';
-import { RealtimeService } from './realtime.service';
+import { ConnectionRegistry } from './connection-registry';
 
 @ApiTags(API_TAGS.admin)
 @Controller('admin/realtime')
 @AdminAuth()
 export class RealtimeController {
-  constructor(private readonly realtime: RealtimeService) {}
+  constructor(private readonly registry: ConnectionRegistry) {}
 
   /** Game servers connected over WebSocket, on every instance. */
   @Get('connections')
@@ -22,6 +22,6 @@ export class RealtimeController {
   @ApiOkResponse({ type: [OpenConnectionResponse] })
   @ApiErrors({})
   connections(): Promise<OpenConnectionResponse[]> {
-    return this.realtime.listConnections();
+    return this.registry.listConnections();
   }
 }

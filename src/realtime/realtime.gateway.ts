@@ -10,21 +10,28 @@ import {
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
 import { Frame } from './dto/realtime.dto';
+import { ConnectionRegistry } from './connection-registry';
 import { RealtimeService } from './realtime.service';
 import { WsExceptionsFilter } from './ws-exceptions.filter';
 
-/** The one WebSocket endpoint, at /ws on the HTTP port (decisions.md §7). Frames go to RealtimeService. */
+/**
+ * The one WebSocket endpoint, at /ws on the HTTP port (decisions.md §7). Sockets come and go in
+ * ConnectionRegistry (through RealtimeService when one opens: it delivers what was kept); frames go to RealtimeService.
+ */
 @WebSocketGateway({ path: '/ws' })
 @UseFilters(WsExceptionsFilter)
 export class RealtimeGateway implements OnGatewayConnection, OnGatewayDisconnect {
-  constructor(private readonly realtime: RealtimeService) {}
+  constructor(
+    private readonly realtime: RealtimeService,
+    private readonly registry: ConnectionRegistry,
+  ) {}
 
   async handleConnection(socket: WebSocket, request: IncomingMessage): Promise<void> {
-    await this.realtime.register(socket, request);
+    await this.realtime.connected(socket, request);
   }
 
   handleDisconnect(socket: WebSocket): void {
-    this.realtime.unregister(socket);
+    this.registry.unregister(socket);
   }
 
   @SubscribeMessage('resume_session')

@@ -6,6 +6,7 @@ import { ChatBudgets } from './chat-budget';
 import { RealtimeController } from './realtime.controller';
 import { RealtimeGateway } from './realtime.gateway';
 import { RealtimeRepository } from './realtime.repository';
+import { ConnectionRegistry } from './connection-registry';
 import { RealtimeService } from './realtime.service';
 
 /**
@@ -16,7 +17,7 @@ import { RealtimeService } from './realtime.service';
 @Module({
   imports: [AuthModule, PlayerModule, ServerModule],
   controllers: [RealtimeController],
-  providers: [RealtimeRepository, RealtimeService, RealtimeGateway, ChatBudgets],
-  exports: [RealtimeService],
+  providers: [RealtimeRepository, ConnectionRegistry, RealtimeService, RealtimeGateway, ChatBudgets],
+  exports: [ConnectionRegistry],
 })
 export class RealtimeModule {}

@@ -1,52 +1,24 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
-import { bearerToken } from '../auth/auth.guard';
-import { ServerSessionService } from '../auth/server-session.service';
-import type { ServerSessionContext } from '../auth/auth.types';
 import { UnauthorizedError } from '../common/errors/app-error';
 import { mapError } from '../common/errors/error-body';
 import { EVENT_BUS, EventBus, ServiceEvent } from '../common/events/events';
-import { clientAddressOf, compileTrustProxy, TrustFunction } from '../common/http/client-ip';
-import { formatLocalDateTime } from '../common/time';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { PlayerLoginService } from '../player/player-login.service';
 import { PlayerService } from '../player/player.service';
 import { ServerService } from '../server/server.service';
 import { ChatBudgets } from './chat-budget';
-import { ChatData, Frame, OpenConnectionResponse, OptInData, ResumeSessionData } from './dto/realtime.dto';
+import {
+  CLOSE_SESSION_ENDED,
+  Connection,
+  ConnectionRegistry,
+  isOpen,
+  PING_INTERVAL_MS,
+  UpgradeRequest,
+} from './connection-registry';
+import { ChatData, Frame, OptInData, ResumeSessionData } from './dto/realtime.dto';
 import { parseFrameData } from './parse-frame';
 import { RealtimeRepository } from './realtime.repository';
-
-/** Close codes (decisions.md §3). */
-export const CLOSE_TOKEN_EXPIRING = 4001;
-export const CLOSE_SESSION_ENDED = 4002;
-/** The server session opened more sockets than WS_CONNECTIONS_PER_SERVER_SESSION: its oldest is closed. */
-export const CLOSE_TOO_MANY_CONNECTIONS = 4003;
-export const CLOSE_GOING_AWAY = 1001;
-
-/** The socket is closed this long before its token expires, so the plugin refreshes in time. */
-const EXPIRY_MARGIN_MS = 30_000;
-const PING_INTERVAL_MS = 30_000;
-/** How long a stopping service waits for the peers to answer its 1001 close frames. */
-const SHUTDOWN_CLOSE_WAIT_MS = 2_000;
-/** A socket closed for being over the cap that does not answer the close frame is cut after this. */
-const EVICTED_CLOSE_WAIT_MS = 2_000;
-
-interface Connection {
-  id: string;
-  socket: WebSocket;
-  session: ServerSessionContext;
-  serverName: string;
-  alive: boolean;
-  expiryTimer: NodeJS.Timeout;
-  /** The last chat line of this connection still being delivered: lines are published in the order they came. */
-  chatTail: Promise<void>;
-  /** The socket asked for `board_update` frames (`board_updates` {enabled: true}); off by default. */
-  boardUpdates: boolean;
-  /** The socket asked for `collections_granted` frames (`collection_updates` {enabled: true}); off by default. */
-  collectionUpdates: boolean;
-}
 
 /**
  * Kept frames that are not in the spec, sent only to a socket that asked for them (the spec does
@@ -60,172 +32,54 @@ const unwantedBy = (connection: Connection): string[] => (connection.collectionU
 
 const wants = (connection: Connection, frame: Frame): boolean => !unwantedBy(connection).includes(frame.event);
 
-type UpgradeRequest = IncomingMessage & { rhythmcSession?: ServerSessionContext };
-
-const isOpen = (connection: Connection): boolean => connection.socket.readyState === connection.socket.OPEN;
-
 /**
- * The game servers connected to this instance, and what reaches them: acks of their frames,
- * kicks, chat and session closes from the event bus (which, with Redis, spans every instance).
+ * What travels over the game servers' sockets (the sockets themselves are ConnectionRegistry's):
+ * the frames they send, parsed and answered; kicks, chat, board updates and session closes from
+ * the event bus (which, with Redis, spans every instance); the outbox of kept frames, delivered to
+ * a socket of the session when one is open and taken again every ping round.
  */
 @Injectable()
 export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger('Realtime');
-  private readonly instanceId = randomUUID();
-  private readonly connections = new Map<WebSocket, Connection>();
-  /** The open sockets of each server session on this instance, oldest first (at most WS_CONNECTIONS_PER_SERVER_SESSION). */
-  private readonly sessionSockets = new Map<string, Connection[]>();
   private unsubscribe: (() => void) | null = null;
-  private pingTimer: NodeJS.Timeout | null = null;
-  /** TRUST_PROXY, for the address recorded with each connection. */
-  private readonly trustProxy: TrustFunction;
+  private outboxTimer: NodeJS.Timeout | null = null;
 
   constructor(
-    private readonly serverSessions: ServerSessionService,
+    private readonly registry: ConnectionRegistry,
+    private readonly logins: PlayerLoginService,
     private readonly players: PlayerService,
     private readonly servers: ServerService,
     private readonly repository: RealtimeRepository,
     private readonly chatBudgets: ChatBudgets,
     @Inject(EVENT_BUS) private readonly events: EventBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {
-    this.trustProxy = compileTrustProxy(config.trustProxy);
-  }
+  ) {}
 
   onModuleInit(): void {
     this.unsubscribe = this.events.subscribe((event) => this.onEvent(event));
-    this.pingTimer = setInterval(() => this.pingAll(), PING_INTERVAL_MS);
-    this.pingTimer.unref();
+    this.outboxTimer = setInterval(() => this.outboxRound(), PING_INTERVAL_MS);
+    this.outboxTimer.unref();
   }
 
-  /**
-   * Closes every socket with 1001 (going away) when the service stops, and waits briefly for the
-   * closing handshakes. It runs before Nest disposes of the ws server, which terminates whatever
-   * is still open without a close frame (the peer would only see 1006).
-   */
-  async beforeApplicationShutdown(): Promise<void> {
+  beforeApplicationShutdown(): void {
     this.unsubscribe?.();
-    if (this.pingTimer) clearInterval(this.pingTimer);
-    const sockets = [...this.connections.values()].map((connection) => connection.socket);
-    const closed = sockets.map(
-      (socket) =>
-        new Promise<void>((resolve) =>
-          socket.readyState === socket.CLOSED ? resolve() : socket.once('close', () => resolve()),
-        ),
-    );
-    for (const connection of this.connections.values())
-      this.close(connection, CLOSE_GOING_AWAY, 'Service shutting down');
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.all(closed),
-      new Promise<void>((resolve) => (timer = setTimeout(resolve, SHUTDOWN_CLOSE_WAIT_MS))),
-    ]);
-    clearTimeout(timer);
+    if (this.outboxTimer) clearInterval(this.outboxTimer);
   }
 
-  /** Open WebSocket connections of this instance (for the metrics scrape). */
-  get connectionCount(): number {
-    return this.connections.size;
-  }
-
-  /** Upgrade check: a live server access token in the Authorization header; throws (→ HTTP 401) otherwise. */
-  async authenticateUpgrade(request: UpgradeRequest): Promise<void> {
-    const token = bearerToken(request.headers.authorization);
-    if (token === null) throw new UnauthorizedError('Missing bearer server access token');
-    request.rhythmcSession = await this.serverSessions.resolveServerToken(token);
-  }
-
-  async register(socket: WebSocket, request: UpgradeRequest): Promise<void> {
-    const session = request.rhythmcSession;
-    if (!session) {
-      socket.close(1008, 'Unauthenticated');
-      return;
-    }
-    const delay = Math.max(0, session.tokenExpiresAt.getTime() - EXPIRY_MARGIN_MS - Date.now());
-    const connection: Connection = {
-      id: randomUUID(),
-      socket,
-      session,
-      serverName: '',
-      alive: true,
-      chatTail: Promise.resolve(),
-      boardUpdates: false,
-      collectionUpdates: false,
-      expiryTimer: setTimeout(
-        () => this.close(connection, CLOSE_TOKEN_EXPIRING, 'Token expiring; refresh and reconnect'),
-        delay,
-      ),
-    };
-    this.connections.set(socket, connection);
-    this.capSessionSockets(connection);
-    socket.on('pong', () => {
-      connection.alive = true;
-    });
-    // The open row first: a socket closed at once (over the cap) must not leave an open row behind.
-    const recorded = this.repository
-      .recordOpen({
-        id: connection.id,
-        instanceId: this.instanceId,
-        serverId: session.serverId,
-        serverSessionId: session.sessionId,
-        remoteAddress: clientAddressOf(request, this.trustProxy),
-        connectedAt: new Date(),
-      })
-      .catch((error: unknown) => this.logger.warn(`Recording a connection failed: ${String(error)}`));
-    socket.once('close', (code: number) => {
-      void recorded.then(() => this.repository.recordClose(connection.id, code)).catch(() => undefined);
-    });
-    connection.serverName = await this.servers.serverName(session.serverId);
-    await recorded;
-    await this.deliverKept(connection);
-  }
-
-  unregister(socket: WebSocket): void {
-    const connection = this.connections.get(socket);
-    if (!connection) return;
-    clearTimeout(connection.expiryTimer);
-    this.connections.delete(socket);
-    this.forgetSessionSocket(connection);
-  }
-
-  /**
-   * At most WS_CONNECTIONS_PER_SERVER_SESSION sockets per server session on this instance (decisions.md
-   * "Realtime"): a new one over the cap closes the session's oldest with 4003. The newest is the
-   * plugin's current one (a reconnect whose old socket the service has not seen die yet), so a
-   * reconnecting plugin always gets in; a server that opens sockets in a loop only closes its own.
-   * Synchronous, so connections registering at once count each other.
-   */
-  private capSessionSockets(connection: Connection): void {
-    const sockets = this.sessionSockets.get(connection.session.sessionId) ?? [];
-    sockets.push(connection);
-    this.sessionSockets.set(connection.session.sessionId, sockets);
-    while (sockets.length > this.config.wsConnectionsPerServerSession) {
-      const oldest = sockets.shift() as Connection;
-      this.close(
-        oldest,
-        CLOSE_TOO_MANY_CONNECTIONS,
-        'Too many connections for this server session; the newest is kept',
-      );
-      setTimeout(() => oldest.socket.terminate(), EVICTED_CLOSE_WAIT_MS).unref();
-    }
-  }
-
-  private forgetSessionSocket(connection: Connection): void {
-    const sockets = this.sessionSockets.get(connection.session.sessionId);
-    if (!sockets) return;
-    const index = sockets.indexOf(connection);
-    if (index >= 0) sockets.splice(index, 1);
-    if (sockets.length === 0) this.sessionSockets.delete(connection.session.sessionId);
+  /** A socket opened: registered, then given what the outbox kept for its session. */
+  async connected(socket: WebSocket, request: UpgradeRequest): Promise<void> {
+    const connection = await this.registry.register(socket, request);
+    if (connection) await this.deliverKept(connection);
   }
 
   /** `resume_session` {uid, accessToken}: bind the player here and renew the token's TTL. */
   async resumeSession(socket: WebSocket, data: Record<string, unknown>): Promise<Frame> {
-    const connection = this.connections.get(socket);
+    const connection = this.registry.of(socket);
     const uidValue = typeof data.uid === 'number' || typeof data.uid === 'string' ? data.uid : null;
     try {
       if (!connection) throw new UnauthorizedError('Unknown connection');
       const { uid, accessToken } = await parseFrameData(ResumeSessionData, data);
-      const expiresIn = await this.players.resumeSession(connection.session, accessToken, uid);
+      const expiresIn = await this.logins.resumeSession(connection.session, accessToken, uid);
       return { event: 'resume_session', data: { uid: Number(uid), ok: true, expiresIn } };
     } catch (error) {
       const { body } = this.mapped(error);
@@ -242,7 +96,7 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
    * ignores unknown events). Answered with the setting in force.
    */
   async boardUpdates(socket: WebSocket, data: Record<string, unknown>): Promise<Frame> {
-    const connection = this.connections.get(socket);
+    const connection = this.registry.of(socket);
     try {
       if (!connection) throw new UnauthorizedError('Unknown connection');
       const { enabled } = await parseFrameData(OptInData, data);
@@ -258,7 +112,7 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
    * (opt-in, as `board_updates`). Turning them on sends what the outbox kept for the session meanwhile.
    */
   async collectionUpdates(socket: WebSocket, data: Record<string, unknown>): Promise<Frame> {
-    const connection = this.connections.get(socket);
+    const connection = this.registry.of(socket);
     try {
       if (!connection) throw new UnauthorizedError('Unknown connection');
       const { enabled } = await parseFrameData(OptInData, data);
@@ -272,7 +126,7 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
 
   /** `chat` {uid, message}: decorated and delivered to every connected game server. Nothing is answered on success. */
   async chat(socket: WebSocket, data: Record<string, unknown>): Promise<Frame | undefined> {
-    const connection = this.connections.get(socket);
+    const connection = this.registry.of(socket);
     try {
       if (!connection) throw new UnauthorizedError('Unknown connection');
       // Before any lookup: a flood is refused for nothing and never fanned out. One budget for the
@@ -309,22 +163,11 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
     });
   }
 
-  async listConnections(): Promise<OpenConnectionResponse[]> {
-    const rows = await this.repository.listOpen();
-    return rows.map((row) => ({
-      connectionId: row.id,
-      serverID: row.serverId,
-      instanceId: row.instanceId,
-      remoteAddress: row.remoteAddress,
-      connectedAt: formatLocalDateTime(row.connectedAt),
-    }));
-  }
-
   private onEvent(event: ServiceEvent): void {
     switch (event.type) {
       case 'server_session.ended':
-        for (const connection of this.connectionsOf(event.sessionIds)) {
-          this.close(
+        for (const connection of this.registry.ofSessions(event.sessionIds)) {
+          this.registry.close(
             connection,
             CLOSE_SESSION_ENDED,
             event.reason === 'logout'
@@ -341,19 +184,17 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
           data: { uid: Number(event.uid), message: event.message, reason: event.reason, until: event.until },
         };
         if (event.keep) void this.deliverAddressed(event.id, event.serverSessionIds, frame);
-        else for (const connection of this.connectionsOf(event.serverSessionIds)) this.send(connection, frame);
+        else for (const connection of this.registry.ofSessions(event.serverSessionIds)) this.send(connection, frame);
         return;
       }
       case 'chat': {
         const frame = { event: 'chat', data: event.data };
-        const audience = event.audience ? new Set(event.audience) : null;
-        for (const connection of this.connections.values())
-          if (!audience || audience.has(connection.session.serverId)) this.send(connection, frame);
+        for (const connection of this.registry.ofServers(event.audience ?? null)) this.send(connection, frame);
         return;
       }
       case 'boards.changed': {
         const frame = { event: 'board_update', data: { atp: event.atp, levelIds: event.levelIds, top: event.top } };
-        for (const connection of this.connections.values()) if (connection.boardUpdates) this.send(connection, frame);
+        for (const connection of this.registry.all()) if (connection.boardUpdates) this.send(connection, frame);
         return;
       }
       case 'frames.kept':
@@ -379,11 +220,13 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
     } catch (error) {
       // Without the database the frame cannot be kept: the sockets open here still get it.
       this.logger.warn(`Keeping a ${frame.event} frame failed; delivering it only to open sockets: ${String(error)}`);
-      for (const connection of this.connectionsOf(sessionIds))
+      for (const connection of this.registry.ofSessions(sessionIds))
         if (wants(connection, frame)) this.send(connection, frame);
       return;
     }
-    await Promise.all(this.connectionsOf(sessionIds).map((connection) => this.sendKept(connection, eventId, frame)));
+    await Promise.all(
+      this.registry.ofSessions(sessionIds).map((connection) => this.sendKept(connection, eventId, frame)),
+    );
   }
 
   /** Sends what the outbox kept for this connection's session (it has just connected). */
@@ -407,7 +250,7 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
   private async catchUp(why?: string, onlySessions?: string[]): Promise<void> {
     const only = onlySessions ? new Set(onlySessions) : null;
     const bySession = new Map<string, Connection>();
-    for (const connection of this.connections.values())
+    for (const connection of this.registry.all())
       if (isOpen(connection) && (!only || only.has(connection.session.sessionId))) {
         // A socket of the session that takes the opt-in frames is preferred.
         const chosen = bySession.get(connection.session.sessionId);
@@ -455,43 +298,16 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
     });
   }
 
-  private connectionsOf(sessionIds: string[]): Connection[] {
-    const wanted = new Set(sessionIds);
-    return [...this.connections.values()].filter((connection) => wanted.has(connection.session.sessionId));
-  }
-
   private send(connection: Connection, frame: Frame): void {
     if (connection.socket.readyState === connection.socket.OPEN) connection.socket.send(JSON.stringify(frame));
   }
 
-  private close(connection: Connection, code: number, reason: string): void {
-    clearTimeout(connection.expiryTimer);
-    if (
-      connection.socket.readyState === connection.socket.OPEN ||
-      connection.socket.readyState === connection.socket.CONNECTING
-    ) {
-      connection.socket.close(code, reason);
-    }
-  }
-
-  private pingAll(): void {
-    for (const connection of this.connections.values()) {
-      if (!connection.alive) {
-        connection.socket.terminate();
-        continue;
-      }
-      connection.alive = false;
-      connection.socket.ping();
-    }
+  /** With the ping round: expired outbox rows go, and frames that never reached their socket are taken again. */
+  private outboxRound(): void {
     void this.repository
       .sweepOutbox()
       .catch((error: unknown) => this.logger.warn(`Outbox sweep failed: ${String(error)}`));
     void this.catchUp();
-    if (this.connections.size > 0) {
-      void this.repository
-        .touchInstance(this.instanceId)
-        .catch((error: unknown) => this.logger.warn(`Heartbeat failed: ${String(error)}`));
-    }
   }
 
   private mapped(error: unknown) {

@@ -27,7 +27,10 @@ const STATE_SELECT = `me.*,
   ARRAY(SELECT o.rating FROM player_chart_best o WHERE o.uid = $1 AND o.level_id <> $2 ORDER BY o.rating DESC LIMIT ${ATP_CHART_COUNT}) AS others,
   ${BAN_CHECK}`;
 
-type StateSqlRow = Partial<BestSqlRow> &
+/** The best's columns: all of them, or none (no best on the chart yet). */
+type BestColumns = BestSqlRow | { [column in keyof BestSqlRow]: null };
+
+type StateSqlRow = BestColumns &
   BanCheckRow & {
     atp: string | null;
     rating_version: string | null;
@@ -40,7 +43,7 @@ type StateSqlRow = Partial<BestSqlRow> &
 const toStateRead = (row: StateSqlRow): StateRead => ({
   atp: row.atp,
   version: Number(row.rating_version ?? 0),
-  best: row.record_id ? toBest(row as BestSqlRow) : null,
+  best: row.record_id === null ? null : toBest(row),
   others: row.others,
   chart:
     row.constant === null
@@ -104,36 +107,49 @@ function recordFields(record: NewPlayRecord, counters: 'spread' | 'array'): unkn
   ];
 }
 
-/** A row of rhythmc_upload_play. */
-interface UploadPlaySqlRow {
-  outcome: 'stored' | 'session' | 'chart' | 'notes' | 'duplicate';
-  new_record_id: string | null;
-  new_received_ms: string | null;
-  chart_constant: number | null;
+/*
+ * rhythmc_upload_play's row (RETURNS TABLE in sql/rhythmc_upload_play.sql), by outcome: the columns
+ * each fills, the others null. The one place its untyped row meets a type.
+ */
+/** 'stored': the record, its chart, the ban check, the player's state before the play. */
+type UploadStoredRow = {
+  outcome: 'stored';
+  new_record_id: string;
+  new_received_ms: string;
+  chart_constant: number;
   chart_placeholder: boolean | null;
   chart_notes: number | null;
   prev_version: string | null;
   prev_atp: string | null;
-  prev_acc: number | null;
-  prev_first_time_ms: string | null;
-  prev_record_id: string | null;
-  prev_rating: number | null;
-  prev_best_version: string | null;
-  new_version: string | null;
-  new_atp_e4: string | null;
-  new_rating: number | null;
-  self_banned: boolean | null;
-  ban_generation: string | null;
-  db_now: Date | null;
+  self_banned: boolean;
+  ban_generation: string;
+  db_now: Date;
+} & (
+  | { prev_record_id: null }
+  | {
+      prev_record_id: string;
+      prev_acc: number;
+      prev_first_time_ms: string;
+      prev_rating: number;
+      prev_best_version: string;
+    }
+) &
+  // The best and ATP the play wrote, when it counted and beat the best.
+  ({ new_version: null } | { new_version: string; new_atp_e4: string; new_rating: number });
+/** Any other outcome wrote nothing: the transactional path takes the upload. */
+interface UploadNotStoredRow {
+  outcome: 'session' | 'chart' | 'notes' | 'duplicate';
 }
+type UploadPlaySqlRow = UploadStoredRow | UploadNotStoredRow;
 
+/** rhythmc_upload_play's row as the service reads it. */
 function toOneStatementUpload(row: UploadPlaySqlRow): OneStatementUpload {
   if (row.outcome !== 'stored') return { outcome: row.outcome };
   return {
     outcome: 'stored',
-    record: { id: row.new_record_id as string, receivedMs: Number(row.new_received_ms) },
+    record: { id: row.new_record_id, receivedMs: Number(row.new_received_ms) },
     chart: {
-      constant: row.chart_constant as number,
+      constant: row.chart_constant,
       placeholder: row.chart_placeholder === true,
       notes: row.chart_notes,
     },
@@ -144,22 +160,18 @@ function toOneStatementUpload(row: UploadPlaySqlRow): OneStatementUpload {
         row.prev_record_id === null
           ? null
           : toBest({
-              acc: row.prev_acc as number,
-              first_time_ms: row.prev_first_time_ms as string,
+              acc: row.prev_acc,
+              first_time_ms: row.prev_first_time_ms,
               record_id: row.prev_record_id,
-              rating: row.prev_rating as number,
-              version: row.prev_best_version as string,
+              rating: row.prev_rating,
+              version: row.prev_best_version,
             }),
     },
     written:
       row.new_version === null
         ? null
-        : { version: Number(row.new_version), atpE4: Number(row.new_atp_e4), rating: row.new_rating as number },
-    bans: toBanCheck({
-      self_banned: row.self_banned === true,
-      ban_generation: row.ban_generation as string,
-      db_now: row.db_now as Date,
-    }),
+        : { version: Number(row.new_version), atpE4: Number(row.new_atp_e4), rating: row.new_rating },
+    bans: toBanCheck(row),
   };
 }
 
@@ -250,15 +262,18 @@ export class PlayRecordRepository {
       StateSqlRow & {
         id: string | null;
         received_ms: string | null;
-        locked_atp: string | null;
-        locked_version: string | null;
-        s_id: string | null;
-        s_uid: string | null;
-        s_server_session_id: string | null;
-        s_token_expires_at: Date | null;
-        s_renewed_at: Date | null;
-        s_logged_out_at: Date | null;
-      }
+      } & ({ locked_version: null } | { locked_version: string; locked_atp: string }) &
+        (
+          | { s_id: null }
+          | {
+              s_id: string;
+              s_uid: string;
+              s_server_session_id: string;
+              s_token_expires_at: Date;
+              s_renewed_at: Date;
+              s_logged_out_at: Date | null;
+            }
+        )
     >(
       manager,
       'upload_insert_and_read',
@@ -295,15 +310,14 @@ export class PlayRecordRepository {
           ? null
           : {
               id: row.s_id,
-              uid: row.s_uid as string,
-              serverSessionId: row.s_server_session_id as string,
-              tokenExpiresAt: row.s_token_expires_at as Date,
-              renewedAt: row.s_renewed_at as Date,
+              uid: row.s_uid,
+              serverSessionId: row.s_server_session_id,
+              tokenExpiresAt: row.s_token_expires_at,
+              renewedAt: row.s_renewed_at,
               loggedOutAt: row.s_logged_out_at,
             },
       inserted: row.id === null ? null : { id: row.id, receivedMs: Number(row.received_ms) },
-      locked:
-        row.locked_version === null ? null : { atp: row.locked_atp as string, version: Number(row.locked_version) },
+      locked: row.locked_version === null ? null : { atp: row.locked_atp, version: Number(row.locked_version) },
       state: toStateRead(row),
     };
   }

@@ -62,13 +62,14 @@ export class RatingReadRepository {
 
   /** The rating row (null without a counted play) and the player's ban check, read together. */
   async rating(uid: string): Promise<{ rating: { atp: string; version: string } | null; bans: BanCheck }> {
-    const [row] = await this.prepared.run<{ atp: string | null; version: string | null } & BanCheckRow>(
+    // The rating row's columns: both, or neither (no counted play yet).
+    const [row] = await this.prepared.run<({ atp: null } | { atp: string; version: string }) & BanCheckRow>(
       'rating_read_rating',
       RATING_SQL,
       [uid],
     );
     return {
-      rating: row.atp === null ? null : { atp: row.atp, version: row.version as string },
+      rating: row.atp === null ? null : { atp: row.atp, version: row.version },
       bans: toBanCheck(row),
     };
   }

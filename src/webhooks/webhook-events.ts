@@ -1,6 +1,6 @@
 /**
  * The events a webhook may want (docs/decisions.md "Webhooks"). Who writes each: the triggers of
- * migrations/1795872000000-Webhooks.ts, except the ban and unban (PlayerService, in its
+ * migrations/1795872000000-Webhooks.ts, except the ban and unban (PlayerAdminService, in its
  * transaction) and an expired server session (WebhookDispatcher's sweep).
  */
 export const WEBHOOK_EVENTS = [

@@ -3,6 +3,7 @@ import { createPlayer, loginPlayer, onlinePlayer } from '../factories/player.fac
 import { multiInstanceAvailable, startTestApp, TestApp } from '../support/test-app';
 import { WsClient } from '../support/ws-client';
 import { eventually, sleep } from '../support/wait';
+import { ConnectionRegistry } from '../../src/realtime/connection-registry';
 import { RealtimeService } from '../../src/realtime/realtime.service';
 import { BadRequestError } from '../../src/common/errors/app-error';
 import { badLines, badRequest } from '../support/bad-request';
@@ -543,8 +544,8 @@ describe('Sockets per server session', () => {
       new Set(['4003 Too many connections for this server session; the newest is kept']),
     );
     for (const client of kept) expect(client.socket.readyState).toBe(client.socket.OPEN);
-    const realtime = app.get(RealtimeService);
-    await eventually(() => realtime.connectionCount === 4, 'the closed sockets are gone');
+    const connections = app.get(ConnectionRegistry);
+    await eventually(() => connections.connectionCount === 4, 'the closed sockets are gone');
     const rows = () =>
       app.sql<{ code: number | null; n: number }>(
         `SELECT close_code AS code, count(*)::int AS n FROM ws_connection WHERE server_id = $1

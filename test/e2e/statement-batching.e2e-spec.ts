@@ -5,7 +5,7 @@ import { mapError } from '../../src/common/errors/error-body';
 import { PreparedQueries } from '../../src/database/prepared-queries';
 import { BatchableStatement, MAX_BATCH_CALLS, StatementBatcher } from '../../src/database/statement-batcher';
 import { EconomyRepository } from '../../src/economy/economy.repository';
-import { OneRoundTripLogin, PlayerRepository } from '../../src/player/player.repository';
+import { OneRoundTripLogin, OneRoundTripLoginResult, PlayerRepository } from '../../src/player/player.repository';
 import type { UploadRecordDto } from '../../src/upload/dto/upload-record.dto';
 import { UploadService } from '../../src/upload/upload.service';
 import { defineCharts, gameplayPayload } from '../factories/upload.factory';
@@ -47,7 +47,10 @@ describe('Statement batching', () => {
 
   const hash = (token: string) => app.get(TokenService).hash(token);
   const batched = () => app.get(StatementBatcher).stats().batchedCalls;
-  /** What PlayerService.login hands rhythmc_player_login for a Net Token login of `uid` (tokens named by `tag`). */
+  /** The uid a one-round-trip login answered with (the player it logged in, or the one whose session is live). */
+  const loginUid = (result: OneRoundTripLoginResult): number | null =>
+    result.status === 'ok' ? Number(result.player.uid) : result.status === 'live' ? Number(result.uid) : null;
+  /** What PlayerLoginService.login hands rhythmc_player_login for a Net Token login of `uid` (tokens named by `tag`). */
   const tokenLogin = (uid: number, tag: string, now = new Date()): OneRoundTripLogin => ({
     mode: 'TOKEN',
     uid: String(uid),
@@ -256,14 +259,14 @@ describe('Statement batching', () => {
       repo.loginInOneRoundTrip(tokenLogin(fresh[2].uid, 'batch1')),
     ]);
     expect(batched() - before).toBe(5);
-    expect(rows.map((row) => [row.status, row.uid === null ? null : Number(row.uid)])).toEqual([
+    expect(rows.map((row) => [row.status, loginUid(row)])).toEqual([
       ['ok', fresh[0].uid],
       ['ok', fresh[1].uid],
       ['live', fresh[0].uid],
-      ['unknown_player', 999_999_999],
+      ['unknown_player', null],
       ['ok', fresh[2].uid],
     ]);
-    expect(rows[0]).toMatchObject({ username: fresh[0].username, previous_version: 0, collections: [] });
+    expect(rows[0]).toMatchObject({ player: { username: fresh[0].username }, previousVersion: 0, collections: [] });
     const sessions = await app.sql<{ uid: number; token_hash: string }>(
       'SELECT uid::int AS uid, token_hash FROM player_session WHERE uid = ANY($1::bigint[]) AND logged_out_at IS NULL ORDER BY uid',
       [fresh.map((p) => p.uid)],
@@ -339,7 +342,7 @@ describe('Statement batching', () => {
         await otherLock;
         await other.query('COMMIT');
         const rows = await logins;
-        expect(rows.map((row) => [row.status, Number(row.uid)])).toEqual([
+        expect(rows.map((row) => [row.status, loginUid(row)])).toEqual([
           ['ok', a.uid],
           ['ok', b.uid],
         ]);
@@ -374,7 +377,10 @@ describe('Statement batching', () => {
         ]);
         // The batch gave up after 5 s, then each ran alone: the held one waited 5 s more.
         expect(Date.now() - started).toBeGreaterThanOrEqual(9_500);
-        expect(freeLogin).toMatchObject({ status: 'fulfilled', value: { status: 'ok', uid: String(free.uid) } });
+        expect(freeLogin).toMatchObject({
+          status: 'fulfilled',
+          value: { status: 'ok', player: { uid: String(free.uid) } },
+        });
         expect(heldLogin.status).toBe('rejected');
         const reason = (heldLogin as PromiseRejectedResult).reason as { driverError?: { code?: string } };
         expect(reason.driverError?.code).toBe('55P03');

@@ -4,7 +4,9 @@ import { DataSource } from 'typeorm';
 import { buildDataSourceOptions } from '../../src/database/database-options';
 import { EmbeddedDatabase } from '../../src/database/embedded/embedded-database';
 import { BoundTokenSession, boundTokenStatus } from '../../src/auth/bound-token.rule';
+import type { PlayerLoginMode } from '../../src/auth/entities/player-session.entity';
 import { activeBan, banIsActive } from '../../src/player/active-ban.rule';
+import { loginProves } from '../../src/player/session-proof.rule';
 import { improves } from '../../src/upload/best.rule';
 import { playRating } from '../../src/upload/rating';
 import { COUNTED_RECORD, recordCounts } from '../../src/upload/counted-record.rule';
@@ -318,6 +320,106 @@ describe('Twin rules: the TypeScript and SQL forms agree', () => {
         await sql(text);
       }
       expect(await disagreements(boundTokenStatus)).toEqual([]);
+    });
+  });
+
+  describe('proof at login (player/session-proof.rule.ts: loginProves, v_proven of rhythmc_player_login)', () => {
+    const MIN = 60_000;
+    const hash = () => randomBytes(32).toString('hex');
+    const modes: PlayerLoginMode[] = ['ONLINE', 'TOKEN', 'OFFLINE_REFRESH'];
+    /** Every mode, for a player whose stored resume token was issued to a session with proof or without. */
+    const cases = modes.flatMap((mode) => [false, true].map((resumeTokenProven) => ({ mode, resumeTokenProven })));
+    let serverSessionId = '';
+    let round = 0;
+
+    beforeAll(async () => {
+      const [server] = await sql<{ id: number }>(
+        "INSERT INTO game_server (name, country) VALUES ('twin-proof', 'DE') RETURNING id",
+      );
+      const [session] = await sql<{ id: string }>(
+        `INSERT INTO server_session (server_id, plugin_sha, plugin_version, token_expires_at, token_hash)
+         VALUES ($1, 'sha', 1, now() + interval '1 hour', $2) RETURNING id::text AS id`,
+        [server.id, hash()],
+      );
+      serverSessionId = session.id;
+    });
+
+    /**
+     * The cases where `typeScript` and the proof rhythmc_player_login stored with the session it
+     * opened (player_session.proven) differ: each case a fresh player (no live session, continueEnabled
+     * on) with a resume token, logged in by its mode.
+     */
+    async function disagreements(typeScript: typeof loginProves): Promise<string[]> {
+      round += 1;
+      const now = new Date();
+      const found: string[] = [];
+      for (const [index, c] of cases.entries()) {
+        const uuid = randomBytes(16).toString('hex');
+        const username = `twin_proof_${round}_${index}`;
+        const [player] = await sql<{ uid: string }>(
+          'INSERT INTO player (username, uuid, continue_enabled) VALUES ($1, $2, true) RETURNING uid::text AS uid',
+          [username, uuid],
+        );
+        const resumeHash = hash();
+        await sql(
+          'INSERT INTO player_resume_token (uid, token_hash, expires_at, issued_at, proven) VALUES ($1, $2, $3, $4, $5)',
+          [player.uid, resumeHash, new Date(now.getTime() + 60 * MIN), now, c.resumeTokenProven],
+        );
+        const tokenHash = hash();
+        const [answer] = await sql<{ status: string }>(
+          'SELECT status FROM rhythmc_player_login($1, $2, $3, $4, $5, $6, $7, $8, 1, $9, $10, $11)',
+          [
+            c.mode,
+            c.mode === 'TOKEN' ? player.uid : null,
+            c.mode === 'ONLINE' ? uuid : null,
+            c.mode === 'ONLINE' ? username : null,
+            c.mode === 'OFFLINE_REFRESH' ? resumeHash : null,
+            serverSessionId,
+            tokenHash,
+            new Date(now.getTime() + 10 * MIN),
+            hash(),
+            new Date(now.getTime() + 60 * MIN),
+            now,
+          ],
+        );
+        expect(answer.status).toBe('ok');
+        const [opened] = await sql<{ proven: boolean }>('SELECT proven FROM player_session WHERE token_hash = $1', [
+          tokenHash,
+        ]);
+        if (typeScript(c.mode, c.resumeTokenProven) !== opened.proven) found.push(JSON.stringify(c));
+      }
+      return found;
+    }
+
+    const fileText = () => functionFiles().find((file) => file.name === 'rhythmc_player_login')?.text ?? '';
+
+    it('agree on every mode, with a resume token issued with proof or without', async () => {
+      expect(cases).toHaveLength(6);
+      expect(await disagreements(loginProves)).toEqual([]);
+    });
+
+    it('disagree when only the TypeScript form changes', async () => {
+      // ONLINE taken as proof, as a provider's "this account exists" might be misread.
+      const onlineProves: typeof loginProves = (mode, resumeTokenProven) =>
+        mode === 'ONLINE' || loginProves(mode, resumeTokenProven);
+      expect(await disagreements(onlineProves)).toEqual(
+        [false, true].map((resumeTokenProven) => JSON.stringify({ mode: 'ONLINE', resumeTokenProven })),
+      );
+    });
+
+    it('disagree when only the SQL form changes', async () => {
+      expect(fileText()).toContain("v_proven boolean := p_mode = 'TOKEN';");
+      await sql(
+        fileText().replace("v_proven boolean := p_mode = 'TOKEN';", "v_proven boolean := p_mode <> 'OFFLINE_REFRESH';"),
+      );
+      try {
+        expect(await disagreements(loginProves)).toEqual(
+          [false, true].map((resumeTokenProven) => JSON.stringify({ mode: 'ONLINE', resumeTokenProven })),
+        );
+      } finally {
+        await sql(fileText());
+      }
+      expect(await disagreements(loginProves)).toEqual([]);
     });
   });
 
