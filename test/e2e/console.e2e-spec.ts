@@ -505,6 +505,41 @@ describe('Web console', () => {
     await page.getByRole('table', { name: 'Audit log' }).getByText(`server:${other.serverID}`).waitFor();
   });
 
+  it('pages a list (usePagedList): next page, first page, and a new filter starts on the first page', async () => {
+    // 53 entries of one target: a page of 50 (newest first), then 3.
+    const target = `paged:${uniqueName('pages')}`;
+    await app.sql(
+      `INSERT INTO admin_audit (action, target, summary, credential, actor)
+       SELECT 'test.paged', $1, jsonb_build_object('n', n), 'ADMIN_TOKEN', 'ADMIN_TOKEN' FROM generate_series(1, 53) n`,
+      [target],
+    );
+    const table = page.getByRole('table', { name: 'Audit log' });
+    const rows = async (count: number, what: string) =>
+      eventually(async () => (await table.locator('tbody tr').count()) === count, what, 10_000);
+    const first = page.getByRole('button', { name: 'First page' });
+    const next = page.getByRole('button', { name: 'Next page' });
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    await page.getByLabel(/Target/).fill(target);
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await rows(50, 'the first page of 50');
+    await table.getByText('{"n":53}').waitFor();
+    expect({ first: await first.isDisabled(), next: await next.isDisabled() }).toEqual({ first: true, next: false });
+    await next.click();
+    await rows(3, 'the last page of 3');
+    await table.getByText('{"n":1}').waitFor();
+    expect({ first: await first.isDisabled(), next: await next.isDisabled() }).toEqual({ first: false, next: true });
+    await first.click();
+    await rows(50, 'the first page again');
+    await table.getByText('{"n":53}').waitFor();
+    // On page 2, another filter answers its own first page (the cursor of the old filter is dropped).
+    await next.click();
+    await rows(3, 'page 2 again');
+    await page.getByLabel(/Target/).fill(`${target}-none`);
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByText('No entry.').waitFor();
+    expect(await first.isDisabled()).toBe(true);
+  });
+
   it('switches maintenance on and off', async () => {
     await page.getByRole('link', { name: 'Network settings' }).click();
     const form = page.getByRole('form', { name: 'Maintenance' });
