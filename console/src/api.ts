@@ -1,4 +1,4 @@
-import { ApiError, apiError, createAdminClient, ok, type Schemas } from '../../src/admin-client/client';
+import { ApiError, createAdminClient, ok, type Schemas } from '../../src/admin-client/client';
 
 export { ApiError, ok, type Schemas };
 
@@ -57,25 +57,15 @@ export interface Download {
 
 /** Takes a backup of the database (POST /admin/database/backup, a file); its errors are worded as ok()'s. */
 export async function downloadBackup(): Promise<Download> {
-  const answer = await admin.POST('/admin/database/backup', {
+  const pending = admin.POST('/admin/database/backup', {
     parseAs: 'blob',
     headers: { Accept: 'application/gzip, application/octet-stream, application/json' },
   });
-  // A refusal is JSON (§2) even though the client was told to read a blob.
-  if (!answer.response.ok) {
-    const text = answer.error instanceof Blob ? await answer.error.text() : '';
-    let body: unknown = text;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = text;
-    }
-    throw apiError(answer.response, body);
-  }
-  const blob = await ok(Promise.resolve(answer));
-  const disposition = answer.response.headers.get('Content-Disposition') ?? '';
-  const filename = /filename="([^"]+)"/.exec(disposition)?.[1] ?? 'download';
-  return { blob, filename, headers: answer.response.headers };
+  // A refusal is read as JSON whatever parseAs says (the §2 body): ok() throws it as an ApiError.
+  const blob = await ok(pending);
+  const { response } = await pending;
+  const filename = /filename="([^"]+)"/.exec(response.headers.get('Content-Disposition') ?? '')?.[1] ?? 'download';
+  return { blob, filename, headers: response.headers };
 }
 
 /** Who is signed in (GET /admin/me, and the sign-in's answer). */

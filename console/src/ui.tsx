@@ -203,7 +203,7 @@ export function usePagedList<P extends CursorPage>(
   deps: unknown[],
 ): Loaded<P> & { pager: PagerControls } {
   const key = JSON.stringify(deps);
-  // The cursors of the pages before this one, for the filters `key`: other filters start over.
+  // The cursors that led to this page (the last one loads it), for the filters `key`: other filters start over.
   const [trail, setTrail] = useState<{ key: string; cursors: string[] }>({ key, cursors: [] });
   const cursors = trail.key === key ? trail.cursors : [];
   const cursor = cursors[cursors.length - 1];

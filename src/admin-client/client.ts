@@ -20,12 +20,6 @@ export function createAdminClient(options: ClientOptions = {}): AdminClient {
   return createClient<paths>(options);
 }
 
-/** An entry of a cursor-paged list's answer (`{items, nextCursor}`). */
-export interface Paged<T> {
-  items: T[];
-  nextCursor: string | null;
-}
-
 /** An answer other than 2xx, worded as the API words it (`{error, message}`, decisions.md §2). */
 export class ApiError extends Error {
   constructor(
@@ -45,7 +39,7 @@ export class ApiError extends Error {
 }
 
 /** The ApiError of an answer other than 2xx, from its status and body (parsed JSON or text). */
-export function apiError(response: Response, body: unknown): ApiError {
+function apiError(response: Response, body: unknown): ApiError {
   const fields = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
   const code = typeof fields.error === 'string' ? fields.error : response.statusText || 'ERROR';
   const message =
