@@ -1131,6 +1131,31 @@ describe('Web console', () => {
     }
   });
 
+  it('starts a paged list over when its filter changes (Servers: all, page 2, then offline)', async () => {
+    // 150 more servers, never logged in: two pages of 100 whichever filter. (Late in the file: the
+    // tests before look for their servers on the first page.)
+    await app.sql(`INSERT INTO game_server (name, country) SELECT 'paged-' || n, 'DE' FROM generate_series(1, 150) n`);
+    const [{ total }] = await app.sql<{ total: number }>('SELECT count(*)::int AS total FROM game_server');
+    const table = page.getByRole('table', { name: 'Servers' });
+    const rows = () => table.locator('tbody tr').count();
+    const first = page.getByRole('button', { name: 'First page' });
+    await page.getByRole('link', { name: 'Servers' }).click();
+    await eventually(async () => (await rows()) === 100 && (await first.isDisabled()), 'the first page of 100', 10_000);
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await eventually(
+      async () => (await rows()) === total - 100 && !(await first.isDisabled()),
+      'the second page',
+      10_000,
+    );
+    // Another filter: its own first page, not the old filter's cursor applied to it.
+    await page.getByRole('combobox', { name: 'Show' }).selectOption('false');
+    await eventually(
+      async () => (await rows()) === 100 && (await first.isDisabled()),
+      'the first page of the offline servers',
+      10_000,
+    );
+  });
+
   it('signs out: the session ends on the service, and its cookie is refused even if sent again', async () => {
     const cookie = (await context.cookies()).find((candidate) => candidate.name === 'rhythmc_session');
     const csrf = (await context.cookies()).find((candidate) => candidate.name === 'rhythmc_csrf');
