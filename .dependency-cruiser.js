@@ -75,8 +75,12 @@ const MODULES = {
   console: ['config', 'common'],
   // The public leaderboard site's files, theme and settings (the page reads the public API over HTTP).
   site: ['config', 'common'],
+  // The typed admin client (openapi-fetch over the types generated from the OpenAPI document,
+  // `npm run client:generate`): the console and the CLI call the admin API through it. It knows no
+  // module: the document is a file, not an import of the app.
+  'admin-client': [],
   // The admin CLI and the migration runner: processes of their own, not part of the Nest app.
-  cli: ['config', 'common', 'database'],
+  cli: ['config', 'common', 'database', 'admin-client'],
 };
 
 const FOLDERS = Object.keys(MODULES);

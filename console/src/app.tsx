@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, Me, signIn, signOut, SIGNED_OUT_EVENT } from './api';
+import { admin, ApiError, Me, ok, signIn, signOut, SIGNED_OUT_EVENT } from './api';
 import { AccountPage } from './pages/account';
 import { ApiKeysPage } from './pages/api-keys';
 import { SeasonsPage } from './pages/seasons';
@@ -18,7 +18,7 @@ import { StaffMemberPage, StaffPage } from './pages/staff';
 import { ErrorBox, Field, Loading, SessionContext, setServiceTimeZone } from './ui';
 
 /** The pages, and the permission each needs to be listed (the API refuses the rest with 403 anyway). */
-const NAV: Array<[path: string, label: string, permissions: string[]]> = [
+const NAV: Array<[path: string, label: string, permissions: Me['permissions']]> = [
   ['overview', 'Overview', ['overview.read']],
   ['players', 'Players', ['players.read']],
   ['servers', 'Servers', ['servers.read']],
@@ -194,7 +194,7 @@ export function App() {
   const route = useRoute();
   useEffect(() => setMenuOpen(false), [route.join('/')]);
   useEffect(() => {
-    api<Me>('GET', '/admin/me').then(
+    ok(admin.GET('/admin/me')).then(
       (answer) => setMe(answer),
       () => setMe(null),
     );

@@ -6,7 +6,7 @@ import { ApiError, type Me } from './api';
 export const SessionContext = createContext<Me | null>(null);
 
 /** Whether the signed-in role holds a permission (src/auth/permissions.ts). */
-export function useCan(): (permission: string) => boolean {
+export function useCan(): (permission: Me['permissions'][number]) => boolean {
   const me = useContext(SessionContext);
   return (permission) => me?.permissions.includes(permission) ?? false;
 }
@@ -180,17 +180,47 @@ export function Table({ head, children, label }: { head: string[]; children: Com
   );
 }
 
-export function Pager({
-  cursor,
-  onNext,
-  onFirst,
-  atFirst,
-}: {
+/** One page of a cursor-paged admin list (`{items, nextCursor}`, the generated `…Page` types). */
+interface CursorPage {
+  nextCursor: string | null;
+}
+
+/** The buttons of a paged list (usePagedList's `pager`). */
+export interface PagerControls {
   cursor: string | null;
-  onNext: () => void;
-  onFirst: () => void;
   atFirst: boolean;
-}) {
+  onFirst: () => void;
+  onNext: () => void;
+}
+
+/**
+ * A cursor-paged admin list: `load(cursor)` for the first page (cursor undefined) and each next
+ * one; back to the first page whenever `deps` (the filters) change. `null` from load: nothing to
+ * list yet (a search not made). Render `<Pager {...list.pager} />` under the table.
+ */
+export function usePagedList<P extends CursorPage>(
+  load: (cursor: string | undefined) => Promise<P | null>,
+  deps: unknown[],
+): Loaded<P> & { pager: PagerControls } {
+  const key = JSON.stringify(deps);
+  // The cursors that led to this page (the last one loads it), for the filters `key`: other filters start over.
+  const [trail, setTrail] = useState<{ key: string; cursors: string[] }>({ key, cursors: [] });
+  const cursors = trail.key === key ? trail.cursors : [];
+  const cursor = cursors[cursors.length - 1];
+  const page = useLoad(() => load(cursor), [key, cursor]);
+  const nextCursor = page.data?.nextCursor ?? null;
+  return {
+    ...page,
+    pager: {
+      cursor: nextCursor,
+      atFirst: cursors.length === 0,
+      onFirst: () => setTrail({ key, cursors: [] }),
+      onNext: () => nextCursor !== null && setTrail({ key, cursors: [...cursors, nextCursor] }),
+    },
+  };
+}
+
+export function Pager({ cursor, onNext, onFirst, atFirst }: PagerControls) {
   return (
     <div class="row pager">
       <button type="button" class="secondary" disabled={atFirst} onClick={onFirst}>

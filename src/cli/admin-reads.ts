@@ -2,13 +2,19 @@
  * The read commands of the admin CLI (issue 17): one per admin read, a table by default, the
  * JSON answer with `--json`. Lists page with `--limit` and `--cursor` (printed under the table).
  */
-import { Command, OptionSpec, Parsed, segment, text } from './admin-command';
+import {
+  AdminRead,
+  Command,
+  OptionSpec,
+  Parsed,
+  ReadAnswer,
+  ReadQuery,
+  readCommand,
+  routePath,
+  text,
+} from './admin-command';
 import { cellText, Column, fields, table } from './table';
-
-type Row = Record<string, unknown>;
-
-const rows = (value: unknown) => value as Row[];
-const obj = (value: unknown) => value as Row;
+import type { Schemas } from '../admin-client/client';
 
 const PAGING: Record<string, OptionSpec> = {
   limit: { type: 'string', value: '<n>', help: 'entries per page, 1-200 (default 50)' },
@@ -27,44 +33,48 @@ function query(values: Parsed['values'], names: string[]): string {
 }
 
 /** A page of a list: its table, then how to get the next page. */
-function page(columns: Column<Row>[]) {
-  return (body: unknown): string => {
-    const { items, nextCursor } = body as { items: Row[]; nextCursor: string | null };
-    return `${table(items, columns)}${nextCursor ? `\n\nmore: add --cursor ${nextCursor}` : ''}`;
-  };
+function page<Item>(columns: Column<Item>[]) {
+  return (body: { items: Item[]; nextCursor?: string | null }): string =>
+    `${table(body.items, columns)}${body.nextCursor ? `\n\nmore: add --cursor ${body.nextCursor}` : ''}`;
 }
 
-function listCommand(
+/** The routes answering one page of a list (`{items, nextCursor}`). */
+type ListRoute = {
+  [Route in AdminRead]: ReadAnswer<Route> extends { items: unknown[]; nextCursor: string | null } ? Route : never;
+}[AdminRead];
+type ItemOf<Route extends ListRoute> = ReadAnswer<Route> extends { items: (infer Item)[] } ? Item : never;
+
+/** A list read: its filters are query parameters the document gives the route, its columns fields of its items. */
+function listCommand<Route extends ListRoute>(
   name: string,
-  path: string,
-  filters: Record<string, OptionSpec>,
+  route: Route,
+  filters: Partial<Record<ReadQuery<Route>, OptionSpec>>,
   summary: string,
-  columns: Column<Row>[],
+  columns: Column<ItemOf<Route>>[],
 ): Command {
-  return {
+  return readCommand(route, {
     name,
     args: [],
-    options: { ...filters, ...PAGING },
+    options: { ...(filters as Record<string, OptionSpec>), ...PAGING },
     summary,
-    details: `GET ${path}. Answers {"items", "nextCursor"}.`,
+    details: 'Answers {"items", "nextCursor"}.',
     build: ({ values }) => ({
       method: 'GET',
-      path: `${path}${query(values, [...Object.keys(filters), 'limit', 'cursor'])}`,
+      path: `${route}${query(values, [...Object.keys(filters), 'limit', 'cursor'])}`,
     }),
-    render: page(columns),
-  };
+    render: (body) => page(columns)(body as { items: ItemOf<Route>[]; nextCursor: string | null }),
+  });
 }
 
-const server = (value: unknown) =>
-  value ? `${cellText(obj(value).serverName)} (${cellText(obj(value).serverID)})` : null;
-const ban = (value: unknown) =>
-  value ? `${cellText(obj(value).reason || '(no reason)')} until ${cellText(obj(value).until ?? 'forever')}` : null;
+const server = (value: { serverID: number | null; serverName: string | null } | null) =>
+  value ? `${cellText(value.serverName)} (${cellText(value.serverID)})` : null;
+const ban = (value: { reason: string; until: string | null } | null | undefined) =>
+  value ? `${cellText(value.reason || '(no reason)')} until ${cellText(value.until ?? 'forever')}` : null;
 
-function profile(body: unknown): string {
-  const p = obj(body);
-  const balance = obj(p.balance);
-  const activeBan = rows(p.bans).find((entry) => entry.active);
-  const live = rows(p.sessions).find((entry) => entry.live);
+function profile(p: Schemas['AdminPlayerProfileResponse']): string {
+  const balance = p.balance;
+  const activeBan = p.bans.find((entry) => entry.active);
+  const live = p.sessions.find((entry) => entry.live);
   return [
     fields([
       ['uid', p.uid],
@@ -72,18 +82,18 @@ function profile(body: unknown): string {
       ['displayName', p.displayName],
       ['uuid', p.uuid],
       ['banstate', p.banstate],
-      ['ban', ban(activeBan ?? null)],
+      ['ban', ban(activeBan)],
       ['online', live ? `${server(live)} since ${cellText(live.createdAt)}` : null],
       ['wattHour', balance.wattHour],
       ['atp', p.atp],
       ['bests', p.bestCount],
-      ['collections', (p.collections as string[]).join(', ')],
+      ['collections', p.collections.join(', ')],
       ['created', p.createdAt],
       ['options', p.options],
     ]),
     '',
     'Sessions (latest 20):',
-    table(rows(p.sessions), [
+    table(p.sessions, [
       ['created', (s) => s.createdAt],
       ['mode', (s) => s.mode],
       ['proven', (s) => (s.proven ? 'yes' : 'no')],
@@ -94,7 +104,7 @@ function profile(body: unknown): string {
     ]),
     '',
     'Takeovers (latest 20; sessions without proof taken over by a login with proof):',
-    table(rows(p.takeovers), [
+    table(p.takeovers, [
       ['time', (t) => t.takenAt],
       ['from', (t) => `${cellText(t.fromServerName)} (${cellText(t.fromServerID)})`],
       ['to', (t) => `${cellText(t.toServerName)} (${cellText(t.toServerID)})`],
@@ -102,7 +112,7 @@ function profile(body: unknown): string {
     ]),
     '',
     'Bans:',
-    table(rows(p.bans), [
+    table(p.bans, [
       ['id', (b) => b.banId],
       ['created', (b) => b.createdAt],
       ['reason', (b) => b.reason],
@@ -112,15 +122,15 @@ function profile(body: unknown): string {
     ]),
     '',
     'Balance history (latest 20):',
-    table(rows(balance.history), [
+    table(balance.history, [
       ['time', (h) => h.time],
       ['previous', (h) => h.previousWattHour],
       ['wattHour', (h) => h.wattHour],
       ['server', (h) => h.serverID],
     ]),
     '',
-    `Bests (${rows(p.bests).length} of ${cellText(p.bestCount)}, by rating):`,
-    table(rows(p.bests), [
+    `Bests (${p.bests.length} of ${cellText(p.bestCount)}, by rating):`,
+    table(p.bests, [
       ['levelId', (b) => b.levelId],
       ['acc', (b) => b.acc],
       ['rating', (b) => b.rating],
@@ -128,21 +138,18 @@ function profile(body: unknown): string {
   ].join('\n');
 }
 
-function overview(body: unknown): string {
-  const o = obj(body);
-  const uploads = obj(o.uploads);
-  const maintenance = obj(o.maintenance);
-  const policy = o.pluginPolicy === null ? null : obj(o.pluginPolicy);
+function overview(o: Schemas['AdminOverviewResponse']): string {
+  const policy = o.pluginPolicy;
   return fields([
     ['serversOnline', o.serversOnline],
     ['playersOnline', o.playersOnline],
-    ['uploadsLastMinute', uploads.lastMinute],
-    ['uploadsLast15Minutes', uploads.last15Minutes],
-    ['maintenance', maintenance.enabled ? `on: ${cellText(maintenance.message)}` : 'off'],
+    ['uploadsLastMinute', o.uploads.lastMinute],
+    ['uploadsLast15Minutes', o.uploads.last15Minutes],
+    ['maintenance', o.maintenance.enabled ? `on: ${cellText(o.maintenance.message)}` : 'off'],
     [
       'pluginPolicy',
       policy
-        ? `versions ${cellText(policy.minPluginVersion)}-${cellText(policy.latestPluginVersion)}, ${(policy.allowedPluginSHAs as string[]).length} allowed builds`
+        ? `versions ${cellText(policy.minPluginVersion)}-${cellText(policy.latestPluginVersion)}, ${policy.allowedPluginSHAs.length} allowed builds`
         : null,
     ],
   ]);
@@ -160,11 +167,11 @@ const BOARD_OPTIONS: Record<string, OptionSpec> = {
 };
 
 /** The period a board answered for: `season spring-2027 (12): 2027-03-01T00:00:00 to 2027-06-01T00:00:00, closed`. */
-const periodLine = (period: Row): string =>
+const periodLine = (period: Schemas['BoardPeriodView']): string =>
   `period: ${cellText(period.kind)}${period.slug ? ` ${cellText(period.slug)}` : ''} (${cellText(period.id)}): ` +
   `${cellText(period.startsAt)} to ${cellText(period.endsAt)}${period.closed ? ', closed (archive)' : ''}`;
 
-const SEASON_COLUMNS: Column<Row>[] = [
+const SEASON_COLUMNS: Column<Schemas['SeasonResponse']>[] = [
   ['id', (r) => r.id],
   ['slug', (r) => r.slug],
   ['name', (r) => r.name],
@@ -173,30 +180,26 @@ const SEASON_COLUMNS: Column<Row>[] = [
   ['endsAt', (r) => r.endsAt],
   [
     'closeRule',
-    (r) => {
-      const rule = r.closeRule as Row | null;
-      return rule ? `${cellText(rule.collection)} to the top ${cellText(rule.top)}` : null;
-    },
+    (r) => (r.closeRule ? `${cellText(r.closeRule.collection)} to the top ${cellText(r.closeRule.top)}` : null),
   ],
 ];
 
-/** A board: its player's rank (with --around), then the entries. */
-function board(columns: Column<Row>[]) {
-  return (body: unknown): string => {
-    const answer = obj(body);
+/** A board: its period, its player's rank (with --around), then the entries. */
+function board<Entry>(columns: Column<Entry>[]) {
+  return (answer: { period?: Schemas['BoardPeriodView']; rank?: number | null; entries: Entry[] }): string => {
     const rank = 'rank' in answer ? `rank: ${cellText(answer.rank ?? 'none (not on this board)')}\n\n` : '';
-    const period = answer.period ? `${periodLine(obj(answer.period))}\n\n` : '';
-    return `${period}${rank}${table(rows(answer.entries), columns)}`;
+    const period = answer.period ? `${periodLine(answer.period)}\n\n` : '';
+    return `${period}${rank}${table(answer.entries, columns)}`;
   };
 }
 
 export const READ_COMMANDS: Command[] = [
-  {
+  readCommand('/admin/boards/atp', {
     name: 'boards atp',
     args: [],
     options: BOARD_OPTIONS,
     summary: 'the ATP board: the top, or a window around a player (ranks as the upload answers them)',
-    details: 'GET /admin/boards/atp. Answers {"board", "rank"?, "entries"}.',
+    details: 'Answers {"board", "rank"?, "entries"}.',
     build: ({ values }) => ({
       method: 'GET',
       path: `/admin/boards/atp${query(values, ['limit', 'around', 'k', 'period'])}`,
@@ -208,16 +211,16 @@ export const READ_COMMANDS: Command[] = [
       ['displayName', (r) => r.displayName],
       ['atp', (r) => r.atp],
     ]),
-  },
-  {
+  }),
+  readCommand('/admin/boards/charts/{levelId}', {
     name: 'boards chart',
     args: ['<levelId>'],
     options: BOARD_OPTIONS,
     summary: "a chart's board: the top, or a window around a player",
-    details: 'GET /admin/boards/charts/{levelId}. Answers {"board", "levelId", "rank"?, "entries"}.',
+    details: 'Answers {"board", "levelId", "rank"?, "entries"}.',
     build: ({ positionals: [levelId], values }) => ({
       method: 'GET',
-      path: `/admin/boards/charts/${segment(levelId)}${query(values, ['limit', 'around', 'k', 'period'])}`,
+      path: `${routePath('/admin/boards/charts/{levelId}', { levelId })}${query(values, ['limit', 'around', 'k', 'period'])}`,
     }),
     render: board([
       ['rank', (r) => r.rank],
@@ -227,16 +230,16 @@ export const READ_COMMANDS: Command[] = [
       ['acc', (r) => r.acc],
       ['rating', (r) => r.rating],
     ]),
-  },
-  {
+  }),
+  readCommand('/admin/overview', {
     name: 'overview show',
     args: [],
     options: {},
     summary: 'the network at a glance: servers and players online, uploads, maintenance, plugin policy',
-    details: 'GET /admin/overview.',
+    details: '',
     build: () => ({ method: 'GET', path: '/admin/overview' }),
     render: overview,
-  },
+  }),
   listCommand(
     'players list',
     '/admin/players',
@@ -257,15 +260,15 @@ export const READ_COMMANDS: Command[] = [
       ['created', (r) => r.createdAt],
     ],
   ),
-  {
+  readCommand('/admin/players/{uid}', {
     name: 'players show',
     args: ['<uid>'],
     options: {},
     summary: "a player's profile: identity, sessions, bans, balance, ATP, bests, collections, options",
-    details: 'GET /admin/players/{uid}.',
-    build: ({ positionals: [uid] }) => ({ method: 'GET', path: `/admin/players/${segment(uid)}` }),
+    details: '',
+    build: ({ positionals: [uid] }) => ({ method: 'GET', path: routePath('/admin/players/{uid}', { uid }) }),
     render: profile,
-  },
+  }),
   listCommand(
     'api-keys list',
     '/admin/api-keys',
@@ -274,7 +277,7 @@ export const READ_COMMANDS: Command[] = [
     [
       ['id', (r) => r.id],
       ['name', (r) => r.name],
-      ['scopes', (r) => (r.scopes as string[]).join(' ')],
+      ['scopes', (r) => r.scopes.join(' ')],
       ['perMinute', (r) => r.effectiveRateLimit],
       ['created', (r) => r.createdAt],
       ['lastUsed', (r) => r.lastUsedAt],
@@ -282,35 +285,35 @@ export const READ_COMMANDS: Command[] = [
     ],
   ),
   listCommand('seasons list', '/admin/seasons', {}, 'the seasons, closed and archived ones included', SEASON_COLUMNS),
-  {
+  readCommand('/admin/seasons/{id}', {
     name: 'seasons show',
     args: ['<id>'],
     options: {},
     summary: 'a season: its dates, state and close rule (its boards: boards atp --period season:<slug>)',
-    details: 'GET /admin/seasons/{id}. Answers the season.',
-    build: ({ positionals: [id] }) => ({ method: 'GET', path: `/admin/seasons/${segment(id)}` }),
-    render: (body) => fields(SEASON_COLUMNS.map(([name, cell]) => [name, cell(obj(body))])),
-  },
-  {
+    details: 'Answers the season.',
+    build: ({ positionals: [id] }) => ({ method: 'GET', path: routePath('/admin/seasons/{id}', { id }) }),
+    render: (season) => fields(SEASON_COLUMNS.map(([name, cell]) => [name, cell(season)])),
+  }),
+  readCommand('/admin/webhooks', {
     name: 'webhooks list',
     args: [],
     options: {},
     summary: 'the webhooks (never their secrets), with pending and given-up deliveries',
-    details: 'GET /admin/webhooks. Answers {"items"}.',
+    details: 'Answers {"items"}.',
     build: () => ({ method: 'GET', path: '/admin/webhooks' }),
     render: page([
       ['id', (r) => r.id],
       ['name', (r) => r.name],
       ['format', (r) => r.format],
-      ['events', (r) => (r.events as string[]).join(' ')],
+      ['events', (r) => r.events.join(' ')],
       ['enabled', (r) => r.enabled],
       ['failingSince', (r) => r.failingSince],
       ['pending', (r) => r.pending],
       ['failed', (r) => r.failed],
       ['disabledReason', (r) => r.disabledReason],
     ]),
-  },
-  {
+  }),
+  readCommand('/admin/webhooks/{id}/deliveries', {
     name: 'webhooks deliveries',
     args: ['<id>'],
     options: {
@@ -318,10 +321,10 @@ export const READ_COMMANDS: Command[] = [
       ...PAGING,
     },
     summary: "a webhook's delivery log, newest first: state, attempts, last status and error",
-    details: 'GET /admin/webhooks/{id}/deliveries. Answers {"items", "nextCursor"}.',
+    details: 'Answers {"items", "nextCursor"}.',
     build: ({ positionals: [id], values }) => ({
       method: 'GET',
-      path: `/admin/webhooks/${segment(id)}/deliveries${query(values, ['state', 'limit', 'cursor'])}`,
+      path: `${routePath('/admin/webhooks/{id}/deliveries', { id })}${query(values, ['state', 'limit', 'cursor'])}`,
     }),
     render: page([
       ['id', (r) => r.id],
@@ -333,7 +336,7 @@ export const READ_COMMANDS: Command[] = [
       ['created', (r) => r.createdAt],
       ['next', (r) => r.nextAttemptAt],
     ]),
-  },
+  }),
   listCommand(
     'bans list',
     '/admin/bans',
@@ -362,17 +365,11 @@ export const READ_COMMANDS: Command[] = [
       ['plugin', (r) => r.pluginVersion],
       ['address', (r) => r.address],
       ['lastLogin', (r) => r.lastLogin],
-      [
-        'websocket',
-        (r) =>
-          r.realtime ? `${cellText(obj(r.realtime).instanceId)} since ${cellText(obj(r.realtime).connectedAt)}` : null,
-      ],
+      ['websocket', (r) => (r.realtime ? `${r.realtime.instanceId} since ${r.realtime.connectedAt}` : null)],
       [
         'conflicts24h',
-        (r) => {
-          const c = obj(r.sessionConflicts24h);
-          return `${cellText(c.takenOver)}/${cellText(c.keptOut)}/${cellText(c.onlineRefused)}`;
-        },
+        (r) =>
+          `${r.sessionConflicts24h.takenOver}/${r.sessionConflicts24h.keptOut}/${r.sessionConflicts24h.onlineRefused}`,
       ],
     ],
   ),
@@ -450,7 +447,7 @@ export const READ_COMMANDS: Command[] = [
       ['acc', (r) => r.acc],
       ['pass', (r) => (r.pass ? 'yes' : 'no')],
       ['received', (r) => r.receivedAt],
-      ['flags', (r) => (r.flags as string[]).join(',')],
+      ['flags', (r) => r.flags.join(',')],
       ['review', (r) => r.review],
       ['counts', (r) => (r.counts ? 'yes' : 'no')],
     ],
@@ -459,13 +456,13 @@ export const READ_COMMANDS: Command[] = [
 
 /** Tables for the two reads that predate the list commands. */
 export const ECONOMY_TABLE = (body: unknown): string => {
-  const economy = obj(body);
+  const economy = body as ReadAnswer<'/admin/players/{uid}/economy'>;
   const head = fields([
     ['uid', economy.uid],
     ['wattHour', economy.wattHour],
     ['updated', economy.updatedAt],
   ]);
-  const history = table(rows(economy.history), [
+  const history = table(economy.history, [
     ['id', (h) => h.id],
     ['time', (h) => h.time],
     ['previous', (h) => h.previousWattHour],
@@ -475,8 +472,12 @@ export const ECONOMY_TABLE = (body: unknown): string => {
   return `${head}\n\n${history}${economy.nextBefore ? `\n\nmore: add --before ${cellText(economy.nextBefore)}` : ''}`;
 };
 
-export const CONNECTIONS_TABLE = (body: unknown): string =>
-  table(
-    rows(body),
-    Object.keys(rows(body)[0] ?? {}).map((key): Column<Row> => [key, (row) => row[key]]),
+/** Every field of each open connection, whatever the service answers (one column per field). */
+export const CONNECTIONS_TABLE = (body: unknown): string => {
+  const connections = body as ReadAnswer<'/admin/realtime/connections'>;
+  const columns = Object.keys(connections[0] ?? {}) as (keyof (typeof connections)[number])[];
+  return table(
+    connections,
+    columns.map((key) => [key, (row) => row[key]]),
   );
+};

@@ -5,14 +5,13 @@
  */
 import { readSync } from 'node:fs';
 import { isatty } from 'node:tty';
-import { Command, Parsed, segment, text, UsageError } from './admin-command';
-import { fields, table } from './table';
-
-type Row = Record<string, unknown>;
+import type { Schemas } from '../admin-client/client';
+import { call, Command, Parsed, readCommand, text, UsageError } from './admin-command';
+import { Column, fields, table } from './table';
 
 const ROLES = 'read-only, support, moderator, admin or owner';
 
-const ACCOUNT_COLUMNS: Array<[string, (row: Row) => unknown]> = [
+const ACCOUNT_COLUMNS: Column<Schemas['StaffAccountResponse']>[] = [
   ['id', (row) => row.id],
   ['name', (row) => row.name],
   ['role', (row) => row.role],
@@ -22,7 +21,7 @@ const ACCOUNT_COLUMNS: Array<[string, (row: Row) => unknown]> = [
   ['lastSignIn', (row) => row.lastSignInAt],
   ['created', (row) => row.createdAt],
 ];
-const TOKEN_COLUMNS: Array<[string, (row: Row) => unknown]> = [
+const TOKEN_COLUMNS: Column<Schemas['StaffTokenResponse']>[] = [
   ['id', (row) => row.id],
   ['name', (row) => row.name],
   ['role', (row) => row.role],
@@ -77,20 +76,12 @@ export function readPassword(prompt: string, command: Command): string {
   return password;
 }
 
-/** A decimal id argument, sent as typed (the service checks it and answers 400). */
-const id = (value: string) => segment(value);
-
-const patch = (path: string, body: Row): ReturnType<Command['build']> => ({
-  method: 'PATCH',
-  path,
-  body: JSON.stringify(body),
-});
-
 function accountCommand(
   name: string,
   summary: string,
   details: string,
-  body: (parsed: Parsed, command: Command) => Row,
+  /** The fields of UpdateStaffDto (the document's), their values as typed: the service checks them (400). */
+  body: (parsed: Parsed, command: Command) => { [Field in keyof Schemas['UpdateStaffDto']]?: unknown },
   args: string[] = ['<id>'],
 ): Command {
   const command: Command = {
@@ -99,13 +90,17 @@ function accountCommand(
     options: {},
     summary,
     details,
-    build: (parsed) => patch(`/admin/staff/${id(parsed.positionals[0])}`, body(parsed, command)),
+    // The id as typed (the service checks it and answers 400).
+    build: (parsed) => ({
+      ...call('PATCH', '/admin/staff/{id}', { id: parsed.positionals[0] }),
+      body: JSON.stringify(body(parsed, command)),
+    }),
   };
   return command;
 }
 
 export const STAFF_COMMANDS: Command[] = [
-  {
+  readCommand('/admin/staff', {
     name: 'staff list',
     args: [],
     options: {
@@ -113,7 +108,7 @@ export const STAFF_COMMANDS: Command[] = [
       cursor: { type: 'string', value: '<cursor>', help: 'the next page (printed under the previous one)' },
     },
     summary: 'staff accounts (owners only)',
-    details: 'GET /admin/staff. Answers {"items", "nextCursor"}.',
+    details: 'Answers {"items", "nextCursor"}.',
     build: ({ values }) => {
       const search = new URLSearchParams();
       for (const name of ['limit', 'cursor']) {
@@ -121,38 +116,34 @@ export const STAFF_COMMANDS: Command[] = [
         if (value !== undefined) search.set(name, value);
       }
       const query = search.toString();
-      return { method: 'GET', path: `/admin/staff${query ? `?${query}` : ''}` };
+      return call('GET', '/admin/staff', {}, query ? `?${query}` : '');
     },
-    render: (body) => {
-      const { items, nextCursor } = body as { items: Row[]; nextCursor: string | null };
-      return `${table(items, ACCOUNT_COLUMNS)}${nextCursor ? `\n\nmore: add --cursor ${nextCursor}` : ''}`;
-    },
-  },
-  {
+    render: ({ items, nextCursor }) =>
+      `${table(items, ACCOUNT_COLUMNS)}${nextCursor ? `\n\nmore: add --cursor ${nextCursor}` : ''}`,
+  }),
+  readCommand('/admin/staff/{id}', {
     name: 'staff show',
     args: ['<id>'],
     options: {},
     summary: 'one staff account with its tokens and sessions (owners only)',
-    details: 'GET /admin/staff/{id}.',
-    build: ({ positionals: [staffId] }) => ({ method: 'GET', path: `/admin/staff/${id(staffId)}` }),
-    render: (body) => {
-      const account = body as Row;
-      return [
+    details: '',
+    build: ({ positionals: [staffId] }) => call('GET', '/admin/staff/{id}', { id: staffId }),
+    render: (account) =>
+      [
         fields(ACCOUNT_COLUMNS.map(([heading, cell]) => [heading, cell(account)])),
         '',
         'Tokens',
-        table(account.tokenList as Row[], TOKEN_COLUMNS),
+        table(account.tokenList, TOKEN_COLUMNS),
         '',
         'Sessions',
-        table(account.sessions as Row[], [
+        table(account.sessions, [
           ['id', (row) => row.id],
           ['signedIn', (row) => row.createdAt],
           ['lastSeen', (row) => row.lastSeenAt],
           ['from', (row) => row.sourceAddress],
         ]),
-      ].join('\n');
-    },
-  },
+      ].join('\n'),
+  }),
   (() => {
     const command: Command = {
       name: 'staff create',
@@ -166,8 +157,7 @@ export const STAFF_COMMANDS: Command[] = [
         'POST /admin/staff. The password (15 to 256 characters) is typed at a prompt that does not echo it, or\n' +
         'read from the first line of stdin. Tell it to the person, who changes it after signing in.',
       build: ({ values }) => ({
-        method: 'POST',
-        path: '/admin/staff',
+        ...call('POST', '/admin/staff'),
         body: JSON.stringify({
           name: text(values, 'name'),
           role: text(values, 'role'),
@@ -214,7 +204,7 @@ export const STAFF_COMMANDS: Command[] = [
     options: {},
     summary: 'delete a staff account with its sessions and tokens (its audit entries stay)',
     details: 'DELETE /admin/staff/{id}. Answers the deleted account.',
-    build: ({ positionals: [staffId] }) => ({ method: 'DELETE', path: `/admin/staff/${id(staffId)}` }),
+    build: ({ positionals: [staffId] }) => call('DELETE', '/admin/staff/{id}', { id: staffId }),
   },
   {
     name: 'staff revoke-token',
@@ -222,44 +212,40 @@ export const STAFF_COMMANDS: Command[] = [
     options: {},
     summary: "revoke a staff member's personal API token",
     details: 'DELETE /admin/staff/{id}/tokens/{tokenId}.',
-    build: ({ positionals: [staffId, tokenId] }) => ({
-      method: 'DELETE',
-      path: `/admin/staff/${id(staffId)}/tokens/${id(tokenId)}`,
-    }),
+    build: ({ positionals: [staffId, tokenId] }) =>
+      call('DELETE', '/admin/staff/{id}/tokens/{tokenId}', { id: staffId, tokenId }),
   },
-  {
+  readCommand('/admin/me', {
     name: 'me show',
     args: [],
     options: {},
     summary: 'who the token in the environment is, its role and permissions',
-    details: 'GET /admin/me.',
-    build: () => ({ method: 'GET', path: '/admin/me' }),
-    render: (body) => {
-      const me = body as Row;
-      return fields([
+    details: '',
+    build: () => call('GET', '/admin/me'),
+    render: (me) =>
+      fields([
         ['name', me.name],
         ['role', me.role],
         ['credential', me.credential],
-        ['permissions', (me.permissions as string[]).join(' ')],
+        ['permissions', me.permissions.join(' ')],
         ['timeZone', me.timeZone],
-      ]);
-    },
-  },
-  {
+      ]),
+  }),
+  readCommand('/admin/me/tokens', {
     name: 'tokens list',
     args: [],
     options: {},
     summary: 'your personal API tokens (STAFF_TOKEN) with their last use',
-    details: 'GET /admin/me/tokens. Tokens are created in the console (My account): the token is shown once there.',
-    build: () => ({ method: 'GET', path: '/admin/me/tokens' }),
-    render: (body) => table((body as { items: Row[] }).items, TOKEN_COLUMNS),
-  },
+    details: 'Tokens are created in the console (My account): the token is shown once there.',
+    build: () => call('GET', '/admin/me/tokens'),
+    render: ({ items }) => table(items, TOKEN_COLUMNS),
+  }),
   {
     name: 'tokens revoke',
     args: ['<id>'],
     options: {},
     summary: 'revoke one of your personal API tokens (it may be the one in use)',
     details: 'DELETE /admin/me/tokens/{id}.',
-    build: ({ positionals: [tokenId] }) => ({ method: 'DELETE', path: `/admin/me/tokens/${id(tokenId)}` }),
+    build: ({ positionals: [tokenId] }) => call('DELETE', '/admin/me/tokens/{id}', { id: tokenId }),
   },
 ];

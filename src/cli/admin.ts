@@ -20,7 +20,7 @@ import { request as httpRequest, IncomingMessage, RequestOptions } from 'node:ht
 import { request as httpsRequest } from 'node:https';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config/app-config';
-import { Call, Command, OptionSpec, Parsed, segment, text, UsageError } from './admin-command';
+import { call, Call, Command, OptionSpec, Parsed, text, UsageError } from './admin-command';
 import { CONNECTIONS_TABLE, ECONOMY_TABLE, READ_COMMANDS } from './admin-reads';
 import { STAFF_COMMANDS } from './admin-staff';
 
@@ -94,7 +94,7 @@ function importCommand(group: 'charts' | 'collections' | 'packs', what: string):
       `The file (or - for stdin) holds the array PUT /admin/${group} takes. The whole batch is checked\n` +
       `first and stored in one transaction, or nothing is: at most 1,000 entries and 256 KiB per call.\n` +
       `Answers {"upserted": n}.`,
-    build: ({ positionals: [file] }) => ({ method: 'PUT', path: `/admin/${group}`, body: jsonFile(file, command) }),
+    build: ({ positionals: [file] }) => ({ ...call('PUT', `/admin/${group}`), body: jsonFile(file, command) }),
   };
   return command;
 }
@@ -113,8 +113,7 @@ const COMMANDS: Command[] = [
     details:
       'POST /admin/servers. Answers {"serverID", "serverName", "bootstrapToken"}: put the token in the plugin configuration.',
     build: ({ values }) => ({
-      method: 'POST',
-      path: '/admin/servers',
+      ...call('POST', '/admin/servers'),
       body: JSON.stringify({
         name: text(values, 'name'),
         country: text(values, 'country'),
@@ -128,10 +127,8 @@ const COMMANDS: Command[] = [
     options: {},
     summary: 'issue a new bootstrap token (the old one stops working)',
     details: 'POST /admin/servers/{serverID}/bootstrap-token. Answers {"bootstrapToken"}.',
-    build: ({ positionals: [serverId] }) => ({
-      method: 'POST',
-      path: `/admin/servers/${segment(serverId)}/bootstrap-token`,
-    }),
+    build: ({ positionals: [serverId] }) =>
+      call('POST', '/admin/servers/{serverID}/bootstrap-token', { serverID: serverId }),
   },
   {
     name: 'servers logout',
@@ -140,7 +137,7 @@ const COMMANDS: Command[] = [
     summary: "end the server's session: its players are logged out, its WebSocket closes",
     details:
       'POST /admin/servers/{serverID}/logout. Answers {"serverID", "endedSessions"}. It logs in again with its bootstrap token: rotate that first to keep it out.',
-    build: ({ positionals: [serverId] }) => ({ method: 'POST', path: `/admin/servers/${segment(serverId)}/logout` }),
+    build: ({ positionals: [serverId] }) => call('POST', '/admin/servers/{serverID}/logout', { serverID: serverId }),
   },
   {
     name: 'players create',
@@ -153,8 +150,7 @@ const COMMANDS: Command[] = [
     summary: 'create a player (for Net Token logins)',
     details: 'POST /admin/players. Answers {"uid", "username", "displayName", "uuid"}.',
     build: ({ values }) => ({
-      method: 'POST',
-      path: '/admin/players',
+      ...call('POST', '/admin/players'),
       body: JSON.stringify({
         username: text(values, 'username'),
         ...(values.uuid !== undefined ? { uuid: text(values, 'uuid') } : {}),
@@ -168,7 +164,7 @@ const COMMANDS: Command[] = [
     options: {},
     summary: "issue the player's Net Token (the old one stops working)",
     details: 'POST /admin/players/{uid}/net-token. Answers {"netToken"}: the player enters it at a TOKEN login.',
-    build: ({ positionals: [uid] }) => ({ method: 'POST', path: `/admin/players/${segment(uid)}/net-token` }),
+    build: ({ positionals: [uid] }) => call('POST', '/admin/players/{uid}/net-token', { uid }),
   },
   {
     name: 'players ban',
@@ -186,8 +182,7 @@ const COMMANDS: Command[] = [
     details:
       'POST /admin/players/{uid}/ban. A new ban replaces the current one. Answers {"uid", "reason", "message", "until"}.',
     build: ({ positionals: [uid], values }) => ({
-      method: 'POST',
-      path: `/admin/players/${segment(uid)}/ban`,
+      ...call('POST', '/admin/players/{uid}/ban', { uid }),
       body: JSON.stringify({
         ...(values.reason !== undefined ? { reason: text(values, 'reason') } : {}),
         ...(values.until !== undefined ? { until: text(values, 'until') } : {}),
@@ -201,7 +196,7 @@ const COMMANDS: Command[] = [
     options: {},
     summary: "lift the player's ban (nothing to lift is fine)",
     details: 'DELETE /admin/players/{uid}/ban. Answers nothing (204): the command prints nothing and exits 0.',
-    build: ({ positionals: [uid] }) => ({ method: 'DELETE', path: `/admin/players/${segment(uid)}/ban` }),
+    build: ({ positionals: [uid] }) => call('DELETE', '/admin/players/{uid}/ban', { uid }),
   },
   {
     name: 'players banstate',
@@ -212,8 +207,7 @@ const COMMANDS: Command[] = [
     build(parsed) {
       const [uid, value] = parsed.positionals;
       return {
-        method: 'PUT',
-        path: `/admin/players/${segment(uid)}/banstate`,
+        ...call('PUT', '/admin/players/{uid}/banstate', { uid }),
         body: JSON.stringify({ banstate: integer(value, 'value', this) }),
       };
     },
@@ -226,7 +220,7 @@ const COMMANDS: Command[] = [
     details:
       'POST /admin/players/{uid}/export (audited). Answers {"format", "uid", "exportedAt", "tables"}: redirect\n' +
       'it to a file and hand that to the player (docs/operations.md "Answering a privacy request").',
-    build: ({ positionals: [uid] }) => ({ method: 'POST', path: `/admin/players/${segment(uid)}/export` }),
+    build: ({ positionals: [uid] }) => call('POST', '/admin/players/{uid}/export', { uid }),
   },
   {
     name: 'players erase',
@@ -244,8 +238,7 @@ const COMMANDS: Command[] = [
       'POST /admin/players/{uid}/erase. One transaction; audit rows keep a pseudonym. Answers {"uid",\n' +
       '"pseudonym", "rows"}. Export first if the player asked for their data too.',
     build: ({ positionals: [uid], values }) => ({
-      method: 'POST',
-      path: `/admin/players/${segment(uid)}/erase`,
+      ...call('POST', '/admin/players/{uid}/erase', { uid }),
       body: JSON.stringify({ confirm: text(values, 'confirm') }),
     }),
   },
@@ -264,7 +257,7 @@ const COMMANDS: Command[] = [
       if (values.limit !== undefined) query.set('limit', text(values, 'limit') ?? '');
       if (values.before !== undefined) query.set('before', text(values, 'before') ?? '');
       const search = query.toString();
-      return { method: 'GET', path: `/admin/players/${segment(uid)}/economy${search ? `?${search}` : ''}` };
+      return call('GET', '/admin/players/{uid}/economy', { uid }, search ? `?${search}` : '');
     },
   },
   ...(['on', 'off'] as const).map((state): Command => ({
@@ -277,8 +270,7 @@ const COMMANDS: Command[] = [
       state === 'on' ? 'refuse server logins (401 MAINTENANCE) until maintenance is off' : 'accept server logins again',
     details: 'PUT /admin/maintenance. Answers {"enabled", "message"}.',
     build: ({ values }) => ({
-      method: 'PUT',
-      path: '/admin/maintenance',
+      ...call('PUT', '/admin/maintenance'),
       body: JSON.stringify({
         enabled: state === 'on',
         ...(values.message !== undefined ? { message: text(values, 'message') } : {}),
@@ -321,8 +313,7 @@ const COMMANDS: Command[] = [
       const shas = values.sha;
       const allowed = Array.isArray(shas) ? shas.filter((sha): sha is string => typeof sha === 'string') : [];
       return {
-        method: 'PUT',
-        path: '/admin/plugin-policy',
+        ...call('PUT', '/admin/plugin-policy'),
         body: JSON.stringify({
           minPluginVersion: integer(text(values, 'min'), '--min', this),
           latestPluginVersion: integer(text(values, 'latest'), '--latest', this),
@@ -369,8 +360,7 @@ const COMMANDS: Command[] = [
       });
       const modes = list('login-mode');
       return {
-        method: 'PUT',
-        path: '/admin/session-handover',
+        ...call('PUT', '/admin/session-handover'),
         body: JSON.stringify({
           mode,
           ...(groups.length > 0 ? { groups } : {}),
@@ -388,7 +378,7 @@ const COMMANDS: Command[] = [
     options: {},
     summary: 'withdraw a resource-pack description',
     details: 'DELETE /admin/packs/{name}. Answers nothing (204): the command prints nothing and exits 0.',
-    build: ({ positionals: [name] }) => ({ method: 'DELETE', path: `/admin/packs/${segment(name)}` }),
+    build: ({ positionals: [name] }) => call('DELETE', '/admin/packs/{name}', { name }),
   },
   {
     name: 'resources rescan',
@@ -396,7 +386,7 @@ const COMMANDS: Command[] = [
     options: {},
     summary: 'index RESOURCE_DIR again (only changed files are hashed)',
     details: 'POST /admin/resources/rescan. Answers {"data", "lang", "packs", "bytes"} of the whole index.',
-    build: () => ({ method: 'POST', path: '/admin/resources/rescan' }),
+    build: () => call('POST', '/admin/resources/rescan'),
   },
   {
     name: 'ratings recompute',
@@ -404,7 +394,7 @@ const COMMANDS: Command[] = [
     options: {},
     summary: "recompute every player's bests and ATP (after chart constants changed)",
     details: 'POST /admin/ratings/recompute. Answers {"players", "bests", "atpChanged", "batches"} when done.',
-    build: () => ({ method: 'POST', path: '/admin/ratings/recompute' }),
+    build: () => call('POST', '/admin/ratings/recompute'),
   },
   {
     name: 'plays approve',
@@ -412,7 +402,7 @@ const COMMANDS: Command[] = [
     options: {},
     summary: 'approve a flagged play: it enters bests, ATP and ranks as if counted when it was accepted',
     details: 'POST /admin/plays/{id}/approve. Answers the play.',
-    build: ({ positionals: [id] }) => ({ method: 'POST', path: `/admin/plays/${segment(id)}/approve` }),
+    build: ({ positionals: [id] }) => call('POST', '/admin/plays/{id}/approve', { id }),
   },
   {
     name: 'plays void',
@@ -421,8 +411,7 @@ const COMMANDS: Command[] = [
     summary: "void a play: it counts for nothing, its player's bests, ATP and ranks are recomputed",
     details: 'POST /admin/plays/{id}/void. Answers the play.',
     build: ({ positionals: [id], values }) => ({
-      method: 'POST',
-      path: `/admin/plays/${segment(id)}/void`,
+      ...call('POST', '/admin/plays/{id}/void', { id }),
       body: JSON.stringify(values.reason !== undefined ? { reason: text(values, 'reason') } : {}),
     }),
   },
@@ -432,7 +421,7 @@ const COMMANDS: Command[] = [
     options: {},
     summary: 'take a void back: the play counts again as before',
     details: 'POST /admin/plays/{id}/restore. Answers the play.',
-    build: ({ positionals: [id] }) => ({ method: 'POST', path: `/admin/plays/${segment(id)}/restore` }),
+    build: ({ positionals: [id] }) => call('POST', '/admin/plays/{id}/restore', { id }),
   },
   {
     name: 'api-keys create',
@@ -458,8 +447,7 @@ const COMMANDS: Command[] = [
     build(parsed) {
       const { values } = parsed;
       return {
-        method: 'POST',
-        path: '/admin/api-keys',
+        ...call('POST', '/admin/api-keys'),
         body: JSON.stringify({
           name: text(values, 'name'),
           scopes: scopes(values.scope),
@@ -495,7 +483,7 @@ const COMMANDS: Command[] = [
           : {}),
       };
       if (Object.keys(body).length === 0) throw new UsageError('give --name, --scope or --rate-limit', this);
-      return { method: 'PATCH', path: `/admin/api-keys/${segment(positionals[0])}`, body: JSON.stringify(body) };
+      return { ...call('PATCH', '/admin/api-keys/{id}', { id: positionals[0] }), body: JSON.stringify(body) };
     },
   },
   {
@@ -504,7 +492,7 @@ const COMMANDS: Command[] = [
     options: {},
     summary: 'revoke a key: every instance refuses it from the next call',
     details: 'DELETE /admin/api-keys/{id}. Answers nothing (204); the key stays listed, revoked.',
-    build: ({ positionals: [id] }) => ({ method: 'DELETE', path: `/admin/api-keys/${segment(id)}` }),
+    build: ({ positionals: [id] }) => call('DELETE', '/admin/api-keys/{id}', { id }),
   },
   {
     name: 'seasons create',
@@ -522,8 +510,7 @@ const COMMANDS: Command[] = [
     build(parsed) {
       const { positionals, values } = parsed;
       return {
-        method: 'POST',
-        path: '/admin/seasons',
+        ...call('POST', '/admin/seasons'),
         body: JSON.stringify({
           slug: positionals[0],
           name: text(values, 'name'),
@@ -557,7 +544,7 @@ const COMMANDS: Command[] = [
       };
       if (Object.keys(body).length === 0)
         throw new UsageError('give --name, --starts, --ends, --grant with --top, or --no-grant', this);
-      return { method: 'PATCH', path: `/admin/seasons/${segment(positionals[0])}`, body: JSON.stringify(body) };
+      return { ...call('PATCH', '/admin/seasons/{id}', { id: positionals[0] }), body: JSON.stringify(body) };
     },
   },
   {
@@ -566,7 +553,7 @@ const COMMANDS: Command[] = [
     options: {},
     summary: 'close a season now: freeze its boards and apply its close rule (prints whom it granted)',
     details: 'POST /admin/seasons/{id}/close. Answers {"season", "granted"}.',
-    build: ({ positionals: [id] }) => ({ method: 'POST', path: `/admin/seasons/${segment(id)}/close` }),
+    build: ({ positionals: [id] }) => call('POST', '/admin/seasons/{id}/close', { id }),
   },
   {
     name: 'seasons delete',
@@ -574,7 +561,7 @@ const COMMANDS: Command[] = [
     options: {},
     summary: 'delete a season that has not started',
     details: 'DELETE /admin/seasons/{id}. Answers nothing (204).',
-    build: ({ positionals: [id] }) => ({ method: 'DELETE', path: `/admin/seasons/${segment(id)}` }),
+    build: ({ positionals: [id] }) => call('DELETE', '/admin/seasons/{id}', { id }),
   },
   {
     name: 'webhooks create',
@@ -602,8 +589,7 @@ const COMMANDS: Command[] = [
     build(parsed) {
       const { values } = parsed;
       return {
-        method: 'POST',
-        path: '/admin/webhooks',
+        ...call('POST', '/admin/webhooks'),
         body: JSON.stringify({
           name: text(values, 'name'),
           url: text(values, 'receiver'),
@@ -646,7 +632,7 @@ const COMMANDS: Command[] = [
       };
       if (Object.keys(body).length === 0)
         throw new UsageError('give --name, --receiver, --event, --format, --atp-top or --enabled', this);
-      return { method: 'PATCH', path: `/admin/webhooks/${segment(positionals[0])}`, body: JSON.stringify(body) };
+      return { ...call('PATCH', '/admin/webhooks/{id}', { id: positionals[0] }), body: JSON.stringify(body) };
     },
   },
   {
@@ -666,8 +652,7 @@ const COMMANDS: Command[] = [
       const { positionals, values } = parsed;
       const overlap = text(values, 'overlap-seconds');
       return {
-        method: 'POST',
-        path: `/admin/webhooks/${segment(positionals[0])}/secret`,
+        ...call('POST', '/admin/webhooks/{id}/secret', { id: positionals[0] }),
         body: JSON.stringify(
           overlap !== undefined ? { overlapSeconds: integer(overlap, '--overlap-seconds', this) } : {},
         ),
@@ -680,7 +665,7 @@ const COMMANDS: Command[] = [
     options: {},
     summary: 'delete a webhook with its delivery log (pending deliveries are dropped)',
     details: 'DELETE /admin/webhooks/{id}. Answers nothing (204).',
-    build: ({ positionals: [id] }) => ({ method: 'DELETE', path: `/admin/webhooks/${segment(id)}` }),
+    build: ({ positionals: [id] }) => call('DELETE', '/admin/webhooks/{id}', { id }),
   },
   {
     name: 'realtime connections',
@@ -689,7 +674,7 @@ const COMMANDS: Command[] = [
     summary: 'game servers connected over WebSocket, on every instance',
     details: 'GET /admin/realtime/connections.',
     render: CONNECTIONS_TABLE,
-    build: () => ({ method: 'GET', path: '/admin/realtime/connections' }),
+    build: () => call('GET', '/admin/realtime/connections'),
   },
   ...STAFF_COMMANDS,
 ];

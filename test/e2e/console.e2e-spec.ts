@@ -505,6 +505,41 @@ describe('Web console', () => {
     await page.getByRole('table', { name: 'Audit log' }).getByText(`server:${other.serverID}`).waitFor();
   });
 
+  it('pages a list (usePagedList): next page, first page, and a new filter starts on the first page', async () => {
+    // 53 entries of one target: a page of 50 (newest first), then 3.
+    const target = `paged:${uniqueName('pages')}`;
+    await app.sql(
+      `INSERT INTO admin_audit (action, target, summary, credential, actor)
+       SELECT 'test.paged', $1, jsonb_build_object('n', n), 'ADMIN_TOKEN', 'ADMIN_TOKEN' FROM generate_series(1, 53) n`,
+      [target],
+    );
+    const table = page.getByRole('table', { name: 'Audit log' });
+    const rows = async (count: number, what: string) =>
+      eventually(async () => (await table.locator('tbody tr').count()) === count, what, 10_000);
+    const first = page.getByRole('button', { name: 'First page' });
+    const next = page.getByRole('button', { name: 'Next page' });
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    await page.getByLabel(/Target/).fill(target);
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await rows(50, 'the first page of 50');
+    await table.getByText('{"n":53}').waitFor();
+    expect({ first: await first.isDisabled(), next: await next.isDisabled() }).toEqual({ first: true, next: false });
+    await next.click();
+    await rows(3, 'the last page of 3');
+    await table.getByText('{"n":1}').waitFor();
+    expect({ first: await first.isDisabled(), next: await next.isDisabled() }).toEqual({ first: false, next: true });
+    await first.click();
+    await rows(50, 'the first page again');
+    await table.getByText('{"n":53}').waitFor();
+    // On page 2, another filter answers its own first page (the cursor of the old filter is dropped).
+    await next.click();
+    await rows(3, 'page 2 again');
+    await page.getByLabel(/Target/).fill(`${target}-none`);
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByText('No entry.').waitFor();
+    expect(await first.isDisabled()).toBe(true);
+  });
+
   it('switches maintenance on and off', async () => {
     await page.getByRole('link', { name: 'Network settings' }).click();
     const form = page.getByRole('form', { name: 'Maintenance' });
@@ -1094,6 +1129,31 @@ describe('Web console', () => {
     } finally {
       await phone.close();
     }
+  });
+
+  it('starts a paged list over when its filter changes (Servers: all, page 2, then offline)', async () => {
+    // 150 more servers, never logged in: two pages of 100 whichever filter. (Late in the file: the
+    // tests before look for their servers on the first page.)
+    await app.sql(`INSERT INTO game_server (name, country) SELECT 'paged-' || n, 'DE' FROM generate_series(1, 150) n`);
+    const [{ total }] = await app.sql<{ total: number }>('SELECT count(*)::int AS total FROM game_server');
+    const table = page.getByRole('table', { name: 'Servers' });
+    const rows = () => table.locator('tbody tr').count();
+    const first = page.getByRole('button', { name: 'First page' });
+    await page.getByRole('link', { name: 'Servers' }).click();
+    await eventually(async () => (await rows()) === 100 && (await first.isDisabled()), 'the first page of 100', 10_000);
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await eventually(
+      async () => (await rows()) === total - 100 && !(await first.isDisabled()),
+      'the second page',
+      10_000,
+    );
+    // Another filter: its own first page, not the old filter's cursor applied to it.
+    await page.getByRole('combobox', { name: 'Show' }).selectOption('false');
+    await eventually(
+      async () => (await rows()) === 100 && (await first.isDisabled()),
+      'the first page of the offline servers',
+      10_000,
+    );
   });
 
   it('signs out: the session ends on the service, and its cookie is refused even if sent again', async () => {

@@ -5,7 +5,7 @@ import { isWebhookUrl } from '../../src/webhooks/dto/webhook.dto';
 import { WEBHOOK_EVENTS } from '../../src/webhooks/webhook-events';
 import { HttpAdapterHost } from '@nestjs/core';
 import * as fc from 'fast-check';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { IncomingHttpHeaders, request as httpRequest } from 'node:http';
 import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -1348,6 +1348,15 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
             fc.constant<string[]>(['a', 'b']),
           ),
         },
+        // A pack link's SHA-1. The fixture is a download link: with any v it is checked as a pack
+        // link, and refused (403).
+        v: {
+          valid: fc.stringMatching(/^[0-9a-f]{40}$/),
+          wrong: fc.oneof(
+            queryValue.filter((v) => !/^[0-9a-f]{40}$/.test(decodedQueryValue(v))).map((v) => [v]),
+            fc.constant<string[]>(['a'.repeat(40), 'b'.repeat(40)]),
+          ),
+        },
       },
       body: { t: 'ignored' },
       readOnly: true,
@@ -2253,6 +2262,88 @@ function registeredRoutes(app: TestApp): string[] {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The route list: the OpenAPI document
+
+/**
+ * The OpenAPI document the typed admin client is generated from (src/admin-client/openapi.json,
+ * `npm run client:generate`; openapi.e2e-spec.ts holds it equal to what the service serves). The
+ * routes this file sends hostile input to are the document's: each one needs an entry of
+ * routeTable() (whose query parameters and body follow the document's) or a place in EXCLUDED.
+ */
+const OPENAPI_DOCUMENT = join(__dirname, '..', '..', 'src', 'admin-client', 'openapi.json');
+
+interface DocumentRoute {
+  /** `METHOD /path/{param}` (OpenAPI path syntax). */
+  key: string;
+  /** The query parameters it documents. */
+  query: string[];
+  /** Whether it documents a request body. */
+  body: boolean;
+}
+
+function documentRoutes(): DocumentRoute[] {
+  type Operation = { parameters?: { name: string; in: string }[]; requestBody?: unknown };
+  const document = JSON.parse(readFileSync(OPENAPI_DOCUMENT, 'utf8')) as {
+    paths: Record<string, Record<string, Operation>>;
+  };
+  return Object.entries(document.paths).flatMap(([path, operations]) =>
+    Object.entries(operations)
+      .filter(([method]) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
+      .map(([method, operation]) => ({
+        key: `${method.toUpperCase()} ${path}`,
+        query: (operation.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name),
+        body: operation.requestBody !== undefined,
+      })),
+  );
+}
+
+/** A routeTable() key (Express syntax, `:uid`, `*path`) in OpenAPI syntax (`{uid}`, `{path}`). */
+const openApiKey = (key: string) => key.replace(/[:*]([A-Za-z0-9_]+)/g, '{$1}');
+
+/** Routes of the document deliberately left without hostile input, each with the reason. None today. */
+const EXCLUDED: Record<string, string> = {};
+
+/** Routes outside the document that get hostile input too, each with the reason it is not documented. */
+const NOT_IN_DOCUMENT: Record<string, string> = {
+  'GET /docs/openapi.json': 'the document itself, served by SwaggerModule.setup outside the controllers',
+};
+
+/**
+ * What is wrong between routeTable() and the document: a documented route with neither an entry
+ * nor an exclusion, an entry of no documented route, or an entry that leaves out a documented
+ * query parameter or body. Empty when they agree.
+ */
+function coverageProblems(table: Record<string, RouteSpec>): string[] {
+  const entries = new Map(Object.entries(table).map(([key, spec]) => [openApiKey(key), spec]));
+  const documented = documentRoutes();
+  const problems: string[] = [];
+  for (const route of documented) {
+    const spec = entries.get(route.key);
+    if (route.key in EXCLUDED) {
+      if (spec) problems.push(`${route.key} is both in routeTable() and in EXCLUDED`);
+      continue;
+    }
+    if (!spec) {
+      problems.push(
+        `${route.key} is in the OpenAPI document: give it an entry in routeTable() or a reason in EXCLUDED`,
+      );
+      continue;
+    }
+    const missing = route.query.filter((name) => !(name in (spec.query ?? {})));
+    if (missing.length > 0)
+      problems.push(`${route.key}: no hostile input for its query parameter(s) ${missing.join(', ')}`);
+    if (route.body && spec.body.t === 'ignored') problems.push(`${route.key} takes a body: its entry sends none`);
+  }
+  const documentedKeys = new Set(documented.map((route) => route.key));
+  for (const key of entries.keys())
+    if (!documentedKeys.has(key) && !(key in NOT_IN_DOCUMENT))
+      problems.push(`${key} has an entry but is not in the OpenAPI document (nor in NOT_IN_DOCUMENT)`);
+  for (const key of Object.keys(EXCLUDED))
+    if (!documentedKeys.has(key)) problems.push(`${key} is in EXCLUDED but not in the OpenAPI document`);
+  return problems;
+}
+
+// ---------------------------------------------------------------------------------------------
 
 describe('Hostile input on every route', () => {
   let app: TestApp;
@@ -2354,8 +2445,13 @@ describe('Hostile input on every route', () => {
     expect(Object.keys(table).sort()).toEqual(registeredRoutes(app));
   });
 
-  // The table keys are known before the app starts; the test above ties them to the router.
-  const keys = Object.keys(
+  it('covers every route of the OpenAPI document (query parameters and body included), or excludes it by name', () => {
+    expect(coverageProblems(table)).toEqual([]);
+  });
+
+  // The routes come from the document (before the app starts): an entry of routeTable() each, in
+  // its Express syntax; a documented route without one fails below, by name, as well as above.
+  const entryKeys = Object.keys(
     routeTable({
       server: { serverID: 1, serverName: '', bootstrapToken: '', accessToken: '' },
       endedServerToken: '',
@@ -2367,8 +2463,16 @@ describe('Hostile input on every route', () => {
       season: { id: 1 },
     }),
   );
+  const entryOf = new Map(entryKeys.map((key) => [openApiKey(key), key]));
+  const keys = [
+    ...documentRoutes()
+      .filter((route) => !(route.key in EXCLUDED))
+      .map((route) => entryOf.get(route.key) ?? route.key),
+    ...Object.keys(NOT_IN_DOCUMENT),
+  ];
 
   it.each(keys)('%s: refuses generated junk with a 4xx error body, never a 5xx', async (key) => {
+    if (!(key in table)) throw new Error(`${key} is in the OpenAPI document but has no entry in routeTable()`);
     const registered = registeredRoutes(app);
     const [, pattern] = key.split(' ');
     const methodsOfPath = registered

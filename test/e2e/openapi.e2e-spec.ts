@@ -5,6 +5,8 @@ import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { AUTH_KIND_KEY } from '../../src/auth/auth.decorators';
 import { PERMISSIONS, type Permission } from '../../src/auth/permissions';
 import { ERROR_CODES } from '../../src/common/errors/app-error';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { DOCS_PATH, OPENAPI_JSON_PATH } from '../../src/openapi/openapi';
 import { createPlayer, loginPlayer } from '../factories/player.factory';
 import { createServer, onlineServer } from '../factories/server.factory';
@@ -163,6 +165,16 @@ describe('API docs (OpenAPI at /docs)', () => {
       { url: '/', description: 'The address these docs were opened at' },
       { url: app.config.publicBaseUrl, description: 'PUBLIC_BASE_URL' },
     ]);
+  });
+
+  it('is the document the admin client is generated from (src/admin-client/openapi.json), bar PUBLIC_BASE_URL', () => {
+    // `npm run client:generate` builds it offline with a fixed configuration; the service builds it at start.
+    const generated = JSON.parse(
+      readFileSync(join(__dirname, '..', '..', 'src', 'admin-client', 'openapi.json'), 'utf8'),
+    ) as Document;
+    const withoutServers = ({ servers: _servers, ...rest }: Document) => rest;
+    expect(app.config.publicApiAnonymousRateLimit).toBe(0);
+    expect(withoutServers(document)).toEqual(withoutServers(generated));
   });
 
   it('serves the UI at /docs as HTML without a token', async () => {

@@ -1,16 +1,10 @@
 import { useState } from 'preact/hooks';
-import { api, Me } from '../api';
+import { admin, Me, ok, type Schemas } from '../api';
 import { ErrorBox, Field, Loading, Notice, SecretOnce, Table, Time, useAction, useLoad } from '../ui';
 
-interface Token {
-  id: number;
-  name: string;
-  role: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-}
+type Token = Schemas['StaffTokenResponse'];
 
-const ROLES = ['read-only', 'support', 'moderator', 'admin', 'owner'];
+const ROLES: Array<Me['role']> = ['read-only', 'support', 'moderator', 'admin', 'owner'];
 
 function PasswordForm() {
   const [current, setCurrent] = useState('');
@@ -20,7 +14,7 @@ function PasswordForm() {
   const submit = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
-      await api('PUT', '/admin/me/password', { body: { currentPassword: current, newPassword: next } });
+      await ok(admin.PUT('/admin/me/password', { body: { currentPassword: current, newPassword: next } }));
       setCurrent('');
       setNext('');
       setDone('Password changed; your other sessions have ended.');
@@ -61,7 +55,7 @@ function PasswordForm() {
 }
 
 function Tokens({ me }: { me: Me }) {
-  const tokens = useLoad(() => api<{ items: Token[] }>('GET', '/admin/me/tokens'), []);
+  const tokens = useLoad(() => ok(admin.GET('/admin/me/tokens')), []);
   const [name, setName] = useState('');
   const [role, setRole] = useState(me.role);
   const [secret, setSecret] = useState<{ label: string; value: string } | null>(null);
@@ -70,7 +64,7 @@ function Tokens({ me }: { me: Me }) {
   const create = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
-      const created = await api<Token & { token: string }>('POST', '/admin/me/tokens', { body: { name, role } });
+      const created = await ok(admin.POST('/admin/me/tokens', { body: { name, role } }));
       setName('');
       setSecret({ label: `API token ${created.name}`, value: created.token });
       setDone(`Created ${created.name} (${created.role}): use it as STAFF_TOKEN for the CLI.`);
@@ -80,7 +74,7 @@ function Tokens({ me }: { me: Me }) {
   const revoke = (token: Token) =>
     action.run(async () => {
       if (!confirm(`Revoke ${token.name}? It stops working at once.`)) return;
-      await api('DELETE', `/admin/me/tokens/${token.id}`);
+      await ok(admin.DELETE('/admin/me/tokens/{id}', { params: { path: { id: token.id } } }));
       setDone(`Revoked ${token.name}`);
       tokens.reload();
     });
@@ -105,7 +99,7 @@ function Tokens({ me }: { me: Me }) {
           />
         </Field>
         <Field label="Role">
-          <select name="token-role" value={role} onChange={(event) => setRole(event.currentTarget.value)}>
+          <select name="token-role" value={role} onChange={(event) => setRole(event.currentTarget.value as Me['role'])}>
             {ROLES.slice(0, ROLES.indexOf(me.role) + 1).map((option) => (
               <option key={option} value={option}>
                 {option}
@@ -157,7 +151,7 @@ function SecondFactor({ me }: { me: Me }) {
   const start = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
-      setEnrolment(await api<{ secret: string; uri: string }>('POST', '/admin/me/totp', { body: { password } }));
+      setEnrolment(await ok(admin.POST('/admin/me/totp', { body: { password } })));
       setPassword('');
       setDone(null);
     });
@@ -165,7 +159,7 @@ function SecondFactor({ me }: { me: Me }) {
   const confirm = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
-      await api('PUT', '/admin/me/totp', { body: { code: code.trim() } });
+      await ok(admin.PUT('/admin/me/totp', { body: { code: code.trim() } }));
       setEnrolment(null);
       setCode('');
       setOn(true);
@@ -175,7 +169,7 @@ function SecondFactor({ me }: { me: Me }) {
   const turnOff = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
-      await api('DELETE', '/admin/me/totp', { body: { password } });
+      await ok(admin.DELETE('/admin/me/totp', { body: { password } }));
       setPassword('');
       setOn(false);
       setDone('Off: sign-in asks for your password only.');

@@ -1,25 +1,17 @@
 import { useState } from 'preact/hooks';
-import { api, Page } from '../api';
-import { ErrorBox, Field, Loading, Notice, Pager, SecretOnce, Table, useAction, useLoad } from '../ui';
+import { admin, ok, type Schemas } from '../api';
+import { ErrorBox, Field, Loading, Notice, Pager, SecretOnce, Table, useAction, usePagedList } from '../ui';
 
-interface ApiKey {
-  id: number;
-  name: string;
-  scopes: string[];
-  rateLimit: number | null;
-  effectiveRateLimit: number;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-}
+type ApiKey = Schemas['ApiKeyResponse'];
+type Scope = ApiKey['scopes'][number];
 
-const SCOPES: Array<[string, string]> = [
+const SCOPES: Array<[Scope, string]> = [
   ['read:boards', 'boards, charts, first places'],
   ['read:players', 'player profiles, name search'],
 ];
 
 /** The scope checkboxes: at least one must stay ticked (the API refuses none). */
-function ScopePicker({ scopes, onChange }: { scopes: string[]; onChange: (scopes: string[]) => void }) {
+function ScopePicker({ scopes, onChange }: { scopes: Scope[]; onChange: (scopes: Scope[]) => void }) {
   return (
     <fieldset class="row wrap">
       <legend>Scopes</legend>
@@ -45,17 +37,19 @@ function ScopePicker({ scopes, onChange }: { scopes: string[]; onChange: (scopes
   );
 }
 
-function CreateForm({ onCreated }: { onCreated: (key: ApiKey & { key: string }) => void }) {
+function CreateForm({ onCreated }: { onCreated: (key: Schemas['CreatedApiKeyResponse']) => void }) {
   const [name, setName] = useState('');
-  const [scopes, setScopes] = useState<string[]>(['read:boards']);
+  const [scopes, setScopes] = useState<Scope[]>(['read:boards']);
   const [limit, setLimit] = useState('');
   const action = useAction();
   const submit = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
-      const created = await api<ApiKey & { key: string }>('POST', '/admin/api-keys', {
-        body: { name, scopes, ...(limit.trim() !== '' ? { rateLimit: Number(limit) } : {}) },
-      });
+      const created = await ok(
+        admin.POST('/admin/api-keys', {
+          body: { name, scopes, ...(limit.trim() !== '' ? { rateLimit: Number(limit) } : {}) },
+        }),
+      );
       setName('');
       setLimit('');
       onCreated(created);
@@ -107,7 +101,7 @@ function KeyRow({
 }: {
   apiKey: ApiKey;
   busy: boolean;
-  onSave: (changes: { scopes: string[]; rateLimit: number | null }) => void;
+  onSave: (changes: { scopes: Scope[]; rateLimit: number | null }) => void;
   onRevoke: () => void;
 }) {
   const [scopes, setScopes] = useState(apiKey.scopes);
@@ -161,22 +155,23 @@ function KeyRow({
 }
 
 export function ApiKeysPage() {
-  const [cursors, setCursors] = useState<string[]>([]);
-  const cursor = cursors[cursors.length - 1];
-  const keys = useLoad(() => api<Page<ApiKey>>('GET', '/admin/api-keys', { query: { limit: 100, cursor } }), [cursor]);
+  const keys = usePagedList(
+    (cursor) => ok(admin.GET('/admin/api-keys', { params: { query: { limit: 100, cursor } } })),
+    [],
+  );
   const action = useAction();
   const [secret, setSecret] = useState<{ label: string; value: string } | null>(null);
   const [done, setDone] = useState<string | null>(null);
-  const save = (apiKey: ApiKey, changes: { scopes: string[]; rateLimit: number | null }) =>
+  const save = (apiKey: ApiKey, changes: { scopes: Scope[]; rateLimit: number | null }) =>
     action.run(async () => {
-      await api('PATCH', `/admin/api-keys/${apiKey.id}`, { body: changes });
+      await ok(admin.PATCH('/admin/api-keys/{id}', { params: { path: { id: apiKey.id } }, body: changes }));
       setDone(`Saved ${apiKey.name}: every instance applies it from the next call.`);
       keys.reload();
     });
   const revoke = (apiKey: ApiKey) =>
     action.run(async () => {
       if (!confirm(`Revoke ${apiKey.name}? Every call with it is refused from now on; this cannot be undone.`)) return;
-      await api('DELETE', `/admin/api-keys/${apiKey.id}`);
+      await ok(admin.DELETE('/admin/api-keys/{id}', { params: { path: { id: apiKey.id } } }));
       setDone(`Revoked ${apiKey.name}.`);
       keys.reload();
     });
@@ -213,12 +208,7 @@ export function ApiKeysPage() {
           ))}
         </Table>
       )}
-      <Pager
-        cursor={keys.data?.nextCursor ?? null}
-        atFirst={cursors.length === 0}
-        onFirst={() => setCursors([])}
-        onNext={() => keys.data?.nextCursor && setCursors([...cursors, keys.data.nextCursor])}
-      />
+      <Pager {...keys.pager} />
     </section>
   );
 }

@@ -1,19 +1,6 @@
 import { useState } from 'preact/hooks';
-import { api, Page } from '../api';
-import { ErrorBox, Field, Loading, Pager, Table, Time, useLoad } from '../ui';
-
-interface AuditEntry {
-  id: number;
-  time: string;
-  action: string;
-  target: string;
-  summary: Record<string, unknown>;
-  requestId: string | null;
-  sourceAddress: string | null;
-  credential: string;
-  actor: string;
-  actorId: number | null;
-}
+import { admin, ok } from '../api';
+import { ErrorBox, Field, Loading, Pager, Table, Time, usePagedList } from '../ui';
 
 interface Filters {
   target: string;
@@ -25,11 +12,9 @@ interface Filters {
 export function AuditPage({ target: initialTarget }: { target: string }) {
   const [form, setForm] = useState<Filters>({ target: initialTarget, action: '', actor: '' });
   const [filters, setFilters] = useState<Filters>(form);
-  const [cursors, setCursors] = useState<string[]>([]);
-  const cursor = cursors[cursors.length - 1];
-  const page = useLoad(
-    () => api<Page<AuditEntry>>('GET', '/admin/audit', { query: { ...filters, limit: 50, cursor } }),
-    [filters.target, filters.action, filters.actor, cursor],
+  const page = usePagedList(
+    (cursor) => ok(admin.GET('/admin/audit', { params: { query: { ...filters, limit: 50, cursor } } })),
+    [filters.target, filters.action, filters.actor],
   );
   const field = (name: keyof Filters) => (event: { currentTarget: HTMLInputElement }) =>
     setForm({ ...form, [name]: event.currentTarget.value });
@@ -41,7 +26,7 @@ export function AuditPage({ target: initialTarget }: { target: string }) {
         aria-label="Filter the audit log"
         onSubmit={(event) => {
           event.preventDefault();
-          setCursors([]);
+          page.pager.onFirst();
           setFilters({ target: form.target.trim(), action: form.action.trim(), actor: form.actor.trim() });
         }}
       >
@@ -80,12 +65,7 @@ export function AuditPage({ target: initialTarget }: { target: string }) {
           ))}
         </Table>
       )}
-      <Pager
-        cursor={page.data?.nextCursor ?? null}
-        atFirst={cursors.length === 0}
-        onFirst={() => setCursors([])}
-        onNext={() => page.data?.nextCursor && setCursors([...cursors, page.data.nextCursor])}
-      />
+      <Pager {...page.pager} />
     </section>
   );
 }

@@ -1,28 +1,18 @@
 import { useState } from 'preact/hooks';
-import { api, Page } from '../api';
-import { ErrorBox, formatTime, Loading, Notice, Pager, Table, Time, useAction, useCan, useLoad } from '../ui';
+import { admin, ok, type Schemas } from '../api';
+import { ErrorBox, formatTime, Loading, Notice, Pager, Table, Time, useAction, useCan, usePagedList } from '../ui';
 
-export interface Ban {
-  banId: number;
-  uid: number;
-  username: string;
-  reason: string;
-  message: string;
-  until: string | null;
-  createdAt: string;
-}
+type Ban = Schemas['AdminBanResponse'];
 
 export function BansPage() {
   const can = useCan();
-  const [cursors, setCursors] = useState<string[]>([]);
-  const cursor = cursors[cursors.length - 1];
-  const bans = useLoad(() => api<Page<Ban>>('GET', '/admin/bans', { query: { limit: 50, cursor } }), [cursor]);
+  const bans = usePagedList((cursor) => ok(admin.GET('/admin/bans', { params: { query: { limit: 50, cursor } } })), []);
   const action = useAction();
   const [done, setDone] = useState<string | null>(null);
   const unban = (ban: Ban) =>
     action.run(async () => {
       if (!confirm(`Lift the ban of ${ban.username}?`)) return;
-      await api('DELETE', `/admin/players/${ban.uid}/ban`);
+      await ok(admin.DELETE('/admin/players/{uid}/ban', { params: { path: { uid: ban.uid } } }));
       setDone(`Lifted the ban of ${ban.username}`);
       bans.reload();
     });
@@ -58,12 +48,7 @@ export function BansPage() {
           ))}
         </Table>
       )}
-      <Pager
-        cursor={bans.data?.nextCursor ?? null}
-        atFirst={cursors.length === 0}
-        onFirst={() => setCursors([])}
-        onNext={() => bans.data?.nextCursor && setCursors([...cursors, bans.data.nextCursor])}
-      />
+      <Pager {...bans.pager} />
     </section>
   );
 }

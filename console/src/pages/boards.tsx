@@ -1,44 +1,9 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError } from '../api';
+import { admin, ApiError, ok, typedNumber, type Schemas } from '../api';
 import { ErrorBox, Field, Loading, rating, Table, Time, useLoad } from '../ui';
 
-interface AtpEntry {
-  rank: number;
-  uid: number;
-  username: string;
-  displayName: string;
-  atp: number;
-}
-
-interface ChartEntry {
-  rank: number;
-  uid: number;
-  username: string;
-  displayName: string;
-  acc: number;
-  rating: number;
-}
-
-/** The period a board answered for (absent on the all-time boards). */
-interface BoardPeriod {
-  id: number;
-  kind: 'day' | 'week' | 'month' | 'season';
-  slug: string | null;
-  name: string | null;
-  startsAt: string;
-  endsAt: string;
-  closed: boolean;
-}
-
 /** GET /admin/boards/atp and /admin/boards/charts/{levelId}. */
-interface Board {
-  board: 'atp' | 'chart';
-  period?: BoardPeriod;
-  levelId?: number;
-  /** The player's rank, with `around` only. */
-  rank?: number | null;
-  entries: Array<AtpEntry | ChartEntry>;
-}
+type Board = Schemas['AtpBoardResponse'] | Schemas['ChartBoardResponse'];
 
 interface BoardQuery {
   board: 'atp' | 'chart';
@@ -57,10 +22,22 @@ export function BoardsPage({ period = 'all' }: { period?: string }) {
   const path =
     query.board === 'atp' ? '/admin/boards/atp' : `/admin/boards/charts/${encodeURIComponent(query.levelId)}`;
   const params = {
-    ...(query.around.trim() !== '' ? { around: query.around.trim(), k: query.k } : { limit: query.limit }),
+    ...(query.around.trim() !== ''
+      ? { around: typedNumber(query.around.trim()), k: typedNumber(query.k) }
+      : { limit: typedNumber(query.limit) }),
     ...(query.period.trim() !== '' && query.period.trim() !== 'all' ? { period: query.period.trim() } : {}),
   };
-  const board = useLoad(() => api<Board>('GET', path, { query: params }), [path, JSON.stringify(params)]);
+  const board = useLoad(
+    (): Promise<Board> =>
+      query.board === 'atp'
+        ? ok(admin.GET('/admin/boards/atp', { params: { query: params } }))
+        : ok(
+            admin.GET('/admin/boards/charts/{levelId}', {
+              params: { path: { levelId: typedNumber(query.levelId) }, query: params },
+            }),
+          ),
+    [path, JSON.stringify(params)],
+  );
   const set = (name: keyof BoardQuery) => (event: Event) =>
     setForm({ ...form, [name]: (event.currentTarget as HTMLInputElement).value });
   const entries = board.data?.entries ?? [];

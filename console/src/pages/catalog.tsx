@@ -1,28 +1,9 @@
 import { useState } from 'preact/hooks';
-import { api, batchProblems, Page } from '../api';
-import { ErrorBox, Field, Loading, Notice, Pager, Table, Time, useCan, useLoad } from '../ui';
+import { admin, batchProblems, ok, type Schemas } from '../api';
+import { ErrorBox, Field, Loading, Notice, Pager, Table, Time, useCan, usePagedList } from '../ui';
 
-interface Chart {
-  levelId: number;
-  name: string;
-  difficultyConstant: number;
-  version: string;
-  active: boolean;
-  /** Created by an upload of an unknown level; a PUT defines it. */
-  placeholder: boolean;
-  notes: number | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-interface Collection {
-  key: string;
-  type: string;
-  unlockMethod: Record<string, unknown>;
-  properties: Record<string, unknown>;
-  createdAt: string;
-  updatedAt: string;
-}
+type Chart = Schemas['AdminChartResponse'];
+type Collection = Schemas['AdminCollectionResponse'];
 
 type Kind = 'charts' | 'collections';
 
@@ -140,7 +121,12 @@ function BatchEditor({
     setBusy(true);
     setPlaces(changed.places);
     try {
-      const answer = await api<{ upserted: number }>('PUT', `/admin/${kind}`, { body: changed.body });
+      // The entries as typed: the service checks each (a 400 names the problems by entry).
+      const answer = await ok(
+        kind === 'charts'
+          ? admin.PUT('/admin/charts', { body: changed.body as Schemas['ChartDefinitionDto'][] })
+          : admin.PUT('/admin/collections', { body: changed.body as Schemas['CollectionDefinitionDto'][] }),
+      );
       setSaved(`Stored: ${answer.upserted} upserted${kept}`);
       // What was stored is the new baseline: saving again sends only what changes after this.
       if (Array.isArray(changed.body)) setBaseline(new Map([...baseline, ...baselineOf(kind, changed.body)]));
@@ -202,10 +188,17 @@ function BatchEditor({
 export function CatalogPage({ kind }: { kind: Kind }) {
   const can = useCan();
   const [filter, setFilter] = useState('');
-  const [cursors, setCursors] = useState<string[]>([]);
-  const cursor = cursors[cursors.length - 1];
-  const query = kind === 'charts' ? { active: filter, limit: 100, cursor } : { type: filter, limit: 100, cursor };
-  const page = useLoad(() => api<Page<Chart | Collection>>('GET', `/admin/${kind}`, { query }), [kind, filter, cursor]);
+  const page = usePagedList(
+    (cursor): Promise<{ items: Array<Chart | Collection>; nextCursor: string | null }> =>
+      kind === 'charts'
+        ? ok(
+            admin.GET('/admin/charts', {
+              params: { query: { active: filter === '' ? undefined : filter === 'true', limit: 100, cursor } },
+            }),
+          )
+        : ok(admin.GET('/admin/collections', { params: { query: { type: filter, limit: 100, cursor } } })),
+    [kind, filter],
+  );
   const [editing, setEditing] = useState<{ text: string; baseline: Baseline } | null>(null);
   return (
     <section>
@@ -213,13 +206,7 @@ export function CatalogPage({ kind }: { kind: Kind }) {
       <div class="row wrap">
         {kind === 'charts' ? (
           <Field label="Show">
-            <select
-              value={filter}
-              onChange={(event) => {
-                setCursors([]);
-                setFilter(event.currentTarget.value);
-              }}
-            >
+            <select value={filter} onChange={(event) => setFilter(event.currentTarget.value)}>
               <option value="">all, inactive and placeholders included</option>
               <option value="true">active</option>
               <option value="false">inactive</option>
@@ -230,10 +217,7 @@ export function CatalogPage({ kind }: { kind: Kind }) {
             <input
               value={filter}
               placeholder="title, tag, assets…"
-              onChange={(event) => {
-                setCursors([]);
-                setFilter(event.currentTarget.value.trim());
-              }}
+              onChange={(event) => setFilter(event.currentTarget.value.trim())}
             />
           </Field>
         )}
@@ -314,12 +298,7 @@ export function CatalogPage({ kind }: { kind: Kind }) {
           ))}
         </Table>
       )}
-      <Pager
-        cursor={page.data?.nextCursor ?? null}
-        atFirst={cursors.length === 0}
-        onFirst={() => setCursors([])}
-        onNext={() => page.data?.nextCursor && setCursors([...cursors, page.data.nextCursor])}
-      />
+      <Pager {...page.pager} />
     </section>
   );
 }

@@ -1,24 +1,5 @@
-import { api, Page } from '../api';
+import { admin, ok } from '../api';
 import { ErrorBox, Loading, Table, Time, formatTime, useLoad } from '../ui';
-import type { Ban } from './bans';
-
-export interface Overview {
-  serversOnline: number;
-  playersOnline: number;
-  uploads: { lastMinute: number; last15Minutes: number };
-  maintenance: { enabled: boolean; message: string };
-  pluginPolicy: {
-    minPluginVersion: number;
-    latestPluginVersion: number;
-    allowedPluginSHAs: string[];
-    downUrl: string;
-  } | null;
-  sessionHandover: {
-    mode: 'off' | 'all' | 'groups';
-    groups: Array<{ name: string; serverIDs: number[] }>;
-    modes: string[];
-  };
-}
 
 function Stat({ label, value }: { label: string; value: string | number }) {
   return (
@@ -30,8 +11,8 @@ function Stat({ label, value }: { label: string; value: string | number }) {
 }
 
 export function OverviewPage() {
-  const overview = useLoad(() => api<Overview>('GET', '/admin/overview'), []);
-  const bans = useLoad(() => api<Page<Ban>>('GET', '/admin/bans', { query: { limit: 10 } }), []);
+  const overview = useLoad(() => ok(admin.GET('/admin/overview')), []);
+  const bans = useLoad(() => ok(admin.GET('/admin/bans', { params: { query: { limit: 10 } } })), []);
   const data = overview.data;
   return (
     <section>

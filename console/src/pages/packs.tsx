@@ -1,16 +1,8 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError, batchProblems } from '../api';
+import { admin, ApiError, batchProblems, ok, type Schemas } from '../api';
 import { ErrorBox, Loading, Notice, Table, useAction, useCan, useLoad } from '../ui';
 
-interface Pack {
-  name: string;
-  displayName: string;
-  type: string;
-  availableSongs: number[];
-  file: string;
-  size: number | null;
-  sha1: string | null;
-}
+type Pack = Schemas['AdminPackResponse'];
 
 /** The stored packs as PUT /admin/packs takes them (size and SHA-1 are computed from the file). */
 const asBatch = (packs: Pack[]) =>
@@ -22,17 +14,14 @@ const asBatch = (packs: Pack[]) =>
  */
 export function PacksPage() {
   const can = useCan();
-  const packs = useLoad(() => api<{ items: Pack[] }>('GET', '/admin/packs'), []);
+  const packs = useLoad(() => ok(admin.GET('/admin/packs')), []);
   const action = useAction();
   const [done, setDone] = useState<string | null>(null);
   const [editing, setEditing] = useState<string | null>(null);
   const write = can('resources.write');
   const rescan = () =>
     action.run(async () => {
-      const totals = await api<{ data: number; lang: number; packs: number; bytes: number }>(
-        'POST',
-        '/admin/resources/rescan',
-      );
+      const totals = await ok(admin.POST('/admin/resources/rescan'));
       setDone(
         `Rescanned: ${totals.data} data files, ${totals.lang} lang files, ${totals.packs} packs, ${totals.bytes} bytes`,
       );
@@ -46,7 +35,8 @@ export function PacksPage() {
       } catch (error) {
         throw new ApiError(0, 'JSON', `Not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
       }
-      const answer = await api<{ upserted: number }>('PUT', '/admin/packs', { body });
+      // The packs as typed: the service checks each (a 400 names the problems by entry).
+      const answer = await ok(admin.PUT('/admin/packs', { body: body as Schemas['PackDto'][] }));
       setDone(`Saved ${answer.upserted} pack${answer.upserted === 1 ? '' : 's'}`);
       setEditing(null);
       packs.reload();
@@ -54,7 +44,7 @@ export function PacksPage() {
   const withdraw = (pack: Pack) =>
     action.run(async () => {
       if (!confirm(`Withdraw ${pack.name}? Its pack links answer 404 from now on; the file stays.`)) return;
-      await api('DELETE', `/admin/packs/${encodeURIComponent(pack.name)}`);
+      await ok(admin.DELETE('/admin/packs/{name}', { params: { path: { name: pack.name } } }));
       setDone(`Withdrew ${pack.name}`);
       packs.reload();
     });

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, Page } from '../api';
+import { admin, ok, typedNumber, type Schemas } from '../api';
 import {
   ErrorBox,
   Field,
@@ -14,71 +14,8 @@ import {
   useAction,
   useCan,
   useLoad,
+  usePagedList,
 } from '../ui';
-
-interface PlayerSummary {
-  uid: number;
-  username: string;
-  displayName: string;
-  uuid: string | null;
-  banstate: number;
-  ban: { banId: number; reason: string; until: string | null; createdAt: string } | null;
-  online: { serverID: number; serverName: string } | null;
-  createdAt: string;
-}
-
-interface Profile {
-  uid: number;
-  username: string;
-  displayName: string;
-  uuid: string | null;
-  banstate: number;
-  dataVersion: number;
-  createdAt: string;
-  updatedAt: string;
-  options: { continueEnabled: boolean; prefixKey: string | null; suffixKey: string | null } & Record<string, unknown>;
-  bans: Array<{
-    banId: number;
-    reason: string;
-    message: string;
-    until: string | null;
-    createdAt: string;
-    liftedAt: string | null;
-    active: boolean;
-  }>;
-  sessions: Array<{
-    sessionId: string;
-    mode: string;
-    proven: boolean;
-    serverID: number | null;
-    serverName: string | null;
-    live: boolean;
-    createdAt: string;
-    renewedAt: string;
-    loggedOutAt: string | null;
-    logoutReason: string | null;
-  }>;
-  takeovers: Array<{
-    takenAt: string;
-    proof: string;
-    fromServerID: number;
-    fromServerName: string | null;
-    toServerID: number;
-    toServerName: string | null;
-  }>;
-  balance: {
-    wattHour: number | null;
-    updatedAt: string | null;
-    history: Array<
-      { previous?: number | null; wattHour?: number; serverID?: number; time?: string } & Record<string, unknown>
-    >;
-  };
-  atp: number | null;
-  siteRank: number | null;
-  bests: Array<{ levelId: number; acc: number; rating: number; trackRank: number | null }>;
-  bestCount: number;
-  collections: string[];
-}
 
 type SearchBy = 'username' | 'uuid' | 'uid';
 
@@ -92,10 +29,10 @@ function CreatePlayerForm() {
   const submit = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
-      const body: Record<string, string> = { username: username.trim() };
+      const body: Schemas['CreatePlayerDto'] = { username: username.trim() };
       if (uuid.trim() !== '') body.uuid = uuid.trim();
       if (displayName.trim() !== '') body.displayName = displayName.trim();
-      const player = await api<{ uid: number; username: string }>('POST', '/admin/players', { body });
+      const player = await ok(admin.POST('/admin/players', { body }));
       setUsername('');
       setUuid('');
       setDisplayName('');
@@ -146,18 +83,26 @@ export function PlayersPage() {
   const [by, setBy] = useState<SearchBy>('username');
   const [text, setText] = useState('');
   const [query, setQuery] = useState<{ by: SearchBy; text: string } | null>(null);
-  const [cursors, setCursors] = useState<string[]>([]);
-  const cursor = cursors[cursors.length - 1];
-  const players = useLoad(
-    () =>
+  const players = usePagedList(
+    (cursor) =>
       query
-        ? api<Page<PlayerSummary>>('GET', '/admin/players', { query: { [query.by]: query.text, limit: 50, cursor } })
+        ? ok(
+            admin.GET('/admin/players', {
+              params: {
+                query: {
+                  ...(query.by === 'uid' ? { uid: typedNumber(query.text) } : { [query.by]: query.text }),
+                  limit: 50,
+                  cursor,
+                },
+              },
+            }),
+          )
         : Promise.resolve(null),
-    [query?.by, query?.text, cursor],
+    [query?.by, query?.text],
   );
   const search = (event: Event) => {
     event.preventDefault();
-    setCursors([]);
+    players.pager.onFirst();
     setQuery({ by, text: text.trim() });
   };
   return (
@@ -202,12 +147,7 @@ export function PlayersPage() {
               </tr>
             ))}
           </Table>
-          <Pager
-            cursor={players.data.nextCursor}
-            atFirst={cursors.length === 0}
-            onFirst={() => setCursors([])}
-            onNext={() => players.data?.nextCursor && setCursors([...cursors, players.data.nextCursor])}
-          />
+          <Pager {...players.pager} />
         </>
       )}
     </section>
@@ -226,12 +166,12 @@ function BanForm({ uid, onDone }: { uid: number; onDone: (text: string) => void 
   const submit = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
-      const body: Record<string, string> = {};
+      const body: Schemas['BanPlayerDto'] = {};
       if (reason !== '') body.reason = reason;
       if (message !== '') body.message = message;
       const end = localDateTime(until);
       if (end !== undefined) body.until = end;
-      const ban = await api<{ until: string; message: string }>('POST', `/admin/players/${uid}/ban`, { body });
+      const ban = await ok(admin.POST('/admin/players/{uid}/ban', { params: { path: { uid } }, body }));
       onDone(`Banned ${ban.until ? `until ${formatTime(ban.until)}` : 'permanently'}; kick message: ${ban.message}`);
     });
   };
@@ -272,9 +212,9 @@ function BanstateForm({ uid, current, onDone }: { uid: number; current: number; 
   const submit = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
-      const answer = await api<{ banstate: number }>('PUT', `/admin/players/${uid}/banstate`, {
-        body: { banstate: Number(value) },
-      });
+      const answer = await ok(
+        admin.PUT('/admin/players/{uid}/banstate', { params: { path: { uid } }, body: { banstate: Number(value) } }),
+      );
       onDone(`Warning level (banstate) is now ${answer.banstate}`);
     });
   };
@@ -301,7 +241,10 @@ function BanstateForm({ uid, current, onDone }: { uid: number; current: number; 
 
 export function PlayerPage({ uid }: { uid: string }) {
   const can = useCan();
-  const profile = useLoad(() => api<Profile>('GET', `/admin/players/${encodeURIComponent(uid)}`), [uid]);
+  const profile = useLoad(
+    () => ok(admin.GET('/admin/players/{uid}', { params: { path: { uid: typedNumber(uid) } } })),
+    [uid],
+  );
   const action = useAction();
   const [done, setDone] = useState<string | null>(null);
   const [netToken, setNetToken] = useState<string | null>(null);
@@ -370,7 +313,7 @@ export function PlayerPage({ uid }: { uid: string }) {
                 disabled={action.busy}
                 onClick={() =>
                   void action.run(async () => {
-                    await api('DELETE', `/admin/players/${p.uid}/ban`);
+                    await ok(admin.DELETE('/admin/players/{uid}/ban', { params: { path: { uid: p.uid } } }));
                     finished('Ban lifted');
                   })
                 }
@@ -386,7 +329,9 @@ export function PlayerPage({ uid }: { uid: string }) {
                 onClick={() =>
                   void action.run(async () => {
                     if (!confirm('Issue a new Net Token? The old one stops working.')) return;
-                    const answer = await api<{ netToken: string }>('POST', `/admin/players/${p.uid}/net-token`);
+                    const answer = await ok(
+                      admin.POST('/admin/players/{uid}/net-token', { params: { path: { uid: p.uid } } }),
+                    );
                     setNetToken(answer.netToken);
                     finished('New Net Token issued');
                   })
@@ -402,7 +347,9 @@ export function PlayerPage({ uid }: { uid: string }) {
                 disabled={action.busy}
                 onClick={() =>
                   void action.run(async () => {
-                    const data = await api<unknown>('POST', `/admin/players/${p.uid}/export`);
+                    const data = await ok(
+                      admin.POST('/admin/players/{uid}/export', { params: { path: { uid: p.uid } } }),
+                    );
                     const link = document.createElement('a');
                     link.href = URL.createObjectURL(
                       new Blob([JSON.stringify(data, null, 2)], { type: 'application/json' }),
@@ -429,9 +376,12 @@ export function PlayerPage({ uid }: { uid: string }) {
                       `Erase ${p.username} for good? Their plays, ranks, balance and sessions are deleted; this cannot be undone. Type the username to confirm:`,
                     );
                     if (typed === null) return;
-                    const answer = await api<{ pseudonym: string }>('POST', `/admin/players/${p.uid}/erase`, {
-                      body: { confirm: typed },
-                    });
+                    const answer = await ok(
+                      admin.POST('/admin/players/{uid}/erase', {
+                        params: { path: { uid: p.uid } },
+                        body: { confirm: typed },
+                      }),
+                    );
                     setDone(`Erased; the audit log calls the player ${answer.pseudonym}`);
                   })
                 }

@@ -1,33 +1,9 @@
 import { useState } from 'preact/hooks';
-import { api, Page } from '../api';
-import { ErrorBox, Field, Loading, Notice, Pager, Table, Time, useAction, useCan, useLoad } from '../ui';
+import { typedNumber, admin, ok, type Schemas } from '../api';
+import { ErrorBox, Field, Loading, Notice, Pager, Table, Time, useAction, useCan, useLoad, usePagedList } from '../ui';
 
 /** A stored play as GET /admin/plays shows it (docs/decisions.md "Score integrity"). */
-export interface Play {
-  id: number;
-  uid: number;
-  username: string;
-  levelId: number;
-  acc: number;
-  pass: boolean;
-  receivedAt: string;
-  flags: string[];
-  review: 'none' | 'flagged' | 'approved' | 'voided';
-  voidReason: string | null;
-  counts: boolean;
-}
-
-/** GET /admin/plays/{id}: what a reviewer weighs beside the checks. */
-interface PlayDetail extends Play {
-  time: number;
-  serverID: number;
-  serverName: string;
-  judgements: Record<'tap' | 'hold' | 'dodge' | 'look', { perfect: number; great: number; miss: number }>;
-  maxCombo: number;
-  fullCombo: boolean;
-  allPerfect: boolean;
-  sentAt: string;
-}
+type Play = Schemas['PlayResponse'];
 
 type State = 'flagged' | 'approved' | 'voided' | 'all';
 type Verb = 'approve' | 'void' | 'restore';
@@ -38,7 +14,7 @@ function useReview(onChanged: () => void) {
   const [done, setDone] = useState<string | null>(null);
   const act = (play: Play, verb: Verb) =>
     action.run(async () => {
-      let body: { reason?: string } | undefined;
+      let body: Schemas['VoidPlayDto'] = {};
       if (verb === 'void') {
         const reason = prompt(
           `Void play ${play.id} of ${play.username}? Its player's bests, ATP and ranks are recomputed without it. Reason (optional):`,
@@ -48,7 +24,14 @@ function useReview(onChanged: () => void) {
       } else if (!confirm(`${verb === 'approve' ? 'Approve' : 'Restore'} play ${play.id} of ${play.username}?`)) {
         return;
       }
-      const answer = await api<Play>('POST', `/admin/plays/${play.id}/${verb}`, body === undefined ? {} : { body });
+      const params = { path: { id: play.id } };
+      const answer = await ok(
+        verb === 'void'
+          ? admin.POST('/admin/plays/{id}/void', { params, body })
+          : verb === 'approve'
+            ? admin.POST('/admin/plays/{id}/approve', { params })
+            : admin.POST('/admin/plays/{id}/restore', { params }),
+      );
       setDone(`Play ${answer.id}: ${answer.review}, ${answer.counts ? 'counts' : 'does not count'}`);
       onChanged();
     });
@@ -83,11 +66,9 @@ function ReviewButtons({ play, review }: { play: Play; review: ReturnType<typeof
 /** The review queue: flagged plays by default; approve, void (with a reason) or restore each. */
 export function PlaysPage() {
   const [state, setState] = useState<State>('flagged');
-  const [cursors, setCursors] = useState<string[]>([]);
-  const cursor = cursors[cursors.length - 1];
-  const plays = useLoad(
-    () => api<Page<Play>>('GET', '/admin/plays', { query: { state, limit: 50, cursor } }),
-    [state, cursor],
+  const plays = usePagedList(
+    (cursor) => ok(admin.GET('/admin/plays', { params: { query: { state, limit: 50, cursor } } })),
+    [state],
   );
   const review = useReview(() => plays.reload());
   const { action, done } = review;
@@ -97,13 +78,7 @@ export function PlaysPage() {
       <p class="muted">Plays that fail a consistency check are stored but count for nothing until approved.</p>
       <div class="row wrap">
         <Field label="Show">
-          <select
-            value={state}
-            onChange={(event) => {
-              setCursors([]);
-              setState(event.currentTarget.value as State);
-            }}
-          >
+          <select value={state} onChange={(event) => setState(event.currentTarget.value as State)}>
             <option value="flagged">flagged (waiting for review)</option>
             <option value="approved">approved</option>
             <option value="voided">voided</option>
@@ -147,19 +122,14 @@ export function PlaysPage() {
           ))}
         </Table>
       )}
-      <Pager
-        cursor={plays.data?.nextCursor ?? null}
-        atFirst={cursors.length === 0}
-        onFirst={() => setCursors([])}
-        onNext={() => plays.data?.nextCursor && setCursors([...cursors, plays.data.nextCursor])}
-      />
+      <Pager {...plays.pager} />
     </section>
   );
 }
 
 /** One play: its judgement counts, combo and times, to decide on a flag. */
 export function PlayPage({ id }: { id: string }) {
-  const play = useLoad(() => api<PlayDetail>('GET', `/admin/plays/${encodeURIComponent(id)}`), [id]);
+  const play = useLoad(() => ok(admin.GET('/admin/plays/{id}', { params: { path: { id: typedNumber(id) } } })), [id]);
   const review = useReview(() => play.reload());
   const p = play.data;
   return (

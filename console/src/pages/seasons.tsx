@@ -1,25 +1,9 @@
 import { useState } from 'preact/hooks';
-import { api, Page } from '../api';
-import { ErrorBox, Field, Loading, Notice, Pager, Table, Time, useAction, useCan, useLoad } from '../ui';
+import { admin, ok, type Schemas } from '../api';
+import { ErrorBox, Field, Loading, Notice, Pager, Table, Time, useAction, useCan, usePagedList } from '../ui';
 
 /** GET /admin/seasons: a season as staff see it. */
-interface Season {
-  id: number;
-  slug: string;
-  name: string;
-  startsAt: string;
-  endsAt: string;
-  closeRule: { collection: string; top: number; board: 'atp' } | null;
-  state: 'scheduled' | 'open' | 'closed' | 'archived';
-  closedAt: string | null;
-  createdAt: string;
-}
-
-/** POST /admin/seasons/{id}/close. */
-interface Closed {
-  season: Season;
-  granted: { collection: string; uids: number[] } | null;
-}
+type Season = Schemas['SeasonResponse'];
 
 /** `datetime-local` gives `YYYY-MM-DDTHH:mm` (seconds when set): the API takes `YYYY-MM-DDTHH:mm:ss`. */
 const wire = (value: string) => (value.length === 16 ? `${value}:00` : value);
@@ -34,15 +18,17 @@ function CreateForm({ onCreated }: { onCreated: (season: Season) => void }) {
     void action.run(async () => {
       const closeRule =
         form.collection.trim() !== '' ? { collection: form.collection.trim(), top: Number(form.top) } : undefined;
-      const created = await api<Season>('POST', '/admin/seasons', {
-        body: {
-          slug: form.slug,
-          name: form.name,
-          startsAt: wire(form.startsAt),
-          endsAt: wire(form.endsAt),
-          ...(closeRule ? { closeRule } : {}),
-        },
-      });
+      const created = await ok(
+        admin.POST('/admin/seasons', {
+          body: {
+            slug: form.slug,
+            name: form.name,
+            startsAt: wire(form.startsAt),
+            endsAt: wire(form.endsAt),
+            ...(closeRule ? { closeRule } : {}),
+          },
+        }),
+      );
       setForm({ slug: '', name: '', startsAt: '', endsAt: '', collection: '', top: '' });
       onCreated(created);
     });
@@ -184,17 +170,15 @@ function SeasonRow({
 export function SeasonsPage() {
   const can = useCan();
   const manage = can('seasons.manage');
-  const [cursors, setCursors] = useState<string[]>([]);
-  const cursor = cursors[cursors.length - 1];
-  const seasons = useLoad(
-    () => api<Page<Season>>('GET', '/admin/seasons', { query: { limit: 100, cursor } }),
-    [cursor],
+  const seasons = usePagedList(
+    (cursor) => ok(admin.GET('/admin/seasons', { params: { query: { limit: 100, cursor } } })),
+    [],
   );
   const action = useAction();
   const [done, setDone] = useState<string | null>(null);
   const save = (season: Season, changes: { name?: string; endsAt?: string }) =>
     action.run(async () => {
-      await api('PATCH', `/admin/seasons/${season.id}`, { body: changes });
+      await ok(admin.PATCH('/admin/seasons/{id}', { params: { path: { id: season.id } }, body: changes }));
       setDone(`Saved ${season.slug}.`);
       seasons.reload();
     });
@@ -204,7 +188,7 @@ export function SeasonsPage() {
         !confirm(`Close ${season.slug} now? Its boards are frozen and its close rule applied; this cannot be undone.`)
       )
         return;
-      const closed = await api<Closed>('POST', `/admin/seasons/${season.id}/close`);
+      const closed = await ok(admin.POST('/admin/seasons/{id}/close', { params: { path: { id: season.id } } }));
       setDone(
         closed.granted
           ? `Closed ${season.slug}: ${closed.granted.collection} granted to ${closed.granted.uids.length} player(s)${closed.granted.uids.length > 0 ? ` (${closed.granted.uids.join(', ')})` : ''}.`
@@ -215,7 +199,7 @@ export function SeasonsPage() {
   const remove = (season: Season) =>
     action.run(async () => {
       if (!confirm(`Delete ${season.slug}? It has not started.`)) return;
-      await api('DELETE', `/admin/seasons/${season.id}`);
+      await ok(admin.DELETE('/admin/seasons/{id}', { params: { path: { id: season.id } } }));
       setDone(`Deleted ${season.slug}.`);
       seasons.reload();
     });
@@ -252,12 +236,7 @@ export function SeasonsPage() {
             ))}
           </Table>
         ))}
-      <Pager
-        cursor={seasons.data?.nextCursor ?? null}
-        atFirst={cursors.length === 0}
-        onFirst={() => setCursors([])}
-        onNext={() => seasons.data?.nextCursor && setCursors([...cursors, seasons.data.nextCursor])}
-      />
+      <Pager {...seasons.pager} />
     </section>
   );
 }

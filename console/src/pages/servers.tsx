@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, Page } from '../api';
+import { admin, ok, type Schemas } from '../api';
 import {
   ErrorBox,
   Field,
@@ -11,23 +11,10 @@ import {
   Table,
   useAction,
   useCan,
-  useLoad,
+  usePagedList,
 } from '../ui';
 
-interface Server {
-  serverID: number;
-  serverName: string;
-  country: string;
-  ip: string | null;
-  online: boolean;
-  playersOnline: number;
-  pluginVersion: number | null;
-  address: string | null;
-  lastLogin: string | null;
-  realtime: { instanceId: string; connectedAt: string } | null;
-  sessionConflicts24h: { takenOver: number; onlineRefused: number; keptOut: number };
-  createdAt: string;
-}
+type Server = Schemas['AdminServerResponse'];
 
 /** Player-session conflicts of the last 24 h; a server whose sessions are taken over or keep others out claims players it does not have. */
 function Conflicts({ counts }: { counts: Server['sessionConflicts24h'] }) {
@@ -49,12 +36,8 @@ function RegisterForm({ onRegistered }: { onRegistered: (serverID: number, name:
   const submit = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
-      const created = await api<{ serverID: number; serverName: string; bootstrapToken: string }>(
-        'POST',
-        '/admin/servers',
-        {
-          body: { name, country, ...(ip.trim() !== '' ? { ip: ip.trim() } : {}) },
-        },
+      const created = await ok(
+        admin.POST('/admin/servers', { body: { name, country, ...(ip.trim() !== '' ? { ip: ip.trim() } : {}) } }),
       );
       setName('');
       setIp('');
@@ -98,11 +81,14 @@ function RegisterForm({ onRegistered }: { onRegistered: (serverID: number, name:
 export function ServersPage() {
   const can = useCan();
   const [online, setOnline] = useState<Online>('');
-  const [cursors, setCursors] = useState<string[]>([]);
-  const cursor = cursors[cursors.length - 1];
-  const servers = useLoad(
-    () => api<Page<Server>>('GET', '/admin/servers', { query: { online, limit: 100, cursor } }),
-    [online, cursor],
+  const servers = usePagedList(
+    (cursor) =>
+      ok(
+        admin.GET('/admin/servers', {
+          params: { query: { online: online === '' ? undefined : online === 'true', limit: 100, cursor } },
+        }),
+      ),
+    [online],
   );
   const action = useAction();
   const [secret, setSecret] = useState<{ label: string; value: string } | null>(null);
@@ -113,7 +99,9 @@ export function ServersPage() {
         !confirm(`Rotate the bootstrap token of ${server.serverName}? The old token stops working; live sessions stay.`)
       )
         return;
-      const answer = await api<{ bootstrapToken: string }>('POST', `/admin/servers/${server.serverID}/bootstrap-token`);
+      const answer = await ok(
+        admin.POST('/admin/servers/{serverID}/bootstrap-token', { params: { path: { serverID: server.serverID } } }),
+      );
       setDone(`New bootstrap token of ${server.serverName} (serverID ${server.serverID})`);
       setSecret({ label: `Bootstrap token of ${server.serverName}`, value: answer.bootstrapToken });
     });
@@ -125,7 +113,9 @@ export function ServersPage() {
         )
       )
         return;
-      const answer = await api<{ endedSessions: number }>('POST', `/admin/servers/${server.serverID}/logout`);
+      const answer = await ok(
+        admin.POST('/admin/servers/{serverID}/logout', { params: { path: { serverID: server.serverID } } }),
+      );
       setDone(
         answer.endedSessions > 0 ? `Logged ${server.serverName} out.` : `${server.serverName} was not logged in.`,
       );
@@ -148,13 +138,7 @@ export function ServersPage() {
       )}
       <div class="row wrap">
         <Field label="Show">
-          <select
-            value={online}
-            onChange={(event) => {
-              setCursors([]);
-              setOnline(event.currentTarget.value as Online);
-            }}
-          >
+          <select value={online} onChange={(event) => setOnline(event.currentTarget.value as Online)}>
             <option value="">all servers</option>
             <option value="true">online</option>
             <option value="false">offline</option>
@@ -215,12 +199,7 @@ export function ServersPage() {
           ))}
         </Table>
       )}
-      <Pager
-        cursor={servers.data?.nextCursor ?? null}
-        atFirst={cursors.length === 0}
-        onFirst={() => setCursors([])}
-        onNext={() => servers.data?.nextCursor && setCursors([...cursors, servers.data.nextCursor])}
-      />
+      <Pager {...servers.pager} />
     </section>
   );
 }

@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, download } from '../api';
+import { admin, downloadBackup, ok, type Schemas } from '../api';
 import { ErrorBox, Field, Loading, Notice, useAction, useCan, useLoad } from '../ui';
-import type { Overview } from './overview';
+
+type Overview = Schemas['AdminOverviewResponse'];
 
 /*
  * The forms send every field the API stores. A field the form has not touched goes back exactly as
@@ -17,9 +18,9 @@ function MaintenanceForm({ current }: { current: Overview['maintenance'] }) {
   const submit = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
-      const answer = await api<Overview['maintenance']>('PUT', '/admin/maintenance', {
-        body: { enabled, message: message ?? current.message },
-      });
+      const answer = await ok(
+        admin.PUT('/admin/maintenance', { body: { enabled, message: message ?? current.message } }),
+      );
       setDone(`Maintenance is ${answer.enabled ? 'on' : 'off'}`);
     });
   };
@@ -81,7 +82,7 @@ function PolicyForm({ current }: { current: Overview['pluginPolicy'] }) {
         allowedPluginSHAs: shas === null ? stored.allowedPluginSHAs : shaLines(shas),
         downUrl: downUrl ?? stored.downUrl,
       };
-      const answer = await api<NonNullable<Overview['pluginPolicy']>>('PUT', '/admin/plugin-policy', { body });
+      const answer = await ok(admin.PUT('/admin/plugin-policy', { body }));
       setDone(
         `Plugin policy stored: versions ${answer.minPluginVersion}–${answer.latestPluginVersion}, ${answer.allowedPluginSHAs.length} allowed builds`,
       );
@@ -140,7 +141,7 @@ function PolicyForm({ current }: { current: Overview['pluginPolicy'] }) {
 }
 
 type Handover = Overview['sessionHandover'];
-const LOGIN_MODES = ['ONLINE', 'TOKEN', 'OFFLINE_REFRESH'];
+const LOGIN_MODES: Handover['modes'] = ['ONLINE', 'TOKEN', 'OFFLINE_REFRESH'];
 
 /** `eu=1,2,3` a line ⇄ the groups; a line that does not parse goes as typed, for the API to refuse. */
 const groupLines = (groups: Handover['groups']): string =>
@@ -176,7 +177,7 @@ function HandoverForm({ current }: { current: Handover }) {
         groups: mode === 'groups' ? (groups === null ? current.groups : parseGroups(groups)) : [],
         modes,
       };
-      const answer = await api<Handover>('PUT', '/admin/session-handover', { body });
+      const answer = await ok(admin.PUT('/admin/session-handover', { body }));
       setDone(`Session handover: ${answer.mode}${answer.mode === 'groups' ? ` (${answer.groups.length} groups)` : ''}`);
     });
   };
@@ -244,7 +245,7 @@ function RecomputeCard() {
     action.run(async () => {
       if (!confirm('Recompute every best and ATP from the stored plays? On a large network this takes minutes.'))
         return;
-      const answer = await api<Record<string, number>>('POST', '/admin/ratings/recompute');
+      const answer = await ok(admin.POST('/admin/ratings/recompute'));
       setDone(
         `Recomputed: ${Object.entries(answer)
           .map(([key, value]) => `${key} ${value}`)
@@ -290,7 +291,7 @@ function BackupCard() {
   const run = () =>
     action.run(async () => {
       setBackup(null);
-      const file = await download('POST', '/admin/database/backup');
+      const file = await downloadBackup();
       setBackup({
         filename: file.filename,
         bytes: file.blob.size,
@@ -324,7 +325,7 @@ function BackupCard() {
 
 export function SettingsPage() {
   const can = useCan();
-  const overview = useLoad(() => api<Overview>('GET', '/admin/overview'), []);
+  const overview = useLoad(() => ok(admin.GET('/admin/overview')), []);
   return (
     <section>
       <h1>Network settings</h1>

@@ -1,35 +1,21 @@
 import { useState } from 'preact/hooks';
-import { api, Page } from '../api';
-import { ErrorBox, Field, Loading, Notice, Pager, Table, Time, useAction, useLoad } from '../ui';
+import { typedNumber, admin, ok, type Schemas } from '../api';
+import { ErrorBox, Field, Loading, Notice, Pager, Table, Time, useAction, useLoad, usePagedList } from '../ui';
 
-interface StaffAccount {
-  id: number;
-  name: string;
-  role: string;
-  disabled: boolean;
-  createdAt: string;
-  passwordChangedAt: string;
-  lastSignInAt: string | null;
-  tokens: number;
-  secondFactor: boolean;
-}
+type StaffAccount = Schemas['StaffAccountResponse'];
+type Role = StaffAccount['role'];
 
-interface StaffDetail extends StaffAccount {
-  tokenList: Array<{ id: number; name: string; role: string; createdAt: string; lastUsedAt: string | null }>;
-  sessions: Array<{ id: number; createdAt: string; lastSeenAt: string; sourceAddress: string | null }>;
-}
-
-const ROLES = ['read-only', 'support', 'moderator', 'admin', 'owner'];
+const ROLES: Role[] = ['read-only', 'support', 'moderator', 'admin', 'owner'];
 
 function AddForm({ onAdded }: { onAdded: (account: StaffAccount) => void }) {
   const [name, setName] = useState('');
-  const [role, setRole] = useState('moderator');
+  const [role, setRole] = useState<Role>('moderator');
   const [password, setPassword] = useState('');
   const action = useAction();
   const submit = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
-      const account = await api<StaffAccount>('POST', '/admin/staff', { body: { name, role, password } });
+      const account = await ok(admin.POST('/admin/staff', { body: { name, role, password } }));
       setName('');
       setPassword('');
       onAdded(account);
@@ -49,7 +35,7 @@ function AddForm({ onAdded }: { onAdded: (account: StaffAccount) => void }) {
           />
         </Field>
         <Field label="Role">
-          <select name="staff-role" value={role} onChange={(event) => setRole(event.currentTarget.value)}>
+          <select name="staff-role" value={role} onChange={(event) => setRole(event.currentTarget.value as Role)}>
             {ROLES.map((option) => (
               <option key={option} value={option}>
                 {option}
@@ -79,17 +65,15 @@ function AddForm({ onAdded }: { onAdded: (account: StaffAccount) => void }) {
 
 /** Owners only: every staff account; add, change role, disable or enable, reset a password, delete. */
 export function StaffPage() {
-  const [cursors, setCursors] = useState<string[]>([]);
-  const cursor = cursors[cursors.length - 1];
-  const staff = useLoad(
-    () => api<Page<StaffAccount>>('GET', '/admin/staff', { query: { limit: 100, cursor } }),
-    [cursor],
+  const staff = usePagedList(
+    (cursor) => ok(admin.GET('/admin/staff', { params: { query: { limit: 100, cursor } } })),
+    [],
   );
   const action = useAction();
   const [done, setDone] = useState<string | null>(null);
-  const change = (account: StaffAccount, body: Record<string, unknown>, text: string) =>
+  const change = (account: StaffAccount, body: Schemas['UpdateStaffDto'], text: string) =>
     action.run(async () => {
-      await api('PATCH', `/admin/staff/${account.id}`, { body });
+      await ok(admin.PATCH('/admin/staff/{id}', { params: { path: { id: account.id } }, body }));
       setDone(text);
       staff.reload();
     });
@@ -106,7 +90,7 @@ export function StaffPage() {
         )
       )
         return;
-      await api('DELETE', `/admin/staff/${account.id}`);
+      await ok(admin.DELETE('/admin/staff/{id}', { params: { path: { id: account.id } } }));
       setDone(`Deleted ${account.name}`);
       staff.reload();
     });
@@ -138,7 +122,7 @@ export function StaffPage() {
                   onChange={(event) =>
                     void change(
                       account,
-                      { role: event.currentTarget.value },
+                      { role: event.currentTarget.value as Role },
                       `${account.name} is now ${event.currentTarget.value}`,
                     )
                   }
@@ -183,19 +167,17 @@ export function StaffPage() {
           ))}
         </Table>
       )}
-      <Pager
-        cursor={staff.data?.nextCursor ?? null}
-        atFirst={cursors.length === 0}
-        onFirst={() => setCursors([])}
-        onNext={() => staff.data?.nextCursor && setCursors([...cursors, staff.data.nextCursor])}
-      />
+      <Pager {...staff.pager} />
     </section>
   );
 }
 
 /** One staff account: its personal API tokens (revocable) and live sessions. */
 export function StaffMemberPage({ id }: { id: string }) {
-  const account = useLoad(() => api<StaffDetail>('GET', `/admin/staff/${encodeURIComponent(id)}`), [id]);
+  const account = useLoad(
+    () => ok(admin.GET('/admin/staff/{id}', { params: { path: { id: typedNumber(id) } } })),
+    [id],
+  );
   const action = useAction();
   const [done, setDone] = useState<string | null>(null);
   const a = account.data;
@@ -236,7 +218,12 @@ export function StaffMemberPage({ id }: { id: string }) {
                     void action.run(async () => {
                       if (!confirm(`Turn off the second factor of ${a.name}? Only if they lost their authenticator.`))
                         return;
-                      await api('PATCH', `/admin/staff/${a.id}`, { body: { secondFactor: false } });
+                      await ok(
+                        admin.PATCH('/admin/staff/{id}', {
+                          params: { path: { id: a.id } },
+                          body: { secondFactor: false },
+                        }),
+                      );
                       setDone(`${a.name} signs in with the password only, until they set up a second factor again`);
                       account.reload();
                     })
@@ -270,7 +257,11 @@ export function StaffMemberPage({ id }: { id: string }) {
                       onClick={() =>
                         void action.run(async () => {
                           if (!confirm(`Revoke ${token.name} of ${a.name}?`)) return;
-                          await api('DELETE', `/admin/staff/${a.id}/tokens/${token.id}`);
+                          await ok(
+                            admin.DELETE('/admin/staff/{id}/tokens/{tokenId}', {
+                              params: { path: { id: a.id, tokenId: token.id } },
+                            }),
+                          );
                           setDone(`Revoked ${token.name}`);
                           account.reload();
                         })

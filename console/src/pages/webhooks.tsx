@@ -1,36 +1,11 @@
 import { useState } from 'preact/hooks';
-import { api, Page } from '../api';
-import { ErrorBox, Field, Loading, Notice, Pager, SecretOnce, Table, useAction, useLoad } from '../ui';
+import { admin, ok, type Schemas } from '../api';
+import { ErrorBox, Field, Loading, Notice, Pager, SecretOnce, Table, useAction, useLoad, usePagedList } from '../ui';
 
-interface Webhook {
-  id: number;
-  name: string;
-  url: string;
-  events: string[];
-  format: string;
-  atpTop: number;
-  enabled: boolean;
-  disabledReason: string | null;
-  failingSince: string | null;
-  createdAt: string;
-  previousSecretExpiresAt: string | null;
-  pending: number;
-  failed: number;
-}
+type Webhook = Schemas['WebhookResponse'];
+type WebhookEvent = Webhook['events'][number];
 
-interface Delivery {
-  id: string;
-  type: string;
-  state: string;
-  attempts: number;
-  lastStatus: number | null;
-  lastError: string | null;
-  createdAt: string;
-  nextAttemptAt: string | null;
-  deliveredAt: string | null;
-}
-
-const EVENTS: Array<[string, string]> = [
+const EVENTS: Array<[WebhookEvent, string]> = [
   ['chart.first_place', 'a new first place on a chart'],
   ['player.atp_top', 'a player enters the ATP top N'],
   ['player.personal_best', 'every personal best (frequent)'],
@@ -41,18 +16,16 @@ const EVENTS: Array<[string, string]> = [
   ['server.offline', 'a game server went offline'],
 ];
 
-function CreateForm({ onCreated }: { onCreated: (webhook: Webhook & { secret: string }) => void }) {
+function CreateForm({ onCreated }: { onCreated: (webhook: Schemas['CreatedWebhookResponse']) => void }) {
   const [name, setName] = useState('');
   const [url, setUrl] = useState('');
-  const [format, setFormat] = useState('json');
-  const [events, setEvents] = useState<string[]>(['chart.first_place']);
+  const [format, setFormat] = useState<Webhook['format']>('json');
+  const [events, setEvents] = useState<WebhookEvent[]>(['chart.first_place']);
   const action = useAction();
   const submit = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
-      const created = await api<Webhook & { secret: string }>('POST', '/admin/webhooks', {
-        body: { name, url, format, events },
-      });
+      const created = await ok(admin.POST('/admin/webhooks', { body: { name, url, format, events } }));
       setName('');
       setUrl('');
       onCreated(created);
@@ -80,7 +53,7 @@ function CreateForm({ onCreated }: { onCreated: (webhook: Webhook & { secret: st
           />
         </Field>
         <Field label="Format">
-          <select name="format" value={format} onChange={(e) => setFormat(e.currentTarget.value)}>
+          <select name="format" value={format} onChange={(e) => setFormat(e.currentTarget.value as Webhook['format'])}>
             <option value="json">json (signed event)</option>
             <option value="discord">discord (embed message)</option>
           </select>
@@ -112,11 +85,14 @@ function CreateForm({ onCreated }: { onCreated: (webhook: Webhook & { secret: st
 
 /** A webhook's delivery log, newest first. */
 function Deliveries({ webhook }: { webhook: Webhook }) {
-  const [cursors, setCursors] = useState<string[]>([]);
-  const cursor = cursors[cursors.length - 1];
-  const log = useLoad(
-    () => api<Page<Delivery>>('GET', `/admin/webhooks/${webhook.id}/deliveries`, { query: { limit: 50, cursor } }),
-    [webhook.id, cursor],
+  const log = usePagedList(
+    (cursor) =>
+      ok(
+        admin.GET('/admin/webhooks/{id}/deliveries', {
+          params: { path: { id: webhook.id }, query: { limit: 50, cursor } },
+        }),
+      ),
+    [webhook.id],
   );
   return (
     <div class="card">
@@ -147,25 +123,20 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
           ))}
         </Table>
       )}
-      <Pager
-        cursor={log.data?.nextCursor ?? null}
-        atFirst={cursors.length === 0}
-        onFirst={() => setCursors([])}
-        onNext={() => log.data?.nextCursor && setCursors([...cursors, log.data.nextCursor])}
-      />
+      <Pager {...log.pager} />
     </div>
   );
 }
 
 export function WebhooksPage() {
-  const list = useLoad(() => api<{ items: Webhook[] }>('GET', '/admin/webhooks'), []);
+  const list = useLoad(() => ok(admin.GET('/admin/webhooks')), []);
   const action = useAction();
   const [secret, setSecret] = useState<{ label: string; value: string } | null>(null);
   const [done, setDone] = useState<string | null>(null);
   const [shown, setShown] = useState<number | null>(null);
   const setEnabled = (webhook: Webhook, enabled: boolean) =>
     action.run(async () => {
-      await api('PATCH', `/admin/webhooks/${webhook.id}`, { body: { enabled } });
+      await ok(admin.PATCH('/admin/webhooks/{id}', { params: { path: { id: webhook.id } }, body: { enabled } }));
       setDone(`${enabled ? 'Turned on' : 'Paused'} ${webhook.name}.`);
       list.reload();
     });
@@ -177,9 +148,9 @@ export function WebhooksPage() {
         )
       )
         return;
-      const rotated = await api<Webhook & { secret: string }>('POST', `/admin/webhooks/${webhook.id}/secret`, {
-        body: {},
-      });
+      const rotated = await ok(
+        admin.POST('/admin/webhooks/{id}/secret', { params: { path: { id: webhook.id } }, body: {} }),
+      );
       setDone(
         `New secret for ${rotated.name}: give it to the receiver; the old one also signs until ${rotated.previousSecretExpiresAt ?? 'now'}.`,
       );
@@ -189,7 +160,7 @@ export function WebhooksPage() {
   const remove = (webhook: Webhook) =>
     action.run(async () => {
       if (!confirm(`Delete ${webhook.name} with its delivery log? Deliveries not yet sent are dropped.`)) return;
-      await api('DELETE', `/admin/webhooks/${webhook.id}`);
+      await ok(admin.DELETE('/admin/webhooks/{id}', { params: { path: { id: webhook.id } } }));
       setDone(`Deleted ${webhook.name}.`);
       if (shown === webhook.id) setShown(null);
       list.reload();

@@ -37,11 +37,9 @@ export function isWebhookUrl(value: unknown): boolean {
   }
 }
 
+const URL_DOC = { type: String, maxLength: 2048, example: 'https://discord.com/api/webhooks/123/abc' };
 const Url = () =>
-  applyDecorators(
-    ApiProperty({ type: String, maxLength: 2048, example: 'https://discord.com/api/webhooks/123/abc' }),
-    ValidateBy({ name: 'isWebhookUrl', validator: { validate: isWebhookUrl, defaultMessage: () => URL_MESSAGE } }),
-  );
+  ValidateBy({ name: 'isWebhookUrl', validator: { validate: isWebhookUrl, defaultMessage: () => URL_MESSAGE } });
 const Events = () =>
   applyDecorators(
     IsArray({ message: EVENTS_MESSAGE }),
@@ -76,6 +74,7 @@ export class CreateWebhookDto {
   @Name()
   name!: string;
 
+  @ApiProperty(URL_DOC)
   @Url()
   url!: string;
 
@@ -101,6 +100,7 @@ export class UpdateWebhookDto {
   @Name()
   name?: string;
 
+  @ApiPropertyOptional(URL_DOC)
   @IsOptional()
   @Url()
   url?: string;
