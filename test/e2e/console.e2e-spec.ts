@@ -111,6 +111,8 @@ describe('Web console', () => {
     expect(asset.status).toBe(200);
     expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
     expect(asset.headers.get('content-type')).toMatch(/javascript/);
+    // Read to the end: an unread body keeps fetch's socket open after the file (a leaked handle).
+    expect((await asset.text()).length).toBeGreaterThan(1000);
     expect((await fetch(`${app.baseUrl}/console`, { redirect: 'manual' })).headers.get('location')).toBe('/console/');
     const missing = await fetch(`${app.baseUrl}/console/assets/none.js`);
     expect(missing.status).toBe(404);
