@@ -17,6 +17,8 @@ export default tseslint.config(
       'eslint.config.mjs',
       'jest.config.js',
       'jest.fast.config.js',
+      'jest.handles.config.js',
+      'test/setup/handle-probe-environment.js',
       '**/*.worker.js',
     ],
   },
