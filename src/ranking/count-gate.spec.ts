@@ -1,4 +1,4 @@
-import { UnavailableError } from '../../common/errors/app-error';
+import { UnavailableError } from '../common/errors/app-error';
 import { CountGate } from './count-gate';
 
 /** A unit of work that ends when told to. */

@@ -1,5 +1,5 @@
-import type { ErrorDoc } from '../../common/decorators/api-errors.decorator';
-import { UnavailableError } from '../../common/errors/app-error';
+import type { ErrorDoc } from '../common/decorators/api-errors.decorator';
+import { UnavailableError } from '../common/errors/app-error';
 
 const REFUSED =
   'Ranks are counted in the database while the rank index is rebuilt, and this instance is counting ' +

@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/com
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { LEVEL_ID_MAX } from '../catalog/catalog.rules';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
-import { RANKS_503 } from './rank/count-gate';
+import { RANKS_503 } from './count-gate';
 import { API_TAGS } from '../openapi/api-tags';
 import {
   AtpBoardResponse,
@@ -16,10 +16,6 @@ import {
   ScopedChartBoardResponse,
 } from './dto/leaderboard.dto';
 import { LeaderboardService } from './leaderboard.service';
-import { HISTORY_DAYS, RatingHistoryResponse } from './dto/rating-history.dto';
-import { RatingHistoryService } from './history/rating-history.service';
-import { ParseBigIdPipe } from '../common/pipes/parse-id.pipe';
-import { ApiUidParam } from '../common/validation/is-uid';
 import { ParseLevelIdPipe } from './pipes/level-id.pipe';
 
 const QUERY_400 = {
@@ -37,10 +33,7 @@ const RANKS =
 @ApiTags(API_TAGS.upload)
 @Controller('server/leaderboards')
 export class LeaderboardController {
-  constructor(
-    private readonly leaderboards: LeaderboardService,
-    private readonly histories: RatingHistoryService,
-  ) {}
+  constructor(private readonly leaderboards: LeaderboardService) {}
 
   @Get('atp')
   @ApiOperation({
@@ -131,21 +124,5 @@ export class LeaderboardController {
     @Body() body: ScopedBoardDto,
   ): Promise<ScopedChartBoardResponse> {
     return this.leaderboards.chartAmong(levelId, body.uids);
-  }
-
-  @Get('players/:uid/history')
-  @ApiOperation({
-    summary: "A player's rating history",
-    description: `The player's ATP, site rank and counted plays as taken at the end of each of the last ${HISTORY_DAYS} closed days on which it had a counted play (days in the service's time zone), oldest first. As on the boards, a player under an active ban has no entries (\`days: []\`).`,
-  })
-  @ApiUidParam()
-  @ApiOkResponse({ type: RatingHistoryResponse })
-  @ApiErrors({
-    400: { description: 'uid is not a positive integer', message: 'uid must be a positive integer' },
-    401: SERVER_TOKEN_401,
-    404: { description: 'No player with this uid', message: 'No player with uid 1001' },
-  })
-  history(@Param('uid', new ParseBigIdPipe('uid')) uid: string): Promise<RatingHistoryResponse> {
-    return this.histories.serverHistory(uid);
   }
 }

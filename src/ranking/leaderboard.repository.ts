@@ -3,7 +3,7 @@ import { PreparedQueries } from '../database/prepared-queries';
 import { ReadQueries } from '../database/read-queries';
 import { BOARD_MAX_LIMIT } from './dto/leaderboard.dto';
 import { activeBanPredicate } from '../player/active-ban.rule';
-import type { BanCheck } from './upload.types';
+import type { BanCheck } from './ranking.types';
 
 /** A row of the site order (decisions.md §5: ATP desc, uid asc) with the player's names. */
 export interface SiteRow {

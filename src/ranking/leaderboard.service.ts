@@ -25,11 +25,11 @@ import {
 } from './leaderboard.repository';
 import { PeriodBoard } from './periods/period.repository';
 import { PeriodBoardRead, PeriodService } from './periods/period.service';
-import { RankAnswerService } from './rank/rank-answer.service';
-import type { RankKey } from './rank/rank-index';
-import type { BanCheck } from './upload.types';
-import { roundRating, toTenThousandths } from './rating';
-import type { PlayerRankState } from './upload.types';
+import { RankAnswerService } from './rank-answer.service';
+import type { RankKey } from './index/rank-index';
+import type { BanCheck } from './ranking.types';
+import { roundRating, toTenThousandths } from './rating-scale';
+import type { PlayerRankState } from './ranking.types';
 
 /** No chart has this level id (they run from 0): a rank read for the ATP board only finds no best. */
 const NO_CHART = -1;

@@ -3,8 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AppConfig } from '../../config/app-config';
-import { RankSourceRepository, SitePage, TrackPage } from '../rank-source.repository';
-import type { RankChange } from '../upload.types';
+import { RankSourceRepository } from '../rank-source.repository';
+import { SitePage, TrackPage } from '../rank-source-pages';
+import type { RankChange } from '../ranking.types';
 import { MemoryRankIndex } from './memory-rank-index';
 
 /**

@@ -1,4 +1,4 @@
-import type { IndexedPositions, PlayerRankState, RankChange } from '../upload.types';
+import type { IndexedPositions, PlayerRankState, RankChange } from '../ranking.types';
 
 /** What a write unit tells the rank index (RankIndex.runWrite). */
 export interface RankWrite {

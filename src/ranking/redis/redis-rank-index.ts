@@ -3,9 +3,9 @@ import type Redis from 'ioredis';
 import { createHash } from 'node:crypto';
 import { REDIS } from '../../common/redis/redis.module';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
-import { toTenThousandths } from '../rating';
+import { toTenThousandths } from '../rating-scale';
 import { RankSourceRepository } from '../rank-source.repository';
-import type { IndexedPositions, PlayerRankState, StoredBest } from '../upload.types';
+import type { IndexedPositions, PlayerRankState, StoredBest } from '../ranking.types';
 import {
   IndexEntries,
   IndexWindow,
@@ -14,7 +14,7 @@ import {
   RankIndexStats,
   RankKey,
   RankWrite,
-} from './rank-index';
+} from '../index/rank-index';
 import { bindingMismatch, MismatchReason, readBinding, redisRunId } from './redis-index-binding';
 import {
   orderTreeLua,
@@ -26,7 +26,7 @@ import {
   uidNumber,
   versionNumber,
 } from './redis-order-tree';
-import { WriterLock } from './writer-lock';
+import { WriterLock } from '../index/writer-lock';
 
 /**
  * Key names carry a format: `rank3:` since the orders are counted B+-trees of binary records
