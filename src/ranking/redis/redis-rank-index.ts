@@ -26,6 +26,7 @@ import {
   uidNumber,
   versionNumber,
 } from './redis-order-tree';
+import { luaScript } from './lua-scripts';
 import { WriterLock } from '../index/writer-lock';
 
 /**
@@ -47,19 +48,9 @@ const GENERATION = `${FORMAT}:gen`;
  * database, Redis's run_id ('' unknown). Answers the database the generation is bound to: another
  * one means another deployment builds or built it (nothing is written then).
  */
-const BIND_LUA = `
-local bound = redis.call('HGET', KEYS[1], 'db')
-if bound and bound ~= ARGV[1] then return bound end
-redis.call('HSET', KEYS[1], 'db', ARGV[1])
-if ARGV[2] ~= '' then redis.call('HSET', KEYS[1], 'rid', ARGV[2]) end
-return ARGV[1]
-`;
+const BIND_LUA = luaScript('bind');
 /** Moves the generation on from ARGV[1] unless another instance did already; answers the current one. */
-const NEXT_GENERATION_LUA = `
-local current = tonumber(redis.call('GET', KEYS[1]) or '0')
-if current == tonumber(ARGV[1]) then current = redis.call('INCR', KEYS[1]) end
-return current
-`;
+const NEXT_GENERATION_LUA = luaScript('next-generation');
 /** The versions and keys of eight players (uid div 8) share a hash (see IndexKeys.store). */
 const PLAYERS_PER_STORE = 8;
 
@@ -108,50 +99,7 @@ const LOAD_PIPELINE = 8;
  * write older than the stored version is ignored, so late, repeated and rebuild writes are
  * harmless. A missing node is damage, which no write repairs (RedisRankIndex.failed).
  */
-const UPSERT_LUA = `${orderTreeLua()}
-local SITE, TRACK = KINDS.s, KINDS.t
-local function stored_entry(store, field, kind, uid)
-  local value = redis.call('HGET', store, field)
-  if not value then return -1, nil end
-  local version = struct.unpack('>I6', value)
-  if #value == 6 then return version, nil end
-  if kind == SITE then return version, {struct.unpack('>I6', value, 7), uid} end
-  local a1, a2, t = struct.unpack('>I4I4I6', value, 7)
-  return version, {a1, a2, t, uid}
-end
-local function without_uid(kind, key)
-  if kind == SITE then return struct.pack('>I6', key[1]) end
-  return struct.pack('>I4I4I6', key[1], key[2], key[3])
-end
--- Returns the player's entry after the write: its version and key (nil: removed), and when the
--- write applied and 'counted' is set, the records below the key.
-local function upsert(tree, store, field, kind, version, key, counted)
-  local stored_version, stored_key = stored_entry(store, field, kind, key[#key])
-  if version <= stored_version then return stored_version, stored_key, nil end
-  if stored_key and compare_keys(kind, stored_key, key) ~= 0 then tree_delete(tree, kind, stored_key) end
-  local _, below = tree_insert(tree, kind, key, counted)
-  redis.call('HSET', store, field, struct.pack('>I6', version) .. without_uid(kind, key))
-  return version, key, counted and below or nil
-end
-local function remove(tree, store, field, kind, version, uid)
-  local stored_version, stored_key = stored_entry(store, field, kind, uid)
-  if version <= stored_version then return end
-  if stored_key then tree_delete(tree, kind, stored_key) end
-  redis.call('HSET', store, field, struct.pack('>I6', version))
-end
--- The binding (redis-index-binding.ts) keeps the highest site version written and whose it was.
--- version and uid are the ARGV strings, removal '0' or '1'.
-local function mark(binding, version, uid, removal)
-  if tonumber(version) > tonumber(redis.call('HGET', binding, 'v') or '-1') then
-    redis.call('HSET', binding, 'v', version, 'u', uid, 'r', removal)
-  end
-end
--- A site key (a, uid) or chart key (a1, a2, t, uid) from ARGV[at ..].
-local function key_at(kind, at, uid)
-  if kind == SITE then return {tonumber(ARGV[at]), uid} end
-  return {tonumber(ARGV[at]), tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2]), uid}
-end
-`;
+const UPSERT_LUA = orderTreeLua() + luaScript('upsert');
 
 /**
  * KEYS: ready, site tree, player store, chart tree, binding. ARGV: uid, site field, version, site
@@ -162,29 +110,7 @@ end
  * player got there first), the answer is still the asked state's position, without counting the
  * player's own newer entry.
  */
-const SYNC_AND_RANK_LUA = `${UPSERT_LUA}
-local function ahead(tree, kind, key, own)
-  local below = tree_count_below(tree, kind, key)
-  if own and compare_keys(kind, own, key) < 0 then below = below - 1 end
-  return below
-end
-if redis.call('EXISTS', KEYS[1]) == 0 then return -2 end
-if redis.call('HGET', KEYS[5], 'db') ~= ARGV[10] then return -3 end
-local uid = tonumber(ARGV[1])
-local site, track = -1, -1
-if ARGV[4] ~= '' then
-  local key = key_at(SITE, 4, uid)
-  local _, own, below = upsert(KEYS[2], KEYS[3], ARGV[2], SITE, tonumber(ARGV[3]), key, true)
-  site = below or ahead(KEYS[2], SITE, key, own)
-  mark(KEYS[5], ARGV[3], ARGV[1], '0')
-end
-if ARGV[5] ~= '' then
-  local key = key_at(TRACK, 7, uid)
-  local _, own, below = upsert(KEYS[4], KEYS[3], ARGV[5], TRACK, tonumber(ARGV[6]), key, true)
-  track = below or ahead(KEYS[4], TRACK, key, own)
-end
-return {site, track}
-`;
+const SYNC_AND_RANK_LUA = UPSERT_LUA + luaScript('sync-and-rank');
 
 /**
  * Versioned writes of many committed entries in one call. KEYS: the binding, then a (tree, player
@@ -193,30 +119,7 @@ return {site, track}
  * field, version): a removal, kept as the version in the store so older writes stay ignored.
  * Returns the entries, or -3 when the index is bound to another database (nothing written).
  */
-const LOAD_LUA = `${UPSERT_LUA}
-if redis.call('HGET', KEYS[1], 'db') ~= ARGV[1] then return -3 end
-local entries = (#KEYS - 1) / 2
-local op = ARGV[2]
-local width = (op == 'site' and 4) or (op == 'track' and 6) or 3
-local top, top_at = -1, nil
-for i = 1, entries do
-  local tree, store = KEYS[2 * i], KEYS[2 * i + 1]
-  local at = 3 + (i - 1) * width
-  local uid, field, version = tonumber(ARGV[at]), ARGV[at + 1], tonumber(ARGV[at + 2])
-  if op == 'site' then
-    upsert(tree, store, field, SITE, version, key_at(SITE, at + 3, uid), false)
-  elseif op == 'track' then
-    upsert(tree, store, field, TRACK, version, key_at(TRACK, at + 3, uid), false)
-  else
-    remove(tree, store, field, op == 'unsite' and SITE or TRACK, version, uid)
-  end
-  if version > top then top, top_at = version, at end
-end
-if top_at and (op == 'site' or op == 'unsite') then
-  mark(KEYS[1], ARGV[top_at + 2], ARGV[top_at], op == 'unsite' and '1' or '0')
-end
-return entries
-`;
+const LOAD_LUA = UPSERT_LUA + luaScript('load');
 
 /**
  * A window, read only, in one call. KEYS: ready, tree, binding. ARGV: 's' or 't', the key's
@@ -225,18 +128,16 @@ return entries
  * exactly that key (a stale entry: the caller answers from SQL and its rank read re-syncs the
  * entry), -2 when the index is not built, -3 when it is bound to another database.
  */
-const WINDOW_LUA = `${orderTreeLua()}
-if redis.call('EXISTS', KEYS[1]) == 0 then return -2 end
-if redis.call('HGET', KEYS[3], 'db') ~= ARGV[#ARGV] then return -3 end
-local kind = KINDS[ARGV[1]]
-local n = ARGV[1] == 's' and 2 or 4
-local key = {}
-for i = 1, n do key[i] = tonumber(ARGV[1 + i]) end
-local rank, found = tree_find(KEYS[2], kind, key)
-if not found then return -1 end
-local from = math.max(0, rank - tonumber(ARGV[n + 2]))
-return {rank, flatten(tree_range(KEYS[2], kind, from, rank - from)), flatten(tree_range(KEYS[2], kind, rank + 1, tonumber(ARGV[n + 3])))}
-`;
+const WINDOW_LUA = orderTreeLua() + luaScript('window');
+
+/** Every script the index sends, as Redis receives it (lua-scripts.spec.ts loads each into Redis). */
+export const RANK_INDEX_SCRIPTS = {
+  bind: BIND_LUA,
+  nextGeneration: NEXT_GENERATION_LUA,
+  syncAndRank: SYNC_AND_RANK_LUA,
+  load: LOAD_LUA,
+  window: WINDOW_LUA,
+};
 
 /** The rank keys of a window side's numbers (2 a site record, 4 a chart record). */
 function keysOf(numbers: number[], site: boolean): RankKey[] {
