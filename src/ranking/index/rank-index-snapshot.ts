@@ -3,7 +3,9 @@ import { FileHandle, open, readdir, rename, rm } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { bufferWords, CompactKeySet, FULL_WORDS } from './compact-key-set';
+import { bufferWords, FULL_WORDS } from './compact-block';
+import { CompactKeySet } from './compact-key-set';
+import { repacked } from './compact-key-set-builder';
 import { OrderStatisticSet } from './order-statistic-set';
 import { CHART_KEY_CODEC, SITE_KEY_CODEC } from './rank-key-codec';
 import { RankKeySet } from './rank-key-set';
@@ -103,7 +105,7 @@ export async function writeRankIndexSnapshot(
       const blocks: number[] = [];
       const words: number[] = [];
       // Repacked, the blocks go back to a load's density (a set at a time, ~0.15 s a million keys).
-      for (const [count, block] of (repack ? compact.repacked() : compact).packedBlocks()) {
+      for (const [count, block] of (repack ? repacked(compact) : compact).packedBlocks()) {
         blocks.push(count);
         words.push(block.length);
         await put(new Uint8Array(block.buffer, block.byteOffset, block.byteLength));

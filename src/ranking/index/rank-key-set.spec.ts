@@ -1,13 +1,6 @@
-import {
-  bufferWords,
-  CompactKeySet,
-  CompactKeySetBuilder,
-  FULL_WORDS,
-  HEADER,
-  LOAD_KEYS,
-  MAX_KEYS,
-  moveBits,
-} from './compact-key-set';
+import { bufferWords, FULL_WORDS, HEADER, LOAD_KEYS, MAX_KEYS, moveBits } from './compact-block';
+import { CompactKeySet } from './compact-key-set';
+import { CompactKeySetBuilder, repacked } from './compact-key-set-builder';
 import type { RankKey } from './rank-index';
 import { CHART_KEY_CODEC, RankKeyCodec, SITE_KEY_CODEC, TIME_EPOCH_MS } from './rank-key-codec';
 import { compareKeys, RankKeySet, RankKeySetBuilder } from './rank-key-set';
@@ -443,14 +436,14 @@ describe('CompactKeySet', () => {
     const keys = [...set.keys()];
     const counts = set.blockCounts();
 
-    const repacked = set.repacked();
-    expect([...repacked.keys()]).toEqual(keys);
-    expect(repacked.bytes / repacked.size).toBeLessThan(loadedBytesPerKey * 1.02);
-    expect(repacked.blockCounts().length).toBeLessThan(counts.length);
+    const repackedSet = repacked(set);
+    expect([...repackedSet.keys()]).toEqual(keys);
+    expect(repackedSet.bytes / repackedSet.size).toBeLessThan(loadedBytesPerKey * 1.02);
+    expect(repackedSet.blockCounts().length).toBeLessThan(counts.length);
     expect([...set.keys()]).toEqual(keys);
     expect(set.blockCounts()).toEqual(counts);
     // What a snapshot writes of it reads back as the same keys, and takes inserts.
-    const { blocks, counts: written } = packedCopy(repacked);
+    const { blocks, counts: written } = packedCopy(repackedSet);
     const read = CompactKeySet.fromPacked(blocks, written);
     expect([...read.keys()]).toEqual(keys);
     expect(read.insert(4096 * 1_000, 0, 0)).toBe(true);

@@ -1,4 +1,5 @@
-import { CompactKeySet, CompactKeySetBuilder } from './compact-key-set';
+import { CompactKeySet } from './compact-key-set';
+import { CompactKeySetBuilder } from './compact-key-set-builder';
 import { OrderStatisticSet } from './order-statistic-set';
 import type { RankKey } from './rank-index';
 import type { RankKeyCodec } from './rank-key-codec';
