@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Redis from 'ioredis';
 import { LUA_DIR, LUA_SCRIPTS, luaScript } from './lua-scripts';
 import { orderTreeLua, TREE_DAMAGED } from './redis-order-tree';
-import { RANK_INDEX_SCRIPTS } from './redis-rank-index';
+import { RANK_INDEX_SCRIPTS } from './redis-index-scripts';
 
 describe('the Redis rank index scripts (lua/*.lua)', () => {
   it('loads every file, and every file of lua/ is one the index loads', () => {
