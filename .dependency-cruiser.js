@@ -180,12 +180,26 @@ module.exports = {
       severity: 'error',
       comment:
         'Outside src/ranking/, code imports ranking through src/ranking/index.ts only (its entities for a relation type; ' +
-        "upload's repositories also read ranking/rank-sql.ts: ranking-sql-surface).",
+        'the two leaf files rating-scale.ts and ranking.types.ts, which import nothing, so a pure rule or a script need not ' +
+        "load the whole module through index.ts; upload's repositories also read ranking/rank-sql.ts: ranking-sql-surface).",
       from: { path: '^src/', pathNot: ['^src/ranking/', SPEC] },
       to: {
         path: '^src/ranking/',
-        pathNot: ['^src/ranking/index\\.ts$', '^src/ranking/rank-sql\\.ts$', '^src/ranking/entities/'],
+        pathNot: [
+          '^src/ranking/index\\.ts$',
+          '^src/ranking/(rating-scale|ranking\\.types)\\.ts$',
+          '^src/ranking/rank-sql\\.ts$',
+          '^src/ranking/entities/',
+        ],
       },
+    },
+    {
+      name: 'ranking-leaves-import-nothing',
+      severity: 'error',
+      comment:
+        'rating-scale.ts and ranking.types.ts stay leaves (they are part of the surface because they load nothing).',
+      from: { path: '^src/ranking/(rating-scale|ranking\\.types)\\.ts$' },
+      to: { path: '^src/' },
     },
     {
       name: 'ranking-sql-surface',

@@ -1,5 +1,5 @@
 import { atpOf, atpTenThousandths, playRating } from './rating';
-import { roundRating, toTenThousandths } from '../ranking';
+import { roundRating, toTenThousandths } from '../ranking/rating-scale';
 
 describe('playRating (decisions.md §5)', () => {
   const C = 10;

@@ -2,7 +2,7 @@
  * The play rating and ATP of decisions.md §5, as pure functions (the upload path and the admin
  * recompute share them, so both always agree).
  */
-import { RATING_DECIMALS, toTenThousandths } from '../ranking';
+import { RATING_DECIMALS, toTenThousandths } from '../ranking/rating-scale';
 
 /** ATP averages the best ratings of this many charts. */
 export const ATP_CHART_COUNT = 30;

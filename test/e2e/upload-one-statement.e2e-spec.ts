@@ -8,7 +8,7 @@ import { sleep } from '../support/wait';
 import { PlayRecordRepository } from '../../src/upload/play-record.repository';
 import { RankIndex } from '../../src/ranking/index/rank-index';
 import { atpTenThousandths, playRating } from '../../src/upload/rating';
-import { toTenThousandths } from '../../src/ranking';
+import { toTenThousandths } from '../../src/ranking/rating-scale';
 
 /**
  * The upload's one statement (rhythmc_upload_play, migrations/1795710000000-OneRoundTripUpload.ts)

@@ -1,4 +1,4 @@
-import { toTenThousandths } from '../../ranking';
+import { toTenThousandths } from '../../ranking/rating-scale';
 import type { IndexEntries, RankChange, StoredBest, TrackPosition } from '../../ranking';
 import { atpTenThousandths, playRating } from '../rating';
 import type { ComputedBest } from '../upload.types';
