@@ -23,10 +23,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CompactKeySet, WordKey } from '../../src/ranking/index/compact-key-set';
-import { CompactKeySetBuilder } from '../../src/ranking/index/compact-key-set-builder';
-import type { RankKey } from '../../src/ranking/index/rank-index';
-import { CHART_KEY_CODEC, RankKeyCodec, SITE_KEY_CODEC } from '../../src/ranking/index/rank-key-codec';
+import { CompactKeySet, WordKey } from '../../src/ranking/rank-index/compact-key-set';
+import { CompactKeySetBuilder } from '../../src/ranking/rank-index/compact-key-set-builder';
+import type { RankKey } from '../../src/ranking/rank-index/rank-index';
+import { CHART_KEY_CODEC, RankKeyCodec, SITE_KEY_CODEC } from '../../src/ranking/rank-index/rank-key-codec';
 import { intFromEnv, listFromEnv, loadAverage, OUT_DIR, runMain } from '../harness/env';
 import { mainArenaMiB } from '../harness/memory';
 import { randomPlay } from '../harness/payloads';

@@ -11,7 +11,7 @@
  */
 import Redis from 'ioredis';
 import { Client } from 'pg';
-import { OrderStatisticSet } from '../../src/ranking/index/order-statistic-set';
+import { OrderStatisticSet } from '../../src/ranking/rank-index/order-statistic-set';
 import { toTenThousandths } from '../../src/ranking/rating-scale';
 import { BENCH_REDIS_URL, intFromEnv } from '../harness/env';
 import { percentile } from '../harness/load';

@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { toTenThousandths } from './rating-scale';
 import { RankSourceRepository } from './rank-source.repository';
 import type { PlayerRankState } from './ranking.types';
-import { OrderStatisticSet } from './index/order-statistic-set';
-import type { RankKey } from './index/rank-index';
+import { OrderStatisticSet } from './rank-index/order-statistic-set';
+import type { RankKey } from './rank-index/rank-index';
 
 /**
  * This instance's view of the players under an active ban: their rank keys in the same orders as

@@ -26,7 +26,7 @@ import {
 import { PeriodBoard } from './periods/period.repository';
 import { PeriodBoardRead, PeriodService } from './periods/period.service';
 import { RankAnswerService } from './rank-answer.service';
-import type { RankKey } from './index/rank-index';
+import type { RankKey } from './rank-index/rank-index';
 import type { BanCheck } from './ranking.types';
 import { roundRating, toTenThousandths } from './rating-scale';
 import type { PlayerRankState } from './ranking.types';

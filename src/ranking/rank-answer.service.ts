@@ -3,7 +3,7 @@ import { RankSourceRepository } from './rank-source.repository';
 import type { BanCheck, IndexedPositions, PlayerRankState } from './ranking.types';
 import { BanView } from './ban-view';
 import { CountGate } from './count-gate';
-import { RankIndex, RankKey } from './index/rank-index';
+import { RankIndex, RankKey } from './rank-index/rank-index';
 import { RankWindow, readRankWindow } from './rank-window';
 
 export interface Ranks {

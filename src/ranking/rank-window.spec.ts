@@ -1,4 +1,4 @@
-import type { RankKey } from './index/rank-index';
+import type { RankKey } from './rank-index/rank-index';
 import { readRankWindow, WINDOW_MARGIN, WindowSource } from './rank-window';
 
 /** A board of `size` players (key [i, 0, i]) with the player at `at`, the players in `banned` banned; records the spans read. */

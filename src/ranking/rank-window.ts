@@ -1,4 +1,4 @@
-import type { IndexWindow, RankKey } from './index/rank-index';
+import type { IndexWindow, RankKey } from './rank-index/rank-index';
 
 /** Entries read beyond k on each side, so that a few banned neighbours need no second read. */
 export const WINDOW_MARGIN = 8;

@@ -5,7 +5,7 @@ import { gameplayPayload } from '../factories/upload.factory';
 import { multiInstanceAvailable, startTestApp, TestApp } from '../support/test-app';
 import { testRedisUrl } from '../setup/test-env';
 import { LeaderboardRepository } from '../../src/ranking/leaderboard.repository';
-import { RankIndex } from '../../src/ranking/index/rank-index';
+import { RankIndex } from '../../src/ranking/rank-index/rank-index';
 import { badLines } from '../support/bad-request';
 
 /** The app's rank index (an abstract class is its DI token). */

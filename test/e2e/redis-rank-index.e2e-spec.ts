@@ -1,6 +1,6 @@
 import type { Type } from '@nestjs/common';
 import Redis from 'ioredis';
-import { RankIndex } from '../../src/ranking/index/rank-index';
+import { RankIndex } from '../../src/ranking/rank-index/rank-index';
 import { RankSourceRepository } from '../../src/ranking/rank-source.repository';
 import type { PlayerRankState, StoredBest } from '../../src/ranking';
 import { onlinePlayer } from '../factories/player.factory';

@@ -6,7 +6,7 @@ import { indexAgainstSql } from '../support/rank-index-check';
 import { startTestApp, TestApp } from '../support/test-app';
 import { sleep } from '../support/wait';
 import { PlayRecordRepository } from '../../src/upload/play-record.repository';
-import { RankIndex } from '../../src/ranking/index/rank-index';
+import { RankIndex } from '../../src/ranking/rank-index/rank-index';
 import { atpTenThousandths, playRating } from '../../src/upload/rating';
 import { toTenThousandths } from '../../src/ranking/rating-scale';
 

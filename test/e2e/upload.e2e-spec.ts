@@ -7,7 +7,7 @@ import { RankSourceRepository } from '../../src/ranking/rank-source.repository';
 import { startTestApp, TestApp } from '../support/test-app';
 import { testRedisUrl } from '../setup/test-env';
 import { formatLocalDateTime } from '../../src/common/time';
-import { RankIndex } from '../../src/ranking/index/rank-index';
+import { RankIndex } from '../../src/ranking/rank-index/rank-index';
 import { CatalogService } from '../../src/catalog/catalog.service';
 import { sleep } from '../support/wait';
 import { GameplayPayload, gameplayPayload } from '../factories/upload.factory';

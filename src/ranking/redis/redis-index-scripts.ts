@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { RankKey } from '../index/rank-index';
+import type { RankKey } from '../rank-index/rank-index';
 import { luaScript } from './lua-scripts';
 import { orderTreeLua, siteRankKey, TREE_DAMAGED, trackRankKey } from './redis-order-tree';
 

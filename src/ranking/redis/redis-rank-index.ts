@@ -5,7 +5,14 @@ import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { toTenThousandths } from '../rating-scale';
 import { RankSourceRepository } from '../rank-source.repository';
 import type { IndexedPositions, PlayerRankState, StoredBest } from '../ranking.types';
-import { IndexEntries, IndexWindow, IndexWindowRead, RankIndex, RankIndexStats, RankWrite } from '../index/rank-index';
+import {
+  IndexEntries,
+  IndexWindow,
+  IndexWindowRead,
+  RankIndex,
+  RankIndexStats,
+  RankWrite,
+} from '../rank-index/rank-index';
 import { bindingMismatch, MismatchReason, readBinding, redisRunId } from './redis-index-binding';
 import { siteNumbers, trackNumbers, uidNumber, versionNumber } from './redis-order-tree';
 import {
@@ -28,7 +35,7 @@ import {
   sha1,
   OtherDatabaseIndex,
 } from './redis-index-scripts';
-import { WriterLock } from '../index/writer-lock';
+import { WriterLock } from '../rank-index/writer-lock';
 
 /** What a check of the index against this database found (RedisRankIndex.verify). */
 type Verdict = 'ok' | 'missing' | 'moved' | 'yield';
