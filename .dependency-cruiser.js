@@ -29,9 +29,13 @@ const MODULES = {
   webhooks: ['config', 'common', 'database', 'openapi', 'audit', 'auth'],
   server: ['config', 'common', 'database', 'openapi', 'audit', 'auth'],
   catalog: ['config', 'common', 'database', 'openapi', 'audit', 'auth'], // knows neither upload nor economy
+  // Ranks and boards: the rank index and its sources, the all-time and period boards, seasons. It
+  // never imports upload (ranking-does-not-know-upload); upload writes ranks through its surface.
+  // + player's ban predicate (shared-sql-fragment)
+  ranking: ['config', 'common', 'database', 'openapi', 'audit', 'auth', 'catalog'],
   player: ['config', 'common', 'database', 'openapi', 'audit', 'auth', 'catalog', 'server', 'webhooks'],
   economy: ['config', 'common', 'database', 'openapi', 'audit', 'auth'], // + player's ban predicate (shared-sql-fragment)
-  upload: ['config', 'common', 'database', 'openapi', 'audit', 'auth', 'catalog'], // + player's ban predicate (shared-sql-fragment)
+  upload: ['config', 'common', 'database', 'openapi', 'audit', 'auth', 'catalog', 'ranking'], // + player's ban predicate (shared-sql-fragment)
   resources: ['config', 'common', 'database', 'openapi', 'audit', 'auth'],
   // Nothing but the wiring and observability depends on realtime.
   realtime: ['config', 'common', 'database', 'openapi', 'auth', 'player', 'server', 'webhooks'],
@@ -46,11 +50,24 @@ const MODULES = {
     'economy',
     'player',
     'server',
+    'ranking',
     'upload',
   ],
-  // The public read API and its keys: boards and ranks from upload, players from player, charts and
-  // titles from catalog, the optional balance from economy, each through its service.
-  public: ['config', 'common', 'database', 'openapi', 'audit', 'auth', 'catalog', 'economy', 'player', 'upload'],
+  // The public read API and its keys: boards from ranking, ratings and history from upload, players
+  // from player, charts and titles from catalog, the optional balance from economy, each through its service.
+  public: [
+    'config',
+    'common',
+    'database',
+    'openapi',
+    'audit',
+    'auth',
+    'catalog',
+    'economy',
+    'player',
+    'ranking',
+    'upload',
+  ],
   // Export and erasure of one player: its repository runs player-data.map.ts over every module's
   // rows of the player (one transaction); the ranks through upload's RatingRecomputeService.
   privacy: ['config', 'common', 'database', 'openapi', 'audit', 'auth', 'upload'],
@@ -106,7 +123,7 @@ const moduleRules = Object.entries(MODULES).map(([module, allowed]) => ({
     pathNot: [
       folders([module, ...allowed]),
       // Documented exceptions, each a rule of its own below.
-      ...(module === 'economy' || module === 'upload' ? ['^src/player/active-ban\\.rule\\.ts$'] : []),
+      ...(['economy', 'ranking', 'upload'].includes(module) ? ['^src/player/active-ban\\.rule\\.ts$'] : []),
     ],
   },
 }));
@@ -140,14 +157,61 @@ module.exports = {
       to: { path: '\\.repository\\.ts$', pathNot: '^src/$1/' },
     },
     {
-      // Documented in docs/architecture.md ("economy", "upload"): their ranking SQL leaves out banned
-      // players with the player module's activeBanPredicate, read only, from the rule's one file
-      // (player/active-ban.rule.ts; module-graph-*), and only in repositories.
+      // Documented in docs/architecture.md ("economy", "ranking", "upload"): their ranking SQL leaves out
+      // banned players with the player module's activeBanPredicate, read only, from the rule's one file
+      // (player/active-ban.rule.ts; module-graph-*), and only in repositories (and ranking's rank-sql.ts,
+      // the ban check its repositories and the upload's share).
       name: 'shared-sql-fragment',
       severity: 'error',
-      comment: "Only economy's and upload's repositories read the player module's active-ban rule (its SQL fragments).",
-      from: { path: '^src/(economy|upload)/', pathNot: ['\\.repository\\.ts$', SPEC] },
+      comment:
+        "Only economy's, ranking's and upload's repositories (and ranking/rank-sql.ts) read the player module's active-ban rule (its SQL fragments).",
+      from: {
+        path: '^src/(economy|ranking|upload)/',
+        pathNot: ['\\.repository\\.ts$', '^src/ranking/rank-sql\\.ts$', SPEC],
+      },
       to: { path: '^src/player/active-ban\\.rule\\.ts$' },
+    },
+    {
+      name: 'ranking-does-not-know-upload',
+      severity: 'error',
+      comment:
+        'Upload imports ranking, never the reverse (issue #47 item 2): not even a unit spec of ranking imports src/upload/.',
+      from: { path: '^src/ranking/' },
+      to: { path: '^src/upload/' },
+    },
+    {
+      name: 'ranking-surface',
+      severity: 'error',
+      comment:
+        'Outside src/ranking/, code imports ranking through src/ranking/index.ts only (its entities for a relation type; ' +
+        'the two leaf files rating-scale.ts and ranking.types.ts, which import nothing, so a pure rule or a script need not ' +
+        "load the whole module through index.ts; upload's repositories also read ranking/rank-sql.ts: ranking-sql-surface).",
+      from: { path: '^src/', pathNot: ['^src/ranking/', SPEC] },
+      to: {
+        path: '^src/ranking/',
+        pathNot: [
+          '^src/ranking/index\\.ts$',
+          '^src/ranking/(rating-scale|ranking\\.types)\\.ts$',
+          '^src/ranking/rank-sql\\.ts$',
+          '^src/ranking/entities/',
+        ],
+      },
+    },
+    {
+      name: 'ranking-leaves-import-nothing',
+      severity: 'error',
+      comment:
+        'rating-scale.ts and ranking.types.ts stay leaves (they are part of the surface because they load nothing).',
+      from: { path: '^src/ranking/(rating-scale|ranking\\.types)\\.ts$' },
+      to: { path: '^src/' },
+    },
+    {
+      name: 'ranking-sql-surface',
+      severity: 'error',
+      comment:
+        "ranking/rank-sql.ts (the rank keys' SQL fragments and row mappers, the ban check, the period lock) is read only by upload's repositories.",
+      from: { path: '^src/', pathNot: ['^src/ranking/', '^src/upload/.+\\.repository\\.ts$', SPEC] },
+      to: { path: '^src/ranking/rank-sql\\.ts$' },
     },
     {
       name: 'entities-reference-entities',

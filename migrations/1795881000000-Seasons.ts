@@ -21,7 +21,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 const UPLOAD_PLAY_OLD =
   'rhythmc_upload_play(bigint, integer, bigint, bigint, float8, boolean, boolean, boolean, boolean, integer, boolean, boolean, bigint, float8, integer[], varchar, integer, varchar, varchar, uuid, bpchar, timestamptz, timestamptz, text[], bigint)';
 
-/** The advisory lock of period writes (src/upload/periods/period.repository.ts PERIOD_LOCK_KEY). */
+/** The advisory lock of period writes (src/ranking/periods/period.repository.ts PERIOD_LOCK_KEY). */
 const PERIOD_LOCK_KEY = 727_044;
 
 const UPLOAD_PLAY_NEW =

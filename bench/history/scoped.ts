@@ -8,7 +8,7 @@
 import { Client } from 'pg';
 import { withClient } from '../harness/database';
 import { benchDatabaseUrl, fmt, intFromEnv, loadAverage, runMain } from '../harness/env';
-import { SITE_AMONG_SQL, TOP_SITE_SQL, TRACK_AMONG_SQL } from '../../src/upload/leaderboard.repository';
+import { SITE_AMONG_SQL, TOP_SITE_SQL, TRACK_AMONG_SQL } from '../../src/ranking/leaderboard.repository';
 
 const URL = benchDatabaseUrl('rhythmc_bench_history');
 const READS = intFromEnv('READS', 2_000);

@@ -1,6 +1,6 @@
 /**
  * The baseline of the leaderboard benchmark (bench/leaderboards/run.ts): a bare Express + pg
- * server answering the four reads with the service's own SQL (src/upload/leaderboard.repository.ts)
+ * server answering the four reads with the service's own SQL (src/ranking/leaderboard.repository.ts)
  * and entry shapes, after the service's server-token lookup (one indexed query): one statement
  * per read, named (prepared once per connection) as the service runs them. It answers no rank for a
  * window (it has no rank index and a count is O(rank)), and has no framework, validation, error
@@ -19,7 +19,7 @@ import {
   TRACK_WINDOW_SQL,
   Window,
   WindowRow,
-} from '../../src/upload/leaderboard.repository';
+} from '../../src/ranking/leaderboard.repository';
 import { serveBare } from '../harness/bare';
 import { LEADERBOARDS_DATABASE_URL } from './generate';
 

@@ -10,7 +10,7 @@
 import express from 'express';
 import { Pool } from 'pg';
 import { RankedBalanceRow, TOP_BALANCES_SQL } from '../../src/economy/economy.repository';
-import { SiteRow, TOP_SITE_SQL, TOP_TRACK_SQL, TrackRow } from '../../src/upload/leaderboard.repository';
+import { SiteRow, TOP_SITE_SQL, TOP_TRACK_SQL, TrackRow } from '../../src/ranking/leaderboard.repository';
 import { serveBare } from '../harness/bare';
 import { PUBLIC_DATABASE_URL } from './generate';
 

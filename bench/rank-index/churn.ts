@@ -23,9 +23,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CompactKeySet, CompactKeySetBuilder, WordKey } from '../../src/upload/rank/compact-key-set';
-import type { RankKey } from '../../src/upload/rank/rank-index';
-import { CHART_KEY_CODEC, RankKeyCodec, SITE_KEY_CODEC } from '../../src/upload/rank/rank-key-codec';
+import { CompactKeySet, WordKey } from '../../src/ranking/rank-index/compact-key-set';
+import { CompactKeySetBuilder } from '../../src/ranking/rank-index/compact-key-set-builder';
+import type { RankKey } from '../../src/ranking/rank-index/rank-index';
+import { CHART_KEY_CODEC, RankKeyCodec, SITE_KEY_CODEC } from '../../src/ranking/rank-index/rank-key-codec';
 import { intFromEnv, listFromEnv, loadAverage, OUT_DIR, runMain } from '../harness/env';
 import { mainArenaMiB } from '../harness/memory';
 import { randomPlay } from '../harness/payloads';

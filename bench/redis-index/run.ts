@@ -15,9 +15,9 @@
 import Redis from 'ioredis';
 import { TestOrderTree } from '../../test/support/redis-order-tree';
 import type { AppConfig } from '../../src/config/app-config';
-import type { RankSourceRepository } from '../../src/upload/rank-source.repository';
-import { RedisRankIndex } from '../../src/upload/rank/redis-rank-index';
-import { TREE_CAPACITY, siteNumbers, trackNumbers } from '../../src/upload/rank/redis-order-tree';
+import type { RankSourceRepository } from '../../src/ranking/rank-source.repository';
+import { RedisRankIndex } from '../../src/ranking/redis/redis-rank-index';
+import { TREE_CAPACITY, siteNumbers, trackNumbers } from '../../src/ranking/redis/redis-order-tree';
 import {
   assertBenchDatabase,
   BENCH_ADMIN_TOKEN,

@@ -1,5 +1,5 @@
 /**
- * What one operation of the Redis rank tree (src/upload/rank/redis-order-tree.ts) costs inside
+ * What one operation of the Redis rank tree (src/ranking/redis/redis-order-tree.ts) costs inside
  * Redis, on a chart tree the size of the network day's busiest chart (184,000 records), on a
  * Redis server of the benchmark's own. Each figure is one EVAL running the operation N times in a
  * Lua loop, timed from the client and divided by N (a single call's round trip is amortised away).
@@ -8,7 +8,7 @@
  *   TREE_RECORDS=1000000 TREE_CAPACITY=256 npm run bench:redis-tree-ops
  */
 import Redis from 'ioredis';
-import { orderTreeLua, TREE_CAPACITY } from '../../src/upload/rank/redis-order-tree';
+import { orderTreeLua, TREE_CAPACITY } from '../../src/ranking/redis/redis-order-tree';
 import { intFromEnv, loadAverage, runMain } from '../harness/env';
 import { startPrivateRedis } from '../harness/redis';
 

@@ -11,8 +11,8 @@
  */
 import Redis from 'ioredis';
 import { Client } from 'pg';
-import { OrderStatisticSet } from '../../src/upload/rank/order-statistic-set';
-import { toTenThousandths } from '../../src/upload/rating';
+import { OrderStatisticSet } from '../../src/ranking/rank-index/order-statistic-set';
+import { toTenThousandths } from '../../src/ranking/rating-scale';
 import { BENCH_REDIS_URL, intFromEnv } from '../harness/env';
 import { percentile } from '../harness/load';
 import { UPLOAD_DATABASE_URL as BENCH_DATABASE_URL } from './generate';

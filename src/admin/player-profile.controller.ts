@@ -2,7 +2,7 @@ import { Controller, Get, Param } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminAuth, Permission } from '../auth/auth.decorators';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
-import { RANKS_503 } from '../upload/rank/count-gate';
+import { RANKS_503 } from '../ranking';
 import { ParseBigIdPipe } from '../common/pipes/parse-id.pipe';
 import { ApiUidParam } from '../common/validation/is-uid';
 import { API_TAGS } from '../openapi/api-tags';

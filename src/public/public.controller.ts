@@ -14,13 +14,13 @@ import {
   BOARD_MAX_LIMIT,
   ChartBoardResponse,
   LeaderboardQueryDto,
+  ParseLevelIdPipe,
+  RANKS_503,
   SCOPED_MAX_UIDS,
   ScopedAtpBoardResponse,
   ScopedBoardQueryDto,
   ScopedChartBoardResponse,
-} from '../upload/dto/leaderboard.dto';
-import { ParseLevelIdPipe } from '../upload/pipes/level-id.pipe';
-import { RANKS_503 } from '../upload/rank/count-gate';
+} from '../ranking';
 import {
   FirstPlacesQueryDto,
   FirstPlacesResponse,

@@ -4,6 +4,7 @@ import { AuthModule } from '../auth/auth.module';
 import { CatalogModule } from '../catalog/catalog.module';
 import { EconomyModule } from '../economy/economy.module';
 import { PlayerModule } from '../player/player.module';
+import { RankingModule } from '../ranking';
 import { UploadModule } from '../upload/upload.module';
 import { ApiKeyAdminController } from './api-key-admin.controller';
 import { ApiKeyGuard } from './api-key.guard';
@@ -20,7 +21,7 @@ import { PublicService } from './public.service';
  * mounted by app.factory (mountPublicHttp).
  */
 @Module({
-  imports: [AuthModule, AuditModule, CatalogModule, EconomyModule, PlayerModule, UploadModule],
+  imports: [AuthModule, AuditModule, CatalogModule, EconomyModule, PlayerModule, RankingModule, UploadModule],
   controllers: [PublicController, ApiKeyAdminController],
   providers: [ApiKeyRepository, ApiKeyService, ApiKeyGuard, PublicService, PublicResponder, PublicHttpMiddleware],
 })

@@ -8,12 +8,13 @@ import { PlayerReadService, PublicPlayer } from '../player/player-read.service';
 import {
   AtpBoardResponse,
   ChartBoardResponse,
+  FirstPlace,
   LeaderboardQueryDto,
+  LeaderboardService,
   ScopedAtpBoardResponse,
   ScopedChartBoardResponse,
-} from '../upload/dto/leaderboard.dto';
-import { FirstPlace, LeaderboardService } from '../upload/leaderboard.service';
-import { roundRating } from '../upload/rating';
+  roundRating,
+} from '../ranking';
 import { RatingReadService } from '../upload/rating-read.service';
 import { RatingHistoryResponse } from '../upload/dto/rating-history.dto';
 import { RatingHistoryService } from '../upload/history/rating-history.service';

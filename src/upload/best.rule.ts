@@ -1,4 +1,4 @@
-import type { TrackPosition } from './upload.types';
+import type { TrackPosition } from '../ranking';
 
 /*
  * The new-best rule: a play is a player's new best on its chart when it is the first, has a

@@ -4,9 +4,8 @@ import type { UploadSessionClock, UploadSessionRow } from '../auth/auth.types';
 import { playerSessionByTokenHashCte, uploadSessionAccepted } from '../auth/upload-session.rule';
 import { PreparedQueries } from '../database/prepared-queries';
 import { BatchableStatement, compareUids, StatementBatcher } from '../database/statement-batcher';
-import { BAN_CHECK } from './rank-source.repository';
 import { ATP_CHART_COUNT } from './rating';
-import { BanCheckRow, BestSqlRow, EPOCH_MS, toBanCheck, toBest } from './upload-sql';
+import { BAN_CHECK, BanCheckRow, BestSqlRow, EPOCH_MS, toBanCheck, toBest } from '../ranking/rank-sql';
 import type { LockedRating, NewPlayRecord, OneStatementUpload, StateRead, StoredRecord } from './upload.types';
 
 /**

@@ -3,9 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { PreparedQueries } from '../database/prepared-queries';
 import { COUNTED_RECORD } from './counted-record.rule';
-import { BAN_CHECK } from './rank-source.repository';
-import { BanCheckRow, toBanCheck } from './upload-sql';
-import type { BanCheck } from './upload.types';
+import { BAN_CHECK, BanCheckRow, toBanCheck } from '../ranking/rank-sql';
+import type { BanCheck } from '../ranking';
 
 export interface BestRow {
   level_id: number;

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { RankAnswerService } from './rank/rank-answer.service';
-import { playRating, roundRating, toTenThousandths } from './rating';
+import { RankAnswerService, roundRating, toTenThousandths } from '../ranking';
+import type { PlayerRankState } from '../ranking';
+import { playRating } from './rating';
 import { RatingReadRepository } from './rating-read.repository';
-import type { PlayerRankState } from './upload.types';
 
 export interface PlayerRatingSummary {
   /** null while the player has no counted play. */

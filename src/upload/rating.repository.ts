@@ -3,8 +3,9 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { COUNTED_RECORD } from './counted-record.rule';
 import { PreparedQueries } from '../database/prepared-queries';
-import { BestSqlRow, EPOCH_MS, toBest } from './upload-sql';
-import type { BestRow, ComputedBest, LockedRating, StoredBest } from './upload.types';
+import { BestSqlRow, EPOCH_MS, toBest } from '../ranking/rank-sql';
+import type { ComputedBest, LockedRating } from './upload.types';
+import type { BestRow, StoredBest } from '../ranking';
 
 /**
  * Ratings and per-chart bests: the rating-row locks, the upload's best/ATP write, rank versions,

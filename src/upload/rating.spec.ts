@@ -1,4 +1,5 @@
-import { atpOf, atpTenThousandths, playRating, roundRating, toTenThousandths } from './rating';
+import { atpOf, atpTenThousandths, playRating } from './rating';
+import { roundRating, toTenThousandths } from '../ranking/rating-scale';
 
 describe('playRating (decisions.md §5)', () => {
   const C = 10;

@@ -2,14 +2,10 @@
  * The play rating and ATP of decisions.md §5, as pure functions (the upload path and the admin
  * recompute share them, so both always agree).
  */
+import { RATING_DECIMALS, toTenThousandths } from '../ranking/rating-scale';
 
 /** ATP averages the best ratings of this many charts. */
 export const ATP_CHART_COUNT = 30;
-
-/** ATP and the answered play rating carry this many decimals. */
-export const RATING_DECIMALS = 4;
-
-const SCALE = 10 ** RATING_DECIMALS;
 
 /**
  * Rating of one counted (pass: true) play with accuracy `acc` (0–100) on a chart of constant `constant`:
@@ -21,20 +17,6 @@ export function playRating(constant: number, acc: number): number {
   if (acc >= 98) return constant + 1 + (acc - 98) / 2;
   if (acc >= 95) return constant + (acc - 95) / 3;
   return Math.max(0, constant - (95 - acc) / 5);
-}
-
-/**
- * `value` in ten-thousandths, rounded half up. The product is first cut to 12 significant digits
- * so that binary noise does not decide the rounding (1.00005 × 10⁴ is 10000.499999999998 in
- * binary; it rounds to 10001 as the decimal reading says).
- */
-export function toTenThousandths(value: number): number {
-  return Math.round(Number((value * SCALE).toPrecision(12)));
-}
-
-/** `value` rounded half up to 4 decimals. */
-export function roundRating(value: number): number {
-  return toTenThousandths(value) / SCALE;
 }
 
 /**
@@ -50,5 +32,5 @@ export function atpTenThousandths(bestRatings: readonly number[]): number {
 
 /** ATP as answered on the wire (4 decimals). */
 export function atpOf(bestRatings: readonly number[]): number {
-  return atpTenThousandths(bestRatings) / SCALE;
+  return atpTenThousandths(bestRatings) / 10 ** RATING_DECIMALS;
 }

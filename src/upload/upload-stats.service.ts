@@ -1,7 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { SCORE_CHECK_NAMES, ScoreCheckName } from '../config/app-config';
-import { RankAnswerService } from './rank/rank-answer.service';
-import { RankIndex, RankIndexStats } from './rank/rank-index';
+import { RankAnswerService, RankIndex, RankIndexStats } from '../ranking';
 
 /**
  * The two parts of an answered upload's time in the service: `store` from the service taking the

@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { ServerSessionContext } from '../auth/auth.types';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
-import { RANKS_503 } from './rank/count-gate';
+import { RANKS_503 } from '../ranking';
 import { CurrentServer } from '../auth/auth.decorators';
 import { API_TAGS } from '../openapi/api-tags';
 import { UploadRecordDto } from './dto/upload-record.dto';

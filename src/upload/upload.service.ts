@@ -2,7 +2,16 @@ import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { UploadSessionRule } from '../auth/upload-session.rule';
 import type { ServerSessionContext } from '../auth/auth.types';
-import { BoardUpdates } from './board-updates';
+import {
+  BoardUpdates,
+  RankAnswerService,
+  RankIndex,
+  RankBansService,
+  RankWrite,
+  roundRating,
+  toTenThousandths,
+} from '../ranking';
+import type { BanCheck, BestRow, IndexedPositions, PlayerRankState, RankChange, TrackPosition } from '../ranking';
 import { CatalogService } from '../catalog/catalog.service';
 import { Clock } from '../common/clock';
 import { BadRequestError, UnauthorizedError } from '../common/errors/app-error';
@@ -16,24 +25,10 @@ import { toUploadedPlay } from './dto/upload-record.mapper';
 import { UploadResponse } from './dto/upload.response';
 import { CheckContext, failedChecks, judgedNotes } from './integrity/score-checks';
 import { PlayRecordRepository } from './play-record.repository';
-import { RankSourceRepository } from './rank-source.repository';
-import { RankAnswerService } from './rank/rank-answer.service';
-import { RankIndex, RankWrite } from './rank/rank-index';
-import { atpTenThousandths, playRating, roundRating, toTenThousandths } from './rating';
+import { atpTenThousandths, playRating } from './rating';
 import { RatingRepository } from './rating.repository';
 import { UploadStatsService } from './upload-stats.service';
-import type {
-  BanCheck,
-  BestRow,
-  ChartRead,
-  IndexedPositions,
-  NewPlayRecord,
-  PlayerRankState,
-  RankChange,
-  StateRead,
-  StoredRecord,
-  TrackPosition,
-} from './upload.types';
+import type { ChartRead, NewPlayRecord, StateRead, StoredRecord } from './upload.types';
 
 const atpText = (atpE4: number) => (atpE4 / 10_000).toFixed(4);
 const atpE4Of = (atp: string) => toTenThousandths(Number(atp));
@@ -94,7 +89,7 @@ export class UploadService {
   constructor(
     private readonly records: PlayRecordRepository,
     private readonly ratings: RatingRepository,
-    private readonly rankSources: RankSourceRepository,
+    private readonly rankBans: RankBansService,
     private readonly sessionRule: UploadSessionRule,
     private readonly catalog: CatalogService,
     private readonly index: RankIndex,
@@ -258,7 +253,7 @@ export class UploadService {
         }
       }
       // A banned player's keys changed (an upload that raced its ban): every ban view must reload.
-      if (counted && current.bans.selfBanned) await this.rankSources.bumpBanGeneration(manager);
+      if (counted && current.bans.selfBanned) await this.rankBans.bumpGeneration(manager);
       // A duplicate, an uncounted play or a play below the best changes nothing: the answer comes from the stored state.
       const state = counted?.state ?? toRankState(record.uid, record.levelId, current);
       const staged = write.stage(counted ? [counted.change] : [], state);

@@ -3,7 +3,7 @@ import { loginPlayer, onlinePlayer, TestPlayerSession } from '../factories/playe
 import { gameplayPayload, uploadPlay } from '../factories/upload.factory';
 import { multiInstanceAvailable, startTestApp, TestApp } from '../support/test-app';
 import { Clock } from '../../src/common/clock';
-import { PeriodJobService } from '../../src/upload/periods/period-job.service';
+import { PeriodJobService } from '../../src/ranking/periods/period-job.service';
 
 let playTime = Date.now() - 3_600_000;
 

@@ -1,5 +1,5 @@
 import type { Type } from '@nestjs/common';
-import { RankIndex } from '../../src/upload/rank/rank-index';
+import { RankIndex } from '../../src/ranking/rank-index/rank-index';
 import { onlinePlayer, TestPlayerSession } from '../factories/player.factory';
 import { onlineServer, TestServerSession } from '../factories/server.factory';
 import { defineCharts, gameplayPayload } from '../factories/upload.factory';

@@ -1,6 +1,6 @@
-import { PERIOD_PATTERN } from '../../src/upload/dto/leaderboard.dto';
+import { PERIOD_PATTERN } from '../../src/ranking/dto/leaderboard.dto';
 import { parseLocalDateTime } from '../../src/common/time';
-import { isSeasonSlug } from '../../src/upload/dto/season.dto';
+import { isSeasonSlug } from '../../src/ranking/dto/season.dto';
 import { isWebhookUrl } from '../../src/webhooks/dto/webhook.dto';
 import { WEBHOOK_EVENTS } from '../../src/webhooks/webhook-events';
 import { HttpAdapterHost } from '@nestjs/core';

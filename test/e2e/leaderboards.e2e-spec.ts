@@ -4,8 +4,8 @@ import { loginPlayer, onlinePlayer, TestPlayerSession } from '../factories/playe
 import { gameplayPayload } from '../factories/upload.factory';
 import { multiInstanceAvailable, startTestApp, TestApp } from '../support/test-app';
 import { testRedisUrl } from '../setup/test-env';
-import { LeaderboardRepository } from '../../src/upload/leaderboard.repository';
-import { RankIndex } from '../../src/upload/rank/rank-index';
+import { LeaderboardRepository } from '../../src/ranking/leaderboard.repository';
+import { RankIndex } from '../../src/ranking/rank-index/rank-index';
 import { badLines } from '../support/bad-request';
 
 /** The app's rank index (an abstract class is its DI token). */

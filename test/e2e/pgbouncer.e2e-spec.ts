@@ -13,7 +13,7 @@ import {
   withAddress,
   withDatabase,
 } from '../setup/test-env';
-import { RANK_INDEX_LOCK_KEY } from '../../src/upload/rank/writer-lock';
+import { RANK_INDEX_LOCK_KEY } from '../../src/ranking/rank-index/writer-lock';
 
 /**
  * The service behind PgBouncer's transaction pooling (docs/operations.md "PgBouncer"): .ci/run

@@ -7,8 +7,8 @@ import { gameplayPayload } from '../factories/upload.factory';
 import { LogCapture } from '../support/log-capture';
 import { indexAgainstSql } from '../support/rank-index-check';
 import { startTestApp, TestApp } from '../support/test-app';
-import { SNAPSHOT_FILE } from '../../src/upload/rank/memory-rank-index';
-import { RankIndex } from '../../src/upload/rank/rank-index';
+import { SNAPSHOT_FILE } from '../../src/ranking/rank-index/memory-rank-index';
+import { RankIndex } from '../../src/ranking/rank-index/rank-index';
 
 /**
  * The in-process rank index across restarts (docs/decisions.md "Rank index at start-up"): a clean

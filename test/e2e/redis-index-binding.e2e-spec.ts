@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { RankIndex } from '../../src/upload/rank/rank-index';
+import { RankIndex } from '../../src/ranking/rank-index/rank-index';
 import { onlinePlayer, TestPlayerSession } from '../factories/player.factory';
 import { onlineServer, TestServerSession } from '../factories/server.factory';
 import { defineCharts, gameplayPayload } from '../factories/upload.factory';

@@ -5,7 +5,7 @@ import {
   trackNumbers,
   trackRankKey,
   TREE_CAPACITY,
-} from '../../src/upload/rank/redis-order-tree';
+} from '../../src/ranking/redis/redis-order-tree';
 import { testRedisUrl } from '../setup/test-env';
 import { TestOrderTree } from '../support/redis-order-tree';
 

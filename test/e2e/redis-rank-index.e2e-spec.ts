@@ -1,8 +1,8 @@
 import type { Type } from '@nestjs/common';
 import Redis from 'ioredis';
-import { RankIndex } from '../../src/upload/rank/rank-index';
-import { RankSourceRepository } from '../../src/upload/rank-source.repository';
-import type { PlayerRankState, StoredBest } from '../../src/upload/upload.types';
+import { RankIndex } from '../../src/ranking/rank-index/rank-index';
+import { RankSourceRepository } from '../../src/ranking/rank-source.repository';
+import type { PlayerRankState, StoredBest } from '../../src/ranking';
 import { onlinePlayer } from '../factories/player.factory';
 import { onlineServer } from '../factories/server.factory';
 import { defineCharts, gameplayPayload } from '../factories/upload.factory';

@@ -80,7 +80,7 @@ describe('Schema drift: entities, migrations and function files agree', () => {
     expect(await functionDrift((sql) => dataSource.query(sql))).toEqual({
       changed: ['src/upload/sql/rhythmc_best_improves.sql'],
       withoutFile: ['rhythmc_unfiled'],
-      withoutFunction: ['src/upload/periods/sql/rhythmc_ensure_calendar_periods.sql'],
+      withoutFunction: ['src/ranking/periods/sql/rhythmc_ensure_calendar_periods.sql'],
       twoFiles: [],
     });
 

@@ -1,6 +1,6 @@
 import { Clock } from '../../src/common/clock';
 import { formatLocalDateTime } from '../../src/common/time';
-import { PeriodJobService } from '../../src/upload/periods/period-job.service';
+import { PeriodJobService } from '../../src/ranking/periods/period-job.service';
 import { onlinePlayer, TestPlayerSession } from '../factories/player.factory';
 import { onlineServer, TestServerSession } from '../factories/server.factory';
 import { gameplayPayload, uploadPlay } from '../factories/upload.factory';

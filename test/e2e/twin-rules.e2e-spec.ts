@@ -10,7 +10,7 @@ import { loginProves } from '../../src/player/session-proof.rule';
 import { improves } from '../../src/upload/best.rule';
 import { playRating } from '../../src/upload/rating';
 import { COUNTED_RECORD, recordCounts } from '../../src/upload/counted-record.rule';
-import type { TrackPosition } from '../../src/upload/upload.types';
+import type { TrackPosition } from '../../src/ranking';
 import { functionFiles } from '../support/function-files';
 import { freshDatabase, TestDatabase } from '../support/test-app';
 

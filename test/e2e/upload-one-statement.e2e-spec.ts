@@ -6,8 +6,9 @@ import { indexAgainstSql } from '../support/rank-index-check';
 import { startTestApp, TestApp } from '../support/test-app';
 import { sleep } from '../support/wait';
 import { PlayRecordRepository } from '../../src/upload/play-record.repository';
-import { RankIndex } from '../../src/upload/rank/rank-index';
-import { atpTenThousandths, playRating, toTenThousandths } from '../../src/upload/rating';
+import { RankIndex } from '../../src/ranking/rank-index/rank-index';
+import { atpTenThousandths, playRating } from '../../src/upload/rating';
+import { toTenThousandths } from '../../src/ranking/rating-scale';
 
 /**
  * The upload's one statement (rhythmc_upload_play, migrations/1795710000000-OneRoundTripUpload.ts)

@@ -3,11 +3,11 @@ import { loginServer, onlineServer, TestServerSession } from '../factories/serve
 import { createPlayer, loginPlayer, onlinePlayer, TestPlayerSession } from '../factories/player.factory';
 import { PlayRecordRepository } from '../../src/upload/play-record.repository';
 import { RatingRepository } from '../../src/upload/rating.repository';
-import { RankSourceRepository } from '../../src/upload/rank-source.repository';
+import { RankSourceRepository } from '../../src/ranking/rank-source.repository';
 import { startTestApp, TestApp } from '../support/test-app';
 import { testRedisUrl } from '../setup/test-env';
 import { formatLocalDateTime } from '../../src/common/time';
-import { RankIndex } from '../../src/upload/rank/rank-index';
+import { RankIndex } from '../../src/ranking/rank-index/rank-index';
 import { CatalogService } from '../../src/catalog/catalog.service';
 import { sleep } from '../support/wait';
 import { GameplayPayload, gameplayPayload } from '../factories/upload.factory';

@@ -1,5 +1,5 @@
 import type { Type } from '@nestjs/common';
-import { RankIndex } from '../../src/upload/rank/rank-index';
+import { RankIndex } from '../../src/ranking/rank-index/rank-index';
 import type { TestApp } from './test-app';
 
 const rankIndexOf = (app: TestApp) => app.get(RankIndex as unknown as Type<RankIndex>);

@@ -1,5 +1,5 @@
 import type Redis from 'ioredis';
-import { orderTreeLua, trackNumbers, TREE_CAPACITY } from '../../src/upload/rank/redis-order-tree';
+import { orderTreeLua, trackNumbers, TREE_CAPACITY } from '../../src/ranking/redis/redis-order-tree';
 
 /**
  * Runs the rank index's own tree functions (redis-order-tree.ts) with a test dispatcher: one

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches } from 'class-validator';
 import { QueryIntRange } from '../../common/validation/strict-integer';
-import { DISPLAY_NAME, RequiresOther, UID, USERNAME } from '../../upload/dto/leaderboard.dto';
+import { DISPLAY_NAME, RequiresOther, UID, USERNAME } from '../../ranking';
 
 export const FIRST_PLACES_DEFAULT_LIMIT = 10;
 export const FIRST_PLACES_MAX_LIMIT = 100;

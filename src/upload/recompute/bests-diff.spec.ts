@@ -1,4 +1,5 @@
-import type { ComputedBest, StoredBest } from '../upload.types';
+import type { ComputedBest } from '../upload.types';
+import type { StoredBest } from '../../ranking';
 import { diffBests } from './bests-diff';
 
 const computed = (

@@ -1,7 +1,7 @@
-import type { IndexEntries } from '../rank/rank-index';
-import { atpTenThousandths, playRating, toTenThousandths } from '../rating';
-import type { ComputedBest, StoredBest } from '../upload.types';
-import type { RankChange, TrackPosition } from '../upload.types';
+import { toTenThousandths } from '../../ranking/rating-scale';
+import type { IndexEntries, RankChange, StoredBest, TrackPosition } from '../../ranking';
+import { atpTenThousandths, playRating } from '../rating';
+import type { ComputedBest } from '../upload.types';
 
 /** What one recompute batch writes, and what the rank index must learn from it. */
 export interface BestsDiff {

@@ -2,8 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { TransactionService } from '../../database/transaction.service';
 import { RecomputeResponse } from '../dto/upload.response';
-import { RankIndex } from '../rank/rank-index';
-import { RankSourceRepository } from '../rank-source.repository';
+import { RankIndex, RankBansService } from '../../ranking';
 import { RatingRepository } from '../rating.repository';
 import { diffBests } from './bests-diff';
 
@@ -18,7 +17,7 @@ export const RECOMPUTE_BATCH = 500;
 export class RatingRecomputeService {
   constructor(
     private readonly ratings: RatingRepository,
-    private readonly rankSources: RankSourceRepository,
+    private readonly rankBans: RankBansService,
     private readonly index: RankIndex,
     private readonly tx: TransactionService,
   ) {}
@@ -62,15 +61,10 @@ export class RatingRecomputeService {
         await this.ratings.replaceBests(diff.upserts, diff.removed, manager);
         await this.ratings.replaceRatings(diff.updates, diff.unranked, manager);
         // The ban views hold banned players' keys: if one of them changed, every view must reload.
-        if (
-          (
-            await this.rankSources.activelyBanned(
-              diff.changes.map((c) => c.uid),
-              manager,
-            )
-          ).length > 0
-        )
-          await this.rankSources.bumpBanGeneration(manager);
+        await this.rankBans.bumpIfAnyBanned(
+          diff.changes.map((c) => c.uid),
+          manager,
+        );
         write.stage(diff.changes, null);
         return { changed, diff, bests: computed.length };
       }),

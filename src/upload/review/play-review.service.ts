@@ -3,7 +3,7 @@ import { BadRequestError, NotFoundError } from '../../common/errors/app-error';
 import { ListQuery, toPage } from '../../common/pagination/list-query';
 import { formatLocalDateTime } from '../../common/time';
 import { PlayDetailResponse, PlayPage, PlayResponse } from '../dto/play-review.dto';
-import { PeriodRepository } from '../periods/period.repository';
+import { PeriodRecountRepository } from './period-recount.repository';
 import { RatingRecomputeService } from '../recompute/rating-recompute.service';
 import { recordCounts } from '../counted-record.rule';
 import { PlayReviewRepository } from './play-review.repository';
@@ -35,7 +35,7 @@ export function toPlayResponse(play: ReviewedPlay): PlayResponse {
 /**
  * The review of stored plays (docs/decisions.md "Score integrity"): the flagged queue, approve,
  * void and restore. Each action changes the play's mark and recomputes its player's bests and ATP,
- * all-time and in every open period (PeriodRepository.recountPlayer), in one transaction (the rating row locked first, so a concurrent upload of the player queues
+ * all-time and in every open period (PeriodRecountRepository.recountPlayer), in one transaction (the rating row locked first, so a concurrent upload of the player queues
  * behind it); every rank that moves, the player's and everyone else's, follows from the index.
  */
 @Injectable()
@@ -43,7 +43,7 @@ export class PlayReviewService {
   constructor(
     private readonly plays: PlayReviewRepository,
     private readonly recomputer: RatingRecomputeService,
-    private readonly periods: PeriodRepository,
+    private readonly periods: PeriodRecountRepository,
   ) {}
 
   /** Newest first; `state` flagged (the review queue) unless the query names another. */

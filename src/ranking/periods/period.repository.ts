@@ -1,0 +1,398 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { PreparedQueries } from '../../database/prepared-queries';
+import { ReadQueries } from '../../database/read-queries';
+import { activeBanPredicate } from '../../player/active-ban.rule';
+import { PERIOD_LOCK_KEY } from '../rank-sql';
+import type { PeriodKind } from '../entities/board-period.entity';
+
+export interface PeriodRow {
+  id: string;
+  kind: PeriodKind;
+  slug: string | null;
+  name: string | null;
+  starts_at: Date;
+  ends_at: Date;
+  grant_collection: string | null;
+  grant_top: number | null;
+  closed_at: Date | null;
+  archived_at: Date | null;
+  created_at: Date;
+}
+
+/** What staff set on a season (board_period's season columns). */
+export interface SeasonFields {
+  name: string;
+  startsAt: Date;
+  endsAt: Date;
+  grantCollection: string | null;
+  grantTop: number | null;
+}
+
+/** A row of a period board (live or archived) with the player's names; `part` only in a window. */
+export interface PeriodBoardRow {
+  rank: string | null;
+  part?: number;
+  uid: string;
+  username: string;
+  display_name: string | null;
+  atp?: string;
+  acc?: number;
+  rating?: number;
+}
+
+/** Writes answer their rows through a CTE: TypeORM answers a bare UPDATE … RETURNING as [rows, count]. */
+const PERIOD_COLUMNS =
+  'p.id, p.kind, p.slug, p.name, p.starts_at, p.ends_at, p.grant_collection, p.grant_top, p.closed_at, p.archived_at, p.created_at';
+
+const unbanned = (alias: string) => `NOT ${activeBanPredicate(alias)}`;
+
+/**
+ * A period board's source: its live table and filter ($1 the period, $2 the chart), its order (the
+ * all-time boards' site and track orders, decisions.md §5), the rows ahead of a row `m`, and its
+ * archive. The live top N, the window's rank (a COUNT of the unbanned rows ahead) and the archive
+ * written at the close all use the same order and the same ban rule (activeBanPredicate, as the
+ * all-time boards), so the archive is the last live read.
+ */
+interface BoardSource {
+  table: string;
+  filter: string;
+  columns: string;
+  order: string;
+  reverse: string;
+  ahead: string;
+  behind: string;
+  archive: string;
+  archiveFilter: string;
+}
+
+const ATP: BoardSource = {
+  table: 'period_rating',
+  filter: 't.period_id = $1',
+  columns: 't.atp',
+  order: 't.atp DESC, t.uid ASC',
+  reverse: 't.atp ASC, t.uid DESC',
+  ahead: '(t.atp > m.atp OR (t.atp = m.atp AND t.uid < m.uid))',
+  behind: '(t.atp < m.atp OR (t.atp = m.atp AND t.uid > m.uid))',
+  archive: 'period_atp_archive',
+  archiveFilter: 'a.period_id = $1',
+};
+
+const CHART: BoardSource = {
+  table: 'period_chart_best',
+  filter: 't.period_id = $1 AND t.level_id = $2',
+  columns: 't.acc, t.rating',
+  order: 't.acc DESC, t.first_time_ms ASC, t.uid ASC',
+  reverse: 't.acc ASC, t.first_time_ms DESC, t.uid DESC',
+  ahead:
+    '(t.acc > m.acc OR (t.acc = m.acc AND (t.first_time_ms < m.first_time_ms OR (t.first_time_ms = m.first_time_ms AND t.uid < m.uid))))',
+  behind:
+    '(t.acc < m.acc OR (t.acc = m.acc AND (t.first_time_ms > m.first_time_ms OR (t.first_time_ms = m.first_time_ms AND t.uid > m.uid))))',
+  archive: 'period_chart_archive',
+  archiveFilter: 'a.period_id = $1 AND a.level_id = $2',
+};
+
+/** The first N ($last) unbanned rows of the live board, in board order. */
+const liveTop = (
+  s: BoardSource,
+  last: string,
+) => `SELECT NULL::bigint AS rank, t.uid, ${s.columns}, p.username, p.display_name
+  FROM ${s.table} t JOIN player p ON p.uid = t.uid
+ WHERE ${s.filter} AND ${unbanned('t')}
+ ORDER BY ${s.order} LIMIT ${last}`;
+
+/**
+ * The player ($uid) with up to $k unbanned rows on each side and its rank (1 + the unbanned rows
+ * ahead, a COUNT over the order index), in one statement (one snapshot). No rows when the player
+ * has no row on the board or is banned.
+ */
+const liveWindow = (s: BoardSource, uid: string, k: string) => `WITH m AS (
+    SELECT t.* FROM ${s.table} t WHERE ${s.filter} AND t.uid = ${uid} AND ${unbanned('t')}
+  ), w AS (
+    (SELECT 0 AS part, t.* FROM m t)
+    UNION ALL (SELECT 1, t.* FROM ${s.table} t, m WHERE ${s.filter} AND ${s.ahead} AND ${unbanned('t')} ORDER BY ${s.reverse} LIMIT ${k})
+    UNION ALL (SELECT 2, t.* FROM ${s.table} t, m WHERE ${s.filter} AND ${s.behind} AND ${unbanned('t')} ORDER BY ${s.order} LIMIT ${k})
+  )
+SELECT (SELECT count(*) + 1 FROM ${s.table} t, m WHERE ${s.filter} AND ${s.ahead} AND ${unbanned('t')}) AS rank,
+       t.part, t.uid, ${s.columns}, p.username, p.display_name
+  FROM w t JOIN player p ON p.uid = t.uid
+ ORDER BY ${s.order}`;
+
+const archiveColumns = (s: BoardSource) => s.columns.replace(/t\./g, 'a.');
+
+const archiveTop = (
+  s: BoardSource,
+  last: string,
+) => `SELECT a.rank, a.uid, ${archiveColumns(s)}, p.username, p.display_name
+  FROM ${s.archive} a JOIN player p ON p.uid = a.uid
+ WHERE ${s.archiveFilter} ORDER BY a.rank LIMIT ${last}`;
+
+const archiveWindow = (
+  s: BoardSource,
+  uid: string,
+  k: string,
+) => `SELECT m.rank AS anchor, a.rank, a.uid, ${archiveColumns(s)}, p.username, p.display_name
+  FROM (SELECT a.rank FROM ${s.archive} a WHERE ${s.archiveFilter} AND a.uid = ${uid}) AS m
+  JOIN ${s.archive} a ON ${s.archiveFilter} AND a.rank BETWEEN m.rank - ${k} AND m.rank + ${k}
+  JOIN player p ON p.uid = a.uid
+ ORDER BY a.rank`;
+
+/** The archive of period $1: every board as the live read answers it now (its order, bans left out). */
+const ARCHIVE_ATP_SQL = `INSERT INTO period_atp_archive (period_id, rank, uid, atp)
+SELECT $1, row_number() OVER (ORDER BY ${ATP.order}), t.uid, t.atp
+  FROM period_rating t WHERE t.period_id = $1 AND ${unbanned('t')}`;
+const ARCHIVE_CHARTS_SQL = `INSERT INTO period_chart_archive (period_id, level_id, rank, uid, acc, rating)
+SELECT $1, t.level_id, row_number() OVER (PARTITION BY t.level_id ORDER BY ${CHART.order}), t.uid, t.acc, t.rating
+  FROM period_chart_best t WHERE t.period_id = $1 AND ${unbanned('t')}`;
+
+/** Which board of a period: the ATP board, or a chart's. */
+export type PeriodBoard = { board: 'atp' } | { board: 'chart'; levelId: number };
+
+const sourceOf = (board: PeriodBoard) => (board.board === 'atp' ? ATP : CHART);
+const paramsOf = (periodId: string, board: PeriodBoard) =>
+  board.board === 'atp' ? [periodId] : [periodId, board.levelId];
+
+/**
+ * Periods of the boards (board_period) and their boards: live (period_rating, period_chart_best,
+ * written by the upload's statement) and archived (period_atp_archive, period_chart_archive,
+ * written at the close). Every live read walks the period's order index.
+ */
+@Injectable()
+export class PeriodRepository {
+  /**
+   * `statements` on the primary; `reads` on the read replica within its lag bound (ReadQueries):
+   * the period rows and boards a board read resolves and shows, each read by SQL alone.
+   */
+  constructor(
+    private readonly statements: PreparedQueries,
+    private readonly reads: ReadQueries,
+  ) {}
+
+  /**
+   * The calendar period of `kind` containing `at` (the latest-starting one, should the time zone
+   * have changed); `primary`: right after ensureCalendar, whose row a replica may not have yet.
+   */
+  async calendarPeriod(kind: PeriodKind, at: Date, { primary = false } = {}): Promise<PeriodRow | null> {
+    const rows = await (primary ? this.statements : this.reads).run<PeriodRow>(
+      'period_calendar',
+      `SELECT ${PERIOD_COLUMNS} FROM board_period p WHERE p.kind = $1 AND p.starts_at <= $2 AND p.ends_at > $2
+        ORDER BY p.starts_at DESC LIMIT 1`,
+      [kind, at],
+    );
+    return rows[0] ?? null;
+  }
+
+  async byId(id: string): Promise<PeriodRow | null> {
+    const rows = await this.reads.run<PeriodRow>(
+      'period_by_id',
+      `SELECT ${PERIOD_COLUMNS} FROM board_period p WHERE p.id = $1`,
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  async seasonBySlug(slug: string): Promise<PeriodRow | null> {
+    const rows = await this.reads.run<PeriodRow>(
+      'period_by_slug',
+      `SELECT ${PERIOD_COLUMNS} FROM board_period p WHERE p.slug = $1 AND p.kind = 'season'`,
+      [slug],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Creates the day, week and month containing `at` in `timeZone` unless they exist (any instance, any number of times). */
+  async ensureCalendar(at: Date, timeZone: string): Promise<void> {
+    await this.statements.run('period_ensure', 'SELECT rhythmc_ensure_calendar_periods($1, $2)', [at, timeZone]);
+  }
+
+  /** Open periods whose end has passed at `at`. */
+  async due(at: Date): Promise<string[]> {
+    const rows = await this.statements.run<{ id: string }>(
+      'period_due',
+      'SELECT p.id FROM board_period p WHERE p.closed_at IS NULL AND p.ends_at <= $1 ORDER BY p.ends_at, p.id',
+      [at],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /** Closed periods whose boards are not archived yet. */
+  async unarchived(): Promise<string[]> {
+    const rows = await this.statements.run<{ id: string }>(
+      'period_unarchived',
+      'SELECT p.id FROM board_period p WHERE p.closed_at IS NOT NULL AND p.archived_at IS NULL ORDER BY p.id',
+      [],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /**
+   * Closes the period at `at` (in the caller's transaction): waits for the uploads writing into
+   * periods to commit (the exclusive period lock), then marks it closed unless another instance
+   * did or its end is no longer past (staff moved a season's end). The row when this call closed
+   * it, null otherwise.
+   */
+  async close(id: string, at: Date, manager: EntityManager): Promise<PeriodRow | null> {
+    await manager.query('SELECT pg_advisory_xact_lock($1)', [PERIOD_LOCK_KEY]);
+    const rows = await manager.query<PeriodRow[]>(
+      `WITH changed AS (UPDATE board_period p SET closed_at = $2 WHERE p.id = $1 AND p.closed_at IS NULL AND p.ends_at <= $2 RETURNING p.*)
+       SELECT ${PERIOD_COLUMNS} FROM changed p`,
+      [id, at],
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
+   * Closes a season before its end (in the caller's transaction), as `close` does, and moves its
+   * end to `at` so that its boards say when it ended. Only an open season that has started: the
+   * row when this call closed it, null otherwise.
+   */
+  async closeSeasonEarly(id: string, at: Date, manager: EntityManager): Promise<PeriodRow | null> {
+    await manager.query('SELECT pg_advisory_xact_lock($1)', [PERIOD_LOCK_KEY]);
+    const rows = await manager.query<PeriodRow[]>(
+      `WITH changed AS (UPDATE board_period p SET closed_at = $2, ends_at = LEAST(p.ends_at, $2)
+        WHERE p.id = $1 AND p.kind = 'season' AND p.closed_at IS NULL AND p.starts_at < $2 RETURNING p.*)
+       SELECT ${PERIOD_COLUMNS} FROM changed p`,
+      [id, at],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** The first `top` players of an archived period's ATP board, by rank (in the archiving transaction). */
+  async archivedAtpTop(id: string, top: number, manager: EntityManager): Promise<string[]> {
+    const rows = await manager.query<Array<{ uid: string }>>(
+      'SELECT a.uid FROM period_atp_archive a WHERE a.period_id = $1 AND a.rank <= $2 ORDER BY a.rank',
+      [id, top],
+    );
+    return rows.map((row) => String(row.uid));
+  }
+
+  /** Seasons by id ascending after `afterId` (a list page: `limit` rows). */
+  listSeasons(afterId: string | undefined, limit: number): Promise<PeriodRow[]> {
+    return this.statements.run<PeriodRow>(
+      'period_list_seasons',
+      `SELECT ${PERIOD_COLUMNS} FROM board_period p
+        WHERE p.kind = 'season' AND p.id > $1 ORDER BY p.id LIMIT $2`,
+      [afterId ?? '0', limit],
+    );
+  }
+
+  /**
+   * Stops the writes into periods to the caller's commit (the exclusive period lock). Taken before a
+   * period's row lock by every write that takes both (the job's close takes it first too), so two
+   * of them never wait on each other in opposite orders.
+   */
+  async lockPeriodWrites(manager: EntityManager): Promise<void> {
+    await manager.query('SELECT pg_advisory_xact_lock($1)', [PERIOD_LOCK_KEY]);
+  }
+
+  /** A season by id, locked to the caller's commit (staff writes). */
+  async lockSeason(id: string, manager: EntityManager): Promise<PeriodRow | null> {
+    const rows = await manager.query<PeriodRow[]>(
+      `SELECT ${PERIOD_COLUMNS} FROM board_period p WHERE p.id = $1 AND p.kind = 'season' FOR UPDATE`,
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  async insertSeason(season: SeasonFields & { slug: string }, manager: EntityManager): Promise<PeriodRow> {
+    const rows = await manager.query<PeriodRow[]>(
+      `INSERT INTO board_period AS p (kind, slug, name, starts_at, ends_at, grant_collection, grant_top)
+       VALUES ('season', $1, $2, $3, $4, $5, $6) RETURNING ${PERIOD_COLUMNS}`,
+      [season.slug, season.name, season.startsAt, season.endsAt, season.grantCollection, season.grantTop],
+    );
+    return rows[0];
+  }
+
+  /** Writes a season's changeable fields (the caller holds its lock and has checked them). */
+  async updateSeason(id: string, season: SeasonFields, manager: EntityManager): Promise<PeriodRow> {
+    const rows = await manager.query<PeriodRow[]>(
+      `WITH changed AS (UPDATE board_period p SET name = $2, starts_at = $3, ends_at = $4, grant_collection = $5, grant_top = $6
+        WHERE p.id = $1 RETURNING p.*)
+       SELECT ${PERIOD_COLUMNS} FROM changed p`,
+      [id, season.name, season.startsAt, season.endsAt, season.grantCollection, season.grantTop],
+    );
+    return rows[0];
+  }
+
+  /**
+   * Deletes a season that has not started at `at` (under the exclusive period lock, so no upload
+   * is counting into it): true when deleted. Its period rows, which no play can have written, go
+   * with it.
+   */
+  async deleteUnstartedSeason(id: string, at: Date, manager: EntityManager): Promise<boolean> {
+    await manager.query('SELECT pg_advisory_xact_lock($1)', [PERIOD_LOCK_KEY]);
+    const rows = await manager.query<Array<{ id: string }>>(
+      `WITH deleted AS (
+         DELETE FROM board_period p WHERE p.id = $1 AND p.kind = 'season' AND p.closed_at IS NULL AND p.starts_at > $2
+         RETURNING p.id
+       ) SELECT id FROM deleted`,
+      [id, at],
+    );
+    if (rows.length === 0) return false;
+    await manager.query('DELETE FROM period_rating WHERE period_id = $1', [id]);
+    await manager.query('DELETE FROM period_chart_best WHERE period_id = $1', [id]);
+    return true;
+  }
+
+  /**
+   * Archives a closed period's boards (in the caller's transaction) unless another instance did:
+   * the row when this call archived it (the row stays locked to the commit), null otherwise.
+   */
+  async archive(id: string, manager: EntityManager): Promise<PeriodRow | null> {
+    const rows = await manager.query<PeriodRow[]>(
+      `WITH changed AS (UPDATE board_period p SET archived_at = now() WHERE p.id = $1 AND p.closed_at IS NOT NULL AND p.archived_at IS NULL RETURNING p.*)
+       SELECT ${PERIOD_COLUMNS} FROM changed p`,
+      [id],
+    );
+    if (rows.length === 0) return null;
+    await manager.query(ARCHIVE_ATP_SQL, [id]);
+    await manager.query(ARCHIVE_CHARTS_SQL, [id]);
+    return rows[0];
+  }
+
+  /** The top `limit` of a period's board: archived when `archived`, else live. */
+  top(periodId: string, board: PeriodBoard, limit: number, archived: boolean): Promise<PeriodBoardRow[]> {
+    const source = sourceOf(board);
+    const params = paramsOf(periodId, board);
+    const last = `$${params.length + 1}`;
+    const name = `period_top_${board.board}_${archived ? 'archive' : 'live'}`;
+    return this.reads.run<PeriodBoardRow>(name, archived ? archiveTop(source, last) : liveTop(source, last), [
+      ...params,
+      limit,
+    ]);
+  }
+
+  /**
+   * The window of `k` around the player `uid` and its rank: null when the player has no rank on
+   * the board (no row, or banned on a live board).
+   */
+  async window(
+    periodId: string,
+    board: PeriodBoard,
+    uid: string,
+    k: number,
+    archived: boolean,
+  ): Promise<{ rank: number; rows: PeriodBoardRow[] } | null> {
+    const source = sourceOf(board);
+    const params = paramsOf(periodId, board);
+    const [u, n] = [`$${params.length + 1}`, `$${params.length + 2}`];
+    const name = `period_window_${board.board}_${archived ? 'archive' : 'live'}`;
+    if (archived) {
+      const rows = await this.reads.run<PeriodBoardRow & { anchor: number }>(name, archiveWindow(source, u, n), [
+        ...params,
+        uid,
+        k,
+      ]);
+      return rows.length === 0 ? null : { rank: Number(rows[0].anchor), rows };
+    }
+    const rows = await this.reads.run<PeriodBoardRow & { part: number }>(name, liveWindow(source, u, n), [
+      ...params,
+      uid,
+      k,
+    ]);
+    if (rows.length === 0) return null;
+    const rank = Number(rows[0].rank);
+    const ahead = rows.filter((row) => row.part === 1).length;
+    return { rank, rows: rows.map((row, i) => ({ ...row, rank: String(rank - ahead + i) })) };
+  }
+}
