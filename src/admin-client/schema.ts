@@ -823,86 +823,6 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/server/leaderboards/atp': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The ATP board
-     * @description ATP descending, then uid ascending, among players with a counted play. Ranks are those of the score upload (siteRank, trackRank): players under an active ban are left out and take no rank. `limit` (default 10): the top N. `around=<uid>&k=<n>` (k default 5): that player, its `rank`, and up to k entries on each side (fewer at either end of the board); `rank: null` and no entries when the player has no rank.
-     */
-    get: operations['Leaderboard_atp'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/server/leaderboards/charts/{levelId}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * A chart's board
-     * @description Each player's best counted play on the chart: acc descending, then the time it was first reached ascending, then uid ascending. Ranks are those of the score upload (siteRank, trackRank): players under an active ban are left out and take no rank. `limit` (default 10): the top N. `around=<uid>&k=<n>` (k default 5): that player, its `rank`, and up to k entries on each side (fewer at either end of the board); `rank: null` and no entries when the player has no rank.
-     */
-    get: operations['Leaderboard_chart'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/server/leaderboards/atp/among': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * The ATP board among a set of players
-     * @description The players of `uids` (a party, a friends list: 1 to 100 distinct uids) that the ATP board ranks, in its order, each with its place among them as `rank`. As everywhere, players under an active ban and plays that do not count are left out; unknown uids and players without a counted play are not in the answer.
-     */
-    post: operations['Leaderboard_atpAmong'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/server/leaderboards/charts/{levelId}/among': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * A chart's board among a set of players
-     * @description As POST /server/leaderboards/atp/among, on the chart's board (each player's best counted play on it).
-     */
-    post: operations['Leaderboard_chartAmong'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
   '/server/leaderboards/players/{uid}/history': {
     parameters: {
       query?: never;
@@ -914,158 +834,9 @@ export interface paths {
      * A player's rating history
      * @description The player's ATP, site rank and counted plays as taken at the end of each of the last 90 closed days on which it had a counted play (days in the service's time zone), oldest first. As on the boards, a player under an active ban has no entries (`days: []`).
      */
-    get: operations['Leaderboard_history'];
+    get: operations['RatingHistory_history'];
     put?: never;
     post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/boards/atp': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The ATP board
-     * @description As GET /server/leaderboards/atp: top N (`limit`) or a window around a player (`around`, `k`).
-     */
-    get: operations['LeaderboardAdmin_atp'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/boards/charts/{levelId}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * A chart's board
-     * @description As GET /server/leaderboards/charts/{levelId}.
-     */
-    get: operations['LeaderboardAdmin_chart'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/boards/atp/among': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The ATP board among a set of players
-     * @description As POST /server/leaderboards/atp/among, with the set in the query: `uids=1001,1002` (one parameter).
-     */
-    get: operations['LeaderboardAdmin_atpAmong'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/boards/charts/{levelId}/among': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * A chart's board among a set of players
-     * @description As GET /admin/boards/atp/among, on the chart.
-     */
-    get: operations['LeaderboardAdmin_chartAmong'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/seasons': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The seasons
-     * @description By id ascending, closed and archived ones included.
-     */
-    get: operations['SeasonAdmin_list'];
-    put?: never;
-    /**
-     * Create a season
-     * @description A named period of the boards from startsAt to endsAt (local date-times), with an optional close rule. Seasons may overlap: a play counts for every open one.
-     */
-    post: operations['SeasonAdmin_create'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/seasons/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** A season */
-    get: operations['SeasonAdmin_get'];
-    put?: never;
-    post?: never;
-    /**
-     * Delete a season
-     * @description Only one that has not started: no play counted for it.
-     */
-    delete: operations['SeasonAdmin_remove'];
-    options?: never;
-    head?: never;
-    /**
-     * Change a season
-     * @description While it is open: its name, its end (not in the past), its close rule (null: none); its start only before it starts. Fields left out stay.
-     */
-    patch: operations['SeasonAdmin_update'];
-    trace?: never;
-  };
-  '/admin/seasons/{id}/close': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Close a season now
-     * @description Its end moves to now; the close, the archive of its boards and its close rule (the collection to its top players, pushed to the game servers of those online) are one transaction. The answer lists whom it granted.
-     */
-    post: operations['SeasonAdmin_close'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1830,6 +1601,235 @@ export interface paths {
     get: operations['Metrics_scrape'];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/server/leaderboards/atp': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The ATP board
+     * @description ATP descending, then uid ascending, among players with a counted play. Ranks are those of the score upload (siteRank, trackRank): players under an active ban are left out and take no rank. `limit` (default 10): the top N. `around=<uid>&k=<n>` (k default 5): that player, its `rank`, and up to k entries on each side (fewer at either end of the board); `rank: null` and no entries when the player has no rank.
+     */
+    get: operations['Leaderboard_atp'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/server/leaderboards/charts/{levelId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A chart's board
+     * @description Each player's best counted play on the chart: acc descending, then the time it was first reached ascending, then uid ascending. Ranks are those of the score upload (siteRank, trackRank): players under an active ban are left out and take no rank. `limit` (default 10): the top N. `around=<uid>&k=<n>` (k default 5): that player, its `rank`, and up to k entries on each side (fewer at either end of the board); `rank: null` and no entries when the player has no rank.
+     */
+    get: operations['Leaderboard_chart'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/server/leaderboards/atp/among': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The ATP board among a set of players
+     * @description The players of `uids` (a party, a friends list: 1 to 100 distinct uids) that the ATP board ranks, in its order, each with its place among them as `rank`. As everywhere, players under an active ban and plays that do not count are left out; unknown uids and players without a counted play are not in the answer.
+     */
+    post: operations['Leaderboard_atpAmong'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/server/leaderboards/charts/{levelId}/among': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A chart's board among a set of players
+     * @description As POST /server/leaderboards/atp/among, on the chart's board (each player's best counted play on it).
+     */
+    post: operations['Leaderboard_chartAmong'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/boards/atp': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The ATP board
+     * @description As GET /server/leaderboards/atp: top N (`limit`) or a window around a player (`around`, `k`).
+     */
+    get: operations['LeaderboardAdmin_atp'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/boards/charts/{levelId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A chart's board
+     * @description As GET /server/leaderboards/charts/{levelId}.
+     */
+    get: operations['LeaderboardAdmin_chart'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/boards/atp/among': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The ATP board among a set of players
+     * @description As POST /server/leaderboards/atp/among, with the set in the query: `uids=1001,1002` (one parameter).
+     */
+    get: operations['LeaderboardAdmin_atpAmong'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/boards/charts/{levelId}/among': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A chart's board among a set of players
+     * @description As GET /admin/boards/atp/among, on the chart.
+     */
+    get: operations['LeaderboardAdmin_chartAmong'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/seasons': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The seasons
+     * @description By id ascending, closed and archived ones included.
+     */
+    get: operations['SeasonAdmin_list'];
+    put?: never;
+    /**
+     * Create a season
+     * @description A named period of the boards from startsAt to endsAt (local date-times), with an optional close rule. Seasons may overlap: a play counts for every open one.
+     */
+    post: operations['SeasonAdmin_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/seasons/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A season */
+    get: operations['SeasonAdmin_get'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a season
+     * @description Only one that has not started: no play counted for it.
+     */
+    delete: operations['SeasonAdmin_remove'];
+    options?: never;
+    head?: never;
+    /**
+     * Change a season
+     * @description While it is open: its name, its end (not in the past), its close rule (null: none); its start only before it starts. Fields left out stay.
+     */
+    patch: operations['SeasonAdmin_update'];
+    trace?: never;
+  };
+  '/admin/seasons/{id}/close': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Close a season now
+     * @description Its end moves to now; the close, the archive of its boards and its close rule (the collection to its top players, pushed to the game servers of those online) are one transaction. The answer lists whom it granted.
+     */
+    post: operations['SeasonAdmin_close'];
     delete?: never;
     options?: never;
     head?: never;
@@ -3439,163 +3439,6 @@ export interface components {
        */
       reason?: string;
     };
-    BoardPeriodView: {
-      /**
-       * Format: int64
-       * @description Period id (`period=<id>` reads it again, closed or not)
-       * @example 12
-       */
-      id: number;
-      /**
-       * @example week
-       * @enum {string}
-       */
-      kind: 'day' | 'week' | 'month' | 'season';
-      /**
-       * @description Seasons: the slug; null otherwise
-       * @example spring-2027
-       */
-      slug: string | null;
-      /**
-       * @description Seasons: the name staff gave it; null otherwise
-       * @example Spring 2027
-       */
-      name: string | null;
-      /**
-       * @description Start, a local date-time (decisions.md §8)
-       * @example 2027-03-01T00:00:00
-       */
-      startsAt: string;
-      /**
-       * @description End (exclusive), a local date-time
-       * @example 2027-06-01T00:00:00
-       */
-      endsAt: string;
-      /**
-       * @description Closed: the board is frozen (as read at the close)
-       * @example false
-       */
-      closed: boolean;
-    };
-    AtpBoardEntry: {
-      /**
-       * @description Position on the board, from 1; banned players take none (decisions.md §5)
-       * @example 1
-       */
-      rank: number;
-      /**
-       * Format: int64
-       * @description Platform player id
-       * @example 1001
-       */
-      uid: number;
-      /**
-       * @description Stored account name
-       * @example Notch
-       */
-      username: string;
-      /**
-       * @description Display name; the username when it is empty
-       * @example Notch
-       */
-      displayName: string;
-      /**
-       * @description ATP, 4 decimals
-       * @example 12.3456
-       */
-      atp: number;
-    };
-    AtpBoardResponse: {
-      /**
-       * @example atp
-       * @enum {string}
-       */
-      board: 'atp';
-      /** @description The period (absent for `period=all`) */
-      period?: components['schemas']['BoardPeriodView'];
-      /**
-       * @description Only with `around`: the player's rank (equal to the upload's siteRank / trackRank); null when the player has none (no counted play, on this chart for a chart board, or under an active ban), and then `entries` is empty
-       * @example 42
-       */
-      rank?: number | null;
-      /** @description In board order (ATP descending, then uid ascending) */
-      entries: components['schemas']['AtpBoardEntry'][];
-    };
-    ChartBoardEntry: {
-      /**
-       * @description Position on the board, from 1; banned players take none (decisions.md §5)
-       * @example 1
-       */
-      rank: number;
-      /**
-       * Format: int64
-       * @description Platform player id
-       * @example 1001
-       */
-      uid: number;
-      /**
-       * @description Stored account name
-       * @example Notch
-       */
-      username: string;
-      /**
-       * @description Display name; the username when it is empty
-       * @example Notch
-       */
-      displayName: string;
-      /**
-       * @description Accuracy of the best play, 0–100
-       * @example 99.5
-       */
-      acc: number;
-      /**
-       * @description That play's rating at the chart's constant of the last computation, 4 decimals
-       * @example 11.75
-       */
-      rating: number;
-    };
-    ChartBoardResponse: {
-      /**
-       * @example chart
-       * @enum {string}
-       */
-      board: 'chart';
-      /** @example 101 */
-      levelId: number;
-      /** @description The period (absent for `period=all`) */
-      period?: components['schemas']['BoardPeriodView'];
-      /**
-       * @description Only with `around`: the player's rank (equal to the upload's siteRank / trackRank); null when the player has none (no counted play, on this chart for a chart board, or under an active ban), and then `entries` is empty
-       * @example 42
-       */
-      rank?: number | null;
-      /** @description In board order (acc descending, then first reached ascending, then uid ascending) */
-      entries: components['schemas']['ChartBoardEntry'][];
-    };
-    ScopedBoardDto: {
-      /**
-       * @description 1 to 100 distinct player uids; unknown, unranked and banned players are left out of the answer
-       * @example [
-       *       1001,
-       *       1002,
-       *       1003
-       *     ]
-       */
-      uids: (number | string)[];
-    };
-    ScopedAtpBoardResponse: {
-      /** @enum {string} */
-      board: 'atp';
-      /** @description rank: the place among the set (1 = first of the set) */
-      entries: components['schemas']['AtpBoardEntry'][];
-    };
-    ScopedChartBoardResponse: {
-      /** @enum {string} */
-      board: 'chart';
-      levelId: number;
-      /** @description rank: the place among the set (1 = first of the set) */
-      entries: components['schemas']['ChartBoardEntry'][];
-    };
     RatingHistoryDay: {
       /**
        * @description The day, in the service's time zone (YYYY-MM-DD)
@@ -3623,116 +3466,6 @@ export interface components {
       uid: number;
       /** @description The days of the last 90 closed days on which the player had a counted play, oldest first */
       days: components['schemas']['RatingHistoryDay'][];
-    };
-    SeasonCloseRuleView: {
-      /** @example rhythmc:titles.spring-champion */
-      collection: string;
-      /** @example 10 */
-      top: number;
-      /**
-       * @description The board ranked: the season ATP board
-       * @example atp
-       * @enum {string}
-       */
-      board: 'atp';
-    };
-    SeasonResponse: {
-      /**
-       * Format: int64
-       * @description Its period id
-       * @example 12
-       */
-      id: number;
-      /** @example spring-2027 */
-      slug: string;
-      /** @example Spring 2027 */
-      name: string;
-      /** @example 2027-03-01T00:00:00 */
-      startsAt: string;
-      /**
-       * @description End, exclusive; an early close moves it to the close
-       * @example 2027-06-01T00:00:00
-       */
-      endsAt: string;
-      closeRule: components['schemas']['SeasonCloseRuleView'] | null;
-      /**
-       * @description scheduled: not started; open: plays count; closed: no play counts any more, its boards are being frozen; archived: its boards are read from the archive
-       * @example open
-       * @enum {string}
-       */
-      state: 'scheduled' | 'open' | 'closed' | 'archived';
-      /** @example null */
-      closedAt: string | null;
-      /** @example 2027-02-20T10:00:00 */
-      createdAt: string;
-    };
-    SeasonPage: {
-      items: components['schemas']['SeasonResponse'][];
-      /** @description Cursor of the next page; null on the last */
-      nextCursor: string | null;
-    };
-    SeasonCloseRuleDto: {
-      /**
-       * @description A collection of the catalog (e.g. a title)
-       * @example rhythmc:titles.spring-champion
-       */
-      collection: string;
-      /** @example 10 */
-      top: number;
-    };
-    CreateSeasonDto: {
-      /**
-       * @description The name boards use: `period=season:<slug>`. Unique; never changes.
-       * @example spring-2027
-       */
-      slug: string;
-      /** @example Spring 2027 */
-      name: string;
-      /**
-       * @description Start (local date-time, decisions.md §8); not in the past
-       * @example 2027-03-01T00:00:00
-       */
-      startsAt: string;
-      /**
-       * @description End, exclusive (local date-time); after startsAt
-       * @example 2027-06-01T00:00:00
-       */
-      endsAt: string;
-      /** @description Granted in the transaction that freezes the season: the collection to its first `top` players of the season ATP board (banned players are not on it; equal ATP: lower uid first). null: nothing. */
-      closeRule?: components['schemas']['SeasonCloseRuleDto'] | null;
-    };
-    UpdateSeasonDto: {
-      /** @example Spring 2027 */
-      name?: string;
-      /**
-       * @description Only before the season starts, and not in the past
-       * @example 2027-03-01T00:00:00
-       */
-      startsAt?: string;
-      /**
-       * @description Not in the past, after startsAt
-       * @example 2027-06-01T00:00:00
-       */
-      endsAt?: string;
-      /** @description Granted in the transaction that freezes the season: the collection to its first `top` players of the season ATP board (banned players are not on it; equal ATP: lower uid first). null: nothing. */
-      closeRule?: components['schemas']['SeasonCloseRuleDto'] | null;
-    };
-    SeasonGrantView: {
-      /** @example rhythmc:titles.spring-champion */
-      collection: string;
-      /**
-       * @description The players granted it now, ascending (players of the top who owned it already are not listed)
-       * @example [
-       *       1001,
-       *       1004
-       *     ]
-       */
-      uids: number[];
-    };
-    ClosedSeasonResponse: {
-      season: components['schemas']['SeasonResponse'];
-      /** @description What the close rule granted; null without one */
-      granted: components['schemas']['SeasonGrantView'] | null;
     };
     PlayerOptionsResponse: {
       continueEnabled: boolean;
@@ -3944,6 +3677,152 @@ export interface components {
       pluginPolicy: components['schemas']['PluginPolicyResponse'] | null;
       /** @description Session handover between servers in force */
       sessionHandover: components['schemas']['SessionHandoverResponse'];
+    };
+    BoardPeriodView: {
+      /**
+       * Format: int64
+       * @description Period id (`period=<id>` reads it again, closed or not)
+       * @example 12
+       */
+      id: number;
+      /**
+       * @example week
+       * @enum {string}
+       */
+      kind: 'day' | 'week' | 'month' | 'season';
+      /**
+       * @description Seasons: the slug; null otherwise
+       * @example spring-2027
+       */
+      slug: string | null;
+      /**
+       * @description Seasons: the name staff gave it; null otherwise
+       * @example Spring 2027
+       */
+      name: string | null;
+      /**
+       * @description Start, a local date-time (decisions.md §8)
+       * @example 2027-03-01T00:00:00
+       */
+      startsAt: string;
+      /**
+       * @description End (exclusive), a local date-time
+       * @example 2027-06-01T00:00:00
+       */
+      endsAt: string;
+      /**
+       * @description Closed: the board is frozen (as read at the close)
+       * @example false
+       */
+      closed: boolean;
+    };
+    AtpBoardEntry: {
+      /**
+       * @description Position on the board, from 1; banned players take none (decisions.md §5)
+       * @example 1
+       */
+      rank: number;
+      /**
+       * Format: int64
+       * @description Platform player id
+       * @example 1001
+       */
+      uid: number;
+      /**
+       * @description Stored account name
+       * @example Notch
+       */
+      username: string;
+      /**
+       * @description Display name; the username when it is empty
+       * @example Notch
+       */
+      displayName: string;
+      /**
+       * @description ATP, 4 decimals
+       * @example 12.3456
+       */
+      atp: number;
+    };
+    AtpBoardResponse: {
+      /**
+       * @example atp
+       * @enum {string}
+       */
+      board: 'atp';
+      /** @description The period (absent for `period=all`) */
+      period?: components['schemas']['BoardPeriodView'];
+      /**
+       * @description Only with `around`: the player's rank (equal to the upload's siteRank / trackRank); null when the player has none (no counted play, on this chart for a chart board, or under an active ban), and then `entries` is empty
+       * @example 42
+       */
+      rank?: number | null;
+      /** @description In board order (ATP descending, then uid ascending) */
+      entries: components['schemas']['AtpBoardEntry'][];
+    };
+    ChartBoardEntry: {
+      /**
+       * @description Position on the board, from 1; banned players take none (decisions.md §5)
+       * @example 1
+       */
+      rank: number;
+      /**
+       * Format: int64
+       * @description Platform player id
+       * @example 1001
+       */
+      uid: number;
+      /**
+       * @description Stored account name
+       * @example Notch
+       */
+      username: string;
+      /**
+       * @description Display name; the username when it is empty
+       * @example Notch
+       */
+      displayName: string;
+      /**
+       * @description Accuracy of the best play, 0–100
+       * @example 99.5
+       */
+      acc: number;
+      /**
+       * @description That play's rating at the chart's constant of the last computation, 4 decimals
+       * @example 11.75
+       */
+      rating: number;
+    };
+    ChartBoardResponse: {
+      /**
+       * @example chart
+       * @enum {string}
+       */
+      board: 'chart';
+      /** @example 101 */
+      levelId: number;
+      /** @description The period (absent for `period=all`) */
+      period?: components['schemas']['BoardPeriodView'];
+      /**
+       * @description Only with `around`: the player's rank (equal to the upload's siteRank / trackRank); null when the player has none (no counted play, on this chart for a chart board, or under an active ban), and then `entries` is empty
+       * @example 42
+       */
+      rank?: number | null;
+      /** @description In board order (acc descending, then first reached ascending, then uid ascending) */
+      entries: components['schemas']['ChartBoardEntry'][];
+    };
+    ScopedAtpBoardResponse: {
+      /** @enum {string} */
+      board: 'atp';
+      /** @description rank: the place among the set (1 = first of the set) */
+      entries: components['schemas']['AtpBoardEntry'][];
+    };
+    ScopedChartBoardResponse: {
+      /** @enum {string} */
+      board: 'chart';
+      levelId: number;
+      /** @description rank: the place among the set (1 = first of the set) */
+      entries: components['schemas']['ChartBoardEntry'][];
     };
     PublicFirstPlace: {
       /** @example 101 */
@@ -5050,6 +4929,127 @@ export interface components {
           [key: string]: unknown;
         };
       };
+    };
+    ScopedBoardDto: {
+      /**
+       * @description 1 to 100 distinct player uids; unknown, unranked and banned players are left out of the answer
+       * @example [
+       *       1001,
+       *       1002,
+       *       1003
+       *     ]
+       */
+      uids: (number | string)[];
+    };
+    SeasonCloseRuleView: {
+      /** @example rhythmc:titles.spring-champion */
+      collection: string;
+      /** @example 10 */
+      top: number;
+      /**
+       * @description The board ranked: the season ATP board
+       * @example atp
+       * @enum {string}
+       */
+      board: 'atp';
+    };
+    SeasonResponse: {
+      /**
+       * Format: int64
+       * @description Its period id
+       * @example 12
+       */
+      id: number;
+      /** @example spring-2027 */
+      slug: string;
+      /** @example Spring 2027 */
+      name: string;
+      /** @example 2027-03-01T00:00:00 */
+      startsAt: string;
+      /**
+       * @description End, exclusive; an early close moves it to the close
+       * @example 2027-06-01T00:00:00
+       */
+      endsAt: string;
+      closeRule: components['schemas']['SeasonCloseRuleView'] | null;
+      /**
+       * @description scheduled: not started; open: plays count; closed: no play counts any more, its boards are being frozen; archived: its boards are read from the archive
+       * @example open
+       * @enum {string}
+       */
+      state: 'scheduled' | 'open' | 'closed' | 'archived';
+      /** @example null */
+      closedAt: string | null;
+      /** @example 2027-02-20T10:00:00 */
+      createdAt: string;
+    };
+    SeasonPage: {
+      items: components['schemas']['SeasonResponse'][];
+      /** @description Cursor of the next page; null on the last */
+      nextCursor: string | null;
+    };
+    SeasonCloseRuleDto: {
+      /**
+       * @description A collection of the catalog (e.g. a title)
+       * @example rhythmc:titles.spring-champion
+       */
+      collection: string;
+      /** @example 10 */
+      top: number;
+    };
+    CreateSeasonDto: {
+      /**
+       * @description The name boards use: `period=season:<slug>`. Unique; never changes.
+       * @example spring-2027
+       */
+      slug: string;
+      /** @example Spring 2027 */
+      name: string;
+      /**
+       * @description Start (local date-time, decisions.md §8); not in the past
+       * @example 2027-03-01T00:00:00
+       */
+      startsAt: string;
+      /**
+       * @description End, exclusive (local date-time); after startsAt
+       * @example 2027-06-01T00:00:00
+       */
+      endsAt: string;
+      /** @description Granted in the transaction that freezes the season: the collection to its first `top` players of the season ATP board (banned players are not on it; equal ATP: lower uid first). null: nothing. */
+      closeRule?: components['schemas']['SeasonCloseRuleDto'] | null;
+    };
+    UpdateSeasonDto: {
+      /** @example Spring 2027 */
+      name?: string;
+      /**
+       * @description Only before the season starts, and not in the past
+       * @example 2027-03-01T00:00:00
+       */
+      startsAt?: string;
+      /**
+       * @description Not in the past, after startsAt
+       * @example 2027-06-01T00:00:00
+       */
+      endsAt?: string;
+      /** @description Granted in the transaction that freezes the season: the collection to its first `top` players of the season ATP board (banned players are not on it; equal ATP: lower uid first). null: nothing. */
+      closeRule?: components['schemas']['SeasonCloseRuleDto'] | null;
+    };
+    SeasonGrantView: {
+      /** @example rhythmc:titles.spring-champion */
+      collection: string;
+      /**
+       * @description The players granted it now, ascending (players of the top who owned it already are not listed)
+       * @example [
+       *       1001,
+       *       1004
+       *     ]
+       */
+      uids: number[];
+    };
+    ClosedSeasonResponse: {
+      season: components['schemas']['SeasonResponse'];
+      /** @description What the close rule granted; null without one */
+      granted: components['schemas']['SeasonGrantView'] | null;
     };
   };
   responses: never;
@@ -10782,462 +10782,7 @@ export interface operations {
       };
     };
   };
-  Leaderboard_atp: {
-    parameters: {
-      query?: {
-        /** @description Top N: the first `limit` entries. Not with `around`. */
-        limit?: number;
-        /** @description The window around this player's uid: its rank and `k` neighbours on each side. Not with `limit`. */
-        around?: number;
-        /** @description With `around`: neighbours on each side (fewer at either end of the board). */
-        k?: number;
-        /** @description The period of the board: `all` (all time, the default; the answer has no `period`), `day`, `week` (from Monday) or `month` now (boundaries in PERIOD_TIME_ZONE), `season:<id or slug>`, or a period id (a closed period answers its archive). */
-        period?: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AtpBoardResponse'];
-        };
-      };
-      /** @description limit is not an integer from 1 to 100, around is not a positive integer, k is not an integer from 0 to 25, limit and around are both given, k is given without around, or an unknown parameter is given */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "limit cannot be combined with around: give limit (top N) or around (a window)",
-           *       "errors": [
-           *         {
-           *           "field": "limit",
-           *           "message": "cannot be combined with around: give limit (top N) or around (a window)"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description Missing, unknown or expired server access token */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid or expired server access token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description around names no player */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "No player with uid 1001"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached; or the rank index is being rebuilt and this instance is already counting as many ranks in SQL as it may (with Retry-After; an upload answered so is stored, and is answered when sent again once the index is back: until then a resend may be refused too) */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the request again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "Ranks are counted in the database while the rank index is rebuilt, and this instance is counting as many as the database can take; retry later (an upload is stored already: sent again once the index is back, it is answered)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Leaderboard_chart: {
-    parameters: {
-      query?: {
-        /** @description Top N: the first `limit` entries. Not with `around`. */
-        limit?: number;
-        /** @description The window around this player's uid: its rank and `k` neighbours on each side. Not with `limit`. */
-        around?: number;
-        /** @description With `around`: neighbours on each side (fewer at either end of the board). */
-        k?: number;
-        /** @description The period of the board: `all` (all time, the default; the answer has no `period`), `day`, `week` (from Monday) or `month` now (boundaries in PERIOD_TIME_ZONE), `season:<id or slug>`, or a period id (a closed period answers its archive). */
-        period?: string;
-      };
-      header?: never;
-      path: {
-        /** @description Level id of a chart of the catalog (active or not) */
-        levelId: number;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ChartBoardResponse'];
-        };
-      };
-      /** @description levelId is not an integer from 0 to 2147483647; or, as on the ATP board, limit is not an integer from 1 to 100, around is not a positive integer, k is not an integer from 0 to 25, limit and around are both given, k is given without around, or an unknown parameter is given */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "limit cannot be combined with around: give limit (top N) or around (a window)",
-           *       "errors": [
-           *         {
-           *           "field": "limit",
-           *           "message": "cannot be combined with around: give limit (top N) or around (a window)"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description Missing, unknown or expired server access token */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid or expired server access token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The catalog has no chart with this levelId, or around names no player */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "No chart with levelId 101"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached; or the rank index is being rebuilt and this instance is already counting as many ranks in SQL as it may (with Retry-After; an upload answered so is stored, and is answered when sent again once the index is back: until then a resend may be refused too) */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the request again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "Ranks are counted in the database while the rank index is rebuilt, and this instance is counting as many as the database can take; retry later (an upload is stored already: sent again once the index is back, it is answered)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Leaderboard_atpAmong: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['ScopedBoardDto'];
-      };
-    };
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ScopedAtpBoardResponse'];
-        };
-      };
-      /** @description uids is missing, not an array, empty, longer than 100, holds a value that is not a positive integer, or names a uid twice */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "uids must be 1 to 100 distinct positive integers",
-           *       "errors": [
-           *         {
-           *           "field": "uids",
-           *           "message": "must be 1 to 100 distinct positive integers"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description Missing, unknown or expired server access token */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid or expired server access token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 256 KiB */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "PAYLOAD_TOO_LARGE",
-           *       "message": "Request body exceeds 262144 bytes"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Leaderboard_chartAmong: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Level id of a chart of the catalog (active or not) */
-        levelId: number;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['ScopedBoardDto'];
-      };
-    };
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ScopedChartBoardResponse'];
-        };
-      };
-      /** @description levelId is not an integer from 0 to 2147483647; or uids is missing, not an array, empty, longer than 100, holds a value that is not a positive integer, or names a uid twice */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "uids must be 1 to 100 distinct positive integers",
-           *       "errors": [
-           *         {
-           *           "field": "uids",
-           *           "message": "must be 1 to 100 distinct positive integers"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description Missing, unknown or expired server access token */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid or expired server access token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The catalog has no chart with this levelId */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "No chart with levelId 101"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 256 KiB */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "PAYLOAD_TOO_LARGE",
-           *       "message": "Request body exceeds 262144 bytes"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Leaderboard_history: {
+  RatingHistory_history: {
     parameters: {
       query?: never;
       header?: never;
@@ -11303,1483 +10848,6 @@ export interface operations {
            * @example {
            *       "error": "NOT_FOUND",
            *       "message": "No player with uid 1001"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  LeaderboardAdmin_atp: {
-    parameters: {
-      query?: {
-        /** @description Top N: the first `limit` entries. Not with `around`. */
-        limit?: number;
-        /** @description The window around this player's uid: its rank and `k` neighbours on each side. Not with `limit`. */
-        around?: number;
-        /** @description With `around`: neighbours on each side (fewer at either end of the board). */
-        k?: number;
-        /** @description The period of the board: `all` (all time, the default; the answer has no `period`), `day`, `week` (from Monday) or `month` now (boundaries in PERIOD_TIME_ZONE), `season:<id or slug>`, or a period id (a closed period answers its archive). */
-        period?: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AtpBoardResponse'];
-        };
-      };
-      /** @description limit is not an integer from 1 to 100, around is not a positive integer, k is not an integer from 0 to 25, limit and around are both given, k is given without around, or an unknown parameter is given */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "limit cannot be combined with around: give limit (top N) or around (a window)",
-           *       "errors": [
-           *         {
-           *           "field": "limit",
-           *           "message": "cannot be combined with around: give limit (top N) or around (a window)"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description around names no player, or the admin API is disabled */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "No player with uid 1001"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  LeaderboardAdmin_chart: {
-    parameters: {
-      query?: {
-        /** @description Top N: the first `limit` entries. Not with `around`. */
-        limit?: number;
-        /** @description The window around this player's uid: its rank and `k` neighbours on each side. Not with `limit`. */
-        around?: number;
-        /** @description With `around`: neighbours on each side (fewer at either end of the board). */
-        k?: number;
-        /** @description The period of the board: `all` (all time, the default; the answer has no `period`), `day`, `week` (from Monday) or `month` now (boundaries in PERIOD_TIME_ZONE), `season:<id or slug>`, or a period id (a closed period answers its archive). */
-        period?: string;
-      };
-      header?: never;
-      path: {
-        levelId: number;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ChartBoardResponse'];
-        };
-      };
-      /** @description levelId is not an integer from 0 to 2147483647, or the query is invalid as on the ATP board */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "limit cannot be combined with around: give limit (top N) or around (a window)",
-           *       "errors": [
-           *         {
-           *           "field": "limit",
-           *           "message": "cannot be combined with around: give limit (top N) or around (a window)"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No chart with this levelId (placeholders have no board), around names no player, or the admin API is disabled */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "No chart with levelId 101"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  LeaderboardAdmin_atpAmong: {
-    parameters: {
-      query: {
-        /** @description 1 to 100 distinct player uids, separated by commas; unknown, unranked and banned players are left out of the answer */
-        uids: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ScopedAtpBoardResponse'];
-        };
-      };
-      /** @description uids is missing, repeated, over 100 or not distinct positive integers separated by commas, or an unknown parameter is given */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "uids must be 1 to 100 distinct positive integers",
-           *       "errors": [
-           *         {
-           *           "field": "uids",
-           *           "message": "must be 1 to 100 distinct positive integers"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "Not found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  LeaderboardAdmin_chartAmong: {
-    parameters: {
-      query: {
-        /** @description 1 to 100 distinct player uids, separated by commas; unknown, unranked and banned players are left out of the answer */
-        uids: string;
-      };
-      header?: never;
-      path: {
-        levelId: number;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ScopedChartBoardResponse'];
-        };
-      };
-      /** @description levelId is not an integer from 0 to 2147483647; or uids is missing, repeated, over 100 or not distinct positive integers separated by commas, or an unknown parameter is given */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "uids must be 1 to 100 distinct positive integers",
-           *       "errors": [
-           *         {
-           *           "field": "uids",
-           *           "message": "must be 1 to 100 distinct positive integers"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No chart with this levelId, or the admin API is disabled */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "No chart with levelId 101"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  SeasonAdmin_list: {
-    parameters: {
-      query?: {
-        limit?: number;
-        /** @description nextCursor of the previous page (opaque) */
-        cursor?: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['SeasonPage'];
-        };
-      };
-      /** @description limit or cursor is invalid, or the query has an unknown parameter */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "limit must be an integer from 1 to 200",
-           *       "errors": [
-           *         {
-           *           "field": "limit",
-           *           "message": "must be an integer from 1 to 200"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "Not found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  SeasonAdmin_create: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['CreateSeasonDto'];
-      };
-    };
-    responses: {
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['SeasonResponse'];
-        };
-      };
-      /** @description A body field is missing or invalid (slug, name, local date-times, closeRule), startsAt is in the past, endsAt is not after startsAt or not in the future, or closeRule.collection is not in the catalog */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "endsAt must be after startsAt",
-           *       "errors": [
-           *         {
-           *           "field": "endsAt",
-           *           "message": "must be after startsAt"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "Not found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description A season with this slug exists */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "SESSION_CONFLICT",
-           *       "message": "A season with slug spring-2027 exists"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 256 KiB */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "PAYLOAD_TOO_LARGE",
-           *       "message": "Request body exceeds 262144 bytes"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  SeasonAdmin_get: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: number;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['SeasonResponse'];
-        };
-      };
-      /** @description id is not a positive integer */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "id must be a positive integer",
-           *       "errors": [
-           *         {
-           *           "field": "id",
-           *           "message": "must be a positive integer"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No season with this id */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "No season with id 12"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  SeasonAdmin_remove: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: number;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Deleted */
-      204: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description id is not a positive integer */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "id must be a positive integer",
-           *       "errors": [
-           *         {
-           *           "field": "id",
-           *           "message": "must be a positive integer"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No season with this id */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "No season with id 12"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The season has started (close it instead) */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "SESSION_CONFLICT",
-           *       "message": "Season spring-2027 has started: close it instead"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  SeasonAdmin_update: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: number;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['UpdateSeasonDto'];
-      };
-    };
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['SeasonResponse'];
-        };
-      };
-      /** @description id is not a positive integer, or A body field is missing or invalid (slug, name, local date-times, closeRule), startsAt is in the past, endsAt is not after startsAt or not in the future, or closeRule.collection is not in the catalog */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "endsAt must be in the future",
-           *       "errors": [
-           *         {
-           *           "field": "endsAt",
-           *           "message": "must be in the future"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No season with this id */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "No season with id 12"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The season is closed or its end has passed, or startsAt is given after it started */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "SESSION_CONFLICT",
-           *       "message": "Season spring-2027 is closed"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 256 KiB */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "PAYLOAD_TOO_LARGE",
-           *       "message": "Request body exceeds 262144 bytes"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  SeasonAdmin_close: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: number;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ClosedSeasonResponse'];
-        };
-      };
-      /** @description id is not a positive integer */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "id must be a positive integer",
-           *       "errors": [
-           *         {
-           *           "field": "id",
-           *           "message": "must be a positive integer"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No season with this id */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "No season with id 12"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The season is closed already, or has not started */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "SESSION_CONFLICT",
-           *       "message": "Season spring-2027 is closed already"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
            *     }
            */
           'application/json': components['schemas']['ErrorResponse'];
@@ -19357,6 +17425,1938 @@ export interface operations {
            * @example {
            *       "error": "UNAUTHORIZED",
            *       "message": "Invalid metrics token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  Leaderboard_atp: {
+    parameters: {
+      query?: {
+        /** @description Top N: the first `limit` entries. Not with `around`. */
+        limit?: number;
+        /** @description The window around this player's uid: its rank and `k` neighbours on each side. Not with `limit`. */
+        around?: number;
+        /** @description With `around`: neighbours on each side (fewer at either end of the board). */
+        k?: number;
+        /** @description The period of the board: `all` (all time, the default; the answer has no `period`), `day`, `week` (from Monday) or `month` now (boundaries in PERIOD_TIME_ZONE), `season:<id or slug>`, or a period id (a closed period answers its archive). */
+        period?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AtpBoardResponse'];
+        };
+      };
+      /** @description limit is not an integer from 1 to 100, around is not a positive integer, k is not an integer from 0 to 25, limit and around are both given, k is given without around, or an unknown parameter is given */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "limit cannot be combined with around: give limit (top N) or around (a window)",
+           *       "errors": [
+           *         {
+           *           "field": "limit",
+           *           "message": "cannot be combined with around: give limit (top N) or around (a window)"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description Missing, unknown or expired server access token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid or expired server access token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description around names no player */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "No player with uid 1001"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached; or the rank index is being rebuilt and this instance is already counting as many ranks in SQL as it may (with Retry-After; an upload answered so is stored, and is answered when sent again once the index is back: until then a resend may be refused too) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the request again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "Ranks are counted in the database while the rank index is rebuilt, and this instance is counting as many as the database can take; retry later (an upload is stored already: sent again once the index is back, it is answered)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  Leaderboard_chart: {
+    parameters: {
+      query?: {
+        /** @description Top N: the first `limit` entries. Not with `around`. */
+        limit?: number;
+        /** @description The window around this player's uid: its rank and `k` neighbours on each side. Not with `limit`. */
+        around?: number;
+        /** @description With `around`: neighbours on each side (fewer at either end of the board). */
+        k?: number;
+        /** @description The period of the board: `all` (all time, the default; the answer has no `period`), `day`, `week` (from Monday) or `month` now (boundaries in PERIOD_TIME_ZONE), `season:<id or slug>`, or a period id (a closed period answers its archive). */
+        period?: string;
+      };
+      header?: never;
+      path: {
+        /** @description Level id of a chart of the catalog (active or not) */
+        levelId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ChartBoardResponse'];
+        };
+      };
+      /** @description levelId is not an integer from 0 to 2147483647; or, as on the ATP board, limit is not an integer from 1 to 100, around is not a positive integer, k is not an integer from 0 to 25, limit and around are both given, k is given without around, or an unknown parameter is given */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "limit cannot be combined with around: give limit (top N) or around (a window)",
+           *       "errors": [
+           *         {
+           *           "field": "limit",
+           *           "message": "cannot be combined with around: give limit (top N) or around (a window)"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description Missing, unknown or expired server access token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid or expired server access token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The catalog has no chart with this levelId, or around names no player */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "No chart with levelId 101"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached; or the rank index is being rebuilt and this instance is already counting as many ranks in SQL as it may (with Retry-After; an upload answered so is stored, and is answered when sent again once the index is back: until then a resend may be refused too) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the request again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "Ranks are counted in the database while the rank index is rebuilt, and this instance is counting as many as the database can take; retry later (an upload is stored already: sent again once the index is back, it is answered)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  Leaderboard_atpAmong: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ScopedBoardDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ScopedAtpBoardResponse'];
+        };
+      };
+      /** @description uids is missing, not an array, empty, longer than 100, holds a value that is not a positive integer, or names a uid twice */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "uids must be 1 to 100 distinct positive integers",
+           *       "errors": [
+           *         {
+           *           "field": "uids",
+           *           "message": "must be 1 to 100 distinct positive integers"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description Missing, unknown or expired server access token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid or expired server access token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is over 256 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "PAYLOAD_TOO_LARGE",
+           *       "message": "Request body exceeds 262144 bytes"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  Leaderboard_chartAmong: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Level id of a chart of the catalog (active or not) */
+        levelId: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ScopedBoardDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ScopedChartBoardResponse'];
+        };
+      };
+      /** @description levelId is not an integer from 0 to 2147483647; or uids is missing, not an array, empty, longer than 100, holds a value that is not a positive integer, or names a uid twice */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "uids must be 1 to 100 distinct positive integers",
+           *       "errors": [
+           *         {
+           *           "field": "uids",
+           *           "message": "must be 1 to 100 distinct positive integers"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description Missing, unknown or expired server access token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid or expired server access token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The catalog has no chart with this levelId */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "No chart with levelId 101"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is over 256 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "PAYLOAD_TOO_LARGE",
+           *       "message": "Request body exceeds 262144 bytes"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  LeaderboardAdmin_atp: {
+    parameters: {
+      query?: {
+        /** @description Top N: the first `limit` entries. Not with `around`. */
+        limit?: number;
+        /** @description The window around this player's uid: its rank and `k` neighbours on each side. Not with `limit`. */
+        around?: number;
+        /** @description With `around`: neighbours on each side (fewer at either end of the board). */
+        k?: number;
+        /** @description The period of the board: `all` (all time, the default; the answer has no `period`), `day`, `week` (from Monday) or `month` now (boundaries in PERIOD_TIME_ZONE), `season:<id or slug>`, or a period id (a closed period answers its archive). */
+        period?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AtpBoardResponse'];
+        };
+      };
+      /** @description limit is not an integer from 1 to 100, around is not a positive integer, k is not an integer from 0 to 25, limit and around are both given, k is given without around, or an unknown parameter is given */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "limit cannot be combined with around: give limit (top N) or around (a window)",
+           *       "errors": [
+           *         {
+           *           "field": "limit",
+           *           "message": "cannot be combined with around: give limit (top N) or around (a window)"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description around names no player, or the admin API is disabled */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "No player with uid 1001"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  LeaderboardAdmin_chart: {
+    parameters: {
+      query?: {
+        /** @description Top N: the first `limit` entries. Not with `around`. */
+        limit?: number;
+        /** @description The window around this player's uid: its rank and `k` neighbours on each side. Not with `limit`. */
+        around?: number;
+        /** @description With `around`: neighbours on each side (fewer at either end of the board). */
+        k?: number;
+        /** @description The period of the board: `all` (all time, the default; the answer has no `period`), `day`, `week` (from Monday) or `month` now (boundaries in PERIOD_TIME_ZONE), `season:<id or slug>`, or a period id (a closed period answers its archive). */
+        period?: string;
+      };
+      header?: never;
+      path: {
+        levelId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ChartBoardResponse'];
+        };
+      };
+      /** @description levelId is not an integer from 0 to 2147483647, or the query is invalid as on the ATP board */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "limit cannot be combined with around: give limit (top N) or around (a window)",
+           *       "errors": [
+           *         {
+           *           "field": "limit",
+           *           "message": "cannot be combined with around: give limit (top N) or around (a window)"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No chart with this levelId (placeholders have no board), around names no player, or the admin API is disabled */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "No chart with levelId 101"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  LeaderboardAdmin_atpAmong: {
+    parameters: {
+      query: {
+        /** @description 1 to 100 distinct player uids, separated by commas; unknown, unranked and banned players are left out of the answer */
+        uids: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ScopedAtpBoardResponse'];
+        };
+      };
+      /** @description uids is missing, repeated, over 100 or not distinct positive integers separated by commas, or an unknown parameter is given */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "uids must be 1 to 100 distinct positive integers",
+           *       "errors": [
+           *         {
+           *           "field": "uids",
+           *           "message": "must be 1 to 100 distinct positive integers"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "Not found"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  LeaderboardAdmin_chartAmong: {
+    parameters: {
+      query: {
+        /** @description 1 to 100 distinct player uids, separated by commas; unknown, unranked and banned players are left out of the answer */
+        uids: string;
+      };
+      header?: never;
+      path: {
+        levelId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ScopedChartBoardResponse'];
+        };
+      };
+      /** @description levelId is not an integer from 0 to 2147483647; or uids is missing, repeated, over 100 or not distinct positive integers separated by commas, or an unknown parameter is given */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "uids must be 1 to 100 distinct positive integers",
+           *       "errors": [
+           *         {
+           *           "field": "uids",
+           *           "message": "must be 1 to 100 distinct positive integers"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No chart with this levelId, or the admin API is disabled */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "No chart with levelId 101"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  SeasonAdmin_list: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description nextCursor of the previous page (opaque) */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SeasonPage'];
+        };
+      };
+      /** @description limit or cursor is invalid, or the query has an unknown parameter */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "limit must be an integer from 1 to 200",
+           *       "errors": [
+           *         {
+           *           "field": "limit",
+           *           "message": "must be an integer from 1 to 200"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "Not found"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  SeasonAdmin_create: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateSeasonDto'];
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SeasonResponse'];
+        };
+      };
+      /** @description A body field is missing or invalid (slug, name, local date-times, closeRule), startsAt is in the past, endsAt is not after startsAt or not in the future, or closeRule.collection is not in the catalog */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "endsAt must be after startsAt",
+           *       "errors": [
+           *         {
+           *           "field": "endsAt",
+           *           "message": "must be after startsAt"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "Not found"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description A season with this slug exists */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "SESSION_CONFLICT",
+           *       "message": "A season with slug spring-2027 exists"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is over 256 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "PAYLOAD_TOO_LARGE",
+           *       "message": "Request body exceeds 262144 bytes"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  SeasonAdmin_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SeasonResponse'];
+        };
+      };
+      /** @description id is not a positive integer */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "id must be a positive integer",
+           *       "errors": [
+           *         {
+           *           "field": "id",
+           *           "message": "must be a positive integer"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No season with this id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "No season with id 12"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  SeasonAdmin_remove: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description id is not a positive integer */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "id must be a positive integer",
+           *       "errors": [
+           *         {
+           *           "field": "id",
+           *           "message": "must be a positive integer"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No season with this id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "No season with id 12"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The season has started (close it instead) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "SESSION_CONFLICT",
+           *       "message": "Season spring-2027 has started: close it instead"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  SeasonAdmin_update: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateSeasonDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SeasonResponse'];
+        };
+      };
+      /** @description id is not a positive integer, or A body field is missing or invalid (slug, name, local date-times, closeRule), startsAt is in the past, endsAt is not after startsAt or not in the future, or closeRule.collection is not in the catalog */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "endsAt must be in the future",
+           *       "errors": [
+           *         {
+           *           "field": "endsAt",
+           *           "message": "must be in the future"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No season with this id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "No season with id 12"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The season is closed or its end has passed, or startsAt is given after it started */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "SESSION_CONFLICT",
+           *       "message": "Season spring-2027 is closed"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is over 256 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "PAYLOAD_TOO_LARGE",
+           *       "message": "Request body exceeds 262144 bytes"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  SeasonAdmin_close: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ClosedSeasonResponse'];
+        };
+      };
+      /** @description id is not a positive integer */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "id must be a positive integer",
+           *       "errors": [
+           *         {
+           *           "field": "id",
+           *           "message": "must be a positive integer"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No season with this id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "No season with id 12"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The season is closed already, or has not started */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "SESSION_CONFLICT",
+           *       "message": "Season spring-2027 is closed already"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
            *     }
            */
           'application/json': components['schemas']['ErrorResponse'];
