@@ -295,6 +295,16 @@ export class Network {
       this.uploadTimer = setInterval(() => this.uploadTick(), UPLOAD_TICK_MS);
   }
 
+  /**
+   * Changes the resume_session interval from now on (the sizing benchmark shortens it to measure
+   * what a resume costs): every online player's next resume is spread anew over one interval.
+   */
+  setResumeInterval(seconds: number): void {
+    this.options.resumeInterval = seconds;
+    const now = Date.now();
+    for (const player of this.online) player.nextResumeAt = now + seconds * 1000 * this.random();
+  }
+
   /** Restarts servers at once (all by default): a new login replaces each session; their players log in again. */
   async restart(servers: number = this.servers.length): Promise<BurstResult> {
     // A seeded pick across the network, so online- and offline-mode servers both get restarted.

@@ -14,6 +14,17 @@ const { PGLiteSocketHandler } = require('@electric-sql/pglite-socket');
 
 const gzip = promisify(gzipCallback);
 
+/**
+ * PostgreSQL's memory inside PGlite's WebAssembly heap, which never shrinks (docs/decisions.md
+ * "The embedded database's memory"). PGlite starts PostgreSQL with its defaults: 128 MB of
+ * shared buffers and shared memory for 100 connections, all of it zeroed at the start, so
+ * resident from the first second. PGlite runs one backend whose files the OS caches anyway:
+ * 16 MB of buffers and 10 connections' worth took the resident heap from 158–166 to 34–42 MiB at
+ * a CPU cost per upload, login and resume within the noise of the shared machine
+ * (docs/benchmarks.md "Sizing and the embedded database's memory").
+ */
+const MEMORY_SETTINGS = ['shared_buffers=16MB', 'max_connections=10'];
+
 /** Error severities after which PGlite's one backend has exited: the next call into it never returns. */
 const FATAL = new Set(['FATAL', 'PANIC']);
 
@@ -376,10 +387,12 @@ class AuthenticatedFront {
 
 async function main() {
   // A restore (embedded-restore.ts): the data dir is written from the backup's tar first.
-  const db = await PGlite.create(
-    workerData.pgdataDir,
-    workerData.loadDataDir ? { loadDataDir: new Blob([workerData.loadDataDir], { type: 'application/x-tar' }) } : {},
-  );
+  const db = await PGlite.create(workerData.pgdataDir, {
+    startParams: [...PGlite.defaultStartParams, ...MEMORY_SETTINGS.flatMap((setting) => ['-c', setting])],
+    ...(workerData.loadDataDir
+      ? { loadDataDir: new Blob([workerData.loadDataDir], { type: 'application/x-tar' }) }
+      : {}),
+  });
   const server = new AuthenticatedFront({
     db,
     host: '127.0.0.1',
