@@ -14,8 +14,9 @@
  * second) and LATENCY_SECONDS (20) of the delivery-latency phase, which starts once the outbox is
  * empty (the rounds queue deliveries faster than one instance sends them). TRIGGERS_ONLY=1: nothing is
  * sent before a minute after the start (WEBHOOK_POLL_MS=60000), so that the rounds (keep them short:
- * ROUNDS=1 SECONDS=12) measure the triggers and outbox rows alone; no delivery phase. Prints the results and writes
- * bench/.out/webhooks.json.
+ * ROUNDS=1 SECONDS=12) measure the triggers and outbox rows alone; no delivery phase. BUILD_ROOT: another
+ * checkout whose dist/ to start (to compare two builds in the same period with the same bench). Prints the
+ * results and writes bench/.out/webhooks.json.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -38,6 +39,7 @@ const CHART_COUNT = intFromEnv('CHARTS', 50);
 const LATENCY_RATE = intFromEnv('LATENCY_RATE', 10);
 const LATENCY_SECONDS = intFromEnv('LATENCY_SECONDS', 20);
 const TRIGGERS_ONLY = process.env.TRIGGERS_ONLY === '1';
+const BUILD_ROOT = process.env.BUILD_ROOT || undefined;
 const EVENTS = [
   'chart.first_place',
   'player.atp_top',
@@ -87,6 +89,7 @@ async function main(): Promise<void> {
     databaseUrl: DATABASE_URL,
     adminToken: BENCH_ADMIN_TOKEN,
     log: 'webhooks-service.log',
+    buildRoot: BUILD_ROOT,
     env: {
       SERVER_TOKEN_TTL_SECONDS: '86400',
       PLAYER_TOKEN_TTL_SECONDS: '86400',
@@ -261,6 +264,7 @@ async function main(): Promise<void> {
     const byType: Record<string, number> = {};
     for (const delivery of deliveries) byType[delivery.type] = (byType[delivery.type] ?? 0) + 1;
     const summary = {
+      build: BUILD_ROOT ?? 'this checkout',
       rate: RATE,
       seconds: SECONDS,
       rounds: rows,
