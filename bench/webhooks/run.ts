@@ -3,6 +3,7 @@
  *   - upload latency with no webhook against 3 webhooks subscribed to every event, in alternating
  *     rounds of the same run (open loop, RATE uploads a second for SECONDS each): the webhooks are
  *     switched on and off between rounds (PATCH enabled);
+ *   - the service's event-loop delay over each round (its /metrics, rhythmc_event_loop_delay_seconds);
  *   - delivery after commit: for every delivery the local receiver gets in the latency phase, its
  *     arrival time minus the event's createdAt (the database's now() of the uploading transaction,
  *     a little before its commit), p50 / p95 / max; and how long the rounds' backlog took to drain.
@@ -25,6 +26,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { AdminApi, expectCall } from '../harness/api';
 import { ensureDatabase } from '../harness/database';
+import { eventLoopDelay } from '../harness/event-loop';
 import { BENCH_ADMIN_TOKEN, benchDatabaseUrl, intFromEnv, loadAverage, OUT_DIR, runMain } from '../harness/env';
 import { openLoop, percentile } from '../harness/load';
 import { gameplayRecord } from '../harness/payloads';
@@ -166,6 +168,7 @@ async function main(): Promise<void> {
     };
     const round = async (label: string) => {
       const load = loadAverage();
+      await eventLoopDelay(base); // starts the event-loop window of this round
       const result = await openLoop({
         baseUrl: base,
         rate: RATE,
@@ -184,6 +187,8 @@ async function main(): Promise<void> {
         p50: result.p50,
         p99: result.p99,
         max: result.max,
+        // The uploads' event loop over the round: how late a 2 ms timer ran (the work queued on it).
+        eventLoop: await eventLoopDelay(base),
         loadBefore: load,
         loadAfter: loadAverage(),
       };
@@ -270,6 +275,10 @@ async function main(): Promise<void> {
       rounds: rows,
       none: { p99: rows.filter((row) => row.label === 'none').map((row) => row.p99) },
       webhooks: { p99: rows.filter((row) => row.label === '3 webhooks').map((row) => row.p99) },
+      eventLoopP99: {
+        none: rows.filter((row) => row.label === 'none').map((row) => row.eventLoop.p99Ms),
+        webhooks: rows.filter((row) => row.label === '3 webhooks').map((row) => row.eventLoop.p99Ms),
+      },
       drained,
       byType,
       duplicates,
