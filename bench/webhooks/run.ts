@@ -3,7 +3,8 @@
  *   - upload latency with no webhook against 3 webhooks subscribed to every event, in alternating
  *     rounds of the same run (open loop, RATE uploads a second for SECONDS each): the webhooks are
  *     switched on and off between rounds (PATCH enabled);
- *   - the service's event-loop delay over each round (its /metrics, rhythmc_event_loop_delay_seconds);
+ *   - the service's event-loop delay over each round (its /metrics, rhythmc_event_loop_delay_seconds) and the
+ *     CPU its main thread and the whole process used (/proc, in cores): what the deliveries cost the uploads' thread;
  *   - delivery after commit: for every delivery the local receiver gets in the latency phase, its
  *     arrival time minus the event's createdAt (the database's now() of the uploading transaction,
  *     a little before its commit), p50 / p95 / max; and how long the rounds' backlog took to drain.
@@ -30,7 +31,7 @@ import { eventLoopDelay } from '../harness/event-loop';
 import { BENCH_ADMIN_TOKEN, benchDatabaseUrl, intFromEnv, loadAverage, OUT_DIR, runMain } from '../harness/env';
 import { openLoop, percentile } from '../harness/load';
 import { gameplayRecord } from '../harness/payloads';
-import { startServiceProcess, stopAllChildren, stopChild } from '../harness/process';
+import { cpuOf, memoryOf, mib, startServiceProcess, stopAllChildren, stopChild } from '../harness/process';
 
 const DATABASE_URL = benchDatabaseUrl('rhythmc_bench_webhooks');
 const RATE = intFromEnv('RATE', 100);
@@ -169,6 +170,7 @@ async function main(): Promise<void> {
     const round = async (label: string) => {
       const load = loadAverage();
       await eventLoopDelay(base); // starts the event-loop window of this round
+      const cpuBefore = cpuOf(service.pid);
       const result = await openLoop({
         baseUrl: base,
         rate: RATE,
@@ -189,6 +191,15 @@ async function main(): Promise<void> {
         max: result.max,
         // The uploads' event loop over the round: how late a 2 ms timer ran (the work queued on it).
         eventLoop: await eventLoopDelay(base),
+        // CPU the service used over the round, in cores: the main thread (the uploads' event loop) and the whole process.
+        cpu: (() => {
+          const cpu = cpuOf(service.pid);
+          const cores = (seconds: number) => Math.round((seconds / SECONDS) * 1000) / 1000;
+          return {
+            mainThread: cores(cpu.mainThread - cpuBefore.mainThread),
+            process: cores(cpu.process - cpuBefore.process),
+          };
+        })(),
         loadBefore: load,
         loadAfter: loadAverage(),
       };
@@ -275,6 +286,11 @@ async function main(): Promise<void> {
       rounds: rows,
       none: { p99: rows.filter((row) => row.label === 'none').map((row) => row.p99) },
       webhooks: { p99: rows.filter((row) => row.label === '3 webhooks').map((row) => row.p99) },
+      mainThreadCores: {
+        none: rows.filter((row) => row.label === 'none').map((row) => row.cpu.mainThread),
+        webhooks: rows.filter((row) => row.label === '3 webhooks').map((row) => row.cpu.mainThread),
+      },
+      memoryMiB: (({ rss, peakRss }) => ({ rss: mib(rss), peak: mib(peakRss) }))(memoryOf(service.pid)),
       eventLoopP99: {
         none: rows.filter((row) => row.label === 'none').map((row) => row.eventLoop.p99Ms),
         webhooks: rows.filter((row) => row.label === '3 webhooks').map((row) => row.eventLoop.p99Ms),

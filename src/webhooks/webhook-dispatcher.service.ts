@@ -148,6 +148,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       },
     });
     this.worker = worker;
+    // The thread does not hold the process up on its own: the service's shutdown stops it (onModuleDestroy).
+    worker.unref();
     worker.on('message', (message: FromDeliveryWorker) => this.received(message));
     worker.on('error', (error) => this.logger.error(`The webhook delivery thread failed: ${error.message}`));
     worker.on('exit', (code) => {
