@@ -245,4 +245,21 @@ export function memoryOf(pid: number): { rss: number; peakRss: number } {
   }
 }
 
+/**
+ * CPU seconds (user + system) a process has used, and its main thread alone (Linux /proc: the
+ * thread whose id is the pid runs the event loop; worker threads and libuv's pool are the rest).
+ */
+export function cpuOf(pid: number): { process: number; mainThread: number } {
+  const seconds = (path: string) => {
+    try {
+      // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
+      const fields = readFileSync(path, 'utf8').split(') ')[1].split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / 100;
+    } catch {
+      return NaN;
+    }
+  };
+  return { process: seconds(`/proc/${pid}/stat`), mainThread: seconds(`/proc/${pid}/task/${pid}/stat`) };
+}
+
 export const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);

@@ -3,6 +3,8 @@
  *   - upload latency with no webhook against 3 webhooks subscribed to every event, in alternating
  *     rounds of the same run (open loop, RATE uploads a second for SECONDS each): the webhooks are
  *     switched on and off between rounds (PATCH enabled);
+ *   - the service's event-loop delay over each round (its /metrics, rhythmc_event_loop_delay_seconds) and the
+ *     CPU its main thread and the whole process used (/proc, in cores): what the deliveries cost the uploads' thread;
  *   - delivery after commit: for every delivery the local receiver gets in the latency phase, its
  *     arrival time minus the event's createdAt (the database's now() of the uploading transaction,
  *     a little before its commit), p50 / p95 / max; and how long the rounds' backlog took to drain.
@@ -14,8 +16,9 @@
  * second) and LATENCY_SECONDS (20) of the delivery-latency phase, which starts once the outbox is
  * empty (the rounds queue deliveries faster than one instance sends them). TRIGGERS_ONLY=1: nothing is
  * sent before a minute after the start (WEBHOOK_POLL_MS=60000), so that the rounds (keep them short:
- * ROUNDS=1 SECONDS=12) measure the triggers and outbox rows alone; no delivery phase. Prints the results and writes
- * bench/.out/webhooks.json.
+ * ROUNDS=1 SECONDS=12) measure the triggers and outbox rows alone; no delivery phase. BUILD_ROOT: another
+ * checkout whose dist/ to start (to compare two builds in the same period with the same bench). Prints the
+ * results and writes bench/.out/webhooks.json.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -24,10 +27,11 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { AdminApi, expectCall } from '../harness/api';
 import { ensureDatabase } from '../harness/database';
+import { eventLoopDelay } from '../harness/event-loop';
 import { BENCH_ADMIN_TOKEN, benchDatabaseUrl, intFromEnv, loadAverage, OUT_DIR, runMain } from '../harness/env';
 import { openLoop, percentile } from '../harness/load';
 import { gameplayRecord } from '../harness/payloads';
-import { startServiceProcess, stopAllChildren, stopChild } from '../harness/process';
+import { cpuOf, memoryOf, mib, startServiceProcess, stopAllChildren, stopChild } from '../harness/process';
 
 const DATABASE_URL = benchDatabaseUrl('rhythmc_bench_webhooks');
 const RATE = intFromEnv('RATE', 100);
@@ -38,6 +42,7 @@ const CHART_COUNT = intFromEnv('CHARTS', 50);
 const LATENCY_RATE = intFromEnv('LATENCY_RATE', 10);
 const LATENCY_SECONDS = intFromEnv('LATENCY_SECONDS', 20);
 const TRIGGERS_ONLY = process.env.TRIGGERS_ONLY === '1';
+const BUILD_ROOT = process.env.BUILD_ROOT || undefined;
 const EVENTS = [
   'chart.first_place',
   'player.atp_top',
@@ -87,6 +92,7 @@ async function main(): Promise<void> {
     databaseUrl: DATABASE_URL,
     adminToken: BENCH_ADMIN_TOKEN,
     log: 'webhooks-service.log',
+    buildRoot: BUILD_ROOT,
     env: {
       SERVER_TOKEN_TTL_SECONDS: '86400',
       PLAYER_TOKEN_TTL_SECONDS: '86400',
@@ -163,6 +169,8 @@ async function main(): Promise<void> {
     };
     const round = async (label: string) => {
       const load = loadAverage();
+      await eventLoopDelay(base); // starts the event-loop window of this round
+      const cpuBefore = cpuOf(service.pid);
       const result = await openLoop({
         baseUrl: base,
         rate: RATE,
@@ -181,6 +189,17 @@ async function main(): Promise<void> {
         p50: result.p50,
         p99: result.p99,
         max: result.max,
+        // The uploads' event loop over the round: how late a 2 ms timer ran (the work queued on it).
+        eventLoop: await eventLoopDelay(base),
+        // CPU the service used over the round, in cores: the main thread (the uploads' event loop) and the whole process.
+        cpu: (() => {
+          const cpu = cpuOf(service.pid);
+          const cores = (seconds: number) => Math.round((seconds / SECONDS) * 1000) / 1000;
+          return {
+            mainThread: cores(cpu.mainThread - cpuBefore.mainThread),
+            process: cores(cpu.process - cpuBefore.process),
+          };
+        })(),
         loadBefore: load,
         loadAfter: loadAverage(),
       };
@@ -261,11 +280,21 @@ async function main(): Promise<void> {
     const byType: Record<string, number> = {};
     for (const delivery of deliveries) byType[delivery.type] = (byType[delivery.type] ?? 0) + 1;
     const summary = {
+      build: BUILD_ROOT ?? 'this checkout',
       rate: RATE,
       seconds: SECONDS,
       rounds: rows,
       none: { p99: rows.filter((row) => row.label === 'none').map((row) => row.p99) },
       webhooks: { p99: rows.filter((row) => row.label === '3 webhooks').map((row) => row.p99) },
+      mainThreadCores: {
+        none: rows.filter((row) => row.label === 'none').map((row) => row.cpu.mainThread),
+        webhooks: rows.filter((row) => row.label === '3 webhooks').map((row) => row.cpu.mainThread),
+      },
+      memoryMiB: (({ rss, peakRss }) => ({ rss: mib(rss), peak: mib(peakRss) }))(memoryOf(service.pid)),
+      eventLoopP99: {
+        none: rows.filter((row) => row.label === 'none').map((row) => row.eventLoop.p99Ms),
+        webhooks: rows.filter((row) => row.label === '3 webhooks').map((row) => row.eventLoop.p99Ms),
+      },
       drained,
       byType,
       duplicates,

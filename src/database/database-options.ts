@@ -65,6 +65,9 @@ function clientClass({ counter, refusals }: ConnectionWatch): typeof Client {
   };
 }
 
+/** The DatabaseTarget the app runs on (for a pool of its own: the webhook delivery worker). */
+export const DATABASE_TARGET = Symbol('DATABASE_TARGET');
+
 export interface DatabaseTarget {
   url: string;
   /** The embedded PGlite shares one PostgreSQL session across all pool connections. */

@@ -1,7 +1,7 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { buildDataSourceOptions, DatabaseTarget, namedStatementsOn } from './database-options';
+import { buildDataSourceOptions, DATABASE_TARGET, DatabaseTarget, namedStatementsOn } from './database-options';
 import { DATABASE_BACKUP_SOURCE, DatabaseBackupService } from './database-backup.service';
 import { assertNoPendingMigrations, runMigrations } from './migrate';
 import { PreparedQueries } from './prepared-queries';
@@ -76,9 +76,11 @@ export class DatabaseModule {
         },
         StatementBatcher,
         { provide: DATABASE_BACKUP_SOURCE, useValue: target.backup ?? null },
+        { provide: DATABASE_TARGET, useValue: target },
         DatabaseBackupService,
       ],
       exports: [
+        DATABASE_TARGET,
         TransactionService,
         QueryCounter,
         WriteRefusals,

@@ -454,6 +454,8 @@ export class MetricsService implements OnApplicationBootstrap, OnModuleDestroy {
     this.sqlRankCounts.inc({ result: 'counted' }, sqlCounts.counted);
     this.sqlRankCounts.inc({ result: 'refused' }, sqlCounts.refused);
     this.observeRetention();
+    // The delivery thread's counts since its last report (it reports every 250 ms otherwise).
+    await this.dispatcher.collectCounts();
     this.observeWebhookCounts();
     const parts = [await this.registry.metrics()];
     try {

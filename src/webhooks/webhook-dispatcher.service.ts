@@ -1,72 +1,62 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { extname, join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { AuditService } from '../audit/audit.service';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { DATABASE_TARGET, DatabaseTarget } from '../database/database-options';
 import { TransactionService } from '../database/transaction.service';
-import { AddressPolicy, parseAllowedNetworks } from './webhook-address';
-import { toDiscordMessage } from './webhook-discord';
-import type { DeliveryBody } from './webhook-events';
-import { ClaimedDelivery, WebhookRepository } from './webhook.repository';
-import { sendDelivery, SendOutcome, SendResult } from './webhook-sender';
-import {
-  DELIVERY_HEADER,
-  EVENT_HEADER,
-  SIGNATURE_HEADER,
-  signatureHeader,
-  TIMESTAMP_HEADER,
-} from './webhook-signature';
+import type { DeliveryWorkerData, FromDeliveryWorker, ToDeliveryWorker } from './webhook-delivery.worker';
+import type { SendOutcome } from './webhook-sender';
+import { WebhookRepository } from './webhook.repository';
 
-/** The longest wait between two attempts of one delivery. */
-const MAX_RETRY_DELAY_MS = 3_600_000;
 /** Expired server sessions are looked for this often, over this window. */
 const SWEEP_INTERVAL_MS = 30_000;
 const SWEEP_WINDOW_MS = 3_600_000;
 /** How long a stopping instance waits for its attempts in flight (their rows are taken again later otherwise). */
 const STOP_WAIT_MS = 2_000;
+/** A worker that does not say it stopped within this much more is ended. */
+const STOP_GRACE_MS = 3_000;
+/** A scrape waits at most this for the worker's counts (it goes with the last ones otherwise). */
+const FLUSH_WAIT_MS = 500;
+/** A worker that died is started again after this. */
+const RESTART_DELAY_MS = 1_000;
 
-/** The delay before attempt `attempts + 1`: doubling from the base, capped at an hour, ±20 % jitter. */
-export function retryDelayMs(attempts: number, baseMs: number, random = Math.random): number {
-  const delay = Math.min(baseMs * 2 ** Math.min(attempts - 1, 30), MAX_RETRY_DELAY_MS);
-  return Math.round(delay * (0.8 + 0.4 * random()));
-}
-
-/** The bytes sent for a delivery: the JSON body, or the Discord message built from it. */
-export function deliveryBodyOf(
-  delivery: Pick<ClaimedDelivery, 'id' | 'eventId' | 'eventType' | 'payload' | 'createdAt' | 'format'>,
-): string {
-  const body: DeliveryBody = {
-    id: delivery.id,
-    eventId: delivery.eventId,
-    type: delivery.eventType,
-    createdAt: new Date(delivery.createdAt).toISOString(),
-    data: delivery.payload,
-  };
-  return JSON.stringify(delivery.format === 'discord' ? toDiscordMessage(body) : body);
+/**
+ * The worker's file: compiled JavaScript beside this one in dist; under ts-jest (this file is .ts)
+ * the TypeScript source, through ts-node in the worker.
+ */
+function startDeliveryWorker(data: DeliveryWorkerData): Worker {
+  const extension = extname(__filename);
+  const file = join(__dirname, `webhook-delivery.worker${extension}`);
+  if (extension === '.js') return new Worker(file, { workerData: data });
+  return new Worker(`require('ts-node').register({ transpileOnly: true }); require(${JSON.stringify(file)});`, {
+    eval: true,
+    workerData: data,
+  });
 }
 
 /**
- * Sends what the outbox holds (docs/decisions.md "Webhooks"). Every instance polls every
- * WEBHOOK_POLL_MS for due deliveries and claims at most what its WEBHOOK_CONCURRENCY leaves free
- * (another instance claiming together takes other rows); each attempt is signed afresh (a new
- * timestamp, the same delivery id). A failure is retried with a doubling delay until
- * WEBHOOK_RETRY_FOR_SECONDS after the event; a webhook failing for WEBHOOK_DISABLE_AFTER_SECONDS is
- * turned off, with an audit row and a warning. Nothing here runs inside a request: an upload or a
- * login only writes rows.
+ * Sends what the outbox holds (docs/decisions.md "Webhooks"), from a worker thread
+ * (webhook-delivery.worker.ts, "Webhooks: deliveries off the request thread"): every instance
+ * polls every WEBHOOK_POLL_MS for due deliveries and claims at most what its WEBHOOK_CONCURRENCY
+ * leaves free (webhook-delivery-loop.ts). This side starts and stops the worker (again after a
+ * crash), counts what it reports for the metrics, turns off the webhooks it reports failing for
+ * WEBHOOK_DISABLE_AFTER_SECONDS (with an audit row and a warning), and sweeps expired server
+ * sessions. Nothing here runs inside a request: an upload or a login only writes rows.
  */
 @Injectable()
 export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('Webhooks');
-  private readonly policy: AddressPolicy;
-  private pollTimer: NodeJS.Timeout | null = null;
   private sweepTimer: NodeJS.Timeout | null = null;
-  private claiming = false;
-  /** The last claim took all it could: more may be due, so each finished attempt claims again at once. */
-  private backlog = false;
+  private restartTimer: NodeJS.Timeout | null = null;
+  private worker: Worker | null = null;
   private stopped = false;
-  private readonly inFlight = new Set<Promise<void>>();
+  private nextFlush = 1;
+  private readonly flushes = new Map<number, () => void>();
   /**
    * What this instance did since it started (read by the metrics at scrape time): attempts by how
    * they ended, deliveries finished (delivered, or given up after the retry window), webhooks it
-   * turned off.
+   * turned off. The worker reports them in batches (every 250 ms).
    */
   readonly counts = {
     attempts: new Map<SendOutcome, number>(),
@@ -82,59 +72,56 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     private readonly audit: AuditService,
     private readonly tx: TransactionService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {
-    this.policy = { allowed: parseAllowedNetworks(config.webhookAllowedNetworks) };
-  }
+    @Inject(DATABASE_TARGET) private readonly database: DatabaseTarget,
+  ) {}
 
   observeDeliveredWith(observe: (seconds: number) => void): void {
     this.observeDelivered = observe;
   }
 
   onApplicationBootstrap(): void {
-    this.pollTimer = setInterval(() => void this.poll(), this.config.webhookPollMs);
-    this.pollTimer.unref();
+    this.startWorker();
     this.sweepTimer = setInterval(() => void this.sweep(), SWEEP_INTERVAL_MS);
     this.sweepTimer.unref();
   }
 
+  /** Tells the worker to stop claiming and waits for its attempts in flight (STOP_WAIT_MS), then ends it. */
   async onModuleDestroy(): Promise<void> {
     this.stopped = true;
-    if (this.pollTimer) clearInterval(this.pollTimer);
     if (this.sweepTimer) clearInterval(this.sweepTimer);
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    const worker = this.worker;
+    if (!worker) return;
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.all(this.inFlight),
-      new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_WAIT_MS))),
-    ]);
+    await new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, STOP_WAIT_MS + STOP_GRACE_MS);
+      worker.on('message', (message: FromDeliveryWorker) => {
+        if (message.type === 'stopped') resolve();
+      });
+      worker.once('exit', () => resolve());
+      worker.postMessage({ type: 'stop', waitMs: STOP_WAIT_MS } satisfies ToDeliveryWorker);
+    });
     clearTimeout(timer);
+    await worker.terminate();
+    this.worker = null;
   }
 
-  /** Claims due deliveries up to the free concurrency and starts their attempts. */
-  async poll(): Promise<void> {
-    if (this.claiming || this.stopped) return;
-    const free = this.config.webhookConcurrency - this.inFlight.size;
-    if (free <= 0) return;
-    this.claiming = true;
-    try {
-      const leaseMs = this.config.webhookTimeoutSeconds * 1_000 + 30_000;
-      const claimed = await this.webhooks.claimDue(free, leaseMs);
-      this.backlog = claimed.length === free;
-      for (const delivery of claimed) {
-        const attempt = this.attempt(delivery)
-          .catch((error: unknown) =>
-            this.logger.warn(`Delivery ${delivery.id} could not be recorded: ${String(error)}`),
-          )
-          .finally(() => {
-            this.inFlight.delete(attempt);
-            if (this.backlog) void this.poll();
-          });
-        this.inFlight.add(attempt);
-      }
-    } catch (error) {
-      this.logger.warn(`Claiming webhook deliveries failed: ${String(error)}`);
-    } finally {
-      this.claiming = false;
-    }
+  /**
+   * Brings `counts` up to date: asks the worker for what it did since its last report (at most
+   * FLUSH_WAIT_MS; the metrics scrape calls it).
+   */
+  async collectCounts(): Promise<void> {
+    const worker = this.worker;
+    if (!worker || this.stopped) return;
+    const id = this.nextFlush++;
+    let timer: NodeJS.Timeout | undefined;
+    await new Promise<void>((resolve) => {
+      this.flushes.set(id, resolve);
+      timer = setTimeout(resolve, FLUSH_WAIT_MS);
+      worker.postMessage({ type: 'flush', id } satisfies ToDeliveryWorker);
+    });
+    clearTimeout(timer);
+    this.flushes.delete(id);
   }
 
   /** Writes `server.offline` for server sessions that expired without ending. */
@@ -145,62 +132,72 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       .catch((error: unknown) => this.logger.warn(`Sweeping expired server sessions failed: ${String(error)}`));
   }
 
-  private async attempt(delivery: ClaimedDelivery): Promise<void> {
-    const body = deliveryBodyOf(delivery);
-    const timestamp = Math.floor(Date.now() / 1_000);
-    const headers = {
-      'user-agent': 'rhythmc-webhooks/1',
-      [DELIVERY_HEADER]: delivery.id,
-      [EVENT_HEADER]: delivery.eventType,
-      [TIMESTAMP_HEADER]: String(timestamp),
-      [SIGNATURE_HEADER]: signatureHeader(
-        delivery.previousSecret === null ? [delivery.secret] : [delivery.secret, delivery.previousSecret],
-        timestamp,
-        body,
-      ),
-    };
-    const result = await sendDelivery(
-      delivery.url,
-      headers,
-      body,
-      this.policy,
-      this.config.webhookTimeoutSeconds * 1_000,
-    );
-    this.counts.attempts.set(result.outcome, (this.counts.attempts.get(result.outcome) ?? 0) + 1);
-    if (result.ok) {
-      await this.webhooks.markDelivered(delivery.id, result.status ?? 0);
-      this.counts.delivered++;
-      this.observeDelivered((Date.now() - new Date(delivery.createdAt).getTime()) / 1_000);
-      return;
-    }
-    await this.failed(delivery, result);
+  private startWorker(): void {
+    const config = this.config;
+    const worker = startDeliveryWorker({
+      connectionString: this.database.url,
+      embedded: this.database.embedded,
+      allowedNetworks: config.webhookAllowedNetworks,
+      settings: {
+        concurrency: config.webhookConcurrency,
+        pollMs: config.webhookPollMs,
+        timeoutSeconds: config.webhookTimeoutSeconds,
+        retryBaseMs: config.webhookRetryBaseMs,
+        retryForSeconds: config.webhookRetryForSeconds,
+        disableAfterSeconds: config.webhookDisableAfterSeconds,
+      },
+    });
+    this.worker = worker;
+    // The thread does not hold the process up on its own: the service's shutdown stops it (onModuleDestroy).
+    worker.unref();
+    worker.on('message', (message: FromDeliveryWorker) => this.received(message));
+    worker.on('error', (error) => this.logger.error(`The webhook delivery thread failed: ${error.message}`));
+    worker.on('exit', (code) => {
+      if (this.stopped || worker !== this.worker) return;
+      this.worker = null;
+      this.logger.error(`The webhook delivery thread exited with ${code}; starting it again`);
+      this.restartTimer = setTimeout(() => {
+        if (!this.stopped) this.startWorker();
+      }, RESTART_DELAY_MS);
+      this.restartTimer.unref();
+    });
   }
 
-  private async failed(delivery: ClaimedDelivery, result: SendResult): Promise<void> {
-    const delay = retryDelayMs(delivery.attempts, this.config.webhookRetryBaseMs);
-    const deadline = new Date(delivery.createdAt).getTime() + this.config.webhookRetryForSeconds * 1_000;
-    const giveUp = Date.now() + delay > deadline;
-    const error = result.error ?? 'failed';
-    const failingSince = await this.webhooks.markFailed(
-      delivery.id,
-      delivery.webhookId,
-      { status: result.status, error },
-      giveUp ? null : delay,
-    );
-    if (giveUp) this.counts.givenUp++;
-    const limitMs = this.config.webhookDisableAfterSeconds * 1_000;
-    if (Date.now() - failingSince.getTime() < limitMs) return;
-    const reason = `every attempt failed for over ${this.config.webhookDisableAfterSeconds} s (last: ${error})`.slice(
-      0,
-      256,
-    );
+  private received(message: FromDeliveryWorker): void {
+    switch (message.type) {
+      case 'report': {
+        for (const [outcome, count] of Object.entries(message.attempts) as Array<[SendOutcome, number]>)
+          this.counts.attempts.set(outcome, (this.counts.attempts.get(outcome) ?? 0) + count);
+        this.counts.delivered += message.deliveredSeconds.length;
+        this.counts.givenUp += message.givenUp;
+        for (const seconds of message.deliveredSeconds) this.observeDelivered(seconds);
+        return;
+      }
+      case 'disable':
+        void this.disable(message.webhookId, message.reason).catch((error: unknown) =>
+          this.logger.warn(`Turning off webhook ${message.webhookId} failed: ${String(error)}`),
+        );
+        return;
+      case 'warn':
+        this.logger.warn(message.message);
+        return;
+      case 'flushed':
+        this.flushes.get(message.id)?.();
+        return;
+      case 'stopped':
+        return;
+    }
+  }
+
+  /** Turns off a webhook failing since before the limit, with an audit row; once across instances. */
+  private async disable(webhookId: number, reason: string): Promise<void> {
+    const before = new Date(Date.now() - this.config.webhookDisableAfterSeconds * 1_000);
     const disabled = await this.tx.run(async (manager) => {
-      if (!(await this.webhooks.disableFailing(delivery.webhookId, new Date(Date.now() - limitMs), reason, manager)))
-        return false;
+      if (!(await this.webhooks.disableFailing(webhookId, before, reason, manager))) return false;
       await this.audit.append(
         {
           action: 'webhook.disable',
-          target: `webhook:${delivery.webhookId}`,
+          target: `webhook:${webhookId}`,
           summary: { reason },
           requestId: null,
           sourceAddress: null,
@@ -214,7 +211,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     });
     if (disabled) {
       this.counts.disabled++;
-      this.logger.warn(`Webhook ${delivery.webhookId} turned off: ${reason}`);
+      this.logger.warn(`Webhook ${webhookId} turned off: ${reason}`);
     }
   }
 }

@@ -1,5 +1,5 @@
 import { refusedAddress, parseAllowedNetworks } from './webhook-address';
-import { retryDelayMs, deliveryBodyOf } from './webhook-dispatcher.service';
+import { retryDelayMs, deliveryBodyOf } from './webhook-delivery-loop';
 import { signDelivery, verifyDelivery } from './webhook-signature';
 
 describe('webhook address policy', () => {

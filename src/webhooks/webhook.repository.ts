@@ -4,22 +4,6 @@ import { DataSource, EntityManager } from 'typeorm';
 import { WebhookDeliveryEntity } from './entities/webhook-delivery.entity';
 import { WebhookEntity } from './entities/webhook.entity';
 
-/** A delivery claimed for one attempt, with what sending it needs of its webhook. */
-export interface ClaimedDelivery {
-  id: string;
-  webhookId: number;
-  eventId: string;
-  eventType: string;
-  payload: Record<string, unknown>;
-  attempts: number;
-  createdAt: Date;
-  url: string;
-  secret: string;
-  /** The secret a rotation replaced, while it still signs; null otherwise. */
-  previousSecret: string | null;
-  format: string;
-}
-
 export interface OutboxStats {
   pending: number;
   due: number;
@@ -98,73 +82,6 @@ export class WebhookRepository {
     manager: EntityManager,
   ): Promise<void> {
     await manager.query('SELECT rhythmc_webhook_enqueue($1, $2, $3)', [type, eventId, payload]);
-  }
-
-  /**
-   * Takes up to `limit` due deliveries of enabled webhooks for one attempt: counts the attempt and
-   * moves the next one `leaseMs` ahead, so that an instance that dies mid-attempt leaves the row
-   * to be taken again later, and no other instance takes it meanwhile (SKIP LOCKED: instances
-   * claiming together take different rows).
-   */
-  claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
-    return this.dataSource.query<ClaimedDelivery[]>(
-      `WITH due AS (
-         SELECT d.id FROM webhook_delivery d JOIN webhook w ON w.id = d.webhook_id
-          WHERE d.state = 'pending' AND d.next_attempt_at <= now() AND w.enabled
-          ORDER BY d.next_attempt_at LIMIT $1
-          FOR UPDATE OF d SKIP LOCKED
-       ), claimed AS (
-         UPDATE webhook_delivery d SET attempts = d.attempts + 1, next_attempt_at = now() + make_interval(secs => $2::double precision / 1000)
-           FROM due WHERE d.id = due.id
-         RETURNING d.id, d.webhook_id, d.event_id, d.event_type, d.payload, d.attempts, d.created_at
-       )
-       SELECT c.id, c.webhook_id AS "webhookId", c.event_id AS "eventId", c.event_type AS "eventType", c.payload,
-              c.attempts, c.created_at AS "createdAt", w.url, w.secret, w.format,
-              CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END AS "previousSecret"
-         FROM claimed c JOIN webhook w ON w.id = c.webhook_id`,
-      [limit, leaseMs],
-    );
-  }
-
-  /** The attempt succeeded: the delivery is done and its webhook's failure streak ends (one statement). */
-  async markDelivered(id: string, status: number): Promise<void> {
-    await this.dataSource.query(
-      `WITH done AS (
-         UPDATE webhook_delivery SET state = 'delivered', delivered_at = now(), last_status = $2, last_error = NULL
-          WHERE id = $1 RETURNING webhook_id
-       )
-       UPDATE webhook w SET failing_since = NULL FROM done WHERE w.id = done.webhook_id AND w.failing_since IS NOT NULL`,
-      [id, status],
-    );
-  }
-
-  /**
-   * The attempt failed: the next one at `retryInMs`, or none (`giveUp`: state failed). Starts the
-   * webhook's failure streak when none runs. Returns when that streak started.
-   */
-  async markFailed(
-    id: string,
-    webhookId: number,
-    failure: { status: number | null; error: string },
-    retryInMs: number | null,
-  ): Promise<Date> {
-    return this.dataSource.transaction(async (manager) => {
-      await manager.query(
-        `UPDATE webhook_delivery SET last_status = $2, last_error = $3,
-                state = CASE WHEN $4::double precision IS NULL THEN 'failed' ELSE 'pending' END,
-                next_attempt_at = CASE WHEN $4::double precision IS NULL THEN next_attempt_at
-                                       ELSE now() + make_interval(secs => $4::double precision / 1000) END
-          WHERE id = $1`,
-        [id, failure.status, failure.error.slice(0, 256), retryInMs],
-      );
-      const rows = await manager.query<Array<{ failing_since: Date }>>(
-        // A CTE so that the statement is a SELECT: TypeORM answers an UPDATE … RETURNING as [rows, count].
-        `WITH marked AS (UPDATE webhook SET failing_since = coalesce(failing_since, now()) WHERE id = $1 RETURNING failing_since)
-         SELECT failing_since FROM marked`,
-        [webhookId],
-      );
-      return rows[0]?.failing_since ?? new Date();
-    });
   }
 
   /**

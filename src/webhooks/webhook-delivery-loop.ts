@@ -1,0 +1,195 @@
+import { toDiscordMessage } from './webhook-discord';
+import type { DeliveryBody } from './webhook-events';
+import type { AddressPolicy } from './webhook-address';
+import { sendDelivery, SendOutcome, SendResult } from './webhook-sender';
+import {
+  DELIVERY_HEADER,
+  EVENT_HEADER,
+  SIGNATURE_HEADER,
+  signatureHeader,
+  TIMESTAMP_HEADER,
+} from './webhook-signature';
+
+/** The longest wait between two attempts of one delivery. */
+const MAX_RETRY_DELAY_MS = 3_600_000;
+
+/** A delivery claimed for one attempt, with what sending it needs of its webhook. */
+export interface ClaimedDelivery {
+  id: string;
+  webhookId: number;
+  eventId: string;
+  eventType: string;
+  payload: Record<string, unknown>;
+  attempts: number;
+  createdAt: Date;
+  url: string;
+  secret: string;
+  /** The secret a rotation replaced, while it still signs; null otherwise. */
+  previousSecret: string | null;
+  format: string;
+}
+
+/** The outbox as the sending loop sees it (webhook-delivery-store.ts on a pg pool of its own). */
+export interface DeliveryStore {
+  claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]>;
+  markDelivered(id: string, status: number): Promise<void>;
+  /** Returns when the webhook's failure streak started. */
+  markFailed(
+    id: string,
+    webhookId: number,
+    failure: { status: number | null; error: string },
+    retryInMs: number | null,
+  ): Promise<Date>;
+}
+
+/** What the loop is told to do: the delivery settings of the app's configuration. */
+export interface DeliverySettings {
+  concurrency: number;
+  pollMs: number;
+  timeoutSeconds: number;
+  retryBaseMs: number;
+  retryForSeconds: number;
+  disableAfterSeconds: number;
+}
+
+/** What the loop reports (to the main thread: metrics, logs, turning a webhook off with its audit row). */
+export interface DeliveryReports {
+  attempted(outcome: SendOutcome): void;
+  /** Seconds from the event's creation to its delivery. */
+  delivered(seconds: number): void;
+  givenUp(): void;
+  /** The webhook's every attempt failed for over disableAfterSeconds: turn it off (once, with an audit row). */
+  failingTooLong(webhookId: number, reason: string): void;
+  warn(message: string): void;
+}
+
+/** The delay before attempt `attempts + 1`: doubling from the base, capped at an hour, ±20 % jitter. */
+export function retryDelayMs(attempts: number, baseMs: number, random = Math.random): number {
+  const delay = Math.min(baseMs * 2 ** Math.min(attempts - 1, 30), MAX_RETRY_DELAY_MS);
+  return Math.round(delay * (0.8 + 0.4 * random()));
+}
+
+/** The bytes sent for a delivery: the JSON body, or the Discord message built from it. */
+export function deliveryBodyOf(
+  delivery: Pick<ClaimedDelivery, 'id' | 'eventId' | 'eventType' | 'payload' | 'createdAt' | 'format'>,
+): string {
+  const body: DeliveryBody = {
+    id: delivery.id,
+    eventId: delivery.eventId,
+    type: delivery.eventType,
+    createdAt: new Date(delivery.createdAt).toISOString(),
+    data: delivery.payload,
+  };
+  return JSON.stringify(delivery.format === 'discord' ? toDiscordMessage(body) : body);
+}
+
+/**
+ * The claim / send / record loop (docs/decisions.md "Webhooks"), run in the delivery worker thread
+ * (webhook-delivery.worker.ts): every `pollMs` it claims due deliveries up to the free concurrency
+ * (another instance claiming together takes other rows) and attempts each, signed afresh (a new
+ * timestamp, the same delivery id). A failure is retried with a doubling delay until
+ * `retryForSeconds` after the event; a webhook failing for `disableAfterSeconds` is reported to be
+ * turned off.
+ */
+export class DeliveryLoop {
+  private timer: NodeJS.Timeout | null = null;
+  private claiming = false;
+  /** The last claim took all it could: more may be due, so each finished attempt claims again at once. */
+  private backlog = false;
+  private stopped = false;
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly store: DeliveryStore,
+    private readonly settings: DeliverySettings,
+    private readonly policy: AddressPolicy,
+    private readonly reports: DeliveryReports,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => void this.poll(), this.settings.pollMs);
+  }
+
+  /** Stops claiming; waits up to `waitMs` for the attempts in flight (their rows are taken again later otherwise). */
+  async stop(waitMs: number): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(this.inFlight),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs))),
+    ]);
+    clearTimeout(timer);
+  }
+
+  /** Claims due deliveries up to the free concurrency and starts their attempts. */
+  async poll(): Promise<void> {
+    if (this.claiming || this.stopped) return;
+    const free = this.settings.concurrency - this.inFlight.size;
+    if (free <= 0) return;
+    this.claiming = true;
+    try {
+      const leaseMs = this.settings.timeoutSeconds * 1_000 + 30_000;
+      const claimed = await this.store.claimDue(free, leaseMs);
+      this.backlog = claimed.length === free;
+      for (const delivery of claimed) {
+        const attempt = this.attempt(delivery)
+          .catch((error: unknown) =>
+            this.reports.warn(`Delivery ${delivery.id} could not be recorded: ${String(error)}`),
+          )
+          .finally(() => {
+            this.inFlight.delete(attempt);
+            if (this.backlog) void this.poll();
+          });
+        this.inFlight.add(attempt);
+      }
+    } catch (error) {
+      this.reports.warn(`Claiming webhook deliveries failed: ${String(error)}`);
+    } finally {
+      this.claiming = false;
+    }
+  }
+
+  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+    const body = deliveryBodyOf(delivery);
+    const timestamp = Math.floor(Date.now() / 1_000);
+    const headers = {
+      'user-agent': 'rhythmc-webhooks/1',
+      [DELIVERY_HEADER]: delivery.id,
+      [EVENT_HEADER]: delivery.eventType,
+      [TIMESTAMP_HEADER]: String(timestamp),
+      [SIGNATURE_HEADER]: signatureHeader(
+        delivery.previousSecret === null ? [delivery.secret] : [delivery.secret, delivery.previousSecret],
+        timestamp,
+        body,
+      ),
+    };
+    const result = await sendDelivery(delivery.url, headers, body, this.policy, this.settings.timeoutSeconds * 1_000);
+    this.reports.attempted(result.outcome);
+    if (result.ok) {
+      await this.store.markDelivered(delivery.id, result.status ?? 0);
+      this.reports.delivered((Date.now() - new Date(delivery.createdAt).getTime()) / 1_000);
+      return;
+    }
+    await this.failed(delivery, result);
+  }
+
+  private async failed(delivery: ClaimedDelivery, result: SendResult): Promise<void> {
+    const delay = retryDelayMs(delivery.attempts, this.settings.retryBaseMs);
+    const deadline = new Date(delivery.createdAt).getTime() + this.settings.retryForSeconds * 1_000;
+    const giveUp = Date.now() + delay > deadline;
+    const error = result.error ?? 'failed';
+    const failingSince = await this.store.markFailed(
+      delivery.id,
+      delivery.webhookId,
+      { status: result.status, error },
+      giveUp ? null : delay,
+    );
+    if (giveUp) this.reports.givenUp();
+    if (Date.now() - failingSince.getTime() < this.settings.disableAfterSeconds * 1_000) return;
+    this.reports.failingTooLong(
+      delivery.webhookId,
+      `every attempt failed for over ${this.settings.disableAfterSeconds} s (last: ${error})`.slice(0, 256),
+    );
+  }
+}

@@ -1,0 +1,76 @@
+import { Pool } from 'pg';
+import type { ClaimedDelivery, DeliveryStore } from './webhook-delivery-loop';
+
+/**
+ * The outbox's claim and record statements on a pg pool of the delivery worker thread (not the
+ * app's TypeORM data source: the worker runs no Nest and no TypeORM). One statement each.
+ */
+export class PgDeliveryStore implements DeliveryStore {
+  constructor(private readonly pool: Pool) {}
+
+  /**
+   * Takes up to `limit` due deliveries of enabled webhooks for one attempt: counts the attempt and
+   * moves the next one `leaseMs` ahead, so that an instance that dies mid-attempt leaves the row
+   * to be taken again later, and no other instance takes it meanwhile (SKIP LOCKED: instances
+   * claiming together take different rows).
+   */
+  async claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+    const result = await this.pool.query<ClaimedDelivery>(
+      `WITH due AS (
+         SELECT d.id FROM webhook_delivery d JOIN webhook w ON w.id = d.webhook_id
+          WHERE d.state = 'pending' AND d.next_attempt_at <= now() AND w.enabled
+          ORDER BY d.next_attempt_at LIMIT $1
+          FOR UPDATE OF d SKIP LOCKED
+       ), claimed AS (
+         UPDATE webhook_delivery d SET attempts = d.attempts + 1, next_attempt_at = now() + make_interval(secs => $2::double precision / 1000)
+           FROM due WHERE d.id = due.id
+         RETURNING d.id, d.webhook_id, d.event_id, d.event_type, d.payload, d.attempts, d.created_at
+       )
+       SELECT c.id, c.webhook_id AS "webhookId", c.event_id AS "eventId", c.event_type AS "eventType", c.payload,
+              c.attempts, c.created_at AS "createdAt", w.url, w.secret, w.format,
+              CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END AS "previousSecret"
+         FROM claimed c JOIN webhook w ON w.id = c.webhook_id`,
+      [limit, leaseMs],
+    );
+    return result.rows;
+  }
+
+  /** The attempt succeeded: the delivery is done and its webhook's failure streak ends (one statement). */
+  async markDelivered(id: string, status: number): Promise<void> {
+    await this.pool.query(
+      `WITH done AS (
+         UPDATE webhook_delivery SET state = 'delivered', delivered_at = now(), last_status = $2, last_error = NULL
+          WHERE id = $1 RETURNING webhook_id
+       )
+       UPDATE webhook w SET failing_since = NULL FROM done WHERE w.id = done.webhook_id AND w.failing_since IS NOT NULL`,
+      [id, status],
+    );
+  }
+
+  /**
+   * The attempt failed: the next one at `retryInMs`, or none (null: state failed). Starts the
+   * webhook's failure streak when none runs (one statement: both updates or neither). Returns when
+   * that streak started.
+   */
+  async markFailed(
+    id: string,
+    webhookId: number,
+    failure: { status: number | null; error: string },
+    retryInMs: number | null,
+  ): Promise<Date> {
+    const result = await this.pool.query<{ failing_since: Date }>(
+      `WITH failed AS (
+         UPDATE webhook_delivery SET last_status = $2, last_error = $3,
+                state = CASE WHEN $4::double precision IS NULL THEN 'failed' ELSE 'pending' END,
+                next_attempt_at = CASE WHEN $4::double precision IS NULL THEN next_attempt_at
+                                       ELSE now() + make_interval(secs => $4::double precision / 1000) END
+          WHERE id = $1 RETURNING id
+       ), marked AS (
+         UPDATE webhook SET failing_since = coalesce(failing_since, now()) WHERE id = $5 RETURNING failing_since
+       )
+       SELECT failing_since FROM marked`,
+      [id, failure.status, failure.error.slice(0, 256), retryInMs, webhookId],
+    );
+    return result.rows[0]?.failing_since ?? new Date();
+  }
+}
