@@ -1,12 +1,31 @@
-import { Pool } from 'pg';
+import { Pool, QueryResult, QueryResultRow } from 'pg';
 import type { ClaimedDelivery, DeliveryStore } from './webhook-delivery-loop';
+
+/** SQLSTATE 25006: a write in a read-only transaction. */
+const READ_ONLY_SQL_TRANSACTION = '25006';
 
 /**
  * The outbox's claim and record statements on a pg pool of the delivery worker thread (not the
- * app's TypeORM data source: the worker runs no Nest and no TypeORM). One statement each.
+ * app's TypeORM data source: the worker runs no Nest and no TypeORM). One statement each. A
+ * connection whose write was refused as read-only is closed, as the app's pool does
+ * (database-options.ts): a session keeps the read-only default it started with, so a kept one
+ * would go on refusing after the database takes writes again (docs/decisions.md "Readiness").
  */
 export class PgDeliveryStore implements DeliveryStore {
   constructor(private readonly pool: Pool) {}
+
+  private async query<R extends QueryResultRow>(text: string, values: unknown[]): Promise<QueryResult<R>> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      return await client.query<R>(text, values);
+    } catch (error) {
+      if ((error as { code?: unknown }).code === READ_ONLY_SQL_TRANSACTION) broken = error as Error;
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
 
   /**
    * Takes up to `limit` due deliveries of enabled webhooks for one attempt: counts the attempt and
@@ -15,7 +34,7 @@ export class PgDeliveryStore implements DeliveryStore {
    * claiming together take different rows).
    */
   async claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
-    const result = await this.pool.query<ClaimedDelivery>(
+    const result = await this.query<ClaimedDelivery>(
       `WITH due AS (
          SELECT d.id FROM webhook_delivery d JOIN webhook w ON w.id = d.webhook_id
           WHERE d.state = 'pending' AND d.next_attempt_at <= now() AND w.enabled
@@ -37,7 +56,7 @@ export class PgDeliveryStore implements DeliveryStore {
 
   /** The attempt succeeded: the delivery is done and its webhook's failure streak ends (one statement). */
   async markDelivered(id: string, status: number): Promise<void> {
-    await this.pool.query(
+    await this.query(
       `WITH done AS (
          UPDATE webhook_delivery SET state = 'delivered', delivered_at = now(), last_status = $2, last_error = NULL
           WHERE id = $1 RETURNING webhook_id
@@ -58,7 +77,7 @@ export class PgDeliveryStore implements DeliveryStore {
     failure: { status: number | null; error: string },
     retryInMs: number | null,
   ): Promise<Date> {
-    const result = await this.pool.query<{ failing_since: Date }>(
+    const result = await this.query<{ failing_since: Date }>(
       `WITH failed AS (
          UPDATE webhook_delivery SET last_status = $2, last_error = $3,
                 state = CASE WHEN $4::double precision IS NULL THEN 'failed' ELSE 'pending' END,

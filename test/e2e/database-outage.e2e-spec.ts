@@ -1,4 +1,4 @@
-import { Client } from 'pg';
+import { Client, Pool } from 'pg';
 import { SERVER_SESSION_CACHE_MS } from '../../src/auth/server-session.cache';
 import { createPlayer, loginPlayer, onlinePlayer, TestPlayerSession } from '../factories/player.factory';
 import { onlineServer, TestServer, TestServerSession } from '../factories/server.factory';
@@ -10,6 +10,7 @@ import { WsClient } from '../support/ws-client';
 import { testDatabaseServerUrl } from '../setup/test-env';
 import { eventually, sleep } from '../support/wait';
 import { defineCharts, gameplayPayload } from '../factories/upload.factory';
+import { PgDeliveryStore } from '../../src/webhooks/webhook-delivery-store';
 
 const UNAVAILABLE = { error: 'UNAVAILABLE', message: 'The database cannot be reached' };
 const READ_ONLY = { error: 'UNAVAILABLE', message: 'The database refuses writes (read-only)' };
@@ -312,6 +313,36 @@ describeOnPostgres(
       expect(await app.sql(`SELECT count(*)::int AS n FROM player WHERE username = 'during_read_only'`)).toEqual([
         { n: 0 },
       ]);
+    });
+
+    it("the webhook delivery thread's store closes a connection refused as read-only, so it claims again once writes are back", async () => {
+      const database = (await app.sql<{ name: string }>('SELECT current_database() AS name'))[0].name;
+      const onServer = async (text: string) => {
+        const admin = new Client({ connectionString: postgres as string });
+        await admin.connect();
+        try {
+          await admin.query(text);
+        } finally {
+          await admin.end();
+        }
+      };
+      const url = new URL(postgres as string);
+      url.pathname = `/${database}`;
+      // One connection, as a busy pool keeps its idle ones: without the rule it would be reused.
+      const pool = new Pool({ connectionString: url.toString(), max: 1, idleTimeoutMillis: 60_000 });
+      const store = new PgDeliveryStore(pool);
+      try {
+        await onServer(`ALTER DATABASE "${database}" SET default_transaction_read_only = on`);
+        try {
+          await expect(store.claimDue(5, 30_000)).rejects.toMatchObject({ code: '25006' });
+        } finally {
+          await onServer(`ALTER DATABASE "${database}" RESET default_transaction_read_only`);
+        }
+        expect(await store.claimDue(5, 30_000)).toEqual([]);
+        expect(pool.totalCount).toBe(1);
+      } finally {
+        await pool.end();
+      }
     });
   },
 );
