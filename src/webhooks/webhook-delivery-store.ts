@@ -1,8 +1,6 @@
 import { Pool, QueryResult, QueryResultRow } from 'pg';
+import { driverFailureOf } from '../common/errors/database-failure';
 import type { ClaimedDelivery, DeliveryStore } from './webhook-delivery-loop';
-
-/** SQLSTATE 25006: a write in a read-only transaction. */
-const READ_ONLY_SQL_TRANSACTION = '25006';
 
 /**
  * The outbox's claim and record statements on a pg pool of the delivery worker thread (not the
@@ -20,7 +18,7 @@ export class PgDeliveryStore implements DeliveryStore {
     try {
       return await client.query<R>(text, values);
     } catch (error) {
-      if ((error as { code?: unknown }).code === READ_ONLY_SQL_TRANSACTION) broken = error as Error;
+      if (driverFailureOf(error) === 'read-only') broken = error as Error;
       throw error;
     } finally {
       client.release(broken);
