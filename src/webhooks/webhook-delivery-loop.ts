@@ -1,3 +1,4 @@
+import { DeliveredOutcome, DeliveredRecorder } from './webhook-delivered-recorder';
 import { toDiscordMessage } from './webhook-discord';
 import type { DeliveryBody } from './webhook-events';
 import type { AddressPolicy } from './webhook-address';
@@ -29,10 +30,13 @@ export interface ClaimedDelivery {
   format: string;
 }
 
+export type { DeliveredOutcome } from './webhook-delivered-recorder';
+
 /** The outbox as the sending loop sees it (webhook-delivery-store.ts on a pg pool of its own). */
 export interface DeliveryStore {
   claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]>;
-  markDelivered(id: string, status: number): Promise<void>;
+  /** Successes, in one statement. */
+  markDelivered(delivered: readonly DeliveredOutcome[]): Promise<void>;
   /** Returns when the webhook's failure streak started. */
   markFailed(
     id: string,
@@ -94,29 +98,47 @@ export function deliveryBodyOf(
 export class DeliveryLoop {
   private timer: NodeJS.Timeout | null = null;
   private claiming = false;
+  /** Asked to claim while a claim ran: claim again when it ends (slots freed meanwhile). */
+  private claimAgain = false;
   /** The last claim took all it could: more may be due, so each finished attempt claims again at once. */
   private backlog = false;
   private stopped = false;
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly recorder: DeliveredRecorder<DeliveredOutcome & { createdAt: Date }>;
 
   constructor(
     private readonly store: DeliveryStore,
     private readonly settings: DeliverySettings,
     private readonly policy: AddressPolicy,
     private readonly reports: DeliveryReports,
-  ) {}
+  ) {
+    this.recorder = new DeliveredRecorder(
+      (group) => this.store.markDelivered(group),
+      (group) => {
+        const now = Date.now();
+        for (const delivery of group) this.reports.delivered((now - new Date(delivery.createdAt).getTime()) / 1_000);
+      },
+      (group, error) =>
+        this.reports.warn(
+          `${group.length} delivered attempt(s) could not be recorded (sent again after their lease): ${String(error)}`,
+        ),
+    );
+  }
 
   start(): void {
     this.timer = setInterval(() => void this.poll(), this.settings.pollMs);
   }
 
-  /** Stops claiming; waits up to `waitMs` for the attempts in flight (their rows are taken again later otherwise). */
+  /**
+   * Stops claiming; waits up to `waitMs` for the attempts in flight and the successes not yet
+   * recorded (their rows are taken again after their lease otherwise).
+   */
   async stop(waitMs: number): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
-      Promise.all(this.inFlight),
+      Promise.all(this.inFlight).then(() => this.recorder.idle()),
       new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs))),
     ]);
     clearTimeout(timer);
@@ -124,7 +146,11 @@ export class DeliveryLoop {
 
   /** Claims due deliveries up to the free concurrency and starts their attempts. */
   async poll(): Promise<void> {
-    if (this.claiming || this.stopped) return;
+    if (this.stopped) return;
+    if (this.claiming) {
+      this.claimAgain = true;
+      return;
+    }
     const free = this.settings.concurrency - this.inFlight.size;
     if (free <= 0) return;
     this.claiming = true;
@@ -148,6 +174,10 @@ export class DeliveryLoop {
     } finally {
       this.claiming = false;
     }
+    if (this.claimAgain) {
+      this.claimAgain = false;
+      if (this.backlog) await this.poll();
+    }
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
@@ -167,8 +197,7 @@ export class DeliveryLoop {
     const result = await sendDelivery(delivery.url, headers, body, this.policy, this.settings.timeoutSeconds * 1_000);
     this.reports.attempted(result.outcome);
     if (result.ok) {
-      await this.store.markDelivered(delivery.id, result.status ?? 0);
-      this.reports.delivered((Date.now() - new Date(delivery.createdAt).getTime()) / 1_000);
+      this.recorder.add({ id: delivery.id, status: result.status ?? 0, createdAt: delivery.createdAt });
       return;
     }
     await this.failed(delivery, result);

@@ -1,6 +1,6 @@
 import { Pool, QueryResult, QueryResultRow } from 'pg';
 import { driverFailureOf } from '../common/errors/database-failure';
-import type { ClaimedDelivery, DeliveryStore } from './webhook-delivery-loop';
+import type { ClaimedDelivery, DeliveredOutcome, DeliveryStore } from './webhook-delivery-loop';
 
 /**
  * The outbox's claim and record statements on a pg pool of the delivery worker thread (not the
@@ -52,15 +52,21 @@ export class PgDeliveryStore implements DeliveryStore {
     return result.rows;
   }
 
-  /** The attempt succeeded: the delivery is done and its webhook's failure streak ends (one statement). */
-  async markDelivered(id: string, status: number): Promise<void> {
+  /**
+   * Attempts that succeeded: each delivery is done and its webhook's failure streak ends. One
+   * statement for the whole group (the loop's recorder hands over every success that finished
+   * while the previous statement ran), both updates or neither.
+   */
+  async markDelivered(delivered: readonly DeliveredOutcome[]): Promise<void> {
     await this.query(
       `WITH done AS (
-         UPDATE webhook_delivery SET state = 'delivered', delivered_at = now(), last_status = $2, last_error = NULL
-          WHERE id = $1 RETURNING webhook_id
+         UPDATE webhook_delivery d SET state = 'delivered', delivered_at = now(), last_status = o.status, last_error = NULL
+           FROM unnest($1::uuid[], $2::int[]) AS o(id, status)
+          WHERE d.id = o.id RETURNING d.webhook_id
        )
-       UPDATE webhook w SET failing_since = NULL FROM done WHERE w.id = done.webhook_id AND w.failing_since IS NOT NULL`,
-      [id, status],
+       UPDATE webhook w SET failing_since = NULL
+        WHERE w.id IN (SELECT webhook_id FROM done) AND w.failing_since IS NOT NULL`,
+      [delivered.map((outcome) => outcome.id), delivered.map((outcome) => outcome.status)],
     );
   }
 
