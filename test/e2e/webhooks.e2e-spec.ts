@@ -9,6 +9,9 @@ import { WsClient } from '../support/ws-client';
 import { sendDelivery } from '../../src/webhooks/webhook-sender';
 import { verifyDelivery } from '../../src/webhooks/webhook-signature';
 import { badLines } from '../support/bad-request';
+import { LogCapture } from '../support/log-capture';
+import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher.service';
+import type { Worker } from 'node:worker_threads';
 
 /**
  * Outgoing webhooks (issue #45; docs/decisions.md "Webhooks") against a real HTTP receiver started
@@ -675,6 +678,111 @@ describe('Webhook addresses', () => {
       outcome: 'timeout',
       error: 'no complete answer within 500 ms',
     });
+  });
+});
+
+/** The dispatcher's delivery thread (a private field: tests end it as a crash would). */
+const deliveryThread = (app: TestApp): Worker | null =>
+  (app.get(WebhookDispatcher) as unknown as { worker: Worker | null }).worker;
+
+describe('The delivery thread', () => {
+  let receiver: Receiver;
+
+  beforeEach(async () => {
+    receiver = new Receiver();
+    await receiver.start();
+  });
+
+  afterEach(async () => {
+    await receiver.stop();
+  });
+
+  it('is started again when it dies mid-attempt; the attempt it held is sent again under the same id after its lease', async () => {
+    const logs = new LogCapture();
+    const app = await startTestApp({ env: { ...FAST, LOG_LEVEL: 'error' }, logDestination: logs });
+    try {
+      const { id } = await register(app, { url: receiver.url(), events: ['player.banned'] });
+      receiver.behave = () => undefined; // holds the request: the attempt is in flight when the thread dies
+      const player = await createPlayer(app);
+      await app.admin.post(`/admin/players/${player.uid}/ban`, {});
+      await eventually(() => receiver.received.length === 1, 'the first attempt reaching the receiver');
+      const dead = deliveryThread(app);
+      expect(dead).not.toBeNull();
+      await dead!.terminate();
+      await eventually(
+        () => deliveryThread(app) !== null && deliveryThread(app) !== dead,
+        'a new delivery thread',
+        5_000,
+      );
+      expect(
+        logs
+          .records()
+          .filter((record) => /delivery thread/.test(String(record.msg)))
+          .map((record): unknown[] => [record.level, record.context, record.msg]),
+      ).toEqual([['error', 'Webhooks', 'The webhook delivery thread exited with 1; starting it again']]);
+      // The claim's lease (timeout + 30 s) keeps the row from every thread, the new one too.
+      const [held] = await app.sql<{ state: string; attempts: number; lease: boolean }>(
+        `SELECT state, attempts, next_attempt_at > now() + interval '20 seconds' AS lease FROM webhook_delivery`,
+      );
+      expect(held).toEqual({ state: 'pending', attempts: 1, lease: true });
+      receiver.behave = (_request, response) => response.end('ok');
+      await app.sql('UPDATE webhook_delivery SET next_attempt_at = now()'); // the lease ends
+      await eventually(
+        async () => (await deliveries(app, id))[0]?.state === 'delivered',
+        'delivered by the new thread',
+      );
+      const [row] = await deliveries(app, id);
+      expect(row).toMatchObject({ state: 'delivered', attempts: 2, lastStatus: 200 });
+      expect(receiver.received.map((entry) => entry.headers['x-rhythmc-delivery'])).toEqual([row.id, row.id]);
+      // The new thread takes new events at once.
+      await app.admin.delete(`/admin/players/${player.uid}/ban`);
+      await app.admin.post(`/admin/players/${player.uid}/ban`, {});
+      await eventually(() => receiver.received.length === 3, 'a new event delivered');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('at shutdown leaves an attempt still in flight to be sent again under the same id, and one that finished recorded', async () => {
+    const app = await startTestApp({ env: { ...FAST, WEBHOOK_TIMEOUT_SECONDS: '20' } });
+    try {
+      const { id } = await register(app, { url: receiver.url(), events: ['player.banned'] });
+      const [quick, slow] = [await createPlayer(app), await createPlayer(app)];
+      // The quick player's delivery is answered; the slow one's is answered after the shutdown's wait (2 s).
+      receiver.behave = (request, response) => {
+        if ((request.json.data as { player: { uid: number } }).player.uid === quick.uid) response.end('ok');
+        else setTimeout(() => response.end('late'), 6_000);
+      };
+      await app.admin.post(`/admin/players/${quick.uid}/ban`, {});
+      await app.admin.post(`/admin/players/${slow.uid}/ban`, {});
+      await eventually(() => receiver.received.length === 2, 'both attempts reaching the receiver');
+      const startedAt = Date.now();
+      await app.restart();
+      expect(Date.now() - startedAt).toBeGreaterThanOrEqual(1_500); // waited for the attempt in flight
+      const rows = await app.sql<{ uid: string; state: string; attempts: number; lease: boolean }>(
+        `SELECT (payload->'player'->>'uid')::int AS uid, state, attempts,
+                CASE WHEN state = 'pending' THEN next_attempt_at > now() + interval '10 seconds' END AS lease
+           FROM webhook_delivery ORDER BY created_at`,
+      );
+      expect(rows).toEqual([
+        { uid: quick.uid, state: 'delivered', attempts: 1, lease: null },
+        { uid: slow.uid, state: 'pending', attempts: 1, lease: true },
+      ]);
+      receiver.behave = (_request, response) => response.end('ok');
+      await app.sql(`UPDATE webhook_delivery SET next_attempt_at = now() WHERE state = 'pending'`); // the lease ends
+      await eventually(
+        async () => (await deliveries(app, id)).every((row) => row.state === 'delivered'),
+        'the slow one delivered after the restart',
+      );
+      const slowRow = (await deliveries(app, id)).find((row) => row.attempts === 2);
+      expect(slowRow).toMatchObject({ state: 'delivered', lastStatus: 200 });
+      const slowIds = receiver.received
+        .filter((entry) => (entry.json.data as { player: { uid: number } }).player.uid === slow.uid)
+        .map((entry) => entry.headers['x-rhythmc-delivery']);
+      expect(slowIds).toEqual([slowRow!.id, slowRow!.id]);
+    } finally {
+      await app.close();
+    }
   });
 });
 
