@@ -31,17 +31,7 @@ export interface LivePlayerSession {
   proven: boolean;
 }
 
-/** A player session as an upload's statement reads it by token hash (playerSessionByTokenHashCte in upload-session.rule.ts). */
-export interface UploadSessionRow {
-  id: string;
-  uid: string;
-  serverSessionId: string;
-  tokenExpiresAt: Date;
-  renewedAt: Date;
-  loggedOutAt: Date | null;
-}
-
-/** The instant an upload's session is judged at (UploadSessionRule.clock). */
+/** The instant an upload's session is judged at (UploadSessionRule.clock, given to rhythmc_upload_session_refusal). */
 export interface UploadSessionClock {
   now: Date;
   /** A session renewed at or before this is no longer a live player's. */

@@ -5,7 +5,7 @@ import type { TrackPosition } from '../ranking';
  * higher acc, or the same acc reached earlier (first times on the service's clock). Two forms:
  *   - improves: TypeScript, for the upload's transactional path (UploadService);
  *   - rhythmc_best_improves: SQL (upload/sql/rhythmc_best_improves.sql), called by the one-statement
- *     upload (rhythmc_upload_play) and by the period bests (rhythmc_count_period_play).
+ *     upload (rhythmc_upload_record) and by the period bests (rhythmc_count_period_play).
  * test/e2e/twin-rules.e2e-spec.ts runs both over the same plays and asserts they agree.
  */
 

@@ -1,12 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import type { UploadSessionClock, UploadSessionRow } from '../auth/auth.types';
-import { playerSessionByTokenHashCte, uploadSessionAccepted } from '../auth/upload-session.rule';
+import type { UploadSessionClock } from '../auth/auth.types';
+import { playerSessionByTokenHashCte, uploadSessionRefusal } from '../auth/upload-session.rule';
 import { PreparedQueries } from '../database/prepared-queries';
 import { BatchableStatement, compareUids, StatementBatcher } from '../database/statement-batcher';
 import { ATP_CHART_COUNT } from './rating';
 import { BAN_CHECK, BanCheckRow, BestSqlRow, EPOCH_MS, toBanCheck, toBest } from '../ranking/rank-sql';
-import type { LockedRating, NewPlayRecord, OneStatementUpload, StateRead, StoredRecord } from './upload.types';
+import type {
+  LockedRating,
+  NewPlayRecord,
+  OneStatementUpload,
+  StateRead,
+  StoredRecord,
+  UploadRefusal,
+} from './upload.types';
 
 /**
  * The player's state ($1 uid, $2 level) in the statement's snapshot: CTE `me` holds the rating row
@@ -79,7 +86,7 @@ const toStoredRecord = (row: RecordSqlRow): StoredRecord => ({
 
 /**
  * The record's fields in the order of both upload statements' first parameters: the play, the
- * twelve counters (one parameter each, or one int[] for rhythmc_upload_play), where it came from.
+ * twelve counters (one parameter each, or one int[] for rhythmc_upload_record), where it came from.
  */
 function recordFields(record: NewPlayRecord, counters: 'spread' | 'array'): unknown[] {
   return [
@@ -107,12 +114,13 @@ function recordFields(record: NewPlayRecord, counters: 'spread' | 'array'): unkn
 }
 
 /*
- * rhythmc_upload_play's row (RETURNS TABLE in sql/rhythmc_upload_play.sql), by outcome: the columns
+ * rhythmc_upload_record's row (RETURNS TABLE in sql/rhythmc_upload_record.sql), by outcome: the columns
  * each fills, the others null. The one place its untyped row meets a type.
  */
 /** 'stored': the record, its chart, the ban check, the player's state before the play. */
 type UploadStoredRow = {
   outcome: 'stored';
+  refusal: null;
   new_record_id: string;
   new_received_ms: string;
   chart_constant: number;
@@ -135,14 +143,21 @@ type UploadStoredRow = {
 ) &
   // The best and ATP the play wrote, when it counted and beat the best.
   ({ new_version: null } | { new_version: string; new_atp_e4: string; new_rating: number });
+/** A refused session (or an erased uid): the reason, which the service words. Nothing written. */
+interface UploadRefusedRow {
+  outcome: 'refused';
+  refusal: UploadRefusal;
+}
 /** Any other outcome wrote nothing: the transactional path takes the upload. */
 interface UploadNotStoredRow {
-  outcome: 'session' | 'chart' | 'notes' | 'duplicate';
+  outcome: 'chart' | 'notes' | 'duplicate';
+  refusal: null;
 }
-type UploadPlaySqlRow = UploadStoredRow | UploadNotStoredRow;
+type UploadRecordSqlRow = UploadStoredRow | UploadRefusedRow | UploadNotStoredRow;
 
-/** rhythmc_upload_play's row as the service reads it. */
-function toOneStatementUpload(row: UploadPlaySqlRow): OneStatementUpload {
+/** rhythmc_upload_record's row as the service reads it. */
+function toOneStatementUpload(row: UploadRecordSqlRow): OneStatementUpload {
+  if (row.outcome === 'refused') return { outcome: 'refused', refusal: row.refusal };
   if (row.outcome !== 'stored') return { outcome: row.outcome };
   return {
     outcome: 'stored',
@@ -174,6 +189,14 @@ function toOneStatementUpload(row: UploadPlaySqlRow): OneStatementUpload {
   };
 }
 
+/** The transactional statement's parameters of the upload-session rule. */
+const SESSION_PARAMS = {
+  uid: '$1::bigint',
+  serverSession: '$31::uuid',
+  now: '$33::timestamptz',
+  liveSince: '$34::timestamptz',
+};
+
 interface UploadCall {
   record: NewPlayRecord;
   playerTokenHash: string;
@@ -184,14 +207,14 @@ interface UploadCall {
 }
 
 /**
- * `rhythmc_upload_play`, alone or for many uploads in one statement (StatementBatcher), by uid (the
+ * `rhythmc_upload_record`, alone or for many uploads in one statement (StatementBatcher), by uid (the
  * order their rating rows are locked in). A batch carries each call's counters and flags as JSON
  * text (StatementBatcher): twelve integers become an int[] literal by their brackets, the flags
  * are unpacked in order.
  */
-const UPLOAD_PLAY: BatchableStatement<UploadCall, UploadPlaySqlRow> = {
-  name: 'upload_play',
-  single: `SELECT * FROM rhythmc_upload_play($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::int[],
+const UPLOAD_RECORD: BatchableStatement<UploadCall, UploadRecordSqlRow> = {
+  name: 'upload_record',
+  single: `SELECT * FROM rhythmc_upload_record($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::int[],
          $16, $17, $18, $19, $20, $21, $22, $23, $24::text[], $25, $26)`,
   params: (c) => [
     ...recordFields(c.record, 'array'),
@@ -211,7 +234,7 @@ const UPLOAD_PLAY: BatchableStatement<UploadCall, UploadPlaySqlRow> = {
                               is_new_record, max_combo, is_rival, is_win, rival_uid, rival_acc, counters, player_arena,
                               server_id, server_name, server_country, server_session_id, token_hash, now, live_since,
                               flags, judged, period_at, i)
-   CROSS JOIN LATERAL rhythmc_upload_play(a.uid, a.level_id, a.time_ms, a.player_timestamp_ms, a.acc, a.pass,
+   CROSS JOIN LATERAL rhythmc_upload_record(a.uid, a.level_id, a.time_ms, a.player_timestamp_ms, a.acc, a.pass,
          a.full_combo, a.all_perfect, a.is_new_record, a.max_combo, a.is_rival, a.is_win, a.rival_uid, a.rival_acc,
          translate(a.counters, '[]', '{}')::int[], a.player_arena, a.server_id, a.server_name, a.server_country, a.server_session_id,
          a.token_hash, a.now, a.live_since, ARRAY(SELECT f.v FROM jsonb_array_elements_text(a.flags::jsonb) WITH ORDINALITY AS f(v, n) ORDER BY f.n),
@@ -221,7 +244,7 @@ const UPLOAD_PLAY: BatchableStatement<UploadCall, UploadPlaySqlRow> = {
 };
 
 /**
- * Score records: the upload's one statement (rhythmc_upload_play: session check, insert, rating-row
+ * Score records: the upload's one statement (rhythmc_upload_record: session check, insert, rating-row
  * lock, best and ATP); for the transactional path its first statement (session read, insert,
  * rating-row lock, the player's state), the state read again under the lock, a stored record, and
  * a record's failed checks.
@@ -234,10 +257,10 @@ export class PlayRecordRepository {
   ) {}
 
   /**
-   * The transactional path's first statement: reads the session of the player token (the caller judges
-   * it with UploadSessionRule.check; the record is inserted only under the same conditions: the
-   * rule's SQL form, uploadSessionAccepted),
-   * stores the record unless the same one (player, level, time) is stored, locks the player's
+   * The transactional path's first statement: judges the session of the player token (the
+   * upload-session rule, uploadSessionRefusal: the reason it is refused, or 'erased' for an erased
+   * player's uid; null: accepted), stores the record unless the session is refused or the same
+   * record (player, level, time) is stored, locks the player's
    * rating row, and reads the player's state: rating, best on the chart, the other charts' top
    * ratings, the chart's constant, and the ban check.
    *
@@ -252,7 +275,7 @@ export class PlayRecordRepository {
     clock: UploadSessionClock,
     manager: EntityManager,
   ): Promise<{
-    session: UploadSessionRow | null;
+    refusal: UploadRefusal | null;
     inserted: { id: string; receivedMs: number } | null;
     locked: LockedRating | null;
     state: StateRead;
@@ -261,18 +284,8 @@ export class PlayRecordRepository {
       StateSqlRow & {
         id: string | null;
         received_ms: string | null;
-      } & ({ locked_version: null } | { locked_version: string; locked_atp: string }) &
-        (
-          | { s_id: null }
-          | {
-              s_id: string;
-              s_uid: string;
-              s_server_session_id: string;
-              s_token_expires_at: Date;
-              s_renewed_at: Date;
-              s_logged_out_at: Date | null;
-            }
-        )
+        refusal: UploadRefusal | null;
+      } & ({ locked_version: null } | { locked_version: string; locked_atp: string })
     >(
       manager,
       'upload_insert_and_read',
@@ -292,29 +305,19 @@ export class PlayRecordRepository {
            $15::int, $16::int, $17::int, $18::int, $19::int, $20::int, $21::int, $22::int, $23::int, $24::int, $25::int, $26::int,
            $27::varchar, $28::int, $29::varchar, $30::varchar, $31::uuid, sess.id, $35::text[]
            FROM sess, (SELECT count(*) FROM locked) AS after_lock
-          WHERE ${uploadSessionAccepted('sess', { uid: '$1::bigint', serverSession: '$31::uuid', now: '$33::timestamptz', liveSince: '$34::timestamptz' })}
+          WHERE ${uploadSessionRefusal('sess', SESSION_PARAMS)} IS NULL
          ON CONFLICT (uid, level_id, time_ms) DO NOTHING
          RETURNING id, ${EPOCH_MS('received_at')} AS received_ms
        ), ${STATE_CTES}
        SELECT (SELECT id FROM inserted) AS id, (SELECT received_ms FROM inserted) AS received_ms, (SELECT atp FROM locked) AS locked_atp, (SELECT version FROM locked) AS locked_version,
-         s.id AS s_id, s.uid AS s_uid, s.server_session_id AS s_server_session_id, s.token_expires_at AS s_token_expires_at,
-         s.renewed_at AS s_renewed_at, s.logged_out_at AS s_logged_out_at, ${STATE_SELECT}
-         FROM me LEFT JOIN sess s ON true`,
+         CASE WHEN judged.refusal IS NOT NULL AND EXISTS (SELECT 1 FROM player_erasure e WHERE e.uid = $1::bigint)
+              THEN 'erased' ELSE judged.refusal END AS refusal, ${STATE_SELECT}
+         FROM me LEFT JOIN sess s ON true CROSS JOIN LATERAL (SELECT ${uploadSessionRefusal('s', SESSION_PARAMS)} AS refusal) AS judged`,
       [...recordFields(record, 'spread'), playerTokenHash, clock.now, clock.liveSince, record.flags],
     );
     const row = rows[0];
     return {
-      session:
-        row.s_id === null
-          ? null
-          : {
-              id: row.s_id,
-              uid: row.s_uid,
-              serverSessionId: row.s_server_session_id,
-              tokenExpiresAt: row.s_token_expires_at,
-              renewedAt: row.s_renewed_at,
-              loggedOutAt: row.s_logged_out_at,
-            },
+      refusal: row.refusal,
       inserted: row.id === null ? null : { id: row.id, receivedMs: Number(row.received_ms) },
       locked: row.locked_version === null ? null : { atp: row.locked_atp, version: Number(row.locked_version) },
       state: toStateRead(row),
@@ -322,10 +325,11 @@ export class PlayRecordRepository {
   }
 
   /**
-   * The common upload in one statement (rhythmc_upload_play, sql/rhythmc_upload_play.sql):
+   * The common upload in one statement (rhythmc_upload_record, sql/rhythmc_upload_record.sql):
    * the session check, the record, and for a counted play that beats the best the best and ATP,
    * with the locks and in the order of the transactional path. `judged`: the notes the record
-   * judged when the noteCount check is on, else null. Any outcome but 'stored' wrote nothing.
+   * judged when the noteCount check is on, else null. Any outcome but 'stored' wrote nothing;
+   * 'refused' carries the reason.
    */
   async uploadInOneStatement(
     record: NewPlayRecord,
@@ -334,7 +338,7 @@ export class PlayRecordRepository {
     judged: number | null,
     periodAt: Date,
   ): Promise<OneStatementUpload> {
-    const row = await this.batcher.run(UPLOAD_PLAY, { record, playerTokenHash, clock, judged, periodAt });
+    const row = await this.batcher.run(UPLOAD_RECORD, { record, playerTokenHash, clock, judged, periodAt });
     return toOneStatementUpload(row);
   }
 

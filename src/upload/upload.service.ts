@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { UploadSessionRule } from '../auth/upload-session.rule';
+import { uploadSessionError, UploadSessionRule } from '../auth/upload-session.rule';
 import type { ServerSessionContext } from '../auth/auth.types';
 import {
   BoardUpdates,
@@ -28,7 +28,7 @@ import { PlayRecordRepository } from './play-record.repository';
 import { atpTenThousandths, playRating } from './rating';
 import { RatingRepository } from './rating.repository';
 import { UploadStatsService } from './upload-stats.service';
-import type { ChartRead, NewPlayRecord, StateRead, StoredRecord } from './upload.types';
+import type { ChartRead, NewPlayRecord, StateRead, StoredRecord, UploadRefusal } from './upload.types';
 
 const atpText = (atpE4: number) => (atpE4 / 10_000).toFixed(4);
 const atpE4Of = (atp: string) => toTenThousandths(Number(atp));
@@ -84,6 +84,10 @@ interface UploadOutcome {
 /** The 401 of an upload for an erased player's uid (docs/decisions.md "Erasing a player"). */
 const erasedError = (uid: string) => new UnauthorizedError(`Player ${uid} was erased: nothing is stored for this uid`);
 
+/** The 401 of a refused upload: the reason an upload statement answered, worded. */
+const refusalError = (uid: string, refusal: UploadRefusal) =>
+  refusal === 'erased' ? erasedError(uid) : uploadSessionError(refusal);
+
 @Injectable()
 export class UploadService {
   constructor(
@@ -105,9 +109,10 @@ export class UploadService {
    * POST /player/upload. Order of checks: body (400, the pipe) → server.serverID (400) → player
    * token or online session (401). The consistency checks never refuse: a play that fails one is
    * stored with its flags and counts for nothing until approved (docs/decisions.md "Score
-   * integrity"). The common upload is one statement (rhythmc_upload_play: the session check, the
+   * integrity"). The common upload is one statement (rhythmc_upload_record: the session check, the
    * record, and for a new counted play the player's best and ATP under the lock of the player's
-   * rating row). When that statement stores nothing (no accepted session, no chart row, a failed
+   * rating row). A refused session is answered from that statement's reason (401, nothing stored,
+   * no second round trip). When it stores nothing for another reason (no chart row, a failed
    * note count, a record already stored), the upload runs as a transaction, uploadInTransaction.
    * The answer of a duplicate is computed from the stored record and the current state the same
    * way, so with nothing changed in between it is the same answer.
@@ -142,7 +147,8 @@ export class UploadService {
             if (mayHaveCommitted(error)) write.outcomeUnknown();
             throw error;
           });
-        if (written.outcome !== 'stored') return this.uploadInTransaction(server, record, tokenHash, checks, write);
+        if (written.outcome === 'refused') throw refusalError(record.uid, written.refusal);
+        if (written.outcome !== 'stored') return this.uploadInTransaction(record, tokenHash, checks, write);
         const stored: StoredRecord = { ...record, ...written.record, approved: false, voided: false };
         const { uid, levelId } = record;
         let counted: Counted | null = null;
@@ -185,14 +191,13 @@ export class UploadService {
   }
 
   /**
-   * The upload as one transaction, for what the one statement leaves: the session judged in
-   * TypeScript (401 rolls back; the first statement stores nothing for a session the check
+   * The upload as one transaction, for what the one statement leaves: the session judged again
+   * (it may have ended since; 401 rolls back, the first statement stores nothing for a session it
    * refuses), the chart (placeholder when unknown), the record (stored once, a duplicate answered
    * from the stored one), the noteCount check, and for a new counted play the player's best and
    * ATP under the lock of the player's rating row.
    */
   private uploadInTransaction(
-    server: ServerSessionContext,
     record: NewPlayRecord,
     tokenHash: string,
     checks: CheckContext,
@@ -201,15 +206,8 @@ export class UploadService {
     return this.tx.run(async (manager): Promise<UploadOutcome> => {
       const clock = this.sessionRule.clock();
       const first = await this.records.insertRecordAndReadState(record, tokenHash, clock, manager);
-      // 401 rolls back; the statement has stored nothing for a session the check refuses.
-      try {
-        this.sessionRule.check(first.session, record.uid, server, clock);
-      } catch (error) {
-        // An erased player's tombstone (docs/decisions.md "Erasing a player"): say so.
-        if (error instanceof UnauthorizedError && (await this.records.isErased(record.uid, manager)))
-          throw erasedError(record.uid);
-        throw error;
-      }
+      // 401 rolls back; the statement has stored nothing for a session it refuses.
+      if (first.refusal !== null) throw refusalError(record.uid, first.refusal);
       let current = first.state;
       // Another upload of the player committed while this one waited for the lock: read again.
       if (first.locked && first.locked.version !== current.version)

@@ -1,3 +1,4 @@
+import type { UploadSessionRefusal } from '../auth/upload-session.rule';
 import type { BanCheck, BestRow, TrackPosition } from '../ranking';
 
 /** A record as stored, every field of the upload plus where it came from. */
@@ -66,14 +67,19 @@ export interface StateRead {
   bans: BanCheck;
 }
 
+/** Why an upload is refused (401): the upload-session rule's reason, or the uid is an erased player's. */
+export type UploadRefusal = UploadSessionRefusal | 'erased';
+
 /**
- * What the one-statement upload (rhythmc_upload_play) answers. 'stored': the record was inserted
- * and, when it counts and beats the best, the best and ATP written. Any other outcome wrote nothing
- * and the upload takes its transactional path: no accepted session, no chart row, a note count the
- * record fails, or the record already stored.
+ * What the one-statement upload (rhythmc_upload_record) answers. 'stored': the record was inserted
+ * and, when it counts and beats the best, the best and ATP written. 'refused': the player session
+ * is refused (or the uid erased), the reason to word. Any other outcome wrote nothing and the
+ * upload takes its transactional path: no chart row, a note count the record fails, or the record
+ * already stored.
  */
 export type OneStatementUpload =
-  | { outcome: 'session' | 'chart' | 'notes' | 'duplicate' }
+  | { outcome: 'refused'; refusal: UploadRefusal }
+  | { outcome: 'chart' | 'notes' | 'duplicate' }
   | {
       outcome: 'stored';
       record: { id: string; receivedMs: number };

@@ -15,6 +15,62 @@ import { functionFiles } from '../support/function-files';
 import { freshDatabase, TestDatabase } from '../support/test-app';
 
 /**
+ * The text of the SQL condition that starts at `start` of `text`, up to the end of the clause: a
+ * closing parenthesis of an enclosing group, or LIMIT or `;` outside any parenthesis.
+ */
+function clauseAt(text: string, start: number): string {
+  let depth = 0;
+  let end = start;
+  for (; end < text.length; end++) {
+    const ch = text[end];
+    if (ch === '(') depth++;
+    else if (ch === ')') {
+      if (depth === 0) break;
+      depth--;
+    } else if (depth === 0 && (ch === ';' || /^\sLIMIT\b/.test(text.slice(end, end + 7)))) break;
+  }
+  return text.slice(start, end).replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * The active-ban copies written inline in a function's text: each `FROM player_ban x WHERE x.uid
+ * = … AND <rule>`, as the rule over an alias (the uid equality taken off). Every mention of
+ * player_ban must be such a copy, so a new or reshaped one fails the test instead of escaping it.
+ */
+function inlineBanCopies(definition: string): Array<(ban: string) => string> {
+  const copies = [...definition.matchAll(/FROM player_ban (\w+)\s+WHERE /g)].map((match) => {
+    const alias = match[1];
+    const clause = clauseAt(definition, (match.index ?? 0) + match[0].length);
+    const uidFirst = new RegExp(`^${alias}\\.uid = [\\w.]+ AND `);
+    expect({ clause, uidFirst: uidFirst.test(clause) }).toEqual({ clause, uidFirst: true });
+    const rule = clause.replace(uidFirst, '');
+    return (ban: string) => rule.replace(new RegExp(`\\b${alias}\\.`, 'g'), `${ban}.`);
+  });
+  expect(copies).toHaveLength(definition.split('player_ban').length - 1);
+  return copies;
+}
+
+/**
+ * The counted-record copy written inline in an upload function, for the record it has just stored
+ * (never approved, never voided): `v_counted := <rule>;` over its parameters and chart row, as the
+ * rule over a play_record `r` and a chart `c`.
+ */
+function inlineCountedCopy(definition: string): (r: string, c: string) => string {
+  const copies = [...definition.matchAll(/v_counted := ([^;]+);/g)].map((match) => match[1].replace(/\s+/g, ' '));
+  expect(copies).toHaveLength(1);
+  const rule = copies[0];
+  return (r: string, c: string) => {
+    const over = rule
+      .replace(/\bp_pass\b/g, `${r}.pass`)
+      .replace(/\bp_flags\b/g, `${r}.flags`)
+      .replace(/\bv_chart\.placeholder\b/g, `${c}.placeholder`);
+    // Nothing of the function's own left: the copy reads only what a stored record and its chart hold.
+    expect({ rule, leftOver: /\b[pv]_\w+/.test(over) }).toEqual({ rule, leftOver: false });
+    return `(${over})`;
+  };
+}
+
+/**
  * Each rule with a TypeScript and a SQL form keeps both in one `*.rule.ts` (docs/data-model.md
  * "Twin rules"). Here both forms judge the same cases on a real database (a clone of the migrated
  * template: PostgreSQL with DATABASE_URL, the embedded database otherwise) and must agree case by
@@ -27,6 +83,35 @@ describe('Twin rules: the TypeScript and SQL forms agree', () => {
   let dataSource: DataSource;
 
   const sql = <T>(text: string, params?: unknown[]): Promise<T[]> => dataSource.query<T[]>(text, params);
+
+  /** What the database runs for every signature of function `name` (pg_get_functiondef; its file, by the drift test). */
+  const definitionOf = async (name: string): Promise<string> =>
+    (
+      await sql<{ def: string }>(
+        `SELECT pg_get_functiondef(p.oid) AS def FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+          WHERE n.nspname = 'public' AND p.proname = $1 ORDER BY p.oid`,
+        [name],
+      )
+    )
+      .map((row) => row.def)
+      .join('\n');
+
+  /** Runs `check` with function `name` replaced from its file with `from` changed to `to`, then puts the file back. */
+  async function withChangedFunction(
+    name: string,
+    from: string,
+    to: string,
+    check: () => Promise<void>,
+  ): Promise<void> {
+    const file = functionFiles().find((f) => f.name === name)?.text ?? '';
+    expect({ name, contains: file.includes(from) }).toEqual({ name, contains: true });
+    await sql(file.replace(from, to));
+    try {
+      await check();
+    } finally {
+      await sql(file);
+    }
+  }
 
   beforeAll(async () => {
     database = await freshDatabase();
@@ -154,6 +239,35 @@ describe('Twin rules: the TypeScript and SQL forms agree', () => {
       expect(COUNTED_RECORD('r', 'c')).not.toBe(placeholdersCount('r', 'c'));
       expect(await disagreements(recordCounts, placeholdersCount)).toHaveLength(3 + 3);
     });
+
+    /** The cases a just-stored record can be (not voided, not approved; its chart row exists) where `inSql` differs from recordCounts. */
+    const newRecordDisagreements = async (inSql: (r: string, c: string) => string) =>
+      (await disagreements(recordCounts, inSql)).filter((c) => {
+        const parsed = JSON.parse(c) as { voided: boolean; approved: boolean; placeholder: boolean | null };
+        return !parsed.voided && !parsed.approved && parsed.placeholder !== null;
+      });
+
+    for (const name of ['rhythmc_upload_record', 'rhythmc_upload_play']) {
+      it(`agree with the copy inline in ${name}, for a record it has just stored; and not when either changes alone`, async () => {
+        expect(await newRecordDisagreements(inlineCountedCopy(await definitionOf(name)))).toEqual([]);
+        // The TypeScript form changed alone: flagged plays count.
+        const flaggedCount: typeof recordCounts = (record, chart) => recordCounts({ ...record, flags: [] }, chart);
+        const copy = inlineCountedCopy(await definitionOf(name));
+        const changedTs = (await disagreements(flaggedCount, copy)).filter((c) => {
+          const parsed = JSON.parse(c) as { voided: boolean; approved: boolean; placeholder: boolean | null };
+          return !parsed.voided && !parsed.approved && parsed.placeholder !== null;
+        });
+        expect(changedTs).toEqual([
+          JSON.stringify({ pass: true, voided: false, flagged: true, approved: false, placeholder: false }),
+        ]);
+        // The function changed alone: placeholder charts count.
+        await withChangedFunction(name, ' AND NOT v_chart.placeholder;', ';', async () => {
+          expect(await newRecordDisagreements(inlineCountedCopy(await definitionOf(name)))).toEqual([
+            JSON.stringify({ pass: true, voided: false, flagged: false, approved: false, placeholder: true }),
+          ]);
+        });
+      });
+    }
   });
 
   describe('an active ban (player/active-ban.rule.ts: banIsActive, activeBan)', () => {
@@ -197,6 +311,35 @@ describe('Twin rules: the TypeScript and SQL forms agree', () => {
       expect(activeBan('b')).not.toBe(liftedStillBans('b'));
       expect(await disagreements(banIsActive, liftedStillBans)).toHaveLength(2 * 3);
     });
+
+    /** Each function that writes the rule inline, and how many copies it holds. */
+    const inlineCopies: Array<[name: string, copies: number]> = [
+      ['rhythmc_upload_record', 1],
+      ['rhythmc_upload_play', 1],
+      ['rhythmc_player_login', 1],
+      ['rhythmc_webhook_atp', 2],
+    ];
+    for (const [name, count] of inlineCopies) {
+      it(`agree with ${count === 1 ? 'the copy' : `each of the ${count} copies`} inline in ${name}; and not when either changes alone`, async () => {
+        const copies = inlineBanCopies(await definitionOf(name));
+        expect(copies).toHaveLength(count);
+        for (const copy of copies) {
+          expect(await disagreements(banIsActive, copy)).toEqual([]);
+          // The TypeScript form changed alone: a ban ending this instant still bans.
+          const endsAfterNow: typeof banIsActive = (ban, now) =>
+            ban.liftedAt === null && (ban.until === null || ban.until.getTime() >= now);
+          expect(await disagreements(endsAfterNow, copy)).toEqual([JSON.stringify({ liftedMs: null, untilMs: 0 })]);
+        }
+        // The function changed alone (its first copy): a ban ending this instant still bans.
+        const alias = name === 'rhythmc_webhook_atp' ? 'pb' : 'b';
+        await withChangedFunction(name, `${alias}.until > now()`, `${alias}.until >= now()`, async () => {
+          const changed = inlineBanCopies(await definitionOf(name));
+          expect(await disagreements(banIsActive, changed[0])).toEqual([
+            JSON.stringify({ liftedMs: null, untilMs: 0 }),
+          ]);
+        });
+      });
+    }
   });
 
   describe('a bound player token (auth/bound-token.rule.ts: boundTokenStatus, rhythmc_bound_player_session)', () => {

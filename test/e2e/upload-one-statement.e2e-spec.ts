@@ -11,7 +11,7 @@ import { atpTenThousandths, playRating } from '../../src/upload/rating';
 import { toTenThousandths } from '../../src/ranking/rating-scale';
 
 /**
- * The upload's one statement (rhythmc_upload_play, migrations/1795710000000-OneRoundTripUpload.ts)
+ * The upload's one statement (rhythmc_upload_record, src/upload/sql/rhythmc_upload_record.sql)
  * carries the arithmetic of src/upload/rating.ts in SQL: the play rating, the rounding to
  * ten-thousandths and ATP. The two forms are compared here value by value, on random values and on
  * the ones where a rounding could go either way; the in-process rank index, staged after that
@@ -198,11 +198,11 @@ describe('the in-process rank index after concurrent uploads of the same players
     await defineCharts(app, [711, 712, 713], 13.7);
     const records = app.get(PlayRecordRepository);
     const original = records.uploadInOneStatement.bind(records);
-    // b's uploads take the transactional path: the statement answers as for a refused session (nothing written).
+    // b's uploads take the transactional path: the statement answers as for a chart it has no row of (nothing written).
     const spy = jest
       .spyOn(records, 'uploadInOneStatement')
       .mockImplementation((record, ...rest) =>
-        record.uid === String(b.uid) ? Promise.resolve({ outcome: 'session' }) : original(record, ...rest),
+        record.uid === String(b.uid) ? Promise.resolve({ outcome: 'chart' }) : original(record, ...rest),
       );
     const plays: Array<[number, number, boolean?]> = [
       [711, 96.5],

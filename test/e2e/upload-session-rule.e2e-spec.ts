@@ -1,22 +1,27 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { ServerSessionContext, UploadSessionClock, UploadSessionRow } from '../../src/auth/auth.types';
+import type { UploadSessionClock } from '../../src/auth/auth.types';
 import {
   playerSessionByTokenHashCte,
-  uploadSessionAccepted,
+  uploadSessionError,
+  uploadSessionRefusal,
+  UploadSessionRefusal,
   UploadSessionRule,
 } from '../../src/auth/upload-session.rule';
-import { UnauthorizedError } from '../../src/common/errors/app-error';
 import { createPlayer } from '../factories/player.factory';
 import { onlineServer } from '../factories/server.factory';
 import { functionFiles } from '../support/function-files';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
- * The upload-session rule has two forms (src/auth/upload-session.rule.ts): the SQL the upload
- * statement embeds and the TypeScript check that answers the 401. Both are run here over the same
- * session rows, and must agree row by row.
+ * The upload-session rule (src/auth/upload-session.rule.ts) is decided in SQL only:
+ * rhythmc_upload_session_refusal answers the reason a session is refused, and TypeScript words it
+ * (uploadSessionError). No TypeScript form decides anything any more, so there is no SQL/TypeScript
+ * pair to compare; what is held here: the function's reason for every kind of stored session, as
+ * the upload statements call it, and its 401 wording; and, for as long as the previous release
+ * calls it, the boolean form rhythmc_upload_session_accepted, which must accept exactly the
+ * sessions the refusal function does not refuse (each shown to fail when changed alone).
  */
-describe('Upload session rule: SQL and TypeScript agree', () => {
+describe("Upload session rule: the reason in SQL, its wording, and the previous release's form", () => {
   let app: TestApp;
   let rule: UploadSessionRule;
 
@@ -30,59 +35,26 @@ describe('Upload session rule: SQL and TypeScript agree', () => {
 
   const params = { uid: '$2::bigint', serverSession: '$3::uuid', now: '$4::timestamptz', liveSince: '$5::timestamptz' };
 
-  /** The SQL form as the upload statement uses it: the CTE by token hash, the condition over its row. Also answers the row the CTE read. */
-  async function judgeInSql(
+  /** The SQL form as the transactional upload statement calls it: over the CTE's row by token hash, or nulls. */
+  async function refusalInSql(
     tokenHash: string,
     uid: string,
     serverSessionId: string,
     clock: UploadSessionClock,
-  ): Promise<{ accepted: boolean; row: UploadSessionRow | null }> {
-    const [result] = await app.sql<{
-      accepted: number;
-      id: string | null;
-      uid: string | null;
-      server_session_id: string | null;
-      token_expires_at: Date | null;
-      renewed_at: Date | null;
-      logged_out_at: Date | null;
-    }>(
+  ): Promise<UploadSessionRefusal | null> {
+    const [result] = await app.sql<{ refusal: UploadSessionRefusal | null }>(
       `WITH ${playerSessionByTokenHashCte('sess', '$1')}
-       SELECT (SELECT count(*) FROM sess WHERE ${uploadSessionAccepted('sess', params)})::int AS accepted,
-              s.id::text AS id, s.uid::text AS uid, s.server_session_id::text AS server_session_id, s.token_expires_at, s.renewed_at, s.logged_out_at
-         FROM (VALUES (1)) one LEFT JOIN sess s ON true`,
+       SELECT ${uploadSessionRefusal('s', params)} AS refusal FROM (VALUES (1)) one LEFT JOIN sess s ON true`,
       [tokenHash, uid, serverSessionId, clock.now, clock.liveSince],
     );
-    const row: UploadSessionRow | null =
-      result.id === null
-        ? null
-        : {
-            id: result.id,
-            uid: result.uid as string,
-            serverSessionId: result.server_session_id as string,
-            tokenExpiresAt: result.token_expires_at as Date,
-            renewedAt: result.renewed_at as Date,
-            loggedOutAt: result.logged_out_at,
-          };
-    return { accepted: result.accepted === 1, row };
+    return result.refusal;
   }
 
-  /** The TypeScript form: true when it accepts, else the message of its 401. */
-  function judgeInTypeScript(
-    row: UploadSessionRow | null,
-    uid: string,
-    server: ServerSessionContext,
-    clock: UploadSessionClock,
-  ): true | string {
-    try {
-      rule.check(row, uid, server, clock);
-      return true;
-    } catch (error) {
-      if (error instanceof UnauthorizedError) return error.message;
-      throw error;
-    }
-  }
+  /** The answer an upload gives for that refusal: accepted, or the message of its 401. */
+  const answer = (refusal: UploadSessionRefusal | null): true | string =>
+    refusal === null ? true : uploadSessionError(refusal).message;
 
-  it('judges every kind of stored session alike, with the expected verdict', async () => {
+  it('answers the expected reason for every kind of stored session, worded as the 401 says', async () => {
     const calling = await onlineServer(app);
     const other = await onlineServer(app);
     const ended = await onlineServer(app);
@@ -102,13 +74,6 @@ describe('Upload session rule: SQL and TypeScript agree', () => {
     expect(await app.sql('SELECT end_reason FROM server_session WHERE id = $1', [endedSession])).toEqual([
       { end_reason: 'logout' },
     ]);
-    const server: ServerSessionContext = {
-      sessionId: callingSession,
-      serverId: calling.serverID,
-      tokenExpiresAt: new Date(Date.now() + 60_000),
-      tokenHash: '',
-    };
-
     const now = new Date('2026-06-01T12:00:00.000Z');
     const clock: UploadSessionClock = { now, liveSince: new Date('2026-06-01T11:52:00.000Z') };
     const at = (offsetMs: number) => new Date(now.getTime() + offsetMs);
@@ -244,7 +209,7 @@ describe('Upload session rule: SQL and TypeScript agree', () => {
     ];
 
     const stranger = String((await createPlayer(app)).uid);
-    const judged: Array<{ name: string; sql: boolean; typeScript: true | string }> = [];
+    const judged: Array<{ name: string; answer: true | string }> = [];
     for (const testCase of cases) {
       const uid = String((await createPlayer(app)).uid);
       const tokenHash = createHash('sha256').update(randomBytes(32).toString('base64url')).digest('hex');
@@ -265,58 +230,54 @@ describe('Upload session rule: SQL and TypeScript agree', () => {
         );
       }
       const uploadUid = testCase.otherUid ? stranger : uid;
-      const inSql = await judgeInSql(tokenHash, uploadUid, callingSession, clock);
-      // The CTE reads back exactly the stored session.
-      expect({ name: testCase.name, row: inSql.row && { ...inSql.row, id: '' } }).toEqual({
-        name: testCase.name,
-        row: session && {
-          id: '',
-          uid,
-          serverSessionId: session.serverSessionId,
-          tokenExpiresAt: session.tokenExpiresAt,
-          renewedAt: session.renewedAt,
-          loggedOutAt: session.loggedOut?.at ?? null,
-        },
-      });
       judged.push({
         name: testCase.name,
-        sql: inSql.accepted,
-        typeScript: judgeInTypeScript(inSql.row, uploadUid, server, clock),
+        answer: answer(await refusalInSql(tokenHash, uploadUid, callingSession, clock)),
       });
     }
-    expect(judged).toEqual(
-      cases.map((testCase) => ({
-        name: testCase.name,
-        sql: testCase.expected === true,
-        typeScript: testCase.expected,
-      })),
-    );
+    // The 401 messages UploadSessionRule.check gave for these sessions before the reason moved to SQL.
+    expect(judged).toEqual(cases.map((testCase) => ({ name: testCase.name, answer: testCase.expected })));
   });
 
-  it('agrees on every combination of uid, server session, token expiry, renewal and logout around the boundaries', async () => {
+  it('words every reason, and nothing else', () => {
+    const reasons: UploadSessionRefusal[] = [
+      'no_session',
+      'other_uid',
+      'other_server',
+      'expired_other_server',
+      'not_renewed',
+    ];
+    expect(new Set(reasons.map((reason) => uploadSessionError(reason).message)).size).toBe(reasons.length);
+    expect(() => uploadSessionError('stale' as UploadSessionRefusal)).toThrow('Unknown upload session refusal: stale');
+  });
+
+  it("refuses exactly what the previous release's rhythmc_upload_session_accepted does not accept, around every boundary", async () => {
     const clock = { now: new Date('2026-06-01T12:00:00Z'), liveSince: new Date('2026-06-01T11:52:00Z') };
     const serverSession = '00000000-0000-4000-8000-000000000001';
     const otherSession = '00000000-0000-4000-8000-000000000002';
     const at = (iso: string) => new Date(`2026-06-01T${iso}Z`);
-    const rows: UploadSessionRow[] = [];
-    let n = 0;
+    const rows: Array<{
+      uid: string;
+      serverSessionId: string;
+      tokenExpiresAt: Date;
+      renewedAt: Date;
+      loggedOutAt: Date | null;
+    }> = [];
     for (const uid of ['7', '8'])
       for (const serverSessionId of [serverSession, otherSession])
         for (const tokenExpiresAt of [at('11:59:59'), at('12:00:00'), at('12:00:01')])
           for (const renewedAt of [at('11:51:59'), at('11:52:00'), at('11:52:01')])
             for (const loggedOutAt of [null, at('11:58:00')])
-              rows.push({
-                id: `00000000-0000-4000-9000-${String(++n).padStart(12, '0')}`,
-                uid,
-                serverSessionId,
-                tokenExpiresAt,
-                renewedAt,
-                loggedOutAt,
-              });
+              rows.push({ uid, serverSessionId, tokenExpiresAt, renewedAt, loggedOutAt });
     const judgeAll = () =>
-      app.sql<{ id: string; accepted: boolean }>(
-        `WITH sess AS (SELECT * FROM jsonb_to_recordset($5::jsonb) AS t(id uuid, uid bigint, server_session_id uuid, token_expires_at timestamptz, renewed_at timestamptz, logged_out_at timestamptz))
-       SELECT id::text AS id, ${uploadSessionAccepted('sess', { uid: '$1::bigint', serverSession: '$2::uuid', now: '$3::timestamptz', liveSince: '$4::timestamptz' })} AS accepted FROM sess`,
+      app.sql<{ refusal: UploadSessionRefusal | null; accepted: boolean }>(
+        `WITH sess AS (SELECT * FROM ROWS FROM (jsonb_to_recordset($5::jsonb) AS (uid bigint, server_session_id uuid,
+           token_expires_at timestamptz, renewed_at timestamptz, logged_out_at timestamptz)) WITH ORDINALITY
+           AS t(uid, server_session_id, token_expires_at, renewed_at, logged_out_at, n))
+       SELECT ${uploadSessionRefusal('sess', { uid: '$1::bigint', serverSession: '$2::uuid', now: '$3::timestamptz', liveSince: '$4::timestamptz' })} AS refusal,
+              rhythmc_upload_session_accepted(sess.uid, sess.logged_out_at, sess.server_session_id, sess.token_expires_at,
+                sess.renewed_at, $1::bigint, $2::uuid, $3::timestamptz, $4::timestamptz) AS accepted
+         FROM sess ORDER BY n`,
         [
           '7',
           serverSession,
@@ -324,7 +285,6 @@ describe('Upload session rule: SQL and TypeScript agree', () => {
           clock.liveSince,
           JSON.stringify(
             rows.map((r) => ({
-              id: r.id,
               uid: r.uid,
               server_session_id: r.serverSessionId,
               token_expires_at: r.tokenExpiresAt,
@@ -334,30 +294,47 @@ describe('Upload session rule: SQL and TypeScript agree', () => {
           ),
         ],
       );
-    const server = { sessionId: serverSession, serverId: 1, tokenExpiresAt: clock.now, tokenHash: '' };
-    const inTypeScript = rows.map((row) => judgeInTypeScript(row, '7', server, clock) === true);
-    expect((await judgeAll()).map((row) => row.accepted)).toEqual(inTypeScript);
-    // Both sides of each boundary occur, so the comparison means something.
-    expect(inTypeScript.filter(Boolean).length).toBe(5);
-    expect(inTypeScript.filter((accepted) => !accepted).length).toBe(67);
+    /** The rows where the two forms disagree: refused by one, accepted by the other. */
+    const disagreeing = async () =>
+      (await judgeAll())
+        .map((row, i) => ({ ...row, i }))
+        .filter((row) => (row.refusal === null) !== row.accepted)
+        .map(({ i }) => [rows[i].tokenExpiresAt, rows[i].renewedAt]);
 
-    // The SQL form changed alone (the function replaced from its file, >= for >): the comparison
+    const judged = await judgeAll();
+    expect(await disagreeing()).toEqual([]);
+    // Every reason occurs, and both sides of each boundary, so the comparison means something.
+    const counts: Record<string, number> = {};
+    for (const { refusal } of judged) counts[String(refusal)] = (counts[String(refusal)] ?? 0) + 1;
+    expect(counts).toEqual({
+      null: 5,
+      no_session: 36,
+      other_uid: 18,
+      other_server: 3,
+      expired_other_server: 6,
+      not_renewed: 4,
+    });
+
+    // Each form changed alone (replaced from its file, one comparison flipped): the comparison
     // fails on the rows whose token expires this instant and whose renewal is not in grace.
-    const file = functionFiles().find((f) => f.name === 'rhythmc_upload_session_accepted')?.text ?? '';
-    expect(file).toContain('s_token_expires_at > p_now');
-    await app.sql(file.replace('s_token_expires_at > p_now', 's_token_expires_at >= p_now'));
-    try {
-      const changed = (await judgeAll()).map((row) => row.accepted);
-      expect(
-        rows.filter((_row, i) => changed[i] !== inTypeScript[i]).map((row) => [row.tokenExpiresAt, row.renewedAt]),
-      ).toEqual([
-        [at('12:00:00'), at('11:51:59')],
-        [at('12:00:00'), at('11:52:00')],
-      ]);
-    } finally {
-      await app.sql(file);
+    const boundary = [
+      [at('12:00:00'), at('11:51:59')],
+      [at('12:00:00'), at('11:52:00')],
+    ];
+    for (const [name, from, to] of [
+      ['rhythmc_upload_session_refusal', 'WHEN s_token_expires_at <= p_now AND', 'WHEN s_token_expires_at < p_now AND'],
+      ['rhythmc_upload_session_accepted', 's_token_expires_at > p_now', 's_token_expires_at >= p_now'],
+    ]) {
+      const file = functionFiles().find((f) => f.name === name)?.text ?? '';
+      expect(file).toContain(from);
+      await app.sql(file.replace(from, to));
+      try {
+        expect({ name, disagreeing: await disagreeing() }).toEqual({ name, disagreeing: boundary });
+      } finally {
+        await app.sql(file);
+      }
     }
-    expect((await judgeAll()).map((row) => row.accepted)).toEqual(inTypeScript);
+    expect(await disagreeing()).toEqual([]);
   });
 
   it('takes its clock once: liveSince is two resync intervals before now', () => {

@@ -524,9 +524,9 @@ describe('POST /player/upload', () => {
     it('the transactional path leaves nothing stored when its best write fails, and the next upload ranks right', async () => {
       const player = await onlinePlayer(app, server);
       await putCharts(app, [[7_002, 7.5]]);
-      // The one statement answers as for a refused session (it wrote nothing), so the upload runs as a transaction.
+      // The one statement answers as for a chart it has no row of (it wrote nothing), so the upload runs as a transaction.
       const records = app.get(PlayRecordRepository);
-      const oneStatement = jest.spyOn(records, 'uploadInOneStatement').mockResolvedValueOnce({ outcome: 'session' });
+      const oneStatement = jest.spyOn(records, 'uploadInOneStatement').mockResolvedValueOnce({ outcome: 'chart' });
       const bestWrite = jest
         .spyOn(app.get(RatingRepository), 'writeBestAndRating')
         .mockRejectedValueOnce(new Error('disk on fire'));

@@ -6,7 +6,8 @@ import { EVENT_BUS, EventBus } from '../../common/events/events';
 import { keepPlayerFrames } from '../../common/events/player-frames';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { TransactionService } from '../../database/transaction.service';
-import { PeriodRepository, PeriodRow } from './period.repository';
+import { PeriodRepository } from './period.repository';
+import type { PeriodRow } from './period-rows';
 
 /** What freezing a period did: its row, and what its close rule granted (null: no rule). */
 export interface FrozenPeriod {

@@ -5,41 +5,8 @@ import { ReadQueries } from '../../database/read-queries';
 import { activeBanPredicate } from '../../player/active-ban.rule';
 import { PERIOD_LOCK_KEY } from '../rank-sql';
 import type { PeriodKind } from '../entities/board-period.entity';
-
-export interface PeriodRow {
-  id: string;
-  kind: PeriodKind;
-  slug: string | null;
-  name: string | null;
-  starts_at: Date;
-  ends_at: Date;
-  grant_collection: string | null;
-  grant_top: number | null;
-  closed_at: Date | null;
-  archived_at: Date | null;
-  created_at: Date;
-}
-
-/** What staff set on a season (board_period's season columns). */
-export interface SeasonFields {
-  name: string;
-  startsAt: Date;
-  endsAt: Date;
-  grantCollection: string | null;
-  grantTop: number | null;
-}
-
-/** A row of a period board (live or archived) with the player's names; `part` only in a window. */
-export interface PeriodBoardRow {
-  rank: string | null;
-  part?: number;
-  uid: string;
-  username: string;
-  display_name: string | null;
-  atp?: string;
-  acc?: number;
-  rating?: number;
-}
+import type { PeriodBoardRow, PeriodRow, PeriodWindowRow, SeasonFields, SeasonRow } from './period-rows';
+import { toPeriodWindowRow, toSeasonRow } from './period-rows';
 
 /** Writes answer their rows through a CTE: TypeORM answers a bare UPDATE … RETURNING as [rows, count]. */
 const PERIOD_COLUMNS =
@@ -286,12 +253,12 @@ export class PeriodRepository {
   }
 
   /** A season by id, locked to the caller's commit (staff writes). */
-  async lockSeason(id: string, manager: EntityManager): Promise<PeriodRow | null> {
+  async lockSeason(id: string, manager: EntityManager): Promise<SeasonRow | null> {
     const rows = await manager.query<PeriodRow[]>(
       `SELECT ${PERIOD_COLUMNS} FROM board_period p WHERE p.id = $1 AND p.kind = 'season' FOR UPDATE`,
       [id],
     );
-    return rows[0] ?? null;
+    return rows.length === 0 ? null : toSeasonRow(rows[0]);
   }
 
   async insertSeason(season: SeasonFields & { slug: string }, manager: EntityManager): Promise<PeriodRow> {
@@ -372,7 +339,7 @@ export class PeriodRepository {
     uid: string,
     k: number,
     archived: boolean,
-  ): Promise<{ rank: number; rows: PeriodBoardRow[] } | null> {
+  ): Promise<{ rank: number; rows: PeriodWindowRow[] } | null> {
     const source = sourceOf(board);
     const params = paramsOf(periodId, board);
     const [u, n] = [`$${params.length + 1}`, `$${params.length + 2}`];
@@ -383,7 +350,7 @@ export class PeriodRepository {
         uid,
         k,
       ]);
-      return rows.length === 0 ? null : { rank: Number(rows[0].anchor), rows };
+      return rows.length === 0 ? null : { rank: Number(rows[0].anchor), rows: rows.map(toPeriodWindowRow) };
     }
     const rows = await this.reads.run<PeriodBoardRow & { part: number }>(name, liveWindow(source, u, n), [
       ...params,
@@ -393,6 +360,6 @@ export class PeriodRepository {
     if (rows.length === 0) return null;
     const rank = Number(rows[0].rank);
     const ahead = rows.filter((row) => row.part === 1).length;
-    return { rank, rows: rows.map((row, i) => ({ ...row, rank: String(rank - ahead + i) })) };
+    return { rank, rows: rows.map((row, i) => toPeriodWindowRow({ ...row, rank: String(rank - ahead + i) })) };
   }
 }

@@ -5,7 +5,8 @@ import { formatLocalDateTime } from '../../common/time';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import type { PeriodKind } from '../entities/board-period.entity';
 import type { BoardPeriodView } from '../dto/leaderboard.dto';
-import { PeriodBoard, PeriodBoardRow, PeriodRepository, PeriodRow } from './period.repository';
+import { PeriodBoard, PeriodRepository } from './period.repository';
+import type { PeriodBoardRow, PeriodRow } from './period-rows';
 
 const CALENDAR: readonly string[] = ['day', 'week', 'month'];
 
@@ -73,7 +74,7 @@ export class PeriodService {
     return {
       period: periodView(row),
       rank: window.rank,
-      rows: window.rows.map((r) => ({ ...r, rank: r.rank as string })),
+      rows: window.rows,
     };
   }
 }

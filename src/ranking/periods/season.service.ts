@@ -15,7 +15,8 @@ import {
   UpdateSeasonDto,
 } from '../dto/season.dto';
 import { PeriodJobService } from './period-job.service';
-import { PeriodRepository, PeriodRow, SeasonFields } from './period.repository';
+import { PeriodRepository } from './period.repository';
+import type { PeriodRow, SeasonFields } from './period-rows';
 
 export const SEASON_LIST = 'seasons';
 
@@ -117,7 +118,7 @@ export class SeasonService {
       if (season.ends_at.getTime() <= now.getTime())
         throw new ConflictError(`Season ${season.slug} has ended (its close is due)`);
       const fields: SeasonFields = {
-        name: body.name ?? (season.name as string),
+        name: body.name ?? season.name,
         startsAt: season.starts_at,
         endsAt: body.endsAt === undefined ? season.ends_at : parsed(body.endsAt),
         ...(body.closeRule === undefined
