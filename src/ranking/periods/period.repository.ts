@@ -104,11 +104,14 @@ const archiveWindow = (
   JOIN player p ON p.uid = a.uid
  ORDER BY a.rank`;
 
-/** The archive of period $1: every board as the live read answers it now (its order, bans left out). */
-const ARCHIVE_ATP_SQL = `INSERT INTO period_atp_archive (period_id, rank, uid, atp)
+/**
+ * The archive of period $1: every board as the live read answers it now (its order, bans left out).
+ * Exported for bench/periods/close.ts (its EXPLAIN ANALYZE).
+ */
+export const ARCHIVE_ATP_SQL = `INSERT INTO period_atp_archive (period_id, rank, uid, atp)
 SELECT $1, row_number() OVER (ORDER BY ${ATP.order}), t.uid, t.atp
   FROM period_rating t WHERE t.period_id = $1 AND ${unbanned('t')}`;
-const ARCHIVE_CHARTS_SQL = `INSERT INTO period_chart_archive (period_id, level_id, rank, uid, acc, rating)
+export const ARCHIVE_CHARTS_SQL = `INSERT INTO period_chart_archive (period_id, level_id, rank, uid, acc, rating)
 SELECT $1, t.level_id, row_number() OVER (PARTITION BY t.level_id ORDER BY ${CHART.order}), t.uid, t.acc, t.rating
   FROM period_chart_best t WHERE t.period_id = $1 AND ${unbanned('t')}`;
 
