@@ -18,23 +18,25 @@ import { SITE_ORDER, SiteRow, TRACK_ORDER, TrackRow, unbanned } from './leaderbo
 /** A row of a scoped window: the board row, which part it is (0 the player, 1 ahead, 2 behind), and on the player's row the count of unbanned rows ahead. */
 export type ScopedWindowRow<Row> = Row & { part: 0 | 1 | 2; ahead: string | null };
 
-/** The first $2 (≤ BOARD_MAX_LIMIT) unbanned players of the site order whose home server is in $1. */
-export const SCOPED_TOP_SITE_SQL = `SELECT r.uid, r.atp, p.username, p.display_name
-  FROM (SELECT DISTINCT unnest($1::int[]) AS id) AS s
+/** The first $2 (≤ BOARD_MAX_LIMIT) unbanned players of the site order whose home server is in $1 (names read for those only). */
+export const SCOPED_TOP_SITE_SQL = `SELECT r.uid, r.atp, p.username, p.display_name FROM (
+  SELECT r.uid, r.atp FROM (SELECT DISTINCT unnest($1::int[]) AS id) AS s
   CROSS JOIN LATERAL (SELECT r.uid, r.atp FROM player_rating r
                        WHERE r.home_server_id = s.id AND ${unbanned('r')}
                        ORDER BY ${SITE_ORDER} LIMIT $2) AS r
+   ORDER BY ${SITE_ORDER} LIMIT $2) AS r
   JOIN player p ON p.uid = r.uid
- ORDER BY ${SITE_ORDER} LIMIT $2`;
+ ORDER BY ${SITE_ORDER}`;
 
 /** The first $3 unbanned bests on chart $1 whose player's home server is in $2. */
-export const SCOPED_TOP_TRACK_SQL = `SELECT c.uid, c.acc, c.rating, p.username, p.display_name
-  FROM (SELECT DISTINCT unnest($2::int[]) AS id) AS s
+export const SCOPED_TOP_TRACK_SQL = `SELECT c.uid, c.acc, c.rating, p.username, p.display_name FROM (
+  SELECT c.uid, c.acc, c.first_time_ms, c.rating FROM (SELECT DISTINCT unnest($2::int[]) AS id) AS s
   CROSS JOIN LATERAL (SELECT c.uid, c.acc, c.first_time_ms, c.rating FROM player_chart_best c
                        WHERE c.level_id = $1 AND c.home_server_id = s.id AND ${unbanned('c')}
                        ORDER BY ${TRACK_ORDER} LIMIT $3) AS c
+   ORDER BY ${TRACK_ORDER} LIMIT $3) AS c
   JOIN player p ON p.uid = c.uid
- ORDER BY ${TRACK_ORDER} LIMIT $3`;
+ ORDER BY ${TRACK_ORDER}`;
 
 /** One part of a window, per server of the scope: `where` (the range), nearest first by `order`, at most $k. */
 const sitePart = (part: 1 | 2, where: string, order: string, k: string) =>
