@@ -13,7 +13,7 @@
  * the global window's rank comes from the rank index (not timed here: its statement reads only
  * the neighbours).
  *
- *   npm run bench:history:scoped-homes          # PLAYERS=200000 for a quicker run
+ *   npm run bench:history:scoped-homes          # PLAYERS=200000 for a quicker run; REUSE=1 to read again
  */
 import { Client } from 'pg';
 import { recreateDatabase, withClient } from '../harness/database';
@@ -95,9 +95,10 @@ async function time(client: Client, name: string, text: string, values: () => un
 
 runMain(async () => {
   const started = Date.now();
-  await recreateDatabase(URL);
+  const reuse = intFromEnv('REUSE', 0) === 1; // REUSE=1: read the database a previous run generated
+  if (!reuse) await recreateDatabase(URL);
   await withClient(URL, async (client) => {
-    await generate(client);
+    if (!reuse) await generate(client);
     console.log(
       `generated ${fmt(PLAYERS)} players on ${SERVERS} servers: ${secondsSince(started)} s — load ${loadAverage().toFixed(2)}`,
     );
