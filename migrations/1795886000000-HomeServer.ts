@@ -9,8 +9,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * answers. Rows created by any release get their home from the BEFORE INSERT trigger; the login
  * writes the home (and moves the copies) only when it changes. Written by hand.
  */
-export class HomeServer1795885000000 implements MigrationInterface {
-  name = 'HomeServer1795885000000';
+export class HomeServer1795886000000 implements MigrationInterface {
+  name = 'HomeServer1795886000000';
 
   public async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`ALTER TABLE "player" ADD "home_server_id" integer`);
