@@ -1616,7 +1616,7 @@ export interface paths {
     };
     /**
      * The ATP board
-     * @description ATP descending, then uid ascending, among players with a counted play. Ranks are those of the score upload (siteRank, trackRank): players under an active ban are left out and take no rank. `limit` (default 10): the top N. `around=<uid>&k=<n>` (k default 5): that player, its `rank`, and up to k entries on each side (fewer at either end of the board); `rank: null` and no entries when the player has no rank.
+     * @description ATP descending, then uid ascending, among players with a counted play. Ranks are those of the score upload (siteRank, trackRank): players under an active ban are left out and take no rank. `limit` (default 10): the top N. `around=<uid>&k=<n>` (k default 5): that player, its `rank`, and up to k entries on each side (fewer at either end of the board); `rank: null` and no entries when the player has no rank. `group=<name>` (a session-handover group) or `country=<country>` (a registered server country): the same board limited to the players whose home server (the server of their latest login) is in the scope, ranked by place within it (same `limit`, `around`, `k`; all time only).
      */
     get: operations['Leaderboard_atp'];
     put?: never;
@@ -1636,7 +1636,7 @@ export interface paths {
     };
     /**
      * A chart's board
-     * @description Each player's best counted play on the chart: acc descending, then the time it was first reached ascending, then uid ascending. Ranks are those of the score upload (siteRank, trackRank): players under an active ban are left out and take no rank. `limit` (default 10): the top N. `around=<uid>&k=<n>` (k default 5): that player, its `rank`, and up to k entries on each side (fewer at either end of the board); `rank: null` and no entries when the player has no rank.
+     * @description Each player's best counted play on the chart: acc descending, then the time it was first reached ascending, then uid ascending. Ranks are those of the score upload (siteRank, trackRank): players under an active ban are left out and take no rank. `limit` (default 10): the top N. `around=<uid>&k=<n>` (k default 5): that player, its `rank`, and up to k entries on each side (fewer at either end of the board); `rank: null` and no entries when the player has no rank. `group=<name>` (a session-handover group) or `country=<country>` (a registered server country): the same board limited to the players whose home server (the server of their latest login) is in the scope, ranked by place within it (same `limit`, `around`, `k`; all time only).
      */
     get: operations['Leaderboard_chart'];
     put?: never;
@@ -3716,6 +3716,26 @@ export interface components {
        */
       closed: boolean;
     };
+    BoardScopeView: {
+      /**
+       * @example group
+       * @enum {string}
+       */
+      kind: 'group' | 'country';
+      /**
+       * @description The group name or the country, as asked
+       * @example eu-lobby
+       */
+      name: string;
+      /**
+       * @description The servers of the scope at the read, ascending: a player is on the board when its home server is one of them
+       * @example [
+       *       1,
+       *       2
+       *     ]
+       */
+      serverIDs: number[];
+    };
     AtpBoardEntry: {
       /**
        * @description Position on the board, from 1; banned players take none (decisions.md §5)
@@ -3752,6 +3772,8 @@ export interface components {
       board: 'atp';
       /** @description The period (absent for `period=all`) */
       period?: components['schemas']['BoardPeriodView'];
+      /** @description With `group` or `country`: the scope (ranks are places within it) */
+      scope?: components['schemas']['BoardScopeView'];
       /**
        * @description Only with `around`: the player's rank (equal to the upload's siteRank / trackRank); null when the player has none (no counted play, on this chart for a chart board, or under an active ban), and then `entries` is empty
        * @example 42
@@ -3803,6 +3825,8 @@ export interface components {
       levelId: number;
       /** @description The period (absent for `period=all`) */
       period?: components['schemas']['BoardPeriodView'];
+      /** @description With `group` or `country`: the scope (ranks are places within it) */
+      scope?: components['schemas']['BoardScopeView'];
       /**
        * @description Only with `around`: the player's rank (equal to the upload's siteRank / trackRank); null when the player has none (no counted play, on this chart for a chart board, or under an active ban), and then `entries` is empty
        * @example 42
@@ -11414,6 +11438,10 @@ export interface operations {
         k?: number;
         /** @description The period of the board: `all` (all time, the default; the answer has no `period`), `day`, `week` (from Monday) or `month` now (boundaries in PERIOD_TIME_ZONE), `season:<id or slug>`, or a period id (a closed period answers its archive). */
         period?: string;
+        /** @description The board of a session-handover group (the `session_handover` setting): the all-time board of the players whose home server (the server of their latest login) is in the group, ranked by their global values. Not with `country` nor `period`. */
+        group?: string;
+        /** @description The board of a country: as `group`, for the players whose home server's registered `country` is exactly this. Not with `group` nor `period`. */
+        country?: string;
       };
       header?: never;
       path?: never;
@@ -11456,7 +11484,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description limit is not an integer from 1 to 100, around is not a positive integer, k is not an integer from 0 to 25, limit and around are both given, k is given without around, or an unknown parameter is given */
+      /** @description limit is not an integer from 1 to 100, around is not a positive integer, k is not an integer from 0 to 25, limit and around are both given, k is given without around, group or country is malformed (group: 1–64 of A–Z a–z 0–9 _ . -; country: 1–64 of those and space), both are given or either with period, a parameter is repeated, or an unknown parameter is given */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11507,7 +11535,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'];
         };
       };
-      /** @description around names no player */
+      /** @description around names no player, group names no handover group, or country is no registered server country */
       404: {
         headers: {
           [name: string]: unknown;
@@ -11592,6 +11620,10 @@ export interface operations {
         k?: number;
         /** @description The period of the board: `all` (all time, the default; the answer has no `period`), `day`, `week` (from Monday) or `month` now (boundaries in PERIOD_TIME_ZONE), `season:<id or slug>`, or a period id (a closed period answers its archive). */
         period?: string;
+        /** @description The board of a session-handover group (the `session_handover` setting): the all-time board of the players whose home server (the server of their latest login) is in the group, ranked by their global values. Not with `country` nor `period`. */
+        group?: string;
+        /** @description The board of a country: as `group`, for the players whose home server's registered `country` is exactly this. Not with `group` nor `period`. */
+        country?: string;
       };
       header?: never;
       path: {
@@ -11687,7 +11719,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'];
         };
       };
-      /** @description No chart with this levelId (placeholders have no board), or around names no player */
+      /** @description No chart with this levelId (placeholders have no board), or around names no player, group names no handover group, or country is no registered server country */
       404: {
         headers: {
           [name: string]: unknown;
@@ -17443,6 +17475,10 @@ export interface operations {
         k?: number;
         /** @description The period of the board: `all` (all time, the default; the answer has no `period`), `day`, `week` (from Monday) or `month` now (boundaries in PERIOD_TIME_ZONE), `season:<id or slug>`, or a period id (a closed period answers its archive). */
         period?: string;
+        /** @description The board of a session-handover group (the `session_handover` setting): the all-time board of the players whose home server (the server of their latest login) is in the group, ranked by their global values. Not with `country` nor `period`. */
+        group?: string;
+        /** @description The board of a country: as `group`, for the players whose home server's registered `country` is exactly this. Not with `group` nor `period`. */
+        country?: string;
       };
       header?: never;
       path?: never;
@@ -17458,7 +17494,7 @@ export interface operations {
           'application/json': components['schemas']['AtpBoardResponse'];
         };
       };
-      /** @description limit is not an integer from 1 to 100, around is not a positive integer, k is not an integer from 0 to 25, limit and around are both given, k is given without around, or an unknown parameter is given */
+      /** @description limit is not an integer from 1 to 100, around is not a positive integer, k is not an integer from 0 to 25, limit and around are both given, k is given without around, group or country is malformed (group: 1–64 of A–Z a–z 0–9 _ . -; country: 1–64 of those and space), both are given or either with period, a parameter is repeated, or an unknown parameter is given */
       400: {
         headers: {
           [name: string]: unknown;
@@ -17494,7 +17530,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'];
         };
       };
-      /** @description around names no player */
+      /** @description around names no player, group names no handover group, or country is no registered server country */
       404: {
         headers: {
           [name: string]: unknown;
@@ -17554,6 +17590,10 @@ export interface operations {
         k?: number;
         /** @description The period of the board: `all` (all time, the default; the answer has no `period`), `day`, `week` (from Monday) or `month` now (boundaries in PERIOD_TIME_ZONE), `season:<id or slug>`, or a period id (a closed period answers its archive). */
         period?: string;
+        /** @description The board of a session-handover group (the `session_handover` setting): the all-time board of the players whose home server (the server of their latest login) is in the group, ranked by their global values. Not with `country` nor `period`. */
+        group?: string;
+        /** @description The board of a country: as `group`, for the players whose home server's registered `country` is exactly this. Not with `group` nor `period`. */
+        country?: string;
       };
       header?: never;
       path: {
@@ -17572,7 +17612,7 @@ export interface operations {
           'application/json': components['schemas']['ChartBoardResponse'];
         };
       };
-      /** @description levelId is not an integer from 0 to 2147483647; or, as on the ATP board, limit is not an integer from 1 to 100, around is not a positive integer, k is not an integer from 0 to 25, limit and around are both given, k is given without around, or an unknown parameter is given */
+      /** @description levelId is not an integer from 0 to 2147483647; or, as on the ATP board, limit is not an integer from 1 to 100, around is not a positive integer, k is not an integer from 0 to 25, limit and around are both given, k is given without around, group or country is malformed (group: 1–64 of A–Z a–z 0–9 _ . -; country: 1–64 of those and space), both are given or either with period, a parameter is repeated, or an unknown parameter is given */
       400: {
         headers: {
           [name: string]: unknown;
@@ -17608,7 +17648,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'];
         };
       };
-      /** @description The catalog has no chart with this levelId, or around names no player */
+      /** @description The catalog has no chart with this levelId, or around names no player, group names no handover group, or country is no registered server country */
       404: {
         headers: {
           [name: string]: unknown;
@@ -17898,6 +17938,10 @@ export interface operations {
         k?: number;
         /** @description The period of the board: `all` (all time, the default; the answer has no `period`), `day`, `week` (from Monday) or `month` now (boundaries in PERIOD_TIME_ZONE), `season:<id or slug>`, or a period id (a closed period answers its archive). */
         period?: string;
+        /** @description The board of a session-handover group (the `session_handover` setting): the all-time board of the players whose home server (the server of their latest login) is in the group, ranked by their global values. Not with `country` nor `period`. */
+        group?: string;
+        /** @description The board of a country: as `group`, for the players whose home server's registered `country` is exactly this. Not with `group` nor `period`. */
+        country?: string;
       };
       header?: never;
       path?: never;
@@ -17913,7 +17957,7 @@ export interface operations {
           'application/json': components['schemas']['AtpBoardResponse'];
         };
       };
-      /** @description limit is not an integer from 1 to 100, around is not a positive integer, k is not an integer from 0 to 25, limit and around are both given, k is given without around, or an unknown parameter is given */
+      /** @description limit is not an integer from 1 to 100, around is not a positive integer, k is not an integer from 0 to 25, limit and around are both given, k is given without around, group or country is malformed (group: 1–64 of A–Z a–z 0–9 _ . -; country: 1–64 of those and space), both are given or either with period, a parameter is repeated, or an unknown parameter is given */
       400: {
         headers: {
           [name: string]: unknown;
@@ -17964,7 +18008,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'];
         };
       };
-      /** @description around names no player, or the admin API is disabled */
+      /** @description around names no player, group names no handover group, or country is no registered server country, or the admin API is disabled */
       404: {
         headers: {
           [name: string]: unknown;
@@ -18041,6 +18085,10 @@ export interface operations {
         k?: number;
         /** @description The period of the board: `all` (all time, the default; the answer has no `period`), `day`, `week` (from Monday) or `month` now (boundaries in PERIOD_TIME_ZONE), `season:<id or slug>`, or a period id (a closed period answers its archive). */
         period?: string;
+        /** @description The board of a session-handover group (the `session_handover` setting): the all-time board of the players whose home server (the server of their latest login) is in the group, ranked by their global values. Not with `country` nor `period`. */
+        group?: string;
+        /** @description The board of a country: as `group`, for the players whose home server's registered `country` is exactly this. Not with `group` nor `period`. */
+        country?: string;
       };
       header?: never;
       path: {
@@ -18109,7 +18157,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'];
         };
       };
-      /** @description No chart with this levelId (placeholders have no board), around names no player, or the admin API is disabled */
+      /** @description No chart with this levelId (placeholders have no board), around names no player, group names no handover group, or country is no registered server country, or the admin API is disabled */
       404: {
         headers: {
           [name: string]: unknown;

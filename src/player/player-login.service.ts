@@ -128,6 +128,7 @@ export class PlayerLoginService {
     identified: { uid: string; username?: string; resumeHash?: string },
   ): Promise<PlayerProfileResponse> {
     const outcome = await this.tx.run(async (manager): Promise<TransactionalLogin> => {
+      await this.players.lockRatingFirst(identified.uid, manager);
       const player = await this.players.lockByUid(identified.uid, manager);
       if (!player) throw new UnauthorizedError('Unknown player');
       if (body.mode === 'OFFLINE_REFRESH' && !player.continueEnabled) {
@@ -180,6 +181,7 @@ export class PlayerLoginService {
       if (identified.username !== undefined && identified.username !== player.username)
         changes.username = identified.username;
       await this.players.update(player.uid, changes, manager);
+      await this.players.moveHome(player.uid, server.serverId, manager);
       const resume = player.continueEnabled
         ? await this.credentials.issueResumeToken(player.uid, proven, manager)
         : null;

@@ -166,6 +166,24 @@ export class PlayerRepository {
       .getOne();
   }
 
+  /**
+   * The rating row's lock, taken before the player row's by a login that may move the player's
+   * home server: the upload's order (rating row, then player row), so that moving the home's copies
+   * (moveHome) cannot deadlock with an upload of the same player.
+   */
+  async lockRatingFirst(uid: string, manager: EntityManager): Promise<void> {
+    await manager.query('SELECT 1 FROM player_rating WHERE uid = $1 FOR UPDATE', [uid]);
+  }
+
+  /**
+   * Makes `serverId` the player's home server (docs/decisions.md "Scoped boards: groups and
+   * countries"), writing only when it changes: rhythmc_player_move_home (player/sql/), the rule
+   * the one-round-trip login calls too. The caller holds the player row.
+   */
+  async moveHome(uid: string, serverId: number, manager: EntityManager): Promise<void> {
+    await manager.query('SELECT rhythmc_player_move_home($1, $2)', [uid, serverId]);
+  }
+
   async create(
     player: Pick<PlayerEntity, 'username' | 'uuid' | 'displayName'>,
     manager?: EntityManager,

@@ -35,7 +35,7 @@ import { PublicResponder } from './public-http';
 import { PublicService } from './public.service';
 
 const BOARD_QUERY_400 = {
-  description: `limit is not an integer from 1 to ${BOARD_MAX_LIMIT}, around is not a positive integer, k is not an integer from 0 to ${BOARD_MAX_K}, limit and around are both given, k is given without around, or an unknown parameter is given`,
+  description: `limit is not an integer from 1 to ${BOARD_MAX_LIMIT}, around is not a positive integer, k is not an integer from 0 to ${BOARD_MAX_K}, limit and around are both given, k is given without around, group or country is malformed (group: 1–64 of A–Z a–z 0–9 _ . -; country: 1–64 of those and space), both are given or either with period, a parameter is repeated, or an unknown parameter is given`,
   message: 'limit cannot be combined with around: give limit (top N) or around (a window)',
 };
 const SCOPED_UIDS_MESSAGE = `uids must be 1 to ${SCOPED_MAX_UIDS} distinct positive integers`;
@@ -76,7 +76,10 @@ export class PublicController {
   @ApiOkResponse({ type: AtpBoardResponse, headers: PUBLIC_OK_HEADERS })
   @ApiErrors({
     400: BOARD_QUERY_400,
-    404: { description: 'around names no player', message: 'No player with uid 1001' },
+    404: {
+      description: 'around names no player, group names no handover group, or country is no registered server country',
+      message: 'No player with uid 1001',
+    },
     503: RANKS_503,
   })
   async atpBoard(
@@ -101,7 +104,8 @@ export class PublicController {
       message: BOARD_QUERY_400.message,
     },
     404: {
-      description: 'No chart with this levelId (placeholders have no board), or around names no player',
+      description:
+        'No chart with this levelId (placeholders have no board), or around names no player, group names no handover group, or country is no registered server country',
       message: 'No chart with levelId 101',
     },
     503: RANKS_503,

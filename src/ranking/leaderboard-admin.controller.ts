@@ -19,7 +19,7 @@ import { LeaderboardService } from './leaderboard.service';
 import { ParseLevelIdPipe } from './pipes/level-id.pipe';
 
 const QUERY_400 = {
-  description: `limit is not an integer from 1 to ${BOARD_MAX_LIMIT}, around is not a positive integer, k is not an integer from 0 to ${BOARD_MAX_K}, limit and around are both given, k is given without around, or an unknown parameter is given`,
+  description: `limit is not an integer from 1 to ${BOARD_MAX_LIMIT}, around is not a positive integer, k is not an integer from 0 to ${BOARD_MAX_K}, limit and around are both given, k is given without around, group or country is malformed (group: 1–64 of A–Z a–z 0–9 _ . -; country: 1–64 of those and space), both are given or either with period, a parameter is repeated, or an unknown parameter is given`,
   message: 'limit cannot be combined with around: give limit (top N) or around (a window)',
 };
 
@@ -44,7 +44,11 @@ export class LeaderboardAdminController {
   @ApiOkResponse({ type: AtpBoardResponse })
   @ApiErrors({
     400: QUERY_400,
-    404: { description: 'around names no player, or the admin API is disabled', message: 'No player with uid 1001' },
+    404: {
+      description:
+        'around names no player, group names no handover group, or country is no registered server country, or the admin API is disabled',
+      message: 'No player with uid 1001',
+    },
   })
   atp(@Query() query: LeaderboardQueryDto): Promise<AtpBoardResponse> {
     return this.leaderboards.atpBoard(query);
@@ -62,7 +66,7 @@ export class LeaderboardAdminController {
     },
     404: {
       description:
-        'No chart with this levelId (placeholders have no board), around names no player, or the admin API is disabled',
+        'No chart with this levelId (placeholders have no board), around names no player, group names no handover group, or country is no registered server country, or the admin API is disabled',
       message: 'No chart with levelId 101',
     },
   })

@@ -19,7 +19,7 @@ import { LeaderboardService } from './leaderboard.service';
 import { ParseLevelIdPipe } from './pipes/level-id.pipe';
 
 const QUERY_400 = {
-  description: `limit is not an integer from 1 to ${BOARD_MAX_LIMIT}, around is not a positive integer, k is not an integer from 0 to ${BOARD_MAX_K}, limit and around are both given, k is given without around, or an unknown parameter is given`,
+  description: `limit is not an integer from 1 to ${BOARD_MAX_LIMIT}, around is not a positive integer, k is not an integer from 0 to ${BOARD_MAX_K}, limit and around are both given, k is given without around, group or country is malformed (group: 1–64 of A–Z a–z 0–9 _ . -; country: 1–64 of those and space), both are given or either with period, a parameter is repeated, or an unknown parameter is given`,
   message: 'limit cannot be combined with around: give limit (top N) or around (a window)',
 };
 const SCOPED_400 = `uids is missing, not an array, empty, longer than ${SCOPED_MAX_UIDS}, holds a value that is not a positive integer, or names a uid twice`;
@@ -27,7 +27,9 @@ const SERVER_TOKEN_401 = 'Missing, unknown or expired server access token';
 const RANKS =
   'Ranks are those of the score upload (siteRank, trackRank): players under an active ban are left out and take no rank. ' +
   '`limit` (default 10): the top N. `around=<uid>&k=<n>` (k default 5): that player, its `rank`, and up to k entries on each side ' +
-  '(fewer at either end of the board); `rank: null` and no entries when the player has no rank.';
+  '(fewer at either end of the board); `rank: null` and no entries when the player has no rank. ' +
+  '`group=<name>` (a session-handover group) or `country=<country>` (a registered server country): the same board limited to ' +
+  'the players whose home server (the server of their latest login) is in the scope, ranked by place within it (same `limit`, `around`, `k`; all time only).';
 
 /** Leaderboard reads for game servers (in-world boards); every route needs the server access token. */
 @ApiTags(API_TAGS.upload)
@@ -44,7 +46,10 @@ export class LeaderboardController {
   @ApiErrors({
     400: QUERY_400,
     401: SERVER_TOKEN_401,
-    404: { description: 'around names no player', message: 'No player with uid 1001' },
+    404: {
+      description: 'around names no player, group names no handover group, or country is no registered server country',
+      message: 'No player with uid 1001',
+    },
     503: RANKS_503,
   })
   atp(@Query() query: LeaderboardQueryDto): Promise<AtpBoardResponse> {
@@ -69,7 +74,8 @@ export class LeaderboardController {
     },
     401: SERVER_TOKEN_401,
     404: {
-      description: 'The catalog has no chart with this levelId, or around names no player',
+      description:
+        'The catalog has no chart with this levelId, or around names no player, group names no handover group, or country is no registered server country',
       message: 'No chart with levelId 101',
     },
     503: RANKS_503,

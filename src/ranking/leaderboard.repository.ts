@@ -69,11 +69,11 @@ const ANCHOR: Part = 0;
 const AHEAD: Part = 1;
 const BEHIND: Part = 2;
 
-const unbanned = (alias: string) => `NOT ${activeBanPredicate(alias)}`;
+export const unbanned = (alias: string) => `NOT ${activeBanPredicate(alias)}`;
 
 /** The site order (decisions.md §5) of player_rating `r`, and the track order of player_chart_best `c`: every board statement sorts by these. */
-const SITE_ORDER = 'r.atp DESC, r.uid ASC';
-const TRACK_ORDER = 'c.acc DESC, c.first_time_ms ASC, c.uid ASC';
+export const SITE_ORDER = 'r.atp DESC, r.uid ASC';
+export const TRACK_ORDER = 'c.acc DESC, c.first_time_ms ASC, c.uid ASC';
 
 /** Select-list columns of the player $n: the ban check of PlayRecordRepository's state read (whether banned, the ban generation, the database clock). */
 const BAN_CHECK = (

@@ -5,6 +5,7 @@ import { shownName } from '../common/player-name';
 import {
   AtpBoardEntry,
   AtpBoardResponse,
+  BoardScopeView,
   BOARD_DEFAULT_K,
   BOARD_DEFAULT_LIMIT,
   ChartBoardEntry,
@@ -24,6 +25,7 @@ import {
   Window,
 } from './leaderboard.repository';
 import { PeriodBoard } from './periods/period.repository';
+import { ScopedBoardRepository, ScopedWindowRow } from './scoped-board.repository';
 import { PeriodBoardRead, PeriodService } from './periods/period.service';
 import { RankAnswerService } from './rank-answer.service';
 import type { RankKey } from './rank-index/rank-index';
@@ -91,6 +93,28 @@ function windowEntries<Row, Entry>(
 }
 
 /**
+ * A scoped window statement's rows (board order) as a window and the player's rank (1 + the
+ * unbanned rows ahead in the scope); null when the player is not on the scoped board.
+ */
+function scopedWindow<Row>(rows: Array<ScopedWindowRow<Row>>, k: number): { rank: number; window: Window<Row> } | null {
+  const anchor = rows.find((row) => row.part === 0);
+  if (!anchor) return null;
+  const strip = ({ part: _p, ahead: _a, ...row }: ScopedWindowRow<Row>) => row as unknown as Row;
+  const ahead = rows.filter((row) => row.part === 1);
+  return {
+    rank: Number(anchor.ahead) + 1,
+    window: {
+      anchor: strip(anchor),
+      ahead: ahead.slice(Math.max(0, ahead.length - k)).map(strip),
+      behind: rows
+        .filter((row) => row.part === 2)
+        .slice(0, k)
+        .map(strip),
+    },
+  };
+}
+
+/**
  * The leaderboards for game servers (issue #18): the ATP board (the site order) and each chart's
  * board (its track order), top N or a window around a player. Ranks are the upload's siteRank and
  * trackRank (decisions.md §5): top N counts unbanned rows from the top. A window reads the
@@ -107,9 +131,11 @@ export class LeaderboardService {
     private readonly ranks: RankAnswerService,
     private readonly catalog: CatalogService,
     private readonly periods: PeriodService,
+    private readonly scoped: ScopedBoardRepository,
   ) {}
 
   async atpBoard(query: LeaderboardQueryDto): Promise<AtpBoardResponse> {
+    if (query.group !== undefined || query.country !== undefined) return this.scopedAtpBoard(query);
     if (query.period !== undefined && query.period !== 'all') {
       const read = await this.periodBoard(query, { board: 'atp' });
       if (read.rank === null) await this.unranked(query.around as string);
@@ -174,6 +200,7 @@ export class LeaderboardService {
   }
 
   async chartBoard(levelId: number, query: LeaderboardQueryDto): Promise<ChartBoardResponse> {
+    if (query.group !== undefined || query.country !== undefined) return this.scopedChartBoard(levelId, query);
     if (query.period !== undefined && query.period !== 'all') {
       const read = await this.periodBoard(query, { board: 'chart', levelId });
       if (read.rows.length === 0) await this.requireChart(levelId);
@@ -222,6 +249,59 @@ export class LeaderboardService {
     return rank === null
       ? { board: 'chart', levelId, rank: null, entries: [] }
       : { board: 'chart', levelId, rank, entries: windowEntries(window, rank, chartEntry) };
+  }
+
+  /**
+   * The ATP board of a server group or a country (docs/decisions.md "Scoped boards: groups and
+   * countries"): the global board's players whose home server is in the scope, in its order,
+   * ranked by their place among them. Read in SQL (ScopedBoardRepository), in one statement.
+   */
+  private async scopedAtpBoard(query: LeaderboardQueryDto): Promise<AtpBoardResponse> {
+    const scope = await this.scope(query);
+    if (query.around === undefined) {
+      const rows = await this.scoped.topSite(scope.serverIDs, query.limit ?? BOARD_DEFAULT_LIMIT);
+      return { board: 'atp', scope, entries: rows.map((row, i) => atpEntry(row, i + 1)) };
+    }
+    const rows = await this.scoped.siteWindow(scope.serverIDs, query.around, query.k ?? BOARD_DEFAULT_K);
+    const window = scopedWindow(rows, query.k ?? BOARD_DEFAULT_K);
+    if (!window) return { board: 'atp', scope, rank: await this.unranked(query.around), entries: [] };
+    return { board: 'atp', scope, rank: window.rank, entries: windowEntries(window.window, window.rank, atpEntry) };
+  }
+
+  /** A chart's board of a server group or a country, as scopedAtpBoard; 404 as the chart's board. */
+  private async scopedChartBoard(levelId: number, query: LeaderboardQueryDto): Promise<ChartBoardResponse> {
+    const scope = await this.scope(query);
+    if (query.around === undefined) {
+      const rows = await this.scoped.topTrack(levelId, scope.serverIDs, query.limit ?? BOARD_DEFAULT_LIMIT);
+      if (rows.length === 0) await this.requireChart(levelId);
+      return { board: 'chart', levelId, scope, entries: rows.map((row, i) => chartEntry(row, i + 1)) };
+    }
+    const rows = await this.scoped.trackWindow(levelId, scope.serverIDs, query.around, query.k ?? BOARD_DEFAULT_K);
+    const window = scopedWindow(rows, query.k ?? BOARD_DEFAULT_K);
+    if (!window) {
+      await this.requireChart(levelId);
+      return { board: 'chart', levelId, scope, rank: await this.unranked(query.around), entries: [] };
+    }
+    return {
+      board: 'chart',
+      levelId,
+      scope,
+      rank: window.rank,
+      entries: windowEntries(window.window, window.rank, chartEntry),
+    };
+  }
+
+  /** The servers of the query's group or country at this read; 404 when it names none. */
+  private async scope(query: LeaderboardQueryDto): Promise<BoardScopeView> {
+    if (query.group !== undefined) {
+      const serverIDs = await this.scoped.scopeServers({ group: query.group });
+      if (serverIDs.length === 0) throw new NotFoundError(`No server group named ${query.group}`);
+      return { kind: 'group', name: query.group, serverIDs: serverIDs.sort((a, b) => a - b) };
+    }
+    const country = query.country as string;
+    const serverIDs = await this.scoped.scopeServers({ country });
+    if (serverIDs.length === 0) throw new NotFoundError(`No server in country ${country}`);
+    return { kind: 'country', name: country, serverIDs: serverIDs.sort((a, b) => a - b) };
   }
 
   /**

@@ -12,6 +12,7 @@ import { RankIndex } from './rank-index/rank-index';
 import { LeaderboardAdminController } from './leaderboard-admin.controller';
 import { LeaderboardController } from './leaderboard.controller';
 import { LeaderboardRepository } from './leaderboard.repository';
+import { ScopedBoardRepository } from './scoped-board.repository';
 import { LeaderboardService } from './leaderboard.service';
 import { PeriodJobService } from './periods/period-job.service';
 import { PeriodRepository } from './periods/period.repository';
@@ -41,6 +42,7 @@ import { RedisRankIndex } from './redis/redis-rank-index';
     RankAnswerService,
     RankBansService,
     LeaderboardRepository,
+    ScopedBoardRepository,
     LeaderboardService,
     PeriodRepository,
     PeriodService,

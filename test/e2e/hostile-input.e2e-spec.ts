@@ -1,4 +1,6 @@
 import { PERIOD_PATTERN } from '../../src/ranking/dto/leaderboard.dto';
+import { COUNTRY_PATTERN } from '../../src/ranking/dto/board-scope.dto';
+import { NETWORK_NAME_PATTERN } from '../../src/common/validation/network-name';
 import { parseLocalDateTime } from '../../src/common/time';
 import { isSeasonSlug } from '../../src/ranking/dto/season.dto';
 import { isWebhookUrl } from '../../src/webhooks/dto/webhook.dto';
@@ -903,6 +905,21 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
     period: {
       valid: fc.constantFrom('all', 'day', 'week', 'month'),
       wrong: queryValue.filter((wire) => !PERIOD_PATTERN.test(decodedQueryValue(wire))).map((wire) => [wire]),
+    },
+    // Scoped boards (issue #44): a handover group's name or a country; a repeated parameter is 400 too.
+    group: {
+      valid: fc.constantFrom('g1', 'eu-lobby', 'a.b_c'),
+      wrong: fc.oneof(
+        queryValue.filter((wire) => !NETWORK_NAME_PATTERN.test(decodedQueryValue(wire))).map((wire) => [wire]),
+        fc.constant(['g1', 'g2']),
+      ),
+    },
+    country: {
+      valid: fc.constantFrom('DE', 'FR', 'JP'),
+      wrong: fc.oneof(
+        queryValue.filter((wire) => !COUNTRY_PATTERN.test(decodedQueryValue(wire))).map((wire) => [wire]),
+        fc.constant(['DE', 'FR']),
+      ),
     },
   };
 

@@ -54,6 +54,14 @@ export class PlayerEntity {
   @Column({ name: 'suffix_key', type: 'varchar', length: 128, nullable: true })
   suffixKey!: string | null;
 
+  /**
+   * The home server: the game server of the player's latest login (any mode, handovers and
+   * takeovers included), written only when it changes (rhythmc_player_move_home). Scoped boards
+   * (a server group, a country) rank players by it. null: no login since it was introduced.
+   */
+  @Column({ name: 'home_server_id', type: 'int', nullable: true })
+  homeServerId!: number | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
 

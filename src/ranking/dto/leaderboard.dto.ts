@@ -18,6 +18,10 @@ import {
   ValidationArguments,
 } from 'class-validator';
 import { StrictInt } from '../../common/validation/strict-integer';
+import { NETWORK_NAME_PATTERN } from '../../common/validation/network-name';
+import { BoardScopeView, COUNTRY_PATTERN } from './board-scope.dto';
+
+export { BoardScopeView } from './board-scope.dto';
 
 export const BOARD_DEFAULT_LIMIT = 10;
 export const BOARD_MAX_LIMIT = 100;
@@ -45,6 +49,10 @@ const kMessage = `k must be an integer from 0 to ${BOARD_MAX_K}`;
 const aroundMessage = 'around must be a positive integer';
 /** `all`, a calendar period now, a season by id or slug, or any period (a closed one: its archive) by id. */
 export const PERIOD_PATTERN = /^(all|day|week|month|season:([1-9]\d{0,17}|[a-z][a-z0-9-]{0,63})|[1-9]\d{0,17})$/;
+const groupMessage = 'group must be 1-64 characters of A-Z, a-z, 0-9, _, . and -';
+const countryMessage =
+  'country must be 1-64 characters of A-Z, a-z, 0-9, space, _, . and -, starting with a letter or digit';
+const SCOPE_PERIOD_MESSAGE = 'group and country read the all-time boards: not with period';
 const periodMessage =
   'period must be all, day, week, month, season:<id or slug> or a period id (a slug is a-z, 0-9 and -, starting with a letter)';
 
@@ -107,7 +115,37 @@ export class LeaderboardQueryDto {
   @IsOptional()
   @IsString({ message: periodMessage })
   @Matches(PERIOD_PATTERN, { message: periodMessage })
+  @RequiresOther('group', false, SCOPE_PERIOD_MESSAGE)
+  @RequiresOther('country', false, SCOPE_PERIOD_MESSAGE)
   period?: string;
+
+  @ApiPropertyOptional({
+    type: String,
+    maxLength: 64,
+    pattern: NETWORK_NAME_PATTERN.source,
+    description:
+      'The board of a session-handover group (the `session_handover` setting): the all-time board of the players whose ' +
+      'home server (the server of their latest login) is in the group, ranked by their global values. Not with `country` nor `period`.',
+    example: 'eu-lobby',
+  })
+  @IsOptional()
+  @IsString({ message: groupMessage })
+  @Matches(NETWORK_NAME_PATTERN, { message: groupMessage })
+  @RequiresOther('country', false, 'group cannot be combined with country: give one scope')
+  group?: string;
+
+  @ApiPropertyOptional({
+    type: String,
+    maxLength: 64,
+    pattern: COUNTRY_PATTERN.source,
+    description:
+      "The board of a country: as `group`, for the players whose home server's registered `country` is exactly this. Not with `group` nor `period`.",
+    example: 'DE',
+  })
+  @IsOptional()
+  @IsString({ message: countryMessage })
+  @Matches(COUNTRY_PATTERN, { message: countryMessage })
+  country?: string;
 }
 
 /** The period a board answer is for (every answer but `period=all`'s carries it). */
@@ -226,6 +264,12 @@ export class AtpBoardResponse {
   @ApiPropertyOptional({ type: BoardPeriodView, description: 'The period (absent for `period=all`)' })
   period?: BoardPeriodView;
 
+  @ApiPropertyOptional({
+    type: BoardScopeView,
+    description: 'With `group` or `country`: the scope (ranks are places within it)',
+  })
+  scope?: BoardScopeView;
+
   @ApiPropertyOptional(WINDOW_RANK)
   rank?: number | null;
 
@@ -243,6 +287,12 @@ export class ChartBoardResponse {
 
   @ApiPropertyOptional({ type: BoardPeriodView, description: 'The period (absent for `period=all`)' })
   period?: BoardPeriodView;
+
+  @ApiPropertyOptional({
+    type: BoardScopeView,
+    description: 'With `group` or `country`: the scope (ranks are places within it)',
+  })
+  scope?: BoardScopeView;
 
   @ApiPropertyOptional(WINDOW_RANK)
   rank?: number | null;

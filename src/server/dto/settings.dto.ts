@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { NETWORK_NAME_MESSAGE, NETWORK_NAME_PATTERN } from '../../common/validation/network-name';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -117,7 +118,7 @@ export class HandoverGroupDto {
     example: 'eu-lobby',
   })
   @IsString()
-  @Matches(/^[A-Za-z0-9_.-]{1,64}$/, { message: 'name must be 1-64 characters of A-Z, a-z, 0-9, _, . and -' })
+  @Matches(NETWORK_NAME_PATTERN, { message: NETWORK_NAME_MESSAGE })
   name!: string;
 
   @ApiProperty({

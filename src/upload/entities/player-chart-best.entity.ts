@@ -13,6 +13,8 @@ import type { PlayerEntity } from '../../player/entities/player.entity';
 @Index('IDX_player_chart_best_top', ['uid', 'rating'])
 // (level_id, acc DESC, first_time_ms ASC, uid ASC): each chart's track order, written in the migration.
 @Index('IDX_player_chart_best_track', { synchronize: false })
+// (level_id, home_server_id, acc DESC, first_time_ms ASC, uid ASC): the track order within each home server, in the migration.
+@Index('IDX_player_chart_best_home', { synchronize: false })
 export class PlayerChartBestEntity {
   @PrimaryColumn({ type: 'bigint' })
   uid!: string;
@@ -39,6 +41,10 @@ export class PlayerChartBestEntity {
 
   @Column({ type: 'bigint' })
   version!: string;
+
+  /** The player's home server, copied as on player_rating (scoped boards). */
+  @Column({ name: 'home_server_id', type: 'int', nullable: true })
+  homeServerId!: number | null;
 
   @Column({ name: 'updated_at', type: 'timestamptz', default: () => 'now()' })
   updatedAt!: Date;

@@ -12,6 +12,8 @@ import type { PlayerEntity } from '../../player/entities/player.entity';
 // (atp DESC, uid ASC): the site order, written in the migration (TypeORM has no per-column order).
 @Index('IDX_player_rating_site', { synchronize: false })
 @Index('IDX_player_rating_change_seq', ['changeSeq'])
+// (home_server_id, atp DESC, uid ASC): the site order within each home server (scoped boards), in the migration.
+@Index('IDX_player_rating_home', { synchronize: false })
 export class PlayerRatingEntity {
   @PrimaryColumn({ type: 'bigint' })
   uid!: string;
@@ -33,6 +35,14 @@ export class PlayerRatingEntity {
    */
   @Column({ name: 'change_seq', type: 'bigint', default: 0 })
   changeSeq!: string;
+
+  /**
+   * The player's home server (player.home_server_id, the server of the latest login), copied for
+   * the scoped boards: set on insert by a trigger, moved by the login that changes it (migration
+   * HomeServer). null: no login since the home was introduced.
+   */
+  @Column({ name: 'home_server_id', type: 'int', nullable: true })
+  homeServerId!: number | null;
 
   @Column({ name: 'updated_at', type: 'timestamptz', default: () => 'now()' })
   updatedAt!: Date;
