@@ -911,14 +911,14 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
       valid: fc.constantFrom('g1', 'eu-lobby', 'a.b_c'),
       wrong: fc.oneof(
         queryValue.filter((wire) => !NETWORK_NAME_PATTERN.test(decodedQueryValue(wire))).map((wire) => [wire]),
-        fc.constant(['g1', 'g2']),
+        fc.constant<string[]>(['g1', 'g2']),
       ),
     },
     country: {
       valid: fc.constantFrom('DE', 'FR', 'JP'),
       wrong: fc.oneof(
         queryValue.filter((wire) => !COUNTRY_PATTERN.test(decodedQueryValue(wire))).map((wire) => [wire]),
-        fc.constant(['DE', 'FR']),
+        fc.constant<string[]>(['DE', 'FR']),
       ),
     },
   };
