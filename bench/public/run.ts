@@ -25,7 +25,8 @@
  * written to bench/.out/public-<read>.cpuprofile; the sampling costs CPU: a profiled run's figures are not figures).
  * SERVICE_BUILD=<dir> (another checkout's, or a copy's, dist/ with its node_modules) starts that build
  * instead of this one: run it alternately with this one to measure a change before/after (one
- * instance at a time: without Redis the rank index allows one per database).
+ * instance at a time: without Redis the rank index allows one per database); SERVICE_DATA_DIR=<dir>
+ * keeps the service's data (the rank index's snapshot) between such runs.
  * Results: bench/.out/public-api.json and markdown tables on stdout; every line gives the load average.
  */
 import { randomBytes } from 'node:crypto';
@@ -120,7 +121,9 @@ async function main(): Promise<void> {
       env: {
         LOG_LEVEL: process.env.SERVICE_LOG_LEVEL ?? 'info',
         SERVER_TOKEN_TTL_SECONDS: '3600',
-        DATA_DIR: join(work, 'data'),
+        // SERVICE_DATA_DIR: kept between runs, so the rank index starts from its snapshot (seconds)
+        // instead of the tables (minutes at 1M players on a loaded machine).
+        DATA_DIR: process.env.SERVICE_DATA_DIR?.trim() || join(work, 'data'),
         RESOURCE_DIR: join(work, 'resources'),
         REDIS_KEY_PREFIX: redisPrefix,
         ...(PROFILE ? { NODE_OPTIONS: inspectArgs(inspectPort) } : {}),
