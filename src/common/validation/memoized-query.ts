@@ -7,14 +7,14 @@ export const QUERY_MEMO_SIZE = 256;
  * Marks the query DTO of a hot read (the boards, baltop, profiles): a query string the validation
  * pipe accepted once is answered from a memo the next time (docs/decisions.md "Validated queries
  * kept per DTO"). Only for DTOs whose validation depends on the query alone (no clock, no
- * database) and whose fields are primitives or arrays of them.
+ * database) and whose fields are primitives or arrays of them. Read on the class itself: a subclass is not marked.
  */
 export const MemoizedQuery = (): ClassDecorator => (target) => {
   Reflect.defineMetadata(MEMOIZED_QUERY_KEY, true, target);
 };
 
 export function isMemoizedQuery(type: unknown): type is abstract new () => object {
-  return typeof type === 'function' && Reflect.getMetadata(MEMOIZED_QUERY_KEY, type) === true;
+  return typeof type === 'function' && Reflect.getOwnMetadata(MEMOIZED_QUERY_KEY, type) === true;
 }
 
 /** What a query validated to: the DTO instance (kept, never handed out) and the unknown fields it ignored. */
