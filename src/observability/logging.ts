@@ -70,8 +70,7 @@ function serializeError(error: unknown): Record<string, unknown> {
 
 /**
  * Lines are gathered up to this many bytes (about 15 request lines) before a write to stdout; a
- * write per line was a hop to libuv's thread pool per request (docs/decisions.md "Request log
- * lines written in batches").
+ * write per line was a hop to libuv's thread pool per request (docs/decisions.md "Observability").
  */
 export const LOG_BATCH_BYTES = 4_096;
 /** What is gathered is written at least this often, so a quiet service's lines are not held back. */
