@@ -23,6 +23,10 @@
  * ROUNDS (3), RATE (500), OPEN_SECONDS (30), SERVICE_LOG_LEVEL (info: a line per request, as deployed), READS (baltop,public-atp,public-chart), OPEN (boards,profiles; none),
  * PROFILE=1 (a CPU profile of the service over each of its measured windows, summarised on stdout and
  * written to bench/.out/public-<read>.cpuprofile; the sampling costs CPU: a profiled run's figures are not figures).
+ * SERVICE_BUILD=<dir> (another checkout's, or a copy's, dist/ with its node_modules) starts that build
+ * instead of this one: run it alternately with this one to measure a change before/after (one
+ * instance at a time: without Redis the rank index allows one per database); SERVICE_DATA_DIR=<dir>
+ * keeps the service's data (the rank index's snapshot) between such runs.
  * Results: bench/.out/public-api.json and markdown tables on stdout; every line gives the load average.
  */
 import { randomBytes } from 'node:crypto';
@@ -61,6 +65,7 @@ const READS = listFromEnv('READS', ['baltop', 'public-atp', 'public-chart']);
 const OPEN = process.env.OPEN === 'none' ? [] : listFromEnv('OPEN', ['boards', 'profiles']);
 const REDIS_URL = process.env.REDIS_URL?.trim() || '';
 const PROFILE = process.env.PROFILE === '1';
+const SERVICE_BUILD = process.env.SERVICE_BUILD?.trim() || undefined;
 
 const READ_PATHS: Record<string, string> = {
   baltop: '/server/baltop?limit=10',
@@ -111,11 +116,14 @@ async function main(): Promise<void> {
       redisUrl: REDIS_URL,
       adminToken,
       source: 'dist',
+      buildRoot: SERVICE_BUILD,
       log: 'public-service.log',
       env: {
         LOG_LEVEL: process.env.SERVICE_LOG_LEVEL ?? 'info',
         SERVER_TOKEN_TTL_SECONDS: '3600',
-        DATA_DIR: join(work, 'data'),
+        // SERVICE_DATA_DIR: kept between runs, so the rank index starts from its snapshot (seconds)
+        // instead of the tables (minutes at 1M players on a loaded machine).
+        DATA_DIR: process.env.SERVICE_DATA_DIR?.trim() || join(work, 'data'),
         RESOURCE_DIR: join(work, 'resources'),
         REDIS_KEY_PREFIX: redisPrefix,
         ...(PROFILE ? { NODE_OPTIONS: inspectArgs(inspectPort) } : {}),
@@ -256,6 +264,7 @@ async function main(): Promise<void> {
 
     const report = {
       database: url.replace(/^.*\//, ''),
+      build: SERVICE_BUILD ?? 'this checkout',
       players,
       plays,
       redis: REDIS_URL !== '',

@@ -69,9 +69,18 @@ function serializeError(error: unknown): Record<string, unknown> {
 }
 
 /**
+ * Lines are gathered up to this many bytes (about 15 request lines) before a write to stdout; a
+ * write per line was a hop to libuv's thread pool per request (docs/decisions.md "Observability").
+ */
+export const LOG_BATCH_BYTES = 4_096;
+/** What is gathered is written at least this often, so a quiet service's lines are not held back. */
+export const LOG_FLUSH_MS = 100;
+
+/**
  * The app's root logger: JSON lines on stdout, or on `destination` (tests). Written asynchronously:
  * a synchronous write per line was a system call on the request path (docs/benchmarks-archive.md, "The
- * plugin's reads"); pino flushes what is buffered when the process exits.
+ * plugin's reads"), and in batches (LOG_BATCH_BYTES, at least every LOG_FLUSH_MS); pino flushes what
+ * is buffered when the process exits.
  */
 export function createRootLogger(level: LogLevel, destination?: DestinationStream): Pino {
   return pino(
@@ -81,7 +90,7 @@ export function createRootLogger(level: LogLevel, destination?: DestinationStrea
       formatters: { level: (label) => ({ level: label }), log: redactSecrets },
       serializers: { err: serializeError },
     },
-    destination ?? pino.destination({ dest: 1, sync: false }),
+    destination ?? pino.destination({ dest: 1, sync: false, minLength: LOG_BATCH_BYTES, periodicFlush: LOG_FLUSH_MS }),
   );
 }
 

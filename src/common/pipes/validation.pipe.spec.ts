@@ -4,6 +4,9 @@ import { Type } from 'class-transformer';
 import { IsInt, IsString, ValidateNested } from 'class-validator';
 import { AppError } from '../errors/app-error';
 import { isCheckedJsonBody, markCheckedJsonBody } from '../http/json-body-check';
+import { MemoizedQuery } from '../validation/memoized-query';
+import { PluginBody } from '../validation/plugin-body';
+import { QueryIntRange } from '../validation/strict-integer';
 import { createValidationPipe } from './validation.pipe';
 
 class InnerDto {
@@ -134,5 +137,67 @@ describe('the validation pipe: errors by field', () => {
       message: 'inner.valueOf: property valueOf should not exist',
       errors: [{ field: 'inner.valueOf', message: 'unknown field' }],
     });
+  });
+});
+
+describe('the validation pipe on a @MemoizedQuery query', () => {
+  @MemoizedQuery()
+  class TopQuery {
+    @QueryIntRange('limit', 1, 100)
+    limit?: number;
+  }
+
+  @MemoizedQuery()
+  @PluginBody()
+  class PluginTopQuery {
+    @QueryIntRange('limit', 1, 100)
+    limit?: number;
+  }
+
+  const QUERY = { type: 'query' as const, metatype: TopQuery };
+
+  it('validates a query string once, then hands out an equal, separate DTO', async () => {
+    const pipe = createValidationPipe();
+    const validate = jest.spyOn(ValidationPipe.prototype, 'transform');
+    try {
+      const first = (await pipe.transform({ limit: '10' }, QUERY)) as TopQuery;
+      const calls = validate.mock.calls.length;
+      expect(first).toBeInstanceOf(TopQuery);
+      expect(first.limit).toBe(10);
+      first.limit = 99;
+      const second = (await pipe.transform({ limit: '10' }, QUERY)) as TopQuery;
+      expect(validate.mock.calls.length).toBe(calls);
+      expect(second).toBeInstanceOf(TopQuery);
+      expect(second).not.toBe(first);
+      expect(second.limit).toBe(10);
+      // Another query string is validated.
+      expect(((await pipe.transform({ limit: '11' }, QUERY)) as TopQuery).limit).toBe(11);
+      expect(validate.mock.calls.length).toBeGreaterThan(calls);
+    } finally {
+      validate.mockRestore();
+    }
+  });
+
+  it('refuses a bad or unknown parameter every time, also after an accepted query', async () => {
+    const pipe = createValidationPipe();
+    await pipe.transform({ limit: '10' }, QUERY);
+    for (let i = 0; i < 2; i++) {
+      expect(await refusal(pipe.transform({ limit: '0' }, QUERY))).toBe('limit must be an integer from 1 to 100');
+      expect(await refusal(pipe.transform({ limit: '10', x: '1' }, QUERY))).toBe('x: property x should not exist');
+      expect(await refusal(pipe.transform({ limit: ['10', '10'] }, QUERY))).toMatch(/^limit/);
+    }
+  });
+
+  it('reports the parameters a plugin query ignored on every call, kept or not', async () => {
+    const ignored: Array<[string, string[]]> = [];
+    const pipe = createValidationPipe((dto, fields) => ignored.push([dto, fields]));
+    const metadata = { type: 'query' as const, metatype: PluginTopQuery };
+    for (let i = 0; i < 3; i++)
+      expect(((await pipe.transform({ limit: '5', t: '123' }, metadata)) as PluginTopQuery).limit).toBe(5);
+    expect(ignored).toEqual([
+      ['PluginTopQuery', ['t']],
+      ['PluginTopQuery', ['t']],
+      ['PluginTopQuery', ['t']],
+    ]);
   });
 });

@@ -4,6 +4,7 @@ import { validationProblems } from '../validation/describe-errors';
 import { droppedFields, unknownFieldErrors } from '../validation/dropped-fields';
 import { isPluginBody } from '../validation/plugin-body';
 import { isJsonObject } from '../validation/json-object';
+import { isMemoizedQuery, QueryMemo } from '../validation/memoized-query';
 import { cacheValidationMetadata } from '../validation/metadata-cache';
 import { isCheckedJsonBody } from '../http/json-body-check';
 
@@ -58,6 +59,7 @@ class BodyPipes {
 class AppValidationPipe extends ValidationPipe {
   private readonly strict: BodyPipes;
   private readonly liberal: BodyPipes;
+  private readonly queries = new QueryMemo();
 
   constructor(
     options: PipeOptions,
@@ -86,15 +88,36 @@ class AppValidationPipe extends ValidationPipe {
       }
       return this.refuseDropped(value, await this.strict.transform(value, metadata));
     }
-    // A plugin route's query (@PluginBody() on its DTO: GET /server/baltop): an unknown parameter,
-    // a cache-buster say, is ignored and reported like an unknown body field; the known ones stay strict.
-    if (metadata.type === 'query' && isPluginBody(metadata.metatype)) {
-      const result = await this.liberal.transform(value, metadata);
-      const ignored = droppedFields(value, result).map((path) => path.join('.'));
-      if (ignored.length > 0) this.onIgnored((metadata.metatype as { name: string }).name, ignored);
-      return result;
+    if (metadata.type === 'query') {
+      // A hot read's query (@MemoizedQuery): a query string accepted before is not validated again.
+      const key = isMemoizedQuery(metadata.metatype) ? QueryMemo.keyOf(value) : null;
+      const kept = key === null ? undefined : this.queries.get(metadata.metatype, key);
+      const validated = kept ?? (await this.validateQuery(value, metadata));
+      if (key !== null && kept === undefined && typeof validated.instance === 'object' && validated.instance !== null)
+        this.queries.set(metadata.metatype, key, validated.instance, validated.ignored);
+      if (validated.ignored.length > 0) this.onIgnored((metadata.metatype as { name: string }).name, validated.ignored);
+      return validated.instance;
     }
     return this.refuseDropped(value, await (super.transform(value, metadata) as Promise<unknown>));
+  }
+
+  /**
+   * A query's DTO. A plugin route's query (@PluginBody() on its DTO: GET /server/baltop): an unknown
+   * parameter, a cache-buster say, is ignored and reported like an unknown body field; the known ones
+   * stay strict. Any other query: unknown parameters are 400.
+   */
+  private async validateQuery(
+    value: unknown,
+    metadata: ArgumentMetadata,
+  ): Promise<{ instance: unknown; ignored: string[] }> {
+    if (isPluginBody(metadata.metatype)) {
+      const instance = await this.liberal.transform(value, metadata);
+      return { instance, ignored: droppedFields(value, instance).map((path) => path.join('.')) };
+    }
+    return {
+      instance: this.refuseDropped(value, await (super.transform(value, metadata) as Promise<unknown>)),
+      ignored: [],
+    };
   }
 
   /**

@@ -1,5 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { PluginBody } from '../../common/validation/plugin-body';
+import { MemoizedQuery } from '../../common/validation/memoized-query';
 import { QueryIntRange } from '../../common/validation/strict-integer';
 import { BALTOP_DEFAULT_LIMIT, BALTOP_MAX_LIMIT, HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT } from '../economy.service';
 
@@ -8,6 +9,7 @@ import { BALTOP_DEFAULT_LIMIT, BALTOP_MAX_LIMIT, HISTORY_DEFAULT_LIMIT, HISTORY_
  * as before the query became a DTO; `limit` keeps its exact check.
  */
 @PluginBody()
+@MemoizedQuery()
 export class BaltopQueryDto {
   @ApiPropertyOptional({
     type: 'integer',

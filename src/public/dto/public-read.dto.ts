@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches } from 'class-validator';
 import { QueryIntRange } from '../../common/validation/strict-integer';
+import { MemoizedQuery } from '../../common/validation/memoized-query';
 import { DISPLAY_NAME, RequiresOther, UID, USERNAME } from '../../ranking';
 
 export const FIRST_PLACES_DEFAULT_LIMIT = 10;
@@ -13,6 +14,7 @@ export const PROFILE_DEFAULT_RECENT = 10;
 export const PROFILE_MAX_RECENT = 50;
 
 /** GET /public/v1/first-places. */
+@MemoizedQuery()
 export class FirstPlacesQueryDto {
   @ApiPropertyOptional({
     type: 'integer',
@@ -66,6 +68,7 @@ export class PlayerSearchQueryDto {
 }
 
 /** GET /public/v1/players/{uid} and …/uuid/{uuid}: how many bests and recent plays. */
+@MemoizedQuery()
 export class PlayerProfileQueryDto {
   @ApiPropertyOptional({
     type: 'integer',

@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
+import { MemoizedQuery } from '../../common/validation/memoized-query';
 import { PluginBody } from '../../common/validation/plugin-body';
 import { UID_REQUEST_SCHEMA } from '../../common/validation/is-uid';
 import {
@@ -60,6 +61,7 @@ const periodMessage =
  * GET /server/leaderboards/…: either the top `limit` (the default, 10) or the window `around` a
  * player with `k` neighbours on each side. Unknown parameters are 400 (the strict ValidationPipe).
  */
+@MemoizedQuery()
 export class LeaderboardQueryDto {
   @ApiPropertyOptional({
     type: 'integer',
