@@ -37,6 +37,23 @@ export class PreparedQueries {
     }) => Promise<QueryResult>;
     return rowsOf<T>(query.call(connection, { name, text, values: params }), text, params);
   }
+
+  /**
+   * An unnamed statement on `manager`'s transaction with its own client-side timeout instead of
+   * the pool's 15 s backstop: for the rare bulk statements that may take longer on a large network
+   * (a period's archive at 1M players takes tens of seconds). Needs a transaction's connection.
+   */
+  async runLongIn<T>(manager: EntityManager, text: string, params: unknown[], timeoutMs: number): Promise<T[]> {
+    const connection = (manager.queryRunner as unknown as { databaseConnection?: { query?: unknown } } | undefined)
+      ?.databaseConnection;
+    if (typeof connection?.query !== 'function') throw new Error('runLongIn runs inside a transaction only');
+    const query = connection.query as (config: {
+      text: string;
+      values: unknown[];
+      query_timeout: number;
+    }) => Promise<QueryResult>;
+    return rowsOf<T>(query.call(connection, { text, values: params, query_timeout: timeoutMs }), text, params);
+  }
 }
 
 /** The rows of a pg query, its failure as TypeORM's QueryFailedError (as DataSource.query throws it). */

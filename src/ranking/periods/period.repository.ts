@@ -115,6 +115,11 @@ export const ARCHIVE_CHARTS_SQL = `INSERT INTO period_chart_archive (period_id, 
 SELECT $1, t.level_id, row_number() OVER (PARTITION BY t.level_id ORDER BY ${CHART.order}), t.uid, t.acc, t.rating
   FROM period_chart_best t WHERE t.period_id = $1 AND ${unbanned('t')}`;
 
+/** The archive's statements may run this long (client side; bench:periods:close measured 37–58 s at 1M players, loaded). */
+const ARCHIVE_TIMEOUT_MS = 600_000;
+/** Sort memory of the archive's transaction (its window sorts spilled to disk at 1M players with the default 4 MB). */
+const ARCHIVE_WORK_MEM = '64MB';
+
 /** Which board of a period: the ATP board, or a chart's. */
 export type PeriodBoard = { board: 'atp' } | { board: 'chart'; levelId: number };
 
@@ -315,8 +320,11 @@ export class PeriodRepository {
       [id],
     );
     if (rows.length === 0) return null;
-    await manager.query(ARCHIVE_ATP_SQL, [id]);
-    await manager.query(ARCHIVE_CHARTS_SQL, [id]);
+    // A big period's archive sorts and inserts millions of rows (1M players: tens of seconds): its own
+    // timeout, not the pool's 15 s that would roll it back on every try, and room to sort in memory.
+    await manager.query(`SET LOCAL work_mem = '${ARCHIVE_WORK_MEM}'`);
+    await this.statements.runLongIn(manager, ARCHIVE_ATP_SQL, [id], ARCHIVE_TIMEOUT_MS);
+    await this.statements.runLongIn(manager, ARCHIVE_CHARTS_SQL, [id], ARCHIVE_TIMEOUT_MS);
     return rows[0];
   }
 
