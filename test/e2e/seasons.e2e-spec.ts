@@ -402,6 +402,17 @@ describe('Seasons: the admin API and the close rule (issue #44)', () => {
         granted: { collection: OTHER_TITLE, uids: [p3.uid] },
       });
       expect(await owners(app, OTHER_TITLE)).toEqual([p3.uid]);
+      // The archive tables were analyzed after the commit (a fresh archive is not read with whole-table plans).
+      // (ANALYZE sets the row estimate from the rows it counts; inserts leave it at -1, "never analyzed".)
+      expect(
+        await app.sql(
+          `SELECT c.relname, c.reltuples > 0 AS analyzed FROM pg_class c
+            WHERE c.relname IN ('period_atp_archive', 'period_chart_archive') ORDER BY c.relname`,
+        ),
+      ).toEqual([
+        { relname: 'period_atp_archive', analyzed: true },
+        { relname: 'period_chart_archive', analyzed: true },
+      ]);
       expect(await c1.next((f) => f.event === 'collections_granted' && f.data.uid === p3.uid)).toEqual({
         event: 'collections_granted',
         data: { uid: p3.uid, keys: [OTHER_TITLE], reason: 'season', season: 'autumn-2027' },
