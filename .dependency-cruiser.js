@@ -32,7 +32,7 @@ const MODULES = {
   // Ranks and boards: the rank index and its sources, the all-time and period boards, seasons. It
   // never imports upload (ranking-does-not-know-upload); upload writes ranks through its surface.
   // + player's ban predicate (shared-sql-fragment)
-  ranking: ['config', 'common', 'database', 'openapi', 'audit', 'auth', 'catalog'],
+  ranking: ['config', 'common', 'database', 'openapi', 'audit', 'auth', 'catalog', 'server'],
   player: ['config', 'common', 'database', 'openapi', 'audit', 'auth', 'catalog', 'server', 'webhooks'],
   economy: ['config', 'common', 'database', 'openapi', 'audit', 'auth'], // + player's ban predicate (shared-sql-fragment)
   upload: ['config', 'common', 'database', 'openapi', 'audit', 'auth', 'catalog', 'ranking'], // + player's ban predicate (shared-sql-fragment)

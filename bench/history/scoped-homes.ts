@@ -26,12 +26,12 @@ import {
 } from '../../src/ranking/leaderboard.repository';
 import {
   COUNTRY_SERVERS_SQL,
-  GROUP_SERVERS_SQL,
   SCOPED_SITE_WINDOW_SQL,
   SCOPED_TOP_SITE_SQL,
   SCOPED_TOP_TRACK_SQL,
   SCOPED_TRACK_WINDOW_SQL,
 } from '../../src/ranking/scoped-board.repository';
+import { groupServers, SessionHandoverSetting } from '../../src/server/server.types';
 
 const URL = benchDatabaseUrl('rhythmc_bench_scopes_homes');
 const PLAYERS = intFromEnv('PLAYERS', 1_000_000);
@@ -102,7 +102,12 @@ runMain(async () => {
     console.log(
       `generated ${fmt(PLAYERS)} players on ${SERVERS} servers: ${secondsSince(started)} s — load ${loadAverage().toFixed(2)}`,
     );
-    const group = (await client.query<{ id: number }>(GROUP_SERVERS_SQL, ['g7'])).rows.map((r) => r.id);
+    const handover = (
+      await client.query<{ value: SessionHandoverSetting }>(
+        `SELECT value FROM service_setting WHERE key = 'session_handover'`,
+      )
+    ).rows[0];
+    const group = handover ? groupServers(handover.value, 'g7') : [];
     const country = (await client.query<{ id: number }>(COUNTRY_SERVERS_SQL, ['CX'])).rows.map((r) => r.id);
     const members = async (servers: number[]) =>
       (

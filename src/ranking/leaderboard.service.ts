@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { CatalogService } from '../catalog/catalog.service';
 import { NotFoundError } from '../common/errors/app-error';
 import { shownName } from '../common/player-name';
+import { ServerService } from '../server/server.service';
 import {
   AtpBoardEntry,
   AtpBoardResponse,
@@ -132,6 +133,7 @@ export class LeaderboardService {
     private readonly catalog: CatalogService,
     private readonly periods: PeriodService,
     private readonly scoped: ScopedBoardRepository,
+    private readonly servers: ServerService,
   ) {}
 
   async atpBoard(query: LeaderboardQueryDto): Promise<AtpBoardResponse> {
@@ -294,12 +296,12 @@ export class LeaderboardService {
   /** The servers of the query's group or country at this read; 404 when it names none. */
   private async scope(query: LeaderboardQueryDto): Promise<BoardScopeView> {
     if (query.group !== undefined) {
-      const serverIDs = await this.scoped.scopeServers({ group: query.group });
+      const serverIDs = await this.servers.groupServers(query.group);
       if (serverIDs.length === 0) throw new NotFoundError(`No server group named ${query.group}`);
       return { kind: 'group', name: query.group, serverIDs: serverIDs.sort((a, b) => a - b) };
     }
     const country = query.country as string;
-    const serverIDs = await this.scoped.scopeServers({ country });
+    const serverIDs = await this.scoped.countryServers(country);
     if (serverIDs.length === 0) throw new NotFoundError(`No server in country ${country}`);
     return { kind: 'country', name: country, serverIDs: serverIDs.sort((a, b) => a - b) };
   }

@@ -22,6 +22,7 @@ import { SeasonService } from './periods/season.service';
 import { RankAnswerService } from './rank-answer.service';
 import { RankBansService } from './rank-bans.service';
 import { RankSourceRepository } from './rank-source.repository';
+import { ServerModule } from '../server/server.module';
 import { RedisRankIndex } from './redis/redis-rank-index';
 
 /**
@@ -32,7 +33,7 @@ import { RedisRankIndex } from './redis/redis-rank-index';
  * rank-sql.ts): .dependency-cruiser.js. Provides the one Clock (periods and the rating history).
  */
 @Module({
-  imports: [AuthModule, CatalogModule],
+  imports: [AuthModule, CatalogModule, ServerModule],
   controllers: [LeaderboardController, LeaderboardAdminController, SeasonAdminController],
   providers: [
     Clock,

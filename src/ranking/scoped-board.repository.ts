@@ -99,13 +99,6 @@ SELECT w.part, w.uid, w.acc, w.rating, p.username, p.display_name, w.ahead FROM 
   ) AS w JOIN player p ON p.uid = w.uid
  ORDER BY w.acc DESC, w.first_time_ms ASC, w.uid ASC`;
 
-/** The servers of the handover group named $1 (the `session_handover` setting, mode `groups`): none when there is no such group. */
-export const GROUP_SERVERS_SQL = `SELECT DISTINCT x.id::int AS id
-  FROM service_setting st
-  CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(st.value->'groups') = 'array' THEN st.value->'groups' ELSE '[]'::jsonb END) AS g
-  CROSS JOIN LATERAL jsonb_array_elements_text(g->'serverIDs') AS x(id)
- WHERE st.key = 'session_handover' AND st.value->>'mode' = 'groups' AND g->>'name' = $1`;
-
 /** The servers whose registered country is $1 (exactly). */
 export const COUNTRY_SERVERS_SQL = 'SELECT id FROM game_server WHERE country = $1';
 
@@ -122,12 +115,9 @@ export class ScopedBoardRepository {
     private readonly replica: ReadQueries,
   ) {}
 
-  /** The server ids of the handover group `name`, or of the servers registered in `country`; [] when none. */
-  async scopeServers(scope: { group: string } | { country: string }): Promise<number[]> {
-    const rows =
-      'group' in scope
-        ? await this.prepared.run<{ id: number }>('scoped_group_servers', GROUP_SERVERS_SQL, [scope.group])
-        : await this.prepared.run<{ id: number }>('scoped_country_servers', COUNTRY_SERVERS_SQL, [scope.country]);
+  /** The servers registered in `country` (exactly); [] when none. Groups are the server module's (ServerService.groupServers). */
+  async countryServers(country: string): Promise<number[]> {
+    const rows = await this.prepared.run<{ id: number }>('scoped_country_servers', COUNTRY_SERVERS_SQL, [country]);
     return rows.map((row) => Number(row.id));
   }
 

@@ -50,6 +50,7 @@ import {
   HANDOVER_LOGIN_MODES,
   MaintenanceSetting,
   chatAudience,
+  groupServers,
   inOneNetwork,
   mayHandOver,
   PluginPolicy,
@@ -232,6 +233,11 @@ export class ServerService {
   /** Whether two servers are one network (`resume_session` may move a session between them). */
   async inOneNetwork(a: number, b: number): Promise<boolean> {
     return inOneNetwork(await this.sessionHandover(), a, b);
+  }
+
+  /** The servers of the handover group named `name` (none: no such group); the scoped boards' group. */
+  async groupServers(name: string): Promise<number[]> {
+    return groupServers(await this.sessionHandover(), name);
   }
 
   /** The servers a chat line from this server reaches; null: every server. */

@@ -45,6 +45,12 @@ export function inOneNetwork(setting: SessionHandoverSetting, a: number, b: numb
   return false;
 }
 
+/** The servers of the group named `name`: none when the setting is not in mode `groups` or has no such group. */
+export function groupServers(setting: SessionHandoverSetting, name: string): number[] {
+  if (setting.mode !== 'groups') return [];
+  return [...(setting.groups.find((group) => group.name === name)?.serverIDs ?? [])];
+}
+
 /** True when a login through server `to` may take over a session bound to server `from` under the setting. */
 export function mayHandOver(setting: SessionHandoverSetting, from: number, to: number, mode: string): boolean {
   return from !== to && setting.modes.some((allowed) => allowed === mode) && inOneNetwork(setting, from, to);
