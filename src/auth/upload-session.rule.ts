@@ -11,9 +11,7 @@ import { TokenService } from './token.service';
  * the transactional path's first statement), so nothing is stored for a refused session and the
  * reason comes back in the same round trip. TypeScript only words the reason (uploadSessionError)
  * and takes the clock both statements judge at. test/e2e/upload-session-rule.e2e-spec.ts holds the
- * function to the expected reason row by row, and to rhythmc_upload_session_accepted, its boolean
- * form that the previous release still calls (dropped a release later, docs/decisions.md "Rolling
- * upgrades").
+ * function to the expected reason row by row, around every boundary of the clock.
  *
  * The rule: the player token's session must not be logged out (logout, ban, the end of its server
  * session and the player's next login all close it) and must belong to `uid`; it must be bound to

@@ -2,7 +2,7 @@ import { QueryFailedError } from 'typeorm';
 import { mayHaveCommitted } from './pg-errors';
 
 const withFields = (message: string, fields: Record<string, unknown>) => Object.assign(new Error(message), fields);
-const queryFailed = (driverError: Error) => new QueryFailedError('SELECT rhythmc_upload_play($1)', [], driverError);
+const queryFailed = (driverError: Error) => new QueryFailedError('SELECT rhythmc_upload_record($1)', [], driverError);
 
 describe('mayHaveCommitted: whether a failed statement may still have committed', () => {
   it.each([

@@ -5,7 +5,7 @@
  *     boards of economy and upload, which leave banned players out in the same statement);
  *   - banIsActive: TypeScript, on a loaded ban (the admin profile's `active`).
  * The database functions that check a ban write the same condition inline (rhythmc_upload_record,
- * rhythmc_upload_play, rhythmc_player_login, rhythmc_webhook_atp; their files in src/<module>/sql/);
+ * rhythmc_player_login, rhythmc_webhook_atp; their files in src/<module>/sql/);
  * the same test extracts each copy from the function's text and compares it with banIsActive.
  */
 

@@ -4,10 +4,9 @@ import type { ChartRead, StoredRecord } from './upload.types';
  * Whether a stored record counts towards bests, ATP and ranks (docs/decisions.md "Score
  * integrity"): passed, no failed check or approved, not voided, on a chart that is not a
  * placeholder. COUNTED_RECORD is the same rule in SQL (test/e2e/twin-rules.e2e-spec.ts runs both
- * over every combination and asserts they agree); rhythmc_upload_record (upload/sql/; and
- * rhythmc_upload_play, the previous release's) writes it inline for a record it has just stored
- * (never approved, never voided): `p_pass AND cardinality(p_flags) = 0 AND NOT v_chart.placeholder`,
- * which the same test extracts from the function and compares over the new-record cases.
+ * over every combination and asserts they agree); rhythmc_upload_record (upload/sql/) writes it
+ * inline for a record it has just stored (never approved, never voided):
+ * `p_pass AND cardinality(p_flags) = 0 AND NOT v_chart.placeholder`, which the same test extracts from the function and compares over the new-record cases.
  */
 export const recordCounts = (
   record: Pick<StoredRecord, 'pass' | 'flags' | 'approved' | 'voided'>,

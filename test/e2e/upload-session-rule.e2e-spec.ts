@@ -9,7 +9,6 @@ import {
 } from '../../src/auth/upload-session.rule';
 import { createPlayer } from '../factories/player.factory';
 import { onlineServer } from '../factories/server.factory';
-import { functionFiles } from '../support/function-files';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -17,11 +16,9 @@ import { startTestApp, TestApp } from '../support/test-app';
  * rhythmc_upload_session_refusal answers the reason a session is refused, and TypeScript words it
  * (uploadSessionError). No TypeScript form decides anything any more, so there is no SQL/TypeScript
  * pair to compare; what is held here: the function's reason for every kind of stored session, as
- * the upload statements call it, and its 401 wording; and, for as long as the previous release
- * calls it, the boolean form rhythmc_upload_session_accepted, which must accept exactly the
- * sessions the refusal function does not refuse (each shown to fail when changed alone).
+ * the upload statements call it, around every boundary of its clock, and its 401 wording.
  */
-describe("Upload session rule: the reason in SQL, its wording, and the previous release's form", () => {
+describe('Upload session rule: the reason in SQL and its wording', () => {
   let app: TestApp;
   let rule: UploadSessionRule;
 
@@ -249,92 +246,6 @@ describe("Upload session rule: the reason in SQL, its wording, and the previous 
     ];
     expect(new Set(reasons.map((reason) => uploadSessionError(reason).message)).size).toBe(reasons.length);
     expect(() => uploadSessionError('stale' as UploadSessionRefusal)).toThrow('Unknown upload session refusal: stale');
-  });
-
-  it("refuses exactly what the previous release's rhythmc_upload_session_accepted does not accept, around every boundary", async () => {
-    const clock = { now: new Date('2026-06-01T12:00:00Z'), liveSince: new Date('2026-06-01T11:52:00Z') };
-    const serverSession = '00000000-0000-4000-8000-000000000001';
-    const otherSession = '00000000-0000-4000-8000-000000000002';
-    const at = (iso: string) => new Date(`2026-06-01T${iso}Z`);
-    const rows: Array<{
-      uid: string;
-      serverSessionId: string;
-      tokenExpiresAt: Date;
-      renewedAt: Date;
-      loggedOutAt: Date | null;
-    }> = [];
-    for (const uid of ['7', '8'])
-      for (const serverSessionId of [serverSession, otherSession])
-        for (const tokenExpiresAt of [at('11:59:59'), at('12:00:00'), at('12:00:01')])
-          for (const renewedAt of [at('11:51:59'), at('11:52:00'), at('11:52:01')])
-            for (const loggedOutAt of [null, at('11:58:00')])
-              rows.push({ uid, serverSessionId, tokenExpiresAt, renewedAt, loggedOutAt });
-    const judgeAll = () =>
-      app.sql<{ refusal: UploadSessionRefusal | null; accepted: boolean }>(
-        `WITH sess AS (SELECT * FROM ROWS FROM (jsonb_to_recordset($5::jsonb) AS (uid bigint, server_session_id uuid,
-           token_expires_at timestamptz, renewed_at timestamptz, logged_out_at timestamptz)) WITH ORDINALITY
-           AS t(uid, server_session_id, token_expires_at, renewed_at, logged_out_at, n))
-       SELECT ${uploadSessionRefusal('sess', { uid: '$1::bigint', serverSession: '$2::uuid', now: '$3::timestamptz', liveSince: '$4::timestamptz' })} AS refusal,
-              rhythmc_upload_session_accepted(sess.uid, sess.logged_out_at, sess.server_session_id, sess.token_expires_at,
-                sess.renewed_at, $1::bigint, $2::uuid, $3::timestamptz, $4::timestamptz) AS accepted
-         FROM sess ORDER BY n`,
-        [
-          '7',
-          serverSession,
-          clock.now,
-          clock.liveSince,
-          JSON.stringify(
-            rows.map((r) => ({
-              uid: r.uid,
-              server_session_id: r.serverSessionId,
-              token_expires_at: r.tokenExpiresAt,
-              renewed_at: r.renewedAt,
-              logged_out_at: r.loggedOutAt,
-            })),
-          ),
-        ],
-      );
-    /** The rows where the two forms disagree: refused by one, accepted by the other. */
-    const disagreeing = async () =>
-      (await judgeAll())
-        .map((row, i) => ({ ...row, i }))
-        .filter((row) => (row.refusal === null) !== row.accepted)
-        .map(({ i }) => [rows[i].tokenExpiresAt, rows[i].renewedAt]);
-
-    const judged = await judgeAll();
-    expect(await disagreeing()).toEqual([]);
-    // Every reason occurs, and both sides of each boundary, so the comparison means something.
-    const counts: Record<string, number> = {};
-    for (const { refusal } of judged) counts[String(refusal)] = (counts[String(refusal)] ?? 0) + 1;
-    expect(counts).toEqual({
-      null: 5,
-      no_session: 36,
-      other_uid: 18,
-      other_server: 3,
-      expired_other_server: 6,
-      not_renewed: 4,
-    });
-
-    // Each form changed alone (replaced from its file, one comparison flipped): the comparison
-    // fails on the rows whose token expires this instant and whose renewal is not in grace.
-    const boundary = [
-      [at('12:00:00'), at('11:51:59')],
-      [at('12:00:00'), at('11:52:00')],
-    ];
-    for (const [name, from, to] of [
-      ['rhythmc_upload_session_refusal', 'WHEN s_token_expires_at <= p_now AND', 'WHEN s_token_expires_at < p_now AND'],
-      ['rhythmc_upload_session_accepted', 's_token_expires_at > p_now', 's_token_expires_at >= p_now'],
-    ]) {
-      const file = functionFiles().find((f) => f.name === name)?.text ?? '';
-      expect(file).toContain(from);
-      await app.sql(file.replace(from, to));
-      try {
-        expect({ name, disagreeing: await disagreeing() }).toEqual({ name, disagreeing: boundary });
-      } finally {
-        await app.sql(file);
-      }
-    }
-    expect(await disagreeing()).toEqual([]);
   });
 
   it('takes its clock once: liveSince is two resync intervals before now', () => {

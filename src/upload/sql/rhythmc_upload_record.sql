@@ -1,8 +1,8 @@
 -- The score upload in one statement (PlayRecordRepository.uploadInOneStatement): session, record, best,
 -- ATP and the open periods. A refused session answers outcome 'refused' and the reason (refusal: the
 -- upload-session rule's, or 'erased'), which the service only words; the other rare cases answer an
--- outcome and the service takes its transactional path. Replaces rhythmc_upload_play (kept for the
--- previous release, docs/decisions.md "Rolling upgrades").
+-- outcome and the service takes its transactional path. Replaced rhythmc_upload_play (dropped by
+-- migration DropUploadPlay, docs/decisions.md "Rolling upgrades").
 CREATE OR REPLACE FUNCTION public.rhythmc_upload_record(p_uid bigint, p_level_id integer, p_time_ms bigint, p_player_timestamp_ms bigint, p_acc double precision, p_pass boolean, p_full_combo boolean, p_all_perfect boolean, p_is_new_record boolean, p_max_combo integer, p_is_rival boolean, p_is_win boolean, p_rival_uid bigint, p_rival_acc double precision, p_counters integer[], p_player_arena character varying, p_server_id integer, p_server_name character varying, p_server_country character varying, p_server_session_id uuid, p_token_hash character, p_now timestamp with time zone, p_live_since timestamp with time zone, p_flags text[], p_judged bigint, p_period_at timestamp with time zone DEFAULT NULL::timestamp with time zone)
  RETURNS TABLE(outcome text, refusal text, new_record_id bigint, new_received_ms bigint, chart_constant double precision, chart_placeholder boolean, chart_notes integer, prev_version bigint, prev_atp numeric, prev_acc double precision, prev_first_time_ms bigint, prev_record_id bigint, prev_rating double precision, prev_best_version bigint, new_version bigint, new_atp_e4 bigint, new_rating double precision, self_banned boolean, ban_generation bigint, db_now timestamp with time zone)
  LANGUAGE plpgsql

@@ -1,5 +1,5 @@
 -- A counted play into every period open at p_at, under the shared period lock (advisory 727044,
--- PERIOD_LOCK_KEY of period.repository.ts). Called by rhythmc_upload_record (and rhythmc_upload_play, the previous release's) and the transactional upload.
+-- PERIOD_LOCK_KEY of period.repository.ts). Called by rhythmc_upload_record and the transactional upload.
 CREATE OR REPLACE FUNCTION public.rhythmc_count_period_play(p_uid bigint, p_level_id integer, p_acc double precision, p_time_ms bigint, p_record_id bigint, p_constant double precision, p_at timestamp with time zone)
  RETURNS void
  LANGUAGE plpgsql

@@ -1,7 +1,36 @@
--- The score upload in one statement as the previous release calls it (its named statement's result type
--- must not change): replaced by rhythmc_upload_record, which also answers why a session is refused.
--- Nothing of this release calls it; dropped in the next release (docs/decisions.md "Rolling upgrades",
--- pending contract steps).
+import { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * The contract step of migration UploadRefusal (docs/decisions.md "Rolling upgrades: expand, then
+ * contract"): rhythmc_upload_play and rhythmc_upload_session_accepted are dropped. The release that
+ * added rhythmc_upload_record stopped calling them, and the previous release (.ci/previous-release)
+ * is that release, so no instance still serving on this schema calls them. `down` writes them back
+ * as the files of that release held them. Written by hand.
+ */
+export class DropUploadPlay1795887000000 implements MigrationInterface {
+  name = 'DropUploadPlay1795887000000';
+
+  public async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(
+      'DROP FUNCTION public.rhythmc_upload_play(bigint, integer, bigint, bigint, double precision, boolean, boolean, boolean, boolean, integer, boolean, boolean, bigint, double precision, integer[], character varying, integer, character varying, character varying, uuid, character, timestamp with time zone, timestamp with time zone, text[], bigint, timestamp with time zone)',
+    );
+    await queryRunner.query(
+      'DROP FUNCTION public.rhythmc_upload_session_accepted(bigint, timestamp with time zone, uuid, timestamp with time zone, timestamp with time zone, bigint, uuid, timestamp with time zone, timestamp with time zone)',
+    );
+  }
+
+  public async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
+CREATE OR REPLACE FUNCTION public.rhythmc_upload_session_accepted(s_uid bigint, s_logged_out_at timestamp with time zone, s_server_session_id uuid, s_token_expires_at timestamp with time zone, s_renewed_at timestamp with time zone, p_uid bigint, p_server_session_id uuid, p_now timestamp with time zone, p_live_since timestamp with time zone)
+ RETURNS boolean
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$
+  SELECT s_uid = p_uid AND s_logged_out_at IS NULL AND s_server_session_id = p_server_session_id
+     AND (s_token_expires_at > p_now OR s_renewed_at > p_live_since)
+$function$
+`);
+    await queryRunner.query(`
 CREATE OR REPLACE FUNCTION public.rhythmc_upload_play(p_uid bigint, p_level_id integer, p_time_ms bigint, p_player_timestamp_ms bigint, p_acc double precision, p_pass boolean, p_full_combo boolean, p_all_perfect boolean, p_is_new_record boolean, p_max_combo integer, p_is_rival boolean, p_is_win boolean, p_rival_uid bigint, p_rival_acc double precision, p_counters integer[], p_player_arena character varying, p_server_id integer, p_server_name character varying, p_server_country character varying, p_server_session_id uuid, p_token_hash character, p_now timestamp with time zone, p_live_since timestamp with time zone, p_flags text[], p_judged bigint, p_period_at timestamp with time zone DEFAULT NULL::timestamp with time zone)
  RETURNS TABLE(outcome text, new_record_id bigint, new_received_ms bigint, chart_constant double precision, chart_placeholder boolean, chart_notes integer, prev_version bigint, prev_atp numeric, prev_acc double precision, prev_first_time_ms bigint, prev_record_id bigint, prev_rating double precision, prev_best_version bigint, new_version bigint, new_atp_e4 bigint, new_rating double precision, self_banned boolean, ban_generation bigint, db_now timestamp with time zone)
  LANGUAGE plpgsql
@@ -100,3 +129,6 @@ BEGIN
   END IF;
   RETURN NEXT;
 END $function$
+`);
+  }
+}
