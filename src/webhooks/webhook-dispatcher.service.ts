@@ -23,13 +23,15 @@ const RESTART_DELAY_MS = 1_000;
 
 /**
  * The worker's file: compiled JavaScript beside this one in dist; under ts-jest (this file is .ts)
- * the TypeScript source, through ts-node in the worker.
+ * the TypeScript source, through the checkout's transpile hook in the worker (scripts/ts-register.js:
+ * transpiled once and kept, where ts-node loaded TypeScript again in every test app's worker).
  */
 function startDeliveryWorker(data: DeliveryWorkerData): Worker {
   const extension = extname(__filename);
   const file = join(__dirname, `webhook-delivery.worker${extension}`);
   if (extension === '.js') return new Worker(file, { workerData: data });
-  return new Worker(`require('ts-node').register({ transpileOnly: true }); require(${JSON.stringify(file)});`, {
+  const register = join(__dirname, '..', '..', 'scripts', 'ts-register.js');
+  return new Worker(`require(${JSON.stringify(register)}); require(${JSON.stringify(file)});`, {
     eval: true,
     workerData: data,
   });

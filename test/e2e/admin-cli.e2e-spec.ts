@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { createPlayer, onlinePlayer } from '../factories/player.factory';
 import { createServer, onlineServer, uniqueName } from '../factories/server.factory';
 import { gameplayPayload } from '../factories/upload.factory';
+import { TS_REGISTER } from '../support/source-script';
 import { ADMIN_TOKEN, startTestApp, TestApp } from '../support/test-app';
 import { badField, badLines } from '../support/bad-request';
 
@@ -26,7 +27,7 @@ function cli(args: string[], env: Record<string, string> = {}, stdin = ''): Prom
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
-      ['-r', 'ts-node/register/transpile-only', 'src/cli/admin.ts', ...args],
+      ['-r', TS_REGISTER, 'src/cli/admin.ts', ...args],
       { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;

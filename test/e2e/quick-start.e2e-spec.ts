@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { loadConfig } from '../../src/config/app-config';
+import { TS_REGISTER } from '../support/source-script';
 import { freshDatabase, TestDatabase } from '../support/test-app';
 
 /**
@@ -88,22 +89,17 @@ describe('Quick start', () => {
       // The last line, on the TypeScript sources (dist/ may be older than the code under test) and
       // a test database. The variables set here win over .env, as the README says; ADMIN_TOKEN
       // comes from .env alone.
-      const child = spawn(
-        process.execPath,
-        ['--env-file=.env', '-r', require.resolve('ts-node/register/transpile-only'), join(ROOT, 'src', 'main.ts')],
-        {
-          cwd: dir,
-          env: {
-            PATH: process.env.PATH ?? '',
-            TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'),
-            HOST: '127.0.0.1',
-            PORT: '0',
-            RESOURCE_DIR: join(dir, 'resources'),
-            ...database.env,
-          },
-          stdio: ['ignore', 'pipe', 'pipe'],
+      const child = spawn(process.execPath, ['--env-file=.env', '-r', TS_REGISTER, join(ROOT, 'src', 'main.ts')], {
+        cwd: dir,
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOST: '127.0.0.1',
+          PORT: '0',
+          RESOURCE_DIR: join(dir, 'resources'),
+          ...database.env,
         },
-      );
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let output = '';
       const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
       try {

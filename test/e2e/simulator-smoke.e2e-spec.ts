@@ -14,6 +14,7 @@ import { generateResourceTree } from '../../bench/harness/generate';
 import { IdentityProvider, startIdentityProvider } from '../../bench/simulate/identity-provider';
 import { Network } from '../../bench/simulate/network';
 import { runSmoke } from '../../bench/simulate/smoke';
+import { TS_REGISTER } from '../support/source-script';
 import { ADMIN_TOKEN, startTestApp, TestApp } from '../support/test-app';
 
 const ROOT = join(__dirname, '..', '..');
@@ -61,15 +62,11 @@ function runCli(
   env: Record<string, string> = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['-r', 'ts-node/register/transpile-only', join(ROOT, 'bench', 'simulate', 'main.ts'), ...args],
-      {
-        cwd: ROOT,
-        env: { ...process.env, TS_NODE_TRANSPILE_ONLY: 'true', ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const child = spawn(process.execPath, ['-r', TS_REGISTER, join(ROOT, 'bench', 'simulate', 'main.ts'), ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -1,5 +1,6 @@
 import { ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
+import { TS_REGISTER } from './source-script';
 
 export interface ServiceChild {
   readonly process: ChildProcess;
@@ -33,12 +34,12 @@ export interface StartingServiceChild {
  * the IPC channel and the pipes go through it to node.
  */
 export function spawnServiceChild(env: Record<string, string>, wrapper: string[] = []): StartingServiceChild {
-  const nodeArgs = ['-r', 'ts-node/register/transpile-only'];
+  const nodeArgs = ['-r', TS_REGISTER];
   const child = fork(join(__dirname, 'service-process.ts'), [], {
     ...(wrapper.length > 0
       ? { execPath: wrapper[0], execArgv: [...wrapper.slice(1), process.execPath, ...nodeArgs] }
       : { execArgv: nodeArgs }),
-    env: { ...process.env, ...env, TS_NODE_PROJECT: join(__dirname, '..', '..', 'tsconfig.json') },
+    env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   let stdout = '';

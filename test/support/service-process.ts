@@ -10,7 +10,7 @@ import { loadConfig } from '../../src/config/app-config';
  * The service in a child process, started and stopped by the same calls as src/main.ts
  * (stopSignals first → loadConfig → startUntilSignalled: a signal during start-up closes what
  * started and exits 0). It reports its port and database URL to the parent over IPC.
- * Run with `node -r ts-node/register/transpile-only` (see test/support/service-child.ts).
+ * Run with `node -r scripts/ts-register.js` (see test/support/service-child.ts).
  */
 async function run(): Promise<void> {
   const service = await startUntilSignalled(loadConfig(), stopSignals, new Logger('Main'));
