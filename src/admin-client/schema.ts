@@ -1827,7 +1827,7 @@ export interface paths {
     put?: never;
     /**
      * Close a season now
-     * @description Its end moves to now; the close, the archive of its boards and its close rule (the collection to its top players, pushed to the game servers of those online) are one transaction. The answer lists whom it granted.
+     * @description Its end moves to now. The close is one short transaction (uploads wait only for it); the archive of its boards and its close rule (the collection to its top players, pushed to the game servers of those online) are a second, as when the period job closes a season at its end. The answer lists whom it granted. Should the archive fail (503), the season stays closed and the period job archives it at its next run.
      */
     post: operations['SeasonAdmin_close'];
     delete?: never;

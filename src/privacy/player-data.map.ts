@@ -175,6 +175,15 @@ export const PLAYER_DATA: readonly PlayerDataEntry[] = [
     erase: { delete: true },
   },
   {
+    // The seasons whose close rule granted the player their collection: the season stays, without the uid.
+    key: 'seasonGrants',
+    table: 'board_period',
+    columns: ['granted_uids'],
+    where: '$1::bigint = ANY ("granted_uids")',
+    export: { columns: 'id, slug, grant_collection', orderBy: 'id' },
+    erase: { set: '"granted_uids" = array_remove("granted_uids", $1::bigint)' },
+  },
+  {
     key: 'plays',
     table: 'play_record',
     columns: ['uid'],

@@ -196,6 +196,7 @@ describe('Privacy: export and erase a player', () => {
         periodRatings: 3,
         periodAtpArchive: 0,
         periodChartArchive: 0,
+        seasonGrants: 0,
         plays: 2,
         playsAsRival: 1,
         pendingKicks: 0,

@@ -5,6 +5,8 @@ import { onlinePlayer, TestPlayerSession } from '../factories/player.factory';
 import { onlineServer, TestServerSession } from '../factories/server.factory';
 import { gameplayPayload, uploadPlay } from '../factories/upload.factory';
 import { badField, badLines } from '../support/bad-request';
+import { Client } from 'pg';
+import { testDatabaseServerUrl } from '../setup/test-env';
 import { multiInstanceAvailable, startTestApp, TestApp } from '../support/test-app';
 import { WsClient, type Frame } from '../support/ws-client';
 
@@ -65,6 +67,15 @@ const seasonRows = (app: TestApp) =>
     `SELECT id::int AS id, slug, name, starts_at, ends_at, grant_collection, grant_top, closed_at IS NOT NULL AS closed
        FROM board_period WHERE kind = 'season' ORDER BY id`,
   );
+
+/** board_period.granted_uids of a season: whom its close rule granted (null: not frozen, or no rule). */
+const grantedUids = async (app: TestApp, id: number): Promise<number[] | null> => {
+  const [row] = await app.sql<{ uids: string[] | null }>(
+    'SELECT granted_uids AS uids FROM board_period WHERE id = $1',
+    [id],
+  );
+  return row.uids === null ? null : row.uids.map(Number);
+};
 
 const granted = (frames: Frame[]) => frames.filter((frame) => frame.event === 'collections_granted');
 
@@ -383,7 +394,10 @@ describe('Seasons: the admin API and the close rule (issue #44)', () => {
         message: 'Season spring-2027 is closed',
       });
 
-      // Closing early: one transaction; the answer and the audit row say whom it granted.
+      // The freeze stored whom the job's close granted on the season's row (p1 owned it already).
+      expect(await grantedUids(app, spring.id)).toEqual([p0.uid, p2.uid].sort((a, b) => a - b));
+
+      // Closing early: the close, then the freeze; the answer and the audit row say whom it granted.
       const autumn = await app.admin.post('/admin/seasons', {
         slug: 'autumn-2027',
         name: 'Autumn 2027',
@@ -402,6 +416,7 @@ describe('Seasons: the admin API and the close rule (issue #44)', () => {
         granted: { collection: OTHER_TITLE, uids: [p3.uid] },
       });
       expect(await owners(app, OTHER_TITLE)).toEqual([p3.uid]);
+      expect(await grantedUids(app, autumn.body.id as number)).toEqual([p3.uid]);
       // The archive tables were analyzed after the commit (a fresh archive is not read with whole-table plans).
       // (ANALYZE sets the row estimate from the rows it counts; inserts leave it at -1, "never analyzed".)
       expect(
@@ -487,6 +502,7 @@ describe('Seasons: the admin API and the close rule (issue #44)', () => {
         const liveBody = live.body as { period: Record<string, unknown> };
         expect(archived.body).toEqual({ ...liveBody, period: { ...liveBody.period, closed: true } });
         expect(await owners(a, TITLE)).toEqual([first.uid, second.uid].sort((x, y) => x - y));
+        expect(await grantedUids(b, created.body.id as number)).toEqual([first.uid, second.uid].sort((x, y) => x - y));
         await socket.next(() => granted(socket.frames).length >= 2, 5_000);
         expect(
           granted(socket.frames)
@@ -501,6 +517,77 @@ describe('Seasons: the admin API and the close rule (issue #44)', () => {
     } finally {
       await b?.close();
       await a.close();
+    }
+  });
+});
+
+// A second connection holding a lock while the service works needs PostgreSQL: the embedded
+// database serves its clients' transactions one at a time.
+(testDatabaseServerUrl() ? describe : describe.skip)('An early close holds uploads for the close only', () => {
+  it('uploads go on while the archive of a closing season waits; a play after the close counts for it no more', async () => {
+    const app = await startTestApp();
+    const locker = new Client({ connectionString: app.databaseUrl() });
+    await locker.connect();
+    try {
+      await putCatalog(app, [931, 932]);
+      const start = new Date(Math.floor(Date.now() / 1_000) * 1_000);
+      const created = await app.admin.post('/admin/seasons', {
+        slug: 'held-archive',
+        name: 'Held archive',
+        startsAt: formatLocalDateTime(start),
+        endsAt: formatLocalDateTime(new Date(start.getTime() + 86_400_000)),
+        closeRule: { collection: TITLE, top: 1 },
+      });
+      expect(created.status).toBe(201);
+      const id = created.body.id as number;
+      await sleep(1_100); // the season has started
+      const server = await onlineServer(app);
+      const player = await onlinePlayer(app, server);
+      await play(app, server, player, 931, { acc: 90 });
+      const seasonAtp = () =>
+        app.sql('SELECT atp::text AS atp FROM period_rating WHERE period_id = $1 AND uid = $2', [id, player.uid]);
+      const before = await seasonAtp();
+      expect(before).toHaveLength(1);
+
+      // The archive's insert waits for this lock; readers of the archive do not.
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE period_atp_archive IN EXCLUSIVE MODE');
+      const closing = app.admin.post(`/admin/seasons/${id}/close`);
+      const state = async () =>
+        (
+          await app.sql<{ closed: boolean; archived: boolean }>(
+            'SELECT closed_at IS NOT NULL AS closed, archived_at IS NOT NULL AS archived FROM board_period WHERE id = $1',
+            [id],
+          )
+        )[0];
+      for (let i = 0; i < 100 && !(await state()).closed; i++) await sleep(50);
+      // The close committed on its own; the archive is waiting.
+      expect(await state()).toEqual({ closed: true, archived: false });
+      const upload = uploadPlay(app, server, player, gameplayPayload(932, (playTime += 1_000), { acc: 99 }));
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<string>((resolve) => (timer = setTimeout(() => resolve('waited'), 10_000)));
+      const outcome = await Promise.race([upload.then(() => 'answered'), waited]);
+      clearTimeout(timer);
+      expect(outcome).toBe('answered');
+      // The play after the close counts for the all-time boards, not for the closed season.
+      expect(await seasonAtp()).toEqual(before);
+      expect(await app.sql('SELECT 1 FROM period_chart_best WHERE period_id = $1 AND level_id = 932', [id])).toEqual(
+        [],
+      );
+
+      await locker.query('ROLLBACK');
+      const closed = await closing;
+      expect(closed.status).toBe(200);
+      expect(closed.body).toMatchObject({
+        season: { id, state: 'archived' },
+        granted: { collection: TITLE, uids: [player.uid] },
+      });
+      expect(await state()).toEqual({ closed: true, archived: true });
+      expect(await grantedUids(app, id)).toEqual([player.uid]);
+    } finally {
+      await locker.query('ROLLBACK').catch(() => undefined);
+      await locker.end();
+      await app.close();
     }
   });
 });

@@ -50,6 +50,14 @@ export class BoardPeriodEntity {
   @Column({ name: 'archived_at', type: 'timestamptz', nullable: true })
   archivedAt!: Date | null;
 
+  /**
+   * Seasons with a close rule, once archived: the players the close granted the collection to
+   * (those of the top who owned it already are not listed). null: no close rule, not archived yet,
+   * or archived by a release before this column. An erasure removes the player's uid.
+   */
+  @Column({ name: 'granted_uids', type: 'bigint', array: true, nullable: true })
+  grantedUids!: string[] | null;
+
   @Column({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
   createdAt!: Date;
 }

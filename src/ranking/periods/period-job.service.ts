@@ -89,7 +89,8 @@ export class PeriodJobService implements OnApplicationBootstrap, OnModuleDestroy
    * live read: nothing writes into a closed period), and a season's close rule: the collection to
    * the first `top` of the archived ATP board (so exactly the ranks the archive answers), to each
    * one that lacks it, with a `collections_granted` frame kept in the realtime outbox for the game
-   * server of each one online. Null when another transaction froze it.
+   * server of each one online; whom it granted is stored on the period's row. Null when another
+   * transaction froze it.
    */
   async freeze(id: string, manager: EntityManager): Promise<FrozenPeriod | null> {
     const row = await this.periods.archive(id, manager);
@@ -97,6 +98,7 @@ export class PeriodJobService implements OnApplicationBootstrap, OnModuleDestroy
     if (row.grant_collection === null || row.grant_top === null) return { row, granted: null, notified: [] };
     const top = await this.periods.archivedAtpTop(id, row.grant_top, manager);
     const uids = await this.catalog.grantToPlayers(row.grant_collection, top, manager);
+    await this.periods.recordGrant(id, uids, manager);
     const expiresAt = new Date(
       Date.now() + (this.config.serverTokenTtlSeconds + this.config.serverTokenRefreshGraceSeconds) * 1_000,
     );
@@ -111,7 +113,7 @@ export class PeriodJobService implements OnApplicationBootstrap, OnModuleDestroy
       })),
       expiresAt,
     );
-    return { row, granted: { collection: row.grant_collection, uids }, notified };
+    return { row: { ...row, granted_uids: uids }, granted: { collection: row.grant_collection, uids }, notified };
   }
 
   /** After the freeze committed: the log line of what was granted, and the kept frames' delivery now. */

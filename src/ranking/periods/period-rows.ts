@@ -17,6 +17,8 @@ export interface PeriodRow {
   closed_at: Date | null;
   archived_at: Date | null;
   created_at: Date;
+  /** What the close rule granted, ascending (board_period.granted_uids). */
+  granted_uids: string[] | null;
 }
 
 /** What staff set on a season (board_period's season columns). */

@@ -10,7 +10,7 @@ import { toPeriodWindowRow, toSeasonRow } from './period-rows';
 
 /** Writes answer their rows through a CTE: TypeORM answers a bare UPDATE … RETURNING as [rows, count]. */
 const PERIOD_COLUMNS =
-  'p.id, p.kind, p.slug, p.name, p.starts_at, p.ends_at, p.grant_collection, p.grant_top, p.closed_at, p.archived_at, p.created_at';
+  'p.id, p.kind, p.slug, p.name, p.starts_at, p.ends_at, p.grant_collection, p.grant_top, p.closed_at, p.archived_at, p.created_at, p.granted_uids';
 
 const unbanned = (alias: string) => `NOT ${activeBanPredicate(alias)}`;
 
@@ -157,8 +157,9 @@ export class PeriodRepository {
     return rows[0] ?? null;
   }
 
-  async byId(id: string): Promise<PeriodRow | null> {
-    const rows = await this.reads.run<PeriodRow>(
+  /** `primary`: right after a write of this instance's, which a replica may not have yet. */
+  async byId(id: string, { primary = false } = {}): Promise<PeriodRow | null> {
+    const rows = await (primary ? this.statements : this.reads).run<PeriodRow>(
       'period_by_id',
       `SELECT ${PERIOD_COLUMNS} FROM board_period p WHERE p.id = $1`,
       [id],
@@ -230,6 +231,11 @@ export class PeriodRepository {
       [id, at],
     );
     return rows[0] ?? null;
+  }
+
+  /** Stores what a season's close rule granted (in the freezing transaction), ascending. */
+  async recordGrant(id: string, uids: readonly string[], manager: EntityManager): Promise<void> {
+    await manager.query('UPDATE board_period SET granted_uids = $2::bigint[] WHERE id = $1', [id, uids]);
   }
 
   /** The first `top` players of an archived period's ATP board, by rank (in the archiving transaction). */

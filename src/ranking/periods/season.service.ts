@@ -140,13 +140,18 @@ export class SeasonService {
   }
 
   /**
-   * Closes an open season now: its end moves to now, and the close, the archive and the close
-   * rule's grant are one transaction (uploads wait for it at the period lock), so the answer says
-   * what was granted.
+   * Closes an open season now: its end moves to now in a short transaction under the exclusive
+   * period lock (uploads wait for that one only), then the season is frozen as the period job
+   * freezes a period that ended: its archive and its close rule's grant, one transaction that
+   * uploads do not wait for (nothing writes into a closed period). The answer is the season's row
+   * after the freeze, with whom the grant reached (stored on the row, so the answer is the same
+   * when another instance's period job froze it between the two transactions). Should the freeze
+   * fail, the error is answered and the season stays closed: the period job archives it at its
+   * next run.
    */
   async close(id: string): Promise<ClosedSeasonResponse> {
     const now = this.clock.now();
-    const frozen = await this.tx.run(async (manager) => {
+    await this.tx.run(async (manager) => {
       await this.periods.lockPeriodWrites(manager);
       const season = await this.periods.lockSeason(id, manager);
       if (!season) throw new NotFoundError(`No season with id ${id}`);
@@ -155,13 +160,16 @@ export class SeasonService {
         throw new ConflictError(`Season ${season.slug} has not started: delete it instead`);
       if (!(await this.periods.closeSeasonEarly(id, now, manager)))
         throw new ConflictError(`Season ${season.slug} is closed already`);
-      return this.job.freeze(id, manager);
     });
-    if (!frozen) throw new ConflictError(`Season ${id} is closed already`);
-    await this.job.announce(frozen);
+    const frozen = await this.job.archive(id);
+    const row = frozen?.row ?? (await this.periods.byId(id, { primary: true }));
+    if (!row) throw new NotFoundError(`No season with id ${id}`);
     return {
-      season: toSeasonResponse(frozen.row, now),
-      granted: frozen.granted ? { collection: frozen.granted.collection, uids: frozen.granted.uids.map(Number) } : null,
+      season: toSeasonResponse(row, now),
+      granted:
+        row.grant_collection !== null && row.granted_uids !== null
+          ? { collection: row.grant_collection, uids: row.granted_uids.map(Number) }
+          : null,
     };
   }
 
