@@ -287,6 +287,22 @@ describe('Board periods: day, week, month and seasons (issue #44)', () => {
     const before = await app.sql('SELECT count(*)::int AS n FROM period_chart_archive');
     await app.get(PeriodJobService).runOnce();
     expect(await app.sql('SELECT count(*)::int AS n FROM period_chart_archive')).toEqual(before);
+
+    // An erasure leaves a gap in the archived ranks: a window holds the ranks within k of the
+    // player's, never the next rows beyond the gap.
+    await app.sql('DELETE FROM period_chart_archive WHERE period_id = $1 AND level_id = 801 AND rank = 2', [day.id]);
+    const ranksAround = async (uid: number, k: number) =>
+      (
+        (await board(app, server, 'charts/801', { period: day.id, around: uid, k })).body as {
+          entries: Array<{ rank: number; uid: number }>;
+        }
+      ).entries.map((e) => [e.rank, e.uid]);
+    expect(await ranksAround(p[1].uid, 1)).toEqual([[1, p[1].uid]]);
+    expect(await ranksAround(p[2].uid, 1)).toEqual([[3, p[2].uid]]);
+    expect(await ranksAround(p[1].uid, 2)).toEqual([
+      [1, p[1].uid],
+      [3, p[2].uid],
+    ]);
     clock.mockReset();
   });
 });

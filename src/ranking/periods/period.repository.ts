@@ -94,13 +94,23 @@ const archiveTop = (
   FROM ${s.archive} a JOIN player p ON p.uid = a.uid
  WHERE ${s.archiveFilter} ORDER BY a.rank LIMIT ${last}`;
 
+/**
+ * The archived player ($uid) and the rows ranked up to $k before and after (an erasure leaves gaps
+ * in the ranks). A walk of the rank key from the first of them, at most 2k + 1 rows: without the
+ * LIMIT, the named statement's generic plan took the range for a tenth of the board and scanned it
+ * as a bitmap (bench:periods:reads at 1M: 351 ms for the ATP window, against 4 ms for a chart's).
+ */
 const archiveWindow = (
   s: BoardSource,
   uid: string,
   k: string,
 ) => `SELECT m.rank AS anchor, a.rank, a.uid, ${archiveColumns(s)}, p.username, p.display_name
   FROM (SELECT a.rank FROM ${s.archive} a WHERE ${s.archiveFilter} AND a.uid = ${uid}) AS m
-  JOIN ${s.archive} a ON ${s.archiveFilter} AND a.rank BETWEEN m.rank - ${k} AND m.rank + ${k}
+  CROSS JOIN LATERAL (
+    SELECT a.* FROM ${s.archive} a
+     WHERE ${s.archiveFilter} AND a.rank >= m.rank - ${k} AND a.rank <= m.rank + ${k}
+     ORDER BY a.rank LIMIT 2 * ${k} + 1
+  ) AS a
   JOIN player p ON p.uid = a.uid
  ORDER BY a.rank`;
 
