@@ -33,6 +33,16 @@ export class PlayerProfileService {
     const balance = await this.economy.adminEconomy(uid, PROFILE_BALANCE_HISTORY);
     const ratings = await this.ratings.playerRatings(uid, PROFILE_BESTS);
     const collections = await this.catalog.unlockedKeys(uid);
-    return { ...account, sessions, takeovers, balance, ...ratings, collections: [...collections].sort() };
+    return {
+      ...account,
+      sessions,
+      takeovers,
+      balance,
+      atp: ratings.atp,
+      siteRank: ratings.siteRank,
+      bests: ratings.bests.map(({ levelId, acc, rating, trackRank }) => ({ levelId, acc, rating, trackRank })),
+      bestCount: ratings.bestCount,
+      collections: [...collections].sort(),
+    };
   }
 }

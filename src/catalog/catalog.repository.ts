@@ -60,15 +60,6 @@ export class CatalogRepository {
     private readonly prepared: PreparedQueries,
   ) {}
 
-  /** The names of the charts of `levelIds` (absent ids are left out). */
-  chartNames(levelIds: number[]): Promise<Array<{ level_id: number; name: string }>> {
-    return this.prepared.run(
-      'catalog_chart_names',
-      'SELECT level_id, name FROM chart WHERE level_id = ANY($1::int[])',
-      [levelIds],
-    );
-  }
-
   /** Every `title` collection the player has unlocked, by key. */
   allUnlockedTitles(uid: string): Promise<Pick<CollectionEntity, 'key' | 'properties'>[]> {
     return this.prepared.run('catalog_unlocked_titles', UNLOCKED_TITLES_SQL, [uid]);

@@ -107,13 +107,6 @@ export class CatalogService {
     return new Map(titles.map((title) => [title.key, toTitleInfo(title)]));
   }
 
-  /** Chart names by level id, for the charts of `levelIds` that the catalog has. */
-  async chartNames(levelIds: number[]): Promise<Map<number, string>> {
-    if (levelIds.length === 0) return new Map();
-    const rows = await this.catalog.chartNames([...new Set(levelIds)]);
-    return new Map(rows.map((row) => [row.level_id, row.name]));
-  }
-
   /** Every `title` collection the player has unlocked, by key (the public profile). */
   async playerTitles(uid: string): Promise<TitleInfo[]> {
     return (await this.catalog.allUnlockedTitles(uid)).map(toTitleInfo);

@@ -126,7 +126,6 @@ export class PublicService {
       this.catalog.playerTitles(uid),
       this.config.publicApiFields.has('balance') ? this.economy.balanceOf(uid) : Promise.resolve(null),
     ]);
-    const names = await this.catalog.chartNames(ratings.bests.map((best) => best.levelId));
     return {
       ...player,
       atp: ratings.atp,
@@ -134,7 +133,7 @@ export class PublicService {
       bestCount: ratings.bestCount,
       bests: ratings.bests.map((best) => ({
         levelId: best.levelId,
-        chartName: names.get(best.levelId) ?? '',
+        chartName: best.chartName ?? '',
         acc: best.acc,
         rating: roundRating(best.rating),
         trackRank: best.trackRank,

@@ -8,6 +8,8 @@ import type { BanCheck } from '../ranking';
 
 export interface BestRow {
   level_id: number;
+  /** The chart's name; null when the catalog has no row for it. */
+  chart_name: string | null;
   acc: number;
   rating: number;
   first_time_ms: string;
@@ -32,9 +34,14 @@ export interface RecentPlayRow {
 const RATING_SQL = `SELECT r.atp, r.version, ${BAN_CHECK}
   FROM (SELECT $1::bigint AS uid) AS me LEFT JOIN player_rating r ON r.uid = me.uid`;
 
-/** The player's bests by rating descending (then level id), at most $2, each with how many there are in all. */
-const BESTS_SQL = `SELECT level_id, acc, rating, first_time_ms, record_id, version, count(*) OVER () AS total
-  FROM player_chart_best WHERE uid = $1 ORDER BY rating DESC, level_id ASC LIMIT $2`;
+/**
+ * The player's bests by rating descending (then level id), at most $2, each with its chart's name
+ * and how many there are in all.
+ */
+const BESTS_SQL = `SELECT b.level_id, c.name AS chart_name, b.acc, b.rating, b.first_time_ms, b.record_id, b.version,
+       count(*) OVER () AS total
+  FROM player_chart_best b LEFT JOIN chart c ON c.level_id = b.level_id
+ WHERE b.uid = $1 ORDER BY b.rating DESC, b.level_id ASC LIMIT $2`;
 
 /**
  * The player's newest $2 plays that count (counted-record.rule.ts), by id descending (the order the

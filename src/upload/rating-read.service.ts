@@ -9,7 +9,8 @@ export interface PlayerRatingSummary {
   atp: number | null;
   /** The upload's siteRank now; null without a counted play or while banned. */
   siteRank: number | null;
-  bests: { levelId: number; acc: number; rating: number; trackRank: number | null }[];
+  /** `chartName`: null when the catalog has no row for the chart. */
+  bests: { levelId: number; chartName: string | null; acc: number; rating: number; trackRank: number | null }[];
   bestCount: number;
 }
 
@@ -41,8 +42,7 @@ export class RatingReadService {
    * answer); null while banned.
    */
   async playerRatings(uid: string, bestLimit: number): Promise<PlayerRatingSummary> {
-    const { rating, bans } = await this.ratings.rating(uid);
-    const bests = await this.ratings.bests(uid, bestLimit);
+    const [{ rating, bans }, bests] = await Promise.all([this.ratings.rating(uid), this.ratings.bests(uid, bestLimit)]);
     const version = rating === null ? 0 : Number(rating.version);
     const atpE4 = rating === null ? null : toTenThousandths(Number(rating.atp));
     const state = (levelId: number, best: PlayerRankState['best']): PlayerRankState => ({
@@ -62,7 +62,7 @@ export class RatingReadService {
         version: Number(row.version),
       };
       const { trackRank } = await this.rankAnswers.ranks(state(row.level_id, best), bans, null);
-      ranked.push({ levelId: row.level_id, acc: row.acc, rating: row.rating, trackRank });
+      ranked.push({ levelId: row.level_id, chartName: row.chart_name, acc: row.acc, rating: row.rating, trackRank });
     }
     return { atp: rating === null ? null : Number(rating.atp), siteRank, bests: ranked, bestCount: bests.total };
   }
