@@ -6,7 +6,8 @@ import type { ChartRead, StoredRecord } from './upload.types';
  * placeholder. COUNTED_RECORD is the same rule in SQL (test/e2e/twin-rules.e2e-spec.ts runs both
  * over every combination and asserts they agree); rhythmc_upload_record (upload/sql/) writes it
  * inline for a record it has just stored (never approved, never voided):
- * `p_pass AND cardinality(p_flags) = 0 AND NOT v_chart.placeholder`, which the same test extracts from the function and compares over the new-record cases.
+ * `p_pass AND cardinality(p_flags) = 0 AND NOT v_chart.placeholder`, which the same test extracts
+ * from the function and compares over the new-record cases.
  */
 export const recordCounts = (
   record: Pick<StoredRecord, 'pass' | 'flags' | 'approved' | 'voided'>,
