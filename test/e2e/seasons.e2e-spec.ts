@@ -570,6 +570,9 @@ describe('Seasons: the admin API and the close rule (issue #44)', () => {
       clearTimeout(timer);
       expect(outcome).toBe('answered');
       // The play after the close counts for the all-time boards, not for the closed season.
+      expect(
+        await app.sql('SELECT acc FROM player_chart_best WHERE uid = $1 AND level_id = 932', [player.uid]),
+      ).toEqual([{ acc: 99 }]);
       expect(await seasonAtp()).toEqual(before);
       expect(await app.sql('SELECT 1 FROM period_chart_best WHERE period_id = $1 AND level_id = 932', [id])).toEqual(
         [],
@@ -578,8 +581,13 @@ describe('Seasons: the admin API and the close rule (issue #44)', () => {
       await locker.query('ROLLBACK');
       const closed = await closing;
       expect(closed.status).toBe(200);
-      expect(closed.body).toMatchObject({
-        season: { id, state: 'archived' },
+      expect(closed.body).toEqual({
+        season: {
+          ...(created.body as object),
+          endsAt: expect.stringMatching(LOCAL) as unknown,
+          state: 'archived',
+          closedAt: expect.stringMatching(LOCAL) as unknown,
+        },
         granted: { collection: TITLE, uids: [player.uid] },
       });
       expect(await state()).toEqual({ closed: true, archived: true });
