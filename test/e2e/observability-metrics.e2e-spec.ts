@@ -259,21 +259,23 @@ describe('Prometheus metrics', () => {
 
   it('reports the event-loop delay since the previous scrape, the monitor resolution taken off', async () => {
     await scrape();
-    // The app runs in this process: a 200 ms busy loop holds its event loop.
-    const until = Date.now() + 200;
+    // The app runs in this process: a 500 ms busy loop holds its event loop.
+    const until = Date.now() + 500;
     while (Date.now() < until) {
       // busy: nothing runs meanwhile
     }
     const blocked = await scrape();
     const stat = (samples: Sample[], name: string) =>
       valueOf(samples, 'rhythmc_event_loop_delay_seconds', { stat: name }) as number;
-    expect(stat(blocked, 'max')).toBeGreaterThanOrEqual(0.195);
-    expect(stat(blocked, 'max')).toBeLessThan(2);
+    expect(stat(blocked, 'max')).toBeGreaterThanOrEqual(0.495);
+    expect(stat(blocked, 'max')).toBeLessThan(3);
     expect(stat(blocked, 'p99')).toBeLessThanOrEqual(stat(blocked, 'max'));
     expect(stat(blocked, 'p50')).toBeLessThanOrEqual(stat(blocked, 'p99'));
-    // The window starts again at every scrape: the block is gone from the next one.
+    // The window starts again at every scrape: the block is gone from the next one. Compared with
+    // the block itself, not a fixed bound: the scrape's own queries run on this thread when the
+    // database is the embedded one, and a loaded CI machine once made them take 250 ms.
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(stat(await scrape(), 'max')).toBeLessThan(0.195);
+    expect(stat(await scrape(), 'max')).toBeLessThan(stat(blocked, 'max'));
   });
 
   it('reports the live sessions the database holds', async () => {
