@@ -90,6 +90,10 @@ function runnerOf(client: Client): PreparedQueries & ReadQueries {
   return {
     run: async <T>(name: string, text: string, params: unknown[]) =>
       (await client.query({ name, text, values: params })).rows as T[],
+    // The archive's long statements (PreparedQueries.runLongIn) go through the transaction's
+    // manager here, which `timed` wraps: timed by statement, with no client-side timeout.
+    runLongIn: <T>(manager: EntityManager, text: string, params: unknown[]) =>
+      manager.query<T[]>(text, params),
   } as unknown as PreparedQueries & ReadQueries;
 }
 
