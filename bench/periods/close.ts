@@ -14,8 +14,8 @@
  *      ranks of SAMPLE random players through `around` (k=0);
  *   2. live read latency of A over HTTP, four shapes (ATP top 10, ATP around a player k=5, chart 1
  *      top 10, chart 1 around k=5), READS one at a time, then LOADED over CONCURRENCY connections;
- *   3. A closed by the admin route `POST /admin/seasons/{A}/close` (close, archive and grant in one
- *      transaction): its time over HTTP;
+ *   3. A closed by the admin route `POST /admin/seasons/{A}/close` (the close, then archive and
+ *      grant, in two transactions as the route runs them): its time over HTTP;
  *   4. A's archive against the live read: every board whole (the archive statements), and the same
  *      HTTP reads as in 1: mismatches counted;
  *   5. archived read latency of A: the same route, shapes and players as in 2;
@@ -402,7 +402,7 @@ runMain(async () => {
       );
       const closeMs = performance.now() - t0;
       console.log(
-        `CLOSE A (POST /admin/seasons/${a}/close: close + archive + grant, one transaction): ${fmt(closeMs / 1000, 2)} s ` +
+        `CLOSE A (POST /admin/seasons/${a}/close: the close, then archive + grant: two transactions): ${fmt(closeMs / 1000, 2)} s ` +
           `(goal ≤ 10 s), granted ${closed.granted?.uids.length ?? 0} — load ${loadBefore.toFixed(2)} before, ${loadAverage().toFixed(2)} after`,
       );
 
