@@ -92,8 +92,7 @@ function runnerOf(client: Client): PreparedQueries & ReadQueries {
       (await client.query({ name, text, values: params })).rows as T[],
     // The archive's long statements (PreparedQueries.runLongIn) go through the transaction's
     // manager here, which `timed` wraps: timed by statement, with no client-side timeout.
-    runLongIn: <T>(manager: EntityManager, text: string, params: unknown[]) =>
-      manager.query<T[]>(text, params),
+    runLongIn: <T>(manager: EntityManager, text: string, params: unknown[]) => manager.query<T[]>(text, params),
   } as unknown as PreparedQueries & ReadQueries;
 }
 
