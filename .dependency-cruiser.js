@@ -75,8 +75,8 @@ const MODULES = {
   // held against the schema); upload's NEVER_COUNTS_RECORD says which plays can go.
   retention: ['config', 'common', 'database', 'upload'],
   health: ['config', 'common', 'database', 'openapi', 'auth'],
-  // Nothing depends on observability; it reads auth, realtime and upload at scrape time, and the
-  // player login modes (a label of the login counter).
+  // Nothing depends on observability; it reads auth, realtime, upload and ranking (the board
+  // windows counted in SQL) at scrape time, and the player login modes (a label of the login counter).
   observability: [
     'config',
     'common',
@@ -84,6 +84,7 @@ const MODULES = {
     'openapi',
     'auth',
     'player',
+    'ranking',
     'realtime',
     'upload',
     'webhooks',

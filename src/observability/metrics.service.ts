@@ -9,6 +9,7 @@ import { SessionReadService } from '../auth/session-read.service';
 import { errorCodeOf } from '../common/filters/all-exceptions.filter';
 import { PLAYER_LOGIN_MODES } from '../player/dto/player-login.dto';
 import { PlayerLoginService } from '../player/player-login.service';
+import { LeaderboardService } from '../ranking';
 import { ConnectionRegistry } from '../realtime/connection-registry';
 import { PURGE_OUTCOMES, RetentionService } from '../retention/retention.service';
 import { UploadStatsService } from '../upload/upload-stats.service';
@@ -169,6 +170,13 @@ export class MetricsService implements OnApplicationBootstrap, OnModuleDestroy {
     registers: [this.registry],
   });
 
+  private readonly boardWindowCounts = new Counter({
+    name: 'rhythmc_board_window_counts_total',
+    help: "Board windows whose rank is a SQL count (a live period's, a group's or a country's; failed ones included), and requests answered 503 because this instance was already counting as many as it may (refused).",
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
   private readonly webhookAttempts = new Counter({
     name: 'rhythmc_webhook_attempts_total',
     help: 'Webhook delivery attempts this instance made, by result: delivered (2xx), http_error (another status), redirect (a 3xx, not followed), timeout (WEBHOOK_TIMEOUT_SECONDS), connection (refused, reset, DNS), refused (an address the service does not call).',
@@ -249,6 +257,7 @@ export class MetricsService implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly connections: ConnectionRegistry,
     private readonly retention: RetentionService,
     private readonly uploadStats: UploadStatsService,
+    private readonly boards: LeaderboardService,
     private readonly dataSource: DataSource,
     private readonly webhooks: WebhookService,
     private readonly dispatcher: WebhookDispatcher,
@@ -453,6 +462,10 @@ export class MetricsService implements OnApplicationBootstrap, OnModuleDestroy {
     this.sqlRankCounts.reset();
     this.sqlRankCounts.inc({ result: 'counted' }, sqlCounts.counted);
     this.sqlRankCounts.inc({ result: 'refused' }, sqlCounts.refused);
+    const windowCounts = this.boards.windowCountTotals();
+    this.boardWindowCounts.reset();
+    this.boardWindowCounts.inc({ result: 'counted' }, windowCounts.counted);
+    this.boardWindowCounts.inc({ result: 'refused' }, windowCounts.refused);
     this.observeRetention();
     // The delivery thread's counts since its last report (it reports every 250 ms otherwise).
     await this.dispatcher.collectCounts();

@@ -10,7 +10,8 @@ export const RANKS_503: ErrorDoc = {
   description:
     'UNAVAILABLE: the database cannot be reached; or the rank index is being rebuilt and this instance is already ' +
     'counting as many ranks in SQL as it may (with Retry-After; an upload answered so is stored, and is answered when sent ' +
-    'again once the index is back: until then a resend may be refused too)',
+    'again once the index is back: until then a resend may be refused too); or, for a window (`around`) on a live period ' +
+    "or a group's or country's board, this instance is already counting as many of those windows as it may (with Retry-After)",
   message: REFUSED,
   retryAfter: 'Seconds to wait before sending the request again',
 };
@@ -41,7 +42,11 @@ export class CountGate {
   private counted = 0;
   private refused = 0;
 
-  constructor(private readonly limits: CountGateLimits) {}
+  constructor(
+    private readonly limits: CountGateLimits,
+    /** The 503's message: why this caller's count was refused. */
+    private readonly message: string = REFUSED,
+  ) {}
 
   async run<T>(work: () => Promise<T>): Promise<T> {
     if (this.running >= this.limits.concurrency) await this.turn();
@@ -87,6 +92,6 @@ export class CountGate {
 
   private refusal(): UnavailableError {
     this.refused++;
-    return new UnavailableError(REFUSED, { 'Retry-After': String(this.limits.retryAfterSeconds) });
+    return new UnavailableError(this.message, { 'Retry-After': String(this.limits.retryAfterSeconds) });
   }
 }

@@ -25,6 +25,7 @@ import {
   TrackRow,
   Window,
 } from './leaderboard.repository';
+import { BoardCountGate } from './board-count-gate';
 import { PeriodBoard } from './periods/period.repository';
 import { ScopedBoardRepository, ScopedWindowRow } from './scoped-board.repository';
 import { PeriodBoardRead, PeriodService } from './periods/period.service';
@@ -134,7 +135,13 @@ export class LeaderboardService {
     private readonly periods: PeriodService,
     private readonly scoped: ScopedBoardRepository,
     private readonly servers: ServerService,
+    private readonly counts: BoardCountGate,
   ) {}
+
+  /** Board windows counted in SQL (BoardCountGate) and refused since the start, for the metrics. */
+  windowCountTotals(): { counted: number; refused: number } {
+    return this.counts.totals();
+  }
 
   async atpBoard(query: LeaderboardQueryDto): Promise<AtpBoardResponse> {
     if (query.group !== undefined || query.country !== undefined) return this.scopedAtpBoard(query);
@@ -264,7 +271,10 @@ export class LeaderboardService {
       const rows = await this.scoped.topSite(scope.serverIDs, query.limit ?? BOARD_DEFAULT_LIMIT);
       return { board: 'atp', scope, entries: rows.map((row, i) => atpEntry(row, i + 1)) };
     }
-    const rows = await this.scoped.siteWindow(scope.serverIDs, query.around, query.k ?? BOARD_DEFAULT_K);
+    const around = query.around;
+    const rows = await this.counts.run(() =>
+      this.scoped.siteWindow(scope.serverIDs, around, query.k ?? BOARD_DEFAULT_K),
+    );
     const window = scopedWindow(rows, query.k ?? BOARD_DEFAULT_K);
     if (!window) return { board: 'atp', scope, rank: await this.unranked(query.around), entries: [] };
     return { board: 'atp', scope, rank: window.rank, entries: windowEntries(window.window, window.rank, atpEntry) };
@@ -278,7 +288,10 @@ export class LeaderboardService {
       if (rows.length === 0) await this.requireChart(levelId);
       return { board: 'chart', levelId, scope, entries: rows.map((row, i) => chartEntry(row, i + 1)) };
     }
-    const rows = await this.scoped.trackWindow(levelId, scope.serverIDs, query.around, query.k ?? BOARD_DEFAULT_K);
+    const around = query.around;
+    const rows = await this.counts.run(() =>
+      this.scoped.trackWindow(levelId, scope.serverIDs, around, query.k ?? BOARD_DEFAULT_K),
+    );
     const window = scopedWindow(rows, query.k ?? BOARD_DEFAULT_K);
     if (!window) {
       await this.requireChart(levelId);

@@ -6,6 +6,7 @@ import { Clock } from '../common/clock';
 import { REDIS } from '../common/redis/redis.module';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { BanView } from './ban-view';
+import { BoardCountGate } from './board-count-gate';
 import { BoardUpdates } from './board-updates';
 import { MemoryRankIndex } from './rank-index/memory-rank-index';
 import { RankIndex } from './rank-index/rank-index';
@@ -38,6 +39,7 @@ import { RedisRankIndex } from './redis/redis-rank-index';
   providers: [
     Clock,
     BoardUpdates,
+    BoardCountGate,
     RankSourceRepository,
     BanView,
     RankAnswerService,

@@ -1,7 +1,11 @@
 import { onlineServer, TestServerSession } from '../factories/server.factory';
 import { loginPlayer, onlinePlayer, TestPlayerSession } from '../factories/player.factory';
 import { gameplayPayload, uploadPlay } from '../factories/upload.factory';
+import { Client } from 'pg';
+import { testDatabaseServerUrl } from '../setup/test-env';
 import { multiInstanceAvailable, startTestApp, TestApp } from '../support/test-app';
+import { sleep } from '../support/wait';
+import { LeaderboardService } from '../../src/ranking/leaderboard.service';
 import { Clock } from '../../src/common/clock';
 import { PeriodJobService } from '../../src/ranking/periods/period-job.service';
 
@@ -357,4 +361,84 @@ describe('Board periods: day, week, month and seasons (issue #44)', () => {
       await a.close();
     }
   });
+});
+
+// A second connection holding a lock while the service works needs PostgreSQL: the embedded
+// database serves its clients' transactions one at a time.
+(testDatabaseServerUrl() ? describe : describe.skip)('Windows counted in SQL go through one gate (issue #44)', () => {
+  it('live period and scoped windows run two at a time; the others wait 3 s, then 503; logins keep the pool', async () => {
+    const app = await startTestApp();
+    const locker = new Client({ connectionString: app.databaseUrl() });
+    await locker.connect();
+    try {
+      await app.get(PeriodJobService).runOnce();
+      await putCharts(app, [851]);
+      const server = await onlineServer(app, { country: 'GT' });
+      const player = await onlinePlayer(app, server);
+      await play(app, server, player, 851, { acc: 91 });
+      const window = { period: 'day', around: player.uid, k: 1 };
+      const before = await board(app, server, 'atp', window);
+      expect(before.status).toBe(200);
+      expect(before.body).toMatchObject({ board: 'atp', rank: 1, entries: [{ rank: 1, uid: player.uid }] });
+      const totals = app.get(LeaderboardService).windowCountTotals();
+
+      // A live period's window counts the rows ahead in period_rating: held here by the lock.
+      const lockerPid = (await locker.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE period_rating IN ACCESS EXCLUSIVE MODE');
+      const waitingOnLock = async () =>
+        Number(
+          (
+            await app.sql<{ n: string }>(
+              `SELECT count(*)::text AS n FROM pg_stat_activity
+                WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> $1`,
+              [lockerPid],
+            )
+          )[0].n,
+        );
+      const periodWindows = Array.from({ length: 12 }, () => board(app, server, 'atp', window));
+      for (let i = 0; i < 100 && (await waitingOnLock()) < 2; i++) await sleep(50);
+      // Two hold a connection each (the gate's two); the others wait in the gate, not in the pool.
+      await sleep(300);
+      expect(await waitingOnLock()).toBe(2);
+      // A country's window takes the same gate: it waits behind the two as well.
+      const scopedWindow = board(app, server, 'atp', { country: 'GT', around: player.uid, k: 1 });
+      // Eight of the pool's ten connections are free: a login is answered while the lock holds
+      // (without the gate the twelve windows hold all ten, and it fails at the 5 s acquire timeout).
+      const login = await onlinePlayer(app, server);
+      expect(login.uid).toBeDefined();
+      await sleep(5_500 - 300);
+      expect(await waitingOnLock()).toBe(2);
+      await locker.query('ROLLBACK');
+
+      const answers = await Promise.all([...periodWindows, scopedWindow]);
+      const ok = answers.filter((answer) => answer.status === 200);
+      const refused = answers.filter((answer) => answer.status !== 200);
+      expect(ok.map((answer) => answer.body as unknown)).toEqual([before.body, before.body]);
+      expect(refused).toHaveLength(11);
+      for (const answer of refused) {
+        expect(answer.status).toBe(503);
+        expect(answer.headers.get('retry-after')).toBe('5');
+        expect(answer.body).toEqual({
+          error: 'UNAVAILABLE',
+          message:
+            'This window is counted in the database (a live period, or a group or country board), and this instance is ' +
+            'counting as many of those as it may; retry later',
+        });
+      }
+      // The scoped window was among the refused: it went through the same gate.
+      expect((await scopedWindow).status).toBe(503);
+      expect(app.get(LeaderboardService).windowCountTotals()).toEqual({
+        counted: totals.counted + 2,
+        refused: totals.refused + 11,
+      });
+      // Nothing was held back: the same windows answer now.
+      expect((await board(app, server, 'atp', window)).body).toEqual(before.body);
+      expect((await board(app, server, 'atp', { country: 'GT', around: player.uid, k: 1 })).status).toBe(200);
+    } finally {
+      await locker.query('ROLLBACK').catch(() => undefined);
+      await locker.end();
+      await app.close();
+    }
+  }, 60_000);
 });

@@ -3,6 +3,7 @@ import { Clock } from '../../common/clock';
 import { NotFoundError } from '../../common/errors/app-error';
 import { formatLocalDateTime } from '../../common/time';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { BoardCountGate } from '../board-count-gate';
 import type { PeriodKind } from '../entities/board-period.entity';
 import type { BoardPeriodView } from '../dto/leaderboard.dto';
 import { PeriodBoard, PeriodRepository } from './period.repository';
@@ -38,6 +39,7 @@ export class PeriodService {
     private readonly periods: PeriodRepository,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly counts: BoardCountGate,
   ) {}
 
   /** The period a (validated, not `all`) `period` query names; 404 when there is none. */
@@ -67,9 +69,15 @@ export class PeriodService {
     return { period: periodView(row), rows: rows.map((r, i) => ({ ...r, rank: r.rank ?? String(i + 1) })) };
   }
 
-  /** The window around `uid`; rank null (no entries) when the player has none on the board. */
+  /**
+   * The window around `uid`; rank null (no entries) when the player has none on the board. A live
+   * window's rank is a COUNT of the rows ahead: through the BoardCountGate. An archived one reads
+   * its stored rank.
+   */
   async window(row: PeriodRow, board: PeriodBoard, uid: string, k: number): Promise<PeriodBoardRead> {
-    const window = await this.periods.window(row.id, board, uid, k, row.archived_at !== null);
+    const archived = row.archived_at !== null;
+    const read = () => this.periods.window(row.id, board, uid, k, archived);
+    const window = await (archived ? read() : this.counts.run(read));
     if (!window) return { period: periodView(row), rank: null, rows: [] };
     return {
       period: periodView(row),
