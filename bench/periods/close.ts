@@ -246,10 +246,10 @@ async function latencies(
         requests,
         request: (): LoadRequest => ({ method: 'GET', path: shape.path(period), headers: auth }),
       });
-      // A live window at 1M is a COUNT of seconds: over many connections the pool's acquire timeout answers 503.
+      // A live window at 1M is a COUNT of seconds: over many connections the gate of windows counted in SQL answers 503.
       if (r.unexpected + r.errors > 0)
         console.log(
-          `  ${shape.name} c${connections}: ${r.unexpected} of ${r.requests} not 200 (503: the pool's acquire timeout), ${r.errors} transport errors`,
+          `  ${shape.name} c${connections}: ${r.unexpected} of ${r.requests} not 200 (503: the windows' gate, or the pool's acquire timeout), ${r.errors} transport errors`,
         );
       return [r.p50, r.p99, r.rps];
     };
