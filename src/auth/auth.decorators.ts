@@ -2,8 +2,10 @@ import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } 
 import { ApiBearerAuth, ApiExtension, ApiSecurity } from '@nestjs/swagger';
 import type { Request } from 'express';
 import type { AdminCaller, AuthKind, ServerSessionContext } from './auth.types';
+import { callerKey } from './caller-key';
 import { Permission as PermissionName, PERMISSIONS } from './permissions';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
+import { clientIp } from '../common/http/client-ip';
 import {
   ADMIN_TOKEN_SCHEME,
   BOOTSTRAP_TOKEN_SCHEME,
@@ -113,6 +115,12 @@ export const CurrentServer = createParamDecorator((_: unknown, ctx: ExecutionCon
   const auth = ctx.switchToHttp().getRequest<Request>().auth;
   if (auth?.kind !== 'server') throw new Error('CurrentServer used on a route without server authentication');
   return auth.session;
+});
+
+/** Who calls (callerKey: the game server, staff account, API key or anonymous address), for per-caller fairness. */
+export const CallerKey = createParamDecorator((_: unknown, ctx: ExecutionContext): string => {
+  const request = ctx.switchToHttp().getRequest<Request>();
+  return callerKey(request.auth, () => clientIp(request));
 });
 
 /** The game server identified by the bootstrap token of POST /server/login. */

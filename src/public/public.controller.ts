@@ -1,6 +1,7 @@
 import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
+import { CallerKey } from '../auth/auth.decorators';
 import { LEVEL_ID_MAX } from '../catalog/catalog.rules';
 import { ChartResponse } from '../catalog/dto/catalog.response';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
@@ -86,8 +87,9 @@ export class PublicController {
     @Req() request: Request,
     @Res() response: Response,
     @Query() query: LeaderboardQueryDto,
+    @CallerKey() caller: string,
   ): Promise<void> {
-    this.responder.send(request, response, await this.reads.atpBoard(query));
+    this.responder.send(request, response, await this.reads.atpBoard(query, caller));
   }
 
   @Get('boards/charts/:levelId')
@@ -115,8 +117,9 @@ export class PublicController {
     @Res() response: Response,
     @Param('levelId', ParseLevelIdPipe) levelId: number,
     @Query() query: LeaderboardQueryDto,
+    @CallerKey() caller: string,
   ): Promise<void> {
-    this.responder.send(request, response, await this.reads.chartBoard(levelId, query));
+    this.responder.send(request, response, await this.reads.chartBoard(levelId, query, caller));
   }
 
   @Get('boards/atp/among')

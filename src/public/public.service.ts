@@ -56,12 +56,12 @@ export class PublicService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  atpBoard(query: LeaderboardQueryDto): Promise<AtpBoardResponse> {
-    return this.boards.atpBoard(query);
+  atpBoard(query: LeaderboardQueryDto, caller: string): Promise<AtpBoardResponse> {
+    return this.boards.atpBoard(query, caller);
   }
 
-  chartBoard(levelId: number, query: LeaderboardQueryDto): Promise<ChartBoardResponse> {
-    return this.boards.chartBoard(levelId, query);
+  chartBoard(levelId: number, query: LeaderboardQueryDto, caller: string): Promise<ChartBoardResponse> {
+    return this.boards.chartBoard(levelId, query, caller);
   }
 
   atpAmong(uids: string[]): Promise<ScopedAtpBoardResponse> {

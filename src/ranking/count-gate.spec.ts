@@ -98,4 +98,108 @@ describe('CountGate', () => {
     await expect(second).resolves.toBe('after');
     await expect(gate.run(() => Promise.resolve('free'))).resolves.toBe('free');
   });
+
+  describe('with callers (run(work, caller))', () => {
+    const limits = { concurrency: 2, queue: 10, maxWaitMs: 60_000, retryAfterSeconds: 5, perCallerQueue: 2 };
+    const outcome = (promise: Promise<string>) =>
+      promise.then(
+        (value) => value,
+        (error: unknown) => (error instanceof UnavailableError ? `refused: ${error.message}` : 'other'),
+      );
+
+    it('runs one count per caller at a time: a caller asking many never holds both slots', async () => {
+      const gate = new CountGate(limits, 'full', 'yours full');
+      const hostile = [deferred(), deferred(), deferred()];
+      const started: string[] = [];
+      const results = hostile.map((unit, i) =>
+        gate.run(() => {
+          started.push(`h${i}`);
+          return unit.work();
+        }, 'key:1'),
+      );
+      await flush();
+      // One slot is free, but the caller's second and third wait for its first.
+      expect(started).toEqual(['h0']);
+      const other = deferred();
+      const otherResult = gate.run(() => {
+        started.push('o');
+        return other.work();
+      }, 'server:7');
+      await flush();
+      expect(started).toEqual(['h0', 'o']);
+      hostile[0].end('h0');
+      await flush();
+      expect(started).toEqual(['h0', 'o', 'h1']);
+      other.end('o');
+      await flush();
+      // The other caller's slot is free, but h2 waits for h1: one count of a caller at a time.
+      expect(started).toEqual(['h0', 'o', 'h1']);
+      hostile[1].end('h1');
+      await flush();
+      expect(started).toEqual(['h0', 'o', 'h1', 'h2']);
+      hostile[2].end('h2');
+      await expect(Promise.all([...results, otherResult])).resolves.toEqual(['h0', 'h1', 'h2', 'o']);
+    });
+
+    it("refuses at once a caller's count past its own part of the queue, with its own message; others still wait", async () => {
+      const gate = new CountGate(limits, 'full', 'yours full');
+      const held = deferred();
+      const first = gate.run(held.work, 'key:1');
+      const queued = [gate.run(held.work, 'key:1'), gate.run(held.work, 'key:1')];
+      const third = await outcome(gate.run(held.work, 'key:1'));
+      expect(third).toBe('refused: yours full');
+      const blocker = deferred();
+      const otherFirst = gate.run(blocker.work, 'key:2');
+      const otherQueued = outcome(gate.run(() => Promise.resolve('o2'), 'key:2'));
+      expect(gate.totals()).toEqual({ counted: 0, refused: 1 });
+      held.end('h');
+      blocker.end('o1');
+      await expect(Promise.all([first, ...queued, otherFirst, otherQueued])).resolves.toEqual([
+        'h',
+        'h',
+        'h',
+        'o1',
+        'o2',
+      ]);
+    });
+
+    it('gives a freed slot to the first waiter whose caller has none running, in order', async () => {
+      const gate = new CountGate(limits, 'full', 'yours full');
+      const a = deferred();
+      const b = deferred();
+      const started: string[] = [];
+      const tracked = (name: string, caller: string, unit: { work: () => Promise<string> }) =>
+        gate.run(() => {
+          started.push(name);
+          return unit.work();
+        }, caller);
+      const runs = [tracked('a1', 'A', a), tracked('b1', 'B', b), tracked('a2', 'A', a), tracked('c1', 'C', a)];
+      await flush();
+      expect(started).toEqual(['a1', 'b1']);
+      // B's slot frees: a2 is first in line but A is running, so C goes.
+      b.end('b');
+      await flush();
+      expect(started).toEqual(['a1', 'b1', 'c1']);
+      a.end('a');
+      await Promise.all(runs);
+      expect(started).toEqual(['a1', 'b1', 'c1', 'a2']);
+    });
+
+    it('lets counts without a caller run side by side, as before', async () => {
+      const gate = new CountGate(limits);
+      const unit = deferred();
+      const started: number[] = [];
+      const runs = [0, 1, 2].map((i) =>
+        gate.run(() => {
+          started.push(i);
+          return unit.work();
+        }),
+      );
+      await flush();
+      expect(started).toEqual([0, 1]);
+      unit.end('x');
+      await Promise.all(runs);
+      expect(started).toEqual([0, 1, 2]);
+    });
+  });
 });

@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { AdminAuth, Permission } from '../auth/auth.decorators';
+import { AdminAuth, CallerKey, Permission } from '../auth/auth.decorators';
 import { LEVEL_ID_MAX } from '../catalog/catalog.rules';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
 import { API_TAGS } from '../openapi/api-tags';
@@ -50,8 +50,8 @@ export class LeaderboardAdminController {
       message: 'No player with uid 1001',
     },
   })
-  atp(@Query() query: LeaderboardQueryDto): Promise<AtpBoardResponse> {
-    return this.leaderboards.atpBoard(query);
+  atp(@Query() query: LeaderboardQueryDto, @CallerKey() caller: string): Promise<AtpBoardResponse> {
+    return this.leaderboards.atpBoard(query, caller);
   }
 
   @Get('charts/:levelId')
@@ -73,8 +73,9 @@ export class LeaderboardAdminController {
   chart(
     @Param('levelId', ParseLevelIdPipe) levelId: number,
     @Query() query: LeaderboardQueryDto,
+    @CallerKey() caller: string,
   ): Promise<ChartBoardResponse> {
-    return this.leaderboards.chartBoard(levelId, query);
+    return this.leaderboards.chartBoard(levelId, query, caller);
   }
 
   @Get('atp/among')

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { LEVEL_ID_MAX } from '../catalog/catalog.rules';
+import { CallerKey } from '../auth/auth.decorators';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
 import { RANKS_503 } from './count-gate';
 import { API_TAGS } from '../openapi/api-tags';
@@ -52,8 +53,8 @@ export class LeaderboardController {
     },
     503: RANKS_503,
   })
-  atp(@Query() query: LeaderboardQueryDto): Promise<AtpBoardResponse> {
-    return this.leaderboards.atpBoard(query);
+  atp(@Query() query: LeaderboardQueryDto, @CallerKey() caller: string): Promise<AtpBoardResponse> {
+    return this.leaderboards.atpBoard(query, caller);
   }
 
   @Get('charts/:levelId')
@@ -83,8 +84,9 @@ export class LeaderboardController {
   chart(
     @Param('levelId', ParseLevelIdPipe) levelId: number,
     @Query() query: LeaderboardQueryDto,
+    @CallerKey() caller: string,
   ): Promise<ChartBoardResponse> {
-    return this.leaderboards.chartBoard(levelId, query);
+    return this.leaderboards.chartBoard(levelId, query, caller);
   }
 
   @Post('atp/among')

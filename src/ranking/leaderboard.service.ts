@@ -143,10 +143,14 @@ export class LeaderboardService {
     return this.counts.totals();
   }
 
-  async atpBoard(query: LeaderboardQueryDto): Promise<AtpBoardResponse> {
-    if (query.group !== undefined || query.country !== undefined) return this.scopedAtpBoard(query);
+  /**
+   * The ATP board (top N or a window; all time, a period, or a group's or country's). `caller`
+   * (callerKey) takes its turn in the BoardCountGate when the window is counted in SQL.
+   */
+  async atpBoard(query: LeaderboardQueryDto, caller: string): Promise<AtpBoardResponse> {
+    if (query.group !== undefined || query.country !== undefined) return this.scopedAtpBoard(query, caller);
     if (query.period !== undefined && query.period !== 'all') {
-      const read = await this.periodBoard(query, { board: 'atp' });
+      const read = await this.periodBoard(query, { board: 'atp' }, caller);
       if (read.rank === null) await this.unranked(query.around as string);
       return {
         board: 'atp',
@@ -208,10 +212,11 @@ export class LeaderboardService {
     return (await this.boards.firstPlaces(limit)).map(firstPlace);
   }
 
-  async chartBoard(levelId: number, query: LeaderboardQueryDto): Promise<ChartBoardResponse> {
-    if (query.group !== undefined || query.country !== undefined) return this.scopedChartBoard(levelId, query);
+  /** A chart's board, as atpBoard. */
+  async chartBoard(levelId: number, query: LeaderboardQueryDto, caller: string): Promise<ChartBoardResponse> {
+    if (query.group !== undefined || query.country !== undefined) return this.scopedChartBoard(levelId, query, caller);
     if (query.period !== undefined && query.period !== 'all') {
-      const read = await this.periodBoard(query, { board: 'chart', levelId });
+      const read = await this.periodBoard(query, { board: 'chart', levelId }, caller);
       if (read.rows.length === 0) await this.requireChart(levelId);
       if (read.rank === null) await this.unranked(query.around as string);
       return {
@@ -265,15 +270,16 @@ export class LeaderboardService {
    * countries"): the global board's players whose home server is in the scope, in its order,
    * ranked by their place among them. Read in SQL (ScopedBoardRepository), in one statement.
    */
-  private async scopedAtpBoard(query: LeaderboardQueryDto): Promise<AtpBoardResponse> {
+  private async scopedAtpBoard(query: LeaderboardQueryDto, caller: string): Promise<AtpBoardResponse> {
     const scope = await this.scope(query);
     if (query.around === undefined) {
       const rows = await this.scoped.topSite(scope.serverIDs, query.limit ?? BOARD_DEFAULT_LIMIT);
       return { board: 'atp', scope, entries: rows.map((row, i) => atpEntry(row, i + 1)) };
     }
     const around = query.around;
-    const rows = await this.counts.run(() =>
-      this.scoped.siteWindow(scope.serverIDs, around, query.k ?? BOARD_DEFAULT_K),
+    const rows = await this.counts.run(
+      () => this.scoped.siteWindow(scope.serverIDs, around, query.k ?? BOARD_DEFAULT_K),
+      caller,
     );
     const window = scopedWindow(rows, query.k ?? BOARD_DEFAULT_K);
     if (!window) return { board: 'atp', scope, rank: await this.unranked(query.around), entries: [] };
@@ -281,7 +287,11 @@ export class LeaderboardService {
   }
 
   /** A chart's board of a server group or a country, as scopedAtpBoard; 404 as the chart's board. */
-  private async scopedChartBoard(levelId: number, query: LeaderboardQueryDto): Promise<ChartBoardResponse> {
+  private async scopedChartBoard(
+    levelId: number,
+    query: LeaderboardQueryDto,
+    caller: string,
+  ): Promise<ChartBoardResponse> {
     const scope = await this.scope(query);
     if (query.around === undefined) {
       const rows = await this.scoped.topTrack(levelId, scope.serverIDs, query.limit ?? BOARD_DEFAULT_LIMIT);
@@ -289,8 +299,9 @@ export class LeaderboardService {
       return { board: 'chart', levelId, scope, entries: rows.map((row, i) => chartEntry(row, i + 1)) };
     }
     const around = query.around;
-    const rows = await this.counts.run(() =>
-      this.scoped.trackWindow(levelId, scope.serverIDs, around, query.k ?? BOARD_DEFAULT_K),
+    const rows = await this.counts.run(
+      () => this.scoped.trackWindow(levelId, scope.serverIDs, around, query.k ?? BOARD_DEFAULT_K),
+      caller,
     );
     const window = scopedWindow(rows, query.k ?? BOARD_DEFAULT_K);
     if (!window) {
@@ -323,10 +334,10 @@ export class LeaderboardService {
    * A period's board (docs/decisions.md "Periods and seasons"): read in SQL over the period's
    * order index (live) or its archive (closed); the same top N and window as the all-time boards.
    */
-  private async periodBoard(query: LeaderboardQueryDto, board: PeriodBoard): Promise<PeriodBoardRead> {
+  private async periodBoard(query: LeaderboardQueryDto, board: PeriodBoard, caller: string): Promise<PeriodBoardRead> {
     const period = await this.periods.resolve(query.period as string);
     if (query.around === undefined) return this.periods.top(period, board, query.limit ?? BOARD_DEFAULT_LIMIT);
-    return this.periods.window(period, board, query.around, query.k ?? BOARD_DEFAULT_K);
+    return this.periods.window(period, board, query.around, query.k ?? BOARD_DEFAULT_K, caller);
   }
 
   /**

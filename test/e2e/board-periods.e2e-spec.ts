@@ -366,18 +366,26 @@ describe('Board periods: day, week, month and seasons (issue #44)', () => {
 // A second connection holding a lock while the service works needs PostgreSQL: the embedded
 // database serves its clients' transactions one at a time.
 (testDatabaseServerUrl() ? describe : describe.skip)('Windows counted in SQL go through one gate (issue #44)', () => {
-  it('live period and scoped windows run two at a time; the others wait 3 s, then 503; logins keep the pool', async () => {
+  const REFUSED =
+    'This window is counted in the database (a live period, or a group or country board), and this instance is ' +
+    'counting as many of those as it may; retry later';
+  const REFUSED_CALLER =
+    'This window is counted in the database (a live period, or a group or country board), and this caller has one ' +
+    'being counted and 16 waiting already; retry later';
+
+  it('two at a time, one per caller: a flooding server holds one slot, another server takes the other; the rest 503; logins keep the pool', async () => {
     const app = await startTestApp();
     const locker = new Client({ connectionString: app.databaseUrl() });
     await locker.connect();
     try {
       await app.get(PeriodJobService).runOnce();
       await putCharts(app, [851]);
-      const server = await onlineServer(app, { country: 'GT' });
-      const player = await onlinePlayer(app, server);
-      await play(app, server, player, 851, { acc: 91 });
+      const flooder = await onlineServer(app, { country: 'GT' });
+      const other = await onlineServer(app, { country: 'GT' });
+      const player = await onlinePlayer(app, flooder);
+      await play(app, flooder, player, 851, { acc: 91 });
       const window = { period: 'day', around: player.uid, k: 1 };
-      const before = await board(app, server, 'atp', window);
+      const before = await board(app, other, 'atp', window);
       expect(before.status).toBe(200);
       expect(before.body).toMatchObject({ board: 'atp', rank: 1, entries: [{ rank: 1, uid: player.uid }] });
       const totals = app.get(LeaderboardService).windowCountTotals();
@@ -396,45 +404,57 @@ describe('Board periods: day, week, month and seasons (issue #44)', () => {
             )
           )[0].n,
         );
-      const periodWindows = Array.from({ length: 12 }, () => board(app, server, 'atp', window));
-      for (let i = 0; i < 100 && (await waitingOnLock()) < 2; i++) await sleep(50);
-      // Two hold a connection each (the gate's two); the others wait in the gate, not in the pool.
+      const refusedBody = (message: string) => ({ error: 'UNAVAILABLE', message });
+      const expectRefused = (answer: Awaited<ReturnType<typeof board>>, message: string) => {
+        expect(answer.status).toBe(503);
+        expect(answer.headers.get('retry-after')).toBe('5');
+        expect(answer.body).toEqual(refusedBody(message));
+      };
+
+      // One server asks twenty at once: one is counted, sixteen wait their turn, three are refused at once.
+      const flood = Array.from({ length: 20 }, () => board(app, flooder, 'atp', window));
+      for (let i = 0; i < 100 && (await waitingOnLock()) < 1; i++) await sleep(50);
       await sleep(300);
+      // The flooder holds one connection; the gate's second slot is still free
+      // (without the per-caller rule it holds both, and the other server's window waits behind it).
+      expect(await waitingOnLock()).toBe(1);
+      const settled = await Promise.all(flood.map((answer) => Promise.race([answer, sleep(0).then(() => null)])));
+      const refusedAtOnce = settled.filter((answer) => answer !== null);
+      expect(refusedAtOnce).toHaveLength(3);
+      for (const answer of refusedAtOnce) expectRefused(answer, REFUSED_CALLER);
+
+      // Another server's window takes the free slot at once, past the flooder's sixteen in line.
+      const otherWindow = board(app, other, 'atp', window);
+      for (let i = 0; i < 100 && (await waitingOnLock()) < 2; i++) await sleep(50);
       expect(await waitingOnLock()).toBe(2);
-      // A country's window takes the same gate: it waits behind the two as well.
-      const scopedWindow = board(app, server, 'atp', { country: 'GT', around: player.uid, k: 1 });
-      // Eight of the pool's ten connections are free: a login is answered while the lock holds
-      // (without the gate the twelve windows hold all ten, and it fails at the 5 s acquire timeout).
-      const login = await onlinePlayer(app, server);
+      // Its country window waits behind its own (one at a time per caller), in the same gate.
+      const otherScoped = board(app, other, 'atp', { country: 'GT', around: player.uid, k: 1 });
+      // Eight of the pool's ten connections are free: a login is answered while the lock holds.
+      const login = await onlinePlayer(app, other);
       expect(login.uid).toBeDefined();
-      await sleep(5_500 - 300);
+      await sleep(5_500);
       expect(await waitingOnLock()).toBe(2);
       await locker.query('ROLLBACK');
 
-      const answers = await Promise.all([...periodWindows, scopedWindow]);
-      const ok = answers.filter((answer) => answer.status === 200);
-      const refused = answers.filter((answer) => answer.status !== 200);
-      expect(ok.map((answer) => answer.body as unknown)).toEqual([before.body, before.body]);
-      expect(refused).toHaveLength(11);
-      for (const answer of refused) {
-        expect(answer.status).toBe(503);
-        expect(answer.headers.get('retry-after')).toBe('5');
-        expect(answer.body).toEqual({
-          error: 'UNAVAILABLE',
-          message:
-            'This window is counted in the database (a live period, or a group or country board), and this instance is ' +
-            'counting as many of those as it may; retry later',
-        });
-      }
-      // The scoped window was among the refused: it went through the same gate.
-      expect((await scopedWindow).status).toBe(503);
+      const flooded = await Promise.all(flood);
+      expect(flooded.filter((answer) => answer.status === 200).map((answer) => answer.body as unknown)).toEqual([
+        before.body,
+      ]);
+      const waitedOut = flooded.filter((answer) => answer.status !== 200 && !refusedAtOnce.includes(answer));
+      expect(waitedOut).toHaveLength(16);
+      for (const answer of waitedOut) expectRefused(answer, REFUSED);
+      const otherAnswer = await otherWindow;
+      expect(otherAnswer.status).toBe(200);
+      expect(otherAnswer.body).toEqual(before.body);
+      // The scoped window went through the same gate: it waited its 3 s behind the other server's own.
+      expectRefused(await otherScoped, REFUSED);
       expect(app.get(LeaderboardService).windowCountTotals()).toEqual({
         counted: totals.counted + 2,
-        refused: totals.refused + 11,
+        refused: totals.refused + 3 + 16 + 1,
       });
       // Nothing was held back: the same windows answer now.
-      expect((await board(app, server, 'atp', window)).body).toEqual(before.body);
-      expect((await board(app, server, 'atp', { country: 'GT', around: player.uid, k: 1 })).status).toBe(200);
+      expect((await board(app, flooder, 'atp', window)).body).toEqual(before.body);
+      expect((await board(app, other, 'atp', { country: 'GT', around: player.uid, k: 1 })).status).toBe(200);
     } finally {
       await locker.query('ROLLBACK').catch(() => undefined);
       await locker.end();

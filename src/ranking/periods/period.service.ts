@@ -72,12 +72,12 @@ export class PeriodService {
   /**
    * The window around `uid`; rank null (no entries) when the player has none on the board. A live
    * window's rank is a COUNT of the rows ahead: through the BoardCountGate. An archived one reads
-   * its stored rank.
+   * its stored rank. `caller` (callerKey) takes its turn in the gate.
    */
-  async window(row: PeriodRow, board: PeriodBoard, uid: string, k: number): Promise<PeriodBoardRead> {
+  async window(row: PeriodRow, board: PeriodBoard, uid: string, k: number, caller: string): Promise<PeriodBoardRead> {
     const archived = row.archived_at !== null;
     const read = () => this.periods.window(row.id, board, uid, k, archived);
-    const window = await (archived ? read() : this.counts.run(read));
+    const window = await (archived ? read() : this.counts.run(read, caller));
     if (!window) return { period: periodView(row), rank: null, rows: [] };
     return {
       period: periodView(row),
