@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { EMBEDDED_TEMPLATE_VAR, PG_TEMPLATE_VAR, RUN_ID_VAR } from '../setup/test-env';
+import { INHERIT_TEMPLATE_VAR, RUN_ID_VAR } from '../setup/test-env';
 
 /**
  * `npm test` on a machine without a working Chromium: the console suite fails with one clear
@@ -20,9 +20,9 @@ interface ChildRun {
 }
 
 function runConsoleSuite(chromiumPath: string, file = 'test/e2e/console.e2e-spec.ts'): Promise<ChildRun> {
-  const env: NodeJS.ProcessEnv = { ...process.env, CHROMIUM_PATH: chromiumPath };
-  // The child jest sets up (and drops) its own template databases.
-  for (const name of [RUN_ID_VAR, PG_TEMPLATE_VAR, EMBEDDED_TEMPLATE_VAR, 'JEST_WORKER_ID']) delete env[name];
+  // The child jest copies this run's template (no migration of its own) and drops its own databases.
+  const env: NodeJS.ProcessEnv = { ...process.env, CHROMIUM_PATH: chromiumPath, [INHERIT_TEMPLATE_VAR]: '1' };
+  for (const name of [RUN_ID_VAR, 'JEST_WORKER_ID']) delete env[name];
   const child = spawn(
     process.execPath,
     [join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'), file, '-t', 'strict CSP', '--runInBand'],

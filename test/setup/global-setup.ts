@@ -8,6 +8,7 @@ import { runMigrations } from '../../src/database/migrate';
 import {
   assertTestDatabaseName,
   EMBEDDED_TEMPLATE_VAR,
+  INHERIT_TEMPLATE_VAR,
   PG_TEMPLATE_VAR,
   RUN_ID_VAR,
   TEST_TMP_ROOT,
@@ -24,6 +25,8 @@ export default async function globalSetup(): Promise<void> {
   const runId = `${Date.now().toString(36)}_${process.pid}`;
   process.env[RUN_ID_VAR] = runId;
   const serverUrl = testDatabaseServerUrl();
+  // A child jest of a test: the parent's template, migrated already (and dropped by the parent).
+  if (process.env[INHERIT_TEMPLATE_VAR] === '1' && process.env[serverUrl ? PG_TEMPLATE_VAR : EMBEDDED_TEMPLATE_VAR]) return;
 
   if (serverUrl) {
     const template = `rhythmc_test_tpl_${runId}`;

@@ -5,6 +5,12 @@ import { Client } from 'pg';
 export const RUN_ID_VAR = 'RHYTHMC_TEST_RUN_ID';
 export const PG_TEMPLATE_VAR = 'RHYTHMC_TEST_PG_TEMPLATE';
 export const EMBEDDED_TEMPLATE_VAR = 'RHYTHMC_TEST_EMBEDDED_TEMPLATE';
+/**
+ * Set by a test that runs a child jest (console-browser-missing): the child copies the parent
+ * run's migrated template (PG_TEMPLATE_VAR or EMBEDDED_TEMPLATE_VAR, kept in its environment)
+ * instead of migrating its own, and drops only its own databases. Saves a migration per child.
+ */
+export const INHERIT_TEMPLATE_VAR = 'RHYTHMC_TEST_INHERIT_TEMPLATE';
 
 export const TEST_TMP_ROOT = join(__dirname, '..', '..', '.test-tmp');
 
