@@ -1,3 +1,4 @@
+import { accessSync, constants, statfsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 
@@ -12,7 +13,34 @@ export const EMBEDDED_TEMPLATE_VAR = 'RHYTHMC_TEST_EMBEDDED_TEMPLATE';
  */
 export const INHERIT_TEMPLATE_VAR = 'RHYTHMC_TEST_INHERIT_TEMPLATE';
 
-export const TEST_TMP_ROOT = join(__dirname, '..', '..', '.test-tmp');
+/**
+ * Where a run keeps its template, the test apps' data dirs (an embedded database is a 40 MB copy
+ * of the template) and its scratch files: RHYTHMC_TEST_TMP when set; else a folder in /dev/shm
+ * when that is a memory file system with 4 GiB free (a copy there takes 0.08 s against 0.7 s on
+ * this machine's disk, for every test app); else .test-tmp in the checkout. Chosen once, by the
+ * first process of a run (jest's, for its global setup), and handed to the workers through the
+ * environment, so all of them use one place.
+ */
+const TMP_VAR = 'RHYTHMC_TEST_TMP';
+const SHM = '/dev/shm';
+const SHM_FREE_BYTES = 4 * 1024 ** 3;
+
+function chooseTmpRoot(): string {
+  try {
+    const fs = statfsSync(SHM);
+    accessSync(SHM, constants.W_OK);
+    if (fs.type === TMPFS_MAGIC && fs.bavail * fs.bsize >= SHM_FREE_BYTES) return join(SHM, 'rhythmc-test');
+  } catch {
+    // no /dev/shm here
+  }
+  return join(__dirname, '..', '..', '.test-tmp');
+}
+
+/** statfs's f_type of tmpfs (linux/magic.h). */
+const TMPFS_MAGIC = 0x01021994;
+
+if (!process.env[TMP_VAR]?.trim()) process.env[TMP_VAR] = chooseTmpRoot();
+export const TEST_TMP_ROOT = process.env[TMP_VAR];
 
 /** A real PostgreSQL server when DATABASE_URL is set; its own database is only used to create test databases. */
 export function testDatabaseServerUrl(): string | null {
