@@ -27,7 +27,7 @@ describe('PasswordHasher (scrypt)', () => {
     await expect(hasher.verify('an older passphrase', cheaper)).resolves.toBe(true);
   });
 
-  it('never verifies against no account (the decoy) or a malformed hash', async () => {
+  it('never verifies against no account (a scrypt all the same) or a malformed hash', async () => {
     await expect(hasher.verify('anything at all here', null)).resolves.toBe(false);
     await expect(hasher.verify('anything at all here', 'sha256$abc')).resolves.toBe(false);
   });
