@@ -26,7 +26,8 @@ export default async function globalSetup(): Promise<void> {
   process.env[RUN_ID_VAR] = runId;
   const serverUrl = testDatabaseServerUrl();
   // A child jest of a test: the parent's template, migrated already (and dropped by the parent).
-  if (process.env[INHERIT_TEMPLATE_VAR] === '1' && process.env[serverUrl ? PG_TEMPLATE_VAR : EMBEDDED_TEMPLATE_VAR]) return;
+  if (process.env[INHERIT_TEMPLATE_VAR] === '1' && process.env[serverUrl ? PG_TEMPLATE_VAR : EMBEDDED_TEMPLATE_VAR])
+    return;
 
   if (serverUrl) {
     const template = `rhythmc_test_tpl_${runId}`;
