@@ -311,6 +311,105 @@ describe('Board periods: day, week, month and seasons (issue #44)', () => {
   });
 });
 
+describe('Live period windows: every rank equal to a count over the stored rows (issue #44)', () => {
+  it('with bans in force, lifted and run out, ties on ATP, accuracy and time, on the ATP board and a chart', async () => {
+    const app = await startTestApp();
+    try {
+      await app.get(PeriodJobService).runOnce();
+      await putCharts(app, [861, 862]);
+      const server = await onlineServer(app);
+      const accs = [100, 100, 99, 99, 99, 98, 97, 97, 96, 95, 100, 99];
+      const players: TestPlayerSession[] = [];
+      for (const acc of accs) {
+        const player = await onlinePlayer(app, server);
+        await play(app, server, player, 861, { acc });
+        players.push(player);
+      }
+      for (const i of [4, 2, 0]) await play(app, server, players[i], 862, { acc: 98 });
+      // Two reached 98 on 862 in the same millisecond (first_time_ms is the service's receipt time,
+      // so set here): only the uid decides between them.
+      await app.sql(
+        `UPDATE period_chart_best SET first_time_ms = (SELECT min(first_time_ms) FROM period_chart_best WHERE level_id = 862)
+          WHERE level_id = 862 AND uid = ANY($1::bigint[])`,
+        [[players[4].uid, players[2].uid]],
+      );
+      const banned = [players[1], players[5]];
+      for (const player of [...banned, players[3], players[7]])
+        expect((await app.admin.post(`/admin/players/${player.uid}/ban`, { reason: 'test' })).status).toBe(200);
+      expect((await app.admin.delete(`/admin/players/${players[3].uid}/ban`)).status).toBe(204);
+      await app.sql(`UPDATE player_ban SET until = now() - interval '1 minute' WHERE uid = $1 AND lifted_at IS NULL`, [
+        players[7].uid,
+      ]);
+      const bannedUids = new Set(banned.map((player) => String(player.uid)));
+      const [week] = await app.sql<{ id: string }>(
+        `SELECT id FROM board_period WHERE kind = 'week' AND starts_at <= now() AND ends_at > now()`,
+      );
+
+      // The boards as a brute force reads them: every stored row, banned players left out, sorted in TS.
+      const atpRows = (
+        await app.sql<{ uid: string; atp: string }>(
+          'SELECT uid::text AS uid, atp::text AS atp FROM period_rating WHERE period_id = $1',
+          [week.id],
+        )
+      )
+        .filter((row) => !bannedUids.has(row.uid))
+        .sort((a, b) => Number(b.atp) - Number(a.atp) || Number(a.uid) - Number(b.uid));
+      const chartRows = async (levelId: number) =>
+        (
+          await app.sql<{ uid: string; acc: number; first_time_ms: string }>(
+            `SELECT uid::text AS uid, acc, first_time_ms::text AS first_time_ms FROM period_chart_best
+              WHERE period_id = $1 AND level_id = $2`,
+            [week.id, levelId],
+          )
+        )
+          .filter((row) => !bannedUids.has(row.uid))
+          .sort(
+            (a, b) =>
+              b.acc - a.acc || Number(a.first_time_ms) - Number(b.first_time_ms) || Number(a.uid) - Number(b.uid),
+          );
+      const boards: Array<[string, Array<{ uid: string }>]> = [
+        ['atp', atpRows],
+        ['charts/861', await chartRows(861)],
+        ['charts/862', await chartRows(862)],
+      ];
+      // Ties the boards must break: equal ATPs, equal accuracies, and on 862 an equal time.
+      expect(new Set(atpRows.map((row) => (row as { atp: string }).atp)).size).toBeLessThan(atpRows.length);
+      expect(boards[2][1].map((row) => row.uid)).toEqual(
+        [players[2], players[4], players[0]].map((x) => String(x.uid)),
+      );
+
+      let checks = 0;
+      for (const [path, rows] of boards) {
+        for (const player of players) {
+          const answer = await board(app, server, path, { period: 'week', around: player.uid, k: 2 });
+          expect(answer.status).toBe(200);
+          const at = rows.findIndex((row) => row.uid === String(player.uid));
+          const body = answer.body as { rank: number | null; entries: Array<{ rank: number; uid: number }> };
+          const expected =
+            at < 0
+              ? { rank: null, entries: [] }
+              : {
+                  rank: at + 1,
+                  entries: rows
+                    .slice(Math.max(0, at - 2), at + 3)
+                    .map((row, i) => ({ rank: Math.max(0, at - 2) + i + 1, uid: Number(row.uid) })),
+                };
+          expect({
+            path,
+            uid: player.uid,
+            rank: body.rank,
+            entries: body.entries.map((e) => ({ rank: e.rank, uid: e.uid })),
+          }).toEqual({ path, uid: player.uid, ...expected });
+          checks++;
+        }
+      }
+      expect(checks).toBe(36);
+    } finally {
+      await app.close();
+    }
+  }, 60_000);
+});
+
 // Two instances on one database need PostgreSQL and Redis.
 (multiInstanceAvailable() ? describe : describe.skip)('Board periods on two instances', () => {
   it('agree on the period boards, and close and archive a period once when both run the job', async () => {
