@@ -116,6 +116,12 @@ SELECT (SELECT ${unbannedAhead(s)} + 1 FROM m) AS rank,
   FROM w t JOIN player p ON p.uid = t.uid
  ORDER BY ${s.order}`;
 
+/**
+ * The live window statements of PeriodRepository.window (ATP: $1 the period, $2 the uid, $3 k; a
+ * chart: $1 the period, $2 the level id, $3 the uid, $4 k). Exported for bench/periods/live-window.ts.
+ */
+export const LIVE_WINDOW_SQL = { atp: liveWindow(ATP, '$2', '$3'), chart: liveWindow(CHART, '$3', '$4') };
+
 const archiveColumns = (s: BoardSource) => s.columns.replace(/t\./g, 'a.');
 
 const archiveTop = (
@@ -415,7 +421,7 @@ export class PeriodRepository {
       ]);
       return rows.length === 0 ? null : { rank: Number(rows[0].anchor), rows: rows.map(toPeriodWindowRow) };
     }
-    const rows = await this.reads.run<PeriodBoardRow & { part: number }>(name, liveWindow(source, u, n), [
+    const rows = await this.reads.run<PeriodBoardRow & { part: number }>(name, LIVE_WINDOW_SQL[board.board], [
       ...params,
       uid,
       k,
