@@ -1,6 +1,6 @@
 /**
  * A live period window's statement at 1M players (issue #44 "fast live windows"), before and after
- * the rank counted by index only (bcd174e), on the data of bench/periods/close.ts (season A, open;
+ * the rank counted by index only and the neighbours read by ranges of the order index (2026-11-29), on the data of bench/periods/close.ts (season A, open;
  * generate it with `GENERATE_ONLY=1 npm run bench:periods:close`): the service's statement
  * (LIVE_WINDOW_SQL, as PeriodRepository.window sends it) against the one before, which counted
  * the unbanned rows ahead in one COUNT. SAMPLES players drawn at random from each board (ATP, chart
@@ -38,7 +38,7 @@ interface Shape {
 
 const unbanned = (alias: string) => `NOT ${activeBanPredicate(alias)}`;
 
-/** The statement before bcd174e: the rank a COUNT of the rows ahead that are unbanned. */
+/** The statement before 2026-11-29: the rank a COUNT of the unbanned rows ahead, the neighbours an OR across the index's columns. */
 const before = (s: Shape, uid: string, k: string) => `WITH m AS (
     SELECT t.* FROM ${s.table} t WHERE ${s.filter} AND t.uid = ${uid} AND ${unbanned('t')}
   ), w AS (

@@ -31,11 +31,13 @@ interface BoardSource {
   ahead: string;
   /**
    * `ahead` cut into conditions that are each one range of the order index (a leading column
-   * greater, or the leading columns equal and the next one greater), for counting them by index
-   * only: an OR across the index's columns is a bitmap scan of the heap instead.
+   * ahead, or the leading columns equal and the next one ahead), farthest first. PostgreSQL walks
+   * one range of the index for each; for an OR across the index's columns it walks the whole
+   * board instead (the neighbours' LIMIT k read 500,000 index entries from the far end at 1M).
    */
   aheadRanges: string[];
-  behind: string;
+  /** behind's ranges, nearest first. */
+  behindRanges: string[];
   archive: string;
   archiveFilter: string;
 }
@@ -45,6 +47,12 @@ const CHART_AHEAD = [
   't.acc > m.acc',
   't.acc = m.acc AND t.first_time_ms < m.first_time_ms',
   't.acc = m.acc AND t.first_time_ms = m.first_time_ms AND t.uid < m.uid',
+];
+const ATP_BEHIND = ['t.atp = m.atp AND t.uid > m.uid', 't.atp < m.atp'];
+const CHART_BEHIND = [
+  't.acc = m.acc AND t.first_time_ms = m.first_time_ms AND t.uid > m.uid',
+  't.acc = m.acc AND t.first_time_ms > m.first_time_ms',
+  't.acc < m.acc',
 ];
 const anyOf = (conditions: string[]) => `(${conditions.map((condition) => `(${condition})`).join(' OR ')})`;
 
@@ -56,7 +64,7 @@ const ATP: BoardSource = {
   reverse: 't.atp ASC, t.uid DESC',
   ahead: anyOf(ATP_AHEAD),
   aheadRanges: ATP_AHEAD,
-  behind: '(t.atp < m.atp OR (t.atp = m.atp AND t.uid > m.uid))',
+  behindRanges: ATP_BEHIND,
   archive: 'period_atp_archive',
   archiveFilter: 'a.period_id = $1',
 };
@@ -69,8 +77,7 @@ const CHART: BoardSource = {
   reverse: 't.acc ASC, t.first_time_ms DESC, t.uid DESC',
   ahead: anyOf(CHART_AHEAD),
   aheadRanges: CHART_AHEAD,
-  behind:
-    '(t.acc < m.acc OR (t.acc = m.acc AND (t.first_time_ms > m.first_time_ms OR (t.first_time_ms = m.first_time_ms AND t.uid > m.uid))))',
+  behindRanges: CHART_BEHIND,
   archive: 'period_chart_archive',
   archiveFilter: 'a.period_id = $1 AND a.level_id = $2',
 };
@@ -100,16 +107,30 @@ const unbannedAhead = (s: BoardSource) => `(${s.aheadRanges
      ) AS banned WHERE ${activeBan('b')})`;
 
 /**
- * The player ($uid) with up to $k unbanned rows on each side and its rank (1 + the unbanned rows
- * ahead: unbannedAhead), in one statement (one snapshot). No rows when the player has no row on
- * the board or is banned.
+ * The $k unbanned rows nearest the player `m` on one side: the side's ranges from the player out,
+ * each walked in `order` (away from the player) for at most k rows, then the first k of those by
+ * range and order. Each walk starts at the player's place in the order index.
+ */
+const nearest = (s: BoardSource, ranges: string[], order: string, k: string) => `SELECT (n.r).* FROM (
+      ${ranges
+        .map(
+          (range, seq) =>
+            `(SELECT ${seq} AS seq, t AS r FROM ${s.table} t WHERE ${s.filter} AND ${range} AND ${unbanned('t')} ORDER BY ${order} LIMIT ${k})`,
+        )
+        .join('\n      UNION ALL ')}
+    ) AS n ORDER BY n.seq, ${order.replace(/t\./g, '(n.r).')} LIMIT ${k}`;
+
+/**
+ * The player ($uid) with up to $k unbanned rows on each side (nearest) and its rank (1 + the
+ * unbanned rows ahead: unbannedAhead), in one statement (one snapshot). No rows when the player has
+ * no row on the board or is banned.
  */
 const liveWindow = (s: BoardSource, uid: string, k: string) => `WITH m AS (
     SELECT t.* FROM ${s.table} t WHERE ${s.filter} AND t.uid = ${uid} AND ${unbanned('t')}
   ), w AS (
     (SELECT 0 AS part, t.* FROM m t)
-    UNION ALL (SELECT 1, t.* FROM ${s.table} t, m WHERE ${s.filter} AND ${s.ahead} AND ${unbanned('t')} ORDER BY ${s.reverse} LIMIT ${k})
-    UNION ALL (SELECT 2, t.* FROM ${s.table} t, m WHERE ${s.filter} AND ${s.behind} AND ${unbanned('t')} ORDER BY ${s.order} LIMIT ${k})
+    UNION ALL (SELECT 1, a.* FROM m CROSS JOIN LATERAL (${nearest(s, [...s.aheadRanges].reverse(), s.reverse, k)}) AS a)
+    UNION ALL (SELECT 2, b.* FROM m CROSS JOIN LATERAL (${nearest(s, s.behindRanges, s.order, k)}) AS b)
   )
 SELECT (SELECT ${unbannedAhead(s)} + 1 FROM m) AS rank,
        t.part, t.uid, ${s.columns}, p.username, p.display_name
