@@ -9,7 +9,7 @@ const request = (forwarded: string | undefined, socketAddress = '127.0.0.1'): In
   }) as unknown as IncomingMessage;
 
 describe('clientAddressOf', () => {
-  const loopback = compileTrustProxy('loopback');
+  const loopback = compileTrustProxy(['loopback']);
 
   it('walks back through trusted hops to the first one not trusted', () => {
     const hops = Array.from({ length: MAX_FORWARDED_HOPS - 1 }, () => '127.0.0.1').join(', ');
@@ -40,7 +40,7 @@ describe('clientIp', () => {
     let asked = 0;
     const trust = (address: string, hop: number) => {
       asked++;
-      return compileTrustProxy('loopback')(address, hop);
+      return compileTrustProxy(['loopback'])(address, hop);
     };
     const req = Object.assign(request('203.0.113.7, 127.0.0.1'), {
       app: { get: (name: string) => (name === 'trust proxy fn' ? trust : undefined) },
