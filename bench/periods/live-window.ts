@@ -14,7 +14,7 @@
  *   BENCH_DATABASE_URL=… SAMPLES=40 npm run -s bench:periods:live-window
  */
 import { Client } from 'pg';
-import { activeBanPredicate } from '../../src/player/active-ban.rule';
+import { unbanned } from '../../src/ranking/leaderboard.repository';
 import { LIVE_WINDOW_SQL } from '../../src/ranking/periods/period.repository';
 import { benchDatabaseUrl, fmt, intFromEnv, loadAverage, runMain } from '../harness/env';
 
@@ -35,8 +35,6 @@ interface Shape {
   after: string;
   params: (period: string, uid: string) => unknown[];
 }
-
-const unbanned = (alias: string) => `NOT ${activeBanPredicate(alias)}`;
 
 /** The statement before 2026-11-29: the rank a COUNT of the unbanned rows ahead, the neighbours an OR across the index's columns. */
 const before = (s: Shape, uid: string, k: string) => `WITH m AS (

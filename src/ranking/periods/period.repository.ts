@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { PreparedQueries } from '../../database/prepared-queries';
 import { ReadQueries } from '../../database/read-queries';
-import { activeBan, activeBanPredicate } from '../../player/active-ban.rule';
+import { activeBan } from '../../player/active-ban.rule';
+import { unbanned } from '../leaderboard.repository';
 import { PERIOD_LOCK_KEY } from '../rank-sql';
 import type { PeriodKind } from '../entities/board-period.entity';
 import type { PeriodBoardRow, PeriodRow, PeriodWindowRow, SeasonFields, SeasonRow } from './period-rows';
@@ -12,13 +13,11 @@ import { toPeriodWindowRow, toSeasonRow } from './period-rows';
 const PERIOD_COLUMNS =
   'p.id, p.kind, p.slug, p.name, p.starts_at, p.ends_at, p.grant_collection, p.grant_top, p.closed_at, p.archived_at, p.created_at, p.granted_uids';
 
-const unbanned = (alias: string) => `NOT ${activeBanPredicate(alias)}`;
-
 /**
  * A period board's source: its live table and filter ($1 the period, $2 the chart), its order (the
  * all-time boards' site and track orders, decisions.md §5), the rows ahead of a row `m`, and its
  * archive. The live top N, the window's rank (a COUNT of the unbanned rows ahead) and the archive
- * written at the close all use the same order and the same ban rule (activeBanPredicate, as the
+ * written at the close all use the same order and the same ban rule (`unbanned`, as the
  * all-time boards), so the archive is the last live read.
  */
 interface BoardSource {
