@@ -69,8 +69,9 @@ const MODULES = {
     'upload',
   ],
   // Export and erasure of one player: its repository runs player-data.map.ts over every module's
-  // rows of the player (one transaction); the ranks through upload's RatingRecomputeService.
-  privacy: ['config', 'common', 'database', 'openapi', 'audit', 'auth', 'upload'],
+  // rows of the player (one transaction); the ranks through upload's RatingRecomputeService; the
+  // period archive's block size (ARCHIVE_BLOCK) through ranking's surface, to find a player's blocks.
+  privacy: ['config', 'common', 'database', 'openapi', 'audit', 'auth', 'ranking', 'upload'],
   // Purges of old rows: its repository runs retention.map.ts over every module's old rows (one map,
   // held against the schema); upload's NEVER_COUNTS_RECORD says which plays can go.
   retention: ['config', 'common', 'database', 'upload'],

@@ -270,11 +270,11 @@ function timed(manager: EntityManager, times: Array<[string, number]>): EntityMa
         ? 'close: mark closed'
         : /SET archived_at/.test(sql)
           ? 'archive: mark archived'
-          : /INSERT INTO period_atp_archive/.test(sql)
+          : /INSERT INTO period_atp_uid_block/.test(sql)
             ? 'archive: ATP board'
-            : /INSERT INTO period_chart_archive/.test(sql)
+            : /INSERT INTO period_chart_uid_block/.test(sql)
               ? 'archive: chart boards'
-              : /FROM period_atp_archive/.test(sql)
+              : /FROM period_atp_rank_block/.test(sql)
                 ? 'grant: archived top N'
                 : /player_collection/.test(sql)
                   ? 'grant: collection rows'
@@ -493,10 +493,11 @@ runMain(async () => {
       `archive B vs the live read of A (same rows): ${fmt(wholeB.mismatches)} mismatches of ${fmt(wholeB.rows)} rows`,
     );
     const sizes = await client.query<{ atp: string; charts: string }>(
-      `SELECT pg_size_pretty(pg_total_relation_size('period_atp_archive')) AS atp, pg_size_pretty(pg_total_relation_size('period_chart_archive')) AS charts`,
+      `SELECT pg_size_pretty(pg_total_relation_size('period_atp_rank_block') + pg_total_relation_size('period_atp_uid_block')) AS atp,
+              pg_size_pretty(pg_total_relation_size('period_chart_rank_block') + pg_total_relation_size('period_chart_uid_block')) AS charts`,
     );
     console.log(
-      `archive tables (A and B): period_atp_archive ${sizes.rows[0].atp}, period_chart_archive ${sizes.rows[0].charts}; total ${secondsSince(started)} s — ${load()}`,
+      `archive blocks (A and B): ATP ${sizes.rows[0].atp}, charts ${sizes.rows[0].charts}; total ${secondsSince(started)} s — ${load()}`,
     );
   } finally {
     await dataSource.destroy();

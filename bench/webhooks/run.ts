@@ -5,7 +5,8 @@
  *     switched on and off between rounds (PATCH enabled);
  *   - the service's event-loop delay over each round (its /metrics, rhythmc_event_loop_delay_seconds) and the
  *     CPU its main thread and the whole process used (/proc, in cores): what the deliveries cost the uploads' thread;
- *   - delivery after commit: for every delivery the local receiver gets in the latency phase, its
+ *   - delivery after commit: for every delivery the receiver (receiver.ts, a process of its own at
+ *     nice RECEIVER_NICE, default 19) gets in the latency phase, its
  *     arrival time minus the event's createdAt (the database's now() of the uploading transaction,
  *     a little before its commit), p50 / p95 / max; and how long the rounds' backlog took to drain.
  *
@@ -22,16 +23,24 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { setPriority } from 'node:os';
 import { join } from 'node:path';
 import { AdminApi, expectCall } from '../harness/api';
 import { ensureDatabase } from '../harness/database';
 import { eventLoopDelay } from '../harness/event-loop';
-import { BENCH_ADMIN_TOKEN, benchDatabaseUrl, intFromEnv, loadAverage, OUT_DIR, runMain } from '../harness/env';
+import { BENCH_ADMIN_TOKEN, benchDatabaseUrl, intFromEnv, loadAverage, OUT_DIR, ROOT, runMain } from '../harness/env';
 import { openLoop, percentile } from '../harness/load';
 import { gameplayRecord } from '../harness/payloads';
-import { cpuOf, memoryOf, mib, startServiceProcess, stopAllChildren, stopChild } from '../harness/process';
+import {
+  cpuOf,
+  freePort,
+  memoryOf,
+  mib,
+  spawnReady,
+  startServiceProcess,
+  stopAllChildren,
+  stopChild,
+} from '../harness/process';
 
 const DATABASE_URL = benchDatabaseUrl('rhythmc_bench_webhooks');
 const RATE = intFromEnv('RATE', 100);
@@ -43,6 +52,8 @@ const LATENCY_RATE = intFromEnv('LATENCY_RATE', 10);
 const LATENCY_SECONDS = intFromEnv('LATENCY_SECONDS', 20);
 const TRIGGERS_ONLY = process.env.TRIGGERS_ONLY === '1';
 const BUILD_ROOT = process.env.BUILD_ROOT || undefined;
+/** The receiver process's nice value (receiver.ts): 19 by default, 0 to let it compete as an equal. */
+const RECEIVER_NICE = intFromEnv('RECEIVER_NICE', 19);
 const EVENTS = [
   'chart.first_place',
   'player.atp_top',
@@ -62,30 +73,20 @@ interface Delivery {
 
 async function main(): Promise<void> {
   await ensureDatabase(DATABASE_URL, true);
-  const deliveries: Delivery[] = [];
-  const ids = new Set<string>();
-  let duplicates = 0;
-  /** Deliveries of the latency phase only are timed (the throughput rounds queue on purpose). */
-  let phase = 'rounds';
-  const receiver = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const id = String(request.headers['x-rhythmc-delivery']);
-      const type = String(request.headers['x-rhythmc-event']);
-      const body = JSON.parse(Buffer.concat(chunks).toString()) as {
-        createdAt?: string;
-        embeds?: Array<{ timestamp: string }>;
-      };
-      if (ids.has(id)) duplicates++;
-      ids.add(id);
-      const createdAt = body.createdAt ?? body.embeds?.[0]?.timestamp ?? '';
-      deliveries.push({ type, phase, latencyMs: Date.now() - Date.parse(createdAt) });
-      response.end('ok');
-    });
+  // The receiver runs in a process of its own at a low priority (receiver.ts says why).
+  const receiverPort = await freePort();
+  const receiver = await spawnReady({
+    name: 'receiver',
+    args: ['-r', 'ts-node/register/transpile-only', join(ROOT, 'bench/webhooks/receiver.ts')],
+    env: { PORT: String(receiverPort) },
+    port: receiverPort,
+    readyPath: '/ready',
   });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  if (RECEIVER_NICE !== 0) setPriority(receiver.pid, RECEIVER_NICE);
+  const receiverUrl = `${receiver.url}/hook`;
+  const setPhase = (name: string) => fetch(`${receiver.url}/_bench/phase/${name}`, { method: 'POST' });
+  const report = async () =>
+    (await (await fetch(`${receiver.url}/_bench/report`)).json()) as { deliveries: Delivery[]; duplicates: number };
 
   const service = await startServiceProcess({
     name: 'service',
@@ -218,7 +219,7 @@ async function main(): Promise<void> {
       }
     }
     if (TRIGGERS_ONLY) {
-      const sent = deliveries.length;
+      const sent = (await report()).deliveries.length;
       const queued = await expectCall<{ items: Array<{ pending: number }> }>(
         200,
         base,
@@ -256,9 +257,13 @@ async function main(): Promise<void> {
       if (pending === 0) break;
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
-    const drained = { pending, seconds: (Date.now() - drainStarted) / 1000, deliveries: deliveries.length };
+    const drained = {
+      pending,
+      seconds: (Date.now() - drainStarted) / 1000,
+      deliveries: (await report()).deliveries.length,
+    };
     // Delivery after commit: LATENCY_RATE uploads a second for LATENCY_SECONDS, the outbox empty at the start.
-    phase = 'latency';
+    await setPhase('latency');
     const latencyRound = await (async () => {
       const load = loadAverage();
       const result = await openLoop({
@@ -275,6 +280,7 @@ async function main(): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 3_000));
       return { requests: result.requests, p99: result.p99, loadBefore: load, loadAfter: loadAverage() };
     })();
+    const { deliveries, duplicates } = await report();
     const timed = deliveries.filter((delivery) => delivery.phase === 'latency');
     const latencies = timed.map((delivery) => delivery.latencyMs).sort((a, b) => a - b);
     const byType: Record<string, number> = {};
@@ -315,8 +321,7 @@ async function main(): Promise<void> {
     writeFileSync(join(OUT_DIR, 'webhooks.json'), JSON.stringify(summary, null, 2));
   } finally {
     await stopChild(service);
-    receiver.closeAllConnections();
-    receiver.close();
+    await stopChild(receiver);
   }
 }
 

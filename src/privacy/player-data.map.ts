@@ -1,3 +1,4 @@
+import { ARCHIVE_BLOCK } from '../ranking';
 import { historyBucket, historySlot } from '../upload/history/rating-history-layout';
 
 /**
@@ -33,6 +34,27 @@ export interface PlayerDataEntry {
 }
 
 const byUid = '"uid" = $1::bigint';
+
+/** The archive's block tables (period.repository.ts ArchiveLayout) and the value arrays of each board's rank blocks. */
+const ARCHIVE_BLOCK_TABLES = [
+  {
+    key: 'periodAtpArchive',
+    rankBlocks: 'period_atp_rank_block',
+    uidBlocks: 'period_atp_uid_block',
+    keys: [],
+    values: [['atps', 'atp']],
+  },
+  {
+    key: 'periodChartArchive',
+    rankBlocks: 'period_chart_rank_block',
+    uidBlocks: 'period_chart_uid_block',
+    keys: ['level_id'],
+    values: [
+      ['accs', 'acc'],
+      ['ratings', 'rating'],
+    ],
+  },
+] as const;
 
 /** The player's row block and slot in rating_history_day (upload's history repository), and its position in the row's arrays. */
 const HISTORY_BUCKET = historyBucket('$1::bigint');
@@ -157,21 +179,61 @@ export const PLAYER_DATA: readonly PlayerDataEntry[] = [
     export: { columns: 'period_id, atp', orderBy: 'period_id' },
     erase: { delete: true },
   },
+  // Closed periods' boards in blocks (period.repository.ts ArchiveLayout): the player's entry leaves
+  // its rank block's and its uid block's parallel arrays; the others keep the ranks they were
+  // archived with. The rank blocks first: they are found through the uid blocks.
+  ...ARCHIVE_BLOCK_TABLES.flatMap(({ key, rankBlocks, uidBlocks, keys, values }): PlayerDataEntry[] => {
+    const board = (alias: string) => ['period_id', ...keys].map((column) => `${alias}.${column}`).join(', ');
+    /** The entry's own table is unaliased in the export and erase statements. */
+    const own = ['period_id', ...keys].join(', ');
+    // The player's uid block of each archived board: the last block starting at or before the uid.
+    const uidBlock = `SELECT ${board('u')}, max(u.first_uid) AS first_uid FROM "${uidBlocks}" u
+      WHERE u.first_uid <= $1::bigint GROUP BY ${board('u')}`;
+    const at = 'array_position(uids, $1::bigint)';
+    const remove = (columns: readonly string[]) =>
+      columns.map((column) => `${column} = ${column}[:${at} - 1] || ${column}[${at} + 1:]`).join(', ');
+    return [
+      {
+        key: `${key}Ranks`,
+        table: rankBlocks,
+        columns: ['uids'],
+        // The rank block holding the rank the player's uid block gives (ARCHIVE_BLOCK entries a block).
+        where: `(${own}, block) IN (
+          SELECT ${board('x')}, (x.ranks[array_position(x.uids, $1::bigint)] - 1) / ${ARCHIVE_BLOCK}
+            FROM "${uidBlocks}" x WHERE (${board('x')}, x.first_uid) IN (${uidBlock}) AND $1::bigint = ANY (x.uids)
+        ) AND $1::bigint = ANY (uids)`,
+        export: {
+          columns: `${own}, ranks[${at}] AS rank, ${values.map(([array, column]) => `${array}[${at}] AS ${column}`).join(', ')}`,
+          orderBy: own,
+        },
+        erase: { set: remove(['ranks', 'uids', ...values.map(([array]) => array)]) },
+      },
+      {
+        key: `${key}Uids`,
+        table: uidBlocks,
+        columns: ['first_uid', 'uids'],
+        where: `(${own}, first_uid) IN (${uidBlock}) AND $1::bigint = ANY (uids)`,
+        export: { none: `the entries of ${key}Ranks, by uid` },
+        erase: { set: remove(['uids', 'ranks']) },
+      },
+    ];
+  }),
   {
-    // Closed periods' boards: the player's entries go; the others keep the ranks they were archived with.
-    key: 'periodAtpArchive',
+    // Closed periods' boards in rows, as the release before the blocks wrote them (dropped a release
+    // later): the player's entries go; the others keep the ranks they were archived with.
+    key: 'periodAtpArchiveRows',
     table: 'period_atp_archive',
     columns: ['uid'],
     where: byUid,
-    export: { columns: 'period_id, rank, atp', orderBy: 'period_id' },
+    export: { none: 'the entries of periodAtpArchiveRanks: the upgrade copied them into blocks' },
     erase: { delete: true },
   },
   {
-    key: 'periodChartArchive',
+    key: 'periodChartArchiveRows',
     table: 'period_chart_archive',
     columns: ['uid'],
     where: byUid,
-    export: { columns: 'period_id, level_id, rank, acc, rating', orderBy: 'period_id, level_id' },
+    export: { none: 'the entries of periodChartArchiveRanks: the upgrade copied them into blocks' },
     erase: { delete: true },
   },
   {

@@ -13,6 +13,7 @@ export { RankAnswerService } from './rank-answer.service';
 export { RankBansService } from './rank-bans.service';
 export { BoardUpdates } from './board-updates';
 export { RANKS_503 } from './count-gate';
+export { ARCHIVE_BLOCK } from './periods/period.repository';
 export { LeaderboardService } from './leaderboard.service';
 export type { FirstPlace } from './leaderboard.service';
 export { ParseLevelIdPipe } from './pipes/level-id.pipe';

@@ -8,6 +8,7 @@ import { sleep } from '../support/wait';
 import { LeaderboardService } from '../../src/ranking/leaderboard.service';
 import { Clock } from '../../src/common/clock';
 import { PeriodJobService } from '../../src/ranking/periods/period-job.service';
+import { PLAYER_DATA } from '../../src/privacy/player-data.map';
 
 let playTime = Date.now() - 3_600_000;
 
@@ -260,12 +261,13 @@ describe('Board periods: day, week, month and seasons (issue #44)', () => {
     ]);
     expect(closed.closed_at).not.toBeNull();
     expect(closed.archived_at).not.toBeNull();
-    expect(
-      await app.sql(
-        'SELECT rank, uid::int AS uid FROM period_chart_archive WHERE period_id = $1 AND level_id = 801 ORDER BY rank',
+    const archivedRanks = () =>
+      app.sql(
+        `SELECT a.rank, a.uid::int AS uid FROM period_chart_rank_block b CROSS JOIN LATERAL unnest(b.ranks, b.uids) AS a(rank, uid)
+          WHERE b.period_id = $1 AND b.level_id = 801 ORDER BY a.rank`,
         [day.id],
-      ),
-    ).toEqual([
+      );
+    expect(await archivedRanks()).toEqual([
       { rank: 1, uid: p[1].uid },
       { rank: 2, uid: p[0].uid },
       { rank: 3, uid: p[2].uid },
@@ -288,13 +290,31 @@ describe('Board periods: day, week, month and seasons (issue #44)', () => {
     expect(today.period.startsAt).toBe(local(day.ends_at));
     expect(today.entries).toEqual([entry(3, 1, { acc: 100, rating: 12 })]);
     // A second run of the job changes nothing.
-    const before = await app.sql('SELECT count(*)::int AS n FROM period_chart_archive');
+    const blockRows = `SELECT (SELECT count(*) FROM period_chart_rank_block)::int AS ranks,
+                              (SELECT count(*) FROM period_chart_uid_block)::int AS uids`;
+    const before = await app.sql(blockRows);
+    expect(before[0]).toMatchObject({ ranks: expect.any(Number) as number });
     await app.get(PeriodJobService).runOnce();
-    expect(await app.sql('SELECT count(*)::int AS n FROM period_chart_archive')).toEqual(before);
+    expect(await app.sql(blockRows)).toEqual(before);
 
-    // An erasure leaves a gap in the archived ranks: a window holds the ranks within k of the
-    // player's, never the next rows beyond the gap.
-    await app.sql('DELETE FROM period_chart_archive WHERE period_id = $1 AND level_id = 801 AND rank = 2', [day.id]);
+    // An erasure (the erasure's own statements for the chart archive) leaves a gap in the archived
+    // ranks: a window holds the ranks within k of the player's, never the next rows beyond the gap;
+    // a top N holds the ranks up to N.
+    for (const entry of PLAYER_DATA.filter((e) => e.table.startsWith('period_chart_') && e.table.endsWith('_block')))
+      if ('set' in entry.erase)
+        await app.sql(`UPDATE "${entry.table}" SET ${entry.erase.set} WHERE ${entry.where}`, [String(p[0].uid)]);
+    expect(await archivedRanks()).toEqual([
+      { rank: 1, uid: p[1].uid },
+      { rank: 3, uid: p[2].uid },
+    ]);
+    const top2 = (await board(app, server, 'charts/801', { period: day.id, limit: 2 })).body as {
+      entries: Array<{ rank: number; uid: number }>;
+    };
+    expect(top2.entries.map((e) => [e.rank, e.uid])).toEqual([[1, p[1].uid]]);
+    expect(
+      ((await board(app, server, 'charts/801', { period: day.id, around: p[0].uid, k: 1 })).body as { rank: unknown })
+        .rank,
+    ).toBeNull();
     const ranksAround = async (uid: number, k: number) =>
       (
         (await board(app, server, 'charts/801', { period: day.id, around: uid, k })).body as {
@@ -441,9 +461,12 @@ describe('Live period windows: every rank equal to a count over the stored rows 
       jest.spyOn(a.get(Clock), 'now').mockReturnValue(after);
       jest.spyOn(b.get(Clock), 'now').mockReturnValue(after);
       await Promise.all([a.get(PeriodJobService).runOnce(), b.get(PeriodJobService).runOnce()]);
-      expect(await a.sql('SELECT count(*)::int AS n FROM period_chart_archive WHERE period_id = $1', [day.id])).toEqual(
-        [{ n: 3 }],
-      );
+      expect(
+        await a.sql(
+          `SELECT sum(cardinality(b.ranks))::int AS n, count(*)::int AS blocks FROM period_chart_rank_block b WHERE b.period_id = $1`,
+          [day.id],
+        ),
+      ).toEqual([{ n: 3, blocks: 1 }]);
       const archivedA = await read(a, day.id);
       expect(await read(b, day.id)).toEqual(archivedA);
       expect(archivedA).toEqual({

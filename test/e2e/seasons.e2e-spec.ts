@@ -422,11 +422,13 @@ describe('Seasons: the admin API and the close rule (issue #44)', () => {
       expect(
         await app.sql(
           `SELECT c.relname, c.reltuples > 0 AS analyzed FROM pg_class c
-            WHERE c.relname IN ('period_atp_archive', 'period_chart_archive') ORDER BY c.relname`,
+            WHERE c.relname LIKE 'period\\_%\\_block' ORDER BY c.relname`,
         ),
       ).toEqual([
-        { relname: 'period_atp_archive', analyzed: true },
-        { relname: 'period_chart_archive', analyzed: true },
+        { relname: 'period_atp_rank_block', analyzed: true },
+        { relname: 'period_atp_uid_block', analyzed: true },
+        { relname: 'period_chart_rank_block', analyzed: true },
+        { relname: 'period_chart_uid_block', analyzed: true },
       ]);
       expect(await c1.next((f) => f.event === 'collections_granted' && f.data.uid === p3.uid)).toEqual({
         event: 'collections_granted',
@@ -551,7 +553,7 @@ describe('Seasons: the admin API and the close rule (issue #44)', () => {
 
       // The archive's insert waits for this lock; readers of the archive do not.
       await locker.query('BEGIN');
-      await locker.query('LOCK TABLE period_atp_archive IN EXCLUSIVE MODE');
+      await locker.query('LOCK TABLE period_atp_rank_block IN EXCLUSIVE MODE');
       const closing = app.admin.post(`/admin/seasons/${id}/close`);
       const state = async () =>
         (

@@ -8,7 +8,8 @@ export type PeriodKind = 'day' | 'week' | 'month' | 'season';
  * (day, week from Monday, month) are created by the period job ahead of their start, one row per
  * (kind, starts_at); seasons by staff. A play counts for every period open at the play's instant
  * (starts_at ≤ t < ends_at, not closed). Closing sets closed_at (uploads stop writing into it);
- * archiving copies its boards into period_atp_archive / period_chart_archive and sets archived_at.
+ * archiving copies its boards into the archive blocks (period_atp_rank_block and the other three)
+ * and sets archived_at and archived_in_blocks.
  */
 @Entity({ name: 'board_period' })
 @Check('CHK_board_period_kind', `"kind" IN ('day', 'week', 'month', 'season')`)
@@ -49,6 +50,14 @@ export class BoardPeriodEntity {
 
   @Column({ name: 'archived_at', type: 'timestamptz', nullable: true })
   archivedAt!: Date | null;
+
+  /**
+   * True once this release's archive (the blocks) holds the period's boards. A period archived by
+   * the previous release (rows, archived_at set, this false) is read live until this release's
+   * period job archives it again in blocks (docs/decisions.md "Periods and seasons", archive layout).
+   */
+  @Column({ name: 'archived_in_blocks', type: 'boolean', default: false })
+  archivedInBlocks!: boolean;
 
   /**
    * Seasons with a close rule, once archived: the players the close granted the collection to

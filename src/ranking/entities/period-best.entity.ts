@@ -55,7 +55,12 @@ export class PeriodRatingEntity {
   atp!: string;
 }
 
-/** A closed period's ATP board as it was read at its close: rank 1.. in board order. */
+/**
+ * A closed period's ATP board as it was read at its close, one row per rank: the layout of the
+ * release before the blocks below. This release reads and writes neither archive table; the
+ * previous release still does during a rolling upgrade (docs/decisions.md "Periods and seasons",
+ * archive layout). Dropped by the release after this one; an erasure still clears them.
+ */
 @Entity({ name: 'period_atp_archive' })
 @Index('IDX_period_atp_archive_uid', ['periodId', 'uid'], { unique: true })
 export class PeriodAtpArchiveEntity {
@@ -72,7 +77,7 @@ export class PeriodAtpArchiveEntity {
   atp!: string;
 }
 
-/** A closed period's chart boards as they were read at its close. */
+/** A closed period's chart boards as they were read at its close, one row per rank (see PeriodAtpArchiveEntity). */
 @Entity({ name: 'period_chart_archive' })
 @Index('IDX_period_chart_archive_uid', ['periodId', 'levelId', 'uid'], { unique: true })
 export class PeriodChartArchiveEntity {
@@ -93,4 +98,92 @@ export class PeriodChartArchiveEntity {
 
   @Column({ type: 'double precision' })
   rating!: number;
+}
+
+/**
+ * A closed period's ATP board in blocks of ranks (docs/decisions.md "Periods and seasons", archive
+ * layout): block b holds the entries ranked b·ARCHIVE_BLOCK + 1 .. (b + 1)·ARCHIVE_BLOCK, in rank
+ * order, as parallel arrays (an erasure removes an entry and leaves a gap in `ranks`). Written at
+ * the close in one statement with PeriodAtpUidBlockEntity; the arrays are stored uncompressed
+ * (STORAGE EXTERNAL, in the migration): a close does not spend its time compressing.
+ */
+@Entity({ name: 'period_atp_rank_block' })
+export class PeriodAtpRankBlockEntity {
+  @PrimaryColumn({ name: 'period_id', type: 'bigint' })
+  periodId!: string;
+
+  @PrimaryColumn({ type: 'int' })
+  block!: number;
+
+  @Column({ type: 'int', array: true })
+  ranks!: number[];
+
+  @Column({ type: 'bigint', array: true })
+  uids!: string[];
+
+  @Column({ type: 'numeric', precision: 10, scale: 4, array: true })
+  atps!: string[];
+}
+
+/**
+ * The same board by uid: the archived entries sorted by uid, ARCHIVE_BLOCK to a row, keyed by the
+ * row's first uid, so a player's archived rank is one index probe and one array search.
+ */
+@Entity({ name: 'period_atp_uid_block' })
+export class PeriodAtpUidBlockEntity {
+  @PrimaryColumn({ name: 'period_id', type: 'bigint' })
+  periodId!: string;
+
+  @PrimaryColumn({ name: 'first_uid', type: 'bigint' })
+  firstUid!: string;
+
+  @Column({ type: 'bigint', array: true })
+  uids!: string[];
+
+  @Column({ type: 'int', array: true })
+  ranks!: number[];
+}
+
+/** A closed period's chart boards in blocks of ranks, per chart (see PeriodAtpRankBlockEntity). */
+@Entity({ name: 'period_chart_rank_block' })
+export class PeriodChartRankBlockEntity {
+  @PrimaryColumn({ name: 'period_id', type: 'bigint' })
+  periodId!: string;
+
+  @PrimaryColumn({ name: 'level_id', type: 'int' })
+  levelId!: number;
+
+  @PrimaryColumn({ type: 'int' })
+  block!: number;
+
+  @Column({ type: 'int', array: true })
+  ranks!: number[];
+
+  @Column({ type: 'bigint', array: true })
+  uids!: string[];
+
+  @Column({ type: 'double precision', array: true })
+  accs!: number[];
+
+  @Column({ type: 'double precision', array: true })
+  ratings!: number[];
+}
+
+/** A closed period's chart boards by uid, per chart (see PeriodAtpUidBlockEntity). */
+@Entity({ name: 'period_chart_uid_block' })
+export class PeriodChartUidBlockEntity {
+  @PrimaryColumn({ name: 'period_id', type: 'bigint' })
+  periodId!: string;
+
+  @PrimaryColumn({ name: 'level_id', type: 'int' })
+  levelId!: number;
+
+  @PrimaryColumn({ name: 'first_uid', type: 'bigint' })
+  firstUid!: string;
+
+  @Column({ type: 'bigint', array: true })
+  uids!: string[];
+
+  @Column({ type: 'int', array: true })
+  ranks!: number[];
 }

@@ -93,9 +93,11 @@ export class PeriodJobService implements OnApplicationBootstrap, OnModuleDestroy
    * transaction froze it.
    */
   async freeze(id: string, manager: EntityManager): Promise<FrozenPeriod | null> {
-    const row = await this.periods.archive(id, manager);
-    if (!row) return null;
-    if (row.grant_collection === null || row.grant_top === null) return { row, granted: null, notified: [] };
+    const archived = await this.periods.archive(id, manager);
+    if (!archived) return null;
+    const { archived_before: ruleRan, ...row } = archived;
+    // Archived in rows by the previous release (a rolling upgrade): its close rule ran then.
+    if (ruleRan || row.grant_collection === null || row.grant_top === null) return { row, granted: null, notified: [] };
     const top = await this.periods.archivedAtpTop(id, row.grant_top, manager);
     const uids = await this.catalog.grantToPlayers(row.grant_collection, top, manager);
     await this.periods.recordGrant(id, uids, manager);

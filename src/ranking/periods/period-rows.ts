@@ -16,6 +16,8 @@ export interface PeriodRow {
   grant_top: number | null;
   closed_at: Date | null;
   archived_at: Date | null;
+  /** The archive (blocks) holds its boards: read them, not the live rows (board_period.archived_in_blocks). */
+  archived_in_blocks: boolean;
   created_at: Date;
   /** What the close rule granted, ascending (board_period.granted_uids). */
   granted_uids: string[] | null;

@@ -11,7 +11,7 @@ import { toPeriodWindowRow, toSeasonRow } from './period-rows';
 
 /** Writes answer their rows through a CTE: TypeORM answers a bare UPDATE … RETURNING as [rows, count]. */
 const PERIOD_COLUMNS =
-  'p.id, p.kind, p.slug, p.name, p.starts_at, p.ends_at, p.grant_collection, p.grant_top, p.closed_at, p.archived_at, p.created_at, p.granted_uids';
+  'p.id, p.kind, p.slug, p.name, p.starts_at, p.ends_at, p.grant_collection, p.grant_top, p.closed_at, p.archived_at, p.archived_in_blocks, p.created_at, p.granted_uids';
 
 /**
  * A period board's source: its live table and filter ($1 the period, $2 the chart), its order (the
@@ -37,9 +37,28 @@ interface BoardSource {
   aheadRanges: string[];
   /** behind's ranges, nearest first. */
   behindRanges: string[];
-  archive: string;
-  archiveFilter: string;
+  /** The board's archive: its blocks by rank and by uid (ArchiveLayout). */
+  archive: ArchiveLayout;
 }
+
+/**
+ * A closed period's board in blocks (docs/decisions.md "Periods and seasons", archive layout):
+ * `rankBlocks` holds block b = (rank − 1) / ARCHIVE_BLOCK as parallel arrays in rank order (ranks,
+ * uids, then `values`), `uidBlocks` the same entries sorted by uid, ARCHIVE_BLOCK to a row keyed
+ * by its first uid, with their ranks. Written at the close by one statement per board kind
+ * (archiveBoards); read by a player's rank (one probe of uidBlocks) and a range of rank blocks.
+ */
+interface ArchiveLayout {
+  rankBlocks: string;
+  uidBlocks: string;
+  /** The board's key beyond the period, in the blocks and the live table (a chart: level_id; $2 in reads). */
+  keys: string[];
+  /** Each value array of a rank block and the live column it holds. */
+  values: Array<[array: string, column: string]>;
+}
+
+/** Entries per block row: a 1M-player board is 1,000 rows of each kind, a rank or a window reads one or two. */
+export const ARCHIVE_BLOCK = 1000;
 
 const ATP_AHEAD = ['t.atp > m.atp', 't.atp = m.atp AND t.uid < m.uid'];
 const CHART_AHEAD = [
@@ -64,8 +83,12 @@ const ATP: BoardSource = {
   ahead: anyOf(ATP_AHEAD),
   aheadRanges: ATP_AHEAD,
   behindRanges: ATP_BEHIND,
-  archive: 'period_atp_archive',
-  archiveFilter: 'a.period_id = $1',
+  archive: {
+    rankBlocks: 'period_atp_rank_block',
+    uidBlocks: 'period_atp_uid_block',
+    keys: [],
+    values: [['atps', 'atp']],
+  },
 };
 
 const CHART: BoardSource = {
@@ -77,8 +100,15 @@ const CHART: BoardSource = {
   ahead: anyOf(CHART_AHEAD),
   aheadRanges: CHART_AHEAD,
   behindRanges: CHART_BEHIND,
-  archive: 'period_chart_archive',
-  archiveFilter: 'a.period_id = $1 AND a.level_id = $2',
+  archive: {
+    rankBlocks: 'period_chart_rank_block',
+    uidBlocks: 'period_chart_uid_block',
+    keys: ['level_id'],
+    values: [
+      ['accs', 'acc'],
+      ['ratings', 'rating'],
+    ],
+  },
 };
 
 /** The first N ($last) unbanned rows of the live board, in board order. */
@@ -144,48 +174,97 @@ export const LIVE_WINDOW_SQL = { atp: liveWindow(ATP, '$2', '$3'), chart: liveWi
 
 const archiveColumns = (s: BoardSource) => s.columns.replace(/t\./g, 'a.');
 
+/** Rows of one board of the archive: `alias`.period_id = $1 and the board's keys = $2… */
+const archiveFilter = ({ archive }: BoardSource, alias: string) =>
+  [`${alias}.period_id = $1`, ...archive.keys.map((key, i) => `${alias}.${key} = $${i + 2}`)].join(' AND ');
+
+/** A rank block's entries as rows a(rank, uid, values…), in rank order. */
+const blockEntries = ({ archive }: BoardSource) =>
+  `unnest(b.ranks, b.uids, ${archive.values.map(([array]) => `b.${array}`).join(', ')}) AS a(rank, uid, ${archive.values
+    .map(([, column]) => column)
+    .join(', ')})`;
+
+/** The rank block holding `rank` (the same division the archive was cut by). */
+const blockOf = (rank: string) => `(${rank} - 1) / ${ARCHIVE_BLOCK}`;
+
+/**
+ * The archived entries ranked 1..N ($last): the first blocks, no further. An erasure leaves a gap,
+ * so after one a top N can hold fewer than N entries; the others keep the ranks they were archived
+ * with (as the windows below).
+ */
 const archiveTop = (
   s: BoardSource,
   last: string,
 ) => `SELECT a.rank, a.uid, ${archiveColumns(s)}, p.username, p.display_name
-  FROM ${s.archive} a JOIN player p ON p.uid = a.uid
- WHERE ${s.archiveFilter} ORDER BY a.rank LIMIT ${last}`;
+  FROM ${s.archive.rankBlocks} b CROSS JOIN LATERAL ${blockEntries(s)}
+  JOIN player p ON p.uid = a.uid
+ WHERE ${archiveFilter(s, 'b')} AND b.block <= ${blockOf(`${last}::int`)} AND a.rank <= ${last}::int
+ ORDER BY a.rank`;
 
 /**
- * The archived player ($uid) and the rows ranked up to $k before and after (an erasure leaves gaps
- * in the ranks). A walk of the rank key from the first of them, at most 2k + 1 rows: without the
- * LIMIT, the named statement's generic plan took the range for a tenth of the board and scanned it
- * as a bitmap (bench:periods:reads at 1M: 351 ms for the ATP window, against 4 ms for a chart's).
+ * The archived player ($uid) and the entries ranked up to $k before and after (an erasure leaves
+ * gaps in the ranks): the player's rank from their uid block (the last block starting at or before
+ * the uid), then the one or two rank blocks around it.
  */
 const archiveWindow = (
   s: BoardSource,
   uid: string,
   k: string,
 ) => `SELECT m.rank AS anchor, a.rank, a.uid, ${archiveColumns(s)}, p.username, p.display_name
-  FROM (SELECT a.rank FROM ${s.archive} a WHERE ${s.archiveFilter} AND a.uid = ${uid}) AS m
+  FROM (
+    SELECT u.ranks[array_position(u.uids, ${uid}::bigint)] AS rank
+      FROM (SELECT u.uids, u.ranks FROM ${s.archive.uidBlocks} u
+             WHERE ${archiveFilter(s, 'u')} AND u.first_uid <= ${uid}::bigint
+             ORDER BY u.first_uid DESC LIMIT 1) AS u
+  ) AS m
   CROSS JOIN LATERAL (
-    SELECT a.* FROM ${s.archive} a
-     WHERE ${s.archiveFilter} AND a.rank >= m.rank - ${k} AND a.rank <= m.rank + ${k}
-     ORDER BY a.rank LIMIT 2 * ${k} + 1
+    SELECT a.* FROM ${s.archive.rankBlocks} b CROSS JOIN LATERAL ${blockEntries(s)}
+     WHERE ${archiveFilter(s, 'b')} AND b.block >= ${blockOf(`m.rank - ${k}::int`)} AND b.block <= ${blockOf(`m.rank + ${k}::int`)}
+       AND a.rank >= m.rank - ${k}::int AND a.rank <= m.rank + ${k}::int
   ) AS a
   JOIN player p ON p.uid = a.uid
  ORDER BY a.rank`;
 
 /**
- * The archive of period $1: every board as the live read answers it now (its order, bans left out).
- * Exported for bench/periods/close.ts (its EXPLAIN ANALYZE).
+ * The archive of period $1, one board kind (every chart at once for CHART): the live read's order
+ * and ban rule (`unbanned`), ranked once, then written as rank blocks and uid blocks in the same
+ * statement (one snapshot). No row per rank and no btree entry per player: at 1M players the ATP
+ * board is 1,000 + 1,000 rows (docs/benchmarks.md "Closing a period and archived reads").
  */
-export const ARCHIVE_ATP_SQL = `INSERT INTO period_atp_archive (period_id, rank, uid, atp)
-SELECT $1, row_number() OVER (ORDER BY ${ATP.order}), t.uid, t.atp
-  FROM period_rating t WHERE t.period_id = $1 AND ${unbanned('t')}`;
-export const ARCHIVE_CHARTS_SQL = `INSERT INTO period_chart_archive (period_id, level_id, rank, uid, acc, rating)
-SELECT $1, t.level_id, row_number() OVER (PARTITION BY t.level_id ORDER BY ${CHART.order}), t.uid, t.acc, t.rating
-  FROM period_chart_best t WHERE t.period_id = $1 AND ${unbanned('t')}`;
+const archiveBoards = (s: BoardSource) => {
+  const { archive } = s;
+  const keys = archive.keys.map((key) => `${key}, `).join('');
+  const partition = archive.keys.length > 0 ? `PARTITION BY ${archive.keys.map((key) => `t.${key}`).join(', ')} ` : '';
+  const byKeys = (alias: string) => archive.keys.map((key) => `${alias}.${key}, `).join('');
+  return `WITH ranked AS MATERIALIZED (
+    SELECT ${byKeys('t')}row_number() OVER (${partition}ORDER BY ${s.order})::int AS rank, t.uid, ${s.columns}
+      FROM ${s.table} t WHERE t.period_id = $1::bigint AND ${unbanned('t')}
+  ), by_rank AS (
+    INSERT INTO ${archive.rankBlocks} (period_id, ${keys}block, ranks, uids, ${archive.values.map(([array]) => array).join(', ')})
+    SELECT $1::bigint, ${byKeys('r')}${blockOf('r.rank')}, array_agg(r.rank ORDER BY r.rank), array_agg(r.uid ORDER BY r.rank), ${archive.values
+      .map(([, column]) => `array_agg(r.${column} ORDER BY r.rank)`)
+      .join(', ')}
+      FROM ranked r GROUP BY ${byKeys('r')}${blockOf('r.rank')}
+  )
+  INSERT INTO ${archive.uidBlocks} (period_id, ${keys}first_uid, uids, ranks)
+  SELECT $1::bigint, ${byKeys('r')}min(r.uid), array_agg(r.uid ORDER BY r.uid), array_agg(r.rank ORDER BY r.uid)
+    FROM (SELECT r.*, (row_number() OVER (${partition.replace(/t\./g, 'r.')}ORDER BY r.uid) - 1) / ${ARCHIVE_BLOCK} AS g
+            FROM ranked r) AS r
+   GROUP BY ${byKeys('r')}r.g`;
+};
+
+/** The archive statements of period $1 (PeriodRepository.archive). Exported for bench/periods/close.ts (its EXPLAIN ANALYZE). */
+export const ARCHIVE_ATP_SQL = archiveBoards(ATP);
+export const ARCHIVE_CHARTS_SQL = archiveBoards(CHART);
 
 /** The archive's statements may run this long (client side; bench:periods:close measured 37–58 s at 1M players, loaded). */
 const ARCHIVE_TIMEOUT_MS = 600_000;
-/** Sort memory of the archive's transaction (its window sorts spilled to disk at 1M players with the default 4 MB). */
-const ARCHIVE_WORK_MEM = '64MB';
+/**
+ * Sort memory of the archive's transaction: its three sorts of the board (by order, by rank block,
+ * by uid) spilled to disk at 1M players with the default 4 MB, and with 64 MB (in-memory sort
+ * tuples are ~3× the spilled bytes).
+ */
+const ARCHIVE_WORK_MEM = '256MB';
 
 /** Which board of a period: the ATP board, or a chart's. */
 export type PeriodBoard = { board: 'atp' } | { board: 'chart'; levelId: number };
@@ -262,7 +341,7 @@ export class PeriodRepository {
   async unarchived(): Promise<string[]> {
     const rows = await this.statements.run<{ id: string }>(
       'period_unarchived',
-      'SELECT p.id FROM board_period p WHERE p.closed_at IS NOT NULL AND p.archived_at IS NULL ORDER BY p.id',
+      'SELECT p.id FROM board_period p WHERE p.closed_at IS NOT NULL AND NOT p.archived_in_blocks ORDER BY p.id',
       [],
     );
     return rows.map((row) => row.id);
@@ -308,7 +387,8 @@ export class PeriodRepository {
   /** The first `top` players of an archived period's ATP board, by rank (in the archiving transaction). */
   async archivedAtpTop(id: string, top: number, manager: EntityManager): Promise<string[]> {
     const rows = await manager.query<Array<{ uid: string }>>(
-      'SELECT a.uid FROM period_atp_archive a WHERE a.period_id = $1 AND a.rank <= $2 ORDER BY a.rank',
+      `SELECT a.uid FROM period_atp_rank_block b CROSS JOIN LATERAL unnest(b.ranks, b.uids) AS a(rank, uid)
+        WHERE b.period_id = $1 AND b.block <= ${blockOf('$2::int')} AND a.rank <= $2::int ORDER BY a.rank`,
       [id, top],
     );
     return rows.map((row) => String(row.uid));
@@ -383,13 +463,20 @@ export class PeriodRepository {
   }
 
   /**
-   * Archives a closed period's boards (in the caller's transaction) unless another instance did:
-   * the row when this call archived it (the row stays locked to the commit), null otherwise.
+   * Archives a closed period's boards in blocks (in the caller's transaction) unless another
+   * instance did: the row when this call archived it (the row stays locked to the commit), null
+   * otherwise. `archived_before`: the previous release had archived it in rows (during a rolling
+   * upgrade) and ran its close rule then; this call writes the blocks from the live rows, which no
+   * play changes after the close.
    */
-  async archive(id: string, manager: EntityManager): Promise<PeriodRow | null> {
-    const rows = await manager.query<PeriodRow[]>(
-      `WITH changed AS (UPDATE board_period p SET archived_at = now() WHERE p.id = $1 AND p.closed_at IS NOT NULL AND p.archived_at IS NULL RETURNING p.*)
-       SELECT ${PERIOD_COLUMNS} FROM changed p`,
+  async archive(id: string, manager: EntityManager): Promise<(PeriodRow & { archived_before: boolean }) | null> {
+    const rows = await manager.query<Array<PeriodRow & { archived_before: boolean }>>(
+      `WITH before AS (SELECT p.archived_at FROM board_period p WHERE p.id = $1),
+       changed AS (
+         UPDATE board_period p SET archived_at = coalesce(p.archived_at, now()), archived_in_blocks = true
+          WHERE p.id = $1 AND p.closed_at IS NOT NULL AND NOT p.archived_in_blocks RETURNING p.*
+       )
+       SELECT ${PERIOD_COLUMNS}, (SELECT b.archived_at FROM before b) IS NOT NULL AS archived_before FROM changed p`,
       [id],
     );
     if (rows.length === 0) return null;
@@ -401,9 +488,17 @@ export class PeriodRepository {
     return rows[0];
   }
 
-  /** Refreshes the archive tables' planner statistics (after an archive's commit; ~3 s at 1M rows). */
+  /**
+   * Refreshes the archive tables' planner statistics (after an archive's commit): a few thousand
+   * block rows at 1M players, so milliseconds. A fresh archive without statistics was read with
+   * whole-table plans in the row layout.
+   */
   async analyzeArchives(): Promise<void> {
-    await this.statements.run('period_analyze_archives', 'ANALYZE period_atp_archive, period_chart_archive', []);
+    await this.statements.run(
+      'period_analyze_archives',
+      'ANALYZE period_atp_rank_block, period_atp_uid_block, period_chart_rank_block, period_chart_uid_block',
+      [],
+    );
   }
 
   /** The top `limit` of a period's board: archived when `archived`, else live. */

@@ -65,7 +65,7 @@ export class PeriodService {
   }
 
   async top(row: PeriodRow, board: PeriodBoard, limit: number): Promise<PeriodBoardRead> {
-    const rows = await this.periods.top(row.id, board, limit, row.archived_at !== null);
+    const rows = await this.periods.top(row.id, board, limit, row.archived_in_blocks);
     return { period: periodView(row), rows: rows.map((r, i) => ({ ...r, rank: r.rank ?? String(i + 1) })) };
   }
 
@@ -75,7 +75,7 @@ export class PeriodService {
    * its stored rank. `caller` (callerKey) takes its turn in the gate.
    */
   async window(row: PeriodRow, board: PeriodBoard, uid: string, k: number, caller: string): Promise<PeriodBoardRead> {
-    const archived = row.archived_at !== null;
+    const archived = row.archived_in_blocks;
     const read = () => this.periods.window(row.id, board, uid, k, archived);
     const window = await (archived ? read() : this.counts.run(read, caller));
     if (!window) return { period: periodView(row), rank: null, rows: [] };
