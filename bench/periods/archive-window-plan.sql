@@ -2,6 +2,9 @@
 -- "Closing a period and archived reads"): the statement before and after the LATERAL form of
 -- archiveWindow (src/ranking/periods/period.repository.ts), each as a named statement under the
 -- generic plan the service's prepared statements settle on.
+-- History: both statements read the row layout (period_atp_archive), which the archive left on
+-- 2026-11-29 for blocks (decisions.md "Periods and seasons", archive layout; the table stays a
+-- release for the previous one). The blocks' window is measured by bench:periods:close.
 --
 --   createdb -h 127.0.0.1 -U postgres rhythmc_bench_plan
 --   DATABASE_URL=postgres://postgres@127.0.0.1:5432/rhythmc_bench_plan node -r ./scripts/ts-register.js src/cli/migrate.ts run
