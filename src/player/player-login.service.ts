@@ -27,6 +27,9 @@ export const HANDOVER_KICK_MESSAGE = 'You joined another server of the network';
 /** The kick_player message to a server whose session without proof a login with proof took over. */
 export const TAKEOVER_KICK_MESSAGE = 'Your account logged in on another server with its Net Token or resume token';
 
+/** Logins again with the setting read afresh when the one-round-trip login found another in force. */
+const SETTING_CHANGED_RETRIES = 3;
+
 /** The login modes that can prove ownership (src/player/session-proof.rule.ts). */
 type ProofMode = 'TOKEN' | 'OFFLINE_REFRESH';
 
@@ -76,7 +79,7 @@ export class PlayerLoginService {
     const now = new Date();
     const session = this.sessions.newSessionToken(now);
     const resume = this.credentials.newResumeToken(now);
-    const result = await this.players.loginInOneRoundTrip({
+    const call = {
       mode: body.mode,
       uid: credential.uid ?? null,
       uuid: credential.uuid ?? null,
@@ -89,7 +92,18 @@ export class PlayerLoginService {
       newResumeHash: resume.hash,
       resumeExpiresAt: resume.expiresAt,
       now,
+    };
+    // The home server moves only to another scope (group or country); the group is computed here
+    // from the setting this instance last read, which the statement checks is still in force.
+    let result = await this.players.loginInOneRoundTrip({
+      ...call,
+      home: await this.servers.loginHomeGroup(server.serverId),
     });
+    for (let retry = 0; result.status === 'setting_changed' && retry < SETTING_CHANGED_RETRIES; retry++)
+      result = await this.players.loginInOneRoundTrip({
+        ...call,
+        home: await this.servers.loginHomeGroup(server.serverId, true),
+      });
     switch (result.status) {
       case 'ok':
         return toPlayerProfile(
@@ -115,6 +129,8 @@ export class PlayerLoginService {
         throw new UnauthorizedError('Unknown player');
       case 'vanished':
         throw new Error('Player vanished after creation');
+      case 'setting_changed':
+        throw new Error('The session-handover setting kept changing during a login');
     }
   }
   /**
@@ -181,7 +197,12 @@ export class PlayerLoginService {
       if (identified.username !== undefined && identified.username !== player.username)
         changes.username = identified.username;
       await this.players.update(player.uid, changes, manager);
-      await this.players.moveHome(player.uid, server.serverId, manager);
+      await this.players.moveHome(
+        player.uid,
+        server.serverId,
+        await this.servers.homeGroup(server.serverId, manager),
+        manager,
+      );
       const resume = player.continueEnabled
         ? await this.credentials.issueResumeToken(player.uid, proven, manager)
         : null;

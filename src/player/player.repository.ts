@@ -6,6 +6,8 @@ import { PlayerBanEntity } from './entities/player-ban.entity';
 import { PlayerEntity } from './entities/player.entity';
 import { activeBan } from './active-ban.rule';
 import type { ProfileFields } from './dto/player-profile.mapper';
+import type { LoginHomeGroup } from '../server/server.service';
+import type { HomeGroup } from '../server/server.types';
 
 /** What rhythmc_player_login (sql/rhythmc_player_login.sql) is given. */
 export interface OneRoundTripLogin {
@@ -25,6 +27,8 @@ export interface OneRoundTripLogin {
   newResumeHash: string;
   resumeExpiresAt: Date;
   now: Date;
+  /** The login server's group for the home-server rule, and the setting (JSON) it was computed from. */
+  home: LoginHomeGroup;
 }
 
 /*
@@ -61,18 +65,23 @@ interface LoginBannedRow {
 interface LoginRefusedRow {
   status: 'no_resume' | 'no_continue' | 'unknown_player' | 'vanished';
 }
-type PlayerLoginRow = LoginOkRow | LoginLiveRow | LoginBannedRow | LoginRefusedRow;
+/** The session-handover setting `home` was computed from is no longer in force: nothing was written. */
+interface LoginSettingChangedRow {
+  status: 'setting_changed';
+}
+type PlayerLoginRow = LoginOkRow | LoginLiveRow | LoginBannedRow | LoginRefusedRow | LoginSettingChangedRow;
 
 /**
  * What the one-round-trip login answered: `ok` (the session is open; `player` as before this
  * login but for its username), `live` (a live session exists: nothing was written, the
- * transactional path decides), or why the login is refused.
+ * transactional path decides), `setting_changed` (nothing written: compute the login server's
+ * group again and call again), or why the login is refused.
  */
 export type OneRoundTripLoginResult =
   | { status: 'ok'; player: ProfileFields; previousVersion: number; resumeIssued: boolean; collections: string[] }
   | { status: 'live'; uid: string }
   | { status: 'banned'; reason: string; until: Date | null }
-  | { status: LoginRefusedRow['status'] };
+  | { status: LoginRefusedRow['status'] | LoginSettingChangedRow['status'] };
 
 /** rhythmc_player_login's row as the service reads it. */
 function toLoginResult(row: PlayerLoginRow): OneRoundTripLoginResult {
@@ -113,7 +122,7 @@ function toLoginResult(row: PlayerLoginRow): OneRoundTripLoginResult {
  */
 const PLAYER_LOGIN: BatchableStatement<OneRoundTripLogin, PlayerLoginRow> = {
   name: 'player_login',
-  single: 'SELECT * FROM rhythmc_player_login($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)',
+  single: 'SELECT * FROM rhythmc_player_login($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)',
   params: (login) => [
     login.mode,
     login.uid,
@@ -127,14 +136,21 @@ const PLAYER_LOGIN: BatchableStatement<OneRoundTripLogin, PlayerLoginRow> = {
     login.newResumeHash,
     login.resumeExpiresAt,
     login.now,
+    login.home.servers,
+    login.home.inGroup,
+    login.home.setting,
   ],
   batch: `SELECT a.i, r.*
     FROM unnest($1::varchar[], $2::bigint[], $3::uuid[], $4::varchar[], $5::bpchar[], $6::uuid[], $7::bpchar[],
-                $8::timestamptz[], $9::integer[], $10::bpchar[], $11::timestamptz[], $12::timestamptz[])
+                $8::timestamptz[], $9::integer[], $10::bpchar[], $11::timestamptz[], $12::timestamptz[],
+                $13::text[], $14::boolean[], $15::jsonb[])
          WITH ORDINALITY AS a(mode, uid, uuid, username, resume_hash, server_session_id, token_hash,
-                              token_expires_at, version, new_resume_hash, resume_expires_at, now, i)
+                              token_expires_at, version, new_resume_hash, resume_expires_at, now,
+                              group_servers, in_group, handover, i)
    CROSS JOIN LATERAL rhythmc_player_login(a.mode, a.uid, a.uuid, a.username, a.resume_hash, a.server_session_id,
-         a.token_hash, a.token_expires_at, a.version, a.new_resume_hash, a.resume_expires_at, a.now) r
+         a.token_hash, a.token_expires_at, a.version, a.new_resume_hash, a.resume_expires_at, a.now,
+         ARRAY(SELECT s.v::integer FROM jsonb_array_elements_text(a.group_servers::jsonb) AS s(v)), a.in_group,
+         a.handover) r
    ORDER BY a.i`,
 };
 
@@ -176,12 +192,18 @@ export class PlayerRepository {
   }
 
   /**
-   * Makes `serverId` the player's home server (docs/decisions.md "Scoped boards: groups and
-   * countries"), writing only when it changes: rhythmc_player_move_home (player/sql/), the rule
-   * the one-round-trip login calls too. The caller holds the player row.
+   * Makes `serverId` the player's home server when its scope is another than the home's (docs/
+   * decisions.md "Scoped boards: groups and countries"; `group`: its group under the setting in
+   * force): rhythmc_player_move_home (player/sql/), the rule the one-round-trip login calls too.
+   * The caller holds the player row.
    */
-  async moveHome(uid: string, serverId: number, manager: EntityManager): Promise<void> {
-    await manager.query('SELECT rhythmc_player_move_home($1, $2)', [uid, serverId]);
+  async moveHome(uid: string, serverId: number, group: HomeGroup, manager: EntityManager): Promise<void> {
+    await manager.query('SELECT rhythmc_player_move_home($1, $2, $3, $4)', [
+      uid,
+      serverId,
+      group.servers,
+      group.inGroup,
+    ]);
   }
 
   async create(

@@ -51,14 +51,29 @@ import {
   MaintenanceSetting,
   chatAudience,
   groupServers,
+  HomeGroup,
+  homeGroup,
   inOneNetwork,
   mayHandOver,
   PluginPolicy,
   SessionHandoverSetting,
 } from './server.types';
 
+/** A login server's group for the home-server rule, and the stored setting (JSON) it was computed from. */
+export interface LoginHomeGroup extends HomeGroup {
+  setting: string;
+}
+
 @Injectable()
 export class ServerService {
+  /**
+   * The stored session-handover setting as the one-round-trip login last read it. Never trusted
+   * alone: the login's statement compares it with the setting in force and answers
+   * `setting_changed` (nothing written) when another instance changed it, and the login reads it
+   * again (loginHomeGroup with `fresh`). So no event has to reach every instance.
+   */
+  private storedHandover: { value: SessionHandoverSetting | null } | null = null;
+
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly servers: ServerRepository,
@@ -213,6 +228,7 @@ export class ServerService {
     const modes = body.modes ? HANDOVER_LOGIN_MODES.filter((mode) => body.modes?.includes(mode)) : HANDOVER_LOGIN_MODES;
     const setting: SessionHandoverSetting = { mode: body.mode, groups, modes };
     await this.servers.putSetting('session_handover', setting);
+    this.storedHandover = null;
     return setting;
   }
 
@@ -238,6 +254,31 @@ export class ServerService {
   /** The servers of the handover group named `name` (none: no such group); the scoped boards' group. */
   async groupServers(name: string): Promise<number[]> {
     return groupServers(await this.sessionHandover(), name);
+  }
+
+  /**
+   * The login server's group for the home-server rule, inside the caller's transaction (the
+   * transactional login: the setting in force at the login).
+   */
+  async homeGroup(serverId: number, manager: EntityManager): Promise<HomeGroup> {
+    return homeGroup(await this.sessionHandover(manager), serverId);
+  }
+
+  /**
+   * The login server's group for the one-round-trip login, from the setting this instance last
+   * read (`fresh`: read it again), with that setting's JSON for the statement to check against the
+   * one in force (docs/decisions.md "Scoped boards: groups and countries").
+   */
+  async loginHomeGroup(serverId: number, fresh = false): Promise<LoginHomeGroup> {
+    let stored = this.storedHandover;
+    if (fresh || !stored) {
+      stored = { value: await this.servers.getSetting<SessionHandoverSetting>('session_handover') };
+      this.storedHandover = stored;
+    }
+    return {
+      ...homeGroup(stored.value ?? DEFAULT_SESSION_HANDOVER, serverId),
+      setting: JSON.stringify(stored.value),
+    };
   }
 
   /** The servers a chat line from this server reaches; null: every server. */

@@ -1,6 +1,7 @@
 import {
   chatAudience,
   DEFAULT_SESSION_HANDOVER,
+  homeGroup,
   inOneNetwork,
   mayHandOver,
   SessionHandoverSetting,
@@ -40,5 +41,17 @@ describe('Session handover networks', () => {
     expect(chatAudience(groups, 2)).toEqual([1, 2, 3]);
     expect(chatAudience(groups, 5)).toEqual([4, 5]);
     expect(chatAudience(groups, 6)).toEqual([6]);
+  });
+});
+
+describe("A login server's group, as the home-server rule compares it", () => {
+  it('groups: its group, or for a server in none every grouped server', () => {
+    expect(homeGroup(groups, 2)).toEqual({ inGroup: true, servers: [1, 2, 3] });
+    expect(homeGroup(groups, 6)).toEqual({ inGroup: false, servers: [1, 2, 3, 4, 5] });
+  });
+
+  it('off and all: no group for any server', () => {
+    expect(homeGroup(DEFAULT_SESSION_HANDOVER, 1)).toEqual({ inGroup: false, servers: [] });
+    expect(homeGroup({ ...groups, mode: 'all' }, 1)).toEqual({ inGroup: false, servers: [] });
   });
 });

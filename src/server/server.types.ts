@@ -65,3 +65,21 @@ export function chatAudience(setting: SessionHandoverSetting, serverId: number):
   if (setting.mode !== 'groups') return null;
   return setting.groups.find((group) => group.serverIDs.includes(serverId))?.serverIDs ?? [serverId];
 }
+
+/**
+ * Which stored home servers share server `serverId`'s group, for the home-server rule
+ * (rhythmc_player_home_moves, docs/decisions.md "Scoped boards: groups and countries"): with
+ * `inGroup`, the servers of its group; without (a server in no group, or a setting not in mode
+ * `groups`: "no group"), every server that is in a group, i.e. the ones outside its "no group".
+ */
+export interface HomeGroup {
+  inGroup: boolean;
+  servers: number[];
+}
+
+export function homeGroup(setting: SessionHandoverSetting, serverId: number): HomeGroup {
+  if (setting.mode !== 'groups') return { inGroup: false, servers: [] };
+  const own = setting.groups.find((group) => group.serverIDs.includes(serverId));
+  if (own) return { inGroup: true, servers: [...own.serverIDs] };
+  return { inGroup: false, servers: setting.groups.flatMap((group) => group.serverIDs) };
+}

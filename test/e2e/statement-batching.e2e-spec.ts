@@ -64,6 +64,8 @@ describe('Statement batching', () => {
     newResumeHash: hash(`${tag}-resume-${uid}`),
     resumeExpiresAt: new Date(now.getTime() + 3_600_000),
     now,
+    // No session-handover setting stored: no group.
+    home: { inGroup: false, servers: [], setting: 'null' },
   });
 
   it('answers every balance sync of one batch with its own result, in any order of arrival', async () => {
@@ -249,30 +251,50 @@ describe('Statement batching', () => {
 
   it('logs in a batch of players, the second login of one of them seeing the first one live', async () => {
     const repo = app.get(PlayerRepository);
-    const fresh = await Promise.all([createPlayer(app), createPlayer(app), createPlayer(app)]);
+    const fresh = await Promise.all([createPlayer(app), createPlayer(app), createPlayer(app), createPlayer(app)]);
     const before = batched();
     const rows = await Promise.all([
       repo.loginInOneRoundTrip(tokenLogin(fresh[0].uid, 'batch1')),
-      repo.loginInOneRoundTrip(tokenLogin(fresh[1].uid, 'batch1')),
+      // A group in the batch's arrays (a JSON text each); a setting that is not the one in force.
+      repo.loginInOneRoundTrip({
+        ...tokenLogin(fresh[1].uid, 'batch1'),
+        home: { inGroup: true, servers: [server.serverID, 424_242], setting: 'null' },
+      }),
       repo.loginInOneRoundTrip(tokenLogin(fresh[0].uid, 'batch2')),
       repo.loginInOneRoundTrip(tokenLogin(999_999_999, 'batch1')),
       repo.loginInOneRoundTrip(tokenLogin(fresh[2].uid, 'batch1')),
+      repo.loginInOneRoundTrip({
+        ...tokenLogin(fresh[3].uid, 'batch1'),
+        home: { inGroup: false, servers: [], setting: '{"mode": "all", "groups": [], "modes": []}' },
+      }),
     ]);
-    expect(batched() - before).toBe(5);
+    expect(batched() - before).toBe(6);
     expect(rows.map((row) => [row.status, loginUid(row)])).toEqual([
       ['ok', fresh[0].uid],
       ['ok', fresh[1].uid],
       ['live', fresh[0].uid],
       ['unknown_player', null],
       ['ok', fresh[2].uid],
+      ['setting_changed', null],
     ]);
+    // The logged-in players have a home; the refused login wrote nothing (no session below either).
+    const homes = await app.sql<{ uid: number; home: number | null }>(
+      'SELECT uid::int AS uid, home_server_id AS home FROM player WHERE uid = ANY($1::bigint[]) ORDER BY uid',
+      [fresh.map((p) => p.uid)],
+    );
+    expect(homes).toEqual(
+      [...fresh]
+        .sort((a, b) => a.uid - b.uid)
+        .map((p) => ({ uid: p.uid, home: p.uid === fresh[3].uid ? null : server.serverID })),
+    );
     expect(rows[0]).toMatchObject({ player: { username: fresh[0].username }, previousVersion: 0, collections: [] });
     const sessions = await app.sql<{ uid: number; token_hash: string }>(
       'SELECT uid::int AS uid, token_hash FROM player_session WHERE uid = ANY($1::bigint[]) AND logged_out_at IS NULL ORDER BY uid',
       [fresh.map((p) => p.uid)],
     );
     expect(sessions).toEqual(
-      [...fresh]
+      fresh
+        .slice(0, 3)
         .sort((a, b) => a.uid - b.uid)
         .map((p) => ({ uid: p.uid, token_hash: tokenLogin(p.uid, 'batch1').tokenHash })),
     );

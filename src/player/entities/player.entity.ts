@@ -55,9 +55,10 @@ export class PlayerEntity {
   suffixKey!: string | null;
 
   /**
-   * The home server: the game server of the player's latest login (any mode, handovers and
-   * takeovers included), written only when it changes (rhythmc_player_move_home). Scoped boards
-   * (a server group, a country) rank players by it. null: no login since it was introduced.
+   * The home server: a game server of the same group and country as the player's latest login's
+   * (any mode, handovers and takeovers included), written only when a login's server has another
+   * scope (rhythmc_player_move_home). Scoped boards (a server group, a country) rank players by
+   * it. null: no login since it was introduced.
    */
   @Column({ name: 'home_server_id', type: 'int', nullable: true })
   homeServerId!: number | null;

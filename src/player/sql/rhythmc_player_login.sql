@@ -1,7 +1,8 @@
 -- A player login in one statement (PlayerRepository): account, ban, resume token, session, collections;
 -- the proof rule is SessionProofRule's (src/player/session-proof.rule.ts).
--- It writes the home server (rhythmc_player_move_home) only when the login's server is another one.
-CREATE OR REPLACE FUNCTION public.rhythmc_player_login(p_mode character varying, p_uid bigint, p_uuid uuid, p_username character varying, p_resume_hash character, p_server_session_id uuid, p_token_hash character, p_token_expires_at timestamp with time zone, p_version integer, p_new_resume_hash character, p_resume_expires_at timestamp with time zone, p_now timestamp with time zone)
+-- It writes the home server (rhythmc_player_move_home) only when the login's server has another scope
+-- (rhythmc_player_home_moves); the group comes from the service with the setting it was computed from.
+CREATE OR REPLACE FUNCTION public.rhythmc_player_login(p_mode character varying, p_uid bigint, p_uuid uuid, p_username character varying, p_resume_hash character, p_server_session_id uuid, p_token_hash character, p_token_expires_at timestamp with time zone, p_version integer, p_new_resume_hash character, p_resume_expires_at timestamp with time zone, p_now timestamp with time zone, p_group_servers integer[] DEFAULT NULL::integer[], p_in_group boolean DEFAULT NULL::boolean, p_handover jsonb DEFAULT NULL::jsonb)
  RETURNS TABLE(status text, uid bigint, username character varying, display_name character varying, previous_version integer, banstate integer, continue_enabled boolean, sound jsonb, song_selection_state jsonb, extra_options jsonb, prefix_key character varying, suffix_key character varying, ban_reason character varying, ban_until timestamp with time zone, collections character varying[], resume_issued boolean)
  LANGUAGE plpgsql
  SET lock_timeout TO '5s'
@@ -15,9 +16,17 @@ DECLARE
   -- Proof of ownership: a Net Token, or a resume token issued to a proven session (the twin of
   -- loginProves in src/player/session-proof.rule.ts); ONLINE proves none.
   v_proven boolean := p_mode = 'TOKEN';
-  -- The home server: the server of this login (docs/decisions.md "Scoped boards: groups and countries").
+  -- The server of this login, the home unless the home's scope is the same (docs/decisions.md
+  -- "Scoped boards: groups and countries").
   v_home integer;
 BEGIN
+  -- The login server's group (p_group_servers, p_in_group) was computed by the service from the
+  -- session-handover setting p_handover: if another one is in force, nothing is written and the
+  -- service computes it again (the previous release passes no group: the home moves to any other server).
+  IF p_group_servers IS NOT NULL AND p_handover IS DISTINCT FROM
+      coalesce((SELECT s.value FROM service_setting s WHERE s.key = 'session_handover'), 'null'::jsonb) THEN
+    status := 'setting_changed'; RETURN NEXT; RETURN;
+  END IF;
   -- Who the credential names (TOKEN: the service found the uid, it counts the lock-out).
   IF p_mode = 'ONLINE' THEN
     SELECT p.uid INTO v_uid FROM player p WHERE p.uuid = p_uuid;
@@ -38,7 +47,8 @@ BEGIN
   -- A login that moves the player's home locks the rating row first, as uploads do (the rating
   -- row, then the player row), so that moving the home's copies cannot deadlock with an upload.
   SELECT s.server_id INTO v_home FROM server_session s WHERE s.id = p_server_session_id;
-  IF EXISTS (SELECT 1 FROM player p WHERE p.uid = v_uid AND p.home_server_id IS DISTINCT FROM v_home) THEN
+  IF EXISTS (SELECT 1 FROM player p
+             WHERE p.uid = v_uid AND rhythmc_player_home_moves(p.home_server_id, v_home, p_group_servers, p_in_group)) THEN
     PERFORM 1 FROM player_rating r WHERE r.uid = v_uid FOR UPDATE;
   END IF;
 
@@ -67,8 +77,10 @@ BEGIN
     VALUES (v_uid, p_server_session_id, p_token_hash, p_token_expires_at, p_mode, p_now, v_proven);
   UPDATE player p SET data_version = p_version, username = coalesce(p_username, p.username), updated_at = now()
     WHERE p.uid = v_uid;
-  -- Written only when the home changes (the player row and its copies on the boards' rows).
-  IF v_player.home_server_id IS DISTINCT FROM v_home THEN PERFORM rhythmc_player_move_home(v_uid, v_home); END IF;
+  -- Written only when the home's scope changes (the player row and its copies on the boards' rows).
+  IF rhythmc_player_home_moves(v_player.home_server_id, v_home, p_group_servers, p_in_group) THEN
+    PERFORM rhythmc_player_move_home(v_uid, v_home, p_group_servers, p_in_group);
+  END IF;
   -- decisions.md §4: every login answer while continueEnabled is on carries a fresh resume token,
   -- and the previous one stops working, whatever proof either carried.
   IF v_player.continue_enabled THEN

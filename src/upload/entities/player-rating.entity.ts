@@ -37,9 +37,9 @@ export class PlayerRatingEntity {
   changeSeq!: string;
 
   /**
-   * The player's home server (player.home_server_id, the server of the latest login), copied for
-   * the scoped boards: set on insert by a trigger, moved by the login that changes it (migration
-   * HomeServer). null: no login since the home was introduced.
+   * The player's home server (player.home_server_id, of the latest login's group and country),
+   * copied for the scoped boards: set on insert by a trigger, moved by the login that changes it
+   * (migrations HomeServer, HomeMovesOnScope). null: no login since the home was introduced.
    */
   @Column({ name: 'home_server_id', type: 'int', nullable: true })
   homeServerId!: number | null;
