@@ -54,6 +54,50 @@ export class PreparedQueries {
     }) => Promise<QueryResult>;
     return rowsOf<T>(query.call(connection, { text, values: params, query_timeout: timeoutMs }), text, params);
   }
+
+  /**
+   * Bulk work in parts that read one snapshot and write rows of their own, on the database's cores
+   * at once: each part (its statements in order) runs in a transaction of its own on another pooled
+   * connection, importing the snapshot of `manager`'s transaction (`pg_export_snapshot`, `SET
+   * TRANSACTION SNAPSHOT`: every part reads exactly what `manager` read at the export), and commits
+   * before this resolves. A part's rows are therefore committed whatever `manager` does next: the
+   * caller makes them unreadable until its own commit says otherwise, and each part clears what an
+   * earlier failed try may have left. On the embedded database (one session) the parts run one after
+   * another in `manager`'s transaction. `settings` are `SET LOCAL` in every transaction (validated
+   * names and values of the caller's constants). Rejects with the first part's error after every
+   * part has ended.
+   */
+  async runLongInParts(
+    manager: EntityManager,
+    parts: ReadonlyArray<ReadonlyArray<{ text: string; params: unknown[] }>>,
+    timeoutMs: number,
+    settings: Readonly<Record<string, string>>,
+  ): Promise<void> {
+    const setLocal = Object.entries(settings).map(([name, value]) => {
+      if (!/^[a-z_]+$/.test(name) || !/^[A-Za-z0-9]+$/.test(value)) throw new Error(`Bad setting ${name}=${value}`);
+      return `SET LOCAL ${name} = '${value}'`;
+    });
+    for (const set of setLocal) await manager.query(set);
+    if (!this.named || parts.length < 2) {
+      for (const part of parts)
+        for (const { text, params } of part) await this.runLongIn(manager, text, params, timeoutMs);
+      return;
+    }
+    const [{ snapshot }] = await manager.query<Array<{ snapshot: string }>>('SELECT pg_export_snapshot() AS snapshot');
+    if (!/^[0-9A-Fa-f-]+$/.test(snapshot)) throw new Error(`Unexpected snapshot id ${snapshot}`);
+    const results = await Promise.allSettled(
+      parts.map((part) =>
+        this.dataSource.transaction('REPEATABLE READ', async (own) => {
+          // First in the transaction: before any query, as SET TRANSACTION SNAPSHOT requires.
+          await own.query(`SET TRANSACTION SNAPSHOT '${snapshot}'`);
+          for (const set of setLocal) await own.query(set);
+          for (const { text, params } of part) await this.runLongIn(own, text, params, timeoutMs);
+        }),
+      ),
+    );
+    const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
 }
 
 /** The rows of a pg query, its failure as TypeORM's QueryFailedError (as DataSource.query throws it). */

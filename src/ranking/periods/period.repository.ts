@@ -490,11 +490,23 @@ export class PeriodRepository {
       [id],
     );
     if (rows.length === 0) return null;
-    // A big period's archive sorts and inserts millions of rows (1M players: tens of seconds): its own
-    // timeout, not the pool's 15 s that would roll it back on every try, and room to sort in memory.
-    await manager.query(`SET LOCAL work_mem = '${ARCHIVE_WORK_MEM}'`);
-    await this.statements.runLongIn(manager, ARCHIVE_ATP_SQL, [id], ARCHIVE_TIMEOUT_MS);
-    await this.statements.runLongIn(manager, ARCHIVE_CHARTS_SQL, [id], ARCHIVE_TIMEOUT_MS);
+    // A big period's archive sorts millions of rows (1M players: seconds): its own timeout, not the
+    // pool's 15 s that would roll it back on every try, and room to sort in memory. The ATP board
+    // and the chart boards are written at once on two connections reading this transaction's
+    // snapshot (the same last live read), each clearing what a failed try left: blocks are read
+    // only once this transaction commits archived_in_blocks. No JIT: compiling the two statements
+    // cost 0.4–0.6 s each and saved nothing (docs/benchmarks.md "Closing a period").
+    const part = (blocks: ArchiveLayout, build: string) => [
+      { text: `DELETE FROM ${blocks.rankBlocks} WHERE period_id = $1`, params: [id] },
+      { text: `DELETE FROM ${blocks.uidBlocks} WHERE period_id = $1`, params: [id] },
+      { text: build, params: [id] },
+    ];
+    await this.statements.runLongInParts(
+      manager,
+      [part(ATP.archive, ARCHIVE_ATP_SQL), part(CHART.archive, ARCHIVE_CHARTS_SQL)],
+      ARCHIVE_TIMEOUT_MS,
+      { work_mem: ARCHIVE_WORK_MEM, jit: 'off' },
+    );
     return rows[0];
   }
 
