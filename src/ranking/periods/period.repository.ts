@@ -480,16 +480,22 @@ export class PeriodRepository {
    * play changes after the close.
    */
   async archive(id: string, manager: EntityManager): Promise<(PeriodRow & { archived_before: boolean }) | null> {
-    const rows = await manager.query<Array<PeriodRow & { archived_before: boolean }>>(
-      `WITH before AS (SELECT p.archived_at FROM board_period p WHERE p.id = $1),
-       changed AS (
-         UPDATE board_period p SET archived_at = coalesce(p.archived_at, now()), archived_in_blocks = true
-          WHERE p.id = $1 AND p.closed_at IS NOT NULL AND NOT p.archived_in_blocks RETURNING p.*
-       )
-       SELECT ${PERIOD_COLUMNS}, (SELECT b.archived_at FROM before b) IS NOT NULL AS archived_before FROM changed p`,
+    // The row locked first, so that what it held before (archived in rows by the previous release
+    // or not) is read after any other instance's archive committed, not from this statement's snapshot.
+    const [current] = await manager.query<Array<{ archived_before: boolean }>>(
+      `SELECT p.archived_at IS NOT NULL AS archived_before FROM board_period p
+        WHERE p.id = $1 AND p.closed_at IS NOT NULL AND NOT p.archived_in_blocks FOR UPDATE`,
       [id],
     );
-    if (rows.length === 0) return null;
+    if (!current) return null;
+    const rows = await manager.query<PeriodRow[]>(
+      `WITH changed AS (
+         UPDATE board_period p SET archived_at = coalesce(p.archived_at, now()), archived_in_blocks = true
+          WHERE p.id = $1 RETURNING p.*
+       )
+       SELECT ${PERIOD_COLUMNS} FROM changed p`,
+      [id],
+    );
     // A big period's archive sorts millions of rows (1M players: seconds): its own timeout, not the
     // pool's 15 s that would roll it back on every try, and room to sort in memory. The ATP board
     // and the chart boards are written at once on two connections reading this transaction's
@@ -507,7 +513,7 @@ export class PeriodRepository {
       ARCHIVE_TIMEOUT_MS,
       { work_mem: ARCHIVE_WORK_MEM, jit: 'off' },
     );
-    return rows[0];
+    return { ...rows[0], archived_before: current.archived_before };
   }
 
   /**
