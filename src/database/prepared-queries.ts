@@ -1,5 +1,5 @@
 import type { Pool, QueryResult } from 'pg';
-import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
+import { DataSource, EntityManager, QueryFailedError, QueryRunner } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 
 /**
@@ -62,10 +62,11 @@ export class PreparedQueries {
    * TRANSACTION SNAPSHOT`: every part reads exactly what `manager` read at the export), and commits
    * before this resolves. A part's rows are therefore committed whatever `manager` does next: the
    * caller makes them unreadable until its own commit says otherwise, and each part clears what an
-   * earlier failed try may have left. On the embedded database (one session) the parts run one after
-   * another in `manager`'s transaction. `settings` are `SET LOCAL` in every transaction (validated
-   * names and values of the caller's constants). Rejects with the first part's error after every
-   * part has ended.
+   * earlier failed try may have left. The parts run one after another in `manager`'s transaction
+   * instead on the embedded database (one session), and when the pool cannot lend a connection for
+   * every part within its acquire timeout (a saturated pool: the work is slower, not refused).
+   * `settings` are `SET LOCAL` in every transaction (names and values of the caller's constants,
+   * checked). Rejects with the first part's error after every part has ended.
    */
   async runLongInParts(
     manager: EntityManager,
@@ -78,25 +79,54 @@ export class PreparedQueries {
       return `SET LOCAL ${name} = '${value}'`;
     });
     for (const set of setLocal) await manager.query(set);
-    if (!this.named || parts.length < 2) {
+    const runners = this.named && parts.length > 1 ? await this.lend(parts.length) : null;
+    if (!runners) {
       for (const part of parts)
         for (const { text, params } of part) await this.runLongIn(manager, text, params, timeoutMs);
       return;
     }
-    const [{ snapshot }] = await manager.query<Array<{ snapshot: string }>>('SELECT pg_export_snapshot() AS snapshot');
-    if (!/^[0-9A-Fa-f-]+$/.test(snapshot)) throw new Error(`Unexpected snapshot id ${snapshot}`);
-    const results = await Promise.allSettled(
-      parts.map((part) =>
-        this.dataSource.transaction('REPEATABLE READ', async (own) => {
-          // First in the transaction: before any query, as SET TRANSACTION SNAPSHOT requires.
-          await own.query(`SET TRANSACTION SNAPSHOT '${snapshot}'`);
-          for (const set of setLocal) await own.query(set);
-          for (const { text, params } of part) await this.runLongIn(own, text, params, timeoutMs);
+    try {
+      const [{ snapshot }] = await manager.query<Array<{ snapshot: string }>>(
+        'SELECT pg_export_snapshot() AS snapshot',
+      );
+      if (!/^[0-9A-Fa-f-]+$/.test(snapshot)) throw new Error(`Unexpected snapshot id ${snapshot}`);
+      const results = await Promise.allSettled(
+        parts.map(async (part, i) => {
+          const runner = runners[i];
+          await runner.startTransaction('REPEATABLE READ');
+          try {
+            // First in the transaction: before any query, as SET TRANSACTION SNAPSHOT requires.
+            await runner.query(`SET TRANSACTION SNAPSHOT '${snapshot}'`);
+            for (const set of setLocal) await runner.query(set);
+            for (const { text, params } of part) await this.runLongIn(runner.manager, text, params, timeoutMs);
+            await runner.commitTransaction();
+          } catch (error) {
+            if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+            throw error;
+          }
         }),
-      ),
-    );
-    const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
-    if (failed) throw failed.reason;
+      );
+      const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+      if (failed) throw failed.reason;
+    } finally {
+      await Promise.all(runners.map((runner) => runner.release()));
+    }
+  }
+
+  /** `count` pooled connections, or null (none kept) when the pool cannot lend them all within its acquire timeout. */
+  private async lend(count: number): Promise<QueryRunner[] | null> {
+    const runners: QueryRunner[] = [];
+    try {
+      for (let i = 0; i < count; i++) {
+        const runner = this.dataSource.createQueryRunner('master');
+        runners.push(runner);
+        await runner.connect();
+      }
+      return runners;
+    } catch {
+      await Promise.all(runners.map((runner) => runner.release().catch(() => undefined)));
+      return null;
+    }
   }
 }
 
