@@ -383,13 +383,18 @@ describe('Retention', () => {
     }
   }, 120_000);
 
-  it('two runs at once (two instances on PostgreSQL, two runs of one on the embedded database) delete each row once and fail nowhere', async () => {
+  it('two runs at once (two instances on PostgreSQL, two runs of one on the embedded database), then one more, delete each row once and fail nowhere', async () => {
     const app = await startTestApp({ env: RETENTION_ON });
     const other = multiInstanceAvailable() ? await startTestApp({ env: RETENTION_ON, shareWith: app }) : app;
     try {
       await seed(app);
       const before = await tableCounts(app);
       const runs = await Promise.all([app.get(RetentionService).runOnce(), other.get(RetentionService).runOnce()]);
+      // A row can be left to the next run: one run's purge of a table may read it while the other
+      // run's purge of the table it depends on has not committed yet (a server session whose last
+      // player session the other run is deleting: seen once in CI). The next run takes it, and no
+      // row is ever counted twice.
+      runs.push(await app.get(RetentionService).runOnce());
       expect(deletedBy(runs)).toEqual(EXPECTED_DELETED);
       for (const run of runs) expect(run.filter((r) => r.outcome !== 'ok' && r.outcome !== 'skipped')).toEqual([]);
       const after = await tableCounts(app);
