@@ -219,24 +219,6 @@ export const PLAYER_DATA: readonly PlayerDataEntry[] = [
     ];
   }),
   {
-    // Closed periods' boards in rows, as the release before the blocks wrote them (dropped a release
-    // later): the player's entries go; the others keep the ranks they were archived with.
-    key: 'periodAtpArchiveRows',
-    table: 'period_atp_archive',
-    columns: ['uid'],
-    where: byUid,
-    export: { none: 'the entries of periodAtpArchiveRanks: the upgrade copied them into blocks' },
-    erase: { delete: true },
-  },
-  {
-    key: 'periodChartArchiveRows',
-    table: 'period_chart_archive',
-    columns: ['uid'],
-    where: byUid,
-    export: { none: 'the entries of periodChartArchiveRanks: the upgrade copied them into blocks' },
-    erase: { delete: true },
-  },
-  {
     // The seasons whose close rule granted the player their collection: the season stays, without the uid.
     key: 'seasonGrants',
     table: 'board_period',

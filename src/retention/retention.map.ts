@@ -107,10 +107,6 @@ export const RETENTION_KEPT: Readonly<Record<string, string>> = {
   period_chart_rank_block:
     'closed periods are readable forever (issue #44), 1,000 ranks a row; an erasure removes a player',
   period_chart_uid_block: 'the same entries by uid, 1,000 a row; an erasure removes a player',
-  period_atp_archive:
-    'the row layout before the blocks, written by the previous release only (dropped a release later); an erasure removes a player',
-  period_chart_archive:
-    'the row layout before the blocks, written by the previous release only (dropped a release later); an erasure removes a player',
   rating_history_day:
     'the rating history (one row per day per block of 256 uids); a player reads 90 days, an erasure removes them',
   rating_history_run: 'one row per day taken: what the history job has done',

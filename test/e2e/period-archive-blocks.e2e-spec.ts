@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { PeriodArchiveBlocks1795890000000 } from '../../migrations/1795890000000-PeriodArchiveBlocks';
+import { DropPeriodArchiveRows1795892000000 } from '../../migrations/1795892000000-DropPeriodArchiveRows';
 import { Clock } from '../../src/common/clock';
 import { formatLocalDateTime } from '../../src/common/time';
 import { PeriodJobService } from '../../src/ranking/periods/period-job.service';
@@ -11,8 +12,8 @@ import { startTestApp, TestApp } from '../support/test-app';
  * boards of a few thousand players, so that ranks, windows and erasures cross block boundaries,
  * written in SQL into a season's live tables and closed by the admin route; every archived rank
  * against a brute-force ranking of the stored rows, windows and tops against the last live read;
- * an erasure through the admin route; the upgrade's copy of a row archive; a period the previous
- * release archived in rows during a rolling upgrade.
+ * an erasure through the admin route; the upgrade's copy of a row archive and the contract step
+ * that drops the rows; a period archived before the blocks (during a rolling upgrade).
  */
 const PLAYERS = 2 * ARCHIVE_BLOCK + 600;
 const CHART = 951;
@@ -262,7 +263,7 @@ describe('Period archives in blocks (issue #44: a close of 1M players in ≤ 10 
     });
   });
 
-  it('a period the previous release archived in rows (a rolling upgrade) is read live, then archived again in blocks without running its close rule twice; a failed try leaves nothing behind', async () => {
+  it('a period archived before the blocks (by the release before them, during a rolling upgrade) is read live, then archived again in blocks without running its close rule twice; a failed try leaves nothing behind', async () => {
     const TITLE = 'rhythmc:title.blocks-upgrade';
     expect(
       (
@@ -281,16 +282,11 @@ describe('Period archives in blocks (issue #44: a close of 1M players in ≤ 10 
     await fillSeason(app, period, first, 40);
     const expected = await bruteForce(app, period);
     const lastLive = (await board(app, 'atp', { period, limit: 100 })).body as { period: object; entries: Entry[] };
-    // What the previous release did at the close: closed, archived in rows, its rule granted (to the top 2).
+    // What the release before the blocks did at the close: closed, archived in its row tables (dropped
+    // since: nothing of them is read), its rule granted (to the top 2).
     await app.sql(
       `UPDATE board_period SET closed_at = now(), ends_at = now(), archived_at = now(), granted_uids = $2::bigint[] WHERE id = $1`,
       [period, expected.atp.slice(0, 2).map((e) => String(e.uid))],
-    );
-    await app.sql(
-      `INSERT INTO period_atp_archive (period_id, rank, uid, atp)
-       SELECT $1, row_number() OVER (ORDER BY t.atp DESC, t.uid ASC), t.uid, t.atp FROM period_rating t
-        WHERE t.period_id = $1 AND NOT EXISTS (SELECT 1 FROM player_ban b WHERE b.uid = t.uid AND b.lifted_at IS NULL)`,
-      [period],
     );
     const grantedBefore = await app.sql('SELECT count(*)::int AS n FROM player_collection WHERE collection_key = $1', [
       TITLE,
@@ -324,16 +320,46 @@ describe('Period archives in blocks (issue #44: a close of 1M players in ≤ 10 
     expect(afterJob.entries).toEqual(lastLive.entries);
   });
 
-  it("the upgrade's migration copies the row archives into blocks, gaps included, and marks their periods", async () => {
+  it("the upgrade's migration copies the row archives into blocks, gaps included, and marks their periods; the contract step drops the rows and takes erased uids out of the blocks", async () => {
     const period = await createSeason(app, 'blocks-migrated');
     const first = await createPlayers(app, 'mig_', ARCHIVE_BLOCK + 30);
     await fillSeason(app, period, first, ARCHIVE_BLOCK + 30);
     const expected = await bruteForce(app, period);
-    const migration = new PeriodArchiveBlocks1795890000000();
+    // Every entry of the other periods' archives, from both kinds of blocks (block boundaries may move).
+    const blocks = async () => {
+      const entries = [];
+      for (const [table, columns] of [
+        ['period_atp_rank_block', 'b.ranks, b.uids, b.atps) AS e(rank, uid, atp'],
+        ['period_chart_rank_block', 'b.ranks, b.uids, b.accs, b.ratings) AS e(rank, uid, acc, rating'],
+        ['period_atp_uid_block', 'b.uids, b.ranks) AS e(uid, rank'],
+        ['period_chart_uid_block', 'b.uids, b.ranks) AS e(uid, rank'],
+      ]) {
+        const board = table.startsWith('period_chart') ? 'b.period_id, b.level_id' : 'b.period_id, 0';
+        entries.push(
+          await app.sql(
+            `SELECT ${board}, e.* FROM ${table} b CROSS JOIN LATERAL unnest(${columns})
+              WHERE b.period_id <> $1 ORDER BY 1, 2, 3`,
+            [period],
+          ),
+        );
+      }
+      return entries;
+    };
+    // The earlier tests' archives (one with an erasure's gap): the contract's down copies them back
+    // into rows, and the upgrade copies the rows into blocks again.
+    const earlier = await blocks();
+    expect(earlier[0].length).toBeGreaterThan(2 * ARCHIVE_BLOCK);
+    const expand = new PeriodArchiveBlocks1795890000000();
+    const contract = new DropPeriodArchiveRows1795892000000();
+    // An erasure answered by the release before the blocks while instances rolled: the player's rows
+    // deleted (never copied), the tombstone written; and one in a second uid block.
+    const erasedInRows = expected.atp[ARCHIVE_BLOCK + 4].uid;
+    const [lowest, highest] = [first, first + ARCHIVE_BLOCK + 29];
     const runner = app.get(DataSource).createQueryRunner();
     try {
-      await migration.down(runner);
-      // The previous release's archive of a closed period: rows, one erased (a gap at rank 7).
+      await contract.down(runner);
+      await expand.down(runner);
+      // The release before the blocks' archive of a closed period: rows, one erased (a gap at rank 7).
       await app.sql(`UPDATE board_period SET closed_at = now(), ends_at = now(), archived_at = now() WHERE id = $1`, [
         period,
       ]);
@@ -351,28 +377,61 @@ describe('Period archives in blocks (issue #44: a close of 1M players in ≤ 10 
         [period],
       );
       await app.sql('DELETE FROM period_atp_archive WHERE period_id = $1 AND rank = 7', [period]);
-      await migration.up(runner);
+      await expand.up(runner);
+      expect(await app.sql('SELECT archived_in_blocks FROM board_period WHERE id = $1', [period])).toEqual([
+        { archived_in_blocks: true },
+      ]);
+      const withoutRank7 = expected.atp.filter((e) => e.rank !== 7);
+      const copied = await archived(app, period);
+      expect(copied.atp).toEqual(withoutRank7);
+      expect(copied.atpByUid).toEqual(withoutRank7);
+      expect(copied.chart).toEqual(expected.chart);
+      expect(copied.chartByUid).toEqual(expected.chart);
+      expect(await uidBlocksOrdered(app, period)).toBe(true);
+      expect(await blocks()).toEqual(earlier);
+
+      // During the roll, the release before the blocks erases three players: the lowest and the
+      // highest uid (the first and the last uid block) and one ranked in the second rank block.
+      const gone = [lowest, highest, erasedInRows];
+      await app.sql(`DELETE FROM period_atp_archive WHERE uid = ANY ($1::bigint[])`, [gone]);
+      await app.sql(`DELETE FROM period_chart_archive WHERE uid = ANY ($1::bigint[])`, [gone]);
+      await app.sql(
+        `INSERT INTO player_erasure (uid, pseudonym) SELECT u, 'erased-' || u FROM unnest($1::bigint[]) AS u`,
+        [gone],
+      );
+      await contract.up(runner);
     } finally {
       await runner.release();
     }
-    expect(await app.sql('SELECT archived_in_blocks FROM board_period WHERE id = $1', [period])).toEqual([
-      { archived_in_blocks: true },
-    ]);
-    const withoutRank7 = expected.atp.filter((e) => e.rank !== 7);
+    expect(
+      await app.sql(`SELECT to_regclass('period_atp_archive') AS atp, to_regclass('period_chart_archive') AS chart`),
+    ).toEqual([{ atp: null, chart: null }]);
+    // The erased entries left both kinds of blocks; every other entry kept its rank.
+    const gone = new Set([lowest, highest, erasedInRows]);
+    const kept = (list: Entry[]) => list.filter((e) => e.rank !== 7 && !gone.has(e.uid));
+    expect(expected.atp.filter((e) => gone.has(e.uid))).toHaveLength(3);
     const stored = await archived(app, period);
-    expect(stored.atp).toEqual(withoutRank7);
-    expect(stored.atpByUid).toEqual(withoutRank7);
-    expect(stored.chart).toEqual(expected.chart);
-    expect(stored.chartByUid).toEqual(expected.chart);
-    expect(await uidBlocksOrdered(app, period)).toBe(true);
+    expect(stored.atp).toEqual(kept(expected.atp));
+    expect(stored.atpByUid).toEqual(kept(expected.atp));
+    const chartKept = expected.chart.filter((e) => !gone.has(e.uid));
+    expect(chartKept.length).toBeLessThan(expected.chart.length);
+    expect(stored.chart).toEqual(chartKept);
+    expect(stored.chartByUid).toEqual(chartKept);
+    // Other periods' blocks are untouched (none of their uids was erased).
+    expect(await blocks()).toEqual(earlier);
     // Read from the blocks: a top holds the ranks up to N, a window the ranks within k.
     const top = (await board(app, 'atp', { period, limit: 10 })).body as { entries: Entry[] };
-    expect(top.entries.map((e) => e.rank)).toEqual([1, 2, 3, 4, 5, 6, 8, 9, 10]);
-    const around = (await board(app, 'atp', { period, around: expected.atp[ARCHIVE_BLOCK - 1].uid, k: 2 })).body as {
-      entries: Entry[];
-    };
+    expect(top.entries.map((e) => [e.rank, e.uid])).toEqual(
+      kept(expected.atp)
+        .filter((e) => e.rank <= 10)
+        .map((e) => [e.rank, e.uid]),
+    );
+    const target = kept(expected.atp).find((e) => e.rank >= ARCHIVE_BLOCK) as Entry;
+    const around = (await board(app, 'atp', { period, around: target.uid, k: 2 })).body as { entries: Entry[] };
     expect(around.entries.map((e) => [e.rank, e.uid])).toEqual(
-      expected.atp.slice(ARCHIVE_BLOCK - 3, ARCHIVE_BLOCK + 2).map((e) => [e.rank, e.uid]),
+      kept(expected.atp)
+        .filter((e) => Math.abs(e.rank - target.rank) <= 2)
+        .map((e) => [e.rank, e.uid]),
     );
   });
 });

@@ -198,8 +198,6 @@ describe('Privacy: export and erase a player', () => {
         periodAtpArchiveUids: 0,
         periodChartArchiveRanks: 0,
         periodChartArchiveUids: 0,
-        periodAtpArchiveRows: 0,
-        periodChartArchiveRows: 0,
         seasonGrants: 0,
         plays: 2,
         playsAsRival: 1,

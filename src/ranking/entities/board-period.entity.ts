@@ -52,9 +52,9 @@ export class BoardPeriodEntity {
   archivedAt!: Date | null;
 
   /**
-   * True once this release's archive (the blocks) holds the period's boards. A period archived by
-   * the previous release (rows, archived_at set, this false) is read live until this release's
-   * period job archives it again in blocks (docs/decisions.md "Periods and seasons", archive layout).
+   * True once the archive's blocks hold the period's boards. A period archived by the release
+   * before the blocks (rows, archived_at set, this false; the rows dropped since) is read live until
+   * the period job archives it again in blocks (docs/decisions.md "Periods and seasons", archive layout).
    */
   @Column({ name: 'archived_in_blocks', type: 'boolean', default: false })
   archivedInBlocks!: boolean;

@@ -56,51 +56,6 @@ export class PeriodRatingEntity {
 }
 
 /**
- * A closed period's ATP board as it was read at its close, one row per rank: the layout of the
- * release before the blocks below. This release reads and writes neither archive table; the
- * previous release still does during a rolling upgrade (docs/decisions.md "Periods and seasons",
- * archive layout). Dropped by the release after this one; an erasure still clears them.
- */
-@Entity({ name: 'period_atp_archive' })
-@Index('IDX_period_atp_archive_uid', ['periodId', 'uid'], { unique: true })
-export class PeriodAtpArchiveEntity {
-  @PrimaryColumn({ name: 'period_id', type: 'bigint' })
-  periodId!: string;
-
-  @PrimaryColumn({ type: 'int' })
-  rank!: number;
-
-  @Column({ type: 'bigint' })
-  uid!: string;
-
-  @Column({ type: 'numeric', precision: 10, scale: 4 })
-  atp!: string;
-}
-
-/** A closed period's chart boards as they were read at its close, one row per rank (see PeriodAtpArchiveEntity). */
-@Entity({ name: 'period_chart_archive' })
-@Index('IDX_period_chart_archive_uid', ['periodId', 'levelId', 'uid'], { unique: true })
-export class PeriodChartArchiveEntity {
-  @PrimaryColumn({ name: 'period_id', type: 'bigint' })
-  periodId!: string;
-
-  @PrimaryColumn({ name: 'level_id', type: 'int' })
-  levelId!: number;
-
-  @PrimaryColumn({ type: 'int' })
-  rank!: number;
-
-  @Column({ type: 'bigint' })
-  uid!: string;
-
-  @Column({ type: 'double precision' })
-  acc!: number;
-
-  @Column({ type: 'double precision' })
-  rating!: number;
-}
-
-/**
  * A closed period's ATP board in blocks of ranks (docs/decisions.md "Periods and seasons", archive
  * layout): block b holds the entries ranked b·ARCHIVE_BLOCK + 1 .. (b + 1)·ARCHIVE_BLOCK, in rank
  * order, as parallel arrays (an erasure removes an entry and leaves a gap in `ranks`). Written at

@@ -96,7 +96,7 @@ export class PeriodJobService implements OnApplicationBootstrap, OnModuleDestroy
     const archived = await this.periods.archive(id, manager);
     if (!archived) return null;
     const { archived_before: ruleRan, ...row } = archived;
-    // Archived in rows by the previous release (a rolling upgrade): its close rule ran then.
+    // Archived in rows by the release before the blocks (a rolling upgrade): its close rule ran then.
     if (ruleRan || row.grant_collection === null || row.grant_top === null) return { row, granted: null, notified: [] };
     const top = await this.periods.archivedAtpTop(id, row.grant_top, manager);
     const uids = await this.catalog.grantToPlayers(row.grant_collection, top, manager);

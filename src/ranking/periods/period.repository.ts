@@ -284,8 +284,8 @@ const paramsOf = (periodId: string, board: PeriodBoard) =>
 
 /**
  * Periods of the boards (board_period) and their boards: live (period_rating, period_chart_best,
- * written by the upload's statement) and archived (period_atp_archive, period_chart_archive,
- * written at the close). Every live read walks the period's order index.
+ * written by the upload's statement) and archived (the four block tables of ArchiveLayout, written
+ * at the close). Every live read walks the period's order index.
  */
 @Injectable()
 export class PeriodRepository {
@@ -475,13 +475,13 @@ export class PeriodRepository {
   /**
    * Archives a closed period's boards in blocks (in the caller's transaction) unless another
    * instance did: the row when this call archived it (the row stays locked to the commit), null
-   * otherwise. `archived_before`: the previous release had archived it in rows (during a rolling
-   * upgrade) and ran its close rule then; this call writes the blocks from the live rows, which no
+   * otherwise. `archived_before`: the release before the blocks had archived it in rows (dropped
+   * since, migration DropPeriodArchiveRows) and ran its close rule then; this call writes the blocks from the live rows, which no
    * play changes after the close.
    */
   async archive(id: string, manager: EntityManager): Promise<(PeriodRow & { archived_before: boolean }) | null> {
-    // The row locked first, so that what it held before (archived in rows by the previous release
-    // or not) is read after any other instance's archive committed, not from this statement's snapshot.
+    // The row locked first, so that what it held before (archived in rows by the release before the
+    // blocks or not) is read after any other instance's archive committed, not from this statement's snapshot.
     const [current] = await manager.query<Array<{ archived_before: boolean }>>(
       `SELECT p.archived_at IS NOT NULL AS archived_before FROM board_period p
         WHERE p.id = $1 AND p.closed_at IS NOT NULL AND NOT p.archived_in_blocks FOR UPDATE`,
