@@ -15,6 +15,11 @@ import type { RankKey } from './rank-index/rank-index';
  * bans has run out; every upload reads both facts in its first statement and calls ensure(), which
  * reloads the view (one statement) when either is stale. So a ban, an unban and a ban running out
  * all count from the next answer on, without any event.
+ *
+ * The same keys are also kept per home server, for the scoped boards (a group's or a country's:
+ * rows ahead in the scope minus banned players ahead in it). A banned player's home does not move
+ * while the view holds it: a login moves the home only after its ban check, both under the player
+ * row's lock, which a ban takes too (so a ban commits before the login's check or after its move).
  */
 @Injectable()
 export class BanView {
@@ -22,6 +27,10 @@ export class BanView {
   private validUntilMs = Number.POSITIVE_INFINITY;
   private site = new OrderStatisticSet();
   private tracks = new Map<number, OrderStatisticSet>();
+  /** The same keys by home server (players without one are in no scope). */
+  private siteByHome = new Map<number, OrderStatisticSet>();
+  /** levelId → home server → keys. */
+  private tracksByHome = new Map<number, Map<number, OrderStatisticSet>>();
   private loading: Promise<void> | null = null;
 
   constructor(private readonly repository: RankSourceRepository) {}
@@ -46,6 +55,18 @@ export class BanView {
     };
   }
 
+  /**
+   * Banned players ahead of `key` whose home server is one of `servers` (a scoped board), in the
+   * site order (levelId null) or chart `levelId`'s. A server named twice counts once.
+   */
+  bannedAheadIn(servers: readonly number[], levelId: number | null, key: RankKey): number {
+    const byHome = levelId === null ? this.siteByHome : this.tracksByHome.get(levelId);
+    if (!byHome) return 0;
+    let ahead = 0;
+    for (const server of new Set(servers)) ahead += byHome.get(server)?.countBelow(...key) ?? 0;
+    return ahead;
+  }
+
   /** Whether the player at `key` of the site order (levelId null) or of chart `levelId` is under an active ban. */
   banned(levelId: number | null, key: RankKey): boolean {
     const set = levelId === null ? this.site : this.tracks.get(levelId);
@@ -54,21 +75,45 @@ export class BanView {
 
   private async load(): Promise<void> {
     const keys = await this.repository.bannedKeys();
-    const site = OrderStatisticSet.fromTriples(
-      Float64Array.from(keys.sites.flatMap((s) => [-toTenThousandths(Number(s.atp)), 0, Number(s.uid)])),
-    );
-    const byLevel = new Map<number, number[]>();
-    for (const t of keys.tracks) {
-      let triples = byLevel.get(t.levelId);
-      if (!triples) byLevel.set(t.levelId, (triples = []));
-      triples.push(-t.acc, t.firstTimeMs, Number(t.uid));
+    const site = new Triples<null>();
+    const siteByHome = new Triples<number>();
+    for (const s of keys.sites) {
+      const key: RankKey = [-toTenThousandths(Number(s.atp)), 0, Number(s.uid)];
+      site.add(null, key);
+      if (s.home !== null) siteByHome.add(s.home, key);
     }
-    const tracks = new Map<number, OrderStatisticSet>();
-    for (const [levelId, triples] of byLevel)
-      tracks.set(levelId, OrderStatisticSet.fromTriples(Float64Array.from(triples)));
-    this.site = site;
-    this.tracks = tracks;
+    const tracks = new Triples<number>();
+    const tracksByHome = new Map<number, Triples<number>>();
+    for (const t of keys.tracks) {
+      const key: RankKey = [-t.acc, t.firstTimeMs, Number(t.uid)];
+      tracks.add(t.levelId, key);
+      if (t.home === null) continue;
+      let byHome = tracksByHome.get(t.levelId);
+      if (!byHome) tracksByHome.set(t.levelId, (byHome = new Triples<number>()));
+      byHome.add(t.home, key);
+    }
+    this.site = site.sets().get(null) ?? new OrderStatisticSet();
+    this.tracks = tracks.sets();
+    this.siteByHome = siteByHome.sets();
+    this.tracksByHome = new Map([...tracksByHome].map(([levelId, byHome]) => [levelId, byHome.sets()]));
     this.generation = keys.generation;
     this.validUntilMs = keys.firstUntilMs ?? Number.POSITIVE_INFINITY;
+  }
+}
+
+/** Rank keys grouped by a key (a chart, a home server), built into one OrderStatisticSet each. */
+class Triples<K> {
+  private readonly groups = new Map<K, number[]>();
+
+  add(group: K, key: RankKey): void {
+    let triples = this.groups.get(group);
+    if (!triples) this.groups.set(group, (triples = []));
+    triples.push(...key);
+  }
+
+  sets(): Map<K, OrderStatisticSet> {
+    return new Map(
+      [...this.groups].map(([group, triples]) => [group, OrderStatisticSet.fromTriples(Float64Array.from(triples))]),
+    );
   }
 }

@@ -95,16 +95,28 @@ function windowEntries<Row, Entry>(
 }
 
 /**
- * A scoped window statement's rows (board order) as a window and the player's rank (1 + the
- * unbanned rows ahead in the scope); null when the player is not on the scoped board.
+ * A scoped window statement's rows (board order) as a window, and the player's row (its rows ahead
+ * in the scope and the ban generation its statement saw: RankAnswerService.scopedRank); null when
+ * the player is not on the scoped board.
  */
-function scopedWindow<Row>(rows: Array<ScopedWindowRow<Row>>, k: number): { rank: number; window: Window<Row> } | null {
+function scopedWindow<Row>(
+  rows: Array<ScopedWindowRow<Row>>,
+  k: number,
+): {
+  anchor: ScopedWindowRow<Row>;
+  rowsAhead: number;
+  seen: { generation: number; dbNowMs: number };
+  window: Window<Row>;
+} | null {
   const anchor = rows.find((row) => row.part === 0);
   if (!anchor) return null;
-  const strip = ({ part: _p, ahead: _a, ...row }: ScopedWindowRow<Row>) => row as unknown as Row;
+  const strip = ({ part: _p, ahead: _a, ban_generation: _g, db_now: _n, ...row }: ScopedWindowRow<Row>) =>
+    row as unknown as Row;
   const ahead = rows.filter((row) => row.part === 1);
   return {
-    rank: Number(anchor.ahead) + 1,
+    anchor,
+    rowsAhead: Number(anchor.ahead),
+    seen: { generation: Number(anchor.ban_generation), dbNowMs: (anchor.db_now as Date).getTime() },
     window: {
       anchor: strip(anchor),
       ahead: ahead.slice(Math.max(0, ahead.length - k)).map(strip),
@@ -283,7 +295,10 @@ export class LeaderboardService {
     );
     const window = scopedWindow(rows, query.k ?? BOARD_DEFAULT_K);
     if (!window) return { board: 'atp', scope, rank: await this.unranked(query.around), entries: [] };
-    return { board: 'atp', scope, rank: window.rank, entries: windowEntries(window.window, window.rank, atpEntry) };
+    const { anchor } = window;
+    const key: RankKey = [-toTenThousandths(Number(anchor.atp)), 0, Number(anchor.uid)];
+    const rank = await this.ranks.scopedRank(scope.serverIDs, null, key, window.rowsAhead, window.seen);
+    return { board: 'atp', scope, rank, entries: windowEntries(window.window, rank, atpEntry) };
   }
 
   /** A chart's board of a server group or a country, as scopedAtpBoard; 404 as the chart's board. */
@@ -308,13 +323,10 @@ export class LeaderboardService {
       await this.requireChart(levelId);
       return { board: 'chart', levelId, scope, rank: await this.unranked(query.around), entries: [] };
     }
-    return {
-      board: 'chart',
-      levelId,
-      scope,
-      rank: window.rank,
-      entries: windowEntries(window.window, window.rank, chartEntry),
-    };
+    const { anchor } = window;
+    const key: RankKey = [-anchor.acc, Number(anchor.first_time_ms), Number(anchor.uid)];
+    const rank = await this.ranks.scopedRank(scope.serverIDs, levelId, key, window.rowsAhead, window.seen);
+    return { board: 'chart', levelId, scope, rank, entries: windowEntries(window.window, rank, chartEntry) };
   }
 
   /** The servers of the query's group or country at this read; 404 when it names none. */

@@ -74,6 +74,24 @@ export class RankAnswerService {
     };
   }
 
+  /**
+   * A player's rank on a scoped board (a group's or a country's, docs/decisions.md "Scoped boards:
+   * groups and countries"): 1 + `rowsAhead` (the rows ahead whose home server is one of `servers`,
+   * banned players included, counted by a statement that saw `seen`) − the banned players ahead
+   * among them (the ban view, brought up to that ban generation). On the site order (levelId null)
+   * or chart `levelId`'s, `key` the player's.
+   */
+  async scopedRank(
+    servers: readonly number[],
+    levelId: number | null,
+    key: RankKey,
+    rowsAhead: number,
+    seen: { generation: number; dbNowMs: number },
+  ): Promise<number> {
+    await this.bans.ensure(seen.generation, seen.dbNowMs);
+    return rowsAhead - this.bans.bannedAheadIn(servers, levelId, key) + 1;
+  }
+
   /** SQL rank counts run and refused since the start (the metrics). */
   sqlCountTotals(): { counted: number; refused: number } {
     return this.sqlCounts.totals();

@@ -81,8 +81,14 @@ export class RankSourceRepository {
       Array<{
         generation: string;
         first_until: Date | null;
-        sites: Array<{ uid: string; atp: string }> | null;
-        tracks: Array<{ uid: string; level_id: number; acc: number; first_time_ms: string }> | null;
+        sites: Array<{ uid: string; atp: string; home: number | null }> | null;
+        tracks: Array<{
+          uid: string;
+          level_id: number;
+          acc: number;
+          first_time_ms: string;
+          home: number | null;
+        }> | null;
       }>
     >(
       `WITH banned AS (
@@ -90,8 +96,9 @@ export class RankSourceRepository {
        )
        SELECT (SELECT generation FROM rank_ban_generation WHERE id = 1) AS generation,
               (SELECT min(until) FROM banned) AS first_until,
-              (SELECT json_agg(json_build_object('uid', r.uid::text, 'atp', r.atp::text)) FROM banned x JOIN player_rating r ON r.uid = x.uid) AS sites,
-              (SELECT json_agg(json_build_object('uid', c.uid::text, 'level_id', c.level_id, 'acc', c.acc, 'first_time_ms', c.first_time_ms::text))
+              (SELECT json_agg(json_build_object('uid', r.uid::text, 'atp', r.atp::text, 'home', r.home_server_id)) FROM banned x JOIN player_rating r ON r.uid = x.uid) AS sites,
+              (SELECT json_agg(json_build_object('uid', c.uid::text, 'level_id', c.level_id, 'acc', c.acc, 'first_time_ms', c.first_time_ms::text,
+                                          'home', c.home_server_id))
                  FROM banned x JOIN player_chart_best c ON c.uid = x.uid) AS tracks`,
     );
     const row = rows[0];
@@ -104,6 +111,7 @@ export class RankSourceRepository {
         levelId: t.level_id,
         acc: t.acc,
         firstTimeMs: Number(t.first_time_ms),
+        home: t.home,
       })),
     };
   }

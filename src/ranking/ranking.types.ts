@@ -57,6 +57,7 @@ export interface BannedKeys {
   generation: number;
   /** Epoch ms of the first ban of the set to run out; null when all are permanent. */
   firstUntilMs: number | null;
-  sites: Array<{ uid: string; atp: string }>;
-  tracks: Array<{ uid: string; levelId: number; acc: number; firstTimeMs: number }>;
+  /** `home`: the player's home server (scoped boards; null: none), copied onto every best (a banned player cannot log in, so it does not move). */
+  sites: Array<{ uid: string; atp: string; home: number | null }>;
+  tracks: Array<{ uid: string; levelId: number; acc: number; firstTimeMs: number; home: number | null }>;
 }

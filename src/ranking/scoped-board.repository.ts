@@ -10,13 +10,27 @@ import { SITE_ORDER, SiteRow, TRACK_ORDER, TrackRow, unbanned } from './leaderbo
  * in the global order, with the global ban rule. Each statement walks the per-home-server order
  * indexes (IDX_player_rating_home: home_server_id, atp DESC, uid; IDX_player_chart_best_home:
  * level_id, home_server_id, acc DESC, first_time_ms, uid) once per server of the scope ($1, int[])
- * and merges: a top N is N rows per server at most; a rank is the sum over the servers of the
- * index range counts of the unbanned rows ahead (exact, and as costly as the rows ahead in the
- * scope); the neighbours are the k nearest of each server on each side.
+ * and merges: a top N is N rows per server at most; a window's rank is the sum over the servers
+ * of the index range counts of the rows ahead, banned players included (index only: no ban probe
+ * per row; as costly as the rows ahead in the scope), from which the caller subtracts the banned
+ * players ahead in the scope (BanView.bannedAheadIn, at the ban generation the statement saw); the
+ * neighbours are the k nearest unbanned of each server on each side.
  */
 
-/** A row of a scoped window: the board row, which part it is (0 the player, 1 ahead, 2 behind), and on the player's row the count of unbanned rows ahead. */
-export type ScopedWindowRow<Row> = Row & { part: 0 | 1 | 2; ahead: string | null };
+/**
+ * A row of a scoped window: the board row, which part it is (0 the player, 1 ahead, 2 behind), and
+ * on the player's row the count of rows ahead in the scope (banned players included), the ban
+ * generation and the database clock the statement saw (null on the other rows).
+ */
+export type ScopedWindowRow<Row> = Row & {
+  part: 0 | 1 | 2;
+  ahead: string | null;
+  ban_generation: string | null;
+  db_now: Date | null;
+};
+
+/** The ban generation and database clock of the statement, on the player's row (BanView.ensure). */
+const BAN_SEEN = '(SELECT generation FROM rank_ban_generation WHERE id = 1) AS ban_generation, now() AS db_now';
 
 /** The first $2 (≤ BOARD_MAX_LIMIT) unbanned players of the site order whose home server is in $1 (names read for those only). */
 export const SCOPED_TOP_SITE_SQL = `SELECT r.uid, r.atp, p.username, p.display_name FROM (
@@ -43,27 +57,30 @@ const sitePart = (part: 1 | 2, where: string, order: string, k: string) =>
   `SELECT ${part} AS part, x.uid, x.atp FROM s CROSS JOIN me CROSS JOIN LATERAL (
      SELECT r.uid, r.atp FROM player_rating r
       WHERE r.home_server_id = s.id AND ${where} AND ${unbanned('r')} ORDER BY ${order} LIMIT ${k}) AS x`;
+/** Rows ahead on one server of the scope, banned included: an index-only range count. */
 const siteCount = (where: string) =>
-  `(SELECT count(*) FROM player_rating r WHERE r.home_server_id = s.id AND ${where} AND ${unbanned('r')})`;
+  `(SELECT count(*) FROM player_rating r WHERE r.home_server_id = s.id AND ${where})`;
 const SITE_NEAREST_AHEAD = 'r.atp ASC, r.uid DESC';
 
 /**
- * The player $2 on the site board of the servers $1, with its count of unbanned players ahead
- * (its rank − 1) and the $3 nearest on each side (per server: the player's ATP tie, then the
- * other ATPs, each an exact range of IDX_player_rating_home). No rows when the player has no
- * rating, is banned, or has a home outside $1.
+ * The player $2 on the site board of the servers $1, with its count of players ahead in the
+ * scope (banned included: its rank − 1 once the banned ones ahead are taken off) and the $3
+ * nearest unbanned on each side (per server: the player's ATP tie, then the other ATPs, each an
+ * exact range of IDX_player_rating_home). No rows when the player has no rating, is banned, or has
+ * a home outside $1.
  */
 export const SCOPED_SITE_WINDOW_SQL = `WITH s AS (SELECT DISTINCT unnest($1::int[]) AS id),
   me AS (SELECT r.uid, r.atp FROM player_rating r
           WHERE r.uid = $2 AND r.home_server_id = ANY ($1::int[]) AND ${unbanned('r')})
-SELECT w.part, w.uid, w.atp, p.username, p.display_name, w.ahead FROM (
+SELECT w.part, w.uid, w.atp, p.username, p.display_name, w.ahead, w.ban_generation, w.db_now FROM (
     SELECT 0 AS part, me.uid, me.atp,
-           (SELECT sum(${siteCount('r.atp > me.atp')} + ${siteCount('r.atp = me.atp AND r.uid < me.uid')}) FROM s)::text AS ahead
+           (SELECT sum(${siteCount('r.atp > me.atp')} + ${siteCount('r.atp = me.atp AND r.uid < me.uid')}) FROM s)::text AS ahead,
+           ${BAN_SEEN}
       FROM me
-    UNION ALL SELECT a.*, NULL FROM (${sitePart(1, 'r.atp = me.atp AND r.uid < me.uid', SITE_NEAREST_AHEAD, '$3')}) AS a
-    UNION ALL SELECT a.*, NULL FROM (${sitePart(1, 'r.atp > me.atp', SITE_NEAREST_AHEAD, '$3')}) AS a
-    UNION ALL SELECT b.*, NULL FROM (${sitePart(2, 'r.atp = me.atp AND r.uid > me.uid', SITE_ORDER, '$3')}) AS b
-    UNION ALL SELECT b.*, NULL FROM (${sitePart(2, 'r.atp < me.atp', SITE_ORDER, '$3')}) AS b
+    UNION ALL SELECT a.*, NULL, NULL, NULL FROM (${sitePart(1, 'r.atp = me.atp AND r.uid < me.uid', SITE_NEAREST_AHEAD, '$3')}) AS a
+    UNION ALL SELECT a.*, NULL, NULL, NULL FROM (${sitePart(1, 'r.atp > me.atp', SITE_NEAREST_AHEAD, '$3')}) AS a
+    UNION ALL SELECT b.*, NULL, NULL, NULL FROM (${sitePart(2, 'r.atp = me.atp AND r.uid > me.uid', SITE_ORDER, '$3')}) AS b
+    UNION ALL SELECT b.*, NULL, NULL, NULL FROM (${sitePart(2, 'r.atp < me.atp', SITE_ORDER, '$3')}) AS b
   ) AS w JOIN player p ON p.uid = w.uid
  ORDER BY w.atp DESC, w.uid ASC`;
 
@@ -72,7 +89,7 @@ const trackPart = (part: 1 | 2, where: string, order: string) =>
      SELECT c.uid, c.acc, c.first_time_ms, c.rating FROM player_chart_best c
       WHERE c.level_id = $1 AND c.home_server_id = s.id AND ${where} AND ${unbanned('c')} ORDER BY ${order} LIMIT $4) AS x`;
 const trackCount = (where: string) =>
-  `(SELECT count(*) FROM player_chart_best c WHERE c.level_id = $1 AND c.home_server_id = s.id AND ${where} AND ${unbanned('c')})`;
+  `(SELECT count(*) FROM player_chart_best c WHERE c.level_id = $1 AND c.home_server_id = s.id AND ${where})`;
 const TRACK_NEAREST_AHEAD = 'c.acc ASC, c.first_time_ms DESC, c.uid DESC';
 /** Ahead of the player on the track order, as three exact index ranges: same acc and time, same acc, higher acc. */
 const TRACK_AHEAD = [
@@ -90,12 +107,13 @@ const TRACK_BEHIND = [
 export const SCOPED_TRACK_WINDOW_SQL = `WITH s AS (SELECT DISTINCT unnest($2::int[]) AS id),
   me AS (SELECT c.uid, c.acc, c.first_time_ms, c.rating FROM player_chart_best c
           WHERE c.level_id = $1 AND c.uid = $3 AND c.home_server_id = ANY ($2::int[]) AND ${unbanned('c')})
-SELECT w.part, w.uid, w.acc, w.rating, p.username, p.display_name, w.ahead FROM (
+SELECT w.part, w.uid, w.acc, w.first_time_ms, w.rating, p.username, p.display_name, w.ahead, w.ban_generation, w.db_now FROM (
     SELECT 0 AS part, me.uid, me.acc, me.first_time_ms, me.rating,
-           (SELECT sum(${TRACK_AHEAD.map(trackCount).join(' + ')}) FROM s)::text AS ahead
+           (SELECT sum(${TRACK_AHEAD.map(trackCount).join(' + ')}) FROM s)::text AS ahead,
+           ${BAN_SEEN}
       FROM me
-    ${TRACK_AHEAD.map((where) => `UNION ALL SELECT a.*, NULL FROM (${trackPart(1, where, TRACK_NEAREST_AHEAD)}) AS a`).join('\n    ')}
-    ${TRACK_BEHIND.map((where) => `UNION ALL SELECT b.*, NULL FROM (${trackPart(2, where, TRACK_ORDER)}) AS b`).join('\n    ')}
+    ${TRACK_AHEAD.map((where) => `UNION ALL SELECT a.*, NULL, NULL, NULL FROM (${trackPart(1, where, TRACK_NEAREST_AHEAD)}) AS a`).join('\n    ')}
+    ${TRACK_BEHIND.map((where) => `UNION ALL SELECT b.*, NULL, NULL, NULL FROM (${trackPart(2, where, TRACK_ORDER)}) AS b`).join('\n    ')}
   ) AS w JOIN player p ON p.uid = w.uid
  ORDER BY w.acc DESC, w.first_time_ms ASC, w.uid ASC`;
 
@@ -136,13 +154,17 @@ export class ScopedBoardRepository {
     return this.replica.run<ScopedWindowRow<SiteRow>>('scoped_site_window', SCOPED_SITE_WINDOW_SQL, [servers, uid, k]);
   }
 
-  trackWindow(levelId: number, servers: number[], uid: string, k: number): Promise<Array<ScopedWindowRow<TrackRow>>> {
+  trackWindow(
+    levelId: number,
+    servers: number[],
+    uid: string,
+    k: number,
+  ): Promise<Array<ScopedWindowRow<TrackRow & { first_time_ms: string }>>> {
     assertLimit(k);
-    return this.replica.run<ScopedWindowRow<TrackRow>>('scoped_track_window', SCOPED_TRACK_WINDOW_SQL, [
-      levelId,
-      servers,
-      uid,
-      k,
-    ]);
+    return this.replica.run<ScopedWindowRow<TrackRow & { first_time_ms: string }>>(
+      'scoped_track_window',
+      SCOPED_TRACK_WINDOW_SQL,
+      [levelId, servers, uid, k],
+    );
   }
 }

@@ -176,6 +176,8 @@ describe('Scoped boards by group and country (home server)', () => {
     } finally {
       expect((await app.admin.delete(`/admin/players/${g1[0]}/ban`)).status).toBe(204);
     }
+    // The ban lifted: counted again at once (the ban view reloads at the next generation).
+    expect((await board(`atp?country=DE&around=${g1[2]}`)).body).toMatchObject({ rank: 3 });
     for (const s of [
       [a, s1],
       [c, s2],
