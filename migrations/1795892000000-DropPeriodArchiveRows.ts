@@ -33,14 +33,24 @@ const KINDS: readonly ArchiveKind[] = [
 const BLOCK = 1000;
 
 /**
+ * Erasures that can have left entries in the blocks were answered after the blocks' migration
+ * copied the rows, so after that migration was written: its timestamp (1795890000000 ms, 2026-11-28
+ * 18:20 UTC) bounds them from below. The older ones (their rows deleted before the copy) are not
+ * looked for: each costs a probe of every archived board (20 s for 5,000 erasures over 2,010 boards
+ * and 20M archived entries, at load 2–3).
+ */
+const BLOCKS_WRITTEN = 'to_timestamp(1795890000)';
+
+/**
  * The contract step of the archive's blocks (docs/decisions.md "Rolling upgrades", pending
  * contract steps; `1795890000000-PeriodArchiveBlocks` was the expand step): the row layout of
  * closed periods' boards, `period_atp_archive` and `period_chart_archive`, is dropped. The release
  * before this one (`.ci/previous-release`) reads and writes blocks only.
  *
- * First, every uid of `player_erasure` leaves the four block tables: an erasure answered by the
- * release before the blocks, while instances rolled, deleted the player's rows from the row
- * tables only, and the upgrade had already copied them into blocks. The player's uid block of each
+ * First, every uid of `player_erasure` erased since the blocks (BLOCKS_WRITTEN) leaves the four
+ * block tables: an erasure answered by the release before the blocks, while instances rolled,
+ * deleted the player's rows from the row tables only, and the upgrade had already copied them
+ * into blocks. The player's uid block of each
  * board is found by range (the blocks' first uids, read from the primary key, and one probe of
  * `player_erasure` per block: no board's arrays are read unless an erased uid falls in its range),
  * then the rank block holding the rank it gives; the entry leaves both blocks' parallel arrays,
@@ -133,7 +143,8 @@ function eraseFromBlocks({ rankBlocks, uidBlocks, keys, values }: ArchiveKind): 
           SELECT e.uid, u.uids, u.ranks
             FROM player_erasure e
             JOIN "${uidBlocks}" u ON ${same('u', 'r')} AND u.first_uid = r.first_uid
-           WHERE e.uid >= r.first_uid AND (r.next_uid IS NULL OR e.uid < r.next_uid) AND e.uid = ANY (u.uids)
+           WHERE e.uid >= r.first_uid AND (r.next_uid IS NULL OR e.uid < r.next_uid) AND e.erased_at >= ${BLOCKS_WRITTEN}
+             AND e.uid = ANY (u.uids)
         ) x
     ), rank_blocks AS (
       UPDATE "${rankBlocks}" b SET (${rankArrays.join(', ')}) = ${without('b', rankArrays)}
