@@ -6,6 +6,14 @@
  * CONCURRENT (3000), CONCURRENCY (16), SESSIONS (200), ROUNDS (4), MODE (memory | redis).
  *
  *   npm run bench:upload:periods
+ *   PLAYERS=1000000 PERIOD_FILL=1 npm run bench:upload:periods     # 10M plays; SKIP_GENERATE=1 to reuse them
+ *
+ * PERIOD_FILL=1 (default off): once the 4 periods exist, their boards are filled from the
+ * players' all-time bests and ATP (period-fill.ts: the whole network in the season and the month,
+ * a half in the week, a tenth in the day), so the open periods are as big as a big network's,
+ * then the run waits (up to SETTLE_SECONDS, 300) for the 1-minute load to fall below 2.5.
+ * SKIP_GENERATE=1 empties the period tables a previous run left before the service starts.
+ * Closed ("none") periods are marked archived in blocks, so the period job never archives them.
  *
  * What "none" still pays against the code before periods: the shared advisory lock and one
  * indexed select of the open periods (the function runs either way). Prints one line per
@@ -14,12 +22,21 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { AdminApi, call, expectCall } from '../harness/api';
-import { BENCH_ADMIN_TOKEN, BENCH_REDIS_URL, intFromEnv, loadAverage, runMain } from '../harness/env';
+import { withClient } from '../harness/database';
+import {
+  BENCH_ADMIN_TOKEN,
+  BENCH_REDIS_URL,
+  assertBenchDatabase,
+  intFromEnv,
+  loadAverage,
+  runMain,
+} from '../harness/env';
 import { closedLoop, mean } from '../harness/load';
 import { gameplayRecord, randomPlay } from '../harness/payloads';
 import { dropRedisPrefix } from '../harness/redis';
 import { startServiceProcess, stopAllChildren, stopChild } from '../harness/process';
 import { generateUploadData, UPLOAD_DATABASE_URL } from './generate';
+import { clearPeriods, fillPeriods } from './period-fill';
 
 const PLAYERS = intFromEnv('PLAYERS', 20_000);
 const SEQUENTIAL = intFromEnv('SEQUENTIAL', 500);
@@ -28,12 +45,27 @@ const CONCURRENCY = intFromEnv('CONCURRENCY', 16);
 const SESSIONS = intFromEnv('SESSIONS', 200);
 const ROUNDS = intFromEnv('ROUNDS', 4);
 const MODE = process.env.MODE === 'redis' ? 'redis' : 'memory';
+const PERIOD_FILL = process.env.PERIOD_FILL === '1';
+const SETTLE_SECONDS = intFromEnv('SETTLE_SECONDS', 300);
 
-let clock = Date.now() - 3_600_000;
+/**
+ * The plays' payload time: now, one millisecond apart at least (unique per player and chart). A
+ * clock running ahead of the server's (1 s a play from an hour ago: 28,300 plays end 7 hours
+ * ahead) gets every play past now + 5 min flagged `time` (score-checks.ts), and a flagged play is
+ * not counted: no best, no period step.
+ */
+let clock = 0;
 
 async function main(): Promise<void> {
   if (process.env.SKIP_GENERATE !== '1')
     await generateUploadData(UPLOAD_DATABASE_URL, PLAYERS, PLAYERS, (line) => console.log(`  ${line}`));
+  else {
+    // A previous run's periods: closed, so the day's calendar periods would stay closed (ON CONFLICT
+    // DO NOTHING) and the period job would archive them at the service's start.
+    assertBenchDatabase(UPLOAD_DATABASE_URL);
+    await withClient(UPLOAD_DATABASE_URL, clearPeriods);
+    console.log('  period tables emptied (SKIP_GENERATE)');
+  }
   const prefix = `rhythmc-bench-periods:${randomBytes(4).toString('hex')}:`;
   const service = await startServiceProcess({
     name: `service (${MODE})`,
@@ -79,7 +111,12 @@ async function main(): Promise<void> {
     const body = () => {
       const session = sessions[next++ % sessions.length];
       return JSON.stringify(
-        gameplayRecord({ ...session, serverID: login.serverID, ...randomPlay(Math.random), time: (clock += 1_000) }),
+        gameplayRecord({
+          ...session,
+          serverID: login.serverID,
+          ...randomPlay(Math.random),
+          time: (clock = Math.max(clock + 1, Date.now())),
+        }),
       );
     };
     const run = (requests: number, connections: number) =>
@@ -105,15 +142,32 @@ async function main(): Promise<void> {
     );
     if (open.rows.length !== 4) throw new Error(`expected 4 open periods, found ${open.rows.length}`);
     const ids = open.rows.map((row) => row.id);
+    // Closed periods are marked archived in blocks too: the period job (PeriodRepository.unarchived)
+    // would otherwise archive them at its next tick, every board whole (1M rows with PERIOD_FILL).
     const setOpen = (isOpen: boolean) =>
       db.query(
         isOpen
-          ? 'UPDATE board_period SET closed_at = NULL, archived_at = NULL WHERE id = ANY($1)'
-          : 'UPDATE board_period SET closed_at = now(), archived_at = now() WHERE id = ANY($1)',
+          ? 'UPDATE board_period SET closed_at = NULL, archived_at = NULL, archived_in_blocks = false WHERE id = ANY($1)'
+          : 'UPDATE board_period SET closed_at = now(), archived_at = now(), archived_in_blocks = true WHERE id = ANY($1)',
         [ids],
       );
+    if (PERIOD_FILL) {
+      const filled = await withClient(UPLOAD_DATABASE_URL, (client) =>
+        fillPeriods(client, ids, (line) => console.log(`  ${line}`)),
+      );
+      for (const size of filled.sizes)
+        console.log(
+          `  ${size.table}: ${size.rows} rows, heap ${size.heap}, indexes ${size.indexes}, total ${size.total}`,
+        );
+      const settleStarted = Date.now();
+      while (loadAverage() >= 2.5 && Date.now() - settleStarted < SETTLE_SECONDS * 1_000)
+        await new Promise((resolve) => setTimeout(resolve, 10_000));
+      console.log(`  settled ${((Date.now() - settleStarted) / 1000).toFixed(0)} s, load average ${loadAverage()}`);
+    }
 
     await run(300, 4); // warm-up
+    const lastWarmRecord = (await db.query<{ id: string }>('SELECT coalesce(max(id), 0) AS id FROM play_record'))
+      .rows[0].id;
     const results: Record<string, Array<{ rps: number; p50: number; p99: number; seqP50: number }>> = {
       none: [],
       four: [],
@@ -139,6 +193,24 @@ async function main(): Promise<void> {
       `4 open ÷ none: throughput ${(rps('four') / rps('none')).toFixed(3)} × (${rps('four').toFixed(0)} / ${rps('none').toFixed(0)} req/s), ` +
         `sequential p50 ${seq('four').toFixed(2)} / ${seq('none').toFixed(2)} ms; load average ${loadAverage()}`,
     );
+    // What the timed uploads wrote into the periods (a (period, player, chart) best written twice counts once).
+    const written = await db.query<{ kind: string; rows: number }>(
+      `SELECT p.kind, count(b.uid)::int AS rows FROM board_period p
+         LEFT JOIN period_chart_best b ON b.period_id = p.id AND b.record_id > $2
+        WHERE p.id = ANY($1) GROUP BY p.id, p.kind ORDER BY p.id`,
+      [ids, lastWarmRecord],
+    );
+    const plays = await db.query<{ plays: number; counted: number; flagged: number }>(
+      `SELECT count(*)::int AS plays, count(*) FILTER (WHERE pass AND cardinality(flags) = 0)::int AS counted,
+              count(*) FILTER (WHERE cardinality(flags) > 0)::int AS flagged
+         FROM play_record WHERE id > $1`,
+      [lastWarmRecord],
+    );
+    console.log(
+      `timed uploads (both variants): ${JSON.stringify(plays.rows[0])}; period bests written by those of "4 open": ` +
+        written.rows.map((row) => `${row.kind} ${row.rows}`).join(', '),
+    );
+    if (plays.rows[0].flagged > 0) throw new Error('flagged plays: they are not counted, the period step did not run');
     await call(base, 'POST', '/server/logout', login.accessToken);
   } finally {
     await db.end();
