@@ -129,11 +129,24 @@ async function measure(target: Target, total: number, connections: number, probe
 
 // ---------------------------------------------------------------- uploads
 
-/** payload.time of the measured uploads: the last hour (the `time` check flags older plays), after every generated one. */
-let clock = Date.now() - 3_600_000;
+/**
+ * payload.time of the measured uploads: now, one millisecond apart at least (unique per player and
+ * chart), after every generated one. Until 2026-11-29 it ran one second a play from an hour ago:
+ * past the ~3,900th upload every play was more than 5 minutes ahead, flagged `time` and not
+ * counted (no best, no rating), so most measured uploads skipped the work a counted one does. The
+ * run now fails if any measured play is flagged.
+ */
+let clock = 0;
 
 function uploadBody(session: { uid: number; accessToken: string }, serverID: number): string {
-  return JSON.stringify(gameplayRecord({ ...session, serverID, ...randomPlay(Math.random), time: (clock += 1_000) }));
+  return JSON.stringify(
+    gameplayRecord({
+      ...session,
+      serverID,
+      ...randomPlay(Math.random),
+      time: (clock = Math.max(clock + 1, Date.now())),
+    }),
+  );
 }
 
 /** A game server and SESSIONS logged-in players picked among the ranked ones. */
@@ -225,6 +238,9 @@ async function measureSize(size: string, ranked: number): Promise<SizeResult> {
           monitor,
           redisPid: target.name === 'service' && mode === 'redis' ? redis : null,
         });
+        const firstRecord = (
+          await monitor.query<{ id: string }>('SELECT coalesce(max(id), 0)::text AS id FROM play_record')
+        ).rows[0].id;
         for (const target of targets) {
           const warm = await measure(target, WARMUP, 4, probeOf(target));
           if (warm.non200 > 0) throw new Error(`${target.name}: ${warm.non200} of ${WARMUP} warm-up uploads failed`);
@@ -250,6 +266,16 @@ async function measureSize(size: string, ranked: number): Promise<SizeResult> {
           }
           entry.rounds.push(measures);
         }
+        // Every play the service stored must have been counted: a flagged play skips the best and the rating.
+        const stored = (
+          await monitor.query<{ plays: number; flagged: number }>(
+            `SELECT count(*)::int AS plays, count(*) FILTER (WHERE cardinality(flags) > 0)::int AS flagged
+               FROM play_record WHERE id > $1::bigint`,
+            [firstRecord],
+          )
+        ).rows[0];
+        console.log(`  [${mode}] the service stored ${stored.plays} plays, ${stored.flagged} flagged`);
+        if (stored.flagged > 0) throw new Error(`${stored.flagged} measured plays were flagged: they were not counted`);
         // Ends the game server's session, which logs its players out: the next mode logs them in again.
         await call(base, 'POST', '/server/logout', setup.serverToken);
       } finally {
