@@ -3,7 +3,7 @@ import { toTenThousandths } from './rating-scale';
 import { RankSourceRepository } from './rank-source.repository';
 import type { PlayerRankState } from './ranking.types';
 import { OrderStatisticSet } from './rank-index/order-statistic-set';
-import type { RankKey } from './rank-index/rank-index';
+import { RankKey, siteKey, trackKey } from './rank-index/rank-index';
 
 /**
  * This instance's view of the players under an active ban: their rank keys in the same orders as
@@ -78,14 +78,14 @@ export class BanView {
     const site = new Triples<null>();
     const siteByHome = new Triples<number>();
     for (const s of keys.sites) {
-      const key: RankKey = [-toTenThousandths(Number(s.atp)), 0, Number(s.uid)];
+      const key = siteKey(toTenThousandths(Number(s.atp)), s.uid);
       site.add(null, key);
       if (s.home !== null) siteByHome.add(s.home, key);
     }
     const tracks = new Triples<number>();
     const tracksByHome = new Map<number, Triples<number>>();
     for (const t of keys.tracks) {
-      const key: RankKey = [-t.acc, t.firstTimeMs, Number(t.uid)];
+      const key = trackKey(t.acc, t.firstTimeMs, t.uid);
       tracks.add(t.levelId, key);
       if (t.home === null) continue;
       let byHome = tracksByHome.get(t.levelId);

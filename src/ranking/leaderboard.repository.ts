@@ -76,10 +76,13 @@ export const SITE_ORDER = 'r.atp DESC, r.uid ASC';
 export const TRACK_ORDER = 'c.acc DESC, c.first_time_ms ASC, c.uid ASC';
 
 /** Select-list columns of the player $n: the ban check of PlayRecordRepository's state read (whether banned, the ban generation, the database clock). */
+/** Select-list columns: the ban generation and the database clock the statement saw (BanView.ensure). */
+export const BAN_SEEN = '(SELECT generation FROM rank_ban_generation WHERE id = 1) AS ban_generation, now() AS db_now';
+
 const BAN_CHECK = (
   uid: string,
 ) => `(SELECT ${activeBanPredicate('me_uid')} FROM (SELECT ${uid}::bigint AS uid) AS me_uid) AS self_banned,
-  (SELECT generation FROM rank_ban_generation WHERE id = 1) AS ban_generation, now() AS db_now`;
+  ${BAN_SEEN}`;
 
 /**
  * `select` (ordered) cut to `limit` (a parameter, at most BOARD_MAX_LIMIT) through a constant

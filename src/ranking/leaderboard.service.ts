@@ -30,7 +30,7 @@ import { PeriodBoard } from './periods/period.repository';
 import { ScopedBoardRepository, ScopedWindowRow } from './scoped-board.repository';
 import { PeriodBoardRead, PeriodService } from './periods/period.service';
 import { RankAnswerService } from './rank-answer.service';
-import type { RankKey } from './rank-index/rank-index';
+import { RankKey, siteKey, trackKey } from './rank-index/rank-index';
 import type { BanCheck } from './ranking.types';
 import { roundRating, toTenThousandths } from './rating-scale';
 import type { PlayerRankState } from './ranking.types';
@@ -296,7 +296,7 @@ export class LeaderboardService {
     const window = scopedWindow(rows, query.k ?? BOARD_DEFAULT_K);
     if (!window) return { board: 'atp', scope, rank: await this.unranked(query.around), entries: [] };
     const { anchor } = window;
-    const key: RankKey = [-toTenThousandths(Number(anchor.atp)), 0, Number(anchor.uid)];
+    const key = siteKey(toTenThousandths(Number(anchor.atp)), anchor.uid);
     const rank = await this.ranks.scopedRank(scope.serverIDs, null, key, window.rowsAhead, window.seen);
     return { board: 'atp', scope, rank, entries: windowEntries(window.window, rank, atpEntry) };
   }
@@ -324,7 +324,7 @@ export class LeaderboardService {
       return { board: 'chart', levelId, scope, rank: await this.unranked(query.around), entries: [] };
     }
     const { anchor } = window;
-    const key: RankKey = [-anchor.acc, Number(anchor.first_time_ms), Number(anchor.uid)];
+    const key = trackKey(anchor.acc, Number(anchor.first_time_ms), anchor.uid);
     const rank = await this.ranks.scopedRank(scope.serverIDs, levelId, key, window.rowsAhead, window.seen);
     return { board: 'chart', levelId, scope, rank, entries: windowEntries(window.window, rank, chartEntry) };
   }

@@ -3,7 +3,7 @@ import { RankSourceRepository } from './rank-source.repository';
 import type { BanCheck, IndexedPositions, PlayerRankState } from './ranking.types';
 import { BanView } from './ban-view';
 import { CountGate } from './count-gate';
-import { RankIndex, RankKey } from './rank-index/rank-index';
+import { RankIndex, RankKey, siteKey, trackKey } from './rank-index/rank-index';
 import { RankWindow, readRankWindow } from './rank-window';
 
 export interface Ranks {
@@ -13,9 +13,8 @@ export interface Ranks {
 
 /** The player's key in the site order (board 'site') or in the track order of state.levelId; null without a row there. */
 function keyOf(state: PlayerRankState, board: 'site' | 'track'): RankKey | null {
-  const uid = Number(state.uid);
-  if (board === 'site') return state.atpE4 === null ? null : [-state.atpE4, 0, uid];
-  return state.best === null ? null : [-state.best.acc, state.best.firstTimeMs, uid];
+  if (board === 'site') return state.atpE4 === null ? null : siteKey(state.atpE4, state.uid);
+  return state.best === null ? null : trackKey(state.best.acc, state.best.firstTimeMs, state.uid);
 }
 
 const atpText = (atpE4: number) => (atpE4 / 10_000).toFixed(4);

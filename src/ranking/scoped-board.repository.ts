@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { PreparedQueries } from '../database/prepared-queries';
 import { ReadQueries } from '../database/read-queries';
 import { BOARD_MAX_LIMIT } from './dto/leaderboard.dto';
-import { SITE_ORDER, SiteRow, TRACK_ORDER, TrackRow, unbanned } from './leaderboard.repository';
+import { BAN_SEEN, SITE_ORDER, SiteRow, TRACK_ORDER, TrackRow, unbanned } from './leaderboard.repository';
 
 /**
  * Boards scoped to a set of game servers (a server group, a country; docs/decisions.md "Scoped
@@ -28,9 +28,6 @@ export type ScopedWindowRow<Row> = Row & {
   ban_generation: string | null;
   db_now: Date | null;
 };
-
-/** The ban generation and database clock of the statement, on the player's row (BanView.ensure). */
-const BAN_SEEN = '(SELECT generation FROM rank_ban_generation WHERE id = 1) AS ban_generation, now() AS db_now';
 
 /** The first $2 (≤ BOARD_MAX_LIMIT) unbanned players of the site order whose home server is in $1 (names read for those only). */
 export const SCOPED_TOP_SITE_SQL = `SELECT r.uid, r.atp, p.username, p.display_name FROM (

@@ -71,6 +71,16 @@ export abstract class RankIndex {
 /** A key of a rank order, ascending: (−ATP in ten-thousandths, 0, uid) on the site; (−acc, first reached, uid) on a chart. */
 export type RankKey = [number, number, number];
 
+/** The site order's key of a player with `atpE4` (ATP in ten-thousandths). */
+export const siteKey = (atpE4: number, uid: number | string): RankKey => [-atpE4, 0, Number(uid)];
+
+/** A chart's track-order key of a best. */
+export const trackKey = (acc: number, firstTimeMs: number, uid: number | string): RankKey => [
+  -acc,
+  firstTimeMs,
+  Number(uid),
+];
+
 /** A window read: the site order (levelId null) or a chart's, around a key, up to `ahead` and `behind` entries on each side. */
 export interface IndexWindowRead {
   levelId: number | null;
