@@ -5,7 +5,7 @@ import { createServer, connect, Server, Socket } from 'node:net';
  * - cut(): every open connection is destroyed and new ones are refused (the server is down);
  * - stall(): every open connection is destroyed, new ones are accepted but nothing is forwarded
  *   (a black-holed network: only timeouts notice);
- * - restore(): connections are forwarded again, on the same port;
+ * - restore(): connections are forwarded again, on the same port (those still forwarded stay open);
  * - blackHoleOpen(): the connections open now stay open but carry nothing more either way (a
  *   network that silently drops their packets); new connections are forwarded as usual.
  */
@@ -52,7 +52,7 @@ export class TcpProxy {
 
   async restore(): Promise<void> {
     this.mode = 'forward';
-    this.destroyAll();
+    this.destroyAll({ keepForwarding: true });
     await this.ensureListening();
   }
 
@@ -101,10 +101,15 @@ export class TcpProxy {
     socket.once('close', () => this.sockets.delete(socket));
   }
 
-  private destroyAll(): void {
-    for (const socket of this.sockets) socket.destroy();
-    this.sockets.clear();
-    this.pairs.clear();
+  /** keepForwarding: connections still forwarded stay open (stalled and black-holed ones do not). */
+  private destroyAll(options: { keepForwarding?: boolean } = {}): void {
+    const kept = new Set<Socket>(options.keepForwarding ? [...this.pairs].flat() : []);
+    for (const socket of this.sockets) {
+      if (kept.has(socket)) continue;
+      socket.destroy();
+      this.sockets.delete(socket);
+    }
+    if (!options.keepForwarding) this.pairs.clear();
   }
 }
 

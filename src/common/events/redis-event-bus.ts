@@ -34,7 +34,10 @@ export class RedisEventBus implements EventBus {
   ) {
     // ioredis' keyPrefix does not apply to channel names: prefix them here.
     this.channel = `${keyPrefix}events`;
-    this.subscriber = publisher.duplicate();
+    // No autoResubscribe: ioredis would send that SUBSCRIBE itself after a reconnect with no handler
+    // on its promise, and a close while it is in flight (a shutdown just after a Redis blip) made it an
+    // unhandled rejection, which ends a Node process. The 'ready' handler below subscribes instead.
+    this.subscriber = publisher.duplicate({ autoResubscribe: false });
     this.subscriber.on('error', (error: Error) => this.logger.warn(`Redis subscriber error: ${error.message}`));
     // After a reconnect (or a subscription that failed at start, which ioredis does not retry):
     // subscribe, and once that is confirmed let the handlers catch up with what they may have missed.
