@@ -28,6 +28,13 @@ export const CHART_NOTES_MAX = 1_000_000;
 
 export const LEVEL_ID_MAX = 2_147_483_647;
 
+/**
+ * The largest chart constant (decisions.md "Charts"). A play's rating is at most the constant + 2,
+ * so a player's ATP is too: 1000 keeps it far inside `numeric(10,4)` (the ATP columns) and the
+ * daily history's ten-thousandths in `integer` (214,748.3647), and far above any real chart.
+ */
+export const DIFFICULTY_CONSTANT_MAX = 1000;
+
 export function isCollectionKey(value: unknown): value is string {
   return typeof value === 'string' && value.length <= COLLECTION_KEY_MAX_LENGTH && COLLECTION_KEY_PATTERN.test(value);
 }

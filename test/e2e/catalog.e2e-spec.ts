@@ -3,6 +3,7 @@ import { formatLocalDateTime } from '../../src/common/time';
 import { TransactionService } from '../../src/database/transaction.service';
 import { createPlayer, loginPlayer, onlinePlayer, TestPlayerSession } from '../factories/player.factory';
 import { onlineServer } from '../factories/server.factory';
+import { gameplayPayload, uploadPlay } from '../factories/upload.factory';
 import { startTestApp, TestApp } from '../support/test-app';
 import { badLines, badRequest } from '../support/bad-request';
 
@@ -463,6 +464,35 @@ describe('Catalog: collections, unlock sync, charts', () => {
         badLines('[1] active: must be a boolean', '[2] createdAt: must be an ISO local date-time YYYY-MM-DDTHH:mm:ss'),
       );
       expect(await app.sql('SELECT level_id FROM chart WHERE level_id IN (11, 12, 13)')).toEqual([]);
+    });
+
+    it('takes constants from 0 to 1000 and refuses one above (400, nothing stored); 30 perfect plays at 1000 rank', async () => {
+      const chart = (levelId: number, difficultyConstant: number) => ({
+        levelId,
+        name: `Constant ${levelId}`,
+        difficultyConstant,
+        version: '1',
+        active: true,
+      });
+      const refused = await app.admin.put('/admin/charts', [chart(14, 0), chart(15, 1000.0001)]);
+      expect(refused.status).toBe(400);
+      expect(refused.body).toEqual(badLines('[1] difficultyConstant: must be a number from 0 to 1000'));
+      expect(await app.sql('SELECT level_id FROM chart WHERE level_id IN (14, 15)')).toEqual([]);
+
+      // The bound is where the ATP still fits its columns: before it, the 30th such upload was a 500.
+      const levels = Array.from({ length: 30 }, (_, i) => 1000 + i);
+      expect(
+        (await app.admin.put('/admin/charts', [chart(14, 0), ...levels.map((level) => chart(level, 1000))])).status,
+      ).toBe(200);
+      const player = await onlinePlayer(app, server);
+      const start = Date.now();
+      let last: Record<string, unknown> = {};
+      for (const [i, level] of levels.entries())
+        last = await uploadPlay(app, server, player, gameplayPayload(level, start + i, { acc: 100 }));
+      expect(last).toMatchObject({ atp: 1002, playRating: 1002, personalBest: true });
+      expect(await app.sql('SELECT atp::text AS atp FROM player_rating WHERE uid = $1', [player.uid])).toEqual([
+        { atp: '1002.0000' },
+      ]);
     });
 
     it('answers 400 for a body that is not an array', async () => {

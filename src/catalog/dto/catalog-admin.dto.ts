@@ -8,6 +8,7 @@ import {
   COLLECTION_KEY_MAX_LENGTH,
   COLLECTION_KEY_PATTERN,
   COLLECTION_TYPE_PATTERN,
+  DIFFICULTY_CONSTANT_MAX,
   isCollectionKey,
   isDecorationType,
   LEVEL_ID_MAX,
@@ -110,11 +111,17 @@ export class ChartDefinitionDto {
   @Check('isName', (value) => isNonEmptyText(value, 128), 'must be a non-empty string of at most 128 characters')
   name!: string;
 
-  @ApiProperty({ type: Number, minimum: 0, description: 'Chart constant (ratings use it)', example: 14.2 })
+  @ApiProperty({
+    type: Number,
+    minimum: 0,
+    maximum: DIFFICULTY_CONSTANT_MAX,
+    description: 'Chart constant (ratings use it)',
+    example: 14.2,
+  })
   @Check(
     'isConstant',
-    (value) => typeof value === 'number' && Number.isFinite(value) && value >= 0,
-    'must be a number of at least 0',
+    (value) => typeof value === 'number' && value >= 0 && value <= DIFFICULTY_CONSTANT_MAX,
+    `must be a number from 0 to ${DIFFICULTY_CONSTANT_MAX}`,
   )
   difficultyConstant!: number;
 
