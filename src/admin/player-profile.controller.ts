@@ -1,6 +1,6 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AdminAuth, Permission } from '../auth/auth.decorators';
+import { AdminAuth, CallerKey, Permission } from '../auth/auth.decorators';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
 import { RANKS_503 } from '../ranking';
 import { ParseBigIdPipe } from '../common/pipes/parse-id.pipe';
@@ -34,8 +34,11 @@ export class PlayerProfileController {
     404: { description: 'No player with this uid, or the admin API is disabled', message: 'No player with uid 1002' },
     503: RANKS_503,
   })
-  profile(@Param('uid', new ParseBigIdPipe('uid')) uid: string): Promise<AdminPlayerProfileResponse> {
-    return this.profiles.profile(uid);
+  profile(
+    @Param('uid', new ParseBigIdPipe('uid')) uid: string,
+    @CallerKey() caller: string,
+  ): Promise<AdminPlayerProfileResponse> {
+    return this.profiles.profile(uid, caller);
   }
 
   @Get(':uid/history')

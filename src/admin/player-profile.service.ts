@@ -26,12 +26,13 @@ export class PlayerProfileService {
     private readonly catalog: CatalogService,
   ) {}
 
-  async profile(uid: string): Promise<AdminPlayerProfileResponse> {
+  /** `caller` (callerKey) takes its turns when the ranks are counted in SQL. */
+  async profile(uid: string, caller: string): Promise<AdminPlayerProfileResponse> {
     const account = await this.players.account(uid);
     const sessions = await this.sessions.playerSessions(uid, PROFILE_SESSIONS);
     const takeovers = await this.sessions.playerTakeovers(uid, PROFILE_TAKEOVERS);
     const balance = await this.economy.adminEconomy(uid, PROFILE_BALANCE_HISTORY);
-    const ratings = await this.ratings.playerRatings(uid, PROFILE_BESTS);
+    const ratings = await this.ratings.playerRatings(uid, PROFILE_BESTS, caller);
     const collections = await this.catalog.unlockedKeys(uid);
     return {
       ...account,

@@ -241,8 +241,9 @@ export class PublicController {
     @Res() response: Response,
     @Param('uid', new ParseBigIdPipe('uid')) uid: string,
     @Query() query: PlayerProfileQueryDto,
+    @CallerKey() caller: string,
   ): Promise<void> {
-    this.responder.send(request, response, await this.reads.profile({ uid }, query));
+    this.responder.send(request, response, await this.reads.profile({ uid }, query, caller));
   }
 
   @Get('players/:uid/history')
@@ -291,7 +292,8 @@ export class PublicController {
     @Res() response: Response,
     @Param('uuid', ParseUuidPipe) uuid: string,
     @Query() query: PlayerProfileQueryDto,
+    @CallerKey() caller: string,
   ): Promise<void> {
-    this.responder.send(request, response, await this.reads.profile({ uuid }, query));
+    this.responder.send(request, response, await this.reads.profile({ uuid }, query, caller));
   }
 }

@@ -103,11 +103,15 @@ export class PublicService {
   }
 
   /** The profile of a player who is known and not under an active ban; 404 otherwise (the same answer for both). */
-  async profile(by: { uid: string } | { uuid: string }, query: PlayerProfileQueryDto): Promise<PublicPlayerProfile> {
+  async profile(
+    by: { uid: string } | { uuid: string },
+    query: PlayerProfileQueryDto,
+    caller: string,
+  ): Promise<PublicPlayerProfile> {
     const player = await this.players.publicPlayer(by);
     if (player === null)
       throw new NotFoundError('uid' in by ? `No player with uid ${by.uid}` : `No player with uuid ${by.uuid}`);
-    return this.profileOf(player, query);
+    return this.profileOf(player, query, caller);
   }
 
   /** The rating history of a player who is known and not under an active ban; 404 otherwise, as the profile. */
@@ -116,10 +120,14 @@ export class PublicService {
     return this.histories.read(uid);
   }
 
-  private async profileOf(player: PublicPlayer, query: PlayerProfileQueryDto): Promise<PublicPlayerProfile> {
+  private async profileOf(
+    player: PublicPlayer,
+    query: PlayerProfileQueryDto,
+    caller: string,
+  ): Promise<PublicPlayerProfile> {
     const uid = String(player.uid);
     const [ratings, recent, titles, wattHour] = await Promise.all([
-      this.ratings.playerRatings(uid, query.bests ?? PROFILE_DEFAULT_BESTS),
+      this.ratings.playerRatings(uid, query.bests ?? PROFILE_DEFAULT_BESTS, caller),
       (query.recent ?? PROFILE_DEFAULT_RECENT) === 0
         ? Promise.resolve([])
         : this.ratings.recentPlays(uid, query.recent ?? PROFILE_DEFAULT_RECENT),

@@ -192,7 +192,7 @@ export class LeaderboardService {
       return { board: 'atp', rank: indexed.rank, entries: windowEntries(indexed.window, indexed.rank, atpEntry) };
     const { state, window } = await this.boards.siteWindow(uid, k);
     const rank = state
-      ? (await this.ranks.ranks(this.rankState(uid, NO_CHART, state), state.bans, null)).siteRank
+      ? (await this.ranks.ranks(this.rankState(uid, NO_CHART, state), state.bans, null, caller)).siteRank
       : await this.unranked(uid);
     return rank === null
       ? { board: 'atp', rank: null, entries: [] }
@@ -270,7 +270,7 @@ export class LeaderboardService {
     const { state, window } = await this.boards.trackWindow(uid, levelId, k);
     if (!state) await this.requireChart(levelId);
     const rank = state
-      ? (await this.ranks.ranks(this.rankState(uid, levelId, state), state.bans, null)).trackRank
+      ? (await this.ranks.ranks(this.rankState(uid, levelId, state), state.bans, null, caller)).trackRank
       : await this.unranked(uid);
     return rank === null
       ? { board: 'chart', levelId, rank: null, entries: [] }

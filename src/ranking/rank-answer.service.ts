@@ -21,9 +21,15 @@ const atpText = (atpE4: number) => (atpE4 / 10_000).toFixed(4);
 
 /**
  * SQL rank counts at once per instance: two of the pool's ten connections (docs/decisions.md
- * "Rank counts while the index rebuilds"), the rest stay free for logins, syncs and writes.
+ * "Rank counts while the index rebuilds"), the rest stay free for logins, syncs and writes. One
+ * caller (a game server's uploads, a public caller's profiles) has at most one running and 16
+ * waiting, so a busy server or a script reading profiles cannot keep the others' counts out.
  */
-const SQL_COUNT_LIMITS = { concurrency: 2, queue: 64, maxWaitMs: 3_000, retryAfterSeconds: 5 };
+const SQL_COUNT_LIMITS = { concurrency: 2, queue: 64, maxWaitMs: 3_000, retryAfterSeconds: 5, perCallerQueue: 16 };
+
+const REFUSED_CALLER =
+  'Ranks are counted in the database while the rank index is rebuilt, and this caller has one being counted and 16 ' +
+  'waiting already; retry later (an upload is stored already: sent again once the index is back, it is answered)';
 
 /**
  * Answers a player's siteRank and trackRank (decisions.md §5): 1 + entries ahead in the rank
@@ -34,7 +40,7 @@ const SQL_COUNT_LIMITS = { concurrency: 2, queue: 64, maxWaitMs: 3_000, retryAft
  */
 @Injectable()
 export class RankAnswerService {
-  private readonly sqlCounts = new CountGate(SQL_COUNT_LIMITS);
+  private readonly sqlCounts = new CountGate(SQL_COUNT_LIMITS, undefined, REFUSED_CALLER);
 
   constructor(
     private readonly index: RankIndex,
@@ -42,8 +48,11 @@ export class RankAnswerService {
     private readonly rankSources: RankSourceRepository,
   ) {}
 
-  /** The ranks of `state`, read by a statement that saw `bans`; `staged` is what the write's stage answered (null outside a write). */
-  async ranks(state: PlayerRankState, bans: BanCheck, staged: IndexedPositions | null): Promise<Ranks> {
+  /**
+   * The ranks of `state`, read by a statement that saw `bans`; `staged` is what the write's stage
+   * answered (null outside a write); `caller` (callerKey) takes its turn when they are counted in SQL.
+   */
+  async ranks(state: PlayerRankState, bans: BanCheck, staged: IndexedPositions | null, caller: string): Promise<Ranks> {
     if (bans.selfBanned) return { siteRank: null, trackRank: null };
     const indexed = await this.index.positions(state, staged);
     const banned = indexed
@@ -59,13 +68,15 @@ export class RankAnswerService {
           state.best === null || indexed.trackAhead === null ? null : indexed.trackAhead - banned.trackAhead + 1,
       };
     }
-    const counted = await this.sqlCounts.run(() =>
-      this.rankSources.unbannedAhead(
-        state.uid,
-        state.atpE4 === null ? null : atpText(state.atpE4),
-        state.levelId,
-        state.best,
-      ),
+    const counted = await this.sqlCounts.run(
+      () =>
+        this.rankSources.unbannedAhead(
+          state.uid,
+          state.atpE4 === null ? null : atpText(state.atpE4),
+          state.levelId,
+          state.best,
+        ),
+      caller,
     );
     return {
       siteRank: state.atpE4 === null ? null : counted.siteAhead + 1,

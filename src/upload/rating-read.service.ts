@@ -39,9 +39,9 @@ export class RatingReadService {
   /**
    * ATP and the best charts (at most `bestLimit`, ≥ 1) with the ranks the player's next upload
    * would answer (siteRank, and trackRank per chart), each from the rank index (SQL when it cannot
-   * answer); null while banned.
+   * answer, one count at a time in `caller`'s turn: callerKey); null while banned.
    */
-  async playerRatings(uid: string, bestLimit: number): Promise<PlayerRatingSummary> {
+  async playerRatings(uid: string, bestLimit: number, caller: string): Promise<PlayerRatingSummary> {
     const [{ rating, bans }, bests] = await Promise.all([this.ratings.rating(uid), this.ratings.bests(uid, bestLimit)]);
     const version = rating === null ? 0 : Number(rating.version);
     const atpE4 = rating === null ? null : toTenThousandths(Number(rating.atp));
@@ -52,7 +52,8 @@ export class RatingReadService {
       levelId,
       best,
     });
-    const siteRank = atpE4 === null ? null : (await this.rankAnswers.ranks(state(0, null), bans, null)).siteRank;
+    const siteRank =
+      atpE4 === null ? null : (await this.rankAnswers.ranks(state(0, null), bans, null, caller)).siteRank;
     const ranked = [];
     for (const row of bests.rows) {
       const best = {
@@ -61,7 +62,7 @@ export class RatingReadService {
         recordId: row.record_id,
         version: Number(row.version),
       };
-      const { trackRank } = await this.rankAnswers.ranks(state(row.level_id, best), bans, null);
+      const { trackRank } = await this.rankAnswers.ranks(state(row.level_id, best), bans, null, caller);
       ranked.push({ levelId: row.level_id, chartName: row.chart_name, acc: row.acc, rating: row.rating, trackRank });
     }
     return { atp: rating === null ? null : Number(rating.atp), siteRank, bests: ranked, bestCount: bests.total };

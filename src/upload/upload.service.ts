@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { uploadSessionError, UploadSessionRule } from '../auth/upload-session.rule';
 import type { ServerSessionContext } from '../auth/auth.types';
+import { serverCallerKey } from '../auth/caller-key';
 import {
   BoardUpdates,
   RankAnswerService,
@@ -165,7 +166,12 @@ export class UploadService {
     if (outcome.inserted) this.stats.countFlagged(outcome.record.flags);
 
     const stored = performance.now();
-    const { siteRank, trackRank } = await this.rankAnswers.ranks(outcome.state, outcome.bans, outcome.staged);
+    const { siteRank, trackRank } = await this.rankAnswers.ranks(
+      outcome.state,
+      outcome.bans,
+      outcome.staged,
+      serverCallerKey(server.serverId),
+    );
     this.stats.recordPhases((stored - started) / 1_000, (performance.now() - stored) / 1_000);
     const personalBest = outcome.state.best?.recordId === outcome.record.id;
     if (personalBest && outcome.inserted) this.boards.noteBest(record.levelId, trackRank, siteRank);

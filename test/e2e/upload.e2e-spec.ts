@@ -9,7 +9,7 @@ import { testRedisUrl } from '../setup/test-env';
 import { formatLocalDateTime } from '../../src/common/time';
 import { RankIndex } from '../../src/ranking/rank-index/rank-index';
 import { CatalogService } from '../../src/catalog/catalog.service';
-import { sleep } from '../support/wait';
+import { eventually, sleep } from '../support/wait';
 import { GameplayPayload, gameplayPayload } from '../factories/upload.factory';
 import { badField, badLines, badRequest } from '../support/bad-request';
 
@@ -1248,13 +1248,15 @@ describe('Upload ranks with and without Redis', () => {
     }
   });
 
-  it('counts two ranks in SQL at once while the index cannot answer; a third waits 3 s, then 503 with the play stored, answered when sent again', async () => {
+  it("counts two ranks in SQL at once while the index cannot answer, one per game server: the same server's next waits for its own, 3 s, then 503 with the play stored, answered when sent again", async () => {
     const app = await startTestApp();
     try {
       const server = await onlineServer(app);
+      const other = await onlineServer(app);
       await putCharts(app, [[301, 10]]);
       const a = await onlinePlayer(app, server);
       const b = await onlinePlayer(app, server);
+      const c = await onlinePlayer(app, other);
       await upload(app, server, record(server, a, gameplay(301, { acc: 99 })));
       const positions = jest.spyOn(rankIndexOf(app), 'positions').mockResolvedValue(null);
       const sources = app.get(RankSourceRepository);
@@ -1271,11 +1273,27 @@ describe('Upload ranks with and without Redis', () => {
       });
       try {
         const first = upload(app, server, record(server, b, gameplay(301, { acc: 98 })));
-        const second = upload(app, server, record(server, b, gameplay(301, { acc: 97 })));
-        while (held < 2) await sleep(10);
-        const third = record(server, b, gameplay(301, { acc: 99.5 }));
+        while (held < 1) await sleep(10);
+        // The same server's next upload is stored, then waits for its server's count: a slot is free, not its turn.
+        const second = record(server, b, gameplay(301, { acc: 99.5 }));
         const started = Date.now();
-        const refused = await upload(app, server, third);
+        const refusing = upload(app, server, second);
+        await eventually(
+          async () =>
+            (
+              await app.sql('SELECT 1 FROM play_record WHERE uid = $1 AND level_id = 301 AND time_ms = $2', [
+                b.uid,
+                second.payload.time,
+              ])
+            ).length === 1,
+          'the second upload is stored',
+        );
+        await sleep(200);
+        expect(held).toBe(1);
+        // Another server's upload takes the free slot at once.
+        const third = upload(app, other, record(other, c, gameplay(301, { acc: 97 })));
+        while (held < 2) await sleep(10);
+        const refused = await refusing;
         expect(Date.now() - started).toBeGreaterThanOrEqual(2_900);
         expect(refused.status).toBe(503);
         expect(refused.headers.get('retry-after')).toBe('5');
@@ -1288,7 +1306,7 @@ describe('Upload ranks with and without Redis', () => {
         // Stored, and counted: b's best is now the refused play.
         const stored = await app.sql<{ acc: number }>(
           'SELECT acc FROM play_record WHERE uid = $1 AND level_id = 301 AND time_ms = $2',
-          [b.uid, third.payload.time],
+          [b.uid, second.payload.time],
         );
         expect(stored).toEqual([{ acc: 99.5 }]);
         release();
@@ -1299,18 +1317,75 @@ describe('Upload ranks with and without Redis', () => {
           playRating: 11,
           personalBest: true,
         });
-        expect((await second).status).toBe(200);
-        const again = await upload(app, server, third);
+        const thirdAnswer = await third;
+        expect({ status: thirdAnswer.status, ...thirdAnswer.body }).toMatchObject({
+          status: 200,
+          siteRank: 3,
+          trackRank: 3,
+        });
+        const again = await upload(app, server, second);
         expect(again.status).toBe(200);
         expect(again.body).toEqual({ atp: 0.3917, siteRank: 1, trackRank: 1, playRating: 11.75, personalBest: true });
         const records = await app.sql<{ n: number }>(
           'SELECT count(*)::int AS n FROM play_record WHERE uid = $1 AND level_id = 301',
           [b.uid],
         );
-        expect(records).toEqual([{ n: 3 }]);
+        expect(records).toEqual([{ n: 2 }]);
         const metrics = (await app.http.get('/metrics', { token: null })).text;
         expect(metrics).toContain('rhythmc_rank_sql_counts_total{result="counted"} 3\n');
         expect(metrics).toContain('rhythmc_rank_sql_counts_total{result="refused"} 1\n');
+      } finally {
+        release();
+        counts.mockRestore();
+        positions.mockRestore();
+      }
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('counts the ranks of profiles one at a time per caller while the index cannot answer: two staff profiles at once leave a slot to an upload', async () => {
+    const app = await startTestApp();
+    try {
+      const server = await onlineServer(app);
+      await putCharts(app, [
+        [301, 10],
+        [302, 10],
+      ]);
+      const a = await onlinePlayer(app, server);
+      const b = await onlinePlayer(app, server);
+      await upload(app, server, record(server, a, gameplay(301, { acc: 99 })));
+      await upload(app, server, record(server, a, gameplay(302, { acc: 99 })));
+      const positions = jest.spyOn(rankIndexOf(app), 'positions').mockResolvedValue(null);
+      const sources = app.get(RankSourceRepository);
+      const count = sources.unbannedAhead.bind(sources);
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let held = 0;
+      const counts = jest.spyOn(sources, 'unbannedAhead').mockImplementation(async (...args) => {
+        if (held < 2) {
+          held++;
+          await released;
+        }
+        return count(...args);
+      });
+      try {
+        // Both under ADMIN_TOKEN: one caller. The second waits for the first's count, with a slot free.
+        const profiles = [app.admin.get(`/admin/players/${a.uid}`), app.admin.get(`/admin/players/${a.uid}`)];
+        while (held < 1) await sleep(10);
+        await sleep(300);
+        expect(held).toBe(1);
+        const uploaded = upload(app, server, record(server, b, gameplay(301, { acc: 98 })));
+        while (held < 2) await sleep(10);
+        release();
+        for (const profile of await Promise.all(profiles)) {
+          expect(profile.status).toBe(200);
+          expect((profile.body as { siteRank: number; bests: Array<{ trackRank: number }> }).siteRank).toBe(1);
+          expect((profile.body as { bests: Array<{ trackRank: number }> }).bests.map((best) => best.trackRank)).toEqual(
+            [1, 1],
+          );
+        }
+        expect((await uploaded).body).toMatchObject({ siteRank: 2, trackRank: 2, personalBest: true });
       } finally {
         release();
         counts.mockRestore();
