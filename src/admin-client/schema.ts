@@ -9972,7 +9972,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'];
         };
       };
-      /** @description UNAVAILABLE: the database cannot be reached; or the rank index is being rebuilt and this instance is already counting as many ranks in SQL as it may, or this caller has one being counted and 16 waiting already (with Retry-After; an upload answered so is stored, and is answered when sent again once the index is back: until then a resend may be refused too); or, for a window (`around`) on a live period or a group's or country's board, this instance is already counting as many of those windows as it may, or this caller has one being counted and 16 waiting already (with Retry-After) */
+      /** @description UNAVAILABLE: the database cannot be reached; or the rank index is being rebuilt and this instance is already counting as many ranks in SQL as it may, or this caller has one being counted and 32 waiting already (with Retry-After; an upload answered so is stored, and is answered when sent again once the index is back: until then a resend may be refused too); or, for a window (`around`) on a live period or a group's or country's board, this instance is already counting as many of those windows as it may, or this caller has one being counted and 16 waiting already (with Retry-After) */
       503: {
         headers: {
           /** @description Seconds to wait before sending the request again */
@@ -11029,7 +11029,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'];
         };
       };
-      /** @description UNAVAILABLE: the database cannot be reached; or the rank index is being rebuilt and this instance is already counting as many ranks in SQL as it may, or this caller has one being counted and 16 waiting already (with Retry-After; an upload answered so is stored, and is answered when sent again once the index is back: until then a resend may be refused too); or, for a window (`around`) on a live period or a group's or country's board, this instance is already counting as many of those windows as it may, or this caller has one being counted and 16 waiting already (with Retry-After) */
+      /** @description UNAVAILABLE: the database cannot be reached; or the rank index is being rebuilt and this instance is already counting as many ranks in SQL as it may, or this caller has one being counted and 32 waiting already (with Retry-After; an upload answered so is stored, and is answered when sent again once the index is back: until then a resend may be refused too); or, for a window (`around`) on a live period or a group's or country's board, this instance is already counting as many of those windows as it may, or this caller has one being counted and 16 waiting already (with Retry-After) */
       503: {
         headers: {
           /** @description Seconds to wait before sending the request again */
@@ -11590,7 +11590,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'];
         };
       };
-      /** @description UNAVAILABLE: the database cannot be reached; or the rank index is being rebuilt and this instance is already counting as many ranks in SQL as it may, or this caller has one being counted and 16 waiting already (with Retry-After; an upload answered so is stored, and is answered when sent again once the index is back: until then a resend may be refused too); or, for a window (`around`) on a live period or a group's or country's board, this instance is already counting as many of those windows as it may, or this caller has one being counted and 16 waiting already (with Retry-After) */
+      /** @description UNAVAILABLE: the database cannot be reached; or the rank index is being rebuilt and this instance is already counting as many ranks in SQL as it may, or this caller has one being counted and 32 waiting already (with Retry-After; an upload answered so is stored, and is answered when sent again once the index is back: until then a resend may be refused too); or, for a window (`around`) on a live period or a group's or country's board, this instance is already counting as many of those windows as it may, or this caller has one being counted and 16 waiting already (with Retry-After) */
       503: {
         headers: {
           /** @description Seconds to wait before sending the request again */
@@ -11774,7 +11774,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'];
         };
       };
-      /** @description UNAVAILABLE: the database cannot be reached; or the rank index is being rebuilt and this instance is already counting as many ranks in SQL as it may, or this caller has one being counted and 16 waiting already (with Retry-After; an upload answered so is stored, and is answered when sent again once the index is back: until then a resend may be refused too); or, for a window (`around`) on a live period or a group's or country's board, this instance is already counting as many of those windows as it may, or this caller has one being counted and 16 waiting already (with Retry-After) */
+      /** @description UNAVAILABLE: the database cannot be reached; or the rank index is being rebuilt and this instance is already counting as many ranks in SQL as it may, or this caller has one being counted and 32 waiting already (with Retry-After; an upload answered so is stored, and is answered when sent again once the index is back: until then a resend may be refused too); or, for a window (`around`) on a live period or a group's or country's board, this instance is already counting as many of those windows as it may, or this caller has one being counted and 16 waiting already (with Retry-After) */
       503: {
         headers: {
           /** @description Seconds to wait before sending the request again */
@@ -12752,7 +12752,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'];
         };
       };
-      /** @description UNAVAILABLE: the database cannot be reached; or the rank index is being rebuilt and this instance is already counting as many ranks in SQL as it may, or this caller has one being counted and 16 waiting already (with Retry-After; an upload answered so is stored, and is answered when sent again once the index is back: until then a resend may be refused too); or, for a window (`around`) on a live period or a group's or country's board, this instance is already counting as many of those windows as it may, or this caller has one being counted and 16 waiting already (with Retry-After) */
+      /** @description UNAVAILABLE: the database cannot be reached; or the rank index is being rebuilt and this instance is already counting as many ranks in SQL as it may, or this caller has one being counted and 32 waiting already (with Retry-After; an upload answered so is stored, and is answered when sent again once the index is back: until then a resend may be refused too); or, for a window (`around`) on a live period or a group's or country's board, this instance is already counting as many of those windows as it may, or this caller has one being counted and 16 waiting already (with Retry-After) */
       503: {
         headers: {
           /** @description Seconds to wait before sending the request again */
@@ -13101,7 +13101,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'];
         };
       };
-      /** @description UNAVAILABLE: the database cannot be reached; or the rank index is being rebuilt and this instance is already counting as many ranks in SQL as it may, or this caller has one being counted and 16 waiting already (with Retry-After; an upload answered so is stored, and is answered when sent again once the index is back: until then a resend may be refused too); or, for a window (`around`) on a live period or a group's or country's board, this instance is already counting as many of those windows as it may, or this caller has one being counted and 16 waiting already (with Retry-After) */
+      /** @description UNAVAILABLE: the database cannot be reached; or the rank index is being rebuilt and this instance is already counting as many ranks in SQL as it may, or this caller has one being counted and 32 waiting already (with Retry-After; an upload answered so is stored, and is answered when sent again once the index is back: until then a resend may be refused too); or, for a window (`around`) on a live period or a group's or country's board, this instance is already counting as many of those windows as it may, or this caller has one being counted and 16 waiting already (with Retry-After) */
       503: {
         headers: {
           /** @description Seconds to wait before sending the request again */
@@ -17560,7 +17560,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'];
         };
       };
-      /** @description UNAVAILABLE: the database cannot be reached; or the rank index is being rebuilt and this instance is already counting as many ranks in SQL as it may, or this caller has one being counted and 16 waiting already (with Retry-After; an upload answered so is stored, and is answered when sent again once the index is back: until then a resend may be refused too); or, for a window (`around`) on a live period or a group's or country's board, this instance is already counting as many of those windows as it may, or this caller has one being counted and 16 waiting already (with Retry-After) */
+      /** @description UNAVAILABLE: the database cannot be reached; or the rank index is being rebuilt and this instance is already counting as many ranks in SQL as it may, or this caller has one being counted and 32 waiting already (with Retry-After; an upload answered so is stored, and is answered when sent again once the index is back: until then a resend may be refused too); or, for a window (`around`) on a live period or a group's or country's board, this instance is already counting as many of those windows as it may, or this caller has one being counted and 16 waiting already (with Retry-After) */
       503: {
         headers: {
           /** @description Seconds to wait before sending the request again */
@@ -17678,7 +17678,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'];
         };
       };
-      /** @description UNAVAILABLE: the database cannot be reached; or the rank index is being rebuilt and this instance is already counting as many ranks in SQL as it may, or this caller has one being counted and 16 waiting already (with Retry-After; an upload answered so is stored, and is answered when sent again once the index is back: until then a resend may be refused too); or, for a window (`around`) on a live period or a group's or country's board, this instance is already counting as many of those windows as it may, or this caller has one being counted and 16 waiting already (with Retry-After) */
+      /** @description UNAVAILABLE: the database cannot be reached; or the rank index is being rebuilt and this instance is already counting as many ranks in SQL as it may, or this caller has one being counted and 32 waiting already (with Retry-After; an upload answered so is stored, and is answered when sent again once the index is back: until then a resend may be refused too); or, for a window (`around`) on a live period or a group's or country's board, this instance is already counting as many of those windows as it may, or this caller has one being counted and 16 waiting already (with Retry-After) */
       503: {
         headers: {
           /** @description Seconds to wait before sending the request again */

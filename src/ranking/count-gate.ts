@@ -9,7 +9,7 @@ const REFUSED =
 export const RANKS_503: ErrorDoc = {
   description:
     'UNAVAILABLE: the database cannot be reached; or the rank index is being rebuilt and this instance is already ' +
-    'counting as many ranks in SQL as it may, or this caller has one being counted and 16 waiting already (with ' +
+    'counting as many ranks in SQL as it may, or this caller has one being counted and 32 waiting already (with ' +
     'Retry-After; an upload answered so is stored, and is answered when sent again once the index is back: until then a ' +
     "resend may be refused too); or, for a window (`around`) on a live period or a group's or country's board, this " +
     'instance is already counting as many of those windows as it may, or this caller has one being counted and 16 ' +

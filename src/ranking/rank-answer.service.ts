@@ -22,13 +22,14 @@ const atpText = (atpE4: number) => (atpE4 / 10_000).toFixed(4);
 /**
  * SQL rank counts at once per instance: two of the pool's ten connections (docs/decisions.md
  * "Rank counts while the index rebuilds"), the rest stay free for logins, syncs and writes. One
- * caller (a game server's uploads, a public caller's profiles) has at most one running and 16
- * waiting, so a busy server or a script reading profiles cannot keep the others' counts out.
+ * caller (a game server's uploads, a public caller's profiles) has at most one running and 32
+ * waiting (half the queue: a burst of one server's uploads waits, and another caller still finds
+ * room), so a busy server or a script reading profiles cannot keep the others' counts out.
  */
-const SQL_COUNT_LIMITS = { concurrency: 2, queue: 64, maxWaitMs: 3_000, retryAfterSeconds: 5, perCallerQueue: 16 };
+const SQL_COUNT_LIMITS = { concurrency: 2, queue: 64, maxWaitMs: 3_000, retryAfterSeconds: 5, perCallerQueue: 32 };
 
 const REFUSED_CALLER =
-  'Ranks are counted in the database while the rank index is rebuilt, and this caller has one being counted and 16 ' +
+  'Ranks are counted in the database while the rank index is rebuilt, and this caller has one being counted and 32 ' +
   'waiting already; retry later (an upload is stored already: sent again once the index is back, it is answered)';
 
 /**
