@@ -184,9 +184,21 @@ export async function startUntilSignalled(
   await new Promise((resolve) => setImmediate(resolve));
   signals.beginStart(logger);
   let started: RunningService | null = null;
+  const fatal = exitOnFatal(() => started, logger);
+  // A promise rejected with nothing to handle it (a library's own, as ioredis's resubscribe once
+  // was) ends a Node process at once by default: requests cut, WebSockets dropped, the embedded
+  // database not shut down. It ends here as a fatal failure does: stopped as far as it can be
+  // within 10 s, then exit 1 for the orchestrator (docs/decisions.md "Signals at any time").
+  process.on('unhandledRejection', (reason: unknown) =>
+    fatal(
+      new Error(
+        `a promise was rejected and nothing handled it: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`,
+      ),
+    ),
+  );
   try {
     started = await startService(config, {
-      onFatal: exitOnFatal(() => started, logger),
+      onFatal: fatal,
       stopSignal: signals.startAborted,
     });
   } catch (error) {

@@ -16,6 +16,10 @@ async function run(): Promise<void> {
   const service = await startUntilSignalled(loadConfig(), stopSignals, new Logger('Main'));
   if (service === null) process.exit(0);
   process.send?.({ port: service.port, databaseUrl: service.databaseUrl });
+  // A test's fault: a promise rejected that nothing handles (the process's unhandledRejection path).
+  process.on('message', (message: { type?: string }) => {
+    if (message.type === 'reject-unhandled') void Promise.reject(new Error('a rejection nobody handles (test)'));
+  });
 }
 
 run().catch((error: unknown) => {
