@@ -16,6 +16,35 @@ import { badField, badLines, badRequest } from '../support/bad-request';
 /** The app's rank index (an abstract class is its DI token). */
 const rankIndexOf = (app: TestApp) => app.get(RankIndex as unknown as Type<RankIndex>);
 
+/**
+ * The rank index answering nothing (ranks counted in SQL) and the first two SQL counts held until
+ * release(): the two slots of the counts' gate (RankAnswerService) taken, the next in line waiting.
+ */
+function holdSqlCounts(app: TestApp): { held: () => number; release: () => void; restore: () => void } {
+  const positions = jest.spyOn(rankIndexOf(app), 'positions').mockResolvedValue(null);
+  const sources = app.get(RankSourceRepository);
+  const count = sources.unbannedAhead.bind(sources);
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let held = 0;
+  const counts = jest.spyOn(sources, 'unbannedAhead').mockImplementation(async (...args) => {
+    if (held < 2) {
+      held++;
+      await released;
+    }
+    return count(...args);
+  });
+  return {
+    held: () => held,
+    release: () => release(),
+    restore: () => {
+      release();
+      counts.mockRestore();
+      positions.mockRestore();
+    },
+  };
+}
+
 /** Plays of the last hour: the `time` check flags a payload.time older than SCORE_MAX_AGE_HOURS (24). */
 let clock = Date.now() - 3_600_000;
 /** A fresh payload.time for every play (the record key is player, level, time). */
@@ -1258,22 +1287,10 @@ describe('Upload ranks with and without Redis', () => {
       const b = await onlinePlayer(app, server);
       const c = await onlinePlayer(app, other);
       await upload(app, server, record(server, a, gameplay(301, { acc: 99 })));
-      const positions = jest.spyOn(rankIndexOf(app), 'positions').mockResolvedValue(null);
-      const sources = app.get(RankSourceRepository);
-      const count = sources.unbannedAhead.bind(sources);
-      let release!: () => void;
-      const released = new Promise<void>((resolve) => (release = resolve));
-      let held = 0;
-      const counts = jest.spyOn(sources, 'unbannedAhead').mockImplementation(async (...args) => {
-        if (held < 2) {
-          held++;
-          await released;
-        }
-        return count(...args);
-      });
+      const counts = holdSqlCounts(app);
       try {
         const first = upload(app, server, record(server, b, gameplay(301, { acc: 98 })));
-        while (held < 1) await sleep(10);
+        while (counts.held() < 1) await sleep(10);
         // The same server's next upload is stored, then waits for its server's count: a slot is free, not its turn.
         const second = record(server, b, gameplay(301, { acc: 99.5 }));
         const started = Date.now();
@@ -1289,10 +1306,10 @@ describe('Upload ranks with and without Redis', () => {
           'the second upload is stored',
         );
         await sleep(200);
-        expect(held).toBe(1);
+        expect(counts.held()).toBe(1);
         // Another server's upload takes the free slot at once.
         const third = upload(app, other, record(other, c, gameplay(301, { acc: 97 })));
-        while (held < 2) await sleep(10);
+        while (counts.held() < 2) await sleep(10);
         const refused = await refusing;
         expect(Date.now() - started).toBeGreaterThanOrEqual(2_900);
         expect(refused.status).toBe(503);
@@ -1309,7 +1326,7 @@ describe('Upload ranks with and without Redis', () => {
           [b.uid, second.payload.time],
         );
         expect(stored).toEqual([{ acc: 99.5 }]);
-        release();
+        counts.release();
         expect((await first).body).toEqual({
           atp: 0.3667,
           siteRank: 2,
@@ -1335,9 +1352,7 @@ describe('Upload ranks with and without Redis', () => {
         expect(metrics).toContain('rhythmc_rank_sql_counts_total{result="counted"} 3\n');
         expect(metrics).toContain('rhythmc_rank_sql_counts_total{result="refused"} 1\n');
       } finally {
-        release();
-        counts.mockRestore();
-        positions.mockRestore();
+        counts.restore();
       }
     } finally {
       await app.close();
@@ -1356,28 +1371,16 @@ describe('Upload ranks with and without Redis', () => {
       const b = await onlinePlayer(app, server);
       await upload(app, server, record(server, a, gameplay(301, { acc: 99 })));
       await upload(app, server, record(server, a, gameplay(302, { acc: 99 })));
-      const positions = jest.spyOn(rankIndexOf(app), 'positions').mockResolvedValue(null);
-      const sources = app.get(RankSourceRepository);
-      const count = sources.unbannedAhead.bind(sources);
-      let release!: () => void;
-      const released = new Promise<void>((resolve) => (release = resolve));
-      let held = 0;
-      const counts = jest.spyOn(sources, 'unbannedAhead').mockImplementation(async (...args) => {
-        if (held < 2) {
-          held++;
-          await released;
-        }
-        return count(...args);
-      });
+      const counts = holdSqlCounts(app);
       try {
         // Both under ADMIN_TOKEN: one caller. The second waits for the first's count, with a slot free.
         const profiles = [app.admin.get(`/admin/players/${a.uid}`), app.admin.get(`/admin/players/${a.uid}`)];
-        while (held < 1) await sleep(10);
+        while (counts.held() < 1) await sleep(10);
         await sleep(300);
-        expect(held).toBe(1);
+        expect(counts.held()).toBe(1);
         const uploaded = upload(app, server, record(server, b, gameplay(301, { acc: 98 })));
-        while (held < 2) await sleep(10);
-        release();
+        while (counts.held() < 2) await sleep(10);
+        counts.release();
         for (const profile of await Promise.all(profiles)) {
           expect(profile.status).toBe(200);
           expect((profile.body as { siteRank: number; bests: Array<{ trackRank: number }> }).siteRank).toBe(1);
@@ -1387,9 +1390,7 @@ describe('Upload ranks with and without Redis', () => {
         }
         expect((await uploaded).body).toMatchObject({ siteRank: 2, trackRank: 2, personalBest: true });
       } finally {
-        release();
-        counts.mockRestore();
-        positions.mockRestore();
+        counts.restore();
       }
     } finally {
       await app.close();
