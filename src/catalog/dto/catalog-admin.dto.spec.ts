@@ -143,6 +143,18 @@ describe('PUT /admin/charts entries (ChartDefinitionDto through DtoArrayPipe)', 
     ]);
   });
 
+  it('takes a constant from 0 to 1000 (DIFFICULTY_CONSTANT_MAX) and refuses one beyond', async () => {
+    for (const difficultyConstant of [0, 14.2, 1000])
+      expect((await parseChartBatch([{ ...chart, difficultyConstant }]))[0].difficultyConstant).toBe(
+        difficultyConstant,
+      );
+    for (const difficultyConstant of [1000.0001, 1e6, -1e-9, '12', null]) {
+      expect(await message(() => parseChartBatch([{ ...chart, difficultyConstant }]))).toBe(
+        '[0] difficultyConstant: must be a number from 0 to 1000',
+      );
+    }
+  });
+
   it('refuses a note count that is not an integer from 1 to 1000000', async () => {
     for (const notes of [0, 1.5, '812', 1_000_001]) {
       expect(await message(() => parseChartBatch([{ ...chart, notes }]))).toBe(
@@ -174,12 +186,12 @@ describe('PUT /admin/charts entries (ChartDefinitionDto through DtoArrayPipe)', 
         '[0] icon: unknown field',
         '[0] levelId: must be an integer from 0 to 2147483647',
         '[0] name: must be a non-empty string of at most 128 characters',
-        '[0] difficultyConstant: must be a number of at least 0',
+        '[0] difficultyConstant: must be a number from 0 to 1000',
         '[0] version: must be a non-empty string of at most 64 characters',
         '[0] active: must be a boolean',
         '[0] createdAt: must be an ISO local date-time YYYY-MM-DDTHH:mm:ss',
         '[1] levelId: must be an integer from 0 to 2147483647',
-        '[1] difficultyConstant: must be a number of at least 0',
+        '[1] difficultyConstant: must be a number from 0 to 1000',
         '[3] levelId: duplicate of entry [2]',
         '[3] createdAt: must be an ISO local date-time YYYY-MM-DDTHH:mm:ss',
         '[4] entry: must be a JSON object',
