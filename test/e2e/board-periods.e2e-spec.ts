@@ -584,3 +584,71 @@ describe('Live period windows: every rank equal to a count over the stored rows 
     }
   }, 60_000);
 });
+
+describe('The period step against the all-time step (rhythmc_count_period_play, issue #44)', () => {
+  it('over random plays (improving or not, tied, above 30 charts a player), every open period holds the all-time bests and ATP', async () => {
+    const app = await startTestApp();
+    try {
+      await app.get(PeriodJobService).runOnce();
+      const server = await onlineServer(app);
+      const levels = Array.from({ length: 36 }, (_, i) => 900 + i);
+      const charts = await app.admin.put(
+        '/admin/charts',
+        levels.map((levelId, i) => ({
+          levelId,
+          name: `Chart ${levelId}`,
+          difficultyConstant: 5 + (i % 7) * 1.5,
+          version: '1.0',
+          active: true,
+        })),
+      );
+      expect(charts.status).toBe(200);
+      const players = [await onlinePlayer(app, server), await onlinePlayer(app, server)];
+      // A fixed sequence (a 32-bit linear congruential generator): the same plays on every run.
+      let seed = 44;
+      const next = (n: number) => {
+        seed = (Math.imul(seed, 1_664_525) + 1_013_904_223) >>> 0;
+        return Math.floor((seed / 2 ** 32) * n); // the high bits: the low ones of an LCG repeat
+      };
+      const accs = [94, 96.5, 98, 99, 99.5, 100];
+      for (let i = 0; i < 200; i++)
+        await play(app, server, players[i % 2], levels[next(levels.length)], { acc: accs[next(accs.length)] });
+
+      const uids = players.map((player) => player.uid);
+      const allTimeBests = await app.sql(
+        `SELECT uid::text AS uid, level_id, acc, first_time_ms::text AS first, record_id::text AS record, rating
+           FROM player_chart_best WHERE uid = ANY($1) ORDER BY uid, level_id`,
+        [uids],
+      );
+      const allTimeAtp = await app.sql(
+        'SELECT uid::text AS uid, atp::text AS atp FROM player_rating WHERE uid = ANY($1) ORDER BY uid',
+        [uids],
+      );
+      const perPlayer = await app.sql<{ charts: number }>(
+        'SELECT count(*)::int AS charts FROM player_chart_best WHERE uid = ANY($1) GROUP BY uid',
+        [uids],
+      );
+      expect(perPlayer.map((row) => row.charts > 30)).toEqual([true, true]);
+
+      const open = await app.sql<{ id: string; kind: string }>(
+        'SELECT id::text AS id, kind FROM board_period WHERE closed_at IS NULL ORDER BY id',
+      );
+      expect(open.map((period) => period.kind)).toEqual(['day', 'week', 'month']);
+      for (const period of open) {
+        const bests = await app.sql(
+          `SELECT uid::text AS uid, level_id, acc, first_time_ms::text AS first, record_id::text AS record, rating
+             FROM period_chart_best WHERE period_id = $1 ORDER BY uid, level_id`,
+          [period.id],
+        );
+        expect({ kind: period.kind, bests }).toEqual({ kind: period.kind, bests: allTimeBests });
+        const atps = await app.sql(
+          'SELECT uid::text AS uid, atp::text AS atp FROM period_rating WHERE period_id = $1 ORDER BY uid',
+          [period.id],
+        );
+        expect({ kind: period.kind, atps }).toEqual({ kind: period.kind, atps: allTimeAtp });
+      }
+    } finally {
+      await app.close();
+    }
+  }, 60_000);
+});
