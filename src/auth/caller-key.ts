@@ -2,9 +2,10 @@ import type { RequestAuth } from './auth.types';
 
 /**
  * Who is calling, as one short string, for what is shared fairly between callers (the
- * BoardCountGate's windows, the rank counts while the index rebuilds): a game server (all its sessions), a staff account or ADMIN_TOKEN,
- * a public API key, or the anonymous tier's address (TRUST_PROXY; read only for it: the walk of
- * X-Forwarded-For is not free on the hot public reads). Never a secret: ids only.
+ * BoardCountGate's windows, the rank counts while the index rebuilds): a game server (all its
+ * sessions), a staff account or ADMIN_TOKEN, a public API key, or the anonymous tier's address
+ * (TRUST_PROXY; read only for it: the walk of X-Forwarded-For is not free on the hot public
+ * reads). Never a secret: ids only.
  */
 export function callerKey(auth: RequestAuth | undefined, address: () => string | null): string {
   switch (auth?.kind) {
