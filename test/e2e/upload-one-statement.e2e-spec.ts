@@ -55,6 +55,11 @@ describe('rating arithmetic: SQL and rating.ts agree', () => {
       const half = (e4 + 0.5) / 10_000;
       values.push(half * (1 + Number.EPSILON), half * (1 - Number.EPSILON));
     }
+    // The edges of the function's fast path: fractions of a ten-thousandth at 0.4999 and 0.49995 (where
+    // the 12 significant digits may decide), 1 and 10^8 ten-thousandths.
+    for (let e4 = 3; e4 < 200_000; e4 += 1_009)
+      values.push((e4 + 0.4999) / 10_000, (e4 + 0.49995) / 10_000, (e4 + 0.49989) / 10_000);
+    values.push(0.99995e-4, 1e-4, 1.00005e-4, 9_999.999949, 9_999.99995, 10_000, 10_000.00005, 12_345.67895);
     for (let i = 0; i < 3_000; i++) values.push(random() * 20, random() * 1e6, random() * 1e-3, (random() * 600) / 30);
     // One simple-protocol statement (the values inline, each in its shortest round-trip text): on
     // the embedded database the test's client shares PGlite's one backend with the service's

@@ -6,6 +6,7 @@ CREATE OR REPLACE FUNCTION public.rhythmc_rating_e4(p_value double precision)
 AS $function$
 DECLARE
   v_scaled float8 := p_value * 10000::float8;
+  v_whole float8;
   v_bits bigint;
   v_exponent integer;
   v_exact numeric;
@@ -15,6 +16,14 @@ BEGIN
   IF v_scaled = 0 THEN RETURN 0; END IF;
   IF v_scaled < 0 OR v_scaled = 'Infinity'::float8 OR v_scaled = 'NaN'::float8 THEN
     RAISE EXCEPTION 'rhythmc_rating_e4: % is not a rating', p_value;
+  END IF;
+  -- From 1 to 10^8 the 12 significant digits keep 4 decimals or more, so that first rounding moves
+  -- the value by 0.00005 at most: it decides the integer only when the fraction (exact in float8
+  -- here) lies in [0.49995, 0.5). Outside [0.4999, 0.5) the value rounds half up as it is.
+  IF v_scaled >= 1 AND v_scaled < 100000000 THEN
+    v_whole := floor(v_scaled);
+    IF v_scaled - v_whole >= 0.5 THEN RETURN v_whole::bigint + 1; END IF;
+    IF v_scaled - v_whole < 0.4999 THEN RETURN v_whole::bigint; END IF;
   END IF;
   -- The exact value of the double: mantissa × 2^(exponent − 1075).
   v_bits := ('x' || encode(float8send(v_scaled), 'hex'))::bit(64)::bigint;
