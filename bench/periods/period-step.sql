@@ -52,25 +52,10 @@ CREATE FUNCTION pg_temp.set_based(p_uid bigint, p_level_id integer, p_acc double
  RETURNS void LANGUAGE plpgsql AS $function$
 DECLARE
   v_rating float8 := rhythmc_play_rating(p_constant, p_acc);
-  v_rows integer;
 BEGIN
   PERFORM pg_advisory_xact_lock_shared(727044);
-  IF NOT p_rating_row THEN
-    WITH improved AS (
-      SELECT p.id FROM board_period p
-        LEFT JOIN period_chart_best b ON b.period_id = p.id AND b.uid = p_uid AND b.level_id = p_level_id
-       WHERE p.closed_at IS NULL AND p.starts_at <= p_at AND p.ends_at > p_at
-         AND rhythmc_best_improves(p_acc, p_time_ms, b.acc, b.first_time_ms)
-    ), written AS (
-      INSERT INTO period_chart_best AS b (period_id, uid, level_id, acc, first_time_ms, record_id, rating)
-      SELECT i.id, p_uid, p_level_id, p_acc, p_time_ms, p_record_id, v_rating FROM improved i
-      ON CONFLICT (period_id, uid, level_id) DO UPDATE
-        SET acc = EXCLUDED.acc, first_time_ms = EXCLUDED.first_time_ms, record_id = EXCLUDED.record_id, rating = EXCLUDED.rating
-        WHERE rhythmc_best_improves(EXCLUDED.acc, EXCLUDED.first_time_ms, b.acc, b.first_time_ms)
-      RETURNING b.period_id)
-    SELECT count(*) INTO v_rows FROM written;
-    RETURN;
-  END IF;
+  -- The service's statement; a data-modifying WITH always runs whole, so without the rating row
+  -- the bests are still written.
   WITH improved AS (
     SELECT p.id FROM board_period p
       LEFT JOIN period_chart_best b ON b.period_id = p.id AND b.uid = p_uid AND b.level_id = p_level_id
@@ -90,6 +75,7 @@ BEGIN
                 ORDER BY o.rating DESC LIMIT 30) || v_rating) * 0.0001
               ELSE 1 END
     FROM written w
+   WHERE p_rating_row
   ON CONFLICT (period_id, uid) DO UPDATE SET atp = EXCLUDED.atp;
 END $function$;
 
