@@ -22,6 +22,7 @@ import { AdminModule } from './admin/admin.module';
 import { AuditModule } from './audit/audit.module';
 import { StaffModule } from './staff/staff.module';
 import { PublicModule } from './public/public.module';
+import { RankingModule } from './ranking';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { PrivacyModule } from './privacy/privacy.module';
 import { RetentionModule } from './retention/retention.module';
@@ -49,15 +50,20 @@ export class AppModule {
         RedisModule,
         ThrottleModule,
         EventBusModule,
-        AuthModule,
-        ServerModule,
-        ResourcesModule,
-        CatalogModule,
-        PlayerModule,
-        EconomyModule,
+        // The modules with routes, hottest first: Nest registers their routes in this order, and
+        // Express tries a request against every route registered before its own (docs/decisions.md
+        // "Route order"). The plugin's uploads and boards, the public reads, then the plugin's other
+        // routes; staff routes last.
         UploadModule,
-        AdminModule,
+        RankingModule,
         PublicModule,
+        EconomyModule,
+        PlayerModule,
+        ServerModule,
+        CatalogModule,
+        ResourcesModule,
+        AuthModule,
+        AdminModule,
         WebhooksModule,
         PrivacyModule,
         RetentionModule,

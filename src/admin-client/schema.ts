@@ -2,687 +2,6 @@
 // Do not edit: change the controllers and DTOs, then regenerate. `npm run client:check` (CI) fails when stale.
 
 export interface paths {
-  '/server/login': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Log the game server in
-     * @description Opens a server session. A repeated login for the same serverID replaces the live session: its token stops working, its players are logged out and its WebSocket is closed with 4002. Checks in order: bootstrap token (a failure counts against the source address and the credential), rate limit of the credential, body, maintenance, plugin policy.
-     */
-    post: operations['Server_login'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/server/refresh': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Renew the server access token
-     * @description Accepts the current token, or one that expired at most SERVER_TOKEN_REFRESH_GRACE_SECONDS (60 s) ago while its session is live. The session and its players stay; the old token stops working.
-     */
-    get: operations['Server_refresh'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/server/logout': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * End the server session
-     * @description Logs its players out and closes its WebSocket with 4002. No body.
-     */
-    post: operations['Server_logout'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/server/ping': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Connectivity test
-     * @description No authentication; answers the JSON body `true`.
-     */
-    get: operations['Server_ping'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/servers': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Registered game servers
-     * @description By serverID ascending: online state, players online, the latest login (plugin version, address, time) and the open WebSocket.
-     */
-    get: operations['ServerAdmin_listServers'];
-    put?: never;
-    /**
-     * Register a game server
-     * @description Answers its first bootstrap token, for the plugin configuration.
-     */
-    post: operations['ServerAdmin_createServer'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/servers/{serverID}/bootstrap-token': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Rotate a server's bootstrap token
-     * @description The old token stops working; live sessions stay.
-     */
-    post: operations['ServerAdmin_rotateBootstrapToken'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/servers/{serverID}/logout': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Log a server's session out
-     * @description Ends its open session as its own logout would: its players are logged out and its WebSocket is closed (4002) on every instance. The plugin logs in again with its bootstrap token at its next call: rotate the token first to keep it out. A server that is not logged in: endedSessions 0.
-     */
-    post: operations['ServerAdmin_logoutServer'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/maintenance': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    /**
-     * Switch maintenance on or off
-     * @description While on, server logins answer 401 MAINTENANCE with the message.
-     */
-    put: operations['ServerAdmin_setMaintenance'];
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/plugin-policy': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    /**
-     * Set the plugin policy
-     * @description Server logins below minPluginVersion, or with a pluginSHA not listed (when the list is not empty), answer 426.
-     */
-    put: operations['ServerAdmin_setPluginPolicy'];
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/session-handover': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    /**
-     * Declare which game servers form one network (server switching)
-     * @description Within one network a player login through a server while the player is bound to another answers the profile and ends the old session (that server receives kick_player, reason "handover") instead of 409. off (the default) keeps the 409 of the spec.
-     */
-    put: operations['ServerAdmin_setSessionHandover'];
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/resources/manifest': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The resource manifest
-     * @description Every indexed file under data/ (and lang/ with lang=true) with its SHA-256, by path. Served from memory with an `ETag` (and `Cache-Control: no-cache`); a rescan on any instance is seen by the next request.
-     */
-    get: operations['Resources_manifest'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/resources/down': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Download links for resource paths
-     * @description One entry per distinct path, in request order. Every path must be in the manifest (Data or Lang).
-     */
-    post: operations['Resources_downloads'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/resources/packmanifest': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The resource-pack manifest
-     * @description Described packs whose file is indexed, by name.
-     */
-    get: operations['Resources_packManifest'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/resources/files/{path}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * A resource file (signed link)
-     * @description The target of the links POST /resources/down and the pack manifest hand out without CDN_BASE_URL. No token: the signature and expiry in the query are the credential. Supports HEAD, one byte range (Range, If-Range) and If-None-Match; the ETag is the quoted SHA-256.
-     */
-    get: operations['Resources_file'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/resources/rescan': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Re-index RESOURCE_DIR
-     * @description Only changed files are hashed again; a scan that fails (500) leaves the previous index in place. No body.
-     */
-    post: operations['ResourcesAdmin_rescan'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/packs': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Described resource packs
-     * @description By name, with the size and SHA-1 of each file as indexed.
-     */
-    get: operations['ResourcesAdmin_listPacks'];
-    /**
-     * Describe resource packs
-     * @description Upsert by name; the whole batch is checked first, then stored in one transaction.
-     */
-    put: operations['ResourcesAdmin_upsertPacks'];
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/packs/{name}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    post?: never;
-    /**
-     * Remove a pack description
-     * @description The file stays in RESOURCE_DIR.
-     */
-    delete: operations['ResourcesAdmin_deletePack'];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/server/collections': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List the collections
-     * @description Every collection (titles, tags, …) except the asset collections created by unlock syncs. Served from memory with an `ETag` (and `Cache-Control: no-cache`); an admin write is seen at once on the instance that took it and within a second on every other.
-     */
-    get: operations['Catalog_listCollections'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/server/charts': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * List the active charts
-     * @description Ordered by levelId. Served from memory with an `ETag` (and `Cache-Control: no-cache`); an admin write is seen at once on the instance that took it and within a second on every other.
-     */
-    get: operations['Catalog_listCharts'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/player/collections': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Grant collections to a player
-     * @description Incremental: keys missing from the list are not removed. All keys are granted, or none.
-     */
-    post: operations['Catalog_syncCollections'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/collections': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Collections as stored
-     * @description By key (byte order), asset collections included.
-     */
-    get: operations['CatalogAdmin_listCollections'];
-    /**
-     * Upsert collection definitions
-     * @description By key; the whole batch is validated first, then stored in one go.
-     */
-    put: operations['CatalogAdmin_upsertCollections'];
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/charts': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Charts as stored
-     * @description By levelId, inactive charts and upload placeholders included.
-     */
-    get: operations['CatalogAdmin_listCharts'];
-    /**
-     * Upsert charts
-     * @description By levelId; the whole batch is validated first, then stored in one transaction. Game servers see the active ones.
-     */
-    put: operations['CatalogAdmin_upsertCharts'];
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/player/login': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Log a player in
-     * @description ONLINE checks uuid and username with the identity provider (a genuine account seen for the first time becomes a new player); TOKEN takes a Net Token; OFFLINE_REFRESH a resume token. The session is bound to the calling server session. A ban (430) is checked before a live session (409).
-     */
-    post: operations['Player_login'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/player/options': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Update a player's options and titles
-     * @description While continueEnabled is true the answer carries a new resumeToken (the previous one stops working); switching it off revokes the resume token.
-     */
-    post: operations['Player_updateOptions'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/player/logout': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Log a player out
-     * @description Ends the player session of the token.
-     */
-    post: operations['Player_logout'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/players': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Find players
-     * @description By uid ascending, each with its ban in force and the server of its live session. Filters combine (all must match).
-     */
-    get: operations['PlayerRead_listPlayers'];
-    put?: never;
-    /**
-     * Create a player
-     * @description For Net Token logins; ONLINE players are created at their first login.
-     */
-    post: operations['PlayerAdmin_create'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/players/{uid}/net-token': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Issue a player's Net Token
-     * @description The old one stops working.
-     */
-    post: operations['PlayerAdmin_issueNetToken'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/players/{uid}/ban': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Ban a player
-     * @description Replaces a ban in force. Revokes the player tokens, logs the sessions out and sends kick_player to the game servers they were on.
-     */
-    post: operations['PlayerAdmin_ban'];
-    /**
-     * Lift the ban of a player
-     * @description Answers 204 also when no ban is in force.
-     */
-    delete: operations['PlayerAdmin_unban'];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/players/{uid}/banstate': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    /** Set a player's warning level (banstate) */
-    put: operations['PlayerAdmin_setBanstate'];
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/bans': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Active bans
-     * @description Newest first.
-     */
-    get: operations['PlayerRead_listBans'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/player/economy': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Store a player's balance
-     * @description Overwrites the balance with the value sent (no arithmetic) and records the change in the history; sending the stored balance changes and records nothing. The plugin calls it after each local change.
-     */
-    post: operations['Economy_setBalance'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/server/baltop': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The wealth ranking
-     * @description wattHour descending, then uid ascending; players under an active ban are left out.
-     */
-    get: operations['Economy_baltop'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/players/{uid}/economy': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * A player's balance and its history
-     * @description Newest change first, `limit` per page; `before` pages to older changes.
-     */
-    get: operations['EconomyAdmin_getEconomy'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
   '/player/upload': {
     parameters: {
       query?: never;
@@ -843,7 +162,7 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/admin/players/{uid}': {
+  '/server/leaderboards/atp': {
     parameters: {
       query?: never;
       header?: never;
@@ -851,10 +170,10 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * A player's profile
-     * @description Identity, options, bans past and present, the latest sessions with their server, balance and its latest changes, ATP, bests, unlocked collections.
+     * The ATP board
+     * @description ATP descending, then uid ascending, among players with a counted play. Ranks are those of the score upload (siteRank, trackRank): players under an active ban are left out and take no rank. `limit` (default 10): the top N. `around=<uid>&k=<n>` (k default 5): that player, its `rank`, and up to k entries on each side (fewer at either end of the board); `rank: null` and no entries when the player has no rank. `group=<name>` (a session-handover group) or `country=<country>` (a registered server country): the same board limited to the players whose home server (the server of their latest login) is in the scope, ranked by place within it (same `limit`, `around`, `k`; all time only).
      */
-    get: operations['PlayerProfile_profile'];
+    get: operations['Leaderboard_atp'];
     put?: never;
     post?: never;
     delete?: never;
@@ -863,7 +182,7 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/admin/players/{uid}/history': {
+  '/server/leaderboards/charts/{levelId}': {
     parameters: {
       query?: never;
       header?: never;
@@ -871,10 +190,10 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * A player's rating history
-     * @description ATP, site rank (null while banned then) and counted plays at the end of each of the last 90 closed days on which the player had a counted play, oldest first; banned players included.
+     * A chart's board
+     * @description Each player's best counted play on the chart: acc descending, then the time it was first reached ascending, then uid ascending. Ranks are those of the score upload (siteRank, trackRank): players under an active ban are left out and take no rank. `limit` (default 10): the top N. `around=<uid>&k=<n>` (k default 5): that player, its `rank`, and up to k entries on each side (fewer at either end of the board); `rank: null` and no entries when the player has no rank. `group=<name>` (a session-handover group) or `country=<country>` (a registered server country): the same board limited to the players whose home server (the server of their latest login) is in the scope, ranked by place within it (same `limit`, `around`, `k`; all time only).
      */
-    get: operations['PlayerProfile_history'];
+    get: operations['Leaderboard_chart'];
     put?: never;
     post?: never;
     delete?: never;
@@ -883,27 +202,7 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/admin/overview': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The network at a glance
-     * @description Servers and players online (live sessions), score uploads of the last minute and 15 minutes, maintenance and the plugin policy in force.
-     */
-    get: operations['Overview_overview'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/database/backup': {
+  '/server/leaderboards/atp/among': {
     parameters: {
       query?: never;
       header?: never;
@@ -913,10 +212,179 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Back up the embedded database
-     * @description The data dir of the embedded database as a gzipped tarball, taken between two statements while the service serves; `npm run database -- restore <file>` turns it into a new data dir. No body. On PostgreSQL (DATABASE_URL): 409, use pg_dump.
+     * The ATP board among a set of players
+     * @description The players of `uids` (a party, a friends list: 1 to 100 distinct uids) that the ATP board ranks, in its order, each with its place among them as `rank`. As everywhere, players under an active ban and plays that do not count are left out; unknown uids and players without a counted play are not in the answer.
      */
-    post: operations['DatabaseBackup_backup'];
+    post: operations['Leaderboard_atpAmong'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/server/leaderboards/charts/{levelId}/among': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A chart's board among a set of players
+     * @description As POST /server/leaderboards/atp/among, on the chart's board (each player's best counted play on it).
+     */
+    post: operations['Leaderboard_chartAmong'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/boards/atp': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The ATP board
+     * @description As GET /server/leaderboards/atp: top N (`limit`) or a window around a player (`around`, `k`).
+     */
+    get: operations['LeaderboardAdmin_atp'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/boards/charts/{levelId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A chart's board
+     * @description As GET /server/leaderboards/charts/{levelId}.
+     */
+    get: operations['LeaderboardAdmin_chart'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/boards/atp/among': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The ATP board among a set of players
+     * @description As POST /server/leaderboards/atp/among, with the set in the query: `uids=1001,1002` (one parameter).
+     */
+    get: operations['LeaderboardAdmin_atpAmong'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/boards/charts/{levelId}/among': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A chart's board among a set of players
+     * @description As GET /admin/boards/atp/among, on the chart.
+     */
+    get: operations['LeaderboardAdmin_chartAmong'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/seasons': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The seasons
+     * @description By id ascending, closed and archived ones included.
+     */
+    get: operations['SeasonAdmin_list'];
+    put?: never;
+    /**
+     * Create a season
+     * @description A named period of the boards from startsAt to endsAt (local date-times), with an optional close rule. Seasons may overlap: a play counts for every open one.
+     */
+    post: operations['SeasonAdmin_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/seasons/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A season */
+    get: operations['SeasonAdmin_get'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a season
+     * @description Only one that has not started: no play counted for it.
+     */
+    delete: operations['SeasonAdmin_remove'];
+    options?: never;
+    head?: never;
+    /**
+     * Change a season
+     * @description While it is open: its name, its end (not in the past), its close rule (null: none); its start only before it starts. Fields left out stay.
+     */
+    patch: operations['SeasonAdmin_update'];
+    trace?: never;
+  };
+  '/admin/seasons/{id}/close': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Close a season now
+     * @description Its end moves to now. The close is one short transaction (uploads wait only for it); the archive of its boards and its close rule (the collection to its top players, pushed to the game servers of those online) are a second, as when the period job closes a season at its end. The answer lists whom it granted. Should the archive fail (503), the season stays closed and the period job archives it at its next run.
+     */
+    post: operations['SeasonAdmin_close'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1169,6 +637,767 @@ export interface paths {
      * @description Its name, scopes or limit (null: back to PUBLIC_API_KEY_RATE_LIMIT); fields left out stay. Every instance applies it at once.
      */
     patch: operations['ApiKeyAdmin_update'];
+    trace?: never;
+  };
+  '/player/economy': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Store a player's balance
+     * @description Overwrites the balance with the value sent (no arithmetic) and records the change in the history; sending the stored balance changes and records nothing. The plugin calls it after each local change.
+     */
+    post: operations['Economy_setBalance'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/server/baltop': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The wealth ranking
+     * @description wattHour descending, then uid ascending; players under an active ban are left out.
+     */
+    get: operations['Economy_baltop'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/players/{uid}/economy': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A player's balance and its history
+     * @description Newest change first, `limit` per page; `before` pages to older changes.
+     */
+    get: operations['EconomyAdmin_getEconomy'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/player/login': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Log a player in
+     * @description ONLINE checks uuid and username with the identity provider (a genuine account seen for the first time becomes a new player); TOKEN takes a Net Token; OFFLINE_REFRESH a resume token. The session is bound to the calling server session. A ban (430) is checked before a live session (409).
+     */
+    post: operations['Player_login'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/player/options': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Update a player's options and titles
+     * @description While continueEnabled is true the answer carries a new resumeToken (the previous one stops working); switching it off revokes the resume token.
+     */
+    post: operations['Player_updateOptions'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/player/logout': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Log a player out
+     * @description Ends the player session of the token.
+     */
+    post: operations['Player_logout'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/players': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Find players
+     * @description By uid ascending, each with its ban in force and the server of its live session. Filters combine (all must match).
+     */
+    get: operations['PlayerRead_listPlayers'];
+    put?: never;
+    /**
+     * Create a player
+     * @description For Net Token logins; ONLINE players are created at their first login.
+     */
+    post: operations['PlayerAdmin_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/players/{uid}/net-token': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Issue a player's Net Token
+     * @description The old one stops working.
+     */
+    post: operations['PlayerAdmin_issueNetToken'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/players/{uid}/ban': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Ban a player
+     * @description Replaces a ban in force. Revokes the player tokens, logs the sessions out and sends kick_player to the game servers they were on.
+     */
+    post: operations['PlayerAdmin_ban'];
+    /**
+     * Lift the ban of a player
+     * @description Answers 204 also when no ban is in force.
+     */
+    delete: operations['PlayerAdmin_unban'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/players/{uid}/banstate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /** Set a player's warning level (banstate) */
+    put: operations['PlayerAdmin_setBanstate'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/bans': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Active bans
+     * @description Newest first.
+     */
+    get: operations['PlayerRead_listBans'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/server/login': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Log the game server in
+     * @description Opens a server session. A repeated login for the same serverID replaces the live session: its token stops working, its players are logged out and its WebSocket is closed with 4002. Checks in order: bootstrap token (a failure counts against the source address and the credential), rate limit of the credential, body, maintenance, plugin policy.
+     */
+    post: operations['Server_login'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/server/refresh': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Renew the server access token
+     * @description Accepts the current token, or one that expired at most SERVER_TOKEN_REFRESH_GRACE_SECONDS (60 s) ago while its session is live. The session and its players stay; the old token stops working.
+     */
+    get: operations['Server_refresh'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/server/logout': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * End the server session
+     * @description Logs its players out and closes its WebSocket with 4002. No body.
+     */
+    post: operations['Server_logout'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/server/ping': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Connectivity test
+     * @description No authentication; answers the JSON body `true`.
+     */
+    get: operations['Server_ping'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/servers': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Registered game servers
+     * @description By serverID ascending: online state, players online, the latest login (plugin version, address, time) and the open WebSocket.
+     */
+    get: operations['ServerAdmin_listServers'];
+    put?: never;
+    /**
+     * Register a game server
+     * @description Answers its first bootstrap token, for the plugin configuration.
+     */
+    post: operations['ServerAdmin_createServer'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/servers/{serverID}/bootstrap-token': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Rotate a server's bootstrap token
+     * @description The old token stops working; live sessions stay.
+     */
+    post: operations['ServerAdmin_rotateBootstrapToken'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/servers/{serverID}/logout': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Log a server's session out
+     * @description Ends its open session as its own logout would: its players are logged out and its WebSocket is closed (4002) on every instance. The plugin logs in again with its bootstrap token at its next call: rotate the token first to keep it out. A server that is not logged in: endedSessions 0.
+     */
+    post: operations['ServerAdmin_logoutServer'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/maintenance': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Switch maintenance on or off
+     * @description While on, server logins answer 401 MAINTENANCE with the message.
+     */
+    put: operations['ServerAdmin_setMaintenance'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/plugin-policy': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Set the plugin policy
+     * @description Server logins below minPluginVersion, or with a pluginSHA not listed (when the list is not empty), answer 426.
+     */
+    put: operations['ServerAdmin_setPluginPolicy'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/session-handover': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Declare which game servers form one network (server switching)
+     * @description Within one network a player login through a server while the player is bound to another answers the profile and ends the old session (that server receives kick_player, reason "handover") instead of 409. off (the default) keeps the 409 of the spec.
+     */
+    put: operations['ServerAdmin_setSessionHandover'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/server/collections': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the collections
+     * @description Every collection (titles, tags, …) except the asset collections created by unlock syncs. Served from memory with an `ETag` (and `Cache-Control: no-cache`); an admin write is seen at once on the instance that took it and within a second on every other.
+     */
+    get: operations['Catalog_listCollections'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/server/charts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the active charts
+     * @description Ordered by levelId. Served from memory with an `ETag` (and `Cache-Control: no-cache`); an admin write is seen at once on the instance that took it and within a second on every other.
+     */
+    get: operations['Catalog_listCharts'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/player/collections': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Grant collections to a player
+     * @description Incremental: keys missing from the list are not removed. All keys are granted, or none.
+     */
+    post: operations['Catalog_syncCollections'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/collections': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Collections as stored
+     * @description By key (byte order), asset collections included.
+     */
+    get: operations['CatalogAdmin_listCollections'];
+    /**
+     * Upsert collection definitions
+     * @description By key; the whole batch is validated first, then stored in one go.
+     */
+    put: operations['CatalogAdmin_upsertCollections'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/charts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Charts as stored
+     * @description By levelId, inactive charts and upload placeholders included.
+     */
+    get: operations['CatalogAdmin_listCharts'];
+    /**
+     * Upsert charts
+     * @description By levelId; the whole batch is validated first, then stored in one transaction. Game servers see the active ones.
+     */
+    put: operations['CatalogAdmin_upsertCharts'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/resources/manifest': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The resource manifest
+     * @description Every indexed file under data/ (and lang/ with lang=true) with its SHA-256, by path. Served from memory with an `ETag` (and `Cache-Control: no-cache`); a rescan on any instance is seen by the next request.
+     */
+    get: operations['Resources_manifest'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/resources/down': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Download links for resource paths
+     * @description One entry per distinct path, in request order. Every path must be in the manifest (Data or Lang).
+     */
+    post: operations['Resources_downloads'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/resources/packmanifest': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The resource-pack manifest
+     * @description Described packs whose file is indexed, by name.
+     */
+    get: operations['Resources_packManifest'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/resources/files/{path}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A resource file (signed link)
+     * @description The target of the links POST /resources/down and the pack manifest hand out without CDN_BASE_URL. No token: the signature and expiry in the query are the credential. Supports HEAD, one byte range (Range, If-Range) and If-None-Match; the ETag is the quoted SHA-256.
+     */
+    get: operations['Resources_file'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/resources/rescan': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Re-index RESOURCE_DIR
+     * @description Only changed files are hashed again; a scan that fails (500) leaves the previous index in place. No body.
+     */
+    post: operations['ResourcesAdmin_rescan'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/packs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Described resource packs
+     * @description By name, with the size and SHA-1 of each file as indexed.
+     */
+    get: operations['ResourcesAdmin_listPacks'];
+    /**
+     * Describe resource packs
+     * @description Upsert by name; the whole batch is checked first, then stored in one transaction.
+     */
+    put: operations['ResourcesAdmin_upsertPacks'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/packs/{name}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Remove a pack description
+     * @description The file stays in RESOURCE_DIR.
+     */
+    delete: operations['ResourcesAdmin_deletePack'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/players/{uid}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A player's profile
+     * @description Identity, options, bans past and present, the latest sessions with their server, balance and its latest changes, ATP, bests, unlocked collections.
+     */
+    get: operations['PlayerProfile_profile'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/players/{uid}/history': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A player's rating history
+     * @description ATP, site rank (null while banned then) and counted plays at the end of each of the last 90 closed days on which the player had a counted play, oldest first; banned players included.
+     */
+    get: operations['PlayerProfile_history'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/overview': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The network at a glance
+     * @description Servers and players online (live sessions), score uploads of the last minute and 15 minutes, maintenance and the plugin policy in force.
+     */
+    get: operations['Overview_overview'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/database/backup': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Back up the embedded database
+     * @description The data dir of the embedded database as a gzipped tarball, taken between two statements while the service serves; `npm run database -- restore <file>` turns it into a new data dir. No body. On PostgreSQL (DATABASE_URL): 409, use pg_dump.
+     */
+    post: operations['DatabaseBackup_backup'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
     trace?: never;
   };
   '/admin/webhooks': {
@@ -1607,235 +1836,6 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/server/leaderboards/atp': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The ATP board
-     * @description ATP descending, then uid ascending, among players with a counted play. Ranks are those of the score upload (siteRank, trackRank): players under an active ban are left out and take no rank. `limit` (default 10): the top N. `around=<uid>&k=<n>` (k default 5): that player, its `rank`, and up to k entries on each side (fewer at either end of the board); `rank: null` and no entries when the player has no rank. `group=<name>` (a session-handover group) or `country=<country>` (a registered server country): the same board limited to the players whose home server (the server of their latest login) is in the scope, ranked by place within it (same `limit`, `around`, `k`; all time only).
-     */
-    get: operations['Leaderboard_atp'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/server/leaderboards/charts/{levelId}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * A chart's board
-     * @description Each player's best counted play on the chart: acc descending, then the time it was first reached ascending, then uid ascending. Ranks are those of the score upload (siteRank, trackRank): players under an active ban are left out and take no rank. `limit` (default 10): the top N. `around=<uid>&k=<n>` (k default 5): that player, its `rank`, and up to k entries on each side (fewer at either end of the board); `rank: null` and no entries when the player has no rank. `group=<name>` (a session-handover group) or `country=<country>` (a registered server country): the same board limited to the players whose home server (the server of their latest login) is in the scope, ranked by place within it (same `limit`, `around`, `k`; all time only).
-     */
-    get: operations['Leaderboard_chart'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/server/leaderboards/atp/among': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * The ATP board among a set of players
-     * @description The players of `uids` (a party, a friends list: 1 to 100 distinct uids) that the ATP board ranks, in its order, each with its place among them as `rank`. As everywhere, players under an active ban and plays that do not count are left out; unknown uids and players without a counted play are not in the answer.
-     */
-    post: operations['Leaderboard_atpAmong'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/server/leaderboards/charts/{levelId}/among': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * A chart's board among a set of players
-     * @description As POST /server/leaderboards/atp/among, on the chart's board (each player's best counted play on it).
-     */
-    post: operations['Leaderboard_chartAmong'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/boards/atp': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The ATP board
-     * @description As GET /server/leaderboards/atp: top N (`limit`) or a window around a player (`around`, `k`).
-     */
-    get: operations['LeaderboardAdmin_atp'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/boards/charts/{levelId}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * A chart's board
-     * @description As GET /server/leaderboards/charts/{levelId}.
-     */
-    get: operations['LeaderboardAdmin_chart'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/boards/atp/among': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The ATP board among a set of players
-     * @description As POST /server/leaderboards/atp/among, with the set in the query: `uids=1001,1002` (one parameter).
-     */
-    get: operations['LeaderboardAdmin_atpAmong'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/boards/charts/{levelId}/among': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * A chart's board among a set of players
-     * @description As GET /admin/boards/atp/among, on the chart.
-     */
-    get: operations['LeaderboardAdmin_chartAmong'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/seasons': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The seasons
-     * @description By id ascending, closed and archived ones included.
-     */
-    get: operations['SeasonAdmin_list'];
-    put?: never;
-    /**
-     * Create a season
-     * @description A named period of the boards from startsAt to endsAt (local date-times), with an optional close rule. Seasons may overlap: a play counts for every open one.
-     */
-    post: operations['SeasonAdmin_create'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/seasons/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** A season */
-    get: operations['SeasonAdmin_get'];
-    put?: never;
-    post?: never;
-    /**
-     * Delete a season
-     * @description Only one that has not started: no play counted for it.
-     */
-    delete: operations['SeasonAdmin_remove'];
-    options?: never;
-    head?: never;
-    /**
-     * Change a season
-     * @description While it is open: its name, its end (not in the past), its close rule (null: none); its start only before it starts. Fields left out stay.
-     */
-    patch: operations['SeasonAdmin_update'];
-    trace?: never;
-  };
-  '/admin/seasons/{id}/close': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Close a season now
-     * @description Its end moves to now. The close is one short transaction (uploads wait only for it); the archive of its boards and its close rule (the collection to its top players, pushed to the game servers of those online) are a second, as when the period job closes a season at its end. The answer lists whom it granted. Should the archive fail (503), the season stays closed and the period job archives it at its next run.
-     */
-    post: operations['SeasonAdmin_close'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1946,512 +1946,630 @@ export interface components {
        */
       until: string;
     };
-    ServerLoginDto: {
+    UploadPlayerDto: {
       /**
-       * @description Version code of the running plugin build
-       * @example 42
+       * @description Player uid; must own accessToken
+       * @example 1001
        */
-      pluginVersion: number;
+      playerUID: number | string;
       /**
-       * @description SHA of the plugin build
-       * @example 3f786850e387550fdab836ed7e6dc881de23001b
+       * @description Player access token; an expired one is accepted while its session is still open under the calling server session
+       * @example pl4yerAcc3ssT0kenExample0123456789abcdefABCD
        */
-      pluginSHA: string;
+      accessToken: string;
       /**
-       * @deprecated
-       * @description Legacy: the bootstrap token in the body, read only when the Authorization header is absent
+       * Format: int64
+       * @description Client time of sending, epoch milliseconds
+       * @example 1774000000000
        */
-      serverAuthToken?: string;
+      timestamp: number;
     };
-    ServerSessionResponse: {
+    UploadServerDto: {
       /**
-       * @description Unique id of the server in the backend
+       * @description Must be the calling session's serverID
        * @example 1
        */
-      serverID: number;
-      /**
-       * @description Server name
-       * @example lobby-1
-       */
-      serverName: string;
-      /**
-       * @description Base URL of the resource server ({asset_url})
-       * @example https://rhythmc.example.org
-       */
-      assetServer: string;
-      /**
-       * @description Public IP address of the server: the registered one, else the address the login came from
-       * @example 203.0.113.7
-       */
-      serverIP: string;
-      /**
-       * @description Country or region of the server
-       * @example DE
-       */
-      country: string;
-      /**
-       * @description WebSocket address ({ws_url})
-       * @example wss://rhythmc.example.org/ws
-       */
-      wsServer: string;
-      /**
-       * @description Short-lived opaque server access token
-       * @example pD4c2y0Yb1t1oHc6T0kq3wQeR9Zs8Lm2Vn5Xa7Jf4Ug
-       */
-      accessToken: string;
-      /**
-       * @description Lifetime of accessToken in seconds
-       * @example 600
-       */
-      expiresIn: number;
-    };
-    ServerTokenResponse: {
-      /**
-       * @description The new server access token; the old one stops working
-       * @example b7Kq0xT3m9Lw2Zr5Yc8Nd1Fh4Gj6Sa0Pe3Vu7Ii9Oo2
-       */
-      accessToken: string;
-      /**
-       * @description Lifetime of accessToken in seconds
-       * @example 600
-       */
-      expiresIn: number;
-    };
-    RealtimeConnectionSummary: {
-      /**
-       * @description The service instance holding the WebSocket
-       * @example b7e1c0d2
-       */
-      instanceId: string;
-      /**
-       * @description Local date-time
-       * @example 2026-03-20T18:04:11
-       */
-      connectedAt: string;
-    };
-    SessionConflictCounts: {
-      /**
-       * @description Its sessions opened without proof (ONLINE) that a login with proof through another server took over
-       * @example 0
-       */
-      takenOver: number;
-      /**
-       * @description Its ONLINE logins answered 409 because another server held the player
-       * @example 0
-       */
-      onlineRefused: number;
-      /**
-       * @description Logins through other servers answered 409 because it held the player in a session without proof
-       * @example 0
-       */
-      keptOut: number;
-    };
-    AdminServerResponse: {
-      /** @example 1 */
       serverID: number;
       /** @example lobby-1 */
       serverName: string;
       /** @example DE */
       country: string;
+    };
+    JudgementStatsDto: {
+      /** @example 120 */
+      perfect: number;
+      /** @example 4 */
+      great: number;
+      /** @example 1 */
+      miss: number;
+    };
+    GameplayPayloadDto: {
       /**
-       * @description The registered public IP; null: the login address is used
-       * @example null
+       * @description The only payload type
+       * @example gameplay
+       * @enum {string}
        */
-      ip: string | null;
-      /** @description Has a live server session (open, token not expired) */
-      online: boolean;
+      type: 'gameplay';
       /**
-       * @description Live player sessions under its open server session
+       * @description Chart level id (0 to 2^31-1, as in the catalog); an unknown one creates an inactive placeholder chart
        * @example 12
        */
-      playersOnline: number;
+      levelID: number;
       /**
-       * @description Plugin version of the latest login; null without one
-       * @example 5
+       * @description Accuracy in percent
+       * @example 98.75
        */
-      pluginVersion: number | null;
+      acc: number;
+      /** @example false */
+      isRival: boolean;
+      /** @example false */
+      isWin: boolean;
       /**
-       * @description Source address of the latest login
-       * @example 203.0.113.7
+       * Format: int64
+       * @description The rival uid; 0 or below (e.g. -1) when there is none (stored as 0)
+       * @example 0
        */
-      address: string | null;
+      rivalUID: number;
+      /** @example 0 */
+      rivalAcc: number;
+      tapStats: components['schemas']['JudgementStatsDto'];
+      holdStats: components['schemas']['JudgementStatsDto'];
+      dodgeStats: components['schemas']['JudgementStatsDto'];
+      lookStats: components['schemas']['JudgementStatsDto'];
+      /** @example 310 */
+      maxCombo: number;
       /**
-       * @description Local date-time of the latest login; null: never logged in
-       * @example 2026-03-20T18:04:11
-       */
-      lastLogin: string | null;
-      /** @description Its open WebSocket (seen in the last 90 s); null when none */
-      realtime: components['schemas']['RealtimeConnectionSummary'] | null;
-      /** @description Player-session conflicts with other servers in the last 24 hours; high takenOver or keptOut: the server holds players it does not have */
-      sessionConflicts24h: components['schemas']['SessionConflictCounts'];
-      /**
-       * @description Registration time (local date-time)
-       * @example 2026-03-01T10:00:00
-       */
-      createdAt: string;
-    };
-    AdminServerPage: {
-      /** @description By serverID ascending */
-      items: components['schemas']['AdminServerResponse'][];
-      /** @description Pass as cursor for the next page; null on the last page */
-      nextCursor: string | null;
-    };
-    CreateServerDto: {
-      /**
-       * @description Unique server name
-       * @example lobby-1
-       */
-      name: string;
-      /**
-       * @description Country or region
-       * @example DE
-       */
-      country: string;
-      /**
-       * @description Public IPv4 or IPv6 address; without one, serverIP is the address a login comes from
-       * @example 203.0.113.7
-       */
-      ip?: string;
-    };
-    CreatedServerResponse: {
-      /** @example 1 */
-      serverID: number;
-      /** @example lobby-1 */
-      serverName: string;
-      /**
-       * @description The bootstrap token for the plugin configuration; shown only here
-       * @example Qm9vdHN0cmFwVG9rZW5FeGFtcGxlMDEyMzQ1Njc4OWFi
-       */
-      bootstrapToken: string;
-    };
-    BootstrapTokenResponse: {
-      /**
-       * @description The new bootstrap token; the old one stops working
-       * @example Qm9vdHN0cmFwVG9rZW5FeGFtcGxlMDEyMzQ1Njc4OWFi
-       */
-      bootstrapToken: string;
-    };
-    AdminServerLogoutResponse: {
-      /** @example 7 */
-      serverID: number;
-      /**
-       * @description Open sessions ended: 1 when the server was logged in, 0 when it was not (nothing to do)
-       * @example 1
-       */
-      endedSessions: number;
-    };
-    MaintenanceDto: {
-      /**
-       * @description While true, server logins answer 401 MAINTENANCE
+       * @description Only passed plays count for ratings
        * @example true
        */
-      enabled: boolean;
+      pass: boolean;
+      /** @example false */
+      fullCombo: boolean;
+      /** @example false */
+      allPerfect: boolean;
       /**
-       * @description Message of the 401 (printed on the game server console); default ""
-       * @example Back at 18:00
+       * @description Stored, never trusted: the service decides personal bests itself
+       * @example true
        */
-      message?: string;
-    };
-    MaintenanceResponse: {
-      /** @example true */
-      enabled: boolean;
-      /** @example Back at 18:00 */
-      message: string;
-    };
-    PluginPolicyDto: {
+      isNewRecord: boolean;
       /**
-       * @description Logins of older plugin versions get 426
-       * @example 40
+       * @description Absent or null: stored as ""
+       * @example arena-3
        */
-      minPluginVersion: number;
+      player_arena?: string | null;
       /**
-       * @description toVersion of the 426; not below minPluginVersion
+       * Format: int64
+       * @description When the play ended, epoch milliseconds; with the player and levelID it identifies the record (a resend is stored once)
+       * @example 1773999990000
+       */
+      time: number;
+    };
+    UploadRecordDto: {
+      player: components['schemas']['UploadPlayerDto'];
+      server: components['schemas']['UploadServerDto'];
+      payload: components['schemas']['GameplayPayloadDto'];
+    };
+    UploadResponse: {
+      /**
+       * @description The player's ATP after this upload (mean of the 30 best chart ratings), 4 decimals; 0 without a counted play
+       * @example 12.3456
+       */
+      atp: number;
+      /**
+       * @description Position by ATP descending, then uid ascending, among unbanned players with a counted play; null without one (or while banned)
        * @example 42
        */
-      latestPluginVersion: number;
+      siteRank: number | null;
       /**
-       * @description When not empty, only builds with one of these pluginSHA values may log in (each 1-128 characters)
+       * @description Position of the player's best on this chart (acc descending, first reached ascending, uid ascending); null without a counted play on it
+       * @example 3
+       */
+      trackRank: number | null;
+      /**
+       * @description Rating of this play at the chart's current constant, 4 decimals; 0 when it does not count (pass: false)
+       * @example 15.075
+       */
+      playRating: number;
+      /**
+       * @description Whether this play is now the player's best on the chart (decided by the service, never by isNewRecord)
+       * @example true
+       */
+      personalBest: boolean;
+    };
+    RecomputeResponse: {
+      /**
+       * @description Players whose bests and ATP were recomputed (every player with a stored record)
+       * @example 1500
+       */
+      players: number;
+      /**
+       * @description Per-chart bests after the recompute
+       * @example 42000
+       */
+      bests: number;
+      /**
+       * @description Players whose ATP changed
+       * @example 310
+       */
+      atpChanged: number;
+      /**
+       * @description Transactions (batches) it took
+       * @example 3
+       */
+      batches: number;
+    };
+    PlayResponse: {
+      /**
+       * Format: int64
+       * @example 4821
+       */
+      id: number;
+      /**
+       * Format: int64
+       * @example 1002
+       */
+      uid: number;
+      /** @example Steve */
+      username: string;
+      /** @example 12 */
+      levelId: number;
+      /** @example 99.5 */
+      acc: number;
+      /** @example true */
+      pass: boolean;
+      /**
+       * Format: int64
+       * @description payload.time: the play's identity with uid and levelId, epoch ms
+       * @example 1795600000000
+       */
+      time: number;
+      /**
+       * @description When the service accepted it (local date-time): ties on a chart go to the earliest
+       * @example 2026-11-25T18:02:11
+       */
+      receivedAt: string;
+      /** @example 3 */
+      serverID: number;
+      /**
+       * @description The consistency checks it failed on arrival
        * @example [
-       *       "3f786850e387550fdab836ed7e6dc881de23001b"
+       *       "maxCombo"
        *     ]
        */
-      allowedPluginSHAs: string[];
+      flags: ('fullCombo' | 'allPerfect' | 'maxCombo' | 'noteCount' | 'perfectAccuracy' | 'accuracy' | 'time')[];
       /**
-       * @description downUrl of the 426
-       * @example https://example.org/rhythmc-42.jar
+       * @description none: no failed check; flagged: waiting for review; approved: counts despite its flags; voided: counts for nothing
+       * @example flagged
+       * @enum {string}
        */
-      downUrl: string;
-    };
-    PluginPolicyResponse: {
-      /** @example 40 */
-      minPluginVersion: number;
-      /** @example 42 */
-      latestPluginVersion: number;
+      review: 'none' | 'flagged' | 'approved' | 'voided';
+      /** @example null */
+      voidReason: string | null;
       /**
+       * @description Whether it counts towards bests, ATP and ranks now (passed, not flagged or approved, not voided, on a chart that is not a placeholder)
+       * @example false
+       */
+      counts: boolean;
+    };
+    PlayPage: {
+      /** @description Newest first, at most `limit` */
+      items: components['schemas']['PlayResponse'][];
+      /**
+       * @description Pass as `cursor` for the next (older) page; null on the last page
+       * @example cGxheXM6NDc5MA
+       */
+      nextCursor: string | null;
+    };
+    JudgedNotes: {
+      /** @example 311 */
+      perfect: number;
+      /** @example 4 */
+      great: number;
+      /** @example 0 */
+      miss: number;
+    };
+    PlayJudgements: {
+      tap: components['schemas']['JudgedNotes'];
+      hold: components['schemas']['JudgedNotes'];
+      dodge: components['schemas']['JudgedNotes'];
+      look: components['schemas']['JudgedNotes'];
+    };
+    PlayDetailResponse: {
+      /**
+       * Format: int64
+       * @example 4821
+       */
+      id: number;
+      /**
+       * Format: int64
+       * @example 1002
+       */
+      uid: number;
+      /** @example Steve */
+      username: string;
+      /** @example 12 */
+      levelId: number;
+      /** @example 99.5 */
+      acc: number;
+      /** @example true */
+      pass: boolean;
+      /**
+       * Format: int64
+       * @description payload.time: the play's identity with uid and levelId, epoch ms
+       * @example 1795600000000
+       */
+      time: number;
+      /**
+       * @description When the service accepted it (local date-time): ties on a chart go to the earliest
+       * @example 2026-11-25T18:02:11
+       */
+      receivedAt: string;
+      /** @example 3 */
+      serverID: number;
+      /**
+       * @description The consistency checks it failed on arrival
        * @example [
-       *       "3f786850e387550fdab836ed7e6dc881de23001b"
+       *       "maxCombo"
        *     ]
        */
-      allowedPluginSHAs: string[];
-      /** @example https://example.org/rhythmc-42.jar */
-      downUrl: string;
-    };
-    HandoverGroupDto: {
+      flags: ('fullCombo' | 'allPerfect' | 'maxCombo' | 'noteCount' | 'perfectAccuracy' | 'accuracy' | 'time')[];
       /**
-       * @description A name for the network (for the admins)
+       * @description none: no failed check; flagged: waiting for review; approved: counts despite its flags; voided: counts for nothing
+       * @example flagged
+       * @enum {string}
+       */
+      review: 'none' | 'flagged' | 'approved' | 'voided';
+      /** @example null */
+      voidReason: string | null;
+      /**
+       * @description Whether it counts towards bests, ATP and ranks now (passed, not flagged or approved, not voided, on a chart that is not a placeholder)
+       * @example false
+       */
+      counts: boolean;
+      /** @description The judgement counts as sent (tapStats, holdStats, …) */
+      judgements: components['schemas']['PlayJudgements'];
+      /** @example 355 */
+      maxCombo: number;
+      /** @example false */
+      fullCombo: boolean;
+      /** @example false */
+      allPerfect: boolean;
+      /**
+       * @description When it was played: payload.time as a local date-time (the game server's clock)
+       * @example 2026-11-25T18:01:58
+       */
+      sentAt: string;
+      /**
+       * @description The game server it came from, as it named itself
+       * @example lobby-1
+       */
+      serverName: string;
+    };
+    VoidPlayDto: {
+      /**
+       * @description Why, kept with the play and in the audit log
+       * @example Replay shows a macro
+       */
+      reason?: string;
+    };
+    RatingHistoryDay: {
+      /**
+       * @description The day, in the service's time zone (YYYY-MM-DD)
+       * @example 2026-11-27
+       */
+      date: string;
+      /**
+       * @description ATP when the day was taken (4 decimals)
+       * @example 12.3456
+       */
+      atp: number;
+      /**
+       * @description Site rank when the day was taken; null while the player was under an active ban
+       * @example 42
+       */
+      siteRank: number | null;
+      /**
+       * @description Counted plays received that day
+       * @example 7
+       */
+      plays: number;
+    };
+    RatingHistoryResponse: {
+      /** @example 1001 */
+      uid: number;
+      /** @description The days of the last 90 closed days on which the player had a counted play, oldest first */
+      days: components['schemas']['RatingHistoryDay'][];
+    };
+    BoardPeriodView: {
+      /**
+       * Format: int64
+       * @description Period id (`period=<id>` reads it again, closed or not)
+       * @example 12
+       */
+      id: number;
+      /**
+       * @example week
+       * @enum {string}
+       */
+      kind: 'day' | 'week' | 'month' | 'season';
+      /**
+       * @description Seasons: the slug; null otherwise
+       * @example spring-2027
+       */
+      slug: string | null;
+      /**
+       * @description Seasons: the name staff gave it; null otherwise
+       * @example Spring 2027
+       */
+      name: string | null;
+      /**
+       * @description Start, a local date-time (decisions.md §8)
+       * @example 2027-03-01T00:00:00
+       */
+      startsAt: string;
+      /**
+       * @description End (exclusive), a local date-time
+       * @example 2027-06-01T00:00:00
+       */
+      endsAt: string;
+      /**
+       * @description Closed: the board is frozen (as read at the close)
+       * @example false
+       */
+      closed: boolean;
+    };
+    BoardScopeView: {
+      /**
+       * @example group
+       * @enum {string}
+       */
+      kind: 'group' | 'country';
+      /**
+       * @description The group name or the country, as asked
        * @example eu-lobby
        */
       name: string;
       /**
-       * @description The serverIDs of the network; a server is in at most one group
+       * @description The servers of the scope at the read, ascending: a player is on the board when its home server is one of them
        * @example [
        *       1,
-       *       2,
-       *       3
+       *       2
        *     ]
        */
       serverIDs: number[];
     };
-    SessionHandoverDto: {
+    AtpBoardEntry: {
       /**
-       * @description off: a second login answers 409 (the spec). all: every server is one network. groups: each group is one network
-       * @example groups
+       * @description Position on the board, from 1; banned players take none (decisions.md §5)
+       * @example 1
+       */
+      rank: number;
+      /**
+       * Format: int64
+       * @description Platform player id
+       * @example 1001
+       */
+      uid: number;
+      /**
+       * @description Stored account name
+       * @example Notch
+       */
+      username: string;
+      /**
+       * @description Display name; the username when it is empty
+       * @example Notch
+       */
+      displayName: string;
+      /**
+       * @description ATP, 4 decimals
+       * @example 12.3456
+       */
+      atp: number;
+    };
+    AtpBoardResponse: {
+      /**
+       * @example atp
        * @enum {string}
        */
-      mode: 'off' | 'all' | 'groups';
-      /** @description Required (at least one) with mode groups; must be absent or empty otherwise */
-      groups?: components['schemas']['HandoverGroupDto'][];
+      board: 'atp';
+      /** @description The period (absent for `period=all`) */
+      period?: components['schemas']['BoardPeriodView'];
+      /** @description With `group` or `country`: the scope (ranks are places within it) */
+      scope?: components['schemas']['BoardScopeView'];
       /**
-       * @description The login modes that may take a session over; default all three
-       * @example [
-       *       "TOKEN",
-       *       "OFFLINE_REFRESH",
-       *       "ONLINE"
-       *     ]
+       * @description Only with `around`: the player's rank (equal to the upload's siteRank / trackRank); null when the player has none (no counted play, on this chart for a chart board, or under an active ban), and then `entries` is empty
+       * @example 42
        */
-      modes?: ('ONLINE' | 'TOKEN' | 'OFFLINE_REFRESH')[];
+      rank?: number | null;
+      /** @description In board order (ATP descending, then uid ascending) */
+      entries: components['schemas']['AtpBoardEntry'][];
     };
-    SessionHandoverResponse: {
+    ChartBoardEntry: {
       /**
-       * @example groups
+       * @description Position on the board, from 1; banned players take none (decisions.md §5)
+       * @example 1
+       */
+      rank: number;
+      /**
+       * Format: int64
+       * @description Platform player id
+       * @example 1001
+       */
+      uid: number;
+      /**
+       * @description Stored account name
+       * @example Notch
+       */
+      username: string;
+      /**
+       * @description Display name; the username when it is empty
+       * @example Notch
+       */
+      displayName: string;
+      /**
+       * @description Accuracy of the best play, 0–100
+       * @example 99.5
+       */
+      acc: number;
+      /**
+       * @description That play's rating at the chart's constant of the last computation, 4 decimals
+       * @example 11.75
+       */
+      rating: number;
+    };
+    ChartBoardResponse: {
+      /**
+       * @example chart
        * @enum {string}
        */
-      mode: 'off' | 'all' | 'groups';
-      groups: components['schemas']['HandoverGroupDto'][];
+      board: 'chart';
+      /** @example 101 */
+      levelId: number;
+      /** @description The period (absent for `period=all`) */
+      period?: components['schemas']['BoardPeriodView'];
+      /** @description With `group` or `country`: the scope (ranks are places within it) */
+      scope?: components['schemas']['BoardScopeView'];
       /**
+       * @description Only with `around`: the player's rank (equal to the upload's siteRank / trackRank); null when the player has none (no counted play, on this chart for a chart board, or under an active ban), and then `entries` is empty
+       * @example 42
+       */
+      rank?: number | null;
+      /** @description In board order (acc descending, then first reached ascending, then uid ascending) */
+      entries: components['schemas']['ChartBoardEntry'][];
+    };
+    ScopedBoardDto: {
+      /**
+       * @description 1 to 100 distinct player uids; unknown, unranked and banned players are left out of the answer
        * @example [
-       *       "ONLINE",
-       *       "TOKEN",
-       *       "OFFLINE_REFRESH"
+       *       1001,
+       *       1002,
+       *       1003
        *     ]
        */
-      modes: ('ONLINE' | 'TOKEN' | 'OFFLINE_REFRESH')[];
+      uids: (number | string)[];
     };
-    ManifestEntry: {
-      /**
-       * @description Path relative to RESOURCE_DIR, with / separators
-       * @example data/songs/12/chart.json
-       */
-      path: string;
-      /**
-       * @description SHA-256 of the file, lower-case hex
-       * @example b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9
-       */
-      sha256: string;
+    ScopedAtpBoardResponse: {
+      /** @enum {string} */
+      board: 'atp';
+      /** @description rank: the place among the set (1 = first of the set) */
+      entries: components['schemas']['AtpBoardEntry'][];
     };
-    ManifestResponse: {
-      /** @description Every file under RESOURCE_DIR/data */
-      Data: components['schemas']['ManifestEntry'][];
-      /** @description Every file under RESOURCE_DIR/lang with lang=true; [] otherwise */
-      Lang: components['schemas']['ManifestEntry'][];
+    ScopedChartBoardResponse: {
+      /** @enum {string} */
+      board: 'chart';
+      levelId: number;
+      /** @description rank: the place among the set (1 = first of the set) */
+      entries: components['schemas']['ChartBoardEntry'][];
     };
-    DownloadEntry: {
-      /** @example data/songs/12/chart.json */
-      path: string;
+    SeasonCloseRuleView: {
+      /** @example rhythmc:titles.spring-champion */
+      collection: string;
+      /** @example 10 */
+      top: number;
       /**
-       * @description CDN_BASE_URL/path, or a link to GET /resources/files/{path} signed with an expiry; never carries a token
-       * @example https://rhythmc.example.org/resources/files/data/songs/12/chart.json?expires=1774003600&sig=3q2-7wT0bYpQ1cG0mN8rVfJ5sK2xL9aE4dH6uZ1oWiA
+       * @description The board ranked: the season ATP board
+       * @example atp
+       * @enum {string}
        */
-      url: string;
+      board: 'atp';
+    };
+    SeasonResponse: {
       /**
        * Format: int64
-       * @description File size in bytes
-       * @example 52311
+       * @description Its period id
+       * @example 12
        */
-      bytes: number;
-      /** @example b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9 */
-      sha256: string;
-    };
-    /** @enum {string} */
-    PackType: 'FULL' | 'CHAPTER' | 'SONG';
-    PackManifestEntry: {
-      /** @example chapter-1 */
+      id: number;
+      /** @example spring-2027 */
+      slug: string;
+      /** @example Spring 2027 */
       name: string;
-      /** @example Chapter 1: Overworld */
-      displayName: string;
-      /** @example CHAPTER */
-      type: components['schemas']['PackType'];
+      /** @example 2027-03-01T00:00:00 */
+      startsAt: string;
       /**
-       * @description Ids of the songs covered
-       * @example [
-       *       1,
-       *       2,
-       *       3
-       *     ]
+       * @description End, exclusive; an early close moves it to the close
+       * @example 2027-06-01T00:00:00
        */
-      availableSongs: number[];
+      endsAt: string;
+      closeRule: components['schemas']['SeasonCloseRuleView'] | null;
       /**
-       * Format: int64
-       * @description Size in bytes, computed from the file
-       * @example 104857600
+       * @description scheduled: not started; open: plays count; closed: no play counts any more, its boards are being frozen; archived: its boards are read from the archive
+       * @example open
+       * @enum {string}
        */
-      size: number;
-      /**
-       * @description SHA-1 of the file
-       * @example 2fd4e1c67a2d28fced849ee1bb76e7391b93eb12
-       */
-      sha1: string;
-      /**
-       * @description Direct download address (CDN or signed link); never carries a token
-       * @example https://rhythmc.example.org/resources/files/packs/chapter-1.zip?expires=1774003600&sig=3q2-7wT0bYpQ1cG0mN8rVfJ5sK2xL9aE4dH6uZ1oWiA
-       */
-      url: string;
+      state: 'scheduled' | 'open' | 'closed' | 'archived';
+      /** @example null */
+      closedAt: string | null;
+      /** @example 2027-02-20T10:00:00 */
+      createdAt: string;
     };
-    PackDto: {
+    SeasonPage: {
+      items: components['schemas']['SeasonResponse'][];
+      /** @description Cursor of the next page; null on the last */
+      nextCursor: string | null;
+    };
+    SeasonCloseRuleDto: {
       /**
-       * @description Unique pack name (unique within the batch too)
-       * @example chapter-1
+       * @description A collection of the catalog (e.g. a title)
+       * @example rhythmc:titles.spring-champion
        */
+      collection: string;
+      /** @example 10 */
+      top: number;
+    };
+    CreateSeasonDto: {
+      /**
+       * @description The name boards use: `period=season:<slug>`. Unique; never changes.
+       * @example spring-2027
+       */
+      slug: string;
+      /** @example Spring 2027 */
       name: string;
-      /** @example Chapter 1: Overworld */
-      displayName: string;
-      /** @example CHAPTER */
-      type: components['schemas']['PackType'];
       /**
-       * @description Ids of the songs the pack covers (duplicates are dropped)
+       * @description Start (local date-time, decisions.md §8); not in the past
+       * @example 2027-03-01T00:00:00
+       */
+      startsAt: string;
+      /**
+       * @description End, exclusive (local date-time); after startsAt
+       * @example 2027-06-01T00:00:00
+       */
+      endsAt: string;
+      /** @description Granted in the transaction that freezes the season: the collection to its first `top` players of the season ATP board (banned players are not on it; equal ATP: lower uid first). null: nothing. */
+      closeRule?: components['schemas']['SeasonCloseRuleDto'] | null;
+    };
+    UpdateSeasonDto: {
+      /** @example Spring 2027 */
+      name?: string;
+      /**
+       * @description Only before the season starts, and not in the past
+       * @example 2027-03-01T00:00:00
+       */
+      startsAt?: string;
+      /**
+       * @description Not in the past, after startsAt
+       * @example 2027-06-01T00:00:00
+       */
+      endsAt?: string;
+      /** @description Granted in the transaction that freezes the season: the collection to its first `top` players of the season ATP board (banned players are not on it; equal ATP: lower uid first). null: nothing. */
+      closeRule?: components['schemas']['SeasonCloseRuleDto'] | null;
+    };
+    SeasonGrantView: {
+      /** @example rhythmc:titles.spring-champion */
+      collection: string;
+      /**
+       * @description The players granted it now, ascending (players of the top who owned it already are not listed)
        * @example [
-       *       1,
-       *       2,
-       *       3
+       *       1001,
+       *       1004
        *     ]
        */
-      availableSongs: number[];
-      /**
-       * @description A .zip directly under packs/ that is in the resource index (rescan after adding it)
-       * @example packs/chapter-1.zip
-       */
-      file: string;
+      uids: number[];
     };
-    RescanResponse: {
-      /**
-       * @description Files under data/
-       * @example 1200
-       */
-      data: number;
-      /**
-       * @description Files under lang/
-       * @example 14
-       */
-      lang: number;
-      /**
-       * @description .zip files under packs/
-       * @example 3
-       */
-      packs: number;
-      /**
-       * Format: int64
-       * @description Total size of those files in bytes
-       * @example 734003200
-       */
-      bytes: number;
-    };
-    AdminPackResponse: {
-      /** @example chapter-1 */
-      name: string;
-      /** @example Chapter 1: Overworld */
-      displayName: string;
-      /** @example CHAPTER */
-      type: components['schemas']['PackType'];
-      /**
-       * @example [
-       *       1,
-       *       2,
-       *       3
-       *     ]
-       */
-      availableSongs: number[];
-      /** @example packs/chapter-1.zip */
-      file: string;
-      /**
-       * Format: int64
-       * @description Bytes of the indexed file; null when the file is not in the index (the pack is then left out of the pack manifest)
-       * @example 104857600
-       */
-      size: number | null;
-      /** @description SHA-1 of the indexed file; null when it is not indexed */
-      sha1: string | null;
-    };
-    AdminPackList: {
-      /** @description Every described pack, by name */
-      items: components['schemas']['AdminPackResponse'][];
-    };
-    UpsertedResponse: {
-      /**
-       * @description Entries inserted or updated
-       * @example 2
-       */
-      upserted: number;
-    };
-    CollectionResponse: {
-      /**
-       * @description Unique key of the form namespace:category.id
-       * @example rhythmc:titles.champion
-       */
-      key: string;
-      /**
-       * @description Collection type; the client uses title and tag
-       * @example title
-       */
-      type: string;
-      /**
-       * @description Unlock rule, kept as given: always has `type` (ACHIEVEMENT, MANUAL, …); may carry name, description, mode, events, info, values, player, conditions, methods, grants, defaultUnlocked, hideCondition
-       * @example {
-       *       "type": "ACHIEVEMENT",
-       *       "mode": "ALL",
-       *       "events": [
-       *         "FULL_COMBO"
-       *       ]
-       *     }
-       */
-      unlockMethod: {
-        /** @example ACHIEVEMENT */
-        type: string;
-      } & {
-        [key: string]: unknown;
-      };
-      /**
-       * @description Type-specific, kept as given. For `title` and `tag`: title (required), description, rarity, position
-       * @example {
-       *       "title": "§6Champion",
-       *       "description": [
-       *         "Won the spring cup"
-       *       ],
-       *       "rarity": "LEGENDARY",
-       *       "position": true
-       *     }
-       */
-      properties: {
-        /** @description Rendered text (may contain colour codes) */
-        title?: string;
-        /** @description Hover description in chat */
-        description?: string | string[];
-        /** @description Hover rarity label */
-        rarity?: string;
-        /** @description true: prefix; false: suffix */
-        position?: boolean;
-      } & {
-        [key: string]: unknown;
-      };
+    ClosedSeasonResponse: {
+      season: components['schemas']['SeasonResponse'];
+      /** @description What the close rule granted; null without one */
+      granted: components['schemas']['SeasonGrantView'] | null;
     };
     ChartResponse: {
       /**
@@ -2477,7 +2595,328 @@ export interface components {
        */
       createdAt: string;
     };
-    SyncCollectionsDto: {
+    PublicFirstPlace: {
+      /** @example 101 */
+      levelId: number;
+      /**
+       * @description Chart name from the catalog
+       * @example Freedom Dive
+       */
+      chartName: string;
+      /**
+       * Format: int64
+       * @description Platform player id
+       * @example 1001
+       */
+      uid: number;
+      /**
+       * @description Stored account name
+       * @example Notch
+       */
+      username: string;
+      /**
+       * @description Display name; the username when it is empty
+       * @example Notch
+       */
+      displayName: string;
+      /**
+       * @description Accuracy, 0–100
+       * @example 99.5
+       */
+      acc: number;
+      /** @example 16 */
+      rating: number;
+      /**
+       * @description When the service first accepted a play reaching this best
+       * @example 2026-11-28T10:00:00
+       */
+      reachedAt: string;
+    };
+    FirstPlacesResponse: {
+      /** @description Rank 1 of each chart's board (players under an active ban take none), the most recently reached first */
+      entries: components['schemas']['PublicFirstPlace'][];
+    };
+    PublicPlayerSummary: {
+      /**
+       * Format: int64
+       * @description Platform player id
+       * @example 1001
+       */
+      uid: number;
+      /**
+       * @description Stored account name
+       * @example Notch
+       */
+      username: string;
+      /**
+       * @description Display name; the username when it is empty
+       * @example Notch
+       */
+      displayName: string;
+      /**
+       * Format: uuid
+       * @description Mojang account uuid; null for an account without one
+       * @example 069a79f4-44e9-4726-a5be-fca90e38aaf5
+       */
+      uuid: string | null;
+    };
+    PlayerSearchResponse: {
+      /** @description By name (lowercase, byte order), then uid; players under an active ban are left out */
+      players: components['schemas']['PublicPlayerSummary'][];
+    };
+    PublicBest: {
+      /** @example 101 */
+      levelId: number;
+      /**
+       * @description Chart name from the catalog
+       * @example Freedom Dive
+       */
+      chartName: string;
+      /**
+       * @description Accuracy, 0–100
+       * @example 99.5
+       */
+      acc: number;
+      /**
+       * @description Rating of the best at the chart constant of the last computation
+       * @example 15.75
+       */
+      rating: number;
+      /**
+       * @description Rank on the chart's board: the trackRank the player's next upload would answer
+       * @example 12
+       */
+      trackRank: number | null;
+    };
+    PublicRecentPlay: {
+      /** @example 101 */
+      levelId: number;
+      /**
+       * @description Chart name from the catalog
+       * @example Freedom Dive
+       */
+      chartName: string;
+      /**
+       * @description Accuracy, 0–100
+       * @example 99.5
+       */
+      acc: number;
+      /**
+       * @description The play's rating at the chart's constant now, 4 decimals
+       * @example 15.25
+       */
+      rating: number;
+      fullCombo: boolean;
+      allPerfect: boolean;
+      /** @example 812 */
+      maxCombo: number;
+      /**
+       * @description When the service received the play (ISO 8601 local date-time, no zone)
+       * @example 2026-11-28T10:00:00
+       */
+      playedAt: string;
+    };
+    PublicTitle: {
+      /** @example rhythmc:titles.champion */
+      key: string;
+      /**
+       * @description Rendered text (may contain colour codes)
+       * @example §6Champion
+       */
+      title: string;
+      /** @example Won the spring cup */
+      description: string | string[];
+      /** @example LEGENDARY */
+      rarity: string;
+      /** @description true: shown before the name; false: after it */
+      position: boolean;
+    };
+    PublicPlayerProfile: {
+      /**
+       * Format: int64
+       * @description Platform player id
+       * @example 1001
+       */
+      uid: number;
+      /**
+       * @description Stored account name
+       * @example Notch
+       */
+      username: string;
+      /**
+       * @description Display name; the username when it is empty
+       * @example Notch
+       */
+      displayName: string;
+      /**
+       * Format: uuid
+       * @description Mojang account uuid; null for an account without one
+       * @example 069a79f4-44e9-4726-a5be-fca90e38aaf5
+       */
+      uuid: string | null;
+      /**
+       * @description ATP, 4 decimals; null without a counted play
+       * @example 12.3456
+       */
+      atp: number | null;
+      /**
+       * @description Rank on the ATP board: the siteRank the player's next upload would answer; null without a counted play
+       * @example 42
+       */
+      siteRank: number | null;
+      /**
+       * @description How many charts the player has a best on
+       * @example 57
+       */
+      bestCount: number;
+      /** @description By rating descending, then level id */
+      bests: components['schemas']['PublicBest'][];
+      /** @description Plays that count (passed, not flagged or approved, not voided, on a defined chart), newest first */
+      recentPlays: components['schemas']['PublicRecentPlay'][];
+      /** @description Unlocked title collections, by key */
+      titles: components['schemas']['PublicTitle'][];
+      /**
+       * @description The wattHour balance: only where the operator lists `balance` in PUBLIC_API_FIELDS
+       * @example 12500
+       */
+      wattHour?: number;
+    };
+    ApiKeyResponse: {
+      /** @example 3 */
+      id: number;
+      /**
+       * @description What the key is for, shown in lists
+       * @example Discord bot
+       */
+      name: string;
+      /**
+       * @description `read:boards`: boards, charts, first places; `read:players`: player profiles and the name search
+       * @example [
+       *       "read:boards",
+       *       "read:players"
+       *     ]
+       */
+      scopes: ('read:boards' | 'read:players')[];
+      /**
+       * @description Calls a minute for this key; null: PUBLIC_API_KEY_RATE_LIMIT (1,200 by default)
+       * @example 1200
+       */
+      rateLimit: number | null;
+      /**
+       * @description The limit in force: rateLimit, or PUBLIC_API_KEY_RATE_LIMIT when it is null
+       * @example 1200
+       */
+      effectiveRateLimit: number;
+      /**
+       * @description ISO 8601 local date-time, no zone
+       * @example 2026-11-28T10:00:00
+       */
+      createdAt: string;
+      /**
+       * @description The latest call, as recorded: each instance writes its keys’ last use once a minute (and when it stops, or lists the keys)
+       * @example 2026-11-28T10:05:00
+       */
+      lastUsedAt: string | null;
+      /**
+       * @description When it was revoked; null while it works
+       * @example null
+       */
+      revokedAt: string | null;
+    };
+    ApiKeyPage: {
+      /** @description By id ascending, revoked keys included */
+      items: components['schemas']['ApiKeyResponse'][];
+      /** @description Cursor of the next page; null on the last */
+      nextCursor: string | null;
+    };
+    CreateApiKeyDto: {
+      /**
+       * @description What the key is for, shown in lists
+       * @example Discord bot
+       */
+      name: string;
+      /**
+       * @description `read:boards`: boards, charts, first places; `read:players`: player profiles and the name search
+       * @example [
+       *       "read:boards",
+       *       "read:players"
+       *     ]
+       */
+      scopes: ('read:boards' | 'read:players')[];
+      /**
+       * @description Calls a minute for this key; null: PUBLIC_API_KEY_RATE_LIMIT (1,200 by default)
+       * @example 1200
+       */
+      rateLimit?: number | null;
+    };
+    CreatedApiKeyResponse: {
+      /** @example 3 */
+      id: number;
+      /**
+       * @description What the key is for, shown in lists
+       * @example Discord bot
+       */
+      name: string;
+      /**
+       * @description `read:boards`: boards, charts, first places; `read:players`: player profiles and the name search
+       * @example [
+       *       "read:boards",
+       *       "read:players"
+       *     ]
+       */
+      scopes: ('read:boards' | 'read:players')[];
+      /**
+       * @description Calls a minute for this key; null: PUBLIC_API_KEY_RATE_LIMIT (1,200 by default)
+       * @example 1200
+       */
+      rateLimit: number | null;
+      /**
+       * @description The limit in force: rateLimit, or PUBLIC_API_KEY_RATE_LIMIT when it is null
+       * @example 1200
+       */
+      effectiveRateLimit: number;
+      /**
+       * @description ISO 8601 local date-time, no zone
+       * @example 2026-11-28T10:00:00
+       */
+      createdAt: string;
+      /**
+       * @description The latest call, as recorded: each instance writes its keys’ last use once a minute (and when it stops, or lists the keys)
+       * @example 2026-11-28T10:05:00
+       */
+      lastUsedAt: string | null;
+      /**
+       * @description When it was revoked; null while it works
+       * @example null
+       */
+      revokedAt: string | null;
+      /**
+       * @description The key, for `Authorization: Bearer <key>`: shown only in this answer (only its SHA-256 is stored)
+       * @example rpk_Qm9vdHN0cmFwVG9rZW5FeGFtcGxlMDEyMzQ1Njc4OWFi
+       */
+      key: string;
+    };
+    UpdateApiKeyDto: {
+      /**
+       * @description What the key is for, shown in lists
+       * @example Discord bot
+       */
+      name?: string;
+      /**
+       * @description `read:boards`: boards, charts, first places; `read:players`: player profiles and the name search
+       * @example [
+       *       "read:boards",
+       *       "read:players"
+       *     ]
+       */
+      scopes?: ('read:boards' | 'read:players')[];
+      /**
+       * @description Calls a minute for this key; null: PUBLIC_API_KEY_RATE_LIMIT (1,200 by default)
+       * @example 1200
+       */
+      rateLimit?: number | null;
+    };
+    SyncEconomyDto: {
       /**
        * @description Player uid (a long; a string of digits is accepted too)
        * @example 1001
@@ -2489,149 +2928,114 @@ export interface components {
        */
       accessToken: string;
       /**
-       * @description Keys to grant (never removes any). Unknown keys starting with `rhythmc:assets.` are created as asset collections; any other unknown key makes the whole request 400
-       * @example [
-       *       "rhythmc:titles.champion",
-       *       "rhythmc:assets.songs.12"
-       *     ]
+       * Format: int64
+       * @description The complete new balance (KWh), not a delta; stored as sent
+       * @example 12500
        */
-      collections: string[];
+      wattHour: number;
+      /**
+       * Format: int64
+       * @description Optional compare-and-set: the balance the plugin last saw. When given and different from the stored balance (0 when none was ever stored), the answer is 409 CONFLICT with the stored `wattHour` and nothing changes. Absent or null: the overwrite.
+       * @example 12000
+       */
+      expectedWattHour?: number | null;
     };
-    CollectionDefinitionDto: {
+    EconomyResponse: {
       /**
-       * @description Unique key of the form namespace:category.id (unique within the batch too)
-       * @example rhythmc:titles.champion
+       * Format: int64
+       * @example 1001
        */
-      key: string;
+      uid: number;
       /**
-       * @description Lower-case type word; title and tag properties are checked
-       * @example title
+       * Format: int64
+       * @description The stored balance
+       * @example 12500
        */
-      type: string;
-      /**
-       * @description Unlock rule, kept as given: always has `type` (ACHIEVEMENT, MANUAL, …); may carry name, description, mode, events, info, values, player, conditions, methods, grants, defaultUnlocked, hideCondition
-       * @example {
-       *       "type": "ACHIEVEMENT",
-       *       "mode": "ALL",
-       *       "events": [
-       *         "FULL_COMBO"
-       *       ]
-       *     }
-       */
-      unlockMethod: {
-        /** @example ACHIEVEMENT */
-        type: string;
-      } & {
-        [key: string]: unknown;
-      };
-      /**
-       * @description Type-specific, kept as given. For `title` and `tag`: title (required), description, rarity, position
-       * @example {
-       *       "title": "§6Champion",
-       *       "description": [
-       *         "Won the spring cup"
-       *       ],
-       *       "rarity": "LEGENDARY",
-       *       "position": true
-       *     }
-       */
-      properties: {
-        /** @description Rendered text (may contain colour codes) */
-        title?: string;
-        /** @description Hover description in chat */
-        description?: string | string[];
-        /** @description Hover rarity label */
-        rarity?: string;
-        /** @description true: prefix; false: suffix */
-        position?: boolean;
-      } & {
-        [key: string]: unknown;
-      };
+      wattHour: number;
     };
-    ChartDefinitionDto: {
+    RankingEntryResponse: {
       /**
-       * @description Chart level id (unique within the batch)
-       * @example 12
+       * @description Position: wattHour descending, then uid ascending
+       * @example 1
        */
-      levelId: number;
-      /** @example Freedom Dive */
-      name: string;
+      rank: number;
       /**
-       * @description Chart constant (ratings use it)
-       * @example 14.2
+       * Format: int64
+       * @description Platform player id
+       * @example 1001
        */
-      difficultyConstant: number;
-      /** @example 1.0 */
-      version: string;
+      uid: number;
       /**
-       * @description Only active charts are listed to game servers
-       * @example true
+       * @description Stored account name
+       * @example Notch
        */
-      active: boolean;
+      username: string;
       /**
-       * @description Local date-time; absent: a new chart gets the current time, an existing one keeps its own
-       * @example 2026-03-16T10:00:00
+       * @description Display name; equals username when empty
+       * @example Notch
        */
-      createdAt?: string;
+      displayName: string;
       /**
-       * @description The chart's note count: when set, a play whose judged notes (perfect + great + miss over every group) differ is flagged (noteCount check). Absent or null: not checked
-       * @example 812
+       * Format: int64
+       * @description Current energy balance (KWh)
+       * @example 12500
        */
-      notes?: number | null;
+      wattHour: number;
     };
-    AdminCollectionResponse: {
-      /** @example rhythmc:title.first_clear */
-      key: string;
-      /** @example title */
-      type: string;
-      unlockMethod: {
-        [key: string]: unknown;
-      };
-      properties: {
-        [key: string]: unknown;
-      };
-      /** @example 2026-03-01T10:00:00 */
-      createdAt: string;
-      /** @example 2026-03-20T18:04:11 */
-      updatedAt: string;
-    };
-    AdminCollectionPage: {
-      /** @description By key ascending (byte order), asset collections included */
-      items: components['schemas']['AdminCollectionResponse'][];
-      /** @description Pass as cursor for the next page; null on the last page */
-      nextCursor: string | null;
-    };
-    AdminChartResponse: {
-      /** @example 1201 */
-      levelId: number;
-      /** @example Freedom Dive [ANOTHER] */
-      name: string;
-      /** @example 12.8 */
-      difficultyConstant: number;
-      /** @example 1.2.0 */
-      version: string;
-      /** @description Listed to game servers; uploads of unknown levels add inactive placeholders */
-      active: boolean;
+    BalanceChangeResponse: {
       /**
-       * @description Created by an upload of an unknown level: its plays are stored but unranked until the chart is defined (PUT /admin/charts) and ratings recomputed
-       * @example false
+       * Format: int64
+       * @description Id of the change; pass as `before` to page
+       * @example 31
        */
-      placeholder: boolean;
+      id: number;
       /**
-       * @description Note count the noteCount check compares plays with; null: not checked
-       * @example 812
+       * Format: int64
+       * @description The balance it replaced; null for the first sync
+       * @example 12000
        */
-      notes: number | null;
-      /** @example 2026-03-01T10:00:00 */
-      createdAt: string;
-      /** @example 2026-03-20T18:04:11 */
-      updatedAt: string;
+      previousWattHour: number | null;
+      /**
+       * Format: int64
+       * @example 12500
+       */
+      wattHour: number;
+      /**
+       * @description The game server that sent it; null when that server was removed
+       * @example 1
+       */
+      serverID: number | null;
+      /**
+       * @description Local date-time of the sync
+       * @example 2026-03-20T18:04:11
+       */
+      time: string;
     };
-    AdminChartPage: {
-      /** @description By levelId ascending */
-      items: components['schemas']['AdminChartResponse'][];
-      /** @description Pass as cursor for the next page; null on the last page */
-      nextCursor: string | null;
+    AdminEconomyResponse: {
+      /**
+       * Format: int64
+       * @example 1001
+       */
+      uid: number;
+      /**
+       * Format: int64
+       * @description null while the player never synced a balance
+       * @example 12500
+       */
+      wattHour: number | null;
+      /**
+       * @description Local date-time of the last change of the balance (a sync of the stored value changes nothing); null without one
+       * @example 2026-03-20T18:04:11
+       */
+      updatedAt: string | null;
+      /** @description Newest first, at most `limit` */
+      history: components['schemas']['BalanceChangeResponse'][];
+      /**
+       * Format: int64
+       * @description Pass as `before` for the next (older) page; null on the last page
+       * @example 7
+       */
+      nextBefore: number | null;
     };
     /**
      * @description How the player is identified
@@ -3012,7 +3416,359 @@ export interface components {
       /** @description Pass as cursor for the next page; null on the last page */
       nextCursor: string | null;
     };
-    SyncEconomyDto: {
+    ServerLoginDto: {
+      /**
+       * @description Version code of the running plugin build
+       * @example 42
+       */
+      pluginVersion: number;
+      /**
+       * @description SHA of the plugin build
+       * @example 3f786850e387550fdab836ed7e6dc881de23001b
+       */
+      pluginSHA: string;
+      /**
+       * @deprecated
+       * @description Legacy: the bootstrap token in the body, read only when the Authorization header is absent
+       */
+      serverAuthToken?: string;
+    };
+    ServerSessionResponse: {
+      /**
+       * @description Unique id of the server in the backend
+       * @example 1
+       */
+      serverID: number;
+      /**
+       * @description Server name
+       * @example lobby-1
+       */
+      serverName: string;
+      /**
+       * @description Base URL of the resource server ({asset_url})
+       * @example https://rhythmc.example.org
+       */
+      assetServer: string;
+      /**
+       * @description Public IP address of the server: the registered one, else the address the login came from
+       * @example 203.0.113.7
+       */
+      serverIP: string;
+      /**
+       * @description Country or region of the server
+       * @example DE
+       */
+      country: string;
+      /**
+       * @description WebSocket address ({ws_url})
+       * @example wss://rhythmc.example.org/ws
+       */
+      wsServer: string;
+      /**
+       * @description Short-lived opaque server access token
+       * @example pD4c2y0Yb1t1oHc6T0kq3wQeR9Zs8Lm2Vn5Xa7Jf4Ug
+       */
+      accessToken: string;
+      /**
+       * @description Lifetime of accessToken in seconds
+       * @example 600
+       */
+      expiresIn: number;
+    };
+    ServerTokenResponse: {
+      /**
+       * @description The new server access token; the old one stops working
+       * @example b7Kq0xT3m9Lw2Zr5Yc8Nd1Fh4Gj6Sa0Pe3Vu7Ii9Oo2
+       */
+      accessToken: string;
+      /**
+       * @description Lifetime of accessToken in seconds
+       * @example 600
+       */
+      expiresIn: number;
+    };
+    RealtimeConnectionSummary: {
+      /**
+       * @description The service instance holding the WebSocket
+       * @example b7e1c0d2
+       */
+      instanceId: string;
+      /**
+       * @description Local date-time
+       * @example 2026-03-20T18:04:11
+       */
+      connectedAt: string;
+    };
+    SessionConflictCounts: {
+      /**
+       * @description Its sessions opened without proof (ONLINE) that a login with proof through another server took over
+       * @example 0
+       */
+      takenOver: number;
+      /**
+       * @description Its ONLINE logins answered 409 because another server held the player
+       * @example 0
+       */
+      onlineRefused: number;
+      /**
+       * @description Logins through other servers answered 409 because it held the player in a session without proof
+       * @example 0
+       */
+      keptOut: number;
+    };
+    AdminServerResponse: {
+      /** @example 1 */
+      serverID: number;
+      /** @example lobby-1 */
+      serverName: string;
+      /** @example DE */
+      country: string;
+      /**
+       * @description The registered public IP; null: the login address is used
+       * @example null
+       */
+      ip: string | null;
+      /** @description Has a live server session (open, token not expired) */
+      online: boolean;
+      /**
+       * @description Live player sessions under its open server session
+       * @example 12
+       */
+      playersOnline: number;
+      /**
+       * @description Plugin version of the latest login; null without one
+       * @example 5
+       */
+      pluginVersion: number | null;
+      /**
+       * @description Source address of the latest login
+       * @example 203.0.113.7
+       */
+      address: string | null;
+      /**
+       * @description Local date-time of the latest login; null: never logged in
+       * @example 2026-03-20T18:04:11
+       */
+      lastLogin: string | null;
+      /** @description Its open WebSocket (seen in the last 90 s); null when none */
+      realtime: components['schemas']['RealtimeConnectionSummary'] | null;
+      /** @description Player-session conflicts with other servers in the last 24 hours; high takenOver or keptOut: the server holds players it does not have */
+      sessionConflicts24h: components['schemas']['SessionConflictCounts'];
+      /**
+       * @description Registration time (local date-time)
+       * @example 2026-03-01T10:00:00
+       */
+      createdAt: string;
+    };
+    AdminServerPage: {
+      /** @description By serverID ascending */
+      items: components['schemas']['AdminServerResponse'][];
+      /** @description Pass as cursor for the next page; null on the last page */
+      nextCursor: string | null;
+    };
+    CreateServerDto: {
+      /**
+       * @description Unique server name
+       * @example lobby-1
+       */
+      name: string;
+      /**
+       * @description Country or region
+       * @example DE
+       */
+      country: string;
+      /**
+       * @description Public IPv4 or IPv6 address; without one, serverIP is the address a login comes from
+       * @example 203.0.113.7
+       */
+      ip?: string;
+    };
+    CreatedServerResponse: {
+      /** @example 1 */
+      serverID: number;
+      /** @example lobby-1 */
+      serverName: string;
+      /**
+       * @description The bootstrap token for the plugin configuration; shown only here
+       * @example Qm9vdHN0cmFwVG9rZW5FeGFtcGxlMDEyMzQ1Njc4OWFi
+       */
+      bootstrapToken: string;
+    };
+    BootstrapTokenResponse: {
+      /**
+       * @description The new bootstrap token; the old one stops working
+       * @example Qm9vdHN0cmFwVG9rZW5FeGFtcGxlMDEyMzQ1Njc4OWFi
+       */
+      bootstrapToken: string;
+    };
+    AdminServerLogoutResponse: {
+      /** @example 7 */
+      serverID: number;
+      /**
+       * @description Open sessions ended: 1 when the server was logged in, 0 when it was not (nothing to do)
+       * @example 1
+       */
+      endedSessions: number;
+    };
+    MaintenanceDto: {
+      /**
+       * @description While true, server logins answer 401 MAINTENANCE
+       * @example true
+       */
+      enabled: boolean;
+      /**
+       * @description Message of the 401 (printed on the game server console); default ""
+       * @example Back at 18:00
+       */
+      message?: string;
+    };
+    MaintenanceResponse: {
+      /** @example true */
+      enabled: boolean;
+      /** @example Back at 18:00 */
+      message: string;
+    };
+    PluginPolicyDto: {
+      /**
+       * @description Logins of older plugin versions get 426
+       * @example 40
+       */
+      minPluginVersion: number;
+      /**
+       * @description toVersion of the 426; not below minPluginVersion
+       * @example 42
+       */
+      latestPluginVersion: number;
+      /**
+       * @description When not empty, only builds with one of these pluginSHA values may log in (each 1-128 characters)
+       * @example [
+       *       "3f786850e387550fdab836ed7e6dc881de23001b"
+       *     ]
+       */
+      allowedPluginSHAs: string[];
+      /**
+       * @description downUrl of the 426
+       * @example https://example.org/rhythmc-42.jar
+       */
+      downUrl: string;
+    };
+    PluginPolicyResponse: {
+      /** @example 40 */
+      minPluginVersion: number;
+      /** @example 42 */
+      latestPluginVersion: number;
+      /**
+       * @example [
+       *       "3f786850e387550fdab836ed7e6dc881de23001b"
+       *     ]
+       */
+      allowedPluginSHAs: string[];
+      /** @example https://example.org/rhythmc-42.jar */
+      downUrl: string;
+    };
+    HandoverGroupDto: {
+      /**
+       * @description A name for the network (for the admins)
+       * @example eu-lobby
+       */
+      name: string;
+      /**
+       * @description The serverIDs of the network; a server is in at most one group
+       * @example [
+       *       1,
+       *       2,
+       *       3
+       *     ]
+       */
+      serverIDs: number[];
+    };
+    SessionHandoverDto: {
+      /**
+       * @description off: a second login answers 409 (the spec). all: every server is one network. groups: each group is one network
+       * @example groups
+       * @enum {string}
+       */
+      mode: 'off' | 'all' | 'groups';
+      /** @description Required (at least one) with mode groups; must be absent or empty otherwise */
+      groups?: components['schemas']['HandoverGroupDto'][];
+      /**
+       * @description The login modes that may take a session over; default all three
+       * @example [
+       *       "TOKEN",
+       *       "OFFLINE_REFRESH",
+       *       "ONLINE"
+       *     ]
+       */
+      modes?: ('ONLINE' | 'TOKEN' | 'OFFLINE_REFRESH')[];
+    };
+    SessionHandoverResponse: {
+      /**
+       * @example groups
+       * @enum {string}
+       */
+      mode: 'off' | 'all' | 'groups';
+      groups: components['schemas']['HandoverGroupDto'][];
+      /**
+       * @example [
+       *       "ONLINE",
+       *       "TOKEN",
+       *       "OFFLINE_REFRESH"
+       *     ]
+       */
+      modes: ('ONLINE' | 'TOKEN' | 'OFFLINE_REFRESH')[];
+    };
+    CollectionResponse: {
+      /**
+       * @description Unique key of the form namespace:category.id
+       * @example rhythmc:titles.champion
+       */
+      key: string;
+      /**
+       * @description Collection type; the client uses title and tag
+       * @example title
+       */
+      type: string;
+      /**
+       * @description Unlock rule, kept as given: always has `type` (ACHIEVEMENT, MANUAL, …); may carry name, description, mode, events, info, values, player, conditions, methods, grants, defaultUnlocked, hideCondition
+       * @example {
+       *       "type": "ACHIEVEMENT",
+       *       "mode": "ALL",
+       *       "events": [
+       *         "FULL_COMBO"
+       *       ]
+       *     }
+       */
+      unlockMethod: {
+        /** @example ACHIEVEMENT */
+        type: string;
+      } & {
+        [key: string]: unknown;
+      };
+      /**
+       * @description Type-specific, kept as given. For `title` and `tag`: title (required), description, rarity, position
+       * @example {
+       *       "title": "§6Champion",
+       *       "description": [
+       *         "Won the spring cup"
+       *       ],
+       *       "rarity": "LEGENDARY",
+       *       "position": true
+       *     }
+       */
+      properties: {
+        /** @description Rendered text (may contain colour codes) */
+        title?: string;
+        /** @description Hover description in chat */
+        description?: string | string[];
+        /** @description Hover rarity label */
+        rarity?: string;
+        /** @description true: prefix; false: suffix */
+        position?: boolean;
+      } & {
+        [key: string]: unknown;
+      };
+    };
+    SyncCollectionsDto: {
       /**
        * @description Player uid (a long; a string of digits is accepted too)
        * @example 1001
@@ -3024,448 +3780,304 @@ export interface components {
        */
       accessToken: string;
       /**
-       * Format: int64
-       * @description The complete new balance (KWh), not a delta; stored as sent
-       * @example 12500
+       * @description Keys to grant (never removes any). Unknown keys starting with `rhythmc:assets.` are created as asset collections; any other unknown key makes the whole request 400
+       * @example [
+       *       "rhythmc:titles.champion",
+       *       "rhythmc:assets.songs.12"
+       *     ]
        */
-      wattHour: number;
-      /**
-       * Format: int64
-       * @description Optional compare-and-set: the balance the plugin last saw. When given and different from the stored balance (0 when none was ever stored), the answer is 409 CONFLICT with the stored `wattHour` and nothing changes. Absent or null: the overwrite.
-       * @example 12000
-       */
-      expectedWattHour?: number | null;
+      collections: string[];
     };
-    EconomyResponse: {
+    CollectionDefinitionDto: {
       /**
-       * Format: int64
-       * @example 1001
+       * @description Unique key of the form namespace:category.id (unique within the batch too)
+       * @example rhythmc:titles.champion
        */
-      uid: number;
+      key: string;
       /**
-       * Format: int64
-       * @description The stored balance
-       * @example 12500
+       * @description Lower-case type word; title and tag properties are checked
+       * @example title
        */
-      wattHour: number;
+      type: string;
+      /**
+       * @description Unlock rule, kept as given: always has `type` (ACHIEVEMENT, MANUAL, …); may carry name, description, mode, events, info, values, player, conditions, methods, grants, defaultUnlocked, hideCondition
+       * @example {
+       *       "type": "ACHIEVEMENT",
+       *       "mode": "ALL",
+       *       "events": [
+       *         "FULL_COMBO"
+       *       ]
+       *     }
+       */
+      unlockMethod: {
+        /** @example ACHIEVEMENT */
+        type: string;
+      } & {
+        [key: string]: unknown;
+      };
+      /**
+       * @description Type-specific, kept as given. For `title` and `tag`: title (required), description, rarity, position
+       * @example {
+       *       "title": "§6Champion",
+       *       "description": [
+       *         "Won the spring cup"
+       *       ],
+       *       "rarity": "LEGENDARY",
+       *       "position": true
+       *     }
+       */
+      properties: {
+        /** @description Rendered text (may contain colour codes) */
+        title?: string;
+        /** @description Hover description in chat */
+        description?: string | string[];
+        /** @description Hover rarity label */
+        rarity?: string;
+        /** @description true: prefix; false: suffix */
+        position?: boolean;
+      } & {
+        [key: string]: unknown;
+      };
     };
-    RankingEntryResponse: {
+    ChartDefinitionDto: {
       /**
-       * @description Position: wattHour descending, then uid ascending
-       * @example 1
-       */
-      rank: number;
-      /**
-       * Format: int64
-       * @description Platform player id
-       * @example 1001
-       */
-      uid: number;
-      /**
-       * @description Stored account name
-       * @example Notch
-       */
-      username: string;
-      /**
-       * @description Display name; equals username when empty
-       * @example Notch
-       */
-      displayName: string;
-      /**
-       * Format: int64
-       * @description Current energy balance (KWh)
-       * @example 12500
-       */
-      wattHour: number;
-    };
-    BalanceChangeResponse: {
-      /**
-       * Format: int64
-       * @description Id of the change; pass as `before` to page
-       * @example 31
-       */
-      id: number;
-      /**
-       * Format: int64
-       * @description The balance it replaced; null for the first sync
-       * @example 12000
-       */
-      previousWattHour: number | null;
-      /**
-       * Format: int64
-       * @example 12500
-       */
-      wattHour: number;
-      /**
-       * @description The game server that sent it; null when that server was removed
-       * @example 1
-       */
-      serverID: number | null;
-      /**
-       * @description Local date-time of the sync
-       * @example 2026-03-20T18:04:11
-       */
-      time: string;
-    };
-    AdminEconomyResponse: {
-      /**
-       * Format: int64
-       * @example 1001
-       */
-      uid: number;
-      /**
-       * Format: int64
-       * @description null while the player never synced a balance
-       * @example 12500
-       */
-      wattHour: number | null;
-      /**
-       * @description Local date-time of the last change of the balance (a sync of the stored value changes nothing); null without one
-       * @example 2026-03-20T18:04:11
-       */
-      updatedAt: string | null;
-      /** @description Newest first, at most `limit` */
-      history: components['schemas']['BalanceChangeResponse'][];
-      /**
-       * Format: int64
-       * @description Pass as `before` for the next (older) page; null on the last page
-       * @example 7
-       */
-      nextBefore: number | null;
-    };
-    UploadPlayerDto: {
-      /**
-       * @description Player uid; must own accessToken
-       * @example 1001
-       */
-      playerUID: number | string;
-      /**
-       * @description Player access token; an expired one is accepted while its session is still open under the calling server session
-       * @example pl4yerAcc3ssT0kenExample0123456789abcdefABCD
-       */
-      accessToken: string;
-      /**
-       * Format: int64
-       * @description Client time of sending, epoch milliseconds
-       * @example 1774000000000
-       */
-      timestamp: number;
-    };
-    UploadServerDto: {
-      /**
-       * @description Must be the calling session's serverID
-       * @example 1
-       */
-      serverID: number;
-      /** @example lobby-1 */
-      serverName: string;
-      /** @example DE */
-      country: string;
-    };
-    JudgementStatsDto: {
-      /** @example 120 */
-      perfect: number;
-      /** @example 4 */
-      great: number;
-      /** @example 1 */
-      miss: number;
-    };
-    GameplayPayloadDto: {
-      /**
-       * @description The only payload type
-       * @example gameplay
-       * @enum {string}
-       */
-      type: 'gameplay';
-      /**
-       * @description Chart level id (0 to 2^31-1, as in the catalog); an unknown one creates an inactive placeholder chart
+       * @description Chart level id (unique within the batch)
        * @example 12
        */
-      levelID: number;
-      /**
-       * @description Accuracy in percent
-       * @example 98.75
-       */
-      acc: number;
-      /** @example false */
-      isRival: boolean;
-      /** @example false */
-      isWin: boolean;
-      /**
-       * Format: int64
-       * @description The rival uid; 0 or below (e.g. -1) when there is none (stored as 0)
-       * @example 0
-       */
-      rivalUID: number;
-      /** @example 0 */
-      rivalAcc: number;
-      tapStats: components['schemas']['JudgementStatsDto'];
-      holdStats: components['schemas']['JudgementStatsDto'];
-      dodgeStats: components['schemas']['JudgementStatsDto'];
-      lookStats: components['schemas']['JudgementStatsDto'];
-      /** @example 310 */
-      maxCombo: number;
-      /**
-       * @description Only passed plays count for ratings
-       * @example true
-       */
-      pass: boolean;
-      /** @example false */
-      fullCombo: boolean;
-      /** @example false */
-      allPerfect: boolean;
-      /**
-       * @description Stored, never trusted: the service decides personal bests itself
-       * @example true
-       */
-      isNewRecord: boolean;
-      /**
-       * @description Absent or null: stored as ""
-       * @example arena-3
-       */
-      player_arena?: string | null;
-      /**
-       * Format: int64
-       * @description When the play ended, epoch milliseconds; with the player and levelID it identifies the record (a resend is stored once)
-       * @example 1773999990000
-       */
-      time: number;
-    };
-    UploadRecordDto: {
-      player: components['schemas']['UploadPlayerDto'];
-      server: components['schemas']['UploadServerDto'];
-      payload: components['schemas']['GameplayPayloadDto'];
-    };
-    UploadResponse: {
-      /**
-       * @description The player's ATP after this upload (mean of the 30 best chart ratings), 4 decimals; 0 without a counted play
-       * @example 12.3456
-       */
-      atp: number;
-      /**
-       * @description Position by ATP descending, then uid ascending, among unbanned players with a counted play; null without one (or while banned)
-       * @example 42
-       */
-      siteRank: number | null;
-      /**
-       * @description Position of the player's best on this chart (acc descending, first reached ascending, uid ascending); null without a counted play on it
-       * @example 3
-       */
-      trackRank: number | null;
-      /**
-       * @description Rating of this play at the chart's current constant, 4 decimals; 0 when it does not count (pass: false)
-       * @example 15.075
-       */
-      playRating: number;
-      /**
-       * @description Whether this play is now the player's best on the chart (decided by the service, never by isNewRecord)
-       * @example true
-       */
-      personalBest: boolean;
-    };
-    RecomputeResponse: {
-      /**
-       * @description Players whose bests and ATP were recomputed (every player with a stored record)
-       * @example 1500
-       */
-      players: number;
-      /**
-       * @description Per-chart bests after the recompute
-       * @example 42000
-       */
-      bests: number;
-      /**
-       * @description Players whose ATP changed
-       * @example 310
-       */
-      atpChanged: number;
-      /**
-       * @description Transactions (batches) it took
-       * @example 3
-       */
-      batches: number;
-    };
-    PlayResponse: {
-      /**
-       * Format: int64
-       * @example 4821
-       */
-      id: number;
-      /**
-       * Format: int64
-       * @example 1002
-       */
-      uid: number;
-      /** @example Steve */
-      username: string;
-      /** @example 12 */
       levelId: number;
-      /** @example 99.5 */
-      acc: number;
-      /** @example true */
-      pass: boolean;
+      /** @example Freedom Dive */
+      name: string;
       /**
-       * Format: int64
-       * @description payload.time: the play's identity with uid and levelId, epoch ms
-       * @example 1795600000000
+       * @description Chart constant (ratings use it)
+       * @example 14.2
        */
-      time: number;
+      difficultyConstant: number;
+      /** @example 1.0 */
+      version: string;
       /**
-       * @description When the service accepted it (local date-time): ties on a chart go to the earliest
-       * @example 2026-11-25T18:02:11
+       * @description Only active charts are listed to game servers
+       * @example true
        */
-      receivedAt: string;
-      /** @example 3 */
-      serverID: number;
+      active: boolean;
       /**
-       * @description The consistency checks it failed on arrival
-       * @example [
-       *       "maxCombo"
-       *     ]
+       * @description Local date-time; absent: a new chart gets the current time, an existing one keeps its own
+       * @example 2026-03-16T10:00:00
        */
-      flags: ('fullCombo' | 'allPerfect' | 'maxCombo' | 'noteCount' | 'perfectAccuracy' | 'accuracy' | 'time')[];
+      createdAt?: string;
       /**
-       * @description none: no failed check; flagged: waiting for review; approved: counts despite its flags; voided: counts for nothing
-       * @example flagged
-       * @enum {string}
+       * @description The chart's note count: when set, a play whose judged notes (perfect + great + miss over every group) differ is flagged (noteCount check). Absent or null: not checked
+       * @example 812
        */
-      review: 'none' | 'flagged' | 'approved' | 'voided';
-      /** @example null */
-      voidReason: string | null;
-      /**
-       * @description Whether it counts towards bests, ATP and ranks now (passed, not flagged or approved, not voided, on a chart that is not a placeholder)
-       * @example false
-       */
-      counts: boolean;
+      notes?: number | null;
     };
-    PlayPage: {
-      /** @description Newest first, at most `limit` */
-      items: components['schemas']['PlayResponse'][];
-      /**
-       * @description Pass as `cursor` for the next (older) page; null on the last page
-       * @example cGxheXM6NDc5MA
-       */
+    AdminCollectionResponse: {
+      /** @example rhythmc:title.first_clear */
+      key: string;
+      /** @example title */
+      type: string;
+      unlockMethod: {
+        [key: string]: unknown;
+      };
+      properties: {
+        [key: string]: unknown;
+      };
+      /** @example 2026-03-01T10:00:00 */
+      createdAt: string;
+      /** @example 2026-03-20T18:04:11 */
+      updatedAt: string;
+    };
+    AdminCollectionPage: {
+      /** @description By key ascending (byte order), asset collections included */
+      items: components['schemas']['AdminCollectionResponse'][];
+      /** @description Pass as cursor for the next page; null on the last page */
       nextCursor: string | null;
     };
-    JudgedNotes: {
-      /** @example 311 */
-      perfect: number;
-      /** @example 4 */
-      great: number;
-      /** @example 0 */
-      miss: number;
-    };
-    PlayJudgements: {
-      tap: components['schemas']['JudgedNotes'];
-      hold: components['schemas']['JudgedNotes'];
-      dodge: components['schemas']['JudgedNotes'];
-      look: components['schemas']['JudgedNotes'];
-    };
-    PlayDetailResponse: {
-      /**
-       * Format: int64
-       * @example 4821
-       */
-      id: number;
-      /**
-       * Format: int64
-       * @example 1002
-       */
-      uid: number;
-      /** @example Steve */
-      username: string;
-      /** @example 12 */
+    AdminChartResponse: {
+      /** @example 1201 */
       levelId: number;
-      /** @example 99.5 */
-      acc: number;
-      /** @example true */
-      pass: boolean;
+      /** @example Freedom Dive [ANOTHER] */
+      name: string;
+      /** @example 12.8 */
+      difficultyConstant: number;
+      /** @example 1.2.0 */
+      version: string;
+      /** @description Listed to game servers; uploads of unknown levels add inactive placeholders */
+      active: boolean;
       /**
-       * Format: int64
-       * @description payload.time: the play's identity with uid and levelId, epoch ms
-       * @example 1795600000000
-       */
-      time: number;
-      /**
-       * @description When the service accepted it (local date-time): ties on a chart go to the earliest
-       * @example 2026-11-25T18:02:11
-       */
-      receivedAt: string;
-      /** @example 3 */
-      serverID: number;
-      /**
-       * @description The consistency checks it failed on arrival
-       * @example [
-       *       "maxCombo"
-       *     ]
-       */
-      flags: ('fullCombo' | 'allPerfect' | 'maxCombo' | 'noteCount' | 'perfectAccuracy' | 'accuracy' | 'time')[];
-      /**
-       * @description none: no failed check; flagged: waiting for review; approved: counts despite its flags; voided: counts for nothing
-       * @example flagged
-       * @enum {string}
-       */
-      review: 'none' | 'flagged' | 'approved' | 'voided';
-      /** @example null */
-      voidReason: string | null;
-      /**
-       * @description Whether it counts towards bests, ATP and ranks now (passed, not flagged or approved, not voided, on a chart that is not a placeholder)
+       * @description Created by an upload of an unknown level: its plays are stored but unranked until the chart is defined (PUT /admin/charts) and ratings recomputed
        * @example false
        */
-      counts: boolean;
-      /** @description The judgement counts as sent (tapStats, holdStats, …) */
-      judgements: components['schemas']['PlayJudgements'];
-      /** @example 355 */
-      maxCombo: number;
-      /** @example false */
-      fullCombo: boolean;
-      /** @example false */
-      allPerfect: boolean;
+      placeholder: boolean;
       /**
-       * @description When it was played: payload.time as a local date-time (the game server's clock)
-       * @example 2026-11-25T18:01:58
+       * @description Note count the noteCount check compares plays with; null: not checked
+       * @example 812
        */
-      sentAt: string;
-      /**
-       * @description The game server it came from, as it named itself
-       * @example lobby-1
-       */
-      serverName: string;
+      notes: number | null;
+      /** @example 2026-03-01T10:00:00 */
+      createdAt: string;
+      /** @example 2026-03-20T18:04:11 */
+      updatedAt: string;
     };
-    VoidPlayDto: {
-      /**
-       * @description Why, kept with the play and in the audit log
-       * @example Replay shows a macro
-       */
-      reason?: string;
+    AdminChartPage: {
+      /** @description By levelId ascending */
+      items: components['schemas']['AdminChartResponse'][];
+      /** @description Pass as cursor for the next page; null on the last page */
+      nextCursor: string | null;
     };
-    RatingHistoryDay: {
+    UpsertedResponse: {
       /**
-       * @description The day, in the service's time zone (YYYY-MM-DD)
-       * @example 2026-11-27
+       * @description Entries inserted or updated
+       * @example 2
        */
-      date: string;
-      /**
-       * @description ATP when the day was taken (4 decimals)
-       * @example 12.3456
-       */
-      atp: number;
-      /**
-       * @description Site rank when the day was taken; null while the player was under an active ban
-       * @example 42
-       */
-      siteRank: number | null;
-      /**
-       * @description Counted plays received that day
-       * @example 7
-       */
-      plays: number;
+      upserted: number;
     };
-    RatingHistoryResponse: {
-      /** @example 1001 */
-      uid: number;
-      /** @description The days of the last 90 closed days on which the player had a counted play, oldest first */
-      days: components['schemas']['RatingHistoryDay'][];
+    ManifestEntry: {
+      /**
+       * @description Path relative to RESOURCE_DIR, with / separators
+       * @example data/songs/12/chart.json
+       */
+      path: string;
+      /**
+       * @description SHA-256 of the file, lower-case hex
+       * @example b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9
+       */
+      sha256: string;
+    };
+    ManifestResponse: {
+      /** @description Every file under RESOURCE_DIR/data */
+      Data: components['schemas']['ManifestEntry'][];
+      /** @description Every file under RESOURCE_DIR/lang with lang=true; [] otherwise */
+      Lang: components['schemas']['ManifestEntry'][];
+    };
+    DownloadEntry: {
+      /** @example data/songs/12/chart.json */
+      path: string;
+      /**
+       * @description CDN_BASE_URL/path, or a link to GET /resources/files/{path} signed with an expiry; never carries a token
+       * @example https://rhythmc.example.org/resources/files/data/songs/12/chart.json?expires=1774003600&sig=3q2-7wT0bYpQ1cG0mN8rVfJ5sK2xL9aE4dH6uZ1oWiA
+       */
+      url: string;
+      /**
+       * Format: int64
+       * @description File size in bytes
+       * @example 52311
+       */
+      bytes: number;
+      /** @example b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9 */
+      sha256: string;
+    };
+    /** @enum {string} */
+    PackType: 'FULL' | 'CHAPTER' | 'SONG';
+    PackManifestEntry: {
+      /** @example chapter-1 */
+      name: string;
+      /** @example Chapter 1: Overworld */
+      displayName: string;
+      /** @example CHAPTER */
+      type: components['schemas']['PackType'];
+      /**
+       * @description Ids of the songs covered
+       * @example [
+       *       1,
+       *       2,
+       *       3
+       *     ]
+       */
+      availableSongs: number[];
+      /**
+       * Format: int64
+       * @description Size in bytes, computed from the file
+       * @example 104857600
+       */
+      size: number;
+      /**
+       * @description SHA-1 of the file
+       * @example 2fd4e1c67a2d28fced849ee1bb76e7391b93eb12
+       */
+      sha1: string;
+      /**
+       * @description Direct download address (CDN or signed link); never carries a token
+       * @example https://rhythmc.example.org/resources/files/packs/chapter-1.zip?expires=1774003600&sig=3q2-7wT0bYpQ1cG0mN8rVfJ5sK2xL9aE4dH6uZ1oWiA
+       */
+      url: string;
+    };
+    PackDto: {
+      /**
+       * @description Unique pack name (unique within the batch too)
+       * @example chapter-1
+       */
+      name: string;
+      /** @example Chapter 1: Overworld */
+      displayName: string;
+      /** @example CHAPTER */
+      type: components['schemas']['PackType'];
+      /**
+       * @description Ids of the songs the pack covers (duplicates are dropped)
+       * @example [
+       *       1,
+       *       2,
+       *       3
+       *     ]
+       */
+      availableSongs: number[];
+      /**
+       * @description A .zip directly under packs/ that is in the resource index (rescan after adding it)
+       * @example packs/chapter-1.zip
+       */
+      file: string;
+    };
+    RescanResponse: {
+      /**
+       * @description Files under data/
+       * @example 1200
+       */
+      data: number;
+      /**
+       * @description Files under lang/
+       * @example 14
+       */
+      lang: number;
+      /**
+       * @description .zip files under packs/
+       * @example 3
+       */
+      packs: number;
+      /**
+       * Format: int64
+       * @description Total size of those files in bytes
+       * @example 734003200
+       */
+      bytes: number;
+    };
+    AdminPackResponse: {
+      /** @example chapter-1 */
+      name: string;
+      /** @example Chapter 1: Overworld */
+      displayName: string;
+      /** @example CHAPTER */
+      type: components['schemas']['PackType'];
+      /**
+       * @example [
+       *       1,
+       *       2,
+       *       3
+       *     ]
+       */
+      availableSongs: number[];
+      /** @example packs/chapter-1.zip */
+      file: string;
+      /**
+       * Format: int64
+       * @description Bytes of the indexed file; null when the file is not in the index (the pack is then left out of the pack manifest)
+       * @example 104857600
+       */
+      size: number | null;
+      /** @description SHA-1 of the indexed file; null when it is not indexed */
+      sha1: string | null;
+    };
+    AdminPackList: {
+      /** @description Every described pack, by name */
+      items: components['schemas']['AdminPackResponse'][];
     };
     PlayerOptionsResponse: {
       continueEnabled: boolean;
@@ -3677,497 +4289,6 @@ export interface components {
       pluginPolicy: components['schemas']['PluginPolicyResponse'] | null;
       /** @description Session handover between servers in force */
       sessionHandover: components['schemas']['SessionHandoverResponse'];
-    };
-    BoardPeriodView: {
-      /**
-       * Format: int64
-       * @description Period id (`period=<id>` reads it again, closed or not)
-       * @example 12
-       */
-      id: number;
-      /**
-       * @example week
-       * @enum {string}
-       */
-      kind: 'day' | 'week' | 'month' | 'season';
-      /**
-       * @description Seasons: the slug; null otherwise
-       * @example spring-2027
-       */
-      slug: string | null;
-      /**
-       * @description Seasons: the name staff gave it; null otherwise
-       * @example Spring 2027
-       */
-      name: string | null;
-      /**
-       * @description Start, a local date-time (decisions.md §8)
-       * @example 2027-03-01T00:00:00
-       */
-      startsAt: string;
-      /**
-       * @description End (exclusive), a local date-time
-       * @example 2027-06-01T00:00:00
-       */
-      endsAt: string;
-      /**
-       * @description Closed: the board is frozen (as read at the close)
-       * @example false
-       */
-      closed: boolean;
-    };
-    BoardScopeView: {
-      /**
-       * @example group
-       * @enum {string}
-       */
-      kind: 'group' | 'country';
-      /**
-       * @description The group name or the country, as asked
-       * @example eu-lobby
-       */
-      name: string;
-      /**
-       * @description The servers of the scope at the read, ascending: a player is on the board when its home server is one of them
-       * @example [
-       *       1,
-       *       2
-       *     ]
-       */
-      serverIDs: number[];
-    };
-    AtpBoardEntry: {
-      /**
-       * @description Position on the board, from 1; banned players take none (decisions.md §5)
-       * @example 1
-       */
-      rank: number;
-      /**
-       * Format: int64
-       * @description Platform player id
-       * @example 1001
-       */
-      uid: number;
-      /**
-       * @description Stored account name
-       * @example Notch
-       */
-      username: string;
-      /**
-       * @description Display name; the username when it is empty
-       * @example Notch
-       */
-      displayName: string;
-      /**
-       * @description ATP, 4 decimals
-       * @example 12.3456
-       */
-      atp: number;
-    };
-    AtpBoardResponse: {
-      /**
-       * @example atp
-       * @enum {string}
-       */
-      board: 'atp';
-      /** @description The period (absent for `period=all`) */
-      period?: components['schemas']['BoardPeriodView'];
-      /** @description With `group` or `country`: the scope (ranks are places within it) */
-      scope?: components['schemas']['BoardScopeView'];
-      /**
-       * @description Only with `around`: the player's rank (equal to the upload's siteRank / trackRank); null when the player has none (no counted play, on this chart for a chart board, or under an active ban), and then `entries` is empty
-       * @example 42
-       */
-      rank?: number | null;
-      /** @description In board order (ATP descending, then uid ascending) */
-      entries: components['schemas']['AtpBoardEntry'][];
-    };
-    ChartBoardEntry: {
-      /**
-       * @description Position on the board, from 1; banned players take none (decisions.md §5)
-       * @example 1
-       */
-      rank: number;
-      /**
-       * Format: int64
-       * @description Platform player id
-       * @example 1001
-       */
-      uid: number;
-      /**
-       * @description Stored account name
-       * @example Notch
-       */
-      username: string;
-      /**
-       * @description Display name; the username when it is empty
-       * @example Notch
-       */
-      displayName: string;
-      /**
-       * @description Accuracy of the best play, 0–100
-       * @example 99.5
-       */
-      acc: number;
-      /**
-       * @description That play's rating at the chart's constant of the last computation, 4 decimals
-       * @example 11.75
-       */
-      rating: number;
-    };
-    ChartBoardResponse: {
-      /**
-       * @example chart
-       * @enum {string}
-       */
-      board: 'chart';
-      /** @example 101 */
-      levelId: number;
-      /** @description The period (absent for `period=all`) */
-      period?: components['schemas']['BoardPeriodView'];
-      /** @description With `group` or `country`: the scope (ranks are places within it) */
-      scope?: components['schemas']['BoardScopeView'];
-      /**
-       * @description Only with `around`: the player's rank (equal to the upload's siteRank / trackRank); null when the player has none (no counted play, on this chart for a chart board, or under an active ban), and then `entries` is empty
-       * @example 42
-       */
-      rank?: number | null;
-      /** @description In board order (acc descending, then first reached ascending, then uid ascending) */
-      entries: components['schemas']['ChartBoardEntry'][];
-    };
-    ScopedAtpBoardResponse: {
-      /** @enum {string} */
-      board: 'atp';
-      /** @description rank: the place among the set (1 = first of the set) */
-      entries: components['schemas']['AtpBoardEntry'][];
-    };
-    ScopedChartBoardResponse: {
-      /** @enum {string} */
-      board: 'chart';
-      levelId: number;
-      /** @description rank: the place among the set (1 = first of the set) */
-      entries: components['schemas']['ChartBoardEntry'][];
-    };
-    PublicFirstPlace: {
-      /** @example 101 */
-      levelId: number;
-      /**
-       * @description Chart name from the catalog
-       * @example Freedom Dive
-       */
-      chartName: string;
-      /**
-       * Format: int64
-       * @description Platform player id
-       * @example 1001
-       */
-      uid: number;
-      /**
-       * @description Stored account name
-       * @example Notch
-       */
-      username: string;
-      /**
-       * @description Display name; the username when it is empty
-       * @example Notch
-       */
-      displayName: string;
-      /**
-       * @description Accuracy, 0–100
-       * @example 99.5
-       */
-      acc: number;
-      /** @example 16 */
-      rating: number;
-      /**
-       * @description When the service first accepted a play reaching this best
-       * @example 2026-11-28T10:00:00
-       */
-      reachedAt: string;
-    };
-    FirstPlacesResponse: {
-      /** @description Rank 1 of each chart's board (players under an active ban take none), the most recently reached first */
-      entries: components['schemas']['PublicFirstPlace'][];
-    };
-    PublicPlayerSummary: {
-      /**
-       * Format: int64
-       * @description Platform player id
-       * @example 1001
-       */
-      uid: number;
-      /**
-       * @description Stored account name
-       * @example Notch
-       */
-      username: string;
-      /**
-       * @description Display name; the username when it is empty
-       * @example Notch
-       */
-      displayName: string;
-      /**
-       * Format: uuid
-       * @description Mojang account uuid; null for an account without one
-       * @example 069a79f4-44e9-4726-a5be-fca90e38aaf5
-       */
-      uuid: string | null;
-    };
-    PlayerSearchResponse: {
-      /** @description By name (lowercase, byte order), then uid; players under an active ban are left out */
-      players: components['schemas']['PublicPlayerSummary'][];
-    };
-    PublicBest: {
-      /** @example 101 */
-      levelId: number;
-      /**
-       * @description Chart name from the catalog
-       * @example Freedom Dive
-       */
-      chartName: string;
-      /**
-       * @description Accuracy, 0–100
-       * @example 99.5
-       */
-      acc: number;
-      /**
-       * @description Rating of the best at the chart constant of the last computation
-       * @example 15.75
-       */
-      rating: number;
-      /**
-       * @description Rank on the chart's board: the trackRank the player's next upload would answer
-       * @example 12
-       */
-      trackRank: number | null;
-    };
-    PublicRecentPlay: {
-      /** @example 101 */
-      levelId: number;
-      /**
-       * @description Chart name from the catalog
-       * @example Freedom Dive
-       */
-      chartName: string;
-      /**
-       * @description Accuracy, 0–100
-       * @example 99.5
-       */
-      acc: number;
-      /**
-       * @description The play's rating at the chart's constant now, 4 decimals
-       * @example 15.25
-       */
-      rating: number;
-      fullCombo: boolean;
-      allPerfect: boolean;
-      /** @example 812 */
-      maxCombo: number;
-      /**
-       * @description When the service received the play (ISO 8601 local date-time, no zone)
-       * @example 2026-11-28T10:00:00
-       */
-      playedAt: string;
-    };
-    PublicTitle: {
-      /** @example rhythmc:titles.champion */
-      key: string;
-      /**
-       * @description Rendered text (may contain colour codes)
-       * @example §6Champion
-       */
-      title: string;
-      /** @example Won the spring cup */
-      description: string | string[];
-      /** @example LEGENDARY */
-      rarity: string;
-      /** @description true: shown before the name; false: after it */
-      position: boolean;
-    };
-    PublicPlayerProfile: {
-      /**
-       * Format: int64
-       * @description Platform player id
-       * @example 1001
-       */
-      uid: number;
-      /**
-       * @description Stored account name
-       * @example Notch
-       */
-      username: string;
-      /**
-       * @description Display name; the username when it is empty
-       * @example Notch
-       */
-      displayName: string;
-      /**
-       * Format: uuid
-       * @description Mojang account uuid; null for an account without one
-       * @example 069a79f4-44e9-4726-a5be-fca90e38aaf5
-       */
-      uuid: string | null;
-      /**
-       * @description ATP, 4 decimals; null without a counted play
-       * @example 12.3456
-       */
-      atp: number | null;
-      /**
-       * @description Rank on the ATP board: the siteRank the player's next upload would answer; null without a counted play
-       * @example 42
-       */
-      siteRank: number | null;
-      /**
-       * @description How many charts the player has a best on
-       * @example 57
-       */
-      bestCount: number;
-      /** @description By rating descending, then level id */
-      bests: components['schemas']['PublicBest'][];
-      /** @description Plays that count (passed, not flagged or approved, not voided, on a defined chart), newest first */
-      recentPlays: components['schemas']['PublicRecentPlay'][];
-      /** @description Unlocked title collections, by key */
-      titles: components['schemas']['PublicTitle'][];
-      /**
-       * @description The wattHour balance: only where the operator lists `balance` in PUBLIC_API_FIELDS
-       * @example 12500
-       */
-      wattHour?: number;
-    };
-    ApiKeyResponse: {
-      /** @example 3 */
-      id: number;
-      /**
-       * @description What the key is for, shown in lists
-       * @example Discord bot
-       */
-      name: string;
-      /**
-       * @description `read:boards`: boards, charts, first places; `read:players`: player profiles and the name search
-       * @example [
-       *       "read:boards",
-       *       "read:players"
-       *     ]
-       */
-      scopes: ('read:boards' | 'read:players')[];
-      /**
-       * @description Calls a minute for this key; null: PUBLIC_API_KEY_RATE_LIMIT (1,200 by default)
-       * @example 1200
-       */
-      rateLimit: number | null;
-      /**
-       * @description The limit in force: rateLimit, or PUBLIC_API_KEY_RATE_LIMIT when it is null
-       * @example 1200
-       */
-      effectiveRateLimit: number;
-      /**
-       * @description ISO 8601 local date-time, no zone
-       * @example 2026-11-28T10:00:00
-       */
-      createdAt: string;
-      /**
-       * @description The latest call, as recorded: each instance writes its keys’ last use once a minute (and when it stops, or lists the keys)
-       * @example 2026-11-28T10:05:00
-       */
-      lastUsedAt: string | null;
-      /**
-       * @description When it was revoked; null while it works
-       * @example null
-       */
-      revokedAt: string | null;
-    };
-    ApiKeyPage: {
-      /** @description By id ascending, revoked keys included */
-      items: components['schemas']['ApiKeyResponse'][];
-      /** @description Cursor of the next page; null on the last */
-      nextCursor: string | null;
-    };
-    CreateApiKeyDto: {
-      /**
-       * @description What the key is for, shown in lists
-       * @example Discord bot
-       */
-      name: string;
-      /**
-       * @description `read:boards`: boards, charts, first places; `read:players`: player profiles and the name search
-       * @example [
-       *       "read:boards",
-       *       "read:players"
-       *     ]
-       */
-      scopes: ('read:boards' | 'read:players')[];
-      /**
-       * @description Calls a minute for this key; null: PUBLIC_API_KEY_RATE_LIMIT (1,200 by default)
-       * @example 1200
-       */
-      rateLimit?: number | null;
-    };
-    CreatedApiKeyResponse: {
-      /** @example 3 */
-      id: number;
-      /**
-       * @description What the key is for, shown in lists
-       * @example Discord bot
-       */
-      name: string;
-      /**
-       * @description `read:boards`: boards, charts, first places; `read:players`: player profiles and the name search
-       * @example [
-       *       "read:boards",
-       *       "read:players"
-       *     ]
-       */
-      scopes: ('read:boards' | 'read:players')[];
-      /**
-       * @description Calls a minute for this key; null: PUBLIC_API_KEY_RATE_LIMIT (1,200 by default)
-       * @example 1200
-       */
-      rateLimit: number | null;
-      /**
-       * @description The limit in force: rateLimit, or PUBLIC_API_KEY_RATE_LIMIT when it is null
-       * @example 1200
-       */
-      effectiveRateLimit: number;
-      /**
-       * @description ISO 8601 local date-time, no zone
-       * @example 2026-11-28T10:00:00
-       */
-      createdAt: string;
-      /**
-       * @description The latest call, as recorded: each instance writes its keys’ last use once a minute (and when it stops, or lists the keys)
-       * @example 2026-11-28T10:05:00
-       */
-      lastUsedAt: string | null;
-      /**
-       * @description When it was revoked; null while it works
-       * @example null
-       */
-      revokedAt: string | null;
-      /**
-       * @description The key, for `Authorization: Bearer <key>`: shown only in this answer (only its SHA-256 is stored)
-       * @example rpk_Qm9vdHN0cmFwVG9rZW5FeGFtcGxlMDEyMzQ1Njc4OWFi
-       */
-      key: string;
-    };
-    UpdateApiKeyDto: {
-      /**
-       * @description What the key is for, shown in lists
-       * @example Discord bot
-       */
-      name?: string;
-      /**
-       * @description `read:boards`: boards, charts, first places; `read:players`: player profiles and the name search
-       * @example [
-       *       "read:boards",
-       *       "read:players"
-       *     ]
-       */
-      scopes?: ('read:boards' | 'read:players')[];
-      /**
-       * @description Calls a minute for this key; null: PUBLIC_API_KEY_RATE_LIMIT (1,200 by default)
-       * @example 1200
-       */
-      rateLimit?: number | null;
     };
     WebhookResponse: {
       /** @example 1 */
@@ -4954,127 +5075,6 @@ export interface components {
         };
       };
     };
-    ScopedBoardDto: {
-      /**
-       * @description 1 to 100 distinct player uids; unknown, unranked and banned players are left out of the answer
-       * @example [
-       *       1001,
-       *       1002,
-       *       1003
-       *     ]
-       */
-      uids: (number | string)[];
-    };
-    SeasonCloseRuleView: {
-      /** @example rhythmc:titles.spring-champion */
-      collection: string;
-      /** @example 10 */
-      top: number;
-      /**
-       * @description The board ranked: the season ATP board
-       * @example atp
-       * @enum {string}
-       */
-      board: 'atp';
-    };
-    SeasonResponse: {
-      /**
-       * Format: int64
-       * @description Its period id
-       * @example 12
-       */
-      id: number;
-      /** @example spring-2027 */
-      slug: string;
-      /** @example Spring 2027 */
-      name: string;
-      /** @example 2027-03-01T00:00:00 */
-      startsAt: string;
-      /**
-       * @description End, exclusive; an early close moves it to the close
-       * @example 2027-06-01T00:00:00
-       */
-      endsAt: string;
-      closeRule: components['schemas']['SeasonCloseRuleView'] | null;
-      /**
-       * @description scheduled: not started; open: plays count; closed: no play counts any more, its boards are being frozen; archived: its boards are read from the archive
-       * @example open
-       * @enum {string}
-       */
-      state: 'scheduled' | 'open' | 'closed' | 'archived';
-      /** @example null */
-      closedAt: string | null;
-      /** @example 2027-02-20T10:00:00 */
-      createdAt: string;
-    };
-    SeasonPage: {
-      items: components['schemas']['SeasonResponse'][];
-      /** @description Cursor of the next page; null on the last */
-      nextCursor: string | null;
-    };
-    SeasonCloseRuleDto: {
-      /**
-       * @description A collection of the catalog (e.g. a title)
-       * @example rhythmc:titles.spring-champion
-       */
-      collection: string;
-      /** @example 10 */
-      top: number;
-    };
-    CreateSeasonDto: {
-      /**
-       * @description The name boards use: `period=season:<slug>`. Unique; never changes.
-       * @example spring-2027
-       */
-      slug: string;
-      /** @example Spring 2027 */
-      name: string;
-      /**
-       * @description Start (local date-time, decisions.md §8); not in the past
-       * @example 2027-03-01T00:00:00
-       */
-      startsAt: string;
-      /**
-       * @description End, exclusive (local date-time); after startsAt
-       * @example 2027-06-01T00:00:00
-       */
-      endsAt: string;
-      /** @description Granted in the transaction that freezes the season: the collection to its first `top` players of the season ATP board (banned players are not on it; equal ATP: lower uid first). null: nothing. */
-      closeRule?: components['schemas']['SeasonCloseRuleDto'] | null;
-    };
-    UpdateSeasonDto: {
-      /** @example Spring 2027 */
-      name?: string;
-      /**
-       * @description Only before the season starts, and not in the past
-       * @example 2027-03-01T00:00:00
-       */
-      startsAt?: string;
-      /**
-       * @description Not in the past, after startsAt
-       * @example 2027-06-01T00:00:00
-       */
-      endsAt?: string;
-      /** @description Granted in the transaction that freezes the season: the collection to its first `top` players of the season ATP board (banned players are not on it; equal ATP: lower uid first). null: nothing. */
-      closeRule?: components['schemas']['SeasonCloseRuleDto'] | null;
-    };
-    SeasonGrantView: {
-      /** @example rhythmc:titles.spring-champion */
-      collection: string;
-      /**
-       * @description The players granted it now, ascending (players of the top who owned it already are not listed)
-       * @example [
-       *       1001,
-       *       1004
-       *     ]
-       */
-      uids: number[];
-    };
-    ClosedSeasonResponse: {
-      season: components['schemas']['SeasonResponse'];
-      /** @description What the close rule granted; null without one */
-      granted: components['schemas']['SeasonGrantView'] | null;
-    };
   };
   responses: never;
   parameters: never;
@@ -5084,4807 +5084,6 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-  Server_login: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['ServerLoginDto'];
-      };
-    };
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ServerSessionResponse'];
-        };
-      };
-      /** @description A body field is missing or invalid (the message names it) */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "Malformed JSON body",
-           *       "errors": []
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description UNAUTHORIZED: missing or unknown bootstrap token; MAINTENANCE: the network is in maintenance (the message is the maintenance message) */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "MAINTENANCE",
-           *       "message": "Back at 18:00"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 256 KiB */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "PAYLOAD_TOO_LARGE",
-           *       "message": "Request body exceeds 262144 bytes"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description pluginVersion is below the policy minimum, or pluginSHA is not among the allowed builds */
-      426: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UPGRADE_REQUIRED",
-           *       "message": "Plugin version 3 is below the minimum 5",
-           *       "toVersion": 5,
-           *       "downUrl": "https://example.org/rhythmc-5.jar"
-           *     }
-           */
-          'application/json': components['schemas']['UpgradeRequiredResponse'];
-        };
-      };
-      /** @description Too many logins with this credential (THROTTLE_LOGIN_LIMIT per THROTTLE_LOGIN_TTL_SECONDS), or too many failed logins from this address or with this credential */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Server_refresh: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ServerTokenResponse'];
-        };
-      };
-      /** @description Missing, unknown or too long expired token, or the session has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid or expired server access token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Server_logout: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The session has ended */
-      204: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description Missing, unknown or expired server access token */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid or expired server access token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Server_ping: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': boolean;
-        };
-      };
-    };
-  };
-  ServerAdmin_listServers: {
-    parameters: {
-      query?: {
-        limit?: number;
-        /** @description nextCursor of the previous page (opaque) */
-        cursor?: string;
-        /** @description Only servers online (true) or offline (false) */
-        online?: boolean;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AdminServerPage'];
-        };
-      };
-      /** @description limit, cursor or online is invalid, or the query has an unknown parameter */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "online must be true or false",
-           *       "errors": [
-           *         {
-           *           "field": "online",
-           *           "message": "must be true or false"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "Not found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  ServerAdmin_createServer: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['CreateServerDto'];
-      };
-    };
-    responses: {
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['CreatedServerResponse'];
-        };
-      };
-      /** @description A body field is missing or invalid, or a server with this name exists */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "Malformed JSON body",
-           *       "errors": []
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "Not found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 256 KiB */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "PAYLOAD_TOO_LARGE",
-           *       "message": "Request body exceeds 262144 bytes"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  ServerAdmin_rotateBootstrapToken: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        serverID: number;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['BootstrapTokenResponse'];
-        };
-      };
-      /** @description serverID is not a positive integer */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "Malformed JSON body",
-           *       "errors": []
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No server with this serverID, or the admin API is disabled */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "No server with serverID 7"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  ServerAdmin_logoutServer: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        serverID: number;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AdminServerLogoutResponse'];
-        };
-      };
-      /** @description serverID is not a positive integer */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "serverID must be a positive integer",
-           *       "errors": [
-           *         {
-           *           "field": "serverID",
-           *           "message": "must be a positive integer"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No server with this serverID, or the admin API is disabled */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "No server with serverID 7"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  ServerAdmin_setMaintenance: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['MaintenanceDto'];
-      };
-    };
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MaintenanceResponse'];
-        };
-      };
-      /** @description A body field is missing or invalid */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "Malformed JSON body",
-           *       "errors": []
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "Not found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 256 KiB */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "PAYLOAD_TOO_LARGE",
-           *       "message": "Request body exceeds 262144 bytes"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  ServerAdmin_setPluginPolicy: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['PluginPolicyDto'];
-      };
-    };
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['PluginPolicyResponse'];
-        };
-      };
-      /** @description A body field is missing or invalid, or latestPluginVersion is below minPluginVersion */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "Malformed JSON body",
-           *       "errors": []
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "Not found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 256 KiB */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "PAYLOAD_TOO_LARGE",
-           *       "message": "Request body exceeds 262144 bytes"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  ServerAdmin_setSessionHandover: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['SessionHandoverDto'];
-      };
-    };
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['SessionHandoverResponse'];
-        };
-      };
-      /** @description A body field is missing or invalid; groups with a mode other than groups, none with groups, a group of fewer than two servers, a server in two groups, or an unknown serverID */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "Malformed JSON body",
-           *       "errors": []
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "Not found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 256 KiB */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "PAYLOAD_TOO_LARGE",
-           *       "message": "Request body exceeds 262144 bytes"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Resources_manifest: {
-    parameters: {
-      query?: {
-        /** @description Include the language resources (Lang is [] otherwise) */
-        lang?: 'true' | 'false';
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ManifestResponse'];
-        };
-      };
-      /** @description `If-None-Match` names the current ETag: no body */
-      304: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description lang is neither true nor false */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "lang must be true or false",
-           *       "errors": [
-           *         {
-           *           "field": "lang",
-           *           "message": "must be true or false"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description Missing, unknown or expired server access token */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid or expired server access token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Resources_downloads: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** @description Relative resource paths from the manifest */
-    requestBody: {
-      content: {
-        'application/json': string[];
-      };
-    };
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['DownloadEntry'][];
-        };
-      };
-      /** @description The body is not an array of strings, has too many paths, or a path is empty, absolute, has a ".." segment, a backslash or a control character */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "[0] \"../etc/passwd\" must not contain a \"..\" segment",
-           *       "errors": []
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description Missing, unknown or expired server access token */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid or expired server access token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Some paths are not in the manifest (the message lists them) */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "Unknown resource paths (1): \"data/nope.json\""
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 256 KiB */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "PAYLOAD_TOO_LARGE",
-           *       "message": "Request body exceeds 262144 bytes"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Resources_packManifest: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['PackManifestEntry'][];
-        };
-      };
-      /** @description Missing, unknown or expired server access token */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid or expired server access token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Resources_file: {
-    parameters: {
-      query: {
-        /** @description HMAC-SHA256 of expiry and path (downloads) or of SHA-1 and path (packs), base64url */
-        sig: string;
-        /** @description Pack links: the pack file's SHA-1; the link has no expiry and works while the pack is unchanged */
-        v?: string;
-        /** @description Download links: expiry of the link, epoch seconds */
-        expires?: number;
-      };
-      header?: {
-        /** @description ETags the client holds; a match answers 304 */
-        'If-None-Match'?: string;
-        /** @description The ETag the client holds; the range applies only if it still matches */
-        'If-Range'?: string;
-        /** @description One byte range, e.g. bytes=0-1023 */
-        Range?: string;
-      };
-      path: {
-        /** @description Relative resource path; may contain / (data/songs/12/chart.json) */
-        path: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The whole file */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/octet-stream': string;
-        };
-      };
-      /** @description The requested byte range (Content-Range) */
-      206: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/octet-stream': string;
-        };
-      };
-      /** @description If-None-Match matched the ETag */
-      304: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description The signature is missing, malformed, wrong, or the link has expired */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The link has expired"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The file is not in the index, changed on disk since it was indexed, or (pack link) the pack changed since the link was issued */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "Resource \"data/songs/12/chart.json\" is not in the index"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The range lies outside the file (Content-Range: bytes *\/size) */
-      416: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RANGE_NOT_SATISFIABLE",
-           *       "message": "The range \"bytes=9000-\" is outside the 512 bytes of the file"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  ResourcesAdmin_rescan: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['RescanResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "Not found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  ResourcesAdmin_listPacks: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AdminPackList'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "Not found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  ResourcesAdmin_upsertPacks: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['PackDto'][];
-      };
-    };
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['UpsertedResponse'];
-        };
-      };
-      /** @description The body is not an array, has too many entries, or an entry is invalid, repeats a name, or names a file that is not an indexed packs/*.zip; nothing is stored */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "[0].file: \"packs/missing.zip\" is not in the resource index",
-           *       "errors": [
-           *         {
-           *           "index": 0,
-           *           "field": "file",
-           *           "message": "\"packs/missing.zip\" is not in the resource index"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "Not found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 256 KiB */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "PAYLOAD_TOO_LARGE",
-           *       "message": "Request body exceeds 262144 bytes"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  ResourcesAdmin_deletePack: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Pack name */
-        name: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The pack is no longer described */
-      204: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description Not a pack name (empty, too long, or with a NUL) */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "name must be 1 to 128 characters without the NUL character",
-           *       "errors": [
-           *         {
-           *           "field": "name",
-           *           "message": "must be 1 to 128 characters without the NUL character"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No pack with this name, or the admin API is disabled */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "No pack named \"chapter-1\""
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Catalog_listCollections: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['CollectionResponse'][];
-        };
-      };
-      /** @description `If-None-Match` names the current ETag: no body */
-      304: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description Missing, unknown or expired server access token */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid or expired server access token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Catalog_listCharts: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ChartResponse'][];
-        };
-      };
-      /** @description `If-None-Match` names the current ETag: no body */
-      304: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description Missing, unknown or expired server access token */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid or expired server access token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Catalog_syncCollections: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['SyncCollectionsDto'];
-      };
-    };
-    responses: {
-      /** @description The keys are granted */
-      204: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description uid, accessToken or collections is missing or invalid, or a key is unknown and not an asset key (the message lists them) */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "collections: unknown collection keys: rhythmc:titles.nope",
-           *       "errors": [
-           *         {
-           *           "field": "collections",
-           *           "message": "unknown collection keys: rhythmc:titles.nope"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description Missing, unknown or expired server access token; or the player token is invalid, expired, of another uid or of another server session */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid or expired player access token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 256 KiB */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "PAYLOAD_TOO_LARGE",
-           *       "message": "Request body exceeds 262144 bytes"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  CatalogAdmin_listCollections: {
-    parameters: {
-      query?: {
-        limit?: number;
-        /** @description nextCursor of the previous page (opaque) */
-        cursor?: string;
-        /** @description Only this type (title, tag, assets, …) */
-        type?: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AdminCollectionPage'];
-        };
-      };
-      /** @description limit, cursor or a filter is invalid, or the query has an unknown parameter */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "type must be 1-32 characters of A-Z, a-z, 0-9, _, ., : and -",
-           *       "errors": [
-           *         {
-           *           "field": "type",
-           *           "message": "must be 1-32 characters of A-Z, a-z, 0-9, _, ., : and -"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "Not found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  CatalogAdmin_upsertCollections: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['CollectionDefinitionDto'][];
-      };
-    };
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['UpsertedResponse'];
-        };
-      };
-      /** @description The body is not an array, has too many entries, or an entry is invalid (every problem is listed as [index] field: problem); nothing is stored */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "[0] key: must look like namespace:category.id (at most 128 characters)",
-           *       "errors": [
-           *         {
-           *           "index": 0,
-           *           "field": "key",
-           *           "message": "must look like namespace:category.id (at most 128 characters)"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "Not found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 256 KiB */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "PAYLOAD_TOO_LARGE",
-           *       "message": "Request body exceeds 262144 bytes"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  CatalogAdmin_listCharts: {
-    parameters: {
-      query?: {
-        limit?: number;
-        /** @description nextCursor of the previous page (opaque) */
-        cursor?: string;
-        /** @description Only active (true) or inactive (false) charts */
-        active?: boolean;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AdminChartPage'];
-        };
-      };
-      /** @description limit, cursor or a filter is invalid, or the query has an unknown parameter */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "active must be true or false",
-           *       "errors": [
-           *         {
-           *           "field": "active",
-           *           "message": "must be true or false"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "Not found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  CatalogAdmin_upsertCharts: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['ChartDefinitionDto'][];
-      };
-    };
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['UpsertedResponse'];
-        };
-      };
-      /** @description The body is not an array, has too many entries, or an entry is invalid (every problem is listed as [index] field: problem); nothing is stored */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "[0] levelId: must be an integer from 0 to 2147483647",
-           *       "errors": [
-           *         {
-           *           "index": 0,
-           *           "field": "levelId",
-           *           "message": "must be an integer from 0 to 2147483647"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "Not found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 256 KiB */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "PAYLOAD_TOO_LARGE",
-           *       "message": "Request body exceeds 262144 bytes"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Player_login: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['PlayerLoginDto'];
-      };
-    };
-    responses: {
-      /** @description The player profile */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['PlayerProfileResponse'];
-        };
-      };
-      /** @description A body field is missing or invalid, or the field its mode needs is missing */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "uuid must be a UUID in 8-4-4-4-12 hexadecimal form",
-           *       "errors": [
-           *         {
-           *           "field": "uuid",
-           *           "message": "must be a UUID in 8-4-4-4-12 hexadecimal form"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description Missing, unknown or expired server access token; or the player cannot be identified: not a genuine account or the username does not match it (ONLINE), unknown Net Token (TOKEN), unknown or expired resume token or continueEnabled off (OFFLINE_REFRESH) */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid Net Token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The account has a session that is neither logged out nor expired */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "SESSION_CONFLICT",
-           *       "message": "The account already has an active session"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 256 KiB */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "PAYLOAD_TOO_LARGE",
-           *       "message": "Request body exceeds 262144 bytes"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many player logins and logouts through this server session (THROTTLE_PLAYER_LOGIN_LIMIT per THROTTLE_PLAYER_LOGIN_TTL_SECONDS), or (TOKEN) this server session or this server sent its budget of wrong Net Tokens (THROTTLE_TOKEN_SESSION_FAILURES per THROTTLE_TOKEN_SESSION_WINDOW_SECONDS, THROTTLE_TOKEN_SERVER_FAILURES per THROTTLE_TOKEN_SERVER_WINDOW_SECONDS) */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The account is banned */
-      430: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BANNED",
-           *       "message": "This account is banned",
-           *       "reason": "cheating",
-           *       "until": "2026-04-01T12:00:00"
-           *     }
-           */
-          'application/json': components['schemas']['BannedResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the identity provider (ONLINE) did not answer within 5 s, or the database cannot be reached, is out of resources or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again (when the database is the cause) */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Player_updateOptions: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['PlayerOptionsDto'];
-      };
-    };
-    responses: {
-      /** @description The updated player profile (accessToken is the one sent) */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['PlayerProfileResponse'];
-        };
-      };
-      /** @description A body field is invalid, a core option has the wrong type, or playerPrefix/playerSuffix is not a title the player has unlocked */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "options.continueEnabled must be a boolean",
-           *       "errors": [
-           *         {
-           *           "field": "options.continueEnabled",
-           *           "message": "must be a boolean"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description Missing, unknown or expired server access token; or the player token is invalid, expired, of another uid or of another server session */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid or expired player access token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 256 KiB */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "PAYLOAD_TOO_LARGE",
-           *       "message": "Request body exceeds 262144 bytes"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Player_logout: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['PlayerLogoutDto'];
-      };
-    };
-    responses: {
-      /** @description The player session has ended */
-      204: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description uid or accessToken is missing or invalid */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "uid must be a positive integer",
-           *       "errors": [
-           *         {
-           *           "field": "uid",
-           *           "message": "must be a positive integer"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description Missing, unknown or expired server access token; or the player token is invalid, expired or of another uid */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid or expired player access token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The player session belongs to another server session */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The player session belongs to another server session"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 256 KiB */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "PAYLOAD_TOO_LARGE",
-           *       "message": "Request body exceeds 262144 bytes"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many player logins and logouts through this server session (THROTTLE_PLAYER_LOGIN_LIMIT per THROTTLE_PLAYER_LOGIN_TTL_SECONDS) */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  PlayerRead_listPlayers: {
-    parameters: {
-      query?: {
-        limit?: number;
-        /** @description nextCursor of the previous page (opaque) */
-        cursor?: string;
-        /** @description Username prefix, case-insensitive */
-        username?: string;
-        /** @description Exact account UUID */
-        uuid?: string;
-        /** @description Exact uid */
-        uid?: number;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AdminPlayerPage'];
-        };
-      };
-      /** @description limit, cursor or a filter is invalid, or the query has an unknown parameter */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "limit must be an integer from 1 to 200",
-           *       "errors": [
-           *         {
-           *           "field": "limit",
-           *           "message": "must be an integer from 1 to 200"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "Not found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  PlayerAdmin_create: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['CreatePlayerDto'];
-      };
-    };
-    responses: {
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['CreatedPlayerResponse'];
-        };
-      };
-      /** @description A body field is missing or invalid, or the uuid belongs to another player */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "Malformed JSON body",
-           *       "errors": []
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "Not found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 256 KiB */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "PAYLOAD_TOO_LARGE",
-           *       "message": "Request body exceeds 262144 bytes"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  PlayerAdmin_issueNetToken: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Player uid */
-        uid: number;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['NetTokenResponse'];
-        };
-      };
-      /** @description uid is not a positive integer */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "uid must be a positive integer",
-           *       "errors": [
-           *         {
-           *           "field": "uid",
-           *           "message": "must be a positive integer"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No player with this uid, or the admin API is disabled */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "No player with uid 1002"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  PlayerAdmin_ban: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Player uid */
-        uid: number;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['BanPlayerDto'];
-      };
-    };
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['BanResponse'];
-        };
-      };
-      /** @description uid or a body field is invalid, or until is not a future local date-time */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "until must be in the future",
-           *       "errors": [
-           *         {
-           *           "field": "until",
-           *           "message": "must be in the future"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No player with this uid, or the admin API is disabled */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "No player with uid 1002"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 256 KiB */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "PAYLOAD_TOO_LARGE",
-           *       "message": "Request body exceeds 262144 bytes"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  PlayerAdmin_unban: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Player uid */
-        uid: number;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description No ban is in force any more */
-      204: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description uid is not a positive integer */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "uid must be a positive integer",
-           *       "errors": [
-           *         {
-           *           "field": "uid",
-           *           "message": "must be a positive integer"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No player with this uid, or the admin API is disabled */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "No player with uid 1002"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  PlayerAdmin_setBanstate: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Player uid */
-        uid: number;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['BanstateDto'];
-      };
-    };
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['BanstateResponse'];
-        };
-      };
-      /** @description uid or banstate is invalid */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "banstate must be an integer number",
-           *       "errors": [
-           *         {
-           *           "field": "banstate",
-           *           "message": "must be an integer number"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No player with this uid, or the admin API is disabled */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "No player with uid 1002"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 256 KiB */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "PAYLOAD_TOO_LARGE",
-           *       "message": "Request body exceeds 262144 bytes"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  PlayerRead_listBans: {
-    parameters: {
-      query?: {
-        limit?: number;
-        /** @description nextCursor of the previous page (opaque) */
-        cursor?: string;
-        /** @description Only this player's */
-        uid?: number;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AdminBanPage'];
-        };
-      };
-      /** @description limit, cursor or a filter is invalid, or the query has an unknown parameter */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "limit must be an integer from 1 to 200",
-           *       "errors": [
-           *         {
-           *           "field": "limit",
-           *           "message": "must be an integer from 1 to 200"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "Not found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Economy_setBalance: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['SyncEconomyDto'];
-      };
-    };
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['EconomyResponse'];
-        };
-      };
-      /** @description uid, accessToken or wattHour is missing or invalid, or wattHour is below 0 */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "wattHour must not be below 0",
-           *       "errors": [
-           *         {
-           *           "field": "wattHour",
-           *           "message": "must not be below 0"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description Missing, unknown or expired server access token; or the player token is invalid, expired, of another uid or of another server session */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid or expired player access token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No player with this uid */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "No player with uid 1001"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description CONFLICT: expectedWattHour was given and the stored balance differs; the body adds the stored `wattHour`, nothing changed */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "CONFLICT",
-           *       "message": "The balance is 12500, not the expected 12000; nothing was changed"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 256 KiB */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "PAYLOAD_TOO_LARGE",
-           *       "message": "Request body exceeds 262144 bytes"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Economy_baltop: {
-    parameters: {
-      query?: {
-        /** @description Number of entries */
-        limit?: number;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['RankingEntryResponse'][];
-        };
-      };
-      /** @description limit is not an integer from 1 to 100 */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "limit must be an integer from 1 to 100",
-           *       "errors": [
-           *         {
-           *           "field": "limit",
-           *           "message": "must be an integer from 1 to 100"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description Missing, unknown or expired server access token */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid or expired server access token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  EconomyAdmin_getEconomy: {
-    parameters: {
-      query?: {
-        limit?: number;
-        /** @description Only changes with a smaller id (nextBefore of the previous page) */
-        before?: number;
-      };
-      header?: never;
-      path: {
-        /** @description Player uid */
-        uid: number;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AdminEconomyResponse'];
-        };
-      };
-      /** @description uid, limit or before is not an integer in its range */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "limit must be an integer from 1 to 500",
-           *       "errors": [
-           *         {
-           *           "field": "limit",
-           *           "message": "must be an integer from 1 to 500"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No player with this uid, or the admin API is disabled */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "No player with uid 1001"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
   Upload_upload: {
     parameters: {
       query?: never;
@@ -10911,14 +6110,24 @@ export interface operations {
       };
     };
   };
-  PlayerProfile_profile: {
+  Leaderboard_atp: {
     parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Player uid */
-        uid: number;
+      query?: {
+        /** @description Top N: the first `limit` entries. Not with `around`. */
+        limit?: number;
+        /** @description The window around this player's uid: its rank and `k` neighbours on each side. Not with `limit`. */
+        around?: number;
+        /** @description With `around`: neighbours on each side (fewer at either end of the board). */
+        k?: number;
+        /** @description The period of the board: `all` (all time, the default; the answer has no `period`), `day`, `week` (from Monday) or `month` now (boundaries in PERIOD_TIME_ZONE), `season:<id or slug>`, or a period id (a closed period answers its archive). */
+        period?: string;
+        /** @description The board of a session-handover group (the `session_handover` setting): the all-time board of the players whose home server (the server of their latest login) is in the group, ranked by their global values. Not with `country` nor `period`. */
+        group?: string;
+        /** @description The board of a country: as `group`, for the players whose home server's registered `country` is exactly this. Not with `group` nor `period`. */
+        country?: string;
       };
+      header?: never;
+      path?: never;
       cookie?: never;
     };
     requestBody?: never;
@@ -10928,10 +6137,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['AdminPlayerProfileResponse'];
+          'application/json': components['schemas']['AtpBoardResponse'];
         };
       };
-      /** @description uid is not a positive integer */
+      /** @description limit is not an integer from 1 to 100, around is not a positive integer, k is not an integer from 0 to 25, limit and around are both given, k is given without around, group or country is malformed (group: 1–64 of A–Z a–z 0–9 _ . -; country: 1–64 of those and space), both are given or either with period, a parameter is repeated, or an unknown parameter is given */
       400: {
         headers: {
           [name: string]: unknown;
@@ -10940,11 +6149,11 @@ export interface operations {
           /**
            * @example {
            *       "error": "BAD_REQUEST",
-           *       "message": "uid must be a positive integer",
+           *       "message": "limit cannot be combined with around: give limit (top N) or around (a window)",
            *       "errors": [
            *         {
-           *           "field": "uid",
-           *           "message": "must be a positive integer"
+           *           "field": "limit",
+           *           "message": "cannot be combined with around: give limit (top N) or around (a window)"
            *         }
            *       ]
            *     }
@@ -10952,7 +6161,7 @@ export interface operations {
           'application/json': components['schemas']['BadRequestResponse'];
         };
       };
-      /** @description No credential, a wrong token, or a session that has ended */
+      /** @description Missing, unknown or expired server access token */
       401: {
         headers: {
           [name: string]: unknown;
@@ -10961,28 +6170,13 @@ export interface operations {
           /**
            * @example {
            *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
+           *       "message": "Invalid or expired server access token"
            *     }
            */
           'application/json': components['schemas']['ErrorResponse'];
         };
       };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No player with this uid, or the admin API is disabled */
+      /** @description around names no player, group names no handover group, or country is no registered server country */
       404: {
         headers: {
           [name: string]: unknown;
@@ -10991,24 +6185,7 @@ export interface operations {
           /**
            * @example {
            *       "error": "NOT_FOUND",
-           *       "message": "No player with uid 1002"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
+           *       "message": "No player with uid 1001"
            *     }
            */
           'application/json': components['schemas']['ErrorResponse'];
@@ -11048,13 +6225,26 @@ export interface operations {
       };
     };
   };
-  PlayerProfile_history: {
+  Leaderboard_chart: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description Top N: the first `limit` entries. Not with `around`. */
+        limit?: number;
+        /** @description The window around this player's uid: its rank and `k` neighbours on each side. Not with `limit`. */
+        around?: number;
+        /** @description With `around`: neighbours on each side (fewer at either end of the board). */
+        k?: number;
+        /** @description The period of the board: `all` (all time, the default; the answer has no `period`), `day`, `week` (from Monday) or `month` now (boundaries in PERIOD_TIME_ZONE), `season:<id or slug>`, or a period id (a closed period answers its archive). */
+        period?: string;
+        /** @description The board of a session-handover group (the `session_handover` setting): the all-time board of the players whose home server (the server of their latest login) is in the group, ranked by their global values. Not with `country` nor `period`. */
+        group?: string;
+        /** @description The board of a country: as `group`, for the players whose home server's registered `country` is exactly this. Not with `group` nor `period`. */
+        country?: string;
+      };
       header?: never;
       path: {
-        /** @description Player uid */
-        uid: number;
+        /** @description Level id of a chart of the catalog (active or not) */
+        levelId: number;
       };
       cookie?: never;
     };
@@ -11065,10 +6255,10 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['RatingHistoryResponse'];
+          'application/json': components['schemas']['ChartBoardResponse'];
         };
       };
-      /** @description uid is not a positive integer */
+      /** @description levelId is not an integer from 0 to 2147483647; or, as on the ATP board, limit is not an integer from 1 to 100, around is not a positive integer, k is not an integer from 0 to 25, limit and around are both given, k is given without around, group or country is malformed (group: 1–64 of A–Z a–z 0–9 _ . -; country: 1–64 of those and space), both are given or either with period, a parameter is repeated, or an unknown parameter is given */
       400: {
         headers: {
           [name: string]: unknown;
@@ -11077,10 +6267,1222 @@ export interface operations {
           /**
            * @example {
            *       "error": "BAD_REQUEST",
-           *       "message": "uid must be a positive integer",
+           *       "message": "limit cannot be combined with around: give limit (top N) or around (a window)",
            *       "errors": [
            *         {
-           *           "field": "uid",
+           *           "field": "limit",
+           *           "message": "cannot be combined with around: give limit (top N) or around (a window)"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description Missing, unknown or expired server access token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid or expired server access token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The catalog has no chart with this levelId, or around names no player, group names no handover group, or country is no registered server country */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "No chart with levelId 101"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached; or the rank index is being rebuilt and this instance is already counting as many ranks in SQL as it may, or this caller has one being counted and 32 waiting already (with Retry-After; an upload answered so is stored, and is answered when sent again once the index is back: until then a resend may be refused too); or, for a window (`around`) on a live period or a group's or country's board, this instance is already counting as many of those windows as it may, or this caller has one being counted and 16 waiting already (with Retry-After) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the request again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "Ranks are counted in the database while the rank index is rebuilt, and this instance is counting as many as the database can take; retry later (an upload is stored already: sent again once the index is back, it is answered)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  Leaderboard_atpAmong: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ScopedBoardDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ScopedAtpBoardResponse'];
+        };
+      };
+      /** @description uids is missing, not an array, empty, longer than 100, holds a value that is not a positive integer, or names a uid twice */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "uids must be 1 to 100 distinct positive integers",
+           *       "errors": [
+           *         {
+           *           "field": "uids",
+           *           "message": "must be 1 to 100 distinct positive integers"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description Missing, unknown or expired server access token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid or expired server access token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is over 256 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "PAYLOAD_TOO_LARGE",
+           *       "message": "Request body exceeds 262144 bytes"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  Leaderboard_chartAmong: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Level id of a chart of the catalog (active or not) */
+        levelId: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ScopedBoardDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ScopedChartBoardResponse'];
+        };
+      };
+      /** @description levelId is not an integer from 0 to 2147483647; or uids is missing, not an array, empty, longer than 100, holds a value that is not a positive integer, or names a uid twice */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "uids must be 1 to 100 distinct positive integers",
+           *       "errors": [
+           *         {
+           *           "field": "uids",
+           *           "message": "must be 1 to 100 distinct positive integers"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description Missing, unknown or expired server access token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid or expired server access token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The catalog has no chart with this levelId */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "No chart with levelId 101"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is over 256 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "PAYLOAD_TOO_LARGE",
+           *       "message": "Request body exceeds 262144 bytes"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  LeaderboardAdmin_atp: {
+    parameters: {
+      query?: {
+        /** @description Top N: the first `limit` entries. Not with `around`. */
+        limit?: number;
+        /** @description The window around this player's uid: its rank and `k` neighbours on each side. Not with `limit`. */
+        around?: number;
+        /** @description With `around`: neighbours on each side (fewer at either end of the board). */
+        k?: number;
+        /** @description The period of the board: `all` (all time, the default; the answer has no `period`), `day`, `week` (from Monday) or `month` now (boundaries in PERIOD_TIME_ZONE), `season:<id or slug>`, or a period id (a closed period answers its archive). */
+        period?: string;
+        /** @description The board of a session-handover group (the `session_handover` setting): the all-time board of the players whose home server (the server of their latest login) is in the group, ranked by their global values. Not with `country` nor `period`. */
+        group?: string;
+        /** @description The board of a country: as `group`, for the players whose home server's registered `country` is exactly this. Not with `group` nor `period`. */
+        country?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AtpBoardResponse'];
+        };
+      };
+      /** @description limit is not an integer from 1 to 100, around is not a positive integer, k is not an integer from 0 to 25, limit and around are both given, k is given without around, group or country is malformed (group: 1–64 of A–Z a–z 0–9 _ . -; country: 1–64 of those and space), both are given or either with period, a parameter is repeated, or an unknown parameter is given */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "limit cannot be combined with around: give limit (top N) or around (a window)",
+           *       "errors": [
+           *         {
+           *           "field": "limit",
+           *           "message": "cannot be combined with around: give limit (top N) or around (a window)"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description around names no player, group names no handover group, or country is no registered server country, or the admin API is disabled */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "No player with uid 1001"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  LeaderboardAdmin_chart: {
+    parameters: {
+      query?: {
+        /** @description Top N: the first `limit` entries. Not with `around`. */
+        limit?: number;
+        /** @description The window around this player's uid: its rank and `k` neighbours on each side. Not with `limit`. */
+        around?: number;
+        /** @description With `around`: neighbours on each side (fewer at either end of the board). */
+        k?: number;
+        /** @description The period of the board: `all` (all time, the default; the answer has no `period`), `day`, `week` (from Monday) or `month` now (boundaries in PERIOD_TIME_ZONE), `season:<id or slug>`, or a period id (a closed period answers its archive). */
+        period?: string;
+        /** @description The board of a session-handover group (the `session_handover` setting): the all-time board of the players whose home server (the server of their latest login) is in the group, ranked by their global values. Not with `country` nor `period`. */
+        group?: string;
+        /** @description The board of a country: as `group`, for the players whose home server's registered `country` is exactly this. Not with `group` nor `period`. */
+        country?: string;
+      };
+      header?: never;
+      path: {
+        levelId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ChartBoardResponse'];
+        };
+      };
+      /** @description levelId is not an integer from 0 to 2147483647, or the query is invalid as on the ATP board */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "limit cannot be combined with around: give limit (top N) or around (a window)",
+           *       "errors": [
+           *         {
+           *           "field": "limit",
+           *           "message": "cannot be combined with around: give limit (top N) or around (a window)"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No chart with this levelId (placeholders have no board), around names no player, group names no handover group, or country is no registered server country, or the admin API is disabled */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "No chart with levelId 101"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  LeaderboardAdmin_atpAmong: {
+    parameters: {
+      query: {
+        /** @description 1 to 100 distinct player uids, separated by commas; unknown, unranked and banned players are left out of the answer */
+        uids: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ScopedAtpBoardResponse'];
+        };
+      };
+      /** @description uids is missing, repeated, over 100 or not distinct positive integers separated by commas, or an unknown parameter is given */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "uids must be 1 to 100 distinct positive integers",
+           *       "errors": [
+           *         {
+           *           "field": "uids",
+           *           "message": "must be 1 to 100 distinct positive integers"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "Not found"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  LeaderboardAdmin_chartAmong: {
+    parameters: {
+      query: {
+        /** @description 1 to 100 distinct player uids, separated by commas; unknown, unranked and banned players are left out of the answer */
+        uids: string;
+      };
+      header?: never;
+      path: {
+        levelId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ScopedChartBoardResponse'];
+        };
+      };
+      /** @description levelId is not an integer from 0 to 2147483647; or uids is missing, repeated, over 100 or not distinct positive integers separated by commas, or an unknown parameter is given */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "uids must be 1 to 100 distinct positive integers",
+           *       "errors": [
+           *         {
+           *           "field": "uids",
+           *           "message": "must be 1 to 100 distinct positive integers"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No chart with this levelId, or the admin API is disabled */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "No chart with levelId 101"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  SeasonAdmin_list: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description nextCursor of the previous page (opaque) */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SeasonPage'];
+        };
+      };
+      /** @description limit or cursor is invalid, or the query has an unknown parameter */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "limit must be an integer from 1 to 200",
+           *       "errors": [
+           *         {
+           *           "field": "limit",
+           *           "message": "must be an integer from 1 to 200"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "Not found"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  SeasonAdmin_create: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateSeasonDto'];
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SeasonResponse'];
+        };
+      };
+      /** @description A body field is missing or invalid (slug, name, local date-times, closeRule), startsAt is in the past, endsAt is not after startsAt or not in the future, or closeRule.collection is not in the catalog */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "endsAt must be after startsAt",
+           *       "errors": [
+           *         {
+           *           "field": "endsAt",
+           *           "message": "must be after startsAt"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "Not found"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description A season with this slug exists */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "SESSION_CONFLICT",
+           *       "message": "A season with slug spring-2027 exists"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is over 256 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "PAYLOAD_TOO_LARGE",
+           *       "message": "Request body exceeds 262144 bytes"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  SeasonAdmin_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SeasonResponse'];
+        };
+      };
+      /** @description id is not a positive integer */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "id must be a positive integer",
+           *       "errors": [
+           *         {
+           *           "field": "id",
            *           "message": "must be a positive integer"
            *         }
            *       ]
@@ -11119,7 +7521,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'];
         };
       };
-      /** @description No player with this uid, or the admin API is disabled */
+      /** @description No season with this id */
       404: {
         headers: {
           [name: string]: unknown;
@@ -11128,7 +7530,7 @@ export interface operations {
           /**
            * @example {
            *       "error": "NOT_FOUND",
-           *       "message": "No player with uid 1002"
+           *       "message": "No season with id 12"
            *     }
            */
           'application/json': components['schemas']['ErrorResponse'];
@@ -11185,21 +7587,43 @@ export interface operations {
       };
     };
   };
-  Overview_overview: {
+  SeasonAdmin_remove: {
     parameters: {
       query?: never;
       header?: never;
-      path?: never;
+      path: {
+        id: number;
+      };
       cookie?: never;
     };
     requestBody?: never;
     responses: {
-      200: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description id is not a positive integer */
+      400: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['AdminOverviewResponse'];
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "id must be a positive integer",
+           *       "errors": [
+           *         {
+           *           "field": "id",
+           *           "message": "must be a positive integer"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
         };
       };
       /** @description No credential, a wrong token, or a session that has ended */
@@ -11232,7 +7656,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'];
         };
       };
-      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
+      /** @description No season with this id */
       404: {
         headers: {
           [name: string]: unknown;
@@ -11241,127 +7665,13 @@ export interface operations {
           /**
            * @example {
            *       "error": "NOT_FOUND",
-           *       "message": "Not found"
+           *       "message": "No season with id 12"
            *     }
            */
           'application/json': components['schemas']['ErrorResponse'];
         };
       };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  DatabaseBackup_backup: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The backup (Content-Disposition names it; X-Backup-SHA256 is its SHA-256) */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/gzip': string;
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "Not found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description CONFLICT: the service runs on PostgreSQL (use pg_dump), or another backup is being taken */
+      /** @description The season has started (close it instead) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -11369,8 +7679,329 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "error": "CONFLICT",
-           *       "message": "A backup is being taken; ask again when it is done"
+           *       "error": "SESSION_CONFLICT",
+           *       "message": "Season spring-2027 has started: close it instead"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  SeasonAdmin_update: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateSeasonDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SeasonResponse'];
+        };
+      };
+      /** @description id is not a positive integer, or A body field is missing or invalid (slug, name, local date-times, closeRule), startsAt is in the past, endsAt is not after startsAt or not in the future, or closeRule.collection is not in the catalog */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "endsAt must be in the future",
+           *       "errors": [
+           *         {
+           *           "field": "endsAt",
+           *           "message": "must be in the future"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No season with this id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "No season with id 12"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The season is closed or its end has passed, or startsAt is given after it started */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "SESSION_CONFLICT",
+           *       "message": "Season spring-2027 is closed"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is over 256 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "PAYLOAD_TOO_LARGE",
+           *       "message": "Request body exceeds 262144 bytes"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  SeasonAdmin_close: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ClosedSeasonResponse'];
+        };
+      };
+      /** @description id is not a positive integer */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "id must be a positive integer",
+           *       "errors": [
+           *         {
+           *           "field": "id",
+           *           "message": "must be a positive integer"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No season with this id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "No season with id 12"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The season is closed already, or has not started */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "SESSION_CONFLICT",
+           *       "message": "Season spring-2027 is closed already"
            *     }
            */
           'application/json': components['schemas']['ErrorResponse'];
@@ -13645,6 +10276,5323 @@ export interface operations {
            * @example {
            *       "error": "PAYLOAD_TOO_LARGE",
            *       "message": "Request body exceeds 262144 bytes"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  Economy_setBalance: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SyncEconomyDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EconomyResponse'];
+        };
+      };
+      /** @description uid, accessToken or wattHour is missing or invalid, or wattHour is below 0 */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "wattHour must not be below 0",
+           *       "errors": [
+           *         {
+           *           "field": "wattHour",
+           *           "message": "must not be below 0"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description Missing, unknown or expired server access token; or the player token is invalid, expired, of another uid or of another server session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid or expired player access token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No player with this uid */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "No player with uid 1001"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description CONFLICT: expectedWattHour was given and the stored balance differs; the body adds the stored `wattHour`, nothing changed */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "CONFLICT",
+           *       "message": "The balance is 12500, not the expected 12000; nothing was changed"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is over 256 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "PAYLOAD_TOO_LARGE",
+           *       "message": "Request body exceeds 262144 bytes"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  Economy_baltop: {
+    parameters: {
+      query?: {
+        /** @description Number of entries */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RankingEntryResponse'][];
+        };
+      };
+      /** @description limit is not an integer from 1 to 100 */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "limit must be an integer from 1 to 100",
+           *       "errors": [
+           *         {
+           *           "field": "limit",
+           *           "message": "must be an integer from 1 to 100"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description Missing, unknown or expired server access token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid or expired server access token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  EconomyAdmin_getEconomy: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description Only changes with a smaller id (nextBefore of the previous page) */
+        before?: number;
+      };
+      header?: never;
+      path: {
+        /** @description Player uid */
+        uid: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminEconomyResponse'];
+        };
+      };
+      /** @description uid, limit or before is not an integer in its range */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "limit must be an integer from 1 to 500",
+           *       "errors": [
+           *         {
+           *           "field": "limit",
+           *           "message": "must be an integer from 1 to 500"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No player with this uid, or the admin API is disabled */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "No player with uid 1001"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  Player_login: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PlayerLoginDto'];
+      };
+    };
+    responses: {
+      /** @description The player profile */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PlayerProfileResponse'];
+        };
+      };
+      /** @description A body field is missing or invalid, or the field its mode needs is missing */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "uuid must be a UUID in 8-4-4-4-12 hexadecimal form",
+           *       "errors": [
+           *         {
+           *           "field": "uuid",
+           *           "message": "must be a UUID in 8-4-4-4-12 hexadecimal form"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description Missing, unknown or expired server access token; or the player cannot be identified: not a genuine account or the username does not match it (ONLINE), unknown Net Token (TOKEN), unknown or expired resume token or continueEnabled off (OFFLINE_REFRESH) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid Net Token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The account has a session that is neither logged out nor expired */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "SESSION_CONFLICT",
+           *       "message": "The account already has an active session"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is over 256 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "PAYLOAD_TOO_LARGE",
+           *       "message": "Request body exceeds 262144 bytes"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many player logins and logouts through this server session (THROTTLE_PLAYER_LOGIN_LIMIT per THROTTLE_PLAYER_LOGIN_TTL_SECONDS), or (TOKEN) this server session or this server sent its budget of wrong Net Tokens (THROTTLE_TOKEN_SESSION_FAILURES per THROTTLE_TOKEN_SESSION_WINDOW_SECONDS, THROTTLE_TOKEN_SERVER_FAILURES per THROTTLE_TOKEN_SERVER_WINDOW_SECONDS) */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The account is banned */
+      430: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BANNED",
+           *       "message": "This account is banned",
+           *       "reason": "cheating",
+           *       "until": "2026-04-01T12:00:00"
+           *     }
+           */
+          'application/json': components['schemas']['BannedResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the identity provider (ONLINE) did not answer within 5 s, or the database cannot be reached, is out of resources or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again (when the database is the cause) */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  Player_updateOptions: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PlayerOptionsDto'];
+      };
+    };
+    responses: {
+      /** @description The updated player profile (accessToken is the one sent) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PlayerProfileResponse'];
+        };
+      };
+      /** @description A body field is invalid, a core option has the wrong type, or playerPrefix/playerSuffix is not a title the player has unlocked */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "options.continueEnabled must be a boolean",
+           *       "errors": [
+           *         {
+           *           "field": "options.continueEnabled",
+           *           "message": "must be a boolean"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description Missing, unknown or expired server access token; or the player token is invalid, expired, of another uid or of another server session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid or expired player access token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is over 256 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "PAYLOAD_TOO_LARGE",
+           *       "message": "Request body exceeds 262144 bytes"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  Player_logout: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PlayerLogoutDto'];
+      };
+    };
+    responses: {
+      /** @description The player session has ended */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description uid or accessToken is missing or invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "uid must be a positive integer",
+           *       "errors": [
+           *         {
+           *           "field": "uid",
+           *           "message": "must be a positive integer"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description Missing, unknown or expired server access token; or the player token is invalid, expired or of another uid */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid or expired player access token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The player session belongs to another server session */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The player session belongs to another server session"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is over 256 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "PAYLOAD_TOO_LARGE",
+           *       "message": "Request body exceeds 262144 bytes"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many player logins and logouts through this server session (THROTTLE_PLAYER_LOGIN_LIMIT per THROTTLE_PLAYER_LOGIN_TTL_SECONDS) */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  PlayerRead_listPlayers: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description nextCursor of the previous page (opaque) */
+        cursor?: string;
+        /** @description Username prefix, case-insensitive */
+        username?: string;
+        /** @description Exact account UUID */
+        uuid?: string;
+        /** @description Exact uid */
+        uid?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminPlayerPage'];
+        };
+      };
+      /** @description limit, cursor or a filter is invalid, or the query has an unknown parameter */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "limit must be an integer from 1 to 200",
+           *       "errors": [
+           *         {
+           *           "field": "limit",
+           *           "message": "must be an integer from 1 to 200"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "Not found"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  PlayerAdmin_create: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreatePlayerDto'];
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CreatedPlayerResponse'];
+        };
+      };
+      /** @description A body field is missing or invalid, or the uuid belongs to another player */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "Malformed JSON body",
+           *       "errors": []
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "Not found"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is over 256 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "PAYLOAD_TOO_LARGE",
+           *       "message": "Request body exceeds 262144 bytes"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  PlayerAdmin_issueNetToken: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Player uid */
+        uid: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['NetTokenResponse'];
+        };
+      };
+      /** @description uid is not a positive integer */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "uid must be a positive integer",
+           *       "errors": [
+           *         {
+           *           "field": "uid",
+           *           "message": "must be a positive integer"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No player with this uid, or the admin API is disabled */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "No player with uid 1002"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  PlayerAdmin_ban: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Player uid */
+        uid: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['BanPlayerDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BanResponse'];
+        };
+      };
+      /** @description uid or a body field is invalid, or until is not a future local date-time */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "until must be in the future",
+           *       "errors": [
+           *         {
+           *           "field": "until",
+           *           "message": "must be in the future"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No player with this uid, or the admin API is disabled */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "No player with uid 1002"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is over 256 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "PAYLOAD_TOO_LARGE",
+           *       "message": "Request body exceeds 262144 bytes"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  PlayerAdmin_unban: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Player uid */
+        uid: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description No ban is in force any more */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description uid is not a positive integer */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "uid must be a positive integer",
+           *       "errors": [
+           *         {
+           *           "field": "uid",
+           *           "message": "must be a positive integer"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No player with this uid, or the admin API is disabled */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "No player with uid 1002"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  PlayerAdmin_setBanstate: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Player uid */
+        uid: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['BanstateDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BanstateResponse'];
+        };
+      };
+      /** @description uid or banstate is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "banstate must be an integer number",
+           *       "errors": [
+           *         {
+           *           "field": "banstate",
+           *           "message": "must be an integer number"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No player with this uid, or the admin API is disabled */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "No player with uid 1002"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is over 256 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "PAYLOAD_TOO_LARGE",
+           *       "message": "Request body exceeds 262144 bytes"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  PlayerRead_listBans: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description nextCursor of the previous page (opaque) */
+        cursor?: string;
+        /** @description Only this player's */
+        uid?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminBanPage'];
+        };
+      };
+      /** @description limit, cursor or a filter is invalid, or the query has an unknown parameter */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "limit must be an integer from 1 to 200",
+           *       "errors": [
+           *         {
+           *           "field": "limit",
+           *           "message": "must be an integer from 1 to 200"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "Not found"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  Server_login: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ServerLoginDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ServerSessionResponse'];
+        };
+      };
+      /** @description A body field is missing or invalid (the message names it) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "Malformed JSON body",
+           *       "errors": []
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description UNAUTHORIZED: missing or unknown bootstrap token; MAINTENANCE: the network is in maintenance (the message is the maintenance message) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "MAINTENANCE",
+           *       "message": "Back at 18:00"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is over 256 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "PAYLOAD_TOO_LARGE",
+           *       "message": "Request body exceeds 262144 bytes"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description pluginVersion is below the policy minimum, or pluginSHA is not among the allowed builds */
+      426: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UPGRADE_REQUIRED",
+           *       "message": "Plugin version 3 is below the minimum 5",
+           *       "toVersion": 5,
+           *       "downUrl": "https://example.org/rhythmc-5.jar"
+           *     }
+           */
+          'application/json': components['schemas']['UpgradeRequiredResponse'];
+        };
+      };
+      /** @description Too many logins with this credential (THROTTLE_LOGIN_LIMIT per THROTTLE_LOGIN_TTL_SECONDS), or too many failed logins from this address or with this credential */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  Server_refresh: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ServerTokenResponse'];
+        };
+      };
+      /** @description Missing, unknown or too long expired token, or the session has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid or expired server access token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  Server_logout: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The session has ended */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Missing, unknown or expired server access token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid or expired server access token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  Server_ping: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': boolean;
+        };
+      };
+    };
+  };
+  ServerAdmin_listServers: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description nextCursor of the previous page (opaque) */
+        cursor?: string;
+        /** @description Only servers online (true) or offline (false) */
+        online?: boolean;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminServerPage'];
+        };
+      };
+      /** @description limit, cursor or online is invalid, or the query has an unknown parameter */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "online must be true or false",
+           *       "errors": [
+           *         {
+           *           "field": "online",
+           *           "message": "must be true or false"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "Not found"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  ServerAdmin_createServer: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateServerDto'];
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CreatedServerResponse'];
+        };
+      };
+      /** @description A body field is missing or invalid, or a server with this name exists */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "Malformed JSON body",
+           *       "errors": []
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "Not found"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is over 256 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "PAYLOAD_TOO_LARGE",
+           *       "message": "Request body exceeds 262144 bytes"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  ServerAdmin_rotateBootstrapToken: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        serverID: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BootstrapTokenResponse'];
+        };
+      };
+      /** @description serverID is not a positive integer */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "Malformed JSON body",
+           *       "errors": []
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No server with this serverID, or the admin API is disabled */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "No server with serverID 7"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  ServerAdmin_logoutServer: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        serverID: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminServerLogoutResponse'];
+        };
+      };
+      /** @description serverID is not a positive integer */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "serverID must be a positive integer",
+           *       "errors": [
+           *         {
+           *           "field": "serverID",
+           *           "message": "must be a positive integer"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No server with this serverID, or the admin API is disabled */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "No server with serverID 7"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  ServerAdmin_setMaintenance: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['MaintenanceDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MaintenanceResponse'];
+        };
+      };
+      /** @description A body field is missing or invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "Malformed JSON body",
+           *       "errors": []
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "Not found"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is over 256 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "PAYLOAD_TOO_LARGE",
+           *       "message": "Request body exceeds 262144 bytes"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  ServerAdmin_setPluginPolicy: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PluginPolicyDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PluginPolicyResponse'];
+        };
+      };
+      /** @description A body field is missing or invalid, or latestPluginVersion is below minPluginVersion */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "Malformed JSON body",
+           *       "errors": []
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "Not found"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is over 256 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "PAYLOAD_TOO_LARGE",
+           *       "message": "Request body exceeds 262144 bytes"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  ServerAdmin_setSessionHandover: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SessionHandoverDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SessionHandoverResponse'];
+        };
+      };
+      /** @description A body field is missing or invalid; groups with a mode other than groups, none with groups, a group of fewer than two servers, a server in two groups, or an unknown serverID */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "Malformed JSON body",
+           *       "errors": []
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "Not found"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is over 256 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "PAYLOAD_TOO_LARGE",
+           *       "message": "Request body exceeds 262144 bytes"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  Catalog_listCollections: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CollectionResponse'][];
+        };
+      };
+      /** @description `If-None-Match` names the current ETag: no body */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Missing, unknown or expired server access token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid or expired server access token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  Catalog_listCharts: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ChartResponse'][];
+        };
+      };
+      /** @description `If-None-Match` names the current ETag: no body */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Missing, unknown or expired server access token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid or expired server access token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  Catalog_syncCollections: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SyncCollectionsDto'];
+      };
+    };
+    responses: {
+      /** @description The keys are granted */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description uid, accessToken or collections is missing or invalid, or a key is unknown and not an asset key (the message lists them) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "collections: unknown collection keys: rhythmc:titles.nope",
+           *       "errors": [
+           *         {
+           *           "field": "collections",
+           *           "message": "unknown collection keys: rhythmc:titles.nope"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description Missing, unknown or expired server access token; or the player token is invalid, expired, of another uid or of another server session */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid or expired player access token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is over 256 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "PAYLOAD_TOO_LARGE",
+           *       "message": "Request body exceeds 262144 bytes"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  CatalogAdmin_listCollections: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description nextCursor of the previous page (opaque) */
+        cursor?: string;
+        /** @description Only this type (title, tag, assets, …) */
+        type?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminCollectionPage'];
+        };
+      };
+      /** @description limit, cursor or a filter is invalid, or the query has an unknown parameter */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "type must be 1-32 characters of A-Z, a-z, 0-9, _, ., : and -",
+           *       "errors": [
+           *         {
+           *           "field": "type",
+           *           "message": "must be 1-32 characters of A-Z, a-z, 0-9, _, ., : and -"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "Not found"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  CatalogAdmin_upsertCollections: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CollectionDefinitionDto'][];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UpsertedResponse'];
+        };
+      };
+      /** @description The body is not an array, has too many entries, or an entry is invalid (every problem is listed as [index] field: problem); nothing is stored */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "[0] key: must look like namespace:category.id (at most 128 characters)",
+           *       "errors": [
+           *         {
+           *           "index": 0,
+           *           "field": "key",
+           *           "message": "must look like namespace:category.id (at most 128 characters)"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "Not found"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is over 256 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "PAYLOAD_TOO_LARGE",
+           *       "message": "Request body exceeds 262144 bytes"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  CatalogAdmin_listCharts: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description nextCursor of the previous page (opaque) */
+        cursor?: string;
+        /** @description Only active (true) or inactive (false) charts */
+        active?: boolean;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminChartPage'];
+        };
+      };
+      /** @description limit, cursor or a filter is invalid, or the query has an unknown parameter */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "active must be true or false",
+           *       "errors": [
+           *         {
+           *           "field": "active",
+           *           "message": "must be true or false"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "Not found"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  CatalogAdmin_upsertCharts: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ChartDefinitionDto'][];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UpsertedResponse'];
+        };
+      };
+      /** @description The body is not an array, has too many entries, or an entry is invalid (every problem is listed as [index] field: problem); nothing is stored */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "[0] levelId: must be an integer from 0 to 2147483647",
+           *       "errors": [
+           *         {
+           *           "index": 0,
+           *           "field": "levelId",
+           *           "message": "must be an integer from 0 to 2147483647"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "Not found"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is over 256 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "PAYLOAD_TOO_LARGE",
+           *       "message": "Request body exceeds 262144 bytes"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  Resources_manifest: {
+    parameters: {
+      query?: {
+        /** @description Include the language resources (Lang is [] otherwise) */
+        lang?: 'true' | 'false';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ManifestResponse'];
+        };
+      };
+      /** @description `If-None-Match` names the current ETag: no body */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description lang is neither true nor false */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "lang must be true or false",
+           *       "errors": [
+           *         {
+           *           "field": "lang",
+           *           "message": "must be true or false"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description Missing, unknown or expired server access token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid or expired server access token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  Resources_downloads: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Relative resource paths from the manifest */
+    requestBody: {
+      content: {
+        'application/json': string[];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DownloadEntry'][];
+        };
+      };
+      /** @description The body is not an array of strings, has too many paths, or a path is empty, absolute, has a ".." segment, a backslash or a control character */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "[0] \"../etc/passwd\" must not contain a \"..\" segment",
+           *       "errors": []
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description Missing, unknown or expired server access token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid or expired server access token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Some paths are not in the manifest (the message lists them) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "Unknown resource paths (1): \"data/nope.json\""
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is over 256 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "PAYLOAD_TOO_LARGE",
+           *       "message": "Request body exceeds 262144 bytes"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  Resources_packManifest: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PackManifestEntry'][];
+        };
+      };
+      /** @description Missing, unknown or expired server access token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid or expired server access token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  Resources_file: {
+    parameters: {
+      query: {
+        /** @description HMAC-SHA256 of expiry and path (downloads) or of SHA-1 and path (packs), base64url */
+        sig: string;
+        /** @description Pack links: the pack file's SHA-1; the link has no expiry and works while the pack is unchanged */
+        v?: string;
+        /** @description Download links: expiry of the link, epoch seconds */
+        expires?: number;
+      };
+      header?: {
+        /** @description ETags the client holds; a match answers 304 */
+        'If-None-Match'?: string;
+        /** @description The ETag the client holds; the range applies only if it still matches */
+        'If-Range'?: string;
+        /** @description One byte range, e.g. bytes=0-1023 */
+        Range?: string;
+      };
+      path: {
+        /** @description Relative resource path; may contain / (data/songs/12/chart.json) */
+        path: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The whole file */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/octet-stream': string;
+        };
+      };
+      /** @description The requested byte range (Content-Range) */
+      206: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/octet-stream': string;
+        };
+      };
+      /** @description If-None-Match matched the ETag */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The signature is missing, malformed, wrong, or the link has expired */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The link has expired"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The file is not in the index, changed on disk since it was indexed, or (pack link) the pack changed since the link was issued */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "Resource \"data/songs/12/chart.json\" is not in the index"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The range lies outside the file (Content-Range: bytes *\/size) */
+      416: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RANGE_NOT_SATISFIABLE",
+           *       "message": "The range \"bytes=9000-\" is outside the 512 bytes of the file"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  ResourcesAdmin_rescan: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RescanResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "Not found"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  ResourcesAdmin_listPacks: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminPackList'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "Not found"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  ResourcesAdmin_upsertPacks: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PackDto'][];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UpsertedResponse'];
+        };
+      };
+      /** @description The body is not an array, has too many entries, or an entry is invalid, repeats a name, or names a file that is not an indexed packs/*.zip; nothing is stored */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "[0].file: \"packs/missing.zip\" is not in the resource index",
+           *       "errors": [
+           *         {
+           *           "index": 0,
+           *           "field": "file",
+           *           "message": "\"packs/missing.zip\" is not in the resource index"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "Not found"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is over 256 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "PAYLOAD_TOO_LARGE",
+           *       "message": "Request body exceeds 262144 bytes"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  ResourcesAdmin_deletePack: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Pack name */
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The pack is no longer described */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not a pack name (empty, too long, or with a NUL) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "name must be 1 to 128 characters without the NUL character",
+           *       "errors": [
+           *         {
+           *           "field": "name",
+           *           "message": "must be 1 to 128 characters without the NUL character"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No pack with this name, or the admin API is disabled */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "No pack named \"chapter-1\""
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  PlayerProfile_profile: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Player uid */
+        uid: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminPlayerProfileResponse'];
+        };
+      };
+      /** @description uid is not a positive integer */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "uid must be a positive integer",
+           *       "errors": [
+           *         {
+           *           "field": "uid",
+           *           "message": "must be a positive integer"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No player with this uid, or the admin API is disabled */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "No player with uid 1002"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached; or the rank index is being rebuilt and this instance is already counting as many ranks in SQL as it may, or this caller has one being counted and 32 waiting already (with Retry-After; an upload answered so is stored, and is answered when sent again once the index is back: until then a resend may be refused too); or, for a window (`around`) on a live period or a group's or country's board, this instance is already counting as many of those windows as it may, or this caller has one being counted and 16 waiting already (with Retry-After) */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the request again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "Ranks are counted in the database while the rank index is rebuilt, and this instance is counting as many as the database can take; retry later (an upload is stored already: sent again once the index is back, it is answered)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  PlayerProfile_history: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Player uid */
+        uid: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RatingHistoryResponse'];
+        };
+      };
+      /** @description uid is not a positive integer */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "BAD_REQUEST",
+           *       "message": "uid must be a positive integer",
+           *       "errors": [
+           *         {
+           *           "field": "uid",
+           *           "message": "must be a positive integer"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BadRequestResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No player with this uid, or the admin API is disabled */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "No player with uid 1002"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  Overview_overview: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminOverviewResponse'];
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "Not found"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Too many wrong tokens from this address */
+      429: {
+        headers: {
+          /** @description Seconds until the limit resets */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "RATE_LIMITED",
+           *       "message": "Too many requests; retry in 12 s"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "INTERNAL_ERROR",
+           *       "message": "Internal server error"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
+      503: {
+        headers: {
+          /** @description Seconds to wait before sending the call again */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAVAILABLE",
+           *       "message": "The database cannot be reached"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  DatabaseBackup_backup: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The backup (Content-Disposition names it; X-Backup-SHA256 is its SHA-256) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/gzip': string;
+        };
+      };
+      /** @description No credential, a wrong token, or a session that has ended */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "UNAUTHORIZED",
+           *       "message": "Invalid admin token"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "FORBIDDEN",
+           *       "message": "The moderator role may not do this (servers.manage)"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "NOT_FOUND",
+           *       "message": "Not found"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description CONFLICT: the service runs on PostgreSQL (use pg_dump), or another backup is being taken */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": "CONFLICT",
+           *       "message": "A backup is being taken; ask again when it is done"
            *     }
            */
           'application/json': components['schemas']['ErrorResponse'];
@@ -17457,1954 +19405,6 @@ export interface operations {
            * @example {
            *       "error": "UNAUTHORIZED",
            *       "message": "Invalid metrics token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Leaderboard_atp: {
-    parameters: {
-      query?: {
-        /** @description Top N: the first `limit` entries. Not with `around`. */
-        limit?: number;
-        /** @description The window around this player's uid: its rank and `k` neighbours on each side. Not with `limit`. */
-        around?: number;
-        /** @description With `around`: neighbours on each side (fewer at either end of the board). */
-        k?: number;
-        /** @description The period of the board: `all` (all time, the default; the answer has no `period`), `day`, `week` (from Monday) or `month` now (boundaries in PERIOD_TIME_ZONE), `season:<id or slug>`, or a period id (a closed period answers its archive). */
-        period?: string;
-        /** @description The board of a session-handover group (the `session_handover` setting): the all-time board of the players whose home server (the server of their latest login) is in the group, ranked by their global values. Not with `country` nor `period`. */
-        group?: string;
-        /** @description The board of a country: as `group`, for the players whose home server's registered `country` is exactly this. Not with `group` nor `period`. */
-        country?: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AtpBoardResponse'];
-        };
-      };
-      /** @description limit is not an integer from 1 to 100, around is not a positive integer, k is not an integer from 0 to 25, limit and around are both given, k is given without around, group or country is malformed (group: 1–64 of A–Z a–z 0–9 _ . -; country: 1–64 of those and space), both are given or either with period, a parameter is repeated, or an unknown parameter is given */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "limit cannot be combined with around: give limit (top N) or around (a window)",
-           *       "errors": [
-           *         {
-           *           "field": "limit",
-           *           "message": "cannot be combined with around: give limit (top N) or around (a window)"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description Missing, unknown or expired server access token */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid or expired server access token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description around names no player, group names no handover group, or country is no registered server country */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "No player with uid 1001"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached; or the rank index is being rebuilt and this instance is already counting as many ranks in SQL as it may, or this caller has one being counted and 32 waiting already (with Retry-After; an upload answered so is stored, and is answered when sent again once the index is back: until then a resend may be refused too); or, for a window (`around`) on a live period or a group's or country's board, this instance is already counting as many of those windows as it may, or this caller has one being counted and 16 waiting already (with Retry-After) */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the request again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "Ranks are counted in the database while the rank index is rebuilt, and this instance is counting as many as the database can take; retry later (an upload is stored already: sent again once the index is back, it is answered)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Leaderboard_chart: {
-    parameters: {
-      query?: {
-        /** @description Top N: the first `limit` entries. Not with `around`. */
-        limit?: number;
-        /** @description The window around this player's uid: its rank and `k` neighbours on each side. Not with `limit`. */
-        around?: number;
-        /** @description With `around`: neighbours on each side (fewer at either end of the board). */
-        k?: number;
-        /** @description The period of the board: `all` (all time, the default; the answer has no `period`), `day`, `week` (from Monday) or `month` now (boundaries in PERIOD_TIME_ZONE), `season:<id or slug>`, or a period id (a closed period answers its archive). */
-        period?: string;
-        /** @description The board of a session-handover group (the `session_handover` setting): the all-time board of the players whose home server (the server of their latest login) is in the group, ranked by their global values. Not with `country` nor `period`. */
-        group?: string;
-        /** @description The board of a country: as `group`, for the players whose home server's registered `country` is exactly this. Not with `group` nor `period`. */
-        country?: string;
-      };
-      header?: never;
-      path: {
-        /** @description Level id of a chart of the catalog (active or not) */
-        levelId: number;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ChartBoardResponse'];
-        };
-      };
-      /** @description levelId is not an integer from 0 to 2147483647; or, as on the ATP board, limit is not an integer from 1 to 100, around is not a positive integer, k is not an integer from 0 to 25, limit and around are both given, k is given without around, group or country is malformed (group: 1–64 of A–Z a–z 0–9 _ . -; country: 1–64 of those and space), both are given or either with period, a parameter is repeated, or an unknown parameter is given */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "limit cannot be combined with around: give limit (top N) or around (a window)",
-           *       "errors": [
-           *         {
-           *           "field": "limit",
-           *           "message": "cannot be combined with around: give limit (top N) or around (a window)"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description Missing, unknown or expired server access token */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid or expired server access token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The catalog has no chart with this levelId, or around names no player, group names no handover group, or country is no registered server country */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "No chart with levelId 101"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached; or the rank index is being rebuilt and this instance is already counting as many ranks in SQL as it may, or this caller has one being counted and 32 waiting already (with Retry-After; an upload answered so is stored, and is answered when sent again once the index is back: until then a resend may be refused too); or, for a window (`around`) on a live period or a group's or country's board, this instance is already counting as many of those windows as it may, or this caller has one being counted and 16 waiting already (with Retry-After) */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the request again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "Ranks are counted in the database while the rank index is rebuilt, and this instance is counting as many as the database can take; retry later (an upload is stored already: sent again once the index is back, it is answered)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Leaderboard_atpAmong: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['ScopedBoardDto'];
-      };
-    };
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ScopedAtpBoardResponse'];
-        };
-      };
-      /** @description uids is missing, not an array, empty, longer than 100, holds a value that is not a positive integer, or names a uid twice */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "uids must be 1 to 100 distinct positive integers",
-           *       "errors": [
-           *         {
-           *           "field": "uids",
-           *           "message": "must be 1 to 100 distinct positive integers"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description Missing, unknown or expired server access token */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid or expired server access token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 256 KiB */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "PAYLOAD_TOO_LARGE",
-           *       "message": "Request body exceeds 262144 bytes"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Leaderboard_chartAmong: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Level id of a chart of the catalog (active or not) */
-        levelId: number;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['ScopedBoardDto'];
-      };
-    };
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ScopedChartBoardResponse'];
-        };
-      };
-      /** @description levelId is not an integer from 0 to 2147483647; or uids is missing, not an array, empty, longer than 100, holds a value that is not a positive integer, or names a uid twice */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "uids must be 1 to 100 distinct positive integers",
-           *       "errors": [
-           *         {
-           *           "field": "uids",
-           *           "message": "must be 1 to 100 distinct positive integers"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description Missing, unknown or expired server access token */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid or expired server access token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The catalog has no chart with this levelId */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "No chart with levelId 101"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 256 KiB */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "PAYLOAD_TOO_LARGE",
-           *       "message": "Request body exceeds 262144 bytes"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  LeaderboardAdmin_atp: {
-    parameters: {
-      query?: {
-        /** @description Top N: the first `limit` entries. Not with `around`. */
-        limit?: number;
-        /** @description The window around this player's uid: its rank and `k` neighbours on each side. Not with `limit`. */
-        around?: number;
-        /** @description With `around`: neighbours on each side (fewer at either end of the board). */
-        k?: number;
-        /** @description The period of the board: `all` (all time, the default; the answer has no `period`), `day`, `week` (from Monday) or `month` now (boundaries in PERIOD_TIME_ZONE), `season:<id or slug>`, or a period id (a closed period answers its archive). */
-        period?: string;
-        /** @description The board of a session-handover group (the `session_handover` setting): the all-time board of the players whose home server (the server of their latest login) is in the group, ranked by their global values. Not with `country` nor `period`. */
-        group?: string;
-        /** @description The board of a country: as `group`, for the players whose home server's registered `country` is exactly this. Not with `group` nor `period`. */
-        country?: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AtpBoardResponse'];
-        };
-      };
-      /** @description limit is not an integer from 1 to 100, around is not a positive integer, k is not an integer from 0 to 25, limit and around are both given, k is given without around, group or country is malformed (group: 1–64 of A–Z a–z 0–9 _ . -; country: 1–64 of those and space), both are given or either with period, a parameter is repeated, or an unknown parameter is given */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "limit cannot be combined with around: give limit (top N) or around (a window)",
-           *       "errors": [
-           *         {
-           *           "field": "limit",
-           *           "message": "cannot be combined with around: give limit (top N) or around (a window)"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description around names no player, group names no handover group, or country is no registered server country, or the admin API is disabled */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "No player with uid 1001"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  LeaderboardAdmin_chart: {
-    parameters: {
-      query?: {
-        /** @description Top N: the first `limit` entries. Not with `around`. */
-        limit?: number;
-        /** @description The window around this player's uid: its rank and `k` neighbours on each side. Not with `limit`. */
-        around?: number;
-        /** @description With `around`: neighbours on each side (fewer at either end of the board). */
-        k?: number;
-        /** @description The period of the board: `all` (all time, the default; the answer has no `period`), `day`, `week` (from Monday) or `month` now (boundaries in PERIOD_TIME_ZONE), `season:<id or slug>`, or a period id (a closed period answers its archive). */
-        period?: string;
-        /** @description The board of a session-handover group (the `session_handover` setting): the all-time board of the players whose home server (the server of their latest login) is in the group, ranked by their global values. Not with `country` nor `period`. */
-        group?: string;
-        /** @description The board of a country: as `group`, for the players whose home server's registered `country` is exactly this. Not with `group` nor `period`. */
-        country?: string;
-      };
-      header?: never;
-      path: {
-        levelId: number;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ChartBoardResponse'];
-        };
-      };
-      /** @description levelId is not an integer from 0 to 2147483647, or the query is invalid as on the ATP board */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "limit cannot be combined with around: give limit (top N) or around (a window)",
-           *       "errors": [
-           *         {
-           *           "field": "limit",
-           *           "message": "cannot be combined with around: give limit (top N) or around (a window)"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No chart with this levelId (placeholders have no board), around names no player, group names no handover group, or country is no registered server country, or the admin API is disabled */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "No chart with levelId 101"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  LeaderboardAdmin_atpAmong: {
-    parameters: {
-      query: {
-        /** @description 1 to 100 distinct player uids, separated by commas; unknown, unranked and banned players are left out of the answer */
-        uids: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ScopedAtpBoardResponse'];
-        };
-      };
-      /** @description uids is missing, repeated, over 100 or not distinct positive integers separated by commas, or an unknown parameter is given */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "uids must be 1 to 100 distinct positive integers",
-           *       "errors": [
-           *         {
-           *           "field": "uids",
-           *           "message": "must be 1 to 100 distinct positive integers"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "Not found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  LeaderboardAdmin_chartAmong: {
-    parameters: {
-      query: {
-        /** @description 1 to 100 distinct player uids, separated by commas; unknown, unranked and banned players are left out of the answer */
-        uids: string;
-      };
-      header?: never;
-      path: {
-        levelId: number;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ScopedChartBoardResponse'];
-        };
-      };
-      /** @description levelId is not an integer from 0 to 2147483647; or uids is missing, repeated, over 100 or not distinct positive integers separated by commas, or an unknown parameter is given */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "uids must be 1 to 100 distinct positive integers",
-           *       "errors": [
-           *         {
-           *           "field": "uids",
-           *           "message": "must be 1 to 100 distinct positive integers"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No chart with this levelId, or the admin API is disabled */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "No chart with levelId 101"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  SeasonAdmin_list: {
-    parameters: {
-      query?: {
-        limit?: number;
-        /** @description nextCursor of the previous page (opaque) */
-        cursor?: string;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['SeasonPage'];
-        };
-      };
-      /** @description limit or cursor is invalid, or the query has an unknown parameter */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "limit must be an integer from 1 to 200",
-           *       "errors": [
-           *         {
-           *           "field": "limit",
-           *           "message": "must be an integer from 1 to 200"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "Not found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  SeasonAdmin_create: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['CreateSeasonDto'];
-      };
-    };
-    responses: {
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['SeasonResponse'];
-        };
-      };
-      /** @description A body field is missing or invalid (slug, name, local date-times, closeRule), startsAt is in the past, endsAt is not after startsAt or not in the future, or closeRule.collection is not in the catalog */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "endsAt must be after startsAt",
-           *       "errors": [
-           *         {
-           *           "field": "endsAt",
-           *           "message": "must be after startsAt"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The admin API is disabled (ADMIN_TOKEN is unset) */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "Not found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description A season with this slug exists */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "SESSION_CONFLICT",
-           *       "message": "A season with slug spring-2027 exists"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 256 KiB */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "PAYLOAD_TOO_LARGE",
-           *       "message": "Request body exceeds 262144 bytes"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  SeasonAdmin_get: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: number;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['SeasonResponse'];
-        };
-      };
-      /** @description id is not a positive integer */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "id must be a positive integer",
-           *       "errors": [
-           *         {
-           *           "field": "id",
-           *           "message": "must be a positive integer"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No season with this id */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "No season with id 12"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  SeasonAdmin_remove: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: number;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Deleted */
-      204: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description id is not a positive integer */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "id must be a positive integer",
-           *       "errors": [
-           *         {
-           *           "field": "id",
-           *           "message": "must be a positive integer"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No season with this id */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "No season with id 12"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The season has started (close it instead) */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "SESSION_CONFLICT",
-           *       "message": "Season spring-2027 has started: close it instead"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  SeasonAdmin_update: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: number;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['UpdateSeasonDto'];
-      };
-    };
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['SeasonResponse'];
-        };
-      };
-      /** @description id is not a positive integer, or A body field is missing or invalid (slug, name, local date-times, closeRule), startsAt is in the past, endsAt is not after startsAt or not in the future, or closeRule.collection is not in the catalog */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "endsAt must be in the future",
-           *       "errors": [
-           *         {
-           *           "field": "endsAt",
-           *           "message": "must be in the future"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No season with this id */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "No season with id 12"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The season is closed or its end has passed, or startsAt is given after it started */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "SESSION_CONFLICT",
-           *       "message": "Season spring-2027 is closed"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 256 KiB */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "PAYLOAD_TOO_LARGE",
-           *       "message": "Request body exceeds 262144 bytes"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  SeasonAdmin_close: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: number;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ClosedSeasonResponse'];
-        };
-      };
-      /** @description id is not a positive integer */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "BAD_REQUEST",
-           *       "message": "id must be a positive integer",
-           *       "errors": [
-           *         {
-           *           "field": "id",
-           *           "message": "must be a positive integer"
-           *         }
-           *       ]
-           *     }
-           */
-          'application/json': components['schemas']['BadRequestResponse'];
-        };
-      };
-      /** @description No credential, a wrong token, or a session that has ended */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAUTHORIZED",
-           *       "message": "Invalid admin token"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No season with this id */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "NOT_FOUND",
-           *       "message": "No season with id 12"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The season is closed already, or has not started */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "SESSION_CONFLICT",
-           *       "message": "Season spring-2027 is closed already"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many wrong tokens from this address */
-      429: {
-        headers: {
-          /** @description Seconds until the limit resets */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "RATE_LIMITED",
-           *       "message": "Too many requests; retry in 12 s"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description INTERNAL_ERROR: an unexpected failure (logged with its cause, never shown) */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "INTERNAL_ERROR",
-           *       "message": "Internal server error"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description UNAVAILABLE: the database cannot be reached, is out of resources (disk space, memory, connections) or refuses writes */
-      503: {
-        headers: {
-          /** @description Seconds to wait before sending the call again */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "error": "UNAVAILABLE",
-           *       "message": "The database cannot be reached"
            *     }
            */
           'application/json': components['schemas']['ErrorResponse'];
