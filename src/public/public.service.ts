@@ -126,11 +126,13 @@ export class PublicService {
     caller: string,
   ): Promise<PublicPlayerProfile> {
     const uid = String(player.uid);
-    const [ratings, recent, titles, wattHour] = await Promise.all([
-      this.ratings.playerRatings(uid, query.bests ?? PROFILE_DEFAULT_BESTS, caller),
-      (query.recent ?? PROFILE_DEFAULT_RECENT) === 0
-        ? Promise.resolve([])
-        : this.ratings.recentPlays(uid, query.recent ?? PROFILE_DEFAULT_RECENT),
+    const [ratings, titles, wattHour] = await Promise.all([
+      this.ratings.playerRatings(
+        uid,
+        query.bests ?? PROFILE_DEFAULT_BESTS,
+        caller,
+        query.recent ?? PROFILE_DEFAULT_RECENT,
+      ),
       this.catalog.playerTitles(uid),
       this.config.publicApiFields.has('balance') ? this.economy.balanceOf(uid) : Promise.resolve(null),
     ]);
@@ -146,7 +148,7 @@ export class PublicService {
         rating: roundRating(best.rating),
         trackRank: best.trackRank,
       })),
-      recentPlays: recent.map((play) => ({
+      recentPlays: ratings.recent.map((play) => ({
         levelId: play.levelId,
         chartName: play.chartName,
         acc: play.acc,

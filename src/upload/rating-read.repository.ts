@@ -3,9 +3,10 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { PreparedQueries } from '../database/prepared-queries';
 import { COUNTED_RECORD } from './counted-record.rule';
-import { BAN_CHECK, BanCheckRow, toBanCheck } from '../ranking/rank-sql';
+import { BAN_CHECK, BanCheckRow, EPOCH_MS, toBanCheck } from '../ranking/rank-sql';
 import type { BanCheck } from '../ranking';
 
+/** A best of the player, as the profile statement's JSON carries it (bigints as text). */
 export interface BestRow {
   level_id: number;
   /** The chart's name; null when the catalog has no row for it. */
@@ -17,9 +18,8 @@ export interface BestRow {
   version: string;
 }
 
-/** A counted play of the player, newest first, with its chart. */
+/** A counted play of the player, newest first, with its chart (the profile statement's JSON). */
 export interface RecentPlayRow {
-  id: string;
   level_id: number;
   chart_name: string;
   difficulty_constant: number;
@@ -27,32 +27,43 @@ export interface RecentPlayRow {
   full_combo: boolean;
   all_perfect: boolean;
   max_combo: number;
-  received_at: Date;
+  /** Epoch milliseconds (floored), as text. */
+  received_ms: string;
 }
 
-/** The rating row of $1 (ATP and version; nulls without one) and the ban check the rank answer needs, in one snapshot. */
-const RATING_SQL = `SELECT r.atp, r.version, ${BAN_CHECK}
+/** What one profile read returns: the rating (null without a counted play), the ban check, the bests and the recent plays. */
+export interface ProfileRead {
+  rating: { atp: string; version: string } | null;
+  bans: BanCheck;
+  bests: BestRow[];
+  bestCount: number;
+  recent: RecentPlayRow[];
+}
+
+/**
+ * A player's profile in one statement and one snapshot (one round trip where there were three):
+ * - the rating row of $1 (ATP and version; nulls without one) and the ban check the rank answer needs;
+ * - how many bests the player has, and the bests by rating descending (then level id), at most $2,
+ *   each with its chart's name (null when the catalog has no row for it);
+ * - the newest $3 plays that count (counted-record.rule.ts), by id descending (the order the service
+ *   stored them): IDX_play_record_uid_recent walked backwards from the player's last record.
+ * The lists come as JSON arrays (bigints as text, so no precision is lost); LIMIT 0 reads nothing.
+ */
+const PROFILE_SQL = `SELECT r.atp, r.version, ${BAN_CHECK},
+  (SELECT count(*) FROM player_chart_best WHERE uid = $1) AS best_count,
+  (SELECT coalesce(json_agg(b ORDER BY b.rating DESC, b.level_id ASC), '[]'::json)
+     FROM (SELECT pb.level_id, c.name AS chart_name, pb.acc, pb.rating, pb.first_time_ms::text AS first_time_ms,
+                  pb.record_id::text AS record_id, pb.version::text AS version
+             FROM player_chart_best pb LEFT JOIN chart c ON c.level_id = pb.level_id
+            WHERE pb.uid = $1 ORDER BY pb.rating DESC, pb.level_id ASC LIMIT $2) AS b) AS bests,
+  (SELECT coalesce(json_agg(p ORDER BY p.id DESC), '[]'::json)
+     FROM (SELECT pr.id, pr.level_id, c.name AS chart_name, c.difficulty_constant, pr.acc, pr.full_combo,
+                  pr.all_perfect, pr.max_combo, ${EPOCH_MS('pr.received_at')}::text AS received_ms
+             FROM play_record pr JOIN chart c ON c.level_id = pr.level_id
+            WHERE pr.uid = $1 AND ${COUNTED_RECORD('pr', 'c')}
+            ORDER BY pr.id DESC
+            LIMIT $3) AS p) AS recent
   FROM (SELECT $1::bigint AS uid) AS me LEFT JOIN player_rating r ON r.uid = me.uid`;
-
-/**
- * The player's bests by rating descending (then level id), at most $2, each with its chart's name
- * and how many there are in all.
- */
-const BESTS_SQL = `SELECT b.level_id, c.name AS chart_name, b.acc, b.rating, b.first_time_ms, b.record_id, b.version,
-       count(*) OVER () AS total
-  FROM player_chart_best b LEFT JOIN chart c ON c.level_id = b.level_id
- WHERE b.uid = $1 ORDER BY b.rating DESC, b.level_id ASC LIMIT $2`;
-
-/**
- * The player's newest $2 plays that count (counted-record.rule.ts), by id descending (the order the
- * service stored them): IDX_play_record_uid_recent walked backwards from the player's last record.
- */
-const RECENT_PLAYS_SQL = `SELECT r.id, r.level_id, c.name AS chart_name, c.difficulty_constant, r.acc, r.full_combo, r.all_perfect,
-       r.max_combo, r.received_at
-  FROM play_record r JOIN chart c ON c.level_id = r.level_id
- WHERE r.uid = $1 AND ${COUNTED_RECORD('r', 'c')}
- ORDER BY r.id DESC
- LIMIT $2`;
 
 /**
  * Read-only: a player's ATP, bests and plays for the admin profile and the public API (the upload
@@ -66,29 +77,20 @@ export class RatingReadRepository {
     private readonly prepared: PreparedQueries,
   ) {}
 
-  /** The rating row (null without a counted play) and the player's ban check, read together. */
-  async rating(uid: string): Promise<{ rating: { atp: string; version: string } | null; bans: BanCheck }> {
+  /** The player's profile read (PROFILE_SQL): at most `bestLimit` (≥ 1) bests and `recentLimit` (≥ 0) recent plays. */
+  async profile(uid: string, bestLimit: number, recentLimit: number): Promise<ProfileRead> {
     // The rating row's columns: both, or neither (no counted play yet).
-    const [row] = await this.prepared.run<({ atp: null } | { atp: string; version: string }) & BanCheckRow>(
-      'rating_read_rating',
-      RATING_SQL,
-      [uid],
-    );
+    const [row] = await this.prepared.run<
+      ({ atp: null } | { atp: string; version: string }) &
+        BanCheckRow & { best_count: string; bests: BestRow[]; recent: RecentPlayRow[] }
+    >('rating_read_profile', PROFILE_SQL, [uid, bestLimit, recentLimit]);
     return {
       rating: row.atp === null ? null : { atp: row.atp, version: row.version },
       bans: toBanCheck(row),
+      bests: row.bests,
+      bestCount: Number(row.best_count),
+      recent: row.recent,
     };
-  }
-
-  /** The player's bests by rating descending (then level id), at most `limit` (≥ 1), and how many there are. */
-  async bests(uid: string, limit: number): Promise<{ rows: BestRow[]; total: number }> {
-    const rows = await this.prepared.run<BestRow & { total: string }>('rating_read_bests', BESTS_SQL, [uid, limit]);
-    return { rows, total: rows.length > 0 ? Number(rows[0].total) : 0 };
-  }
-
-  /** The player's newest `limit` counted plays. */
-  recentPlays(uid: string, limit: number): Promise<RecentPlayRow[]> {
-    return this.prepared.run<RecentPlayRow>('rating_read_recent_plays', RECENT_PLAYS_SQL, [uid, limit]);
   }
 
   /**

@@ -39,10 +39,17 @@ export class RatingReadService {
   /**
    * ATP and the best charts (at most `bestLimit`, ≥ 1) with the ranks the player's next upload
    * would answer (siteRank, and trackRank per chart), each from the rank index (SQL when it cannot
-   * answer, one count at a time in `caller`'s turn: callerKey); null while banned.
+   * answer, one count at a time in `caller`'s turn: callerKey); null while banned. With
+   * `recentLimit` > 0, also the player's newest plays that count (counted-record.rule.ts). One
+   * statement reads all of it, in one snapshot.
    */
-  async playerRatings(uid: string, bestLimit: number, caller: string): Promise<PlayerRatingSummary> {
-    const [{ rating, bans }, bests] = await Promise.all([this.ratings.rating(uid), this.ratings.bests(uid, bestLimit)]);
+  async playerRatings(
+    uid: string,
+    bestLimit: number,
+    caller: string,
+    recentLimit = 0,
+  ): Promise<PlayerRatingSummary & { recent: RecentPlay[] }> {
+    const { rating, bans, bests, bestCount, recent } = await this.ratings.profile(uid, bestLimit, recentLimit);
     const version = rating === null ? 0 : Number(rating.version);
     const atpE4 = rating === null ? null : toTenThousandths(Number(rating.atp));
     const state = (levelId: number, best: PlayerRankState['best']): PlayerRankState => ({
@@ -55,7 +62,7 @@ export class RatingReadService {
     const siteRank =
       atpE4 === null ? null : (await this.rankAnswers.ranks(state(0, null), bans, null, caller)).siteRank;
     const ranked = [];
-    for (const row of bests.rows) {
+    for (const row of bests) {
       const best = {
         acc: row.acc,
         firstTimeMs: Number(row.first_time_ms),
@@ -65,22 +72,22 @@ export class RatingReadService {
       const { trackRank } = await this.rankAnswers.ranks(state(row.level_id, best), bans, null, caller);
       ranked.push({ levelId: row.level_id, chartName: row.chart_name, acc: row.acc, rating: row.rating, trackRank });
     }
-    return { atp: rating === null ? null : Number(rating.atp), siteRank, bests: ranked, bestCount: bests.total };
-  }
-
-  /** The player's newest `limit` plays that count towards bests and ranks (counted-record.rule.ts). */
-  async recentPlays(uid: string, limit: number): Promise<RecentPlay[]> {
-    const rows = await this.ratings.recentPlays(uid, limit);
-    return rows.map((row) => ({
-      levelId: row.level_id,
-      chartName: row.chart_name,
-      acc: row.acc,
-      rating: roundRating(playRating(row.difficulty_constant, row.acc)),
-      fullCombo: row.full_combo,
-      allPerfect: row.all_perfect,
-      maxCombo: row.max_combo,
-      receivedAt: row.received_at,
-    }));
+    return {
+      atp: rating === null ? null : Number(rating.atp),
+      siteRank,
+      bests: ranked,
+      bestCount,
+      recent: recent.map((row) => ({
+        levelId: row.level_id,
+        chartName: row.chart_name,
+        acc: row.acc,
+        rating: roundRating(playRating(row.difficulty_constant, row.acc)),
+        fullCombo: row.full_combo,
+        allPerfect: row.all_perfect,
+        maxCombo: row.max_combo,
+        receivedAt: new Date(Number(row.received_ms)),
+      })),
+    };
   }
 
   /** Uploads received in the last minute and the last 15 minutes (GET /admin/overview). */
