@@ -12,6 +12,8 @@ export interface PlayerRatingSummary {
   /** `chartName`: null when the catalog has no row for the chart. */
   bests: { levelId: number; chartName: string | null; acc: number; rating: number; trackRank: number | null }[];
   bestCount: number;
+  /** The newest counted plays; empty unless asked for (`recentLimit`). */
+  recent: RecentPlay[];
 }
 
 /** A counted play, newest first (the public profile). */
@@ -43,12 +45,7 @@ export class RatingReadService {
    * `recentLimit` > 0, also the player's newest plays that count (counted-record.rule.ts). One
    * statement reads all of it, in one snapshot.
    */
-  async playerRatings(
-    uid: string,
-    bestLimit: number,
-    caller: string,
-    recentLimit = 0,
-  ): Promise<PlayerRatingSummary & { recent: RecentPlay[] }> {
+  async playerRatings(uid: string, bestLimit: number, caller: string, recentLimit = 0): Promise<PlayerRatingSummary> {
     const { rating, bans, bests, bestCount, recent } = await this.ratings.profile(uid, bestLimit, recentLimit);
     const version = rating === null ? 0 : Number(rating.version);
     const atpE4 = rating === null ? null : toTenThousandths(Number(rating.atp));
