@@ -11,7 +11,7 @@ export interface PlayerRankState {
   uid: string;
   /** player_rating.version; 0 without a row. */
   version: number;
-  /** ATP in ten-thousandths; null without any counted play (no site rank). */
+  /** ATP in ten-thousandths; null without any counted play, or when only the track rank is asked (no site rank then). */
   atpE4: number | null;
   levelId: number;
   /** The best on `levelId`: its record and the version of its last change; null without a counted play there. */

@@ -49,15 +49,21 @@ export class RatingReadService {
     const { rating, bans, bests, bestCount, recent } = await this.ratings.profile(uid, bestLimit, recentLimit);
     const version = rating === null ? 0 : Number(rating.version);
     const atpE4 = rating === null ? null : toTenThousandths(Number(rating.atp));
-    const state = (levelId: number, best: PlayerRankState['best']): PlayerRankState => ({
+    // The site rank is asked once; each best's question leaves the ATP out (atpE4 null), so no
+    // index, ban view or SQL count works out a site rank only to be thrown away (30 times a
+    // profile; an O(rank) count each in SQL while the index rebuilds). With no ATP the Redis
+    // index's sync leaves the player's site entry as it is (sync-and-rank.lua).
+    const siteRank =
+      atpE4 === null
+        ? null
+        : (await this.rankAnswers.ranks({ uid, version, atpE4, levelId: 0, best: null }, bans, null, caller)).siteRank;
+    const trackState = (levelId: number, best: PlayerRankState['best']): PlayerRankState => ({
       uid,
       version,
-      atpE4,
+      atpE4: null,
       levelId,
       best,
     });
-    const siteRank =
-      atpE4 === null ? null : (await this.rankAnswers.ranks(state(0, null), bans, null, caller)).siteRank;
     const ranked = [];
     for (const row of bests) {
       const best = {
@@ -66,7 +72,7 @@ export class RatingReadService {
         recordId: row.record_id,
         version: Number(row.version),
       };
-      const { trackRank } = await this.rankAnswers.ranks(state(row.level_id, best), bans, null, caller);
+      const { trackRank } = await this.rankAnswers.ranks(trackState(row.level_id, best), bans, null, caller);
       ranked.push({ levelId: row.level_id, chartName: row.chart_name, acc: row.acc, rating: row.rating, trackRank });
     }
     return {
