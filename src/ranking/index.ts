@@ -8,7 +8,7 @@ export { RankingModule } from './ranking.module';
 export type * from './ranking.types';
 export { RATING_DECIMALS, roundRating, toTenThousandths } from './rating-scale';
 export { RankIndex } from './rank-index/rank-index';
-export type { IndexEntries, RankIndexStats, RankKey, RankWrite } from './rank-index/rank-index';
+export type { IndexEntries, RankIndexStats, RankKey, RankWrite, TrackRead } from './rank-index/rank-index';
 export { RankAnswerService } from './rank-answer.service';
 export { RankBansService } from './rank-bans.service';
 export { BoardUpdates } from './board-updates';

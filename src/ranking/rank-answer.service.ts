@@ -3,7 +3,7 @@ import { RankSourceRepository } from './rank-source.repository';
 import type { BanCheck, IndexedPositions, PlayerRankState } from './ranking.types';
 import { BanView } from './ban-view';
 import { CountGate } from './count-gate';
-import { RankIndex, RankKey, siteKey, trackKey } from './rank-index/rank-index';
+import { RankIndex, RankKey, siteKey, trackKey, TrackRead } from './rank-index/rank-index';
 import { RankWindow, readRankWindow } from './rank-window';
 
 export interface Ranks {
@@ -69,6 +69,46 @@ export class RankAnswerService {
           state.best === null || indexed.trackAhead === null ? null : indexed.trackAhead - banned.trackAhead + 1,
       };
     }
+    return this.sqlRanks(state, caller);
+  }
+
+  /**
+   * The track ranks of several bests of player `uid` (a profile), in order, read by a statement that
+   * saw `bans`: the index answers them at once (rankIndex.trackPositions: one script call in Redis)
+   * less the banned players ahead; when it cannot, SQL counts them one after the other in `caller`'s
+   * turn. All null while the player is banned.
+   */
+  async trackRanks(
+    uid: string,
+    bests: readonly TrackRead[],
+    bans: BanCheck,
+    caller: string,
+  ): Promise<Array<number | null>> {
+    if (bans.selfBanned) return bests.map(() => null);
+    // Only the best's key is read (the ban view, the SQL count); no site entry, so no rating version.
+    const state = ({ levelId, best }: TrackRead): PlayerRankState => ({
+      uid,
+      version: best.version,
+      atpE4: null,
+      levelId,
+      best,
+    });
+    const indexed = await this.index.trackPositions(uid, bests);
+    const viewed =
+      indexed !== null &&
+      (await this.bans.ensure(bans.generation, bans.dbNowMs).then(
+        () => true,
+        () => false,
+      ));
+    if (indexed !== null && viewed)
+      return bests.map((read, i) => indexed[i] - this.bans.bannedAhead(state(read)).trackAhead + 1);
+    const ranks: Array<number | null> = [];
+    for (const read of bests) ranks.push((await this.sqlRanks(state(read), caller)).trackRank);
+    return ranks;
+  }
+
+  /** The ranks of `state` counted in SQL (the unbanned players ahead), in `caller`'s turn at the CountGate. */
+  private async sqlRanks(state: PlayerRankState, caller: string): Promise<Ranks> {
     const counted = await this.sqlCounts.run(
       () =>
         this.rankSources.unbannedAhead(

@@ -1,5 +1,5 @@
 import { roundRating } from '../ranking';
-import type { BanCheck, PlayerRankState, RankAnswerService } from '../ranking';
+import type { BanCheck, PlayerRankState, RankAnswerService, TrackRead } from '../ranking';
 import { playRating } from './rating';
 import type { ProfileRead, RatingReadRepository } from './rating-read.repository';
 import { RatingReadService } from './rating-read.service';
@@ -10,6 +10,7 @@ const BANS: BanCheck = { selfBanned: false, generation: 3, dbNowMs: 1_800_000_00
 
 function serviceWith(read: ProfileRead) {
   const asked: PlayerRankState[] = [];
+  const tracksAsked: Array<{ uid: string; bests: readonly TrackRead[]; caller: string }> = [];
   const repository = { profile: () => Promise.resolve(read) } as unknown as RatingReadRepository;
   const answers = {
     ranks: (state: PlayerRankState): Promise<Ranks> => {
@@ -19,8 +20,12 @@ function serviceWith(read: ProfileRead) {
         trackRank: state.best === null ? null : state.levelId,
       });
     },
+    trackRanks: (uid: string, bests: readonly TrackRead[], _bans: BanCheck, caller: string) => {
+      tracksAsked.push({ uid, bests, caller });
+      return Promise.resolve(bests.map(({ levelId }) => levelId));
+    },
   } as unknown as RankAnswerService;
-  return { service: new RatingReadService(repository, answers), asked };
+  return { service: new RatingReadService(repository, answers), asked, tracksAsked };
 }
 
 const best = (levelId: number, acc: number) => ({
@@ -34,8 +39,8 @@ const best = (levelId: number, acc: number) => ({
 });
 
 describe('RatingReadService.playerRatings', () => {
-  it('asks the rank answers for the site rank once and for each best the track rank only', async () => {
-    const { service, asked } = serviceWith({
+  it('asks for the site rank once and for the track ranks of all the bests in one call', async () => {
+    const { service, asked, tracksAsked } = serviceWith({
       rating: { atp: '12.3456', version: '5' },
       bans: BANS,
       bests: [best(11, 99.5), best(12, 98)],
@@ -53,27 +58,21 @@ describe('RatingReadService.playerRatings', () => {
       bestCount: 2,
       recent: [],
     });
-    expect(asked).toEqual([
-      { uid: '42', version: 5, atpE4: 123_456, levelId: 0, best: null },
+    expect(asked).toEqual([{ uid: '42', version: 5, atpE4: 123_456, levelId: 0, best: null }]);
+    expect(tracksAsked).toEqual([
       {
         uid: '42',
-        version: 5,
-        atpE4: null,
-        levelId: 11,
-        best: { acc: 99.5, firstTimeMs: 1_700_000_000_000, recordId: '110', version: 2 },
-      },
-      {
-        uid: '42',
-        version: 5,
-        atpE4: null,
-        levelId: 12,
-        best: { acc: 98, firstTimeMs: 1_700_000_000_000, recordId: '120', version: 2 },
+        caller: 'caller',
+        bests: [
+          { levelId: 11, best: { acc: 99.5, firstTimeMs: 1_700_000_000_000, recordId: '110', version: 2 } },
+          { levelId: 12, best: { acc: 98, firstTimeMs: 1_700_000_000_000, recordId: '120', version: 2 } },
+        ],
       },
     ]);
   });
 
   it('asks for no site rank without a rating, and maps the recent plays with their time', async () => {
-    const { service, asked } = serviceWith({
+    const { service, asked, tracksAsked } = serviceWith({
       rating: null,
       bans: BANS,
       bests: [],
@@ -93,6 +92,7 @@ describe('RatingReadService.playerRatings', () => {
     });
     const summary = await service.playerRatings('42', 30, 'caller', 10);
     expect(asked).toEqual([]);
+    expect(tracksAsked).toEqual([{ uid: '42', caller: 'caller', bests: [] }]);
     expect(summary.atp).toBeNull();
     expect(summary.siteRank).toBeNull();
     expect(summary.recent).toEqual([

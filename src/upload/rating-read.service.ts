@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { RankAnswerService, roundRating, toTenThousandths } from '../ranking';
-import type { PlayerRankState } from '../ranking';
 import { playRating } from './rating';
 import { RatingReadRepository } from './rating-read.repository';
 
@@ -49,32 +48,37 @@ export class RatingReadService {
     const { rating, bans, bests, bestCount, recent } = await this.ratings.profile(uid, bestLimit, recentLimit);
     const version = rating === null ? 0 : Number(rating.version);
     const atpE4 = rating === null ? null : toTenThousandths(Number(rating.atp));
-    // The site rank is asked once; each best's question leaves the ATP out (atpE4 null), so no
-    // index, ban view or SQL count works out a site rank only to be thrown away (30 times a
-    // profile; an O(rank) count each in SQL while the index rebuilds). With no ATP the Redis
-    // index's sync leaves the player's site entry as it is (sync-and-rank.lua).
-    const siteRank =
+    // The site rank is asked once, beside the bests' track ranks asked all at once
+    // (RankAnswerService.trackRanks: one script call with the rank index in Redis, not one a best),
+    // so no site rank is worked out only to be thrown away and the player's site entry is left as it is.
+    const [siteRank, trackRanks] = await Promise.all([
       atpE4 === null
         ? null
-        : (await this.rankAnswers.ranks({ uid, version, atpE4, levelId: 0, best: null }, bans, null, caller)).siteRank;
-    const trackState = (levelId: number, best: PlayerRankState['best']): PlayerRankState => ({
-      uid,
-      version,
-      atpE4: null,
-      levelId,
-      best,
-    });
-    const ranked = [];
-    for (const row of bests) {
-      const best = {
-        acc: row.acc,
-        firstTimeMs: Number(row.first_time_ms),
-        recordId: row.record_id,
-        version: Number(row.version),
-      };
-      const { trackRank } = await this.rankAnswers.ranks(trackState(row.level_id, best), bans, null, caller);
-      ranked.push({ levelId: row.level_id, chartName: row.chart_name, acc: row.acc, rating: row.rating, trackRank });
-    }
+        : this.rankAnswers
+            .ranks({ uid, version, atpE4, levelId: 0, best: null }, bans, null, caller)
+            .then((ranks) => ranks.siteRank),
+      this.rankAnswers.trackRanks(
+        uid,
+        bests.map((row) => ({
+          levelId: row.level_id,
+          best: {
+            acc: row.acc,
+            firstTimeMs: Number(row.first_time_ms),
+            recordId: row.record_id,
+            version: Number(row.version),
+          },
+        })),
+        bans,
+        caller,
+      ),
+    ]);
+    const ranked = bests.map((row, i) => ({
+      levelId: row.level_id,
+      chartName: row.chart_name,
+      acc: row.acc,
+      rating: row.rating,
+      trackRank: trackRanks[i],
+    }));
     return {
       atp: rating === null ? null : Number(rating.atp),
       siteRank,

@@ -155,6 +155,41 @@ describeWithRedis(
       expect((await index.stats()).rankedPlayers).toBe(4);
     });
 
+    it('answers several bests of one player in one call, bringing each entry forward, an older one without his newer entry', async () => {
+      const LEVEL2 = LEVEL + 1;
+      await index.syncEntries({
+        sites: [],
+        tracks: [
+          { uid: '12', levelId: LEVEL2, version: 3, acc: 98, firstTimeMs: T0 },
+          { uid: '13', levelId: LEVEL2, version: 5, acc: 99, firstTimeMs: T0 },
+        ],
+      });
+      const read = (levelId: number, acc: number, at: number, version: number) => ({
+        levelId,
+        best: { acc, firstTimeMs: T0 + at, recordId: '1', version },
+      });
+      // On LEVEL 40, 13 and 12 are ahead of 11; on LEVEL2 (11's entry not in Redis yet) 13 is.
+      expect(await index.trackPositions('11', [read(LEVEL, 99.5, 5, 3), read(LEVEL2, 98.5, 2, 4)])).toEqual([3, 1]);
+      const prefix = app.env.REDIS_KEY_PREFIX;
+      const redis = new Redis(redisUrl as string);
+      try {
+        expect(await redisIndexHoldsBest(redis, prefix, LEVEL2, { acc: 98.5, firstTimeMs: T0 + 2, uid: '11' })).toBe(
+          true,
+        );
+        // A late read of an older best (version 3): its own position, 11's newer entry left out and kept.
+        expect(await index.trackPositions('11', [read(LEVEL2, 97, 0, 3)])).toEqual([2]);
+        expect(await redisIndexHoldsBest(redis, prefix, LEVEL2, { acc: 97, firstTimeMs: T0, uid: '11' })).toBe(false);
+      } finally {
+        redis.disconnect();
+      }
+      // The same numbers as one positions() call a best; 12 now has 11 ahead on LEVEL2.
+      const one = (uid: number, r: ReturnType<typeof read>) =>
+        index.positions({ uid: String(uid), version: r.best.version, atpE4: null, ...r }, null);
+      expect(await one(11, read(LEVEL, 99.5, 5, 3))).toEqual({ siteAhead: null, trackAhead: 3 });
+      expect(await one(12, read(LEVEL2, 98, 0, 3))).toEqual({ siteAhead: null, trackAhead: 2 });
+      expect(await index.trackPositions('11', [])).toEqual([]);
+    });
+
     it('moves to a new key generation built from the tables when a tree is damaged, and deletes the damaged one', async () => {
       const prefix = app.env.REDIS_KEY_PREFIX;
       // 300 more ranked players: a site tree of two levels.

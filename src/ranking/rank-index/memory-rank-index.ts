@@ -16,7 +16,7 @@ import type { IndexedPositions, PlayerRankState, RankChange, TrackPosition } fro
 import { openRankIndexSnapshot, writeRankIndexSnapshot } from './rank-index-snapshot';
 import { CHART_KEY_CODEC, SITE_KEY_CODEC } from './rank-key-codec';
 import { RankKeySet, RankKeySetBuilder } from './rank-key-set';
-import { IndexWindow, IndexWindowRead, RankIndex, RankIndexStats, RankWrite } from './rank-index';
+import { IndexWindow, IndexWindowRead, RankIndex, RankIndexStats, RankWrite, TrackRead } from './rank-index';
 import { KeyedQueue } from './keyed-queue';
 import { ReadWriteGate } from './read-write-gate';
 import { WriterLock } from './writer-lock';
@@ -211,6 +211,12 @@ export class MemoryRankIndex
    */
   positions(state: PlayerRankState, staged: IndexedPositions | null): Promise<IndexedPositions | null> {
     return Promise.resolve(staged ?? (this.ready ? this.positionsOf(state) : null));
+  }
+
+  /** The index as it stands, once it is ready (as positions() reads it outside a write): synchronous, so one snapshot. */
+  trackPositions(uid: string, bests: readonly TrackRead[]): Promise<number[] | null> {
+    if (!this.ready) return Promise.resolve(null);
+    return Promise.resolve(bests.map(({ levelId, best }) => trackAheadOf(this.tracks.get(levelId), best, Number(uid))));
   }
 
   /** The index as it stands (as positions() reads it outside a write): synchronous, so one snapshot. */

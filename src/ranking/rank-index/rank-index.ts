@@ -41,6 +41,14 @@ export abstract class RankIndex {
   abstract positions(state: PlayerRankState, staged: IndexedPositions | null): Promise<IndexedPositions | null>;
 
   /**
+   * Outside any write: how many entries are ahead of each of several bests of player `uid` (a
+   * profile), in order; each best's entry is read and brought forward as positions() does with no
+   * ATP. One snapshot of the in-process index; one script call in Redis. null: the index cannot
+   * answer now.
+   */
+  abstract trackPositions(uid: string, bests: readonly TrackRead[]): Promise<number[] | null>;
+
+  /**
    * After the commit of a batch that changed many players (admin recompute): brings their entries
    * up to the committed versions. The in-process index staged them already.
    */
@@ -66,6 +74,12 @@ export abstract class RankIndex {
   bindingMismatches(): ReadonlyMap<string, number> {
     return new Map();
   }
+}
+
+/** One of a player's bests as trackPositions() reads it: the chart and the best (PlayerRankState.best). */
+export interface TrackRead {
+  levelId: number;
+  best: NonNullable<PlayerRankState['best']>;
 }
 
 /** A key of a rank order, ascending: (−ATP in ten-thousandths, 0, uid) on the site; (−acc, first reached, uid) on a chart. */

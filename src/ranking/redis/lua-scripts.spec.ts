@@ -20,6 +20,7 @@ describe('the Redis rank index scripts (lua/*.lua)', () => {
     for (const text of Object.values(RANK_INDEX_SCRIPTS)) expect(text).not.toMatch(/\$\{|`/);
     expect(RANK_INDEX_SCRIPTS.window).toBe(orderTreeLua() + luaScript('window'));
     expect(RANK_INDEX_SCRIPTS.syncAndRank).toBe(orderTreeLua() + luaScript('upsert') + luaScript('sync-and-rank'));
+    expect(RANK_INDEX_SCRIPTS.trackRanks).toBe(orderTreeLua() + luaScript('upsert') + luaScript('track-ranks'));
     expect(RANK_INDEX_SCRIPTS.load).toBe(orderTreeLua() + luaScript('upsert') + luaScript('load'));
     expect(orderTreeLua(8)).toMatch(
       /^\nlocal CAPACITY = 8\nlocal RIGHT_FILL = 7\nlocal MERGE_BELOW = 3\nlocal MERGE_UPTO = 6\n/,

@@ -13,6 +13,7 @@ export const LUA_SCRIPTS = [
   'order-tree',
   'upsert',
   'sync-and-rank',
+  'track-ranks',
   'load',
   'window',
   'bind',

@@ -93,6 +93,15 @@ export const UPSERT_LUA = orderTreeLua() + luaScript('upsert');
 export const SYNC_AND_RANK_LUA = UPSERT_LUA + luaScript('sync-and-rank');
 
 /**
+ * One player's ranks on several charts in one call (a profile's bests; no site entry touched).
+ * KEYS: ready, player store, binding, then the chart tree of each best. ARGV: uid, the database,
+ * then five per best: chart field, best version, chart numbers (3). Brings each best's entry
+ * forward as SYNC_AND_RANK_LUA does and returns the entries ahead of each, in order; -2 when the
+ * index is not built, -3 when it is bound to another database (nothing written).
+ */
+export const TRACK_RANKS_LUA = UPSERT_LUA + luaScript('track-ranks');
+
+/**
  * Versioned writes of many committed entries in one call. KEYS: the binding, then a (tree, player
  * store) pair per entry. ARGV: the database, then 'site' and (uid, field, version, a) per entry,
  * 'track' and (uid, field, version, a1, a2, t) per entry, or 'unsite' / 'untrack' and (uid,
@@ -115,6 +124,7 @@ export const RANK_INDEX_SCRIPTS = {
   bind: BIND_LUA,
   nextGeneration: NEXT_GENERATION_LUA,
   syncAndRank: SYNC_AND_RANK_LUA,
+  trackRanks: TRACK_RANKS_LUA,
   load: LOAD_LUA,
   window: WINDOW_LUA,
 };

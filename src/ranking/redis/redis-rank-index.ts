@@ -12,6 +12,7 @@ import {
   RankIndex,
   RankIndexStats,
   RankWrite,
+  TrackRead,
 } from '../rank-index/rank-index';
 import { bindingMismatch, MismatchReason, readBinding, redisRunId } from './redis-index-binding';
 import { siteNumbers, trackNumbers, uidNumber, versionNumber } from './redis-order-tree';
@@ -29,6 +30,7 @@ import {
   LOAD_BATCH,
   LOAD_PIPELINE,
   SYNC_AND_RANK_LUA,
+  TRACK_RANKS_LUA,
   LOAD_LUA,
   WINDOW_LUA,
   keysOf,
@@ -66,6 +68,7 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
   readonly kind = 'redis' as const;
   private readonly logger = new Logger('RankIndex');
   private readonly syncSha = sha1(SYNC_AND_RANK_LUA);
+  private readonly trackRanksSha = sha1(TRACK_RANKS_LUA);
   private readonly loadSha = sha1(LOAD_LUA);
   private readonly windowSha = sha1(WINDOW_LUA);
   private keys = new IndexKeys(0);
@@ -201,6 +204,54 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
     }
     const [site, track] = result as [number, number];
     return { siteAhead: site < 0 ? null : site, trackAhead: track < 0 ? null : track };
+  }
+
+  /** positions() for several bests of one player, in one script call (TRACK_RANKS_LUA). */
+  async trackPositions(uid: string, bests: readonly TrackRead[]): Promise<number[] | null> {
+    if (this.foreign !== null) return null;
+    if (bests.length === 0) return [];
+    if (!this.ready) {
+      // As positions(): a rebuild may have read this player's page before their commit.
+      if (this.redis.status === 'ready')
+        await this.syncEntries({
+          sites: [],
+          tracks: bests.map(({ levelId, best: { version, acc, firstTimeMs } }) => ({
+            uid,
+            levelId,
+            version,
+            acc,
+            firstTimeMs,
+          })),
+        }).catch(() => undefined);
+      return null;
+    }
+    if (this.redis.status !== 'ready') {
+      this.lost(`Redis is ${this.redis.status}`);
+      return null;
+    }
+    let result: unknown;
+    const { keys: names } = this;
+    try {
+      const keys = [names.ready, names.store(uid), names.binding];
+      const args = [uidNumber(uid), this.database];
+      for (const { levelId, best } of bests) {
+        keys.push(names.track(levelId));
+        args.push(trackField(uid, levelId), versionNumber(best.version), ...trackNumbers(best.acc, best.firstTimeMs));
+      }
+      result = await this.script(this.trackRanksSha, TRACK_RANKS_LUA, keys, args);
+    } catch (error) {
+      this.failed('Redis rank read', error, names.generation);
+      return null;
+    }
+    if (result === -2) {
+      this.lost('The Redis rank index is gone (flushed or evicted)');
+      return null;
+    }
+    if (result === -3) {
+      this.recheck('a rank read found the index bound to another database');
+      return null;
+    }
+    return result as number[];
   }
 
   async window(read: IndexWindowRead): Promise<IndexWindow | null> {

@@ -1,9 +1,4 @@
 -- RedisRankIndex: one upload's write and ranks (SYNC_AND_RANK_LUA in redis-rank-index.ts); runs after upsert.lua.
-local function ahead(tree, kind, key, own)
-  local below = tree_count_below(tree, kind, key)
-  if own and compare_keys(kind, own, key) < 0 then below = below - 1 end
-  return below
-end
 if redis.call('EXISTS', KEYS[1]) == 0 then return -2 end
 if redis.call('HGET', KEYS[5], 'db') ~= ARGV[10] then return -3 end
 local uid = tonumber(ARGV[1])

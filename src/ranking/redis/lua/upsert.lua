@@ -23,6 +23,12 @@ local function upsert(tree, store, field, kind, version, key, counted)
   redis.call('HSET', store, field, struct.pack('>I6', version) .. without_uid(kind, key))
   return version, key, counted and below or nil
 end
+-- The records ahead of key, the player's own stored record (own, after an upsert) left out.
+local function ahead(tree, kind, key, own)
+  local below = tree_count_below(tree, kind, key)
+  if own and compare_keys(kind, own, key) < 0 then below = below - 1 end
+  return below
+end
 local function remove(tree, store, field, kind, version, uid)
   local stored_version, stored_key = stored_entry(store, field, kind, uid)
   if version <= stored_version then return end
