@@ -20,7 +20,7 @@
  *   npm run bench:public                # REDIS_URL=redis://… to count the limits (and hold the rank index) in Redis
  *
  * Environment: BENCH_DATABASE_URL, REDIS_URL, CONNECTIONS (16), DURATION_SECONDS (8), WARMUP_SECONDS (2),
- * ROUNDS (3), RATE (500), OPEN_SECONDS (30), SERVICE_LOG_LEVEL (info: a line per request, as deployed), READS (baltop,public-atp,public-chart), OPEN (boards,profiles; none),
+ * ROUNDS (3), RATE (500), OPEN_SECONDS (30), SERVICE_LOG_LEVEL (info: a line per request, as deployed), READS (baltop,public-atp,public-chart; none), OPEN (boards,profiles; none),
  * PROFILE=1 (a CPU profile of the service over each of its measured windows, summarised on stdout and
  * written to bench/.out/public-<read>.cpuprofile; the sampling costs CPU: a profiled run's figures are not figures).
  * SERVICE_BUILD=<dir> (another checkout's, or a copy's, dist/ with its node_modules) starts that build
@@ -61,7 +61,7 @@ const WARMUP_SECONDS = intFromEnv('WARMUP_SECONDS', 2);
 const ROUNDS = intFromEnv('ROUNDS', 3);
 const RATE = intFromEnv('RATE', 500);
 const OPEN_SECONDS = intFromEnv('OPEN_SECONDS', 30);
-const READS = listFromEnv('READS', ['baltop', 'public-atp', 'public-chart']);
+const READS = process.env.READS === 'none' ? [] : listFromEnv('READS', ['baltop', 'public-atp', 'public-chart']);
 const OPEN = process.env.OPEN === 'none' ? [] : listFromEnv('OPEN', ['boards', 'profiles']);
 const REDIS_URL = process.env.REDIS_URL?.trim() || '';
 const PROFILE = process.env.PROFILE === '1';
