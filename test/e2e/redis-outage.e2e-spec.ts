@@ -1,4 +1,6 @@
+import type { Type } from '@nestjs/common';
 import Redis from 'ioredis';
+import { RankIndex } from '../../src/ranking/rank-index/rank-index';
 import { onlinePlayer, TestPlayerSession } from '../factories/player.factory';
 import { onlineServer, TestServerSession } from '../factories/server.factory';
 import { HttpResponse } from '../support/http';
@@ -103,6 +105,17 @@ describeWithRedis(
         trackRank: during.body.trackRank,
         personalBest: during.body.personalBest,
       }).toEqual({ status: 200, trackRank: 2, personalBest: true });
+      // A profile's ranks too (RankAnswerService.trackRanks: the index cannot answer, SQL counts).
+      const profileRanks = async () => {
+        const profile = await timed(() => a.admin.get(`/admin/players/${p3.uid}`));
+        const body = profile.body as { siteRank: number; bests: Array<{ levelId: number; trackRank: number }> };
+        return {
+          status: profile.status,
+          siteRank: body.siteRank,
+          bests: body.bests.map((b) => [b.levelId, b.trackRank]),
+        };
+      };
+      expect(await profileRanks()).toEqual({ status: 200, siteRank: during.body.siteRank, bests: [[301, 2]] });
 
       // Player login limit of s1's session: counted in memory (a fresh count on this instance), never lifted, never blocking.
       const attempt = () =>
@@ -172,6 +185,9 @@ describeWithRedis(
       if (onB) expect(chatFrames(onB, 'after the outage')).toHaveLength(1);
 
       // Ranks from the rebuilt index, on both instances: p1 99, p3 98.5, p2 98.
+      const index = a.get(RankIndex as unknown as Type<RankIndex>);
+      await eventually(async () => (await index.stats()).ready, 'the rank index answers again');
+      expect(await profileRanks()).toEqual({ status: 200, siteRank: during.body.siteRank, bests: [[301, 2]] });
       expect((await upload(a, s1, p2, 301, 97)).body).toMatchObject({ trackRank: 3, personalBest: false });
       if (b) expect((await upload(b, s1, p2, 301, 96)).body).toMatchObject({ trackRank: 3, personalBest: false });
     }, 120_000);
