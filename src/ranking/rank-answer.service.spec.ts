@@ -11,7 +11,7 @@ const read = (levelId: number, acc: number): TrackRead => ({
 });
 const BESTS = [read(11, 99.5), read(12, 98), read(13, 97)];
 
-/** The index answers `indexed` (null: cannot); 1 banned player ahead on chart 12; SQL counts levelId·10 ahead. */
+/** The index answers `indexed` (null: cannot); 1 banned player ahead on chart 12; SQL counts levelId·10 unbanned ahead. */
 function serviceWith(indexed: number[] | null, banView: 'ok' | 'fails' = 'ok') {
   const calls = {
     index: [] as Array<[string, readonly TrackRead[]]>,
@@ -32,9 +32,9 @@ function serviceWith(indexed: number[] | null, banView: 'ok' | 'fails' = 'ok') {
     bannedAhead: (state: PlayerRankState) => ({ siteAhead: 0, trackAhead: state.levelId === 12 ? 1 : 0 }),
   } as unknown as BanView;
   const sources = {
-    unbannedAhead: (uid: string, atp: string | null, levelId: number, best: TrackPosition | null) => {
-      calls.sql.push([uid, atp, levelId, best?.acc]);
-      return Promise.resolve({ siteAhead: 0, trackAhead: levelId * 10 });
+    unbannedTrackAhead: (uid: string, bests: ReadonlyArray<{ levelId: number; best: TrackPosition }>) => {
+      calls.sql.push([uid, bests.map(({ levelId, best }) => [levelId, best.acc])]);
+      return Promise.resolve(bests.map(({ levelId }) => levelId * 10));
     },
   } as unknown as RankSourceRepository;
   return { service: new RankAnswerService(index, bans, sources), calls };
@@ -49,20 +49,25 @@ describe('RankAnswerService.trackRanks', () => {
     expect(calls.sql).toEqual([]);
   });
 
-  it('counts each best in SQL, in order and with no ATP, when the index cannot answer', async () => {
+  it('counts every best in one SQL statement, in order, when the index cannot answer', async () => {
     const { service, calls } = serviceWith(null);
     expect(await service.trackRanks('42', BESTS, BANS, 'caller')).toEqual([111, 121, 131]);
     expect(calls.sql).toEqual([
-      ['42', null, 11, 99.5],
-      ['42', null, 12, 98],
-      ['42', null, 13, 97],
+      [
+        '42',
+        [
+          [11, 99.5],
+          [12, 98],
+          [13, 97],
+        ],
+      ],
     ]);
   });
 
   it('counts in SQL when the ban view cannot be brought up to date', async () => {
     const { service, calls } = serviceWith([4, 9, 0], 'fails');
     expect(await service.trackRanks('42', BESTS, BANS, 'caller')).toEqual([111, 121, 131]);
-    expect(calls.sql).toHaveLength(3);
+    expect(calls.sql).toHaveLength(1);
   });
 
   it('answers no rank for a banned player and reads nothing', async () => {

@@ -75,8 +75,8 @@ export class RankAnswerService {
   /**
    * The track ranks of several bests of player `uid` (a profile), in order, read by a statement that
    * saw `bans`: the index answers them at once (rankIndex.trackPositions: one script call in Redis)
-   * less the banned players ahead; when it cannot, SQL counts them one after the other in `caller`'s
-   * turn. All null while the player is banned.
+   * less the banned players ahead; when it cannot, one SQL statement counts them all, in one turn of
+   * `caller`'s. All null while the player is banned.
    */
   async trackRanks(
     uid: string,
@@ -85,7 +85,7 @@ export class RankAnswerService {
     caller: string,
   ): Promise<Array<number | null>> {
     if (bans.selfBanned) return bests.map(() => null);
-    // Only the best's key is read (the ban view, the SQL count); no site entry, so no rating version.
+    // The ban view reads only the best's key; no site entry, so no rating version.
     const state = ({ levelId, best }: TrackRead): PlayerRankState => ({
       uid,
       version: best.version,
@@ -102,9 +102,8 @@ export class RankAnswerService {
       ));
     if (indexed !== null && viewed)
       return bests.map((read, i) => indexed[i] - this.bans.bannedAhead(state(read)).trackAhead + 1);
-    const ranks: Array<number | null> = [];
-    for (const read of bests) ranks.push((await this.sqlRanks(state(read), caller)).trackRank);
-    return ranks;
+    const counted = await this.sqlCounts.run(() => this.rankSources.unbannedTrackAhead(uid, bests), caller);
+    return counted.map((ahead) => ahead + 1);
   }
 
   /** The ranks of `state` counted in SQL (the unbanned players ahead), in `caller`'s turn at the CountGate. */

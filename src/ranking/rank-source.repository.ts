@@ -141,6 +141,31 @@ export class RankSourceRepository {
   }
 
   /**
+   * unbannedAhead's track count for several bests of player `uid` at once (a profile's, while the
+   * rank index cannot answer): one statement, one count a best, in the order given.
+   */
+  async unbannedTrackAhead(
+    uid: string,
+    bests: ReadonlyArray<{ levelId: number; best: TrackPosition }>,
+  ): Promise<number[]> {
+    if (bests.length === 0) return [];
+    const rows = await this.dataSource.manager.query<Array<{ track_ahead: number }>>(
+      `SELECT (SELECT count(*) FROM player_chart_best c
+                WHERE c.level_id = b.level_id AND ${TRACK_AHEAD('b.acc', 'b.first_time_ms', '$1::bigint')}
+                  AND c.uid <> $1::bigint AND NOT ${activeBanPredicate('c')})::int AS track_ahead
+         FROM unnest($2::int[], $3::float8[], $4::bigint[]) WITH ORDINALITY AS b(level_id, acc, first_time_ms, n)
+        ORDER BY b.n`,
+      [
+        uid,
+        bests.map((read) => read.levelId),
+        bests.map((read) => read.best.acc),
+        bests.map((read) => read.best.firstTimeMs),
+      ],
+    );
+    return rows.map((row) => row.track_ahead);
+  }
+
+  /**
    * One page of the site order (ATP descending, uid ascending) after `after` (null at the start):
    * how the in-process index streams its load, packed (SitePage). The index on (atp DESC, uid)
    * serves it; only the ties at after's ATP already read are filtered out.
