@@ -2,7 +2,7 @@ import { DeliveredOutcome, DeliveredRecorder } from './webhook-delivered-recorde
 import { toDiscordMessage } from './webhook-discord';
 import type { DeliveryBody } from './webhook-events';
 import type { AddressPolicy } from './webhook-address';
-import { sendDelivery, SendOutcome, SendResult } from './webhook-sender';
+import { DeliveryAgents, sendDelivery, SendOutcome, SendResult } from './webhook-sender';
 import {
   DELIVERY_HEADER,
   EVENT_HEADER,
@@ -105,6 +105,8 @@ export class DeliveryLoop {
   private stopped = false;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly recorder: DeliveredRecorder<DeliveredOutcome & { createdAt: Date }>;
+  /** Kept-alive connections to the receivers, as many idle as attempts run at once. */
+  private readonly agents: DeliveryAgents;
 
   constructor(
     private readonly store: DeliveryStore,
@@ -112,6 +114,7 @@ export class DeliveryLoop {
     private readonly policy: AddressPolicy,
     private readonly reports: DeliveryReports,
   ) {
+    this.agents = new DeliveryAgents(settings.concurrency);
     this.recorder = new DeliveredRecorder(
       (group) => this.store.markDelivered(group),
       (group) => {
@@ -142,6 +145,7 @@ export class DeliveryLoop {
       new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs))),
     ]);
     clearTimeout(timer);
+    this.agents.destroy();
   }
 
   /** Claims due deliveries up to the free concurrency and starts their attempts. */
@@ -194,7 +198,14 @@ export class DeliveryLoop {
         body,
       ),
     };
-    const result = await sendDelivery(delivery.url, headers, body, this.policy, this.settings.timeoutSeconds * 1_000);
+    const result = await sendDelivery(
+      delivery.url,
+      headers,
+      body,
+      this.policy,
+      this.settings.timeoutSeconds * 1_000,
+      this.agents,
+    );
     this.reports.attempted(result.outcome);
     if (result.ok) {
       this.recorder.add({ id: delivery.id, status: result.status ?? 0, createdAt: delivery.createdAt });

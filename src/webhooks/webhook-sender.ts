@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { AddressPolicy, refusedAddress } from './webhook-address';
 
@@ -20,6 +20,32 @@ export interface SendResult {
 }
 
 class RefusedAddressError extends Error {}
+
+/** An idle kept-alive connection is closed after this long (below Node's 5 s server default, so the receiver rarely closes it first). */
+export const IDLE_SOCKET_MS = 4_000;
+
+/**
+ * Kept-alive connections for the delivery loop, one pool a protocol: consecutive deliveries to a
+ * receiver reuse a connection (no TCP, and for https no TLS, handshake each). At most `sockets`
+ * idle ones are kept, each closed after IDLE_SOCKET_MS idle. A connection is only ever opened
+ * through guardedLookup, so a reused one goes to an address checked when it was opened; a
+ * connection whose answer was cut off, timed out or failed is destroyed, never reused.
+ */
+export class DeliveryAgents {
+  readonly http: HttpAgent;
+  readonly https: HttpsAgent;
+
+  constructor(sockets: number) {
+    const options = { keepAlive: true, maxFreeSockets: sockets, timeout: IDLE_SOCKET_MS, scheduling: 'lifo' as const };
+    this.http = new HttpAgent(options);
+    this.https = new HttpsAgent(options);
+  }
+
+  destroy(): void {
+    this.http.destroy();
+    this.https.destroy();
+  }
+}
 
 /**
  * A lookup that refuses every answer holding an address the policy refuses: the socket connects
@@ -44,6 +70,9 @@ function guardedLookup(policy: AddressPolicy): LookupFunction {
  * POSTs one delivery. Never follows a redirect (a 3xx is a failure), reads at most
  * RESPONSE_READ_LIMIT bytes of the answer, and gives up after `timeoutMs` in all (connect, headers
  * and body together): a receiver that answers slowly or never stops costs this delivery only.
+ * With `agents`, on a kept-alive connection (DeliveryAgents), kept only when the answer ended
+ * within the limits; a reused connection that the receiver had closed already (a reset before any
+ * answer) is tried once more on another. Without, on a connection of its own.
  */
 export function sendDelivery(
   url: string,
@@ -51,14 +80,18 @@ export function sendDelivery(
   body: string,
   policy: AddressPolicy,
   timeoutMs: number,
+  agents?: DeliveryAgents,
+  retried = false,
 ): Promise<SendResult> {
+  const started = Date.now();
   return new Promise((resolve) => {
     let settled = false;
-    const finish = (result: SendResult) => {
+    /** `keep`: the answer ended within the limits, so its connection may serve the next delivery. */
+    const finish = (result: SendResult, keep = false) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      request?.destroy();
+      if (!keep) request?.destroy();
       resolve(result);
     };
     let target: URL;
@@ -81,9 +114,17 @@ export function sendDelivery(
       method: 'POST',
       headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
       lookup: guardedLookup(policy),
-      agent: false,
+      agent: agents === undefined ? false : target.protocol === 'https:' ? agents.https : agents.http,
     });
-    request.on('error', (error) =>
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      if (!settled && request.reusedSocket && !retried && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) {
+        settled = true;
+        clearTimeout(timer);
+        resolve(
+          sendDelivery(url, headers, body, policy, Math.max(1, timeoutMs - (Date.now() - started)), agents, true),
+        );
+        return;
+      }
       finish(
         error instanceof RefusedAddressError
           ? { status: null, ok: false, outcome: 'refused', error: `refused: ${error.message}` }
@@ -93,22 +134,22 @@ export function sendDelivery(
               outcome: 'connection',
               error: `connection failed: ${error.message}`.slice(0, 200),
             },
-      ),
-    );
+      );
+    });
     request.on('response', (response: IncomingMessage) => {
       const status = response.statusCode ?? 0;
       let read = 0;
       response.on('data', (chunk: Buffer) => {
         read += chunk.length;
-        if (read > RESPONSE_READ_LIMIT) settle();
+        if (read > RESPONSE_READ_LIMIT) settle(false);
       });
-      response.on('end', settle);
-      response.on('error', settle);
-      function settle() {
-        if (status >= 200 && status < 300) finish({ status, ok: true, outcome: 'delivered', error: null });
+      response.on('end', () => settle(true));
+      response.on('error', () => settle(false));
+      function settle(ended: boolean) {
+        if (status >= 200 && status < 300) finish({ status, ok: true, outcome: 'delivered', error: null }, ended);
         else if (status >= 300 && status < 400)
-          finish({ status, ok: false, outcome: 'redirect', error: `redirect (${status}) not followed` });
-        else finish({ status, ok: false, outcome: 'http_error', error: `HTTP ${status}` });
+          finish({ status, ok: false, outcome: 'redirect', error: `redirect (${status}) not followed` }, ended);
+        else finish({ status, ok: false, outcome: 'http_error', error: `HTTP ${status}` }, ended);
       }
     });
     request.end(body);

@@ -6,7 +6,7 @@ import { defineCharts, gameplayPayload } from '../factories/upload.factory';
 import { multiInstanceAvailable, startTestApp, TestApp } from '../support/test-app';
 import { eventually, sleep } from '../support/wait';
 import { WsClient } from '../support/ws-client';
-import { sendDelivery } from '../../src/webhooks/webhook-sender';
+import { DeliveryAgents, sendDelivery } from '../../src/webhooks/webhook-sender';
 import { verifyDelivery } from '../../src/webhooks/webhook-signature';
 import { badLines } from '../support/bad-request';
 import { LogCapture } from '../support/log-capture';
@@ -28,6 +28,9 @@ interface Received {
   body: string;
   json: Record<string, any>;
   at: number;
+  /** The sender's port: one per connection. */
+  port: number;
+  request: IncomingMessage;
 }
 
 type Behaviour = (request: Received, response: ServerResponse) => void;
@@ -45,7 +48,14 @@ class Receiver {
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
         const body = Buffer.concat(chunks).toString();
-        const entry = { headers: request.headers, body, json: JSON.parse(body) as Record<string, any>, at: Date.now() };
+        const entry = {
+          headers: request.headers,
+          body,
+          json: JSON.parse(body) as Record<string, any>,
+          at: Date.now(),
+          port: request.socket.remotePort ?? 0,
+          request,
+        };
         this.received.push(entry);
         this.behave(entry, response);
       });
@@ -677,6 +687,72 @@ describe('Webhook addresses', () => {
       ok: false,
       outcome: 'timeout',
       error: 'no complete answer within 500 ms',
+    });
+  });
+});
+
+describe('Kept-alive delivery connections (DeliveryAgents)', () => {
+  let receiver: Receiver;
+  let agents: DeliveryAgents;
+  const allowed = async () => ({ allowed: [[(await import('ipaddr.js')).default.parse('127.0.0.1'), 8]] as never });
+  const DELIVERED = { status: 200, ok: true, outcome: 'delivered', error: null };
+
+  beforeEach(async () => {
+    receiver = new Receiver();
+    await receiver.start();
+    agents = new DeliveryAgents(2);
+  });
+
+  afterEach(async () => {
+    agents.destroy();
+    await receiver.stop();
+  });
+
+  it('sends one delivery after the other on one connection, and never reuses one whose answer was cut off', async () => {
+    const policy = await allowed();
+    for (let i = 0; i < 3; i++)
+      expect(await sendDelivery(receiver.url(), {}, `{"n":${i}}`, policy, 1_000, agents)).toEqual(DELIVERED);
+    const ports = receiver.received.map((entry) => entry.port);
+    expect(new Set(ports).size).toBe(1);
+    // An endless body: cut at RESPONSE_READ_LIMIT, delivered, and its connection destroyed.
+    receiver.behave = (_request, response) => {
+      response.statusCode = 200;
+      const timer = setInterval(() => response.write('x'.repeat(65_536)), 1);
+      response.on('close', () => clearInterval(timer));
+    };
+    expect(await sendDelivery(receiver.url(), {}, '{"n":3}', policy, 1_000, agents)).toEqual(DELIVERED);
+    receiver.behave = (_request, response) => response.end('ok');
+    expect(await sendDelivery(receiver.url(), {}, '{"n":4}', policy, 1_000, agents)).toEqual(DELIVERED);
+    const [, , , cut, after] = receiver.received.map((entry) => entry.port);
+    expect(cut).toBe(ports[0]);
+    expect(after).not.toBe(cut);
+  });
+
+  it('sends once more on a new connection when the kept one was closed by the receiver, and not on a new one', async () => {
+    const policy = await allowed();
+    expect(await sendDelivery(receiver.url(), {}, '{"n":0}', policy, 1_000, agents)).toEqual(DELIVERED);
+    // The next request arrives on the kept connection, which the receiver closes without answering.
+    let closeNext = true;
+    receiver.behave = (request, response) => {
+      if (closeNext) {
+        closeNext = false;
+        request.request.socket.destroy();
+        return;
+      }
+      response.end('ok');
+    };
+    expect(await sendDelivery(receiver.url(), {}, '{"n":1}', policy, 1_000, agents)).toEqual(DELIVERED);
+    const ports = receiver.received.map((entry) => [entry.body, entry.port]);
+    expect(ports.map(([body]) => body)).toEqual(['{"n":0}', '{"n":1}', '{"n":1}']);
+    expect(ports[1][1]).toBe(ports[0][1]);
+    expect(ports[2][1]).not.toBe(ports[1][1]);
+    // On a connection of its own (no reuse), a close is a failed attempt, retried later by the loop.
+    closeNext = true;
+    const alone = await sendDelivery(receiver.url(), {}, '{"n":2}', policy, 1_000);
+    expect({ ok: alone.ok, outcome: alone.outcome, sent: receiver.received.length }).toEqual({
+      ok: false,
+      outcome: 'connection',
+      sent: 4,
     });
   });
 });
