@@ -174,34 +174,23 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
       this.lost(`Redis is ${this.redis.status}`);
       return null;
     }
-    let result: unknown;
-    const { keys: names } = this;
-    try {
-      const keys = [names.ready, names.site, names.store(state.uid), names.track(state.levelId), names.binding];
+    const result = await this.run('rank update', this.syncSha, SYNC_AND_RANK_LUA, (names) => {
       const { best } = state;
-      const args = [
-        uidNumber(state.uid),
-        siteField(state.uid),
-        versionNumber(state.version),
-        ...(state.atpE4 === null ? [''] : siteNumbers(state.atpE4)),
-        best === null ? '' : trackField(state.uid, state.levelId),
-        versionNumber(best?.version ?? 0),
-        ...(best === null ? ['', '', ''] : trackNumbers(best.acc, best.firstTimeMs)),
-        this.database,
-      ];
-      result = await this.script(this.syncSha, SYNC_AND_RANK_LUA, keys, args);
-    } catch (error) {
-      this.failed('Redis rank update', error, names.generation);
-      return null;
-    }
-    if (result === -2) {
-      this.lost('The Redis rank index is gone (flushed or evicted)');
-      return null;
-    }
-    if (result === -3) {
-      this.recheck('a rank update found the index bound to another database');
-      return null;
-    }
+      return {
+        keys: [names.ready, names.site, names.store(state.uid), names.track(state.levelId), names.binding],
+        args: [
+          uidNumber(state.uid),
+          siteField(state.uid),
+          versionNumber(state.version),
+          ...(state.atpE4 === null ? [''] : siteNumbers(state.atpE4)),
+          best === null ? '' : trackField(state.uid, state.levelId),
+          versionNumber(best?.version ?? 0),
+          ...(best === null ? ['', '', ''] : trackNumbers(best.acc, best.firstTimeMs)),
+          this.database,
+        ],
+      };
+    });
+    if (result === null) return null;
     const [site, track] = result as [number, number];
     return { siteAhead: site < 0 ? null : site, trackAhead: track < 0 ? null : track };
   }
@@ -229,58 +218,33 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
       this.lost(`Redis is ${this.redis.status}`);
       return null;
     }
-    let result: unknown;
-    const { keys: names } = this;
-    try {
+    const result = await this.run('rank read', this.trackRanksSha, TRACK_RANKS_LUA, (names) => {
       const keys = [names.ready, names.store(uid), names.binding];
       const args = [uidNumber(uid), this.database];
       for (const { levelId, best } of bests) {
         keys.push(names.track(levelId));
         args.push(trackField(uid, levelId), versionNumber(best.version), ...trackNumbers(best.acc, best.firstTimeMs));
       }
-      result = await this.script(this.trackRanksSha, TRACK_RANKS_LUA, keys, args);
-    } catch (error) {
-      this.failed('Redis rank read', error, names.generation);
-      return null;
-    }
-    if (result === -2) {
-      this.lost('The Redis rank index is gone (flushed or evicted)');
-      return null;
-    }
-    if (result === -3) {
-      this.recheck('a rank read found the index bound to another database');
-      return null;
-    }
-    return result as number[];
+      return { keys, args };
+    });
+    return result as number[] | null;
   }
 
   async window(read: IndexWindowRead): Promise<IndexWindow | null> {
     if (!this.ready || this.foreign !== null || this.redis.status !== 'ready') return null;
     const [score, time, uid] = read.key;
     const site = read.levelId === null;
-    let result: unknown;
-    const { keys: names } = this;
-    try {
-      const numbers = site ? ['s', ...siteNumbers(-score)] : ['t', ...trackNumbers(-score, time)];
-      result = await this.script(
-        this.windowSha,
-        WINDOW_LUA,
-        [names.ready, site ? names.site : names.track(read.levelId as number), names.binding],
-        [...numbers, uidNumber(String(uid)), String(read.ahead), String(read.behind), this.database],
-      );
-    } catch (error) {
-      this.failed('Redis window read', error, names.generation);
-      return null;
-    }
-    if (result === -2) {
-      this.lost('The Redis rank index is gone (flushed or evicted)');
-      return null;
-    }
-    if (result === -3) {
-      this.recheck('a window read found the index bound to another database');
-      return null;
-    }
-    if (result === -1) return null;
+    const result = await this.run('window read', this.windowSha, WINDOW_LUA, (names) => ({
+      keys: [names.ready, site ? names.site : names.track(read.levelId as number), names.binding],
+      args: [
+        ...(site ? ['s', ...siteNumbers(-score)] : ['t', ...trackNumbers(-score, time)]),
+        uidNumber(String(uid)),
+        String(read.ahead),
+        String(read.behind),
+        this.database,
+      ],
+    }));
+    if (result === null || result === -1) return null;
     const [position, ahead, behind] = result as [number, number[], number[]];
     return { position, ahead: keysOf(ahead, site), behind: keysOf(behind, site) };
   }
@@ -585,6 +549,37 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
         throw new OtherDatabaseIndex();
       }
     }
+  }
+
+  /**
+   * One script call on the current generation (`call` names its keys and arguments from that
+   * generation's key names). null when it failed (failed()), found the index gone (-2: lost()) or
+   * bound to another database (-3: recheck()); the script's answer otherwise.
+   */
+  private async run(
+    what: string,
+    sha: string,
+    source: string,
+    call: (names: IndexKeys) => { keys: string[]; args: string[] },
+  ): Promise<unknown> {
+    const names = this.keys;
+    let result: unknown;
+    try {
+      const { keys, args } = call(names);
+      result = await this.script(sha, source, keys, args);
+    } catch (error) {
+      this.failed(`Redis ${what}`, error, names.generation);
+      return null;
+    }
+    if (result === -2) {
+      this.lost('The Redis rank index is gone (flushed or evicted)');
+      return null;
+    }
+    if (result === -3) {
+      this.recheck(`a ${what} found the index bound to another database`);
+      return null;
+    }
+    return result;
   }
 
   /** Best effort: the player's committed entries, versioned, while the index is not answering. */
