@@ -17,7 +17,8 @@
  * second) and LATENCY_SECONDS (20) of the delivery-latency phase, which starts once the outbox is
  * empty (the rounds queue deliveries faster than one instance sends them). TRIGGERS_ONLY=1: nothing is
  * sent before a minute after the start (WEBHOOK_POLL_MS=60000), so that the rounds (keep them short:
- * ROUNDS=1 SECONDS=12) measure the triggers and outbox rows alone; no delivery phase. BUILD_ROOT: another
+ * ROUNDS=1 SECONDS=12) measure the triggers and outbox rows alone; no delivery phase. DRAIN=1 with it: then the
+ * first poll works through the rounds' backlog, timed (deliveries a second: the claim / send / record loop's rate). BUILD_ROOT: another
  * checkout whose dist/ to start (to compare two builds in the same period with the same bench). Prints the
  * results and writes bench/.out/webhooks.json.
  */
@@ -51,6 +52,8 @@ const CHART_COUNT = intFromEnv('CHARTS', 50);
 const LATENCY_RATE = intFromEnv('LATENCY_RATE', 10);
 const LATENCY_SECONDS = intFromEnv('LATENCY_SECONDS', 20);
 const TRIGGERS_ONLY = process.env.TRIGGERS_ONLY === '1';
+/** With TRIGGERS_ONLY=1: then wait for the first poll and time how fast the loop works through the rounds' backlog. */
+const DRAIN = process.env.DRAIN === '1';
 const BUILD_ROOT = process.env.BUILD_ROOT || undefined;
 /** The receiver process's nice value (receiver.ts): 19 by default, 0 to let it compete as an equal. */
 const RECEIVER_NICE = intFromEnv('RECEIVER_NICE', 19);
@@ -218,6 +221,30 @@ async function main(): Promise<void> {
         rows.push(await round(on ? '3 webhooks' : 'none'));
       }
     }
+    /** Polls the outbox every 100 ms: from the first delivery taken off the backlog to none left, and the rate. */
+    const drainRate = async () => {
+      const pendingNow = async () =>
+        (
+          await expectCall<{ items: Array<{ pending: number }> }>(
+            200,
+            base,
+            'GET',
+            '/admin/webhooks',
+            BENCH_ADMIN_TOKEN,
+          )
+        ).items.reduce((sum, item) => sum + item.pending, 0);
+      const backlog = await pendingNow();
+      let firstTaken: number | null = null;
+      let left = backlog;
+      const waitStarted = Date.now();
+      while (left > 0 && Date.now() - waitStarted < 240_000) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        left = await pendingNow();
+        if (firstTaken === null && left < backlog) firstTaken = Date.now();
+      }
+      const seconds = firstTaken === null ? null : (Date.now() - firstTaken) / 1000;
+      return { backlog, left, seconds, perSecond: seconds ? Math.round(backlog / seconds) : null };
+    };
     if (TRIGGERS_ONLY) {
       const sent = (await report()).deliveries.length;
       const queued = await expectCall<{ items: Array<{ pending: number }> }>(
@@ -235,6 +262,7 @@ async function main(): Promise<void> {
         sentDuringRounds: sent,
         queued: queued.items.map((item) => item.pending),
         loadAverage: loadAverage(),
+        ...(DRAIN ? { drain: await drainRate() } : {}),
       };
       console.log(JSON.stringify(summary, null, 2));
       mkdirSync(OUT_DIR, { recursive: true });
