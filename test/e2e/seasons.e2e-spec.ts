@@ -474,7 +474,9 @@ describe('Seasons: the admin API and the close rule (issue #44)', () => {
     try {
       b = await startTestApp({ shareWith: a });
       await putCatalog(a, [911]);
-      const start = new Date(Math.floor(Date.now() / 1_000) * 1_000);
+      // The next whole second: a start in the current one is refused as past once the request
+      // reaches the service in the next second (a CI flake). The plays wait until it has begun.
+      const start = new Date(Math.ceil((Date.now() + 1) / 1_000) * 1_000);
       const created = await a.admin.post('/admin/seasons', {
         slug: 'two-instances',
         name: 'Two instances',
@@ -486,6 +488,7 @@ describe('Seasons: the admin API and the close rule (issue #44)', () => {
       const server = await onlineServer(a);
       const players = [await onlinePlayer(a, server), await onlinePlayer(b, server), await onlinePlayer(a, server)];
       const [first, second, third] = players;
+      await sleep(Math.max(0, start.getTime() - Date.now() + 20));
       await play(a, server, first, 911, { acc: 99 });
       await play(b, server, second, 911, { acc: 100 });
       await play(a, server, third, 911, { acc: 95 });
@@ -532,7 +535,8 @@ describe('Seasons: the admin API and the close rule (issue #44)', () => {
     await locker.connect();
     try {
       await putCatalog(app, [931, 932]);
-      const start = new Date(Math.floor(Date.now() / 1_000) * 1_000);
+      // The next whole second, as in 'Seasons on two instances' (one in the current second can be refused as past).
+      const start = new Date(Math.ceil((Date.now() + 1) / 1_000) * 1_000);
       const created = await app.admin.post('/admin/seasons', {
         slug: 'held-archive',
         name: 'Held archive',
