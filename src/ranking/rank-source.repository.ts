@@ -41,6 +41,15 @@ const TRACK_AHEAD = (acc: string, time: string, uid: string) =>
   `(c.acc > ${acc} OR (c.acc = ${acc} AND (c.first_time_ms < ${time} OR (c.first_time_ms = ${time} AND c.uid < ${uid}))))`;
 
 /**
+ * Unbanned rows of chart `level` ahead of ($acc, $time) of player `uid`, the player's own row left
+ * out: unbannedAhead's and unbannedTrackAhead's track count (SQL expressions as arguments).
+ */
+const UNBANNED_TRACK_AHEAD = (level: string, acc: string, time: string, uid: string) =>
+  `(SELECT count(*) FROM player_chart_best c
+     WHERE c.level_id = ${level} AND ${TRACK_AHEAD(acc, time, uid)}
+       AND c.uid <> ${uid} AND NOT ${activeBanPredicate('c')})::int`;
+
+/**
  * What the ranks are made of, outside an upload's own statement: the ban check and the ban
  * generation, the banned players' rank keys (the ban view), unbanned players ahead counted in SQL
  * (when the rank index cannot answer), and pages of ratings and bests (loading the rank index).
@@ -132,9 +141,8 @@ export class RankSourceRepository {
       `SELECT (SELECT count(*) FROM player_rating r
                 WHERE $2::numeric IS NOT NULL AND ${SITE_AHEAD('$2::numeric', '$1::bigint')} AND r.uid <> $1::bigint
                   AND NOT ${activeBanPredicate('r')})::int AS site_ahead,
-              (SELECT count(*) FROM player_chart_best c
-                WHERE c.level_id = $3 AND $4::float8 IS NOT NULL AND ${TRACK_AHEAD('$4::float8', '$5::bigint', '$1::bigint')}
-                  AND c.uid <> $1::bigint AND NOT ${activeBanPredicate('c')})::int AS track_ahead`,
+              CASE WHEN $4::float8 IS NULL THEN 0
+                   ELSE ${UNBANNED_TRACK_AHEAD('$3', '$4::float8', '$5::bigint', '$1::bigint')} END AS track_ahead`,
       [uid, atp, levelId, best?.acc ?? null, best?.firstTimeMs ?? null],
     );
     return { siteAhead: rows[0].site_ahead, trackAhead: rows[0].track_ahead };
@@ -150,9 +158,7 @@ export class RankSourceRepository {
   ): Promise<number[]> {
     if (bests.length === 0) return [];
     const rows = await this.dataSource.manager.query<Array<{ track_ahead: number }>>(
-      `SELECT (SELECT count(*) FROM player_chart_best c
-                WHERE c.level_id = b.level_id AND ${TRACK_AHEAD('b.acc', 'b.first_time_ms', '$1::bigint')}
-                  AND c.uid <> $1::bigint AND NOT ${activeBanPredicate('c')})::int AS track_ahead
+      `SELECT ${UNBANNED_TRACK_AHEAD('b.level_id', 'b.acc', 'b.first_time_ms', '$1::bigint')} AS track_ahead
          FROM unnest($2::int[], $3::float8[], $4::bigint[]) WITH ORDINALITY AS b(level_id, acc, first_time_ms, n)
         ORDER BY b.n`,
       [
