@@ -3,20 +3,6 @@ import { driverFailureOf } from '../common/errors/database-failure';
 import type { ClaimedDelivery, DeliveredOutcome, DeliveryStore } from './webhook-delivery-loop';
 
 /**
- * A condition that is always true and turns `synchronous_commit` off for the statement's own
- * transaction (docs/decisions.md "Webhooks", asynchronous commits): the delivery thread's claims
- * and records do not wait for PostgreSQL to flush the WAL, so they do not queue their flushes
- * with the uploads' commits. What a crash of the database server can lose is the last fraction
- * of a second of this bookkeeping, never an event: the outbox rows are written by the uploads'
- * own (synchronous) commits, and a claim or record that is lost sends the delivery again under
- * its same id, as a lost 2xx does. `set_config(…, true)` is local to the transaction (a
- * statement's implicit one here), so nothing else on the connection changes: safe behind
- * PgBouncer in transaction mode and on the embedded database's one shared session. An
- * uncorrelated subquery: PostgreSQL runs it once, before the statement's first row.
- */
-const ASYNC_COMMIT = `(SELECT set_config('synchronous_commit', 'off', true)) = 'off'`;
-
-/**
  * The outbox's claim and record statements on a pg pool of the delivery worker thread (not the
  * app's TypeORM data source: the worker runs no Nest and no TypeORM). One statement each. A
  * connection whose write was refused as read-only is closed, as the app's pool does
@@ -54,7 +40,7 @@ export class PgDeliveryStore implements DeliveryStore {
           FOR UPDATE OF d SKIP LOCKED
        ), claimed AS (
          UPDATE webhook_delivery d SET attempts = d.attempts + 1, next_attempt_at = now() + make_interval(secs => $2::double precision / 1000)
-           FROM due WHERE d.id = due.id AND ${ASYNC_COMMIT}
+           FROM due WHERE d.id = due.id
          RETURNING d.id, d.webhook_id, d.event_id, d.event_type, d.payload, d.attempts, d.created_at
        )
        SELECT c.id, c.webhook_id AS "webhookId", c.event_id AS "eventId", c.event_type AS "eventType", c.payload,
@@ -76,7 +62,7 @@ export class PgDeliveryStore implements DeliveryStore {
       `WITH done AS (
          UPDATE webhook_delivery d SET state = 'delivered', delivered_at = now(), last_status = o.status, last_error = NULL
            FROM unnest($1::uuid[], $2::int[]) AS o(id, status)
-          WHERE d.id = o.id AND ${ASYNC_COMMIT} RETURNING d.webhook_id
+          WHERE d.id = o.id RETURNING d.webhook_id
        )
        UPDATE webhook w SET failing_since = NULL
         WHERE w.id IN (SELECT webhook_id FROM done) AND w.failing_since IS NOT NULL`,
@@ -101,7 +87,7 @@ export class PgDeliveryStore implements DeliveryStore {
                 state = CASE WHEN $4::double precision IS NULL THEN 'failed' ELSE 'pending' END,
                 next_attempt_at = CASE WHEN $4::double precision IS NULL THEN next_attempt_at
                                        ELSE now() + make_interval(secs => $4::double precision / 1000) END
-          WHERE id = $1 AND ${ASYNC_COMMIT} RETURNING id
+          WHERE id = $1 RETURNING id
        ), marked AS (
          UPDATE webhook SET failing_since = coalesce(failing_since, now()) WHERE id = $5 RETURNING failing_since
        )
