@@ -142,6 +142,8 @@ export interface OpenLoopOptions {
 export interface OpenLoopResult extends LoadResult {
   offered: number;
   dropped: number;
+  /** Every answered request's latency (ms), in the order they finished: to pool several rounds. */
+  latencies: number[];
 }
 
 /** Sends at a fixed rate whatever the answers do; latency of each request from its scheduled time. */
@@ -197,6 +199,7 @@ export async function openLoop(options: OpenLoopOptions): Promise<OpenLoopResult
     rps: latencies.length / seconds,
     offered: options.rate,
     dropped,
+    latencies,
   };
 }
 
