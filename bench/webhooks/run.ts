@@ -226,18 +226,13 @@ async function main(): Promise<void> {
         rows.push(await round(on ? '3 webhooks' : 'none'));
       }
     }
+    /** Deliveries still pending, over every webhook (the admin list). */
+    const pendingNow = async () =>
+      (
+        await expectCall<{ items: Array<{ pending: number }> }>(200, base, 'GET', '/admin/webhooks', BENCH_ADMIN_TOKEN)
+      ).items.reduce((sum, item) => sum + item.pending, 0);
     /** Polls the outbox every 100 ms: from the first delivery taken off the backlog to none left, and the rate. */
     const drainRate = async () => {
-      const pendingNow = async () =>
-        (
-          await expectCall<{ items: Array<{ pending: number }> }>(
-            200,
-            base,
-            'GET',
-            '/admin/webhooks',
-            BENCH_ADMIN_TOKEN,
-          )
-        ).items.reduce((sum, item) => sum + item.pending, 0);
       const backlog = await pendingNow();
       let firstTaken: number | null = null;
       let left = backlog;
@@ -279,14 +274,7 @@ async function main(): Promise<void> {
     const drainStarted = Date.now();
     let pending = -1;
     while (Date.now() - drainStarted < 120_000) {
-      const list = await expectCall<{ items: Array<{ pending: number }> }>(
-        200,
-        base,
-        'GET',
-        '/admin/webhooks',
-        BENCH_ADMIN_TOKEN,
-      );
-      pending = list.items.reduce((sum, item) => sum + item.pending, 0);
+      pending = await pendingNow();
       if (pending === 0) break;
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
@@ -329,11 +317,11 @@ async function main(): Promise<void> {
       // p99 is its 15th slowest of 1,500 and moves by milliseconds from round to round.
       pooledP99: {
         none: percentile(
-          [...pooled.none].sort((a, b) => a - b),
+          pooled.none.sort((a, b) => a - b),
           99,
         ),
         webhooks: percentile(
-          [...pooled['3 webhooks']].sort((a, b) => a - b),
+          pooled['3 webhooks'].sort((a, b) => a - b),
           99,
         ),
       },
