@@ -1,18 +1,11 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
-import { InjectThrottlerStorage, ThrottlerStorage } from '@nestjs/throttler';
 import type Redis from 'ioredis';
 import { REDIS } from '../redis/redis.module';
+import { LeasedWindows } from './leased-windows';
+import { SharedOrLocal } from './shared-or-local';
+import type { WindowState } from './window-state';
 
-/** Where a caller stands after one counted call. */
-export interface WindowState {
-  limit: number;
-  /** Calls left in the window (0 once over). */
-  remaining: number;
-  /** Seconds until the window (or, once over the limit, the block) ends. */
-  resetSeconds: number;
-  /** Set when the call is refused: seconds to wait (Retry-After). */
-  retryAfterSeconds: number | null;
-}
+export type { WindowState } from './window-state';
 
 interface LocalWindow {
   startedAt: number;
@@ -71,39 +64,34 @@ export class LocalWindows {
 
 /**
  * A per-key call budget of `limit` calls a window, for callers that are not a route's @RateLimit
- * (the public API's keys and addresses). With REDIS_URL it is counted in the throttler's storage,
- * in Redis, so every instance shares one count (one Lua call); without Redis, and while Redis is
- * down, in this process (LocalWindows). The call over the limit starts a block of one window (the
- * storage's block), answered by the caller with 429 and Retry-After; the calls made while blocked
- * keep counting in the window that follows.
+ * (the public API's keys and addresses). With REDIS_URL it is counted in Redis, so every instance
+ * shares one count (LeasedWindows: leases of calls, so most calls need no round trip); without
+ * Redis, and while Redis is down, in this process (LocalWindows). The call over the limit starts a
+ * block of one window, answered by the caller with 429 and Retry-After; the calls made while
+ * blocked keep counting in the window that follows.
  */
 @Injectable()
 export class WindowLimiter implements OnModuleDestroy {
   private readonly local = new LocalWindows();
+  private readonly leased: LeasedWindows | null;
+  private readonly store: SharedOrLocal<Store>;
 
-  constructor(
-    @InjectThrottlerStorage() private readonly storage: ThrottlerStorage,
-    @Inject(REDIS) private readonly redis: Redis | null,
-  ) {}
+  constructor(@Inject(REDIS) redis: Redis | null) {
+    this.leased = redis ? new LeasedWindows(redis) : null;
+    const local: Store = { hit: (key, limit, windowMs) => Promise.resolve(this.local.hit(key, limit, windowMs)) };
+    this.store = new SharedOrLocal<Store>('Public API limits', redis, this.leased, local);
+  }
 
-  onModuleDestroy(): void {
+  async onModuleDestroy(): Promise<void> {
     this.local.close();
+    await this.leased?.close();
   }
 
-  async hit(name: string, key: string, limit: number, windowSeconds: number): Promise<WindowState> {
-    const windowMs = windowSeconds * 1_000;
-    if (this.redis?.status !== 'ready') return this.local.hit(`${name}:${key}`, limit, windowMs);
-    // FailoverThrottlerStorage: Redis, or its own process count should Redis fail under this call.
-    const record = await this.storage.increment(`${name}:${key}`, windowMs, limit, windowMs, name);
-    if (record.isBlocked) {
-      const wait = Math.max(1, record.timeToBlockExpire);
-      return { limit, remaining: 0, resetSeconds: wait, retryAfterSeconds: wait };
-    }
-    return {
-      limit,
-      remaining: Math.max(0, limit - record.totalHits),
-      resetSeconds: Math.max(0, record.timeToExpire),
-      retryAfterSeconds: null,
-    };
+  hit(name: string, key: string, limit: number, windowSeconds: number): Promise<WindowState> {
+    return this.store.run((store) => store.hit(`${name}:${key}`, limit, windowSeconds * 1_000));
   }
+}
+
+interface Store {
+  hit(key: string, limit: number, windowMs: number): Promise<WindowState>;
 }
