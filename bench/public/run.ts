@@ -19,7 +19,7 @@
  *   npm run bench:public:generate       # once: about 20 min
  *   npm run bench:public                # REDIS_URL=redis://… to count the limits (and hold the rank index) in Redis
  *
- * Environment: BENCH_DATABASE_URL, REDIS_URL, CONNECTIONS (16), DURATION_SECONDS (8), WARMUP_SECONDS (2),
+ * Environment: BENCH_DATABASE_URL, REDIS_URL, REDIS_PREFIX (rhythmc-bench-public:<random>:), CONNECTIONS (16), DURATION_SECONDS (8), WARMUP_SECONDS (2),
  * ROUNDS (3), RATE (500), OPEN_SECONDS (30), SERVICE_LOG_LEVEL (info: a line per request, as deployed), READS (baltop,public-atp,public-chart; none), OPEN (boards,profiles; none),
  * PROFILE=1 (a CPU profile of the service over each of its measured windows, summarised on stdout and
  * written to bench/.out/public-<read>.cpuprofile; the sampling costs CPU: a profiled run's figures are not figures).
@@ -37,7 +37,8 @@ import { AdminApi, call, expectCall } from '../harness/api';
 import { alternate, ratio } from '../harness/compare';
 import { cpuMs } from '../harness/cpu';
 import { migrate, withClient } from '../harness/database';
-import { eventLoopDelay } from '../harness/event-loop';
+import { eventLoopDelay, scrapeMetrics } from '../harness/event-loop';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   assertBenchDatabase,
   fmt,
@@ -94,7 +95,8 @@ async function main(): Promise<void> {
 
   const adminToken = randomBytes(24).toString('hex');
   const work = mkdtempSync(join(tmpdir(), 'rhythmc-bench-'));
-  const redisPrefix = `rhythmc-bench-public:${randomBytes(4).toString('hex')}:`;
+  // REDIS_PREFIX: the same prefix across runs keeps the Redis rank index (built once, minutes at 1M).
+  const redisPrefix = process.env.REDIS_PREFIX?.trim() || `rhythmc-bench-public:${randomBytes(4).toString('hex')}:`;
   let service: Child | null = null;
   let bare: Child | null = null;
   let profiler: CpuProfiler | null = null;
@@ -133,6 +135,14 @@ async function main(): Promise<void> {
     console.log(
       `service ready in ${fmt(service.startedMs)} ms (${REDIS_URL ? 'Redis' : 'no Redis'}), load average ${loadAverage()}`,
     );
+    // The rank index builds in the background after the start (minutes at 1M players in Redis, its
+    // snapshot in process): the measured windows begin once it answers, not while it takes a core.
+    const indexWait = Date.now();
+    while (!/^rhythmc_rank_index_ready\{[^}]*\} 1$/m.test(await scrapeMetrics(service.url))) {
+      if (Date.now() - indexWait > 900_000) throw new Error('the rank index was not ready within 15 minutes');
+      await sleep(1_000);
+    }
+    console.log(`rank index ready ${fmt(Date.now() - indexWait)} ms later, load average ${loadAverage()}`);
     bare = await startBareServer('bench/public/bare-server.ts', {}, '/health/ready');
 
     const created = await new AdminApi(service.url, adminToken).createServer(`bench-${randomBytes(3).toString('hex')}`);

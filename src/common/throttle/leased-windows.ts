@@ -21,8 +21,9 @@ export const MAX_COUNTERS = 100_000;
  * given back) and the block. ARGV: instance, calls asked for now, limit, window (ms), and the lease
  * rule (most, share, floor). Returns { calls granted (for the callers and the lease), `n` after,
  * the window's ms left, its id, the block: 0 none, -1 refused for now (other instances hold unused
- * leases: no block), else the block's ms left }. Calls refused are counted too (a caller that
- * ignores Retry-After stays blocked); the `n` returned counts only those let through.
+ * leases: no block), else the block's ms left }. Calls over the limit and calls made while blocked
+ * are counted too (a caller that ignores Retry-After stays blocked); calls refused for now are not.
+ * The `n` returned counts only the calls let through.
  */
 const TAKE_SCRIPT = `
 local w, b = KEYS[1], KEYS[2]
