@@ -8,7 +8,8 @@ import { RankIndex } from '../../src/ranking/rank-index/rank-index';
 import { onlinePlayer, TestPlayerSession } from '../factories/player.factory';
 import { onlineServer, TestServerSession } from '../factories/server.factory';
 import { defineCharts, gameplayPayload } from '../factories/upload.factory';
-import { RUN_ID_VAR, TEST_TMP_ROOT } from '../setup/test-env';
+import { Client } from 'pg';
+import { RUN_ID_VAR, TEST_TMP_ROOT, testDatabaseServerUrl } from '../setup/test-env';
 import { LogCapture } from '../support/log-capture';
 import { indexAgainstSql, rankIndexMismatches } from '../support/rank-index-check';
 import { RedisServer } from '../support/redis-server';
@@ -194,6 +195,70 @@ describe('the Redis rank index is bound to its database', () => {
       await close(app);
     }
   });
+
+  // PostgreSQL only: the build is held by a lock another session takes (the embedded database has one session).
+  (testDatabaseServerUrl() ? it : it.skip)(
+    'is built while the service serves when it is missing at the start (a flushed Redis): the start does not wait for it',
+    async () => {
+      const prefix = `binding-${randomBytes(4).toString('hex')}:`;
+      const logs = new LogCapture();
+      const app = await startTestApp({
+        env: { REDIS_URL: redisServer.url, REDIS_KEY_PREFIX: prefix, LOG_LEVEL: 'info' },
+        logDestination: logs,
+        rankIndexBuilt: false,
+      });
+      apps.push(app);
+      await eventually(async () => (await rankIndexOf(app).stats()).ready, 'the first index is built');
+      await defineCharts(app, [721]);
+      const server = await onlineServer(app);
+      const [p1, p2] = [await onlinePlayer(app, server), await onlinePlayer(app, server)];
+      expect(await upload(app, server, p1, 721, 99)).toMatchObject({ siteRank: 1, trackRank: 1 });
+      expect(await upload(app, server, p2, 721, 97)).toMatchObject({ siteRank: 2, trackRank: 2 });
+
+      const blocker = new Client({ connectionString: app.env.DATABASE_URL });
+      await blocker.connect();
+      try {
+        await app.restart(async () => {
+          // Redis flushed while the service was down…
+          const keys = await redis.keys(`${prefix}*`);
+          expect(keys.length).toBeGreaterThan(0);
+          await redis.del(...keys);
+          // …and a build from the tables that cannot end yet: its read of the bests waits for this lock.
+          await blocker.query('BEGIN');
+          await blocker.query('LOCK TABLE player_chart_best IN ACCESS EXCLUSIVE MODE');
+        });
+        // The start returned with the build still waiting (not given up on: it used to be awaited
+        // here, and the start came back only once the read timed out).
+        expect(messages(logs, /rank index/i).slice(-1)).toEqual([
+          'No Redis rank index yet; ranks are counted in SQL while the index is rebuilt',
+        ]);
+        await eventually(
+          async () =>
+            (
+              await app.sql(
+                `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%player_chart_best%' AND pid <> $1`,
+                [(blocker as unknown as { processID: number }).processID],
+              )
+            ).length === 1,
+          'the build waits for the bests',
+        );
+        expect(await rankIndexOf(app).stats()).toMatchObject({ ready: false });
+        const ping = await app.http.get('/server/ping');
+        expect([ping.status, ping.text]).toEqual([200, 'true']);
+        expect(await redis.exists(`${prefix}rank3:ready`)).toBe(0);
+      } finally {
+        await blocker.query('ROLLBACK').catch(() => undefined);
+        await blocker.end();
+      }
+      await eventually(
+        async () => (await rankIndexOf(app).stats()).ready,
+        'the index is built once the tables can be read',
+      );
+      expect(await upload(app, server, p2, 721, 99.5)).toEqual({ siteRank: 1, trackRank: 1, personalBest: true });
+      await expectIndexAsSql(app);
+      await close(app);
+    },
+  );
 
   it('is left alone by a running instance that finds another deployment took the prefix over', async () => {
     const prefix = `binding-${randomBytes(4).toString('hex')}:`;

@@ -7,6 +7,7 @@ import { Client } from 'pg';
 import { RunningService, StartOptions, startService } from '../../src/app.factory';
 import { EmbeddedDatabase } from '../../src/database/embedded/embedded-database';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
+import { RankIndex } from '../../src/ranking/rank-index/rank-index';
 import {
   assertTestDatabaseName,
   EMBEDDED_TEMPLATE_VAR,
@@ -21,6 +22,7 @@ import {
   withDatabase,
 } from '../setup/test-env';
 import { HttpClient } from './http';
+import { sleep } from './wait';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 
@@ -112,6 +114,8 @@ export interface TestAppOptions {
    * it, every test database is a copy of one template, as a restored backup is.
    */
   recreated?: boolean;
+  /** Wait for a Redis rank index built at the start (untilRankIndexBuilt). Default true. */
+  rankIndexBuilt?: boolean;
 }
 
 /** Gives a fresh test database the random identity its migration would have written. */
@@ -162,6 +166,18 @@ export function testServiceEnv(redisUrl: string | null = testRedisUrl()): Record
   };
 }
 
+/**
+ * A Redis rank index missing at the start is built while the service listens (decisions.md "A
+ * Redis index bound to its database"): on a test's small database that takes milliseconds, so the
+ * tests start from a built index, as a deployment does once it has run. Up to 10 s; an index that
+ * cannot be built (Redis down, another deployment's) is the test's to wait for or not.
+ */
+async function untilRankIndexBuilt(service: RunningService): Promise<void> {
+  const index = service.app.get(RankIndex as unknown as Type<RankIndex>, { strict: false });
+  if (index.kind !== 'redis') return;
+  for (let waited = 0; waited < 10_000 && !(await index.stats()).ready; waited += 20) await sleep(20);
+}
+
 /** Starts the real service on a fresh database and a free port. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const shared = options.shareWith;
@@ -184,6 +200,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   let config = loadConfig(serviceEnv);
   const startOptions: StartOptions = { logDestination: options.logDestination };
   let service: RunningService = await startService(config, startOptions);
+  if (options.rankIndexBuilt !== false) await untilRankIndexBuilt(service);
   // Keep the port across restarts so URLs handed out stay valid.
   config = { ...config, port: service.port };
   const baseUrl = `${config.tlsCertFile ? 'https' : 'http'}://127.0.0.1:${service.port}`;
@@ -233,6 +250,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       await service.close();
       await whileStopped?.();
       service = await startService(config, startOptions);
+      if (options.rankIndexBuilt !== false) await untilRankIndexBuilt(service);
     },
     async close() {
       await closeSql();

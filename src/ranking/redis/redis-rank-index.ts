@@ -103,7 +103,8 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
 
   /**
    * Announces a Redis-backed writer (PostgreSQL), then checks the index against this database:
-   * builds it when Redis does not have it or has one that is not this database's. With Redis
+   * builds it, in the background (the service listens meanwhile and ranks come from SQL), when Redis
+   * does not have it or has one that is not this database's. With Redis
    * unreachable the instance still starts: ranks come from SQL until the index is built.
    */
   async onApplicationBootstrap(): Promise<void> {
@@ -132,9 +133,10 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
       await this.readGeneration();
       const verdict = await this.verify();
       if (verdict === 'ok') this.ready = true;
-      // A first start (or a flushed Redis) builds before listening; an index of other data is
-      // replaced while this instance serves, ranks from SQL meanwhile (other instances may be serving).
-      else if (verdict === 'missing') await this.rebuild();
+      // Built while this instance serves, ranks from SQL meanwhile: a missing index (a first start,
+      // a flushed Redis) takes minutes at 1M players, past any liveness probe, and an index of other
+      // data may still serve other instances.
+      else if (verdict === 'missing') this.lost('No Redis rank index yet');
       else if (verdict === 'moved') this.lost('The Redis rank index is replaced');
     } catch (error) {
       this.lost(`Redis cannot build the rank index now (${error instanceof Error ? error.message : String(error)})`);
