@@ -136,7 +136,7 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
       // Built while this instance serves, ranks from SQL meanwhile: a missing index (a first start,
       // a flushed Redis) takes minutes at 1M players, past any liveness probe, and an index of other
       // data may still serve other instances.
-      else if (verdict === 'missing') this.lost('No Redis rank index yet');
+      else if (verdict === 'missing') this.lost('No Redis rank index yet', true);
       else if (verdict === 'moved') this.lost('The Redis rank index is replaced');
     } catch (error) {
       this.lost(`Redis cannot build the rank index now (${error instanceof Error ? error.message : String(error)})`);
@@ -634,12 +634,17 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
       );
   }
 
-  /** Stops answering from Redis on this instance and rebuilds in the background until it succeeds. */
-  private lost(reason: string): void {
+  /**
+   * Stops answering from Redis on this instance and rebuilds in the background until it succeeds.
+   * `expected`: an index missing at the start (a first start, a flushed Redis) is logged, not warned of.
+   */
+  private lost(reason: string, expected = false): void {
     this.ready = false;
     if (this.retrying || this.foreign !== null) return;
     this.retrying = true;
-    this.logger.warn(`${reason}; ranks are counted in SQL while the index is rebuilt`);
+    const message = `${reason}; ranks are counted in SQL while the index is rebuilt`;
+    if (expected) this.logger.log(message);
+    else this.logger.warn(message);
     this.retryRebuild();
   }
 
