@@ -148,4 +148,20 @@ describe('Public API limits: leases of calls in Redis', () => {
     await sleep(450); // the block is over, but the new window holds 2 calls over a limit of 1
     expect((await windows.hit(key, 1, 1_000)).retryAfterSeconds).toBe(1);
   });
+
+  it('goes on counting exactly when Redis forgets its scripts (a restart, SCRIPT FLUSH): the text is sent once more', async () => {
+    const windows = instance();
+    const key = newKey();
+    const evals = async () => Number(/cmdstat_eval:calls=(\d+)/.exec(await admin.info('commandstats'))?.[1] ?? 0);
+    // Below 256 calls left no lease is taken: every call is a script call.
+    for (let i = 0; i < 5; i++) expect((await windows.hit(key, 10, 60_000)).remaining).toBe(9 - i);
+    await admin.script('FLUSH');
+    const evalsBefore = await evals();
+    for (let i = 5; i < 10; i++) expect((await windows.hit(key, 10, 60_000)).remaining).toBe(9 - i);
+    expect((await windows.hit(key, 10, 60_000)).retryAfterSeconds).toBe(60);
+    // One EVAL with the text after the NOSCRIPT, which loads it: the calls after it run by SHA again.
+    expect((await evals()) - evalsBefore).toBe(1);
+    const [window] = await admin.keys(`leases-test:public-limit:{${key}}:window`);
+    expect(await admin.hget(window, 'n')).toBe('11');
+  });
 });

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type Redis from 'ioredis';
+import { runScript } from '../redis/run-script';
 import type { WindowState } from './window-state';
 
 /** A lease is at most this many calls… */
@@ -246,7 +247,8 @@ export class LeasedWindows {
     limit: number,
   ): Promise<{ granted: number; taken: number; endsAt: number; windowId: string; block: number; sentAt: number }> {
     const sentAt = Date.now();
-    const reply = (await this.script(
+    const reply = (await runScript(
+      this.redis,
       TAKE_SHA,
       TAKE_SCRIPT,
       [counter.windowKey, counter.blockKey],
@@ -279,14 +281,5 @@ export class LeasedWindows {
     // EVAL, never EVALSHA: a NOSCRIPT retry would reach Redis after this instance's next take and
     // clear the share of the lease that take records.
     await this.redis.eval(SETTLE_SCRIPT, 1, counter.windowKey, this.instance, lease.windowId, lease.left);
-  }
-
-  private async script(sha: string, source: string, keys: string[], args: (string | number)[]): Promise<unknown> {
-    try {
-      return await this.redis.evalsha(sha, keys.length, ...keys, ...args);
-    } catch (error) {
-      if (!(error instanceof Error) || !error.message.includes('NOSCRIPT')) throw error;
-      return this.redis.eval(source, keys.length, ...keys, ...args);
-    }
   }
 }

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { REDIS } from '../../common/redis/redis.module';
+import { isNoScript, runScript } from '../../common/redis/run-script';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { toTenThousandths } from '../rating-scale';
 import { RankSourceRepository } from '../rank-source.repository';
@@ -541,7 +542,7 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
         pipeline.evalsha(this.loadSha, ...(args as [number, ...string[]]));
       const results = (await pipeline.exec()) ?? [];
       const failed = results.find(([error]) => error);
-      if (failed?.[0] instanceof Error && failed[0].message.includes('NOSCRIPT')) {
+      if (isNoScript(failed?.[0])) {
         await this.redis.script('LOAD', LOAD_LUA);
         i -= LOAD_PIPELINE; // the writes are versioned: running the chunk again is harmless
       } else if (failed) {
@@ -568,7 +569,7 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
     let result: unknown;
     try {
       const { keys, args } = call(names);
-      result = await this.script(sha, source, keys, args);
+      result = await runScript(this.redis, sha, source, keys, args);
     } catch (error) {
       this.failed(`Redis ${what}`, error, names.generation);
       return null;
@@ -598,15 +599,6 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
         firstTimeMs: state.best.firstTimeMs,
       });
     await this.syncEntries(entries).catch(() => undefined);
-  }
-
-  private async script(sha: string, source: string, keys: string[], args: string[]): Promise<unknown> {
-    try {
-      return await this.redis.evalsha(sha, keys.length, ...keys, ...args);
-    } catch (error) {
-      if (!(error instanceof Error) || !error.message.includes('NOSCRIPT')) throw error;
-      return this.redis.eval(source, keys.length, ...keys, ...args);
-    }
   }
 
   /**
