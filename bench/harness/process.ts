@@ -4,7 +4,7 @@
  * change of the log format cannot break a benchmark.
  */
 import { ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { OUT_DIR, ROOT } from './env';
@@ -260,6 +260,36 @@ export function cpuOf(pid: number): { process: number; mainThread: number } {
     }
   };
   return { process: seconds(`/proc/${pid}/stat`), mainThread: seconds(`/proc/${pid}/task/${pid}/stat`) };
+}
+
+/**
+ * CPU seconds (user + system) of every PostgreSQL process on this machine, by pid: with
+ * `postgresCoresSince`, what the database spent over a window (backends, autovacuum, the WAL
+ * writer). A process that exits inside the window is not counted; one that starts in it counts whole.
+ */
+export function postgresCpu(): Map<number, number> {
+  const byPid = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const open = stat.indexOf('(');
+      const close = stat.lastIndexOf(') ');
+      if (stat.slice(open + 1, close) !== 'postgres') continue;
+      const fields = stat.slice(close + 2).split(' ');
+      byPid.set(Number(entry), (Number(fields[11]) + Number(fields[12])) / 100);
+    } catch {
+      // The process ended while it was read.
+    }
+  }
+  return byPid;
+}
+
+/** The cores PostgreSQL used since `before` (postgresCpu()), over `seconds`. */
+export function postgresCoresSince(before: Map<number, number>, seconds: number): number {
+  let used = 0;
+  for (const [pid, cpu] of postgresCpu()) used += cpu - (before.get(pid) ?? 0);
+  return Math.round((used / seconds) * 1000) / 1000;
 }
 
 export const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);

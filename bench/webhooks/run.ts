@@ -39,6 +39,8 @@ import {
   freePort,
   memoryOf,
   mib,
+  postgresCoresSince,
+  postgresCpu,
   spawnReady,
   startServiceProcess,
   stopAllChildren,
@@ -179,6 +181,7 @@ async function main(): Promise<void> {
       const load = loadAverage();
       await eventLoopDelay(base); // starts the event-loop window of this round
       const cpuBefore = cpuOf(service.pid);
+      const postgresBefore = postgresCpu();
       const result = await openLoop({
         baseUrl: base,
         rate: RATE,
@@ -207,6 +210,8 @@ async function main(): Promise<void> {
           return {
             mainThread: cores(cpu.mainThread - cpuBefore.mainThread),
             process: cores(cpu.process - cpuBefore.process),
+            // Every PostgreSQL process: the uploads' statements, and with webhooks the triggers' rows and the deliveries' claims and records.
+            postgres: postgresCoresSince(postgresBefore, SECONDS),
           };
         })(),
         loadBefore: load,
@@ -262,7 +267,8 @@ async function main(): Promise<void> {
         sentDuringRounds: sent,
         queued: queued.items.map((item) => item.pending),
         loadAverage: loadAverage(),
-        ...(DRAIN ? { drain: await drainRate() } : {}),
+        // The rounds may end on a "none" round (webhooks off), whose rows no claim takes: on for the drain.
+        ...(DRAIN ? { drain: await setEnabled(true).then(drainRate) } : {}),
       };
       console.log(JSON.stringify(summary, null, 2));
       mkdirSync(OUT_DIR, { recursive: true });
