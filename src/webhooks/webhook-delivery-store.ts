@@ -32,21 +32,10 @@ export class PgDeliveryStore implements DeliveryStore {
    * claiming together take different rows).
    */
   async claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+    // rhythmc_webhook_claim (src/webhooks/sql): the due index read in order, whatever the statistics say.
     const result = await this.query<ClaimedDelivery>(
-      `WITH due AS (
-         SELECT d.id FROM webhook_delivery d JOIN webhook w ON w.id = d.webhook_id
-          WHERE d.state = 'pending' AND d.next_attempt_at <= now() AND w.enabled
-          ORDER BY d.next_attempt_at LIMIT $1
-          FOR UPDATE OF d SKIP LOCKED
-       ), claimed AS (
-         UPDATE webhook_delivery d SET attempts = d.attempts + 1, next_attempt_at = now() + make_interval(secs => $2::double precision / 1000)
-           FROM due WHERE d.id = due.id
-         RETURNING d.id, d.webhook_id, d.event_id, d.event_type, d.payload, d.attempts, d.created_at
-       )
-       SELECT c.id, c.webhook_id AS "webhookId", c.event_id AS "eventId", c.event_type AS "eventType", c.payload,
-              c.attempts, c.created_at AS "createdAt", w.url, w.secret, w.format,
-              CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END AS "previousSecret"
-         FROM claimed c JOIN webhook w ON w.id = c.webhook_id`,
+      `SELECT id, "webhookId", "eventId", "eventType", payload, attempts, "createdAt", url, secret, format, "previousSecret"
+         FROM rhythmc_webhook_claim($1, $2)`,
       [limit, leaseMs],
     );
     return result.rows;

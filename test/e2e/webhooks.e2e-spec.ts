@@ -761,6 +761,57 @@ describe('Kept-alive delivery connections (DeliveryAgents)', () => {
 const deliveryThread = (app: TestApp): Worker | null =>
   (app.get(WebhookDispatcher) as unknown as { worker: Worker | null }).worker;
 
+describe('The claim (rhythmc_webhook_claim)', () => {
+  it('reads the due index in order up to its limit, not the whole backlog, on a table never analyzed', async () => {
+    // Polls a minute apart: nothing claims but the test.
+    const app = await startTestApp({ env: { ...FAST, WEBHOOK_POLL_MS: '60000' } });
+    try {
+      const { id } = await register(app, { url: 'http://127.0.0.1:9/hook', events: ['player.banned'] });
+      const paused = await register(app, { url: 'http://127.0.0.1:9/paused', events: ['player.banned'] });
+      await app.admin.request('PATCH', `/admin/webhooks/${paused.id}`, { body: { enabled: false } });
+      // A table never analyzed (a new deployment, autovacuum off, or a backlog grown since the last
+      // ANALYZE: whatever autovacuum did here), then 20,000 due deliveries; ahead of them in the due
+      // order, 3 of a paused webhook.
+      await app.sql(`DELETE FROM pg_statistic WHERE starelid = 'webhook_delivery'::regclass`);
+      await app.sql(`UPDATE pg_class SET reltuples = -1, relpages = 0 WHERE oid = 'webhook_delivery'::regclass`);
+      await app.sql(
+        `INSERT INTO webhook_delivery (webhook_id, event_id, event_type, payload, next_attempt_at)
+         SELECT $1, gen_random_uuid(), 'player.banned', '{}'::jsonb, now() - make_interval(secs => 30000 - g)
+           FROM generate_series(1, 20000) g`,
+        [id],
+      );
+      await app.sql(
+        `INSERT INTO webhook_delivery (webhook_id, event_id, event_type, payload, next_attempt_at)
+         SELECT $1, gen_random_uuid(), 'player.banned', '{}'::jsonb, now() - make_interval(secs => 40000 - g)
+           FROM generate_series(1, 3) g`,
+        [paused.id],
+      );
+      const oldest = await app.sql<{ id: string }>(
+        `SELECT id FROM webhook_delivery WHERE webhook_id = $1 ORDER BY next_attempt_at LIMIT 8`,
+        [id],
+      );
+      await app.sql(`SELECT pg_stat_reset_single_table_counters('"IDX_webhook_delivery_due"'::regclass)`);
+      // The claim and, in the same session, the flush of its statistics (at the statement's end).
+      const [claim] = await app.sql(
+        `SELECT (SELECT array_agg(id ORDER BY id) FROM rhythmc_webhook_claim(8, 60000)) AS ids, pg_stat_force_next_flush()`,
+      );
+      expect([...(claim.ids as string[])].sort()).toEqual(oldest.map((row) => row.id).sort());
+      const [read] = await app.sql(
+        `SELECT idx_scan::int AS scans, idx_tup_read::int AS entries FROM pg_stat_user_indexes WHERE indexrelname = 'IDX_webhook_delivery_due'`,
+      );
+      // One scan of the index, reading the paused webhook's 3 (skipped) and the 8 it claims; a
+      // bitmap scan and a sort, the plan these statistics got before, read all 20,003 (checked by hand).
+      expect(read).toEqual({ scans: 1, entries: 11 });
+      const [leased] = await app.sql(
+        `SELECT count(*)::int AS n, min(attempts)::int AS attempts FROM webhook_delivery WHERE next_attempt_at > now() + interval '50 seconds'`,
+      );
+      expect(leased).toEqual({ n: 8, attempts: 1 });
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe('The delivery thread', () => {
   let receiver: Receiver;
 
