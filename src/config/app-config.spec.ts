@@ -37,6 +37,7 @@ describe('loadConfig', () => {
       wsConnectionsPerServerSession: 3,
       shutdownTimeoutSeconds: 10,
       embeddedRecoverySeconds: 60,
+      embeddedMaintenanceSeconds: 60,
       tlsCertFile: null,
       tlsKeyFile: null,
       logLevel: 'info',

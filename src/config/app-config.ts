@@ -84,6 +84,8 @@ export interface AppConfig {
   shutdownTimeoutSeconds: number;
   /** How long the embedded database is started again after it stopped, before the process exits with 1. */
   embeddedRecoverySeconds: number;
+  /** How often the embedded database's tables are analyzed and vacuumed where autovacuum would (it has no autovacuum). */
+  embeddedMaintenanceSeconds: number;
   tlsCertFile: string | null;
   tlsKeyFile: string | null;
   logLevel: LogLevel;
@@ -596,6 +598,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     wsConnectionsPerServerSession: number('WS_CONNECTIONS_PER_SERVER_SESSION', 3, 1, 100),
     shutdownTimeoutSeconds: number('SHUTDOWN_TIMEOUT_SECONDS', 10, 1, 600),
     embeddedRecoverySeconds: number('EMBEDDED_RECOVERY_SECONDS', 60, 1, 3600),
+    embeddedMaintenanceSeconds: number('EMBEDDED_MAINTENANCE_SECONDS', 60, 1, 86_400),
     tlsCertFile: tlsCertFile === null ? null : path(env, 'TLS_CERT_FILE', tlsCertFile, cwd),
     tlsKeyFile: tlsKeyFile === null ? null : path(env, 'TLS_KEY_FILE', tlsKeyFile, cwd),
     logLevel: logLevel as LogLevel,

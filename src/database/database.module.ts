@@ -3,6 +3,8 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { buildDataSourceOptions, DATABASE_TARGET, DatabaseTarget, namedStatementsOn } from './database-options';
 import { DATABASE_BACKUP_SOURCE, DatabaseBackupService } from './database-backup.service';
+import { EmbeddedMaintenanceRepository } from './embedded/embedded-maintenance.repository';
+import { EmbeddedMaintenance } from './embedded/embedded-maintenance.service';
 import { assertNoPendingMigrations, runMigrations } from './migrate';
 import { PreparedQueries } from './prepared-queries';
 import { QueryCounter } from './query-counter';
@@ -78,6 +80,8 @@ export class DatabaseModule {
         { provide: DATABASE_BACKUP_SOURCE, useValue: target.backup ?? null },
         { provide: DATABASE_TARGET, useValue: target },
         DatabaseBackupService,
+        EmbeddedMaintenanceRepository,
+        EmbeddedMaintenance,
       ],
       exports: [
         DATABASE_TARGET,
