@@ -957,6 +957,22 @@ describe('Upload with an expired player token of a stale session', () => {
       { t: String(accepted.time) },
     ]);
   });
+});
+
+describe('Upload after an options sync renewed a stale session', () => {
+  let app: TestApp;
+  let server: Awaited<ReturnType<typeof onlineServer>>;
+
+  beforeAll(async () => {
+    // Tokens live 2 s (a sync at 0.9 s has 1.1 s of margin on a loaded machine); a renewal counts
+    // for two resync intervals: 2 s.
+    app = await startTestApp({ env: { PLAYER_TOKEN_TTL_SECONDS: '2', PLAYER_RESYNC_INTERVAL_SECONDS: '1' } });
+    server = await onlineServer(app);
+    await putCharts(app, [[101, 10]]);
+  });
+  afterAll(async () => {
+    await app.close();
+  });
 
   it('counts an options sync as a renewal', async () => {
     const player = await onlinePlayer(app, server);
@@ -971,8 +987,8 @@ describe('Upload with an expired player token of a stale session', () => {
       ).status,
     ).toBe(200);
     await sleep(1_500);
-    // At least 2.4 s after the login, 1.5 s after the sync: the sync keeps the player live (0.5 s of
-    // margin for a slow machine on the sync's side, 0.4 s on the login's).
+    // At least 2.4 s after the login, so the token has expired and the login alone no longer
+    // renews (2 s); 1.5 s after the sync, which does (0.5 s of margin for a slow machine).
     expect((await upload(app, server, record(server, player, gameplay(101)))).status).toBe(200);
   });
 });
