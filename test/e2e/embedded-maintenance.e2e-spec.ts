@@ -1,6 +1,6 @@
 import { testDatabaseServerUrl } from '../setup/test-env';
 import { LogCapture } from '../support/log-capture';
-import { startTestApp } from '../support/test-app';
+import { startTestApp, TestApp } from '../support/test-app';
 import { eventually, sleep } from '../support/wait';
 
 /**
@@ -24,15 +24,26 @@ const CHURN = [
 const STATS = `SELECT n_dead_tup::int AS dead, vacuum_count::int AS vacuums, analyze_count::int AS analyzes
                  FROM pg_stat_user_tables WHERE relname = 'upkeep_probe'`;
 
+/** An app whose upkeep runs every second, with its debug lines captured, after CHURN. */
+async function startChurned(): Promise<{ app: TestApp; logs: LogCapture }> {
+  const logs = new LogCapture();
+  const app = await startTestApp({
+    env: { EMBEDDED_MAINTENANCE_SECONDS: '1', LOG_LEVEL: 'debug' },
+    logDestination: logs,
+  });
+  try {
+    for (const statement of CHURN) await app.sql(statement);
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
+  return { app, logs };
+}
+
 embeddedOnly('Embedded database upkeep', () => {
   it('vacuums and analyzes a table past autovacuum thresholds, and logs it', async () => {
-    const logs = new LogCapture();
-    const app = await startTestApp({
-      env: { EMBEDDED_MAINTENANCE_SECONDS: '1', LOG_LEVEL: 'debug' },
-      logDestination: logs,
-    });
+    const { app, logs } = await startChurned();
     try {
-      for (const statement of CHURN) await app.sql(statement);
       // Nothing else vacuums or analyzes here: without the upkeep both counts stay 0.
       await eventually(async () => {
         await app.sql('SELECT pg_stat_force_next_flush()');
@@ -71,13 +82,8 @@ embeddedOnly('Embedded database upkeep', () => {
 
 postgresOnly('Embedded database upkeep on PostgreSQL', () => {
   it('does nothing: autovacuum (or the operator) keeps PostgreSQL', async () => {
-    const logs = new LogCapture();
-    const app = await startTestApp({
-      env: { EMBEDDED_MAINTENANCE_SECONDS: '1', LOG_LEVEL: 'debug' },
-      logDestination: logs,
-    });
+    const { app, logs } = await startChurned();
     try {
-      for (const statement of CHURN) await app.sql(statement);
       await sleep(2_500);
       expect(logs.records().filter((record) => record.context === 'EmbeddedMaintenance')).toEqual([]);
     } finally {

@@ -62,8 +62,11 @@ export class EmbeddedMaintenance implements OnApplicationBootstrap, OnApplicatio
       return { done, failed: null };
     } catch (error) {
       // The database restarting or stopping: the next pass finds the same tables.
+      // Stopping with a pass under way is expected, not a warning.
       const failed = error instanceof Error ? error.message : String(error);
-      this.logger.warn(`Embedded database upkeep stopped after ${done.length} table(s): ${failed}`);
+      const line = `Embedded database upkeep stopped after ${done.length} table(s): ${failed}`;
+      if (this.stopped) this.logger.debug(line);
+      else this.logger.warn(line);
       return { done, failed };
     }
   }
