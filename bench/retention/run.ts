@@ -3,8 +3,8 @@
  * (open loop, RATE uploads a second for SECONDS) without a purge, while the failed-plays purge
  * deletes a large backlog, and without again. The generator inserts PLAYS old failed plays
  * (40 days) in SQL before the rounds. The purge runs the service's own batches (the `doomed` SQL
- * of src/retention/retention.map.ts, BATCH rows per transaction with lock_timeout 2 s and the
- * 20 ms pause of RetentionService) from this process's connection, so the round starts it at a
+ * of src/retention/retention.map.ts, BATCH rows per transaction with its PURGE_BATCH_SETTINGS and
+ * the 20 ms pause of RetentionService) from this process's connection, so the round starts it at a
  * known moment; the database's work is the service's.
  *
  *   npm run build && npm run bench:retention
@@ -22,7 +22,7 @@ import { BENCH_ADMIN_TOKEN, benchDatabaseUrl, intFromEnv, loadAverage, OUT_DIR, 
 import { openLoop } from '../harness/load';
 import { gameplayRecord } from '../harness/payloads';
 import { startServiceProcess, stopAllChildren, stopChild } from '../harness/process';
-import { RETENTION_PURGES } from '../../src/retention/retention.map';
+import { PURGE_BATCH_SETTINGS, purgeBatchSql, RETENTION_PURGES } from '../../src/retention/retention.map';
 
 const DATABASE_URL = benchDatabaseUrl('rhythmc_bench_retention');
 const PLAYS = intFromEnv('PLAYS', 300_000);
@@ -44,13 +44,11 @@ async function runPurge(): Promise<{ deleted: number; batches: number; ms: numbe
     for (;;) {
       const batchStarted = Date.now();
       await client.query('BEGIN');
-      await client.query(`SET LOCAL lock_timeout = '2s'`);
-      const { rows } = await client.query<{ deleted: number }>(
-        `WITH doomed AS (${purge.doomed}),
-              gone AS (DELETE FROM play_record t USING doomed d WHERE t.id = d.id RETURNING 1)
-         SELECT count(*)::int AS deleted FROM gone`,
-        [new Date(Date.now() - 30 * 86_400_000), BATCH],
-      );
+      await client.query(PURGE_BATCH_SETTINGS);
+      const { rows } = await client.query<{ deleted: number }>(purgeBatchSql(purge), [
+        new Date(Date.now() - 30 * 86_400_000),
+        BATCH,
+      ]);
       await client.query('COMMIT');
       longestBatchMs = Math.max(longestBatchMs, Date.now() - batchStarted);
       batches++;

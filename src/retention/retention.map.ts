@@ -21,6 +21,27 @@ export interface RetentionPurge {
   doomed: string;
 }
 
+/**
+ * A batch's settings, for its own transaction only (`set_config(…, true)`). It waits at most 2 s
+ * for a lock it needs (a foreign key check, a row another write holds), then fails and the run
+ * stops; the next run tries again. Its plan walks indexes whatever the statistics say: the purge
+ * order's index up to the limit, then a primary-key probe per row. With the planner's defaults a
+ * batch read every doomed row and sorted them on a table never analyzed (webhook_delivery: a
+ * bitmap scan of its partial index), and the DELETE's join read the whole table by a hash join
+ * (ws_connection, player_session_takeover, analyzed or not): a batch's cost grew with the table,
+ * a backlog's with its square (docs/decisions.md "Retention", bench/retention/batch-plans.ts).
+ */
+export const PURGE_BATCH_SETTINGS = `SELECT set_config('lock_timeout', '2s', true),
+       set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true),
+       set_config('enable_sort', 'off', true), set_config('enable_hashjoin', 'off', true),
+       set_config('enable_mergejoin', 'off', true)`;
+
+/** One batch of a purge after PURGE_BATCH_SETTINGS ($1 the cut-off, $2 the limit): how many rows went. */
+export const purgeBatchSql = (purge: RetentionPurge): string =>
+  `WITH doomed AS (${purge.doomed}),
+        gone AS (DELETE FROM ${purge.table} t USING doomed d WHERE t.id = d.id RETURNING 1)
+   SELECT count(*)::int AS deleted FROM gone`;
+
 export const RETENTION_PURGES: readonly RetentionPurge[] = [
   {
     // Takeovers first: they name two player sessions (foreign keys), which go only after them.

@@ -2,11 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { TransactionService } from '../database/transaction.service';
-import type { RetentionPurge } from './retention.map';
+import { PURGE_BATCH_SETTINGS, purgeBatchSql, RetentionPurge } from './retention.map';
 import { RetentionRunEntity } from './entities/retention-run.entity';
-
-/** A batch waits at most this long for a lock it needs (a foreign key check, a row another write holds), then fails and the run stops; the next run tries again. */
-const BATCH_LOCK_TIMEOUT = '2s';
 
 export interface RunRecord {
   outcome: 'ok' | 'error' | 'stopped';
@@ -72,18 +69,13 @@ export class RetentionRepository {
   }
 
   /**
-   * One batch in one short transaction: at most `limit` of the purge's rows that ended before
-   * `cutoff`, oldest first; answers how many went.
+   * One batch in one short transaction (its settings: PURGE_BATCH_SETTINGS): at most `limit` of
+   * the purge's rows that ended before `cutoff`, oldest first; answers how many went.
    */
   deleteBatch(purge: RetentionPurge, cutoff: Date, limit: number): Promise<number> {
     return this.tx.run(async (manager) => {
-      await manager.query(`SET LOCAL lock_timeout = '${BATCH_LOCK_TIMEOUT}'`);
-      const rows = await manager.query<Array<{ deleted: number }>>(
-        `WITH doomed AS (${purge.doomed}),
-              gone AS (DELETE FROM ${purge.table} t USING doomed d WHERE t.id = d.id RETURNING 1)
-         SELECT count(*)::int AS deleted FROM gone`,
-        [cutoff, limit],
-      );
+      await manager.query(PURGE_BATCH_SETTINGS);
+      const rows = await manager.query<Array<{ deleted: number }>>(purgeBatchSql(purge), [cutoff, limit]);
       return rows[0].deleted;
     });
   }

@@ -2,8 +2,10 @@ import { onlinePlayer, TestPlayerSession } from '../factories/player.factory';
 import { onlineServer, TestServerSession } from '../factories/server.factory';
 import { defineCharts, gameplayPayload } from '../factories/upload.factory';
 import { runSourceScript } from '../support/source-script';
+import { eventually, sleep } from '../support/wait';
 import { multiInstanceAvailable, startTestApp, TestApp } from '../support/test-app';
 import { RETENTION_KEPT, RETENTION_PURGES } from '../../src/retention/retention.map';
+import { RetentionRepository } from '../../src/retention/retention.repository';
 import { PurgeResult, RetentionService } from '../../src/retention/retention.service';
 
 /** Every purge on at 30 days, small batches (several per table), no timer run during the test. */
@@ -368,6 +370,90 @@ describe('Retention', () => {
       );
       expect(await tableCounts(app)).toEqual(settled);
     });
+  });
+
+  it('reads a batch along its index and deletes by primary key, on tables never analyzed and 20,000 rows deep', async () => {
+    const app = await startTestApp({ env: RETENTION_ON });
+    try {
+      const [hook] = await app.sql<{ id: number }>(
+        `INSERT INTO webhook (name, url, events, secret, enabled) VALUES ('r', 'https://example.invalid/h', '{play.flagged}', 's', false) RETURNING id`,
+      );
+      for (const table of ['webhook_delivery', 'ws_connection']) {
+        // Never analyzed (a new deployment, or a backlog grown since the last ANALYZE).
+        await app.sql(`DELETE FROM pg_statistic WHERE starelid = '${table}'::regclass`);
+        await app.sql(`UPDATE pg_class SET reltuples = -1, relpages = 0 WHERE oid = '${table}'::regclass`);
+      }
+      // 20,000 of each ended 40 days ago, oldest first in g.
+      await app.sql(
+        `INSERT INTO webhook_delivery (webhook_id, event_id, event_type, payload, state, attempts, created_at, delivered_at)
+         SELECT $1, gen_random_uuid(), 'play.flagged', '{}', 'delivered', 1, t, t
+           FROM (SELECT now() - interval '40 days' - make_interval(secs => 20000 - g) AS t FROM generate_series(1, 20000) g) x`,
+        [hook.id],
+      );
+      await app.sql(
+        `INSERT INTO ws_connection (id, instance_id, server_id, server_session_id, connected_at, last_seen_at, closed_at, close_code)
+         SELECT gen_random_uuid(), 'gone', 1, gen_random_uuid(), t, t, t, 1000
+           FROM (SELECT now() - interval '40 days' - make_interval(secs => 20000 - g) AS t FROM generate_series(1, 20000) g) x`,
+      );
+      const cases = [
+        { table: 'webhook_delivery', order: 'created_at', index: 'IDX_webhook_delivery_finished' },
+        { table: 'ws_connection', order: 'connected_at', index: 'IDX_ws_connection_connected' },
+      ];
+      for (const { table, order, index } of cases) {
+        const [{ pk }] = await app.sql<{ pk: string }>(
+          `SELECT conname AS pk FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'p'`,
+          [table],
+        );
+        const oldest = await app.sql<{ id: string }>(
+          `SELECT id::text AS id FROM ${table} ORDER BY ${order} LIMIT 2000`,
+        );
+        // This session's own reads counted before the reset, not after it.
+        await app.sql('SELECT pg_stat_force_next_flush()');
+        await app.sql(`SELECT pg_stat_reset_single_table_counters('${table}'::regclass),
+                              pg_stat_reset_single_table_counters('"${index}"'::regclass),
+                              pg_stat_reset_single_table_counters('"${pk}"'::regclass), pg_stat_force_next_flush()`);
+        const purge = RETENTION_PURGES.find((p) => p.table === table)!;
+        // A session flushes its counters when it goes idle if its last flush is over a second old
+        // (else up to 10 s later): the pool's sessions are left idle for that second first.
+        await sleep(1_100);
+        expect(
+          await app.get(RetentionRepository).deleteBatch(purge, new Date(Date.now() - 30 * 86_400_000), 2_000),
+        ).toBe(2_000);
+        expect(
+          await remaining(
+            app,
+            table,
+            oldest.map((row) => row.id),
+          ),
+        ).toEqual([]);
+        // The batch's counters, flushed all at once.
+        await eventually(
+          async () =>
+            (
+              await app.sql<{ deleted: number }>(
+                `SELECT n_tup_del::int AS deleted FROM pg_stat_user_tables WHERE relname = $1`,
+                [table],
+              )
+            )[0].deleted === 2_000,
+          `${table}: the batch's counters`,
+        );
+        const read = () =>
+          app.sql<{ index: string; entries: number }>(
+            `SELECT indexrelname AS index, idx_tup_read::int AS entries
+               FROM pg_stat_user_indexes WHERE indexrelname IN ($1, $2) ORDER BY indexrelname = $1 DESC`,
+            [index, pk],
+          );
+        // The purge order's index read up to the batch (a bitmap scan read all 20,000 doomed rows of
+        // webhook_delivery, to sort them), then one primary-key probe a row (a hash join read all of
+        // ws_connection instead, with no primary-key read).
+        expect((await read()).map(({ index: name, entries }) => ({ name, entries }))).toEqual([
+          { name: index, entries: 2_000 },
+          { name: pk, entries: 2_000 },
+        ]);
+      }
+    } finally {
+      await app.close();
+    }
   });
 
   it('deletes nothing with every setting off (the default)', async () => {
