@@ -31,8 +31,9 @@ function dashboardQueries() {
 }
 
 const work = mkdtempSync(join(tmpdir(), 'rhythmc-monitoring-'));
+let ok = false;
 try {
-  let ok = promtool(RULES);
+  ok = promtool(RULES);
   const queries = dashboardQueries();
   const rules = queries.map(({ expr }, i) => ({
     record: `dashboard:query_${i}`,
@@ -42,7 +43,8 @@ try {
   writeFileSync(file, YAML.stringify({ groups: [{ name: 'dashboard', rules }] }));
   process.stdout.write(`Dashboard: ${queries.length} queries\n`);
   ok = promtool(file) && ok;
-  process.exit(ok ? 0 : 1);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
+// After the finally: process.exit() inside the try skipped it, and every run left its folder in /tmp.
+process.exit(ok ? 0 : 1);
