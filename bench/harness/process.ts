@@ -285,11 +285,16 @@ export function postgresCpu(): Map<number, number> {
   return byPid;
 }
 
-/** The cores PostgreSQL used since `before` (postgresCpu()), over `seconds`. */
-export function postgresCoresSince(before: Map<number, number>, seconds: number): number {
+/** The CPU seconds PostgreSQL used since `before` (postgresCpu()). */
+export function postgresCpuSecondsSince(before: Map<number, number>): number {
   let used = 0;
   for (const [pid, cpu] of postgresCpu()) used += cpu - (before.get(pid) ?? 0);
-  return Math.round((used / seconds) * 1000) / 1000;
+  return used;
+}
+
+/** The cores PostgreSQL used since `before` (postgresCpu()), over `seconds`. */
+export function postgresCoresSince(before: Map<number, number>, seconds: number): number {
+  return Math.round((postgresCpuSecondsSince(before) / seconds) * 1000) / 1000;
 }
 
 export const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);

@@ -27,7 +27,7 @@ import { join } from 'node:path';
 import { Pool, PoolClient } from 'pg';
 import { recreateDatabase } from '../harness/database';
 import { benchDatabaseUrl, fmt, intFromEnv, loadAverage, OUT_DIR, runMain } from '../harness/env';
-import { postgresCpu } from '../harness/process';
+import { postgresCpu, postgresCpuSecondsSince } from '../harness/process';
 import { PgDeliveryStore } from '../../src/webhooks/webhook-delivery-store';
 
 const DATABASE_URL = benchDatabaseUrl('rhythmc_bench_webhook_outbox');
@@ -88,17 +88,11 @@ interface Phase {
   postgresCpuMs: number;
 }
 
-function since(startedMs: number, cpuBefore: Map<number, number>): Phase {
-  let cpu = 0;
-  for (const [pid, seconds] of postgresCpu()) cpu += seconds - (cpuBefore.get(pid) ?? 0);
-  return { ms: performance.now() - startedMs, postgresCpuMs: cpu * 1000 };
-}
-
 async function timed(work: () => Promise<void>): Promise<Phase> {
   const cpu = postgresCpu();
   const started = performance.now();
   await work();
-  return since(started, cpu);
+  return { ms: performance.now() - started, postgresCpuMs: postgresCpuSecondsSince(cpu) * 1000 };
 }
 
 /** The uploads' side: EVENTS events, EVENTS_A_TRANSACTION a transaction. */
