@@ -31,6 +31,7 @@ import {
   loadAverage,
   runMain,
 } from '../harness/env';
+import { cpuPerRequest, type CpuProbe, sampleCpu } from '../harness/cpu';
 import { closedLoop, mean } from '../harness/load';
 import { gameplayRecord, randomPlay } from '../harness/payloads';
 import { dropRedisPrefix } from '../harness/redis';
@@ -168,7 +169,12 @@ async function main(): Promise<void> {
     await run(300, 4); // warm-up
     const lastWarmRecord = (await db.query<{ id: string }>('SELECT coalesce(max(id), 0) AS id FROM play_record'))
       .rows[0].id;
-    const results: Record<string, Array<{ rps: number; p50: number; p99: number; seqP50: number }>> = {
+    // CPU an upload of the c16 part: the service process, the benchmark database's backends, this driver.
+    const probe: CpuProbe = { httpPids: [service.pid], monitor: db, redisPid: null };
+    const results: Record<
+      string,
+      Array<{ rps: number; p50: number; p99: number; seqP50: number; service: number; db: number }>
+    > = {
       none: [],
       four: [],
     };
@@ -177,21 +183,34 @@ async function main(): Promise<void> {
       for (const variant of order) {
         await setOpen(variant === 'four');
         const sequential = await run(SEQUENTIAL, 1);
+        const before = await sampleCpu(probe);
         const loaded = await run(CONCURRENT, CONCURRENCY);
+        const cpu = await cpuPerRequest(probe, before, CONCURRENT);
         if (sequential.unexpected + sequential.errors + loaded.unexpected + loaded.errors > 0)
           throw new Error(`${variant}: failed uploads`);
-        results[variant].push({ rps: loaded.rps, p50: loaded.p50, p99: loaded.p99, seqP50: sequential.p50 });
+        results[variant].push({
+          rps: loaded.rps,
+          p50: loaded.p50,
+          p99: loaded.p99,
+          seqP50: sequential.p50,
+          service: cpu.http,
+          db: cpu.db,
+        });
         console.log(
           `[r${round + 1}] ${variant === 'none' ? 'no open period ' : '4 open periods '} c${CONCURRENCY} ${loaded.rps.toFixed(0)} req/s ` +
-            `p50 ${loaded.p50.toFixed(2)} p99 ${loaded.p99.toFixed(2)} ms; sequential p50 ${sequential.p50.toFixed(2)} ms; load average ${loadAverage()}`,
+            `p50 ${loaded.p50.toFixed(2)} p99 ${loaded.p99.toFixed(2)} ms; sequential p50 ${sequential.p50.toFixed(2)} ms; ` +
+            `CPU an upload: service ${(cpu.http * 1000).toFixed(0)} µs, PostgreSQL ${(cpu.db * 1000).toFixed(0)} µs, driver ${(cpu.driver * 1000).toFixed(0)} µs; load average ${loadAverage()}`,
         );
       }
     }
     const rps = (variant: string) => mean(results[variant].map((r) => r.rps));
     const seq = (variant: string) => mean(results[variant].map((r) => r.seqP50));
+    const cpuOf = (variant: string, part: 'service' | 'db') =>
+      (mean(results[variant].map((r) => r[part])) * 1000).toFixed(0);
     console.log(
       `4 open ÷ none: throughput ${(rps('four') / rps('none')).toFixed(3)} × (${rps('four').toFixed(0)} / ${rps('none').toFixed(0)} req/s), ` +
-        `sequential p50 ${seq('four').toFixed(2)} / ${seq('none').toFixed(2)} ms; load average ${loadAverage()}`,
+        `sequential p50 ${seq('four').toFixed(2)} / ${seq('none').toFixed(2)} ms; CPU an upload (c${CONCURRENCY}), 4 open / none: ` +
+        `service ${cpuOf('four', 'service')} / ${cpuOf('none', 'service')} µs, PostgreSQL ${cpuOf('four', 'db')} / ${cpuOf('none', 'db')} µs; load average ${loadAverage()}`,
     );
     // What the timed uploads wrote into the periods (a (period, player, chart) best written twice counts once).
     const written = await db.query<{ kind: string; rows: number }>(
