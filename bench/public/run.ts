@@ -23,6 +23,8 @@
  * ROUNDS (3), RATE (500), OPEN_SECONDS (30), SERVICE_LOG_LEVEL (info: a line per request, as deployed), READS (baltop,public-atp,public-chart; none), OPEN (boards,profiles; none),
  * PROFILE=1 (a CPU profile of the service over each of its measured windows, summarised on stdout and
  * written to bench/.out/public-<read>.cpuprofile; the sampling costs CPU: a profiled run's figures are not figures).
+ * FLOOR=1 adds a third target to the comparison with the bare handler: the same routes in NestJS on Express with
+ * nothing of the service's (bench/public/nest-floor-server.ts), to tell the framework's own cost from the service's.
  * SERVICE_BUILD=<dir> (another checkout's, or a copy's, dist/ with its node_modules) starts that build
  * instead of this one: run it alternately with this one to measure a change before/after (one
  * instance at a time: without Redis the rank index allows one per database); SERVICE_DATA_DIR=<dir>
@@ -67,6 +69,7 @@ const OPEN = process.env.OPEN === 'none' ? [] : listFromEnv('OPEN', ['boards', '
 const REDIS_URL = process.env.REDIS_URL?.trim() || '';
 const PROFILE = process.env.PROFILE === '1';
 const SERVICE_BUILD = process.env.SERVICE_BUILD?.trim() || undefined;
+const FLOOR = process.env.FLOOR === '1';
 
 const READ_PATHS: Record<string, string> = {
   baltop: '/server/baltop?limit=10',
@@ -99,6 +102,7 @@ async function main(): Promise<void> {
   const redisPrefix = process.env.REDIS_PREFIX?.trim() || `rhythmc-bench-public:${randomBytes(4).toString('hex')}:`;
   let service: Child | null = null;
   let bare: Child | null = null;
+  let floor: Child | null = null;
   let profiler: CpuProfiler | null = null;
   const inspectPort = 9_500 + Math.floor(Math.random() * 400);
   /** Runs `work`, profiled as `name` when PROFILE=1. */
@@ -144,6 +148,7 @@ async function main(): Promise<void> {
     }
     console.log(`rank index ready ${fmt(Date.now() - indexWait)} ms later, load average ${loadAverage()}`);
     bare = await startBareServer('bench/public/bare-server.ts', {}, '/health/ready');
+    if (FLOOR) floor = await startBareServer('bench/public/nest-floor-server.ts', {}, '/health/ready');
 
     const created = await new AdminApi(service.url, adminToken).createServer(`bench-${randomBytes(3).toString('hex')}`);
     const { accessToken } = await expectCall<{ accessToken: string }>(
@@ -167,18 +172,20 @@ async function main(): Promise<void> {
     for (const read of READS) {
       const path = READ_PATHS[read];
       if (!path) throw new Error(`READS: unknown read ${read}`);
-      const [a, b] = await Promise.all([
+      const [a, b, c] = await Promise.all([
         call(bare.url, 'GET', path, null),
         call(service.url, 'GET', path, tokenOf(path)),
+        floor ? call(floor.url, 'GET', path, null) : null,
       ]);
-      if (a.status !== 200 || b.status !== 200 || a.text !== b.text)
+      if (a.status !== 200 || b.status !== 200 || a.text !== b.text || (c && (c.status !== 200 || c.text !== a.text)))
         throw new Error(
-          `${read}: the answers differ: bare ${a.status} ${a.text.slice(0, 200)} | service ${b.status} ${b.text.slice(0, 200)}`,
+          `${read}: the answers differ: bare ${a.status} ${a.text.slice(0, 200)} | service ${b.status} ${b.text.slice(0, 200)}` +
+            (c ? ` | floor ${c.status} ${c.text.slice(0, 200)}` : ''),
         );
-      const targets = { bare, service };
+      const targets: Record<string, Child> = floor ? { bare, service, floor } : { bare, service };
       type Measured = LoadResult & { cpuUsPerRequest: number; eventLoopP99Ms: number | null; loadAverage: number };
-      const results = await alternate<Measured>(['bare', 'service'], ROUNDS, async (name, round) => {
-        const target = targets[name as keyof typeof targets];
+      const results = await alternate<Measured>(Object.keys(targets), ROUNDS, async (name, round) => {
+        const target = targets[name];
         const headers: Record<string, string> = name === 'service' ? { Authorization: `Bearer ${tokenOf(path)}` } : {};
         const load = (seconds: number) =>
           closedLoop({
@@ -209,7 +216,15 @@ async function main(): Promise<void> {
         results.bare.map((r) => r.cpuUsPerRequest),
         results.service.map((r) => r.cpuUsPerRequest),
       );
-      const loads = [...results.bare, ...results.service].map((r) => r.loadAverage);
+      const loads = Object.values(results)
+        .flat()
+        .map((r) => r.loadAverage);
+      const floorRatio = floor
+        ? ratio(
+            results.floor.map((r) => r.rps),
+            results.bare.map((r) => r.rps),
+          )
+        : null;
       table.push({
         read,
         path,
@@ -221,7 +236,18 @@ async function main(): Promise<void> {
         bareCpuUs: mean(results.bare.map((r) => r.cpuUsPerRequest)),
         serviceCpuUs: mean(results.service.map((r) => r.cpuUsPerRequest)),
         cpuRatio: cpu.median,
-        failures: [...results.bare, ...results.service].reduce((sum, r) => sum + r.unexpected + r.errors, 0),
+        ...(floorRatio
+          ? {
+              floorRps: mean(results.floor.map((r) => r.rps)),
+              floorRatio: floorRatio.ofMeans,
+              floorRoundRatios: floorRatio.perRound,
+              floorCpuUs: mean(results.floor.map((r) => r.cpuUsPerRequest)),
+              serviceToFloor: mean(results.service.map((r) => r.rps)) / mean(results.floor.map((r) => r.rps)),
+            }
+          : {}),
+        failures: Object.values(results)
+          .flat()
+          .reduce((sum, r) => sum + r.unexpected + r.errors, 0),
         loadAverage: { min: Math.min(...loads), max: Math.max(...loads) },
       });
     }
@@ -303,6 +329,17 @@ async function main(): Promise<void> {
         `| \`${row.path as string}\` | ${fmt(row.bareRps as number)} | ${fmt(row.serviceRps as number)} | **${(row.ratio as number).toFixed(2)}** (${rounds}) | ${fmt(row.bareCpuUs as number)} / ${fmt(row.serviceCpuUs as number)} | ${row.failures as number} | ${load.min}–${load.max} |`,
       );
     }
+    if (FLOOR) {
+      console.log(
+        '\n| read | NestJS floor req/s | floor ÷ bare (of means; rounds) | service ÷ floor | CPU µs/answer bare / floor / service |\n|---|---|---|---|---|',
+      );
+      for (const row of table) {
+        const rounds = (row.floorRoundRatios as number[]).map((r) => r.toFixed(2)).join(', ');
+        console.log(
+          `| \`${row.path as string}\` | ${fmt(row.floorRps as number)} | **${(row.floorRatio as number).toFixed(2)}** (${rounds}) | ${(row.serviceToFloor as number).toFixed(2)} | ${fmt(row.bareCpuUs as number)} / ${fmt(row.floorCpuUs as number)} / ${fmt(row.serviceCpuUs as number)} |`,
+        );
+      }
+    }
     console.log(
       `\n| open loop, ${RATE}/s offered, ${OPEN_SECONDS} s | answered/s | p50 ms | p90 ms | p99 ms | max ms | dropped | non-200 | event-loop p99 ms | load average |\n|---|---|---|---|---|---|---|---|---|---|`,
     );
@@ -315,6 +352,7 @@ async function main(): Promise<void> {
   } finally {
     profiler?.close();
     await stopChild(bare);
+    await stopChild(floor);
     await stopChild(service);
     if (REDIS_URL) await dropRedisPrefix(REDIS_URL, redisPrefix).catch(() => undefined);
     rmSync(work, { recursive: true, force: true });
