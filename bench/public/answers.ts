@@ -16,16 +16,19 @@ const round4 = (value: number) => Math.round(value * 10_000) / 10_000;
 const named = async <Row>(pool: Pool, name: string, text: string, values: unknown[]): Promise<Row[]> =>
   (await pool.query({ name, text, values })).rows as Row[];
 
-/** GET /server/baltop?limit=N: TOP_BALANCES_SQL (the ban filter of the service's baltop). */
-export async function baltop(pool: Pool, limit: number) {
-  const rows = await named<RankedBalanceRow>(pool, 'bare_top_balances', TOP_BALANCES_SQL, [limit]);
-  return rows.map((row, i) => ({
+/** The service's baltop answer of TOP_BALANCES_SQL's rows (every baseline of baltop: economy, reads, public). */
+export const baltopEntries = (rows: readonly RankedBalanceRow[]) =>
+  rows.map((row, i) => ({
     rank: i + 1,
     uid: Number(row.uid),
     username: row.username,
     displayName: row.display_name || row.username,
     wattHour: Number(row.watt_hour),
   }));
+
+/** GET /server/baltop?limit=N: TOP_BALANCES_SQL (the ban filter of the service's baltop). */
+export async function baltop(pool: Pool, limit: number) {
+  return baltopEntries(await named<RankedBalanceRow>(pool, 'bare_top_balances', TOP_BALANCES_SQL, [limit]));
 }
 
 /** GET /public/v1/boards/atp?limit=N: TOP_SITE_SQL. */

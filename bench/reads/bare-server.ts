@@ -14,6 +14,7 @@ import { signPackLink, signResourceLink } from '../../src/resources/link-signatu
 import { encodeResourcePath } from '../../src/resources/resource-paths';
 import { benchDatabaseUrl, intFromEnv } from '../harness/env';
 import { serveBare } from '../harness/bare';
+import { baltopEntries } from '../public/answers';
 
 const pool = new Pool({ connectionString: benchDatabaseUrl('rhythmc_bench_economy'), max: 10 });
 const app = express();
@@ -65,13 +66,7 @@ read('/server/baltop', async (req) => {
   const limitParam = req.query.limit;
   const limit = typeof limitParam === 'string' && /^\d{1,3}$/.test(limitParam) ? Number(limitParam) : 10;
   const { rows } = await pool.query<RankedBalanceRow>(TOP_BALANCES_SQL, [limit]);
-  return rows.map((row, index) => ({
-    rank: index + 1,
-    uid: Number(row.uid),
-    username: row.username,
-    displayName: row.display_name || row.username,
-    wattHour: Number(row.watt_hour),
-  }));
+  return baltopEntries(rows);
 });
 
 read('/server/charts', async () => {
