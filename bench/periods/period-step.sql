@@ -10,8 +10,9 @@
 -- SetBasedPeriodStep); the plpgsql loop it replaced (a probe and two upserts per period); the
 -- service's statement with a constant ATP (no top-30 read, no rhythmc_atp_e4); and with no
 -- period_rating write at all. Each is run twice, in turn. The differences say what the loop, the
--- chart bests, the ATP and the rating row cost. The copies are pg_temp functions (gone with the
--- session), not proposals for the schema.
+-- chart bests, the ATP and the rating row cost. Then the service's statement without the period
+-- tables' foreign keys, and without them and the top-30 index (below). The copies are pg_temp
+-- functions (gone with the session), not proposals for the schema.
 \set ON_ERROR_STOP 1
 BEGIN;
 UPDATE board_period SET closed_at = NULL, archived_at = NULL, archived_in_blocks = false;
@@ -20,7 +21,7 @@ CREATE TEMP TABLE bench_plays AS
          (SELECT min(uid) FROM player_rating) + (random() * ((SELECT count(*) FROM player_rating) - 1))::bigint AS uid,
          (SELECT min(level_id) FROM chart) + (random() * ((SELECT count(*) FROM chart) - 1))::int AS level_id,
          90 + random() * 10 AS acc, 1800000000000 + g AS time_ms, 1 + random() * 12 AS c
-    FROM generate_series(1, 8 * :n) g;
+    FROM generate_series(1, 14 * :n) g;
 
 CREATE FUNCTION pg_temp.loop_step(p_uid bigint, p_level_id integer, p_acc double precision, p_time_ms bigint,
   p_record_id bigint, p_constant double precision, p_at timestamptz)
@@ -84,7 +85,7 @@ DECLARE
   v_variant text;
   v_play record;
   v_started timestamptz;
-  v_count integer := (SELECT count(*) FROM bench_plays) / 8;
+  v_count integer := (SELECT count(*) FROM bench_plays) / 14;
   v_pass integer := 0;
 BEGIN
   FOR v_round IN 1..2 LOOP
@@ -103,6 +104,50 @@ BEGIN
       RAISE NOTICE 'round %, %: % us a call (% calls, % open periods)', v_round, v_variant,
         round(extract(epoch FROM clock_timestamp() - v_started) * 1e6 / v_count),
         v_count, (SELECT count(*) FROM board_period WHERE closed_at IS NULL AND starts_at <= now() AND ends_at > now());
+      v_pass := v_pass + 1;
+    END LOOP;
+  END LOOP;
+END $$;
+
+-- What the period tables' foreign keys (to player, for the erasure's cascade) and the top-30 index
+-- (period_id, uid, rating: the ATP's read) cost the service's statement: dropped and put back
+-- between variants (the keys NOT VALID: new rows are still checked), in turn, passes 8 to 13.
+CREATE TEMP TABLE bench_fks AS
+  SELECT conrelid::regclass::text AS tbl, conname, pg_get_constraintdef(oid) AS def FROM pg_constraint
+   WHERE contype = 'f' AND conrelid IN ('period_chart_best'::regclass, 'period_rating'::regclass);
+CREATE TEMP TABLE bench_top AS
+  SELECT pg_get_indexdef('"IDX_period_chart_best_top"'::regclass) AS def;
+DO $$
+DECLARE
+  v_variant text;
+  v_play record;
+  v_started timestamptz;
+  v_count integer := (SELECT count(*) FROM bench_plays) / 14;
+  v_pass integer := 8;
+  v_fk record;
+  v_has_fks boolean := true;
+  v_has_top boolean := true;
+BEGIN
+  FOR v_round IN 1..2 LOOP
+    FOREACH v_variant IN ARRAY ARRAY['service', 'service, no foreign keys', 'service, no foreign keys, no top-30 index'] LOOP
+      IF (v_variant = 'service') <> v_has_fks THEN
+        FOR v_fk IN SELECT * FROM bench_fks LOOP
+          IF v_has_fks THEN EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', v_fk.tbl, v_fk.conname);
+          ELSE EXECUTE format('ALTER TABLE %s ADD CONSTRAINT %I %s NOT VALID', v_fk.tbl, v_fk.conname, v_fk.def);
+          END IF;
+        END LOOP;
+        v_has_fks := NOT v_has_fks;
+      END IF;
+      IF (v_variant <> 'service, no foreign keys, no top-30 index') <> v_has_top THEN
+        IF v_has_top THEN DROP INDEX "IDX_period_chart_best_top"; ELSE EXECUTE (SELECT def FROM bench_top); END IF;
+        v_has_top := NOT v_has_top;
+      END IF;
+      v_started := clock_timestamp();
+      FOR v_play IN SELECT * FROM bench_plays WHERE i > v_pass * v_count AND i <= (v_pass + 1) * v_count ORDER BY i LOOP
+        PERFORM rhythmc_count_period_play(v_play.uid, v_play.level_id, v_play.acc, v_play.time_ms, 0, v_play.c, now());
+      END LOOP;
+      RAISE NOTICE 'round %, %: % us a call (% calls)', v_round, v_variant,
+        round(extract(epoch FROM clock_timestamp() - v_started) * 1e6 / v_count), v_count;
       v_pass := v_pass + 1;
     END LOOP;
   END LOOP;
