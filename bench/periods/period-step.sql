@@ -80,6 +80,11 @@ BEGIN
   ON CONFLICT (period_id, uid) DO UPDATE SET atp = EXCLUDED.atp;
 END $function$;
 
+CREATE TEMP TABLE bench_fks AS
+  SELECT conrelid::regclass::text AS tbl, conname, pg_get_constraintdef(oid) AS def FROM pg_constraint
+   WHERE contype = 'f' AND conrelid IN ('period_chart_best'::regclass, 'period_rating'::regclass);
+CREATE TEMP TABLE bench_top AS
+  SELECT pg_get_indexdef('"IDX_period_chart_best_top"'::regclass) AS def;
 DO $$
 DECLARE
   v_variant text;
@@ -87,6 +92,9 @@ DECLARE
   v_started timestamptz;
   v_count integer := (SELECT count(*) FROM bench_plays) / 14;
   v_pass integer := 0;
+  v_fk record;
+  v_has_fks boolean := true;
+  v_has_top boolean := true;
 BEGIN
   FOR v_round IN 1..2 LOOP
     FOREACH v_variant IN ARRAY ARRAY['service', 'the loop before', 'service, constant ATP', 'service, no rating row'] LOOP
@@ -107,27 +115,9 @@ BEGIN
       v_pass := v_pass + 1;
     END LOOP;
   END LOOP;
-END $$;
-
--- What the period tables' foreign keys (to player, for the erasure's cascade) and the top-30 index
--- (period_id, uid, rating: the ATP's read) cost the service's statement: dropped and put back
--- between variants (the keys NOT VALID: new rows are still checked), in turn, passes 8 to 13.
-CREATE TEMP TABLE bench_fks AS
-  SELECT conrelid::regclass::text AS tbl, conname, pg_get_constraintdef(oid) AS def FROM pg_constraint
-   WHERE contype = 'f' AND conrelid IN ('period_chart_best'::regclass, 'period_rating'::regclass);
-CREATE TEMP TABLE bench_top AS
-  SELECT pg_get_indexdef('"IDX_period_chart_best_top"'::regclass) AS def;
-DO $$
-DECLARE
-  v_variant text;
-  v_play record;
-  v_started timestamptz;
-  v_count integer := (SELECT count(*) FROM bench_plays) / 14;
-  v_pass integer := 8;
-  v_fk record;
-  v_has_fks boolean := true;
-  v_has_top boolean := true;
-BEGIN
+  -- What the period tables' foreign keys (to player, for the erasure's cascade) and the top-30 index
+  -- (period_id, uid, rating: the ATP's read) cost the service's statement: dropped and put back
+  -- between variants (the keys NOT VALID: new rows are still checked), in turn, passes 8 to 13.
   FOR v_round IN 1..2 LOOP
     FOREACH v_variant IN ARRAY ARRAY['service', 'service, no foreign keys', 'service, no foreign keys, no top-30 index'] LOOP
       IF (v_variant = 'service') <> v_has_fks THEN
