@@ -12,6 +12,7 @@ import { PlayerOptionsDto } from './dto/player-options.dto';
 import { toPlayerProfile } from './dto/player-profile.mapper';
 import { PlayerProfileResponse } from './dto/player-profile.response';
 import { PlayerEntity } from './entities/player.entity';
+import { mergeExtraOptions } from './player-options.rules';
 import { PlayerRepository } from './player.repository';
 
 export interface ChatIdentity {
@@ -21,9 +22,6 @@ export interface ChatIdentity {
   prefix: TitleInfo | null;
   suffix: TitleInfo | null;
 }
-
-/** Option keys with their own storage; every other key is kept as sent in `extraOptions`. */
-const CORE_OPTION_KEYS = new Set(['continueEnabled', 'sound', 'songSelectionState']);
 
 /**
  * A logged-in player's own account as the game server changes and shows it: options and titles
@@ -49,12 +47,10 @@ export class PlayerService {
     return this.tx.run(async (manager) => {
       const player = await this.players.lockByUid(session.uid, manager);
       if (!player) throw new UnauthorizedError('Unknown player');
-      const extra = { ...player.extraOptions };
-      for (const [key, value] of Object.entries(body.options)) {
-        if (!CORE_OPTION_KEYS.has(key)) extra[key] = value;
-      }
+      const merged = mergeExtraOptions(player.extraOptions, body.options);
+      if ('refused' in merged) throw BadRequestError.field('options', merged.refused);
       const changes: Partial<PlayerEntity> = {
-        extraOptions: extra,
+        extraOptions: merged.extra,
         ...core,
         ...(body.playerPrefix !== undefined ? { prefixKey: body.playerPrefix || null } : {}),
         ...(body.playerSuffix !== undefined ? { suffixKey: body.playerSuffix || null } : {}),

@@ -384,6 +384,39 @@ describe('Player identity', () => {
       ]);
     });
 
+    it('bounds the unknown keys a player keeps across calls: 400 naming options, stored options unchanged', async () => {
+      const session = await onlinePlayer(app, server);
+      const call = (sent: Record<string, unknown>) =>
+        options({ uid: session.uid, accessToken: session.accessToken, options: sent });
+      const keys = (prefix: string, count: number, value: unknown = 1) =>
+        Object.fromEntries(Array.from({ length: count }, (_, i) => [`${prefix}${i}`, value]));
+      const stored = async () =>
+        (await app.sql('SELECT extra_options FROM player WHERE uid = $1', [session.uid]))[0].extra_options as Record<
+          string,
+          unknown
+        >;
+
+      expect((await call(keys('a', 600))).status).toBe(200);
+      const tooMany = await call({ ...keys('b', 401), sound: { volume: 1 } });
+      expect(tooMany.status).toBe(400);
+      expect(tooMany.body).toEqual(badLines('options would keep 1001 option keys; a player keeps at most 1000'));
+      expect(await stored()).toEqual(keys('a', 600));
+      expect((await call(keys('b', 400))).status).toBe(200);
+
+      // Bytes: 600 values of 120 characters are about 78 KB, over 64 KiB.
+      const tooBig = await call(keys('a', 600, 'v'.repeat(120)));
+      expect(tooBig.status).toBe(400);
+      expect(tooBig.body.errors).toEqual([
+        {
+          field: 'options',
+          message: expect.stringMatching(/^would keep \d+ bytes of options; a player keeps at most 65536$/),
+        },
+      ]);
+      expect(await stored()).toEqual({ ...keys('a', 600), ...keys('b', 400) });
+      const [row] = await app.sql('SELECT sound FROM player WHERE uid = $1', [session.uid]);
+      expect(row.sound).toBeNull(); // the refused call's sound was not written either
+    });
+
     it('answers 400 for a missing options object or uid', async () => {
       const session = await onlinePlayer(app, server);
       expect((await options({ uid: session.uid, accessToken: session.accessToken })).body.message).toContain('options');
