@@ -633,6 +633,21 @@ describe('Public API', () => {
         body: { scopes: ['read:players'], name: 'renamed' },
       });
       expect(patched.body).toMatchObject({ id, name: 'renamed', scopes: ['read:players'], rateLimit: null });
+      // null is no value for a name or the scopes (it answered 500): 400, the key unchanged.
+      for (const [body, message] of [
+        [{ name: null }, 'name must be a string'],
+        [{ scopes: null }, 'scopes must be a non-empty list of distinct scopes'],
+      ] as const) {
+        const refused = await app.admin.request('PATCH', `/admin/api-keys/${id}`, { body });
+        expect({ body, status: refused.status, message: refused.body.message }).toEqual({
+          body,
+          status: 400,
+          message: expect.stringContaining(message),
+        });
+      }
+      expect(await app.sql('SELECT name, scopes FROM public_api_key WHERE id = $1', [id])).toEqual([
+        { name: 'renamed', scopes: ['read:players'] },
+      ]);
       expect((await get('charts', key)).status).toBe(403);
       expect((await get(`players/${p.steve.uid}`, key)).status).toBe(200);
       expect((await app.admin.delete(`/admin/api-keys/${id}`)).status).toBe(204);

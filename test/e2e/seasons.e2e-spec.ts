@@ -269,6 +269,21 @@ describe('Seasons: the admin API and the close rule (issue #44)', () => {
     ] as const;
     for (const [body, , message] of refusals)
       expect({ body, answer: (await patch(path, body)).body }).toEqual({ body, answer: badLines(message) });
+    // null is no value for these (it reached the service as one): 400 on the field, the season unchanged.
+    const before = await seasonRows(app);
+    for (const field of ['name', 'startsAt', 'endsAt']) {
+      const refused = await patch(path, { [field]: null });
+      expect({
+        field,
+        status: refused.status,
+        fields: [...new Set((refused.body.errors as { field: string }[]).map((e) => e.field))],
+      }).toEqual({
+        field,
+        status: 400,
+        fields: [field],
+      });
+    }
+    expect(await seasonRows(app)).toEqual(before);
 
     now = at(31); // the season has started
     expect((await app.admin.get(path)).body.state).toBe('open');

@@ -218,6 +218,23 @@ describe('Webhooks', () => {
     }
     expect(await app.sql('SELECT id FROM webhook')).toHaveLength(1);
     expect((await app.admin.request('PATCH', '/admin/webhooks/999999', { body: { name: 'y' } })).status).toBe(404);
+    // null is no value for a field of a PATCH (a null url answered 500): 400, the webhook unchanged.
+    const [kept] = await app.sql<{ id: number }>('SELECT id, name, url, events, format, atp_top, enabled FROM webhook');
+    for (const field of ['name', 'url', 'events', 'format', 'atpTop', 'enabled']) {
+      const refused = await app.admin.request('PATCH', `/admin/webhooks/${kept.id}`, { body: { [field]: null } });
+      expect({
+        field,
+        status: refused.status,
+        error: refused.body.error,
+        fields: [...new Set((refused.body.errors as { field: string }[]).map((e) => e.field))],
+      }).toEqual({
+        field,
+        status: 400,
+        error: 'BAD_REQUEST',
+        fields: [field],
+      });
+    }
+    expect(await app.sql('SELECT id, name, url, events, format, atp_top, enabled FROM webhook')).toEqual([kept]);
     expect((await app.admin.delete('/admin/webhooks/999999')).status).toBe(404);
     expect((await app.admin.get('/admin/webhooks/999999/deliveries')).status).toBe(404);
   });

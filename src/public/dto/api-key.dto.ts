@@ -13,6 +13,7 @@ import {
   Max,
   Min,
 } from 'class-validator';
+import { AbsentOr } from '../../common/validation/absent-or';
 import { IsText } from '../../common/validation/is-text';
 import { PUBLIC_API_SCOPES, type PublicApiScope } from '../public-api.rules';
 
@@ -85,12 +86,12 @@ export class CreateApiKeyDto {
 /** PATCH /admin/api-keys/{id}: the fields given change, the others stay. */
 export class UpdateApiKeyDto {
   @ApiPropertyOptional(NAME)
-  @IsOptional()
+  @AbsentOr()
   @Name()
   name?: string;
 
   @ApiPropertyOptional(SCOPES)
-  @IsOptional()
+  @AbsentOr()
   @Scopes()
   scopes?: PublicApiScope[];
 

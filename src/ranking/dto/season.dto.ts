@@ -12,6 +12,7 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
+import { AbsentOr } from '../../common/validation/absent-or';
 import { COLLECTION_KEY_MAX_LENGTH, isCollectionKey } from '../../catalog/catalog.rules';
 import { parseLocalDateTime } from '../../common/time';
 import { Check } from '../../common/validation/check';
@@ -120,7 +121,7 @@ export class CreateSeasonDto {
 /** PATCH /admin/seasons/{id}: the fields given change, the others stay; only while the season is open. */
 export class UpdateSeasonDto {
   @ApiPropertyOptional(NAME_DOC)
-  @IsOptional()
+  @AbsentOr()
   @Name()
   name?: string;
 
@@ -129,7 +130,7 @@ export class UpdateSeasonDto {
     description: 'Only before the season starts, and not in the past',
     example: '2027-03-01T00:00:00',
   })
-  @IsOptional()
+  @AbsentOr()
   @LocalDateTime('startsAt')
   startsAt?: string;
 
@@ -138,7 +139,7 @@ export class UpdateSeasonDto {
     description: 'Not in the past, after startsAt',
     example: '2027-06-01T00:00:00',
   })
-  @IsOptional()
+  @AbsentOr()
   @LocalDateTime('endsAt')
   endsAt?: string;
 

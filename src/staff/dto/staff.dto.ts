@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { buildMessage, IsBoolean, IsIn, IsString, Matches, MinLength, ValidateBy, ValidateIf } from 'class-validator';
+import { buildMessage, IsBoolean, IsIn, IsString, Matches, MinLength, ValidateBy } from 'class-validator';
 import { RESERVED_STAFF_NAMES, STAFF_NAME_PATTERN } from '../../auth/auth.types';
 import { PERMISSION_NAMES, ROLES } from '../../auth/permissions';
 import type { Permission, Role } from '../../auth/permissions';
+import { AbsentOr } from '../../common/validation/absent-or';
 import { IsText, textLength } from '../../common/validation/is-text';
 
 /** NIST SP 800-63B-4 §3.1.1.2: at least 15 characters for a password that is the only factor. */
@@ -25,14 +26,6 @@ function IsNewPassword(): PropertyDecorator {
       ),
     },
   });
-}
-
-/**
- * Optional, but not null: validated unless the field is left out. IsOptional would also let null
- * through, which the service then took for a value (`{"password": null}` answered 500).
- */
-function AbsentOr(): PropertyDecorator {
-  return ValidateIf((_object: object, value: unknown) => value !== undefined);
 }
 
 const NAME_MESSAGE = 'name must be 2-32 characters of a-z, 0-9, ".", "_" and "-", starting with a letter or digit';

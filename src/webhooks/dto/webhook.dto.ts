@@ -14,8 +14,8 @@ import {
   Max,
   Min,
   ValidateBy,
-  ValidateIf,
 } from 'class-validator';
+import { AbsentOr } from '../../common/validation/absent-or';
 import { ListQueryDto, OneOfFilter } from '../../common/pagination/list-query';
 import { IsText } from '../../common/validation/is-text';
 import { WEBHOOK_EVENTS, WEBHOOK_FORMATS, type WebhookEvent, type WebhookFormat } from '../webhook-events';
@@ -96,32 +96,32 @@ export class CreateWebhookDto {
 /** PATCH /admin/webhooks/{id}: the fields given change. `enabled: true` also clears a failure streak. */
 export class UpdateWebhookDto {
   @ApiPropertyOptional({ type: String, minLength: 1, maxLength: 64 })
-  @IsOptional()
+  @AbsentOr()
   @Name()
   name?: string;
 
   @ApiPropertyOptional(URL_DOC)
-  @IsOptional()
+  @AbsentOr()
   @Url()
   url?: string;
 
   @ApiPropertyOptional(EVENTS_DOC)
-  @IsOptional()
+  @AbsentOr()
   @Events()
   events?: WebhookEvent[];
 
   @ApiPropertyOptional(FORMAT_DOC)
-  @IsOptional()
+  @AbsentOr()
   @IsIn(WEBHOOK_FORMATS, { message: `format must be one of ${WEBHOOK_FORMATS.join(', ')}` })
   format?: WebhookFormat;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 1000 })
-  @IsOptional()
+  @AbsentOr()
   @AtpTop()
   atpTop?: number;
 
   @ApiPropertyOptional({ type: Boolean })
-  @IsOptional()
+  @AbsentOr()
   @IsBoolean({ message: 'enabled must be a boolean' })
   enabled?: boolean;
 }
@@ -199,8 +199,7 @@ export class RotateWebhookSecretDto {
     description:
       'How long the replaced secret keeps signing beside the new one (a second signature in X-Rhythmc-Signature), for the receivers to take the new one; 0 drops it at once',
   })
-  // Optional but not null (IsOptional would let null through as "the default").
-  @ValidateIf((_object: object, value: unknown) => value !== undefined)
+  @AbsentOr()
   @IsInt({ message: OVERLAP_MESSAGE })
   @Min(0, { message: OVERLAP_MESSAGE })
   @Max(604_800, { message: OVERLAP_MESSAGE })
