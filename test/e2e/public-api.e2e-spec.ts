@@ -498,6 +498,10 @@ describe('Public API', () => {
       ['boards/atp?limit=5&around=1', 'limit cannot be combined with around: give limit (top N) or around (a window)'],
       ['first-places?limit=101', 'limit must be an integer from 1 to 100'],
       ['charts?x=1', 'x: property x should not exist'],
+      // The keys of prototype pollution, which Nest's pipe drops before the unknown-field rule.
+      ['boards/atp?__proto__=1', '__proto__: property __proto__ should not exist'],
+      ['players?name=Steve&constructor=1', 'constructor: property constructor should not exist'],
+      ['boards/charts/701?limit=5&prototype=x', 'prototype: property prototype should not exist'],
     ])('GET /public/v1/%s: 400 naming the field', async (path, message) => {
       const response = await app.http.get(`/public/v1/${path}`, { token: bothKey.key });
       expect({ status: response.status, body: response.body }).toEqual({

@@ -21,7 +21,8 @@ export const MAX_JSON_DEPTH = 64;
 /** Keys of one object; the interface's objects have a few dozen at most, its maps (options) as many. */
 export const MAX_JSON_KEYS = 1000;
 
-const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+/** Keys of prototype pollution: refused in a body (here) and in a query (AppValidationPipe). */
+export const RESERVED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 

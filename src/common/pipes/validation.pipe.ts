@@ -6,7 +6,7 @@ import { isPluginBody } from '../validation/plugin-body';
 import { isJsonObject } from '../validation/json-object';
 import { isMemoizedQuery, QueryMemo } from '../validation/memoized-query';
 import { cacheValidationMetadata } from '../validation/metadata-cache';
-import { isCheckedJsonBody } from '../http/json-body-check';
+import { isCheckedJsonBody, RESERVED_KEYS } from '../http/json-body-check';
 
 /** Told of the unknown fields a plugin body carried (they were ignored). */
 export type IgnoredFieldsListener = (dto: string, fields: string[]) => void;
@@ -89,6 +89,11 @@ class AppValidationPipe extends ValidationPipe {
       return this.refuseDropped(value, await this.strict.transform(value, metadata));
     }
     if (metadata.type === 'query') {
+      // Nest's pipe deletes these keys before class-transformer sees them, so the unknown-field
+      // rule never did: `?constructor=1` answered as the URL without it (a cache-buster past the 400).
+      const reserved = isJsonObject(value) ? Object.keys(value).filter((key) => RESERVED_KEYS.has(key)) : [];
+      if (reserved.length > 0 && !isPluginBody(metadata.metatype))
+        throw this.exceptionFactory(unknownFieldErrors(reserved.map((key) => [key])));
       // A hot read's query (@MemoizedQuery): a query string accepted before is not validated again.
       const key = isMemoizedQuery(metadata.metatype) ? QueryMemo.keyOf(value) : null;
       const kept = key === null ? undefined : this.queries.get(metadata.metatype, key);
