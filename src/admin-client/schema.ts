@@ -2330,13 +2330,13 @@ export interface components {
        */
       name: string;
       /**
-       * @description The servers of the scope at the read, ascending: a player is on the board when its home server is one of them
+       * @description The servers of the scope at the read, ascending: a player is on the board when its home server is one of them. Not in the public API (/public/v1), whose answers name no server
        * @example [
        *       1,
        *       2
        *     ]
        */
-      serverIDs: number[];
+      serverIDs?: number[];
     };
     AtpBoardEntry: {
       /**

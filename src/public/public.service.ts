@@ -7,6 +7,7 @@ import { EconomyService } from '../economy/economy.service';
 import { PlayerReadService, PublicPlayer } from '../player/player-read.service';
 import {
   AtpBoardResponse,
+  type BoardScopeView,
   ChartBoardResponse,
   FirstPlace,
   LeaderboardQueryDto,
@@ -41,6 +42,11 @@ import { PreparedAnswer } from './public-http';
  * not there), charts and titles from Catalog, the balance from Economy (only where an operator
  * turned it on). Nothing here decides what counts, who is banned or how boards are ordered.
  */
+/** A board answer without its scope's server ids (BoardScopeView.serverIDs: not in the public API). */
+export type PublicBoard<T extends AtpBoardResponse | ChartBoardResponse> = Omit<T, 'scope'> & {
+  scope?: Omit<BoardScopeView, 'serverIDs'>;
+};
+
 @Injectable()
 export class PublicService {
   /** Rank 1 of every chart, newest first: one statement over every chart, kept for max-age (at least a second). */
@@ -56,12 +62,16 @@ export class PublicService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  atpBoard(query: LeaderboardQueryDto, caller: string): Promise<AtpBoardResponse> {
-    return this.boards.atpBoard(query, caller);
+  async atpBoard(query: LeaderboardQueryDto, caller: string): Promise<PublicBoard<AtpBoardResponse>> {
+    return this.publicBoard(await this.boards.atpBoard(query, caller), query);
   }
 
-  chartBoard(levelId: number, query: LeaderboardQueryDto, caller: string): Promise<ChartBoardResponse> {
-    return this.boards.chartBoard(levelId, query, caller);
+  async chartBoard(
+    levelId: number,
+    query: LeaderboardQueryDto,
+    caller: string,
+  ): Promise<PublicBoard<ChartBoardResponse>> {
+    return this.publicBoard(await this.boards.chartBoard(levelId, query, caller), query);
   }
 
   atpAmong(uids: string[]): Promise<ScopedAtpBoardResponse> {
@@ -118,6 +128,23 @@ export class PublicService {
   async history(uid: string): Promise<RatingHistoryResponse> {
     if ((await this.players.publicPlayer({ uid })) === null) throw new NotFoundError(`No player with uid ${uid}`);
     return this.histories.read(uid);
+  }
+
+  /**
+   * A board as the public sees it. A window around a banned player is 404 with the unknown uid's
+   * message (the game's routes answer it with no rank and no entries, which told a ban from a
+   * typo); the answer of a window without a rank is the only one where that can be. A scope leaves
+   * out its servers' ids: no server is in a public answer.
+   */
+  private async publicBoard<T extends AtpBoardResponse | ChartBoardResponse>(
+    answer: T,
+    query: LeaderboardQueryDto,
+  ): Promise<PublicBoard<T>> {
+    const around = query.around;
+    if (around !== undefined && answer.rank === null && (await this.players.publicPlayer({ uid: around })) === null)
+      throw new NotFoundError(`No player with uid ${around}`);
+    if (answer.scope === undefined) return answer;
+    return { ...answer, scope: { kind: answer.scope.kind, name: answer.scope.name } };
   }
 
   private async profileOf(

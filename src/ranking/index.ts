@@ -32,3 +32,4 @@ export {
   UID,
   USERNAME,
 } from './dto/leaderboard.dto';
+export type { BoardScopeView } from './dto/board-scope.dto';
