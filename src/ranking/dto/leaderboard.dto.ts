@@ -21,6 +21,7 @@ import {
 import { StrictInt } from '../../common/validation/strict-integer';
 import { NETWORK_NAME_PATTERN } from '../../common/validation/network-name';
 import { BoardScopeView, COUNTRY_PATTERN } from './board-scope.dto';
+import { SEASON_SLUG_SOURCE } from './season.dto';
 
 export { BoardScopeView } from './board-scope.dto';
 
@@ -49,13 +50,15 @@ const limitMessage = `limit must be an integer from 1 to ${BOARD_MAX_LIMIT}`;
 const kMessage = `k must be an integer from 0 to ${BOARD_MAX_K}`;
 const aroundMessage = 'around must be a positive integer';
 /** `all`, a calendar period now, a season by id or slug, or any period (a closed one: its archive) by id. */
-export const PERIOD_PATTERN = /^(all|day|week|month|season:([1-9]\d{0,17}|[a-z][a-z0-9-]{0,63})|[1-9]\d{0,17})$/;
+export const PERIOD_PATTERN = new RegExp(
+  `^(all|day|week|month|season:([1-9]\\d{0,17}|${SEASON_SLUG_SOURCE})|[1-9]\\d{0,17})$`,
+);
 const groupMessage = 'group must be 1-64 characters of A-Z, a-z, 0-9, _, . and -';
 const countryMessage =
   'country must be 1-64 characters of A-Z, a-z, 0-9, space, _, . and -, starting with a letter or digit';
 const SCOPE_PERIOD_MESSAGE = 'group and country read the all-time boards: not with period';
 const periodMessage =
-  'period must be all, day, week, month, season:<id or slug> or a period id (a slug is a-z, 0-9 and -, starting with a letter)';
+  'period must be all, day, week, month, season:<id or slug> or a period id (a slug is 1 to 64 of a-z, 0-9 and inner -, with at least one letter)';
 
 /**
  * GET /server/leaderboards/…: either the top `limit` (the default, 10) or the window `around` a

@@ -25,8 +25,10 @@ export const SEASON_GRANT_TOP_MAX = 1000;
  * A season's slug: lower-case letters, digits and inner hyphens, 1 to 64 characters, with at least
  * one letter (`period=season:42` names the period with id 42, so an all-digit slug could not be read).
  */
-export const SEASON_SLUG_PATTERN = /^(?=[a-z0-9-]*[a-z])[a-z0-9]+(?:-[a-z0-9]+)*$/;
 export const SEASON_SLUG_MAX = 64;
+/** The slug rule without anchors, with its length: the seasons' DTO and the boards' `period=season:<slug>` both use it. */
+export const SEASON_SLUG_SOURCE = `(?=[a-z0-9-]{1,${SEASON_SLUG_MAX}}$)(?=[a-z0-9-]*[a-z])[a-z0-9]+(?:-[a-z0-9]+)*`;
+export const SEASON_SLUG_PATTERN = new RegExp(`^${SEASON_SLUG_SOURCE}$`);
 export const SEASON_NAME_MAX = 128;
 
 export const isSeasonSlug = (value: unknown): value is string =>
