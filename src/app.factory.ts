@@ -8,7 +8,7 @@ import { bodyParserErrorHandler, jsonBodyParser } from './common/http/body-parse
 import { HttpDrain } from './common/lifecycle/http-drain';
 import { exitOnFatal, type StopSignals } from './common/lifecycle/shutdown-signals';
 import { httpsOptionsOf } from './common/lifecycle/tls-options';
-import { answerClientError } from './common/http/client-error';
+import { guardClientErrors } from './common/http/client-error';
 import { createValidationPipe } from './common/pipes/validation.pipe';
 import { AppConfig } from './config/app-config';
 import { mountPublicHttp } from './public/public-http';
@@ -119,7 +119,7 @@ export async function startService(config: AppConfig, options: StartOptions = {}
     // Before the body parser: its refusals under /public get the public API's CORS and no-store too.
     mountPublicHttp(app);
     app.use(jsonBodyParser(), bodyParserErrorHandler);
-    app.getHttpServer().on('clientError', answerClientError);
+    guardClientErrors(app.getHttpServer());
     const metrics = app.get(MetricsService);
     const validationLogger = new Logger('Validation');
     app.useGlobalPipes(

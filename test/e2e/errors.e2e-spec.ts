@@ -1,3 +1,5 @@
+import { HttpAdapterHost } from '@nestjs/core';
+import type { Server } from 'node:http';
 import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { createServer, onlineServer } from '../factories/server.factory';
@@ -171,6 +173,52 @@ describe('Error bodies, body limits and rate limits', () => {
     expect(response.status).toBe(413);
     expect(response.body).toEqual({ error: 'PAYLOAD_TOO_LARGE', message: 'Request body exceeds 262144 bytes' });
     expect(await app.sql(`SELECT 1 FROM game_server WHERE name = 'big'`)).toHaveLength(0);
+  });
+
+  it.each([
+    ['no encoding', '', '262145'],
+    ['gzip', 'Content-Encoding: gzip\r\n', '999999999'],
+  ])(
+    'answers a body declared over 256 KiB (%s) with 413 at once, without waiting for it, and closes the connection',
+    async (_label, encoding, length) => {
+      const started = Date.now();
+      const answer = await new Promise<{ text: string; closed: boolean }>((resolve, reject) => {
+        const socket = connect(Number(new URL(app.baseUrl).port), '127.0.0.1', () =>
+          // The headers only; the socket stays open for the body that never comes.
+          socket.write(
+            `POST /admin/servers HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${app.config.adminToken}\r\n` +
+              `Content-Type: application/json\r\n${encoding}Content-Length: ${length}\r\n\r\n{`,
+          ),
+        );
+        const chunks: Buffer[] = [];
+        const timer = setTimeout(() => {
+          socket.destroy();
+          resolve({ text: Buffer.concat(chunks).toString('latin1'), closed: false });
+        }, 5_000);
+        socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+        socket.on('error', reject);
+        socket.on('close', () => {
+          clearTimeout(timer);
+          resolve({ text: Buffer.concat(chunks).toString('latin1'), closed: true });
+        });
+      });
+      const [head, body = ''] = answer.text.split('\r\n\r\n');
+      expect({ status: /^HTTP\/1\.1 (\d{3})/.exec(head)?.[1], closed: answer.closed }).toEqual({
+        status: '413',
+        closed: true,
+      });
+      expect(head).toMatch(/\r\nConnection: close\r\n/i);
+      expect(JSON.parse(body)).toEqual({ error: 'PAYLOAD_TOO_LARGE', message: 'Request body exceeds 262144 bytes' });
+      expect(Date.now() - started).toBeLessThan(5_000);
+    },
+  );
+
+  it('gives a client 20 s for its headers and 60 s for its whole request (node: 60 s and 300 s)', () => {
+    const server = app.get(HttpAdapterHost).httpAdapter.getHttpServer() as Server;
+    expect({ headers: server.headersTimeout, request: server.requestTimeout }).toEqual({
+      headers: 20_000,
+      request: 60_000,
+    });
   });
 
   it('accepts a body just under 256 KiB (then validates it)', async () => {

@@ -17,6 +17,26 @@ function refuse(res: Response, error: AppError): void {
 /** decisions.md §2: bodies over 256 KiB are refused with 413. */
 export const MAX_BODY_BYTES = 256 * 1024;
 
+/**
+ * What a compressed body of MAX_BODY_BYTES or less can take on the wire: compression adds at most
+ * a few bytes a block to data it cannot shrink (about 100 for 256 KiB of gzip), so a longer one
+ * inflates to more than the limit.
+ */
+const MAX_ENCODED_BODY_BYTES = MAX_BODY_BYTES + 1024;
+
+/**
+ * Whether the declared Content-Length alone says the body is over the limit. body-parser refuses
+ * such a body too, but only once it has read and dropped it all: a request declaring a gigabyte
+ * and sending nothing held its connection until the server's request timeout.
+ */
+function declaredTooLarge(req: Request): boolean {
+  const declared = req.headers['content-length'];
+  if (declared === undefined || !/^\d{1,16}$/.test(declared)) return false;
+  const encoding = req.headers['content-encoding'];
+  const limit = encoding === undefined || encoding === 'identity' ? MAX_BODY_BYTES : MAX_ENCODED_BODY_BYTES;
+  return Number(declared) > limit;
+}
+
 /** express.json, then the rules every JSON body must meet (json-body-check.ts): 400 when one fails. */
 export function jsonBodyParser(): RequestHandler {
   const parse = json({ limit: MAX_BODY_BYTES, strict: true });
@@ -24,6 +44,12 @@ export function jsonBodyParser(): RequestHandler {
     // No body at all (every GET of the plugin): nothing to parse (body-parser's own hasBody test).
     if (req.headers['transfer-encoding'] === undefined && req.headers['content-length'] === undefined) {
       next();
+      return;
+    }
+    if (declaredTooLarge(req)) {
+      // Answered at once; the body is not read, so the connection cannot serve another request.
+      res.setHeader('Connection', 'close');
+      refuse(res, new PayloadTooLargeError(MAX_BODY_BYTES));
       return;
     }
     parse(req, res, (error?: unknown) => {

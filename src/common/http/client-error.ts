@@ -1,4 +1,21 @@
+import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
+
+/**
+ * How long a client may take to send a request's headers, and the whole request: node's defaults
+ * (60 s and 300 s) let a client that declares a body and never sends it hold a connection for five
+ * minutes; 256 KiB at the slowest link a game server or a browser plausibly has takes seconds.
+ * Answered 408 by answerClientError. Node checks them every 30 s, so a timeout acts up to 30 s late.
+ */
+export const HEADERS_TIMEOUT_MS = 20_000;
+export const REQUEST_TIMEOUT_MS = 60_000;
+
+/** Sets the timeouts above on the app's HTTP server, with answerClientError for what node's parser refuses. */
+export function guardClientErrors(server: Server): void {
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
+  server.requestTimeout = REQUEST_TIMEOUT_MS;
+  server.on('clientError', answerClientError);
+}
 
 /**
  * Requests node's HTTP parser refuses before the app sees them (a request target with raw
