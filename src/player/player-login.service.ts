@@ -12,7 +12,7 @@ import { NetTokenGuesses } from '../common/throttle/net-token-guesses';
 import { formatLocalDateTime } from '../common/time';
 import { TransactionService } from '../database/transaction.service';
 import { ServerService } from '../server/server.service';
-import { PlayerLoginDto } from './dto/player-login.dto';
+import { PlayerLoginDto, USERNAME_PATTERN } from './dto/player-login.dto';
 import { PlayerLogoutDto } from './dto/player-options.dto';
 import { toPlayerProfile } from './dto/player-profile.mapper';
 import { PlayerProfileResponse } from './dto/player-profile.response';
@@ -301,7 +301,12 @@ export class PlayerLoginService {
         if (!profile || profile.id.replace(/-/g, '').toLowerCase() !== uuid.replace(/-/g, '')) {
           throw new UnauthorizedError('Not a genuine account');
         }
-        if (profile.name.toLowerCase() !== (body.username as string).toLowerCase()) {
+        // The same name up to ASCII case, by the rule the request's name met: a Unicode case fold
+        // let a look-alike in (the Kelvin sign U+212A lowers to k) and stored it as the name.
+        if (
+          !USERNAME_PATTERN.test(profile.name) ||
+          profile.name.toLowerCase() !== (body.username as string).toLowerCase()
+        ) {
           throw new UnauthorizedError('The username does not match the account');
         }
         return { uuid, username: profile.name };

@@ -188,6 +188,17 @@ describe('Player identity', () => {
       expect(await app.sql('SELECT 1 FROM player WHERE uuid = $1', [uuid])).toHaveLength(0);
     });
 
+    it('answers 401 when the account’s name only looks like the one asked (a Unicode case fold is no match)', async () => {
+      const uuid = randomUuid();
+      idp.addAccount(uuid, '\u212Aelvin'); // the Kelvin sign, which lowers to k
+      const response = await login({ mode: 'ONLINE', version: 1, uuid, username: 'kelvin' });
+      expect({ status: response.status, body: response.body }).toEqual({
+        status: 401,
+        body: { error: 'UNAUTHORIZED', message: 'The username does not match the account' },
+      });
+      expect(await app.sql('SELECT 1 FROM player WHERE uuid = $1', [uuid])).toHaveLength(0);
+    });
+
     it.each([
       ['204 (no such account)', undefined],
       ['404', 'missing' as const],
