@@ -26,6 +26,19 @@ export function parseAllowedNetworks(entries: readonly string[]): AddressPolicy[
   });
 }
 
+/**
+ * Ranges ipaddr.js counts as unicast that are not public either: the benchmarking network
+ * (198.18.0.0/15, RFC 2544), IPv4-compatible IPv6 (`::a.b.c.d`, deprecated: `::7f00:1` is
+ * 127.0.0.1 on a host that tunnels them), site-local (fec0::/10, deprecated) and the discard
+ * prefix (100::/64).
+ */
+const NOT_PUBLIC: ReadonlyArray<[string, ipaddr.IPv4 | ipaddr.IPv6, number]> = [
+  ['benchmarking', '198.18.0.0/15'],
+  ['ipv4Compatible', '::/96'],
+  ['siteLocal', 'fec0::/10'],
+  ['discard', '100::/64'],
+].map(([kind, cidr]) => [kind, ...ipaddr.parseCIDR(cidr)]);
+
 /** The reason an address is refused, or null when a delivery may connect to it. */
 export function refusedAddress(address: string, policy: AddressPolicy): string | null {
   if (!ipaddr.isValid(address)) return `${address} is not an IP address`;
@@ -35,7 +48,13 @@ export function refusedAddress(address: string, policy: AddressPolicy): string |
   for (const [range, bits] of policy.allowed) {
     if (range.kind() === parsed.kind() && (parsed as ipaddr.IPv4).match(range as ipaddr.IPv4, bits)) return null;
   }
-  const kind = parsed.range();
+  const range = parsed.range();
+  const kind =
+    range !== 'unicast'
+      ? range
+      : (NOT_PUBLIC.find(
+          ([, from, bits]) => from.kind() === parsed.kind() && (parsed as ipaddr.IPv4).match(from as ipaddr.IPv4, bits),
+        )?.[0] ?? range);
   return kind === 'unicast'
     ? null
     : `${parsed.toString()} is a ${kind} address (WEBHOOK_ALLOWED_NETWORKS does not allow it)`;

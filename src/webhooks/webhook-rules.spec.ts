@@ -19,12 +19,20 @@ describe('webhook address policy', () => {
     ['0.0.0.0', 'unspecified'],
     ['224.0.0.1', 'multicast'],
     ['255.255.255.255', 'broadcast'],
+    // Unicast to ipaddr.js, not public either.
+    ['198.18.0.1', 'benchmarking'],
+    ['198.19.255.254', 'benchmarking'],
+    ['::7f00:1', 'ipv4Compatible'],
+    ['::a9fe:a9fe', 'ipv4Compatible'],
+    ['fec0::1', 'siteLocal'],
+    ['100::1', 'discard'],
   ])('refuses %s (%s)', (address, kind) => {
     expect(refusedAddress(address, none)).toContain(`a ${kind} address`);
   });
 
   it('lets public addresses through, and what the operator allowed', () => {
     expect(refusedAddress('93.184.216.34', none)).toBeNull();
+    expect(refusedAddress('198.20.0.1', none)).toBeNull();
     expect(refusedAddress('2606:2800:220:1:248:1893:25c8:1946', none)).toBeNull();
     const allowed = { allowed: parseAllowedNetworks(['127.0.0.0/8', '10.0.0.5']) };
     expect(refusedAddress('127.0.0.1', allowed)).toBeNull();

@@ -632,6 +632,8 @@ describe('Webhook addresses', () => {
       'http://192.168.1.1/',
       'http://[::1]/',
       'http://[::ffff:127.0.0.1]/',
+      `http://[::127.0.0.1]:${receiver.port}/hook`, // IPv4-compatible (::7f00:1), unicast to ipaddr.js
+      'http://198.18.0.1/',
       'http://100.100.100.200/',
       'http://0.0.0.0/',
     ]) {
