@@ -616,6 +616,11 @@ describe('Public API', () => {
         [{ name: 'x', scopes: ['write:boards'] }, scopes],
         [{ name: 'x', scopes: 'read:boards' }, scopes],
         [{ name: '', scopes: ['read:boards'] }, 'name should not be empty'],
+        [{ name: '   ', scopes: ['read:boards'] }, 'name must hold a visible character and no control character'],
+        [
+          { name: 'a\u001b[31mred', scopes: ['read:boards'] },
+          'name must hold a visible character and no control character',
+        ],
         [{ name: 'x'.repeat(65), scopes: ['read:boards'] }, 'name must be shorter than or equal to 64 characters'],
         [
           { name: 'x', scopes: ['read:boards'], rateLimit: 0 },

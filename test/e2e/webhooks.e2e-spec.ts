@@ -199,6 +199,7 @@ describe('Webhooks', () => {
 
     for (const [body, message] of [
       [{ name: 'x', url: 'ftp://example.com/', events: ['player.banned'] }, /^url must be an http or https URL/],
+      [{ name: ' \t', url: 'https://example.com/', events: ['player.banned'] }, /^name must hold a visible character/],
       [{ name: 'x', url: 'https://user:pw@example.com/', events: ['player.banned'] }, /without user or password/],
       [{ name: 'x', url: 'https://example.com/', events: ['player.nope'] }, /^events must be a non-empty list/],
       [{ name: 'x', url: 'https://example.com/', events: [] }, /^events must be a non-empty list/],

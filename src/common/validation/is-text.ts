@@ -1,4 +1,5 @@
-import { buildMessage, ValidateBy, ValidationOptions } from 'class-validator';
+import { applyDecorators } from '@nestjs/common';
+import { buildMessage, IsNotEmpty, IsString, ValidateBy, ValidationOptions } from 'class-validator';
 
 /**
  * A string's length as PostgreSQL counts it for `varchar(n)`: in code points. class-validator's
@@ -38,5 +39,39 @@ export function IsText(max: number, validationOptions?: ValidationOptions): Prop
       },
     },
     validationOptions,
+  );
+}
+
+/** Whether the text holds a C0 or C1 control character or DEL. */
+function hasControl(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x20 || (unit >= 0x7f && unit <= 0x9f)) return true;
+  }
+  return false;
+}
+
+/**
+ * A name staff give a thing and read back in lists, the console and the CLI (an API key, a
+ * webhook, a season): a string of 1 to `max` characters (IsText) with at least one visible one and
+ * no control character. A blank name was a blank row; an escape sequence (`\u001b[31m`) printed by
+ * the CLI recoloured or moved the terminal it ran in.
+ */
+export function IsLabel(max: number): PropertyDecorator {
+  return applyDecorators(
+    IsString(),
+    IsNotEmpty(),
+    IsText(max),
+    ValidateBy({
+      name: 'isLabel',
+      validator: {
+        // '' is IsNotEmpty's to refuse (one message a problem).
+        validate: (value: unknown): boolean =>
+          typeof value === 'string' && (value === '' || (/\S/u.test(value) && !hasControl(value))),
+        defaultMessage: buildMessage(
+          (eachPrefix) => `${eachPrefix}$property must hold a visible character and no control character`,
+        ),
+      },
+    }),
   );
 }

@@ -1,20 +1,8 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
-import {
-  ArrayMaxSize,
-  ArrayMinSize,
-  ArrayUnique,
-  IsArray,
-  IsIn,
-  IsInt,
-  IsNotEmpty,
-  IsOptional,
-  IsString,
-  Max,
-  Min,
-} from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { AbsentOr } from '../../common/validation/absent-or';
-import { IsText } from '../../common/validation/is-text';
+import { IsLabel } from '../../common/validation/is-text';
 import { PUBLIC_API_SCOPES, type PublicApiScope } from '../public-api.rules';
 
 /** The most calls a minute a key may be given (the config's own bound). */
@@ -67,7 +55,7 @@ const RateLimit = () =>
   );
 
 /** A key's name: 1 to 64 characters as its column counts them. */
-const Name = () => applyDecorators(IsString(), IsNotEmpty(), IsText(64));
+const Name = () => IsLabel(64);
 
 /** POST /admin/api-keys. */
 export class CreateApiKeyDto {

@@ -1,22 +1,12 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import {
-  IsInt,
-  IsNotEmpty,
-  IsObject,
-  IsOptional,
-  IsString,
-  Max,
-  Min,
-  ValidateIf,
-  ValidateNested,
-} from 'class-validator';
+import { IsInt, IsObject, IsOptional, Max, Min, ValidateIf, ValidateNested } from 'class-validator';
 import { AbsentOr } from '../../common/validation/absent-or';
 import { COLLECTION_KEY_MAX_LENGTH, isCollectionKey } from '../../catalog/catalog.rules';
 import { parseLocalDateTime } from '../../common/time';
 import { Check } from '../../common/validation/check';
-import { IsText } from '../../common/validation/is-text';
+import { IsLabel } from '../../common/validation/is-text';
 import { isJsonObject } from '../../common/validation/json-object';
 
 /** The most players a close rule may grant to (docs/decisions.md "Seasons: staff and the close rule"). */
@@ -81,7 +71,7 @@ const CloseRule = () =>
   );
 
 const NAME_DOC = { type: String, minLength: 1, maxLength: SEASON_NAME_MAX, example: 'Spring 2027' } as const;
-const Name = () => applyDecorators(IsString(), IsNotEmpty(), IsText(SEASON_NAME_MAX));
+const Name = () => IsLabel(SEASON_NAME_MAX);
 
 /** POST /admin/seasons. */
 export class CreateSeasonDto {

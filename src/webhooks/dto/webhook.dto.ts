@@ -8,16 +8,14 @@ import {
   IsBoolean,
   IsIn,
   IsInt,
-  IsNotEmpty,
   IsOptional,
-  IsString,
   Max,
   Min,
   ValidateBy,
 } from 'class-validator';
 import { AbsentOr } from '../../common/validation/absent-or';
 import { ListQueryDto, OneOfFilter } from '../../common/pagination/list-query';
-import { IsText } from '../../common/validation/is-text';
+import { IsLabel } from '../../common/validation/is-text';
 import { WEBHOOK_EVENTS, WEBHOOK_FORMATS, type WebhookEvent, type WebhookFormat } from '../webhook-events';
 
 const EVENTS_MESSAGE = `events must be a non-empty list of distinct events among ${WEBHOOK_EVENTS.join(', ')}`;
@@ -66,7 +64,7 @@ const AtpTop = () =>
     Min(1, { message: ATP_TOP_MESSAGE }),
     Max(1_000, { message: ATP_TOP_MESSAGE }),
   );
-const Name = () => applyDecorators(IsString(), IsNotEmpty(), IsText(64));
+const Name = () => IsLabel(64);
 
 /** POST /admin/webhooks. */
 export class CreateWebhookDto {
