@@ -1,19 +1,9 @@
-import {
-  applyDecorators,
-  createParamDecorator,
-  ExecutionContext,
-  Injectable,
-  PipeTransform,
-  SetMetadata,
-  UseGuards,
-} from '@nestjs/common';
-import type { Request } from 'express';
+import { applyDecorators, Injectable, PipeTransform, SetMetadata, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiResponse } from '@nestjs/swagger';
 import { AUTH_KIND_KEY } from '../auth/auth.decorators';
 import type { AuthKind } from '../auth/auth.types';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
 import { BadRequestError } from '../common/errors/app-error';
-import { UNKNOWN_FIELD } from '../common/validation/describe-errors';
 import { PUBLIC_API_KEY_SCHEME } from '../openapi/security-schemes';
 import { ApiKeyGuard, PUBLIC_SCOPE_KEY } from './api-key.guard';
 import type { PublicApiScope } from './public-api.rules';
@@ -90,17 +80,3 @@ export class ParseUuidPipe implements PipeTransform<string, string> {
     return match.slice(1).join('-').toLowerCase();
   }
 }
-
-/**
- * A route without query parameters: any parameter is 400, worded as the ValidationPipe words an
- * unknown one (the routes with parameters refuse unknown ones the same way).
- */
-export const NoQuery = createParamDecorator((_: unknown, ctx: ExecutionContext): void => {
-  const [name] = Object.keys(ctx.switchToHttp().getRequest<Request>().query);
-  if (name !== undefined) {
-    const shown = name.slice(0, 64);
-    throw new BadRequestError(`${shown}: property ${shown} should not exist`, [
-      { field: shown, message: UNKNOWN_FIELD },
-    ]);
-  }
-});

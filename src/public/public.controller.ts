@@ -30,7 +30,8 @@ import {
   PlayerSearchResponse,
   PublicPlayerProfile,
 } from './dto/public-read.dto';
-import { NoQuery, PUBLIC_OK_HEADERS, ParseUuidPipe, PublicApiAuth } from './public-api.decorators';
+import { NoQuery } from '../common/decorators/no-query.decorator';
+import { PUBLIC_OK_HEADERS, ParseUuidPipe, PublicApiAuth } from './public-api.decorators';
 import { PUBLIC_API_PREFIX } from './public-api.rules';
 import { PublicResponder } from './public-http';
 import { PublicService } from './public.service';

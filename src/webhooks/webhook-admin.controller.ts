@@ -1,3 +1,4 @@
+import { NoQuery } from '../common/decorators/no-query.decorator';
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import {
   ApiCreatedResponse,
@@ -52,7 +53,7 @@ export class WebhookAdminController {
     description: 'By id, with their pending and given-up deliveries; never the secrets.',
   })
   @ApiOkResponse({ type: WebhookList })
-  list(): Promise<WebhookList> {
+  list(@NoQuery() _query: void): Promise<WebhookList> {
     return this.webhooks.list();
   }
 

@@ -219,6 +219,12 @@ describe('Webhooks', () => {
     }
     expect(await app.sql('SELECT id FROM webhook')).toHaveLength(1);
     expect((await app.admin.request('PATCH', '/admin/webhooks/999999', { body: { name: 'y' } })).status).toBe(404);
+    // The list takes no parameter: an unknown one is 400, as on every other list.
+    const listed = await app.admin.get('/admin/webhooks', { query: { limit: 1 } });
+    expect({ status: listed.status, body: listed.body }).toEqual({
+      status: 400,
+      body: badLines('limit: property limit should not exist'),
+    });
     // null is no value for a field of a PATCH (a null url answered 500): 400, the webhook unchanged.
     const [kept] = await app.sql<{ id: number }>('SELECT id, name, url, events, format, atp_top, enabled FROM webhook');
     for (const field of ['name', 'url', 'events', 'format', 'atpTop', 'enabled']) {
