@@ -35,6 +35,11 @@ import {
 } from './dto/public-read.dto';
 import { PreparedAnswer } from './public-http';
 
+/** A board answer without its scope's server ids (BoardScopeView.serverIDs: not in the public API). */
+export type PublicBoard<T extends AtpBoardResponse | ChartBoardResponse> = Omit<T, 'scope'> & {
+  scope?: Omit<BoardScopeView, 'serverIDs'>;
+};
+
 /**
  * The public API's reads, each put together from the module that owns it: boards and ranks from
  * Upload (LeaderboardService, RatingReadService: the rank index the game's own answers come from,
@@ -42,11 +47,6 @@ import { PreparedAnswer } from './public-http';
  * not there), charts and titles from Catalog, the balance from Economy (only where an operator
  * turned it on). Nothing here decides what counts, who is banned or how boards are ordered.
  */
-/** A board answer without its scope's server ids (BoardScopeView.serverIDs: not in the public API). */
-export type PublicBoard<T extends AtpBoardResponse | ChartBoardResponse> = Omit<T, 'scope'> & {
-  scope?: Omit<BoardScopeView, 'serverIDs'>;
-};
-
 @Injectable()
 export class PublicService {
   /** Rank 1 of every chart, newest first: one statement over every chart, kept for max-age (at least a second). */
