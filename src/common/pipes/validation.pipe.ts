@@ -89,11 +89,6 @@ class AppValidationPipe extends ValidationPipe {
       return this.refuseDropped(value, await this.strict.transform(value, metadata));
     }
     if (metadata.type === 'query') {
-      // Nest's pipe deletes these keys before class-transformer sees them, so the unknown-field
-      // rule never did: `?constructor=1` answered as the URL without it (a cache-buster past the 400).
-      const reserved = isJsonObject(value) ? Object.keys(value).filter((key) => RESERVED_KEYS.has(key)) : [];
-      if (reserved.length > 0 && !isPluginBody(metadata.metatype))
-        throw this.exceptionFactory(unknownFieldErrors(reserved.map((key) => [key])));
       // A hot read's query (@MemoizedQuery): a query string accepted before is not validated again.
       const key = isMemoizedQuery(metadata.metatype) ? QueryMemo.keyOf(value) : null;
       const kept = key === null ? undefined : this.queries.get(metadata.metatype, key);
@@ -119,6 +114,11 @@ class AppValidationPipe extends ValidationPipe {
       const instance = await this.liberal.transform(value, metadata);
       return { instance, ignored: droppedFields(value, instance).map((path) => path.join('.')) };
     }
+    // Nest's pipe deletes these keys before class-transformer sees them, so the unknown-field rule
+    // never did: `?constructor=1` answered as the URL without it (a cache-buster past the 400).
+    // Here, not before the memo: a query holding one is never kept, so it always comes this way.
+    const reserved = isJsonObject(value) ? Object.keys(value).filter((key) => RESERVED_KEYS.has(key)) : [];
+    if (reserved.length > 0) throw this.exceptionFactory(unknownFieldErrors(reserved.map((key) => [key])));
     return {
       instance: this.refuseDropped(value, await (super.transform(value, metadata) as Promise<unknown>)),
       ignored: [],
