@@ -39,22 +39,21 @@ const NOT_PUBLIC: ReadonlyArray<[string, ipaddr.IPv4 | ipaddr.IPv6, number]> = [
   ['discard', '100::/64'],
 ].map(([kind, cidr]) => [kind, ...ipaddr.parseCIDR(cidr)]);
 
+/** Whether `address` is in the range `from`/`bits` (ranges of the other family never hold it). */
+function inRange(address: ipaddr.IPv4 | ipaddr.IPv6, from: ipaddr.IPv4 | ipaddr.IPv6, bits: number): boolean {
+  return from.kind() === address.kind() && (address as ipaddr.IPv4).match(from as ipaddr.IPv4, bits);
+}
+
 /** The reason an address is refused, or null when a delivery may connect to it. */
 export function refusedAddress(address: string, policy: AddressPolicy): string | null {
   if (!ipaddr.isValid(address)) return `${address} is not an IP address`;
   let parsed = ipaddr.parse(address);
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress())
     parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  for (const [range, bits] of policy.allowed) {
-    if (range.kind() === parsed.kind() && (parsed as ipaddr.IPv4).match(range as ipaddr.IPv4, bits)) return null;
-  }
+  if (policy.allowed.some(([from, bits]) => inRange(parsed, from, bits))) return null;
   const range = parsed.range();
   const kind =
-    range !== 'unicast'
-      ? range
-      : (NOT_PUBLIC.find(
-          ([, from, bits]) => from.kind() === parsed.kind() && (parsed as ipaddr.IPv4).match(from as ipaddr.IPv4, bits),
-        )?.[0] ?? range);
+    range !== 'unicast' ? range : (NOT_PUBLIC.find(([, from, bits]) => inRange(parsed, from, bits))?.[0] ?? range);
   return kind === 'unicast'
     ? null
     : `${parsed.toString()} is a ${kind} address (WEBHOOK_ALLOWED_NETWORKS does not allow it)`;
