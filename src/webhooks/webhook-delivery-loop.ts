@@ -206,6 +206,9 @@ export class DeliveryLoop {
       this.settings.timeoutSeconds * 1_000,
       this.agents,
     );
+    // Cut by the stop (its wait ended and the connections were destroyed): not the receiver's
+    // failure, so nothing is recorded; the claim's lease brings the row back under the same id.
+    if (!result.ok && this.agents.destroyed) return;
     this.reports.attempted(result.outcome);
     if (result.ok) {
       this.recorder.add({ id: delivery.id, status: result.status ?? 0, createdAt: delivery.createdAt });

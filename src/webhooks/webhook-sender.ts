@@ -34,6 +34,8 @@ export const IDLE_SOCKET_MS = 4_000;
 export class DeliveryAgents {
   readonly http: HttpAgent;
   readonly https: HttpsAgent;
+  /** Set by destroy (the loop's stop): a connection reset from then on is ours, never tried again. */
+  destroyed = false;
 
   constructor(sockets: number) {
     const options = { keepAlive: true, maxFreeSockets: sockets, timeout: IDLE_SOCKET_MS, scheduling: 'lifo' as const };
@@ -42,6 +44,7 @@ export class DeliveryAgents {
   }
 
   destroy(): void {
+    this.destroyed = true;
     this.http.destroy();
     this.https.destroy();
   }
@@ -72,7 +75,8 @@ function guardedLookup(policy: AddressPolicy): LookupFunction {
  * and body together): a receiver that answers slowly or never stops costs this delivery only.
  * With `agents`, on a kept-alive connection (DeliveryAgents), kept only when the answer ended
  * within the limits; a reused connection that the receiver had closed already (a reset before any
- * answer) is tried once more on another. Without, on a connection of its own.
+ * answer) is tried once more on another, unless the reset is the agents' own destroy (a stop). Without,
+ * on a connection of its own.
  */
 export function sendDelivery(
   url: string,
@@ -117,7 +121,13 @@ export function sendDelivery(
       agent: agents === undefined ? false : target.protocol === 'https:' ? agents.https : agents.http,
     });
     request.on('error', (error: NodeJS.ErrnoException) => {
-      if (!settled && request.reusedSocket && !retried && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) {
+      if (
+        !settled &&
+        request.reusedSocket &&
+        !retried &&
+        agents?.destroyed !== true &&
+        (error.code === 'ECONNRESET' || error.code === 'EPIPE')
+      ) {
         settled = true;
         clearTimeout(timer);
         resolve(

@@ -781,6 +781,23 @@ describe('Kept-alive delivery connections (DeliveryAgents)', () => {
       sent: 4,
     });
   });
+
+  it('does not send again when its own stop cut the kept connection (the agents destroyed)', async () => {
+    const policy = await allowed();
+    expect(await sendDelivery(receiver.url(), {}, '{"n":0}', policy, 1_000, agents)).toEqual(DELIVERED);
+    receiver.behave = () => undefined; // holds the next request unanswered
+    const pending = sendDelivery(receiver.url(), {}, '{"n":1}', policy, 5_000, agents);
+    await eventually(() => receiver.received.length === 2, 'the second request on the kept connection');
+    agents.destroy(); // what the loop's stop does after its wait
+    const cut = await pending;
+    await new Promise((resolve) => setTimeout(resolve, 300)); // a resend would have arrived by now
+    expect({ ok: cut.ok, outcome: cut.outcome, sent: receiver.received.map((entry) => entry.body) }).toEqual({
+      ok: false,
+      outcome: 'connection',
+      sent: ['{"n":0}', '{"n":1}'],
+    });
+    expect(receiver.received[1].port).toBe(receiver.received[0].port);
+  });
 });
 
 /** The dispatcher's delivery thread (a private field: tests end it as a crash would). */
@@ -907,8 +924,12 @@ describe('The delivery thread', () => {
         else setTimeout(() => response.end('late'), 6_000);
       };
       await app.admin.post(`/admin/players/${quick.uid}/ban`, {});
+      // The quick one answered first, so the slow one goes out on its kept-alive connection: the
+      // stop's reset of a reused connection must not send the delivery again on another.
+      await eventually(async () => (await deliveries(app, id))[0]?.state === 'delivered', 'the quick one recorded');
       await app.admin.post(`/admin/players/${slow.uid}/ban`, {});
       await eventually(() => receiver.received.length === 2, 'both attempts reaching the receiver');
+      expect(new Set(receiver.received.map((entry) => entry.port)).size).toBe(1); // one connection
       const startedAt = Date.now();
       await app.restart();
       expect(Date.now() - startedAt).toBeGreaterThanOrEqual(1_500); // waited for the attempt in flight
