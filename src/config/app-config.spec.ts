@@ -262,6 +262,8 @@ describe('loadConfig', () => {
     ['TRUST_PROXY', '10.0.0.0/33'],
     ['TRUST_PROXY', 'proxy.example.org'],
     ['TRUST_PROXY', 'loopback,nonsense'],
+    ['WEBHOOK_CONCURRENCY_PER_WEBHOOK', '0'],
+    ['WEBHOOK_CONCURRENCY_PER_WEBHOOK', '9'], // more than WEBHOOK_CONCURRENCY (8)
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^Invalid configuration: ${name} `));
@@ -291,6 +293,22 @@ describe('loadConfig', () => {
         '  REDIS_URL must use redis: or rediss:, got "http:"',
         '  CHAT_BURST must be between 1 and 100000, got 0',
       ].join('\n'),
+    );
+  });
+});
+
+describe('loadConfig: webhook delivery slots', () => {
+  it('gives one webhook half the slots by default, at least one, and at most all of them', () => {
+    const slots = (env: Record<string, string>) => {
+      const config = loadConfig(env);
+      return [config.webhookConcurrency, config.webhookConcurrencyPerWebhook];
+    };
+    expect(slots({})).toEqual([8, 4]);
+    expect(slots({ WEBHOOK_CONCURRENCY: '1' })).toEqual([1, 1]);
+    expect(slots({ WEBHOOK_CONCURRENCY: '5' })).toEqual([5, 2]);
+    expect(slots({ WEBHOOK_CONCURRENCY: '5', WEBHOOK_CONCURRENCY_PER_WEBHOOK: '5' })).toEqual([5, 5]);
+    expect(() => loadConfig({ WEBHOOK_CONCURRENCY: '4', WEBHOOK_CONCURRENCY_PER_WEBHOOK: '5' })).toThrow(
+      /WEBHOOK_CONCURRENCY_PER_WEBHOOK must be between 1 and 4, got 5/,
     );
   });
 });

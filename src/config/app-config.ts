@@ -112,6 +112,11 @@ export interface AppConfig {
   webhookTimeoutSeconds: number;
   /** Delivery attempts in flight per instance. */
   webhookConcurrency: number;
+  /**
+   * Of those, at most this many for one webhook (default half, at least 1): a slow receiver keeps
+   * the rest for the others.
+   */
+  webhookConcurrencyPerWebhook: number;
   /** How often an instance looks for due deliveries. */
   webhookPollMs: number;
   /** The first retry's delay; each next one doubles, up to an hour. */
@@ -544,6 +549,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   }
   const number = (name: string, fallback: number, min: number, max: number) =>
     read(() => int(env, name, fallback, min, max), fallback);
+  const webhookConcurrency = number('WEBHOOK_CONCURRENCY', 8, 1, 256);
   const optionalUrl = (name: string, protocols: string[]) => read(() => url(env, name, null, protocols), null);
 
   const config: AppConfig = {
@@ -611,7 +617,13 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     publicApiFields: read(() => nameList(env, 'PUBLIC_API_FIELDS', PUBLIC_API_FIELDS), new Set<PublicApiField>()),
     webhookAllowedNetworks: read(() => networkList(env, 'WEBHOOK_ALLOWED_NETWORKS'), []),
     webhookTimeoutSeconds: number('WEBHOOK_TIMEOUT_SECONDS', 10, 1, 60),
-    webhookConcurrency: number('WEBHOOK_CONCURRENCY', 8, 1, 256),
+    webhookConcurrency,
+    webhookConcurrencyPerWebhook: number(
+      'WEBHOOK_CONCURRENCY_PER_WEBHOOK',
+      Math.max(1, Math.floor(webhookConcurrency / 2)),
+      1,
+      webhookConcurrency,
+    ),
     webhookPollMs: number('WEBHOOK_POLL_MS', 500, 50, 60_000),
     webhookRetryBaseMs: number('WEBHOOK_RETRY_BASE_MS', 10_000, 10, 3_600_000),
     webhookRetryForSeconds: number('WEBHOOK_RETRY_FOR_SECONDS', 90_000, 86_400, 2_592_000),

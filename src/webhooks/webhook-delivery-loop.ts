@@ -34,7 +34,11 @@ export type { DeliveredOutcome } from './webhook-delivered-recorder';
 
 /** The outbox as the sending loop sees it (webhook-delivery-store.ts on a pg pool of its own). */
 export interface DeliveryStore {
-  claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]>;
+  /**
+   * Up to `limit` due deliveries, each leased `leaseMs`; with `room`, at most `room.perWebhook` of
+   * one webhook counting the caller's attempts in flight (`room.busy`: a webhook id per attempt).
+   */
+  claimDue(limit: number, leaseMs: number, room?: ClaimRoom): Promise<ClaimedDelivery[]>;
   /** Successes, in one statement. */
   markDelivered(delivered: readonly DeliveredOutcome[]): Promise<void>;
   /** Returns when the webhook's failure streak started. */
@@ -46,9 +50,17 @@ export interface DeliveryStore {
   ): Promise<Date>;
 }
 
+/** The room a claim leaves each webhook: `perWebhook` less its attempts in flight (`busy`, an id per attempt). */
+export interface ClaimRoom {
+  perWebhook: number;
+  busy: readonly number[];
+}
+
 /** What the loop is told to do: the delivery settings of the app's configuration. */
 export interface DeliverySettings {
   concurrency: number;
+  /** Attempts in flight for one webhook, at most (≤ concurrency). */
+  perWebhook: number;
   pollMs: number;
   timeoutSeconds: number;
   retryBaseMs: number;
@@ -89,8 +101,9 @@ export function deliveryBodyOf(
 
 /**
  * The claim / send / record loop (docs/decisions.md "Webhooks"), run in the delivery worker thread
- * (webhook-delivery.worker.ts): every `pollMs` it claims due deliveries up to the free concurrency
- * (another instance claiming together takes other rows) and attempts each, signed afresh (a new
+ * (webhook-delivery.worker.ts): every `pollMs` it claims due deliveries up to the free concurrency,
+ * at most `perWebhook` in flight for one webhook (a slow receiver holds only its own share), while
+ * another instance claiming together takes other rows, and attempts each, signed afresh (a new
  * timestamp, the same delivery id). A failure is retried with a doubling delay until
  * `retryForSeconds` after the event; a webhook failing for `disableAfterSeconds` is reported to be
  * turned off.
@@ -104,6 +117,8 @@ export class DeliveryLoop {
   private backlog = false;
   private stopped = false;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Attempts in flight per webhook id (the claim's room: DeliverySettings.perWebhook less these). */
+  private readonly inFlightPerWebhook = new Map<number, number>();
   private readonly recorder: DeliveredRecorder<DeliveredOutcome & { createdAt: Date }>;
   /** Kept-alive connections to the receivers, as many idle as attempts run at once. */
   private readonly agents: DeliveryAgents;
@@ -160,16 +175,23 @@ export class DeliveryLoop {
     this.claiming = true;
     try {
       const leaseMs = this.settings.timeoutSeconds * 1_000 + 30_000;
-      const claimed = await this.store.claimDue(free, leaseMs);
+      const busy = [...this.inFlightPerWebhook].flatMap(([webhookId, count]) => Array<number>(count).fill(webhookId));
+      const claimed = await this.store.claimDue(free, leaseMs, { perWebhook: this.settings.perWebhook, busy });
       this.backlog = claimed.length === free;
       for (const delivery of claimed) {
+        const webhookId = delivery.webhookId;
+        this.inFlightPerWebhook.set(webhookId, (this.inFlightPerWebhook.get(webhookId) ?? 0) + 1);
         const attempt = this.attempt(delivery)
           .catch((error: unknown) =>
             this.reports.warn(`Delivery ${delivery.id} could not be recorded: ${String(error)}`),
           )
           .finally(() => {
             this.inFlight.delete(attempt);
-            if (this.backlog) void this.poll();
+            const count = this.inFlightPerWebhook.get(webhookId) ?? 1;
+            if (count <= 1) this.inFlightPerWebhook.delete(webhookId);
+            else this.inFlightPerWebhook.set(webhookId, count - 1);
+            // A webhook at its cap may have more due that the claim left: claim again at once.
+            if (this.backlog || count >= this.settings.perWebhook) void this.poll();
           });
         this.inFlight.add(attempt);
       }

@@ -1,6 +1,6 @@
 import { Pool, QueryResult, QueryResultRow } from 'pg';
 import { driverFailureOf } from '../common/errors/database-failure';
-import type { ClaimedDelivery, DeliveredOutcome, DeliveryStore } from './webhook-delivery-loop';
+import type { ClaimedDelivery, ClaimRoom, DeliveredOutcome, DeliveryStore } from './webhook-delivery-loop';
 
 /**
  * The outbox's claim and record statements on a pg pool of the delivery worker thread (not the
@@ -31,12 +31,13 @@ export class PgDeliveryStore implements DeliveryStore {
    * to be taken again later, and no other instance takes it meanwhile (SKIP LOCKED: instances
    * claiming together take different rows).
    */
-  async claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
-    // rhythmc_webhook_claim (src/webhooks/sql): the due index read in order, whatever the statistics say.
+  async claimDue(limit: number, leaseMs: number, room?: ClaimRoom): Promise<ClaimedDelivery[]> {
+    // rhythmc_webhook_claim (src/webhooks/sql): webhook by webhook, each one's due index read in
+    // order up to its room, whatever the statistics say.
     const result = await this.query<ClaimedDelivery>(
       `SELECT id, "webhookId", "eventId", "eventType", payload, attempts, "createdAt", url, secret, format, "previousSecret"
-         FROM rhythmc_webhook_claim($1, $2)`,
-      [limit, leaseMs],
+         FROM rhythmc_webhook_claim($1, $2, $3, $4::int[])`,
+      [limit, leaseMs, room?.perWebhook ?? null, room?.busy ?? []],
     );
     return result.rows;
   }

@@ -142,6 +142,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       allowedNetworks: config.webhookAllowedNetworks,
       settings: {
         concurrency: config.webhookConcurrency,
+        perWebhook: config.webhookConcurrencyPerWebhook,
         pollMs: config.webhookPollMs,
         timeoutSeconds: config.webhookTimeoutSeconds,
         retryBaseMs: config.webhookRetryBaseMs,

@@ -842,13 +842,30 @@ describe('The claim (rhythmc_webhook_claim)', () => {
       const [read] = await app.sql(
         `SELECT idx_scan::int AS scans, idx_tup_read::int AS entries FROM pg_stat_user_indexes WHERE indexrelname = 'IDX_webhook_delivery_due'`,
       );
-      // One scan of the index, reading the paused webhook's 3 (skipped) and the 8 it claims; a
-      // bitmap scan and a sort, the plan these statistics got before, read all 20,003 (checked by hand).
-      expect(read).toEqual({ scans: 1, entries: 11 });
+      // Two scans of the index (webhook_id, next_attempt_at): the enabled webhook's oldest due entry,
+      // then the 8 it claims; the paused webhook's rows are never read. A bitmap scan and a sort,
+      // the plan these statistics got before, read all 20,003 (checked by hand).
+      expect(read).toEqual({ scans: 2, entries: 9 });
       const [leased] = await app.sql(
         `SELECT count(*)::int AS n, min(attempts)::int AS attempts FROM webhook_delivery WHERE next_attempt_at > now() + interval '50 seconds'`,
       );
       expect(leased).toEqual({ n: 8, attempts: 1 });
+      // With a cap of 3 a webhook and 2 of its attempts in flight, a claim of 8 takes the next 1.
+      const next = await app.sql<{ id: string }>(
+        `SELECT id FROM webhook_delivery WHERE webhook_id = $1 AND next_attempt_at <= now() ORDER BY next_attempt_at LIMIT 1`,
+        [id],
+      );
+      const [capped] = await app.sql<{ ids: string[] }>(
+        `SELECT array_agg(id) AS ids FROM rhythmc_webhook_claim(8, 60000, 3, ARRAY[$1, $1]::int[])`,
+        [id],
+      );
+      expect(capped.ids).toEqual([next[0].id]);
+      // Another webhook's attempts in flight leave this one's room as it was.
+      const [other] = await app.sql<{ n: number }>(
+        `SELECT count(*)::int AS n FROM rhythmc_webhook_claim(8, 60000, 3, ARRAY[$1, $1, $1]::int[])`,
+        [paused.id],
+      );
+      expect(other.n).toBe(3);
     } finally {
       await app.close();
     }
@@ -909,6 +926,52 @@ describe('The delivery thread', () => {
       await app.admin.post(`/admin/players/${player.uid}/ban`, {});
       await eventually(() => receiver.received.length === 3, 'a new event delivered');
     } finally {
+      await app.close();
+    }
+  });
+
+  it('keeps at most its share of the slots for a receiver that does not answer; another webhook is delivered meanwhile', async () => {
+    const app = await startTestApp({
+      env: { ...FAST, WEBHOOK_TIMEOUT_SECONDS: '20', WEBHOOK_CONCURRENCY: '4', WEBHOOK_CONCURRENCY_PER_WEBHOOK: '2' },
+    });
+    const held: ServerResponse[] = [];
+    try {
+      const slow = await register(app, { url: receiver.url('/slow'), events: ['player.banned'] });
+      const quick = await register(app, { url: receiver.url('/quick'), events: ['player.banned'] });
+      let open = 0;
+      let mostOpen = 0;
+      receiver.behave = (request, response) => {
+        if (request.request.url !== '/slow') return void response.end('ok');
+        open++;
+        mostOpen = Math.max(mostOpen, open);
+        response.on('close', () => open--);
+        held.push(response); // answered when the test says
+      };
+      const at = (path: string) => receiver.received.filter((entry) => entry.request.url === path);
+      const players = [];
+      for (let i = 0; i < 6; i++) players.push(await createPlayer(app));
+      for (const player of players) await app.admin.post(`/admin/players/${player.uid}/ban`, {});
+      // Without a share per webhook the slow one took all 4 slots, and the quick one waited 20 s.
+      await eventually(() => at('/quick').length === 6, 'every quick delivery while the slow ones are held', 5_000);
+      expect({ slowSent: at('/slow').length, open }).toEqual({ slowSent: 2, open: 2 });
+      await eventually(
+        async () => (await deliveries(app, quick.id)).filter((row) => row.state === 'delivered').length === 6,
+        'the quick ones recorded',
+      );
+      receiver.behave = (_request, response) => response.end('ok');
+      for (const response of held.splice(0)) response.end('ok');
+      await eventually(
+        async () => (await deliveries(app, slow.id)).filter((row) => row.state === 'delivered').length === 6,
+        'the slow ones delivered once answered',
+      );
+      const slowIds = at('/slow').map((entry) => entry.headers['x-rhythmc-delivery']);
+      expect({ sent: slowIds.length, distinct: new Set(slowIds).size, mostOpen }).toEqual({
+        sent: 6,
+        distinct: 6,
+        mostOpen: 2,
+      });
+    } finally {
+      for (const response of held) response.end('ok');
       await app.close();
     }
   });

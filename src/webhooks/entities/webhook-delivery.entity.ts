@@ -17,7 +17,8 @@ import type { WebhookEntity } from './webhook.entity';
  */
 @Entity({ name: 'webhook_delivery' })
 @Unique('UQ_webhook_delivery_event', ['webhookId', 'eventId'])
-@Index('IDX_webhook_delivery_due', ['nextAttemptAt'], { where: "state = 'pending'" })
+/** Each webhook's due deliveries in order: the claim (rhythmc_webhook_claim) reads it webhook by webhook. */
+@Index('IDX_webhook_delivery_due', ['webhookId', 'nextAttemptAt'], { where: "state = 'pending'" })
 @Index('IDX_webhook_delivery_log', ['webhookId', 'createdAt'])
 /** Retention: finished deliveries (delivered, or given up), oldest first. */
 @Index('IDX_webhook_delivery_finished', ['createdAt'], { where: "state IN ('delivered', 'failed')" })
