@@ -1,12 +1,15 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * rhythmc_webhook_claim (src/webhooks/sql/rhythmc_webhook_claim.sql) takes its rows webhook by
- * webhook, each at most its room (a cap per webhook less the caller's attempts in flight for it):
- * the claim in due order let one slow receiver take every delivery slot of an instance (a 30 s
+ * rhythmc_webhook_claim (src/webhooks/sql/rhythmc_webhook_claim.sql) reads each webhook's due
+ * rows up to its room (a cap per webhook less the caller's attempts in flight for it) and claims
+ * the ones due longest among them. The claim in due order, whatever the webhook, let one slow receiver take every delivery slot of an instance (a 30 s
  * receiver made a healthy one's deliveries wait up to 19.7 s; docs/decisions.md "Webhooks: a
  * share per webhook"). The due index becomes (webhook_id, next_attempt_at) WHERE pending, so each
- * webhook's due rows are read in order without walking another's backlog.
+ * webhook's due rows are read in order without walking another's backlog. `jit` is off for the
+ * function: the sorts left (of the few rows locked) get a disabled cost from enable_sort off,
+ * which crossed jit_above_cost and compiled the statement on every call (~160 ms a claim; the
+ * first bench of this change drained nothing).
  *
  * Rolling upgrade: the new arguments have defaults (no cap), and the old signature is dropped in
  * this migration (beside one with defaults the previous release's two-argument call would be
@@ -29,52 +32,42 @@ CREATE OR REPLACE FUNCTION public.rhythmc_webhook_claim(p_limit integer, p_lease
  LANGUAGE plpgsql
  SET enable_bitmapscan TO 'off'
  SET enable_sort TO 'off'
+ SET jit TO 'off'
 AS $function$
 #variable_conflict use_column
-DECLARE
-  v_left integer := p_limit;
-  v_room integer;
-  v_taken integer;
-  v_hook record;
 BEGIN
-  -- Webhook by webhook, the one whose oldest due delivery has waited longest first (one entry of
-  -- the due index (webhook_id, next_attempt_at) each); from each, its due deliveries in that
-  -- index's order until p_limit are locked, at most its room: p_per_webhook less the caller's
-  -- attempts in flight for it (p_busy holds a webhook id per attempt). p_per_webhook NULL (the
-  -- previous release's call) sets no cap. A bitmap scan and a sort would read every due row first
-  -- (the whole backlog), which the planner picks when the table's statistics say it holds few.
-  FOR v_hook IN
-    SELECT w.id AS webhook_id, w.url::text AS url, w.secret::text AS secret, w.format::text AS format,
-           CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret::text END AS previous_secret
-      FROM webhook w
-      CROSS JOIN LATERAL (
-        SELECT d.next_attempt_at FROM webhook_delivery d
-         WHERE d.webhook_id = w.id AND d.state = 'pending' AND d.next_attempt_at <= now()
-         ORDER BY d.next_attempt_at LIMIT 1
-      ) oldest
-     WHERE w.enabled
-     ORDER BY oldest.next_attempt_at
-  LOOP
-    EXIT WHEN v_left <= 0;
-    v_room := LEAST(v_left, p_per_webhook - (SELECT count(*) FROM unnest(p_busy) b WHERE b = v_hook.webhook_id)::int);
-    CONTINUE WHEN v_room <= 0;
-    RETURN QUERY
-      WITH due AS (
-        SELECT d.id FROM webhook_delivery d
-         WHERE d.webhook_id = v_hook.webhook_id AND d.state = 'pending' AND d.next_attempt_at <= now()
-         ORDER BY d.next_attempt_at LIMIT v_room
+  -- Each enabled webhook's due deliveries in the order of the due index (webhook_id,
+  -- next_attempt_at), read and locked up to its room: p_per_webhook less the caller's attempts in
+  -- flight for it (p_busy holds a webhook id per attempt; p_per_webhook NULL, the previous
+  -- release's call, sets none), at most p_limit; of those, the p_limit due longest are claimed
+  -- (the rest stay locked only until the claim commits), answered in their due order (the order the
+  -- worker starts them in: a ban before its unban). A bitmap scan and a sort of a webhook's rows
+  -- would read its whole backlog, which the planner picks when the table's statistics say it holds
+  -- few; the sorts left are of the few rows locked. jit off: the sorts' disabled cost would
+  -- otherwise compile the statement on every call.
+  RETURN QUERY
+    WITH room AS (
+      SELECT w.id, LEAST(p_limit, p_per_webhook - (SELECT count(*) FROM unnest(p_busy) b WHERE b = w.id)::int) AS room
+        FROM webhook w WHERE w.enabled
+    ), due AS (
+      SELECT c.id, c.next_attempt_at FROM room r CROSS JOIN LATERAL (
+        SELECT d.id, d.next_attempt_at FROM webhook_delivery d
+         WHERE d.webhook_id = r.id AND d.state = 'pending' AND d.next_attempt_at <= now()
+         ORDER BY d.next_attempt_at LIMIT r.room
          FOR UPDATE SKIP LOCKED
-      ), claimed AS (
-        UPDATE webhook_delivery d SET attempts = d.attempts + 1, next_attempt_at = now() + make_interval(secs => p_lease_ms / 1000)
-          FROM due WHERE d.id = due.id
-        RETURNING d.id, d.event_id, d.event_type, d.payload, d.attempts, d.created_at
-      )
-      SELECT c.id, v_hook.webhook_id, c.event_id, c.event_type::text, c.payload, c.attempts, c.created_at,
-             v_hook.url, v_hook.secret, v_hook.format, v_hook.previous_secret
-        FROM claimed c;
-    GET DIAGNOSTICS v_taken = ROW_COUNT;
-    v_left := v_left - v_taken;
-  END LOOP;
+      ) c
+      WHERE r.room > 0
+      ORDER BY c.next_attempt_at LIMIT p_limit
+    ), claimed AS (
+      UPDATE webhook_delivery d SET attempts = d.attempts + 1, next_attempt_at = now() + make_interval(secs => p_lease_ms / 1000)
+        FROM due WHERE d.id = due.id
+      RETURNING d.id, d.webhook_id, d.event_id, d.event_type, d.payload, d.attempts, d.created_at, due.next_attempt_at AS due_at
+    )
+    SELECT c.id, c.webhook_id, c.event_id, c.event_type::text, c.payload, c.attempts, c.created_at,
+           w.url::text, w.secret::text, w.format::text,
+           CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret::text END
+      FROM claimed c JOIN webhook w ON w.id = c.webhook_id
+     ORDER BY c.due_at;
 END $function$
 `);
   }

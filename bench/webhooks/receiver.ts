@@ -2,7 +2,8 @@
  * The webhook receiver of bench/webhooks/run.ts, in a process of its own (PORT): it answers every
  * delivery 200 and keeps, per delivery, its type, its bench phase and its arrival minus the
  * event's createdAt. The bench reads them back at the end (GET /_bench/report) and moves the phase
- * (POST /_bench/phase/<name>).
+ * (POST /_bench/phase/<name>). Requests to /slow (a slow receiver beside the others) are answered
+ * after SLOW_MS and only counted.
  *
  * Why a process of its own: a real receiver (Discord, a network's bot) is on another machine. In
  * the bench's process its ~400 requests a second ran on the event loop that also times the
@@ -22,6 +23,9 @@ const deliveries: Delivery[] = [];
 const ids = new Set<string>();
 let duplicates = 0;
 let phase = 'rounds';
+/** Requests to /slow: answered after SLOW_MS (the bench's SLOW_RECEIVER_SECONDS), not recorded as deliveries. */
+const SLOW_MS = Number(process.env.SLOW_MS ?? 30_000);
+let slowArrivals = 0;
 
 const server = createServer((request, response) => {
   const url = request.url ?? '';
@@ -31,12 +35,19 @@ const server = createServer((request, response) => {
   }
   if (request.method === 'GET' && url === '/_bench/report') {
     response.setHeader('content-type', 'application/json');
-    response.end(JSON.stringify({ deliveries, duplicates }));
+    response.end(JSON.stringify({ deliveries, duplicates, slowArrivals }));
     return;
   }
   if (request.method === 'POST' && url.startsWith('/_bench/phase/')) {
     phase = url.slice('/_bench/phase/'.length);
     response.end('ok');
+    return;
+  }
+  if (url.startsWith('/slow')) {
+    slowArrivals++;
+    request.resume();
+    const timer = setTimeout(() => response.end('late'), SLOW_MS);
+    response.on('close', () => clearTimeout(timer));
     return;
   }
   const chunks: Buffer[] = [];

@@ -59,6 +59,12 @@ const TRIGGERS_ONLY = process.env.TRIGGERS_ONLY === '1';
 /** With TRIGGERS_ONLY=1: then wait for the first poll and time how fast the loop works through the rounds' backlog. */
 const DRAIN = process.env.DRAIN === '1';
 const BUILD_ROOT = process.env.BUILD_ROOT || undefined;
+/**
+ * SLOW_RECEIVER_SECONDS > 0: the delivery-latency phase adds a fourth webhook subscribed to every
+ * event whose receiver answers after that many seconds (longer than WEBHOOK_TIMEOUT_SECONDS, 10 s:
+ * each of its attempts holds a slot until the timeout); the latencies are still the three others'.
+ */
+const SLOW_RECEIVER_SECONDS = intFromEnv('SLOW_RECEIVER_SECONDS', 0);
 /** The receiver process's nice value (receiver.ts): 19 by default, 0 to let it compete as an equal. */
 const RECEIVER_NICE = intFromEnv('RECEIVER_NICE', 19);
 const EVENTS = [
@@ -85,7 +91,7 @@ async function main(): Promise<void> {
   const receiver = await spawnReady({
     name: 'receiver',
     args: ['-r', 'ts-node/register/transpile-only', join(ROOT, 'bench/webhooks/receiver.ts')],
-    env: { PORT: String(receiverPort) },
+    env: { PORT: String(receiverPort), SLOW_MS: String(SLOW_RECEIVER_SECONDS * 1_000) },
     port: receiverPort,
     readyPath: '/ready',
   });
@@ -93,7 +99,11 @@ async function main(): Promise<void> {
   const receiverUrl = `${receiver.url}/hook`;
   const setPhase = (name: string) => fetch(`${receiver.url}/_bench/phase/${name}`, { method: 'POST' });
   const report = async () =>
-    (await (await fetch(`${receiver.url}/_bench/report`)).json()) as { deliveries: Delivery[]; duplicates: number };
+    (await (await fetch(`${receiver.url}/_bench/report`)).json()) as {
+      deliveries: Delivery[];
+      duplicates: number;
+      slowArrivals: number;
+    };
 
   const service = await startServiceProcess({
     name: 'service',
@@ -290,6 +300,12 @@ async function main(): Promise<void> {
       deliveries: (await report()).deliveries.length,
     };
     // Delivery after commit: LATENCY_RATE uploads a second for LATENCY_SECONDS, the outbox empty at the start.
+    if (SLOW_RECEIVER_SECONDS > 0)
+      await expectCall(201, base, 'POST', '/admin/webhooks', BENCH_ADMIN_TOKEN, {
+        name: 'bench slow',
+        url: `${receiver.url}/slow`,
+        events: EVENTS,
+      });
     await setPhase('latency');
     const latencyRound = await (async () => {
       const load = loadAverage();
@@ -307,7 +323,7 @@ async function main(): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 3_000));
       return { requests: result.requests, p99: result.p99, loadBefore: load, loadAfter: loadAverage() };
     })();
-    const { deliveries, duplicates } = await report();
+    const { deliveries, duplicates, slowArrivals } = await report();
     const timed = deliveries.filter((delivery) => delivery.phase === 'latency');
     const latencies = timed.map((delivery) => delivery.latencyMs).sort((a, b) => a - b);
     const byType: Record<string, number> = {};
@@ -347,6 +363,8 @@ async function main(): Promise<void> {
         rate: LATENCY_RATE,
         seconds: LATENCY_SECONDS,
         uploads: latencyRound,
+        // A fourth webhook answering after this many seconds beside the three timed (0: none).
+        slowReceiver: { seconds: SLOW_RECEIVER_SECONDS, attempts: slowArrivals },
         count: timed.length,
         p50: percentile(latencies, 50),
         p95: percentile(latencies, 95),

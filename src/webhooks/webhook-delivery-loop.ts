@@ -115,6 +115,8 @@ export class DeliveryLoop {
   private claimAgain = false;
   /** The last claim took all it could: more may be due, so each finished attempt claims again at once. */
   private backlog = false;
+  /** An attempt of a webhook at its cap finished since the running claim began: claim again after it. */
+  private capFreed = false;
   private stopped = false;
   private readonly inFlight = new Set<Promise<void>>();
   /** Attempts in flight per webhook id (the claim's room: DeliverySettings.perWebhook less these). */
@@ -173,6 +175,7 @@ export class DeliveryLoop {
     const free = this.settings.concurrency - this.inFlight.size;
     if (free <= 0) return;
     this.claiming = true;
+    this.capFreed = false;
     try {
       const leaseMs = this.settings.timeoutSeconds * 1_000 + 30_000;
       const busy = [...this.inFlightPerWebhook].flatMap(([webhookId, count]) => Array<number>(count).fill(webhookId));
@@ -191,7 +194,9 @@ export class DeliveryLoop {
             if (count <= 1) this.inFlightPerWebhook.delete(webhookId);
             else this.inFlightPerWebhook.set(webhookId, count - 1);
             // A webhook at its cap may have more due that the claim left: claim again at once.
-            if (this.backlog || count >= this.settings.perWebhook) void this.poll();
+            const capped = count >= this.settings.perWebhook;
+            if (capped) this.capFreed = true;
+            if (this.backlog || capped) void this.poll();
           });
         this.inFlight.add(attempt);
       }
@@ -202,7 +207,7 @@ export class DeliveryLoop {
     }
     if (this.claimAgain) {
       this.claimAgain = false;
-      if (this.backlog) await this.poll();
+      if (this.backlog || this.capFreed) await this.poll();
     }
   }
 
