@@ -7,12 +7,12 @@ export const WEBSOCKET_DESCRIPTION = `## WebSocket \`/ws\`
 The address is \`wsServer\` from \`POST /server/login\`. The upgrade request carries \`Authorization: Bearer <server access token>\`;
 without a live token the upgrade is refused with HTTP **401** and the usual \`{"error", "message"}\` body, before any frame.
 
-Frames are JSON text \`{"event": string, "data": object}\`, at most 64 KiB, and follow the rules of every JSON body: at most
+Frames are JSON text \`{"event": string, "data": object}\`, at most 16 KiB, and follow the rules of every JSON body: at most
 64 levels of nesting, at most 1,000 keys in an object, no NUL character, no lone surrogate, no key \`__proto__\`,
 \`constructor\` or \`prototype\`.
 A frame that is not JSON, breaks those rules, has no string \`event\`, names an unknown event or has a non-object \`data\` is
 answered \`{"event": "error", "data": {"error": "BAD_REQUEST", "message": "…", "errors": []}}\` (\`PAYLOAD_TOO_LARGE\` for a
-frame over 64 KiB); the connection stays open. A frame over 256 KiB closes the socket with 1009. A bad field of an event's
+frame over 16 KiB); the connection stays open. A frame over 256 KiB closes the socket with 1009. A bad field of an event's
 \`data\` is named in \`errors\` as in a 400 (\`[{"field": "message", "message": "must be …"}]\`).
 
 | event | direction | data |

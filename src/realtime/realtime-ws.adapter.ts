@@ -14,9 +14,10 @@ import { isJsonObject } from '../common/validation/json-object';
 
 /**
  * A frame over this size is answered with a PAYLOAD_TOO_LARGE error frame, unread; chat and
- * resume frames are well under 2 KiB.
+ * resume frames are well under 2 KiB. Parsing is the one cost a frame has before any rule can
+ * refuse it: 64 KiB of short keys held the event loop 4 to 12 ms (docs/decisions.md "Realtime").
  */
-export const MAX_FRAME_BYTES = 64 * 1024;
+export const MAX_FRAME_BYTES = 16 * 1024;
 /**
  * What ws buffers of one frame (the HTTP body limit): beyond it the socket is closed with 1009, as
  * there is no frame left to answer.

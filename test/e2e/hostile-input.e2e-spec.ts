@@ -3054,16 +3054,16 @@ describe('Hostile headers and frames within the event-loop budget', () => {
     );
   });
 
-  /** Frames built to be expensive to parse or check; at most 250 KiB (ws closes the socket beyond 256 KiB). */
+  /** Frames built to be expensive to parse or check, most under the 16 KiB frame limit; at most 250 KiB (ws closes the socket beyond 256 KiB). */
   const hostileFrame = (uid: number): fc.Arbitrary<Shown> => {
     const event = fc.constantFrom('chat', 'resume_session', 'board_updates', 'collection_updates');
-    const size = fc.integer({ min: 1_000, max: 60_000 });
+    const size = fc.integer({ min: 1_000, max: 16_000 });
     const frameOf = (name: string, data: string) => `{"event":"${name}","data":${data}}`;
     return fc
       .oneof(
         // Nesting: balanced, or never closed.
         fc
-          .tuple(event, fc.constantFrom('[', '{"a":'), fc.integer({ min: 65, max: 12_000 }), fc.boolean())
+          .tuple(event, fc.constantFrom('[', '{"a":'), fc.integer({ min: 65, max: 3_000 }), fc.boolean())
           .map(([name, open, depth, closed]) => {
             const close = open === '[' ? ']' : '}';
             const inner = open.repeat(depth) + (open === '[' ? '' : '1') + (closed ? close.repeat(depth) : '');
@@ -3098,7 +3098,7 @@ describe('Hostile headers and frames within the event-loop budget', () => {
           .map(([unit, n]) => repeatTo(unit, n) + 'x'),
         // Over the frame limit, under ws's.
         fc
-          .integer({ min: 64 * 1024, max: 250 * 1024 })
+          .integer({ min: 16 * 1024, max: 250 * 1024 })
           .map((n) => frameOf('chat', `{"uid":${uid},"message":"${'x'.repeat(n)}"}`)),
         // Anything JSON at all, as data.
         fc.tuple(event, anyJson).map(([name, data]) => JSON.stringify({ event: name, data })),

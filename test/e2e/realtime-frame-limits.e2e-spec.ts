@@ -7,7 +7,7 @@ import { WsClient } from '../support/ws-client';
 import { badLines, badRequest } from '../support/bad-request';
 
 /**
- * Frames over the limits (docs/decisions.md "Realtime"): a frame over 64 KiB, or one that breaks
+ * Frames over the limits (docs/decisions.md "Realtime"): a frame over 16 KiB, or one that breaks
  * the rules of every JSON body (64 levels of nesting, NUL, lone surrogates, reserved keys), is
  * answered with an `error` frame before any handler reads it; the connection stays open; the first
  * such frame of a connection is logged once, as a warning without a stack. ws closes a frame over
@@ -48,9 +48,9 @@ describe('WebSocket frames over the limits', () => {
       .records()
       .filter((record) => String(record.msg).startsWith(`Refused a WebSocket frame from server ${serverID} `));
 
-  it('answers a frame nested 10,000 levels deep with BAD_REQUEST, logs it once without a stack, and keeps the connection', async () => {
+  it('answers a frame nested 5,000 levels deep (under the size limit) with BAD_REQUEST, logs it once without a stack, and keeps the connection', async () => {
     const { client, serverID, player } = await connect();
-    const depth = 10_000;
+    const depth = 5_000;
     const deep = `{"event":"chat","data":{"uid":${player.uid},"message":${'['.repeat(depth)}${']'.repeat(depth)}}}`;
     // The frame is level 1, data 2, message 3: the array at level 65 is message's 62nd [0].
     const message = `The frame nests deeper than 64 levels (at data.message${'[0]'.repeat(62)})`;
@@ -71,28 +71,28 @@ describe('WebSocket frames over the limits', () => {
     expect(capture.records().filter((record) => record.level === 'error' || record.level === 'fatal')).toEqual([]);
   });
 
-  it('answers a frame over 64 KiB with PAYLOAD_TOO_LARGE, unread, and closes one over 256 KiB with 1009', async () => {
+  it('answers a frame over 16 KiB with PAYLOAD_TOO_LARGE, unread, and closes one over 256 KiB with 1009', async () => {
     const { client, serverID, player } = await connect();
     const chat = (length: number) =>
       JSON.stringify({ event: 'chat', data: { uid: player.uid, message: 'x'.repeat(length) } });
-    const justFits = chat(64 * 1024 - chat(0).length);
-    expect(Buffer.byteLength(justFits)).toBe(64 * 1024);
+    const justFits = chat(16 * 1024 - chat(0).length);
+    expect(Buffer.byteLength(justFits)).toBe(16 * 1024);
     // At the limit the frame is read: the message is refused by the chat rules, not by size.
     expect(await answerTo(client, justFits)).toEqual({
       event: 'error',
       data: badLines('message must be a non-empty string of at most 256 characters'),
     });
-    for (const length of [64 * 1024, 200 * 1024])
+    for (const length of [16 * 1024, 64 * 1024, 200 * 1024])
       expect(await answerTo(client, chat(length))).toEqual({
         event: 'error',
-        data: { error: 'PAYLOAD_TOO_LARGE', message: 'The frame exceeds 65536 bytes' },
+        data: { error: 'PAYLOAD_TOO_LARGE', message: 'The frame exceeds 16384 bytes' },
       });
     // A binary frame is measured the same way.
     const from = client.frames.length;
-    client.socket.send(Buffer.from(chat(70_000)), { binary: true });
+    client.socket.send(Buffer.from(chat(20_000)), { binary: true });
     expect(await client.next((frame) => frame.event === 'error', 5000, from)).toEqual({
       event: 'error',
-      data: { error: 'PAYLOAD_TOO_LARGE', message: 'The frame exceeds 65536 bytes' },
+      data: { error: 'PAYLOAD_TOO_LARGE', message: 'The frame exceeds 16384 bytes' },
     });
     const ack = await client.request('resume_session', { uid: player.uid, accessToken: player.accessToken });
     expect(ack.data.ok).toBe(true);
