@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
+import { OptionalBody } from '../common/decorators/optional-body.decorator';
 import { AdminAuth, Permission } from '../auth/auth.decorators';
 import { ParseBigIdPipe } from '../common/pipes/parse-id.pipe';
 import { ApiUidParam } from '../common/validation/is-uid';
@@ -83,6 +84,7 @@ export class PlayerAdminController {
     const { reason, message, until } = result as BanResponse;
     return { reason, message, until };
   })
+  @OptionalBody(BanPlayerDto)
   ban(@Param('uid', uidPipe) uid: string, @Body() body: BanPlayerDto): Promise<BanResponse> {
     return this.players.ban(uid, body);
   }

@@ -11,6 +11,7 @@ import {
 import { AdminAuth, Permission } from '../auth/auth.decorators';
 import { Audited, pathId } from '../audit/audited.decorator';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
+import { OptionalBody } from '../common/decorators/optional-body.decorator';
 import { listQuery, ListSpec } from '../common/pagination/list-query';
 import { ParseIntIdPipe } from '../common/pipes/parse-id.pipe';
 import { API_TAGS } from '../openapi/api-tags';
@@ -110,6 +111,7 @@ export class WebhookAdminController {
   @Audited('webhook.secret', target, ({ body }) => ({
     overlapSeconds: (body as RotateWebhookSecretDto | null)?.overlapSeconds ?? DEFAULT_SECRET_OVERLAP_SECONDS,
   }))
+  @OptionalBody(RotateWebhookSecretDto)
   rotateSecret(
     @Param('id', idPipe) id: number,
     @Body() body: RotateWebhookSecretDto,

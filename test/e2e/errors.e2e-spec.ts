@@ -25,6 +25,44 @@ describe('Error bodies, body limits and rate limits', () => {
     expect(response.body).toEqual(badRequest('Malformed JSON body'));
   });
 
+  it.each([
+    ['null', 'null'],
+    ['"a server"', 'a string'],
+    [' 7', 'a number'],
+    ['true', 'a boolean'],
+  ])('names a JSON body %s that is not an object or array in its 400, and stores nothing', async (raw, kind) => {
+    const before = await app.sql('SELECT id FROM game_server');
+    const response = await app.http.request('POST', '/admin/servers', { token: app.config.adminToken, rawBody: raw });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual(badRequest(`The request body must be a JSON object or array, not ${kind}`));
+    expect(await app.sql('SELECT id FROM game_server')).toEqual(before);
+  });
+
+  it('reads no body at all as {} on a route whose fields are all optional, and still refuses a body that is not JSON', async () => {
+    const created = await app.admin.post('/admin/players', { username: 'NoBodyBan' });
+    expect(created.status).toBe(201);
+    const uid = created.body.uid as string;
+    const banned = () => app.sql('SELECT reason, message, until FROM player_ban WHERE uid = $1', [uid]);
+    // A body that is not JSON is not an absent body: refused as before, the player not banned.
+    const typed = await app.http.request('POST', `/admin/players/${uid}/ban`, {
+      token: app.config.adminToken,
+      rawBody: '{"reason":"typed"}',
+      headers: { 'Content-Type': 'text/plain' },
+    });
+    expect(typed.status).toBe(400);
+    expect(typed.body).toEqual(badRequest('The request body must be a JSON object'));
+    expect(await banned()).toEqual([]);
+    // `curl -X POST` with no body: the same ban as `{}` (permanent, the default message).
+    const bare = await app.http.request('POST', `/admin/players/${uid}/ban`, { token: app.config.adminToken });
+    expect(bare.status).toBe(200);
+    expect(bare.body).toEqual({ uid, reason: '', message: 'You are banned', until: '' });
+    expect(await banned()).toEqual([{ reason: '', message: 'You are banned', until: null }]);
+    // A route with a required field still needs its body.
+    const server = await app.http.request('POST', '/admin/servers', { token: app.config.adminToken });
+    expect(server.status).toBe(400);
+    expect(server.body).toEqual(badRequest('The request body must be a JSON object'));
+  });
+
   it.each(['gzip', 'deflate', 'br'])(
     'answers a body that does not decompress as %s with 400 and stores nothing',
     async (encoding) => {

@@ -649,7 +649,8 @@ type Auth = 'admin' | 'server' | 'server-refresh' | 'bootstrap' | 'public' | 'ap
 /** `open` on an object body: a plugin body, where unknown keys are ignored (docs/decisions.md "Plugin input"). */
 type BodySpec =
   | { t: 'ignored' }
-  | { t: 'object'; fields: Fields; open?: boolean }
+  // optionalBody: every field is optional and no body at all is read as {} (@OptionalBody), so it is not a poison.
+  | { t: 'object'; fields: Fields; open?: boolean; optionalBody?: boolean }
   | { t: 'array'; fields: Fields; max: number }
   | { t: 'paths' };
 
@@ -1487,6 +1488,7 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
           }),
           message: opt({ t: 'string', max: 512 }),
         },
+        optionalBody: true,
       },
       readOnly: false,
     },
@@ -1671,7 +1673,7 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
     'POST /admin/webhooks/:id/secret': {
       auth: 'admin',
       params: { id: idParam([fx.webhook.id], 10, 2_147_483_647n) },
-      body: { t: 'object', fields: { overlapSeconds: opt({ t: 'int', min: 0, max: 604_800 }) } },
+      body: { t: 'object', fields: { overlapSeconds: opt({ t: 'int', min: 0, max: 604_800 }) }, optionalBody: true },
       readOnly: false,
     },
     'GET /admin/webhooks/:id/deliveries': {
@@ -1757,7 +1759,7 @@ function routeTable(fx: Fixtures): Record<string, RouteSpec> {
     'POST /admin/plays/:id/void': {
       auth: 'admin',
       params: { id: playId },
-      body: { t: 'object', fields: { reason: opt({ t: 'string', max: 200 }) } },
+      body: { t: 'object', fields: { reason: opt({ t: 'string', max: 200 }) }, optionalBody: true },
       readOnly: false,
       alwaysFails: 'no play is stored',
     },
@@ -2057,7 +2059,7 @@ function bodyArbitrary(spec: BodySpec, poisoned: boolean): fc.Arbitrary<[string,
             `content type ${contentType}`,
             { bytes: Buffer.from(JSON.stringify(object)), contentType },
           ]),
-        fc.constant<[string, undefined]>(['no body', undefined]),
+        ...(spec.optionalBody === true ? [] : [fc.constant<[string, undefined]>(['no body', undefined])]),
       );
     case 'array':
       return fc.oneof(

@@ -246,6 +246,17 @@ describe('Seasons: the admin API and the close rule (issue #44)', () => {
         named: status === 409 ? null : true,
       })),
     );
+    // Whole bodies: the close rule's fields are named once, and a closeRule that is not an object is
+    // one problem (not also class-validator's "nested property closeRule must be …").
+    const refusal = async (closeRule: unknown): Promise<unknown> =>
+      (await app.admin.post<unknown>('/admin/seasons', { ...valid, closeRule })).body;
+    expect(await refusal({ collection: TITLE, top: 0 })).toEqual(
+      badField('closeRule.top', 'must be an integer from 1 to 1000'),
+    );
+    expect(await refusal({ collection: 'title', top: 3 })).toEqual(
+      badField('closeRule.collection', 'must be a collection key (namespace:path.name)'),
+    );
+    expect(await refusal('x')).toEqual(badField('closeRule', 'must be an object {collection, top} or null'));
     expect(await seasonRows(app)).toEqual(before);
     expect((await app.sql(`SELECT count(*)::int AS n FROM admin_audit WHERE action LIKE 'season.%'`))[0]).toEqual({
       n: 2,

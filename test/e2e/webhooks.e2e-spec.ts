@@ -351,8 +351,9 @@ describe('Webhooks', () => {
     await eventually(() => receiver.received.length === 3, 'a delivery after the overlap');
     expect(receiver.received[2].headers['x-rhythmc-signature']).toMatch(/^sha256=[0-9a-f]{64}$/);
 
-    // The default overlap is a day; the audit rows keep the overlap, never a secret.
-    const fourth = await app.admin.post(`/admin/webhooks/${id}/secret`, {});
+    // The default overlap is a day (here with no body at all, the same as {}); the audit rows keep
+    // the overlap, never a secret.
+    const fourth = await app.admin.post(`/admin/webhooks/${id}/secret`);
     expect(fourth.status).toBe(201);
     const [{ overlap }] = await app.sql<{ overlap: number }>(
       'SELECT round(extract(epoch FROM previous_secret_expires_at - now()))::int AS overlap FROM webhook WHERE id = $1',

@@ -89,7 +89,13 @@ export function bodyParserErrorHandler(error: unknown, req: Request, res: Respon
     return;
   }
   if (type === 'entity.parse.failed') {
-    refuse(res, new BadRequestError('Malformed JSON body'));
+    const scalar = jsonScalarKind((error as { body?: unknown }).body);
+    refuse(
+      res,
+      new BadRequestError(
+        scalar === null ? 'Malformed JSON body' : `The request body must be a JSON object or array, not ${scalar}`,
+      ),
+    );
     return;
   }
   if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
@@ -109,4 +115,25 @@ export function bodyParserErrorHandler(error: unknown, req: Request, res: Respon
     return;
   }
   next(error);
+}
+
+/**
+ * What a body refused by the parser's strict mode (only an object or an array) is, when it is JSON
+ * all the same (`null`, `"text"`, `7`, `true`): "null", "a string", "a number", "a boolean"; null
+ * when it is not JSON at all.
+ */
+function jsonScalarKind(raw: unknown): string | null {
+  // An object or array that failed to parse is malformed; only the strict mode's refusals are parsed again.
+  if (typeof raw !== 'string' || /^[\t\n\r ]*[[{]/.test(raw)) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    return null;
+  }
+  if (value === null) return 'null';
+  if (typeof value === 'string') return 'a string';
+  if (typeof value === 'number') return 'a number';
+  if (typeof value === 'boolean') return 'a boolean';
+  return null;
 }

@@ -12,13 +12,21 @@ export const UNKNOWN_FIELD = 'unknown field';
 /**
  * class-validator's errors as problems, one per broken rule, each naming its full path
  * (`player.playerUID`), with its line (`player.playerUID must be …`). A message that starts with the
- * bare property name loses it in `message`; one that starts with `property.part: ` (a custom
- * message naming a part of the field) names that part as the field.
+ * bare property name, or with the full path (a nested DTO's message written as `closeRule.top must
+ * be …`), loses it in `message`; one that starts with `property.part: ` (a custom message naming a
+ * part of the field) names that part as the field. ValidateNested's own message for a value that is
+ * not an object ("nested property x must be either object or array") is left out when the field's
+ * own rules already said what is wrong with it.
  */
 export function validationProblems(errors: ValidationError[], parent = ''): DescribedProblem[] {
   return errors.flatMap((error) => {
     const path = parent ? `${parent}.${error.property}` : error.property;
-    const own = Object.entries(error.constraints ?? {}).map(([rule, text]): DescribedProblem => {
+    const constraints = Object.entries(error.constraints ?? {});
+    const rules = constraints.length > 1 ? constraints.filter(([rule]) => rule !== 'nestedValidation') : constraints;
+    const own = rules.map(([rule, text]): DescribedProblem => {
+      if (parent && text.startsWith(`${path} `)) {
+        return { field: path, message: text.slice(path.length + 1), line: text };
+      }
       if (text.startsWith(`${error.property} `)) {
         return {
           field: path,

@@ -3,6 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger'
 import { AdminAuth, Permission } from '../../auth/auth.decorators';
 import { AuditInput, Audited, pathId } from '../../audit/audited.decorator';
 import { ApiErrors } from '../../common/decorators/api-errors.decorator';
+import { OptionalBody } from '../../common/decorators/optional-body.decorator';
 import { bigSerialCursorKey, listQuery, ListSpec } from '../../common/pagination/list-query';
 import { ParseBigIdPipe } from '../../common/pipes/parse-id.pipe';
 import { API_TAGS } from '../../openapi/api-tags';
@@ -102,6 +103,7 @@ export class PlayReviewController {
     404: NO_PLAY_404,
     413: 'The body is over 256 KiB',
   })
+  @OptionalBody(VoidPlayDto)
   void(@Param('id', idPipe) id: string, @Body() body: VoidPlayDto): Promise<PlayResponse> {
     return this.review.void(id, body.reason ?? null);
   }
