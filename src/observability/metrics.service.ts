@@ -197,6 +197,13 @@ export class MetricsService implements OnApplicationBootstrap, OnModuleDestroy {
     registers: [this.registry],
   });
 
+  private readonly webhookInFlight = new Gauge({
+    name: 'rhythmc_webhook_attempts_in_flight',
+    help: "Webhook delivery attempts this instance has in flight now, by webhook id (webhooks with none are not listed). One at WEBHOOK_CONCURRENCY_PER_WEBHOOK for minutes is a receiver that answers slowly or not at all: it holds its share of this instance's slots (another webhook's deliveries are not held up).",
+    labelNames: ['webhook'] as const,
+    registers: [this.registry],
+  });
+
   private readonly webhookDeliveryLag = new Histogram({
     name: 'rhythmc_webhook_delivery_seconds',
     help: "Time from an event's transaction to its delivery's 2xx, for deliveries this instance made (retries included: a receiver that was down adds its outage).",
@@ -375,6 +382,8 @@ export class MetricsService implements OnApplicationBootstrap, OnModuleDestroy {
     this.webhookDeliveries.inc({ outcome: 'given_up' }, counts.givenUp);
     this.webhookDisables.reset();
     this.webhookDisables.inc(counts.disabled);
+    this.webhookInFlight.reset();
+    for (const [webhook, attempts] of counts.inFlight) this.webhookInFlight.set({ webhook: String(webhook) }, attempts);
   }
 
   /** node-postgres's pool behind TypeORM (the embedded database's too): open, idle, waiting. */

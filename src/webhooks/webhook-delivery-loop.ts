@@ -149,6 +149,11 @@ export class DeliveryLoop {
     this.timer = setInterval(() => void this.poll(), this.settings.pollMs);
   }
 
+  /** Attempts in flight now, per webhook id (webhooks with none left out), lowest id first. */
+  inFlightByWebhook(): Array<[webhookId: number, attempts: number]> {
+    return [...this.inFlightPerWebhook].sort(([a], [b]) => a - b);
+  }
+
   /**
    * Stops claiming; waits up to `waitMs` for the attempts in flight and the successes not yet
    * recorded (their rows are taken again after their lease otherwise).

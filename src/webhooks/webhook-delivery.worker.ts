@@ -24,9 +24,18 @@ export interface DeliveryWorkerData {
 /** The main thread → the worker. */
 export type ToDeliveryWorker = { type: 'stop'; waitMs: number } | { type: 'flush'; id: number };
 
-/** The worker → the main thread: counts since the last report, a webhook to turn off, a warning, the end. */
+/**
+ * The worker → the main thread: counts since the last report (and the attempts in flight per
+ * webhook now), a webhook to turn off, a warning, the end.
+ */
 export type FromDeliveryWorker =
-  | { type: 'report'; attempts: Partial<Record<SendOutcome, number>>; deliveredSeconds: number[]; givenUp: number }
+  | {
+      type: 'report';
+      attempts: Partial<Record<SendOutcome, number>>;
+      deliveredSeconds: number[];
+      givenUp: number;
+      inFlight: Array<[webhookId: number, attempts: number]>;
+    }
   | { type: 'disable'; webhookId: number; reason: string }
   | { type: 'warn'; message: string }
   /** After the report that `flush` asked for (none when nothing happened since the last one). */
@@ -66,9 +75,15 @@ function run(port: NonNullable<typeof parentPort>, data: DeliveryWorkerData): vo
   let attempts: Partial<Record<SendOutcome, number>> = {};
   let deliveredSeconds: number[] = [];
   let givenUp = 0;
+  /** The in-flight snapshot last sent: a report goes out when it changed, even with nothing counted. */
+  let inFlightSent = '[]';
   const flush = () => {
-    if (deliveredSeconds.length === 0 && givenUp === 0 && Object.keys(attempts).length === 0) return;
-    post({ type: 'report', attempts, deliveredSeconds, givenUp });
+    const inFlight = loop.inFlightByWebhook();
+    const inFlightNow = JSON.stringify(inFlight);
+    const counted = deliveredSeconds.length > 0 || givenUp > 0 || Object.keys(attempts).length > 0;
+    if (!counted && inFlightNow === inFlightSent) return;
+    post({ type: 'report', attempts, deliveredSeconds, givenUp, inFlight });
+    inFlightSent = inFlightNow;
     attempts = {};
     deliveredSeconds = [];
     givenUp = 0;

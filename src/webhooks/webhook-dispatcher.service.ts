@@ -58,13 +58,15 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   /**
    * What this instance did since it started (read by the metrics at scrape time): attempts by how
    * they ended, deliveries finished (delivered, or given up after the retry window), webhooks it
-   * turned off. The worker reports them in batches (every 250 ms).
+   * turned off; and the attempts in flight per webhook id as last reported (none while the worker
+   * is down). The worker reports them in batches (every 250 ms).
    */
   readonly counts = {
     attempts: new Map<SendOutcome, number>(),
     delivered: 0,
     givenUp: 0,
     disabled: 0,
+    inFlight: new Map<number, number>(),
   };
   /** Told the seconds from each delivered event's creation to its delivery (the metrics' histogram). */
   private observeDelivered: (seconds: number) => void = () => undefined;
@@ -156,6 +158,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     worker.on('message', (message: FromDeliveryWorker) => this.received(message));
     worker.on('error', (error) => this.logger.error(`The webhook delivery thread failed: ${error.message}`));
     worker.on('exit', (code) => {
+      if (worker === this.worker) this.counts.inFlight.clear();
       if (this.stopped || worker !== this.worker) return;
       this.worker = null;
       this.logger.error(`The webhook delivery thread exited with ${code}; starting it again`);
@@ -173,6 +176,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
           this.counts.attempts.set(outcome, (this.counts.attempts.get(outcome) ?? 0) + count);
         this.counts.delivered += message.deliveredSeconds.length;
         this.counts.givenUp += message.givenUp;
+        this.counts.inFlight = new Map(message.inFlight);
         for (const seconds of message.deliveredSeconds) this.observeDelivered(seconds);
         return;
       }

@@ -959,12 +959,17 @@ describe('The delivery thread', () => {
         async () => (await deliveries(app, quick.id)).filter((row) => row.state === 'delivered').length === 6,
         'the quick ones recorded',
       );
+      // What an operator sees: the slow receiver at its share, the quick one with nothing in flight.
+      expect(await metricsOf(app, 'rhythmc_webhook_attempts_in_flight')).toEqual({
+        [`rhythmc_webhook_attempts_in_flight{webhook="${slow.id}"}`]: 2,
+      });
       receiver.behave = (_request, response) => response.end('ok');
       for (const response of held.splice(0)) response.end('ok');
       await eventually(
         async () => (await deliveries(app, slow.id)).filter((row) => row.state === 'delivered').length === 6,
         'the slow ones delivered once answered',
       );
+      expect(await metricsOf(app, 'rhythmc_webhook_attempts_in_flight')).toEqual({});
       const slowIds = at('/slow').map((entry) => entry.headers['x-rhythmc-delivery']);
       expect({ sent: slowIds.length, distinct: new Set(slowIds).size, mostOpen }).toEqual({
         sent: 6,
