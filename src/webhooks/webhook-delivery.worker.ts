@@ -88,7 +88,6 @@ function run(port: NonNullable<typeof parentPort>, data: DeliveryWorkerData): vo
     deliveredSeconds = [];
     givenUp = 0;
   };
-  const reporter = setInterval(flush, REPORT_EVERY_MS);
   const loop = new DeliveryLoop(
     new PgDeliveryStore(pool),
     data.settings,
@@ -102,6 +101,7 @@ function run(port: NonNullable<typeof parentPort>, data: DeliveryWorkerData): vo
     },
   );
   loop.start();
+  const reporter = setInterval(flush, REPORT_EVERY_MS);
   port.on('message', (message: ToDeliveryWorker) => {
     if (message.type === 'flush') {
       flush();

@@ -57,6 +57,28 @@ describe('Error bodies, body limits and rate limits', () => {
     expect(bare.status).toBe(200);
     expect(bare.body).toEqual({ uid, reason: '', message: 'You are banned', until: '' });
     expect(await banned()).toEqual([{ reason: '', message: 'You are banned', until: null }]);
+    // curl's `-X POST` without `-d`: no Content-Length at all (fetch above sent `Content-Length: 0`).
+    const other = (await app.admin.post('/admin/players', { username: 'NoLengthBan' })).body.uid as string;
+    const curl = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      // Written, not ended: the answer needs a database round trip, and a half-closed socket loses it.
+      const socket = connect(Number(new URL(app.baseUrl).port), '127.0.0.1', () =>
+        socket.write(
+          `POST /admin/players/${other}/ban HTTP/1.1\r\nHost: x\r\n` +
+            `Authorization: Bearer ${app.config.adminToken}\r\nConnection: close\r\n\r\n`,
+        ),
+      );
+      const chunks: Buffer[] = [];
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      socket.on('error', reject);
+      socket.on('close', () => {
+        const [head, body = ''] = Buffer.concat(chunks).toString('utf8').split('\r\n\r\n');
+        resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]), body });
+      });
+    });
+    expect({ status: curl.status, body: JSON.parse(curl.body) as unknown }).toEqual({
+      status: 200,
+      body: { uid: other, reason: '', message: 'You are banned', until: '' },
+    });
     // A route with a required field still needs its body.
     const server = await app.http.request('POST', '/admin/servers', { token: app.config.adminToken });
     expect(server.status).toBe(400);
