@@ -100,6 +100,12 @@ describe('Board periods: day, week, month and seasons (issue #44)', () => {
       ['month', month.toISOString(), new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString()],
     ]);
     expect(new Set(rows.map((row) => `${row.kind} ${row.starts_at.toISOString()}`)).size).toBe(rows.length);
+    // Runs that find their periods made take no id: the sequence stands at the last period's id.
+    await app.get(PeriodJobService).runOnce();
+    const [sequence] = await app.sql<{ last: string; max: string }>(
+      'SELECT (SELECT last_value FROM board_period_id_seq)::text AS last, (SELECT max(id) FROM board_period)::text AS max',
+    );
+    expect(sequence.last).toBe(sequence.max);
   });
 
   it('counts a play for the all-time board and every open period at once (day, week, month and a season)', async () => {
