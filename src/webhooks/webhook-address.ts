@@ -29,14 +29,22 @@ export function parseAllowedNetworks(entries: readonly string[]): AddressPolicy[
 /**
  * Ranges ipaddr.js counts as unicast that are not public either: the benchmarking network
  * (198.18.0.0/15, RFC 2544), IPv4-compatible IPv6 (`::a.b.c.d`, deprecated: `::7f00:1` is
- * 127.0.0.1 on a host that tunnels them), site-local (fec0::/10, deprecated) and the discard
- * prefix (100::/64).
+ * 127.0.0.1 on a host that tunnels them), site-local (fec0::/10, deprecated), the discard
+ * prefix (100::/64), the local-use NAT64 prefix (64:ff9b:1::/48, RFC 8215: it maps to any IPv4
+ * address, private ones included, where the network routes it to a translator), the IETF protocol
+ * assignments (2001::/23: the IPv6 benchmarking network 2001:2::/48, ORCHID; Teredo, 2001::/32,
+ * ipaddr.js names itself), the second documentation prefix (3fff::/20, RFC 9637) and SRv6
+ * segment identifiers (5f00::/16, RFC 9602). ipaddr.js 1.9 knows none of these last four.
  */
 const NOT_PUBLIC: ReadonlyArray<[string, ipaddr.IPv4 | ipaddr.IPv6, number]> = [
   ['benchmarking', '198.18.0.0/15'],
   ['ipv4Compatible', '::/96'],
   ['siteLocal', 'fec0::/10'],
   ['discard', '100::/64'],
+  ['nat64LocalUse', '64:ff9b:1::/48'],
+  ['ietfProtocolAssignment', '2001::/23'],
+  ['documentation', '3fff::/20'],
+  ['srv6Sid', '5f00::/16'],
 ].map(([kind, cidr]) => [kind, ...ipaddr.parseCIDR(cidr)]);
 
 /** Whether `address` is in the range `from`/`bits` (ranges of the other family never hold it). */

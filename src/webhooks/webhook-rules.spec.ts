@@ -26,6 +26,15 @@ describe('webhook address policy', () => {
     ['::a9fe:a9fe', 'ipv4Compatible'],
     ['fec0::1', 'siteLocal'],
     ['100::1', 'discard'],
+    ['64:ff9b:1::a9fe:a9fe', 'nat64LocalUse'],
+    ['64:ff9b:1::a00:1', 'nat64LocalUse'],
+    ['2001:2::1', 'ietfProtocolAssignment'],
+    ['2001:20::1', 'ietfProtocolAssignment'],
+    ['3fff::1', 'documentation'],
+    ['5f00::1', 'srv6Sid'],
+    // Named by ipaddr.js itself.
+    ['2001::1', 'teredo'],
+    ['64:ff9b::7f00:1', 'rfc6052'],
   ])('refuses %s (%s)', (address, kind) => {
     expect(refusedAddress(address, none)).toContain(`a ${kind} address`);
   });
@@ -34,6 +43,10 @@ describe('webhook address policy', () => {
     expect(refusedAddress('93.184.216.34', none)).toBeNull();
     expect(refusedAddress('198.20.0.1', none)).toBeNull();
     expect(refusedAddress('2606:2800:220:1:248:1893:25c8:1946', none)).toBeNull();
+    // Just past the refused IPv6 blocks: 2001:200::/23 is APNIC's.
+    expect(refusedAddress('2001:200::1', none)).toBeNull();
+    expect(refusedAddress('64:ff9b:2::1', none)).toBeNull();
+    expect(refusedAddress('3fff:1000::1', none)).toBeNull();
     const allowed = { allowed: parseAllowedNetworks(['127.0.0.0/8', '10.0.0.5']) };
     expect(refusedAddress('127.0.0.1', allowed)).toBeNull();
     expect(refusedAddress('::ffff:127.0.0.2', allowed)).toBeNull();

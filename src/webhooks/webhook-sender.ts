@@ -1,5 +1,5 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { AddressPolicy, refusedAddress } from './webhook-address';
@@ -51,12 +51,54 @@ export class DeliveryAgents {
 }
 
 /**
+ * At most `limit` tasks at once, the rest started in arrival order as earlier ones call `done`.
+ * Each task must call `done` exactly once.
+ */
+export class TaskGate {
+  private running = 0;
+  private readonly waiting: Array<(done: () => void) => void> = [];
+
+  constructor(private readonly limit: number) {}
+
+  run(task: (done: () => void) => void): void {
+    if (this.running >= this.limit) {
+      this.waiting.push(task);
+      return;
+    }
+    this.running++;
+    let released = false;
+    task(() => {
+      if (released) return;
+      released = true;
+      this.running--;
+      const next = this.waiting.shift();
+      if (next) this.run(next);
+    });
+  }
+
+  /** Tasks started and not done, and tasks waiting (for tests). */
+  get counts(): { running: number; waiting: number } {
+    return { running: this.running, waiting: this.waiting.length };
+  }
+}
+
+/**
+ * DNS lookups in flight at once in this thread. `dns.lookup` runs getaddrinfo on libuv's thread
+ * pool (4 threads, shared with the main thread's password hashing, file and crypto work), and a
+ * lookup cannot be cancelled: a receiver whose name server answers slowly would otherwise hold a
+ * pool thread per attempt, past each attempt's timeout, and with retries all four. Two leaves the
+ * other two to the rest of the process; kept-alive connections need no lookup.
+ */
+export const LOOKUPS_IN_FLIGHT = 2;
+const LOOKUPS = new TaskGate(LOOKUPS_IN_FLIGHT);
+
+/**
  * A lookup that refuses every answer holding an address the policy refuses: the socket connects
  * only to addresses checked here (no second resolution between the check and the connect).
  */
 function guardedLookup(policy: AddressPolicy): LookupFunction {
   return (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+    const answer = (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => {
       if (error) return callback(error, '', 0);
       for (const entry of addresses) {
         const refused = refusedAddress(entry.address, policy);
@@ -65,7 +107,13 @@ function guardedLookup(policy: AddressPolicy): LookupFunction {
       if (addresses.length === 0) return callback(new Error(`${hostname} has no address`), '', 0);
       if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
       callback(null, addresses[0].address, addresses[0].family);
-    });
+    };
+    LOOKUPS.run((done) =>
+      dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+        done();
+        answer(error, addresses);
+      }),
+    );
   };
 }
 
@@ -95,7 +143,7 @@ export function sendDelivery(
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      if (!keep) request?.destroy();
+      if (!keep) request.destroy();
       resolve(result);
     };
     let target: URL;
@@ -110,16 +158,24 @@ export function sendDelivery(
       if (refused) return resolve({ status: null, ok: false, outcome: 'refused', error: `refused: ${refused}` });
     }
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+    let request: ClientRequest;
+    try {
+      // Throws at once for what it cannot send (a protocol other than http(s), a bad header): the
+      // timer below is armed only for a request that exists.
+      request = send(target, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        lookup: guardedLookup(policy),
+        agent: agents === undefined ? false : target.protocol === 'https:' ? agents.https : agents.http,
+      });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'the request could not be made';
+      return resolve({ status: null, ok: false, outcome: 'connection', error: `not sent: ${code}` });
+    }
     const timer = setTimeout(
       () => finish({ status: null, ok: false, outcome: 'timeout', error: `no complete answer within ${timeoutMs} ms` }),
       timeoutMs,
     );
-    const request = send(target, {
-      method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-      lookup: guardedLookup(policy),
-      agent: agents === undefined ? false : target.protocol === 'https:' ? agents.https : agents.http,
-    });
     request.on('error', (error: NodeJS.ErrnoException) => {
       if (
         !settled &&
