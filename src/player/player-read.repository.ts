@@ -49,6 +49,8 @@ const PUBLIC_PLAYER = 'SELECT p.uid, p.username, p.display_name, p.uuid FROM pla
 const UNBANNED = `NOT ${activeBanPredicate('p')}`;
 /** The player $1, unless under an active ban. */
 const PUBLIC_PLAYER_BY_UID_SQL = `${PUBLIC_PLAYER} WHERE p.uid = $1 AND ${UNBANNED}`;
+/** The uids of $1 (bigint[]) under an active ban. */
+const BANNED_AMONG_SQL = `SELECT x.uid::text AS uid FROM unnest($1::bigint[]) AS x(uid) WHERE ${activeBanPredicate('x')}`;
 /** The player of Mojang uuid $1, unless under an active ban. */
 const PUBLIC_PLAYER_BY_UUID_SQL = `${PUBLIC_PLAYER} WHERE p.uuid = $1 AND ${UNBANNED}`;
 /**
@@ -85,6 +87,13 @@ export class PlayerReadRepository {
         ? await this.replica.run<PublicPlayerRow>('player_public_by_uid', PUBLIC_PLAYER_BY_UID_SQL, [by.uid])
         : await this.replica.run<PublicPlayerRow>('player_public_by_uuid', PUBLIC_PLAYER_BY_UUID_SQL, [by.uuid]);
     return rows[0] ?? null;
+  }
+
+  /** The players among `uids` under an active ban now (the public API's archived boards). */
+  async bannedAmong(uids: readonly string[]): Promise<string[]> {
+    if (uids.length === 0) return [];
+    const rows = await this.replica.run<{ uid: string }>('player_public_banned_among', BANNED_AMONG_SQL, [uids]);
+    return rows.map((row) => row.uid);
   }
 
   /** Unbanned players whose lowercased name is in [from, to) in byte order, by that name then uid; at most `limit`. */

@@ -95,6 +95,11 @@ export class PlayerReadService {
     return row && toPublicPlayer(row);
   }
 
+  /** The players among `uids` under an active ban now. */
+  bannedAmong(uids: readonly string[]): Promise<string[]> {
+    return this.reads.bannedAmong(uids);
+  }
+
   /**
    * Unbanned players by name, ignoring case: the one name (`exact`), or every name starting with
    * it; by lowercased name, then uid; at most `limit`. `name` matches PLAYER_NAME_QUERY (ASCII), so

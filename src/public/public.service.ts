@@ -133,18 +133,31 @@ export class PublicService {
   /**
    * A board as the public sees it. A window around a banned player is 404 with the unknown uid's
    * message (the game's routes answer it with no rank and no entries, which told a ban from a
-   * typo); the answer of a window without a rank is the only one where that can be. A scope leaves
-   * out its servers' ids: no server is in a public answer.
+   * typo); on a live board the answer of a window without a rank is the only one where that can
+   * be. A closed period's archive keeps the players it froze, so there the players under an active
+   * ban now are taken out (their ranks left as gaps, as an erasure's) and a window around one is
+   * the same 404: a ban after the close shows on the public API no more than a live ban does. A
+   * scope leaves out its servers' ids: no server is in a public answer.
    */
   private async publicBoard<T extends AtpBoardResponse | ChartBoardResponse>(
     answer: T,
     query: LeaderboardQueryDto,
   ): Promise<PublicBoard<T>> {
     const around = query.around;
+    const unknown = () => new NotFoundError(`No player with uid ${String(around)}`);
     if (around !== undefined && answer.rank === null && (await this.players.publicPlayer({ uid: around })) === null)
-      throw new NotFoundError(`No player with uid ${around}`);
-    if (answer.scope === undefined) return answer;
-    return { ...answer, scope: { kind: answer.scope.kind, name: answer.scope.name } };
+      throw unknown();
+    let shown: T = answer;
+    if (answer.period?.closed === true) {
+      const uids = answer.entries.map((entry) => String(entry.uid));
+      if (around !== undefined && answer.rank !== null) uids.push(around);
+      const banned = new Set(await this.players.bannedAmong(uids));
+      if (around !== undefined && banned.has(around)) throw unknown();
+      if (banned.size > 0)
+        shown = { ...answer, entries: answer.entries.filter((entry) => !banned.has(String(entry.uid))) };
+    }
+    if (shown.scope === undefined) return shown;
+    return { ...shown, scope: { kind: shown.scope.kind, name: shown.scope.name } };
   }
 
   private async profileOf(

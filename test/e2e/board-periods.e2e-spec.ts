@@ -333,6 +333,49 @@ describe('Board periods: day, week, month and seasons (issue #44)', () => {
       [1, p[1].uid],
       [3, p[2].uid],
     ]);
+
+    // A ban after the close: the game's archived read stays frozen; the public API leaves the
+    // player out (the rank a gap) and answers a window around them as an unknown uid, as on a live
+    // board. Lifted, the player is back on the public archive.
+    const created = await app.admin.post('/admin/api-keys', { name: 'archive-bans', scopes: ['read:boards'] });
+    expect(created.status).toBe(201);
+    const key = (created.body as { key: string }).key;
+    const publicBoard = (query: Record<string, string | number>) =>
+      app.http.get('/public/v1/boards/charts/801', { token: key, query });
+    expect((await app.admin.post(`/admin/players/${p[2].uid}/ban`, { reason: 'after the close' })).status).toBe(200);
+    try {
+      const game = (await board(app, server, 'charts/801', { period: day.id })).body as {
+        entries: Array<{ uid: number }>;
+      };
+      expect(game.entries.map((e) => e.uid)).toEqual([p[1].uid, p[2].uid]);
+      const pub = await publicBoard({ period: day.id });
+      expect({ status: pub.status, body: pub.body as unknown }).toEqual({
+        status: 200,
+        body: { ...game, entries: game.entries.filter((e) => e.uid !== p[2].uid) },
+      });
+      for (const k of [0, 2]) {
+        const around = await publicBoard({ period: day.id, around: p[2].uid, k });
+        expect({ k, status: around.status, body: around.body as unknown }).toEqual({
+          k,
+          status: 404,
+          body: { error: 'NOT_FOUND', message: `No player with uid ${p[2].uid}` },
+        });
+      }
+      const aroundOther = (await publicBoard({ period: day.id, around: p[1].uid, k: 2 })).body as {
+        rank: number;
+        entries: Array<{ rank: number; uid: number }>;
+      };
+      expect({ rank: aroundOther.rank, entries: aroundOther.entries.map((e) => [e.rank, e.uid]) }).toEqual({
+        rank: 1,
+        entries: [[1, p[1].uid]],
+      });
+    } finally {
+      expect((await app.admin.delete(`/admin/players/${p[2].uid}/ban`)).status).toBe(204);
+      p[2] = await loginPlayer(app, server, p[2]);
+    }
+    expect(
+      ((await publicBoard({ period: day.id })).body as { entries: Array<{ uid: number }> }).entries.map((e) => e.uid),
+    ).toEqual([p[1].uid, p[2].uid]);
     clock.mockReset();
   });
 });
