@@ -40,13 +40,19 @@ export interface ProfileRead {
   recent: RecentPlayRow[];
 }
 
+/** How many of a player's newest records the profile looks through for its recent plays. */
+export const RECENT_PLAY_SCAN = 1_000;
+
 /**
  * A player's profile in one statement and one snapshot (one round trip where there were three):
  * - the rating row of $1 (ATP and version; nulls without one) and the ban check the rank answer needs;
  * - how many bests the player has, and the bests by rating descending (then level id), at most $2,
  *   each with its chart's name (null when the catalog has no row for it);
  * - the newest $3 plays that count (counted-record.rule.ts), by id descending (the order the service
- *   stored them): IDX_play_record_uid_recent walked backwards from the player's last record.
+ *   stored them), among the player's last RECENT_PLAY_SCAN records: IDX_play_record_uid_recent
+ *   walked backwards from the player's last record, no further than that (a game server can store
+ *   any number of failed plays for a player, and failed plays are kept forever by default; each
+ *   profile read walked them all).
  * The lists come as JSON arrays (bigints as text, so no precision is lost); LIMIT 0 reads nothing.
  */
 const PROFILE_SQL = `SELECT r.atp, r.version, ${BAN_CHECK},
@@ -59,8 +65,11 @@ const PROFILE_SQL = `SELECT r.atp, r.version, ${BAN_CHECK},
   (SELECT coalesce(json_agg(p ORDER BY p.id DESC), '[]'::json)
      FROM (SELECT pr.id, pr.level_id, c.name AS chart_name, c.difficulty_constant, pr.acc, pr.full_combo,
                   pr.all_perfect, pr.max_combo, ${EPOCH_MS('pr.received_at')}::text AS received_ms
-             FROM play_record pr JOIN chart c ON c.level_id = pr.level_id
-            WHERE pr.uid = $1 AND ${COUNTED_RECORD('pr', 'c')}
+             FROM (SELECT x.id, x.level_id, x.acc, x.full_combo, x.all_perfect, x.max_combo, x.received_at,
+                          x.pass, x.voided_at, x.flags, x.approved_at
+                     FROM play_record x WHERE x.uid = $1 ORDER BY x.id DESC LIMIT ${RECENT_PLAY_SCAN}) AS pr
+             JOIN chart c ON c.level_id = pr.level_id
+            WHERE ${COUNTED_RECORD('pr', 'c')}
             ORDER BY pr.id DESC
             LIMIT $3) AS p) AS recent
   FROM (SELECT $1::bigint AS uid) AS me LEFT JOIN player_rating r ON r.uid = me.uid`;

@@ -22,6 +22,38 @@ let clock = Date.now() - 3_600_000;
 /** Increasing payload.time, uploads one after the other: bests are first reached in upload order. */
 const nextTime = () => (clock += 1_000);
 const JUDGED = 377;
+/** play_record's columns a copy of a record takes over (besides uid, level_id, time_ms). */
+const RECORD_COLUMNS = [
+  'player_timestamp_ms',
+  'acc',
+  'pass',
+  'full_combo',
+  'all_perfect',
+  'is_new_record',
+  'max_combo',
+  'is_rival',
+  'is_win',
+  'rival_uid',
+  'rival_acc',
+  'tap_perfect',
+  'tap_great',
+  'tap_miss',
+  'hold_perfect',
+  'hold_great',
+  'hold_miss',
+  'dodge_perfect',
+  'dodge_great',
+  'dodge_miss',
+  'look_perfect',
+  'look_great',
+  'look_miss',
+  'player_arena',
+  'server_id',
+  'server_name',
+  'server_country',
+  'server_session_id',
+  'player_session_id',
+];
 const LOCAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
 
 interface Ranks {
@@ -940,6 +972,38 @@ describe('Public API', () => {
       const board = (await get('boards/charts/702', boardsKey.key)).body as { entries: Array<{ uid: number }> };
       expect(board.entries.map((entry) => entry.uid)).toEqual([p.stevie.uid]);
       expect((await get('boards/charts/702', boardsKey.key)).body).toEqual((await serverBoard('charts/702')).body);
+    });
+  });
+
+  describe('recent plays', () => {
+    it('are looked for among the player’s last 1,000 plays only: a flood of failed plays costs a bounded walk', async () => {
+      // A game server can store any number of failed plays for a player; the profile's walk back
+      // to the newest counted ones stops after RECENT_PLAY_SCAN records.
+      const columns = RECORD_COLUMNS.filter((column) => column !== 'pass').join(', ');
+      const fail = (n: number) =>
+        app.sql(
+          `INSERT INTO play_record (uid, level_id, time_ms, pass, ${columns})
+           SELECT r.uid, r.level_id, m.t + g, false, ${columns}
+             FROM play_record r, (SELECT max(time_ms) AS t FROM play_record WHERE uid = $1) AS m, generate_series(1, $2) AS g
+            WHERE r.uid = $1 ORDER BY r.id, g LIMIT $2`,
+          [p.stevie.uid, n],
+        );
+      const recent = async () =>
+        ((await get(`players/${p.stevie.uid}`, playersKey.key)).body as { recentPlays: Array<{ levelId: number }> })
+          .recentPlays;
+      const stored = async () =>
+        (await app.sql<{ n: number }>('SELECT count(*)::int AS n FROM play_record WHERE uid = $1', [p.stevie.uid]))[0]
+          .n;
+      const before = await stored();
+      const shown = await recent();
+      expect(shown.map((play) => play.levelId)).toContain(702);
+      // Every record of the player still among the last 1,000: the same recent plays.
+      await fail(1_000 - before);
+      expect(await recent()).toEqual(shown);
+      // The last 1,000 all failed: none shown, though counted plays lie further back.
+      await fail(before);
+      expect(await recent()).toEqual([]);
+      expect(await stored()).toBe(before + 1_000);
     });
   });
 });
