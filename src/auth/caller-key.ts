@@ -1,4 +1,5 @@
 import type { RequestAuth } from './auth.types';
+import { addressBucket } from '../common/http/client-ip';
 
 /**
  * Who is calling, as one short string, for what is shared fairly between callers (the
@@ -19,7 +20,7 @@ export function callerKey(auth: RequestAuth | undefined, address: () => string |
       if (auth.keyId !== null) return `key:${auth.keyId}`;
       break;
   }
-  return `address:${address() ?? 'unknown'}`;
+  return `address:${addressBucket(address())}`;
 }
 
 /** A game server as a caller (all its sessions): callerKey's answer for a server's request. */

@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { bearerToken } from '../auth/auth.guard';
 import { ForbiddenError, RateLimitedError, UnauthorizedError } from '../common/errors/app-error';
-import { clientIp } from '../common/http/client-ip';
+import { addressBucket, clientIp } from '../common/http/client-ip';
 import { WindowLimiter, WindowState } from '../common/throttle/window-limiter';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { ApiKeyService } from './api-key.service';
@@ -58,7 +58,7 @@ export class ApiKeyGuard implements CanActivate {
       limit = this.config.publicApiAnonymousRateLimit;
       if (limit === 0)
         throw new UnauthorizedError('An API key is required (Authorization: Bearer <key>); ask the network for one');
-      counter = `address:${clientIp(request) ?? 'unknown'}`;
+      counter = `address:${addressBucket(clientIp(request))}`;
     } else {
       const presented = bearerToken(header);
       const key = presented === null ? null : await this.keys.resolve(presented);
@@ -81,7 +81,7 @@ export class ApiKeyGuard implements CanActivate {
   private async refused(request: Request): Promise<Error> {
     const state = await this.limiter.hit(
       `${RATE_LIMIT_POLICY}-failed-key`,
-      `address:${clientIp(request) ?? 'unknown'}`,
+      `address:${addressBucket(clientIp(request))}`,
       FAILED_KEY_LIMIT,
       RATE_LIMIT_WINDOW_SECONDS,
     );

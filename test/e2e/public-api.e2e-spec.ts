@@ -1059,6 +1059,20 @@ describe('Public API: the anonymous tier, shared caches and the optional balance
     expect((await app.http.get('/public/v1/charts', { token: 'nope', headers: from('203.0.113.3') })).status).toBe(401);
   });
 
+  it('counts an IPv6 caller per /64: another address of the same network shares its budget', async () => {
+    const from = (address: string) => ({ token: null, headers: { 'X-Forwarded-For': address } });
+    const statuses = [];
+    for (const address of [
+      '2001:db8:5:6::1',
+      '2001:db8:5:6:a:b:c:d',
+      '2001:db8:5:6::2',
+      '2001:db8:5:6:ffff:ffff:ffff:ffff',
+    ])
+      statuses.push((await app.http.get('/public/v1/charts', from(address))).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    expect((await app.http.get('/public/v1/charts', from('2001:db8:5:7::1'))).status).toBe(200);
+  });
+
   it('lets any origin read, without credentials', async () => {
     const response = await raw(app.baseUrl, '/public/v1/charts', {
       Origin: 'https://any.example',

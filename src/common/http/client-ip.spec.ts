@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import type { IncomingMessage } from 'node:http';
-import { clientAddressOf, clientIp, compileTrustProxy, MAX_FORWARDED_HOPS } from './client-ip';
+import { addressBucket, clientAddressOf, clientIp, compileTrustProxy, MAX_FORWARDED_HOPS } from './client-ip';
 
 const request = (forwarded: string | undefined, socketAddress = '127.0.0.1'): IncomingMessage =>
   ({
@@ -49,5 +49,27 @@ describe('clientIp', () => {
     const once = asked;
     expect(clientIp(req)).toBe('203.0.113.7');
     expect(asked).toBe(once);
+  });
+});
+
+describe('addressBucket', () => {
+  it.each([
+    ['203.0.113.7', '203.0.113.7'],
+    ['2001:db8:1:2::1', '2001:db8:1:2::/64'],
+    ['2001:db8:1:2:ffff:ffff:ffff:ffff', '2001:db8:1:2::/64'],
+    ['2001:0DB8:0001:0002:0:0:0:9', '2001:db8:1:2::/64'],
+    ['::1', '0:0:0:0::/64'],
+    ['fe80::1%eth0', 'fe80:0:0:0::/64'],
+    ['64:ff9b::203.0.113.7', '64:ff9b:0:0::/64'],
+    ['::', '0:0:0:0::/64'],
+    ['1::', '1:0:0:0::/64'],
+    ['::FFFF:203.0.113.7', '203.0.113.7'],
+    ['::ffff:cb00:7107', '203.0.113.7'],
+  ])('%s counts under %s', (address, bucket) => {
+    expect(addressBucket(address)).toBe(bucket);
+  });
+
+  it('puts the callers without an address in one bucket', () => {
+    expect(addressBucket(null)).toBe('unknown');
   });
 });

@@ -82,3 +82,27 @@ export function clientIp(request: Request): string | null {
   (request as WithClientIp)[CLIENT_IP] = address;
   return address;
 }
+
+/**
+ * What an address's budgets count under (rate limits, failure lockouts, fair shares): an IPv4
+ * address itself; an IPv6 address its /64 (`2001:db8:1:2::/64`), the network one subscriber gets,
+ * where a host may take any of 2^64 addresses, so a budget per full IPv6 address would be none;
+ * `unknown` without an address. Logs and the audit keep the full address.
+ */
+export function addressBucket(address: string | null): string {
+  if (address === null) return 'unknown';
+  const bare = address.split('%', 1)[0];
+  if (isIP(bare) !== 6) return address;
+  // The URL parser writes any IPv6 form (upper case, leading zeros, a dotted IPv4 tail, which
+  // ipaddr.js 1.9 refuses) as lower-case hex groups with at most one `::`.
+  const groups = new URL(`http://[${bare}]/`).hostname.slice(1, -1).split('::');
+  const head = groups[0] === '' ? [] : groups[0].split(':');
+  const tail = groups.length === 1 || groups[1] === '' ? [] : groups[1].split(':');
+  const all = [...head, ...Array<string>(8 - head.length - tail.length).fill('0'), ...tail];
+  if (all.slice(0, 5).every((group) => group === '0') && all[5] === 'ffff') {
+    // An IPv4-mapped address in any spelling: the IPv4 address's own budget.
+    const [high, low] = [parseInt(all[6], 16), parseInt(all[7], 16)];
+    return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+  }
+  return `${all.slice(0, 4).join(':')}::/64`;
+}

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
+import { addressBucket } from '../http/client-ip';
 import { LoginLockout } from './login-lockout';
 
 /**
@@ -45,5 +46,5 @@ export class AdminAuthLimiter {
 }
 
 function keyOf(realm: OperatorRealm, address: string | null): string {
-  return `${realm}-auth:address:${address ?? 'unknown'}`;
+  return `${realm}-auth:address:${addressBucket(address)}`;
 }

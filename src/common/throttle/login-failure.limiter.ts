@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectThrottlerStorage, ThrottlerStorage } from '@nestjs/throttler';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { RateLimitedError } from '../errors/app-error';
+import { addressBucket } from '../http/client-ip';
 
 /**
  * Failed server logins (missing or unknown bootstrap credential), counted per source address and
@@ -19,7 +20,7 @@ export class LoginFailureLimiter {
 
   /** Counts one failed server login; returns the error to answer with (429 over a budget, else the given one). */
   async serverLoginFailed(address: string | null, credentialHash: string | null, failure: Error): Promise<Error> {
-    const keys = [`server-login-failure:address:${address ?? 'unknown'}`];
+    const keys = [`server-login-failure:address:${addressBucket(address)}`];
     if (credentialHash !== null) keys.push(`server-login-failure:credential:${credentialHash}`);
     const limit = this.config.throttleLoginLimit;
     const ttl = this.config.throttleLoginTtlSeconds * 1_000;
