@@ -128,12 +128,15 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     this.flushes.delete(id);
   }
 
-  /** Writes `server.offline` for server sessions that expired without ending. */
+  /** Writes `server.offline` for server sessions that expired without ending, and forgets replaced secrets past their overlap. */
   async sweep(): Promise<void> {
     if (this.stopped) return;
     await this.webhooks
       .sweepExpiredServerSessions(SWEEP_WINDOW_MS)
       .catch((error: unknown) => this.logger.warn(`Sweeping expired server sessions failed: ${String(error)}`));
+    await this.webhooks
+      .forgetExpiredSecrets()
+      .catch((error: unknown) => this.logger.warn(`Forgetting expired webhook secrets failed: ${String(error)}`));
   }
 
   private startWorker(): void {

@@ -117,6 +117,14 @@ export class WebhookRepository {
     );
   }
 
+  /** Forgets the replaced secrets whose overlap has ended: they sign nothing any more, so none is kept. */
+  async forgetExpiredSecrets(): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE webhook SET previous_secret = NULL, previous_secret_expires_at = NULL
+        WHERE previous_secret IS NOT NULL AND previous_secret_expires_at <= now()`,
+    );
+  }
+
   /** A webhook's deliveries, newest first, after the delivery `after` (a cursor). */
   listDeliveries(
     webhookId: number,

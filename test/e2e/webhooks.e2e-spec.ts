@@ -350,6 +350,11 @@ describe('Webhooks', () => {
     await app.admin.post(`/admin/players/${(await createPlayer(app)).uid}/ban`, {});
     await eventually(() => receiver.received.length === 3, 'a delivery after the overlap');
     expect(receiver.received[2].headers['x-rhythmc-signature']).toMatch(/^sha256=[0-9a-f]{64}$/);
+    // The sweep forgets it: a replaced secret is not kept past its overlap.
+    await app.get(WebhookDispatcher).sweep();
+    expect(
+      await app.sql('SELECT previous_secret, previous_secret_expires_at FROM webhook WHERE id = $1', [id]),
+    ).toEqual([{ previous_secret: null, previous_secret_expires_at: null }]);
 
     // The default overlap is a day (here with no body at all, the same as {}); the audit rows keep
     // the overlap, never a secret.
