@@ -22,6 +22,8 @@ describe('callerKey', () => {
   it('names the anonymous tier (and anything else) by its address', () => {
     expect(callerKey({ kind: 'api-key', keyId: null }, () => '203.0.113.9')).toBe('address:203.0.113.9');
     expect(callerKey({ kind: 'public' }, () => null)).toBe('address:unknown');
-    expect(callerKey(undefined, () => '::1')).toBe('address:::1');
+    // An IPv6 address by its /64 (addressBucket): every host of one network is one caller.
+    expect(callerKey(undefined, () => '::1')).toBe('address:0:0:0:0::/64');
+    expect(callerKey({ kind: 'public' }, () => '2001:db8:1:2::7')).toBe('address:2001:db8:1:2::/64');
   });
 });
