@@ -19,6 +19,11 @@ export function isDeadlock(error: unknown): boolean {
   return sqlState(error) === '40P01';
 }
 
+/** 55P03: a row asked for with NOWAIT (or past lock_timeout) is locked by another transaction. */
+export function isLockNotAvailable(error: unknown): boolean {
+  return sqlState(error) === '55P03';
+}
+
 export function isForeignKeyViolation(error: unknown): boolean {
   return sqlState(error) === '23503';
 }

@@ -615,6 +615,25 @@ describe('Seasons: the admin API and the close rule (issue #44)', () => {
       expect(await app.sql('SELECT 1 FROM period_chart_best WHERE period_id = $1 AND level_id = 932', [id])).toEqual(
         [],
       );
+      // A second close and a delete while the archive holds the season: 409 at once (they take the
+      // period lock every upload waits for, so waiting on the row would hold the uploads too).
+      for (const second of [
+        () => app.admin.post(`/admin/seasons/${id}/close`),
+        () => app.admin.delete(`/admin/seasons/${id}`),
+      ]) {
+        const answer = await second();
+        expect({ status: answer.status, body: answer.body as unknown }).toEqual({
+          status: 409,
+          body: {
+            error: 'CONFLICT',
+            message: `Season ${id} is being closed or archived; try again once it is archived`,
+          },
+        });
+      }
+      const again = uploadPlay(app, server, player, gameplayPayload(931, (playTime += 1_000), { acc: 91 }));
+      const held = new Promise<string>((resolve) => (timer = setTimeout(() => resolve('waited'), 10_000)));
+      expect(await Promise.race([again.then(() => 'answered'), held])).toBe('answered');
+      clearTimeout(timer);
 
       await locker.query('ROLLBACK');
       const closed = await closing;

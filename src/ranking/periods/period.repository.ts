@@ -423,10 +423,13 @@ export class PeriodRepository {
     await manager.query('SELECT pg_advisory_xact_lock($1)', [PERIOD_LOCK_KEY]);
   }
 
-  /** A season by id, locked to the caller's commit (staff writes). */
-  async lockSeason(id: string, manager: EntityManager): Promise<SeasonRow | null> {
+  /**
+   * A season by id, locked to the caller's commit (staff writes). `wait` false: a row another
+   * transaction holds (an archive, for its whole length) fails at once with 55P03 instead of waiting.
+   */
+  async lockSeason(id: string, manager: EntityManager, wait = true): Promise<SeasonRow | null> {
     const rows = await manager.query<PeriodRow[]>(
-      `SELECT ${PERIOD_COLUMNS} FROM board_period p WHERE p.id = $1 AND p.kind = 'season' FOR UPDATE`,
+      `SELECT ${PERIOD_COLUMNS} FROM board_period p WHERE p.id = $1 AND p.kind = 'season' FOR UPDATE${wait ? '' : ' NOWAIT'}`,
       [id],
     );
     return rows.length === 0 ? null : toSeasonRow(rows[0]);

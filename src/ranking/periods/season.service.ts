@@ -5,7 +5,7 @@ import { Clock } from '../../common/clock';
 import { BadRequestError, ConflictError, NotFoundError } from '../../common/errors/app-error';
 import { ListQuery, Page, toPage } from '../../common/pagination/list-query';
 import { formatLocalDateTime, parseLocalDateTime } from '../../common/time';
-import { isUniqueViolation } from '../../database/pg-errors';
+import { isLockNotAvailable, isUniqueViolation } from '../../database/pg-errors';
 import { TransactionService } from '../../database/transaction.service';
 import {
   ClosedSeasonResponse,
@@ -16,7 +16,7 @@ import {
 } from '../dto/season.dto';
 import { PeriodJobService } from './period-job.service';
 import { PeriodRepository } from './period.repository';
-import type { PeriodRow, SeasonFields } from './period-rows';
+import type { PeriodRow, SeasonFields, SeasonRow } from './period-rows';
 
 export const SEASON_LIST = 'seasons';
 
@@ -150,10 +150,13 @@ export class SeasonService {
    * next run.
    */
   async close(id: string): Promise<ClosedSeasonResponse> {
-    const now = this.clock.now();
+    let now = this.clock.now();
     await this.tx.run(async (manager) => {
       await this.periods.lockPeriodWrites(manager);
-      const season = await this.periods.lockSeason(id, manager);
+      // The end is read once no upload can count any more: a play counted while this waited for
+      // the lock is before it.
+      now = this.clock.now();
+      const season = await this.lockedUnderPeriodLock(id, manager);
       if (!season) throw new NotFoundError(`No season with id ${id}`);
       if (season.closed_at !== null) throw new ConflictError(`Season ${season.slug} is closed already`);
       if (season.starts_at.getTime() > now.getTime())
@@ -175,14 +178,30 @@ export class SeasonService {
 
   /** Deletes a season that has not started (no play can have counted for it). */
   async remove(id: string): Promise<void> {
-    const now = this.clock.now();
     await this.tx.run(async (manager) => {
       await this.periods.lockPeriodWrites(manager);
-      const season = await this.periods.lockSeason(id, manager);
+      const now = this.clock.now();
+      const season = await this.lockedUnderPeriodLock(id, manager);
       if (!season) throw new NotFoundError(`No season with id ${id}`);
       if (!(await this.periods.deleteUnstartedSeason(id, now, manager)))
         throw new ConflictError(`Season ${season.slug} has started: close it instead`);
     });
+  }
+
+  /**
+   * The season's row, locked, for a caller that holds the exclusive period lock (which every
+   * upload waits for): never waited for. An archive holds the row for its whole length (tens of
+   * seconds at 1M players), so a second close or a delete of a season being archived would hold
+   * every upload that long; it is 409 instead.
+   */
+  private async lockedUnderPeriodLock(id: string, manager: EntityManager): Promise<SeasonRow | null> {
+    try {
+      return await this.periods.lockSeason(id, manager, false);
+    } catch (error) {
+      if (isLockNotAvailable(error))
+        throw new ConflictError(`Season ${id} is being closed or archived; try again once it is archived`);
+      throw error;
+    }
   }
 
   private closeRuleFields(rule: SeasonCloseRuleDto | null): Pick<SeasonFields, 'grantCollection' | 'grantTop'> {
