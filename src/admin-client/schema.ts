@@ -1655,7 +1655,7 @@ export interface paths {
     put?: never;
     /**
      * Add a staff account
-     * @description With a first password the person changes after signing in (PUT /admin/me/password).
+     * @description With a first password the person changes after signing in (PUT /admin/me/password). From a console session or with ADMIN_TOKEN, not with a personal API token.
      */
     post: operations['StaffAdmin_create'];
     delete?: never;
@@ -1687,7 +1687,7 @@ export interface paths {
     head?: never;
     /**
      * Change a staff account
-     * @description Its role (from its next request on), disabled (ends its sessions and revokes its tokens at once), password (a reset: ends its sessions) or secondFactor false (turns its authenticator code off, for a lost phone). Fields left out stay.
+     * @description Its role (from its next request on), disabled (ends its sessions and revokes its tokens at once), password (a reset: ends its sessions) or secondFactor false (turns its authenticator code off, for a lost phone). Fields left out stay. password and secondFactor: not on your own account (PUT /admin/me/password, DELETE /admin/me/totp), and not with a personal API token.
      */
     patch: operations['StaffAdmin_update'];
     trace?: never;
@@ -18121,7 +18121,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'];
         };
       };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      /** @description A personal API token: accounts are created from a console session or with ADMIN_TOKEN */
       403: {
         headers: {
           [name: string]: unknown;
@@ -18130,7 +18130,7 @@ export interface operations {
           /**
            * @example {
            *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
+           *       "message": "Not permitted"
            *     }
            */
           'application/json': components['schemas']['ErrorResponse'];
@@ -18563,7 +18563,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'];
         };
       };
-      /** @description The caller's role lacks the route's permission, or a session cookie came with a cross-site request or without its X-CSRF-Token */
+      /** @description password or secondFactor on your own account, or with a personal API token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -18572,7 +18572,7 @@ export interface operations {
           /**
            * @example {
            *       "error": "FORBIDDEN",
-           *       "message": "The moderator role may not do this (servers.manage)"
+           *       "message": "Not permitted"
            *     }
            */
           'application/json': components['schemas']['ErrorResponse'];

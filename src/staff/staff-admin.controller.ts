@@ -8,7 +8,8 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { Audited, AuditInput, pathId } from '../audit/audited.decorator';
-import { AdminAuth, Permission } from '../auth/auth.decorators';
+import { AdminAuth, CurrentAdmin, Permission } from '../auth/auth.decorators';
+import type { AdminCaller } from '../auth/auth.types';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
 import { serialCursorKey, ListQueryDto, listQuery, ListSpec } from '../common/pagination/list-query';
 import { ParseIntIdPipe } from '../common/pipes/parse-id.pipe';
@@ -54,11 +55,13 @@ export class StaffAdminController {
   @HttpCode(201)
   @ApiOperation({
     summary: 'Add a staff account',
-    description: 'With a first password the person changes after signing in (PUT /admin/me/password).',
+    description:
+      'With a first password the person changes after signing in (PUT /admin/me/password). From a console session or with ADMIN_TOKEN, not with a personal API token.',
   })
   @ApiCreatedResponse({ type: StaffAccountResponse })
   @ApiErrors({
     400: { description: 'A field is invalid, or the name is taken', message: 'name alice is taken' },
+    403: 'A personal API token: accounts are created from a console session or with ADMIN_TOKEN',
     413: 'The body is over 256 KiB',
   })
   @Audited(
@@ -66,8 +69,8 @@ export class StaffAdminController {
     ({ result }) => `staff:${(result as StaffAccountResponse).id}`,
     ({ result }) => ({ name: (result as StaffAccountResponse).name, role: (result as StaffAccountResponse).role }),
   )
-  create(@Body() body: CreateStaffDto): Promise<StaffAccountResponse> {
-    return this.staff.create(body);
+  create(@CurrentAdmin() caller: AdminCaller, @Body() body: CreateStaffDto): Promise<StaffAccountResponse> {
+    return this.staff.create(caller, body);
   }
 
   @Get(':id')
@@ -83,12 +86,13 @@ export class StaffAdminController {
   @ApiOperation({
     summary: 'Change a staff account',
     description:
-      'Its role (from its next request on), disabled (ends its sessions and revokes its tokens at once), password (a reset: ends its sessions) or secondFactor false (turns its authenticator code off, for a lost phone). Fields left out stay.',
+      'Its role (from its next request on), disabled (ends its sessions and revokes its tokens at once), password (a reset: ends its sessions) or secondFactor false (turns its authenticator code off, for a lost phone). Fields left out stay. password and secondFactor: not on your own account (PUT /admin/me/password, DELETE /admin/me/totp), and not with a personal API token.',
   })
   @ApiParam(ID_PARAM)
   @ApiOkResponse({ type: StaffAccountResponse })
   @ApiErrors({
     400: { description: `${ID_400.description}, or a body field is invalid or none is given`, message: ID_400.message },
+    403: 'password or secondFactor on your own account, or with a personal API token',
     404: NO_ACCOUNT_404,
     409: LAST_OWNER_409,
     413: 'The body is over 256 KiB',
@@ -97,8 +101,12 @@ export class StaffAdminController {
     const { role, disabled, password, secondFactor } = body as UpdateStaffDto;
     return { role, disabled, password: password === undefined ? undefined : 'reset', secondFactor };
   })
-  update(@Param('id', idPipe) id: number, @Body() body: UpdateStaffDto): Promise<StaffAccountResponse> {
-    return this.staff.update(id, body);
+  update(
+    @CurrentAdmin() caller: AdminCaller,
+    @Param('id', idPipe) id: number,
+    @Body() body: UpdateStaffDto,
+  ): Promise<StaffAccountResponse> {
+    return this.staff.update(caller, id, body);
   }
 
   @Delete(':id')

@@ -80,7 +80,8 @@ export class StaffService {
     };
   }
 
-  async create(body: CreateStaffDto): Promise<StaffAccountResponse> {
+  async create(caller: AdminCaller, body: CreateStaffDto): Promise<StaffAccountResponse> {
+    requireNoPersonalToken(caller, 'Staff accounts are created');
     const passwordHash = await this.hasher.hash(body.password);
     try {
       const account = await this.transactions.run((manager) =>
@@ -106,7 +107,7 @@ export class StaffService {
    * A role change applies from the account's next request on; disabling ends its sessions and
    * revokes its tokens at once; a new password (a reset) ends its sessions.
    */
-  async update(id: number, body: UpdateStaffDto): Promise<StaffAccountResponse> {
+  async update(caller: AdminCaller, id: number, body: UpdateStaffDto): Promise<StaffAccountResponse> {
     if (
       body.role === undefined &&
       body.disabled === undefined &&
@@ -114,6 +115,13 @@ export class StaffService {
       body.secondFactor === undefined
     )
       throw new BadRequestError('Give at least one of role, disabled, password, secondFactor');
+    if (body.password !== undefined || body.secondFactor !== undefined) {
+      if (id === caller.accountId)
+        throw new ForbiddenError(
+          'Your own password and authenticator change at /admin/me/password and /admin/me/totp, with your current password',
+        );
+      requireNoPersonalToken(caller, 'Passwords are reset and authenticators turned off');
+    }
     const passwordHash = body.password === undefined ? null : await this.hasher.hash(body.password);
     const account = await this.transactions.run(async (manager) => {
       const owners = await this.staff.lockEnabledOwners(manager);
@@ -276,6 +284,16 @@ function requireAccount(caller: AdminCaller): number {
   if (caller.accountId === null)
     throw new ForbiddenError('ADMIN_TOKEN belongs to no staff account: sign in to the console as a staff member');
   return caller.accountId;
+}
+
+/**
+ * Not a personal API token: a console session or ADMIN_TOKEN. What gives a way in that outlives
+ * the credential used (a new account's password, a reset, an authenticator removed) would let a
+ * leaked token outlive its revocation (docs/decisions.md "Staff accounts").
+ */
+function requireNoPersonalToken(caller: AdminCaller, what: string): void {
+  if (caller.accountId !== null && caller.sessionId === null)
+    throw new ForbiddenError(`${what} from a console session or with ADMIN_TOKEN, not with a personal API token`);
 }
 
 /** The caller's session id: some changes need the person at the console, not a token. */

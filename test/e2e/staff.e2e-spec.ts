@@ -200,6 +200,68 @@ describe('Staff accounts and sessions', () => {
         expect({ status: refused.status, body: refused.body }).toEqual({ status: 400, body: badLines(message) });
       }
     });
+
+    it('gives no way in that outlives the credential: no account, reset or factor removal with a personal token, none of it on your own account', async () => {
+      const owner = await createStaff(app, 'owner');
+      const session = await signIn(app, owner);
+      const token = app.http.withToken((await createToken(session)).token);
+      const other = await createStaff(app, 'support');
+      const forbidden = (message: string) => ({ status: 403, body: { error: 'FORBIDDEN', message } });
+      const tokenMessage = (what: string) =>
+        forbidden(`${what} from a console session or with ADMIN_TOKEN, not with a personal API token`);
+      const own = forbidden(
+        'Your own password and authenticator change at /admin/me/password and /admin/me/totp, with your current password',
+      );
+      const answer = async (response: Promise<{ status: number; body: unknown }>) => {
+        const { status, body } = await response;
+        return { status, body };
+      };
+      const staffCount = async () => (await app.sql('SELECT id FROM staff_account ORDER BY id')).length;
+      const before = await staffCount();
+      const hashOf = async (id: number) =>
+        (await app.sql('SELECT password_hash FROM staff_account WHERE id = $1', [id]))[0];
+      const [otherHash, ownerHash] = [await hashOf(other.id), await hashOf(owner.id)];
+
+      // A personal token (a leaked one is revoked in the end): no new account, no reset, no factor off.
+      expect(
+        await answer(token.post('/admin/staff', { name: staffName('mint'), role: 'owner', password: staffPassword() })),
+      ).toEqual(tokenMessage('Staff accounts are created'));
+      for (const body of [{ password: staffPassword() }, { secondFactor: false }])
+        expect(await answer(token.request('PATCH', `/admin/staff/${other.id}`, { body }))).toEqual(
+          tokenMessage('Passwords are reset and authenticators turned off'),
+        );
+      // The rest of staff management is the token's, as its role says.
+      expect((await token.request('PATCH', `/admin/staff/${other.id}`, { body: { role: 'moderator' } })).status).toBe(
+        200,
+      );
+      // Your own password and factor: /admin/me (the current password), from the session as from the token.
+      for (const client of [session.client, token])
+        for (const body of [
+          { password: staffPassword() },
+          { secondFactor: false },
+          { role: 'admin', password: staffPassword() },
+        ])
+          expect(await answer(client.request('PATCH', `/admin/staff/${owner.id}`, { body }))).toEqual(own);
+      expect(await staffCount()).toBe(before);
+      expect([await hashOf(other.id), await hashOf(owner.id)]).toEqual([otherHash, ownerHash]);
+      // From the console session, and with ADMIN_TOKEN, on someone else: as before.
+      expect(
+        (await session.client.request('PATCH', `/admin/staff/${other.id}`, { body: { password: staffPassword() } }))
+          .status,
+      ).toBe(200);
+      expect(
+        (await app.admin.request('PATCH', `/admin/staff/${other.id}`, { body: { secondFactor: false } })).status,
+      ).toBe(200);
+      expect(
+        (
+          await session.client.post('/admin/staff', {
+            name: staffName('made'),
+            role: 'support',
+            password: staffPassword(),
+          })
+        ).status,
+      ).toBe(201);
+    });
   });
 
   describe('sign-in', () => {
