@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { PERIOD_LOCK_KEY } from '../ranking';
+import { SNAPSHOT_LOCK_KEY } from '../upload/history/rating-history.repository';
 import { PLAYER_DATA, PlayerDataEntry } from './player-data.map';
 
 /**
@@ -18,6 +20,21 @@ export class PlayerDataRepository {
       [uid],
     );
     return rows[0] ?? null;
+  }
+
+  /**
+   * Waits for what copies players' rows in a transaction of its own, and holds it off until the
+   * caller's commit, so that none commits a copy of the player after their erasure: a period's
+   * close (the period lock, shared here as uploads share it; a close takes it exclusively), an
+   * archive in progress (its board_period row, which it holds FOR UPDATE until its blocks are
+   * written) and the day's rating history snapshot (its advisory lock, shared here). Each is
+   * seconds at most at 1M players. Taken before any row lock of the erasure, as an upload takes
+   * the period lock before the player's rows.
+   */
+  async holdCopies(manager: EntityManager): Promise<void> {
+    await manager.query('SELECT pg_advisory_xact_lock_shared($1)', [PERIOD_LOCK_KEY]);
+    await manager.query('SELECT pg_advisory_xact_lock_shared($1)', [SNAPSHOT_LOCK_KEY]);
+    await manager.query('SELECT id FROM board_period WHERE closed_at IS NOT NULL AND NOT archived_in_blocks FOR SHARE');
   }
 
   /** The player row, locked for the erasure; null when there is none. */

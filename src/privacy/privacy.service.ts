@@ -42,6 +42,9 @@ export class PrivacyService {
     const outcome = await this.ranks
       .removePlayer(uid, {
         check: async (manager) => {
+          // Before any row lock: a close, an archive or a history snapshot running now finishes
+          // first, and none starts until this commits (no copy of the player made after it).
+          await this.data.holdCopies(manager);
           const player = await this.data.findPlayer(uid, manager);
           if (!player) throw await this.notFound(uid, manager);
           if (confirm !== player.username)

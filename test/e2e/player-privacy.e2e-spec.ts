@@ -7,6 +7,7 @@ import { WsClient } from '../support/ws-client';
 import { multiInstanceAvailable, startTestApp, TestApp, TestClients } from '../support/test-app';
 import { mappedPlayerColumns, PLAYER_DATA } from '../../src/privacy/player-data.map';
 import { EXPORT_FORMAT } from '../../src/privacy/privacy.service';
+import { SNAPSHOT_LOCK_KEY } from '../../src/upload/history/rating-history.repository';
 import { badLines } from '../support/bad-request';
 
 /**
@@ -337,6 +338,53 @@ describe('Privacy: export and erase a player', () => {
       await holder.end();
     }
   });
+
+  onPostgres(
+    'waits for a history snapshot and for a period archive in progress: neither commits a copy of the player after it',
+    async () => {
+      const holder = new Client({ connectionString: app.env.DATABASE_URL });
+      await holder.connect();
+      // A closed period not archived yet, as an archive finds it (and holds its row until its blocks are written).
+      const [period] = await app.sql<{ id: string }>(
+        `INSERT INTO board_period (kind, slug, name, starts_at, ends_at, closed_at)
+       VALUES ('season', 'erasure-hold', 'Erasure hold', now() - interval '2 days', now() - interval '1 day', now() - interval '1 day')
+       RETURNING id::text AS id`,
+      );
+      const waiting = async () =>
+        (
+          await app.sql<{ n: number }>(
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+          )
+        )[0].n;
+      try {
+        for (const [what, hold] of [
+          ['a history snapshot', `SELECT pg_advisory_xact_lock(${SNAPSHOT_LOCK_KEY}) IS NULL AS archived`],
+          ['an archive', `SELECT archived_in_blocks AS archived FROM board_period WHERE id = ${period.id} FOR UPDATE`],
+        ] as const) {
+          const player = await onlinePlayer(app, server);
+          const erased = async () =>
+            (await app.sql('SELECT 1 FROM player_erasure WHERE uid = $1', [player.uid])).length;
+          await holder.query('BEGIN');
+          expect((await holder.query<{ archived: boolean }>(hold)).rows).toEqual([{ archived: false }]);
+          const erasing = app.admin.post(`/admin/players/${player.uid}/erase`, { confirm: player.username });
+          const deadline = Date.now() + 10_000;
+          while ((await waiting()) < 1 && Date.now() < deadline)
+            await new Promise((resolve) => setTimeout(resolve, 20));
+          expect({ what, waiting: await waiting(), erased: await erased() }).toEqual({ what, waiting: 1, erased: 0 });
+          await holder.query('ROLLBACK');
+          expect({ what, status: (await erasing).status, erased: await erased() }).toEqual({
+            what,
+            status: 200,
+            erased: 1,
+          });
+        }
+      } finally {
+        await holder.query('ROLLBACK').catch(() => undefined);
+        await holder.end();
+        await app.sql('DELETE FROM board_period WHERE id = $1', [period.id]);
+      }
+    },
+  );
 
   const twoInstances = multiInstanceAvailable() ? it : it.skip;
   twoInstances('on two instances sharing Redis, the second one ranks without the erased player too', async () => {

@@ -75,7 +75,7 @@ export class RatingRecomputeService {
 
   /**
    * Erasure (docs/decisions.md "Erasing a player"): one transaction that runs `check` (the player
-   * exists, the confirmation holds; no lock), locks the player's rating row, runs `erase` (which
+   * exists, the confirmation holds; no row lock), locks the player's rating row, runs `erase` (which
    * locks the player row and deletes their bests, rating and records with everything else of
    * theirs), and tells the rank index that each of their entries is gone, as a recompute that found
    * no counted play would: staged in process, written to Redis after the commit (so every instance
