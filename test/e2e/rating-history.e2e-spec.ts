@@ -229,6 +229,42 @@ describe('Rating history', () => {
 });
 
 describe('Rating history in PERIOD_TIME_ZONE', () => {
+  it('takes a day only once it has ended, where the clocks fall back at 01:00 and midnight comes twice', async () => {
+    // America/Havana, 2026-11-01: 01:00 (UTC-4) goes back to 00:00 (UTC-5). From 04:00 UTC the date
+    // is already Nov 1, but Oct 31 ends at the second midnight, 05:00 UTC (the boards' day periods' rule).
+    const app = await startTestApp({ env: { PERIOD_TIME_ZONE: 'America/Havana' } });
+    try {
+      const oct31 = Date.UTC(2026, 9, 31) / DAY_MS;
+      let now = new Date(Date.UTC(2026, 10, 1, 4, 33));
+      jest.spyOn(app.get(Clock), 'now').mockImplementation(() => now);
+      const server = await onlineServer(app);
+      const chart = { levelId: 612, name: 'Chart 612', difficultyConstant: 10, version: '1.0', active: true };
+      expect((await app.admin.put('/admin/charts', [chart])).status).toBe(200);
+      const first = await onlinePlayer(app, server);
+      await upload(app, server, first, 612, { acc: 100 });
+      await app.sql('UPDATE play_record SET received_at = $1 WHERE uid = $2', [
+        new Date(Date.UTC(2026, 10, 1, 4, 10)),
+        first.uid,
+      ]);
+      // 04:33 UTC, the first 00:33: Oct 31 is not over.
+      expect(await app.get(RatingHistoryService).takeDueDays()).toEqual([]);
+      // A play at 04:50 UTC: the first 00:50 on the clock, still inside Oct 31 by the day's bounds.
+      const second = await onlinePlayer(app, server);
+      await upload(app, server, second, 612, { acc: 99 });
+      await app.sql('UPDATE play_record SET received_at = $1 WHERE uid = $2', [
+        new Date(Date.UTC(2026, 10, 1, 4, 50)),
+        second.uid,
+      ]);
+      now = new Date(Date.UTC(2026, 10, 1, 5, 0) + SNAPSHOT_GRACE_MS + 60_000);
+      expect(await app.get(RatingHistoryService).takeDueDays()).toEqual([oct31]);
+      expect(await app.sql('SELECT day, players FROM rating_history_run ORDER BY day')).toEqual([
+        { day: oct31, players: 2 },
+      ]);
+    } finally {
+      await app.close();
+    }
+  });
+
   it("takes the zone's calendar day (the boards' day periods' zone), not the process time zone", async () => {
     // Pacific/Kiritimati is UTC+14 all year: UTC day D 11:00 is its day D+1 01:00; UTC D 09:00 is its D 23:00.
     const zone = 'Pacific/Kiritimati';

@@ -88,8 +88,12 @@ export class RatingHistoryService implements OnApplicationBootstrap, OnModuleDes
         const last = await this.history.lastDay(manager);
         if (last !== null && day <= last) return null; // another instance took it meanwhile
         const bounds = await this.history.dayBounds(manager, day, this.config.periodTimeZone);
+        // Not over yet: where clocks fall back from 01:00 to 00:00 (America/Havana), the first
+        // 00:xx is already the next date, but the day ends at the second midnight.
+        if (bounds.end.getTime() + SNAPSHOT_GRACE_MS > now.getTime()) return 'open';
         return this.history.snapshot(manager, day, bounds.start, bounds.end);
       });
+      if (players === 'open') break;
       if (players === null) continue;
       taken.push(day);
       this.logger.log(`Rating history: took ${formatDayNumber(day)} (${players} players)`);
