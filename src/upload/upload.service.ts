@@ -89,6 +89,17 @@ const erasedError = (uid: string) => new UnauthorizedError(`Player ${uid} was er
 const refusalError = (uid: string, refusal: UploadRefusal) =>
   refusal === 'erased' ? erasedError(uid) : uploadSessionError(refusal);
 
+/**
+ * The record the insert met as a duplicate was gone when read: retention purged it (an old failed
+ * play, resent) between the insert's conflict, which takes no lock, and the read. Rolled back and
+ * tried once more, when the insert stores it.
+ */
+class VanishedDuplicateError extends Error {
+  constructor() {
+    super('A duplicate record vanished');
+  }
+}
+
 @Injectable()
 export class UploadService {
   constructor(
@@ -149,7 +160,14 @@ export class UploadService {
             throw error;
           });
         if (written.outcome === 'refused') throw refusalError(record.uid, written.refusal);
-        if (written.outcome !== 'stored') return this.uploadInTransaction(record, tokenHash, checks, write);
+        if (written.outcome !== 'stored')
+          return this.uploadInTransaction(record, tokenHash, checks, write).catch((error: unknown) => {
+            // The stored duplicate was purged between its insert's conflict and its read: the
+            // play is new again, and a second try stores it (retention deletes old failed plays).
+            if (error instanceof VanishedDuplicateError)
+              return this.uploadInTransaction(record, tokenHash, checks, write);
+            throw error;
+          });
         const stored: StoredRecord = { ...record, ...written.record, approved: false, voided: false };
         const { uid, levelId } = record;
         let counted: Counted | null = null;
@@ -226,7 +244,7 @@ export class UploadService {
         // A duplicate. Its insert may have waited for a concurrent upload of the same record to
         // commit, which the statement's snapshot predates: answer from a fresh read.
         const existing = await this.records.findRecord(record.uid, record.levelId, record.timeMs, manager);
-        if (!existing) throw new Error('A duplicate record vanished');
+        if (!existing) throw new VanishedDuplicateError();
         stored = existing;
         current = await this.records.readLockedState(record.uid, record.levelId, manager);
       } else {

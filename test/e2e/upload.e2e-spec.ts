@@ -5,7 +5,7 @@ import { PlayRecordRepository } from '../../src/upload/play-record.repository';
 import { RatingRepository } from '../../src/upload/rating.repository';
 import { RankSourceRepository } from '../../src/ranking/rank-source.repository';
 import { startTestApp, TestApp } from '../support/test-app';
-import { testRedisUrl } from '../setup/test-env';
+import { testDatabaseServerUrl, testRedisUrl } from '../setup/test-env';
 import { formatLocalDateTime } from '../../src/common/time';
 import { RankIndex } from '../../src/ranking/rank-index/rank-index';
 import { CatalogService } from '../../src/catalog/catalog.service';
@@ -360,6 +360,36 @@ describe('POST /player/upload', () => {
         ...(await referenceRanks(app, player.uid, 101)),
       });
     });
+
+    // Another connection deletes the row while the upload's transaction is open: PostgreSQL only.
+    (testDatabaseServerUrl() ? it : it.skip)(
+      'stores a resent failed play again when retention purged the stored one between its conflict and its read',
+      async () => {
+        const player = await onlinePlayer(app, server);
+        const body = record(server, player, gameplay(101, { acc: 40, pass: false }));
+        const first = await upload(app, server, body);
+        expect(first.status).toBe(200);
+        const rows = () =>
+          app.sql<{ id: string }>('SELECT id::text AS id FROM play_record WHERE uid = $1', [player.uid]);
+        const [stored] = await rows();
+        const records = app.get(PlayRecordRepository);
+        const findRecord = records.findRecord.bind(records);
+        // What a purge batch of old failed plays does, between the insert's conflict and the read.
+        const spy = jest.spyOn(records, 'findRecord').mockImplementationOnce(async (...args) => {
+          await app.sql('DELETE FROM play_record WHERE id = $1', [stored.id]);
+          return findRecord(...args);
+        });
+        try {
+          const again = await upload(app, server, body);
+          expect({ status: again.status, body: again.body as unknown }).toEqual({ status: 200, body: first.body });
+        } finally {
+          spy.mockRestore();
+        }
+        const after = await rows();
+        expect(after).toHaveLength(1);
+        expect(after[0].id).not.toBe(stored.id);
+      },
+    );
 
     it('two concurrent uploads of the same record: one stored, both 200 with the same figures', async () => {
       const player = await onlinePlayer(app, server);
