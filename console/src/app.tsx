@@ -37,6 +37,15 @@ const NAV: Array<[path: string, label: string, permissions: Me['permissions']]> 
   ['account', 'My account', ['account.self']],
 ];
 
+/** A part of the hash decoded, or as it is when its escapes are malformed (a pasted `#/players/%E0`). */
+function decode(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
 /** The route is the hash (#/players/1002): no server-side fallback needed, nothing in the URL path. */
 function useRoute(): string[] {
   const parse = () =>
@@ -44,7 +53,7 @@ function useRoute(): string[] {
       .replace(/^#\/?/, '')
       .split('/')
       .filter((part) => part !== '')
-      .map(decodeURIComponent);
+      .map(decode);
   const [route, setRoute] = useState(parse);
   useEffect(() => {
     const onChange = () => setRoute(parse());

@@ -155,7 +155,8 @@ export const STAFF_COMMANDS: Command[] = [
       summary: 'add a staff account; its first password is asked for (never a flag)',
       details:
         'POST /admin/staff. The password (15 to 256 characters) is typed at a prompt that does not echo it, or\n' +
-        'read from the first line of stdin. Tell it to the person, who changes it after signing in.',
+        'read from the first line of stdin. Tell it to the person, who changes it after signing in.\n' +
+        'With ADMIN_TOKEN, not a personal token (STAFF_TOKEN): a new account would outlive its revocation.',
       build: ({ values }) => ({
         ...call('POST', '/admin/staff'),
         body: JSON.stringify({
@@ -189,13 +190,14 @@ export const STAFF_COMMANDS: Command[] = [
   accountCommand(
     'staff password',
     "reset a staff account's password (asked for, never a flag); its sessions end",
-    'PATCH /admin/staff/{id} {"password"}. Typed at a prompt that does not echo it, or the first line of stdin.',
+    'PATCH /admin/staff/{id} {"password"}. Typed at a prompt that does not echo it, or the first line of stdin.\n' +
+      "With ADMIN_TOKEN, not a personal token; not your own account (the console's My account).",
     (_, command) => ({ password: readPassword('New password: ', command) }),
   ),
   accountCommand(
     'staff second-factor-off',
     "turn off a staff account's second factor (a lost authenticator); the person turns it on again from the console",
-    'PATCH /admin/staff/{id} {"secondFactor": false}.',
+    'PATCH /admin/staff/{id} {"secondFactor": false}. With ADMIN_TOKEN, not a personal token; not your own account.',
     () => ({ secondFactor: false }),
   ),
   {

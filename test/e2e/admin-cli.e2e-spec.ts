@@ -804,18 +804,46 @@ describe('Admin CLI (npm run admin)', () => {
       expect(me.code).toBe(0);
       expect(me.stdout).toMatch(/^name\s+first-owner\nrole\s+owner\ncredential\s+token\n/);
 
+      // What gives a way in that outlives the token (an account, a reset, a factor off): not with a
+      // personal token; ADMIN_TOKEN (or the console) does it.
+      const refused = (message: string) => ({
+        code: 1,
+        stdout: '',
+        stderr: `${JSON.stringify(
+          {
+            error: 'FORBIDDEN',
+            message: `${message} from a console session or with ADMIN_TOKEN, not with a personal API token`,
+          },
+          null,
+          2,
+        )}\n`,
+      });
+      expect(
+        await cli(
+          ['staff', 'create', '--name', 'cli-mod', '--role', 'moderator', '--url', app.baseUrl],
+          { STAFF_TOKEN: token },
+          'moderator passphrase 1\n',
+        ),
+      ).toEqual(refused('Staff accounts are created'));
       const mod = await cli(
         ['staff', 'create', '--name', 'cli-mod', '--role', 'moderator', '--url', app.baseUrl],
-        { STAFF_TOKEN: token },
+        { ADMIN_TOKEN },
         'moderator passphrase 1\n',
       );
       const modId = String(json(mod).id);
       expect((await owner('staff', 'role', modId, 'support', '--json')).stdout).toContain('"role":"support"');
       expect(json(await owner('staff', 'disable', modId))).toMatchObject({ disabled: true });
       expect(json(await owner('staff', 'enable', modId))).toMatchObject({ disabled: false });
+      expect(
+        await cli(
+          ['staff', 'password', modId, '--url', app.baseUrl],
+          { STAFF_TOKEN: token },
+          'a brand new passphrase\n',
+        ),
+      ).toEqual(refused('Passwords are reset and authenticators turned off'));
       const reset = await cli(
         ['staff', 'password', modId, '--url', app.baseUrl],
-        { STAFF_TOKEN: token },
+        { ADMIN_TOKEN },
         'a brand new passphrase\n',
       );
       expect(reset.code).toBe(0);
@@ -824,7 +852,10 @@ describe('Admin CLI (npm run admin)', () => {
       ).toBe(200);
       const list = await owner('staff', 'list');
       expect(list.stdout.split('\n')[0]).toMatch(/^id\s+name\s+role\s+disabled\s+2fa\s+tokens\s+lastSignIn\s+created$/);
-      expect(json(await owner('staff', 'second-factor-off', modId))).toMatchObject({
+      expect(await owner('staff', 'second-factor-off', modId)).toEqual(
+        refused('Passwords are reset and authenticators turned off'),
+      );
+      expect(json(await admin('staff', 'second-factor-off', modId))).toMatchObject({
         name: 'cli-mod',
         secondFactor: false,
       });
@@ -841,13 +872,13 @@ describe('Admin CLI (npm run admin)', () => {
         [modId],
       );
       expect(rows.map((row) => [row.action, row.actor])).toEqual([
-        ['staff.create', 'first-owner'],
+        ['staff.create', 'ADMIN_TOKEN'],
         ['staff.update', 'first-owner'],
         ['staff.update', 'first-owner'],
         ['staff.update', 'first-owner'],
-        ['staff.update', 'first-owner'],
+        ['staff.update', 'ADMIN_TOKEN'],
         ['staff.sign-in', 'cli-mod'],
-        ['staff.update', 'first-owner'],
+        ['staff.update', 'ADMIN_TOKEN'],
         ['staff.delete', 'first-owner'],
       ]);
       expect(new Set(rows.filter((row) => row.actor === 'first-owner').map((row) => row.credential))).toEqual(
