@@ -191,8 +191,11 @@ export class PlayerSessionService {
     return serverSessionIds;
   }
 
-  /** An options sync counts as a sign of the player's liveness (expired-token uploads). */
-  markPlayerSessionRenewed(session: PlayerSessionContext, manager: EntityManager): Promise<void> {
+  /**
+   * An options sync counts as a sign of the player's liveness (expired-token uploads). False when
+   * the session is no longer open: a ban, a takeover or a logout committed after the token check.
+   */
+  markPlayerSessionRenewed(session: PlayerSessionContext, manager: EntityManager): Promise<boolean> {
     return this.sessions.markPlayerSessionRenewed({ id: session.sessionId, uid: session.uid }, manager);
   }
 

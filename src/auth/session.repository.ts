@@ -296,9 +296,10 @@ export class SessionRepository {
     );
   }
 
-  /** An options sync: the player is alive (the token keeps its expiry). */
-  async markPlayerSessionRenewed(session: SessionOfPlayer, manager?: EntityManager): Promise<void> {
-    await this.playerSessions(manager).update(openSession(session), { renewedAt: new Date() });
+  /** An options sync: the player is alive (the token keeps its expiry). False: the session was logged out meanwhile. */
+  async markPlayerSessionRenewed(session: SessionOfPlayer, manager?: EntityManager): Promise<boolean> {
+    const result = await this.playerSessions(manager).update(openSession(session), { renewedAt: new Date() });
+    return (result.affected ?? 0) > 0;
   }
 
   async logoutPlayerSession(

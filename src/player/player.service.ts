@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { IssuedExpiringToken, CredentialService } from '../auth/credential.service';
 import { PlayerSessionService } from '../auth/player-session.service';
+import { boundTokenError } from '../auth/bound-token.rule';
 import type { ServerSessionContext } from '../auth/auth.types';
 import { CatalogService } from '../catalog/catalog.service';
 import type { TitleInfo } from '../catalog/catalog.types';
@@ -56,7 +57,10 @@ export class PlayerService {
         ...(body.playerSuffix !== undefined ? { suffixKey: body.playerSuffix || null } : {}),
       };
       await this.players.update(player.uid, changes, manager);
-      await this.sessions.markPlayerSessionRenewed(session, manager);
+      // The token was checked before the lock: a ban, a takeover or a logout that committed since
+      // ended the session, and this sync must not write options nor mint a resume token from it.
+      if (!(await this.sessions.markPlayerSessionRenewed(session, manager)))
+        throw boundTokenError('invalid_token') as UnauthorizedError;
       const updated: PlayerEntity = { ...player, ...changes };
 
       let resume: IssuedExpiringToken | null = null;

@@ -3,6 +3,8 @@ import { createServer, loginServer, onlineServer } from '../factories/server.fac
 import { createPlayer, loginPlayer, onlinePlayer, randomUuid } from '../factories/player.factory';
 import { FakeIdentityProvider } from '../support/fake-identity-provider';
 import { startTestApp, TestApp } from '../support/test-app';
+import { testDatabaseServerUrl } from '../setup/test-env';
+import { PlayerRepository } from '../../src/player/player.repository';
 import { sleep } from '../support/wait';
 import { badField, badLines } from '../support/bad-request';
 
@@ -621,6 +623,38 @@ describe('Player identity', () => {
       expect(unban.status).toBe(204);
       expect((await login({ mode: 'TOKEN', version: 1, authToken: session.netToken })).status).toBe(200);
     });
+
+    // The ban commits on another connection while the sync's transaction is open: PostgreSQL only.
+    (testDatabaseServerUrl() ? it : it.skip)(
+      'an options sync that checked its token before a ban committed writes nothing and mints no resume token (401)',
+      async () => {
+        const session = await onlinePlayer(app, server);
+        const players = app.get(PlayerRepository);
+        const lockByUid = players.lockByUid.bind(players);
+        // The ban lands between the sync's token check and its lock of the player row.
+        const spy = jest.spyOn(players, 'lockByUid').mockImplementationOnce(async (...args) => {
+          expect((await app.admin.post(`/admin/players/${session.uid}/ban`, { reason: 'race' })).status).toBe(200);
+          return lockByUid(...args);
+        });
+        try {
+          const sync = await options({
+            uid: session.uid,
+            accessToken: session.accessToken,
+            options: { continueEnabled: true, lang: 'de' },
+          });
+          expect({ status: sync.status, body: sync.body as unknown }).toEqual({
+            status: 401,
+            body: { error: 'UNAUTHORIZED', message: 'Invalid or expired player access token' },
+          });
+        } finally {
+          spy.mockRestore();
+        }
+        expect(await app.sql('SELECT 1 FROM player_resume_token WHERE uid = $1', [session.uid])).toEqual([]);
+        expect(
+          await app.sql("SELECT extra_options->>'lang' AS lang FROM player WHERE uid = $1", [session.uid]),
+        ).toEqual([{ lang: null }]);
+      },
+    );
 
     it('a permanent ban has until "" and an empty reason when none is given', async () => {
       const player = await createPlayer(app);
