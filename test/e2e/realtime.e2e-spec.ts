@@ -6,6 +6,7 @@ import { eventually, sleep } from '../support/wait';
 import { ConnectionRegistry } from '../../src/realtime/connection-registry';
 import { RealtimeService } from '../../src/realtime/realtime.service';
 import { BadRequestError } from '../../src/common/errors/app-error';
+import { OUTBOX_LIMIT_PER_SESSION } from '../../src/common/events/player-frames';
 import { badLines, badRequest } from '../support/bad-request';
 
 const WsOpen = 1;
@@ -257,6 +258,22 @@ describe('Realtime WebSocket', () => {
       const third = await connect(refreshed.body.accessToken as string);
       await sleep(300);
       expect(third.frames.filter((frame) => frame.event === 'kick_player')).toEqual([]);
+    });
+
+    it('reaches its game server when the session already holds its 100 undelivered player frames', async () => {
+      const server = await onlineServer(app);
+      const player = await onlinePlayer(app, server);
+      const open = await connect(server.accessToken);
+      // What a season's grant to 100 players online leaves for a plugin that never asked for them.
+      await app.sql(
+        `INSERT INTO realtime_outbox (event_id, server_session_id, frame, expires_at)
+         SELECT gen_random_uuid(), s.id, '{"event":"collections_granted","data":{}}'::jsonb, now() + interval '10 minutes'
+           FROM server_session s, generate_series(1, ${OUTBOX_LIMIT_PER_SESSION})
+          WHERE s.server_id = $1 AND s.ended_at IS NULL`,
+        [server.serverID],
+      );
+      expect((await app.admin.post(`/admin/players/${player.uid}/ban`, { reason: 'away' })).status).toBe(200);
+      expect(await open.next((frame) => frame.event === 'kick_player')).toEqual(kickedFrame(player.uid));
     });
 
     it('is sent at once to an open socket and not kept for a later one', async () => {

@@ -1,6 +1,9 @@
 import type { EntityManager } from 'typeorm';
 
-/** At most this many undelivered frames are kept per server session; later ones are dropped (a session that never reconnects). */
+/**
+ * At most this many undelivered player frames are kept per server session; later ones are dropped
+ * (a session that never reconnects). Kicks are kept whatever this count (RealtimeRepository.keepForSessions).
+ */
 export const OUTBOX_LIMIT_PER_SESSION = 100;
 
 /** A frame for the game server a player is on: `{event, data}`, data carrying the player's `uid`. */
@@ -20,7 +23,7 @@ export interface PlayerFrame {
  * of the session takes each row once, a socket that connects later takes what is left, rows
  * expire after `expiresAt`; the caller publishes `frames.kept` after the commit so delivery is
  * immediate. Here, not in realtime/, because no module depends on realtime (the bus's own rule);
- * OUTBOX_LIMIT_PER_SESSION bounds both writers.
+ * OUTBOX_LIMIT_PER_SESSION bounds these (not kicks: a ban must reach its server).
  *
  * Returns the server sessions that were given a frame.
  */
