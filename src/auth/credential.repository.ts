@@ -62,13 +62,21 @@ export class CredentialRepository {
     );
   }
 
-  /** Whether the resume token of this hash was issued to a proven session (false when there is none). */
-  async isResumeTokenProven(tokenHash: string, manager: EntityManager): Promise<boolean> {
-    const row = await this.repo(PlayerResumeTokenEntity, manager).findOne({
-      where: { tokenHash },
-      select: { uid: true, proven: true },
-    });
-    return row?.proven ?? false;
+  /**
+   * The player's resume token of this hash if it is still theirs and not expired (the database's
+   * clock), with whether it was issued to a proven session; null when it was rotated, revoked or
+   * ran out. Read under the player's row lock, it sees what a login before this one committed.
+   */
+  async currentResumeToken(
+    tokenHash: string,
+    uid: string,
+    manager: EntityManager,
+  ): Promise<{ proven: boolean } | null> {
+    const rows = await manager.query<Array<{ proven: boolean }>>(
+      'SELECT proven FROM player_resume_token WHERE token_hash = $1 AND uid = $2 AND expires_at > now()',
+      [tokenHash, uid],
+    );
+    return rows[0] ?? null;
   }
 
   async deleteResumeToken(uid: string, manager: EntityManager): Promise<void> {

@@ -103,8 +103,9 @@ export class CredentialService {
   }
 
   /** Whether an OFFLINE_REFRESH login with this resume token (its hash) proves ownership. */
-  isResumeTokenProven(tokenHash: string, manager: EntityManager): Promise<boolean> {
-    return this.credentials.isResumeTokenProven(tokenHash, manager);
+  /** The player's resume token of this hash, still valid (null: rotated, revoked or expired), and whether it is proven. */
+  currentResumeToken(tokenHash: string, uid: string, manager: EntityManager): Promise<{ proven: boolean } | null> {
+    return this.credentials.currentResumeToken(tokenHash, uid, manager);
   }
 
   revokeResumeToken(uid: string, manager: EntityManager): Promise<void> {

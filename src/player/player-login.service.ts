@@ -151,11 +151,15 @@ export class PlayerLoginService {
         throw new UnauthorizedError('Offline refresh is not enabled for this player');
       }
       await this.assertNotBanned(player.uid, manager);
-      const proven = loginProves(
-        body.mode,
-        identified.resumeHash !== undefined &&
-          (await this.credentials.isResumeTokenProven(identified.resumeHash, manager)),
-      );
+      // The resume token was checked before this lock: a login with the same token that committed
+      // meanwhile rotated it, and a replay must not open a second session from it.
+      let resumeProven = false;
+      if (identified.resumeHash !== undefined) {
+        const resume = await this.credentials.currentResumeToken(identified.resumeHash, player.uid, manager);
+        if (!resume) throw new UnauthorizedError('Invalid or expired resume token');
+        resumeProven = resume.proven;
+      }
+      const proven = loginProves(body.mode, resumeProven);
       const live = await this.sessions.livePlayerSession(player.uid, manager);
       let ended: EndedSession | null = null;
       if (live) {

@@ -5,6 +5,8 @@ import { HttpResponse } from '../support/http';
 import { startTestApp, TestApp } from '../support/test-app';
 import { WsClient } from '../support/ws-client';
 import { sleep } from '../support/wait';
+import { testDatabaseServerUrl } from '../setup/test-env';
+import { PlayerRepository } from '../../src/player/player.repository';
 
 const TAKEOVER_KICK = 'Your account logged in on another server with its Net Token or resume token';
 
@@ -314,6 +316,52 @@ describe('Session takeover: a session without proof gives way to a login with pr
       ['TOKEN', true, null],
     ]);
   });
+
+  // A login commits on another connection while this one's transaction is open: PostgreSQL only.
+  (testDatabaseServerUrl() ? it : it.skip)(
+    'a resume token used by a login that committed while another waited opens no second session (401)',
+    async () => {
+      const player = await genuinePlayer();
+      const [a, b, c] = [await onlineServer(app), await onlineServer(app), await onlineServer(app)];
+      expect((await app.admin.put('/admin/session-handover', { mode: 'all' })).status).toBe(200);
+      try {
+        const own = await loginPlayer(app, a, player);
+        const options = await app.http.post(
+          '/player/options',
+          { uid: player.uid, accessToken: own.accessToken, options: { continueEnabled: true } },
+          { token: a.accessToken },
+        );
+        const resumeToken = options.body.resumeToken as string;
+        // Both checked the token before either locked the player: the one on b commits first.
+        const players = app.get(PlayerRepository);
+        const lockByUid = players.lockByUid.bind(players);
+        let first: HttpResponse | undefined;
+        const spy = jest.spyOn(players, 'lockByUid').mockImplementationOnce(async (...args) => {
+          first = await withResume(b, resumeToken);
+          return lockByUid(...args);
+        });
+        let replay: HttpResponse;
+        try {
+          replay = await withResume(c, resumeToken);
+        } finally {
+          spy.mockRestore();
+        }
+        expect(first?.status).toBe(200);
+        expect({ status: replay.status, body: replay.body as unknown }).toEqual({
+          status: 401,
+          body: { error: 'UNAUTHORIZED', message: 'Invalid or expired resume token' },
+        });
+        expect(
+          (await sessionsOf(player.uid)).map(({ server_id, logout_reason }) => [server_id, logout_reason]),
+        ).toEqual([
+          [a.serverID, 'handover'],
+          [b.serverID, null],
+        ]);
+      } finally {
+        expect((await app.admin.put('/admin/session-handover', { mode: 'off' })).status).toBe(200);
+      }
+    },
+  );
 
   it('inside one network the handover applies first (reason handover)', async () => {
     const player = await genuinePlayer();
