@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { PERIOD_LOCK_KEY } from '../ranking';
+import { isLockNotAvailable } from '../database/pg-errors';
 import { SNAPSHOT_LOCK_KEY } from '../upload/history/rating-history.repository';
 import { PLAYER_DATA, PlayerDataEntry } from './player-data.map';
 
@@ -23,18 +23,28 @@ export class PlayerDataRepository {
   }
 
   /**
-   * Waits for what copies players' rows in a transaction of its own, and holds it off until the
-   * caller's commit, so that none commits a copy of the player after their erasure: a period's
-   * close (the period lock, shared here as uploads share it; a close takes it exclusively), an
-   * archive in progress (its board_period row, which it holds FOR UPDATE until its blocks are
-   * written) and the day's rating history snapshot (its advisory lock, shared here). Each is
-   * seconds at most at 1M players. Taken before any row lock of the erasure, as an upload takes
-   * the period lock before the player's rows.
+   * Holds off, until the caller's commit, what copies players' rows in a transaction of its own,
+   * so that none commits a copy of the player after their erasure: the day's rating history
+   * snapshot (its advisory lock, shared here) and every period not yet archived in blocks (its
+   * board_period row FOR SHARE: an archive starts by locking its row FOR UPDATE, and a close
+   * updates it). Never waits: false when one of them runs now (the snapshot holds its lock, an
+   * archive its row); the caller rolls back and tries again. Waiting here would hold the erasure's
+   * locks for an archive's tens of seconds, and a close queued behind them would hold every upload.
+   * After a false the transaction is aborted (a NOWAIT refusal is an error).
    */
-  async holdCopies(manager: EntityManager): Promise<void> {
-    await manager.query('SELECT pg_advisory_xact_lock_shared($1)', [PERIOD_LOCK_KEY]);
-    await manager.query('SELECT pg_advisory_xact_lock_shared($1)', [SNAPSHOT_LOCK_KEY]);
-    await manager.query('SELECT id FROM board_period WHERE closed_at IS NOT NULL AND NOT archived_in_blocks FOR SHARE');
+  async holdCopies(manager: EntityManager): Promise<boolean> {
+    const [snapshot] = await manager.query<Array<{ held: boolean }>>(
+      'SELECT pg_try_advisory_xact_lock_shared($1) AS held',
+      [SNAPSHOT_LOCK_KEY],
+    );
+    if (!snapshot.held) return false;
+    try {
+      await manager.query('SELECT id FROM board_period WHERE NOT archived_in_blocks FOR SHARE NOWAIT');
+      return true;
+    } catch (error) {
+      if (isLockNotAvailable(error)) return false;
+      throw error;
+    }
   }
 
   /** The player row, locked for the erasure; null when there is none. */

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { PlayerSessionService } from '../auth/player-session.service';
-import { BadRequestError, NotFoundError } from '../common/errors/app-error';
+import { BadRequestError, NotFoundError, UnavailableError } from '../common/errors/app-error';
 import { EVENT_BUS, EventBus } from '../common/events/events';
 import { isForeignKeyViolation } from '../database/pg-errors';
 import { TransactionService } from '../database/transaction.service';
@@ -21,6 +21,13 @@ export const ERASED_KICK_MESSAGE = 'Your account was erased';
  * anonymises those rows (player-data.map.ts), drops their ranks on every instance, kicks them off
  * the game server they are on and leaves a tombstone (docs/decisions.md "Erasing a player").
  */
+/** How long an erasure tries again while an archive or a history snapshot runs (one takes seconds, at 1M players tens). */
+const COPIES_WAIT_MS = 30_000;
+const COPIES_RETRY_MS = 250;
+
+/** An archive or the history snapshot runs now: the erasure rolled back, to be tried again. */
+class CopiesRunning extends Error {}
+
 @Injectable()
 export class PrivacyService {
   constructor(
@@ -39,12 +46,29 @@ export class PrivacyService {
 
   async erasePlayer(uid: string, confirm: string): Promise<PlayerErasureResponse> {
     const pseudonym = `erased-${randomBytes(6).toString('hex')}`;
+    const deadline = Date.now() + COPIES_WAIT_MS;
+    for (;;) {
+      try {
+        return await this.eraseOnce(uid, confirm, pseudonym);
+      } catch (error) {
+        if (!(error instanceof CopiesRunning)) throw error;
+        if (Date.now() >= deadline)
+          throw new UnavailableError(
+            'A period archive or the rating history snapshot is running; erase again in a minute',
+            { 'Retry-After': '60' },
+          );
+        await new Promise((resolve) => setTimeout(resolve, COPIES_RETRY_MS));
+      }
+    }
+  }
+
+  private async eraseOnce(uid: string, confirm: string, pseudonym: string): Promise<PlayerErasureResponse> {
     const outcome = await this.ranks
       .removePlayer(uid, {
         check: async (manager) => {
-          // Before any row lock: a close, an archive or a history snapshot running now finishes
-          // first, and none starts until this commits (no copy of the player made after it).
-          await this.data.holdCopies(manager);
+          // Before any row lock: no archive or history snapshot may run beside the erasure (it
+          // would copy the player back); when one runs, the whole erasure is tried again shortly.
+          if (!(await this.data.holdCopies(manager))) throw new CopiesRunning();
           const player = await this.data.findPlayer(uid, manager);
           if (!player) throw await this.notFound(uid, manager);
           if (confirm !== player.username)

@@ -14,7 +14,6 @@ export { RankBansService } from './rank-bans.service';
 export { BoardUpdates } from './board-updates';
 export { RANKS_503 } from './count-gate';
 export { ARCHIVE_BLOCK } from './periods/period.repository';
-export { PERIOD_LOCK_KEY } from './rank-sql';
 export { LeaderboardService } from './leaderboard.service';
 export type { FirstPlace } from './leaderboard.service';
 export { ParseLevelIdPipe } from './pipes/level-id.pipe';
