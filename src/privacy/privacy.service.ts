@@ -15,12 +15,6 @@ export const EXPORT_FORMAT = 'rhythmc-player-export/1';
 /** The kick_player message to the game server an erased player was on. */
 export const ERASED_KICK_MESSAGE = 'Your account was erased';
 
-/**
- * A player's data on request (docs/operations.md "Answering a privacy request"): the export, one
- * JSON document of every row that refers to them, and the erasure, one transaction that deletes or
- * anonymises those rows (player-data.map.ts), drops their ranks on every instance, kicks them off
- * the game server they are on and leaves a tombstone (docs/decisions.md "Erasing a player").
- */
 /** How long an erasure tries again while an archive or a history snapshot runs (one takes seconds, at 1M players tens). */
 const COPIES_WAIT_MS = 30_000;
 const COPIES_RETRY_MS = 250;
@@ -28,6 +22,12 @@ const COPIES_RETRY_MS = 250;
 /** An archive or the history snapshot runs now: the erasure rolled back, to be tried again. */
 class CopiesRunning extends Error {}
 
+/**
+ * A player's data on request (docs/operations.md "Answering a privacy request"): the export, one
+ * JSON document of every row that refers to them, and the erasure, one transaction that deletes or
+ * anonymises those rows (player-data.map.ts), drops their ranks on every instance, kicks them off
+ * the game server they are on and leaves a tombstone (docs/decisions.md "Erasing a player").
+ */
 @Injectable()
 export class PrivacyService {
   constructor(
