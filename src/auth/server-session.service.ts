@@ -119,6 +119,11 @@ export class ServerSessionService {
     await this.events.publish({ type: 'server_session.ended', serverId, sessionIds, reason });
   }
 
+  /** Which of these sessions are over (ended or purged), with why when known: the sockets still open for them must close. */
+  endedAmong(sessionIds: string[]): Promise<Array<{ id: string; reason: ServerSessionEndReason | null }>> {
+    return this.sessions.findEndedServerSessions(sessionIds);
+  }
+
   private expiry(): Date {
     return new Date(Date.now() + this.config.serverTokenTtlSeconds * 1000);
   }

@@ -138,6 +138,24 @@ export class SessionRepository {
   }
 
   /**
+   * Which of these server sessions are over: ended, or gone (retention purges ended sessions), with
+   * the reason when the row is still there. The realtime ping round's check of its open sockets.
+   */
+  async findEndedServerSessions(
+    sessionIds: string[],
+  ): Promise<Array<{ id: string; reason: ServerSessionEndReason | null }>> {
+    if (sessionIds.length === 0) return [];
+    const rows: Array<{ id: string; end_reason: ServerSessionEndReason | null }> = await this.dataSource.query(
+      `SELECT wanted.id, s.end_reason
+         FROM unnest($1::uuid[]) AS wanted(id)
+         LEFT JOIN server_session s ON s.id = wanted.id
+        WHERE s.id IS NULL OR s.ended_at IS NOT NULL`,
+      [sessionIds],
+    );
+    return rows.map((row) => ({ id: row.id, reason: row.end_reason }));
+  }
+
+  /**
    * Live sessions (not ended / logged out, token not expired at `now`), for the metrics scrape.
    * Both counts walk the partial indexes of open sessions (`WHERE ended_at IS NULL`,
    * `WHERE logged_out_at IS NULL`), so their cost follows the open sessions, not the history.

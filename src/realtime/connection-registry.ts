@@ -5,6 +5,7 @@ import type { WebSocket } from 'ws';
 import { bearerToken } from '../auth/auth.guard';
 import { ServerSessionService } from '../auth/server-session.service';
 import type { ServerSessionContext } from '../auth/auth.types';
+import type { ServerSessionEndReason } from '../auth/entities/server-session.entity';
 import { UnauthorizedError } from '../common/errors/app-error';
 import { clientAddressOf, compileTrustProxy, TrustFunction } from '../common/http/client-ip';
 import { formatLocalDateTime } from '../common/time';
@@ -28,6 +29,20 @@ export const PING_INTERVAL_MS = 30_000;
 const SHUTDOWN_CLOSE_WAIT_MS = 2_000;
 /** A socket closed for being over the cap that does not answer the close frame is cut after this. */
 const EVICTED_CLOSE_WAIT_MS = 2_000;
+
+/** The reason of a 4002 close, from why the server session ended (null: the session's row is gone). */
+export function sessionEndedCloseReason(reason: ServerSessionEndReason | null): string {
+  switch (reason) {
+    case 'logout':
+      return 'Server logged out';
+    case 'admin':
+      return 'Server logged out by an admin';
+    case 'replaced':
+      return 'Session replaced by a new login';
+    case null:
+      return 'Server session ended';
+  }
+}
 
 /** An open socket of a game server on this instance, and what it asked for. */
 export interface Connection {
@@ -64,6 +79,8 @@ export class ConnectionRegistry implements OnModuleInit, BeforeApplicationShutdo
   /** The open sockets of each server session on this instance, oldest first (at most WS_CONNECTIONS_PER_SERVER_SESSION). */
   private readonly sessionSockets = new Map<string, Connection[]>();
   private pingTimer: NodeJS.Timeout | null = null;
+  /** The ping round's check of ended sessions is running (a slow database does not stack them). */
+  private checkingSessions = false;
   /** TRUST_PROXY, for the address recorded with each connection. */
   private readonly trustProxy: TrustFunction;
 
@@ -263,6 +280,29 @@ export class ConnectionRegistry implements OnModuleInit, BeforeApplicationShutdo
       void this.repository
         .touchInstance(this.instanceId)
         .catch((error: unknown) => this.logger.warn(`Heartbeat failed: ${String(error)}`));
+      void this.closeEndedSessions();
+    }
+  }
+
+  /**
+   * Closes (4002) the sockets whose server session is over. The `server_session.ended` event closes
+   * them at once; this round catches the ones it missed: an event heard before the socket was
+   * registered (the upgrade authenticated a token whose session ended meanwhile), or published while
+   * Redis was unreachable. Without it such a socket would keep receiving chat and board updates until
+   * its token ran out (up to SERVER_TOKEN_TTL_SECONDS). One query a round for every open session.
+   */
+  async closeEndedSessions(): Promise<void> {
+    if (this.checkingSessions || this.sessionSockets.size === 0) return;
+    this.checkingSessions = true;
+    try {
+      const ended = await this.serverSessions.endedAmong([...this.sessionSockets.keys()]);
+      for (const { id, reason } of ended)
+        for (const connection of [...(this.sessionSockets.get(id) ?? [])])
+          this.close(connection, CLOSE_SESSION_ENDED, sessionEndedCloseReason(reason));
+    } catch (error) {
+      this.logger.warn(`Checking the open sockets' server sessions failed: ${String(error)}`);
+    } finally {
+      this.checkingSessions = false;
     }
   }
 }

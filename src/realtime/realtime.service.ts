@@ -14,6 +14,7 @@ import {
   ConnectionRegistry,
   isOpen,
   PING_INTERVAL_MS,
+  sessionEndedCloseReason,
   UpgradeRequest,
 } from './connection-registry';
 import { ChatData, Frame, OptInData, ResumeSessionData } from './dto/realtime.dto';
@@ -167,15 +168,7 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
     switch (event.type) {
       case 'server_session.ended':
         for (const connection of this.registry.ofSessions(event.sessionIds)) {
-          this.registry.close(
-            connection,
-            CLOSE_SESSION_ENDED,
-            event.reason === 'logout'
-              ? 'Server logged out'
-              : event.reason === 'admin'
-                ? 'Server logged out by an admin'
-                : 'Session replaced by a new login',
-          );
+          this.registry.close(connection, CLOSE_SESSION_ENDED, sessionEndedCloseReason(event.reason));
         }
         return;
       case 'player.kicked': {

@@ -395,6 +395,36 @@ describe('Realtime WebSocket', () => {
       const listed = await app.admin.get('/admin/realtime/connections');
       expect((listed.body as Array<{ serverID: number }>).filter((c) => c.serverID === session.serverID)).toEqual([]);
     });
+
+    it('closes with 4002, at the next ping round, a socket whose session ended without the event reaching it', async () => {
+      const ended = await onlineServer(app);
+      const purged = await onlineServer(app);
+      const live = await onlineServer(app);
+      const [onEnded, onPurged, onLive] = [
+        await connect(ended.accessToken),
+        await connect(purged.accessToken),
+        await connect(live.accessToken),
+      ];
+      // As if the server_session.ended event was heard before these sockets registered, or lost
+      // while Redis was down: the rows change, nothing is published.
+      await app.sql(`UPDATE server_session SET ended_at = now(), end_reason = 'admin' WHERE server_id = $1`, [
+        ended.serverID,
+      ]);
+      await app.sql('DELETE FROM server_session WHERE server_id = $1', [purged.serverID]);
+      await sleep(100);
+      expect([onEnded, onPurged, onLive].map((client) => client.socket.readyState)).toEqual([WsOpen, WsOpen, WsOpen]);
+
+      // The ping round's check (every 30 s), run now.
+      await app.get(ConnectionRegistry).closeEndedSessions();
+      expect(await onEnded.closed).toEqual({ code: 4002, reason: 'Server logged out by an admin' });
+      expect(await onPurged.closed).toEqual({ code: 4002, reason: 'Server session ended' });
+      expect(onLive.socket.readyState).toBe(WsOpen);
+      const player = await onlinePlayer(app, live);
+      expect(await onLive.request('resume_session', { uid: player.uid, accessToken: player.accessToken })).toEqual({
+        event: 'resume_session',
+        data: { uid: player.uid, ok: true, expiresIn: 600 },
+      });
+    });
   });
 });
 
