@@ -33,4 +33,28 @@ describe('TaskGate (the delivery thread’s DNS lookups)', () => {
     done[4]();
     expect(gate.counts).toEqual({ running: 0, waiting: 0 });
   });
+
+  it('drops a waiting task abandoned before its turn, and starts the next live one in its place', () => {
+    const gate = new TaskGate(1);
+    const started: number[] = [];
+    const done: Array<() => void> = [];
+    const gone = new Set<number>();
+    for (let i = 0; i < 4; i++)
+      gate.run(
+        (release) => {
+          started.push(i);
+          done[i] = release;
+        },
+        () => gone.has(i),
+      );
+    expect(gate.counts).toEqual({ running: 1, waiting: 3 });
+    // Tasks 1 and 2 time out while task 0 holds the only slot (a slow name server).
+    gone.add(1);
+    gone.add(2);
+    done[0]();
+    expect(started).toEqual([0, 3]);
+    expect(gate.counts).toEqual({ running: 1, waiting: 0 });
+    done[3]();
+    expect(gate.counts).toEqual({ running: 0, waiting: 0 });
+  });
 });

@@ -52,17 +52,19 @@ export class DeliveryAgents {
 
 /**
  * At most `limit` tasks at once, the rest started in arrival order as earlier ones call `done`.
- * Each task must call `done` exactly once.
+ * Each task must call `done` exactly once. A waiting task whose `abandoned` says true when its turn
+ * comes is dropped, never started: a lookup for a delivery that already timed out does not take a
+ * slot from the live ones.
  */
 export class TaskGate {
   private running = 0;
-  private readonly waiting: Array<(done: () => void) => void> = [];
+  private readonly waiting: Array<{ task: (done: () => void) => void; abandoned?: () => boolean }> = [];
 
   constructor(private readonly limit: number) {}
 
-  run(task: (done: () => void) => void): void {
+  run(task: (done: () => void) => void, abandoned?: () => boolean): void {
     if (this.running >= this.limit) {
-      this.waiting.push(task);
+      this.waiting.push({ task, abandoned });
       return;
     }
     this.running++;
@@ -71,8 +73,9 @@ export class TaskGate {
       if (released) return;
       released = true;
       this.running--;
-      const next = this.waiting.shift();
-      if (next) this.run(next);
+      let next = this.waiting.shift();
+      while (next?.abandoned?.()) next = this.waiting.shift();
+      if (next) this.run(next.task, next.abandoned);
     });
   }
 
@@ -96,7 +99,7 @@ const LOOKUPS = new TaskGate(LOOKUPS_IN_FLIGHT);
  * A lookup that refuses every answer holding an address the policy refuses: the socket connects
  * only to addresses checked here (no second resolution between the check and the connect).
  */
-function guardedLookup(policy: AddressPolicy): LookupFunction {
+function guardedLookup(policy: AddressPolicy, abandoned: () => boolean): LookupFunction {
   return (hostname, options, callback) => {
     const answer = (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => {
       if (error) return callback(error, '', 0);
@@ -108,11 +111,13 @@ function guardedLookup(policy: AddressPolicy): LookupFunction {
       if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
       callback(null, addresses[0].address, addresses[0].family);
     };
-    LOOKUPS.run((done) =>
-      dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
-        done();
-        answer(error, addresses);
-      }),
+    LOOKUPS.run(
+      (done) =>
+        dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+          done();
+          answer(error, addresses);
+        }),
+      abandoned,
     );
   };
 }
@@ -165,7 +170,8 @@ export function sendDelivery(
       request = send(target, {
         method: 'POST',
         headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-        lookup: guardedLookup(policy),
+        // A lookup still waiting for its turn when this attempt settled (timed out) is dropped.
+        lookup: guardedLookup(policy, () => settled),
         agent: agents === undefined ? false : target.protocol === 'https:' ? agents.https : agents.http,
       });
     } catch (error) {
