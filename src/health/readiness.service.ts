@@ -6,6 +6,8 @@ import { ReadinessRepository } from './readiness.repository';
 export const PROBE_TIMEOUT_MS = 3_000;
 /** Readiness fails while a statement was refused for want of a resource (or read-only) this recently. */
 export const REFUSAL_WINDOW_MS = 10_000;
+/** A probe's answer serves the checks of this long after it (a flood of /health/ready writes 4 rows a second at most). */
+export const PROBE_REUSE_MS = 250;
 
 /**
  * Readiness (GET /health/ready, docs/decisions.md "Readiness"): not ready while no pooled
@@ -18,6 +20,10 @@ export const REFUSAL_WINDOW_MS = 10_000;
 export class ReadinessService {
   private readonly logger = new Logger('Readiness');
   private notReady: string | null = null;
+  /** The probe write in flight, shared: never more than one, even after its check gave up waiting (a stuck pool). */
+  private pendingWrite: Promise<string | null> | null = null;
+  /** The last probe's answer and when it came (reused for PROBE_REUSE_MS). */
+  private lastProbe: { at: number; reason: string | null } | null = null;
 
   constructor(
     private readonly repository: ReadinessRepository,
@@ -33,7 +39,19 @@ export class ReadinessService {
     return reason;
   }
 
+  /**
+   * The probe: one pooled connection commits a one-row write within PROBE_TIMEOUT_MS. The route is
+   * public, so checks arriving together share one write, a write that outlives its timeout is
+   * waited on by the next checks instead of a second one queued behind it, and an answer is reused
+   * for PROBE_REUSE_MS: a flood of /health/ready holds at most one of the pool's connections.
+   */
   private async probe(): Promise<string | null> {
+    if (this.lastProbe && Date.now() - this.lastProbe.at < PROBE_REUSE_MS) return this.lastProbe.reason;
+    this.pendingWrite ??= this.repository.probeWrite().then(
+      () => this.probed(null),
+      (error: unknown) =>
+        this.probed(`the database did not take a write (${error instanceof Error ? error.message : String(error)})`),
+    );
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<string>((resolve) => {
       timer = setTimeout(
@@ -41,16 +59,17 @@ export class ReadinessService {
         PROBE_TIMEOUT_MS,
       );
     });
-    const written = this.repository.probeWrite().then(
-      () => null,
-      (error: unknown) =>
-        `the database did not take a write (${error instanceof Error ? error.message : String(error)})`,
-    );
     try {
-      return await Promise.race([written, timeout]);
+      return await Promise.race([this.pendingWrite, timeout]);
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  private probed(reason: string | null): string | null {
+    this.pendingWrite = null;
+    this.lastProbe = { at: Date.now(), reason };
+    return reason;
   }
 
   private recentRefusal(): string | null {
