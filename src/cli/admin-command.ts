@@ -42,7 +42,16 @@ export class UsageError extends Error {
   }
 }
 
-export const segment = (value: string) => encodeURIComponent(value);
+/**
+ * One path segment, percent-encoded. Empty, `.` and `..` are refused (exit 2): URL resolution
+ * drops them, `%2E%2E` included, so `staff revoke-token 3 ..` would otherwise become
+ * DELETE /admin/staff/3 (another route, the account's delete).
+ */
+export function segment(value: string): string {
+  if (value === '' || value === '.' || value === '..')
+    throw new UsageError(`"${value}" is not a valid value for a path parameter`);
+  return encodeURIComponent(value);
+}
 
 export function text(values: Parsed['values'], name: string): string | undefined {
   const value = values[name];

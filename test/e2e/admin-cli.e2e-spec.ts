@@ -861,6 +861,16 @@ describe('Admin CLI (npm run admin)', () => {
       });
       expect(list.stdout).toContain('cli-mod');
       expect((await owner('staff', 'show', modId)).stdout).toMatch(/^id\s+\d+\nname\s+cli-mod\n/);
+      // A dot segment would be resolved away (DELETE /admin/staff/{id}/tokens/.. is DELETE
+      // /admin/staff/{id}): refused before any call, and the account is still there.
+      for (const dots of ['..', '.', '']) {
+        const dotted = await owner('staff', 'revoke-token', modId, dots);
+        expect({ code: dotted.code, stderr: dotted.stderr.split('\n')[0] }).toEqual({
+          code: 2,
+          stderr: `error: "${dots}" is not a valid value for a path parameter`,
+        });
+      }
+      expect((await owner('staff', 'show', modId)).stdout).toMatch(/^id\s+\d+\nname\s+cli-mod\n/);
       expect(json(await owner('staff', 'delete', modId))).toMatchObject({ name: 'cli-mod' });
       expect((await owner('tokens', 'list')).stdout).toMatch(
         /^id\s+name\s+role\s+lastUsed\s+created\n\s*\d+\s+cli\s+owner/,
