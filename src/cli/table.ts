@@ -1,7 +1,12 @@
 /** One column of a text table: its heading and how a row shows in it. */
 export type Column<T> = [heading: string, cell: (row: T) => unknown];
 
-/** A cell as text: '-' for null/undefined, JSON for objects, one line always. */
+/**
+ * A cell as text: '-' for null/undefined, JSON for objects, one line always, and no control
+ * character reaches the terminal: tabs and line breaks become a space, every other C0 and C1
+ * control (ESC starts the terminal's escape sequences) and DEL is shown as its `\u` escape, so a
+ * chart, pack or player name cannot recolour or rewrite an operator's terminal.
+ */
 export function cellText(value: unknown): string {
   if (value === null || value === undefined || value === '') return '-';
   const text =
@@ -10,7 +15,9 @@ export function cellText(value: unknown): string {
       : typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint'
         ? String(value)
         : JSON.stringify(value);
-  return text.replace(/[\r\n\t]+/g, ' ');
+  return text
+    .replace(/[\r\n\t]+/g, ' ')
+    .replace(/[\u0000-\u001f\u007f-\u009f]/g, (control) => `\\u${control.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** Left-aligned columns separated by two spaces; numbers right-aligned. */
