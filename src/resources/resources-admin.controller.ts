@@ -9,7 +9,7 @@ import { RescanResponse } from './dto/rescan.response';
 import { DtoArrayPipe } from '../common/pipes/dto-array.pipe';
 import { PackNamePipe } from './pipes/pack-name.pipe';
 import { ResourcesService } from './resources.service';
-import { Audited, pathId } from '../audit/audited.decorator';
+import { Audited } from '../audit/audited.decorator';
 
 /** Most packs one PUT /admin/packs may describe. */
 const MAX_PACKS_PER_REQUEST = 1_000;
@@ -74,7 +74,7 @@ export class ResourcesAdminController {
     400: { description: 'Not a pack name (empty, too long, or with a NUL)', message: 'name must be 1 to 128 characters without the NUL character' },
     404: { description: 'No pack with this name, or the admin API is disabled', message: 'No pack named "chapter-1"' },
   })
-  @Audited('resources.pack-delete', (input) => `pack:${pathId(input, 'name')}`, () => ({}))
+  @Audited('resources.pack-delete', (input) => `pack:${String(input.params.name)}`, () => ({}))
   deletePack(@Param('name', PackNamePipe) name: string): Promise<void> {
     return this.resources.deletePack(name);
   }

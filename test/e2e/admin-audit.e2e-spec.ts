@@ -207,6 +207,24 @@ describe('Admin audit log', () => {
       () => ({}),
       204,
     );
+    // A pack name is a name, not an id: `007` stays `007` in the audit target.
+    await write(
+      'PUT',
+      '/admin/packs',
+      [{ name: '007', displayName: 'Bond', type: 'CHAPTER', availableSongs: [], file: 'packs/p.zip' }],
+      'resources.packs',
+      () => 'resources:packs',
+      () => ({ upserted: 1, names: ['007'] }),
+    );
+    await write(
+      'DELETE',
+      '/admin/packs/007',
+      undefined,
+      'resources.pack-delete',
+      () => 'pack:007',
+      () => ({}),
+      204,
+    );
     const recompute = await write(
       'POST',
       '/admin/ratings/recompute',
