@@ -635,7 +635,7 @@ describe('Live period windows: every rank equal to a count over the stored rows 
 });
 
 describe('The period step against the all-time step (rhythmc_count_period_play, issue #44)', () => {
-  it('over random plays (improving or not, tied, above 30 charts a player), every open period holds the all-time bests and ATP', async () => {
+  it('over random plays (improving or not, tied, above 30 charts a player), every open period holds the all-time bests and ATP, also after a recompute', async () => {
     const app = await startTestApp();
     try {
       await app.get(PeriodJobService).runOnce();
@@ -664,38 +664,66 @@ describe('The period step against the all-time step (rhythmc_count_period_play, 
         await play(app, server, players[i % 2], levels[next(levels.length)], { acc: accs[next(accs.length)] });
 
       const uids = players.map((player) => player.uid);
-      const allTimeBests = await app.sql(
-        `SELECT uid::text AS uid, level_id, acc, first_time_ms::text AS first, record_id::text AS record, rating
-           FROM player_chart_best WHERE uid = ANY($1) ORDER BY uid, level_id`,
-        [uids],
-      );
-      const allTimeAtp = await app.sql(
-        'SELECT uid::text AS uid, atp::text AS atp FROM player_rating WHERE uid = ANY($1) ORDER BY uid',
-        [uids],
-      );
+      const expectPeriodsHoldAllTime = async () => {
+        const allTimeBests = await app.sql(
+          `SELECT uid::text AS uid, level_id, acc, first_time_ms::text AS first, record_id::text AS record, rating
+             FROM player_chart_best WHERE uid = ANY($1) ORDER BY uid, level_id`,
+          [uids],
+        );
+        const allTimeAtp = await app.sql(
+          'SELECT uid::text AS uid, atp::text AS atp FROM player_rating WHERE uid = ANY($1) ORDER BY uid',
+          [uids],
+        );
+        const open = await app.sql<{ id: string; kind: string }>(
+          'SELECT id::text AS id, kind FROM board_period WHERE closed_at IS NULL ORDER BY id',
+        );
+        expect(open.map((period) => period.kind)).toEqual(['day', 'week', 'month']);
+        for (const period of open) {
+          const bests = await app.sql(
+            `SELECT uid::text AS uid, level_id, acc, first_time_ms::text AS first, record_id::text AS record, rating
+               FROM period_chart_best WHERE period_id = $1 ORDER BY uid, level_id`,
+            [period.id],
+          );
+          expect({ kind: period.kind, bests }).toEqual({ kind: period.kind, bests: allTimeBests });
+          const atps = await app.sql(
+            'SELECT uid::text AS uid, atp::text AS atp FROM period_rating WHERE period_id = $1 ORDER BY uid',
+            [period.id],
+          );
+          expect({ kind: period.kind, atps }).toEqual({ kind: period.kind, atps: allTimeAtp });
+        }
+        return allTimeAtp;
+      };
       const perPlayer = await app.sql<{ charts: number }>(
         'SELECT count(*)::int AS charts FROM player_chart_best WHERE uid = ANY($1) GROUP BY uid',
         [uids],
       );
       expect(perPlayer.map((row) => row.charts > 30)).toEqual([true, true]);
+      const before = await expectPeriodsHoldAllTime();
 
-      const open = await app.sql<{ id: string; kind: string }>(
-        'SELECT id::text AS id, kind FROM board_period WHERE closed_at IS NULL ORDER BY id',
+      // A recompute moves the periods with the all-time boards: plays of a chart not yet defined
+      // (stored on a placeholder, counted nowhere) join them once it is, and new constants re-rate.
+      await play(app, server, players[0], 990, { acc: 100 });
+      await play(app, server, players[1], 990, { acc: 99 });
+      const defined = await app.admin.put(
+        '/admin/charts',
+        [...levels.slice(0, 10), 990].map((levelId) => ({
+          levelId,
+          name: `Chart ${levelId}`,
+          difficultyConstant: 15.5,
+          version: '1.1',
+          active: true,
+        })),
       );
-      expect(open.map((period) => period.kind)).toEqual(['day', 'week', 'month']);
-      for (const period of open) {
-        const bests = await app.sql(
-          `SELECT uid::text AS uid, level_id, acc, first_time_ms::text AS first, record_id::text AS record, rating
-             FROM period_chart_best WHERE period_id = $1 ORDER BY uid, level_id`,
-          [period.id],
-        );
-        expect({ kind: period.kind, bests }).toEqual({ kind: period.kind, bests: allTimeBests });
-        const atps = await app.sql(
-          'SELECT uid::text AS uid, atp::text AS atp FROM period_rating WHERE period_id = $1 ORDER BY uid',
-          [period.id],
-        );
-        expect({ kind: period.kind, atps }).toEqual({ kind: period.kind, atps: allTimeAtp });
-      }
+      expect(defined.status).toBe(200);
+      const recompute = await app.admin.post('/admin/ratings/recompute');
+      expect(recompute.status).toBe(200);
+      const after = await expectPeriodsHoldAllTime();
+      expect(after).not.toEqual(before);
+      const [counted] = await app.sql<{ n: number }>(
+        `SELECT count(*)::int AS n FROM period_chart_best WHERE level_id = 990 AND uid = ANY($1)`,
+        [uids],
+      );
+      expect(counted.n).toBe(6);
     } finally {
       await app.close();
     }

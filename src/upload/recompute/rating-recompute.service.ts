@@ -4,6 +4,7 @@ import { TransactionService } from '../../database/transaction.service';
 import { RecomputeResponse } from '../dto/upload.response';
 import { RankIndex, RankBansService } from '../../ranking';
 import { RatingRepository } from '../rating.repository';
+import { PeriodRecountRepository } from '../review/period-recount.repository';
 import { diffBests } from './bests-diff';
 
 /** Players per recompute transaction: short transactions, so the embedded database keeps serving. */
@@ -20,18 +21,21 @@ export class RatingRecomputeService {
     private readonly rankBans: RankBansService,
     private readonly index: RankIndex,
     private readonly tx: TransactionService,
+    private readonly periods: PeriodRecountRepository,
   ) {}
 
   /**
    * Every player with a stored record, RECOMPUTE_BATCH players per transaction (uid order, each
-   * batch locking its players' rating rows, so uploads in between stay correct).
+   * batch locking its players' rating rows, so uploads in between stay correct): all-time bests and
+   * ATP, and the same players' bests and ATP in every open period (a chart defined since a play of
+   * it, or a constant changed, moves the day, week, month and season boards too).
    */
   async recomputeAll(): Promise<RecomputeResponse> {
     const totals: RecomputeResponse = { players: 0, bests: 0, atpChanged: 0, batches: 0 };
     for (let after = '0'; ;) {
       const uids = await this.ratings.nextPlayersWithRecords(after, RECOMPUTE_BATCH);
       if (uids.length === 0) break;
-      const batch = await this.recomputePlayers(uids);
+      const batch = await this.recomputePlayers(uids, (manager) => this.periods.recount(uids, null, manager));
       totals.players += uids.length;
       totals.bests += batch.bests;
       totals.atpChanged += batch.atpChanged;

@@ -35,7 +35,7 @@ export function toPlayResponse(play: ReviewedPlay): PlayResponse {
 /**
  * The review of stored plays (docs/decisions.md "Score integrity"): the flagged queue, approve,
  * void and restore. Each action changes the play's mark and recomputes its player's bests and ATP,
- * all-time and in every open period (PeriodRecountRepository.recountPlayer), in one transaction (the rating row locked first, so a concurrent upload of the player queues
+ * all-time and in every open period (PeriodRecountRepository.recount), in one transaction (the rating row locked first, so a concurrent upload of the player queues
  * behind it); every rank that moves, the player's and everyone else's, follows from the index.
  */
 @Injectable()
@@ -84,7 +84,7 @@ export class PlayReviewService {
   ): Promise<PlayResponse> {
     const { changed } = await this.recomputer.recomputePlayers([play.uid], async (manager) => {
       await mark?.(manager);
-      await this.periods.recountPlayer(play.uid, play.levelId, manager);
+      await this.periods.recount([play.uid], play.levelId, manager);
       return this.plays.find(play.id, manager);
     });
     if (!changed) throw new NotFoundError(`No play with id ${play.id}`);
