@@ -15,9 +15,12 @@ export function cellText(value: unknown): string {
       : typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint'
         ? String(value)
         : JSON.stringify(value);
-  return text
-    .replace(/[\r\n\t]+/g, ' ')
-    .replace(/[\u0000-\u001f\u007f-\u009f]/g, (control) => `\\u${control.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const oneLine = text.replace(/[\r\n\t]+/g, ' ');
+  // eslint-disable-next-line no-control-regex -- the control characters are what this takes out
+  return oneLine.replace(
+    /[\u0000-\u001f\u007f-\u009f]/g,
+    (control) => `\\u${control.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** Left-aligned columns separated by two spaces; numbers right-aligned. */

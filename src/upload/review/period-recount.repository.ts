@@ -70,10 +70,7 @@ export class PeriodRecountRepository {
    */
   async recount(uids: string[], levelId: number | null, manager: EntityManager): Promise<void> {
     await manager.query('SELECT pg_advisory_xact_lock_shared($1)', [PERIOD_LOCK_KEY]);
-    const touched = await manager.query<Array<{ period_id: string; uid: string }>>(RECOUNT_BESTS_SQL, [
-      uids,
-      levelId,
-    ]);
+    const touched = await manager.query<Array<{ period_id: string; uid: string }>>(RECOUNT_BESTS_SQL, [uids, levelId]);
     if (touched.length === 0) return;
     await manager.query(RECOUNT_ATP_SQL, [touched.map((row) => row.period_id), touched.map((row) => row.uid)]);
   }
