@@ -1,6 +1,10 @@
 /** One column of a text table: its heading and how a row shows in it. */
 export type Column<T> = [heading: string, cell: (row: T) => unknown];
 
+/** C0 and C1 controls and DEL. */
+// eslint-disable-next-line no-control-regex -- the control characters are what cellText takes out
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+
 /**
  * A cell as text: '-' for null/undefined, JSON for objects, one line always, and no control
  * character reaches the terminal: tabs and line breaks become a space, every other C0 and C1
@@ -16,11 +20,7 @@ export function cellText(value: unknown): string {
         ? String(value)
         : JSON.stringify(value);
   const oneLine = text.replace(/[\r\n\t]+/g, ' ');
-  // eslint-disable-next-line no-control-regex -- the control characters are what this takes out
-  return oneLine.replace(
-    /[\u0000-\u001f\u007f-\u009f]/g,
-    (control) => `\\u${control.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
+  return oneLine.replace(CONTROL, (control) => `\\u${control.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** Left-aligned columns separated by two spaces; numbers right-aligned. */
