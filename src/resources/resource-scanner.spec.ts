@@ -43,6 +43,26 @@ describe('resource scanner', () => {
     expect(skipped).toEqual([{ path: 'data/back\\slash.json', reason: 'path must use "/" separators (no backslash)' }]);
   });
 
+  it('does not follow data/, lang/ or packs/ given as a symbolic link, and says so', async () => {
+    const outside = mkdtempSync(join(tmpdir(), 'rhythmc-scanner-outside-'));
+    try {
+      mkdirSync(join(outside, 'sub'), { recursive: true });
+      writeFileSync(join(outside, 'sub/x.json'), 'outside');
+      writeFileSync(join(outside, 'p.zip'), 'outside');
+      write('data/kept.json', 'in');
+      symlinkSync(outside, join(root, 'lang'));
+      symlinkSync(outside, join(root, 'packs'));
+      const { files, skipped } = await listResourceFiles(root);
+      expect(files.map(({ path }) => path)).toEqual(['data/kept.json']);
+      expect(skipped.sort((x, y) => x.path.localeCompare(y.path))).toEqual([
+        { path: 'lang', reason: 'a symbolic link (not followed)' },
+        { path: 'packs', reason: 'a symbolic link (not followed)' },
+      ]);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
   it('treats a missing folder as empty', async () => {
     expect(await listResourceFiles(join(root, 'missing'))).toEqual({ files: [], skipped: [] });
   });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, statSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ResourceKind, resourceKindOf, resourcePathProblem } from './resource-paths';
 
@@ -49,6 +49,7 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (it
 /**
  * Lists `data/**`, `lang/**` and `packs/*.zip` under `root`. Only regular files and real
  * directories count: symbolic links are not followed (a link could point outside RESOURCE_DIR),
+ * the three folders themselves included (a linked one is skipped, with a warning),
  * and names starting with "." (.git, .DS_Store) are left out. A missing root or sub-folder is
  * simply empty; a file deleted while the walk runs is left out; any other I/O error is thrown
  * so that a half-read folder never replaces a complete index.
@@ -79,7 +80,20 @@ export async function listResourceFiles(root: string): Promise<ResourceListing> 
     }
     await Promise.all(subdirectories.map((subdirectory) => walk(subdirectory, true)));
   };
-  await Promise.all([walk('data', true), walk('lang', true), walk('packs', false)]);
+  // readdir follows a link given as the folder itself: data/, lang/ or packs/ as a symbolic link
+  // would be listed, then refused by the file route (outside RESOURCE_DIR once resolved).
+  const top = async (folder: string, recursive: boolean): Promise<void> => {
+    let info;
+    try {
+      info = await lstat(join(root, folder));
+    } catch (error) {
+      if (isMissing(error)) return;
+      throw error;
+    }
+    if (info.isSymbolicLink()) skipped.push({ path: folder, reason: 'a symbolic link (not followed)' });
+    else await walk(folder, recursive);
+  };
+  await Promise.all([top('data', true), top('lang', true), top('packs', false)]);
 
   const files: FoundFile[] = [];
   for (let offset = 0; offset < candidates.length; offset += STAT_BATCH) {
