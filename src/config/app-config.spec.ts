@@ -80,6 +80,17 @@ describe('loadConfig', () => {
     expect(config.wsServerUrl).toBe('wss://rhythm.example.org/ws');
   });
 
+  it('normalises the base addresses (scheme and host in lower case), so the WebSocket address follows', () => {
+    const config = loadConfig({
+      PUBLIC_BASE_URL: 'HTTPS://Rhythm.Example.org:443/net/',
+      CDN_BASE_URL: 'https://CDN.example/r/',
+    });
+    expect(config.publicBaseUrl).toBe('https://rhythm.example.org/net');
+    expect(config.wsServerUrl).toBe('wss://rhythm.example.org/net/ws');
+    expect(config.cdnBaseUrl).toBe('https://cdn.example/r');
+    expect(loadConfig({ PUBLIC_BASE_URL: 'http://[::1]:8080' }).wsServerUrl).toBe('ws://[::1]:8080/ws');
+  });
+
   it('refuses one TLS file without the other, naming the missing one', () => {
     expect(() => loadConfig({ TLS_CERT_FILE: '/etc/cert.pem' })).toThrow(/^Invalid configuration: TLS_KEY_FILE /);
     expect(() => loadConfig({ TLS_KEY_FILE: '/etc/key.pem' })).toThrow(/^Invalid configuration: TLS_CERT_FILE /);
@@ -232,6 +243,15 @@ describe('loadConfig', () => {
     ['ADMIN_TOKEN', 'short'],
     ['METRICS_TOKEN', 'short'],
     ['METRICS_TOKEN', 'sixteen chars or more but spaced'],
+    ['METRICS_TOKEN', 'sixteen-chars-or-more-ünicode'],
+    ['ADMIN_TOKEN', 'correct horse battery staple'],
+    ['ADMIN_TOKEN', 'sixteen-chars-or-more-ünicode'],
+    ['PUBLIC_BASE_URL', 'https://rhythm.example.org/?x=1'],
+    ['PUBLIC_BASE_URL', 'https://rhythm.example.org/#top'],
+    ['ASSET_SERVER_URL', 'https://files.example.org/base?'],
+    ['CDN_BASE_URL', 'https://user:pass@cdn.example.org/'],
+    ['WS_SERVER_URL', 'wss://rhythm.example.org/ws?token=1'],
+    ['IDENTITY_PROVIDER_URL', 'https://sessionserver.example/?x'],
     ['REDIS_KEY_PREFIX', 'has space'],
     ['RESOURCE_LINK_TTL_SECONDS', '0'],
     ['SHUTDOWN_TIMEOUT_SECONDS', '0'],

@@ -281,6 +281,26 @@ function url(env: Env, name: string, fallback: string | null, protocols: string[
   return value.replace(/(?<!\/)\/+$/, '');
 }
 
+/**
+ * An origin, optionally with a path, that the service appends paths to (advertised addresses,
+ * links): a query, a fragment or credentials would end up in the middle of every link, so they are
+ * refused; the answer is the parsed form (scheme and host in lower case, default port dropped)
+ * without trailing slashes, so `HTTPS://Host/` becomes `https://host`.
+ */
+function baseUrl(env: Env, name: string, fallback: string | null, protocols: string[]): string | null {
+  const value = url(env, name, null, protocols);
+  if (value === null) return fallback;
+  const parsed = new URL(value);
+  if (parsed.search !== '' || parsed.hash !== '' || value.includes('?') || value.includes('#'))
+    throw new ConfigError(name, `must not have a query or fragment, got "${value}"`);
+  if (parsed.username !== '' || parsed.password !== '')
+    throw new ConfigError(name, 'must not carry a user name or password');
+  return `${parsed.protocol}//${parsed.host}${parsed.pathname}`.replace(/\/+$/, '');
+}
+
+/** A bearer token set by the operator: printable ASCII without spaces, so that a header can carry it. */
+const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
+
 function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
   const value = raw(env, name);
   if (value === undefined) return fallback;
@@ -531,7 +551,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const defaultScheme = tlsCertFile ? 'https' : 'http';
   const defaultBaseUrl = `${defaultScheme}://localhost:${port}`;
   const publicBaseUrl = read(
-    () => url(env, 'PUBLIC_BASE_URL', defaultBaseUrl, ['http:', 'https:']) as string,
+    () => baseUrl(env, 'PUBLIC_BASE_URL', defaultBaseUrl, ['http:', 'https:']) as string,
     defaultBaseUrl,
   );
   const wsDefault = `${publicBaseUrl.replace(/^http/, 'ws')}/ws`;
@@ -542,9 +562,11 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const adminToken = raw(env, 'ADMIN_TOKEN') ?? null;
   if (adminToken !== null && adminToken.length < 16) {
     errors.push(new ConfigError('ADMIN_TOKEN', 'must be at least 16 characters long'));
+  } else if (adminToken !== null && !VISIBLE_ASCII.test(adminToken)) {
+    errors.push(new ConfigError('ADMIN_TOKEN', 'must be printable ASCII without spaces (a bearer token)'));
   }
   const metricsToken = raw(env, 'METRICS_TOKEN') ?? null;
-  if (metricsToken !== null && (metricsToken.length < 16 || /\s/.test(metricsToken))) {
+  if (metricsToken !== null && (metricsToken.length < 16 || !VISIBLE_ASCII.test(metricsToken))) {
     errors.push(new ConfigError('METRICS_TOKEN', 'must be at least 16 characters long, without spaces'));
   }
   const number = (name: string, fallback: number, min: number, max: number) =>
@@ -557,10 +579,10 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     host,
     publicBaseUrl,
     assetServerUrl: read(
-      () => url(env, 'ASSET_SERVER_URL', publicBaseUrl, ['http:', 'https:']) as string,
+      () => baseUrl(env, 'ASSET_SERVER_URL', publicBaseUrl, ['http:', 'https:']) as string,
       publicBaseUrl,
     ),
-    wsServerUrl: read(() => url(env, 'WS_SERVER_URL', wsDefault, ['ws:', 'wss:']) as string, wsDefault),
+    wsServerUrl: read(() => baseUrl(env, 'WS_SERVER_URL', wsDefault, ['ws:', 'wss:']) as string, wsDefault),
     databaseUrl: optionalUrl('DATABASE_URL', ['postgres:', 'postgresql:']),
     migrateOnStart: read(() => bool(env, 'MIGRATE_ON_START', true), true),
     databasePoolMode: read(() => oneOf(env, 'DATABASE_POOL_MODE', DATABASE_POOL_MODES, 'session'), 'session'),
@@ -574,11 +596,11 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     adminToken,
     metricsToken,
     identityProviderUrl: read(
-      () => url(env, 'IDENTITY_PROVIDER_URL', 'https://sessionserver.mojang.com', ['http:', 'https:']) as string,
+      () => baseUrl(env, 'IDENTITY_PROVIDER_URL', 'https://sessionserver.mojang.com', ['http:', 'https:']) as string,
       '',
     ),
     resourceDir: path(env, 'RESOURCE_DIR', './resources', cwd),
-    cdnBaseUrl: optionalUrl('CDN_BASE_URL', ['http:', 'https:']),
+    cdnBaseUrl: read(() => baseUrl(env, 'CDN_BASE_URL', null, ['http:', 'https:']), null),
     resourceLinkTtlSeconds: number('RESOURCE_LINK_TTL_SECONDS', 3_600, 1, 604_800),
     serverTokenTtlSeconds: number('SERVER_TOKEN_TTL_SECONDS', 600, 1, 86_400),
     serverTokenRefreshGraceSeconds: number('SERVER_TOKEN_REFRESH_GRACE_SECONDS', 60, 0, 3_600),
