@@ -295,7 +295,9 @@ function baseUrl(env: Env, name: string, fallback: string | null, protocols: str
     throw new ConfigError(name, `must not have a query or fragment, got "${value}"`);
   if (parsed.username !== '' || parsed.password !== '')
     throw new ConfigError(name, 'must not carry a user name or password');
-  return `${parsed.protocol}//${parsed.host}${parsed.pathname}`.replace(/\/+$/, '');
+  let path = parsed.pathname;
+  while (path.endsWith('/')) path = path.slice(0, -1);
+  return `${parsed.protocol}//${parsed.host}${path}`;
 }
 
 /** A bearer token set by the operator: printable ASCII without spaces, so that a header can carry it. */
