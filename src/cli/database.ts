@@ -13,7 +13,7 @@
  * refusal, 2 on a usage mistake.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { request as httpRequest, IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { parseArgs } from 'node:util';
@@ -94,10 +94,17 @@ async function backup(out: string, urlFlag: string | undefined, env: NodeJS.Proc
     throw new Failure(`cannot write ${out}: ${error instanceof Error ? error.message : String(error)}`);
   }
   try {
-    writeSync(fd, answer.body);
-  } finally {
+    // writeSync writes at most about 2 GiB a call (Linux's limit): loop until every byte is down,
+    // then flush it to the disk before the name says the backup is whole.
+    for (let written = 0; written < answer.body.length;)
+      written += writeSync(fd, answer.body, written, answer.body.length - written);
+    fsyncSync(fd);
+  } catch (error) {
     closeSync(fd);
+    rmSync(partial, { force: true });
+    throw new Failure(`cannot write ${out}: ${error instanceof Error ? error.message : String(error)}`);
   }
+  closeSync(fd);
   renameSync(partial, out);
   output.out(JSON.stringify({ file: out, bytes: answer.body.length, sha256 }));
 }
