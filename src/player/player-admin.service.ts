@@ -4,6 +4,8 @@ import { CredentialService } from '../auth/credential.service';
 import { PlayerSessionService } from '../auth/player-session.service';
 import { BadRequestError, NotFoundError } from '../common/errors/app-error';
 import { EVENT_BUS, EventBus } from '../common/events/events';
+import { keepKick, keptKickExpiry, kickFrame } from '../common/events/player-frames';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { shownName } from '../common/player-name';
 import { formatLocalDateTime, parseLocalDateTime } from '../common/time';
 import { isUniqueViolation } from '../database/pg-errors';
@@ -46,6 +48,7 @@ export class PlayerAdminService {
     private readonly tx: TransactionService,
     @Inject(EVENT_BUS) private readonly events: EventBus,
     private readonly webhooks: WebhookService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async createPlayer(body: CreatePlayerDto): Promise<CreatedPlayerResponse> {
@@ -82,6 +85,7 @@ export class PlayerAdminService {
     }
     const reason = body.reason ?? '';
     const message = body.message || defaultKickMessage(reason);
+    const kick = { id: randomUUID(), uid, message, reason, until: until ? formatLocalDateTime(until) : '' };
     const serverSessionIds = await this.tx.run(async (manager) => {
       const player = await this.players.lockByUid(uid, manager);
       if (!player) throw new NotFoundError(`No player with uid ${uid}`);
@@ -97,20 +101,14 @@ export class PlayerAdminService {
         },
         manager,
       );
-      return this.sessions.revokePlayerAccess(uid, 'banned', manager);
+      const revoked = [...new Set(await this.sessions.revokePlayerAccess(uid, 'banned', manager))];
+      // The kick is kept with the ban: it reaches a server whose socket reconnects even if this
+      // process stops before the event goes out (the realtime outbox round delivers it then).
+      await keepKick(manager, kick.id, revoked, kickFrame(kick), keptKickExpiry(this.config));
+      return revoked;
     });
-    const response: BanResponse = { uid: Number(uid), reason, message, until: until ? formatLocalDateTime(until) : '' };
-    await this.events.publish({
-      type: 'player.kicked',
-      id: randomUUID(),
-      keep: true,
-      uid,
-      serverSessionIds: [...new Set(serverSessionIds)],
-      message,
-      reason,
-      until: response.until,
-    });
-    return response;
+    await this.events.publish({ type: 'player.kicked', keep: true, serverSessionIds, ...kick });
+    return { uid: Number(uid), reason, message, until: kick.until };
   }
 
   /** Lifts the ban in force; `player.unbanned` goes out only when there was one. */

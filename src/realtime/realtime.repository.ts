@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull } from 'typeorm';
+import { keepKick } from '../common/events/player-frames';
 import type { Frame } from './dto/realtime.dto';
 import { RealtimeOutboxEntity } from './entities/realtime-outbox.entity';
 import { WsConnectionEntity } from './entities/ws-connection.entity';
@@ -43,21 +44,12 @@ export class RealtimeRepository {
   }
 
   /**
-   * Keeps `frame` (a kick) for each session until a socket of it takes the frame. Every instance
-   * that hears the event calls this with the same event id: the first write wins, later ones change
-   * nothing (also not a row already delivered). Not held to OUTBOX_LIMIT_PER_SESSION, which bounds
-   * the player frames (collections granted, a season's grant to hundreds of players online): a ban
-   * must reach its game server whatever else waits there, and kicks are as few as bans. They
-   * expire with the rest (`expiresAt`).
+   * Keeps `frame` (a kick) for each session until a socket of it takes the frame (keepKick: the ban
+   * wrote the same rows in its transaction already, so this changes nothing unless a kick comes
+   * without them). They expire with the rest (`expiresAt`).
    */
   async keepForSessions(eventId: string, sessionIds: string[], frame: Frame, expiresAt: Date): Promise<void> {
-    if (sessionIds.length === 0) return;
-    await this.dataSource.query(
-      `INSERT INTO realtime_outbox (event_id, server_session_id, frame, expires_at)
-       SELECT $1, s, $3, $4 FROM unnest($2::uuid[]) AS s
-       ON CONFLICT (event_id, server_session_id) DO NOTHING`,
-      [eventId, sessionIds, frame, expiresAt],
-    );
+    await keepKick(this.dataSource.manager, eventId, sessionIds, frame, expiresAt);
   }
 
   /** Marks one kept frame delivered; true when this caller took it (nobody had before). */

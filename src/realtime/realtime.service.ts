@@ -2,6 +2,7 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnModuleInit } f
 import type { WebSocket } from 'ws';
 import { UnauthorizedError } from '../common/errors/app-error';
 import { mapError } from '../common/errors/error-body';
+import { keptKickExpiry, kickFrame } from '../common/events/player-frames';
 import { EVENT_BUS, EventBus, ServiceEvent } from '../common/events/events';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { PlayerLoginService } from '../player/player-login.service';
@@ -172,10 +173,7 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
         }
         return;
       case 'player.kicked': {
-        const frame = {
-          event: 'kick_player',
-          data: { uid: Number(event.uid), message: event.message, reason: event.reason, until: event.until },
-        };
+        const frame = kickFrame(event);
         if (event.keep) void this.deliverAddressed(event.id, event.serverSessionIds, frame);
         else for (const connection of this.registry.ofSessions(event.serverSessionIds)) this.send(connection, frame);
         return;
@@ -205,9 +203,7 @@ export class RealtimeService implements OnModuleInit, BeforeApplicationShutdown 
    * whichever socket of the session is open here; a socket that connects later takes it then.
    */
   private async deliverAddressed(eventId: string, sessionIds: string[], frame: Frame): Promise<void> {
-    const expiresAt = new Date(
-      Date.now() + (this.config.serverTokenTtlSeconds + this.config.serverTokenRefreshGraceSeconds) * 1000,
-    );
+    const expiresAt = keptKickExpiry(this.config);
     try {
       await this.repository.keepForSessions(eventId, sessionIds, frame, expiresAt);
     } catch (error) {

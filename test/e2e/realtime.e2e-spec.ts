@@ -5,6 +5,7 @@ import { WsClient } from '../support/ws-client';
 import { eventually, sleep } from '../support/wait';
 import { ConnectionRegistry } from '../../src/realtime/connection-registry';
 import { RealtimeService } from '../../src/realtime/realtime.service';
+import { EVENT_BUS, EventBus } from '../../src/common/events/events';
 import { BadRequestError } from '../../src/common/errors/app-error';
 import { OUTBOX_LIMIT_PER_SESSION } from '../../src/common/events/player-frames';
 import { badLines, badRequest } from '../support/bad-request';
@@ -258,6 +259,34 @@ describe('Realtime WebSocket', () => {
       const third = await connect(refreshed.body.accessToken as string);
       await sleep(300);
       expect(third.frames.filter((frame) => frame.event === 'kick_player')).toEqual([]);
+    });
+
+    it('is kept with the ban: a kick whose event never went out (the process stopped) still reaches the reconnecting server', async () => {
+      const server = await onlineServer(app);
+      const player = await onlinePlayer(app, server);
+      const first = await connect(server.accessToken);
+      first.close();
+      await first.closed;
+      // The ban commits, then its event is lost (as if the process stopped right after the commit).
+      const bus = app.get<EventBus>(EVENT_BUS);
+      const publish = bus.publish.bind(bus);
+      const lost = jest
+        .spyOn(bus, 'publish')
+        .mockImplementation((event) => (event.type === 'player.kicked' ? Promise.resolve() : publish(event)));
+      try {
+        expect((await app.admin.post(`/admin/players/${player.uid}/ban`, { reason: 'away' })).status).toBe(200);
+      } finally {
+        lost.mockRestore();
+      }
+      expect(
+        await app.sql(
+          'SELECT frame, delivered_at IS NULL AS pending FROM realtime_outbox WHERE server_session_id IN (SELECT id FROM server_session WHERE server_id = $1)',
+          [server.serverID],
+        ),
+      ).toEqual([{ frame: kickedFrame(player.uid), pending: true }]);
+      const refreshed = await app.http.get('/server/refresh', { token: server.accessToken });
+      const second = await connect(refreshed.body.accessToken as string);
+      expect(await second.next((frame) => frame.event === 'kick_player')).toEqual(kickedFrame(player.uid));
     });
 
     it('reaches its game server when the session already holds its 100 undelivered player frames', async () => {

@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import type { PlayerKickedEvent } from './events';
 
 /**
  * At most this many undelivered player frames are kept per server session; later ones are dropped
@@ -45,4 +46,50 @@ export async function keepPlayerFrames(
     [frames.map((f) => f.uid), frames.map((f) => JSON.stringify(f.frame)), expiresAt, OUTBOX_LIMIT_PER_SESSION],
   );
   return [...new Set(rows.map((row) => row.server_session_id))];
+}
+
+/** The `kick_player` frame of a kick (decisions.md §7): what every socket of its sessions receives. */
+export function kickFrame(kick: Pick<PlayerKickedEvent, 'uid' | 'message' | 'reason' | 'until'>): {
+  event: 'kick_player';
+  data: { uid: number; message: string; reason: string; until: string };
+} {
+  return {
+    event: 'kick_player',
+    data: { uid: Number(kick.uid), message: kick.message, reason: kick.reason, until: kick.until },
+  };
+}
+
+/**
+ * How long a kept kick waits for a socket of its session: one server token's lifetime and its
+ * refresh grace, past which the session cannot reconnect without a new login (which ends it).
+ */
+export function keptKickExpiry(
+  config: { serverTokenTtlSeconds: number; serverTokenRefreshGraceSeconds: number },
+  now = Date.now(),
+): Date {
+  return new Date(now + (config.serverTokenTtlSeconds + config.serverTokenRefreshGraceSeconds) * 1000);
+}
+
+/**
+ * Keeps a kick's frame for each of its server sessions until a socket of the session takes it,
+ * under the kick's id: the ban writes it inside its own transaction, so the kick exists exactly
+ * when the ban committed (a process that stops before publishing, or Redis down, loses nothing;
+ * the realtime outbox round delivers it). Every instance that hears the event writes the same rows
+ * again (RealtimeRepository.keepForSessions): the first write wins, later ones change nothing.
+ * Not held to OUTBOX_LIMIT_PER_SESSION: a ban must reach its game server whatever else waits there.
+ */
+export async function keepKick(
+  manager: EntityManager,
+  eventId: string,
+  sessionIds: string[],
+  frame: { event: string; data: Record<string, unknown> },
+  expiresAt: Date,
+): Promise<void> {
+  if (sessionIds.length === 0) return;
+  await manager.query(
+    `INSERT INTO realtime_outbox (event_id, server_session_id, frame, expires_at)
+     SELECT $1, s, $3, $4 FROM unnest($2::uuid[]) AS s
+     ON CONFLICT (event_id, server_session_id) DO NOTHING`,
+    [eventId, sessionIds, frame, expiresAt],
+  );
 }
