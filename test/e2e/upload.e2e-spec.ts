@@ -1,4 +1,5 @@
 import type { Type } from '@nestjs/common';
+import { QueryFailedError } from 'typeorm';
 import { loginServer, onlineServer, TestServerSession } from '../factories/server.factory';
 import { createPlayer, loginPlayer, onlinePlayer, TestPlayerSession } from '../factories/player.factory';
 import { PlayRecordRepository } from '../../src/upload/play-record.repository';
@@ -1180,14 +1181,30 @@ describe('Upload ranks', () => {
       await app.sql('SELECT rating FROM player_chart_best WHERE uid = $1 AND level_id = 201', [players[0].uid]),
     ).toEqual([{ rating: 7 }]);
     expect(await look(0, 201)).toEqual({ atp: 0.2333, siteRank: 2, trackRank: 1, playRating: 0, personalBest: false });
-    // 201 at 10.5: P0..P2 get 12.5 (0.4167), P3 gets 10 + 12 = 22 (0.7333).
+    // 201 at 10.5: P0..P2 get 12.5 (0.4167), P3 gets 10 + 12 = 22 (0.7333). PostgreSQL cancels the
+    // batch once to break a deadlock (its rating-row locks against a batch of uploads): it runs again.
     await putCharts(app, [[201, 10.5]]);
-    expect((await app.admin.post('/admin/ratings/recompute')).body).toEqual({
-      players: 5,
-      bests: 5,
-      atpChanged: 4,
-      batches: 1,
+    const ratings = app.get(RatingRepository);
+    const lockRatings = ratings.lockRatings.bind(ratings);
+    const deadlocked = jest.spyOn(ratings, 'lockRatings').mockImplementationOnce(async (uids, manager) => {
+      await lockRatings(uids, manager);
+      throw new QueryFailedError(
+        'SELECT … FOR UPDATE',
+        [],
+        Object.assign(new Error('deadlock detected'), { code: '40P01' }),
+      );
     });
+    try {
+      expect((await app.admin.post('/admin/ratings/recompute')).body).toEqual({
+        players: 5,
+        bests: 5,
+        atpChanged: 4,
+        batches: 1,
+      });
+      expect(deadlocked).toHaveBeenCalledTimes(2);
+    } finally {
+      deadlocked.mockRestore();
+    }
     expect(await look(3, 202)).toEqual({ atp: 0.7333, siteRank: 1, trackRank: 1, playRating: 0, personalBest: false });
     expect(await look(2, 201)).toEqual({ atp: 0.4167, siteRank: 4, trackRank: 3, playRating: 0, personalBest: false });
     // A second recompute with nothing changed changes nothing.

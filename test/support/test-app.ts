@@ -87,8 +87,8 @@ export interface TestApp {
   sql<T extends Record<string, unknown> = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
   /** The URL the service connects with (the embedded database's carries its per-start secret). */
   databaseUrl(): string;
-  /** A provider of the running app (for service methods no route exposes yet). */
-  get<T>(type: Type<T>): T;
+  /** A provider of the running app (for service methods no route exposes yet), by class or injection token. */
+  get<T>(type: Type<T> | symbol): T;
   /** Stops the service and starts it again on the same database (same port). */
   restart(whileStopped?: () => Promise<void> | void): Promise<void>;
   close(): Promise<void>;
@@ -242,8 +242,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       return result.rows;
     },
     databaseUrl: () => service.databaseUrl,
-    get<T>(type: Type<T>): T {
-      return service.app.get(type);
+    get<T>(type: Type<T> | symbol): T {
+      return service.app.get<T>(type);
     },
     async restart(whileStopped) {
       await closeSql();

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import { isDeadlock } from '../../database/pg-errors';
 import { TransactionService } from '../../database/transaction.service';
 import { RecomputeResponse } from '../dto/upload.response';
 import { RankIndex, RankBansService } from '../../ranking';
@@ -9,6 +10,13 @@ import { diffBests } from './bests-diff';
 
 /** Players per recompute transaction: short transactions, so the embedded database keeps serving. */
 export const RECOMPUTE_BATCH = 500;
+/**
+ * Times a batch runs when PostgreSQL cancels it to break a deadlock (40P01, rolled back whole):
+ * its rating-row locks (missing rows inserted, then all locked in uid order) can meet a batch of
+ * uploads that locks one of them and then waits on a row the recompute inserted. A batch is
+ * idempotent, so it runs again.
+ */
+export const RECOMPUTE_BATCH_ATTEMPTS = 3;
 
 /**
  * Bests and ATP again from the stored counted records: every player (POST /admin/ratings/recompute,
@@ -35,7 +43,7 @@ export class RatingRecomputeService {
     for (let after = '0'; ;) {
       const uids = await this.ratings.nextPlayersWithRecords(after, RECOMPUTE_BATCH);
       if (uids.length === 0) break;
-      const batch = await this.recomputePlayers(uids, (manager) => this.periods.recount(uids, null, manager));
+      const batch = await this.batchOnce(uids);
       totals.players += uids.length;
       totals.bests += batch.bests;
       totals.atpChanged += batch.atpChanged;
@@ -43,6 +51,17 @@ export class RatingRecomputeService {
       after = uids[uids.length - 1];
     }
     return totals;
+  }
+
+  /** One batch of recomputeAll, run again (up to RECOMPUTE_BATCH_ATTEMPTS) when a deadlock cancelled it. */
+  private async batchOnce(uids: string[]): Promise<{ bests: number; atpChanged: number }> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.recomputePlayers(uids, (manager) => this.periods.recount(uids, null, manager));
+      } catch (error) {
+        if (!isDeadlock(error) || attempt >= RECOMPUTE_BATCH_ATTEMPTS) throw error;
+      }
+    }
   }
 
   /**
