@@ -937,6 +937,11 @@ describe('Web console', () => {
       password: 'support first passphrase',
     });
     expect((await session.client.get('/admin/me')).status).toBe(200);
+    // A password reset is offered on others' rows only: one's own is changed under My account (the API answers 403).
+    await row.getByRole('button', { name: 'Reset password' }).waitFor();
+    const ownRow = page.getByRole('table', { name: 'Staff' }).getByRole('row').filter({ hasText: owner.name });
+    expect(await ownRow.getByRole('button', { name: 'Reset password' }).count()).toBe(0);
+    expect(await ownRow.getByRole('link', { name: 'Your password: My account' }).getAttribute('href')).toBe('#/account');
     await row.getByRole('button', { name: 'Disable' }).click();
     await page.getByText('Disabled console-support').waitFor();
     expect((await session.client.get('/admin/me')).status).toBe(401);

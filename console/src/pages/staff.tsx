@@ -1,6 +1,18 @@
-import { useState } from 'preact/hooks';
+import { useContext, useState } from 'preact/hooks';
 import { typedNumber, admin, ok, type Schemas } from '../api';
-import { ErrorBox, Field, Loading, Notice, Pager, Table, Time, useAction, useLoad, usePagedList } from '../ui';
+import {
+  ErrorBox,
+  Field,
+  Loading,
+  Notice,
+  Pager,
+  SessionContext,
+  Table,
+  Time,
+  useAction,
+  useLoad,
+  usePagedList,
+} from '../ui';
 
 type StaffAccount = Schemas['StaffAccountResponse'];
 type Role = StaffAccount['role'];
@@ -65,6 +77,10 @@ function AddForm({ onAdded }: { onAdded: (account: StaffAccount) => void }) {
 
 /** Owners only: every staff account; add, change role, disable or enable, reset a password, delete. */
 export function StaffPage() {
+  const me = useContext(SessionContext);
+  // Resetting a password or turning a second factor off: not on one's own account (My account
+  // does that) and not with a personal API token; the API answers 403 to both.
+  const mayReset = (account: StaffAccount) => me?.credential !== 'token' && me?.accountId !== account.id;
   const staff = usePagedList(
     (cursor) => ok(admin.GET('/admin/staff', { params: { query: { limit: 100, cursor } } })),
     [],
@@ -156,9 +172,13 @@ export function StaffPage() {
                 >
                   {account.disabled ? 'Enable' : 'Disable'}
                 </button>
-                <button type="button" class="secondary" disabled={action.busy} onClick={() => resetPassword(account)}>
-                  Reset password
-                </button>
+                {mayReset(account) ? (
+                  <button type="button" class="secondary" disabled={action.busy} onClick={() => resetPassword(account)}>
+                    Reset password
+                  </button>
+                ) : me?.accountId === account.id ? (
+                  <a href="#/account">Your password: My account</a>
+                ) : null}
                 <button type="button" class="danger" disabled={action.busy} onClick={() => void remove(account)}>
                   Delete
                 </button>
@@ -174,6 +194,7 @@ export function StaffPage() {
 
 /** One staff account: its personal API tokens (revocable) and live sessions. */
 export function StaffMemberPage({ id }: { id: string }) {
+  const me = useContext(SessionContext);
   const account = useLoad(
     () => ok(admin.GET('/admin/staff/{id}', { params: { path: { id: typedNumber(id) } } })),
     [id],
@@ -209,7 +230,7 @@ export function StaffMemberPage({ id }: { id: string }) {
             <dt>Second factor</dt>
             <dd>
               {a.secondFactor ? 'authenticator app' : 'none'}{' '}
-              {a.secondFactor && (
+              {a.secondFactor && me?.credential !== 'token' && me?.accountId !== a.id && (
                 <button
                   type="button"
                   class="secondary"
