@@ -389,6 +389,41 @@ describe('Privacy: export and erase a player', () => {
     },
   );
 
+  onPostgres('answers 503 with Retry-After 60, storing nothing, when a copy runs past its 30 s of tries', async () => {
+    const holder = new Client({ connectionString: app.env.DATABASE_URL });
+    await holder.connect();
+    const player = await onlinePlayer(app, server);
+    const realNow = Date.now.bind(Date);
+    let skipped = 0;
+    const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + skipped);
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`SELECT pg_advisory_xact_lock(${SNAPSHOT_LOCK_KEY})`);
+      const erasing = app.admin.post(`/admin/players/${player.uid}/erase`, { confirm: player.username });
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      skipped = 31_000; // the snapshot has now run for longer than the erasure tries
+      const answer = await erasing;
+      expect({ status: answer.status, body: answer.body, retryAfter: answer.headers.get('retry-after') }).toEqual({
+        status: 503,
+        body: {
+          error: 'UNAVAILABLE',
+          message: 'A period archive or the rating history snapshot is running; erase again in a minute',
+        },
+        retryAfter: '60',
+      });
+    } finally {
+      clock.mockRestore();
+      await holder.query('ROLLBACK').catch(() => undefined);
+      await holder.end();
+    }
+    expect(await app.sql('SELECT 1 FROM player_erasure WHERE uid = $1', [player.uid])).toEqual([]);
+    expect(await app.sql('SELECT username FROM player WHERE uid = $1', [player.uid])).toEqual([
+      { username: player.username },
+    ]);
+    // Once the copy is done, the same request erases.
+    expect((await app.admin.post(`/admin/players/${player.uid}/erase`, { confirm: player.username })).status).toBe(200);
+  });
+
   const twoInstances = multiInstanceAvailable() ? it : it.skip;
   twoInstances('on two instances sharing Redis, the second one ranks without the erased player too', async () => {
     const second = await startTestApp({ shareWith: app });
