@@ -5,13 +5,15 @@ import { RankSourceRepository } from '../../src/ranking/rank-source.repository';
 import type { PlayerRankState, StoredBest } from '../../src/ranking';
 import { onlinePlayer } from '../factories/player.factory';
 import { onlineServer } from '../factories/server.factory';
-import { defineCharts, gameplayPayload } from '../factories/upload.factory';
+import { defineCharts, gameplayPayload, uploadPlay } from '../factories/upload.factory';
 import { testRedisUrl } from '../setup/test-env';
 import { redisIndexHoldsBest } from '../support/redis-order-tree';
 import { startTestApp, TestApp } from '../support/test-app';
 import { eventually } from '../support/wait';
 
 const redisUrl = testRedisUrl();
+/** The chart of the erasure test (its own app, its own database). */
+const LEVEL_ERASED = 9_201;
 const describeWithRedis = redisUrl ? describe : describe.skip;
 
 const LEVEL = 9_001;
@@ -322,5 +324,49 @@ describe('Redis rank index load: ratings and bests paged in each order, ties acr
         expected.map((row) => [row.uid, row.level_id, row.acc, Number(row.first)]),
       ]);
     }
+  });
+});
+
+describeWithRedis('Redis rank index: a write after a commit that fails', () => {
+  let app: TestApp;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('does not fail the erasure, and the removal reaches the index with its rebuild: ranks below move up', async () => {
+    const index = app.get(RankIndex as unknown as Type<RankIndex>);
+    expect(index.kind).toBe('redis');
+    await eventually(async () => (await index.stats()).ready, 'the index is built');
+    const server = await onlineServer(app);
+    await defineCharts(app, [LEVEL_ERASED]);
+    const [gone, stays] = [await onlinePlayer(app, server), await onlinePlayer(app, server)];
+    let at = Date.now() - 600_000;
+    const play = async (player: typeof gone, acc: number) =>
+      uploadPlay(app, server, player, gameplayPayload(LEVEL_ERASED, (at += 1_000), { acc }));
+    await play(gone, 100);
+    expect(await play(stays, 99)).toMatchObject({ trackRank: 2 });
+
+    // The erasure commits; the index write after it fails (one pipeline's answer lost).
+    const redis = (index as unknown as { redis: Redis }).redis;
+    const pipeline = redis.pipeline.bind(redis);
+    const refused = jest.spyOn(redis, 'pipeline').mockImplementationOnce(() => {
+      const failing = pipeline();
+      failing.exec = () => Promise.reject(new Error('Connection is closed.'));
+      return failing;
+    });
+    try {
+      const erased = await app.admin.post(`/admin/players/${gone.uid}/erase`, { confirm: gone.username });
+      expect(erased.status).toBe(200);
+      expect(refused).toHaveBeenCalled();
+    } finally {
+      refused.mockRestore();
+    }
+    // Rebuilt in place with the kept removal: the erased player's entries are gone from the trees.
+    await eventually(async () => (await index.stats()).ready, 'the index is rebuilt');
+    expect(await play(stays, 98)).toMatchObject({ trackRank: 1, siteRank: 1 });
   });
 });

@@ -64,6 +64,15 @@ type Verdict = 'ok' | 'missing' | 'moved' | 'yield';
  * never used, found while it runs, is another deployment's on the same REDIS_KEY_PREFIX: the
  * instance leaves it alone and answers from SQL until it restarts.
  */
+/** The most entries kept for a rebuild after failed writes (syncEntries); past it, a new generation is built. */
+const UNSYNCED_LIMIT = 200_000;
+
+const entriesCount = (entries: IndexEntries): number =>
+  entries.sites.length +
+  entries.tracks.length +
+  (entries.removedSites?.length ?? 0) +
+  (entries.removedTracks?.length ?? 0);
+
 @Injectable()
 export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap, OnApplicationShutdown {
   readonly kind = 'redis' as const;
@@ -92,6 +101,18 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
   /** A failed rebuild's next attempt (lost()). */
   private retryTimer: NodeJS.Timeout | null = null;
   private runIdRefused = false;
+  /**
+   * Committed entries whose write after the commit failed (syncEntries: an erasure, a review, a
+   * recompute batch): written again by the rebuild that failure starts, after the tables, before the
+   * index answers. A rebuild in place only writes the rows that exist, so without them a removal
+   * (an erased player, a voided best) would stay in the trees. Versioned, so writing them late never
+   * undoes a newer entry. Past UNSYNCED_LIMIT entries the list is dropped and the rebuild builds a
+   * new generation from the tables instead.
+   */
+  private unsynced: IndexEntries[] = [];
+  private unsyncedCount = 0;
+  /** The next rebuild starts a new generation (the unsynced list overflowed). */
+  private freshGeneration = false;
   private readonly mismatches = new Map<MismatchReason | 'conflict', number>();
 
   constructor(
@@ -205,7 +226,7 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
     if (!this.ready) {
       // As positions(): a rebuild may have read this player's page before their commit.
       if (this.redis.status === 'ready')
-        await this.syncEntries({
+        await this.writeEntries({
           sites: [],
           tracks: bests.map(({ levelId, best: { version, acc, firstTimeMs } }) => ({
             uid,
@@ -281,10 +302,19 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
     await this.redis.script('LOAD', LOAD_LUA);
     for (;;) {
       const followed = await this.readGeneration();
+      if (this.freshGeneration) {
+        const next = await this.moveOn(this.keys.generation);
+        this.freshGeneration = false;
+        this.logger.warn(
+          `Too many rank index writes failed after their commit: generation ${next} is built from the tables`,
+        );
+        continue;
+      }
       const verdict = await this.verify();
       if (verdict === 'yield') return;
       if (verdict === 'ok' && followed) {
-        this.ready = true;
+        await this.writeUnsynced();
+        this.answerFromNow();
         this.logger.log(`Redis rank index: generation ${this.keys.generation}, built by another instance, is in use`);
         return;
       }
@@ -306,9 +336,10 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
       const { players, bests } = await this.loadTables();
       // Another instance found damage and moved on while this one loaded: build that generation.
       if (Number((await this.redis.get(GENERATION)) ?? 0) !== generation) continue;
+      await this.writeUnsynced();
       await this.redis.set(this.keys.ready, String(Date.now()));
       this.boundTo = this.database;
-      this.ready = true;
+      this.answerFromNow();
       this.logger.log(
         `Redis rank index built: ${players} ranked players, ${bests} bests, in ${Date.now() - started} ms` +
           (generation > 0 ? ` (generation ${generation})` : ''),
@@ -427,7 +458,7 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
     let bests = 0;
     for (let after: { atp: string; uid: string } | null = null; ;) {
       const page = await this.repository.pageRatingsInSiteOrder(after, PAGE);
-      await this.syncEntries({
+      await this.writeEntries({
         sites: page.map((row) => ({ uid: row.uid, version: row.version, atpE4: toTenThousandths(Number(row.atp)) })),
         tracks: [],
       });
@@ -437,7 +468,7 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
     }
     for (let after: StoredBest | null = null; ;) {
       const page = await this.repository.pageBestsInTrackOrder(after, PAGE);
-      await this.syncEntries({ sites: [], tracks: page });
+      await this.writeEntries({ sites: [], tracks: page });
       bests += page.length;
       if (page.length < PAGE) break;
       after = page[page.length - 1];
@@ -493,10 +524,62 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
   }
 
   /**
-   * Versioned writes of committed entries, LOAD_BATCH a script call, pipelined (rebuild, admin
-   * recompute batches). Nothing while this instance stays out of another deployment's index.
+   * After a commit that changed many entries (a recompute batch, a review, an erasure): their
+   * versioned writes. One that fails (Redis down, a timeout, a chunk of the pipeline refused) does
+   * not fail the caller, whose change is committed: the entries are kept for the rebuild it starts
+   * (`unsynced`), and ranks come from SQL until then.
    */
   async syncEntries(entries: IndexEntries): Promise<void> {
+    try {
+      await this.writeEntries(entries);
+    } catch (error) {
+      if (error instanceof OtherDatabaseIndex) return; // recheck() takes it from here
+      this.keepUnsynced(entries);
+      this.lost(`A rank index write after a commit failed (${error instanceof Error ? error.message : String(error)})`);
+    }
+  }
+
+  private keepUnsynced(entries: IndexEntries): void {
+    if (this.freshGeneration) return;
+    const count = entriesCount(entries);
+    if (this.unsyncedCount + count > UNSYNCED_LIMIT) {
+      this.unsynced = [];
+      this.unsyncedCount = 0;
+      this.freshGeneration = true;
+      return;
+    }
+    this.unsynced.push(entries);
+    this.unsyncedCount += count;
+  }
+
+  /** The rebuild's last step before the index answers: the entries whose write after a commit failed. */
+  private async writeUnsynced(): Promise<void> {
+    while (this.unsynced.length > 0) {
+      const next = this.unsynced[0];
+      await this.writeEntries(next);
+      // Unless the list was dropped meanwhile (an overflow: a new generation comes instead).
+      if (this.unsynced[0] === next) {
+        this.unsynced.shift();
+        this.unsyncedCount -= entriesCount(next);
+      }
+    }
+  }
+
+  /** The end of a rebuild: the index answers, unless a write after a commit failed meanwhile (then another rebuild). */
+  private answerFromNow(): void {
+    if (this.unsynced.length === 0 && !this.freshGeneration) {
+      this.ready = true;
+      return;
+    }
+    // lost() starts nothing while this rebuild's attempt is still the one in progress.
+    setTimeout(() => this.lost('A rank index write after a commit failed during the rebuild'), 0).unref();
+  }
+
+  /**
+   * Versioned writes of committed entries, LOAD_BATCH a script call, pipelined (rebuild, syncEntries).
+   * Nothing while this instance stays out of another deployment's index.
+   */
+  private async writeEntries(entries: IndexEntries): Promise<void> {
     if (this.foreign !== null) return;
     const { keys, database } = this;
     const { binding } = keys;
@@ -598,7 +681,7 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
         acc: state.best.acc,
         firstTimeMs: state.best.firstTimeMs,
       });
-    await this.syncEntries(entries).catch(() => undefined);
+    await this.writeEntries(entries).catch(() => undefined);
   }
 
   /**
