@@ -6,6 +6,7 @@ import { ReadinessRepository } from './readiness.repository';
 export const PROBE_TIMEOUT_MS = 3_000;
 /** Readiness fails while a statement was refused for want of a resource (or read-only) this recently. */
 export const REFUSAL_WINDOW_MS = 10_000;
+const tooSlow = `the database did not take a write within ${PROBE_TIMEOUT_MS / 1000} s`;
 /** A probe's answer serves the checks of this long after it (a flood of /health/ready writes 4 rows a second at most). */
 export const PROBE_REUSE_MS = 250;
 
@@ -47,17 +48,18 @@ export class ReadinessService {
    */
   private async probe(): Promise<string | null> {
     if (this.lastProbe && Date.now() - this.lastProbe.at < PROBE_REUSE_MS) return this.lastProbe.reason;
-    this.pendingWrite ??= this.repository.probeWrite().then(
-      () => this.probed(null),
-      (error: unknown) =>
-        this.probed(`the database did not take a write (${error instanceof Error ? error.message : String(error)})`),
-    );
+    if (this.pendingWrite === null) {
+      const started = Date.now();
+      this.pendingWrite = this.repository.probeWrite().then(
+        // A write that took longer than the timeout fails the checks that waited on it too.
+        () => this.probed(Date.now() - started > PROBE_TIMEOUT_MS ? tooSlow : null),
+        (error: unknown) =>
+          this.probed(`the database did not take a write (${error instanceof Error ? error.message : String(error)})`),
+      );
+    }
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<string>((resolve) => {
-      timer = setTimeout(
-        () => resolve(`the database did not take a write within ${PROBE_TIMEOUT_MS / 1000} s`),
-        PROBE_TIMEOUT_MS,
-      );
+      timer = setTimeout(() => resolve(tooSlow), PROBE_TIMEOUT_MS);
     });
     try {
       return await Promise.race([this.pendingWrite, timeout]);

@@ -368,5 +368,21 @@ describeWithRedis('Redis rank index: a write after a commit that fails', () => {
     // Rebuilt in place with the kept removal: the erased player's entries are gone from the trees.
     await eventually(async () => (await index.stats()).ready, 'the index is rebuilt');
     expect(await play(stays, 98)).toMatchObject({ trackRank: 1, siteRank: 1 });
+
+    // A kept entry whose version this database never drew (another timeline: a restore, a failover
+    // to a replica behind) is not written into the rebuilt index.
+    const ranked = (await index.stats()).rankedPlayers;
+    const refusedAgain = jest.spyOn(redis, 'pipeline').mockImplementationOnce(() => {
+      const failing = pipeline();
+      failing.exec = () => Promise.reject(new Error('Connection is closed.'));
+      return failing;
+    });
+    try {
+      await index.syncEntries({ sites: [{ uid: '987654', version: 1_000_000_000_000, atpE4: 5 }], tracks: [] });
+    } finally {
+      refusedAgain.mockRestore();
+    }
+    await eventually(async () => (await index.stats()).ready, 'the index is rebuilt again');
+    expect((await index.stats()).rankedPlayers).toBe(ranked);
   });
 });

@@ -67,6 +67,14 @@ type Verdict = 'ok' | 'missing' | 'moved' | 'yield';
 /** The most entries kept for a rebuild after failed writes (syncEntries); past it, a new generation is built. */
 const UNSYNCED_LIMIT = 200_000;
 
+/** The entries whose version the database has drawn (rank_version_seq at `sequence`). */
+const drawnBy = (entries: IndexEntries, sequence: number): IndexEntries => ({
+  sites: entries.sites.filter((e) => e.version <= sequence),
+  tracks: entries.tracks.filter((e) => e.version <= sequence),
+  removedSites: entries.removedSites?.filter((e) => e.version <= sequence),
+  removedTracks: entries.removedTracks?.filter((e) => e.version <= sequence),
+});
+
 const entriesCount = (entries: IndexEntries): number =>
   entries.sites.length +
   entries.tracks.length +
@@ -374,6 +382,7 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
     if (mismatch.reason === 'other_database' && this.otherDatabase(binding.database as string) === 'yield')
       return 'yield';
     this.count(mismatch.reason);
+    this.dropUnsynced(); // entries of the index's database, not of the one it is rebuilt from
     const next = await this.moveOn(keys.generation);
     this.logger.warn(
       `The Redis rank index does not match this database (${mismatch.detail}); generation ${keys.generation} is replaced by ${next}, built from the tables (ranks from SQL meanwhile)`,
@@ -539,12 +548,16 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
     }
   }
 
+  private dropUnsynced(): void {
+    this.unsynced = [];
+    this.unsyncedCount = 0;
+  }
+
   private keepUnsynced(entries: IndexEntries): void {
     if (this.freshGeneration) return;
     const count = entriesCount(entries);
     if (this.unsyncedCount + count > UNSYNCED_LIMIT) {
-      this.unsynced = [];
-      this.unsyncedCount = 0;
+      this.dropUnsynced();
       this.freshGeneration = true;
       return;
     }
@@ -554,9 +567,13 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
 
   /** The rebuild's last step before the index answers: the entries whose write after a commit failed. */
   private async writeUnsynced(): Promise<void> {
+    if (this.unsynced.length === 0) return;
+    // Entries of another timeline (a restore or a failover to a replica behind, since they were
+    // kept) carry versions the database has not drawn: they would contradict its tables.
+    const { sequence } = await this.repository.rankIndexOrigin(null);
     while (this.unsynced.length > 0) {
       const next = this.unsynced[0];
-      await this.writeEntries(next);
+      await this.writeEntries(drawnBy(next, Number(sequence)));
       // Unless the list was dropped meanwhile (an overflow: a new generation comes instead).
       if (this.unsynced[0] === next) {
         this.unsynced.shift();
