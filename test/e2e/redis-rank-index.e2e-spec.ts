@@ -353,11 +353,14 @@ describeWithRedis('Redis rank index: a write after a commit that fails', () => {
     // The erasure commits; the index write after it fails (one pipeline's answer lost).
     const redis = (index as unknown as { redis: Redis }).redis;
     const pipeline = redis.pipeline.bind(redis);
-    const refused = jest.spyOn(redis, 'pipeline').mockImplementationOnce(() => {
-      const failing = pipeline();
-      failing.exec = () => Promise.reject(new Error('Connection is closed.'));
-      return failing;
-    });
+    /** The next pipeline's answer is lost (a dropped connection). */
+    const loseNextPipeline = () =>
+      jest.spyOn(redis, 'pipeline').mockImplementationOnce(() => {
+        const failing = pipeline();
+        failing.exec = () => Promise.reject(new Error('Connection is closed.'));
+        return failing;
+      });
+    const refused = loseNextPipeline();
     try {
       const erased = await app.admin.post(`/admin/players/${gone.uid}/erase`, { confirm: gone.username });
       expect(erased.status).toBe(200);
@@ -372,11 +375,7 @@ describeWithRedis('Redis rank index: a write after a commit that fails', () => {
     // A kept entry whose version this database never drew (another timeline: a restore, a failover
     // to a replica behind) is not written into the rebuilt index.
     const ranked = (await index.stats()).rankedPlayers;
-    const refusedAgain = jest.spyOn(redis, 'pipeline').mockImplementationOnce(() => {
-      const failing = pipeline();
-      failing.exec = () => Promise.reject(new Error('Connection is closed.'));
-      return failing;
-    });
+    const refusedAgain = loseNextPipeline();
     try {
       await index.syncEntries({ sites: [{ uid: '987654', version: 1_000_000_000_000, atpE4: 5 }], tracks: [] });
     } finally {

@@ -43,6 +43,23 @@ import { WriterLock } from '../rank-index/writer-lock';
 /** What a check of the index against this database found (RedisRankIndex.verify). */
 type Verdict = 'ok' | 'missing' | 'moved' | 'yield';
 
+/** The most entries kept for a rebuild after failed writes (syncEntries); past it, a new generation is built. */
+const UNSYNCED_LIMIT = 200_000;
+
+/** The entries whose version the database has drawn (rank_version_seq at `sequence`). */
+const drawnBy = (entries: IndexEntries, sequence: number): IndexEntries => ({
+  sites: entries.sites.filter((e) => e.version <= sequence),
+  tracks: entries.tracks.filter((e) => e.version <= sequence),
+  removedSites: entries.removedSites?.filter((e) => e.version <= sequence),
+  removedTracks: entries.removedTracks?.filter((e) => e.version <= sequence),
+});
+
+const entriesCount = (entries: IndexEntries): number =>
+  entries.sites.length +
+  entries.tracks.length +
+  (entries.removedSites?.length ?? 0) +
+  (entries.removedTracks?.length ?? 0);
+
 /**
  * The rank index in Redis (REDIS_URL set), shared by every instance: one counted B+-tree per order
  * (redis-order-tree.ts), whose records sort as the rank keys do (ATP desc, uid asc; acc desc,
@@ -64,23 +81,6 @@ type Verdict = 'ok' | 'missing' | 'moved' | 'yield';
  * never used, found while it runs, is another deployment's on the same REDIS_KEY_PREFIX: the
  * instance leaves it alone and answers from SQL until it restarts.
  */
-/** The most entries kept for a rebuild after failed writes (syncEntries); past it, a new generation is built. */
-const UNSYNCED_LIMIT = 200_000;
-
-/** The entries whose version the database has drawn (rank_version_seq at `sequence`). */
-const drawnBy = (entries: IndexEntries, sequence: number): IndexEntries => ({
-  sites: entries.sites.filter((e) => e.version <= sequence),
-  tracks: entries.tracks.filter((e) => e.version <= sequence),
-  removedSites: entries.removedSites?.filter((e) => e.version <= sequence),
-  removedTracks: entries.removedTracks?.filter((e) => e.version <= sequence),
-});
-
-const entriesCount = (entries: IndexEntries): number =>
-  entries.sites.length +
-  entries.tracks.length +
-  (entries.removedSites?.length ?? 0) +
-  (entries.removedTracks?.length ?? 0);
-
 @Injectable()
 export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap, OnApplicationShutdown {
   readonly kind = 'redis' as const;
@@ -118,7 +118,6 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
    * new generation from the tables instead.
    */
   private unsynced: IndexEntries[] = [];
-  private unsyncedCount = 0;
   /** The next rebuild starts a new generation (the unsynced list overflowed). */
   private freshGeneration = false;
   private readonly mismatches = new Map<MismatchReason | 'conflict', number>();
@@ -550,19 +549,17 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
 
   private dropUnsynced(): void {
     this.unsynced = [];
-    this.unsyncedCount = 0;
   }
 
   private keepUnsynced(entries: IndexEntries): void {
     if (this.freshGeneration) return;
-    const count = entriesCount(entries);
-    if (this.unsyncedCount + count > UNSYNCED_LIMIT) {
+    const kept = this.unsynced.reduce((sum, list) => sum + entriesCount(list), 0);
+    if (kept + entriesCount(entries) > UNSYNCED_LIMIT) {
       this.dropUnsynced();
       this.freshGeneration = true;
       return;
     }
     this.unsynced.push(entries);
-    this.unsyncedCount += count;
   }
 
   /** The rebuild's last step before the index answers: the entries whose write after a commit failed. */
@@ -575,10 +572,7 @@ export class RedisRankIndex extends RankIndex implements OnApplicationBootstrap,
       const next = this.unsynced[0];
       await this.writeEntries(drawnBy(next, Number(sequence)));
       // Unless the list was dropped meanwhile (an overflow: a new generation comes instead).
-      if (this.unsynced[0] === next) {
-        this.unsynced.shift();
-        this.unsyncedCount -= entriesCount(next);
-      }
+      if (this.unsynced[0] === next) this.unsynced.shift();
     }
   }
 

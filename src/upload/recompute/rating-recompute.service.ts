@@ -43,7 +43,7 @@ export class RatingRecomputeService {
     for (let after = '0'; ;) {
       const uids = await this.ratings.nextPlayersWithRecords(after, RECOMPUTE_BATCH);
       if (uids.length === 0) break;
-      const batch = await this.batchOnce(uids);
+      const batch = await this.runBatch(uids);
       totals.players += uids.length;
       totals.bests += batch.bests;
       totals.atpChanged += batch.atpChanged;
@@ -54,7 +54,7 @@ export class RatingRecomputeService {
   }
 
   /** One batch of recomputeAll, run again (up to RECOMPUTE_BATCH_ATTEMPTS) when a deadlock cancelled it. */
-  private async batchOnce(uids: string[]): Promise<{ bests: number; atpChanged: number }> {
+  private async runBatch(uids: string[]): Promise<{ bests: number; atpChanged: number }> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.recomputePlayers(uids, (manager) => this.periods.recount(uids, null, manager));
