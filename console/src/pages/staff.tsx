@@ -177,7 +177,9 @@ export function StaffPage() {
                     Reset password
                   </button>
                 ) : me?.accountId === account.id ? (
-                  <a href="#/account">Your password: My account</a>
+                  <a class="row-link" href="#/account" title="Your own password is changed under My account">
+                    My account
+                  </a>
                 ) : null}
                 <button type="button" class="danger" disabled={action.busy} onClick={() => void remove(account)}>
                   Delete
