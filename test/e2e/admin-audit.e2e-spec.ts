@@ -225,6 +225,24 @@ describe('Admin audit log', () => {
       () => ({}),
       204,
     );
+    // Any name a pack may have (a space, letters of any script) is its target as given.
+    await write(
+      'PUT',
+      '/admin/packs',
+      [{ name: 'Île bonus', displayName: 'Île', type: 'CHAPTER', availableSongs: [], file: 'packs/p.zip' }],
+      'resources.packs',
+      () => 'resources:packs',
+      () => ({ upserted: 1, names: ['Île bonus'] }),
+    );
+    await write(
+      'DELETE',
+      `/admin/packs/${encodeURIComponent('Île bonus')}`,
+      undefined,
+      'resources.pack-delete',
+      () => 'pack:Île bonus',
+      () => ({}),
+      204,
+    );
     const recompute = await write(
       'POST',
       '/admin/ratings/recompute',
@@ -339,8 +357,29 @@ describe('Admin audit log', () => {
       });
     });
 
+    it('filters by a pack name of any text', async () => {
+      for (const name of ['Ωmega pack', 'p']) {
+        expect(
+          (
+            await app.admin.put('/admin/packs', [
+              { name, displayName: 'P', type: 'CHAPTER', availableSongs: [], file: 'packs/p.zip' },
+            ])
+          ).status,
+        ).toBe(200);
+        expect((await app.admin.delete(`/admin/packs/${encodeURIComponent(name)}`)).status).toBe(204);
+      }
+      const found = await app.admin.get('/admin/audit', { query: { target: 'pack:Ωmega pack' } });
+      expect(found.status).toBe(200);
+      expect(found.body.items).toEqual([
+        expect.objectContaining({ action: 'resources.pack-delete', target: 'pack:Ωmega pack', summary: {} }),
+      ]);
+    });
+
     it.each([
       ['target', 'player', 'target must be a target such as player:1002 or server:7'],
+      ['target', 'pack:a\tb', 'target must be a target such as player:1002 or server:7'],
+      ['target', 'pack:a\u0000', 'target must be a target such as player:1002 or server:7'],
+      ['target', `pack:${'x'.repeat(151)}`, 'target must be a target such as player:1002 or server:7'],
       ['target', 'Player:1', 'target must be a target such as player:1002 or server:7'],
       ['action', 'ban', 'action must be an action such as player.ban'],
       ['action', '', 'action must be an action such as player.ban'],

@@ -2,7 +2,13 @@ import { ApiProperty } from '@nestjs/swagger';
 import { ADMIN_TOKEN_ACTOR, STAFF_NAME_PATTERN } from '../../auth/auth.types';
 import { ListQueryDto, TextFilter } from '../../common/pagination/list-query';
 
-const TARGET = /^[a-z][a-z-]*:[\x21-\x7e]{1,150}$/;
+/**
+ * `kind:rest`; the rest is what the write named: an id, or a pack's name (any text of up to 128
+ * characters but NUL, spaces and letters of any script included), so only control characters are
+ * refused. Counted in code points, as the names are.
+ */
+// eslint-disable-next-line no-control-regex -- the control characters are what the filter refuses
+const TARGET = /^[a-z][a-z-]*:[^\x00-\x1f\x7f-\x9f]{1,150}$/u;
 const ACTION = /^[a-z][a-z-]*(\.[a-z][a-z-]*)+$/;
 /** A staff account's name, `ADMIN_TOKEN` or `anonymous` (a failed sign-in's). */
 const ACTOR = new RegExp(`^(${ADMIN_TOKEN_ACTOR}|${STAFF_NAME_PATTERN.source.slice(1, -1)})$`);
