@@ -44,7 +44,9 @@ export class PublicHttpMiddleware {
   }
 
   use(request: Request, response: Response, next: NextFunction): void {
-    response.vary('Origin');
+    // The first Vary of the answer (only X-Request-Id is set before): set, not merged by `vary`.
+    if (response.getHeader('Vary') === undefined) response.setHeader('Vary', 'Origin');
+    else response.vary('Origin');
     response.setHeader('Cache-Control', 'no-store');
     const origin = request.headers.origin;
     const allowed = origin !== undefined && (this.anyOrigin || this.origins.has(origin));

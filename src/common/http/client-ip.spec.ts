@@ -30,6 +30,14 @@ describe('clientAddressOf', () => {
     expect(asked).toBe(MAX_FORWARDED_HOPS);
   });
 
+  it('is the socket address, without the IPv4-mapped prefix, when there is no X-Forwarded-For', () => {
+    for (const trust of [loopback, compileTrustProxy(false), compileTrustProxy(2)]) {
+      expect(clientAddressOf(request(undefined, '::ffff:198.51.100.9'), trust)).toBe('198.51.100.9');
+      expect(clientAddressOf(request(undefined, '2001:db8::1'), trust)).toBe('2001:db8::1');
+    }
+    expect(clientAddressOf(request(undefined, ''), loopback)).toBeNull();
+  });
+
   it('stops before an entry that is not an address, as before', () => {
     expect(clientAddressOf(request('203.0.113.7, junk, 127.0.0.1'), loopback)).toBe('127.0.0.1');
   });

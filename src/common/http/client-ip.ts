@@ -36,6 +36,8 @@ function withoutMappedPrefix(address: string): string {
  */
 export function clientAddressOf(request: IncomingMessage, trust: TrustFunction): string | null {
   if (!request.socket.remoteAddress) return null;
+  // No header to walk (every direct caller): the socket's address, as proxy-addr's walk would give.
+  if (request.headers['x-forwarded-for'] === undefined) return withoutMappedPrefix(request.socket.remoteAddress);
   const chain = proxyaddr.all(withLastHops(request), trust);
   let address = chain[0];
   for (let hop = 1; hop < chain.length && isWellFormedAddress(chain[hop]); hop++) address = chain[hop];

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Request, Response } from 'express';
 
 /** A JSON answer serialised once: its bytes and a strong ETag over them. */
@@ -9,7 +9,7 @@ export interface PreparedJson {
 
 export function prepareJson(value: unknown): PreparedJson {
   const body = Buffer.from(JSON.stringify(value), 'utf8');
-  return { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
+  return { body, etag: `"${hash('sha256', body, 'base64url').slice(0, 27)}"` };
 }
 
 /** Whether an `If-None-Match` header names the ETag (weak comparison, RFC 9110 §13.1.2). */

@@ -21,10 +21,15 @@ describe('QueryMemo', () => {
   });
 
   it('keys a query by its names and values in order, and only strings and arrays of strings', () => {
-    expect(QueryMemo.keyOf({ limit: '10' })).toBe('[["limit","10"]]');
+    expect(QueryMemo.keyOf({ limit: '10' })).toBe('{"limit":"10"}');
     expect(QueryMemo.keyOf({ limit: '10', k: '5' })).not.toBe(QueryMemo.keyOf({ k: '5', limit: '10' }));
-    expect(QueryMemo.keyOf({ limit: ['1', '2'] })).toBe('[["limit",["1","2"]]]');
-    expect(QueryMemo.keyOf({})).toBe('[]');
+    expect(QueryMemo.keyOf({ limit: ['1', '2'] })).toBe('{"limit":["1","2"]}');
+    expect(QueryMemo.keyOf({})).toBe('{}');
+    // A parsed query has no prototype, so every name is its own key, `__proto__` too.
+    const parsed = Object.assign(Object.create(null) as Record<string, string>, { limit: '10' });
+    Object.defineProperty(parsed, '__proto__', { value: 'x', enumerable: true });
+    expect(QueryMemo.keyOf(parsed)).toBe('{"limit":"10","__proto__":"x"}');
+    expect(QueryMemo.keyOf(parsed)).not.toBe(QueryMemo.keyOf({ limit: '10' }));
     expect(QueryMemo.keyOf({ limit: { $gt: '1' } })).toBeNull();
     expect(QueryMemo.keyOf({ limit: 10 })).toBeNull();
     expect(QueryMemo.keyOf(null)).toBeNull();

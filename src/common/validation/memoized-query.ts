@@ -38,7 +38,8 @@ export class QueryMemo {
     for (const value of Object.values(query))
       if (typeof value !== 'string' && !(Array.isArray(value) && value.every((item) => typeof item === 'string')))
         return null;
-    return JSON.stringify(Object.entries(query));
+    // The object itself: its keys serialise in the order Object.entries gives, without the pairs' arrays.
+    return JSON.stringify(query);
   }
 
   get(type: unknown, key: string): ValidatedQuery | undefined {
