@@ -33,8 +33,9 @@ export function serviceRoleGrants(role: string): string[] {
 /**
  * Grants the service's role its privileges (serviceRoleGrants), run by the schema's owner (the
  * role that ran the migrations) in one transaction. Refuses a role that would defeat the point: one
- * that does not exist, a superuser, the owner itself or a member of it, or one that owns a table;
- * and a schema with pending migrations (the audit table must exist to be restricted).
+ * that does not exist, a superuser, the owner itself or a member of it, one that owns a table, or
+ * one that may create objects in the schema public; and a schema with pending migrations (the
+ * audit table must exist to be restricted).
  */
 export async function grantServiceRole(dataSource: DataSource, role: string): Promise<string[]> {
   const pending = await pendingMigrationNames(dataSource);
@@ -44,13 +45,21 @@ export async function grantServiceRole(dataSource: DataSource, role: string): Pr
     );
   }
   const [found] = await dataSource.query<
-    Array<{ superuser: boolean; isOwner: boolean; memberOfOwner: boolean; owns: number; owner: string }>
+    Array<{
+      superuser: boolean;
+      isOwner: boolean;
+      memberOfOwner: boolean;
+      owns: number;
+      owner: string;
+      createsInPublic: boolean;
+    }>
   >(
     `SELECT r.rolsuper AS superuser,
             r.rolname = current_user AS "isOwner",
             pg_has_role(r.oid, current_user, 'MEMBER') AS "memberOfOwner",
             (SELECT count(*)::int FROM pg_tables t WHERE t.schemaname = 'public' AND t.tableowner = r.rolname) AS owns,
-            current_user AS owner
+            current_user AS owner,
+            has_schema_privilege(r.oid, 'public', 'CREATE') AS "createsInPublic"
        FROM pg_roles r WHERE r.rolname = $1`,
     [role],
   );
@@ -74,6 +83,15 @@ export async function grantServiceRole(dataSource: DataSource, role: string): Pr
   }
   if (found.owns > 0) {
     throw new ServiceRoleError(`${role} owns ${found.owns} table(s) of the schema: the service's role must own none`);
+  }
+  if (found.createsInPublic) {
+    // PostgreSQL 14 and older give every role CREATE on public. A function the role put there
+    // with a closer argument match than pg_catalog's would be called by the owner's migrations.
+    throw new ServiceRoleError(
+      `${role} may create objects in the schema public, where the owner's migrations would find them: ` +
+        `revoke that first (REVOKE CREATE ON SCHEMA public FROM PUBLIC, which PostgreSQL 14 and older grant, ` +
+        `and REVOKE CREATE ON SCHEMA public FROM ${role}; the owner keeps CREATE as the schema's owner or by GRANT CREATE ON SCHEMA public TO ${found.owner})`,
+    );
   }
   const statements = serviceRoleGrants(role);
   await dataSource.transaction(async (manager) => {

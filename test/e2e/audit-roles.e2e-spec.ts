@@ -121,6 +121,30 @@ const LAST_MIGRATION = (() => {
     ]);
   }, 300_000);
 
+  it('migrate grant refuses a role that may create objects in public (every role may on PostgreSQL 14 and older)', async () => {
+    const superuser = new Client({ connectionString: withDatabase(serverUrl, database) });
+    await superuser.connect();
+    try {
+      await superuser.query('GRANT CREATE ON SCHEMA public TO PUBLIC');
+      const refused = await migrate(['grant', serviceRole], ownerEnv());
+      expect({ code: refused.code, stderr: refused.stderr }).toEqual({
+        code: 1,
+        stderr:
+          `migrate grant: ${serviceRole} may create objects in the schema public, where the owner's migrations would find them: ` +
+          `revoke that first (REVOKE CREATE ON SCHEMA public FROM PUBLIC, which PostgreSQL 14 and older grant, ` +
+          `and REVOKE CREATE ON SCHEMA public FROM ${serviceRole}; the owner keeps CREATE as the schema's owner or by GRANT CREATE ON SCHEMA public TO ${owner})\n`,
+      });
+      const granted = await ownerSql.query(
+        `SELECT count(*)::int AS n FROM information_schema.role_table_grants WHERE grantee = $1`,
+        [serviceRole],
+      );
+      expect(granted.rows).toEqual([{ n: 0 }]);
+    } finally {
+      await superuser.query('REVOKE CREATE ON SCHEMA public FROM PUBLIC');
+      await superuser.end();
+    }
+  }, 300_000);
+
   it('migrate grant gives the service role its privileges: audit rows to read and append, nothing it owns', async () => {
     const granted = await migrate(['grant', serviceRole], ownerEnv());
     expect({ code: granted.code, stderr: granted.stderr }).toEqual({ code: 0, stderr: '' });
@@ -282,6 +306,42 @@ const LAST_MIGRATION = (() => {
     expect(await auditRows()).toEqual(rows);
     // The owner is refused TRUNCATE too, by the trigger (it can only drop the trigger first, on purpose).
     await expect(ownerSql.query('TRUNCATE admin_audit')).rejects.toThrow('admin_audit is append-only');
+  });
+
+  it("the owner's pseudonymising function looks nothing up in public that the service's role could create there", async () => {
+    // As on PostgreSQL 14 and older by default: every role may create in public.
+    const superuser = new Client({ connectionString: withDatabase(serverUrl, database) });
+    await superuser.connect();
+    const serviceSql = new Client({ connectionString: as(serviceRole) });
+    await serviceSql.connect();
+    const uid = 990_000_001;
+    const pseudonym = 'erased-0000000000aa';
+    try {
+      await superuser.query(`GRANT CREATE ON SCHEMA public TO "${serviceRole}"`);
+      // A closer match for the function's jsonb_build_object('player', p_pseudonym) than pg_catalog's (VARIADIC "any").
+      await serviceSql.query(
+        `CREATE FUNCTION public.jsonb_build_object(text, text) RETURNS jsonb LANGUAGE sql AS $$ SELECT '{"hijacked": "yes"}'::jsonb $$`,
+      );
+      await ownerSql.query('INSERT INTO player_erasure (uid, pseudonym) VALUES ($1, $2)', [uid, pseudonym]);
+      await serviceSql.query(
+        `INSERT INTO admin_audit (action, target, summary, credential, actor) VALUES ('player.ban', $1, '{"reason": "x"}', 'admin', 'ADMIN_TOKEN')`,
+        [`player:${uid}`],
+      );
+      const called = await serviceSql.query<{ n: number }>('SELECT rhythmc_audit_pseudonymise($1, $2) AS n', [
+        uid,
+        pseudonym,
+      ]);
+      expect(called.rows).toEqual([{ n: 1 }]);
+      const rewritten = await ownerSql.query('SELECT target, summary FROM admin_audit WHERE target = $1', [
+        `player:${pseudonym}`,
+      ]);
+      expect(rewritten.rows).toEqual([{ target: `player:${pseudonym}`, summary: { player: pseudonym } }]);
+    } finally {
+      await superuser.query('DROP FUNCTION IF EXISTS public.jsonb_build_object(text, text)');
+      await superuser.query(`REVOKE CREATE ON SCHEMA public FROM "${serviceRole}"`);
+      await superuser.end();
+      await serviceSql.end();
+    }
   });
 
   it('with MIGRATE_ON_START=false a start stops while a migration is pending, naming it', async () => {
