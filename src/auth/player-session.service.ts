@@ -83,6 +83,14 @@ export class PlayerSessionService {
   }
 
   /**
+   * Share-locks the server session for a login's transaction when it is still open (false when it
+   * ended): ending it then waits for the login, and logs out the player session the login opens.
+   */
+  shareOpenServerSession(serverSessionId: string, manager: EntityManager): Promise<boolean> {
+    return this.sessions.shareOpenServerSession(serverSessionId, manager);
+  }
+
+  /**
    * Opens a player session bound to the server session (`proven`: the login proved ownership).
    * Call when livePlayerSession() found none (or it was ended).
    */

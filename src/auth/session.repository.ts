@@ -193,6 +193,15 @@ export class SessionRepository {
     return (result.affected ?? 0) > 0;
   }
 
+  /** `SELECT … FOR SHARE` of the session if it is open (rhythmc_player_login does the same). */
+  async shareOpenServerSession(sessionId: string, manager: EntityManager): Promise<boolean> {
+    const rows = await manager.query<unknown[]>(
+      'SELECT 1 FROM server_session WHERE id = $1 AND ended_at IS NULL FOR SHARE',
+      [sessionId],
+    );
+    return rows.length > 0;
+  }
+
   async createServerSession(session: NewServerSession, manager: EntityManager): Promise<ServerSessionEntity> {
     const repo = this.serverSessions(manager);
     return repo.save(repo.create({ ...session, refreshedAt: null, endedAt: null, endReason: null }));

@@ -27,6 +27,9 @@ export const HANDOVER_KICK_MESSAGE = 'You joined another server of the network';
 /** The kick_player message to a server whose session without proof a login with proof took over. */
 export const TAKEOVER_KICK_MESSAGE = 'Your account logged in on another server with its Net Token or resume token';
 
+/** The 401 of a login whose server session ended while it was under way (the guard's words for an ended one). */
+const SERVER_SESSION_ENDED = 'Invalid or expired server access token';
+
 /** Logins again with the setting read afresh when the one-round-trip login found another in force. */
 const SETTING_CHANGED_RETRIES = 3;
 
@@ -127,6 +130,8 @@ export class PlayerLoginService {
         throw new UnauthorizedError('Offline refresh is not enabled for this player');
       case 'unknown_player':
         throw new UnauthorizedError('Unknown player');
+      case 'server_session_ended':
+        throw new UnauthorizedError(SERVER_SESSION_ENDED);
       case 'vanished':
         throw new Error('Player vanished after creation');
       case 'setting_changed':
@@ -144,6 +149,10 @@ export class PlayerLoginService {
     identified: { uid: string; username?: string; resumeHash?: string },
   ): Promise<PlayerProfileResponse> {
     const outcome = await this.tx.run(async (manager): Promise<TransactionalLogin> => {
+      // As rhythmc_player_login: the open server session share-locked first, so that ending it
+      // waits for this login and then logs out the session it opens.
+      if (!(await this.sessions.shareOpenServerSession(server.sessionId, manager)))
+        throw new UnauthorizedError(SERVER_SESSION_ENDED);
       await this.players.lockRatingFirst(identified.uid, manager);
       const player = await this.players.lockByUid(identified.uid, manager);
       if (!player) throw new UnauthorizedError('Unknown player');

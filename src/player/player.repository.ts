@@ -63,7 +63,8 @@ interface LoginBannedRow {
   ban_until: Date | null;
 }
 interface LoginRefusedRow {
-  status: 'no_resume' | 'no_continue' | 'unknown_player' | 'vanished';
+  /** `server_session_ended`: the login's server session ended before the login got it (nothing written). */
+  status: 'no_resume' | 'no_continue' | 'unknown_player' | 'vanished' | 'server_session_ended';
 }
 /** The session-handover setting `home` was computed from is no longer in force: nothing was written. */
 interface LoginSettingChangedRow {

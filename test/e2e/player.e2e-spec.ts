@@ -5,7 +5,7 @@ import { FakeIdentityProvider } from '../support/fake-identity-provider';
 import { startTestApp, TestApp } from '../support/test-app';
 import { testDatabaseServerUrl } from '../setup/test-env';
 import { PlayerRepository } from '../../src/player/player.repository';
-import { sleep } from '../support/wait';
+import { eventually, sleep } from '../support/wait';
 import { badField, badLines } from '../support/bad-request';
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
@@ -115,6 +115,31 @@ describe('Player identity', () => {
   });
 
   describe('ONLINE mode', () => {
+    it.each(['its logout', 'its next login'])(
+      'answers 401 and opens nothing when the server session ends (%s) during the account lookup',
+      async (end) => {
+        const gone = await onlineServer(app);
+        const uuid = randomUuid();
+        const key = uuid.replace(/-/g, '');
+        idp.addAccount(uuid, 'Latecomer');
+        const release = idp.hold(uuid);
+        const pending = login({ mode: 'ONLINE', version: 1, uuid, username: 'Latecomer' }, gone.accessToken);
+        await eventually(() => idp.lookups.some((entry) => entry.path.endsWith(key)), 'the account lookup');
+        if (end === 'its logout')
+          expect((await app.http.post('/server/logout', undefined, { token: gone.accessToken })).status).toBe(204);
+        else expect((await loginServer(app, gone.server)).accessToken).not.toBe(gone.accessToken);
+        release();
+        const refused = await pending;
+        expect({ status: refused.status, body: refused.body }).toEqual({
+          status: 401,
+          body: { error: 'UNAUTHORIZED', message: 'Invalid or expired server access token' },
+        });
+        expect(await app.sql('SELECT uid FROM player WHERE uuid = $1', [uuid])).toEqual([]);
+        // The player is not kept out of the other servers: the next login elsewhere gets in.
+        expect((await login({ mode: 'ONLINE', version: 1, uuid, username: 'Latecomer' })).status).toBe(200);
+      },
+    );
+
     it('creates a genuine account seen for the first time and finds it again', async () => {
       const uuid = randomUuid();
       idp.addAccount(uuid, 'Notch_Fan');

@@ -15,6 +15,7 @@ export class FakeIdentityProvider {
   private readonly profiles = new Map<string, { id: string; name: string }>();
   private readonly behaviours = new Map<string, 'hang' | 'error' | 'garbage' | 'missing' | 'redirect'>();
   private readonly hanging = new Set<ServerResponse>();
+  private readonly held = new Map<string, Array<() => void>>();
   readonly lookups: RecordedLookup[] = [];
   url = '';
 
@@ -26,6 +27,20 @@ export class FakeIdentityProvider {
   /** Makes lookups of this uuid never answer, answer 500, malformed JSON, 404, or 307 to /moved/… (which answers normally). */
   misbehave(uuid: string, behaviour: 'hang' | 'error' | 'garbage' | 'missing' | 'redirect'): void {
     this.behaviours.set(uuid.replace(/-/g, '').toLowerCase(), behaviour);
+  }
+
+  /**
+   * Holds the lookups of this uuid (no answer yet) until the function returned is called; they are
+   * then answered normally, as later ones are.
+   */
+  hold(uuid: string): () => void {
+    const key = uuid.replace(/-/g, '').toLowerCase();
+    this.held.set(key, []);
+    return () => {
+      const waiting = this.held.get(key) ?? [];
+      this.held.delete(key);
+      for (const answer of waiting) answer();
+    };
   }
 
   /** Lookups of this uuid are answered normally again. */
@@ -76,6 +91,15 @@ export class FakeIdentityProvider {
       res.writeHead(200, { 'Content-Type': 'application/json' }).end('{not json');
       return;
     }
+    const held = this.held.get(key);
+    if (held) {
+      held.push(() => this.answer(key, res));
+      return;
+    }
+    this.answer(key, res);
+  }
+
+  private answer(key: string, res: ServerResponse): void {
     const profile = this.profiles.get(key);
     if (!profile) {
       res.writeHead(204).end();

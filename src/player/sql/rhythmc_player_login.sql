@@ -27,6 +27,12 @@ BEGIN
       coalesce((SELECT s.value FROM service_setting s WHERE s.key = 'session_handover'), 'null'::jsonb) THEN
     status := 'setting_changed'; RETURN NEXT; RETURN;
   END IF;
+  -- The login's server session, open and share-locked: ending it (the server's next login, its
+  -- logout, an admin's) waits for this login and then logs out the session it opened; a login that
+  -- waited for an end finds the session ended and opens nothing.
+  SELECT s.server_id INTO v_home FROM server_session s
+   WHERE s.id = p_server_session_id AND s.ended_at IS NULL FOR SHARE;
+  IF NOT FOUND THEN status := 'server_session_ended'; RETURN NEXT; RETURN; END IF;
   -- Who the credential names (TOKEN: the service found the uid, it counts the lock-out).
   IF p_mode = 'ONLINE' THEN
     SELECT p.uid INTO v_uid FROM player p WHERE p.uuid = p_uuid;
@@ -46,7 +52,6 @@ BEGIN
 
   -- A login that moves the player's home locks the rating row first, as uploads do (the rating
   -- row, then the player row), so that moving the home's copies cannot deadlock with an upload.
-  SELECT s.server_id INTO v_home FROM server_session s WHERE s.id = p_server_session_id;
   IF EXISTS (SELECT 1 FROM player p
              WHERE p.uid = v_uid AND rhythmc_player_home_moves(p.home_server_id, v_home, p_group_servers, p_in_group)) THEN
     PERFORM 1 FROM player_rating r WHERE r.uid = v_uid FOR UPDATE;
