@@ -12,7 +12,8 @@ export type DatabaseFailure = 'unreachable' | 'contention' | 'resource' | 'read-
 
 /**
  * Connection-level failures of PostgreSQL/pg: the database is unreachable, not the request wrong.
- * Socket errnos, SQLSTATE class 08 (connection exception), 57P01-57P03 (shutdown, crash, starting up).
+ * Socket errnos and 57P01-57P03 (shutdown, crash, starting up); the whole SQLSTATE class 08
+ * (connection exception) is read in driverFailureOf, PgBouncer's 08P01 included.
  */
 const UNREACHABLE_CODES = new Set([
   'ECONNREFUSED',
@@ -23,11 +24,6 @@ const UNREACHABLE_CODES = new Set([
   'EHOSTUNREACH',
   'ENETUNREACH',
   'EPIPE',
-  '08000',
-  '08001',
-  '08003',
-  '08004',
-  '08006',
   '57P01',
   '57P02',
   '57P03',
@@ -59,7 +55,7 @@ export function driverFailureOf(error: unknown): DatabaseFailure | null {
     if (code.length === 5 && code.startsWith('53')) return 'resource';
     if (code === 'ENOSPC') return 'resource';
     if (code === '25006') return 'read-only';
-    if (UNREACHABLE_CODES.has(code)) return 'unreachable';
+    if (UNREACHABLE_CODES.has(code) || (code.length === 5 && code.startsWith('08'))) return 'unreachable';
   }
   // A host name with several addresses (localhost: ::1 and 127.0.0.1) fails with one error per address.
   if (Array.isArray(errors)) {

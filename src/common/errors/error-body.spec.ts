@@ -17,6 +17,8 @@ const internal = {
 
 const withCode = (message: string, code: string) => Object.assign(new Error(message), { code });
 const queryFailed = (driverError: Error) => new QueryFailedError('SELECT 1', [], driverError);
+const severeCode = (message: string, code: string, severity: string) =>
+  Object.assign(new Error(message), { code, severity });
 
 describe('mapError: an unreachable database is 503 UNAVAILABLE', () => {
   it.each([
@@ -43,6 +45,9 @@ describe('mapError: an unreachable database is 503 UNAVAILABLE', () => {
     ],
     ['the server starting up (57P03)', withCode('the database system is starting up', '57P03')],
     ['a connection exception (08006)', queryFailed(withCode('connection failure', '08006'))],
+    // PgBouncer's words when the server connection under a query died (PostgreSQL restarted).
+    ['a protocol violation (08P01, PgBouncer)', severeCode('server conn crashed?', '08P01', 'FATAL')],
+    ['a connection exception of the class (08007)', queryFailed(withCode('transaction resolution unknown', '08007'))],
   ])('%s', (_name, error) => {
     expect(mapError(error)).toEqual(unavailable);
   });
