@@ -8,6 +8,8 @@ import type { ClaimedDelivery, ClaimRoom, DeliveredOutcome, DeliveryStore } from
  * connection whose write was refused as read-only is closed, as the app's pool does
  * (database-options.ts): a session keeps the read-only default it started with, so a kept one
  * would go on refusing after the database takes writes again (docs/decisions.md "Readiness").
+ * So is one whose query failed as unreachable: after pg's `Query read timeout` the client still
+ * waits for the answer of the query it sent, and every later query on it would wait behind it.
  */
 export class PgDeliveryStore implements DeliveryStore {
   constructor(private readonly pool: Pool) {}
@@ -18,7 +20,8 @@ export class PgDeliveryStore implements DeliveryStore {
     try {
       return await client.query<R>(text, values);
     } catch (error) {
-      if (driverFailureOf(error) === 'read-only') broken = error as Error;
+      const failure = driverFailureOf(error);
+      if (failure === 'read-only' || failure === 'unreachable') broken = error as Error;
       throw error;
     } finally {
       client.release(broken);
