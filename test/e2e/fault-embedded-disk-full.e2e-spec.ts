@@ -2,6 +2,7 @@ import type { Type } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import workerThreads from 'node:worker_threads';
 import { Client } from 'pg';
 import { EmbeddedDatabase } from '../../src/database/embedded/embedded-database';
 import { MemoryRankIndex, SNAPSHOT_FILE } from '../../src/ranking/rank-index/memory-rank-index';
@@ -222,6 +223,29 @@ describeWithTmpfs(
       expect(lines).toMatch(/Embedded database started again in \d+ ms/);
 
       await expectEveryAcknowledgedStored(app, player.uid, acknowledged);
+    }, 180_000);
+
+    it('starts no database on the data dir once stopped while it waited for space to start again', async () => {
+      const { disk, app, logs } = await startOnTmpfs();
+      const panic = await fillTheWal(disk, (sql) => app.sql(sql));
+      expect(panic).toMatchObject({ severity: 'PANIC', code: '53100' });
+      await eventually(
+        () => logs.lines.some((line) => line.includes('The embedded database waits for free space to start again')),
+        'the restart waiting for space',
+      );
+      const started = jest.spyOn(workerThreads, 'Worker');
+      try {
+        await app.close();
+        openApp = null;
+        // The lock is let go; with room again, nothing of the stopped service may open the files.
+        expect(existsSync(join(disk.dir, 'pglite.lock'))).toBe(false);
+        disk.free();
+        await new Promise((resolve) => setTimeout(resolve, 2_000));
+        expect(started).not.toHaveBeenCalled();
+        expect(logs.lines.join('\n')).not.toMatch(/Embedded database started again/);
+      } finally {
+        started.mockRestore();
+      }
     }, 180_000);
 
     it('exits with status 1 when the database cannot be started again within EMBEDDED_RECOVERY_SECONDS, and the next start finds every acknowledged write', async () => {

@@ -65,6 +65,8 @@ const SILENT: EmbeddedDatabaseLog = { info: () => undefined, warn: () => undefin
 export class EmbeddedDatabase {
   readonly url: string;
   private state: 'running' | 'restarting' | 'failed' | 'stopped' = 'running';
+  /** The restart under way: stop() waits for it before it lets go of the data dir's lock. */
+  private restarting: Promise<void> | null = null;
   private worker: Worker;
   private readonly port: number;
   private lastPong = Date.now();
@@ -167,6 +169,12 @@ export class EmbeddedDatabase {
     this.state = 'stopped';
     if (this.pinger) clearInterval(this.pinger);
     this.failBackups('the service is stopping');
+    try {
+      // A restart sees the state at its next step and ends; a worker it is starting is ended by it.
+      await this.restarting;
+    } catch {
+      // restart() does not throw; nothing to wait for.
+    }
     const worker = this.worker;
     try {
       if (!failed) {
@@ -219,7 +227,9 @@ export class EmbeddedDatabase {
     this.state = 'restarting';
     this.options.log.error(`The embedded database stopped (${reason}); starting it again`);
     this.failBackups(reason);
-    void this.restart(Date.now());
+    this.restarting = this.restart(Date.now()).finally(() => {
+      this.restarting = null;
+    });
   }
 
   private async restart(since: number): Promise<void> {
@@ -232,6 +242,8 @@ export class EmbeddedDatabase {
     for (let attempt = 1, delay = RESTART_DELAYS_MS[0]; ; attempt++) {
       if (this.state !== 'restarting') return;
       const room = await this.waitForRoom(since);
+      // Stopped while it waited: no start on a data dir whose lock stop() is about to release.
+      if (this.state !== 'restarting') return;
       if (room !== null) return this.fail(new Error(room));
       try {
         const started = await startWorker(this.dataDir, this.options.maxConnections, this.port, this.password);
