@@ -11,6 +11,7 @@ import { indexAgainstSql, rankIndexMismatches } from '../support/rank-index-chec
 import { RedisServer } from '../support/redis-server';
 import { TcpProxy } from '../support/tcp-proxy';
 import { startTestApp, TestApp } from '../support/test-app';
+import { REDIS } from '../../src/common/redis/redis.module';
 import { eventually, sleep } from '../support/wait';
 import { WsClient } from '../support/ws-client';
 
@@ -253,5 +254,50 @@ describe('Redis killed and started again', () => {
       expect(kicksOf(onB, uid)).toHaveLength(1);
       expect(await outbox(server.serverID)).toEqual([{ uid, delivered: true }]);
     }, 60_000);
+  });
+});
+
+describe('A Redis failover that leaves the old connections open', () => {
+  let primary: RedisServer;
+  let next: RedisServer;
+  let proxy: TcpProxy;
+  let app: TestApp | null = null;
+
+  beforeAll(async () => {
+    primary = await RedisServer.start();
+    next = await RedisServer.start();
+    proxy = await TcpProxy.start({ host: '127.0.0.1', port: primary.port });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await proxy?.close();
+    await primary?.stop();
+    await next?.stop();
+  });
+
+  it('connects again when its node was made a replica (READONLY), reaching the new primary', async () => {
+    app = await startTestApp({
+      env: { REDIS_URL: proxy.rewrite(primary.url), REDIS_KEY_PREFIX: `failover-${randomBytes(4).toString('hex')}:` },
+    });
+    const client = app.get<Redis>(REDIS);
+    expect(await client.set('probe', 'before')).toBe('OK');
+
+    // The address moves to `next`, and the node the open connection still reaches becomes its replica.
+    proxy.retarget({ host: '127.0.0.1', port: next.port });
+    const admin = new Redis(primary.url, { maxRetriesPerRequest: 1, disconnectTimeout: 100 });
+    try {
+      await admin.replicaof('127.0.0.1', next.port);
+    } finally {
+      admin.disconnect();
+    }
+    await expect(client.set('probe', 'during')).rejects.toThrow(/^READONLY/);
+    const written = async () => (await client.set('probe', 'after').catch(() => null)) === 'OK';
+    await eventually(written, 'a write through the new primary', 10_000);
+    const direct = new Redis(next.url, { maxRetriesPerRequest: 1, disconnectTimeout: 100 });
+    try {
+      expect(await direct.keys('failover-*:probe')).toHaveLength(1);
+    } finally {
+      direct.disconnect();
+    }
   });
 });

@@ -16,7 +16,7 @@ export class TcpProxy {
   private server: Server;
 
   private constructor(
-    private readonly target: { host: string; port: number },
+    private target: { host: string; port: number },
     readonly port: number,
     server: Server,
   ) {
@@ -54,6 +54,14 @@ export class TcpProxy {
     this.mode = 'forward';
     this.destroyAll({ keepForwarding: true });
     await this.ensureListening();
+  }
+
+  /**
+   * New connections go to `target` from now on; the open ones stay with the old one (a failover
+   * that moved a DNS name: clients connected before it keep talking to the old node).
+   */
+  retarget(target: { host: string; port: number }): void {
+    this.target = target;
   }
 
   blackHoleOpen(): void {

@@ -7,6 +7,16 @@ export const REDIS = Symbol('REDIS');
 
 export const REDIS_COMMAND_TIMEOUT_MS = 2_000;
 
+/**
+ * ioredis's `reconnectOnError`: a READONLY refusal means the connection is held by a node that is
+ * a replica now (a managed failover that moved the address to the new primary keeps the old
+ * connections open). Reconnecting (1) reaches whichever node the address names now; the command
+ * itself fails, and its caller falls back as for Redis down. Any other error keeps the connection.
+ */
+export function reconnectOnReadOnly(error: Error): 1 | false {
+  return error.message.startsWith('READONLY') ? 1 : false;
+}
+
 @Global()
 @Module({
   providers: [
@@ -31,6 +41,7 @@ export const REDIS_COMMAND_TIMEOUT_MS = 2_000;
           enableOfflineQueue: true,
           connectTimeout: 2_000,
           commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+          reconnectOnError: reconnectOnReadOnly,
         });
         client.on('error', (error: Error) => logger.warn(`Redis error: ${error.message}`));
         return client;
