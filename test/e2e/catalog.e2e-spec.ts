@@ -555,3 +555,31 @@ describe('Catalog: collections, unlock sync, charts', () => {
     expect(response.status).toBe(401);
   });
 });
+
+describe('Catalog: free-form unlock rules and properties', () => {
+  let app: TestApp;
+  let server: OnlineServer;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    server = await onlineServer(app);
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('stores unlock rules and properties with keys named like the methods of an object, as given', async () => {
+    const odd = {
+      key: 'rhythmc:title.odd',
+      type: 'title',
+      unlockMethod: { type: 'MANUAL', valueOf: 3, rule: { toString: 'x' } },
+      properties: { title: 'Odd', hasOwnProperty: true, extra: { isPrototypeOf: [1] } },
+    };
+    expect((await app.admin.put('/admin/collections', [odd])).body).toEqual({ upserted: 1 });
+    expect(await app.sql('SELECT unlock_method, properties FROM collection WHERE key = $1', [odd.key])).toEqual([
+      { unlock_method: odd.unlockMethod, properties: odd.properties },
+    ]);
+    const listed = await app.http.get('/server/collections', { token: server.accessToken });
+    expect((listed.body as Array<{ key: string }>).find((entry) => entry.key === odd.key)).toEqual(odd);
+  });
+});

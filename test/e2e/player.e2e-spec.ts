@@ -404,6 +404,24 @@ describe('Player identity', () => {
       });
     });
 
+    it('keeps option keys named like the methods of an object (valueOf, toString, …) at any depth', async () => {
+      const session = await onlinePlayer(app, server);
+      const sound = { toString: 'x', hasOwnProperty: true, nested: { valueOf: 2 } };
+      const sent = { valueOf: 1, isPrototypeOf: [1], sound };
+      const response = await options({ uid: session.uid, accessToken: session.accessToken, options: sent });
+      expect(response.status).toBe(200);
+      expect(response.body.options).toEqual({
+        continueEnabled: false,
+        sound,
+        songSelectionState: {},
+        valueOf: 1,
+        isPrototypeOf: [1],
+      });
+      expect(await app.sql('SELECT sound, extra_options FROM player WHERE uid = $1', [session.uid])).toEqual([
+        { sound, extra_options: { valueOf: 1, isPrototypeOf: [1] } },
+      ]);
+    });
+
     it.each([
       [{ continueEnabled: 'yes' }, 'options.continueEnabled must be a boolean'],
       [{ sound: [1, 2] }, 'options.sound must be an object'],

@@ -3,6 +3,7 @@ import { parseLocalDateTime } from '../../common/time';
 import { Check } from '../../common/validation/check';
 import { textLength } from '../../common/validation/is-text';
 import { isJsonObject } from '../../common/validation/json-object';
+import { RawJson } from '../../common/validation/raw-json';
 import {
   CHART_NOTES_MAX,
   COLLECTION_KEY_MAX_LENGTH,
@@ -67,6 +68,7 @@ export class CollectionDefinitionDto {
   type!: string;
 
   @ApiProperty(UNLOCK_METHOD_SCHEMA)
+  @RawJson()
   @Check(
     'isUnlockMethod',
     (value) => isJsonObject(value) && isNonEmptyText(value.type, 64),
@@ -88,6 +90,7 @@ export class CollectionDefinitionDto {
   )
   @decorationRule('title', (value) => typeof value === 'string', 'must be a string')
   @Check('isObject', isJsonObject, 'must be an object')
+  @RawJson()
   properties!: Record<string, unknown>;
 }
 

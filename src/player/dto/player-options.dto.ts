@@ -3,6 +3,7 @@ import { IsObject, IsOptional, IsString } from 'class-validator';
 import { PlayerCredentialsDto } from '../../common/validation/player-credentials.dto';
 import { NullAsAbsent, PluginBody } from '../../common/validation/plugin-body';
 import { IsText } from '../../common/validation/is-text';
+import { RawJson } from '../../common/validation/raw-json';
 
 const SONG_SELECTION_STATE = {
   type: 'object',
@@ -55,6 +56,7 @@ export const OPTIONS_RESPONSE_SCHEMA: ApiPropertyOptions = {
 @PluginBody()
 export class PlayerOptionsDto extends PlayerCredentialsDto {
   @ApiProperty(OPTIONS_REQUEST_SCHEMA)
+  @RawJson()
   @IsObject()
   options!: Record<string, unknown>;
 
