@@ -201,10 +201,14 @@ export class PlayerSessionService {
 
   /**
    * An options sync counts as a sign of the player's liveness (expired-token uploads). False when
-   * the session is no longer open: a ban, a takeover or a logout committed after the token check.
+   * the session is no longer open or no longer bound to the calling server session: a ban, a
+   * takeover, a logout or a resume_session move to another server committed after the token check.
    */
   markPlayerSessionRenewed(session: PlayerSessionContext, manager: EntityManager): Promise<boolean> {
-    return this.sessions.markPlayerSessionRenewed({ id: session.sessionId, uid: session.uid }, manager);
+    return this.sessions.markPlayerSessionRenewed(
+      { id: session.sessionId, uid: session.uid, serverSessionId: session.serverSessionId },
+      manager,
+    );
   }
 
   /**

@@ -323,9 +323,18 @@ export class SessionRepository {
     );
   }
 
-  /** An options sync: the player is alive (the token keeps its expiry). False: the session was logged out meanwhile. */
-  async markPlayerSessionRenewed(session: SessionOfPlayer, manager?: EntityManager): Promise<boolean> {
-    const result = await this.playerSessions(manager).update(openSession(session), { renewedAt: new Date() });
+  /**
+   * An options sync: the player is alive (the token keeps its expiry). False: the session was
+   * logged out, or moved to another server session (resume_session), meanwhile.
+   */
+  async markPlayerSessionRenewed(
+    session: SessionOfPlayer & { serverSessionId: string },
+    manager?: EntityManager,
+  ): Promise<boolean> {
+    const result = await this.playerSessions(manager).update(
+      { ...openSession(session), serverSessionId: session.serverSessionId },
+      { renewedAt: new Date() },
+    );
     return (result.affected ?? 0) > 0;
   }
 

@@ -4,7 +4,9 @@ import { gameplayPayload } from '../factories/upload.factory';
 import { FakeIdentityProvider } from '../support/fake-identity-provider';
 import { startTestApp, TestApp } from '../support/test-app';
 import { WsClient } from '../support/ws-client';
-import { sleep } from '../support/wait';
+import { eventually, sleep } from '../support/wait';
+import { Client } from 'pg';
+import { testDatabaseServerUrl } from '../setup/test-env';
 import { badField, badLines } from '../support/bad-request';
 
 /**
@@ -239,6 +241,60 @@ describe('Server switching (PUT /admin/session-handover)', () => {
       expect((await resume(await socketOf(d))).data).toEqual({ uid: player.uid, ok: true, expiresIn: 600 });
       expect(await boundServer(player.uid)).toEqual([d.serverID]);
     });
+  });
+
+  describe('an options sync racing a resume_session move', () => {
+    // A transaction held open from outside: the embedded database has one session for everyone.
+    (testDatabaseServerUrl() ? it : it.skip)(
+      'refuses the sync (401, nothing stored) when the session moved to another server after its token check',
+      async () => {
+        const [a, b] = [await onlineServer(app), await onlineServer(app)];
+        await setHandover({ mode: 'groups', groups: [{ name: 'eu', serverIDs: [a.serverID, b.serverID] }] });
+        const player = await createPlayer(app);
+        const session = await loginPlayer(app, a, player);
+        const holder = new Client({ connectionString: app.databaseUrl() });
+        await holder.connect();
+        try {
+          // The sync checks the token (bound to a), then waits for the player row held here.
+          await holder.query('BEGIN');
+          await holder.query('SELECT 1 FROM player WHERE uid = $1 FOR UPDATE', [player.uid]);
+          const sync = app.http.post(
+            '/player/options',
+            { uid: player.uid, accessToken: session.accessToken, options: { lang: 'de', continueEnabled: true } },
+            { token: a.accessToken },
+          );
+          await eventually(
+            async () =>
+              (
+                await app.sql(
+                  `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FROM "player"%'`,
+                )
+              ).length > 0,
+            'the sync waiting for the player row',
+          );
+          const moved = await (
+            await socketOf(b)
+          ).request('resume_session', {
+            uid: player.uid,
+            accessToken: session.accessToken,
+          });
+          expect(moved.data).toEqual({ uid: player.uid, ok: true, expiresIn: 600 });
+          await holder.query('COMMIT');
+          const refused = await sync;
+          expect({ status: refused.status, body: refused.body }).toEqual({
+            status: 401,
+            body: { error: 'UNAUTHORIZED', message: 'Invalid or expired player access token' },
+          });
+          expect(
+            await app.sql('SELECT extra_options, continue_enabled FROM player WHERE uid = $1', [player.uid]),
+          ).toEqual([{ extra_options: {}, continue_enabled: false }]);
+          expect(await app.sql('SELECT 1 FROM player_resume_token WHERE uid = $1', [player.uid])).toEqual([]);
+        } finally {
+          await holder.query('ROLLBACK').catch(() => undefined);
+          await holder.end();
+        }
+      },
+    );
   });
 
   describe('chat', () => {
