@@ -13566,7 +13566,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description uid, accessToken or collections is missing or invalid, or a key is unknown and not an asset key (the message lists them) */
+      /** @description uid, accessToken or collections is missing or invalid, a key is unknown and not an asset key (the message lists them), or the call would give the player more than MAX_PLAYER_COLLECTIONS (10,000) collections; nothing is written */
       400: {
         headers: {
           [name: string]: unknown;

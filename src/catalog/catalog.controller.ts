@@ -53,7 +53,7 @@ export class CatalogController {
   @ApiErrors({
     400: {
       description:
-        'uid, accessToken or collections is missing or invalid, or a key is unknown and not an asset key (the message lists them)',
+        'uid, accessToken or collections is missing or invalid, a key is unknown and not an asset key (the message lists them), or the call would give the player more than MAX_PLAYER_COLLECTIONS (10,000) collections; nothing is written',
       message: 'collections: unknown collection keys: rhythmc:titles.nope',
     },
     401: {

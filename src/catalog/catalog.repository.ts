@@ -3,10 +3,27 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { PreparedQueries } from '../database/prepared-queries';
 import { BatchableStatement, compareUids, StatementBatcher } from '../database/statement-batcher';
 import { DataSource, EntityManager } from 'typeorm';
-import { ASSET_TYPE, ASSET_UNLOCK_METHOD, ChartDefinition, CollectionDefinition } from './catalog.rules';
+import {
+  ASSET_TYPE,
+  ASSET_UNLOCK_METHOD,
+  ChartDefinition,
+  CollectionDefinition,
+  MAX_PLAYER_COLLECTIONS,
+} from './catalog.rules';
 import { ChartEntity } from './entities/chart.entity';
 import { CollectionEntity } from './entities/collection.entity';
 import { PlayerCollectionEntity } from './entities/player-collection.entity';
+
+/**
+ * What a collection sync answered: the token's status, `refused` with the unknown keys, or
+ * `too_many` with the count the call would have given the player (over MAX_PLAYER_COLLECTIONS):
+ * nothing was written then.
+ */
+export interface GrantOutcome {
+  status: string;
+  refused: string[] | null;
+  held: number | null;
+}
 
 export interface CollectionGrant {
   tokenHash: string;
@@ -23,9 +40,9 @@ export interface CollectionGrant {
  * creating the same two new keys in different calls can still meet in the other order: a
  * deadlock, after which PostgreSQL cancels one batch and its calls run again alone.
  */
-const GRANT_COLLECTIONS: BatchableStatement<CollectionGrant, { status: string; refused: string[] | null }> = {
-  name: 'catalog_grant_collections',
-  single: 'SELECT * FROM rhythmc_grant_collections($1, $2, $3, $4, $5, $6, $7, $8)',
+const GRANT_COLLECTIONS: BatchableStatement<CollectionGrant, GrantOutcome> = {
+  name: 'catalog_grant_collections_held',
+  single: 'SELECT * FROM rhythmc_grant_collections($1, $2, $3, $4, $5, $6, $7, $8, $9)',
   params: (g) => [
     g.tokenHash,
     g.uid,
@@ -35,15 +52,16 @@ const GRANT_COLLECTIONS: BatchableStatement<CollectionGrant, { status: string; r
     g.assetKeys,
     ASSET_TYPE,
     JSON.stringify(ASSET_UNLOCK_METHOD),
+    MAX_PLAYER_COLLECTIONS,
   ],
   batch: `SELECT a.i, r.*
-    FROM unnest($1::bpchar[], $2::bigint[], $3::uuid[], $4::timestamptz[], $5::text[], $6::text[], $7::varchar[], $8::text[])
-         WITH ORDINALITY AS a(token_hash, uid, server_session_id, now, keys, asset_keys, asset_type, asset_unlock_method, i)
+    FROM unnest($1::bpchar[], $2::bigint[], $3::uuid[], $4::timestamptz[], $5::text[], $6::text[], $7::varchar[], $8::text[], $9::int[])
+         WITH ORDINALITY AS a(token_hash, uid, server_session_id, now, keys, asset_keys, asset_type, asset_unlock_method, max_held, i)
    CROSS JOIN LATERAL rhythmc_grant_collections(
          a.token_hash, a.uid, a.server_session_id, a.now,
          ARRAY(SELECT k.v FROM jsonb_array_elements_text(a.keys::jsonb) WITH ORDINALITY AS k(v, n) ORDER BY k.n)::varchar[],
          ARRAY(SELECT k.v FROM jsonb_array_elements_text(a.asset_keys::jsonb) WITH ORDINALITY AS k(v, n) ORDER BY k.n)::varchar[],
-         a.asset_type, a.asset_unlock_method::jsonb) r
+         a.asset_type, a.asset_unlock_method::jsonb, a.max_held) r
    ORDER BY a.i`,
   order: (a, b) => compareUids(a.uid, b.uid),
 };
@@ -151,9 +169,10 @@ export class CatalogRepository {
    * request (`refused`, in request order, nothing written); else the unknown keys become asset
    * collections and every key is granted, both in key order (concurrent calls naming the same
    * new keys in different orders wait on each other instead of deadlocking) and skipping rows
-   * that exist.
+   * that exist; unless that would take the player past MAX_PLAYER_COLLECTIONS (`too_many`,
+   * nothing written).
    */
-  grantCollectionsWithToken(grant: CollectionGrant): Promise<{ status: string; refused: string[] | null }> {
+  grantCollectionsWithToken(grant: CollectionGrant): Promise<GrantOutcome> {
     return this.batcher.run(GRANT_COLLECTIONS, grant);
   }
 

@@ -11,6 +11,13 @@ export const ASSET_KEY_PREFIX = 'rhythmc:assets.';
 export const ASSET_TYPE = 'asset';
 /** The unlock rule stored on asset collections created by a sync. */
 export const ASSET_UNLOCK_METHOD = { type: 'MANUAL' } as const;
+/**
+ * The most collections one player may hold through POST /player/collections (titles, tags and
+ * assets together): every login lists them all, and each unknown asset key of a sync is a new
+ * catalog row. A sync that would pass it is 400 and writes nothing (docs/decisions.md
+ * "Catalog and economy"). Far above what a network unlocks for one player.
+ */
+export const MAX_PLAYER_COLLECTIONS = 10_000;
 
 export const COLLECTION_TYPE_PATTERN = /^[a-z][a-z0-9_]{0,31}$/;
 /** Types whose properties the client renders (interface.md "properties for title and tag"). */

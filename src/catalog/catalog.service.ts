@@ -13,6 +13,7 @@ import {
   ChartEntry,
   placeholderChart,
   toChartDefinition,
+  MAX_PLAYER_COLLECTIONS,
 } from './catalog.rules';
 import { ChartInfo, TitleInfo } from './catalog.types';
 import { UpsertedResponse } from '../common/dto/upserted.response';
@@ -144,7 +145,16 @@ export class CatalogService {
       keys,
       assetKeys: keys.filter(isAssetKey),
     });
-    this.playerSessions.assertBoundTokenStatus(result.status === 'refused' ? 'ok' : result.status);
+    this.playerSessions.assertBoundTokenStatus(
+      result.status === 'refused' || result.status === 'too_many' ? 'ok' : result.status,
+    );
+    if (result.status === 'too_many') {
+      throw BadRequestError.field(
+        'collections',
+        `would give the player ${result.held ?? 0} collections; a player holds at most ${MAX_PLAYER_COLLECTIONS}`,
+        'label',
+      );
+    }
     if (result.status === 'refused') {
       const refused = result.refused ?? [];
       const listed = refused.slice(0, MAX_LISTED_UNKNOWN_KEYS).join(', ');

@@ -5,7 +5,8 @@ import { createPlayer, loginPlayer, onlinePlayer, TestPlayerSession } from '../f
 import { onlineServer } from '../factories/server.factory';
 import { gameplayPayload, uploadPlay } from '../factories/upload.factory';
 import { startTestApp, TestApp } from '../support/test-app';
-import { badLines, badRequest } from '../support/bad-request';
+import { badField, badLines, badRequest } from '../support/bad-request';
+import { MAX_PLAYER_COLLECTIONS } from '../../src/catalog/catalog.rules';
 
 type OnlineServer = Awaited<ReturnType<typeof onlineServer>>;
 
@@ -187,6 +188,36 @@ describe('Catalog: collections, unlock sync, charts', () => {
         { token: server.accessToken },
       );
       expect(profile.body.data).toEqual({ collections: [arena.key, redTag.key, starTitle.key] });
+    });
+
+    it(`holds at most ${MAX_PLAYER_COLLECTIONS} collections a player: a sync past it is 400 and writes nothing`, async () => {
+      const assets = (from: number, count: number) =>
+        Array.from({ length: count }, (_, i) => `rhythmc:assets.bound.${player.uid}.${from + i}`);
+      const half = MAX_PLAYER_COLLECTIONS / 2;
+      const body = (collections: string[]) => ({ uid: player.uid, accessToken: player.accessToken, collections });
+      expect((await sync(body(assets(0, half)))).status).toBe(204);
+      expect((await sync(body([...assets(half, half - 1), starTitle.key]))).status).toBe(204);
+      const held = async () =>
+        (
+          await app.sql<{ n: number }>('SELECT count(*)::int AS n FROM player_collection WHERE uid = $1', [player.uid])
+        )[0].n;
+      expect(await held()).toBe(MAX_PLAYER_COLLECTIONS);
+
+      const over = await sync(body([redTag.key, ...assets(MAX_PLAYER_COLLECTIONS, 2), starTitle.key]));
+      expect({ status: over.status, body: over.body }).toEqual({
+        status: 400,
+        body: badField(
+          'collections',
+          `would give the player ${MAX_PLAYER_COLLECTIONS + 3} collections; a player holds at most ${MAX_PLAYER_COLLECTIONS}`,
+          'label',
+        ),
+      });
+      expect(await held()).toBe(MAX_PLAYER_COLLECTIONS);
+      expect(
+        await app.sql('SELECT key FROM collection WHERE key = ANY($1)', [assets(MAX_PLAYER_COLLECTIONS, 2)]),
+      ).toEqual([]);
+      // Keys the player holds already are no step past it.
+      expect((await sync(body([starTitle.key, ...assets(0, 10)]))).status).toBe(204);
     });
 
     it('is idempotent: the same keys twice (and twice in one list) are stored once', async () => {

@@ -134,12 +134,13 @@ describe('Statement batching', () => {
       catalog.grantCollectionsWithToken(grant(players[2], [])),
       catalog.grantCollectionsWithToken(grant(players[3], ['rhythmc:assets.b.1'])),
     ]);
-    // `refused` is [] after the catalog check, null when there was none to make (no key, or every key owned).
+    // `refused` is [] after the catalog check, null when there was none to make (no key, or every key owned);
+    // `held` is set only with `too_many`.
     expect(answers).toEqual([
-      { status: 'ok', refused: [] },
-      { status: 'refused', refused: ['rhythmc:tag.nope'] },
-      { status: 'ok', refused: null },
-      { status: 'ok', refused: [] },
+      { status: 'ok', refused: [], held: null },
+      { status: 'refused', refused: ['rhythmc:tag.nope'], held: null },
+      { status: 'ok', refused: null, held: null },
+      { status: 'ok', refused: [], held: null },
     ]);
     expect(batched() - before).toBe(4);
     const granted = await app.sql<{ uid: number; collection_key: string }>(
