@@ -123,9 +123,12 @@ export const CallerKey = createParamDecorator((_: unknown, ctx: ExecutionContext
   return callerKey(request.auth, () => clientIp(request));
 });
 
-/** The game server identified by the bootstrap token of POST /server/login. */
-export const BootstrapServerId = createParamDecorator((_: unknown, ctx: ExecutionContext): number => {
-  const auth = ctx.switchToHttp().getRequest<Request>().auth;
-  if (auth?.kind !== 'bootstrap') throw new Error('BootstrapServerId used on a route without bootstrap authentication');
-  return auth.serverId;
-});
+/** The game server identified by the bootstrap token of POST /server/login, and that token's hash. */
+export const BootstrapCredential = createParamDecorator(
+  (_: unknown, ctx: ExecutionContext): { serverId: number; credentialHash: string } => {
+    const auth = ctx.switchToHttp().getRequest<Request>().auth;
+    if (auth?.kind !== 'bootstrap')
+      throw new Error('BootstrapCredential used on a route without bootstrap authentication');
+    return { serverId: auth.serverId, credentialHash: auth.credentialHash };
+  },
+);

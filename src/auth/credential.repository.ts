@@ -29,12 +29,12 @@ export class CredentialRepository {
     ]);
   }
 
-  /** Row lock that serialises logins of one server. */
-  async lockServer(serverId: number, manager: EntityManager): Promise<boolean> {
+  /** Row lock that serialises logins of one server; false when its bootstrap token is no longer `tokenHash`. */
+  async lockServer(serverId: number, tokenHash: string, manager: EntityManager): Promise<boolean> {
     const rows = await this.repo(ServerCredentialEntity, manager)
       .createQueryBuilder('c')
       .select('c.server_id')
-      .where('c.server_id = :serverId', { serverId })
+      .where('c.server_id = :serverId AND c.token_hash = :tokenHash', { serverId, tokenHash })
       .setLock('pessimistic_write')
       .getRawMany();
     return rows.length > 0;

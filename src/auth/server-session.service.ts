@@ -56,14 +56,17 @@ export class ServerSessionService {
   /**
    * Opens a session for the server inside the caller's transaction, ending the open one
    * (decisions.md §3). Returns the ids of the sessions it ended so the caller can announce
-   * them after commit.
+   * them after commit. `credentialHash` is the bootstrap token the guard checked: the server's
+   * credential is locked only while it is still that one, so a token rotated after the guard's
+   * check (and before this lock) opens nothing (401).
    */
   async openServerSession(
     serverId: number,
+    credentialHash: string,
     meta: ServerSessionMeta,
     manager: EntityManager,
   ): Promise<OpenedServerSession & { replacedSessionIds: string[] }> {
-    if (!(await this.credentials.lockServer(serverId, manager))) {
+    if (!(await this.credentials.lockServer(serverId, credentialHash, manager))) {
       throw new UnauthorizedError('Invalid bootstrap token');
     }
     const replacedSessionIds = await this.sessions.endOpenServerSessions(serverId, 'replaced', manager);

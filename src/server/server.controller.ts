@@ -3,7 +3,7 @@ import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nes
 import type { Request } from 'express';
 import type { ServerSessionContext } from '../auth/auth.types';
 import { ApiErrors } from '../common/decorators/api-errors.decorator';
-import { BootstrapAuth, BootstrapServerId, CurrentServer, Public, ServerRefreshAuth } from '../auth/auth.decorators';
+import { BootstrapAuth, BootstrapCredential, CurrentServer, Public, ServerRefreshAuth } from '../auth/auth.decorators';
 import { RateLimit } from '../common/throttle/rate-limit.decorator';
 import { clientIp } from '../common/http/client-ip';
 import { API_TAGS } from '../openapi/api-tags';
@@ -45,11 +45,11 @@ export class ServerController {
       'from this address or with this credential',
   })
   login(
-    @BootstrapServerId() serverId: number,
+    @BootstrapCredential() credential: { serverId: number; credentialHash: string },
     @Body() body: ServerLoginDto,
     @Req() request: Request,
   ): Promise<ServerSessionResponse> {
-    return this.servers.login(serverId, body, clientIp(request));
+    return this.servers.login(credential, body, clientIp(request));
   }
 
   @Get('refresh')

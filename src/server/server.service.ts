@@ -83,7 +83,11 @@ export class ServerService {
   ) {}
 
   /** POST /server/login (interface.md; decisions.md §3). */
-  async login(serverId: number, body: ServerLoginDto, clientIp: string | null): Promise<ServerSessionResponse> {
+  async login(
+    { serverId, credentialHash }: { serverId: number; credentialHash: string },
+    body: ServerLoginDto,
+    clientIp: string | null,
+  ): Promise<ServerSessionResponse> {
     const maintenance = await this.getMaintenance();
     if (maintenance.enabled) {
       throw new MaintenanceError(maintenance.message || 'The network is under maintenance');
@@ -95,6 +99,7 @@ export class ServerService {
       if (!server) throw new UnauthorizedError('Invalid bootstrap token');
       const opened = await this.sessions.openServerSession(
         serverId,
+        credentialHash,
         { pluginVersion: body.pluginVersion, pluginSha: body.pluginSHA, clientIp },
         manager,
       );

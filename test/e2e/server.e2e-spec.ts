@@ -4,7 +4,7 @@ import { onlinePlayer } from '../factories/player.factory';
 import { createServer, loginServer, onlineServer } from '../factories/server.factory';
 import { testDatabaseServerUrl } from '../setup/test-env';
 import { startTestApp, TestApp } from '../support/test-app';
-import { sleep } from '../support/wait';
+import { eventually, sleep } from '../support/wait';
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 
@@ -151,6 +151,55 @@ describe('Server sessions (POST /server/login, GET /server/refresh, POST /server
       );
       expect(valid.filter((r) => r.status === 200)).toHaveLength(1);
     });
+  });
+
+  describe('a bootstrap token rotated while a login with it is under way', () => {
+    // A transaction held open from outside: the embedded database has one session for everyone.
+    (testDatabaseServerUrl() ? it : it.skip)(
+      'answers 401 and opens no session once the rotation commits before the login locks the credential',
+      async () => {
+        const server = await onlineServer(app);
+        const holder = new Client({ connectionString: app.databaseUrl() });
+        await holder.connect();
+        try {
+          // The rotation, not yet committed: the login's guard still reads the old token.
+          await holder.query('BEGIN');
+          await holder.query('UPDATE server_credential SET token_hash = $1 WHERE server_id = $2', [
+            sha256('rotated'),
+            server.serverID,
+          ]);
+          const login = app.http.post(
+            '/server/login',
+            { pluginVersion: 1, pluginSHA: 'x' },
+            { token: server.server.bootstrapToken },
+          );
+          await eventually(
+            async () =>
+              (
+                await app.sql(
+                  `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%server_credential%'`,
+                )
+              ).length > 0,
+            'the login waiting for the credential',
+          );
+          await holder.query('COMMIT');
+          const refused = await login;
+          expect({ status: refused.status, body: refused.body }).toEqual({
+            status: 401,
+            body: { error: 'UNAUTHORIZED', message: 'Invalid bootstrap token' },
+          });
+          expect(
+            await app.sql('SELECT count(*)::int AS n FROM server_session WHERE server_id = $1 AND ended_at IS NULL', [
+              server.serverID,
+            ]),
+          ).toEqual([{ n: 1 }]);
+          expect((await app.http.get('/server/ping', { token: server.accessToken })).status).toBe(200);
+        } finally {
+          await holder.query('ROLLBACK').catch(() => undefined);
+          await holder.end();
+        }
+      },
+    );
   });
 
   describe('GET /server/refresh', () => {
