@@ -267,7 +267,7 @@ describe('Server switching (PUT /admin/session-handover)', () => {
             async () =>
               (
                 await app.sql(
-                  `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FROM "player"%'`,
+                  `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FROM "player"%'`,
                 )
               ).length > 0,
             'the sync waiting for the player row',

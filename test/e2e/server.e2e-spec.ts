@@ -177,7 +177,7 @@ describe('Server sessions (POST /server/login, GET /server/refresh, POST /server
             async () =>
               (
                 await app.sql(
-                  `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%server_credential%'`,
+                  `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%server_credential%'`,
                 )
               ).length > 0,
             'the login waiting for the credential',
